@@ -1,0 +1,146 @@
+/*
+ * backend.h - execution backends: where one attempt of one task runs
+ * (local process, docker container, ssh host, apptainer container, cloud
+ * sandbox).  One file per backend, each exporting one const struct
+ * vg_backend_ops; backend.c holds the NULL-terminated table and the
+ * vg_backend_*() wrappers that check optional operations.
+ *
+ * Life of an attempt (driven by a scheduler, see scheduler.h):
+ *
+ *   prepare(run)  once per run and backend, may block (pull an image,
+ *                 check a host key); optional
+ *   start(a)      launches without waiting for the end; sets a->pid and
+ *                 a->pidfd to a process the scheduler can watch with
+ *                 poll(2): the task itself (local) or a monitor process
+ *                 (everything reached over an API or a connection)
+ *   cancel(a,sig) like kill(2) on the whole attempt: every process of the
+ *                 task tree, the container, or the remote process group;
+ *                 never blocks
+ *   finish(a,ws)  after the watched process exited with wait status ws:
+ *                 fills the result (exit code, signal, or why the backend
+ *                 itself failed)
+ *   cleanup(a)    releases what start made (container, remote dir)
+ *
+ * Backends that can only work synchronously implement run() and leave
+ * start/finish/cancel NULL: the wrappers then fork a monitor process that
+ * calls run() and writes the result record into the task directory, so
+ * the schedulers see one uniform, pollable process per attempt.  The same
+ * run() serves `vigil task-exec` on Slurm compute nodes.
+ */
+#ifndef VG_BACKEND_H
+#define VG_BACKEND_H
+
+#include <sys/types.h>
+
+#include "../runner/buf.h"
+#include "../runner/err.h"
+#include "../runner/manifest.h"
+#include "../runner/state.h"
+#include "../runner/task.h"
+
+/* Capability bits of a backend. */
+#define VG_BCAP_IMAGE		0x01	/* needs manifest image */
+#define VG_BCAP_ISOLATION	0x02	/* honours isolation levels */
+#define VG_BCAP_GPU		0x04	/* can pass GPUs through */
+#define VG_BCAP_REMOTE		0x08	/* runs off this host */
+#define VG_BCAP_REAP		0x10	/* can find leftovers of dead runs */
+
+/* One attempt of one task, shared between scheduler and backend. */
+struct vg_attempt {
+	/* Set by the scheduler before start; borrowed. */
+	const struct vg_manifest *m;
+	const struct vg_task	*task;
+	const char		*run_id;
+	const char		*task_dir;	/* stdout, stderr, result.json */
+	const char		*scratch_dir;	/* NULL when none */
+	int			 attempt;	/* 1-based */
+	struct vg_resources	 res;		/* effective (retries scale) */
+	double			 timeout;	/* seconds; 0 = none */
+	double			 kill_grace;	/* SIGTERM -> SIGKILL */
+
+	/* Set by start. */
+	pid_t			 pid;		/* watched process, or 0 */
+	int			 pidfd;		/* pidfd of pid, or -1 */
+	unsigned long long	 pid_start;	/* /proc starttime, for resume */
+	double			 started;	/* wall clock */
+	void			*priv;		/* backend state */
+	const struct vg_backend_ops *ops;
+};
+
+struct vg_backend_ops {
+	const char	*name;
+	unsigned	 caps;		/* VG_BCAP_* */
+
+	/* Appends "name: ok|missing ... (what to change)" lines to out for
+	 * `vigil doctor`.  Optional. */
+	void	(*probe)(struct vg_buf *out);
+	/* Checks the backend's manifest section beyond its schema (for
+	 * example that a bind source exists); adds every problem to d.
+	 * Optional. */
+	int	(*validate)(const struct vg_manifest *m, struct vg_diag *d);
+	/* Per-run preparation; may block.  Optional. */
+	int	(*prepare)(const struct vg_manifest *m, const char *run_dir,
+		    struct vg_err *e);
+	/* Starts a; does not wait for it to end. */
+	int	(*start)(struct vg_attempt *a, struct vg_err *e);
+	/* Converts the wait status of a->pid into r. */
+	int	(*finish)(struct vg_attempt *a, int wstatus, struct vg_result *r,
+		    struct vg_err *e);
+	/* Signals everything the attempt runs; like kill(2), never blocks. */
+	int	(*cancel)(struct vg_attempt *a, int sig, struct vg_err *e);
+	/* Frees what start created; never fails loudly. */
+	void	(*cleanup)(struct vg_attempt *a);
+	/* Runs a to completion, blocking; honours a->timeout itself and
+	 * stops on SIGTERM.  For monitor-based backends and task-exec. */
+	int	(*run)(struct vg_attempt *a, struct vg_result *r,
+		    struct vg_err *e);
+	/* Removes leftovers (containers, remote dirs) of run_id, or of all
+	 * dead runs when run_id is NULL.  Optional. */
+	int	(*reap)(const char *run_id, struct vg_buf *report,
+		    struct vg_err *e);
+};
+
+extern const struct vg_backend_ops vg_backend_local;
+extern const struct vg_backend_ops vg_backend_docker;
+extern const struct vg_backend_ops vg_backend_ssh;
+extern const struct vg_backend_ops vg_backend_singularity;
+extern const struct vg_backend_ops vg_backend_modal;
+extern const struct vg_backend_ops vg_backend_daytona;
+extern const struct vg_backend_ops vg_backend_vercel;
+
+/* NULL-terminated table of every compiled-in backend. */
+extern const struct vg_backend_ops *const vg_backends[];
+
+/* Looks a backend up by name ("apptainer" is an alias of singularity). */
+const struct vg_backend_ops *vg_backend_find(const char *name);
+
+/* Wrappers: check optional operations, fall back to the monitor. */
+int	vg_backend_start(const struct vg_backend_ops *ops, struct vg_attempt *a,
+	    struct vg_err *e);
+int	vg_backend_finish(struct vg_attempt *a, int wstatus,
+	    struct vg_result *r, struct vg_err *e);
+int	vg_backend_cancel(struct vg_attempt *a, int sig, struct vg_err *e);
+void	vg_backend_cleanup(struct vg_attempt *a);
+
+/*
+ * Builds the environment of an attempt: a small safe base (PATH, HOME,
+ * LANG, USER, TMPDIR when set), the task env, and VIGIL_RUN_ID,
+ * VIGIL_TASK_INDEX, VIGIL_TASK_DIR, VIGIL_ATTEMPT.  Nothing else of
+ * vigil's own environment leaks in.  Caller releases out.
+ */
+void	vg_attempt_env(const struct vg_attempt *a, struct vg_strv *out);
+
+/*
+ * Builds the argv of the task command: ["/bin/sh", "-c", cmd] for a
+ * string, the list itself otherwise.  Caller releases out.
+ */
+void	vg_attempt_argv(const struct vg_attempt *a, struct vg_strv *out);
+
+/* Result records: result.json in the task directory, written atomically
+ * by monitors and task-exec, read by finish and the Slurm tracker. */
+int	vg_result_write(const char *task_dir, const struct vg_result *r,
+	    struct vg_err *e);
+int	vg_result_read(const char *task_dir, struct vg_result *r,
+	    struct vg_err *e);
+
+#endif

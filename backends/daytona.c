@@ -1,0 +1,19 @@
+/*
+ * daytona.c - the daytona backend.
+ * (Placeholder until implemented.)
+ */
+#include "backend.h"
+
+static int
+daytona_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
+{
+	(void)a;
+	(void)r;
+	return vg_err_set(e, VG_EUNSUPPORTED,
+	    "backend 'daytona' is not implemented yet");
+}
+
+const struct vg_backend_ops vg_backend_daytona = {
+	.name = "daytona",
+	.run = daytona_run,
+};

@@ -1,0 +1,72 @@
+/*
+ * buf.h - a growable byte buffer, always NUL-terminated, and string
+ * vectors.  These are the only string builders in vigil; everything that
+ * assembles text (JSON, batch scripts, shell quoting) appends to a vg_buf.
+ *
+ * Allocation failure aborts with a message (vg_xmalloc and friends): a
+ * job runner out of memory cannot do anything useful, and checking every
+ * small append would hide the real error paths.
+ */
+#ifndef VG_BUF_H
+#define VG_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct vg_buf {
+	char	*data;		/* NUL-terminated; NULL until first append */
+	size_t	 len;
+	size_t	 cap;
+};
+
+#define VG_BUF_INIT { NULL, 0, 0 }
+
+void	*vg_xmalloc(size_t n);
+void	*vg_xcalloc(size_t n, size_t size);
+void	*vg_xrealloc(void *p, size_t n);
+/* Growth helper: makes room for *cap >= need elements of size size. */
+void	*vg_xgrow(void *p, size_t *cap, size_t need, size_t size);
+char	*vg_xstrdup(const char *s);		/* NULL gives NULL */
+char	*vg_xstrndup(const char *s, size_t n);
+char	*vg_xasprintf(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2)));
+
+void	 vg_buf_init(struct vg_buf *b);
+/* Frees the contents; the buffer can be reused after vg_buf_init. */
+void	 vg_buf_release(struct vg_buf *b);
+/* Empties the buffer, keeping its memory. */
+void	 vg_buf_reset(struct vg_buf *b);
+void	 vg_buf_add(struct vg_buf *b, const void *p, size_t n);
+void	 vg_buf_adds(struct vg_buf *b, const char *s);
+void	 vg_buf_addc(struct vg_buf *b, char c);
+void	 vg_buf_printf(struct vg_buf *b, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+void	 vg_buf_vprintf(struct vg_buf *b, const char *fmt, va_list ap);
+/* Returns the contents (caller frees) and leaves the buffer empty. */
+char	*vg_buf_detach(struct vg_buf *b);
+/* Returns the contents, never NULL ("" when empty); borrowed. */
+const char *vg_buf_str(const struct vg_buf *b);
+
+/*
+ * Appends s quoted for POSIX sh so that the shell reads it back as exactly
+ * one word with the same bytes: 'it'\''s'.  Plain words stay unquoted.
+ */
+void	 vg_buf_shquote(struct vg_buf *b, const char *s);
+
+/* A NULL-terminated vector of owned strings (argv, lists). */
+struct vg_strv {
+	char	**v;		/* v[n] == NULL when n > 0 */
+	size_t	  n;
+	size_t	  cap;
+};
+
+#define VG_STRV_INIT { NULL, 0, 0 }
+
+void	 vg_strv_push(struct vg_strv *sv, const char *s);	/* copies */
+void	 vg_strv_pushf(struct vg_strv *sv, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+void	 vg_strv_take(struct vg_strv *sv, char *s);		/* owns s */
+void	 vg_strv_release(struct vg_strv *sv);
+void	 vg_strv_copy(struct vg_strv *dst, const struct vg_strv *src);
+
+#endif

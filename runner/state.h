@@ -1,0 +1,47 @@
+/*
+ * state.h - the states of runs, tasks and attempts, shared by the store,
+ * the schedulers (which map their own states onto these) and the CLI.
+ */
+#ifndef VG_STATE_H
+#define VG_STATE_H
+
+enum vg_state {
+	VG_ST_PENDING = 0,	/* not started yet */
+	VG_ST_QUEUED,		/* handed to the scheduler (Slurm PENDING) */
+	VG_ST_RUNNING,
+	VG_ST_SUSPENDED,
+	VG_ST_REQUEUED,		/* Slurm requeued it; same job id */
+	VG_ST_SUCCEEDED,	/* exit 0 */
+	VG_ST_FAILED,		/* non-zero exit or killed by a signal */
+	VG_ST_TIMEOUT,
+	VG_ST_OOM,
+	VG_ST_CANCELLED,
+	VG_ST_DENIED,		/* refused by the policy gate, never ran */
+	VG_ST_LOST,		/* vanished with no status and no record */
+	VG_ST_NODE_FAIL,
+	VG_ST_PREEMPTED,
+	VG_ST_BOOT_FAIL,
+	VG_ST_DEADLINE,
+	VG_ST_BACKEND_ERROR,	/* the backend failed, not the task */
+	VG_ST__COUNT
+};
+
+/* Upper-case name ("SUCCEEDED"); "UNKNOWN" for out-of-range values. */
+const char	*vg_state_name(enum vg_state s);
+/* Parses a name back; returns -1 when unknown. */
+int		 vg_state_parse(const char *name);
+/* True for states after which nothing more happens to the attempt. */
+int		 vg_state_terminal(enum vg_state s);
+
+/* Outcome of one attempt, as a backend or scheduler reports it. */
+struct vg_result {
+	enum vg_state	state;		/* a terminal state */
+	int		exit_code;	/* -1 when killed by a signal */
+	int		signal;		/* 0 when exited normally */
+	double		started;	/* wall clock, seconds */
+	double		ended;
+	char		node[64];	/* where it ran, when known */
+	char		reason[256];	/* one line, for status/events */
+};
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * scheduler.h - schedulers decide when and where attempts run: `direct`
+ * runs them on this host (up to --jobs at once, or as srun steps inside a
+ * Slurm allocation), `slurm` submits them to a cluster as batch jobs and
+ * job arrays.  One file per scheduler, each exporting one const struct
+ * vg_scheduler_ops; scheduler.c holds the table and the wrappers.
+ *
+ * The run driver (runner/run.c) owns the loop and is scheduler-agnostic:
+ *
+ *   open        once per run
+ *   submit      hands attempts over (direct: start now or queue; slurm:
+ *               collect, then flush sends them as arrays, chunked)
+ *   poll        waits for changes, at most timeout_ms or until wake_fd is
+ *               readable (signals, cancel requests), and returns a batch
+ *               of updates; slurm makes at most one batched query per
+ *               call, rate-limited
+ *   cancel      stops given attempts; never blocks on their end
+ *   reattach    after a crash, takes back an attempt recorded as running
+ *               (pid + start time for direct, job id for slurm)
+ *   close       releases everything; running attempts are left alone
+ *
+ * The driver records every update in the store before acting on it, so a
+ * kill -9 at any point loses nothing that was reported.
+ */
+#ifndef VG_SCHEDULER_H
+#define VG_SCHEDULER_H
+
+#include "../backends/backend.h"
+#include "../runner/err.h"
+#include "../runner/state.h"
+
+struct vg_store;
+
+/* What a scheduler reports about one attempt. */
+struct vg_sched_update {
+	struct vg_attempt	*a;		/* as submitted */
+	enum vg_state		 state;		/* new state */
+	struct vg_result	 result;	/* filled when terminal */
+	char			 handle[64];	/* job id / pid, when new */
+	char			 reason[256];	/* pending reason etc. */
+};
+
+/* A scheduler instance for one run. */
+struct vg_sched {
+	const struct vg_scheduler_ops	*ops;
+	const struct vg_manifest	*m;
+	const char			*run_id;
+	const char			*run_dir;
+	struct vg_store			*store;
+	int				 jobs;		/* direct: parallelism */
+	void				*priv;
+};
+
+struct vg_scheduler_ops {
+	const char	*name;
+
+	int	(*open)(struct vg_sched *s, struct vg_err *e);
+	/* Takes a (borrowed until its terminal update is returned). */
+	int	(*submit)(struct vg_sched *s, struct vg_attempt *a,
+		    struct vg_err *e);
+	/* Sends what submit collected; optional (direct starts at once). */
+	int	(*flush)(struct vg_sched *s, struct vg_err *e);
+	/* Fills *ups (scheduler-owned until the next poll) with *n changes. */
+	int	(*poll)(struct vg_sched *s, int timeout_ms, int wake_fd,
+		    struct vg_sched_update **ups, size_t *n, struct vg_err *e);
+	/* Stops a, sending sig first (SIGTERM, then SIGKILL after grace). */
+	int	(*cancel)(struct vg_sched *s, struct vg_attempt *a,
+		    struct vg_err *e);
+	/* Re-adopts a running attempt of a dead vigil; optional. */
+	int	(*reattach)(struct vg_sched *s, struct vg_attempt *a,
+		    const char *handle, struct vg_err *e);
+	/* Number of attempts submitted and not yet reported terminal. */
+	size_t	(*active)(struct vg_sched *s);
+	void	(*close)(struct vg_sched *s);
+};
+
+extern const struct vg_scheduler_ops vg_scheduler_direct;
+extern const struct vg_scheduler_ops vg_scheduler_slurm;
+
+extern const struct vg_scheduler_ops *const vg_schedulers[];
+
+const struct vg_scheduler_ops *vg_scheduler_find(const char *name);
+
+#endif

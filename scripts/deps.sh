@@ -1,0 +1,56 @@
+#!/bin/sh
+# deps.sh - install the Debian packages vigil needs, only those missing.
+#
+#   scripts/deps.sh build    compiler and libraries (make demo)
+#   scripts/deps.sh test     build + cmocka, valgrind, clang (make check)
+#   scripts/deps.sh fuzz     build + clang's libFuzzer runtime
+#   scripts/deps.sh bench    build + tools the bench scripts compare against
+#   scripts/deps.sh PKG...   those packages
+#
+# Idempotent and quick when everything is present (one dpkg-query); says
+# what it installs.  Services the integration tests need (slurm, podman,
+# sshd, apptainer) are installed by their harness scripts in tests/harness/
+# through this same script.
+set -eu
+
+BUILD="build-essential pkg-config libyaml-dev libsqlite3-dev
+libcurl4-openssl-dev libssh-dev libseccomp-dev libslurm-dev"
+TEST="$BUILD libcmocka-dev valgrind clang sqlite3 procps psmisc python3"
+FUZZ="$BUILD clang libclang-rt-14-dev"
+BENCH="$BUILD procps time"
+
+case "${1:-build}" in
+build)	want=$BUILD ;;
+test)	want=$TEST ;;
+fuzz)	want=$FUZZ ;;
+bench)	want=$BENCH ;;
+*)	want="$*" ;;
+esac
+
+missing=""
+for p in $want; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$st" in
+	*"ok installed"*) ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps.sh: missing packages:$missing" >&2
+	echo "deps.sh: run as root, or: sudo apt-get install$missing" >&2
+	exit 1
+fi
+echo "deps.sh: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+# apt-get update once per boot (lists may be missing on a fresh machine)
+stamp=/var/lib/apt/periodic/vigil-update-stamp
+if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +720 2>/dev/null)" ]; then
+	apt-get -o DPkg::Lock::Timeout=600 update -qq
+	mkdir -p "$(dirname "$stamp")" && touch "$stamp"
+fi
+# shellcheck disable=SC2086
+apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+	$missing >/dev/null
+echo "deps.sh: done"
