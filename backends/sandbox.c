@@ -13,7 +13,9 @@
  * kernel documentation (Documentation/userspace-api/landlock.rst).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <net/if.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -35,6 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
@@ -351,6 +354,27 @@ build_landlock(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
 	return 0;
 }
 
+/*
+ * Put in front of libseccomp's program.  libseccomp checks the
+ * architecture, but on x86_64 lets x32 syscall numbers (bit 30 set, same
+ * AUDIT_ARCH) through to its default action; this prefix kills the
+ * process for those as well as for any foreign architecture.
+ */
+static const struct sock_filter arch_prefix[] = {
+#if defined(__x86_64__)
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+#else
+	/* libseccomp's own check suffices: a jump to the next insn. */
+	BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0),
+#endif
+};
+#define NPREFIX (sizeof(arch_prefix) / sizeof(arch_prefix[0]))
+
 /* Compiles the seccomp filter into BPF (sb->prog). */
 static int
 build_seccomp(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
@@ -413,14 +437,16 @@ build_seccomp(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
 	}
 	len = lseek(fd, 0, SEEK_END);
 	if (len <= 0 || len % sizeof(struct sock_filter) != 0 ||
-	    len > 65536) {
+	    len > 60000) {
 		vg_err_set(e, VG_EIO, "seccomp program has a bad size (%lld)",
 		    (long long)len);
 		goto out;
 	}
-	sb->prog.filter = vg_xmalloc((size_t)len);
-	sb->prog.len = (unsigned short)(len / sizeof(struct sock_filter));
-	if (pread(fd, sb->prog.filter, (size_t)len, 0) != len) {
+	sb->prog.filter = vg_xmalloc(sizeof(arch_prefix) + (size_t)len);
+	memcpy(sb->prog.filter, arch_prefix, sizeof(arch_prefix));
+	sb->prog.len = (unsigned short)(NPREFIX +
+	    len / sizeof(struct sock_filter));
+	if (pread(fd, sb->prog.filter + NPREFIX, (size_t)len, 0) != len) {
 		vg_err_errno(e, "reading the seccomp program");
 		goto out;
 	}
@@ -596,6 +622,93 @@ loopback_up(void)
 	return rc;
 }
 
+/* True when path lies beneath /tmp. */
+static int
+under_tmp(const char *path)
+{
+	return path != NULL && strncmp(path, "/tmp/", 5) == 0;
+}
+
+/* Creates path and its missing parents, 0700 (child side). */
+static int
+mkdir_parents(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path), i;
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (i = 1; i <= len; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+			return -errno;
+		buf[i] = i < len ? '/' : '\0';
+	}
+	return 0;
+}
+
+/* Binds the directory open as fd onto path (child side). */
+static int
+bind_fd(int fd, const char *path)
+{
+	char src[32] = "/proc/self/fd/";
+	int n = 14, d = fd, rc;
+
+	/* Digits of fd, right to left, then reversed into place. */
+	char tmp[12];
+	int k = 0;
+
+	do
+		tmp[k++] = (char)('0' + d % 10);
+	while ((d /= 10) > 0);
+	while (k > 0)
+		src[n++] = tmp[--k];
+	src[n] = '\0';
+	if ((rc = mkdir_parents(path)) != 0)
+		return rc;
+	if (mount(src, path, NULL, MS_BIND | MS_REC, NULL) != 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Binds the task's temp directory over /tmp in the task's own mount
+ * namespace.  A task or scratch directory under /tmp would be hidden by
+ * it, so those are bound back at their paths inside the new /tmp.
+ */
+static int
+private_tmp(const struct vg_sandbox_paths *p, const char **stage)
+{
+	const char *keep[2] = { p->task_dir, p->scratch_dir };
+	int fds[2] = { -1, -1 }, i, rc = 0;
+
+	*stage = "private /tmp";
+	for (i = 0; i < 2; i++)
+		if (under_tmp(keep[i]) && (fds[i] = open(keep[i],
+		    O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+			rc = -errno;
+			goto out;
+		}
+	/* Slave, not private: mounts made later on the host still show
+	 * up here, nothing made here leaks out. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0 ||
+	    mount(p->tmp_dir, "/tmp", NULL, MS_BIND, NULL) != 0) {
+		rc = -errno;
+		goto out;
+	}
+	for (i = 0; i < 2 && rc == 0; i++)
+		if (fds[i] >= 0)
+			rc = bind_fd(fds[i], keep[i]);
+out:
+	for (i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return rc;
+}
+
 int
 vg_sandbox_enter(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
     const char **stage)
@@ -614,14 +727,8 @@ vg_sandbox_enter(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
 		if ((rc = loopback_up()) != 0)
 			return rc;
 	}
-	if (sb->private_tmp && p->tmp_dir != NULL) {
-		/* Slave, not private: mounts made later on the host still
-		 * show up here, nothing made here leaks out. */
-		*stage = "private /tmp";
-		if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0 ||
-		    mount(p->tmp_dir, "/tmp", NULL, MS_BIND, NULL) != 0)
-			return -errno;
-	}
+	if (sb->private_tmp && p->tmp_dir != NULL)
+		return private_tmp(p, stage);
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/mount.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -42,7 +43,7 @@ struct fx {
 };
 
 /* Creates the fixture: level, a fresh task directory, no command. */
-static struct fx *
+static __attribute__((unused)) struct fx *
 fx_new(enum vg_isolation_level level)
 {
 	struct fx *f = vg_xcalloc(1, sizeof(*f));
@@ -69,7 +70,7 @@ fx_new(enum vg_isolation_level level)
 }
 
 /* Frees what fx_new made and removes the task directory. */
-static void
+static __attribute__((unused)) void
 fx_free(struct fx *f)
 {
 	size_t i;
@@ -92,7 +93,7 @@ fx_free(struct fx *f)
 }
 
 /* Sets a shell command. */
-static void
+static __attribute__((unused)) void
 fx_sh(struct fx *f, const char *cmd)
 {
 	free(f->t.command.shell);
@@ -101,7 +102,7 @@ fx_sh(struct fx *f, const char *cmd)
 }
 
 /* Sets an argv command (NULL-terminated arguments). */
-static void
+static __attribute__((unused)) void
 fx_argv(struct fx *f, const char *arg0, ...)
 {
 	const char *s;
@@ -117,14 +118,14 @@ fx_argv(struct fx *f, const char *arg0, ...)
 }
 
 /* Runs this test binary as the task in probe mode. */
-static void
+static __attribute__((unused)) void
 fx_probe(struct fx *f, const char *what, const char *arg)
 {
 	fx_argv(f, f->self, "--probe", what, arg, (const char *)NULL);
 }
 
 /* Adds an env entry to the task. */
-static void
+static __attribute__((unused)) void
 fx_env(struct fx *f, const char *k, const char *v)
 {
 	struct vg_kvs *kv = &f->t.env;
@@ -138,7 +139,7 @@ fx_env(struct fx *f, const char *k, const char *v)
 
 /* Starts, waits (as a scheduler does: poll the pidfd, then reap) and
  * finishes the attempt; returns vg_backend_start's code. */
-static int
+static __attribute__((unused)) int
 fx_run(struct fx *f)
 {
 	struct pollfd pfd;
@@ -161,7 +162,7 @@ fx_run(struct fx *f)
 }
 
 /* Reads a file of the task directory into a static buffer. */
-static const char *
+static __attribute__((unused)) const char *
 fx_read(struct fx *f, const char *name)
 {
 	static char buf[65536];
@@ -180,7 +181,7 @@ fx_read(struct fx *f, const char *name)
 }
 
 /* True while a process whose command line holds marker exists. */
-static int
+static __attribute__((unused)) int
 fx_marker_alive(const char *marker)
 {
 	char path[300], buf[512];
@@ -212,7 +213,7 @@ fx_marker_alive(const char *marker)
 }
 
 /* Prints the outcome of one probe: "ok" or the errno name. */
-static int
+static __attribute__((unused)) int
 fx_report(int rc)
 {
 	printf("%s\n", rc == 0 ? "ok" : strerrorname_np(errno));
@@ -220,7 +221,7 @@ fx_report(int rc)
 }
 
 /* Connects a TCP socket to 127.0.0.1:port. */
-static int
+static __attribute__((unused)) int
 fx_connect(int port)
 {
 	struct sockaddr_in sa;
@@ -238,7 +239,7 @@ fx_connect(int port)
 }
 
 /* Opens a TCP listener on 127.0.0.1 (any port); returns fd, *port. */
-static int
+static __attribute__((unused)) int
 fx_listen(int *port)
 {
 	struct sockaddr_in sa;
@@ -261,7 +262,7 @@ fx_listen(int *port)
 }
 
 /* Probe mode: runs inside the task and prints what happened. */
-static int
+static __attribute__((unused)) int
 fx_probe_main(int argc, char **argv)
 {
 	const char *what = argv[2], *arg = argc > 3 ? argv[3] : "";
@@ -293,6 +294,8 @@ fx_probe_main(int argc, char **argv)
 			return fx_report(-1);
 		return fx_report(fx_connect(port));
 	}
+	if (strcmp(what, "traceme") == 0)
+		return fx_report((int)ptrace(PTRACE_TRACEME, 0, NULL, NULL));
 	if (strcmp(what, "nofile") == 0) {
 		getrlimit(RLIMIT_NOFILE, &rl);
 		printf("%llu\n", (unsigned long long)rl.rlim_cur);
@@ -303,15 +306,8 @@ fx_probe_main(int argc, char **argv)
 		return 0;
 	}
 #if defined(__x86_64__)
-	if (strcmp(what, "int80") == 0) {
-		long ret;
-
-		/* getpid (20) through the i386 entry point */
-		__asm__ volatile ("int $0x80" : "=a"(ret) : "a"(20L) :
-		    "memory");
-		printf("int80 returned %ld\n", ret);
-		return 0;
-	}
+	if (strcmp(what, "x32") == 0)	/* getpid through the x32 ABI */
+		return fx_report((int)syscall(0x40000000 | SYS_getpid));
 #endif
 	fprintf(stderr, "unknown probe '%s'\n", what);
 	return 2;
