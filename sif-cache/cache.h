@@ -7,11 +7,12 @@
  * one cache over NFS or Lustre:
  *
  *   sha256/<digest>.sif		the images, named by the sha256 of the file
- *   refs/<sha256(ref)>.ref		"ref -> digest, when pulled, from where"
- *   entries/<digest>.rec		size, when pulled, last use by vigil
+ *   refs/<sha256(arch ref)>.ref	"ref -> digest, when pulled, from where"
+ *   entries/<xx>.rec			one line per image whose digest starts
+ *					with xx: size, when pulled, last use
  *   pins/<digest>.<host>.<pid>.<expiry>.<n>
  *					a lease held by a task using the image
- *   locks/<sha256(ref)>.lock		a pull in progress (lock.h)
+ *   locks/<sha256(arch ref)>.lock	a pull in progress (lock.h)
  *   tmp/				pulls in flight, renamed when verified
  *
  * Every record is written atomically (temp file, fsync, rename).  Every
@@ -150,10 +151,12 @@ void	vg_cache_list_release(struct vg_cache_list *l);
 
 /*
  * Pulls ref (as vg_cache_resolve, without pinning and with the purge
- * check against now); *digest_out (caller frees) is the image's digest.
+ * check against now) unless a sound, unexpiring copy is cached; force
+ * pulls anyway.  *digest_out (caller frees) is the image's digest.
+ * Blocks.
  */
-int	vg_cache_pull(struct vg_cache *c, const char *ref, char **digest_out,
-	    struct vg_err *e);
+int	vg_cache_pull(struct vg_cache *c, const char *ref, int force,
+	    char **digest_out, struct vg_err *e);
 
 /* What verify found for one entry. */
 enum vg_cache_problem {
