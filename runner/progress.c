@@ -65,6 +65,14 @@ vg_progress_free(struct vg_progress *p)
 	free(p);
 }
 
+void
+vg_progress_bind(struct vg_progress *p, const int *counts, size_t total)
+{
+	p->counts = counts;
+	p->total = total;
+	p->dirty = 1;
+}
+
 enum vg_progress_mode
 vg_progress_mode(const struct vg_progress *p)
 {
@@ -260,7 +268,7 @@ vg_progress_tick(struct vg_progress *p)
 {
 	long long now, due;
 
-	if (p == NULL || p->mode != VG_PROGRESS_BAR)
+	if (p == NULL || p->mode != VG_PROGRESS_BAR || p->counts == NULL)
 		return -1;
 	now = vg_mono_ms();
 	due = p->last + REDRAW_MS;
@@ -278,7 +286,7 @@ vg_progress_done(struct vg_progress *p, enum vg_state run_state)
 	double elapsed;
 	int s, first = 1;
 
-	if (p == NULL || p->mode == VG_PROGRESS_QUIET)
+	if (p == NULL || p->mode == VG_PROGRESS_QUIET || p->counts == NULL)
 		return;
 	b = &p->line;
 	elapsed = (double)(vg_mono_ms() - p->t0) / 1000.0;

@@ -25,12 +25,16 @@ struct vg_progress;
 
 /*
  * Creates a display for run_id of total tasks on fd; counts (borrowed,
- * VG_ST__COUNT entries) is kept current by the caller.  Caller frees with
- * vg_progress_free.
+ * VG_ST__COUNT entries, may be NULL until vg_progress_bind) is kept
+ * current by the caller.  Caller frees with vg_progress_free.
  */
 struct vg_progress *vg_progress_new(int fd, enum vg_progress_mode mode,
 	    const char *run_id, size_t total, const int *counts);
 void	vg_progress_free(struct vg_progress *p);
+
+/* Points the display at the counts the driver keeps current. */
+void	vg_progress_bind(struct vg_progress *p, const int *counts,
+	    size_t total);
 
 /* The mode in effect (AUTO resolved). */
 enum vg_progress_mode vg_progress_mode(const struct vg_progress *p);

@@ -966,6 +966,8 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 		d.counts[d.tr[i].state]++;
 	}
 	d.live = vg_xcalloc(d.n + 1, sizeof(*d.live));
+	if (d.pg != NULL)
+		vg_progress_bind(d.pg, d.counts, d.n);
 	if ((rc = sched_open(&d, &ri, o, e)) != 0)
 		goto out;
 	if (o->signals && (rc = signals_on(&d, e)) != 0)
