@@ -942,7 +942,9 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 		vg_run_info_release(&ri);
 		return rc;
 	}
-	had_owner = ri.pid > 0 || ri.state != VG_ST_PENDING;
+	/* A submitted run's detached vigil records itself before driving. */
+	had_owner = (ri.pid > 0 && ri.pid != getpid()) ||
+	    ri.state != VG_ST_PENDING;
 	d.st = st;
 	d.run_id = run_id;
 	d.run_dir = vg_xstrdup(ri.dir);
