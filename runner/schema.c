@@ -911,6 +911,7 @@ vg_schema_decode(const struct vg_section *s, const struct vg_ynode *n,
 	const struct vg_field *f;
 	const struct vg_ynode *k, *seen[128];
 	size_t i, idx, len;
+	int before = c->errors;
 
 	if (vg_ynode_is_null(n))
 		return;
@@ -958,7 +959,8 @@ vg_schema_decode(const struct vg_section *s, const struct vg_ynode *n,
 	if (s->loc_off != 0)
 		*(struct vg_loc *)((char *)base + s->loc_off - 1) =
 		    (struct vg_loc){ c->file, n->line, n->col };
-	if (s->check != NULL)
+	/* Cross-field checks only make sense on fields that decoded. */
+	if (s->check != NULL && c->errors == before)
 		s->check(s, n, base, c);
 }
 
