@@ -20,7 +20,7 @@
 #include "manifest-int.h"
 
 #define OFF(type, member)	offsetof(struct type, member)
-#define BIG			1.8e19	/* ~ UINT64_MAX, for open ranges */
+#define BIG			18446744073709551615.0	/* open range */
 #define YEAR			31536000.0
 
 /* ---- command ---- */

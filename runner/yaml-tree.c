@@ -190,7 +190,8 @@ syntax_error(struct builder *b, const yaml_parser_t *p, const char *text,
 		vg_diag_add(b->d, &loc, "out of memory parsing YAML");
 		return;
 	case YAML_READER_ERROR:
-		offset_loc(text, len, p->problem_offset, &loc);
+		if (!b->lim.no_positions)
+			offset_loc(text, len, p->problem_offset, &loc);
 		vg_diag_add(b->d, &loc, "invalid YAML: %s", problem);
 		return;
 	default:
@@ -199,7 +200,12 @@ syntax_error(struct builder *b, const yaml_parser_t *p, const char *text,
 	loc.line = (int)p->problem_mark.line + 1;
 	loc.col = (int)p->problem_mark.column + 1;
 	idx = p->problem_mark.index;
-	if (p->context != NULL && (p->context_mark.line !=
+	if (b->lim.no_positions) {
+		/* A one-line value (--set): the label says enough. */
+		loc.line = 0;
+		if (p->context != NULL)
+			snprintf(ctx, sizeof(ctx), " (%s)", p->context);
+	} else if (p->context != NULL && (p->context_mark.line !=
 	    p->problem_mark.line || p->context_mark.column !=
 	    p->problem_mark.column))
 		snprintf(ctx, sizeof(ctx), " (%s that starts at line %d, "
