@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "runner/manifest-int.h"
 #include "runner/manifest.h"
 #include "runner/path.h"
 #include "runner/task.h"
@@ -634,6 +635,40 @@ test_bad_corpus(void **state)
 	assert_true(count >= 45);
 }
 
+/* Checks that every key of section s under prefix is in the docs. */
+static void
+check_documented(const struct vg_section *s, const char *prefix,
+    const char *doc)
+{
+	const struct vg_field *fl;
+	char path[256], quoted[260], star[260];
+
+	for (fl = s->fields; fl->key != NULL; fl++) {
+		snprintf(path, sizeof(path), "%s%s%s", prefix,
+		    *prefix ? "." : "", fl->key);
+		snprintf(quoted, sizeof(quoted), "`%s`", path);
+		snprintf(star, sizeof(star), "`%s.*`", prefix);
+		if (strstr(doc, quoted) == NULL &&
+		    (*prefix == '\0' || strstr(doc, star) == NULL))
+			fail_msg("docs/manifest.md does not document '%s'",
+			    path);
+		if (fl->type == VG_F_SECTION)
+			check_documented(fl->sub, path, doc);
+	}
+}
+
+/* docs/manifest.md names every manifest key. */
+static void
+test_documented(void **state)
+{
+	static char doc[131072];
+
+	(void)state;
+	slurp("docs/manifest.md", doc, sizeof(doc));
+	assert_true(strlen(doc) > 1000);
+	check_documented(&vg_manifest_section, "", doc);
+}
+
 int
 main(void)
 {
@@ -656,6 +691,7 @@ main(void)
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test_setup_teardown(test_bad_corpus, setup,
 		    teardown),
+		cmocka_unit_test(test_documented),
 	};
 	const char *src = getenv("VIGIL_SRCDIR");
 
