@@ -675,12 +675,73 @@ check_count(const struct vg_manifest *m, struct walker *w, struct vg_diag *d)
 	return 1;
 }
 
+/* Collects the matrix names a template refers to. */
+static void
+plan_refs(const struct tmpl *t, struct vg_strv *refs)
+{
+	size_t i, j;
+	char *nm;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->segs[i].kind != VG_SUB_MATRIX)
+			continue;
+		nm = vg_xstrndup(t->s + t->segs[i].off, t->segs[i].len);
+		for (j = 0; j < refs->n; j++)
+			if (strcmp(refs->v[j], nm) == 0)
+				break;
+		if (j < refs->n)
+			free(nm);
+		else
+			vg_strv_take(refs, nm);
+	}
+}
+
+struct check {
+	const struct plan	*plan;
+	struct vg_strv		 refs;		/* names used */
+	struct vg_diag		*d;
+	long			 index;
+	int			 errors;
+	struct vg_strv		 reported;
+};
+
+/* Looks every referenced name up in the current task, without
+ * building it; builds it only to describe a problem. */
+static int
+check_fn(struct walker *w, long inc, void *arg)
+{
+	struct check *ck = arg;
+	struct vg_task t;
+	struct subst st;
+	struct build b;
+	size_t i;
+
+	for (i = 0; i < ck->refs.n; i++) {
+		if (task_value(w, inc, ck->refs.v[i],
+		    strlen(ck->refs.v[i])) != NULL)
+			continue;
+		task_build(w, inc, ck->plan, ck->index, &t, &st);
+		memset(&b, 0, sizeof(b));
+		b.d = ck->d;
+		b.reported = ck->reported;
+		if (st.missing != NULL)
+			report_missing(&b, &t, &st, &w->m->command.loc);
+		ck->reported = b.reported;
+		ck->errors += b.errors;
+		vg_task_release(&t);
+		break;
+	}
+	ck->index++;
+	return ck->reported.n >= 5;
+}
+
 int
 vg_expand_check(const struct vg_manifest *m, struct vg_diag *d)
 {
 	struct walker w;
 	struct plan p;
-	struct build b;
+	struct check ck;
+	size_t i;
 	int errors;
 
 	if ((errors = check_env_names(&m->matrix, d)) > 0)
@@ -690,17 +751,25 @@ vg_expand_check(const struct vg_manifest *m, struct vg_diag *d)
 		walker_release(&w);
 		return 1;
 	}
-	memset(&b, 0, sizeof(b));
+	memset(&ck, 0, sizeof(ck));
 	if (plan_init(&p, m, d) != 0) {
 		plan_release(&p);
 		walker_release(&w);
 		return 1;
 	}
-	b.plan = &p;
-	b.d = d;
-	walk(&w, build_fn, &b);
-	errors = b.errors;
-	vg_strv_release(&b.reported);
+	ck.plan = &p;
+	ck.d = d;
+	plan_refs(&p.shell, &ck.refs);
+	for (i = 0; i < p.nargv; i++)
+		plan_refs(&p.argv[i], &ck.refs);
+	for (i = 0; i < p.nenv; i++)
+		plan_refs(&p.env[i], &ck.refs);
+	/* Every task has every axis unless includes are involved. */
+	if (ck.refs.n > 0 && m->matrix.ninclude > 0)
+		walk(&w, check_fn, &ck);
+	errors = ck.errors;
+	vg_strv_release(&ck.refs);
+	vg_strv_release(&ck.reported);
 	plan_release(&p);
 	walker_release(&w);
 	return errors;
