@@ -935,6 +935,10 @@ local_probe(struct vg_buf *out)
 	struct vg_err e;
 	size_t i;
 
+	vg_buf_printf(out, "local: tree kill: %s\n", vg_host_caps()->pidns &&
+	    (vg_host_caps()->root || vg_host_caps()->userns) ?
+	    "ok (PID namespace per task)" : "degraded (subreaper walk; "
+	    "enable user namespaces for a PID namespace per task)");
 	for (i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
 		memset(&iso, 0, sizeof(iso));
 		iso.level = levels[i];

@@ -213,7 +213,7 @@ probe_cgroup(struct vg_host_caps *c)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
 		snprintf(c->cgroup_path, sizeof(c->cgroup_path), "%s%.200s",
-		    mnt, line + 3);
+		    mnt, strcmp(line + 3, "/") == 0 ? "" : line + 3);
 	}
 	fclose(f);
 	if (c->cgroup_path[0] == '\0')
