@@ -310,6 +310,9 @@ cache_rec_update(struct vg_cache *c, const char *digest, int64_t size,
 	size_t i;
 	int rc, found = 0;
 
+	if (strlen(digest) != 64 || !cache_is_digest_name(digest, ""))
+		return vg_err_set(e, VG_EINVAL, "'%s' is not a sha256 digest",
+		    digest);
 	path = vg_xasprintf("%s/%.2s.rec", c->d_entries, digest);
 	lpath = vg_xasprintf("%s/shard-%.2s.lock", c->d_locks, digest);
 	/* records are small: a short lease and wait suffice */
@@ -487,7 +490,8 @@ cache_pin_parse(const char *name, char digest[65], char *host,
 	*pid = strtol(dots[2] + 1, &end, 10);
 	if (end != dots[1])
 		return -1;
-	*expiry = strtod(dots[1] + 1, &end);
+	/* whole seconds: strtod would also eat the ".<seq>" */
+	*expiry = (double)strtoll(dots[1] + 1, &end, 10);
 	if (end != dots[0])
 		return -1;
 	return 0;
