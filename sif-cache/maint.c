@@ -28,71 +28,67 @@
 
 #define REF_MAX		65536
 
-/* digest -> index into a vg_cache_list, open addressing. */
-struct dmap {
-	size_t	*slot;		/* index + 1; 0 = empty */
-	size_t	 mask;
+/* A growable array of 64-digit names (digest + NUL). */
+struct names {
+	char	(*v)[65];
+	size_t	  n, cap;
 };
 
-/* A 64-bit key from the first 16 hex digits. */
-static uint64_t
-dkey(const char *d)
+/* Orders 65-byte names. */
+static int
+by_name(const void *a, const void *b)
 {
-	uint64_t k = 0;
-	int i;
-
-	for (i = 0; i < 16; i++)
-		k = k << 4 | (uint64_t)(d[i] <= '9' ? d[i] - '0' :
-		    d[i] - 'a' + 10);
-	return k * 0x9e3779b97f4a7c15ULL;
+	return memcmp(a, b, 64);
 }
 
-/* Finds digest; returns the entry or NULL (slot for insertion in *at). */
-static struct vg_cache_entry *
-dmap_find(struct dmap *m, struct vg_cache_list *l, const char *d, size_t *at)
+/* Orders records by digest. */
+static int
+by_rec(const void *a, const void *b)
 {
-	size_t i = (size_t)(dkey(d) >> 20) & m->mask;
-
-	while (m->slot[i] != 0) {
-		if (strcmp(l->v[m->slot[i] - 1].digest, d) == 0) {
-			*at = i;
-			return &l->v[m->slot[i] - 1];
-		}
-		i = (i + 1) & m->mask;
-	}
-	*at = i;
-	return NULL;
+	return memcmp(((const struct cache_rec *)a)->digest,
+	    ((const struct cache_rec *)b)->digest, 64);
 }
 
-/* Returns the entry for digest, adding an empty one if new. */
+/* Appends an empty entry for digest d. */
 static struct vg_cache_entry *
-entry_get(struct dmap *m, struct vg_cache_list *l, const char *d)
+entry_add(struct vg_cache_list *l, const char *d)
 {
 	struct vg_cache_entry *ent;
-	size_t at, i, cap;
 
-	if ((ent = dmap_find(m, l, d, &at)) != NULL)
-		return ent;
-	if ((l->n + 1) * 2 > m->mask + 1) {
-		/* grow: rehash every entry */
-		cap = (m->mask + 1) * 4;
-		free(m->slot);
-		m->slot = vg_xcalloc(cap, sizeof(*m->slot));
-		m->mask = cap - 1;
-		for (i = 0; i < l->n; i++) {
-			dmap_find(m, l, l->v[i].digest, &at);
-			m->slot[at] = i + 1;
-		}
-		dmap_find(m, l, d, &at);
-	}
 	l->v = vg_xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
-	ent = &l->v[l->n];
+	ent = &l->v[l->n++];
 	memset(ent, 0, sizeof(*ent));
 	memcpy(ent->digest, d, 64);
 	ent->digest[64] = '\0';
 	ent->purge_at = INFINITY;
-	m->slot[at] = ++l->n;
 	return ent;
+}
+
+/* Binary search of a digest-sorted list. */
+static struct vg_cache_entry *
+entry_find(struct vg_cache_list *l, const char *d)
+{
+	size_t lo = 0, hi = l->n, mid;
+	int r;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		r = memcmp(l->v[mid].digest, d, 64);
+		if (r == 0)
+			return &l->v[mid];
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The value of a hex digit. */
+static int
+hexval(char c)
+{
+	return c <= '9' ? c - '0' : c - 'a' + 10;
 }
 
 void
@@ -168,67 +164,106 @@ static int
 gather(struct vg_cache *c, unsigned how, struct vg_cache_list *l,
     struct vg_err *e)
 {
-	struct dmap m = { NULL, 0 };
+	struct names *bucket;
 	struct cache_recs recs;
 	struct vg_cache_entry *ent;
 	struct dirent *de;
 	struct stat st;
 	char d[65], host[256], *ref, *path;
 	double now = vg_now(), exp, pulled, limit;
+	size_t i, j, nsorted;
 	long pid;
-	size_t i;
 	DIR *dir;
-	int rc = 0, dfd;
+	int rc = 0, b, dfd, cmp;
 
 	memset(l, 0, sizeof(*l));
-	m.mask = 1023;
-	m.slot = vg_xcalloc(m.mask + 1, sizeof(*m.slot));
 	limit = now + cache_margin(c);
-
-	/* images */
+	/*
+	 * Images, by the shard their digest falls in: each shard is then
+	 * merged with its records while both are small enough for the CPU
+	 * cache, and the result comes out sorted by digest.
+	 */
+	bucket = vg_xcalloc(256, sizeof(*bucket));
 	if ((dir = opendir(c->d_sha)) == NULL) {
 		rc = vg_err_errno(e, "cannot read '%s'", c->d_sha);
 		goto out;
 	}
-	dfd = dirfd(dir);
 	while ((de = readdir(dir)) != NULL) {
 		if (!cache_is_digest_name(de->d_name, ".sif"))
 			continue;
-		memcpy(d, de->d_name, 64);
-		d[64] = '\0';
-		ent = entry_get(&m, l, d);
-		ent->present = 1;
-		if ((how & G_STAT) && fstatat(dfd, de->d_name, &st,
-		    AT_SYMLINK_NOFOLLOW) == 0)
-			entry_stat(c, ent, &st);
+		b = hexval(de->d_name[0]) << 4 | hexval(de->d_name[1]);
+		bucket[b].v = vg_xgrow(bucket[b].v, &bucket[b].cap,
+		    bucket[b].n + 1, sizeof(*bucket[b].v));
+		memcpy(bucket[b].v[bucket[b].n], de->d_name, 64);
+		bucket[b].v[bucket[b].n++][64] = '\0';
 	}
 	closedir(dir);
+	/* one allocation for the common case: every image has a record */
+	for (b = 0, i = 0; b < 256; b++)
+		i += bucket[b].n;
+	l->v = vg_xgrow(l->v, &l->cap, i + 16, sizeof(*l->v));
 
-	/* records */
-	if ((rc = cache_recs_load_all(c, &recs, e)) != 0)
-		goto out;
-	for (i = 0; i < recs.n; i++) {
-		ent = entry_get(&m, l, recs.v[i].digest);
-		ent->has_record = 1;
-		if (!(how & G_STAT) || !ent->present)
-			ent->size = recs.v[i].size;
-		ent->pulled = recs.v[i].pulled;
-		ent->last_use = recs.v[i].last_use;
+	for (b = 0; b < 256; b++) {
+		path = vg_xasprintf("%s/%02x.rec", c->d_entries, b);
+		memset(&recs, 0, sizeof(recs));
+		rc = cache_recs_load(path, &recs, e);
+		free(path);
+		if (rc != 0)
+			goto out;
+		qsort(bucket[b].v, bucket[b].n, sizeof(*bucket[b].v), by_name);
+		qsort(recs.v, recs.n, sizeof(*recs.v), by_rec);
+		for (i = j = 0; i < bucket[b].n || j < recs.n; ) {
+			if (i == bucket[b].n)
+				cmp = 1;
+			else if (j == recs.n)
+				cmp = -1;
+			else
+				cmp = memcmp(bucket[b].v[i], recs.v[j].digest,
+				    64);
+			if (cmp > 0 && l->n > 0 && memcmp(l->v[l->n - 1].digest,
+			    recs.v[j].digest, 64) == 0) {
+				j++;		/* duplicate record line */
+				continue;
+			}
+			ent = entry_add(l, cmp <= 0 ? bucket[b].v[i] :
+			    recs.v[j].digest);
+			if (cmp <= 0) {
+				ent->present = 1;
+				i++;
+			}
+			if (cmp >= 0) {
+				ent->has_record = 1;
+				ent->size = recs.v[j].size;
+				ent->pulled = recs.v[j].pulled;
+				ent->last_use = recs.v[j].last_use;
+				j++;
+			}
+		}
+		cache_recs_release(&recs);
+		free(bucket[b].v);
+		bucket[b].v = NULL;
 	}
-	cache_recs_release(&recs);
 
 	for (i = 0; i < l->n; i++) {
 		ent = &l->v[i];
-		ent->path = cache_image_path(c, ent->digest);
-		if (!ent->present || (how & G_STAT))
+		if (how & (G_STAT | G_REFS))
+			ent->path = cache_image_path(c, ent->digest);
+		if (!ent->present)
 			continue;
-		/* recorded clocks are a lower bound of the real ones */
-		st.st_atim.tv_sec = st.st_mtim.tv_sec = st.st_ctim.tv_sec =
-		    (time_t)ent->pulled;
-		st.st_atim.tv_nsec = st.st_mtim.tv_nsec = st.st_ctim.tv_nsec = 0;
-		exp = ent->has_record ? vg_purge_eligible_at(&c->purge, &st) :
-		    -INFINITY;
-		if (exp <= limit && stat(ent->path, &st) == 0) {
+		if (!(how & G_STAT)) {
+			/* recorded clocks are a lower bound of the real ones */
+			st.st_atim.tv_sec = st.st_mtim.tv_sec =
+			    st.st_ctim.tv_sec = (time_t)ent->pulled;
+			st.st_atim.tv_nsec = st.st_mtim.tv_nsec =
+			    st.st_ctim.tv_nsec = 0;
+			exp = ent->has_record ?
+			    vg_purge_eligible_at(&c->purge, &st) : -INFINITY;
+			if (exp > limit)
+				continue;
+		}
+		if (ent->path == NULL)
+			ent->path = cache_image_path(c, ent->digest);
+		if (stat(ent->path, &st) == 0) {
 			entry_stat(c, ent, &st);
 			if (!ent->has_record)
 				ent->last_use = ent->mtime;
@@ -242,22 +277,30 @@ gather(struct vg_cache *c, unsigned how, struct vg_cache_list *l,
 			    &pid, &exp) != 0 ||
 			    !cache_pin_live(host, pid, exp, now))
 				continue;
-			if ((ent = dmap_find(&m, l, d, &i)) != NULL)
+			if ((ent = entry_find(l, d)) != NULL)
 				ent->npins++;
 		}
 		closedir(dir);
 	}
 
-	/* references */
+	/* references; digests named only by a reference come last */
+	nsorted = l->n;
 	if ((how & G_REFS) && (dir = opendir(c->d_refs)) != NULL) {
+		dfd = dirfd(dir);
+		(void)dfd;
 		while ((de = readdir(dir)) != NULL) {
 			if (!cache_is_digest_name(de->d_name, ".ref"))
 				continue;
 			path = vg_path_join(c->d_refs, de->d_name);
 			if (ref_load(path, &ref, d, &pulled) == 0) {
-				ent = entry_get(&m, l, d);
-				if (ent->path == NULL)
+				ent = entry_find(l, d);
+				for (j = nsorted; ent == NULL && j < l->n; j++)
+					if (strcmp(l->v[j].digest, d) == 0)
+						ent = &l->v[j];
+				if (ent == NULL) {
+					ent = entry_add(l, d);
 					ent->path = cache_image_path(c, d);
+				}
 				vg_strv_take(&ent->refs, ref);
 				if (pulled > ent->pulled)
 					ent->pulled = pulled;
@@ -267,7 +310,9 @@ gather(struct vg_cache *c, unsigned how, struct vg_cache_list *l,
 		closedir(dir);
 	}
 out:
-	free(m.slot);
+	for (b = 0; b < 256; b++)
+		free(bucket[b].v);
+	free(bucket);
 	if (rc != 0)
 		vg_cache_list_release(l);
 	return rc;
@@ -439,6 +484,8 @@ vg_cache_gc(struct vg_cache *c, int dry_run, vg_cache_gc_fn fn, void *arg,
 	for (i = 0; rc == 0 && i < l.n; i++) {
 		if (items[i].why == VG_EVICT_KEEP)
 			continue;
+		if (l.v[i].path == NULL)
+			l.v[i].path = cache_image_path(c, l.v[i].digest);
 		if (!dry_run) {
 			if (items[i].why == VG_EVICT_MISSING) {
 				(void)cache_rec_update(c, l.v[i].digest, -1, -1,
