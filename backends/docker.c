@@ -162,9 +162,11 @@ vg_docker_vol_parse(const char *spec, struct vg_docker_vol *v,
 	if (spec == NULL || *spec == '\0')
 		return vg_err_set(e, VG_EINVAL, "empty volume: expected "
 		    "SRC:DST[:ro|rw] or an absolute DST");
-	/* A drive letter's colon is part of the source. */
+	/* A drive letter's colon is part of the source: "C:\\x:/d", and
+	 * "c:/x:/d" (but "c:/d" is volume c on /d). */
 	if (((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) &&
-	    p[1] == ':' && (p[2] == '\\' || p[2] == '/'))
+	    p[1] == ':' && (p[2] == '\\' || (p[2] == '/' &&
+	    (c1 = strchr(p + 2, ':')) != NULL && c1[1] == '/')))
 		p += 2;
 	c1 = strchr(p, ':');
 	if (c1 == NULL) {
@@ -372,6 +374,7 @@ container_env(const struct vg_attempt *a, struct vg_strv *out)
 		"PATH", "HOME", "USER", "TMPDIR",
 	};
 	struct vg_strv env = VG_STRV_INIT;
+	const char *tv;
 	size_t i, j, n;
 	int skip;
 
@@ -380,10 +383,12 @@ container_env(const struct vg_attempt *a, struct vg_strv *out)
 		skip = 0;
 		for (j = 0; j < sizeof(host_only) / sizeof(host_only[0]); j++) {
 			n = strlen(host_only[j]);
-			if (strncmp(env.v[i], host_only[j], n) == 0 &&
-			    env.v[i][n] == '=' &&
-			    task_env_get(a, host_only[j]) == NULL)
-				skip = 1;
+			if (strncmp(env.v[i], host_only[j], n) != 0 ||
+			    env.v[i][n] != '=')
+				continue;
+			/* Keep only the task's own value. */
+			tv = task_env_get(a, host_only[j]);
+			skip = tv == NULL || strcmp(tv, env.v[i] + n + 1) != 0;
 		}
 		if (!skip)
 			vg_strv_push(out, env.v[i]);
