@@ -1232,16 +1232,26 @@ docker_on_signal(int sig)
 
 /* Where a container's log frames go. */
 struct log_sink {
-	int	fd[3];		/* [1] stdout, [2] stderr */
+	int			fd[3];		/* [1] stdout, [2] stderr */
+	unsigned long long	written[3];	/* bytes kept per stream */
+	unsigned long long	skip[3];	/* bytes to drop first */
 };
 
-/* Writes a log piece to its file, all of it. */
+/* Writes a log piece to its file, all of it, after the skipped part. */
 static int
 log_out(void *arg, int stream, const char *p, size_t n)
 {
 	struct log_sink *ls = arg;
+	size_t k;
 	ssize_t w;
 
+	if (ls->skip[stream] > 0) {
+		k = ls->skip[stream] < n ? (size_t)ls->skip[stream] : n;
+		ls->skip[stream] -= k;
+		p += k;
+		n -= k;
+	}
+	ls->written[stream] += n;
 	while (n > 0) {
 		w = write(ls->fd[stream], p, n);
 		if (w < 0 && errno == EINTR)
@@ -1262,6 +1272,34 @@ logs_sink(void *arg, const char *p, size_t n)
 	struct vg_err e;
 
 	return vg_docker_demux_feed(d, p, n, &e);
+}
+
+/*
+ * After the follow stream was cut (timeout, cancel): reads the whole log
+ * of the stopped container again and keeps only what had not arrived, so
+ * the task's last words (a handler's message on SIGTERM) are not lost.
+ * Per-stream byte counts make this independent of how frames split.
+ */
+static void
+drain_logs(struct docker_conn *c, const char *id, struct log_sink *ls)
+{
+	struct vg_docker_demux dm;
+	struct vg_http_req req = {
+		.method = "GET",
+		.timeout = DOCKER_CALL_TIMEOUT,
+		.sink = logs_sink,
+		.sink_arg = &dm,
+	};
+	char *path = vg_xasprintf("%s/containers/%s/logs?stdout=1&stderr=1",
+	    c->prefix, id);
+
+	ls->skip[1] = ls->written[1];
+	ls->skip[2] = ls->written[2];
+	ls->written[1] = ls->written[2] = 0;
+	vg_docker_demux_init(&dm, log_out, ls);
+	req.path = path;
+	(void)vg_http_do(c->h, &req, &c->resp, NULL);
+	free(path);
 }
 
 /* Opens task_dir/name for the task's output, truncated. */
@@ -1626,6 +1664,7 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 		/* A stop request must not stop the stopping. */
 		c.stop = NULL;
 		docker_stop_container(&c, id, a->kill_grace, &sig);
+		drain_logs(&c, id, &ls);
 		r->signal = sig;
 		r->exit_code = -1;
 		r->state = timed_out ? VG_ST_TIMEOUT : VG_ST_CANCELLED;

@@ -288,6 +288,7 @@ vg_http_do(struct vg_http *h, const struct vg_http_req *req,
 	CURLcode cc = CURLE_OK;
 	CURLMsg *msg;
 	char *url;
+	long os_errno = 0;
 	int running = 1, left, rc = 0, stopped = 0;
 
 	vg_buf_reset(&resp->body);
@@ -312,6 +313,7 @@ vg_http_do(struct vg_http *h, const struct vg_http_req *req,
 			break;
 	}
 	curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &resp->status);
+	curl_easy_getinfo(h->easy, CURLINFO_OS_ERRNO, &os_errno);
 	curl_multi_remove_handle(h->multi, h->easy);
 	curl_slist_free_all(hdr);
 
@@ -331,6 +333,10 @@ vg_http_do(struct vg_http *h, const struct vg_http_req *req,
 		rc = vg_err_set(e, VG_ETIMEOUT, "%s %s on %s: %s",
 		    req->method, req->path, h->endpoint, h->errbuf[0] ?
 		    h->errbuf : curl_easy_strerror(cc));
+	else if (cc == CURLE_COULDNT_CONNECT && os_errno != 0)
+		/* curl names "localhost port 80" even for a unix socket. */
+		rc = vg_err_set(e, VG_EIO, "%s %s on %s: cannot connect: %s",
+		    req->method, req->path, h->endpoint, strerror(os_errno));
 	else if (cc != CURLE_OK)
 		rc = vg_err_set(e, VG_EIO, "%s %s on %s: %s", req->method,
 		    req->path, h->endpoint, h->errbuf[0] ? h->errbuf :
