@@ -1,10 +1,36 @@
 /*
  * backend.c - the table of backends, lookup by name, and the wrappers
- * around optional operations.
+ * around optional operations: the monitor process for backends that only
+ * implement the blocking run(), the environment and argv of an attempt,
+ * and the result record (result.json) that monitors and `vigil
+ * task-exec` leave in the task directory.
+ *
+ * Who reaps: the caller of vg_backend_start (the scheduler) waits for
+ * a->pid with waitpid(2)/waitid(2) once a->pidfd is readable, and hands
+ * the wait status to vg_backend_finish.  Nothing here reaps a->pid.
+ *
+ * result.json is one flat JSON object with one member per line, written
+ * with the JSON writer; vg_result_read parses any flat object of string,
+ * number, boolean and null members (a small reader of its own, bounded,
+ * so this file needs no general JSON parser).
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "../runner/json.h"
+#include "../runner/path.h"
+#include "../runner/proc.h"
 #include "backend.h"
+
+#define RESULT_FILE	"result.json"
+#define RESULT_MAX	8192	/* bytes; a record is about 400 */
 
 const struct vg_backend_ops *const vg_backends[] = {
 	&vg_backend_local,
@@ -28,4 +54,520 @@ vg_backend_find(const char *name)
 		if (strcmp((*b)->name, name) == 0)
 			return *b;
 	return NULL;
+}
+
+/* Copies src into dst (size bytes), truncating, always terminated. */
+static void
+copy_trunc(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Body of the monitor process: runs the attempt and records the result. */
+static void __attribute__((noreturn))
+monitor_main(struct vg_attempt *a)
+{
+	struct vg_result r;
+	struct vg_err e;
+	sigset_t none;
+	int rc;
+
+	/* Out of vigil's process group, so a ^C on the terminal reaches
+	 * vigil only, which then cancels through vg_backend_cancel. */
+	setpgid(0, 0);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	memset(&r, 0, sizeof(r));
+	vg_err_init(&e);
+	r.started = vg_now();
+	rc = a->ops->run(a, &r, &e);
+	if (rc != 0) {
+		r.state = VG_ST_BACKEND_ERROR;
+		r.exit_code = -1;
+		r.signal = 0;
+		copy_trunc(r.reason, sizeof(r.reason), e.msg);
+	}
+	if (r.ended == 0)
+		r.ended = vg_now();
+	if (vg_result_write(a->task_dir, &r, &e) != 0)
+		_exit(2);
+	_exit(0);
+}
+
+int
+vg_backend_start(const struct vg_backend_ops *ops, struct vg_attempt *a,
+    struct vg_err *e)
+{
+	pid_t pid;
+
+	a->ops = ops;
+	a->pid = 0;
+	a->pidfd = -1;
+	a->priv = NULL;
+	if (ops->start != NULL)
+		return ops->start(a, e);
+	if (ops->run == NULL)
+		return vg_err_set(e, VG_EUNSUPPORTED,
+		    "backend '%s' cannot start attempts", ops->name);
+
+	/* A stale record of an earlier attempt must not be read back as
+	 * this attempt's result. */
+	if (a->task_dir != NULL) {
+		char *p = vg_path_join(a->task_dir, RESULT_FILE);
+
+		unlink(p);
+		free(p);
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return vg_err_errno(e, "cannot fork the monitor of backend "
+		    "'%s'", ops->name);
+	if (pid == 0)
+		monitor_main(a);
+	a->pid = pid;
+	a->started = vg_now();
+	a->pidfd = vg_pidfd_open(pid);
+	if (vg_proc_starttime(pid, &a->pid_start) != 0)
+		a->pid_start = 0;
+	return 0;
+}
+
+/* Fills r from the wait status of a process that did not leave a record. */
+static void
+result_from_wstatus(struct vg_result *r, int wstatus)
+{
+	if (WIFEXITED(wstatus)) {
+		r->exit_code = WEXITSTATUS(wstatus);
+		r->signal = 0;
+		r->state = r->exit_code == 0 ? VG_ST_SUCCEEDED : VG_ST_FAILED;
+	} else if (WIFSIGNALED(wstatus)) {
+		r->exit_code = -1;
+		r->signal = WTERMSIG(wstatus);
+		r->state = VG_ST_FAILED;
+	} else {
+		r->exit_code = -1;
+		r->signal = 0;
+		r->state = VG_ST_BACKEND_ERROR;
+	}
+}
+
+int
+vg_backend_finish(struct vg_attempt *a, int wstatus, struct vg_result *r,
+    struct vg_err *e)
+{
+	struct vg_err re;
+	int rc;
+
+	if (a->ops != NULL && a->ops->finish != NULL)
+		return a->ops->finish(a, wstatus, r, e);
+
+	memset(r, 0, sizeof(r[0]));
+	r->started = a->started;
+	vg_err_init(&re);
+	rc = a->task_dir != NULL ? vg_result_read(a->task_dir, r, &re) :
+	    VG_ENOENT;
+	if (rc == 0 && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0)
+		return 0;
+	/* The monitor died without a (complete) record: a backend failure,
+	 * with what is known of how it ended. */
+	result_from_wstatus(r, wstatus);
+	r->state = VG_ST_BACKEND_ERROR;
+	r->ended = vg_now();
+	if (WIFSIGNALED(wstatus))
+		snprintf(r->reason, sizeof(r->reason), "monitor of backend "
+		    "'%s' killed by signal %d (%s) without a result",
+		    a->ops != NULL ? a->ops->name : "?", WTERMSIG(wstatus),
+		    strsignal(WTERMSIG(wstatus)));
+	else
+		snprintf(r->reason, sizeof(r->reason), "monitor of backend "
+		    "'%s' exited with status %d without a result%s%.160s",
+		    a->ops != NULL ? a->ops->name : "?",
+		    WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1,
+		    rc != 0 ? ": " : "", rc != 0 ? re.msg : "");
+	return 0;
+}
+
+int
+vg_backend_cancel(struct vg_attempt *a, int sig, struct vg_err *e)
+{
+	int rc;
+
+	if (a->ops != NULL && a->ops->cancel != NULL)
+		return a->ops->cancel(a, sig, e);
+	if (a->pid <= 0)
+		return 0;
+	/* The monitor's run() stops its remote work on SIGTERM; SIGKILL
+	 * only ends the monitor. */
+	if (a->pidfd >= 0)
+		rc = vg_pidfd_send_signal(a->pidfd, sig);
+	else
+		rc = kill(a->pid, sig);
+	if (rc != 0 && errno != ESRCH)
+		return vg_err_errno(e, "cannot signal the monitor (pid %d)",
+		    (int)a->pid);
+	return 0;
+}
+
+void
+vg_backend_cleanup(struct vg_attempt *a)
+{
+	if (a->ops != NULL && a->ops->cleanup != NULL)
+		a->ops->cleanup(a);
+	if (a->pidfd >= 0) {
+		close(a->pidfd);
+		a->pidfd = -1;
+	}
+}
+
+/* Appends NAME=value from vigil's environment when it is set. */
+static void
+env_pass(struct vg_strv *out, const char *name)
+{
+	const char *v = getenv(name);
+
+	if (v != NULL)
+		vg_strv_pushf(out, "%s=%s", name, v);
+}
+
+void
+vg_attempt_env(const struct vg_attempt *a, struct vg_strv *out)
+{
+	static const char *const base[] = {
+		"HOME", "LANG", "LC_ALL", "USER", "LOGNAME", "TZ", "TMPDIR",
+	};
+	const char *path = getenv("PATH");
+	size_t i;
+
+	vg_strv_pushf(out, "PATH=%s", path != NULL && *path != '\0' ? path :
+	    "/usr/local/bin:/usr/bin:/bin");
+	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+		env_pass(out, base[i]);
+	if (a->task != NULL)
+		for (i = 0; i < a->task->env.n; i++)
+			vg_strv_pushf(out, "%s=%s", a->task->env.v[i].key,
+			    a->task->env.v[i].value);
+	if (a->run_id != NULL)
+		vg_strv_pushf(out, "VIGIL_RUN_ID=%s", a->run_id);
+	if (a->task != NULL)
+		vg_strv_pushf(out, "VIGIL_TASK_INDEX=%d", a->task->index);
+	if (a->task_dir != NULL)
+		vg_strv_pushf(out, "VIGIL_TASK_DIR=%s", a->task_dir);
+	vg_strv_pushf(out, "VIGIL_ATTEMPT=%d", a->attempt);
+	if (a->scratch_dir != NULL)
+		vg_strv_pushf(out, "VIGIL_SCRATCH_DIR=%s", a->scratch_dir);
+}
+
+void
+vg_attempt_argv(const struct vg_attempt *a, struct vg_strv *out)
+{
+	const struct vg_command *c = a->task != NULL ? &a->task->command :
+	    &a->m->command;
+	size_t i;
+
+	if (!c->is_argv) {
+		vg_strv_push(out, "/bin/sh");
+		vg_strv_push(out, "-c");
+		vg_strv_push(out, c->shell != NULL ? c->shell : "");
+		return;
+	}
+	for (i = 0; i < c->argv.n; i++)
+		vg_strv_push(out, c->argv.v[i]);
+}
+
+int
+vg_result_write(const char *task_dir, const struct vg_result *r,
+    struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	char *path;
+	int rc;
+
+	/* One member per line: easy to read with grep on a compute node. */
+	vg_buf_adds(&b, "{\n\"state\": ");
+	vg_json_quote(&b, vg_state_name(r->state),
+	    strlen(vg_state_name(r->state)));
+	vg_buf_printf(&b, ",\n\"exit_code\": %d,\n\"signal\": %d,\n",
+	    r->exit_code, r->signal);
+	vg_buf_printf(&b, "\"started\": %.6f,\n\"ended\": %.6f,\n",
+	    r->started, r->ended);
+	vg_buf_adds(&b, "\"node\": ");
+	vg_json_quote(&b, r->node, strnlen(r->node, sizeof(r->node)));
+	vg_buf_adds(&b, ",\n\"reason\": ");
+	vg_json_quote(&b, r->reason, strnlen(r->reason, sizeof(r->reason)));
+	vg_buf_adds(&b, "\n}\n");
+
+	path = vg_path_join(task_dir, RESULT_FILE);
+	rc = vg_write_file_atomic(path, b.data, b.len, 0600, e);
+	free(path);
+	vg_buf_release(&b);
+	return rc;
+}
+
+/* A cursor over the text of a result record. */
+struct rd {
+	const char	*p;
+	const char	*end;
+};
+
+/* Skips JSON white space. */
+static void
+rd_ws(struct rd *d)
+{
+	while (d->p < d->end && (*d->p == ' ' || *d->p == '\t' ||
+	    *d->p == '\n' || *d->p == '\r'))
+		d->p++;
+}
+
+/* Returns the value of one hex digit, or -1. */
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * Reads a JSON string into out (at most size-1 bytes kept, the rest is
+ * dropped), NUL-terminated.  \uXXXX escapes above 0x7f are written as
+ * UTF-8; surrogate pairs are kept as '?'.  Returns 0 or -1.
+ */
+static int
+rd_str(struct rd *d, char *out, size_t size)
+{
+	size_t n = 0;
+	unsigned u;
+	char c;
+	int i, h;
+
+	if (d->p >= d->end || *d->p != '"')
+		return -1;
+	d->p++;
+	while (d->p < d->end && *d->p != '"') {
+		char tmp[4];
+		size_t tn = 1;
+
+		c = *d->p++;
+		if ((unsigned char)c < 0x20)
+			return -1;
+		tmp[0] = c;
+		if (c == '\\') {
+			if (d->p >= d->end)
+				return -1;
+			c = *d->p++;
+			switch (c) {
+			case '"': case '\\': case '/': tmp[0] = c; break;
+			case 'b': tmp[0] = '\b'; break;
+			case 'f': tmp[0] = '\f'; break;
+			case 'n': tmp[0] = '\n'; break;
+			case 'r': tmp[0] = '\r'; break;
+			case 't': tmp[0] = '\t'; break;
+			case 'u':
+				if (d->end - d->p < 4)
+					return -1;
+				for (u = 0, i = 0; i < 4; i++) {
+					if ((h = hexval(d->p[i])) < 0)
+						return -1;
+					u = u << 4 | (unsigned)h;
+				}
+				d->p += 4;
+				if (u >= 0xd800 && u <= 0xdfff)
+					u = '?';
+				if (u < 0x80)
+					tmp[0] = (char)u;
+				else if (u < 0x800) {
+					tmp[0] = (char)(0xc0 | u >> 6);
+					tmp[1] = (char)(0x80 | (u & 0x3f));
+					tn = 2;
+				} else {
+					tmp[0] = (char)(0xe0 | u >> 12);
+					tmp[1] = (char)(0x80 | (u >> 6 & 0x3f));
+					tmp[2] = (char)(0x80 | (u & 0x3f));
+					tn = 3;
+				}
+				break;
+			default:
+				return -1;
+			}
+		}
+		if (n + tn < size) {
+			memcpy(out + n, tmp, tn);
+			n += tn;
+		}
+	}
+	if (d->p >= d->end)
+		return -1;
+	d->p++;
+	if (size > 0)
+		out[n] = '\0';
+	return 0;
+}
+
+/* Reads a bare token (number, true, false, null) into out. */
+static int
+rd_token(struct rd *d, char *out, size_t size)
+{
+	size_t n = 0;
+
+	while (d->p < d->end && strchr("+-.0123456789eEtruefalsn", *d->p) &&
+	    *d->p != '\0') {
+		if (n + 1 >= size)
+			return -1;
+		out[n++] = *d->p++;
+	}
+	out[n] = '\0';
+	return n > 0 ? 0 : -1;
+}
+
+/* Parses a finite number; returns 0 or -1. */
+static int
+parse_num(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (end == s || *end != '\0' || errno != 0 || !isfinite(*out))
+		return -1;
+	return 0;
+}
+
+/* Parses an integer that fits an int; returns 0 or -1. */
+static int
+parse_int(const char *s, int *out)
+{
+	double v;
+
+	if (parse_num(s, &v) != 0 || v != (double)(int)v)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* Parses a flat JSON object of scalar members into r. */
+static int
+result_parse(const char *text, size_t len, struct vg_result *r,
+    const char *path, struct vg_err *e)
+{
+	struct rd d = { text, text + len };
+	char key[32], val[512];
+	int have_state = 0, st, isstr;
+
+	memset(r, 0, sizeof(r[0]));
+	r->exit_code = -1;
+	rd_ws(&d);
+	if (d.p >= d.end || *d.p++ != '{')
+		goto bad;
+	rd_ws(&d);
+	if (d.p < d.end && *d.p == '}') {
+		d.p++;
+		goto done;
+	}
+	for (;;) {
+		rd_ws(&d);
+		if (rd_str(&d, key, sizeof(key)) != 0)
+			goto bad;
+		rd_ws(&d);
+		if (d.p >= d.end || *d.p++ != ':')
+			goto bad;
+		rd_ws(&d);
+		isstr = d.p < d.end && *d.p == '"';
+		if (isstr ? rd_str(&d, val, sizeof(val)) :
+		    rd_token(&d, val, sizeof(val)))
+			goto bad;
+		if (strcmp(key, "state") == 0) {
+			if (!isstr || (st = vg_state_parse(val)) < 0)
+				return vg_err_set(e, VG_EPARSE, "'%s': unknown "
+				    "state '%s'", path, val);
+			r->state = (enum vg_state)st;
+			have_state = 1;
+		} else if (strcmp(key, "exit_code") == 0) {
+			if (isstr || parse_int(val, &r->exit_code) != 0)
+				goto badval;
+		} else if (strcmp(key, "signal") == 0) {
+			if (isstr || parse_int(val, &r->signal) != 0 ||
+			    r->signal < 0)
+				goto badval;
+		} else if (strcmp(key, "started") == 0) {
+			if (isstr || parse_num(val, &r->started) != 0)
+				goto badval;
+		} else if (strcmp(key, "ended") == 0) {
+			if (isstr || parse_num(val, &r->ended) != 0)
+				goto badval;
+		} else if (strcmp(key, "node") == 0) {
+			if (!isstr)
+				goto badval;
+			copy_trunc(r->node, sizeof(r->node), val);
+		} else if (strcmp(key, "reason") == 0) {
+			if (!isstr)
+				goto badval;
+			copy_trunc(r->reason, sizeof(r->reason), val);
+		}
+		/* Unknown members are skipped: newer writers may add some. */
+		rd_ws(&d);
+		if (d.p < d.end && *d.p == ',') {
+			d.p++;
+			continue;
+		}
+		if (d.p < d.end && *d.p == '}') {
+			d.p++;
+			break;
+		}
+		goto bad;
+	}
+done:
+	rd_ws(&d);
+	if (d.p != d.end)
+		goto bad;
+	if (!have_state)
+		return vg_err_set(e, VG_EPARSE, "'%s': no \"state\" member",
+		    path);
+	if (!vg_state_terminal(r->state))
+		return vg_err_set(e, VG_EPARSE, "'%s': state '%s' is not "
+		    "terminal", path, vg_state_name(r->state));
+	return 0;
+badval:
+	return vg_err_set(e, VG_EPARSE, "'%s': bad value for \"%s\"", path,
+	    key);
+bad:
+	return vg_err_set(e, VG_EPARSE, "'%s': not a result record (byte %zu)",
+	    path, (size_t)(d.p - text));
+}
+
+int
+vg_result_read(const char *task_dir, struct vg_result *r, struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	char *path;
+	int rc;
+
+	path = vg_path_join(task_dir, RESULT_FILE);
+	rc = vg_read_file(path, RESULT_MAX, &b, e);
+	if (rc == 0)
+		rc = result_parse(b.data != NULL ? b.data : "", b.len, r,
+		    path, e);
+	free(path);
+	vg_buf_release(&b);
+	return rc;
+}
+
+/* Parses a result record from memory (for the fuzz harness and tests). */
+int
+vg_result_parse(const char *text, size_t len, struct vg_result *r,
+    struct vg_err *e)
+{
+	return result_parse(text, len, r, "result", e);
 }

@@ -142,5 +142,9 @@ int	vg_result_write(const char *task_dir, const struct vg_result *r,
 	    struct vg_err *e);
 int	vg_result_read(const char *task_dir, struct vg_result *r,
 	    struct vg_err *e);
+/* Parses the text of a result record (what vg_result_read does after
+ * reading the file); VG_EPARSE with the byte offset on bad input. */
+int	vg_result_parse(const char *text, size_t len, struct vg_result *r,
+	    struct vg_err *e);
 
 #endif

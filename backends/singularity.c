@@ -1,19 +1,1121 @@
 /*
- * singularity.c - the singularity backend.
- * (Placeholder until implemented.)
+ * singularity.c - the singularity backend ("apptainer" is an alias): runs
+ * each attempt as `apptainer exec` of a SIF image.
+ *
+ * The apptainer process is a direct child in its own process group, so
+ * the scheduler watches it like a local task and cancel/timeout signal the
+ * whole group: the starter, the container's init and everything the task
+ * started (apptainer keeps them in the group; with --containall they also
+ * share a PID namespace that dies with its init).  The environment goes
+ * through a mode-0600 --env-file in the task directory, never the command
+ * line.  Apptainer's own failures (exit 255 and a FATAL: line) become
+ * BACKEND_ERROR, so a missing image or a bad bind is not mistaken for the
+ * task's exit code.
+ *
+ * Left to others: the scratch directory normally comes from the driver
+ * (a->scratch_dir); when it does not, this backend makes one with the
+ * scratch manager and applies scratch.keep itself.  Image references
+ * (docker://, oras://, ...) are resolved by the SIF cache.
  */
-#include "backend.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "../runner/path.h"
+#include "../scratch/scratch.h"
+#include "singularity.h"
+
+extern char **environ;
+
+#define ENV_FILE	".apptainer-env"
+#define STDERR_TAIL	4096
+
+/* Per-attempt state, owned by a->priv between start and cleanup. */
+struct sing_priv {
+	char	*env_file;
+	char	*scratch;	/* made here (a->scratch_dir was NULL) */
+	int	 timed_out;
+	int	 cancelled;
+};
+
+/* True when path is an executable regular file. */
+static int
+is_exec(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(path, X_OK) == 0;
+}
+
+/* Looks name up in $PATH; returns an allocated path or NULL. */
+static char *
+path_lookup(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char *cand;
+
+	if (path == NULL || *path == '\0')
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; ; p = end + 1) {
+		end = strchr(p, ':');
+		if (end == NULL)
+			end = p + strlen(p);
+		cand = vg_xasprintf("%.*s/%s", (int)(end - p),
+		    end == p ? "." : p, name);
+		if (is_exec(cand))
+			return cand;
+		free(cand);
+		if (*end == '\0')
+			return NULL;
+	}
+}
+
+int
+vg_singularity_find(const char *configured, char **path_out, struct vg_err *e)
+{
+	const char *env = getenv("VIGIL_APPTAINER"), *what = NULL, *want;
+	char *p;
+
+	*path_out = NULL;
+	if (configured != NULL && *configured != '\0') {
+		want = configured;
+		what = "singularity.binary";
+	} else if (env != NULL && *env != '\0') {
+		want = env;
+		what = "$VIGIL_APPTAINER";
+	} else {
+		if ((p = path_lookup("apptainer")) != NULL ||
+		    (p = path_lookup("singularity")) != NULL) {
+			*path_out = p;
+			return 0;
+		}
+		return vg_err_set(e, VG_ENOENT, "neither 'apptainer' nor "
+		    "'singularity' is in $PATH (%s): install Apptainer, load "
+		    "its module, or set singularity.binary or "
+		    "$VIGIL_APPTAINER", getenv("PATH") ? getenv("PATH") : "");
+	}
+	if (strchr(want, '/') == NULL) {
+		if ((p = path_lookup(want)) == NULL)
+			return vg_err_set(e, VG_ENOENT, "%s '%s' is not in "
+			    "$PATH", what, want);
+		*path_out = p;
+		return 0;
+	}
+	if (!is_exec(want))
+		return vg_err_set(e, VG_ENOENT, "%s '%s' is not an executable "
+		    "file", what, want);
+	*path_out = vg_xstrdup(want);
+	return 0;
+}
+
+int
+vg_singularity_version(const char *binary, char **version_out,
+    struct vg_err *e)
+{
+	char buf[512], *nl;
+	struct pollfd pfd;
+	size_t len = 0;
+	ssize_t n;
+	int pfds[2], devnull, ws, rc = 0;
+	long long deadline;
+	pid_t pid;
+
+	*version_out = NULL;
+	if (pipe2(pfds, O_CLOEXEC) != 0)
+		return vg_err_errno(e, "pipe");
+	if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
+		close(pfds[0]);
+		close(pfds[1]);
+		return vg_err_errno(e, "cannot open /dev/null");
+	}
+	if ((pid = fork()) < 0) {
+		rc = vg_err_errno(e, "fork");
+		close(pfds[0]);
+		close(pfds[1]);
+		close(devnull);
+		return rc;
+	}
+	if (pid == 0) {
+		/* Only async-signal-safe calls until exec. */
+		setpgid(0, 0);
+		dup2(devnull, 0);
+		dup2(pfds[1], 1);
+		dup2(devnull, 2);
+		execl(binary, binary, "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(pfds[1]);
+	close(devnull);
+	deadline = vg_mono_ms() + 10000;
+	pfd.fd = pfds[0];
+	pfd.events = POLLIN;
+	while (len < sizeof(buf) - 1) {
+		long long left = deadline - vg_mono_ms();
+
+		if (left <= 0 || poll(&pfd, 1, (int)left) == 0) {
+			kill(-pid, SIGKILL);
+			rc = vg_err_set(e, VG_ETIMEOUT, "'%s --version' did not "
+			    "answer within 10 s", binary);
+			break;
+		}
+		n = read(pfds[0], buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(pfds[0]);
+	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	if (rc != 0)
+		return rc;
+	buf[len] = '\0';
+	if ((nl = strchr(buf, '\n')) != NULL)
+		*nl = '\0';
+	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0 || buf[0] == '\0')
+		return vg_err_set(e, VG_EBACKEND, "'%s --version' failed "
+		    "(%s %d)", binary, WIFEXITED(ws) ? "exit" : "signal",
+		    WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws));
+	*version_out = vg_xstrdup(buf);
+	return 0;
+}
+
+/* True when the resolved path p is / or lies in a system tree. */
+static int
+system_path(const char *p)
+{
+	static const char *const trees[] = { VG_SING_SYSTEM_TREES };
+	size_t i, n;
+
+	if (strcmp(p, "/") == 0)
+		return 1;
+	/* /var/tmp is scratch space, not system state. */
+	if (strcmp(p, "/var/tmp") == 0 || strncmp(p, "/var/tmp/", 9) == 0)
+		return 0;
+	for (i = 0; i < sizeof(trees) / sizeof(*trees); i++) {
+		n = strlen(trees[i]);
+		if (strncmp(p, trees[i], n) == 0 &&
+		    (p[n] == '\0' || p[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Finds an allow rule of category "bind" matching path; NULL if none. */
+static const struct vg_rule *
+bind_rule(const struct vg_policy_conf *pol, const char *path)
+{
+	size_t i;
+
+	if (pol == NULL)
+		return NULL;
+	for (i = 0; i < pol->nallow; i++) {
+		const struct vg_rule *r = &pol->allow[i];
+
+		if (r->category == NULL || r->match == NULL ||
+		    strcmp(r->category, VG_SING_BIND_CATEGORY) != 0)
+			continue;
+		if (fnmatch(r->match, path, 0) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+int
+vg_singularity_check_bind(const char *spec, const struct vg_policy_conf *pol,
+    char **bind_out, struct vg_err *e)
+{
+	char *copy, *src, *dst = NULL, *opt = NULL, *c, *real = NULL;
+	int rc = 0;
+
+	*bind_out = NULL;
+	if (strchr(spec, ',') != NULL)
+		return vg_err_set(e, VG_EINVAL, "bind '%s' contains ',' "
+		    "(apptainer's list separator); give one bind per entry",
+		    spec);
+	copy = vg_xstrdup(spec);
+	src = copy;
+	if ((c = strchr(src, ':')) != NULL) {
+		*c = '\0';
+		dst = c + 1;
+		if ((c = strchr(dst, ':')) != NULL) {
+			*c = '\0';
+			opt = c + 1;
+		}
+	}
+	if (*src != '/') {
+		rc = vg_err_set(e, VG_EINVAL, "bind '%s': source '%s' is not "
+		    "an absolute path", spec, src);
+		goto out;
+	}
+	if (dst != NULL && *dst != '/') {
+		rc = vg_err_set(e, VG_EINVAL, "bind '%s': destination '%s' is "
+		    "not an absolute path", spec, dst);
+		goto out;
+	}
+	if (opt != NULL && strcmp(opt, "ro") != 0 && strcmp(opt, "rw") != 0) {
+		rc = vg_err_set(e, VG_EINVAL, "bind '%s': option '%s' is not "
+		    "ro or rw", spec, opt);
+		goto out;
+	}
+	if ((real = realpath(src, NULL)) == NULL) {
+		rc = vg_err_set(e, VG_EINVAL, "bind '%s': source '%s' %s",
+		    spec, src, errno == ENOENT ? "does not exist" :
+		    strerror(errno));
+		goto out;
+	}
+	if (system_path(real) && bind_rule(pol, real) == NULL) {
+		rc = vg_err_set(e, VG_EDENIED, "bind '%s': source '%s' is %s; "
+		    "binding it needs a policy allow rule with category "
+		    "'bind' matching '%s'", spec, real,
+		    strcmp(real, "/") == 0 ? "the root directory" :
+		    "a system directory", real);
+		goto out;
+	}
+	*bind_out = vg_xasprintf("%s:%s%s%s", real, dst != NULL ? dst : src,
+	    opt != NULL ? ":" : "", opt != NULL ? opt : "");
+out:
+	free(real);
+	free(copy);
+	return rc;
+}
+
+int
+vg_singularity_check_flag(const char *flag, struct vg_err *e)
+{
+	static const struct {
+		const char	*flag;
+		const char	*use;
+	} refused[] = {
+		{ "--bind", "singularity.binds" },
+		{ "-B", "singularity.binds" },
+		{ "--mount", "singularity.binds" },
+		{ "--env", "env" },
+		{ "--env-file", "env" },
+		{ "--home", "singularity.binds" },
+		{ "-H", "singularity.binds" },
+		{ "--pwd", "singularity.pwd" },
+		{ "--writable", "singularity.writable_tmpfs" },
+		{ "-w", "singularity.writable_tmpfs" },
+	};
+	size_t i, n;
+
+	if (flag[0] != '-')
+		return vg_err_set(e, VG_EINVAL, "singularity.flags: '%s' is not "
+		    "a flag (give them as '--name' or '--name=value')", flag);
+	for (i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		n = strlen(refused[i].flag);
+		if (strncmp(flag, refused[i].flag, n) == 0 &&
+		    (flag[n] == '\0' || flag[n] == '='))
+			return vg_err_set(e, VG_EINVAL, "singularity.flags: "
+			    "'%s' is not allowed here; use %s, which vigil "
+			    "checks", flag, refused[i].use);
+	}
+	return 0;
+}
+
+const char *
+vg_singularity_gpu_flag(void)
+{
+	if (access("/dev/nvidiactl", F_OK) == 0)
+		return "--nv";
+	if (access("/dev/kfd", F_OK) == 0)
+		return "--rocm";
+	return "--nv";
+}
+
+/* True when the flags of the section already name a GPU flag. */
+static int
+has_gpu_flag(const struct vg_strv *flags)
+{
+	size_t i;
+
+	for (i = 0; i < flags->n; i++)
+		if (strcmp(flags->v[i], "--nv") == 0 ||
+		    strcmp(flags->v[i], "--rocm") == 0)
+			return 1;
+	return 0;
+}
+
+int
+vg_singularity_argv(const struct vg_attempt *a, const char *binary,
+    const char *image, const char *env_file, const char *scratch_dir,
+    const char *gpu_flag, struct vg_strv *argv, struct vg_err *e)
+{
+	const struct vg_singularity_conf *c = &a->m->singularity;
+	const struct vg_command *cmd = &a->task->command;
+	const char *mnt = c->scratch_mount != NULL && *c->scratch_mount ?
+	    c->scratch_mount : "/scratch";
+	char *bind;
+	size_t i;
+	int rc;
+
+	if (*mnt != '/')
+		return vg_err_set(e, VG_EINVAL, "singularity.scratch_mount "
+		    "'%s' is not an absolute path", mnt);
+	if (c->pwd != NULL && *c->pwd != '\0' && *c->pwd != '/')
+		return vg_err_set(e, VG_EINVAL, "singularity.pwd '%s' is not "
+		    "an absolute path", c->pwd);
+	vg_strv_push(argv, binary);
+	vg_strv_push(argv, "exec");
+	if (c->containall)
+		vg_strv_push(argv, "--containall");
+	if (c->no_home)
+		vg_strv_push(argv, "--no-home");
+	if (c->cleanenv)
+		vg_strv_push(argv, "--cleanenv");
+	if (c->writable_tmpfs)
+		vg_strv_push(argv, "--writable-tmpfs");
+	if (a->res.gpus > 0 && !has_gpu_flag(&c->flags))
+		vg_strv_push(argv, gpu_flag != NULL ? gpu_flag : "--nv");
+	vg_strv_push(argv, "--bind");
+	vg_strv_pushf(argv, "%s:%s", a->task_dir, a->task_dir);
+	if (scratch_dir != NULL) {
+		vg_strv_push(argv, "--bind");
+		vg_strv_pushf(argv, "%s:%s", scratch_dir, mnt);
+	}
+	for (i = 0; i < c->binds.n; i++) {
+		rc = vg_singularity_check_bind(c->binds.v[i], &a->m->policy,
+		    &bind, e);
+		if (rc != 0)
+			return vg_err_prefix(e, "singularity.binds[%zu]: ", i);
+		vg_strv_push(argv, "--bind");
+		vg_strv_take(argv, bind);
+	}
+	vg_strv_push(argv, "--pwd");
+	if (c->pwd != NULL && *c->pwd != '\0')
+		vg_strv_push(argv, c->pwd);
+	else
+		vg_strv_push(argv, scratch_dir != NULL ? mnt : a->task_dir);
+	if (env_file != NULL) {
+		vg_strv_push(argv, "--env-file");
+		vg_strv_push(argv, env_file);
+	}
+	for (i = 0; i < c->flags.n; i++) {
+		if ((rc = vg_singularity_check_flag(c->flags.v[i], e)) != 0)
+			return rc;
+		vg_strv_push(argv, c->flags.v[i]);
+	}
+	vg_strv_push(argv, image);
+	if (cmd->is_argv) {
+		if (cmd->argv.n == 0)
+			return vg_err_set(e, VG_EINVAL, "the task's command is "
+			    "an empty list");
+		for (i = 0; i < cmd->argv.n; i++)
+			vg_strv_push(argv, cmd->argv.v[i]);
+	} else {
+		if (cmd->shell == NULL)
+			return vg_err_set(e, VG_EINVAL, "the task has no "
+			    "command");
+		vg_strv_push(argv, "/bin/sh");
+		vg_strv_push(argv, "-c");
+		vg_strv_push(argv, cmd->shell);
+	}
+	return 0;
+}
+
+/* True when s is a portable environment variable name. */
+static int
+env_name_ok(const char *s)
+{
+	if (s == NULL || !((*s >= 'A' && *s <= 'Z') ||
+	    (*s >= 'a' && *s <= 'z') || *s == '_'))
+		return 0;
+	for (s++; *s != '\0'; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+		    (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
+/* Appends NAME='value' and a newline. */
+static void
+env_line(struct vg_buf *out, const char *name, const char *value)
+{
+	vg_buf_adds(out, name);
+	vg_buf_addc(out, '=');
+	/* Always quoted: the reader is a shell, and '' keeps an empty
+	 * value explicit. */
+	if (value == NULL || *value == '\0')
+		vg_buf_adds(out, "''");
+	else if (strspn(value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+	    "qrstuvwxyz0123456789_-./:@%+,=") == strlen(value))
+		vg_buf_printf(out, "'%s'", value);
+	else
+		vg_buf_shquote(out, value);
+	vg_buf_addc(out, '\n');
+}
+
+int
+vg_singularity_env_text(const struct vg_attempt *a, const char *scratch_mount,
+    struct vg_buf *out, struct vg_err *e)
+{
+	const struct vg_kvs *env = &a->task->env;
+	char num[32];
+	size_t i;
+
+	for (i = 0; i < env->n; i++) {
+		if (!env_name_ok(env->v[i].key))
+			return vg_err_set(e, VG_EINVAL, "environment variable "
+			    "name '%s' is not [A-Za-z_][A-Za-z0-9_]*",
+			    env->v[i].key != NULL ? env->v[i].key : "");
+		env_line(out, env->v[i].key, env->v[i].value);
+	}
+	env_line(out, "VIGIL_RUN_ID", a->run_id);
+	snprintf(num, sizeof(num), "%d", a->task->index);
+	env_line(out, "VIGIL_TASK_INDEX", num);
+	env_line(out, "VIGIL_TASK_DIR", a->task_dir);
+	snprintf(num, sizeof(num), "%d", a->attempt);
+	env_line(out, "VIGIL_ATTEMPT", num);
+	if (scratch_mount != NULL)
+		env_line(out, "VIGIL_SCRATCH", scratch_mount);
+	return 0;
+}
+
+int
+vg_singularity_classify(int wstatus, const char *stderr_tail,
+    struct vg_result *r)
+{
+	const char *p, *line = NULL, *end;
+	size_t n;
+
+	r->signal = 0;
+	r->reason[0] = '\0';
+	if (WIFSIGNALED(wstatus)) {
+		r->state = VG_ST_FAILED;
+		r->exit_code = -1;
+		r->signal = WTERMSIG(wstatus);
+		snprintf(r->reason, sizeof(r->reason), "killed by signal %d",
+		    r->signal);
+		return r->state;
+	}
+	r->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+	if (r->exit_code == 255 && stderr_tail != NULL) {
+		/* The last FATAL: line at the start of a line. */
+		for (p = stderr_tail; p != NULL && *p != '\0'; ) {
+			if (strncmp(p, "FATAL:", 6) == 0)
+				line = p + 6;
+			p = strchr(p, '\n');
+			if (p != NULL)
+				p++;
+		}
+	}
+	if (line != NULL) {
+		line += strspn(line, " \t");
+		end = strchr(line, '\n');
+		n = end != NULL ? (size_t)(end - line) : strlen(line);
+		if (n > 0 && line[n - 1] == '\r')
+			n--;
+		r->state = VG_ST_BACKEND_ERROR;
+		snprintf(r->reason, sizeof(r->reason), "apptainer: %.*s",
+		    (int)n, line);
+		return r->state;
+	}
+	r->state = r->exit_code == 0 ? VG_ST_SUCCEEDED : VG_ST_FAILED;
+	if (r->exit_code != 0)
+		snprintf(r->reason, sizeof(r->reason), "exit code %d",
+		    r->exit_code);
+	return r->state;
+}
+
+/* Where vigil keeps state when no scratch filesystem is found; caller
+ * frees.  Mirrors the store's rule ($VIGIL_HOME, $XDG_STATE_HOME/vigil,
+ * ~/.local/state/vigil). */
+static char *
+state_dir(void)
+{
+	const char *v;
+
+	if ((v = getenv("VIGIL_HOME")) != NULL && *v != '\0')
+		return vg_xstrdup(v);
+	if ((v = getenv("XDG_STATE_HOME")) != NULL && *v != '\0')
+		return vg_xasprintf("%s/vigil", v);
+	if ((v = getenv("HOME")) != NULL && *v != '\0')
+		return vg_xasprintf("%s/.local/state/vigil", v);
+	return NULL;
+}
+
+/*
+ * Resolves the manifest image to a local SIF path (caller frees).  Image
+ * references need the SIF cache; a local path must be a regular file.
+ */
+static int
+resolve_image(const struct vg_manifest *m, char **path_out, struct vg_err *e)
+{
+	struct stat st;
+	char *real;
+
+	*path_out = NULL;
+	if (m->image == NULL || *m->image == '\0')
+		return vg_err_set(e, VG_EINVAL, "backend 'singularity' needs "
+		    "'image': a .sif file or a docker://, oras://, library:// "
+		    "or https:// reference");
+	if (strstr(m->image, "://") != NULL)
+		return vg_err_set(e, VG_EUNSUPPORTED, "image '%s': references "
+		    "are resolved through the SIF cache, which this build "
+		    "lacks; pull it (apptainer pull) and give the .sif path",
+		    m->image);
+	if (stat(m->image, &st) != 0)
+		return vg_err_set(e, VG_ENOENT, "image '%s' %s", m->image,
+		    errno == ENOENT ? "does not exist" : strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return vg_err_set(e, VG_EINVAL, "image '%s' is not a regular "
+		    "file (sandbox directories are not supported)", m->image);
+	if ((real = realpath(m->image, NULL)) == NULL)
+		return vg_err_errno(e, "cannot resolve image '%s'", m->image);
+	*path_out = real;
+	return 0;
+}
+
+/* Writes the environment file of a into the task directory, mode 0600. */
+static int
+write_env_file(const struct vg_attempt *a, const char *scratch_mount,
+    char **path_out, struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	char *path;
+	ssize_t n;
+	int fd, rc;
+
+	*path_out = NULL;
+	if ((rc = vg_singularity_env_text(a, scratch_mount, &b, e)) != 0) {
+		vg_buf_release(&b);
+		return rc;
+	}
+	path = vg_path_join(a->task_dir, ENV_FILE);
+	/* A fresh file, so a leftover with wider permissions or a planted
+	 * symlink is never reused. */
+	if (unlink(path) != 0 && errno != ENOENT) {
+		rc = vg_err_errno(e, "cannot remove '%s'", path);
+		goto out;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd < 0) {
+		rc = vg_err_errno(e, "cannot create '%s'", path);
+		goto out;
+	}
+	n = write(fd, b.data != NULL ? b.data : "", b.len);
+	if (n != (ssize_t)b.len) {
+		rc = vg_err_errno(e, "cannot write '%s'", path);
+		close(fd);
+		unlink(path);
+		goto out;
+	}
+	if (close(fd) != 0) {
+		rc = vg_err_errno(e, "cannot write '%s'", path);
+		unlink(path);
+		goto out;
+	}
+	*path_out = path;
+	path = NULL;
+out:
+	free(path);
+	vg_buf_release(&b);
+	return rc;
+}
+
+/* Opens name in the task directory for appending output. */
+static int
+open_output(const char *task_dir, const char *name, struct vg_err *e)
+{
+	char *path = vg_path_join(task_dir, name);
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW |
+	    O_CLOEXEC, 0644);
+	if (fd < 0)
+		vg_err_errno(e, "cannot open '%s'", path);
+	free(path);
+	return fd;
+}
+
+/* Reads /proc/PID/stat starttime (field 22); 0 when unknown. */
+static unsigned long long
+proc_starttime(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL)
+		return 0;
+	for (i = 2; i < 22 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	return p != NULL ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/*
+ * Starts argv as a child in its own process group with stdin from
+ * /dev/null and stdout/stderr appended to the task directory's files.
+ * An exec failure comes back through a close-on-exec pipe, so "no such
+ * binary" is reported here instead of as exit status 127.
+ */
+static int
+spawn(struct vg_attempt *a, struct vg_strv *argv, struct vg_err *e)
+{
+	int out = -1, err = -1, in = -1, pfds[2] = { -1, -1 }, ws, rc = 0;
+	int child_errno = 0;
+	sigset_t all;
+	ssize_t n;
+	pid_t pid;
+
+	if ((out = open_output(a->task_dir, "stdout", e)) < 0 ||
+	    (err = open_output(a->task_dir, "stderr", e)) < 0) {
+		rc = e != NULL ? e->rc : VG_EIO;
+		goto out;
+	}
+	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		rc = vg_err_errno(e, "cannot open /dev/null");
+		goto out;
+	}
+	if (pipe2(pfds, O_CLOEXEC) != 0) {
+		rc = vg_err_errno(e, "pipe");
+		goto out;
+	}
+	if ((pid = fork()) < 0) {
+		rc = vg_err_errno(e, "fork");
+		goto out;
+	}
+	if (pid == 0) {
+		/* Only async-signal-safe calls until exec. */
+		struct sigaction dfl;
+		int sig;
+
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		for (sig = 1; sig < NSIG; sig++)
+			(void)sigaction(sig, &dfl, NULL);
+		sigemptyset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		setpgid(0, 0);
+		if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+			goto fail;
+		execve(argv->v[0], argv->v, environ);
+fail:
+		child_errno = errno;
+		(void)!write(pfds[1], &child_errno, sizeof(child_errno));
+		_exit(127);
+	}
+	/* Also here, so the group exists before anyone signals it. */
+	(void)setpgid(pid, pid);
+	close(pfds[1]);
+	pfds[1] = -1;
+	while ((n = read(pfds[0], &child_errno, sizeof(child_errno))) < 0 &&
+	    errno == EINTR)
+		;
+	if (n == (ssize_t)sizeof(child_errno)) {
+		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+			;
+		rc = vg_err_set(e, VG_EBACKEND, "cannot execute '%s': %s",
+		    argv->v[0], strerror(child_errno));
+		goto out;
+	}
+	a->pid = pid;
+	a->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (a->pidfd >= 0)
+		(void)fcntl(a->pidfd, F_SETFD, FD_CLOEXEC);
+	a->pid_start = proc_starttime(pid);
+	a->started = vg_now();
+out:
+	if (out >= 0)
+		close(out);
+	if (err >= 0)
+		close(err);
+	if (in >= 0)
+		close(in);
+	if (pfds[0] >= 0)
+		close(pfds[0]);
+	if (pfds[1] >= 0)
+		close(pfds[1]);
+	return rc;
+}
+
+/* Frees the per-attempt state; removes the environment file. */
+static void
+priv_free(struct sing_priv *p)
+{
+	if (p == NULL)
+		return;
+	if (p->env_file != NULL)
+		(void)unlink(p->env_file);
+	free(p->env_file);
+	free(p->scratch);
+	free(p);
+}
+
+/* The effective scratch mount point inside the container. */
+static const char *
+scratch_mount(const struct vg_manifest *m)
+{
+	const char *s = m->singularity.scratch_mount;
+
+	return s != NULL && *s != '\0' ? s : "/scratch";
+}
+
+/* Makes a scratch directory for a when the driver gave none. */
+static int
+own_scratch(const struct vg_attempt *a, char **path_out, struct vg_err *e)
+{
+	char *home, *base = NULL, *reason = NULL;
+	int rc;
+
+	home = state_dir();
+	rc = vg_scratch_base(&a->m->scratch, home, &base, &reason, e);
+	if (rc == 0)
+		rc = vg_scratch_task_dir_min(base, a->run_id,
+		    a->task->index, a->m->scratch.min_free, path_out, e);
+	free(home);
+	free(base);
+	free(reason);
+	return rc != 0 ? vg_err_prefix(e, "scratch: ") : 0;
+}
+
+/* backend op: start */
+static int
+singularity_start(struct vg_attempt *a, struct vg_err *e)
+{
+	struct vg_strv argv = VG_STRV_INIT;
+	struct sing_priv *p;
+	char *binary = NULL, *image = NULL;
+	const char *scratch;
+	int rc;
+
+	a->pid = 0;
+	a->pidfd = -1;
+	p = vg_xcalloc(1, sizeof(*p));
+	if ((rc = vg_singularity_find(a->m->singularity.binary, &binary,
+	    e)) != 0 || (rc = resolve_image(a->m, &image, e)) != 0)
+		goto out;
+	scratch = a->scratch_dir;
+	if (scratch == NULL) {
+		if ((rc = own_scratch(a, &p->scratch, e)) != 0)
+			goto out;
+		scratch = p->scratch;
+	}
+	if ((rc = write_env_file(a, scratch_mount(a->m), &p->env_file,
+	    e)) != 0)
+		goto out;
+	if ((rc = vg_singularity_argv(a, binary, image, p->env_file, scratch,
+	    a->res.gpus > 0 ? vg_singularity_gpu_flag() : NULL, &argv,
+	    e)) != 0)
+		goto out;
+	rc = spawn(a, &argv, e);
+out:
+	if (rc != 0) {
+		if (p->scratch != NULL)
+			(void)vg_scratch_finish(p->scratch,
+			    a->m->scratch.keep, 0, NULL);
+		priv_free(p);
+	} else {
+		a->priv = p;
+	}
+	vg_strv_release(&argv);
+	free(binary);
+	free(image);
+	return rc;
+}
+
+/* Reads the last STDERR_TAIL bytes of the attempt's stderr into buf. */
+static void
+stderr_tail(const char *task_dir, char *buf, size_t len)
+{
+	char *path = vg_path_join(task_dir, "stderr");
+	struct stat st;
+	ssize_t n;
+	off_t off;
+	int fd;
+
+	buf[0] = '\0';
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0) {
+		off = st.st_size > (off_t)(len - 1) ?
+		    st.st_size - (off_t)(len - 1) : 0;
+		n = pread(fd, buf, len - 1, off);
+		buf[n > 0 ? n : 0] = '\0';
+	}
+	close(fd);
+}
+
+/* backend op: finish */
+static int
+singularity_finish(struct vg_attempt *a, int wstatus, struct vg_result *r,
+    struct vg_err *e)
+{
+	struct sing_priv *p = a->priv;
+	char tail[STDERR_TAIL + 1];
+	struct vg_err local;
+
+	memset(r, 0, sizeof(*r));
+	stderr_tail(a->task_dir, tail, sizeof(tail));
+	vg_singularity_classify(wstatus, tail, r);
+	r->started = a->started;
+	r->ended = vg_now();
+	if (gethostname(r->node, sizeof(r->node)) != 0)
+		r->node[0] = '\0';
+	r->node[sizeof(r->node) - 1] = '\0';
+	if (p != NULL && p->timed_out) {
+		r->state = VG_ST_TIMEOUT;
+		snprintf(r->reason, sizeof(r->reason), "timed out after %g s",
+		    a->timeout);
+	} else if (p != NULL && p->cancelled &&
+	    r->state != VG_ST_SUCCEEDED) {
+		r->state = VG_ST_CANCELLED;
+		snprintf(r->reason, sizeof(r->reason), "cancelled");
+	}
+	if (p != NULL && p->env_file != NULL) {
+		(void)unlink(p->env_file);
+		free(p->env_file);
+		p->env_file = NULL;
+	}
+	if (p != NULL && p->scratch != NULL) {
+		vg_err_init(&local);
+		if (vg_scratch_finish(p->scratch, a->m->scratch.keep,
+		    r->state == VG_ST_SUCCEEDED, &local) != 0)
+			return vg_err_set(e, local.rc, "scratch: %s",
+			    local.msg);
+		free(p->scratch);
+		p->scratch = NULL;
+	}
+	return 0;
+}
+
+/* backend op: cancel; signals the whole process group. */
+static int
+singularity_cancel(struct vg_attempt *a, int sig, struct vg_err *e)
+{
+	struct sing_priv *p = a->priv;
+
+	if (a->pid <= 0)
+		return 0;
+	if (p != NULL)
+		p->cancelled = 1;
+	/* The group cannot be reused while its leader is unreaped. */
+	if (kill(-a->pid, sig) != 0 && errno != ESRCH)
+		return vg_err_errno(e, "cannot signal process group %ld",
+		    (long)a->pid);
+	return 0;
+}
+
+/* backend op: cleanup */
+static void
+singularity_cleanup(struct vg_attempt *a)
+{
+	if (a->pidfd >= 0)
+		close(a->pidfd);
+	a->pidfd = -1;
+	priv_free(a->priv);
+	a->priv = NULL;
+}
+
+/* Waits for a->pid until deadline_ms (monotonic; 0 = none) or a signal
+ * on sfd; returns 1 exited (*ws set), 0 deadline, 2 signal. */
+static int
+wait_until(struct vg_attempt *a, int sfd, long long deadline_ms, int *ws)
+{
+	struct pollfd pfd[2];
+	struct signalfd_siginfo si;
+	long long left;
+	int n;
+
+	for (;;) {
+		if (waitpid(a->pid, ws, WNOHANG) == a->pid)
+			return 1;
+		left = deadline_ms > 0 ? deadline_ms - vg_mono_ms() : -1;
+		if (deadline_ms > 0 && left <= 0)
+			return 0;
+		pfd[0].fd = a->pidfd;
+		pfd[0].events = POLLIN;
+		pfd[1].fd = sfd;
+		pfd[1].events = POLLIN;
+		/* Without a pidfd (old kernel), wake up every 100 ms. */
+		if (a->pidfd < 0 && (left < 0 || left > 100))
+			left = 100;
+		n = poll(pfd, 2, left > INT_MAX ? INT_MAX : (int)left);
+		if (n < 0 && errno != EINTR)
+			return 1;
+		if (n > 0 && (pfd[1].revents & POLLIN) &&
+		    read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			return 2;
+	}
+}
+
+/* Ends the attempt: sig to the group, kill_grace, then SIGKILL. */
+static void
+stop_group(struct vg_attempt *a, int sfd, int *ws)
+{
+	double grace = a->kill_grace > 0 ? a->kill_grace : 10;
+
+	(void)singularity_cancel(a, SIGTERM, NULL);
+	if (wait_until(a, sfd, vg_mono_ms() + (long long)(grace * 1000),
+	    ws) == 1) {
+		/* The leader is gone; stragglers of its group follow. */
+		(void)kill(-a->pid, SIGKILL);
+		return;
+	}
+	(void)kill(-a->pid, SIGKILL);
+	while (waitpid(a->pid, ws, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* backend op: run (blocking; honours a->timeout, SIGTERM and SIGINT) */
 static int
 singularity_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 {
-	(void)a;
-	(void)r;
-	return vg_err_set(e, VG_EUNSUPPORTED,
-	    "backend 'singularity' is not implemented yet");
+	sigset_t set, old;
+	long long deadline;
+	int sfd, ws = 0, got, rc;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &set, &old) != 0)
+		return vg_err_errno(e, "sigprocmask");
+	if ((sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
+		rc = vg_err_errno(e, "signalfd");
+		goto out;
+	}
+	if ((rc = singularity_start(a, e)) != 0)
+		goto out;
+	deadline = a->timeout > 0 ?
+	    vg_mono_ms() + (long long)(a->timeout * 1000) : 0;
+	got = wait_until(a, sfd, deadline, &ws);
+	if (got != 1) {
+		if (got == 0)
+			((struct sing_priv *)a->priv)->timed_out = 1;
+		else
+			((struct sing_priv *)a->priv)->cancelled = 1;
+		stop_group(a, sfd, &ws);
+	}
+	rc = singularity_finish(a, ws, r, e);
+	singularity_cleanup(a);
+out:
+	if (sfd >= 0)
+		close(sfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+/* backend op: prepare; finds the binary and the image once per run. */
+static int
+singularity_prepare(const struct vg_manifest *m, const char *run_dir,
+    struct vg_err *e)
+{
+	char *binary = NULL, *image = NULL;
+	int rc;
+
+	(void)run_dir;
+	if ((rc = vg_singularity_find(m->singularity.binary, &binary,
+	    e)) == 0)
+		rc = resolve_image(m, &image, e);
+	free(binary);
+	free(image);
+	return rc;
+}
+
+/* backend op: validate; binds, flags and a local image. */
+static int
+singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
+{
+	const struct vg_singularity_conf *c = &m->singularity;
+	const char *file = m->file != NULL ? m->file : "manifest";
+	struct vg_err e;
+	char *bind, *image;
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < c->binds.n; i++) {
+		vg_err_init(&e);
+		if (vg_singularity_check_bind(c->binds.v[i], &m->policy,
+		    &bind, &e) != 0) {
+			vg_strv_pushf(&d->lines, "%s: singularity.binds[%zu]: "
+			    "%s", file, i, e.msg);
+			bad = 1;
+		}
+		free(bind);
+	}
+	for (i = 0; i < c->flags.n; i++) {
+		vg_err_init(&e);
+		if (vg_singularity_check_flag(c->flags.v[i], &e) != 0) {
+			vg_strv_pushf(&d->lines, "%s: %s", file, e.msg);
+			bad = 1;
+		}
+	}
+	if (c->scratch_mount != NULL && *c->scratch_mount != '\0' &&
+	    *c->scratch_mount != '/') {
+		vg_strv_pushf(&d->lines, "%s: singularity.scratch_mount '%s' "
+		    "is not an absolute path", file, c->scratch_mount);
+		bad = 1;
+	}
+	if (c->pwd != NULL && *c->pwd != '\0' && *c->pwd != '/') {
+		vg_strv_pushf(&d->lines, "%s: singularity.pwd '%s' is not an "
+		    "absolute path", file, c->pwd);
+		bad = 1;
+	}
+	vg_err_init(&e);
+	if (resolve_image(m, &image, &e) != 0 && e.rc != VG_EUNSUPPORTED) {
+		vg_strv_pushf(&d->lines, "%s: %s", file, e.msg);
+		bad = 1;
+	}
+	free(image);
+	return bad ? VG_EINVAL : 0;
+}
+
+/* backend op: probe, for vigil doctor. */
+static void
+singularity_probe(struct vg_buf *out)
+{
+	char *binary = NULL, *version = NULL;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	if (vg_singularity_find(NULL, &binary, &e) != 0) {
+		vg_buf_printf(out, "singularity: missing (%s)\n", e.msg);
+		return;
+	}
+	if (vg_singularity_version(binary, &version, &e) != 0)
+		vg_buf_printf(out, "singularity: broken (%s: %s)\n", binary,
+		    e.msg);
+	else
+		vg_buf_printf(out, "singularity: ok %s (%s)\n", version,
+		    binary);
+	free(binary);
+	free(version);
 }
 
 const struct vg_backend_ops vg_backend_singularity = {
 	.name = "singularity",
+	.caps = VG_BCAP_IMAGE | VG_BCAP_GPU,
+	.probe = singularity_probe,
+	.validate = singularity_validate,
+	.prepare = singularity_prepare,
+	.start = singularity_start,
+	.finish = singularity_finish,
+	.cancel = singularity_cancel,
+	.cleanup = singularity_cleanup,
 	.run = singularity_run,
 };

@@ -28,7 +28,8 @@ struct vg_loc {
 struct vg_kv {
 	char		*key;
 	char		*value;
-	struct vg_loc	 loc;
+	struct vg_loc	 loc;		/* env: the value; matrix include/
+					   exclude: the key; line 0 = none */
 };
 
 struct vg_kvs {
@@ -234,6 +235,10 @@ struct vg_cloud_conf {
 
 struct vg_manifest {
 	char			*file;		/* path as given */
+	struct vg_strv		 sources;	/* names of every file (and
+						   --set) the manifest was built
+						   from; vg_loc.file points into
+						   these */
 	int			 version;	/* 1 */
 	char			*name;
 	enum vg_sched_kind	 scheduler;

@@ -1,0 +1,859 @@
+/*
+ * sandbox.c - namespaces, Landlock and seccomp for local tasks (see
+ * sandbox.h for the split between per-run compilation and the per-task,
+ * async-signal-safe child side).
+ *
+ * Following OpenSSH's seccomp sandbox, the order in the child is: limits
+ * (set by the caller), no_new_privs, then the filters; the seccomp filter
+ * checks the architecture first (libseccomp emits that check; a syscall
+ * of a foreign ABI kills the process).
+ *
+ * Landlock: the kernel's own header may predate the ABI this host runs,
+ * so the constants and the ruleset attribute are defined here from the
+ * kernel documentation (Documentation/userspace-api/landlock.rst).
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include "../runner/buf.h"
+#include "sandbox.h"
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset	444
+#define SYS_landlock_add_rule		445
+#define SYS_landlock_restrict_self	446
+#endif
+#define LL_CREATE_RULESET_VERSION	(1U << 0)
+#define LL_RULE_PATH_BENEATH		1
+
+#define LL_FS_EXECUTE		(1ULL << 0)
+#define LL_FS_WRITE_FILE	(1ULL << 1)
+#define LL_FS_READ_FILE		(1ULL << 2)
+#define LL_FS_READ_DIR		(1ULL << 3)
+#define LL_FS_REMOVE_DIR	(1ULL << 4)
+#define LL_FS_REMOVE_FILE	(1ULL << 5)
+#define LL_FS_MAKE_CHAR		(1ULL << 6)
+#define LL_FS_MAKE_DIR		(1ULL << 7)
+#define LL_FS_MAKE_REG		(1ULL << 8)
+#define LL_FS_MAKE_SOCK		(1ULL << 9)
+#define LL_FS_MAKE_FIFO		(1ULL << 10)
+#define LL_FS_MAKE_BLOCK	(1ULL << 11)
+#define LL_FS_MAKE_SYM		(1ULL << 12)
+#define LL_FS_REFER		(1ULL << 13)	/* ABI 2 */
+#define LL_FS_TRUNCATE		(1ULL << 14)	/* ABI 3 */
+#define LL_SCOPE_ABSTRACT_UNIX	(1ULL << 0)	/* ABI 6 */
+#define LL_SCOPE_SIGNAL		(1ULL << 1)	/* ABI 6 */
+
+#define LL_READ		(LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR)
+#define LL_WRITE_FILE	(LL_FS_WRITE_FILE | LL_FS_TRUNCATE)
+#define LL_WRITE_DIR	(LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | \
+	LL_FS_MAKE_CHAR | LL_FS_MAKE_DIR | LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | \
+	LL_FS_MAKE_FIFO | LL_FS_MAKE_BLOCK | LL_FS_MAKE_SYM | LL_FS_REFER)
+/* Rights that only apply to directories (EINVAL on a file rule). */
+#define LL_DIR_ONLY	(LL_FS_READ_DIR | LL_WRITE_DIR)
+
+/* struct landlock_ruleset_attr as of ABI 6; older kernels take a prefix. */
+struct ll_ruleset_attr {
+	uint64_t	handled_access_fs;
+	uint64_t	handled_access_net;	/* ABI 4 */
+	uint64_t	scoped;			/* ABI 6 */
+};
+
+struct ll_path_beneath {
+	uint64_t	allowed_access;
+	int32_t		parent_fd;
+} __attribute__((packed));
+
+/* Paths writable in `standard` and `strict` besides the task's own. */
+static const char *const dev_writable[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+	"/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm",
+};
+
+/* System trees readable in `strict`. */
+static const char *const sys_readable[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/etc", "/opt", "/proc", "/sys", "/dev", "/run", "/var/lib",
+};
+
+/* Syscalls that fail with EPERM in `standard` and `strict`. */
+static const char *const denied_syscalls[] = {
+	"mount", "umount", "umount2", "pivot_root", "chroot", "reboot",
+	"kexec_load", "kexec_file_load", "init_module", "finit_module",
+	"delete_module", "swapon", "swapoff", "acct", "settimeofday",
+	"clock_settime", "clock_adjtime", "adjtimex", "stime", "iopl",
+	"ioperm", "bpf", "perf_event_open", "keyctl", "add_key",
+	"request_key", "open_by_handle_at", "userfaultfd", "fsopen",
+	"fsmount", "fsconfig", "move_mount", "open_tree", "mount_setattr",
+};
+
+#define MAX_STATIC_RULES 64
+
+struct ll_rule {
+	int		fd;		/* O_PATH */
+	uint64_t	access;
+};
+
+struct vg_sandbox {
+	enum vg_isolation_level	 asked;
+	enum vg_isolation_level	 level;		/* delivered */
+	unsigned long long	 clone_flags;
+	int			 pidns;
+	int			 userns;
+	int			 netns;
+	int			 private_tmp;
+	char			 uid_map[32];
+	char			 gid_map[32];
+
+	int			 nnp;
+	int			 ll_abi;		/* 0: no Landlock */
+	struct ll_ruleset_attr	 ll_attr;
+	size_t			 ll_attr_size;
+	uint64_t		 ll_task_access;	/* task, scratch, tmp */
+	struct ll_rule		 rules[MAX_STATIC_RULES];
+	int			 nrules;
+	int			 fds[MAX_STATIC_RULES];
+
+	struct sock_fprog	 prog;			/* len 0: none */
+	struct vg_buf		 downgrades;
+};
+
+const char *
+vg_isolation_name(enum vg_isolation_level level)
+{
+	switch (level) {
+	case VG_ISO_NONE:	return "none";
+	case VG_ISO_STANDARD:	return "standard";
+	case VG_ISO_STRICT:	return "strict";
+	}
+	return "?";
+}
+
+/* Tries the namespaces in a throw-away child; returns a bit per kind. */
+static int
+probe_namespaces(int root)
+{
+	enum { USERNS = 1, PIDNS = 2, NETNS = 4 };
+	pid_t pid;
+	int st, ok = 0;
+
+	pid = fork();
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		if (unshare(CLONE_NEWUSER) == 0)
+			ok |= USERNS;
+		else if (!root)
+			_exit(0);
+		if (unshare(CLONE_NEWPID) == 0)
+			ok |= PIDNS;
+		if (unshare(CLONE_NEWNET) == 0)
+			ok |= NETNS;
+		_exit(ok);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 0;
+}
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+/* Finds the cgroup version and whether our v2 cgroup is ours to use. */
+static void
+probe_cgroup(struct vg_host_caps *c)
+{
+	struct statfs sf;
+	char line[512], dir[300];
+	const char *mnt = NULL;
+	FILE *f;
+
+	c->cgroup_version = 0;
+	if (statfs("/sys/fs/cgroup", &sf) == 0 &&
+	    sf.f_type == CGROUP2_SUPER_MAGIC) {
+		c->cgroup_version = 2;
+		mnt = "/sys/fs/cgroup";
+	} else if (statfs("/sys/fs/cgroup/unified", &sf) == 0 &&
+	    sf.f_type == CGROUP2_SUPER_MAGIC) {
+		c->cgroup_version = 12;
+		mnt = "/sys/fs/cgroup/unified";
+	} else if (access("/sys/fs/cgroup", F_OK) == 0)
+		c->cgroup_version = 1;
+	if (mnt == NULL || (f = fopen("/proc/self/cgroup", "re")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(c->cgroup_path, sizeof(c->cgroup_path), "%s%.200s",
+		    mnt, line + 3);
+	}
+	fclose(f);
+	if (c->cgroup_path[0] == '\0')
+		return;
+	/* Delegated: we may create children, and memory and pids are
+	 * enabled for them. */
+	snprintf(dir, sizeof(dir), "%s/cgroup.subtree_control",
+	    c->cgroup_path);
+	if (access(c->cgroup_path, W_OK) != 0 ||
+	    (f = fopen(dir, "re")) == NULL)
+		return;
+	if (fgets(line, sizeof(line), f) != NULL &&
+	    strstr(line, "memory") != NULL && strstr(line, "pids") != NULL)
+		c->cgroup_delegated = 1;
+	fclose(f);
+}
+
+const struct vg_host_caps *
+vg_host_caps(void)
+{
+	static struct vg_host_caps c;
+	static int done;
+	struct utsname u;
+	unsigned action = SECCOMP_RET_ERRNO;
+	int ns;
+
+	if (done)
+		return &c;
+	done = 1;
+	if (uname(&u) == 0)
+		snprintf(c.kernel, sizeof(c.kernel), "%.20s %.70s",
+		    u.sysname, u.release);
+	c.landlock_abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LL_CREATE_RULESET_VERSION);
+	if (c.landlock_abi < 0) {
+		c.landlock_errno = errno;
+		c.landlock_abi = 0;
+	}
+	c.seccomp = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0,
+	    &action) == 0;
+	c.root = geteuid() == 0;
+	ns = probe_namespaces(c.root);
+	c.userns = (ns & 1) != 0;
+	c.pidns = (ns & 2) != 0;
+	c.netns = (ns & 4) != 0;
+	probe_cgroup(&c);
+	return &c;
+}
+
+/* Records one downgrade. */
+static void __attribute__((format(printf, 2, 3)))
+downgrade(struct vg_sandbox *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (sb->downgrades.len > 0)
+		vg_buf_adds(&sb->downgrades, "; ");
+	va_start(ap, fmt);
+	vg_buf_vprintf(&sb->downgrades, fmt, ap);
+	va_end(ap);
+}
+
+/* Adds a fixed Landlock rule for path; missing optional paths are fine. */
+static int
+add_static_rule(struct vg_sandbox *sb, const char *path, uint64_t access,
+    int optional, const char *field, struct vg_err *e)
+{
+	struct stat st;
+	int fd;
+
+	if (sb->nrules >= MAX_STATIC_RULES)
+		return vg_err_set(e, VG_ELIMIT, "%s: more than %d paths",
+		    field, MAX_STATIC_RULES - 24);
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		if (optional)
+			return 0;
+		return vg_err_errno(e, "%s: cannot open '%s'", field, path);
+	}
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return vg_err_errno(e, "%s: cannot stat '%s'", field, path);
+	}
+	if (!S_ISDIR(st.st_mode))
+		access &= ~LL_DIR_ONLY;
+	access &= sb->ll_attr.handled_access_fs;
+	sb->rules[sb->nrules].fd = fd;
+	sb->rules[sb->nrules].access = access;
+	sb->fds[sb->nrules] = fd;
+	sb->nrules++;
+	return 0;
+}
+
+/* Compiles the Landlock part: handled rights and the fixed rules. */
+static int
+build_landlock(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
+    struct vg_err *e)
+{
+	uint64_t handled, write = LL_WRITE_FILE | LL_WRITE_DIR;
+	int strict = sb->level == VG_ISO_STRICT, rc;
+	size_t i;
+
+	handled = LL_FS_WRITE_FILE | (LL_WRITE_DIR & ~LL_FS_REFER);
+	if (sb->ll_abi >= 2)
+		handled |= LL_FS_REFER;
+	if (sb->ll_abi >= 3)
+		handled |= LL_FS_TRUNCATE;
+	if (strict)
+		handled |= LL_READ;
+	sb->ll_attr.handled_access_fs = handled;
+	sb->ll_attr_size = sizeof(uint64_t);
+	if (sb->ll_abi >= 6) {
+		sb->ll_attr.scoped = LL_SCOPE_SIGNAL;
+		if (strict)
+			sb->ll_attr.scoped |= LL_SCOPE_ABSTRACT_UNIX;
+		sb->ll_attr_size = sizeof(sb->ll_attr);
+	}
+	sb->ll_task_access = handled;
+
+	for (i = 0; i < sizeof(dev_writable) / sizeof(dev_writable[0]); i++)
+		if ((rc = add_static_rule(sb, dev_writable[i],
+		    write | (strict ? LL_READ : 0), 1, "isolation", e)) != 0)
+			return rc;
+	for (i = 0; i < iso->writable.n; i++)
+		if ((rc = add_static_rule(sb, iso->writable.v[i],
+		    write | LL_READ, 0, "isolation.writable", e)) != 0)
+			return rc;
+	if (!strict)
+		return 0;
+	for (i = 0; i < sizeof(sys_readable) / sizeof(sys_readable[0]); i++)
+		if ((rc = add_static_rule(sb, sys_readable[i], LL_READ, 1,
+		    "isolation", e)) != 0)
+			return rc;
+	for (i = 0; i < iso->readable.n; i++)
+		if ((rc = add_static_rule(sb, iso->readable.v[i], LL_READ, 0,
+		    "isolation.readable", e)) != 0)
+			return rc;
+	return 0;
+}
+
+/*
+ * Put in front of libseccomp's program.  libseccomp checks the
+ * architecture, but on x86_64 lets x32 syscall numbers (bit 30 set, same
+ * AUDIT_ARCH) through to its default action; this prefix kills the
+ * process for those as well as for any foreign architecture.
+ */
+static const struct sock_filter arch_prefix[] = {
+#if defined(__x86_64__)
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+#else
+	/* libseccomp's own check suffices: a jump to the next insn. */
+	BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0),
+#endif
+};
+#define NPREFIX (sizeof(arch_prefix) / sizeof(arch_prefix[0]))
+
+/* Compiles the seccomp filter into BPF (sb->prog). */
+static int
+build_seccomp(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
+    struct vg_err *e)
+{
+	scmp_filter_ctx ctx;
+	int deny_ptrace, nr, fd = -1, rc = VG_EIO;
+	size_t i;
+	off_t len;
+
+	deny_ptrace = iso->ptrace != NULL && strcmp(iso->ptrace, "deny") == 0;
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
+		return vg_err_set(e, VG_EIO, "seccomp_init failed");
+	/* A syscall from another ABI (i386 on x86_64) kills the process:
+	 * the EPERM list only names the native numbers. */
+	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+	    SCMP_ACT_KILL_PROCESS) != 0 ||
+	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0) {
+		vg_err_set(e, VG_EIO, "seccomp_attr_set failed");
+		goto out;
+	}
+	for (i = 0; i < sizeof(denied_syscalls) / sizeof(denied_syscalls[0]);
+	    i++) {
+		nr = seccomp_syscall_resolve_name(denied_syscalls[i]);
+		if (nr == __NR_SCMP_ERROR || nr < 0)
+			continue;	/* not on this architecture */
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0) != 0) {
+			vg_err_set(e, VG_EIO, "seccomp rule for '%s' failed",
+			    denied_syscalls[i]);
+			goto out;
+		}
+	}
+	if (deny_ptrace) {
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(ptrace), 0) != 0 ||
+		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(process_vm_readv), 0) != 0 ||
+		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(process_vm_writev), 0) != 0) {
+			vg_err_set(e, VG_EIO, "seccomp rule for ptrace failed");
+			goto out;
+		}
+	} else if (!sb->pidns && sb->ll_abi == 0) {
+		/* Without a PID namespace or a Landlock domain nothing
+		 * scopes ptrace to the task's own processes: allow only
+		 * PTRACE_TRACEME (a child asking its parent to trace it). */
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(ptrace), 1, SCMP_A0(SCMP_CMP_NE, 0)) != 0) {
+			vg_err_set(e, VG_EIO, "seccomp rule for ptrace failed");
+			goto out;
+		}
+	}
+	if ((fd = memfd_create("vigil-seccomp", MFD_CLOEXEC)) < 0) {
+		vg_err_errno(e, "memfd_create");
+		goto out;
+	}
+	if (seccomp_export_bpf(ctx, fd) != 0) {
+		vg_err_set(e, VG_EIO, "seccomp_export_bpf failed");
+		goto out;
+	}
+	len = lseek(fd, 0, SEEK_END);
+	if (len <= 0 || len % sizeof(struct sock_filter) != 0 ||
+	    len > 60000) {
+		vg_err_set(e, VG_EIO, "seccomp program has a bad size (%lld)",
+		    (long long)len);
+		goto out;
+	}
+	sb->prog.filter = vg_xmalloc(sizeof(arch_prefix) + (size_t)len);
+	memcpy(sb->prog.filter, arch_prefix, sizeof(arch_prefix));
+	sb->prog.len = (unsigned short)(NPREFIX +
+	    len / sizeof(struct sock_filter));
+	if (pread(fd, sb->prog.filter + NPREFIX, (size_t)len, 0) != len) {
+		vg_err_errno(e, "reading the seccomp program");
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	seccomp_release(ctx);
+	return rc;
+}
+
+int
+vg_sandbox_new(const struct vg_isolation_conf *iso, struct vg_sandbox **out,
+    struct vg_err *e)
+{
+	const struct vg_host_caps *c = vg_host_caps();
+	struct vg_sandbox *sb;
+	int rc = 0, confine;
+
+	*out = NULL;
+	sb = vg_xcalloc(1, sizeof(*sb));
+	vg_buf_init(&sb->downgrades);
+	sb->asked = sb->level = iso->level;
+	confine = iso->level != VG_ISO_NONE;
+
+	/* The whole-tree kill comes from a PID namespace whenever one can
+	 * be made: as root directly, else inside a user namespace. */
+	if (c->pidns && (c->root || c->userns)) {
+		sb->pidns = 1;
+		sb->clone_flags |= CLONE_NEWPID;
+		if (!c->root)
+			sb->userns = 1;
+	} else
+		downgrade(sb, "no PID namespace (%s): the task tree is killed "
+		    "by a subreaper walk, which a process that forks "
+		    "very fast can outrun", c->root ? "kernel refuses" :
+		    "not root and user namespaces are disabled");
+
+	if (iso->level == VG_ISO_STRICT) {
+		if (c->netns && (c->root || c->userns)) {
+			sb->netns = 1;
+			sb->private_tmp = 1;
+			sb->clone_flags |= CLONE_NEWNET | CLONE_NEWNS;
+			if (!c->root)
+				sb->userns = 1;
+		} else
+			downgrade(sb, "%s", "no network namespace (not root "
+			    "and user namespaces are disabled): network "
+			    "open, /tmp shared");
+	}
+	if (sb->userns) {
+		sb->clone_flags |= CLONE_NEWUSER;
+		snprintf(sb->uid_map, sizeof(sb->uid_map), "%u %u 1\n",
+		    (unsigned)geteuid(), (unsigned)geteuid());
+		snprintf(sb->gid_map, sizeof(sb->gid_map), "%u %u 1\n",
+		    (unsigned)getegid(), (unsigned)getegid());
+	}
+
+	if (confine) {
+		sb->nnp = 1;
+		if (c->landlock_abi > 0) {
+			sb->ll_abi = c->landlock_abi;
+			if ((rc = build_landlock(sb, iso, e)) != 0)
+				goto out;
+		} else
+			downgrade(sb, "no Landlock (%s): writes are not "
+			    "confined", strerror(c->landlock_errno));
+		if (c->seccomp) {
+			if ((rc = build_seccomp(sb, iso, e)) != 0)
+				goto out;
+		} else
+			downgrade(sb, "%s", "no seccomp filters: privileged "
+			    "syscalls are not blocked");
+	}
+	if (iso->required && sb->downgrades.len > 0) {
+		rc = vg_err_set(e, VG_EUNSUPPORTED, "isolation '%s' is "
+		    "required but this host cannot deliver it: %s",
+		    vg_isolation_name(iso->level),
+		    vg_buf_str(&sb->downgrades));
+		goto out;
+	}
+	if (confine && sb->ll_abi == 0 && sb->prog.len == 0)
+		sb->level = VG_ISO_NONE;
+	*out = sb;
+	sb = NULL;
+out:
+	vg_sandbox_free(sb);
+	return rc;
+}
+
+void
+vg_sandbox_free(struct vg_sandbox *sb)
+{
+	int i;
+
+	if (sb == NULL)
+		return;
+	for (i = 0; i < sb->nrules; i++)
+		close(sb->rules[i].fd);
+	free(sb->prog.filter);
+	vg_buf_release(&sb->downgrades);
+	free(sb);
+}
+
+const char *
+vg_sandbox_downgrades(const struct vg_sandbox *sb)
+{
+	return vg_buf_str(&sb->downgrades);
+}
+
+enum vg_isolation_level
+vg_sandbox_level(const struct vg_sandbox *sb)
+{
+	return sb->level;
+}
+
+unsigned long long
+vg_sandbox_clone_flags(const struct vg_sandbox *sb)
+{
+	return sb->clone_flags;
+}
+
+int
+vg_sandbox_pidns(const struct vg_sandbox *sb)
+{
+	return sb->pidns;
+}
+
+int
+vg_sandbox_fds(const struct vg_sandbox *sb, const int **fds)
+{
+	*fds = sb->fds;
+	return sb->nrules;
+}
+
+/* Writes a whole string to a file (child side). */
+static int
+write_file(const char *path, const char *s)
+{
+	size_t len = strlen(s);
+	ssize_t n;
+	int fd, err;
+
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = write(fd, s, len);
+	err = errno;
+	close(fd);
+	if (n != (ssize_t)len)
+		return n < 0 ? -err : -EIO;
+	return 0;
+}
+
+/* Sets IFF_UP on the loopback interface of the current namespace. */
+static int
+loopback_up(void)
+{
+	struct ifreq ifr;
+	int fd, rc = 0;
+
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, "lo", 3);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) != 0)
+		rc = -errno;
+	else {
+		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+		if (ioctl(fd, SIOCSIFFLAGS, &ifr) != 0)
+			rc = -errno;
+	}
+	close(fd);
+	return rc;
+}
+
+/* True when path lies beneath /tmp. */
+static int
+under_tmp(const char *path)
+{
+	return path != NULL && strncmp(path, "/tmp/", 5) == 0;
+}
+
+/* Creates path and its missing parents, 0700 (child side). */
+static int
+mkdir_parents(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path), i;
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (i = 1; i <= len; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+			return -errno;
+		buf[i] = i < len ? '/' : '\0';
+	}
+	return 0;
+}
+
+/* Binds the directory open as fd onto path (child side). */
+static int
+bind_fd(int fd, const char *path)
+{
+	char src[32] = "/proc/self/fd/";
+	int n = 14, d = fd, rc;
+
+	/* Digits of fd, right to left, then reversed into place. */
+	char tmp[12];
+	int k = 0;
+
+	do
+		tmp[k++] = (char)('0' + d % 10);
+	while ((d /= 10) > 0);
+	while (k > 0)
+		src[n++] = tmp[--k];
+	src[n] = '\0';
+	if ((rc = mkdir_parents(path)) != 0)
+		return rc;
+	if (mount(src, path, NULL, MS_BIND | MS_REC, NULL) != 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Binds the task's temp directory over /tmp in the task's own mount
+ * namespace.  A task or scratch directory under /tmp would be hidden by
+ * it, so those are bound back at their paths inside the new /tmp.
+ */
+static int
+private_tmp(const struct vg_sandbox_paths *p, const char **stage)
+{
+	const char *keep[2] = { p->task_dir, p->scratch_dir };
+	int fds[2] = { -1, -1 }, i, rc = 0;
+
+	*stage = "private /tmp";
+	for (i = 0; i < 2; i++)
+		if (under_tmp(keep[i]) && (fds[i] = open(keep[i],
+		    O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+			rc = -errno;
+			goto out;
+		}
+	/* Slave, not private: mounts made later on the host still show
+	 * up here, nothing made here leaks out. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0 ||
+	    mount(p->tmp_dir, "/tmp", NULL, MS_BIND, NULL) != 0) {
+		rc = -errno;
+		goto out;
+	}
+	for (i = 0; i < 2 && rc == 0; i++)
+		if (fds[i] >= 0)
+			rc = bind_fd(fds[i], keep[i]);
+out:
+	for (i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return rc;
+}
+
+int
+vg_sandbox_enter(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
+    const char **stage)
+{
+	int rc;
+
+	if (sb->userns) {
+		*stage = "user namespace maps";
+		if ((rc = write_file("/proc/self/setgroups", "deny")) != 0 ||
+		    (rc = write_file("/proc/self/uid_map", sb->uid_map)) != 0 ||
+		    (rc = write_file("/proc/self/gid_map", sb->gid_map)) != 0)
+			return rc;
+	}
+	if (sb->netns) {
+		*stage = "loopback";
+		if ((rc = loopback_up()) != 0)
+			return rc;
+	}
+	if (sb->private_tmp && p->tmp_dir != NULL)
+		return private_tmp(p, stage);
+	return 0;
+}
+
+/* Adds a rule for one per-task path (child side). */
+static int
+add_task_rule(int ruleset, const char *path, uint64_t access)
+{
+	struct ll_path_beneath pb;
+	int fd, rc = 0;
+
+	if (path == NULL)
+		return 0;
+	if ((fd = open(path, O_PATH | O_CLOEXEC | O_DIRECTORY)) < 0)
+		return -errno;
+	pb.allowed_access = access;
+	pb.parent_fd = fd;
+	if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb,
+	    0) != 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/* Builds and enforces the Landlock ruleset for p (child side). */
+static int
+landlock_apply(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p)
+{
+	struct ll_path_beneath pb;
+	int ruleset, i, rc = 0;
+
+	ruleset = (int)syscall(SYS_landlock_create_ruleset, &sb->ll_attr,
+	    sb->ll_attr_size, 0);
+	if (ruleset < 0)
+		return -errno;
+	for (i = 0; i < sb->nrules && rc == 0; i++) {
+		if (sb->rules[i].access == 0)
+			continue;
+		pb.allowed_access = sb->rules[i].access;
+		pb.parent_fd = sb->rules[i].fd;
+		if (syscall(SYS_landlock_add_rule, ruleset,
+		    LL_RULE_PATH_BENEATH, &pb, 0) != 0)
+			rc = -errno;
+	}
+	if (rc == 0)
+		rc = add_task_rule(ruleset, p->task_dir, sb->ll_task_access);
+	if (rc == 0)
+		rc = add_task_rule(ruleset, p->scratch_dir, sb->ll_task_access);
+	if (rc == 0)
+		rc = add_task_rule(ruleset, p->tmp_dir, sb->ll_task_access);
+	if (rc == 0 && syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
+		rc = -errno;
+	close(ruleset);
+	return rc;
+}
+
+int
+vg_sandbox_confine(const struct vg_sandbox *sb,
+    const struct vg_sandbox_paths *p, const char **stage)
+{
+	int rc;
+
+	if (sb->nnp) {
+		*stage = "no_new_privs";
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+			return -errno;
+	}
+	if (sb->ll_abi > 0) {
+		*stage = "landlock";
+		if ((rc = landlock_apply(sb, p)) != 0)
+			return rc;
+	}
+	if (sb->prog.len > 0) {
+		*stage = "seccomp";
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
+		    &sb->prog) != 0)
+			return -errno;
+	}
+	return 0;
+}
+
+void
+vg_sandbox_report(struct vg_buf *out)
+{
+	const struct vg_host_caps *c = vg_host_caps();
+
+	vg_buf_printf(out, "kernel: %s\n", c->kernel[0] ? c->kernel : "?");
+	if (c->landlock_abi > 0)
+		vg_buf_printf(out, "landlock: ok (ABI %d%s)\n", c->landlock_abi,
+		    c->landlock_abi < 6 ? "; ABI 6 (Linux 6.12) adds signal "
+		    "scoping" : "");
+	else if (c->landlock_errno == EOPNOTSUPP)
+		vg_buf_adds(out, "landlock: missing (built in but disabled: "
+		    "add 'landlock' to the lsm= kernel parameter)\n");
+	else
+		vg_buf_adds(out, "landlock: missing (needs Linux 5.13+ with "
+		    "CONFIG_SECURITY_LANDLOCK=y and 'landlock' in lsm=)\n");
+	vg_buf_printf(out, "seccomp: %s\n", c->seccomp ? "ok" :
+	    "missing (needs CONFIG_SECCOMP_FILTER=y)");
+	if (c->userns)
+		vg_buf_adds(out, "user namespaces: ok\n");
+	else
+		vg_buf_printf(out, "user namespaces: missing (%s)\n", c->root ?
+		    "not needed as root" : "set kernel.unprivileged_userns_"
+		    "clone=1 and user.max_user_namespaces > 0 with sysctl");
+	vg_buf_printf(out, "pid namespaces: %s\n", c->pidns ? "ok" :
+	    "missing (needs CONFIG_PID_NS=y; without it the task tree is "
+	    "killed by a subreaper walk)");
+	vg_buf_printf(out, "network namespaces: %s\n", c->netns ? "ok" :
+	    "missing (needs CONFIG_NET_NS=y; `strict` then keeps the "
+	    "network)");
+	switch (c->cgroup_version) {
+	case 2:
+	case 12:
+		vg_buf_printf(out, "cgroup: v2%s at %s, %s\n",
+		    c->cgroup_version == 12 ? " (hybrid with v1)" : "",
+		    c->cgroup_path[0] ? c->cgroup_path : "?",
+		    c->cgroup_delegated ? "delegated (memory, pids)" :
+		    "not delegated (memory and pids controllers not enabled "
+		    "for our cgroup; limits use rlimits only)");
+		break;
+	case 1:
+		vg_buf_adds(out, "cgroup: v1 only (limits use rlimits; boot "
+		    "with systemd.unified_cgroup_hierarchy=1 for v2)\n");
+		break;
+	default:
+		vg_buf_adds(out, "cgroup: not mounted\n");
+	}
+}

@@ -1,0 +1,55 @@
+/*
+ * proc.h - process helpers shared by the backends and the schedulers:
+ * pidfd wrappers (through syscall(2), so they work with any libc), the
+ * identity of a process across a vigil restart (pid plus the start time
+ * from /proc/PID/stat), and fd helpers.
+ *
+ * Functions marked "async-signal-safe" only make system calls and may be
+ * used between fork and exec.
+ */
+#ifndef VG_PROC_H
+#define VG_PROC_H
+
+#include <sys/types.h>
+
+/* Like pidfd_open(2); returns a new O_CLOEXEC fd or -1 with errno set. */
+int	vg_pidfd_open(pid_t pid);
+
+/* Like pidfd_send_signal(2) with no siginfo; 0 or -1 with errno set.
+ * Async-signal-safe. */
+int	vg_pidfd_send_signal(int pidfd, int sig);
+
+/*
+ * Reads field 22 (starttime, clock ticks since boot) of /proc/PID/stat
+ * into *out.  Returns 0, or -1 with errno set (ENOENT: no such process).
+ */
+int	vg_proc_starttime(pid_t pid, unsigned long long *out);
+
+/*
+ * True when process pid exists and started at start (as returned by
+ * vg_proc_starttime), i.e. it is the same process and not a later one
+ * that reused the pid.  Zombies count as not alive.
+ */
+int	vg_proc_alive(pid_t pid, unsigned long long start);
+
+/* Sets FD_CLOEXEC / O_NONBLOCK on fd; 0 or -1 with errno set. */
+int	vg_fd_cloexec(int fd);
+int	vg_fd_nonblock(int fd);
+
+/*
+ * Closes every fd >= lowfd except the nkeep fds in keep (any order).
+ * Uses close_range(2), and a loop over the open fds where that is
+ * missing.  Async-signal-safe.
+ */
+void	vg_close_from(int lowfd, const int *keep, int nkeep);
+
+/*
+ * Like fork(2) through clone3(2) with CLONE_PIDFD and the extra namespace
+ * flags in flags: returns the pid in the parent with *pidfd set, 0 in the
+ * child, -1 with errno set on failure.  The child skips the C library's
+ * fork handlers, so it must only make system calls (no malloc, no stdio,
+ * no raise/abort) until it execs or exits with _exit(2).
+ */
+pid_t	vg_clone_pidfd(unsigned long long flags, int *pidfd);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * cache-int.h - what cache.c (resolve, pull, records, pins) shares with
+ * maint.c (list, verify, gc, rm).  Not for use outside sif-cache/.
+ */
+#ifndef VG_CACHE_INT_H
+#define VG_CACHE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "scratch/purge.h"
+#include "sif-cache/cache.h"
+
+struct vg_cache {
+	char			*dir;
+	char			*d_sha, *d_refs, *d_entries, *d_pins, *d_locks,
+				*d_tmp;
+	char			*puller;	/* NULL: search PATH */
+	struct vg_purge_policy	 purge;
+	double			 margin;	/* 0: policy's, else 1 day */
+	uint64_t		 quota_bytes, quota_entries;
+	double			 lease, wait;
+};
+
+struct vg_cache_pin {
+	char	*path;
+};
+
+/* One line of an entries/<xx>.rec shard. */
+struct cache_rec {
+	char		 digest[65];
+	uint64_t	 size;
+	double		 pulled;
+	double		 last_use;
+};
+
+struct cache_recs {
+	struct cache_rec	*v;
+	size_t			 n, cap;
+};
+
+/* Reads every shard; unreadable lines are skipped. */
+int	cache_recs_load_all(struct vg_cache *c, struct cache_recs *out,
+	    struct vg_err *e);
+void	cache_recs_release(struct cache_recs *r);
+
+/*
+ * Updates the record of digest under the shard's lock: size and pulled
+ * are set when >= 0, last_use when > 0; remove deletes the line.
+ */
+int	cache_rec_update(struct vg_cache *c, const char *digest,
+	    int64_t size, double pulled, double last_use, int remove,
+	    struct vg_err *e);
+
+/* Whether name is 64 lowercase hex digits followed by suffix. */
+int	cache_is_digest_name(const char *name, const char *suffix);
+
+/* The path of the image of digest (caller frees). */
+char	*cache_image_path(const struct vg_cache *c, const char *digest);
+
+/* Writes len bytes to path atomically under a name unique per node. */
+int	cache_write_atomic(const char *path, const char *data, size_t len,
+	    struct vg_err *e);
+
+/* Parses a pin file name; 0 when it is one. */
+int	cache_pin_parse(const char *name, char digest[65], char *host,
+	    size_t hostlen, long *pid, double *expiry);
+/* Whether a pin (parsed) is held by a live task. */
+int	cache_pin_live(const char *host, long pid, double expiry, double now);
+
+/* The purge margin in effect for a need (seconds). */
+double	cache_margin(const struct vg_cache *c);
+
+#endif

@@ -1,0 +1,155 @@
+/*
+ * test-proc.c - pidfds, clone3, /proc start times and fd helpers, on the
+ * real kernel.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runner/proc.h"
+
+static void
+test_starttime_and_alive(void **state)
+{
+	unsigned long long me, child;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	assert_int_equal(vg_proc_starttime(getpid(), &me), 0);
+	assert_true(me > 0);
+	assert_true(vg_proc_alive(getpid(), me));
+	/* Same pid, other start time: a reused pid is not our process. */
+	assert_false(vg_proc_alive(getpid(), me + 1));
+	assert_false(vg_proc_alive(0, me));
+	errno = 0;
+	assert_int_equal(vg_proc_starttime(999999999, &child), -1);
+	assert_int_equal(errno, ENOENT);
+
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(vg_proc_starttime(pid, &child), 0);
+	assert_true(child >= me);
+	/* A zombie is not alive. */
+	while (vg_proc_alive(pid, child))
+		usleep(1000);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_false(vg_proc_alive(pid, child));
+}
+
+static void
+test_pidfd(void **state)
+{
+	struct pollfd pfd;
+	siginfo_t si;
+	pid_t pid;
+	int fd;
+
+	(void)state;
+	pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	fd = vg_pidfd_open(pid);
+	assert_true(fd >= 0);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	assert_int_equal(vg_pidfd_send_signal(fd, SIGTERM), 0);
+	/* Readable once the process exited, before it is reaped. */
+	assert_int_equal(poll(&pfd, 1, 5000), 1);
+	memset(&si, 0, sizeof(si));
+	assert_int_equal(waitid(P_PID, (id_t)pid, &si, WEXITED), 0);
+	assert_int_equal(si.si_code, CLD_KILLED);
+	assert_int_equal(si.si_status, SIGTERM);
+	/* Signalling a reaped process fails with ESRCH. */
+	assert_int_equal(vg_pidfd_send_signal(fd, SIGTERM), -1);
+	assert_int_equal(errno, ESRCH);
+	close(fd);
+	assert_int_equal(vg_pidfd_open(-5), -1);
+	assert_int_equal(errno, EINVAL);
+}
+
+static void
+test_clone_pidfd(void **state)
+{
+	int fd = -1, st;
+	pid_t pid;
+
+	(void)state;
+	pid = vg_clone_pidfd(0, &fd);
+	if (pid == 0)
+		_exit(7);
+	assert_true(pid > 0);
+	assert_true(fd >= 0);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+	close(fd);
+	/* Invalid flag combination (CLONE_NEWPID with CLONE_THREAD). */
+	assert_int_equal(vg_clone_pidfd(0x20000000ULL | 0x00010000ULL, &fd),
+	    -1);
+	assert_int_equal(errno, EINVAL);
+}
+
+static void
+test_fd_helpers(void **state)
+{
+	int p[2], keep[2], st;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(vg_fd_cloexec(p[0]), 0);
+	assert_true(fcntl(p[0], F_GETFD) & FD_CLOEXEC);
+	assert_int_equal(vg_fd_nonblock(p[0]), 0);
+	assert_true(fcntl(p[0], F_GETFL) & O_NONBLOCK);
+	assert_int_equal(vg_fd_cloexec(-1), -1);
+	assert_int_equal(vg_fd_nonblock(-1), -1);
+
+	pid = fork();
+	if (pid == 0) {
+		int extra = dup(p[0]);
+
+		keep[0] = p[1];
+		keep[1] = 1;
+		vg_close_from(0, keep, 2);
+		/* p[1] and stdout stay, stdin, p[0] and extra are gone. */
+		_exit((fcntl(p[1], F_GETFD) >= 0 ? 1 : 0) |
+		    (fcntl(1, F_GETFD) >= 0 ? 2 : 0) |
+		    (fcntl(0, F_GETFD) < 0 ? 4 : 0) |
+		    (fcntl(p[0], F_GETFD) < 0 ? 8 : 0) |
+		    (fcntl(extra, F_GETFD) < 0 ? 16 : 0));
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(WEXITSTATUS(st), 31);
+	close(p[0]);
+	close(p[1]);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_starttime_and_alive),
+		cmocka_unit_test(test_pidfd),
+		cmocka_unit_test(test_clone_pidfd),
+		cmocka_unit_test(test_fd_helpers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
