@@ -259,11 +259,13 @@ const char *vg_slurm_lib_version(void);
 #endif
 
 /*
- * Runs argv (no shell), capturing stdout into out and stderr into err
- * (both bounded at 64 MiB), with a deadline.  Returns 0 when it exited
- * 0; VG_EBACKEND with the first line of stderr otherwise.
+ * Runs argv (no shell, PATH searched), capturing stdout into out and
+ * stderr into err (either may be NULL; both bounded at 64 MiB), with a
+ * deadline.  Returns 0 when it exited 0; otherwise VG_EBACKEND, or
+ * VG_EAGAIN for a time-out or a transient Slurm error, with the first
+ * line of stderr in e.  Blocks up to timeout_ms.
  */
-int	vg_slurm_run(char *const *argv, struct vg_buf *out, struct vg_buf *err,
-	    int timeout_ms, struct vg_err *e);
+int	vg_slurm_run(const char *const *argv, struct vg_buf *out,
+	    struct vg_buf *err, int timeout_ms, struct vg_err *e);
 
 #endif
