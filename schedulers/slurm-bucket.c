@@ -10,8 +10,9 @@
  * seconds, which is system-wide on Linux).  Each take locks the file with
  * flock(2), refills by the elapsed time, takes a token or says how long
  * to wait, and rewrites the line in place.  A missing, empty or corrupt
- * file counts as a full bucket; a stamp from the future (after a reboot)
- * is reset.  Nothing else coordinates the processes, so a crashed vigil
+ * file counts as a full bucket; a stamp more than a minute in the future
+ * (after a reboot) is reset, a slightly later one (a process that read the
+ * clock after us took the lock first) is taken as now.  Nothing else coordinates the processes, so a crashed vigil
  * leaves nothing to clean up.
  */
 #include <errno.h>
@@ -100,10 +101,13 @@ vg_slurm_bucket_take(struct vg_slurm_bucket *b, double now, double *wait,
 	}
 	buf[n] = '\0';
 	if (sscanf(buf, "%lf %lf", &tokens, &stamp) != 2 ||
-	    !(tokens >= 0) || tokens > b->burst || !(stamp <= now)) {
+	    !(tokens >= 0) || tokens > b->burst || !(stamp <= now + 60)) {
 		tokens = b->burst;
 		stamp = now;
 	}
+	/* Another process read its clock after ours and wrote first. */
+	if (now < stamp)
+		now = stamp;
 	tokens += (now - stamp) * b->rate;
 	if (tokens > b->burst)
 		tokens = b->burst;

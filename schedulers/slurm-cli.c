@@ -385,13 +385,14 @@ static int
 sacct_line(char *line, struct vg_slurm_rows *out, struct vg_err *e)
 {
 	struct vg_slurm_row row;
-	char *f[6];
+	char *f[6], orig[208];
 	const char *end, *us;
 	long job, code, sig;
 
+	snprintf(orig, sizeof orig, "%s", line);
 	if (split(line, f, 6) != 5)
 		return vg_err_set(e, VG_EPARSE, "sacct: expected 5 fields "
-		    "separated by '|' in '%.200s'", line);
+		    "separated by '|' in '%s'", orig);
 	memset(&row, 0, sizeof row);
 	if ((job = number(f[0], &end)) < 0 || (*end != '\0' && *end != '_'))
 		return vg_err_set(e, VG_EPARSE, "sacct: bad JobID '%.100s'",
@@ -429,13 +430,14 @@ static int
 squeue_line(char *line, struct vg_slurm_rows *out, struct vg_err *e)
 {
 	struct vg_slurm_row row;
-	char *f[7];
+	char *f[7], orig[208];
 	const char *end;
 	long job, ws;
 
+	snprintf(orig, sizeof orig, "%s", line);
 	if (split(line, f, 7) != 6)
 		return vg_err_set(e, VG_EPARSE, "squeue: expected 6 fields "
-		    "separated by '|' in '%.200s'", line);
+		    "separated by '|' in '%s'", orig);
 	memset(&row, 0, sizeof row);
 	if ((job = number(f[0], &end)) < 0 || *end != '\0')
 		return vg_err_set(e, VG_EPARSE, "squeue: bad ArrayJobID "
