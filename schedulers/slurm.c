@@ -645,9 +645,58 @@ cmp_row(const void *a, const void *b)
 	return (x->task > y->task) - (x->task < y->task);
 }
 
+/*
+ * Reports t from Slurm's terminal verdict once the grace window for its
+ * result record has passed (check_record comes first); returns 1 when
+ * reported.  Kill states get a short window, since the task could not
+ * have said more, and none at all when vigil itself cancelled it.
+ */
+static int
+settle(struct sl *p, struct sl_att *t, double now)
+{
+	struct vg_result r;
+	double grace;
+
+	switch (t->slurm.state) {
+	case VG_ST_SUCCEEDED:
+	case VG_ST_FAILED:
+		grace = p->grace;
+		break;
+	case VG_ST_CANCELLED:
+		grace = t->cancel ? 0 : KILLED_GRACE;
+		break;
+	default:
+		grace = KILLED_GRACE;
+		break;
+	}
+	if (now - t->ended < grace)
+		return 0;
+	r = t->slurm;
+	if (r.state == VG_ST_SUCCEEDED) {
+		/* Slurm's exit 0 is task-exec's, not the task's. */
+		r.state = VG_ST_LOST;
+		snprintf(r.reason, sizeof r.reason, "Slurm says job %lu_%ld "
+		    "COMPLETED but no result record appeared within %.0fs",
+		    t->job, t->task, p->grace);
+	} else if (r.state == VG_ST_FAILED) {
+		size_t len = strlen(r.reason);
+
+		snprintf(r.reason + len, sizeof r.reason - len,
+		    " (from Slurm; no result record)");
+	}
+	if (r.state == VG_ST_NODE_FAIL && r.node[0] != '\0') {
+		p->excl = vg_xgrow(p->excl, &p->exclcap, p->nexcl + 1,
+		    sizeof *p->excl);
+		p->excl[p->nexcl].index = t->index;
+		p->excl[p->nexcl++].nodes = vg_xstrdup(r.node);
+	}
+	emit(p, t, r.state, &r, r.reason, 0);
+	return 1;
+}
+
 /* Applies one query answer to every active attempt; returns changes. */
 static int
-apply_rows(struct vg_sched *s, struct sl *p, const struct vg_slurm_rows *rows)
+apply_rows(struct sl *p, const struct vg_slurm_rows *rows)
 {
 	const struct vg_slurm_row *row;
 	struct vg_result r;
@@ -657,7 +706,6 @@ apply_rows(struct vg_sched *s, struct sl *p, const struct vg_slurm_rows *rows)
 	size_t i, before = p->nout;
 	char why[256];
 
-	(void)s;
 	for (i = 0; i < p->n; i++) {
 		t = p->v[i];
 		if (t->done || t->job == 0)
@@ -666,6 +714,11 @@ apply_rows(struct vg_sched *s, struct sl *p, const struct vg_slurm_rows *rows)
 			continue;
 		row = find_row(rows, t);
 		if (row == NULL) {
+			if (t->ended > 0) {
+				/* Slurm said it ended, then forgot it. */
+				(void)settle(p, t, now);
+				continue;
+			}
 			/* Unknown to Slurm: not recorded yet (slurmdbd
 			 * lags), or forgotten (MinJobAge), or lost. */
 			if (t->gone == 0)
@@ -675,10 +728,6 @@ apply_rows(struct vg_sched *s, struct sl *p, const struct vg_slurm_rows *rows)
 			    now - t->since < p->grace ||
 			    (hb >= 0 && hb < p->stale))
 				continue;
-			if (t->ended > 0) {
-				/* Slurm said it ended, then forgot it. */
-				goto verdict;
-			}
 			memset(&r, 0, sizeof r);
 			r.exit_code = -1;
 			snprintf(why, sizeof why, "job %lu_%ld is unknown to "
@@ -704,40 +753,7 @@ apply_rows(struct vg_sched *s, struct sl *p, const struct vg_slurm_rows *rows)
 			t->ended = now;
 			t->slurm = r;
 		}
-verdict:
-		/* Slurm says it ended; the record may still be on its way. */
-		switch (t->slurm.state) {
-		case VG_ST_SUCCEEDED:
-		case VG_ST_FAILED:
-			if (now - t->ended < p->grace)
-				continue;
-			break;
-		default:
-			if (now - t->ended < KILLED_GRACE)
-				continue;
-			break;
-		}
-		r = t->slurm;
-		if (r.state == VG_ST_SUCCEEDED) {
-			/* Slurm's exit 0 is task-exec's, not the task's. */
-			r.state = VG_ST_LOST;
-			snprintf(r.reason, sizeof r.reason, "Slurm says "
-			    "job %lu_%ld COMPLETED but no result record "
-			    "appeared within %.0fs", t->job, t->task,
-			    p->grace);
-		} else if (r.state == VG_ST_FAILED) {
-			size_t len = strlen(r.reason);
-
-			snprintf(r.reason + len, sizeof r.reason - len,
-			    " (from Slurm; no result record)");
-		}
-		if (r.state == VG_ST_NODE_FAIL && r.node[0] != '\0') {
-			p->excl = vg_xgrow(p->excl, &p->exclcap,
-			    p->nexcl + 1, sizeof *p->excl);
-			p->excl[p->nexcl].index = t->index;
-			p->excl[p->nexcl++].nodes = vg_xstrdup(r.node);
-		}
-		emit(p, t, r.state, &r, r.reason, 0);
+		(void)settle(p, t, now);
 	}
 	return p->nout > before;
 }
@@ -835,18 +851,20 @@ query(struct vg_sched *s, struct sl *p, struct vg_err *e)
 	}
 	if (rows.n > 1)
 		qsort(rows.v, rows.n, sizeof *rows.v, cmp_row);
-	changed = apply_rows(s, p, &rows);
+	changed = apply_rows(p, &rows);
 	vg_slurm_rows_release(&rows);
 	p->next_query = vg_mono_ms() +
 	    (long long)(vg_slurm_pacer_next(&p->pacer, changed) * 1000);
 	return 0;
 }
 
-/* Checks result records of attempts Slurm already called finished, or
- * all of them; cheap (one stat each), no Slurm call. */
+/* Checks result records of attempts Slurm already called finished (or
+ * of all), and settles those whose grace window ran out; cheap (one stat
+ * each), no Slurm call. */
 static void
 check_files(struct sl *p, int all)
 {
+	double now = vg_now();
 	size_t i;
 
 	for (i = 0; i < p->n; i++) {
@@ -854,7 +872,8 @@ check_files(struct sl *p, int all)
 
 		if (t->done || t->job == 0 || (!all && t->ended == 0))
 			continue;
-		(void)check_record(p, t);
+		if (!check_record(p, t) && t->ended > 0)
+			(void)settle(p, t, now);
 	}
 }
 
