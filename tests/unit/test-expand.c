@@ -271,6 +271,63 @@ test_many_tasks(void **state)
 	assert_string_equal(f->ts.v[1234].command.shell, "echo 1 2");
 }
 
+/* Collects "index:command" lines; stops after stop_at tasks. */
+struct collect {
+	struct vg_buf	out;
+	int		stop_at;
+	int		seen;
+};
+
+static int
+collect_fn(struct vg_task *t, void *arg)
+{
+	struct collect *c = arg;
+
+	vg_buf_printf(&c->out, "%d:%s\n", t->index, t->command.shell);
+	if (++c->seen == c->stop_at)
+		return 42;
+	return 0;
+}
+
+static void
+test_each_and_one(void **state)
+{
+	struct fixture *f = *state;
+	struct collect c = { VG_BUF_INIT, 0, 0 };
+	struct vg_task t;
+	size_t i;
+
+	expand(f, "command: r ${{ matrix.a }}${{ matrix.b }}\nmatrix:\n"
+	    "  a: [x, y]\n  b: [1, 2, 3]\n  exclude: [{a: y, b: 2}]\n"
+	    "  include: [{a: z, b: 9}]\n");
+	assert_int_equal(vg_expand_each(f->m, collect_fn, &c, &f->diag,
+	    &f->e), 0);
+	assert_string_equal(c.out.data, "0:r x1\n1:r x2\n2:r x3\n3:r y1\n"
+	    "4:r y3\n5:r z9\n");
+	/* The callback's return stops the walk and is returned. */
+	vg_buf_reset(&c.out);
+	c.stop_at = 2;
+	c.seen = 0;
+	assert_int_equal(vg_expand_each(f->m, collect_fn, &c, &f->diag,
+	    &f->e), 42);
+	assert_string_equal(c.out.data, "0:r x1\n1:r x2\n");
+	vg_buf_release(&c.out);
+	/* One task by index is the same as in the full set. */
+	for (i = 0; i < f->ts.n; i++) {
+		assert_int_equal(vg_expand_task(f->m, i, &t, &f->diag, &f->e),
+		    0);
+		assert_int_equal(t.index, (int)i);
+		assert_string_equal(t.command.shell,
+		    f->ts.v[i].command.shell);
+		assert_int_equal(t.env.n, f->ts.v[i].env.n);
+		vg_task_release(&t);
+	}
+	assert_int_equal(vg_expand_task(f->m, 6, &t, &f->diag, &f->e),
+	    VG_ENOENT);
+	assert_string_equal(f->e.msg, "'t.yaml' has no task 6 (it has 6)");
+	assert_null(t.command.shell);
+}
+
 int
 main(void)
 {
@@ -291,6 +348,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_counts, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_many_tasks, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_each_and_one, setup,
 		    teardown),
 	};
 

@@ -244,8 +244,8 @@ test_json_roundtrip(void **state)
 		"memory_factor: 1.1, on: []}\n"
 		"limits: {core: 0, fsize: 18446744073709551615}\n"
 		"slurm: {signal: ''}\n",
-		"command: x\nmatrix:\n  a: [1, '2', yes, 0.10]\n"
-		"  include: [{a: 1, extra: e}]\n  exclude: [{a: 2}]\n",
+		("command: x\nmatrix:\n  a: [1, '2', yes, 0.10]\n"
+		"  include: [{a: 1, extra: e}]\n  exclude: [{a: 2}]\n"),
 	};
 	DIR *dir;
 	struct dirent *de;
