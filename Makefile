@@ -161,6 +161,8 @@ fuzz:
 	@$(MAKE) --no-print-directory fuzz-build
 	@tests/run-fuzz.sh $(FUZZ_B) $(FUZZ_SECONDS)
 
+.SECONDARY: $(FUZZ_LIB_OBJS)
+
 fuzz-build: $(FUZZ_BINS)
 
 bench: all

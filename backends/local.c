@@ -419,21 +419,26 @@ shim_main(struct launch *L)
 		shim_exit(L, SHIM_SETUP_FAILED, errno, "subreaper", 0);
 	setsid();
 
-	/* Default dispositions for everything (nothing stays ignored
-	 * across exec), a no-op handler for what is forwarded. */
+	/* Default dispositions for the standard signals (nothing stays
+	 * ignored across exec; vigil ignores none of the real-time ones),
+	 * a no-op handler for what is forwarded. */
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&wait);
-	for (i = 1; i < NSIG; i++) {
+	for (i = 1; i < 32; i++) {
 		if (i == SIGKILL || i == SIGSTOP)
 			continue;
 		sa.sa_handler = SIG_DFL;
-		if (i == SIGCHLD || i == L->killall_sig) {
+		if (i == SIGCHLD) {
 			sa.sa_handler = noop_handler;
 			sigaddset(&wait, i);
 		}
 		sigaction(i, &sa, NULL);
 	}
 	sa.sa_handler = noop_handler;
+	if (L->killall_sig > 0) {
+		sigaction(L->killall_sig, &sa, NULL);
+		sigaddset(&wait, L->killall_sig);
+	}
 	for (i = 0; i < (int)(sizeof(forwarded) / sizeof(forwarded[0])); i++) {
 		sigaction(forwarded[i], &sa, NULL);
 		sigaddset(&wait, forwarded[i]);
@@ -801,7 +806,9 @@ local_cleanup(struct vg_attempt *a)
 {
 	struct local_attempt *la = a->priv;
 
-	if (la != NULL && la->tmp_dir != NULL)
+	/* Usually empty: one rmdir, the tree walk only when needed. */
+	if (la != NULL && la->tmp_dir != NULL && rmdir(la->tmp_dir) != 0 &&
+	    errno != ENOENT)
 		vg_rm_rf(la->tmp_dir, NULL);
 	local_free(la);
 	a->priv = NULL;
@@ -928,6 +935,10 @@ local_probe(struct vg_buf *out)
 	struct vg_err e;
 	size_t i;
 
+	vg_buf_printf(out, "local: tree kill: %s\n", vg_host_caps()->pidns &&
+	    (vg_host_caps()->root || vg_host_caps()->userns) ?
+	    "ok (PID namespace per task)" : "degraded (subreaper walk; "
+	    "enable user namespaces for a PID namespace per task)");
 	for (i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
 		memset(&iso, 0, sizeof(iso));
 		iso.level = levels[i];

@@ -213,7 +213,7 @@ probe_cgroup(struct vg_host_caps *c)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
 		snprintf(c->cgroup_path, sizeof(c->cgroup_path), "%s%.200s",
-		    mnt, line + 3);
+		    mnt, strcmp(line + 3, "/") == 0 ? "" : line + 3);
 	}
 	fclose(f);
 	if (c->cgroup_path[0] == '\0')
@@ -732,6 +732,18 @@ vg_sandbox_enter(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
 	return 0;
 }
 
+/* True when path lies beneath dir (child side: no allocation). */
+static int
+beneath(const char *path, const char *dir)
+{
+	size_t n;
+
+	if (path == NULL || dir == NULL)
+		return path == NULL;
+	n = strlen(dir);
+	return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
 /* Adds a rule for one per-task path (child side). */
 static int
 add_task_rule(int ruleset, const char *path, uint64_t access)
@@ -776,7 +788,10 @@ landlock_apply(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p)
 		rc = add_task_rule(ruleset, p->task_dir, sb->ll_task_access);
 	if (rc == 0)
 		rc = add_task_rule(ruleset, p->scratch_dir, sb->ll_task_access);
-	if (rc == 0)
+	/* The temp directory is normally beneath the task directory and
+	 * covered by its rule, except when bound over /tmp: Landlock walks
+	 * up from a mount's root to its mount point, not to task_dir. */
+	if (rc == 0 && (sb->private_tmp || !beneath(p->tmp_dir, p->task_dir)))
 		rc = add_task_rule(ruleset, p->tmp_dir, sb->ll_task_access);
 	if (rc == 0 && syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
 		rc = -errno;

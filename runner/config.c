@@ -276,6 +276,11 @@ vg_manifest_load_mem(const char *name, const char *text, size_t len,
 			goto out;
 	}
 	rc = add_text_layer(&ls, name, text, len, 0, diag);
+	if (ls.layers[ls.nlayers - 1].tree != NULL &&
+	    ls.layers[ls.nlayers - 1].tree->root != NULL &&
+	    ls.layers[ls.nlayers - 1].tree->root->kind != VG_Y_MAP &&
+	    !vg_ynode_is_null(ls.layers[ls.nlayers - 1].tree->root))
+		ls.bad_root = 1;
 	if (rc != 0 && parse_rc == 0)
 		parse_rc = rc;
 	for (i = 0; opts->sets != NULL && opts->sets[i] != NULL; i++) {

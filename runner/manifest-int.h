@@ -24,6 +24,8 @@ struct vg_mload {
 	struct vg_layer		*layers;
 	size_t			 nlayers;
 	const struct vg_ynode	*cmd_node;	/* where command was set */
+	int			 cmd_seen;	/* some layer gave command */
+	int			 bad_root;	/* manifest is not a mapping */
 	const char		*cmd_file;
 };
 

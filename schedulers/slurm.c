@@ -1,18 +1,1076 @@
 /*
- * slurm.c - the slurm scheduler.
- * (Placeholder until implemented.)
+ * slurm.c - the slurm scheduler: attempts become elements of Slurm job
+ * arrays, each running `vigil task-exec RUN_DIR INDEX` on a compute node,
+ * which writes tasks/INDEX/result.json and refreshes tasks/INDEX/heartbeat.
+ *
+ *   submit    collects attempts (nothing is sent yet)
+ *   flush     groups them by resource request, chunks each group at the
+ *             cluster's MaxArraySize, writes one batch script per chunk
+ *             (run_dir/slurm/submit-N.sh) and submits it, retrying
+ *             transient errors with jittered backoff; every job id goes
+ *             to the journal run_dir/slurm/jobs before it is reported
+ *   poll      reads result records (ground truth), and when the adaptive
+ *             interval and the shared token bucket allow, makes ONE
+ *             query for every active job of the run (sacct with
+ *             accounting, squeue otherwise)
+ *   cancel    batches scancel calls: one call per poll for all requests
+ *   reattach  takes a job id back ("1234_5"), or, with an empty handle,
+ *             finds the attempt's job in the journal
+ *
+ * Truth and liveness.  A result record decides how a task ended; Slurm
+ * decides only what the task could not say (TIMEOUT, OUT_OF_MEMORY,
+ * NODE_FAIL, PREEMPTED, ... when the task died of them).  When Slurm says
+ * an element ended and no record is there yet, vigil waits a grace window
+ * for slow shared file systems.  A task is alive while Slurm knows its job
+ * or its heartbeat is fresh; it is LOST only when Slurm no longer knows
+ * the job, its heartbeat stopped and no record appeared within the grace
+ * window.  A failed query changes nothing (a restarting slurmctld makes
+ * no task fail); COMPLETED without a record is LOST, never SUCCEEDED.
  */
-#include "scheduler.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "../runner/log.h"
+#include "../runner/path.h"
+#include "scheduler.h"
+#include "slurm.h"
+
+#define SUBMIT_TRIES	6	/* 0.5 + 1 + 2 + 4 + 8 s of backoff */
+#define CANCEL_BATCH	500	/* handles per scancel call */
+#define GRACE_DEFAULT	60.0	/* seconds for a record to show up */
+#define KILLED_GRACE	5.0	/* after TIMEOUT, CANCELLED, ... */
+#define HEARTBEAT_STALE	90.0	/* task-exec refreshes every 10 s */
+#define FILE_CHECK	1000	/* ms between record checks in grace */
+
+/* One attempt handed to this scheduler. */
+struct sl_att {
+	struct vg_attempt	*a;
+	int			 index;
+	unsigned long		 job;		/* array job id; 0 = unsent */
+	long			 task;		/* array index */
+	int			 seen;		/* Slurm reported it once */
+	int			 cancel;	/* scancel requested */
+	int			 cancel_sent;
+	int			 done;		/* terminal reported */
+	enum vg_state		 last;		/* last state reported */
+	char			 last_reason[256];
+	double			 since;		/* submitted / reattached */
+	double			 gone;		/* first time Slurm lacked it */
+	double			 ended;		/* Slurm said terminal at */
+	struct vg_result	 slurm;		/* Slurm's terminal verdict */
+};
+
+/* Nodes a task must avoid after a NODE_FAIL. */
+struct sl_excl {
+	int	 index;
+	char	*nodes;		/* "n1,n2" */
+};
+
+struct sl {
+	const struct vg_slurm_iface	*iface;
+	struct vg_slurm_conf_info	 ci;
+	struct vg_slurm_bucket		 bucket;
+	struct vg_slurm_pacer		 pacer;
+	char				*vigil;
+	char				*slurm_dir;	/* run_dir/slurm */
+	double				 grace;
+	double				 stale;
+	long long			 next_query;	/* mono ms */
+	long long			 next_files;
+	uint64_t			 max_time;
+	int				 max_time_known;
+	int				 seq;		/* scripts written */
+	struct sl_att			**v;		/* every attempt */
+	size_t				 n, cap;
+	struct vg_sched_update		*out;		/* pending updates */
+	size_t				 nout, outcap;
+	struct vg_sched_update		*ups;		/* last returned */
+	size_t				 upcap;
+	struct sl_excl			*excl;
+	size_t				 nexcl, exclcap;
+	char				 last_error[VG_ERR_MSG_MAX];
+};
+
+/* Reads a positive number from the environment, or def. */
+static double
+env_num(const char *name, double def)
+{
+	const char *v = getenv(name);
+	char *end;
+	double d;
+
+	if (v == NULL || *v == '\0')
+		return def;
+	d = strtod(v, &end);
+	return *end == '\0' && d > 0 ? d : def;
+}
+
+/* Queues an update for the next poll. */
+static void
+emit(struct sl *p, struct sl_att *t, enum vg_state st,
+    const struct vg_result *r, const char *reason, int with_handle)
+{
+	struct vg_sched_update *u;
+
+	p->out = vg_xgrow(p->out, &p->outcap, p->nout + 1, sizeof *p->out);
+	u = &p->out[p->nout++];
+	memset(u, 0, sizeof *u);
+	u->a = t->a;
+	u->state = st;
+	if (r != NULL)
+		u->result = *r;
+	u->result.state = st;
+	if (with_handle && t->job != 0)
+		snprintf(u->handle, sizeof u->handle, "%lu_%ld", t->job,
+		    t->task);
+	if (reason != NULL)
+		snprintf(u->reason, sizeof u->reason, "%s", reason);
+	t->last = st;
+	snprintf(t->last_reason, sizeof t->last_reason, "%s",
+	    reason != NULL ? reason : "");
+	if (vg_state_terminal(st))
+		t->done = 1;
+}
+
+/* Picks lib or cli as slurm.interface says, reading the cluster config. */
+static int
+choose_iface(struct sl *p, const char *want, struct vg_err *e)
+{
+	int r;
+
+	if (want == NULL || *want == '\0')
+		want = "auto";
+	if (strcmp(want, "cli") == 0) {
+		p->iface = &vg_slurm_cli;
+		return vg_slurm_cli.config(&p->ci, e);
+	}
+	if (strcmp(want, "lib") != 0 && strcmp(want, "auto") != 0)
+		return vg_err_set(e, VG_EINVAL, "slurm.interface: bad value "
+		    "'%s' (valid: auto, lib, cli)", want);
+#ifdef HAVE_LIBSLURM
+	{
+		struct vg_err le;
+		const char *v = vg_slurm_lib_version();
+
+		vg_err_init(&le);
+		r = vg_slurm_lib.config(&p->ci, &le);
+		/* The C API changes every major release: same "YY.MM"
+		 * or the commands. */
+		if (r == 0 && strncmp(p->ci.version, v, strlen(v)) == 0 &&
+		    (p->ci.version[strlen(v)] == '.' ||
+		    p->ci.version[strlen(v)] == '\0')) {
+			p->iface = &vg_slurm_lib;
+			return 0;
+		}
+		if (strcmp(want, "lib") == 0)
+			return r != 0 ? vg_err_set(e, r, "%s", le.msg) :
+			    vg_err_set(e, VG_EUNSUPPORTED, "slurm.interface: "
+			    "lib: vigil was built against Slurm %s, the "
+			    "cluster runs %s (use auto or cli)", v,
+			    p->ci.version);
+	}
+#else
+	if (strcmp(want, "lib") == 0)
+		return vg_err_set(e, VG_EUNSUPPORTED, "slurm.interface: lib: "
+		    "this vigil was built without libslurm (use auto or cli)");
+#endif
+	p->iface = &vg_slurm_cli;
+	r = vg_slurm_cli.config(&p->ci, e);
+	return r;
+}
+
+/* Reads the journal of submitted jobs into the attempts it names. */
+static int
+journal_find(struct sl *p, int index, int attempt, unsigned long *job,
+    long *task)
+{
+	char *path = vg_path_join(p->slurm_dir, "jobs");
+	char line[128];
+	FILE *f;
+	int i, at, found = 0;
+	unsigned long j;
+	long tk;
+
+	f = fopen(path, "re");
+	free(path);
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "%d %d %lu_%ld", &i, &at, &j, &tk) == 4 &&
+		    i == index && at == attempt) {
+			*job = j;
+			*task = tk;
+			found = 1;
+		}
+	fclose(f);
+	return found;
+}
+
+/* Appends "INDEX ATTEMPT JOB_TASK" lines for a chunk and syncs them. */
+static int
+journal_add(struct sl *p, struct sl_att **v, size_t n, struct vg_err *e)
+{
+	char *path = vg_path_join(p->slurm_dir, "jobs");
+	struct vg_buf b = VG_BUF_INIT;
+	size_t i;
+	int fd, r = 0;
+
+	for (i = 0; i < n; i++)
+		vg_buf_printf(&b, "%d %d %lu_%ld\n", v[i]->index,
+		    v[i]->a->attempt, v[i]->job, v[i]->task);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, b.data, b.len) != (ssize_t)b.len ||
+	    fdatasync(fd) != 0)
+		r = vg_err_errno(e, "writing the job journal '%s'", path);
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	vg_buf_release(&b);
+	return r;
+}
+
+/* Opens the scheduler for one run: interface, cluster config, bucket. */
 static int
 slurm_open(struct vg_sched *s, struct vg_err *e)
 {
-	(void)s;
-	return vg_err_set(e, VG_EUNSUPPORTED,
-	    "scheduler 'slurm' is not implemented yet");
+	struct sl *p;
+	char *bp;
+	const char *env;
+	double pmin, pmax;
+	int r;
+
+	p = vg_xcalloc(1, sizeof *p);
+	s->priv = p;
+	if ((r = choose_iface(p, s->m->slurm.interface, e)) != 0)
+		goto fail;
+	env = getenv("VIGIL_SLURM_BUCKET");
+	bp = env != NULL && *env != '\0' ? vg_xstrdup(env) :
+	    vg_slurm_bucket_path(e);
+	if (bp == NULL) {
+		r = e->rc;
+		goto fail;
+	}
+	r = vg_slurm_bucket_init(&p->bucket, bp,
+	    env_num("VIGIL_SLURM_RATE", 1), env_num("VIGIL_SLURM_BURST", 3),
+	    e);
+	free(bp);
+	if (r != 0)
+		goto fail;
+	env = getenv("VIGIL_SLURM_VIGIL");
+	p->vigil = env != NULL && *env == '/' ? vg_xstrdup(env) :
+	    realpath("/proc/self/exe", NULL);
+	if (p->vigil == NULL) {
+		r = vg_err_errno(e, "finding the path of vigil itself");
+		goto fail;
+	}
+	p->slurm_dir = vg_path_join(s->run_dir, "slurm");
+	if ((r = vg_mkdir_p(p->slurm_dir, 0700, e)) != 0)
+		goto fail;
+	p->grace = env_num("VIGIL_SLURM_GRACE", GRACE_DEFAULT);
+	p->stale = env_num("VIGIL_SLURM_HEARTBEAT_STALE", HEARTBEAT_STALE);
+	pmin = s->m->slurm.poll_min > 0 ? s->m->slurm.poll_min : 2;
+	pmax = s->m->slurm.poll_max > 0 ? s->m->slurm.poll_max : 60;
+	/* squeue forgets finished jobs after MinJobAge: look more often. */
+	if (!p->ci.accounting && p->ci.min_job_age > 0 &&
+	    pmax > p->ci.min_job_age / 2.0)
+		pmax = p->ci.min_job_age / 2.0;
+	vg_slurm_pacer_init(&p->pacer, pmin, pmax);
+	p->next_query = vg_mono_ms() + (long long)(pmin * 1000);
+	vg_debug("slurm: interface %s, Slurm %s, MaxArraySize %d, %s",
+	    p->iface->name, p->ci.version, p->ci.max_array,
+	    p->ci.accounting ? "sacct" : "squeue");
+	return 0;
+fail:
+	vg_slurm_bucket_release(&p->bucket);
+	free(p->vigil);
+	free(p->slurm_dir);
+	free(p);
+	s->priv = NULL;
+	return r;
+}
+
+/* Adds t to the scheduler's list. */
+static struct sl_att *
+att_add(struct sl *p, struct vg_attempt *a)
+{
+	struct sl_att *t = vg_xcalloc(1, sizeof *t);
+
+	t->a = a;
+	t->index = a->task->index;
+	t->task = -1;
+	t->last = VG_ST__COUNT;
+	t->since = vg_now();
+	p->v = vg_xgrow(p->v, &p->cap, p->n + 1, sizeof *p->v);
+	p->v[p->n++] = t;
+	return t;
+}
+
+/* Moves a result record or heartbeat of an earlier attempt aside, so it
+ * cannot be taken for this attempt's. */
+static void
+set_aside(const char *task_dir, const char *name, int attempt)
+{
+	char *from = vg_path_join(task_dir, name), *to;
+
+	to = vg_xasprintf("%s.%d", from, attempt);
+	if (rename(from, to) != 0 && errno != ENOENT)
+		(void)unlink(from);
+	free(from);
+	free(to);
+}
+
+/* Collects a; the journal may show it was already submitted. */
+static int
+slurm_submit(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
+{
+	struct sl *p = s->priv;
+	struct sl_att *t;
+	unsigned long job;
+	long task;
+
+	if (a->task_dir == NULL || a->task_dir[0] != '/')
+		return vg_err_set(e, VG_EINVAL, "slurm: task %d has no "
+		    "absolute task directory", a->task->index);
+	t = att_add(p, a);
+	if (journal_find(p, t->index, a->attempt, &job, &task)) {
+		/* Submitted by a vigil that died before recording it. */
+		t->job = job;
+		t->task = task;
+		emit(p, t, VG_ST_QUEUED, NULL, "re-attached after restart", 1);
+		return 0;
+	}
+	set_aside(a->task_dir, "result.json", a->attempt - 1);
+	set_aside(a->task_dir, "heartbeat", a->attempt - 1);
+	return 0;
+}
+
+/* Orders unsent attempts by request, then by index. */
+static char *
+group_key(const struct sl *p, const struct sl_att *t)
+{
+	const struct vg_resources *r = &t->a->res;
+	const char *excl = "";
+	size_t i;
+
+	for (i = 0; i < p->nexcl; i++)
+		if (p->excl[i].index == t->index)
+			excl = p->excl[i].nodes;
+	return vg_xasprintf("%d|%llu|%d|%llu|%s|%s|%s|%s|%s|%d", r->cpus,
+	    (unsigned long long)r->memory, r->gpus,
+	    (unsigned long long)r->time, r->partition ? r->partition : "",
+	    r->account ? r->account : "", r->qos ? r->qos : "",
+	    r->constraint ? r->constraint : "", excl, t->a->attempt);
+}
+
+/* Sleeps ms milliseconds plus up to 50% jitter. */
+static void
+backoff(int ms)
+{
+	struct timespec ts;
+	long long j = ms + (long long)(random() % (ms / 2 + 1));
+
+	ts.tv_sec = j / 1000;
+	ts.tv_nsec = (j % 1000) * 1000000;
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* Takes a bucket token, sleeping until one is due. */
+static int
+take_token(struct sl *p, struct vg_err *e)
+{
+	double wait;
+	struct timespec ts;
+	int r;
+
+	for (;;) {
+		if ((r = vg_slurm_bucket_take(&p->bucket,
+		    vg_mono_ms() / 1000.0, &wait, e)) != 0)
+			return r;
+		if (wait <= 0)
+			return 0;
+		ts.tv_sec = (time_t)wait;
+		ts.tv_nsec = (long)((wait - (double)ts.tv_sec) * 1e9);
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Exclusions for task index (slurm.exclude plus failed nodes). */
+static char *
+exclude_for(const struct vg_sched *s, const struct sl *p, int index)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < s->m->slurm.exclude.n; i++)
+		vg_buf_printf(&b, "%s%s", b.len ? "," : "",
+		    s->m->slurm.exclude.v[i]);
+	for (i = 0; i < p->nexcl; i++)
+		if (p->excl[i].index == index)
+			vg_buf_printf(&b, "%s%s", b.len ? "," : "",
+			    p->excl[i].nodes);
+	return vg_buf_detach(&b);
+}
+
+/* Writes the script of one chunk and submits it. */
+static int
+submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
+    int offset, struct vg_err *e)
+{
+	const struct vg_manifest *m = s->m;
+	struct vg_slurm_job j;
+	struct vg_buf spec = VG_BUF_INIT, script = VG_BUF_INIT;
+	struct vg_err se;
+	char *path = NULL, *name = NULL, *excl;
+	int *idx, r, tries, delay = 500;
+	unsigned long job = 0;
+	size_t i;
+
+	idx = vg_xcalloc(n, sizeof *idx);
+	for (i = 0; i < n; i++)
+		idx[i] = v[i]->index;
+	vg_slurm_array_spec(idx, n, offset, &spec);
+	excl = exclude_for(s, p, v[0]->index);
+	memset(&j, 0, sizeof j);
+	j.name = s->run_id;
+	j.run_dir = s->run_dir;
+	j.vigil = p->vigil;
+	j.attempt = v[0]->a->attempt;
+	j.array = vg_buf_str(&spec);
+	j.offset = offset;
+	j.throttle = m->slurm.array_parallelism;
+	j.cpus = v[0]->a->res.cpus;
+	j.memory = v[0]->a->res.memory;
+	j.gpus = v[0]->a->res.gpus;
+	j.time = v[0]->a->res.time;
+	if (j.time == 0 && v[0]->a->timeout > 0)
+		j.time = (uint64_t)v[0]->a->timeout + 60;
+	if (v[0]->a->attempt > 1 && j.time > 0) {
+		if (!p->max_time_known) {
+			vg_err_init(&se);
+			if (take_token(p, e) == 0 && p->iface->maxtime(
+			    v[0]->a->res.partition, &p->max_time, &se) == 0)
+				p->max_time_known = 1;
+		}
+		if (p->max_time > 0 && j.time > p->max_time)
+			j.time = p->max_time;
+	}
+	j.partition = v[0]->a->res.partition;
+	j.account = v[0]->a->res.account;
+	j.qos = v[0]->a->res.qos;
+	j.constraint = v[0]->a->res.constraint;
+	j.signal = m->slurm.signal != NULL ? m->slurm.signal :
+	    VG_SLURM_SIGNAL_DEFAULT;
+	j.requeue = m->slurm.requeue;
+	j.exclude = *excl != '\0' ? excl : NULL;
+	if ((r = vg_slurm_script(&j, &script, e)) != 0)
+		goto out;
+	name = vg_xasprintf("submit-%d.sh", ++p->seq);
+	path = vg_path_join(p->slurm_dir, name);
+	if ((r = vg_write_file_atomic(path, script.data, script.len, 0700,
+	    e)) != 0)
+		goto out;
+	for (tries = 1;; tries++) {
+		if ((r = take_token(p, e)) != 0)
+			goto out;
+		r = p->iface->submit(&j, vg_buf_str(&script), path, &job, e);
+		if (r == 0 || r != VG_EAGAIN || tries == SUBMIT_TRIES)
+			break;
+		vg_debug("slurm: submission %d failed (%s); retrying", tries,
+		    e->msg);
+		backoff(delay);
+		delay *= 2;
+	}
+	if (r != 0) {
+		vg_err_prefix(e, "submitting %s after %d attempt%s", path,
+		    tries, tries > 1 ? "s" : "");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		v[i]->job = job;
+		v[i]->task = v[i]->index - offset;
+		v[i]->since = vg_now();
+	}
+	if ((r = journal_add(p, v, n, e)) != 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		emit(p, v[i], VG_ST_QUEUED, NULL, NULL, 1);
+out:
+	free(idx);
+	free(excl);
+	free(name);
+	free(path);
+	vg_buf_release(&spec);
+	vg_buf_release(&script);
+	return r;
+}
+
+/* qsort: by group key, then index. */
+static int
+cmp_key(const void *a, const void *b)
+{
+	const struct { char *key; struct sl_att *t; } *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (c != 0)
+		return c;
+	return (x->t->index > y->t->index) - (x->t->index < y->t->index);
+}
+
+/* Sends what submit collected as job arrays. */
+static int
+slurm_flush(struct vg_sched *s, struct vg_err *e)
+{
+	struct sl *p = s->priv;
+	struct { char *key; struct sl_att *t; } *g;
+	struct sl_att **chunk;
+	struct vg_result rr;
+	size_t i, j, k, n = 0, ng = 0;
+	int r = 0, offset, max = p->ci.max_array;
+
+	for (i = 0; i < p->n; i++)
+		if (p->v[i]->job == 0 && !p->v[i]->done)
+			n++;
+	if (n == 0)
+		return 0;
+	g = vg_xcalloc(n, sizeof *g);
+	for (i = 0; i < p->n; i++)
+		if (p->v[i]->job == 0 && !p->v[i]->done) {
+			g[ng].t = p->v[i];
+			g[ng++].key = group_key(p, p->v[i]);
+		}
+	qsort(g, ng, sizeof *g, cmp_key);
+	chunk = vg_xcalloc(ng, sizeof *chunk);
+	for (i = 0; i < ng; i = j) {
+		/* One chunk: same key, indexes in [offset, offset + max). */
+		offset = g[i].t->index / max * max;
+		k = 0;
+		for (j = i; j < ng && strcmp(g[j].key, g[i].key) == 0 &&
+		    g[j].t->index < offset + max; j++)
+			chunk[k++] = g[j].t;
+		if ((r = submit_chunk(s, p, chunk, k, offset, e)) != 0) {
+			/* The attempts end here with the error text; the
+			 * driver's retry policy decides what comes next. */
+			memset(&rr, 0, sizeof rr);
+			rr.exit_code = -1;
+			snprintf(rr.reason, sizeof rr.reason, "%.*s",
+			    (int)sizeof rr.reason - 1, e->msg);
+			while (k > 0)
+				emit(p, chunk[--k], VG_ST_BACKEND_ERROR, &rr,
+				    e->msg, 0);
+			snprintf(p->last_error, sizeof p->last_error, "%s",
+			    e->msg);
+			r = 0;
+		}
+	}
+	for (i = 0; i < ng; i++)
+		free(g[i].key);
+	free(g);
+	free(chunk);
+	p->pacer.cur = p->pacer.min;
+	p->next_query = vg_mono_ms() + (long long)(p->pacer.min * 1000);
+	return r;
+}
+
+/* Age in seconds of a file's mtime, or -1 when it does not exist. */
+static double
+file_age(const char *dir, const char *name)
+{
+	char *path = vg_path_join(dir, name);
+	struct stat st;
+	double age = -1;
+
+	if (stat(path, &st) == 0)
+		age = vg_now() - ((double)st.st_mtim.tv_sec +
+		    st.st_mtim.tv_nsec / 1e9);
+	free(path);
+	return age;
+}
+
+/* Reports t from its result record when there is one; 1 if reported. */
+static int
+check_record(struct sl *p, struct sl_att *t)
+{
+	struct vg_result rec;
+	struct vg_err re;
+
+	vg_err_init(&re);
+	if (vg_result_read(t->a->task_dir, &rec, &re) != 0)
+		return 0;
+	if (!vg_state_terminal(rec.state))
+		return 0;
+	if (t->ended > 0)
+		vg_slurm_merge(&rec, &t->slurm);
+	emit(p, t, rec.state, &rec, rec.reason, 0);
+	return 1;
+}
+
+/* Finds the row of t in rows (sorted by job, task). */
+static const struct vg_slurm_row *
+find_row(const struct vg_slurm_rows *rows, const struct sl_att *t)
+{
+	size_t lo = 0, hi = rows->n, mid;
+	const struct vg_slurm_row *r;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		r = &rows->v[mid];
+		if (r->job < t->job || (r->job == t->job && r->task < t->task))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < rows->n && rows->v[lo].job == t->job &&
+	    rows->v[lo].task == t->task)
+		return &rows->v[lo];
+	return NULL;
+}
+
+/* qsort: rows by job, task. */
+static int
+cmp_row(const void *a, const void *b)
+{
+	const struct vg_slurm_row *x = a, *y = b;
+
+	if (x->job != y->job)
+		return x->job < y->job ? -1 : 1;
+	return (x->task > y->task) - (x->task < y->task);
+}
+
+/*
+ * Reports t from Slurm's terminal verdict once the grace window for its
+ * result record has passed (check_record comes first); returns 1 when
+ * reported.  Kill states get a short window, since the task could not
+ * have said more, and none at all when vigil itself cancelled it.
+ */
+static int
+settle(struct sl *p, struct sl_att *t, double now)
+{
+	struct vg_result r;
+	double grace;
+
+	switch (t->slurm.state) {
+	case VG_ST_SUCCEEDED:
+	case VG_ST_FAILED:
+		grace = p->grace;
+		break;
+	case VG_ST_CANCELLED:
+		grace = t->cancel ? 0 : KILLED_GRACE;
+		break;
+	default:
+		grace = KILLED_GRACE;
+		break;
+	}
+	if (now - t->ended < grace)
+		return 0;
+	r = t->slurm;
+	if (r.state == VG_ST_SUCCEEDED) {
+		/* Slurm's exit 0 is task-exec's, not the task's. */
+		r.state = VG_ST_LOST;
+		snprintf(r.reason, sizeof r.reason, "Slurm says job %lu_%ld "
+		    "COMPLETED but no result record appeared within %.0fs",
+		    t->job, t->task, p->grace);
+	} else if (r.state == VG_ST_FAILED) {
+		size_t len = strlen(r.reason);
+
+		snprintf(r.reason + len, sizeof r.reason - len,
+		    " (from Slurm; no result record)");
+	}
+	if (r.state == VG_ST_NODE_FAIL && r.node[0] != '\0') {
+		p->excl = vg_xgrow(p->excl, &p->exclcap, p->nexcl + 1,
+		    sizeof *p->excl);
+		p->excl[p->nexcl].index = t->index;
+		p->excl[p->nexcl++].nodes = vg_xstrdup(r.node);
+	}
+	emit(p, t, r.state, &r, r.reason, 0);
+	return 1;
+}
+
+/* Applies one query answer to every active attempt; returns changes. */
+static int
+apply_rows(struct sl *p, const struct vg_slurm_rows *rows)
+{
+	const struct vg_slurm_row *row;
+	struct vg_result r;
+	struct sl_att *t;
+	enum vg_state st;
+	double now = vg_now(), hb;
+	size_t i, before = p->nout;
+	char why[256];
+
+	for (i = 0; i < p->n; i++) {
+		t = p->v[i];
+		if (t->done || t->job == 0)
+			continue;
+		if (check_record(p, t))
+			continue;
+		row = find_row(rows, t);
+		if (row == NULL) {
+			if (t->ended > 0) {
+				/* Slurm said it ended, then forgot it. */
+				(void)settle(p, t, now);
+				continue;
+			}
+			/* Unknown to Slurm: not recorded yet (slurmdbd
+			 * lags), or forgotten (MinJobAge), or lost. */
+			if (t->gone == 0)
+				t->gone = now;
+			hb = file_age(t->a->task_dir, "heartbeat");
+			if (now - t->gone < p->grace ||
+			    now - t->since < p->grace ||
+			    (hb >= 0 && hb < p->stale))
+				continue;
+			memset(&r, 0, sizeof r);
+			r.exit_code = -1;
+			snprintf(why, sizeof why, "job %lu_%ld is unknown to "
+			    "Slurm (%s), no result record after %.0fs, %s",
+			    t->job, t->task, p->ci.accounting ? "sacct" :
+			    "squeue", now - t->gone, hb < 0 ?
+			    "no heartbeat" : "heartbeat stopped");
+			snprintf(r.reason, sizeof r.reason, "%s", why);
+			emit(p, t, VG_ST_LOST, &r, why, 0);
+			continue;
+		}
+		t->gone = 0;
+		t->seen = 1;
+		st = vg_slurm_state_map(row, &r);
+		if (!vg_state_terminal(st)) {
+			t->ended = 0;
+			if (st != t->last || strcmp(r.reason,
+			    t->last_reason) != 0)
+				emit(p, t, st, &r, r.reason, 0);
+			continue;
+		}
+		if (t->ended == 0) {
+			t->ended = now;
+			t->slurm = r;
+		}
+		(void)settle(p, t, now);
+	}
+	return p->nout > before;
+}
+
+/* Sends every pending scancel in batches; one call per batch. */
+static void
+send_cancels(struct sl *p)
+{
+	struct vg_strv argv = VG_STRV_INIT;
+	struct vg_buf out = VG_BUF_INIT;
+	struct vg_err e;
+	size_t i, k;
+
+	for (i = 0; i < p->n;) {
+		vg_strv_release(&argv);
+		vg_strv_push(&argv, "scancel");
+		for (k = 0; i < p->n && k < CANCEL_BATCH; i++) {
+			struct sl_att *t = p->v[i];
+
+			if (!t->cancel || t->cancel_sent || t->done ||
+			    t->job == 0)
+				continue;
+			vg_strv_pushf(&argv, "%lu_%ld", t->job, t->task);
+			t->cancel_sent = 1;
+			k++;
+		}
+		if (k == 0)
+			break;
+		vg_err_init(&e);
+		if (p->iface == &vg_slurm_cli) {
+			if (take_token(p, &e) != 0 || vg_slurm_run(
+			    (const char *const *)argv.v, &out, NULL, 60000,
+			    &e) != 0)
+				snprintf(p->last_error, sizeof p->last_error,
+				    "%s", e.msg);
+		} else {
+			size_t a;
+
+			for (a = 1; a < argv.n; a++)
+				if (take_token(p, &e) != 0 ||
+				    p->iface->cancel(argv.v[a], &e) != 0)
+					snprintf(p->last_error,
+					    sizeof p->last_error, "%s", e.msg);
+		}
+	}
+	vg_strv_release(&argv);
+	vg_buf_release(&out);
+}
+
+/* Runs the batched query if it is due and a token is free. */
+static int
+query(struct vg_sched *s, struct sl *p, struct vg_err *e)
+{
+	struct vg_slurm_rows rows = { NULL, 0, 0 };
+	unsigned long *jobs;
+	size_t i, k, nj = 0;
+	double wait;
+	int changed, r;
+
+	jobs = vg_xcalloc(p->n + 1, sizeof *jobs);
+	for (i = 0; i < p->n; i++) {
+		if (p->v[i]->done || p->v[i]->job == 0)
+			continue;
+		for (k = 0; k < nj && jobs[k] != p->v[i]->job; k++)
+			;
+		if (k == nj)
+			jobs[nj++] = p->v[i]->job;
+	}
+	if (nj == 0) {
+		free(jobs);
+		return 0;
+	}
+	if ((r = vg_slurm_bucket_take(&p->bucket, vg_mono_ms() / 1000.0,
+	    &wait, e)) != 0) {
+		free(jobs);
+		return r;
+	}
+	if (wait > 0) {
+		/* Another vigil took the tokens; try when one is due. */
+		p->next_query = vg_mono_ms() + (long long)(wait * 1000) + 1;
+		free(jobs);
+		return 0;
+	}
+	r = p->iface->query(s->run_id, jobs, nj, p->ci.accounting, &rows, e);
+	free(jobs);
+	if (r != 0) {
+		/* A failed query is no news: nothing changes state. */
+		snprintf(p->last_error, sizeof p->last_error, "%s", e->msg);
+		vg_debug("slurm: query failed: %s", e->msg);
+		vg_err_init(e);
+		p->next_query = vg_mono_ms() +
+		    (long long)(vg_slurm_pacer_next(&p->pacer, 0) * 1000);
+		vg_slurm_rows_release(&rows);
+		return 0;
+	}
+	if (rows.n > 1)
+		qsort(rows.v, rows.n, sizeof *rows.v, cmp_row);
+	changed = apply_rows(p, &rows);
+	vg_slurm_rows_release(&rows);
+	p->next_query = vg_mono_ms() +
+	    (long long)(vg_slurm_pacer_next(&p->pacer, changed) * 1000);
+	return 0;
+}
+
+/* Checks result records of attempts Slurm already called finished (or
+ * of all), and settles those whose grace window ran out; cheap (one stat
+ * each), no Slurm call. */
+static void
+check_files(struct sl *p, int all)
+{
+	double now = vg_now();
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		struct sl_att *t = p->v[i];
+
+		if (t->done || t->job == 0 || (!all && t->ended == 0))
+			continue;
+		if (!check_record(p, t) && t->ended > 0)
+			(void)settle(p, t, now);
+	}
+}
+
+/* Hands out queued updates; they stay valid until the next poll. */
+static void
+hand_out(struct sl *p, struct vg_sched_update **ups, size_t *n)
+{
+	struct vg_sched_update *tmp;
+	size_t cap;
+
+	/* Swap buffers: out becomes ups, the old ups is reused. */
+	tmp = p->ups;
+	cap = p->upcap;
+	p->ups = p->out;
+	p->upcap = p->outcap;
+	p->out = tmp;
+	p->outcap = cap;
+	*ups = p->ups;
+	*n = p->nout;
+	p->nout = 0;
+}
+
+/* Drops attempts whose terminal update went out before this poll. */
+static void
+reap(struct sl *p)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < p->n; i++) {
+		if (p->v[i]->done) {
+			free(p->v[i]);
+			continue;
+		}
+		p->v[k++] = p->v[i];
+	}
+	p->n = k;
+}
+
+/* Waits for changes, at most timeout_ms or until wake_fd is readable. */
+static int
+slurm_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
+    struct vg_sched_update **ups, size_t *n, struct vg_err *e)
+{
+	struct sl *p = s->priv;
+	long long now, deadline, until;
+	struct pollfd pfd;
+	int r;
+
+	*ups = NULL;
+	*n = 0;
+	reap(p);
+	send_cancels(p);
+	deadline = vg_mono_ms() + (timeout_ms < 0 ? 1LL << 40 : timeout_ms);
+	for (;;) {
+		if (p->nout > 0)
+			break;
+		now = vg_mono_ms();
+		if (now >= p->next_files) {
+			check_files(p, now >= p->next_query);
+			p->next_files = now + FILE_CHECK;
+			if (p->nout > 0)
+				break;
+		}
+		if (now >= p->next_query) {
+			if ((r = query(s, p, e)) != 0)
+				return r;
+			if (p->nout > 0)
+				break;
+		}
+		now = vg_mono_ms();
+		if (now >= deadline)
+			break;
+		until = p->next_query < p->next_files ? p->next_query :
+		    p->next_files;
+		if (until > deadline)
+			until = deadline;
+		pfd.fd = wake_fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (poll(&pfd, wake_fd >= 0 ? 1 : 0,
+		    until > now ? (int)(until - now) : 0) > 0)
+			break;
+	}
+	hand_out(p, ups, n);
+	return 0;
+}
+
+/* Asks for a to be cancelled; the scancel goes out with the next poll. */
+static int
+slurm_cancel(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
+{
+	struct sl *p = s->priv;
+	struct vg_result r;
+	size_t i;
+
+	(void)e;
+	for (i = 0; i < p->n; i++) {
+		struct sl_att *t = p->v[i];
+
+		if (t->a != a || t->done)
+			continue;
+		if (t->job == 0) {
+			memset(&r, 0, sizeof r);
+			r.exit_code = -1;
+			snprintf(r.reason, sizeof r.reason, "%s",
+			    "cancelled before submission");
+			emit(p, t, VG_ST_CANCELLED, &r, r.reason, 0);
+			return 0;
+		}
+		t->cancel = 1;
+		/* The answer comes back as CANCELLED: look soon. */
+		p->pacer.cur = p->pacer.min;
+		p->next_query = vg_mono_ms() + 1000;
+	}
+	return 0;
+}
+
+/* Takes back an attempt of a dead vigil by its job id "JOB_TASK", or by
+ * the journal when handle is empty. */
+static int
+slurm_reattach(struct vg_sched *s, struct vg_attempt *a, const char *handle,
+    struct vg_err *e)
+{
+	struct sl *p = s->priv;
+	struct sl_att *t;
+	unsigned long job;
+	long task;
+	char c;
+
+	if (handle == NULL || *handle == '\0') {
+		if (!journal_find(p, a->task->index, a->attempt, &job, &task))
+			return vg_err_set(e, VG_ENOENT, "slurm: task %d "
+			    "attempt %d is not in the job journal",
+			    a->task->index, a->attempt);
+	} else if (sscanf(handle, "%lu_%ld%c", &job, &task, &c) != 2 ||
+	    job == 0 || task < 0)
+		return vg_err_set(e, VG_EINVAL, "slurm: bad job handle '%s' "
+		    "(expected JOBID_TASKID)", handle);
+	t = att_add(p, a);
+	t->job = job;
+	t->task = task;
+	if (handle == NULL || *handle == '\0')
+		emit(p, t, VG_ST_QUEUED, NULL, "re-attached after restart", 1);
+	p->pacer.cur = p->pacer.min;
+	p->next_query = vg_mono_ms();
+	p->next_files = vg_mono_ms();
+	return 0;
+}
+
+/* Attempts handed over and not yet reported terminal. */
+static size_t
+slurm_active(struct vg_sched *s)
+{
+	struct sl *p = s->priv;
+	size_t i, n = 0;
+
+	if (p == NULL)
+		return 0;
+	for (i = 0; i < p->n; i++)
+		if (!p->v[i]->done)
+			n++;
+	return n;
+}
+
+/* Frees everything; jobs keep running (resume re-attaches). */
+static void
+slurm_close(struct vg_sched *s)
+{
+	struct sl *p = s->priv;
+	size_t i;
+
+	if (p == NULL)
+		return;
+	send_cancels(p);
+	for (i = 0; i < p->n; i++)
+		free(p->v[i]);
+	for (i = 0; i < p->nexcl; i++)
+		free(p->excl[i].nodes);
+	free(p->excl);
+	free(p->v);
+	free(p->out);
+	free(p->ups);
+	free(p->vigil);
+	free(p->slurm_dir);
+	vg_slurm_bucket_release(&p->bucket);
+	free(p);
+	s->priv = NULL;
 }
 
 const struct vg_scheduler_ops vg_scheduler_slurm = {
 	.name = "slurm",
 	.open = slurm_open,
+	.submit = slurm_submit,
+	.flush = slurm_flush,
+	.poll = slurm_poll,
+	.cancel = slurm_cancel,
+	.reattach = slurm_reattach,
+	.active = slurm_active,
+	.close = slurm_close,
 };

@@ -40,6 +40,9 @@ struct cache_recs {
 	size_t			 n, cap;
 };
 
+/* Reads one shard file (appending to out); a missing one is empty. */
+int	cache_recs_load(const char *path, struct cache_recs *out,
+	    struct vg_err *e);
 /* Reads every shard; unreadable lines are skipped. */
 int	cache_recs_load_all(struct vg_cache *c, struct cache_recs *out,
 	    struct vg_err *e);

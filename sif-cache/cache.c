@@ -239,18 +239,30 @@ vg_cache_close(struct vg_cache *c)
 static void
 recs_parse(char *text, struct cache_recs *r)
 {
-	char *line, *save = NULL, d[65];
+	char *line, *save = NULL, *p, *end;
 	unsigned long long size;
 	double pulled, used;
 
+	/* "<digest> <size> <pulled> <last use>"; other lines are skipped */
 	for (line = strtok_r(text, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%64s %llu %lf %lf", d, &size, &pulled,
-		    &used) != 4 || strlen(d) != 64 ||
-		    !cache_is_digest_name(d, ""))
+		if (strlen(line) < 70 || line[64] != ' ')
+			continue;
+		line[64] = '\0';
+		if (!cache_is_digest_name(line, ""))
+			continue;
+		p = line + 65;
+		size = strtoull(p, &end, 10);
+		if (end == p || *end != ' ')
+			continue;
+		pulled = strtod(p = end + 1, &end);
+		if (end == p || *end != ' ')
+			continue;
+		used = strtod(p = end + 1, &end);
+		if (end == p || *end != '\0')
 			continue;
 		r->v = vg_xgrow(r->v, &r->cap, r->n + 1, sizeof(*r->v));
-		memcpy(r->v[r->n].digest, d, 65);
+		memcpy(r->v[r->n].digest, line, 65);
 		r->v[r->n].size = size;
 		r->v[r->n].pulled = pulled;
 		r->v[r->n].last_use = used;
@@ -259,8 +271,8 @@ recs_parse(char *text, struct cache_recs *r)
 }
 
 /* Loads one shard file; a missing shard is empty. */
-static int
-recs_load(const char *path, struct cache_recs *r, struct vg_err *e)
+int
+cache_recs_load(const char *path, struct cache_recs *r, struct vg_err *e)
 {
 	struct vg_buf b = VG_BUF_INIT;
 	int rc;
@@ -284,7 +296,7 @@ cache_recs_load_all(struct vg_cache *c, struct cache_recs *out,
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < 256; i++) {
 		path = vg_xasprintf("%s/%02x.rec", c->d_entries, i);
-		rc = recs_load(path, out, e);
+		rc = cache_recs_load(path, out, e);
 		free(path);
 		if (rc != 0)
 			return rc;
@@ -310,12 +322,15 @@ cache_rec_update(struct vg_cache *c, const char *digest, int64_t size,
 	size_t i;
 	int rc, found = 0;
 
+	if (strlen(digest) != 64 || !cache_is_digest_name(digest, ""))
+		return vg_err_set(e, VG_EINVAL, "'%s' is not a sha256 digest",
+		    digest);
 	path = vg_xasprintf("%s/%.2s.rec", c->d_entries, digest);
 	lpath = vg_xasprintf("%s/shard-%.2s.lock", c->d_locks, digest);
 	/* records are small: a short lease and wait suffice */
 	if ((rc = vg_lock_acquire(lpath, 10, 30, &lk, e)) != 0)
 		goto out;
-	if ((rc = recs_load(path, &r, e)) != 0)
+	if ((rc = cache_recs_load(path, &r, e)) != 0)
 		goto out;
 	for (i = 0; i < r.n; i++) {
 		if (strcmp(r.v[i].digest, digest) != 0) {
@@ -487,7 +502,8 @@ cache_pin_parse(const char *name, char digest[65], char *host,
 	*pid = strtol(dots[2] + 1, &end, 10);
 	if (end != dots[1])
 		return -1;
-	*expiry = strtod(dots[1] + 1, &end);
+	/* whole seconds: strtod would also eat the ".<seq>" */
+	*expiry = (double)strtoll(dots[1] + 1, &end, 10);
 	if (end != dots[0])
 		return -1;
 	return 0;

@@ -175,12 +175,15 @@ typedef void (*vg_cache_report_fn)(void *arg,
 /*
  * Reconciles the records with the files: a missing image loses its entry
  * and reference records, a corrupt one is removed with its records, an
- * image without a record gets one.  Reports each finding through fn.
- * *nproblems counts them.  Takes no pull lock (records are rewritten
- * atomically, so a concurrent pull is never damaged).
+ * image without a record gets one, and an image within the purge margin
+ * is reported as expiring.  With refresh, missing and expiring images are
+ * pulled again from their recorded references instead.  Reports each
+ * finding through fn (may be NULL); *nproblems counts them.  Reads every
+ * image's header (bounded reads) and every reference record.  Blocks for
+ * the pulls when refreshing.
  */
-int	vg_cache_verify(struct vg_cache *c, vg_cache_report_fn fn, void *arg,
-	    size_t *nproblems, struct vg_err *e);
+int	vg_cache_verify(struct vg_cache *c, int refresh, vg_cache_report_fn fn,
+	    void *arg, size_t *nproblems, struct vg_err *e);
 
 /* Why gc removes an entry. */
 enum vg_cache_evict_why {

@@ -536,7 +536,8 @@ test_result_records(void **state)
 	assert_int_equal(r.exit_code, -1);
 	assert_true(r.started == 1700000000.25 && r.ended == 1700000001.5);
 	assert_string_equal(r.reason, "tab\there \x01");
-	assert_string_equal(fx_read(f, "result.json"), "{\n\"state\": \"OOM\",\n"
+	assert_string_equal(fx_read(f, "result.json"),
+	    "{\n\"state\": \"OOM\",\n"
 	    "\"exit_code\": -1,\n\"signal\": 9,\n\"started\": "
 	    "1700000000.250000,\n\"ended\": 1700000001.500000,\n\"node\": "
 	    "\"\",\n\"reason\": \"tab\\there \\u0001\"\n}\n");

@@ -1,0 +1,346 @@
+/*
+ * slurm-script.c - the batch script vigil hands to sbatch (or to
+ * slurm_submit_batch_job), and the small formats around it: #SBATCH value
+ * quoting, array specs, time limits, --signal specs, and the srun argv of
+ * a job step inside an allocation.
+ *
+ * Safety argument: the script has three parts.  The #SBATCH lines carry
+ * manifest values; each value has passed vg_slurm_value_check (no control
+ * characters, so no newline can start a line of its own) and, unless it
+ * is made of safe characters only, is written in double quotes with '"'
+ * and '\\' escaped, which sbatch's #SBATCH reader takes literally, so
+ * quotes, '#', blanks, '$(...)' and backticks stay inside their value
+ * (checked against sbatch 22.05: JobName and Comment come back intact).  The
+ * shell part uses no manifest value at all: the run directory and the
+ * vigil path are single-quoted (vg_buf_shquote), the attempt and offset
+ * are integers.  The task's command, env and matrix never enter the
+ * script: task-exec reads them from the run directory.
+ */
+#include <ctype.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slurm.h"
+
+#define VALUE_MAX	1024
+
+int
+vg_slurm_value_check(const char *field, const char *v, struct vg_err *e)
+{
+	const unsigned char *p;
+
+	if (v == NULL)
+		return 0;
+	if (strlen(v) > VALUE_MAX)
+		return vg_err_set(e, VG_EINVAL,
+		    "slurm: '%s' is longer than %d bytes", field, VALUE_MAX);
+	for (p = (const unsigned char *)v; *p != '\0'; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return vg_err_set(e, VG_EINVAL,
+			    "slurm: '%s' contains a control character "
+			    "(0x%02x at byte %zu); Slurm values must be one "
+			    "line of printable text", field, *p,
+			    (size_t)(p - (const unsigned char *)v));
+	return 0;
+}
+
+/* True for bytes that sbatch's #SBATCH reader takes as they are. */
+static int
+sbatch_plain(unsigned char c)
+{
+	return isalnum(c) || strchr("_.,:=@/+%-", c) != NULL;
+}
+
+/* Appends v as one #SBATCH argument (see slurm.h). */
+void
+vg_slurm_escape(struct vg_buf *b, const char *v)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)v; *p != '\0'; p++)
+		if (!sbatch_plain(*p))
+			break;
+	if (*p == '\0' && *v != '\0') {
+		vg_buf_adds(b, v);
+		return;
+	}
+	/* sbatch ends an argument at a blank before it looks at escapes,
+	 * so blanks need quotes; inside "...", only '"' and '\\' are
+	 * special and a backslash makes them literal. */
+	vg_buf_addc(b, '"');
+	for (p = (const unsigned char *)v; *p != '\0'; p++) {
+		if (*p == '"' || *p == '\\')
+			vg_buf_addc(b, '\\');
+		vg_buf_addc(b, (char)*p);
+	}
+	vg_buf_addc(b, '"');
+}
+
+/* Appends a file name pattern: path with '%' doubled, then pattern. */
+void
+vg_slurm_escape_pattern(struct vg_buf *b, const char *path,
+    const char *pattern)
+{
+	struct vg_buf tmp = VG_BUF_INIT;
+	const char *p;
+
+	for (p = path; *p != '\0'; p++) {
+		if (*p == '%')
+			vg_buf_addc(&tmp, '%');
+		vg_buf_addc(&tmp, *p);
+	}
+	vg_buf_adds(&tmp, pattern);
+	vg_slurm_escape(b, vg_buf_str(&tmp));
+	vg_buf_release(&tmp);
+}
+
+void
+vg_slurm_array_spec(const int *idx, size_t n, int offset, struct vg_buf *out)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i = j + 1) {
+		j = i;
+		while (j + 1 < n && idx[j + 1] == idx[j] + 1)
+			j++;
+		if (i > 0)
+			vg_buf_addc(out, ',');
+		if (j == i)
+			vg_buf_printf(out, "%d", idx[i] - offset);
+		else
+			vg_buf_printf(out, "%d-%d", idx[i] - offset,
+			    idx[j] - offset);
+	}
+}
+
+void
+vg_slurm_time(uint64_t secs, char *buf, size_t n)
+{
+	uint64_t mins;
+
+	if (secs == 0) {
+		snprintf(buf, n, "%s", "");
+		return;
+	}
+	mins = (secs + 59) / 60;
+	snprintf(buf, n, "%llu-%02llu:%02llu:00",
+	    (unsigned long long)(mins / 1440),
+	    (unsigned long long)(mins / 60 % 24),
+	    (unsigned long long)(mins % 60));
+}
+
+/* Signal names --signal accepts, as in Slurm's sig_name2num. */
+static const struct {
+	const char	*name;
+	int		 num;
+} signames[] = {
+	{ .name = "HUP", .num = SIGHUP },
+	{ .name = "INT", .num = SIGINT },
+	{ .name = "QUIT", .num = SIGQUIT },
+	{ .name = "KILL", .num = SIGKILL },
+	{ .name = "TERM", .num = SIGTERM },
+	{ .name = "USR1", .num = SIGUSR1 },
+	{ .name = "USR2", .num = SIGUSR2 },
+	{ .name = "CONT", .num = SIGCONT },
+	{ .name = "STOP", .num = SIGSTOP },
+	{ .name = "URG", .num = SIGURG },
+	{ .name = "ALRM", .num = SIGALRM },
+};
+
+int
+vg_slurm_parse_signal(const char *spec, int *sig, int *secs, int *batch,
+    struct vg_err *e)
+{
+	const char *p = spec, *at;
+	char name[16];
+	size_t i, len;
+	char *end;
+	long v;
+
+	*sig = 0;
+	*secs = 60;	/* sbatch's default when @SECS is left out */
+	*batch = 0;
+	if (strncmp(p, "B:", 2) == 0) {
+		*batch = 1;
+		p += 2;
+	}
+	at = strchr(p, '@');
+	len = at != NULL ? (size_t)(at - p) : strlen(p);
+	if (len == 0 || len >= sizeof name)
+		goto bad;
+	memcpy(name, p, len);
+	name[len] = '\0';
+	if (isdigit((unsigned char)name[0])) {
+		v = strtol(name, &end, 10);
+		if (*end != '\0' || v < 1 || v > 64)
+			goto bad;
+		*sig = (int)v;
+	} else {
+		p = strncmp(name, "SIG", 3) == 0 ? name + 3 : name;
+		for (i = 0; i < sizeof signames / sizeof signames[0]; i++)
+			if (strcmp(p, signames[i].name) == 0)
+				*sig = signames[i].num;
+		if (*sig == 0)
+			goto bad;
+	}
+	if (at != NULL) {
+		v = strtol(at + 1, &end, 10);
+		/* Slurm keeps warn_time in 16 bits. */
+		if (at[1] == '\0' || *end != '\0' || v < 0 || v > 65535)
+			goto bad;
+		*secs = (int)v;
+	}
+	return 0;
+bad:
+	return vg_err_set(e, VG_EINVAL,
+	    "slurm.signal: bad value '%s' (expected [B:]SIGNAL[@SECONDS], "
+	    "for example B:USR2@90)", spec);
+}
+
+/* Name of a signal number for --signal ("USR2"), or NULL. */
+static const char *
+signame(int sig)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof signames / sizeof signames[0]; i++)
+		if (signames[i].num == sig)
+			return signames[i].name;
+	return NULL;
+}
+
+/* Appends "#SBATCH --opt=VALUE\n" with VALUE escaped, after checking it. */
+static int
+opt_line(struct vg_buf *b, const char *opt, const char *field, const char *v,
+    struct vg_err *e)
+{
+	int r;
+
+	if (v == NULL || *v == '\0')
+		return 0;
+	if ((r = vg_slurm_value_check(field, v, e)) != 0)
+		return r;
+	vg_buf_printf(b, "#SBATCH --%s=", opt);
+	vg_slurm_escape(b, v);
+	vg_buf_addc(b, '\n');
+	return 0;
+}
+
+int
+vg_slurm_script(const struct vg_slurm_job *j, struct vg_buf *out,
+    struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT, path = VG_BUF_INIT;
+	char tbuf[40];
+	int r, sig, secs, batch;
+	const char *sn;
+
+	if ((r = vg_slurm_value_check("run id", j->name, e)) != 0 ||
+	    (r = vg_slurm_value_check("run directory", j->run_dir, e)) != 0 ||
+	    (r = vg_slurm_value_check("vigil path", j->vigil, e)) != 0)
+		return r;
+	if (j->run_dir[0] != '/' || j->vigil[0] != '/')
+		return vg_err_set(e, VG_EINVAL, "slurm: the run directory and "
+		    "the vigil path must be absolute ('%s', '%s')",
+		    j->run_dir, j->vigil);
+	if (j->array == NULL || *j->array == '\0' ||
+	    strspn(j->array, "0123456789,-") != strlen(j->array))
+		return vg_err_set(e, VG_EINVAL, "slurm: bad array spec '%s'",
+		    j->array != NULL ? j->array : "");
+
+	vg_buf_adds(&b, "#!/bin/sh\n");
+	if ((r = opt_line(&b, "job-name", "run id", j->name, e)) != 0)
+		goto out;
+	vg_buf_printf(&b, "#SBATCH --array=%s", j->array);
+	if (j->throttle > 0)
+		vg_buf_printf(&b, "%%%d", j->throttle);
+	vg_buf_addc(&b, '\n');
+	vg_buf_adds(&path, j->run_dir);
+	vg_buf_adds(&path, "/slurm/");
+	vg_buf_adds(&b, "#SBATCH --output=");
+	vg_slurm_escape_pattern(&b, vg_buf_str(&path), "%A_%a.out");
+	vg_buf_adds(&b, "\n#SBATCH --error=");
+	vg_slurm_escape_pattern(&b, vg_buf_str(&path), "%A_%a.out");
+	vg_buf_adds(&b, "\n#SBATCH --chdir=");
+	vg_slurm_escape(&b, j->run_dir);
+	vg_buf_adds(&b, "\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n");
+	if (j->cpus > 0)
+		vg_buf_printf(&b, "#SBATCH --cpus-per-task=%d\n", j->cpus);
+	if (j->memory > 0)
+		vg_buf_printf(&b, "#SBATCH --mem=%lluM\n",
+		    (unsigned long long)((j->memory + (1 << 20) - 1) >> 20));
+	if (j->gpus > 0)
+		vg_buf_printf(&b, "#SBATCH --gres=gpu:%d\n", j->gpus);
+	if (j->time > 0) {
+		vg_slurm_time(j->time, tbuf, sizeof tbuf);
+		vg_buf_printf(&b, "#SBATCH --time=%s\n", tbuf);
+	}
+	if ((r = opt_line(&b, "partition", "resources.partition",
+	    j->partition, e)) != 0 ||
+	    (r = opt_line(&b, "account", "resources.account",
+	    j->account, e)) != 0 ||
+	    (r = opt_line(&b, "qos", "resources.qos", j->qos, e)) != 0 ||
+	    (r = opt_line(&b, "constraint", "resources.constraint",
+	    j->constraint, e)) != 0 ||
+	    (r = opt_line(&b, "exclude", "slurm.exclude", j->exclude, e)) != 0)
+		goto out;
+	if (j->signal != NULL && *j->signal != '\0') {
+		if ((r = vg_slurm_parse_signal(j->signal, &sig, &secs, &batch,
+		    e)) != 0)
+			goto out;
+		sn = signame(sig);
+		if (sn != NULL)
+			vg_buf_printf(&b, "#SBATCH --signal=%s%s@%d\n",
+			    batch ? "B:" : "", sn, secs);
+		else
+			vg_buf_printf(&b, "#SBATCH --signal=%s%d@%d\n",
+			    batch ? "B:" : "", sig, secs);
+	}
+	vg_buf_adds(&b, j->requeue ? "#SBATCH --requeue\n" :
+	    "#SBATCH --no-requeue\n");
+	vg_buf_printf(&b, "VIGIL_ATTEMPT=%d\nexport VIGIL_ATTEMPT\n",
+	    j->attempt > 0 ? j->attempt : 1);
+	vg_buf_adds(&b, "exec ");
+	vg_buf_shquote(&b, j->vigil);
+	vg_buf_adds(&b, " task-exec ");
+	vg_buf_shquote(&b, j->run_dir);
+	if (j->offset != 0)
+		vg_buf_printf(&b, " \"$((SLURM_ARRAY_TASK_ID + %d))\"\n",
+		    j->offset);
+	else
+		vg_buf_adds(&b, " \"$SLURM_ARRAY_TASK_ID\"\n");
+	vg_buf_add(out, b.data, b.len);
+	r = 0;
+out:
+	vg_buf_release(&b);
+	vg_buf_release(&path);
+	return r;
+}
+
+void
+vg_slurm_step_argv(const char *name, int cpus, uint64_t memory, int gpus,
+    const char *const *argv, struct vg_strv *out)
+{
+	size_t i;
+
+	vg_strv_push(out, "srun");
+	/* --exclusive on a step: its CPUs are not shared with other steps,
+	 * so steps queue inside the allocation instead of oversubscribing. */
+	vg_strv_push(out, "--exclusive");
+	vg_strv_push(out, "-n1");
+	vg_strv_push(out, "-N1");
+	vg_strv_pushf(out, "--cpus-per-task=%d", cpus > 0 ? cpus : 1);
+	if (memory > 0)
+		vg_strv_pushf(out, "--mem=%lluM",
+		    (unsigned long long)((memory + (1 << 20) - 1) >> 20));
+	if (gpus > 0)
+		vg_strv_pushf(out, "--gpus=%d", gpus);
+	if (name != NULL && *name != '\0')
+		vg_strv_pushf(out, "--job-name=%s", name);
+	vg_strv_push(out, "--kill-on-bad-exit=1");
+	vg_strv_push(out, "--");
+	for (i = 0; argv != NULL && argv[i] != NULL; i++)
+		vg_strv_push(out, argv[i]);
+}

@@ -1,0 +1,315 @@
+/*
+ * slurm-state.c - what Slurm's answers mean to vigil: job states and
+ * their flags mapped onto enum vg_state, exit codes, who cancelled, the
+ * explanations of pending reasons `vigil status` shows; how a result
+ * record and Slurm's verdict combine; the adaptive poll interval; and the
+ * resources of a retry.  Pure functions, no I/O.
+ *
+ * States are those of squeue(1) and sacct(1) (JOB STATE CODES).  Base
+ * states are terminal or not by themselves; the flag-like states
+ * (COMPLETING, CONFIGURING, REQUEUED, REQUEUE_HOLD, REQUEUE_FED,
+ * RESIZING, SIGNALING, SPECIAL_EXIT, STAGE_OUT, STOPPED, RESV_DEL_HOLD,
+ * REVOKED, UPDATE_DB) are what squeue prints while they are set.
+ */
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "slurm.h"
+
+enum kind {
+	K_QUEUED,		/* waiting */
+	K_RUNNING,		/* still alive */
+	K_SUSPENDED,
+	K_REQUEUED,
+	K_DONE,			/* exit code decides */
+	K_FAILED,
+	K_TERMINAL,		/* the state itself is the answer */
+};
+
+static const struct {
+	const char	*name;
+	enum kind	 kind;
+	enum vg_state	 state;
+	const char	*why;
+} states[] = {
+	{ .name = "PENDING", .kind = K_QUEUED, .state = VG_ST_QUEUED },
+	{ .name = "CONFIGURING", .kind = K_RUNNING, .state = VG_ST_RUNNING },
+	{ .name = "RUNNING", .kind = K_RUNNING, .state = VG_ST_RUNNING },
+	{ .name = "COMPLETING", .kind = K_RUNNING, .state = VG_ST_RUNNING },
+	{ .name = "STAGE_OUT", .kind = K_RUNNING, .state = VG_ST_RUNNING },
+	{ .name = "SIGNALING", .kind = K_RUNNING, .state = VG_ST_RUNNING },
+	{ .name = "RESIZING", .kind = K_RUNNING, .state = VG_ST_RUNNING },
+	{ .name = "UPDATE_DB", .kind = K_RUNNING, .state = VG_ST_RUNNING },
+	{ .name = "SUSPENDED", .kind = K_SUSPENDED,
+	    .state = VG_ST_SUSPENDED, .why = "suspended by Slurm" },
+	{ .name = "STOPPED", .kind = K_SUSPENDED, .state = VG_ST_SUSPENDED,
+	    .why = "stopped (SIGSTOP) by Slurm" },
+	{ .name = "REQUEUED", .kind = K_REQUEUED, .state = VG_ST_REQUEUED,
+	    .why = "requeued by Slurm" },
+	{ .name = "REQUEUE_FED", .kind = K_REQUEUED, .state = VG_ST_REQUEUED,
+	    .why = "requeued by the federation" },
+	{ .name = "REQUEUE_HOLD", .kind = K_REQUEUED,
+	    .state = VG_ST_REQUEUED, .why = "requeued and held" },
+	{ .name = "SPECIAL_EXIT", .kind = K_REQUEUED,
+	    .state = VG_ST_REQUEUED, .why = "requeued and held "
+	    "(special exit)" },
+	{ .name = "RESV_DEL_HOLD", .kind = K_QUEUED, .state = VG_ST_QUEUED,
+	    .why = "held: its reservation was deleted" },
+	{ .name = "COMPLETED", .kind = K_DONE, .state = VG_ST_SUCCEEDED },
+	{ .name = "FAILED", .kind = K_FAILED, .state = VG_ST_FAILED },
+	{ .name = "CANCELLED", .kind = K_TERMINAL, .state = VG_ST_CANCELLED,
+	    .why = "cancelled" },
+	{ .name = "TIMEOUT", .kind = K_TERMINAL, .state = VG_ST_TIMEOUT,
+	    .why = "reached its Slurm time limit" },
+	{ .name = "OUT_OF_MEMORY", .kind = K_TERMINAL, .state = VG_ST_OOM,
+	    .why = "exceeded its memory request" },
+	{ .name = "NODE_FAIL", .kind = K_TERMINAL, .state = VG_ST_NODE_FAIL,
+	    .why = "its node failed" },
+	{ .name = "PREEMPTED", .kind = K_TERMINAL, .state = VG_ST_PREEMPTED,
+	    .why = "preempted" },
+	{ .name = "BOOT_FAIL", .kind = K_TERMINAL, .state = VG_ST_BOOT_FAIL,
+	    .why = "its node failed to boot" },
+	{ .name = "DEADLINE", .kind = K_TERMINAL, .state = VG_ST_DEADLINE,
+	    .why = "reached its deadline" },
+	{ .name = "REVOKED", .kind = K_TERMINAL, .state = VG_ST_CANCELLED,
+	    .why = "revoked: the federation ran it on another cluster" },
+};
+
+/* Frees the rows and leaves r empty. */
+void
+vg_slurm_rows_release(struct vg_slurm_rows *r)
+{
+	free(r->v);
+	r->v = NULL;
+	r->n = r->cap = 0;
+}
+
+/* Appends " on NODES" to a reason when the node list is known. */
+static void
+add_node(struct vg_result *r, const struct vg_slurm_row *row)
+{
+	size_t len = strlen(r->reason);
+
+	if (row->nodes[0] == '\0' || strcmp(row->nodes, "None") == 0 ||
+	    strncmp(row->nodes, "None ", 5) == 0)
+		return;
+	snprintf(r->node, sizeof r->node, "%.*s", (int)sizeof r->node - 1,
+	    row->nodes);
+	if (len + 1 < sizeof r->reason)
+		snprintf(r->reason + len, sizeof r->reason - len, " on %s",
+		    row->nodes);
+}
+
+enum vg_state
+vg_slurm_state_map(const struct vg_slurm_row *row, struct vg_result *r)
+{
+	const struct passwd *pw;
+	size_t i;
+
+	memset(r, 0, sizeof *r);
+	r->exit_code = row->exit_code;
+	r->signal = row->signal;
+	for (i = 0; i < sizeof states / sizeof states[0]; i++)
+		if (strcmp(row->state, states[i].name) == 0)
+			break;
+	if (i == sizeof states / sizeof states[0]) {
+		/* A state this vigil does not know: alive until proven
+		 * otherwise, and never a success. */
+		snprintf(r->reason, sizeof r->reason,
+		    "unknown Slurm state '%s'", row->state);
+		r->state = VG_ST_RUNNING;
+		return VG_ST_RUNNING;
+	}
+	r->state = states[i].state;
+	switch (states[i].kind) {
+	case K_QUEUED:
+		if (states[i].why != NULL)
+			snprintf(r->reason, sizeof r->reason, "%s",
+			    states[i].why);
+		else if (row->reason[0] != '\0' &&
+		    strcmp(row->reason, "None") != 0) {
+			const char *t = vg_slurm_reason_text(row->reason);
+
+			if (t != NULL)
+				snprintf(r->reason, sizeof r->reason,
+				    "%s: %s", row->reason, t);
+			else
+				snprintf(r->reason, sizeof r->reason, "%s",
+				    row->reason);
+		}
+		break;
+	case K_RUNNING:
+		if (strcmp(row->state, "RUNNING") != 0)
+			snprintf(r->reason, sizeof r->reason, "%s",
+			    row->state);
+		add_node(r, row);
+		break;
+	case K_SUSPENDED:
+	case K_REQUEUED:
+		snprintf(r->reason, sizeof r->reason, "%s", states[i].why);
+		break;
+	case K_DONE:
+		/* COMPLETED means the batch script exited 0. */
+		r->exit_code = row->exit_code < 0 ? 0 : row->exit_code;
+		if (r->exit_code != 0 || r->signal != 0) {
+			r->state = VG_ST_FAILED;
+			snprintf(r->reason, sizeof r->reason,
+			    "exit code %d", r->exit_code);
+		}
+		break;
+	case K_FAILED:
+		if (row->signal != 0) {
+			r->exit_code = -1;
+			snprintf(r->reason, sizeof r->reason,
+			    "killed by signal %d", row->signal);
+		} else
+			snprintf(r->reason, sizeof r->reason,
+			    "exit code %d%s%s", row->exit_code,
+			    row->reason[0] != '\0' &&
+			    strcmp(row->reason, "None") != 0 ? ", " : "",
+			    strcmp(row->reason, "None") != 0 ?
+			    row->reason : "");
+		add_node(r, row);
+		break;
+	case K_TERMINAL:
+		snprintf(r->reason, sizeof r->reason, "%s", states[i].why);
+		if (r->state == VG_ST_CANCELLED && row->by_uid >= 0) {
+			size_t len = strlen(r->reason);
+
+			pw = getpwuid((uid_t)row->by_uid);
+			snprintf(r->reason + len, sizeof r->reason - len,
+			    " by %s (uid %ld)", pw != NULL ? pw->pw_name :
+			    "unknown user", row->by_uid);
+		}
+		add_node(r, row);
+		break;
+	}
+	return r->state;
+}
+
+/* Pending reasons users see most, from squeue(1) JOB REASON CODES. */
+static const struct {
+	const char	*reason;
+	const char	*text;
+} reasons[] = {
+	{ .reason = "Priority", .text = "jobs of higher priority are ahead" },
+	{ .reason = "Resources", .text = "waiting for resources" },
+	{ .reason = "JobArrayTaskLimit",
+	    .text = "array throttle (slurm.array_parallelism) reached" },
+	{ .reason = "Dependency", .text = "waiting for a dependency" },
+	{ .reason = "DependencyNeverSatisfied",
+	    .text = "its dependency can never be satisfied" },
+	{ .reason = "BeginTime", .text = "its start time is not reached" },
+	{ .reason = "JobHeldUser", .text = "held by its user" },
+	{ .reason = "JobHeldAdmin", .text = "held by an administrator" },
+	{ .reason = "PartitionDown", .text = "its partition is down" },
+	{ .reason = "PartitionInactive",
+	    .text = "its partition is inactive" },
+	{ .reason = "PartitionNodeLimit",
+	    .text = "it asks for more nodes than the partition allows" },
+	{ .reason = "PartitionTimeLimit",
+	    .text = "its time limit exceeds the partition's MaxTime" },
+	{ .reason = "ReqNodeNotAvail",
+	    .text = "a requested node is not available" },
+	{ .reason = "NodeDown", .text = "a node it needs is down" },
+	{ .reason = "BadConstraints",
+	    .text = "no node satisfies its constraints" },
+	{ .reason = "InvalidAccount", .text = "its account is invalid" },
+	{ .reason = "InvalidQOS", .text = "its QOS is invalid" },
+	{ .reason = "QOSMaxJobsPerUserLimit",
+	    .text = "the QOS limit of running jobs per user is reached" },
+	{ .reason = "AssocMaxJobsLimit",
+	    .text = "the association's job limit is reached" },
+	{ .reason = "AssocGrpCpuLimit",
+	    .text = "the association's CPU limit is reached" },
+	{ .reason = "Reservation", .text = "waiting for its reservation" },
+	{ .reason = "launch failed requeued held",
+	    .text = "launch failed; requeued and held" },
+};
+
+const char *
+vg_slurm_reason_text(const char *reason)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+		if (strcmp(reason, reasons[i].reason) == 0)
+			return reasons[i].text;
+	return NULL;
+}
+
+void
+vg_slurm_merge(struct vg_result *rec, const struct vg_result *slurm)
+{
+	int killed;
+
+	if (slurm == NULL)
+		return;
+	killed = rec->signal != 0 || rec->state == VG_ST_CANCELLED ||
+	    rec->state == VG_ST_FAILED;
+	switch (slurm->state) {
+	case VG_ST_TIMEOUT:
+	case VG_ST_OOM:
+	case VG_ST_PREEMPTED:
+	case VG_ST_NODE_FAIL:
+	case VG_ST_DEADLINE:
+	case VG_ST_CANCELLED:
+		/* task-exec saw its task die from Slurm's signal; Slurm
+		 * knows why. A clean exit 0 stays a success. */
+		if (killed && rec->state != VG_ST_SUCCEEDED) {
+			rec->state = slurm->state;
+			snprintf(rec->reason, sizeof rec->reason, "%s",
+			    slurm->reason);
+		}
+		break;
+	default:
+		break;
+	}
+	if (rec->node[0] == '\0')
+		snprintf(rec->node, sizeof rec->node, "%s", slurm->node);
+}
+
+void
+vg_slurm_pacer_init(struct vg_slurm_pacer *p, double min, double max)
+{
+	p->min = min > 0 ? min : 2;
+	p->max = max >= p->min ? max : p->min;
+	p->cur = p->min;
+	p->factor = 1.5;
+}
+
+double
+vg_slurm_pacer_next(struct vg_slurm_pacer *p, int changed)
+{
+	if (changed)
+		p->cur = p->min;
+	else {
+		p->cur *= p->factor;
+		if (p->cur > p->max)
+			p->cur = p->max;
+	}
+	return p->cur;
+}
+
+void
+vg_slurm_scale(const struct vg_retry *rt, enum vg_state state,
+    const struct vg_resources *prev, uint64_t max_time,
+    struct vg_resources *next)
+{
+	double v;
+
+	*next = *prev;
+	if (state == VG_ST_OOM && prev->memory > 0 && rt->memory_factor > 1) {
+		v = (double)prev->memory * rt->memory_factor;
+		next->memory = v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
+	}
+	if (state == VG_ST_TIMEOUT && prev->time > 0 && rt->time_factor > 1) {
+		v = (double)prev->time * rt->time_factor;
+		next->time = v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
+	}
+	if (max_time > 0 && next->time > max_time)
+		next->time = max_time;
+}

@@ -1,0 +1,271 @@
+/*
+ * slurm.h - the interface between the files of the slurm scheduler:
+ *
+ *   slurm.c         the scheduler ops (collect, flush as arrays, poll,
+ *                   cancel, reattach) and the tracking logic
+ *   slurm-script.c  batch scripts and #SBATCH value quoting, array specs,
+ *                   time and signal formats, the srun step helper
+ *   slurm-state.c   Slurm job states, exit codes and reasons -> vg_state,
+ *                   the adaptive poll interval, retry resource scaling
+ *   slurm-bucket.c  the file-based token bucket shared by every vigil
+ *                   process of a user on a host
+ *   slurm-cli.c     sbatch/squeue/sacct/scancel/scontrol: run and parse
+ *   slurm-lib.c     the same through libslurm (when built with it)
+ *
+ * Nothing here prints; every fallible call fills a struct vg_err.
+ */
+#ifndef VG_SLURM_H
+#define VG_SLURM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../runner/buf.h"
+#include "../runner/err.h"
+#include "../runner/manifest.h"
+#include "../runner/state.h"
+
+/* --signal default: USR2 (USR1 is taken by NCCL), 90 s before the limit,
+ * to the batch shell, which is task-exec itself (the script execs it). */
+#define VG_SLURM_SIGNAL_DEFAULT	"B:USR2@90"
+
+/* ---- slurm-script.c ---- */
+
+/* One submission: an array of tasks sharing one resource request. */
+struct vg_slurm_job {
+	const char	*name;		/* job name: the run id */
+	const char	*run_dir;	/* absolute; output goes below it */
+	const char	*vigil;		/* absolute path of vigil (shared fs) */
+	int		 attempt;	/* exported as VIGIL_ATTEMPT */
+	const char	*array;		/* "0-5,9" (relative), no throttle */
+	int		 offset;	/* task index = array index + offset */
+	int		 throttle;	/* % limit, 0 = none */
+	int		 cpus;		/* 0 = cluster default */
+	uint64_t	 memory;	/* bytes, 0 = default */
+	int		 gpus;
+	uint64_t	 time;		/* seconds, 0 = partition default */
+	const char	*partition;	/* NULL = default */
+	const char	*account;
+	const char	*qos;
+	const char	*constraint;
+	const char	*signal;	/* "B:USR2@90"; NULL or "" = none */
+	int		 requeue;
+	const char	*exclude;	/* "n1,n2" or NULL */
+};
+
+/*
+ * Checks that a manifest value can be handed to Slurm: no control
+ * characters (a newline would end an #SBATCH line and start a new one),
+ * at most 1024 bytes.  field names it in the message.
+ */
+int	vg_slurm_value_check(const char *field, const char *v,
+	    struct vg_err *e);
+
+/*
+ * Appends v as one #SBATCH argument that sbatch reads back byte for byte:
+ * sbatch splits #SBATCH lines on blanks (even escaped ones), honours
+ * '...' and "..." and backslash escapes, and ends the value at an
+ * unquoted '#'.  Values made only of [A-Za-z0-9_.,:=@/+%-] stay bare; any
+ * other is written "..." with '"' and '\\' escaped.  v must have passed
+ * vg_slurm_value_check.
+ */
+void	vg_slurm_escape(struct vg_buf *b, const char *v);
+
+/* Appends path with '%' doubled (sbatch expands %A, %a, %j ... in
+ * --output and --error, and reads "%%" as one '%'), followed by the
+ * pattern as it is, all as one escaped #SBATCH argument. */
+void	vg_slurm_escape_pattern(struct vg_buf *b, const char *path,
+	    const char *pattern);
+
+/*
+ * Builds the batch script of j into out: #SBATCH lines for every request,
+ * then `exec VIGIL task-exec RUN_DIR INDEX`.  Fails (VG_EINVAL, naming
+ * the field) on a value that cannot be represented.
+ */
+int	vg_slurm_script(const struct vg_slurm_job *j, struct vg_buf *out,
+	    struct vg_err *e);
+
+/* Array spec of sorted, distinct indexes minus offset: "0-3,7,9-10". */
+void	vg_slurm_array_spec(const int *idx, size_t n, int offset,
+	    struct vg_buf *out);
+
+/* Slurm time limit "D-HH:MM:SS" of secs, rounded up to whole minutes
+ * (Slurm's granularity).  0 gives "" (no limit requested). */
+void	vg_slurm_time(uint64_t secs, char *buf, size_t n);
+
+/* Parses "[B:]SIG@SECS" (SIG a name with or without SIG, or a number). */
+int	vg_slurm_parse_signal(const char *spec, int *sig, int *secs,
+	    int *batch, struct vg_err *e);
+
+/*
+ * The argv that runs one task as a job step inside an allocation:
+ * srun --exclusive -n1 -N1 --cpus-per-task=C [--mem=M] [--gpus=G]
+ * --job-name=NAME --kill-on-bad-exit=1 -- ARGV...  (the direct scheduler
+ * uses it when SLURM_JOB_ID is set).  cpus <= 0 and mem 0 are left out.
+ * Caller releases out.
+ */
+void	vg_slurm_step_argv(const char *name, int cpus, uint64_t memory,
+	    int gpus, const char *const *argv, struct vg_strv *out);
+
+/* ---- slurm-state.c ---- */
+
+/* One job or array element as squeue or sacct reports it. */
+struct vg_slurm_row {
+	unsigned long	 job;		/* array job id, or the job id */
+	long		 task;		/* array task id, -1 when none */
+	long		 task_hi;	/* pending range "[3-5%2]": 3..5 */
+	char		 state[32];	/* "CANCELLED", without " by N" */
+	long		 by_uid;	/* "CANCELLED by N", else -1 */
+	int		 exit_code;	/* -1 when unknown */
+	int		 signal;	/* 0 when none */
+	char		 reason[96];
+	char		 nodes[96];
+};
+
+struct vg_slurm_rows {
+	struct vg_slurm_row	*v;
+	size_t			 n;
+	size_t			 cap;
+};
+
+void	vg_slurm_rows_release(struct vg_slurm_rows *r);
+
+/*
+ * Maps a row to a vigil state.  Terminal states fill r (state, exit code,
+ * signal, node, reason); non-terminal ones put the pending reason or
+ * "requeued" etc. in r->reason.  Unknown states map to VG_ST_RUNNING
+ * (still alive as far as Slurm is concerned), never to a success.
+ */
+enum vg_state vg_slurm_state_map(const struct vg_slurm_row *row,
+	    struct vg_result *r);
+
+/* A short explanation of a pending reason ("waiting for resources"),
+ * or NULL when unknown. */
+const char *vg_slurm_reason_text(const char *reason);
+
+/*
+ * Combines a result record (ground truth for how the task itself ended)
+ * with Slurm's verdict: a task killed by a signal while Slurm says
+ * TIMEOUT, OUT_OF_MEMORY, PREEMPTED, NODE_FAIL, DEADLINE or CANCELLED
+ * takes Slurm's state; otherwise the record wins.  res may be NULL.
+ */
+void	vg_slurm_merge(struct vg_result *rec, const struct vg_result *slurm);
+
+/* Adaptive poll interval: fast after a change, growing to a cap. */
+struct vg_slurm_pacer {
+	double	min;		/* seconds */
+	double	max;
+	double	cur;
+	double	factor;		/* growth per unchanged poll */
+};
+
+void	vg_slurm_pacer_init(struct vg_slurm_pacer *p, double min, double max);
+/* Next interval after a poll that saw changed (1) or nothing new (0). */
+double	vg_slurm_pacer_next(struct vg_slurm_pacer *p, int changed);
+
+/*
+ * Resources of the next attempt after prev ended in state: OOM multiplies
+ * memory by memory_factor, TIMEOUT multiplies time by time_factor and caps
+ * it at max_time (the partition's MaxTime, 0 = none); other states keep
+ * the request.  Strings are borrowed from prev.
+ */
+void	vg_slurm_scale(const struct vg_retry *rt, enum vg_state state,
+	    const struct vg_resources *prev, uint64_t max_time,
+	    struct vg_resources *next);
+
+/* ---- slurm-bucket.c ---- */
+
+/* A token bucket in a file, shared by processes through flock(2). */
+struct vg_slurm_bucket {
+	char	*path;		/* owned */
+	double	 rate;		/* tokens per second */
+	double	 burst;		/* capacity */
+};
+
+/* Default bucket file: $XDG_RUNTIME_DIR/vigil/slurm-bucket, else
+ * /tmp/vigil-UID/slurm-bucket (directory 0700, checked owner).  Caller
+ * frees. */
+char	*vg_slurm_bucket_path(struct vg_err *e);
+int	vg_slurm_bucket_init(struct vg_slurm_bucket *b, const char *path,
+	    double rate, double burst, struct vg_err *e);
+void	vg_slurm_bucket_release(struct vg_slurm_bucket *b);
+/*
+ * Takes one token at time now (CLOCK_MONOTONIC seconds, system-wide).
+ * Returns 0 with *wait = 0 when taken, or 0 with *wait > 0 (seconds until
+ * a token is due) without taking one.  Blocks only on the file lock.
+ */
+int	vg_slurm_bucket_take(struct vg_slurm_bucket *b, double now,
+	    double *wait, struct vg_err *e);
+
+/* ---- slurm-cli.c, slurm-lib.c ---- */
+
+/* What vigil learns from the cluster once per run. */
+struct vg_slurm_conf_info {
+	int		 max_array;	/* MaxArraySize (indexes < this) */
+	int		 min_job_age;	/* seconds */
+	int		 accounting;	/* AccountingStorageType != none */
+	char		 version[32];	/* SLURM_VERSION of the controller */
+};
+
+/* Parses `scontrol show config` output. */
+int	vg_slurm_parse_config(const char *text,
+	    struct vg_slurm_conf_info *ci, struct vg_err *e);
+/* Parses `sacct -X -n -P -o JobID,State,ExitCode,Reason,NodeList`. */
+int	vg_slurm_parse_sacct(const char *text, struct vg_slurm_rows *out,
+	    struct vg_err *e);
+/* Parses `squeue -h -r -t all -O` with VG_SLURM_SQUEUE_FORMAT. */
+int	vg_slurm_parse_squeue(const char *text, struct vg_slurm_rows *out,
+	    struct vg_err *e);
+/* Parses `sbatch --parsable` output "JOBID[;CLUSTER]". */
+int	vg_slurm_parse_jobid(const char *text, unsigned long *job,
+	    struct vg_err *e);
+/* Parses MaxTime of `scontrol show partition NAME -o` into seconds
+ * (0 = UNLIMITED). */
+int	vg_slurm_parse_maxtime(const char *text, uint64_t *secs,
+	    struct vg_err *e);
+
+#define VG_SLURM_SACCT_FORMAT	"JobID,State,ExitCode,Reason,NodeList"
+#define VG_SLURM_SQUEUE_FORMAT \
+	"ArrayJobID:|,ArrayTaskID:|,State:|,Reason:|,exit_code:|,NodeList:"
+
+/* Submission errors worth retrying (socket time-outs, EAGAIN, busy
+ * controller, rate limits), recognised in the error text. */
+int	vg_slurm_transient(const char *msg);
+
+/* The two ways of talking to Slurm behind one set of operations. */
+struct vg_slurm_iface {
+	const char	*name;		/* "cli" | "lib" */
+	int	(*config)(struct vg_slurm_conf_info *ci, struct vg_err *e);
+	int	(*maxtime)(const char *partition, uint64_t *secs,
+		    struct vg_err *e);
+	/* Submits script (its #SBATCH lines match j); *job = array job id. */
+	int	(*submit)(const struct vg_slurm_job *j, const char *script,
+		    const char *script_path, unsigned long *job,
+		    struct vg_err *e);
+	/* One query for every element of the given array job ids. */
+	int	(*query)(const char *name, const unsigned long *jobs,
+		    size_t n, int accounting, struct vg_slurm_rows *out,
+		    struct vg_err *e);
+	/* Cancels "1234_5" or "1234". */
+	int	(*cancel)(const char *handle, struct vg_err *e);
+};
+
+extern const struct vg_slurm_iface vg_slurm_cli;
+#ifdef HAVE_LIBSLURM
+extern const struct vg_slurm_iface vg_slurm_lib;
+/* SLURM_VERSION_NUMBER vigil was built against, as "22.05". */
+const char *vg_slurm_lib_version(void);
+#endif
+
+/*
+ * Runs argv (no shell, PATH searched), capturing stdout into out and
+ * stderr into err (either may be NULL; both bounded at 64 MiB), with a
+ * deadline.  Returns 0 when it exited 0; otherwise VG_EBACKEND, or
+ * VG_EAGAIN for a time-out or a transient Slurm error, with the first
+ * line of stderr in e.  Blocks up to timeout_ms.
+ */
+int	vg_slurm_run(const char *const *argv, struct vg_buf *out,
+	    struct vg_buf *err, int timeout_ms, struct vg_err *e);
+
+#endif
