@@ -33,7 +33,7 @@ static int fx_fail_start;	/* make start fail */
 static int
 sh_start(struct vg_attempt *a, struct vg_err *e)
 {
-	char *out, *err, run[64], idx[32], att[32];
+	char out[4096], err[4096], run[64], idx[32], att[32];
 	char path[] = "PATH=/usr/bin:/bin", sh[] = "/bin/sh", dc[] = "-c";
 	sigset_t none;
 	pid_t pid;
@@ -41,17 +41,15 @@ sh_start(struct vg_attempt *a, struct vg_err *e)
 
 	if (fx_fail_start)
 		return vg_err_set(e, VG_EBACKEND, "sh: refused to start");
-	out = vg_path_join(a->task_dir, "stdout");
-	err = vg_path_join(a->task_dir, "stderr");
+	/* On the stack: a child killed before exec must leak nothing. */
+	snprintf(out, sizeof(out), "%s/stdout", a->task_dir);
+	snprintf(err, sizeof(err), "%s/stderr", a->task_dir);
 	snprintf(run, sizeof(run), "VIGIL_RUN_ID=%s", a->run_id);
 	snprintf(idx, sizeof(idx), "VIGIL_TASK_INDEX=%d", a->task->index);
 	snprintf(att, sizeof(att), "VIGIL_ATTEMPT=%d", a->attempt);
 	pid = fork();
-	if (pid < 0) {
-		free(out);
-		free(err);
+	if (pid < 0)
 		return vg_err_errno(e, "fork");
-	}
 	if (pid == 0) {
 		char *env[] = { path, run, idx, att, NULL };
 		char *argv[] = { sh, dc, a->task->command.shell, NULL };
@@ -71,8 +69,6 @@ sh_start(struct vg_attempt *a, struct vg_err *e)
 		_exit(127);
 	}
 	setpgid(pid, pid);
-	free(out);
-	free(err);
 	a->pid = pid;
 	a->pidfd = -1;
 	a->started = vg_now();
