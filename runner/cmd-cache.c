@@ -195,9 +195,9 @@ conf_from_args(struct vg_args *a, struct vg_cache_conf *conf)
 		    "lock-lease")) == NULL)
 			continue;
 		if (parse_age(v, &d) != 0)
-			return vg_cmd_usage_error(a, "--%s takes an age such as "
-			    "10m or 60s, not '%s'", i == 0 ? "lock-wait" :
-			    "lock-lease", v);
+			return vg_cmd_usage_error(a, "--%s takes an age "
+			    "such as 10m or 60s, not '%s'",
+			    i == 0 ? "lock-wait" : "lock-lease", v);
 		if (i == 0)
 			conf->lock_wait = d;
 		else

@@ -36,10 +36,10 @@
 #include "sif-cache/lock.h"
 #include "sif-cache/sha256.h"
 
-#define REC_MAX		(64u << 20)	/* a shard of 100,000+ lines */
+#define REC_MAX		(64u << 20)	/* a shard: 100,000+ lines */
 #define REF_MAX		65536
-#define STDERR_KEEP	4096		/* tail of a puller's stderr kept */
-#define FRESH_SLACK	3600.0		/* re-pulling gains less: keep */
+#define STDERR_KEEP	4096		/* puller's stderr tail kept */
+#define FRESH_SLACK	3600.0		/* min. gain of a re-pull */
 
 enum ref_kind {
 	REF_LOCAL,
@@ -334,9 +334,9 @@ cache_rec_update(struct vg_cache *c, const char *digest, int64_t size,
 		goto out;
 	for (i = 0; i < r.n; i++) {
 		if (strcmp(r.v[i].digest, digest) != 0) {
-			vg_buf_printf(&out, "%s %llu %.3f %.3f\n", r.v[i].digest,
-			    (unsigned long long)r.v[i].size, r.v[i].pulled,
-			    r.v[i].last_use);
+			vg_buf_printf(&out, "%s %llu %.3f %.3f\n",
+			    r.v[i].digest, (unsigned long long)r.v[i].size,
+			    r.v[i].pulled, r.v[i].last_use);
 			continue;
 		}
 		if (found++ || remove)

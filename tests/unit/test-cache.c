@@ -201,8 +201,8 @@ test_sha256(void **state)
 	vg_sha256_str("abc", hex);
 	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a3"
 	    "96177a9cb410ff61f20015ad");
-	vg_sha256_str("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-	    hex);
+	vg_sha256_str("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopn"
+	    "opq", hex);
 	assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce459"
 	    "64ff2167f6ecedd419db06c1");
 	vg_sha256_str("", hex);
@@ -488,7 +488,7 @@ test_concurrent_one_pull(void **state)
 	char *u;
 	int i, st;
 
-	serve(f, "big.sif", 64 * 1024);		/* 16 slow pieces: 1.6 s */
+	serve(f, "big.sif", 64 * 1024);	/* 16 slow pieces: 1.6 s */
 	open_cache(f, NULL);
 	u = url(f, "slow/big.sif");
 	for (i = 0; i < 8; i++)
@@ -605,7 +605,7 @@ test_verify_reconciles(void **state)
 	b = pull(f, "b.sif");
 	cimg = pull(f, "c.sif");
 	assert_int_equal(unlink(a), 0);			/* purged */
-	age(b, now - 60 * DAY);				/* nearly purged */
+	age(b, now - 60 * DAY);			/* nearly purged */
 	assert_int_equal(truncate(cimg, 100), 0);	/* damaged */
 	/* an image that arrived without vigil's records */
 	serve(f, "d.sif", 16384);
@@ -742,7 +742,7 @@ test_gc_lru(void **state)
 	cimg = pull(f, "c.sif");
 	nap(20);
 	free(a);
-	a = pull(f, "a.sif");		/* used again: b is now the oldest */
+	a = pull(f, "a.sif");		/* used again: b is the oldest */
 	vg_err_init(&e);
 	assert_int_equal(vg_cache_gc(f->c, 0, NULL, NULL, &gs, &e), 0);
 	assert_int_equal(gs.removed, 1);
