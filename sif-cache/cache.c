@@ -776,6 +776,7 @@ pull_http(struct vg_cache *c, const char *url, const char *pinned,
 	*size = (uint64_t)st.st_size;
 	rc = install(c, h.fd, tmp, url, digest, e);
 out:
+	vg_sha256_release(&h.sha);
 	if (h.fd >= 0)
 		close(h.fd);
 	if (rc != 0)
