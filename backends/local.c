@@ -191,10 +191,9 @@ copy_str(char *dst, size_t size, const char *src)
 	dst[i] = '\0';
 }
 
-/* Sends the report and exits the shim. */
-static void __attribute__((noreturn))
-shim_exit(struct launch *L, int kind, int err, const char *stage,
-    int wstatus)
+/* Writes one report to the status pipe (one write: atomic). */
+static void
+report(struct launch *L, int kind, int err, const char *stage, int wstatus)
 {
 	struct shim_msg msg;
 	ssize_t n;
@@ -207,6 +206,14 @@ shim_exit(struct launch *L, int kind, int err, const char *stage,
 	do
 		n = write(L->status_fd, &msg, sizeof(msg));
 	while (n < 0 && errno == EINTR);
+}
+
+/* Sends the report and exits the shim. */
+static void __attribute__((noreturn))
+shim_exit(struct launch *L, int kind, int err, const char *stage,
+    int wstatus)
+{
+	report(L, kind, err, stage, wstatus);
 	if (kind != SHIM_DONE)
 		_exit(127);
 	if (WIFEXITED(wstatus))
@@ -377,13 +384,18 @@ task_main(struct launch *L)
 			L->exec_stage = "setrlimit";
 			goto fail;
 		}
-	vg_close_from(3, NULL, 0);
+	/* The status pipe stays until exec closes it (O_CLOEXEC). */
+	vg_close_from(3, &L->status_fd, 1);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	L->exec_stage = "exec";
 	exec_search(L);
 fail:
+	/* Reported from here, not only through the memory vfork shares
+	 * with the shim: some environments (valgrind) turn vfork into
+	 * fork.  finish() reads the first report, this one. */
 	L->exec_errno = errno != 0 ? errno : EINVAL;
+	report(L, SHIM_EXEC_FAILED, L->exec_errno, L->exec_stage, 0);
 	_exit(127);
 }
 
@@ -455,10 +467,10 @@ shim_main(struct launch *L)
 	if (task < 0)
 		shim_exit(L, SHIM_SETUP_FAILED, errno, "vfork", 0);
 	if (L->exec_errno != 0) {
+		/* The task already reported why; just end. */
 		while (waitpid(task, &st, 0) < 0 && errno == EINTR)
 			;
-		shim_exit(L, SHIM_EXEC_FAILED, L->exec_errno, L->exec_stage,
-		    0);
+		_exit(127);
 	}
 
 	for (;;) {
@@ -816,26 +828,41 @@ local_cleanup(struct vg_attempt *a)
 
 /* Waits for a->pid with a deadline, cancelling on timeout or on SIGTERM,
  * SIGINT or SIGHUP to this process.  Returns the wait status in *ws and
- * what stopped it in *why (0, VG_ST_TIMEOUT or VG_ST_CANCELLED). */
+ * what stopped it in *why (0, VG_ST_TIMEOUT or VG_ST_CANCELLED).  Without
+ * a pidfd (Linux < 5.3, valgrind) SIGCHLD on the signalfd wakes it. */
 static int
 wait_attempt(struct vg_attempt *a, int *ws, int *why, struct vg_err *e)
 {
 	long long deadline = -1, kill_at = -1, now;
 	struct pollfd pfd[2];
-	sigset_t stop, old;
-	int sfd, rc = 0, n, timeout;
+	sigset_t mask, old;
+	int sfd, rc = 0, n, timeout, reaped = 0;
 	double grace = a->kill_grace > 0 ? a->kill_grace : 10;
+	pid_t p;
 
 	*why = 0;
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGHUP);
-	sigprocmask(SIG_BLOCK, &stop, &old);
-	sfd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	if (a->pidfd < 0)
+		sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (a->timeout > 0)
 		deadline = vg_mono_ms() + (long long)(a->timeout * 1000);
 	for (;;) {
+		if (a->pidfd < 0) {
+			p = waitpid(a->pid, ws, WNOHANG);
+			if (p == a->pid) {
+				reaped = 1;
+				break;
+			}
+			if (p < 0 && errno != EINTR) {
+				rc = vg_err_errno(e, "waitpid %d", (int)a->pid);
+				break;
+			}
+		}
 		now = vg_mono_ms();
 		if (deadline >= 0 && now >= deadline && kill_at < 0) {
 			*why = VG_ST_TIMEOUT;
@@ -851,35 +878,38 @@ wait_attempt(struct vg_attempt *a, int *ws, int *why, struct vg_err *e)
 			timeout = (int)(kill_at - now);
 		else if (kill_at < 0 && deadline >= 0)
 			timeout = (int)(deadline - now);
-		pfd[0].fd = a->pidfd;
+		pfd[0].fd = sfd;
 		pfd[0].events = POLLIN;
-		pfd[1].fd = sfd;
+		pfd[1].fd = a->pidfd;
 		pfd[1].events = POLLIN;
-		n = poll(pfd, sfd >= 0 ? 2 : 1, timeout);
+		n = poll(pfd, a->pidfd >= 0 ? 2 : 1, timeout);
 		if (n < 0 && errno != EINTR) {
 			rc = vg_err_errno(e, "poll");
 			break;
 		}
-		if (n > 0 && (pfd[1].revents & POLLIN)) {
+		if (n > 0 && (pfd[0].revents & POLLIN)) {
 			struct signalfd_siginfo si;
+			int stop = 0;
 
-			while (read(sfd, &si, sizeof(si)) > 0)
-				;
-			if (kill_at < 0) {
+			while (read(sfd, &si, sizeof(si)) == sizeof(si))
+				if (si.ssi_signo != SIGCHLD)
+					stop = 1;
+			if (stop && kill_at < 0) {
 				*why = VG_ST_CANCELLED;
 				local_cancel(a, SIGTERM, NULL);
 				kill_at = vg_mono_ms() +
 				    (long long)(grace * 1000);
-			} else {
+			} else if (stop) {
 				/* A second signal forces. */
 				local_cancel(a, SIGKILL, NULL);
 				kill_at = LLONG_MAX;
 			}
 		}
-		if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP)))
+		if (a->pidfd >= 0 && n > 0 &&
+		    (pfd[1].revents & (POLLIN | POLLHUP)))
 			break;
 	}
-	while (waitpid(a->pid, ws, 0) < 0) {
+	while (rc == 0 && !reaped && waitpid(a->pid, ws, 0) < 0) {
 		if (errno != EINTR) {
 			rc = vg_err_errno(e, "waitpid %d", (int)a->pid);
 			break;

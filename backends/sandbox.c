@@ -669,7 +669,7 @@ bind_fd(int fd, const char *path)
 	src[n] = '\0';
 	if ((rc = mkdir_parents(path)) != 0)
 		return rc;
-	if (mount(src, path, NULL, MS_BIND | MS_REC, NULL) != 0)
+	if (mount(src, path, "none", MS_BIND | MS_REC, NULL) != 0)
 		return -errno;
 	return 0;
 }
@@ -694,8 +694,8 @@ private_tmp(const struct vg_sandbox_paths *p, const char **stage)
 		}
 	/* Slave, not private: mounts made later on the host still show
 	 * up here, nothing made here leaks out. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0 ||
-	    mount(p->tmp_dir, "/tmp", NULL, MS_BIND, NULL) != 0) {
+	if (mount("none", "/", "none", MS_REC | MS_SLAVE, NULL) != 0 ||
+	    mount(p->tmp_dir, "/tmp", "none", MS_BIND, NULL) != 0) {
 		rc = -errno;
 		goto out;
 	}
