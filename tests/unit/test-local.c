@@ -496,7 +496,8 @@ test_result_records(void **state)
 		const char *text;
 		const char *err;
 	} bad[] = {
-		{ "", "'result': not a result record (byte 0)" },
+		{ "", "'result': not a result record: json: byte 0: "
+		    "unexpected end of input, expected a value" },
 		{ "{}", "'result': no \"state\" member" },
 		{ "{\"state\": \"RUNNING\"}",
 		    "'result': state 'RUNNING' is not terminal" },
@@ -510,13 +511,17 @@ test_result_records(void **state)
 		{ "{\"state\": \"FAILED\", \"node\": 3}",
 		    "'result': bad value for \"node\"" },
 		{ "{\"state\": \"FAILED\",}",
-		    "'result': not a result record (byte 19)" },
+		    "'result': not a result record: json: byte 19: "
+		    "expected a string key" },
 		{ "{\"state\": \"FAILED\"} x",
-		    "'result': not a result record (byte 20)" },
+		    "'result': not a result record: json: byte 20: "
+		    "unexpected data after the JSON value" },
 		{ "{\"state\": \"FAI\\u00zz\"}",
-		    "'result': not a result record (byte 16)" },
+		    "'result': not a result record: json: byte 14: "
+		    "\\u must be followed by four hex digits" },
 		{ "{\"started\": 1e999, \"state\": \"FAILED\"}",
-		    "'result': bad value for \"started\"" },
+		    "'result': not a result record: json: byte 12: "
+		    "number out of range of a double" },
 	};
 	size_t i;
 
