@@ -190,9 +190,8 @@ static int
 cmd_task_exec_exec(struct vg_args *a)
 {
 	const struct vg_backend_ops *ops;
-	const struct vg_task *t = NULL;
+	struct vg_task task, *t = &task;
 	struct vg_manifest *m = NULL;
-	struct vg_taskset ts = { NULL, 0 };
 	struct vg_attempt at;
 	struct vg_result r;
 	struct vg_err e;
@@ -200,7 +199,6 @@ cmd_task_exec_exec(struct vg_args *a)
 	char *run_dir = NULL, *task_dir = NULL, *slash, idx[32], host[64];
 	const char *hb;
 	long index;
-	size_t i;
 	int rc, sfd = -1, beat_s = HEARTBEAT_DEFAULT_S;
 	char *end;
 
@@ -214,16 +212,9 @@ cmd_task_exec_exec(struct vg_args *a)
 	run_dir = vg_xstrdup(a->argv[0]);
 	while (strlen(run_dir) > 1 && run_dir[strlen(run_dir) - 1] == '/')
 		run_dir[strlen(run_dir) - 1] = '\0';
-	if ((rc = vg_launch_load_dir(run_dir, &m, &ts)) != 0)
+	memset(&task, 0, sizeof(task));
+	if ((rc = vg_launch_load_dir(run_dir, index, &m, &task)) != 0)
 		goto out;
-	for (i = 0; i < ts.n; i++)
-		if (ts.v[i].index == index)
-			t = &ts.v[i];
-	if (t == NULL) {
-		rc = vg_cmd_fail(VG_EXIT_USAGE, "task-exec: run '%s' has no "
-		    "task %ld (it has %zu)", run_dir, index, ts.n);
-		goto out;
-	}
 	if ((ops = vg_backend_find(m->backend != NULL ? m->backend :
 	    "local")) == NULL) {
 		rc = vg_cmd_fail(VG_EXIT_USAGE, "task-exec: unknown backend "
@@ -286,7 +277,7 @@ cmd_task_exec_exec(struct vg_args *a)
 out:
 	if (sfd >= 0)
 		close(sfd);
-	vg_taskset_release(&ts);
+	vg_task_release(&task);
 	vg_manifest_free(m);
 	free(task_dir);
 	free(run_dir);

@@ -119,25 +119,42 @@ vg_launch_load_run(struct vg_store *st, const char *run_id,
 }
 
 int
-vg_launch_load_dir(const char *run_dir, struct vg_manifest **mp,
-    struct vg_taskset *ts)
+vg_launch_load_dir(const char *run_dir, long index, struct vg_manifest **mp,
+    struct vg_task *t)
 {
+	struct vg_diag diag = { VG_STRV_INIT };
 	struct vg_buf json = VG_BUF_INIT;
 	struct vg_err e;
 	char *path;
 	int rc;
 
 	vg_err_init(&e);
+	memset(t, 0, sizeof(*t));
+	*mp = NULL;
 	path = vg_path_join(run_dir, "manifest.json");
-	rc = vg_read_file(path, STORED_MANIFEST_MAX, &json, &e);
-	if (rc != 0) {
-		free(path);
-		vg_buf_release(&json);
-		return vg_cmd_fail(VG_EXIT_USAGE, "%s", e.msg);
+	if ((rc = vg_read_file(path, STORED_MANIFEST_MAX, &json, &e)) != 0) {
+		rc = vg_cmd_fail(VG_EXIT_USAGE, "%s", e.msg);
+		goto out;
 	}
-	rc = load_json(path, vg_buf_str(&json), json.len, mp, ts);
-	free(path);
+	if ((rc = vg_manifest_from_json(vg_buf_str(&json), json.len, mp,
+	    &e)) != 0) {
+		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s: %s", path, e.msg);
+		goto out;
+	}
+	if ((rc = vg_expand_task(*mp, (size_t)index, t, &diag, &e)) != 0) {
+		if (rc == VG_ENOENT)
+			rc = vg_cmd_fail(VG_EXIT_USAGE, "run '%s' has no task "
+			    "%ld (it has %zu)", run_dir, index,
+			    vg_expand_count(*mp));
+		else
+			rc = print_problems(&diag, &e, rc);
+		vg_manifest_free(*mp);
+		*mp = NULL;
+	}
+out:
+	vg_diag_release(&diag);
 	vg_buf_release(&json);
+	free(path);
 	return rc;
 }
 

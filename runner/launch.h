@@ -31,9 +31,11 @@ int	vg_launch_load(const char *path, const char **sets,
 int	vg_launch_load_run(struct vg_store *st, const char *run_id,
 	    struct vg_manifest **mp, struct vg_taskset *ts);
 
-/* Same from a run directory's manifest.json (task-exec). */
-int	vg_launch_load_dir(const char *run_dir, struct vg_manifest **mp,
-	    struct vg_taskset *ts);
+/* Loads a run directory's manifest.json and builds only task index
+ * (task-exec).  Returns an exit status; on 0 the caller owns *mp and
+ * releases t. */
+int	vg_launch_load_dir(const char *run_dir, long index,
+	    struct vg_manifest **mp, struct vg_task *t);
 
 /*
  * Gates every task and records a new run; prints a line per denied task
