@@ -47,6 +47,7 @@ struct sing_priv {
 	char	*scratch;	/* made here (a->scratch_dir was NULL) */
 	int	 timed_out;
 	int	 cancelled;
+	int	 last_sig;	/* last signal cancel sent */
 };
 
 /* True when path is an executable regular file. */
@@ -379,6 +380,8 @@ vg_singularity_argv(const struct vg_attempt *a, const char *binary,
 		vg_strv_push(argv, "--cleanenv");
 	if (c->writable_tmpfs)
 		vg_strv_push(argv, "--writable-tmpfs");
+	/* Values from the env file stay literal ($, quotes, newlines). */
+	vg_strv_push(argv, "--no-eval");
 	if (a->res.gpus > 0 && !has_gpu_flag(&c->flags))
 		vg_strv_push(argv, gpu_flag != NULL ? gpu_flag : "--nv");
 	vg_strv_push(argv, "--bind");
@@ -441,22 +444,25 @@ env_name_ok(const char *s)
 	return 1;
 }
 
-/* Appends NAME='value' and a newline. */
+/*
+ * Appends NAME="value" and a newline, with \ " $ ` escaped.  Apptainer
+ * reads the file with its own shell interpreter, which mangles the usual
+ * 'it'\''s' idiom into it\'s; double quotes come through exactly (with
+ * --no-eval, which the argv always carries).
+ */
 static void
 env_line(struct vg_buf *out, const char *name, const char *value)
 {
+	const char *p;
+
 	vg_buf_adds(out, name);
-	vg_buf_addc(out, '=');
-	/* Always quoted: the reader is a shell, and '' keeps an empty
-	 * value explicit. */
-	if (value == NULL || *value == '\0')
-		vg_buf_adds(out, "''");
-	else if (strspn(value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
-	    "qrstuvwxyz0123456789_-./:@%+,=") == strlen(value))
-		vg_buf_printf(out, "'%s'", value);
-	else
-		vg_buf_shquote(out, value);
-	vg_buf_addc(out, '\n');
+	vg_buf_adds(out, "=\"");
+	for (p = value != NULL ? value : ""; *p != '\0'; p++) {
+		if (*p == '\\' || *p == '"' || *p == '$' || *p == '`')
+			vg_buf_addc(out, '\\');
+		vg_buf_addc(out, *p);
+	}
+	vg_buf_adds(out, "\"\n");
 }
 
 int
@@ -878,6 +884,15 @@ singularity_finish(struct vg_attempt *a, int wstatus, struct vg_result *r,
 	if (gethostname(r->node, sizeof(r->node)) != 0)
 		r->node[0] = '\0';
 	r->node[sizeof(r->node) - 1] = '\0';
+	/* After our own signal, apptainer's status depends on timing: the
+	 * starter dies of it, exits 128+N for the container's death, or 255
+	 * when the signal came during container setup.  Report the signal
+	 * that ended the attempt instead. */
+	if (p != NULL && (p->timed_out || p->cancelled) && p->last_sig != 0 &&
+	    r->state != VG_ST_SUCCEEDED) {
+		r->exit_code = -1;
+		r->signal = p->last_sig;
+	}
 	if (p != NULL && p->timed_out) {
 		r->state = VG_ST_TIMEOUT;
 		snprintf(r->reason, sizeof(r->reason), "timed out after %g s",
@@ -912,8 +927,10 @@ singularity_cancel(struct vg_attempt *a, int sig, struct vg_err *e)
 
 	if (a->pid <= 0)
 		return 0;
-	if (p != NULL)
+	if (p != NULL) {
 		p->cancelled = 1;
+		p->last_sig = sig;
+	}
 	/* The group cannot be reused while its leader is unreaped. */
 	if (kill(-a->pid, sig) != 0 && errno != ESRCH)
 		return vg_err_errno(e, "cannot signal process group %ld",
@@ -977,7 +994,7 @@ stop_group(struct vg_attempt *a, int sfd, int *ws)
 		(void)kill(-a->pid, SIGKILL);
 		return;
 	}
-	(void)kill(-a->pid, SIGKILL);
+	(void)singularity_cancel(a, SIGKILL, NULL);
 	while (waitpid(a->pid, ws, 0) < 0 && errno == EINTR)
 		;
 }
