@@ -99,8 +99,8 @@ add_node(struct vg_result *r, const struct vg_slurm_row *row)
 	snprintf(r->node, sizeof r->node, "%.*s", (int)sizeof r->node - 1,
 	    row->nodes);
 	if (len + 1 < sizeof r->reason)
-		snprintf(r->reason + len, sizeof r->reason - len, " on %s",
-		    row->nodes);
+		snprintf(r->reason + len, sizeof r->reason - len, "%son %s",
+		    len > 0 ? " " : "", row->nodes);
 }
 
 enum vg_state
