@@ -839,6 +839,11 @@ query(struct vg_sched *s, struct sl *p, struct vg_err *e)
 	}
 	r = p->iface->query(s->run_id, jobs, nj, p->ci.accounting, &rows, e);
 	free(jobs);
+	/* One line per Slurm call: bench/slurm-tracking.sh counts them. */
+	vg_debug("slurm: query: %zu array job(s), %zu row(s), %s via %s%s",
+	    nj, rows.n, r == 0 ? "ok" : "failed", p->ci.accounting ?
+	    "sacct" : p->iface == &vg_slurm_cli ? "squeue" : "slurm_load_jobs",
+	    p->iface == &vg_slurm_cli || p->ci.accounting ? "" : " (lib)");
 	if (r != 0) {
 		/* A failed query is no news: nothing changes state. */
 		snprintf(p->last_error, sizeof p->last_error, "%s", e->msg);
