@@ -11,6 +11,8 @@ name: res
 scheduler: slurm
 matrix:
   i: [0, 1, 2, 3]
+isolation:
+  writable: ["$W"]
 slurm:
   poll_min: 1s
   poll_max: 2s
