@@ -65,6 +65,7 @@ struct sl_att {
 	double			 since;		/* submitted / reattached */
 	double			 gone;		/* first time Slurm lacked it */
 	double			 ended;		/* Slurm said terminal at */
+	double			 held;		/* killed record kept since */
 	struct vg_result	 slurm;		/* Slurm's terminal verdict */
 };
 
@@ -92,6 +93,7 @@ struct sl {
 	size_t				 n, cap;
 	struct vg_sched_update		*out;		/* pending updates */
 	size_t				 nout, outcap;
+	size_t				 nout_final;	/* terminal ones */
 	struct vg_sched_update		*ups;		/* last returned */
 	size_t				 upcap;
 	struct sl_excl			*excl;
@@ -136,8 +138,10 @@ emit(struct sl *p, struct sl_att *t, enum vg_state st,
 	t->last = st;
 	snprintf(t->last_reason, sizeof t->last_reason, "%s",
 	    reason != NULL ? reason : "");
-	if (vg_state_terminal(st))
+	if (vg_state_terminal(st)) {
 		t->done = 1;
+		p->nout_final++;
+	}
 }
 
 /* Picks lib or cli as slurm.interface says, reading the cluster config. */
@@ -490,8 +494,8 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 		delay *= 2;
 	}
 	if (r != 0) {
-		vg_err_prefix(e, "submitting %s after %d attempt%s", path,
-		    tries, tries > 1 ? "s" : "");
+		vg_err_prefix(e, "submitting %s (%d tr%s)", name, tries,
+		    tries > 1 ? "ies" : "y");
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -595,18 +599,35 @@ file_age(const char *dir, const char *name)
 	return age;
 }
 
-/* Reports t from its result record when there is one; 1 if reported. */
+/*
+ * Reports t from its result record when there is one; 1 if reported.  A
+ * record of a task killed by a signal (or CANCELLED by task-exec on
+ * SIGTERM) that vigil did not cancel is held until Slurm says why (its
+ * TIMEOUT, OUT_OF_MEMORY, PREEMPTED, ...), at most the grace window.
+ */
 static int
 check_record(struct sl *p, struct sl_att *t)
 {
 	struct vg_result rec;
 	struct vg_err re;
+	double now;
 
 	vg_err_init(&re);
 	if (vg_result_read(t->a->task_dir, &rec, &re) != 0)
 		return 0;
 	if (!vg_state_terminal(rec.state))
 		return 0;
+	if ((rec.signal != 0 || rec.state == VG_ST_CANCELLED) &&
+	    !t->cancel && t->ended == 0) {
+		now = vg_now();
+		if (t->held == 0) {
+			t->held = now;
+			/* Ask Slurm now (the bucket still paces it). */
+			p->next_query = vg_mono_ms();
+		}
+		if (now - t->held < p->grace)
+			return 0;
+	}
 	if (t->ended > 0)
 		vg_slurm_merge(&rec, &t->slurm);
 	emit(p, t, rec.state, &rec, rec.reason, 0);
@@ -710,9 +731,16 @@ apply_rows(struct sl *p, const struct vg_slurm_rows *rows)
 		t = p->v[i];
 		if (t->done || t->job == 0)
 			continue;
+		row = find_row(rows, t);
+		if (row != NULL) {
+			st = vg_slurm_state_map(row, &r);
+			if (vg_state_terminal(st) && t->ended == 0) {
+				t->ended = now;
+				t->slurm = r;
+			}
+		}
 		if (check_record(p, t))
 			continue;
-		row = find_row(rows, t);
 		if (row == NULL) {
 			if (t->ended > 0) {
 				/* Slurm said it ended, then forgot it. */
@@ -741,17 +769,12 @@ apply_rows(struct sl *p, const struct vg_slurm_rows *rows)
 		}
 		t->gone = 0;
 		t->seen = 1;
-		st = vg_slurm_state_map(row, &r);
 		if (!vg_state_terminal(st)) {
 			t->ended = 0;
 			if (st != t->last || strcmp(r.reason,
 			    t->last_reason) != 0)
 				emit(p, t, st, &r, r.reason, 0);
 			continue;
-		}
-		if (t->ended == 0) {
-			t->ended = now;
-			t->slurm = r;
 		}
 		(void)settle(p, t, now);
 	}
@@ -839,6 +862,11 @@ query(struct vg_sched *s, struct sl *p, struct vg_err *e)
 	}
 	r = p->iface->query(s->run_id, jobs, nj, p->ci.accounting, &rows, e);
 	free(jobs);
+	/* One line per Slurm call: bench/slurm-tracking.sh counts them. */
+	vg_debug("slurm: query: %zu array job(s), %zu row(s), %s via %s%s",
+	    nj, rows.n, r == 0 ? "ok" : "failed", p->ci.accounting ?
+	    "sacct" : p->iface == &vg_slurm_cli ? "squeue" : "slurm_load_jobs",
+	    p->iface == &vg_slurm_cli || p->ci.accounting ? "" : " (lib)");
 	if (r != 0) {
 		/* A failed query is no news: nothing changes state. */
 		snprintf(p->last_error, sizeof p->last_error, "%s", e->msg);
@@ -894,6 +922,7 @@ hand_out(struct sl *p, struct vg_sched_update **ups, size_t *n)
 	*ups = p->ups;
 	*n = p->nout;
 	p->nout = 0;
+	p->nout_final = 0;
 }
 
 /* Drops attempts whose terminal update went out before this poll. */
@@ -1023,7 +1052,7 @@ slurm_reattach(struct vg_sched *s, struct vg_attempt *a, const char *handle,
 	return 0;
 }
 
-/* Attempts handed over and not yet reported terminal. */
+/* Attempts handed over whose terminal update was not handed out yet. */
 static size_t
 slurm_active(struct vg_sched *s)
 {
@@ -1035,7 +1064,7 @@ slurm_active(struct vg_sched *s)
 	for (i = 0; i < p->n; i++)
 		if (!p->v[i]->done)
 			n++;
-	return n;
+	return n + p->nout_final;
 }
 
 /* Frees everything; jobs keep running (resume re-attaches). */

@@ -1,0 +1,67 @@
+#!/bin/sh
+# slurm-submit.sh [N] - submission wall time of an N-task sweep (default
+# 1000) on the private Slurm cluster of tests/harness/slurm-up:
+#
+#   baseline  a loop of N `sbatch --parsable --hold --wrap true` calls,
+#             what a script submitting one job per task does
+#   vigil     `vigil submit` of an N-task matrix, until every task has a
+#             Slurm job id in `vigil status` (vigil submits arrays)
+#
+# Both in the same run, on the same cluster; prints both times and the
+# ratio (target >= 50).  Every job is cancelled afterwards.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+VIGIL=${VIGIL:-$top/build/vigil}
+N=${1:-1000}
+W=$(mktemp -d /tmp/vigil-bench-XXXXXX)
+chmod 0755 "$W"
+VIGIL_HOME=$W/home
+VIGIL_SLURM_BUCKET=$W/bucket
+export VIGIL_HOME VIGIL_SLURM_BUCKET
+cleanup() {
+	scancel --name=vg-bench-base >/dev/null 2>&1 || true
+	[ -z "${id:-}" ] || "$VIGIL" cancel "$id" >/dev/null 2>&1 || true
+	"$top/tests/harness/slurm-down" >/dev/null 2>&1
+	rm -rf "$W"
+}
+trap cleanup EXIT
+eval "$("$top/tests/harness/slurm-up")"
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# Baseline: one sbatch per task (held, so the queue does not run them).
+start=$(now_ms)
+i=0
+while [ $i -lt "$N" ]; do
+	sbatch --parsable --hold -J vg-bench-base -o /dev/null \
+	    --wrap true >/dev/null
+	i=$((i + 1))
+done
+base=$(( $(now_ms) - start ))
+scancel --name=vg-bench-base
+
+# vigil: one manifest, N tasks.
+python3 - "$N" >"$W/sweep.yaml" <<'P'
+import sys
+n = int(sys.argv[1])
+print("version: 1\nname: bench-submit\nscheduler: slurm")
+print("matrix:\n  i: [" + ", ".join(str(i) for i in range(n)) + "]")
+print("command: \"true\"")
+P
+start=$(now_ms)
+id=$("$VIGIL" submit "$W/sweep.yaml")
+while :; do
+	got=$("$VIGIL" status "$id" --json | python3 -c 'import json,sys
+d = json.load(sys.stdin)
+print(sum(1 for t in d["tasks"] if t["job_id"]))')
+	[ "$got" -lt "$N" ] || break
+	[ $(( $(now_ms) - start )) -lt 120000 ] ||
+		{ echo "vigil: only $got of $N tasks submitted" >&2; exit 1; }
+	sleep 0.05
+done
+vig=$(( $(now_ms) - start ))
+scripts=$(ls "$VIGIL_HOME/runs/$id/slurm/" | grep -c '^submit-')
+
+echo "slurm-submit: $N tasks"
+echo "  baseline (sbatch loop):  ${base} ms"
+echo "  vigil submit:            ${vig} ms ($scripts sbatch call(s))"
+awk -v b="$base" -v v="$vig" 'BEGIN { printf "  ratio:                   %.1fx (target >= 50x)\n", b / v }'
