@@ -156,4 +156,19 @@ int	vg_policy_audit(struct vg_policy *p, const char *run_id,
 	    const char *verdict, vg_audit_sink sink, void *arg,
 	    struct vg_err *e);
 
+/*
+ * The calling process as a policy context, for vigil check and exec:
+ * the working directory, $HOME, $VIGIL_TASK_DIR, and TMPDIR, SCRATCH,
+ * SLURM_TMPDIR (and a few other scratch variables) when set.  Strings
+ * are borrowed from the environment; release with vg_policy_env_release.
+ */
+struct vg_policy_env {
+	struct vg_policy_ctx	 ctx;
+	struct vg_kvs		 env;
+	char			 cwd[4096];
+};
+
+void	vg_policy_env_init(struct vg_policy_env *pe);
+void	vg_policy_env_release(struct vg_policy_env *pe);
+
 #endif
