@@ -289,6 +289,8 @@ delete_target(struct pl_an *an, struct pl_cmd *c, const struct pl_field *f,
 	    recursive ? " recursively" : "", pshow(&p));
 }
 
+static int mode_loosens(const char *m, int *setid, int secret);
+
 /* ---- deletion, copying, writing ---- */
 
 static void
@@ -333,8 +335,16 @@ h_copy(struct pl_an *an, struct pl_cmd *c)
 	int mv = strcmp(c->name, "mv") == 0, ln = strcmp(c->name, "ln") == 0;
 	const char *shortargs = ln ? "S" : "STm";
 
-	if (strcmp(c->name, "install") == 0)
+	if (strcmp(c->name, "install") == 0) {
+		const struct pl_field *m = opt_val(an, c, 'm', "--mode");
+		int setid = 0;
+
 		shortargs = "mgoStTb";
+		if (m != NULL && (mode_loosens(m->s, &setid, 0) || 1) && setid)
+			pl_find(an, VG_CAT_PERMISSIONS, "builtin:setuid", c->off,
+			    c->len, "'install -m %s' creates a setuid/setgid "
+			    "file", m->s);
+	}
 	for (i = 1; (i = next_operand(c, i, shortargs, &dd)) < c->argc &&
 	    nops < 64; i++)
 		ops[nops++] = i;
@@ -465,6 +475,12 @@ h_reader(struct pl_an *an, struct pl_cmd *c)
 	else if (strcmp(c->name, "tar") == 0)
 		sa = "fCT";
 	out_default(c);
+	if (strcmp(c->name, "gpg") == 0 && (has_arg(c, "--export-secret-keys")
+	    || has_arg(c, "--export-secret-subkeys"))) {
+		pl_find(an, VG_CAT_EXFILTRATION, "builtin:secret-read", c->off,
+		    c->len, "'gpg' exports private keys");
+		c->out->taint |= T_SECRET;
+	}
 	for (i = 1; (i = next_operand(c, i, sa, &dd)) < c->argc; i++) {
 		struct pl_path p;
 		struct pl_file *tf;
@@ -676,8 +692,7 @@ any_device(struct pl_an *an, const struct pl_cmd *c, int from, int unknown)
 {
 	int dd = 0, i;
 
-	for (i = from; (i = next_operand(c, i, "tLUbcCIlNOoTsSv", &dd)) <
-	    c->argc; i++) {
+	for (i = from; (i = next_operand(c, i, NULL, &dd)) < c->argc; i++) {
 		struct pl_path p;
 
 		pl_path_classify(an, &c->argv[i], &p);
@@ -1111,6 +1126,19 @@ h_remote_copy(struct pl_an *an, struct pl_cmd *c)
 
 /* ---- interpreters and nested code ---- */
 
+/* True when a field has known words besides its unknown parts. */
+static int
+partly_known(const struct pl_field *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->len; i++)
+		if ((f->s[i] >= 'a' && f->s[i] <= 'z') ||
+		    (f->s[i] >= 'A' && f->s[i] <= 'Z'))
+			return 1;
+	return 0;
+}
+
 /* Runs code text or a stream as shell code with positional args. */
 static void
 shell_code(struct pl_an *an, struct pl_cmd *c, const struct pl_field *code,
@@ -1120,10 +1148,11 @@ shell_code(struct pl_an *an, struct pl_cmd *c, const struct pl_field *code,
 	const char *spos[9];
 	int snpos = an->npos, k;
 
-	if (code->flags & F_UNK)
+	if ((code->flags & F_UNK) && !partly_known(code))
 		pl_stream_unknown(&s, code->taint);
 	else
-		pl_stream_text(&s, code->s, code->len, code->taint);
+		pl_stream_text(&s, code->s, code->len, code->taint &
+		    ~(unsigned)T_VAR);
 	memcpy(spos, an->pos, sizeof(spos));
 	an->npos = c->argc - firstarg - 1;
 	if (an->npos < 0)
@@ -1248,7 +1277,8 @@ h_interp(struct pl_an *an, struct pl_cmd *c)
 		    strcmp(lang, "lua") == 0 || strcmp(lang, "r") == 0) &&
 		    (eq(f, "-e") || eq(f, "-E"))) ||
 		    (strcmp(lang, "perl") == 0 && s[1] != '-' &&
-		    (s[f->len - 1] == 'e' || s[f->len - 1] == 'E')) ||
+		    (s[f->len - 1] == 'e' || s[f->len - 1] == 'E') &&
+		    strspn(s + 1, "lnpaswTtUWXc0123456789") == f->len - 2) ||
 		    (strcmp(lang, "node") == 0 && (eq(f, "-e") ||
 		    eq(f, "--eval") || eq(f, "-p") || eq(f, "--print"))) ||
 		    (strcmp(lang, "php") == 0 && eq(f, "-r"))) {
@@ -1888,16 +1918,23 @@ h_pkill(struct pl_an *an, struct pl_cmd *c)
 		    c->len, "'killall5' signals every process");
 		return;
 	}
+	int byuser = 0;
+
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
 
-		if (eq(f, "-u") || eq(f, "--user") || eq(f, "-U") ||
-		    strncmp(f->s, "--user=", 7) == 0 || eq(f, "-v") ||
-		    eq(f, "--inverse")) {
+		if (eq(f, "-v") || eq(f, "--inverse")) {
 			pl_find(an, VG_CAT_DISRUPTION, "builtin:kill-broad",
-			    c->off, c->len, "'%s' kills every process of a "
-			    "user or every non-matching process", c->name);
+			    c->off, c->len, "'%s -v' kills every process that "
+			    "does not match", c->name);
 			return;
+		}
+		if (eq(f, "-u") || eq(f, "--user") || eq(f, "-U") ||
+		    strncmp(f->s, "--user=", 7) == 0) {
+			byuser = 1;
+			if (f->s[2] != '=' && strchr(f->s, '=') == NULL)
+				i++;
+			continue;
 		}
 		if (eq(f, "-s") || eq(f, "--signal") || eq(f, "-g") ||
 		    eq(f, "-G") || eq(f, "-P") || eq(f, "-t") || eq(f, "-o") ||
@@ -1909,13 +1946,16 @@ h_pkill(struct pl_an *an, struct pl_cmd *c)
 		if (is_opt(f))
 			continue;
 		ops++;
-		if (broad_pattern(f->s)) {
+		if (broad_pattern(f->s) || (f->flags & F_UNK && 0)) {
 			pl_find(an, VG_CAT_DISRUPTION, "builtin:kill-broad",
 			    c->off, c->len, "'%s %s' kills shared or system "
 			    "processes", c->name, f->s);
 			return;
 		}
 	}
+	if (byuser && ops == 0)
+		pl_find(an, VG_CAT_DISRUPTION, "builtin:kill-broad", c->off,
+		    c->len, "'%s -u' kills every process of a user", c->name);
 }
 
 static void
@@ -2083,7 +2123,8 @@ h_squeue(struct pl_an *an, struct pl_cmd *c)
 static void
 h_sleep(struct pl_an *an, struct pl_cmd *c)
 {
-	an->loopwait++;
+	if (!an->bg)
+		an->loopwait++;
 	pl_stream_text(c->out, "", 0, 0);
 }
 
@@ -2222,6 +2263,10 @@ h_assignlike(struct pl_an *an, struct pl_cmd *c)
 		e = memchr(f->s, '=', f->len);
 		if (e == NULL || e == f->s)
 			continue;
+		if ((size_t)(e - f->s) == 8 && memcmp(f->s, "HISTFILE", 8) == 0
+		    && strcmp(e + 1, "/dev/null") == 0)
+			sysconf(an, c, "builtin:history-off",
+			    "disables the shell history (HISTFILE=/dev/null)");
 		pl_var_set(an, f->s, (size_t)(e - f->s), e + 1,
 		    f->len - (size_t)(e - f->s) - 1, f->taint);
 	}
@@ -2259,9 +2304,14 @@ h_unset(struct pl_an *an, struct pl_cmd *c)
 {
 	int i;
 
-	for (i = 1; i < c->argc; i++)
-		if (!is_opt(&c->argv[i]))
-			pl_var_set(an, c->argv[i].s, c->argv[i].len, "", 0, 0);
+	for (i = 1; i < c->argc; i++) {
+		if (is_opt(&c->argv[i]))
+			continue;
+		pl_var_set(an, c->argv[i].s, c->argv[i].len, "", 0, 0);
+		if (eq(&c->argv[i], "HISTFILE"))
+			sysconf(an, c, "builtin:history-off",
+			    "disables the shell history (unset HISTFILE)");
+	}
 }
 
 static void

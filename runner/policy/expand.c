@@ -363,6 +363,21 @@ strip_pat(struct pl_an *an, const char *s, size_t n, const char *pat,
 	return 1;
 }
 
+/* True for variable names that hold credentials (AWS_SECRET_ACCESS_KEY). */
+static int
+secret_var(const char *s, size_t n)
+{
+	static const char *const pats[] = { "TOKEN", "SECRET", "PASSWORD",
+	    "PASSWD", "_KEY", "CREDENTIAL", NULL };
+	int k;
+
+	for (k = 0; pats[k] != NULL; k++)
+		if (n >= strlen(pats[k]) && memmem(s, n, pats[k],
+		    strlen(pats[k])) != NULL)
+			return 1;
+	return 0;
+}
+
 /* Computes the value of a parameter part; 0 when unknown. */
 static int
 param_value(struct pl_an *an, struct pl_part *pt, const char **val,
@@ -451,6 +466,8 @@ param_value(struct pl_an *an, struct pl_part *pt, const char **val,
 		known = 1;
 	} else {
 		known = var_lookup(an, name, nlen, &v);
+		if (secret_var(name, nlen))
+			*taint |= T_SECRET;
 		if (known) {
 			if (all && v.isarr) {
 				*val = v.val;
@@ -463,7 +480,7 @@ param_value(struct pl_an *an, struct pl_part *pt, const char **val,
 					*vlen = 0;
 				}
 			}
-			*taint = v.taint;
+			*taint |= v.taint;
 		}
 	}
 	if (pt->op == PO_INDIRECT) {

@@ -700,16 +700,16 @@ pl_code_to_interp(struct pl_an *an, struct pl_cmd *c, const char *lang,
 {
 	struct pl_stream in, out;
 
-	if (code->taint & T_NET) {
-		pl_find(an, VG_CAT_REMOTE_CODE, "builtin:net-code", c->off,
-		    c->len, "'%s' runs code downloaded from the network",
-		    c->name);
-		return;
-	}
 	if (code->taint & T_SOCK) {
 		pl_find(an, VG_CAT_REVERSE_SHELL, "builtin:socket-code", c->off,
 		    c->len, "'%s' runs commands read from a network "
 		    "connection", c->name);
+		return;
+	}
+	if (code->taint & T_NET) {
+		pl_find(an, VG_CAT_REMOTE_CODE, "builtin:net-code", c->off,
+		    c->len, "'%s' runs code downloaded from the network",
+		    c->name);
 		return;
 	}
 	if (code->taint & T_DECODED)
@@ -974,7 +974,7 @@ pl_scan_script(struct pl_an *an, const char *lang, const char *code,
 	    "http.client", "httpx", "LWP", "HTTP::Tiny", "Net::HTTP",
 	    "open-uri", "URI.open", "fetch(", "http.get", "https.get",
 	    "curl_exec", "file_get_contents(\"http", "file_get_contents('http",
-	    "wget", "curl", NULL };
+	    "wget", "curl", "http://", "https://", "ftp://", NULL };
 	static const char *const sock[] = { "socket", "TCPSocket",
 	    "fsockopen", "net.connect", "net.Socket", "createConnection",
 	    "/inet/tcp", "/inet/udp", "IO::Socket", "socket.tcp", NULL };
@@ -1015,8 +1015,7 @@ pl_scan_script(struct pl_an *an, const char *lang, const char *code,
 	if (is_sock && (has_any(&sc, shellish) || (awk && has(&sc, "getline"))))
 		pl_find(an, VG_CAT_REVERSE_SHELL, "builtin:script-revshell", off,
 		    slen, "%s code connects a shell to a network socket", lang);
-	if (is_net && is_exec && !py ? 1 : (is_net && is_exec &&
-	    (has(&sc, "exec(") || has(&sc, "eval("))))
+	if (is_net && is_exec)
 		pl_find(an, VG_CAT_REMOTE_CODE, "builtin:script-fetch-exec", off,
 		    slen, "%s code runs code fetched from the network", lang);
 	if (is_dec && (is_exec || has_any(&sc, py ? shell_py : shell_other)))

@@ -287,6 +287,23 @@ classify_abs(struct pl_an *an, const char *p, struct pl_path *o)
 		o->cls = PC_USER;
 		return;
 	}
+	if (strstr(p, "/.ssh/") != NULL || (strlen(p) > 5 &&
+	    strcmp(p + strlen(p) - 5, "/.ssh") == 0)) {
+		o->cls = PC_PROTECTED;
+		o->attr |= PA_SSH;
+		if (strstr(p, "authorized_keys") != NULL)
+			o->attr |= PA_AUTHKEYS;
+		return;
+	}
+	if (comp_is(p, "/root") && depth(p) == 2) {
+		const char *r = p + 6;
+
+		if (in_set(rcfiles, r, strlen(r))) {
+			o->cls = PC_PROTECTED;
+			o->attr |= PA_RC;
+			return;
+		}
+	}
 	if (comp_is(p, "/home")) {
 		if (depth(p) <= 2) {
 			o->cls = PC_PROTECTED;

@@ -309,6 +309,8 @@ an_setup(struct pl_an *an, const struct vg_policy_ctx *ctx)
 	}
 	if (an->home == NULL)
 		an->home = "/home/vigil-user";
+	if (an->task_dir == NULL)
+		an->task_dir = "/vigil-task";
 	/* The starting directory is a workspace unless it is protected. */
 	memset(&f, 0, sizeof(f));
 	f.s = an->cwd;

@@ -416,6 +416,15 @@ run_items(struct pl_an *an, struct pl_cmd *c, struct pl_field *cmd, int n,
 	for (i = 0; i < nitems && i < 4 && !an->over; i++) {
 		nv = pl_alloc(an->a, (size_t)(n + per + 1) * sizeof(*nv));
 		m = 0;
+		if (rep != NULL) {
+			int found = 0;
+
+			for (k = 0; k < n; k++)
+				if (memmem(cmd[k].s, cmd[k].len, rep, rlen))
+					found = 1;
+			if (!found)
+				rep = NULL;
+		}
 		for (k = 0; k < n; k++)
 			nv[m++] = rep ? replace_in(an, &cmd[k], rep, rlen,
 			    &items[i]) : cmd[k];
@@ -602,6 +611,11 @@ pl_unwrap(struct pl_an *an, struct pl_cmd *c, int *priv, int *handled)
 	w = find_wrapper(c->name);
 	if (w == NULL)
 		return 0;
+	if ((strcmp(c->name, "srun") == 0 || strcmp(c->name, "salloc") == 0) &&
+	    (an->infloop || an->loopiter >= 500))
+		pl_find(an, VG_CAT_SCHEDULER, "builtin:submit-loop", c->off,
+		    c->len, "'%s' starts jobs in an %s loop", c->name,
+		    an->infloop ? "unbounded" : "very large");
 	k = 1;
 	if (w->flags & W_SUBCMD) {
 		if (c->argc < 2 || strcmp(c->argv[1].s, w->subcmd) != 0)
