@@ -12,6 +12,7 @@
  * redirections say otherwise.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -894,10 +895,58 @@ note_url_name(struct pl_an *an, const struct pl_field *url, const char *dir)
 	note_download(an, &f);
 }
 
+/* Splits short option clusters ("-fsSLo out") so each option that takes
+ * a value stands alone; returns a new argv in the arena. */
+static void
+split_clusters(struct pl_an *an, struct pl_cmd *c, const char *argletters)
+{
+	struct pl_field *nv;
+	int i, n = 0;
+
+	nv = pl_alloc(an->a, (size_t)(c->argc * 3 + 1) * sizeof(*nv));
+	for (i = 0; i < c->argc; i++) {
+		const struct pl_field *f = &c->argv[i];
+		size_t k;
+
+		if (i == 0 || !is_opt(f) || f->s[1] == '-' || f->len <= 2) {
+			nv[n++] = *f;
+			continue;
+		}
+		for (k = 1; k < f->len; k++)
+			if (strchr(argletters, f->s[k]) != NULL)
+				break;
+		if (k >= f->len || (k == 1 && f->len == 2)) {
+			nv[n++] = *f;
+			continue;
+		}
+		/* "-fsS" + "-o" + value (rest of cluster or next word) */
+		if (k > 1) {
+			nv[n] = *f;
+			nv[n].s = pl_strndup(an->a, f->s, k);
+			nv[n++].len = k;
+		}
+		nv[n] = *f;
+		nv[n].s = pl_alloc(an->a, 3);
+		((char *)(uintptr_t)nv[n].s)[0] = '-';
+		((char *)(uintptr_t)nv[n].s)[1] = f->s[k];
+		nv[n++].len = 2;
+		if (k + 1 < f->len) {
+			nv[n] = *f;
+			nv[n].s = pl_strndup(an->a, f->s + k + 1,
+			    f->len - k - 1);
+			nv[n++].len = f->len - k - 1;
+		}
+	}
+	c->argv = nv;
+	c->argc = n;
+}
+
 static void
 h_curl(struct pl_an *an, struct pl_cmd *c)
 {
 	int i, tostdout = 1, wget = strcmp(c->name, "wget") == 0;
+
+	split_clusters(an, c, wget ? "OPoe" : "odFTHuXeAbcCDEKmrwxyYz");
 	int remote_name = 0;
 	const struct pl_field *odir = NULL;
 
@@ -1594,11 +1643,23 @@ h_systemctl(struct pl_an *an, struct pl_cmd *c)
 	    "is-active", "is-enabled", "is-failed", "is-system-running",
 	    "get-default", "show-environment", "--version", "--help",
 	    "list-automounts", "list-paths", NULL };
-	int i, k;
+	static const char *const persist[] = { "enable", "link", "preset",
+	    "preset-all", "edit", "set-property", "revert", "add-wants",
+	    "add-requires", "set-environment", "import-environment", NULL };
+	int i, k, user = has_arg(c, "--user");
 
 	for (i = 1; i < c->argc; i++) {
 		if (is_opt(&c->argv[i]))
 			continue;
+		if (user) {
+			/* The user's own services: only persistence counts. */
+			for (k = 0; persist[k] != NULL; k++)
+				if (eq(&c->argv[i], persist[k]))
+					sysconf(an, c, "builtin:service",
+					    "installs a user service "
+					    "(persistence)");
+			return;
+		}
 		for (k = 0; stop[k] != NULL; k++)
 			if (eq(&c->argv[i], stop[k])) {
 				pl_find(an, VG_CAT_DISRUPTION,
@@ -2436,7 +2497,6 @@ h_env(struct pl_an *an, struct pl_cmd *c)
 {
 	int i;
 
-	(void)an;
 	for (i = 1; i < c->argc; i++) {
 		const char *s = c->argv[i].s;
 
@@ -2446,6 +2506,9 @@ h_env(struct pl_an *an, struct pl_cmd *c)
 		    (strstr(s, "TOKEN") || strstr(s, "SECRET") ||
 		    strstr(s, "PASSWORD") || strstr(s, "KEY") ||
 		    strstr(s, "CREDENTIAL"))) {
+			pl_find(an, VG_CAT_EXFILTRATION, "builtin:print-secret",
+			    c->off, c->len, "'printenv %s' prints a credential",
+			    s);
 			pl_stream_unknown(c->out, T_SECRET | T_PROG);
 			return;
 		}
@@ -2474,7 +2537,8 @@ h_true(struct pl_an *an, struct pl_cmd *c)
 static void
 h_find(struct pl_an *an, struct pl_cmd *c)
 {
-	int i = 1, nroots = 0, roots[16], k, filtered = 0;
+	int i = 1, nroots = 0, roots[16], k;
+	const char *namepat = "*";
 	char *item;
 
 	while (i < c->argc && is_opt(&c->argv[i]) && strlen(c->argv[i].s) == 2
@@ -2489,12 +2553,6 @@ h_find(struct pl_an *an, struct pl_cmd *c)
 		if (nroots < 16)
 			roots[nroots++] = i;
 	}
-	for (k = i; k < c->argc; k++)
-		if (eq(&c->argv[k], "-name") || eq(&c->argv[k], "-iname") ||
-		    eq(&c->argv[k], "-path") || eq(&c->argv[k], "-regex") ||
-		    eq(&c->argv[k], "-ipath") || eq(&c->argv[k], "-iregex") ||
-		    eq(&c->argv[k], "-wholename"))
-			filtered = 1;
 	if (nroots == 0) {
 		static char dot[] = ".";
 		struct pl_field *f = pl_alloc(an->a, sizeof(*f));
@@ -2507,43 +2565,43 @@ h_find(struct pl_an *an, struct pl_cmd *c)
 		roots[nroots++] = -1;
 		(void)f;
 	}
+	{
+		/* What find yields: files beneath each root, named like the
+		 * first -name pattern (or anything). */
+		for (k = i; k < c->argc; k++)
+			if ((eq(&c->argv[k], "-name") ||
+			    eq(&c->argv[k], "-iname")) && k + 1 < c->argc &&
+			    !(c->argv[k + 1].flags & F_UNK) &&
+			    memchr(c->argv[k + 1].s, '/', c->argv[k + 1].len) ==
+			    NULL) {
+				namepat = c->argv[k + 1].s;
+				break;
+			}
+	}
 	for (k = 0; k < nroots; k++) {
 		const struct pl_field *rf = roots[k] < 0 ? NULL :
 		    &c->argv[roots[k]];
 		const char *rs = rf ? rf->s : ".";
-		size_t rl = rf ? rf->len : 1;
+		size_t rl = rf ? rf->len : 1, nl = strlen(namepat);
 		struct pl_field itf;
 		int j;
 
-		item = pl_alloc(an->a, rl + 3);
+		item = pl_alloc(an->a, rl + nl + 2);
 		memcpy(item, rs, rl);
 		item[rl] = '/';
-		item[rl + 1] = PL_UNK;
+		memcpy(item + rl + 1, namepat, nl);
 		memset(&itf, 0, sizeof(itf));
 		itf.s = item;
-		itf.len = rl + 2;
-		itf.flags = F_UNK | (rf ? rf->flags & F_GLOB : 0);
-		itf.taint = T_VAR | (rf ? rf->taint : 0);
+		itf.len = rl + 1 + nl;
+		itf.flags = F_GLOB | (rf ? rf->flags & F_UNK : 0);
+		itf.taint = rf ? rf->taint : 0;
 		itf.off = rf ? rf->off : c->off;
 		itf.slen = rf ? rf->slen : c->len;
 		for (j = i; j < c->argc; j++) {
 			const char *s = c->argv[j].s;
 
 			if (eq(&c->argv[j], "-delete")) {
-				struct pl_field rootf = itf;
-				struct pl_path rp;
-
-				rootf.len = rl;
-				rootf.s = pl_strndup(an->a, rs, rl);
-				rootf.flags &= ~(unsigned)F_UNK;
-				if (rf == NULL)
-					rootf.s = ".";
-				pl_path_classify(an, &rootf, &rp);
-				/* A filtered delete under the home directory
-				 * removes matching files, not the home. */
-				if (!(filtered && rp.cls == PC_PROTECTED &&
-				    (rp.attr & PA_HOME)))
-					delete_target(an, c, &rootf, 1);
+				delete_target(an, c, &itf, 1);
 			} else if (eq(&c->argv[j], "-exec") ||
 			    eq(&c->argv[j], "-execdir") ||
 			    eq(&c->argv[j], "-ok") || eq(&c->argv[j], "-okdir")) {
@@ -2598,10 +2656,10 @@ h_lister(struct pl_an *an, struct pl_cmd *c)
 
 		memcpy(s, d, n);
 		s[n] = '/';
-		s[n + 1] = PL_UNK;
+		s[n + 1] = '*';
 		c->out->items = s;
 	} else {
-		c->out->items = "./\001";
+		c->out->items = "./*";
 	}
 }
 

@@ -945,6 +945,38 @@ scan_path_calls(struct scan *sc, const char *const *apis, int write)
 	}
 }
 
+/* True when fork is called inside a loop ("fork while fork", "while
+ * True: os.fork()", "loop { fork }"), not once to daemonise. */
+static int
+fork_loop(const struct scan *sc)
+{
+	static const char *const loops[] = { "while", "loop", "for(;;)",
+	    "for (;;)", "until", "iter(", NULL };
+	const char *const *l;
+	const char *p = NULL;
+	int guard = 0;
+
+	while ((p = sfind(sc, p, "fork")) != NULL && guard++ < 16) {
+		const char *after = p + 4, *e = sc->s + sc->n;
+
+		while (after < e && (*after == ' ' || *after == '(' ||
+		    *after == ')' || *after == ';'))
+			after++;
+		if ((size_t)(e - after) >= 5 && (strncmp(after, "while", 5) ==
+		    0 || strncmp(after, "until", 5) == 0))
+			return 1;
+		for (l = loops; *l != NULL; l++) {
+			const char *q = p - (p - sc->s > 40 ? 40 : p - sc->s);
+
+			if (memmem(q, (size_t)(p - q), *l, strlen(*l)) != NULL &&
+			    memmem(q, (size_t)(p - q), "exit", 4) == NULL)
+				return 1;
+		}
+		p += 4;
+	}
+	return 0;
+}
+
 void
 pl_scan_script(struct pl_an *an, const char *lang, const char *code,
     size_t len, size_t off, size_t slen, struct pl_stream *in)
@@ -980,14 +1012,16 @@ pl_scan_script(struct pl_an *an, const char *lang, const char *code,
 	    "/inet/tcp", "/inet/udp", "IO::Socket", "socket.tcp", NULL };
 	static const char *const shellish[] = { "dup2", "/bin/sh", "/bin/bash",
 	    "sh -i", "\"sh\"", "'sh'", "\"bash\"", "'bash'", "cmd.exe",
-	    "pty.spawn", "|&", "/bin/zsh", "\"-i\"", "'-i'", NULL };
+	    "pty.spawn", "|&", "/bin/zsh", "\"-i\"", "'-i'", "fdopen",
+	    "system", "popen", "exec", "spawn", "shell_exec", "passthru",
+	    "proc_open", "child_process", NULL };
 	static const char *const decode[] = { "b64decode", "base64",
 	    "decodebytes", "codecs.decode", "fromhex", "unhexlify",
 	    "zlib.decompress", "marshal.loads", "rot13", "rot_13",
 	    "decode_base64", "MIME::Base64", "unpack(", "atob(",
 	    "fromCharCode", "gzinflate", "str_rot13", "hex2bin", "strrev(",
 	    "[::-1]", ".reverse", "Base64", "pack(", "'base64'",
-	    "\"base64\"", NULL };
+	    "\"base64\"", "chr(", "String.fromCharCode", NULL };
 	static const char *const codeexec_py[] = { "exec(", "eval(",
 	    "compile(", "__import__(", NULL };
 	static const char *const codeexec_other[] = { "eval", "new Function",
@@ -1021,8 +1055,7 @@ pl_scan_script(struct pl_an *an, const char *lang, const char *code,
 	if (is_dec && (is_exec || has_any(&sc, py ? shell_py : shell_other)))
 		pl_find(an, VG_CAT_OBFUSCATION, "builtin:script-decode-exec",
 		    off, slen, "%s code runs decoded data", lang);
-	if (has(&sc, "fork") && (has(&sc, "while") || has(&sc, "loop") ||
-	    has(&sc, "for(;;)") || has(&sc, "for (;;)") || has(&sc, "until")))
+	if (fork_loop(&sc))
 		pl_find(an, VG_CAT_DISRUPTION, "builtin:script-forkbomb", off,
 		    slen, "%s code forks in a loop", lang);
 	if (has_any(&sc, secrets))

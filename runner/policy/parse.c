@@ -1206,6 +1206,34 @@ parse_simple(struct ps *p)
 		w = parse_word(p, 0);
 		if (w == NULL)
 			return p->failed ? NULL : fail(p, "unexpected character");
+		if (assign_prefix(w) > 0 && peekc(p, 0) == '(' &&
+		    w->parts->next == NULL &&
+		    assign_prefix(w) == w->parts->len) {
+			if (n->words != NULL) {
+				/* declare -a NAME=( ... ) */
+				struct pl_word **et = &w->arr, *e;
+
+				w->isarr = 1;
+				p->i++;
+				for (;;) {
+					skip_space(p);
+					if (peekc(p, 0) == ')') {
+						p->i++;
+						break;
+					}
+					e = parse_word(p, 0);
+					if (e == NULL)
+						return p->failed ? NULL :
+						    fail(p, "unterminated "
+						    "array");
+					*et = e;
+					et = &e->next;
+				}
+				*wt = w;
+				wt = &w->next;
+				continue;
+			}
+		}
 		if (n->words == NULL && assign_prefix(w) > 0) {
 			if (peekc(p, 0) == '(' && w->parts->next == NULL &&
 			    assign_prefix(w) == w->parts->len) {

@@ -385,10 +385,12 @@ unknown_item(struct pl_an *an, const struct pl_stream *in,
 	if (in->items != NULL) {
 		it->s = in->items;
 		it->len = strlen(in->items);
-	} else {
-		it->s = "\001";
-		it->len = 1;
+		it->flags = F_GLOB | (memchr(it->s, PL_UNK, it->len) ? F_UNK : 0);
+		it->taint = in->taint;
+		return;
 	}
+	it->s = "\001";
+	it->len = 1;
 	it->flags = F_UNK;
 	it->taint = in->taint | T_VAR;
 	(void)an;
