@@ -284,6 +284,8 @@ at_list_end(struct ps *p)
 		return 1;
 	if (c == ';' && (peekc(p, 1) == ';' || peekc(p, 1) == '&'))
 		return 1;
+	if (c != 't' && c != 'e' && c != 'f' && c != 'd' && c != '}')
+		return 0;
 	for (k = 0; kws[k] != NULL; k++)
 		if (at_kw(p, kws[k]))
 			return 1;

@@ -9,6 +9,7 @@
  * is modelled from the stream analysis (items of "find DIR" lie under
  * DIR; literal input is split into its items).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,14 +215,46 @@ static const struct wrapper wrappers[] = {
 	{ .name = "coproc" },
 };
 
-static const struct wrapper *
-find_wrapper(const char *name)
+#define NWRAPPERS (sizeof(wrappers) / sizeof(wrappers[0]))
+
+static const struct wrapper *wsorted[NWRAPPERS];
+static pthread_once_t wsort_once = PTHREAD_ONCE_INIT;
+
+static int
+wcmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct wrapper *const *)a)->name,
+	    (*(const struct wrapper *const *)b)->name);
+}
+
+/* Sorts the wrapper table once for binary search. */
+static void
+wsort(void)
 {
 	size_t k;
 
-	for (k = 0; k < sizeof(wrappers) / sizeof(wrappers[0]); k++)
-		if (strcmp(wrappers[k].name, name) == 0)
-			return &wrappers[k];
+	for (k = 0; k < NWRAPPERS; k++)
+		wsorted[k] = &wrappers[k];
+	qsort(wsorted, NWRAPPERS, sizeof(wsorted[0]), wcmp);
+}
+
+static const struct wrapper *
+find_wrapper(const char *name)
+{
+	size_t lo = 0, hi = NWRAPPERS;
+
+	pthread_once(&wsort_once, wsort);
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int r = strcmp(name, wsorted[mid]->name);
+
+		if (r == 0)
+			return wsorted[mid];
+		if (r < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
 	return NULL;
 }
 

@@ -1,5 +1,5 @@
 /*
- * test-policy-corpus.c - runs the policy corpus (tests/policy/*.tsv):
+ * test-policy-corpus.c - runs the policy corpus (tests/policy/ TSV files):
  * every command with its expected verdict and acceptable categories.
  * Prints each mismatch, recall on the dangerous commands and the false
  * positive rate on the ordinary ones, and fails below recall 98% or
@@ -47,9 +47,11 @@ cat_ok(const char *list, const char *cat)
 static void
 run_file(const char *path, struct counts *c, int verbose)
 {
+	static char k1[] = "SCRATCH", v1[] = "/scratch/user", k2[] = "HOME",
+	    v2[] = "/home/user", mode[] = "auto-deny";
 	struct vg_kv kv[] = {
-		{ .key = "SCRATCH", .value = "/scratch/user" },
-		{ .key = "HOME", .value = "/home/user" },
+		{ .key = k1, .value = v1 },
+		{ .key = k2, .value = v2 },
 	};
 	struct vg_kvs env = { .v = kv, .n = 2, .cap = 2 };
 	struct vg_policy_ctx ctx = {
@@ -58,7 +60,7 @@ run_file(const char *path, struct counts *c, int verbose)
 		.task_dir = NULL,
 		.env = &env,
 	};
-	struct vg_policy_conf conf = { .mode = "auto-deny" };
+	struct vg_policy_conf conf = { .mode = mode };
 	struct vg_diag diag = { VG_STRV_INIT };
 	struct vg_policy *p = NULL;
 	struct vg_verdict v;
