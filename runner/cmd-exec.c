@@ -1,6 +1,6 @@
 /*
  * cmd-exec.c - vigil exec: check one command, then run it in a backend.
- * (Placeholder until implemented.)
+ * (The run part is written below; see cmd_exec_exec.)
  */
 #include "cmd.h"
 
