@@ -16,6 +16,8 @@
  *   --pwd DIR, --scratch-mount DIR, --no-containall, --gpus N
  *   --timeout S, --grace S, --run ID, --index N
  *   --mode run|start    run(): blocking; start: start + waitpid + finish
+ *   --repeat N          runs the attempt N times in this process (the
+ *                       run id gets a suffix); prints the last result
  *   --validate          only the validate op (prints each problem)
  *   --probe             only the probe op
  *
@@ -52,9 +54,10 @@ main(int argc, char **argv)
 	struct vg_err e;
 	static char file[] = "driver.yaml", backend[] = "singularity",
 	    bind[] = "bind";
-	const char *mode = "run";
+	const char *mode = "run", *run_id;
 	char *eq, *v;
-	int i, ws, rc, validate = 0, probe = 0;
+	int i, ws, rc, validate = 0, probe = 0, repeat = 1, k;
+	char runbuf[128];
 	size_t j;
 
 	memset(&m, 0, sizeof(m));
@@ -124,6 +127,8 @@ main(int argc, char **argv)
 			t.index = atoi(v);
 		else if (ARG("--mode"))
 			mode = v;
+		else if (ARG("--repeat"))
+			repeat = atoi(v);
 		else if (strcmp(argv[i], "--no-containall") == 0)
 			m.singularity.containall = 0;
 		else if (strcmp(argv[i], "--validate") == 0)
@@ -161,7 +166,16 @@ main(int argc, char **argv)
 		usage("missing TASK_DIR");
 	vg_err_init(&e);
 	memset(&r, 0, sizeof(r));
-	if (strcmp(mode, "run") == 0) {
+	run_id = a.run_id;
+	for (k = 1, rc = 0; k < repeat && rc == 0; k++) {
+		snprintf(runbuf, sizeof(runbuf), "%s-%d", run_id, k);
+		a.run_id = runbuf;
+		rc = vg_backend_singularity.run(&a, &r, &e);
+	}
+	a.run_id = run_id;
+	if (rc != 0) {
+		/* reported below */
+	} else if (strcmp(mode, "run") == 0) {
 		rc = vg_backend_singularity.run(&a, &r, &e);
 	} else {
 		rc = vg_backend_singularity.start(&a, &e);
