@@ -50,14 +50,31 @@ icontains(const char *s, size_t n, const char *pat)
 	return 0;
 }
 
-/* True when a variable, option or header name looks secret. */
+/* True when a variable, option or header name looks secret: TOKEN,
+ * SECRET, PASSWORD or PASSWD anywhere, or a KEY, PASS, APIKEY or
+ * CREDENTIALS segment (GITHUB_TOKEN, api-key; not keyframes). */
 static int
 secret_name(const char *s, size_t n)
 {
-	return icontains(s, n, "TOKEN") || icontains(s, n, "SECRET") ||
-	    icontains(s, n, "PASSWORD") || icontains(s, n, "PASSWD") ||
-	    icontains(s, n, "KEY") || icontains(s, n, "CREDENTIAL") ||
-	    icontains(s, n, "APIKEY") || icontains(s, n, "PASS");
+	static const char *const seg[] = { "KEY", "PASS", "APIKEY",
+	    "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "CREDENTIAL",
+	    "CREDENTIALS", "PASSPHRASE", "AUTH", NULL };
+	size_t i = 0, j, k;
+
+	if (icontains(s, n, "TOKEN") || icontains(s, n, "SECRET") ||
+	    icontains(s, n, "PASSWORD") || icontains(s, n, "PASSWD"))
+		return 1;
+	while (i < n) {
+		j = i;
+		while (j < n && s[j] != '_' && s[j] != '-')
+			j++;
+		for (k = 0; seg[k] != NULL; k++)
+			if (strlen(seg[k]) == j - i && icontains(s + i, j - i,
+			    seg[k]))
+				return 1;
+		i = j + 1;
+	}
+	return 0;
 }
 
 /* End of a shell value starting at i: quoted or up to a separator. */
@@ -76,7 +93,8 @@ value_end(const char *s, size_t n, size_t i)
 		return j < n ? j + 1 : n;
 	}
 	while (i < n && s[i] != ' ' && s[i] != '\t' && s[i] != '\n' &&
-	    s[i] != ';' && s[i] != '&' && s[i] != '|' && s[i] != ')')
+	    s[i] != ';' && s[i] != '&' && s[i] != '|' && s[i] != ')' &&
+	    s[i] != '\'' && s[i] != '"')
 		i++;
 	return i;
 }
@@ -191,8 +209,9 @@ vg_policy_redact(const char *command, struct vg_buf *out)
 				i = e;
 				continue;
 			}
-			if (i >= 2 && s[i - 1] == '-' && s[i - 2] == '-' &&
-			    j < n && s[j] == ' ' && secret_name(s + i, j - i)) {
+			if (j - i > 2 && s[i] == '-' && s[i + 1] == '-' &&
+			    j < n && s[j] == ' ' && secret_name(s + i + 2,
+			    j - i - 2)) {
 				vg_buf_add(out, s + i, j + 1 - i);
 				e = value_end(s, n, j + 1);
 				mask(out, s, j + 1, e);

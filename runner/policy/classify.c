@@ -327,6 +327,32 @@ h_rmdir(struct pl_an *an, struct pl_cmd *c)
 	}
 }
 
+/* Classifies the destination of a copy: a directory receives a new
+ * entry, so "cp x ~/" writes into the home, not over it. */
+static void
+write_dest(struct pl_an *an, const struct pl_field *dest, const char *why)
+{
+	struct pl_path p;
+	struct pl_field child;
+	char *s;
+
+	pl_path_classify(an, dest, &p);
+	if (dest->len > 0 && (dest->s[dest->len - 1] == '/' ||
+	    eq(dest, ".") || eq(dest, "..") || (p.cls == PC_PROTECTED &&
+	    (p.attr & (PA_HOME | PA_TMPROOT | PA_ROOT)) &&
+	    !(p.attr & PA_UNRESOLVED)))) {
+		child = *dest;
+		s = pl_alloc(an->a, dest->len + 3);
+		memcpy(s, dest->s, dest->len);
+		memcpy(s + dest->len, "/x", 2);
+		child.s = s;
+		child.len = dest->len + 2;
+		pl_classify_write(an, &child, 0, why);
+		return;
+	}
+	pl_classify_write(an, dest, 0, why);
+}
+
 /* mv, cp, install, ln: the last operand (or -t DIR) is written. */
 static void
 h_copy(struct pl_an *an, struct pl_cmd *c)
@@ -393,7 +419,7 @@ h_copy(struct pl_an *an, struct pl_cmd *c)
 		    strncmp(dp.abs, "/dev/null", 9) == 0)
 			return;
 	}
-	pl_classify_write(an, dest, 0, c->name);
+	write_dest(an, dest, c->name);
 }
 
 static void
@@ -1169,7 +1195,7 @@ h_remote_copy(struct pl_an *an, struct pl_cmd *c)
 			    c->off, c->len, "'rsync --delete' into the "
 			    "protected path '%s'", pshow(&p));
 		else
-			pl_classify_write(an, d, 0, c->name);
+			write_dest(an, d, c->name);
 	}
 }
 
@@ -2245,8 +2271,7 @@ h_docker(struct pl_an *an, struct pl_cmd *c)
 			if ((p.cls == PC_PROTECTED && (p.attr & (PA_ROOT |
 			    PA_ETC | PA_SYSBIN | PA_SECRET | PA_SSH))) ||
 			    strstr(sf.s, "docker.sock") != NULL ||
-			    (p.abs && (strcmp(p.abs, "/root") == 0 ||
-			    strcmp(p.abs, "/var") == 0 ||
+			    (p.abs && (strcmp(p.abs, "/var") == 0 ||
 			    strcmp(p.abs, "/proc") == 0 ||
 			    strcmp(p.abs, "/sys") == 0 ||
 			    strcmp(p.abs, "/dev") == 0))) {
@@ -2565,6 +2590,14 @@ h_find(struct pl_an *an, struct pl_cmd *c)
 		roots[nroots++] = -1;
 		(void)f;
 	}
+	for (k = i; k < c->argc; k++)
+		if (eq(&c->argv[k], "-empty") || eq(&c->argv[k], "-mtime") ||
+		    eq(&c->argv[k], "-mmin") || eq(&c->argv[k], "-atime") ||
+		    eq(&c->argv[k], "-amin") || eq(&c->argv[k], "-newer") ||
+		    eq(&c->argv[k], "-size") || eq(&c->argv[k], "-user") ||
+		    eq(&c->argv[k], "-perm") || eq(&c->argv[k], "-path") ||
+		    eq(&c->argv[k], "-regex") || eq(&c->argv[k], "-inum"))
+			namepat = "*(selected)";
 	{
 		/* What find yields: files beneath each root, named like the
 		 * first -name pattern (or anything). */

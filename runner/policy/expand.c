@@ -859,8 +859,11 @@ brace_expand(struct pl_an *an, struct pl_field **fv, int *n, int *cap,
 	struct vg_buf *b;
 	int rc;
 
-	if (depth > 8)
-		return 0;
+	if (depth > 32) {
+		an->over = 1;
+		an->overwhy = "brace expansion too deep";
+		return -1;
+	}
 	for (i = 0; i < len && !found; i++) {
 		if (s[i] == PL_BOPEN) {
 			if (lvl == 0) {

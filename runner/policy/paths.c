@@ -336,6 +336,15 @@ classify_abs(struct pl_an *an, const char *p, struct pl_path *o)
 		o->cls = PC_WORKSPACE;
 		return;
 	}
+	/* A relative operand below the directory vigil was started in is
+	 * the workspace, wherever that is, as long as the command has not
+	 * changed directory. */
+	if (an->relpath && an->cwd == an->startcwd && under(p, an->startcwd,
+	    1) && !(o->attr & PA_SECRET) && !comp_is(p, "/dev") &&
+	    !comp_is(p, "/proc") && !comp_is(p, "/sys")) {
+		o->cls = PC_WORKSPACE;
+		return;
+	}
 	if (an->wscwd != NULL && under(p, an->wscwd, 0)) {
 		o->cls = PC_WORKSPACE;
 		return;
@@ -453,8 +462,25 @@ match_all(const char *c, size_t n)
 	return !lit;
 }
 
+/* Classifies after resolution; see pl_path_classify. */
+static void
+classify_field(struct pl_an *an, const struct pl_field *f,
+    struct pl_path *o);
+
 void
 pl_path_classify(struct pl_an *an, const struct pl_field *f,
+    struct pl_path *o)
+{
+	int save = an->relpath;
+
+	an->relpath = f->len > 0 && f->s[0] != '/' && f->s[0] != PL_UNK &&
+	    !(f->flags & F_UNK && memchr(f->s, '/', f->len) == NULL);
+	classify_field(an, f, o);
+	an->relpath = save;
+}
+
+static void
+classify_field(struct pl_an *an, const struct pl_field *f,
     struct pl_path *o)
 {
 	const char *s = f->s;
@@ -511,6 +537,13 @@ pl_path_classify(struct pl_an *an, const struct pl_field *f,
 		cl = strcspn(comp, "/");
 		classify_abs(an, dir, &d);
 		o->abs = abs;
+		/* A selection ("*.o") in the starting directory. */
+		if (an->relpath && an->cwd == an->startcwd &&
+		    strcmp(dir, an->startcwd) == 0 && !match_all(comp, cl) &&
+		    comp[0] != '.') {
+			o->cls = PC_WORKSPACE;
+			return;
+		}
 		if (d.cls == PC_PROTECTED && ((d.attr & (PA_ROOT | PA_HOME |
 		    PA_TMPROOT)) || match_all(comp, cl) || comp[0] == '.' ||
 		    (d.attr & PA_ROOT) == 0)) {

@@ -304,6 +304,8 @@ struct pl_an {
 	const char	*home;
 	const char	*cwd;		/* current (cd changes it) */
 	const char	*wscwd;		/* initial cwd when it is a workspace */
+	const char	*startcwd;	/* initial cwd, always */
+	int		 relpath;	/* classifying a relative operand */
 	const char	*task_dir;
 	const char	*tmproots[8];
 	int		 ntmproots;

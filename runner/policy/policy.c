@@ -316,9 +316,9 @@ an_setup(struct pl_an *an, const struct vg_policy_ctx *ctx)
 	f.s = an->cwd;
 	f.len = strlen(an->cwd);
 	an->wscwd = NULL;
+	an->startcwd = an->cwd;
 	pl_path_classify(an, &f, &cp);
-	if ((cp.cls != PC_PROTECTED && cp.cls != PC_DEVICE) ||
-	    (cp.attr & PA_TMPROOT))
+	if (cp.cls != PC_PROTECTED && cp.cls != PC_DEVICE)
 		an->wscwd = an->cwd;
 }
 

@@ -4,7 +4,8 @@
  * Prints each mismatch, recall on the dangerous commands and the false
  * positive rate on the ordinary ones, and fails below recall 98% or
  * above 2% false positives.  POLICY_CORPUS=FILE runs another file;
- * POLICY_CORPUS_VERBOSE=1 prints every verdict.
+ * POLICY_CORPUS_VERBOSE=1 prints every verdict; POLICY_CORPUS_CWD and
+ * POLICY_CORPUS_HOME change the working and home directories.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -60,6 +61,13 @@ run_file(const char *path, struct counts *c, int verbose)
 		.task_dir = NULL,
 		.env = &env,
 	};
+
+	/* Other places to run from, to see how much the verdicts depend
+	 * on the working directory. */
+	if (getenv("POLICY_CORPUS_CWD") != NULL)
+		ctx.cwd = getenv("POLICY_CORPUS_CWD");
+	if (getenv("POLICY_CORPUS_HOME") != NULL)
+		ctx.home = kv[1].value = getenv("POLICY_CORPUS_HOME");
 	struct vg_policy_conf conf = { .mode = mode };
 	struct vg_diag diag = { VG_STRV_INIT };
 	struct vg_policy *p = NULL;
