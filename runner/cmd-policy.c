@@ -1,10 +1,8 @@
 /*
  * cmd-policy.c - shared setup and auditing for vigil check and exec.
  *
- * The state database is reached through vg_store_open/vg_store_audit;
- * they are referenced weakly so that builds without the store (and the
- * unit tests, which link only what they use) still work, the audit file
- * then being the only record.
+ * Every verdict goes to the audit file (when configured) and to the state
+ * database, opened on first use.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -13,11 +11,7 @@
 
 #include "cmd-policy.h"
 #include "manifest.h"
-
-#pragma weak vg_home_dir
-#pragma weak vg_store_open
-#pragma weak vg_store_close
-#pragma weak vg_store_audit
+#include "store.h"
 
 int
 vg_cmd_policy_open(struct vg_args *a, struct vg_cmd_policy *cp)
@@ -67,10 +61,8 @@ store_sink(void *arg, const struct vg_audit_rec *rec, struct vg_err *e)
 {
 	struct vg_cmd_policy *cp = arg;
 
-	if (vg_store_audit == NULL || vg_store_open == NULL)
-		return 0;
 	if (!cp->store_tried) {
-		char *home = vg_home_dir ? vg_home_dir() : NULL;
+		char *home = vg_home_dir();
 
 		cp->store_tried = 1;
 		if (home != NULL && vg_store_open(home, &cp->store, e) != 0)
@@ -102,8 +94,7 @@ vg_cmd_policy_audit(struct vg_cmd_policy *cp, const char *cmd,
 void
 vg_cmd_policy_close(struct vg_cmd_policy *cp)
 {
-	if (cp->store != NULL && vg_store_close != NULL)
-		vg_store_close(cp->store);
+	vg_store_close(cp->store);
 	vg_policy_env_release(&cp->env);
 	vg_policy_free(cp->policy);
 	memset(cp, 0, sizeof(*cp));
