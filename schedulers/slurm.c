@@ -494,7 +494,7 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 		delay *= 2;
 	}
 	if (r != 0) {
-		vg_err_prefix(e, "submitting %s (%d tr%s)", name, tries,
+		vg_err_prefix(e, "submitting %s (%d tr%s): ", name, tries,
 		    tries > 1 ? "ies" : "y");
 		goto out;
 	}
