@@ -80,5 +80,5 @@ echo "  slurmctld calls: $(( c2 - c1 ))"
 echo "  slurmdbd calls:  $(( d2 - d1 )) (DBD_GET_JOBS_COND)"
 echo "  vigil polls:     $npolls"
 awk -v c="$calls" -v p="$npolls" -v s="$SECS" 'BEGIN {
-	printf "  calls per poll:  %.2f (target <= 1)\n", p > 0 ? c / p : c
+	printf "  calls per poll:  %.2f (target <= 1)\n", (p > 0) ? c / p : c
 	printf "  calls per second: %.3f (target <= 0.5)\n", c / s }'
