@@ -23,6 +23,11 @@ export VIGIL_HOME VIGIL_SLURM_BUCKET
 cleanup() {
 	scancel --name=vg-bench-base >/dev/null 2>&1 || true
 	[ -z "${id:-}" ] || "$VIGIL" cancel "$id" >/dev/null 2>&1 || true
+	# The detached driver writes its log until it is gone.
+	i=0
+	while [ -n "${dpid:-}" ] && [ -d "/proc/$dpid" ] && [ $i -lt 300 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
 	"$top/tests/harness/slurm-down" >/dev/null 2>&1
 	rm -rf "$W"
 }
@@ -63,6 +68,8 @@ while :; do
 	sleep 0.01
 done
 vig=$(( $(now_ms) - start ))
+dpid=$("$VIGIL" status "$id" --json | python3 -c 'import json,sys
+print(json.load(sys.stdin)["pid"] or "")')
 # And the database agrees (not timed: status of 1000 tasks takes a while).
 i=0
 until [ "$("$VIGIL" status "$id" --json | python3 -c 'import json,sys
