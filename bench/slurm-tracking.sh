@@ -21,6 +21,11 @@ VIGIL_DEBUG=1
 export VIGIL_HOME VIGIL_SLURM_BUCKET VIGIL_DEBUG
 cleanup() {
 	[ -z "${id:-}" ] || "$VIGIL" cancel "$id" >/dev/null 2>&1 || true
+	# The detached driver writes its log until it is gone.
+	i=0
+	while [ -n "${dpid:-}" ] && [ -d "/proc/$dpid" ] && [ $i -lt 300 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
 	"$top/tests/harness/slurm-down" >/dev/null 2>&1
 	rm -rf "$W"
 }
@@ -64,6 +69,8 @@ print(sum(1 for t in json.load(sys.stdin)["tasks"] if t["job_id"]))')" -ge "$N" 
 	i=$((i + 1)); [ $i -lt 1200 ] || { echo "submission failed" >&2; exit 1; }
 	sleep 0.1
 done
+dpid=$("$VIGIL" status "$id" --json | python3 -c 'import json,sys
+print(json.load(sys.stdin)["pid"] or "")')
 # The window: from all tasks submitted, for SECS seconds.
 c1=$(ctld_calls); d1=$(dbd_calls); p1=$(polls "$log")
 sleep "$SECS"
@@ -80,5 +87,5 @@ echo "  slurmctld calls: $(( c2 - c1 ))"
 echo "  slurmdbd calls:  $(( d2 - d1 )) (DBD_GET_JOBS_COND)"
 echo "  vigil polls:     $npolls"
 awk -v c="$calls" -v p="$npolls" -v s="$SECS" 'BEGIN {
-	printf "  calls per poll:  %.2f (target <= 1)\n", p > 0 ? c / p : c
+	printf "  calls per poll:  %.2f (target <= 1)\n", (p > 0) ? c / p : c
 	printf "  calls per second: %.3f (target <= 0.5)\n", c / s }'

@@ -44,7 +44,6 @@
 #include "slurm.h"
 
 #define SUBMIT_TRIES	6	/* 0.5 + 1 + 2 + 4 + 8 s of backoff */
-#define CANCEL_BATCH	500	/* handles per scancel call */
 #define GRACE_DEFAULT	60.0	/* seconds for a record to show up */
 #define KILLED_GRACE	5.0	/* after TIMEOUT, CANCELLED, ... */
 #define HEARTBEAT_STALE	90.0	/* task-exec refreshes every 10 s */
@@ -494,7 +493,7 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 		delay *= 2;
 	}
 	if (r != 0) {
-		vg_err_prefix(e, "submitting %s (%d tr%s)", name, tries,
+		vg_err_prefix(e, "submitting %s (%d tr%s): ", name, tries,
 		    tries > 1 ? "ies" : "y");
 		goto out;
 	}
@@ -781,49 +780,68 @@ apply_rows(struct sl *p, const struct vg_slurm_rows *rows)
 	return p->nout > before;
 }
 
-/* Sends every pending scancel in batches; one call per batch. */
+/* qsort: ints ascending. */
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Sends the pending cancel requests: one call per array job, naming the
+ * whole array ("1234") when every live element of it goes, else its
+ * elements ("1234_[0-3,7]"); slurmctld takes either as one request.
+ */
 static void
 send_cancels(struct sl *p)
 {
-	struct vg_strv argv = VG_STRV_INIT;
-	struct vg_buf out = VG_BUF_INIT;
+	struct vg_buf spec = VG_BUF_INIT;
 	struct vg_err e;
-	size_t i, k;
+	unsigned long job;
+	size_t i, j, k, live;
+	int *idx;
 
-	for (i = 0; i < p->n;) {
-		vg_strv_release(&argv);
-		vg_strv_push(&argv, "scancel");
-		for (k = 0; i < p->n && k < CANCEL_BATCH; i++) {
-			struct sl_att *t = p->v[i];
+	idx = vg_xcalloc(p->n + 1, sizeof *idx);
+	for (i = 0; i < p->n; i++) {
+		struct sl_att *t = p->v[i];
 
-			if (!t->cancel || t->cancel_sent || t->done ||
-			    t->job == 0)
+		if (!t->cancel || t->cancel_sent || t->done || t->job == 0)
+			continue;
+		job = t->job;
+		for (j = k = live = 0; j < p->n; j++) {
+			struct sl_att *u = p->v[j];
+
+			if (u->job != job || u->done)
 				continue;
-			vg_strv_pushf(&argv, "%lu_%ld", t->job, t->task);
-			t->cancel_sent = 1;
-			k++;
+			live++;
+			if (u->cancel && !u->cancel_sent) {
+				idx[k++] = (int)u->task;
+				u->cancel_sent = 1;
+			}
 		}
-		if (k == 0)
-			break;
+		vg_buf_reset(&spec);
+		vg_buf_printf(&spec, "%lu", job);
+		if (k < live) {
+			qsort(idx, k, sizeof *idx, cmp_int);
+			vg_buf_adds(&spec, "_[");
+			vg_slurm_array_spec(idx, k, 0, &spec);
+			vg_buf_addc(&spec, ']');
+		}
 		vg_err_init(&e);
-		if (p->iface == &vg_slurm_cli) {
-			if (take_token(p, &e) != 0 || vg_slurm_run(
-			    (const char *const *)argv.v, &out, NULL, 60000,
-			    &e) != 0)
-				snprintf(p->last_error, sizeof p->last_error,
-				    "%s", e.msg);
-		} else {
-			size_t a;
-
-			for (a = 1; a < argv.n; a++)
-				if (take_token(p, &e) != 0 ||
-				    p->iface->cancel(argv.v[a], &e) != 0)
-					snprintf(p->last_error,
-					    sizeof p->last_error, "%s", e.msg);
-		}
+		if (take_token(p, &e) != 0 ||
+		    p->iface->cancel(vg_buf_str(&spec), &e) != 0) {
+			snprintf(p->last_error, sizeof p->last_error, "%s",
+			    e.msg);
+			vg_debug("slurm: cancel %s: %s", vg_buf_str(&spec),
+			    e.msg);
+		} else
+			vg_debug("slurm: cancel %s: %zu element(s)",
+			    vg_buf_str(&spec), k);
 	}
-	vg_strv_release(&argv);
-	vg_buf_release(&out);
+	free(idx);
+	vg_buf_release(&spec);
 }
 
 /* Runs the batched query if it is due and a token is free. */

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Hostile manifest values reach Slurm as exactly one value each: a
 # partition named with quotes, a fake #SBATCH line and a command
-# substitution is refused by slurmctld with its own message naming the
-# whole value, and nothing in it runs.  A newline is refused by vigil,
-# naming the field.
+# substitution, written into the batch script and read back by sbatch
+# (interface cli), is refused by slurmctld with its own message naming
+# the whole value, and nothing in it runs.  A newline is refused by
+# vigil, naming the field.
 set -u
 . "$(dirname "$0")/slurm-lib.sh"
 
@@ -15,6 +16,7 @@ scheduler: slurm
 resources:
   partition: '$bad'
 slurm:
+  interface: cli
   poll_min: 1s
 command: "true"
 Y
@@ -24,7 +26,7 @@ id=$(last_run)
 expect_eq "state" BACKEND_ERROR "$(states "$id")"
 reason=$(jq_run "$id" 'd["tasks"][0]["reason"]')
 case "$reason" in
-*"invalid partition specified: $bad"*) ;;
+"submitting submit-1.sh (1 try): 'sbatch' exited 1: sbatch: error: invalid partition specified: $bad") ;;
 *) fail "reason: $reason" ;;
 esac
 [ -e "$W/pwned" ] && fail "command substitution ran"
