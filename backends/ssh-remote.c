@@ -344,31 +344,28 @@ vg_ssh_hostkey_verdict(enum vg_ssh_known st, int accept_new,
 	switch (st) {
 	case VG_SSH_KNOWN_OK:
 		return VG_SSH_HK_OK;
+	/* Messages fit a result's 256-byte reason with paths of normal
+	 * length: the host, key type and fingerprint come first. */
 	case VG_SSH_KNOWN_CHANGED:
-		vg_err_set(e, VG_EDENIED, "ssh: host key of '%s' has CHANGED: "
-		    "the server offers %s %s, which does not match '%s' (a "
-		    "man-in-the-middle, or a reinstalled host); if the change "
-		    "is expected, remove the old key with ssh-keygen -R '%s' "
-		    "-f '%s' and check the new fingerprint", name, keytype, fp,
-		    kh, name, kh);
+		vg_err_set(e, VG_EDENIED, "ssh: host key of '%s' CHANGED: "
+		    "server offers %s %s, unlike '%s' (if expected: ssh-keygen "
+		    "-R '%s' -f '%s')", name, keytype, fp, kh, name, kh);
 		return VG_SSH_HK_REFUSE;
 	case VG_SSH_KNOWN_OTHER:
-		vg_err_set(e, VG_EDENIED, "ssh: host key of '%s' has CHANGED: "
-		    "the server offers %s %s, but '%s' holds only keys of "
-		    "other types for it; if expected, remove them with "
-		    "ssh-keygen -R '%s' -f '%s' and check the new fingerprint",
-		    name, keytype, fp, kh, name, kh);
+		vg_err_set(e, VG_EDENIED, "ssh: host key of '%s' CHANGED: "
+		    "server offers %s %s, '%s' has only other key types (if "
+		    "expected: ssh-keygen -R '%s' -f '%s')", name, keytype, fp,
+		    kh, name, kh);
 		return VG_SSH_HK_REFUSE;
 	case VG_SSH_KNOWN_UNKNOWN:
 	case VG_SSH_KNOWN_NOFILE:
 		if (accept_new)
 			return VG_SSH_HK_ADD;
-		vg_err_set(e, VG_EDENIED, "ssh: host key of '%s' is not known: "
-		    "the server offers %s %s and '%s' %s; add the key after "
-		    "checking the fingerprint (ssh-keyscan -p %d %s >>'%s'), "
-		    "or set ssh.host_key: accept-new to trust it on first use",
-		    name, keytype, fp, kh, st == VG_SSH_KNOWN_NOFILE ?
-		    "does not exist" : "has no entry for it", port, host, kh);
+		vg_err_set(e, VG_EDENIED, "ssh: host key of '%s' is unknown: "
+		    "server offers %s %s, '%s' %s (check it and add it to that "
+		    "file, or set ssh.host_key: accept-new)", name, keytype, fp,
+		    kh, st == VG_SSH_KNOWN_NOFILE ? "does not exist" :
+		    "has no entry");
 		return VG_SSH_HK_REFUSE;
 	case VG_SSH_KNOWN_ERROR:
 	default:

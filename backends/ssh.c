@@ -915,9 +915,11 @@ static void
 ssh_probe(struct vg_buf *out)
 {
 	const char *agent = getenv("SSH_AUTH_SOCK");
+	const char *v = ssh_version(0);
 
-	vg_buf_printf(out, "ssh: ok (libssh %s; ssh-agent %s)\n",
-	    ssh_version(0), agent != NULL && *agent != '\0' ?
+	/* "0.10.6/openssl/zlib": the version is what matters here. */
+	vg_buf_printf(out, "ssh: ok (libssh %.*s; ssh-agent %s)\n",
+	    (int)strcspn(v, "/"), v, agent != NULL && *agent != '\0' ?
 	    "reachable through SSH_AUTH_SOCK" : "not set (SSH_AUTH_SOCK "
 	    "unset: key files only)");
 }
