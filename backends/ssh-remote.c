@@ -147,9 +147,9 @@ vg_ssh_wrapper_script(const struct vg_ssh_launch *l, struct vg_buf *w)
 		    "\t[ -s status ] && exit 0\n"
 		    "\t: >timedout\n"
 		    "\tp=$(cat tpid 2>/dev/null) || exit 0\n"
-		    "\tkill -TERM -- \"-$p\" 2>/dev/null\n"
+		    "\tkill -TERM \"-$p\" 2>/dev/null\n"
 		    "\tsleep %ld\n"
-		    "\tkill -KILL -- \"-$p\" 2>/dev/null\n"
+		    "\tkill -KILL \"-$p\" 2>/dev/null\n"
 		    ") </dev/null >/dev/null 2>&1 &\n"
 		    "wd=$!\n", whole_secs(l->timeout), whole_secs(l->grace));
 	}
@@ -233,8 +233,8 @@ vg_ssh_kill_script(const char *dir, double grace, int timed_out,
 	    "|| sleep 1; i=$((i + 1)); done\n"
 	    "p=$(cat tpid 2>/dev/null)\n"
 	    "[ -n \"$p\" ] || exit 0\n"
-	    "kill -TERM -- \"-$p\" 2>/dev/null\n"
-	    "setsid /bin/sh -c 'sleep %ld; kill -KILL -- \"-$1\" 2>/dev/null' "
+	    "kill -TERM \"-$p\" 2>/dev/null\n"
+	    "setsid /bin/sh -c 'sleep %ld; kill -KILL \"-$1\" 2>/dev/null' "
 	    "vigil-kill \"$p\" </dev/null >/dev/null 2>&1 &\n"
 	    "exit 0\n", whole_secs(grace));
 }
