@@ -58,7 +58,8 @@ vg_ssh_attempt_dir(const char *remote_dir, const char *run_id, int index,
 	/* One separator, whatever remote_dir ends with. */
 	while (b.len > 1 && b.data[b.len - 1] == '/')
 		b.data[--b.len] = '\0';
-	vg_buf_addc(&b, '/');
+	if (b.data[b.len - 1] != '/')
+		vg_buf_addc(&b, '/');
 	n = b.len;
 	for (p = run_id != NULL && *run_id != '\0' ? run_id : "run"; *p != '\0';
 	    p++) {
