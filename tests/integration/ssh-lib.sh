@@ -27,7 +27,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' INT TERM HUP PIPE
 if ! "$top/tests/harness/sshd-up" "$tmp/sshd" >"$tmp/sshd-up.out" \
 	2>"$tmp/sshd-up.log"; then
 	echo "sshd could not start:" >&2
