@@ -2,11 +2,15 @@
  * singularity.c - the singularity backend ("apptainer" is an alias): runs
  * each attempt as `apptainer exec` of a SIF image.
  *
- * The apptainer process is a direct child in its own process group, so
- * the scheduler watches it like a local task and cancel/timeout signal the
- * whole group: the starter, the container's init and everything the task
- * started (apptainer keeps them in the group; with --containall they also
- * share a PID namespace that dies with its init).  The environment goes
+ * The apptainer process is started by the local backend
+ * (vg_local_proc_start), so the scheduler watches it like a local task:
+ * its shim is the init of a PID namespace (as root; a subreaper
+ * otherwise) and cancel/timeout reach the whole tree, the starter, the
+ * container's init and everything the task started, whatever sessions or
+ * groups they made.  Only the tree kill is taken from the local sandbox:
+ * apptainer mounts, pivots and may run a setuid starter, which
+ * no_new_privs, Landlock and the seccomp filter would refuse; the
+ * container is the confinement (--containall).  The environment goes
  * through a mode-0600 --env-file in the task directory, never the command
  * line.  Apptainer's own failures (exit 255 and a FATAL: line) become
  * BACKEND_ERROR, so a missing image or a bad bind is not mistaken for the
@@ -20,20 +24,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../runner/path.h"
 #include "../scratch/scratch.h"
+#include "local.h"
 #include "singularity.h"
 
 extern char **environ;
@@ -43,6 +45,7 @@ extern char **environ;
 
 /* Per-attempt state, owned by a->priv between start and cleanup. */
 struct sing_priv {
+	struct vg_local_proc *lp;	/* the apptainer process tree */
 	char	*env_file;
 	char	*scratch;	/* made here (a->scratch_dir was NULL) */
 	int	 timed_out;
@@ -634,130 +637,6 @@ out:
 	return rc;
 }
 
-/* Opens name in the task directory for appending output. */
-static int
-open_output(const char *task_dir, const char *name, struct vg_err *e)
-{
-	char *path = vg_path_join(task_dir, name);
-	int fd;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW |
-	    O_CLOEXEC, 0644);
-	if (fd < 0)
-		vg_err_errno(e, "cannot open '%s'", path);
-	free(path);
-	return fd;
-}
-
-/* Reads /proc/PID/stat starttime (field 22); 0 when unknown. */
-static unsigned long long
-proc_starttime(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd, i;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL)
-		return 0;
-	for (i = 2; i < 22 && p != NULL; i++)
-		p = strchr(p + 1, ' ');
-	return p != NULL ? strtoull(p + 1, NULL, 10) : 0;
-}
-
-/*
- * Starts argv as a child in its own process group with stdin from
- * /dev/null and stdout/stderr appended to the task directory's files.
- * An exec failure comes back through a close-on-exec pipe, so "no such
- * binary" is reported here instead of as exit status 127.
- */
-static int
-spawn(struct vg_attempt *a, struct vg_strv *argv, struct vg_err *e)
-{
-	int out = -1, err = -1, in = -1, pfds[2] = { -1, -1 }, ws, rc = 0;
-	int child_errno = 0;
-	sigset_t all;
-	ssize_t n;
-	pid_t pid;
-
-	if ((out = open_output(a->task_dir, "stdout", e)) < 0 ||
-	    (err = open_output(a->task_dir, "stderr", e)) < 0) {
-		rc = e != NULL ? e->rc : VG_EIO;
-		goto out;
-	}
-	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-		rc = vg_err_errno(e, "cannot open /dev/null");
-		goto out;
-	}
-	if (pipe2(pfds, O_CLOEXEC) != 0) {
-		rc = vg_err_errno(e, "pipe");
-		goto out;
-	}
-	if ((pid = fork()) < 0) {
-		rc = vg_err_errno(e, "fork");
-		goto out;
-	}
-	if (pid == 0) {
-		/* Only async-signal-safe calls until exec. */
-		struct sigaction dfl;
-		int sig;
-
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		for (sig = 1; sig < NSIG; sig++)
-			(void)sigaction(sig, &dfl, NULL);
-		sigemptyset(&all);
-		sigprocmask(SIG_SETMASK, &all, NULL);
-		setpgid(0, 0);
-		if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-			goto fail;
-		execve(argv->v[0], argv->v, environ);
-fail:
-		child_errno = errno;
-		(void)!write(pfds[1], &child_errno, sizeof(child_errno));
-		_exit(127);
-	}
-	/* Also here, so the group exists before anyone signals it. */
-	(void)setpgid(pid, pid);
-	close(pfds[1]);
-	pfds[1] = -1;
-	while ((n = read(pfds[0], &child_errno, sizeof(child_errno))) < 0 &&
-	    errno == EINTR)
-		;
-	if (n == (ssize_t)sizeof(child_errno)) {
-		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-			;
-		rc = vg_err_set(e, VG_EBACKEND, "cannot execute '%s': %s",
-		    argv->v[0], strerror(child_errno));
-		goto out;
-	}
-	a->pid = pid;
-	a->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (a->pidfd >= 0)
-		(void)fcntl(a->pidfd, F_SETFD, FD_CLOEXEC);
-	a->pid_start = proc_starttime(pid);
-	a->started = vg_now();
-out:
-	if (out >= 0)
-		close(out);
-	if (err >= 0)
-		close(err);
-	if (in >= 0)
-		close(in);
-	if (pfds[0] >= 0)
-		close(pfds[0]);
-	if (pfds[1] >= 0)
-		close(pfds[1]);
-	return rc;
-}
-
 /* Frees the per-attempt state; removes the environment file. */
 static void
 priv_free(struct sing_priv *p)
@@ -766,6 +645,7 @@ priv_free(struct sing_priv *p)
 		return;
 	if (p->env_file != NULL)
 		(void)unlink(p->env_file);
+	vg_local_proc_free(p->lp);
 	free(p->env_file);
 	free(p->scratch);
 	free(p);
@@ -827,7 +707,11 @@ singularity_start(struct vg_attempt *a, struct vg_err *e)
 	    a->res.gpus > 0 ? vg_singularity_gpu_flag() : NULL, &argv,
 	    e)) != 0)
 		goto out;
-	rc = spawn(a, &argv, e);
+	/* Apptainer builds the container itself (mounts, pivot_root, maybe
+	 * a setuid starter): only the tree kill around it, see
+	 * docs/backends/singularity.md. */
+	rc = vg_local_proc_start(a, argv.v, environ, VG_LOCAL_TREE_ONLY,
+	    &p->lp, e);
 out:
 	if (rc != 0) {
 		if (p->scratch != NULL)
@@ -875,15 +759,28 @@ singularity_finish(struct vg_attempt *a, int wstatus, struct vg_result *r,
 	struct sing_priv *p = a->priv;
 	char tail[STDERR_TAIL + 1];
 	struct vg_err local;
+	int task_ws = -1;
 
 	memset(r, 0, sizeof(*r));
-	stderr_tail(a->task_dir, tail, sizeof(tail));
-	vg_singularity_classify(wstatus, tail, r);
+	(void)vg_local_proc_finish(a, p != NULL ? p->lp : NULL, wstatus, r,
+	    &task_ws);
+	if (task_ws < 0) {
+		/* apptainer itself could not be started: r says why. */
+		r->state = VG_ST_BACKEND_ERROR;
+		r->exit_code = -1;
+	} else {
+		stderr_tail(a->task_dir, tail, sizeof(tail));
+		vg_singularity_classify(task_ws, tail, r);
+	}
 	r->started = a->started;
 	r->ended = vg_now();
 	if (gethostname(r->node, sizeof(r->node)) != 0)
 		r->node[0] = '\0';
 	r->node[sizeof(r->node) - 1] = '\0';
+	/* run() stopped it: SIGTERM, or SIGKILL once the grace ran out. */
+	if (p != NULL && (p->timed_out || p->cancelled) && p->last_sig == 0)
+		p->last_sig = task_ws >= 0 && WIFSIGNALED(task_ws) &&
+		    WTERMSIG(task_ws) == SIGKILL ? SIGKILL : SIGTERM;
 	/* After our own signal, apptainer's status depends on timing: the
 	 * starter dies of it, exits 128+N for the container's death, or 255
 	 * when the signal came during container setup.  Report the signal
@@ -919,121 +816,49 @@ singularity_finish(struct vg_attempt *a, int wstatus, struct vg_result *r,
 	return 0;
 }
 
-/* backend op: cancel; signals the whole process group. */
+/* backend op: cancel; the local shim signals the whole tree. */
 static int
 singularity_cancel(struct vg_attempt *a, int sig, struct vg_err *e)
 {
 	struct sing_priv *p = a->priv;
 
-	if (a->pid <= 0)
+	if (a->pid <= 0 || p == NULL)
 		return 0;
-	if (p != NULL) {
-		p->cancelled = 1;
-		p->last_sig = sig;
-	}
-	/* The group cannot be reused while its leader is unreaped. */
-	if (kill(-a->pid, sig) != 0 && errno != ESRCH)
-		return vg_err_errno(e, "cannot signal process group %ld",
-		    (long)a->pid);
-	return 0;
+	p->cancelled = 1;
+	p->last_sig = sig;
+	return vg_local_proc_signal(a, p->lp, sig, e);
 }
 
 /* backend op: cleanup */
 static void
 singularity_cleanup(struct vg_attempt *a)
 {
-	if (a->pidfd >= 0)
-		close(a->pidfd);
-	a->pidfd = -1;
 	priv_free(a->priv);
 	a->priv = NULL;
 }
 
-/* Waits for a->pid until deadline_ms (monotonic; 0 = none) or a signal
- * on sfd; returns 1 exited (*ws set), 0 deadline, 2 signal. */
-static int
-wait_until(struct vg_attempt *a, int sfd, long long deadline_ms, int *ws)
-{
-	struct pollfd pfd[2];
-	struct signalfd_siginfo si;
-	long long left;
-	int n;
-
-	for (;;) {
-		if (waitpid(a->pid, ws, WNOHANG) == a->pid)
-			return 1;
-		left = deadline_ms > 0 ? deadline_ms - vg_mono_ms() : -1;
-		if (deadline_ms > 0 && left <= 0)
-			return 0;
-		pfd[0].fd = a->pidfd;
-		pfd[0].events = POLLIN;
-		pfd[1].fd = sfd;
-		pfd[1].events = POLLIN;
-		/* Without a pidfd (old kernel), wake up every 100 ms. */
-		if (a->pidfd < 0 && (left < 0 || left > 100))
-			left = 100;
-		n = poll(pfd, 2, left > INT_MAX ? INT_MAX : (int)left);
-		if (n < 0 && errno != EINTR)
-			return 1;
-		if (n > 0 && (pfd[1].revents & POLLIN) &&
-		    read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-			return 2;
-	}
-}
-
-/* Ends the attempt: sig to the group, kill_grace, then SIGKILL. */
-static void
-stop_group(struct vg_attempt *a, int sfd, int *ws)
-{
-	double grace = a->kill_grace > 0 ? a->kill_grace : 10;
-
-	(void)singularity_cancel(a, SIGTERM, NULL);
-	if (wait_until(a, sfd, vg_mono_ms() + (long long)(grace * 1000),
-	    ws) == 1) {
-		/* The leader is gone; stragglers of its group follow. */
-		(void)kill(-a->pid, SIGKILL);
-		return;
-	}
-	(void)singularity_cancel(a, SIGKILL, NULL);
-	while (waitpid(a->pid, ws, 0) < 0 && errno == EINTR)
-		;
-}
-
-/* backend op: run (blocking; honours a->timeout, SIGTERM and SIGINT) */
+/* backend op: run (blocking; honours a->timeout, SIGTERM, SIGINT and
+ * SIGHUP through the local backend's wait) */
 static int
 singularity_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 {
-	sigset_t set, old;
-	long long deadline;
-	int sfd, ws = 0, got, rc;
+	struct sing_priv *p;
+	int ws = 0, why = 0, rc;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	if (sigprocmask(SIG_BLOCK, &set, &old) != 0)
-		return vg_err_errno(e, "sigprocmask");
-	if ((sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
-		rc = vg_err_errno(e, "signalfd");
-		goto out;
-	}
 	if ((rc = singularity_start(a, e)) != 0)
-		goto out;
-	deadline = a->timeout > 0 ?
-	    vg_mono_ms() + (long long)(a->timeout * 1000) : 0;
-	got = wait_until(a, sfd, deadline, &ws);
-	if (got != 1) {
-		if (got == 0)
-			((struct sing_priv *)a->priv)->timed_out = 1;
-		else
-			((struct sing_priv *)a->priv)->cancelled = 1;
-		stop_group(a, sfd, &ws);
+		return rc;
+	p = a->priv;
+	rc = vg_local_proc_wait(a, p->lp, &ws, &why, e);
+	if (rc == 0) {
+		p->timed_out = why == VG_ST_TIMEOUT;
+		p->cancelled = why == VG_ST_CANCELLED;
+		rc = singularity_finish(a, ws, r, e);
 	}
-	rc = singularity_finish(a, ws, r, e);
 	singularity_cleanup(a);
-out:
-	if (sfd >= 0)
-		close(sfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (a->pidfd >= 0) {
+		close(a->pidfd);
+		a->pidfd = -1;
+	}
 	return rc;
 }
 
