@@ -33,8 +33,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../runner/log.h"
 #include "../runner/path.h"
 #include "../scratch/scratch.h"
+#include "../sif-cache/cache.h"
 #include "local.h"
 #include "singularity.h"
 
@@ -46,6 +48,7 @@ extern char **environ;
 /* Per-attempt state, owned by a->priv between start and cleanup. */
 struct sing_priv {
 	struct vg_local_proc *lp;	/* the apptainer process tree */
+	struct vg_cache_pin *pin;	/* lease on a cached image */
 	char	*env_file;
 	char	*scratch;	/* made here (a->scratch_dir was NULL) */
 	int	 timed_out;
@@ -557,36 +560,111 @@ state_dir(void)
 	return NULL;
 }
 
-/*
- * Resolves the manifest image to a local SIF path (caller frees).  Image
- * references need the SIF cache; a local path must be a regular file.
- */
+/* True when image is a reference the SIF cache resolves, not a path. */
 static int
-resolve_image(const struct vg_manifest *m, char **path_out, struct vg_err *e)
+is_ref(const char *image)
+{
+	return strstr(image, "://") != NULL;
+}
+
+/* Checks that the manifest has an image at all. */
+static int
+need_image(const struct vg_manifest *m, struct vg_err *e)
+{
+	if (m->image == NULL || *m->image == '\0')
+		return vg_err_set(e, VG_EINVAL, "backend 'singularity' needs "
+		    "'image': a .sif file or a docker://, oras://, library:// "
+		    "or https:// reference");
+	return 0;
+}
+
+/* Checks a local image path and resolves it (caller frees *path_out).
+ * Its contents are apptainer's to judge: a bad one is its failure. */
+static int
+local_image(const char *image, char **path_out, struct vg_err *e)
 {
 	struct stat st;
 	char *real;
 
 	*path_out = NULL;
-	if (m->image == NULL || *m->image == '\0')
-		return vg_err_set(e, VG_EINVAL, "backend 'singularity' needs "
-		    "'image': a .sif file or a docker://, oras://, library:// "
-		    "or https:// reference");
-	if (strstr(m->image, "://") != NULL)
-		return vg_err_set(e, VG_EUNSUPPORTED, "image '%s': references "
-		    "are resolved through the SIF cache, which this build "
-		    "lacks; pull it (apptainer pull) and give the .sif path",
-		    m->image);
-	if (stat(m->image, &st) != 0)
-		return vg_err_set(e, VG_ENOENT, "image '%s' %s", m->image,
+	if (stat(image, &st) != 0)
+		return vg_err_set(e, VG_ENOENT, "image '%s' %s", image,
 		    errno == ENOENT ? "does not exist" : strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return vg_err_set(e, VG_EINVAL, "image '%s' is not a regular "
-		    "file (sandbox directories are not supported)", m->image);
-	if ((real = realpath(m->image, NULL)) == NULL)
-		return vg_err_errno(e, "cannot resolve image '%s'", m->image);
+		    "file (sandbox directories are not supported)", image);
+	if ((real = realpath(image, NULL)) == NULL)
+		return vg_err_errno(e, "cannot resolve image '%s'", image);
 	*path_out = real;
 	return 0;
+}
+
+/* Checks the form of a reference without fetching it. */
+static int
+check_ref(const char *image, struct vg_err *e)
+{
+	static const char *const schemes[] = {
+		"docker://", "oras://", "library://", "https://", "http://",
+	};
+	size_t i, n;
+
+	for (i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
+		n = strlen(schemes[i]);
+		if (strncmp(image, schemes[i], n) == 0)
+			return image[n] != '\0' ? 0 : vg_err_set(e,
+			    VG_EINVAL, "image '%s' names no image after "
+			    "'%s'", image, schemes[i]);
+	}
+	return vg_err_set(e, VG_EINVAL, "image '%s': unknown scheme (valid: "
+	    "docker://, oras://, library://, https://, http://, or a .sif "
+	    "path)", image);
+}
+
+/*
+ * Resolves m's image for a task that needs it until needed_until (wall
+ * clock): a local path in place (*pin_out NULL), a reference through the
+ * SIF cache, which pulls it once across processes and nodes with binary
+ * as the puller and pins it (*pin_out, released with vg_cache_unpin).
+ * *path_out belongs to the caller.  Blocks for a pull.
+ */
+static int
+resolve_image(const struct vg_manifest *m, const char *binary,
+    double needed_until, char **path_out, struct vg_cache_pin **pin_out,
+    struct vg_err *e)
+{
+	static int warned;
+	struct vg_cache *c = NULL;
+	const char *w;
+	int rc;
+
+	*path_out = NULL;
+	*pin_out = NULL;
+	if ((rc = need_image(m, e)) != 0)
+		return rc;
+	if (!is_ref(m->image))
+		return local_image(m->image, path_out, e);
+	if ((rc = check_ref(m->image, e)) != 0 ||
+	    (rc = vg_cache_open_default(&m->cache, &m->scratch, &c, e)) != 0)
+		return rc;
+	vg_cache_set_puller(c, binary);
+	/* Once per process: every task of a run would say the same. */
+	if (!warned && (w = vg_cache_purge_warning(c)) != NULL) {
+		vg_warn("%s", w);
+		warned = 1;
+	}
+	rc = vg_cache_resolve(c, m->image, needed_until, path_out, pin_out,
+	    e);
+	vg_cache_close(c);
+	return rc;
+}
+
+/* How long a task of a may run: the timeout, else the time limit. */
+static double
+need_for(double timeout, uint64_t time_limit)
+{
+	if (timeout > 0)
+		return timeout;
+	return (double)time_limit;
 }
 
 /* Writes the environment file of a into the task directory, mode 0600. */
@@ -646,6 +724,7 @@ priv_free(struct sing_priv *p)
 	if (p->env_file != NULL)
 		(void)unlink(p->env_file);
 	vg_local_proc_free(p->lp);
+	vg_cache_unpin(p->pin);
 	free(p->env_file);
 	free(p->scratch);
 	free(p);
@@ -692,7 +771,8 @@ singularity_start(struct vg_attempt *a, struct vg_err *e)
 	a->pidfd = -1;
 	p = vg_xcalloc(1, sizeof(*p));
 	if ((rc = vg_singularity_find(a->m->singularity.binary, &binary,
-	    e)) != 0 || (rc = resolve_image(a->m, &image, e)) != 0)
+	    e)) != 0 || (rc = resolve_image(a->m, binary, vg_now() +
+	    need_for(a->timeout, a->res.time), &image, &p->pin, e)) != 0)
 		goto out;
 	scratch = a->scratch_dir;
 	if (scratch == NULL) {
@@ -862,29 +942,39 @@ singularity_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	return rc;
 }
 
-/* backend op: prepare; finds the binary and the image once per run. */
+/*
+ * backend op: prepare; once per run, finds the binary and resolves the
+ * image, so that a reference is pulled (once, under the cache's lock)
+ * before the first task starts instead of inside it.  The pin is dropped
+ * again: each attempt takes its own.
+ */
 static int
 singularity_prepare(const struct vg_manifest *m, const char *run_dir,
     struct vg_err *e)
 {
+	struct vg_cache_pin *pin = NULL;
 	char *binary = NULL, *image = NULL;
 	int rc;
 
 	(void)run_dir;
 	if ((rc = vg_singularity_find(m->singularity.binary, &binary,
 	    e)) == 0)
-		rc = resolve_image(m, &image, e);
+		rc = resolve_image(m, binary, vg_now() + need_for(m->timeout,
+		    m->resources.time), &image, &pin, e);
+	vg_cache_unpin(pin);
 	free(binary);
 	free(image);
 	return rc;
 }
 
-/* backend op: validate; binds, flags and a local image. */
+/* backend op: validate; binds, flags, paths and the image's form (a
+ * local image must exist; a reference is not fetched here). */
 static int
 singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 {
 	const struct vg_singularity_conf *c = &m->singularity;
-	const char *file = m->file != NULL ? m->file : "manifest";
+	struct vg_loc loc = { .file = m->file != NULL ? m->file :
+	    "manifest" };
 	struct vg_err e;
 	char *bind, *image;
 	size_t i;
@@ -894,8 +984,8 @@ singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 		vg_err_init(&e);
 		if (vg_singularity_check_bind(c->binds.v[i], &m->policy,
 		    &bind, &e) != 0) {
-			vg_strv_pushf(&d->lines, "%s: singularity.binds[%zu]: "
-			    "%s", file, i, e.msg);
+			vg_diag_add(d, &loc, "singularity.binds[%zu]: %s", i,
+			    e.msg);
 			bad = 1;
 		}
 		free(bind);
@@ -903,27 +993,29 @@ singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 	for (i = 0; i < c->flags.n; i++) {
 		vg_err_init(&e);
 		if (vg_singularity_check_flag(c->flags.v[i], &e) != 0) {
-			vg_strv_pushf(&d->lines, "%s: %s", file, e.msg);
+			vg_diag_add(d, &loc, "%s", e.msg);
 			bad = 1;
 		}
 	}
 	if (c->scratch_mount != NULL && *c->scratch_mount != '\0' &&
 	    *c->scratch_mount != '/') {
-		vg_strv_pushf(&d->lines, "%s: singularity.scratch_mount '%s' "
-		    "is not an absolute path", file, c->scratch_mount);
+		vg_diag_add(d, &loc, "singularity.scratch_mount '%s' is not an "
+		    "absolute path", c->scratch_mount);
 		bad = 1;
 	}
 	if (c->pwd != NULL && *c->pwd != '\0' && *c->pwd != '/') {
-		vg_strv_pushf(&d->lines, "%s: singularity.pwd '%s' is not an "
-		    "absolute path", file, c->pwd);
+		vg_diag_add(d, &loc, "singularity.pwd '%s' is not an absolute "
+		    "path", c->pwd);
 		bad = 1;
 	}
 	vg_err_init(&e);
-	if (resolve_image(m, &image, &e) != 0 && e.rc != VG_EUNSUPPORTED) {
-		vg_strv_pushf(&d->lines, "%s: %s", file, e.msg);
+	if (need_image(m, &e) != 0 || (is_ref(m->image) ?
+	    check_ref(m->image, &e) : local_image(m->image, &image, &e)) != 0) {
+		vg_diag_add(d, &loc, "%s", e.msg);
 		bad = 1;
+	} else if (!is_ref(m->image)) {
+		free(image);
 	}
-	free(image);
 	return bad ? VG_EINVAL : 0;
 }
 
