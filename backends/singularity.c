@@ -35,6 +35,7 @@
 
 #include "../runner/log.h"
 #include "../runner/path.h"
+#include "../runner/store.h"
 #include "../scratch/scratch.h"
 #include "../sif-cache/cache.h"
 #include "local.h"
@@ -543,23 +544,6 @@ vg_singularity_classify(int wstatus, const char *stderr_tail,
 	return r->state;
 }
 
-/* Where vigil keeps state when no scratch filesystem is found; caller
- * frees.  Mirrors the store's rule ($VIGIL_HOME, $XDG_STATE_HOME/vigil,
- * ~/.local/state/vigil). */
-static char *
-state_dir(void)
-{
-	const char *v;
-
-	if ((v = getenv("VIGIL_HOME")) != NULL && *v != '\0')
-		return vg_xstrdup(v);
-	if ((v = getenv("XDG_STATE_HOME")) != NULL && *v != '\0')
-		return vg_xasprintf("%s/vigil", v);
-	if ((v = getenv("HOME")) != NULL && *v != '\0')
-		return vg_xasprintf("%s/.local/state/vigil", v);
-	return NULL;
-}
-
 /* True when image is a reference the SIF cache resolves, not a path. */
 static int
 is_ref(const char *image)
@@ -746,7 +730,7 @@ own_scratch(const struct vg_attempt *a, char **path_out, struct vg_err *e)
 	char *home, *base = NULL, *reason = NULL;
 	int rc;
 
-	home = state_dir();
+	home = vg_home_dir();
 	rc = vg_scratch_base(&a->m->scratch, home, &base, &reason, e);
 	if (rc == 0)
 		rc = vg_scratch_task_dir_min(base, a->run_id,
