@@ -4,7 +4,9 @@
  *
  * "Running" comes from the owner records the scratch manager keeps
  * (scratch/scratch.h): a run is running while a process that created one
- * of its task directories is alive, or runs on another host.
+ * of its task directories is alive, or runs on another host.  The base
+ * is chosen as for a run, from --base, else the `scratch:` section of the
+ * site and user configuration, else the environment (docs/scratch.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,24 +15,10 @@
 
 #include "../scratch/scratch.h"
 #include "buf.h"
+#include "cmd-config.h"
 #include "cmd.h"
 #include "err.h"
-
-/* Where vigil keeps state ($VIGIL_HOME, $XDG_STATE_HOME/vigil,
- * ~/.local/state/vigil), the scratch base of last resort; caller frees. */
-static char *
-state_dir(void)
-{
-	const char *v;
-
-	if ((v = getenv("VIGIL_HOME")) != NULL && *v != '\0')
-		return vg_xstrdup(v);
-	if ((v = getenv("XDG_STATE_HOME")) != NULL && *v != '\0')
-		return vg_xasprintf("%s/vigil", v);
-	if ((v = getenv("HOME")) != NULL && *v != '\0')
-		return vg_xasprintf("%s/.local/state/vigil", v);
-	return NULL;
-}
+#include "store.h"
 
 /* Formats n bytes as "1.5 GiB". */
 static const char *
@@ -74,6 +62,8 @@ static int
 cmd_scratch_exec(struct vg_args *a)
 {
 	struct vg_scratch_list l = { NULL, 0 }, freed = { NULL, 0 };
+	struct vg_manifest *cfg = NULL;
+	struct vg_scratch_conf conf;
 	const char *verb = a->argv[0];
 	char *base = NULL, *reason = NULL, *home, sz[32], ag[32];
 	uint64_t total = 0;
@@ -88,20 +78,20 @@ cmd_scratch_exec(struct vg_args *a)
 	dry = vg_args_has(a, "dry-run");
 	if (dry && !gc)
 		return vg_cmd_usage_error(a, "--dry-run goes with gc");
-	vg_err_init(&e);
-	if (vg_args_get(a, "base") != NULL) {
-		struct vg_scratch_conf conf = { 0 };
-
+	if ((rc = vg_cmd_load_config(&cfg)) != 0)
+		return rc;
+	conf = cfg->scratch;
+	if (vg_args_get(a, "base") != NULL)
 		conf.path = (char *)(uintptr_t)vg_args_get(a, "base");
-		rc = vg_scratch_base(&conf, NULL, &base, &reason, &e);
-	} else {
-		home = state_dir();
-		rc = vg_scratch_base(NULL, home, &base, &reason, &e);
-		free(home);
-	}
-	if (rc != 0)
+	vg_err_init(&e);
+	home = vg_home_dir();
+	rc = vg_scratch_base(&conf, home, &base, &reason, &e);
+	free(home);
+	if (rc != 0) {
+		vg_manifest_free(cfg);
 		return vg_cmd_fail(vg_cmd_exit_for_rc(rc), "scratch: %s",
 		    e.msg);
+	}
 	printf("base: %s (%s)\n", base, reason);
 	if ((rc = vg_scratch_list(base, NULL, NULL, &l, &e)) != 0) {
 		rc = vg_cmd_fail(vg_cmd_exit_for_rc(rc), "scratch: %s", e.msg);
@@ -153,6 +143,7 @@ cmd_scratch_exec(struct vg_args *a)
 out:
 	vg_scratch_list_release(&l);
 	vg_scratch_list_release(&freed);
+	vg_manifest_free(cfg);
 	free(base);
 	free(reason);
 	return rc;
@@ -166,9 +157,10 @@ const struct vg_cmd_entry vg_cmd_scratch = {
 	    "base (<base>/vigil/<run>/<task>)\nwith its size and whether the "
 	    "run is still running; gc removes the directories\nof finished "
 	    "runs, never of running ones, and reports what it freed.\nThe "
-	    "base is chosen as for a run without a manifest: $VIGIL_SCRATCH, "
-	    "/scratch/$USER,\n$SCRATCH, $SLURM_TMPDIR, $TMPDIR, then the "
-	    "state directory (docs/scratch.md).",
+	    "base is chosen as for a run: scratch.path in the site or user "
+	    "config,\n$VIGIL_SCRATCH, /scratch/$USER, $SCRATCH, "
+	    "$SLURM_TMPDIR, $TMPDIR, then the\nstate directory "
+	    "(docs/scratch.md).",
 	.opts = (const struct vg_opt[]){
 		{ .name = "base", .has_arg = 1, .arg = "DIR",
 		  .help = "scratch base directory (as scratch.path)" },

@@ -21,6 +21,8 @@ struct vg_cache {
 	double			 margin;	/* 0: policy's or 1 d */
 	uint64_t		 quota_bytes, quota_entries;
 	double			 lease, wait;
+	int			 purge_set;	/* the config names a rule */
+	char			*warning;	/* vg_cache_purge_warning */
 };
 
 struct vg_cache_pin {

@@ -31,7 +31,9 @@
 
 #include "runner/buf.h"
 #include "runner/path.h"
+#include "runner/store.h"
 #include "runner/version.h"
+#include "scratch/scratch.h"
 #include "sif-cache/cache-int.h"
 #include "sif-cache/lock.h"
 #include "sif-cache/sha256.h"
@@ -172,6 +174,8 @@ vg_cache_open(const struct vg_cache_conf *conf, const char *default_dir,
 	if (conf != NULL) {
 		if ((rc = vg_purge_from_conf(&conf->purge, &c->purge, e)) != 0)
 			goto fail;
+		c->purge_set = (conf->purge.preset != NULL &&
+		    conf->purge.preset[0] != '\0') || conf->purge.age > 0;
 		c->margin = (double)conf->purge.margin;
 		c->quota_bytes = conf->quota_bytes;
 		c->quota_entries = conf->quota_entries;
@@ -203,6 +207,76 @@ fail:
 	return rc;
 }
 
+int
+vg_cache_open_default(const struct vg_cache_conf *conf,
+    const struct vg_scratch_conf *scratch, struct vg_cache **out,
+    struct vg_err *e)
+{
+	const char *env = getenv("VIGIL_SIF_CACHE");
+	char *home = NULL, *base = NULL, *reason = NULL, *def = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((conf == NULL || conf->dir == NULL || conf->dir[0] == '\0') &&
+	    (env == NULL || env[0] == '\0')) {
+		home = vg_home_dir();
+		rc = vg_scratch_base(scratch, home, &base, &reason, e);
+		free(home);
+		free(reason);
+		if (rc != 0)
+			return vg_err_prefix(e, "SIF cache: no cache.dir or "
+			    "$VIGIL_SIF_CACHE, and no scratch base for the "
+			    "default: ");
+		def = vg_path_join(base, VG_CACHE_DEFAULT_NAME);
+		free(base);
+	}
+	rc = vg_cache_open(conf, def, out, e);
+	free(def);
+	return rc;
+}
+
+/* True when dir is root or lies beneath it (root without a final '/'). */
+static int
+under(const char *dir, const char *root)
+{
+	size_t n;
+
+	if (root == NULL || root[0] != '/')
+		return 0;
+	n = strlen(root);
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	return strncmp(dir, root, n) == 0 && (dir[n] == '\0' ||
+	    dir[n] == '/');
+}
+
+const char *
+vg_cache_purge_warning(struct vg_cache *c)
+{
+	static const char *const vars[] = {
+		"SCRATCH", "PSCRATCH", "VIGIL_SCRATCH",
+	};
+	const char *where = NULL;
+	size_t i;
+
+	if (c->purge_set)
+		return NULL;
+	if (under(c->dir, VG_SCRATCH_SITE_ROOT))
+		where = VG_SCRATCH_SITE_ROOT;
+	for (i = 0; where == NULL && i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (under(c->dir, getenv(vars[i])))
+			where = vars[i];
+	if (where == NULL)
+		return NULL;
+	if (c->warning == NULL)
+		c->warning = vg_xasprintf("SIF cache '%s' is on a scratch "
+		    "file system (%s%s) but no purge policy is set: images "
+		    "may be purged under running tasks; set cache.purge (a "
+		    "site preset such as nersc, or {age, clock}, or none)",
+		    c->dir, where[0] == '/' ? "" : "$", where);
+	return c->warning;
+}
+
 const char *
 vg_cache_dir(const struct vg_cache *c)
 {
@@ -230,6 +304,7 @@ vg_cache_close(struct vg_cache *c)
 	free(c->d_locks);
 	free(c->d_tmp);
 	free(c->puller);
+	free(c->warning);
 	free(c);
 }
 

@@ -68,6 +68,30 @@ struct vg_cache_pin;
 int	vg_cache_open(const struct vg_cache_conf *conf,
 	    const char *default_dir, struct vg_cache **out, struct vg_err *e);
 
+/* Directory name of the default cache under the scratch base. */
+#define VG_CACHE_DEFAULT_NAME	"vigil-sif-cache"
+
+/*
+ * Opens the cache where vigil looks for it: conf->dir, else
+ * $VIGIL_SIF_CACHE, else <scratch base>/vigil-sif-cache, the base chosen
+ * from scratch (may be NULL) and the state directory as for a run
+ * (vg_scratch_base; only consulted when the first two are unset, so an
+ * unusable $VIGIL_SCRATCH does not stop a cache that is set explicitly).
+ * Otherwise as vg_cache_open.
+ */
+int	vg_cache_open_default(const struct vg_cache_conf *conf,
+	    const struct vg_scratch_conf *scratch, struct vg_cache **out,
+	    struct vg_err *e);
+
+/*
+ * A warning when the cache sits on a filesystem that sites purge (under
+ * /scratch, $SCRATCH, $PSCRATCH or $VIGIL_SCRATCH) and the configuration
+ * names no purge rule, not even `none`: vigil cannot then refresh images
+ * before the site deletes them.  NULL when there is nothing to say.
+ * Borrowed from c.
+ */
+const char *vg_cache_purge_warning(struct vg_cache *c);
+
 /* The cache directory, borrowed from c. */
 const char *vg_cache_dir(const struct vg_cache *c);
 

@@ -1,14 +1,17 @@
 # apptainer-lib.sh - sourced by the t05xx integration tests: brings up the
-# real Apptainer (tests/harness/apptainer-up), finds the backend driver
-# next to $VIGIL, makes a private temp dir and VIGIL_HOME, and defines
-# small assertion helpers.  Exits 77 with the reason when the Debian sid
-# bootstrap itself failed (the only allowed skip).
+# real Apptainer (tests/harness/apptainer-up), makes a private temp dir and
+# VIGIL_HOME, and defines small assertion helpers, and `vrun` for
+# `vigil run` with the real apptainer.  Exits 77 with the reason when the
+# Debian sid bootstrap itself failed (the only allowed skip).  Tests that
+# need the backend driver (cases the CLI cannot express) call need_driver.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 DRIVER=$(dirname "$VIGIL")/tests/sing-driver
-if [ ! -x "$DRIVER" ]; then
-	echo "FAIL: $DRIVER is missing (make tests builds it)"
-	exit 1
-fi
+need_driver() {
+	if [ ! -x "$DRIVER" ]; then
+		echo "FAIL: $DRIVER is missing (make tests builds it)"
+		exit 1
+	fi
+}
 up=$("$top/tests/harness/apptainer-up")
 rc=$?
 if [ $rc -eq 77 ]; then

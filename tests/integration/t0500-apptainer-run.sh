@@ -4,6 +4,7 @@
 # env file (exact bytes, never on the command line), manifest binds.
 set -u
 . "$(dirname "$0")/../harness/apptainer-lib.sh"
+need_driver
 
 mkdir -p "$tmp/t0" "$tmp/t1" "$tmp/t2" "$tmp/t3" "$tmp/data" "$tmp/s3"
 echo payload >"$tmp/data/in.txt"

@@ -3,6 +3,7 @@
 # a background child it started, and apptainer's own processes.
 set -u
 . "$(dirname "$0")/../harness/apptainer-lib.sh"
+need_driver
 mkdir -p "$tmp/t"
 
 # Processes whose command line is the marker (unique to this run).

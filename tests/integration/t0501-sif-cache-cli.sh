@@ -14,6 +14,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 export VIGIL_HOME="$tmp/home" VIGIL_SIF_CACHE="$tmp/cache"
+export VIGIL_SITE_CONFIG="$tmp/site.yaml" VIGIL_USER_CONFIG="$tmp/user.yaml"
+unset VIGIL_SCRATCH SCRATCH PSCRATCH SLURM_TMPDIR
 fail() { echo "FAIL: $*"; exit 1; }
 
 # two real images
@@ -148,4 +150,37 @@ echo "$err" | grep -q "unknown cache command 'frob' (valid: list, pull, verify, 
     fail "unknown subcommand: $err"
 set -e
 [ "$(ls "$tmp/cache/tmp" | wc -l)" -eq 0 ] || fail "temp files left"
+
+# settings from the configuration, as a run sees them: the default
+# directory under the scratch base, cache.dir from the user config over
+# the site's, the purge rule from the config (options still win)
+unset VIGIL_SIF_CACHE
+mkdir -p "$tmp/scr"
+printf 'scratch:\n  path: %s\n' "$tmp/scr" >"$tmp/site.yaml"
+out=$("$VIGIL" cache pull "$A") || fail "pull to the default dir"
+expect_out="sha256:$da  $tmp/scr/vigil-sif-cache/sha256/$da.sif"
+[ "$out" = "$expect_out" ] || fail "default dir: $out"
+printf 'cache:\n  dir: %s\n  purge:\n    preset: nersc\n' "$tmp/cfgcache" \
+    >"$tmp/user.yaml"
+"$VIGIL" cache pull "$A" >/dev/null || fail "pull to cache.dir"
+[ -f "$tmp/cfgcache/sha256/$da.sif" ] || fail "cache.dir not used"
+touch -d "55 days ago" "$tmp/cfgcache/sha256/$da.sif"
+set +e
+"$VIGIL" cache verify >"$tmp/v"; rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q "^expiring " "$tmp/v" ||
+    fail "purge rule from the config: $rc $(cat "$tmp/v")"
+"$VIGIL" cache verify --purge none >/dev/null ||
+    fail "--purge none over the config's rule"
+# on scratch without a rule: the warning; a bad config file: its line
+printf 'cache:\n  dir: %s\n' "$tmp/scr/c2" >"$tmp/user.yaml"
+err=$(SCRATCH=$tmp/scr "$VIGIL" cache list 2>&1 >/dev/null)
+[ "$err" = "vigil: warning: SIF cache '$tmp/scr/c2' is on a scratch file system (\$SCRATCH) but no purge policy is set: images may be purged under running tasks; set cache.purge (a site preset such as nersc, or {age, clock}, or none)" ] ||
+    fail "warning: $err"
+printf 'cache:\n  quota_bytes: lots\n' >"$tmp/user.yaml"
+set +e
+err=$("$VIGIL" cache list 2>&1); rc=$?
+set -e
+[ $rc -eq 2 ] && echo "$err" | grep -q "^vigil: $tmp/user.yaml:2:16: " ||
+    fail "bad config: $rc $err"
 echo "ok"

@@ -4,6 +4,7 @@
 # missing.
 set -u
 . "$(dirname "$0")/../harness/apptainer-lib.sh"
+need_driver
 mkdir -p "$tmp/t"
 
 # not a SIF: apptainer fails (255 + FATAL) -> BACKEND_ERROR

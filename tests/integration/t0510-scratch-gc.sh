@@ -11,7 +11,9 @@ sleep 300 &
 live=$!
 trap 'kill $live 2>/dev/null; rm -rf "$tmp"' EXIT
 VIGIL_HOME=$tmp/home
-export VIGIL_HOME
+VIGIL_SITE_CONFIG=$tmp/site.yaml VIGIL_USER_CONFIG=$tmp/user.yaml
+export VIGIL_HOME VIGIL_SITE_CONFIG VIGIL_USER_CONFIG
+unset VIGIL_SCRATCH SCRATCH SLURM_TMPDIR
 base=$tmp/scratch
 mkdir -p "$base"
 host=$(hostname)
@@ -58,6 +60,26 @@ echo "$out" | grep -q "^freed 1[0-9][0-9].[0-9] KiB in 1 run; 2 running runs kep
 kill $live; wait $live 2>/dev/null
 out=$("$VIGIL" scratch gc --base "$base")
 echo "$out" | grep -q "^removed $base/vigil/r-live (1 task, " || fail "r-live after exit: $out"
+
+# the base from the configuration: the user config over the site's, the
+# option over both; a bad config file is named with its line
+mkdir -p "$tmp/site-scr/vigil/r-site/0" "$tmp/user-scr/vigil/r-user/0"
+printf 'scratch:\n  path: %s\n' "$tmp/site-scr" >"$tmp/site.yaml"
+out=$("$VIGIL" scratch list) || fail "list with a site config: $?"
+expect "$(echo "$out" | sed -n 1p)" "base: $tmp/site-scr (scratch.path)" "site config base"
+echo "$out" | grep -q "^r-site  *finished " || fail "site config list: $out"
+printf 'scratch:\n  path: %s\n' "$tmp/user-scr" >"$tmp/user.yaml"
+out=$("$VIGIL" scratch gc) || fail "gc with a user config: $?"
+echo "$out" | grep -q "^removed $tmp/user-scr/vigil/r-user (1 task, " ||
+	fail "user config gc: $out"
+[ -d "$tmp/site-scr/vigil/r-site" ] || fail "gc used the site base"
+out=$("$VIGIL" scratch list --base "$base")
+expect "$(echo "$out" | sed -n 1p)" "base: $base (scratch.path)" "option over config"
+printf 'scratch:\n  keep: sometimes\n' >"$tmp/user.yaml"
+out=$("$VIGIL" scratch list 2>&1); rc=$?
+expect "$rc" "2" "bad config exit"
+echo "$out" | grep -q "^vigil: $tmp/user.yaml:2:9: " || fail "bad config: $out"
+rm -f "$tmp/user.yaml" "$tmp/site.yaml"
 
 # errors: a bad base, a bad action, --dry-run with list
 touch "$tmp/file"
