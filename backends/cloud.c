@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../runner/path.h"
 #include "../runner/proc.h"
 #include "cloud.h"
 
@@ -28,6 +29,8 @@
 #define CLOUD_BACKOFF_BASE	0.25
 #define CLOUD_BACKOFF_MAX	8.0
 #define CLOUD_RETRY_AFTER_MAX	30.0
+/* Pages of sandboxes read by reap, at most. */
+#define CLOUD_LIST_PAGES	100
 /* Error bodies kept from a streamed reply. */
 #define CLOUD_ERR_BODY_MAX	(64u << 10)
 
@@ -39,10 +42,7 @@
 double
 vg_cloud_mono(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)vg_mono_ms() / 1000.0;
 }
 
 /* Seconds until deadline (0 = none, gives 0), at least min. */
@@ -55,16 +55,6 @@ vg_cloud_left(double deadline, double min)
 		return 0;
 	left = deadline - vg_cloud_mono();
 	return left < min ? min : left;
-}
-
-/* Wall clock seconds. */
-static double
-wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* A random number in [0, 1); jitter needs no quality. */
@@ -760,6 +750,70 @@ vg_cloud_boxes_add(struct vg_cloud_boxes *b, const char *id, const char *run,
 	x->owner = vg_xstrdup(owner);
 }
 
+/* The next page's cursor of a list reply, or NULL. */
+static const char *
+next_cursor(const struct vg_cloud_ops *ops, const struct vg_json_value *root)
+{
+	const struct vg_json_value *v = root;
+
+	if (ops->list_next_in != NULL)
+		v = vg_json_get(root, ops->list_next_in);
+	return vg_json_get_str(v, ops->list_next, NULL);
+}
+
+/* Lists vigil's sandboxes (of run_id, or all) page by page. */
+static int
+cloud_list(struct vg_cloud *c, const char *run_id,
+    struct vg_cloud_boxes *out, struct vg_err *e)
+{
+	const struct vg_cloud_ops *ops = c->ops;
+	struct vg_json_doc *doc = NULL;
+	const struct vg_json_value *list, *it, *lab;
+	const char *next;
+	char *cursor = NULL, *path;
+	size_t i;
+	int r = 0, page;
+
+	for (page = 0; page < CLOUD_LIST_PAGES; page++) {
+		path = ops->list_path(c, run_id, cursor);
+		r = vg_cloud_call(c, "GET", path, NULL, NULL,
+		    "listing sandboxes", e);
+		free(path);
+		if (r != 0 || (r = vg_cloud_json(c, &doc, "listing sandboxes",
+		    e)) != 0)
+			break;
+		list = vg_json_get(vg_json_root(doc), ops->list_items);
+		if (list == NULL || list->type != VG_JSON_ARRAY) {
+			r = vg_err_set(e, VG_EBACKEND, "%s: listing sandboxes: "
+			    "reply has no \"%s\" list", ops->name,
+			    ops->list_items);
+			break;
+		}
+		for (i = 0; i < list->len; i++) {
+			it = list->items[i];
+			lab = vg_json_get(it, ops->list_labels);
+			if (vg_json_get_str(it, ops->list_id, NULL) == NULL ||
+			    strcmp(vg_json_get_str(lab, VG_CLOUD_LABEL, ""),
+			    "1") != 0)
+				continue;
+			vg_cloud_boxes_add(out, vg_json_get_str(it, ops->list_id,
+			    ""), vg_json_get_str(lab, VG_CLOUD_LABEL_RUN, NULL),
+			    vg_json_get_str(lab, VG_CLOUD_LABEL_TASK, NULL),
+			    vg_json_get_str(lab, VG_CLOUD_LABEL_OWNER, NULL));
+		}
+		next = next_cursor(ops, vg_json_root(doc));
+		free(cursor);
+		cursor = next != NULL && *next ? vg_xstrdup(next) : NULL;
+		vg_json_free(doc);
+		doc = NULL;
+		if (cursor == NULL)
+			break;
+	}
+	vg_json_free(doc);
+	free(cursor);
+	return r;
+}
+
 /* Frees the list. */
 void
 vg_cloud_boxes_release(struct vg_cloud_boxes *b)
@@ -872,7 +926,7 @@ run_command(const struct vg_cloud_ops *ops, struct vg_cloud_task *t,
 	r->state = rc == VG_ETIMEOUT ? VG_ST_TIMEOUT : VG_ST_CANCELLED;
 	snprintf(r->reason, sizeof(r->reason), "%s after %.1f s; command "
 	    "stopped with %s", rc == VG_ETIMEOUT ? "timed out" : "cancelled",
-	    wall_now() - r->started, sig == SIGKILL ? "SIGKILL" : "SIGTERM");
+	    vg_now() - r->started, sig == SIGKILL ? "SIGKILL" : "SIGTERM");
 	return 0;
 }
 
@@ -895,7 +949,7 @@ vg_cloud_run(const struct vg_cloud_ops *ops, struct vg_attempt *a,
 	t.out.fd[1] = t.out.fd[2] = -1;
 	r->state = VG_ST_BACKEND_ERROR;
 	r->exit_code = -1;
-	r->started = wall_now();
+	r->started = vg_now();
 	snprintf(r->node, sizeof(r->node), "%s", ops->name);
 	/* The whole attempt counts, sandbox creation included, as it does
 	 * for the scheduler that started this monitor. */
@@ -932,7 +986,7 @@ vg_cloud_run(const struct vg_cloud_ops *ops, struct vg_attempt *a,
 		    t.sandbox);
 	rc = run_command(ops, &t, deadline, r, e);
 destroy:
-	r->ended = wall_now();
+	r->ended = vg_now();
 	t.c.stop = NULL;
 	if (t.sandbox == NULL)
 		goto out;
@@ -952,7 +1006,7 @@ out:
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	if (r->ended == 0)
-		r->ended = wall_now();
+		r->ended = vg_now();
 	return rc;
 }
 
@@ -977,7 +1031,7 @@ vg_cloud_reap(const struct vg_cloud_ops *ops, const char *run_id,
 		return 0;
 	if ((rc = vg_cloud_open(&c, ops, NULL, NULL, e)) != 0)
 		goto out;
-	if ((rc = ops->list(&c, run_id, &boxes, e)) != 0)
+	if ((rc = cloud_list(&c, run_id, &boxes, e)) != 0)
 		goto out;
 	for (i = 0; i < boxes.n; i++) {
 		b = &boxes.v[i];

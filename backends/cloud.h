@@ -113,9 +113,17 @@ struct vg_cloud_ops {
 	/* Deletes sandbox id (stopping it first where needed). */
 	int	(*destroy)(struct vg_cloud *c, const char *id,
 		    struct vg_err *e);
-	/* Appends vigil's sandboxes (of run_id, or all) to out. */
-	int	(*list)(struct vg_cloud *c, const char *run_id,
-		    struct vg_cloud_boxes *out, struct vg_err *e);
+	/* The path listing vigil's sandboxes (of run_id, or all),
+	 * from cursor on (NULL: the first page); caller frees. */
+	char	*(*list_path)(struct vg_cloud *c, const char *run_id,
+		    const char *cursor);
+	/* The list reply: the array's key, each item's id and labels
+	 * keys, and where the next page's cursor is ([in.]next). */
+	const char	*list_items;
+	const char	*list_id;
+	const char	*list_labels;
+	const char	*list_next_in;
+	const char	*list_next;
 	/* A cheap authenticated request, for probe. */
 	int	(*ping)(struct vg_cloud *c, struct vg_err *e);
 };

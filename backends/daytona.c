@@ -39,8 +39,6 @@
 #define DAYTONA_POLL_MIN	0.2
 #define DAYTONA_POLL_MAX	2.0
 #define DAYTONA_POLL_CAP	30.0
-/* Pages of 100 sandboxes read by reap. */
-#define DAYTONA_LIST_PAGES	100
 
 /* ------------------------------------------------------------------ */
 /* Pure parts                                                          */
@@ -463,20 +461,14 @@ daytona_destroy(struct vg_cloud *c, const char *id, struct vg_err *e)
 	return r;
 }
 
-/* GET /sandbox?labels=... page by page (ListSandboxesResponse). */
-static int
-daytona_list(struct vg_cloud *c, const char *run_id,
-    struct vg_cloud_boxes *out, struct vg_err *e)
+/* GET /sandbox?labels=JSON (ListSandboxesResponse: items, nextCursor). */
+static char *
+daytona_list_path(struct vg_cloud *c, const char *run_id, const char *cursor)
 {
 	struct vg_buf filt = VG_BUF_INIT, path = VG_BUF_INIT;
 	struct vg_json_writer w;
-	struct vg_json_doc *doc = NULL;
-	const struct vg_json_value *items, *it, *lab;
-	char *cursor = NULL;
-	const char *next;
-	size_t i;
-	int r = 0, page;
 
+	(void)c;
 	vg_json_writer_init(&w, &filt);
 	vg_json_obj_begin(&w);
 	vg_json_key(&w, VG_CLOUD_LABEL);
@@ -486,49 +478,14 @@ daytona_list(struct vg_cloud *c, const char *run_id,
 		vg_json_str(&w, run_id);
 	}
 	vg_json_obj_end(&w);
-	for (page = 0; page < DAYTONA_LIST_PAGES; page++) {
-		vg_buf_reset(&path);
-		vg_buf_adds(&path, "/sandbox?limit=100&labels=");
-		vg_http_escape(&path, vg_buf_str(&filt));
-		if (cursor != NULL) {
-			vg_buf_adds(&path, "&cursor=");
-			vg_http_escape(&path, cursor);
-		}
-		if ((r = vg_cloud_call(c, "GET", vg_buf_str(&path), NULL, NULL,
-		    "listing sandboxes", e)) != 0 ||
-		    (r = vg_cloud_json(c, &doc, "listing sandboxes", e)) != 0)
-			break;
-		items = vg_json_get(vg_json_root(doc), "items");
-		if (items == NULL || items->type != VG_JSON_ARRAY) {
-			r = vg_err_set(e, VG_EBACKEND, "daytona: listing "
-			    "sandboxes: reply has no \"items\" list");
-			break;
-		}
-		for (i = 0; i < items->len; i++) {
-			it = items->items[i];
-			lab = vg_json_get(it, "labels");
-			if (vg_json_get_str(it, "id", NULL) == NULL ||
-			    strcmp(vg_json_get_str(lab, VG_CLOUD_LABEL, ""),
-			    "1") != 0)
-				continue;
-			vg_cloud_boxes_add(out, vg_json_get_str(it, "id", ""),
-			    vg_json_get_str(lab, VG_CLOUD_LABEL_RUN, NULL),
-			    vg_json_get_str(lab, VG_CLOUD_LABEL_TASK, NULL),
-			    vg_json_get_str(lab, VG_CLOUD_LABEL_OWNER, NULL));
-		}
-		next = vg_json_get_str(vg_json_root(doc), "nextCursor", NULL);
-		free(cursor);
-		cursor = next != NULL && *next ? vg_xstrdup(next) : NULL;
-		vg_json_free(doc);
-		doc = NULL;
-		if (cursor == NULL)
-			break;
+	vg_buf_adds(&path, "/sandbox?limit=100&labels=");
+	vg_http_escape(&path, vg_buf_str(&filt));
+	if (cursor != NULL) {
+		vg_buf_adds(&path, "&cursor=");
+		vg_http_escape(&path, cursor);
 	}
-	vg_json_free(doc);
-	free(cursor);
 	vg_buf_release(&filt);
-	vg_buf_release(&path);
-	return r;
+	return vg_buf_detach(&path);
 }
 
 /* One authenticated request for `vigil doctor`. */
@@ -550,7 +507,11 @@ static const struct vg_cloud_ops daytona_cloud = {
 	.wait = daytona_wait,
 	.kill = daytona_kill,
 	.destroy = daytona_destroy,
-	.list = daytona_list,
+	.list_path = daytona_list_path,
+	.list_items = "items",
+	.list_id = "id",
+	.list_labels = "labels",
+	.list_next = "nextCursor",
 	.ping = daytona_ping,
 };
 

@@ -34,7 +34,6 @@
 
 /* A log line of the stream; the API sends output in chunks. */
 #define VERCEL_LINE_MAX		(16u << 20)
-#define VERCEL_LIST_PAGES	100
 /* After the command's own time: its kill grace and a margin before the
  * sandbox itself stops. */
 #define VERCEL_TIMEOUT_MARGIN	60.0
@@ -505,68 +504,25 @@ tag_filter(struct vg_buf *b, const char *key, const char *value)
 	free(kv);
 }
 
-/* GET /v2/sandboxes?project=P&tags=... page by page. */
-static int
-vercel_list(struct vg_cloud *c, const char *run_id,
-    struct vg_cloud_boxes *out, struct vg_err *e)
+/* GET /v2/sandboxes?project=P&tags=K:V (sandboxes, pagination.next). */
+static char *
+vercel_list_path(struct vg_cloud *c, const char *run_id, const char *cursor)
 {
 	struct vg_buf q = VG_BUF_INIT;
-	struct vg_json_doc *doc = NULL;
-	const struct vg_json_value *list, *sb, *tags;
-	char *cursor = NULL, *path, *pq = project_query(c, "project");
-	const char *next;
-	size_t i;
-	int r = 0, page;
+	char *pq = project_query(c, "project"), *path;
 
-	for (page = 0; page < VERCEL_LIST_PAGES; page++) {
-		vg_buf_reset(&q);
-		vg_buf_printf(&q, "%s&limit=100", pq);
-		tag_filter(&q, VG_CLOUD_LABEL, "1");
-		if (run_id != NULL)
-			tag_filter(&q, VG_CLOUD_LABEL_RUN, run_id);
-		if (cursor != NULL) {
-			vg_buf_adds(&q, "&cursor=");
-			vg_http_escape(&q, cursor);
-		}
-		path = vpath(c, "/v2/sandboxes", vg_buf_str(&q));
-		r = vg_cloud_call(c, "GET", path, NULL, NULL,
-		    "listing sandboxes", e);
-		free(path);
-		if (r != 0 || (r = vg_cloud_json(c, &doc, "listing sandboxes",
-		    e)) != 0)
-			break;
-		list = vg_json_get(vg_json_root(doc), "sandboxes");
-		if (list == NULL || list->type != VG_JSON_ARRAY) {
-			r = vg_err_set(e, VG_EBACKEND, "vercel: listing "
-			    "sandboxes: reply has no \"sandboxes\" list");
-			break;
-		}
-		for (i = 0; i < list->len; i++) {
-			sb = list->items[i];
-			tags = vg_json_get(sb, "tags");
-			if (vg_json_get_str(sb, "name", NULL) == NULL ||
-			    strcmp(vg_json_get_str(tags, VG_CLOUD_LABEL, ""),
-			    "1") != 0)
-				continue;
-			vg_cloud_boxes_add(out, vg_json_get_str(sb, "name", ""),
-			    vg_json_get_str(tags, VG_CLOUD_LABEL_RUN, NULL),
-			    vg_json_get_str(tags, VG_CLOUD_LABEL_TASK, NULL),
-			    vg_json_get_str(tags, VG_CLOUD_LABEL_OWNER, NULL));
-		}
-		next = vg_json_get_str(vg_json_get(vg_json_root(doc),
-		    "pagination"), "next", NULL);
-		free(cursor);
-		cursor = next != NULL && *next ? vg_xstrdup(next) : NULL;
-		vg_json_free(doc);
-		doc = NULL;
-		if (cursor == NULL)
-			break;
+	vg_buf_printf(&q, "%s&limit=100", pq);
+	tag_filter(&q, VG_CLOUD_LABEL, "1");
+	if (run_id != NULL)
+		tag_filter(&q, VG_CLOUD_LABEL_RUN, run_id);
+	if (cursor != NULL) {
+		vg_buf_adds(&q, "&cursor=");
+		vg_http_escape(&q, cursor);
 	}
-	vg_json_free(doc);
+	path = vpath(c, "/v2/sandboxes", vg_buf_str(&q));
 	vg_buf_release(&q);
-	free(cursor);
 	free(pq);
-	return r;
+	return path;
 }
 
 /* One authenticated request for `vigil doctor`. */
@@ -597,7 +553,12 @@ static const struct vg_cloud_ops vercel_cloud = {
 	.wait = vercel_wait,
 	.kill = vercel_kill,
 	.destroy = vercel_destroy,
-	.list = vercel_list,
+	.list_path = vercel_list_path,
+	.list_items = "sandboxes",
+	.list_id = "name",
+	.list_labels = "tags",
+	.list_next_in = "pagination",
+	.list_next = "next",
 	.ping = vercel_ping,
 };
 

@@ -38,20 +38,23 @@ API, so that a misspelt field fails the test).
 Usage: fake-daytona.py --dir DIR --token TOKEN [--fail-create N]
 Writes its port to DIR/port and one line per request to DIR/requests.
 """
-import argparse
 import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
+import subprocess
 import tempfile
 import threading
 import time
 import uuid
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fakecloud  # noqa: E402
 
 OUT = b"\x01\x01\x01"
 ERR = b"\x02\x02\x02"
@@ -356,25 +359,15 @@ class Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_DELETE = do_PUT = handle_any
 
 
+def cleanup():
+    for b in list(Handler.st.boxes.values()):
+        b.destroy()
+
+
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--dir", required=True)
-    ap.add_argument("--token", required=True)
-    ap.add_argument("--fail-create", type=int, default=0)
-    args = ap.parse_args()
+    args = fakecloud.parse_args()
     Handler.st = State(args)
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    srv.daemon_threads = True
-    signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
-    tmp = os.path.join(args.dir, "port.tmp")
-    with open(tmp, "w") as f:
-        f.write("%d\n" % srv.server_address[1])
-    os.rename(tmp, os.path.join(args.dir, "port"))
-    try:
-        srv.serve_forever()
-    finally:
-        for b in list(Handler.st.boxes.values()):
-            b.destroy()
+    fakecloud.serve(Handler, args.dir, cleanup)
 
 
 if __name__ == "__main__":

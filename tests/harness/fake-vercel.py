@@ -32,19 +32,22 @@ Usage: fake-vercel.py --dir DIR --token T --team T --project P
        [--fail-create N]
 Writes its port to DIR/port and one line per request to DIR/requests.
 """
-import argparse
 import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
+import subprocess
 import tempfile
 import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fakecloud  # noqa: E402
 
 CREATE = {"projectId": str, "ports": list, "source": dict, "timeout": int,
           "resources": dict, "runtime": str, "image": str, "name": str,
@@ -410,28 +413,16 @@ class Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_DELETE = do_PATCH = handle_any
 
 
+def cleanup():
+    for b in list(Handler.st.boxes.values()):
+        b.session.stop()
+        shutil.rmtree(b.session.dir, ignore_errors=True)
+
+
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--dir", required=True)
-    ap.add_argument("--token", required=True)
-    ap.add_argument("--team", required=True)
-    ap.add_argument("--project", required=True)
-    ap.add_argument("--fail-create", type=int, default=0)
-    args = ap.parse_args()
+    args = fakecloud.parse_args("--team", "--project")
     Handler.st = State(args)
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    srv.daemon_threads = True
-    signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
-    tmp = os.path.join(args.dir, "port.tmp")
-    with open(tmp, "w") as f:
-        f.write("%d\n" % srv.server_address[1])
-    os.rename(tmp, os.path.join(args.dir, "port"))
-    try:
-        srv.serve_forever()
-    finally:
-        for b in list(Handler.st.boxes.values()):
-            b.session.stop()
-            shutil.rmtree(b.session.dir, ignore_errors=True)
+    fakecloud.serve(Handler, args.dir, cleanup)
 
 
 if __name__ == "__main__":
