@@ -36,6 +36,7 @@
 #include "../runner/log.h"
 #include "../runner/path.h"
 #include "../runner/store.h"
+#include "../runner/which.h"
 #include "../scratch/scratch.h"
 #include "../sif-cache/cache.h"
 #include "local.h"
@@ -57,39 +58,6 @@ struct sing_priv {
 	int	 last_sig;	/* last signal cancel sent */
 };
 
-/* True when path is an executable regular file. */
-static int
-is_exec(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    access(path, X_OK) == 0;
-}
-
-/* Looks name up in $PATH; returns an allocated path or NULL. */
-static char *
-path_lookup(const char *name)
-{
-	const char *path = getenv("PATH"), *p, *end;
-	char *cand;
-
-	if (path == NULL || *path == '\0')
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; ; p = end + 1) {
-		end = strchr(p, ':');
-		if (end == NULL)
-			end = p + strlen(p);
-		cand = vg_xasprintf("%.*s/%s", (int)(end - p),
-		    end == p ? "." : p, name);
-		if (is_exec(cand))
-			return cand;
-		free(cand);
-		if (*end == '\0')
-			return NULL;
-	}
-}
-
 int
 vg_singularity_find(const char *configured, char **path_out, struct vg_err *e)
 {
@@ -104,8 +72,8 @@ vg_singularity_find(const char *configured, char **path_out, struct vg_err *e)
 		want = env;
 		what = "$VIGIL_APPTAINER";
 	} else {
-		if ((p = path_lookup("apptainer")) != NULL ||
-		    (p = path_lookup("singularity")) != NULL) {
+		if ((p = vg_which("apptainer")) != NULL ||
+		    (p = vg_which("singularity")) != NULL) {
 			*path_out = p;
 			return 0;
 		}
@@ -115,13 +83,13 @@ vg_singularity_find(const char *configured, char **path_out, struct vg_err *e)
 		    "$VIGIL_APPTAINER", getenv("PATH") ? getenv("PATH") : "");
 	}
 	if (strchr(want, '/') == NULL) {
-		if ((p = path_lookup(want)) == NULL)
+		if ((p = vg_which(want)) == NULL)
 			return vg_err_set(e, VG_ENOENT, "%s '%s' is not in "
 			    "$PATH", what, want);
 		*path_out = p;
 		return 0;
 	}
-	if (!is_exec(want))
+	if (!vg_is_executable(want))
 		return vg_err_set(e, VG_ENOENT, "%s '%s' is not an executable "
 		    "file", what, want);
 	*path_out = vg_xstrdup(want);

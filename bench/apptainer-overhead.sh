@@ -5,7 +5,8 @@
 # flags, binds and env file vigil generates, called directly.  Measured:
 # N runs of the same task through the singularity backend (sing-driver:
 # image check, scratch directory with the symlink-safe walk and owner
-# record, env file, process group, pidfd, result, cleanup).  Prints both
+# record, env file, the local shim with its PID namespace and /proc,
+# pidfd, result, cleanup).  Prints both
 # and the overhead as a share of the baseline (target <= 5%).
 # Needs the real Apptainer of tests/harness/apptainer-up (exits 77 when
 # its bootstrap fails).  N=30 tasks by default, in blocks of BLOCK=10.

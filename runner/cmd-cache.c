@@ -60,60 +60,6 @@ static const struct vg_opt cache_opts[] = {
 	{ NULL },
 };
 
-/* Parses "8w", "90d", "36h", "30m", "45s" or plain seconds. */
-static int
-parse_age(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || end == s || v < 0 || !isfinite(v))
-		return -1;
-	switch (*end) {
-	case '\0': case 's': break;
-	case 'm': v *= 60; break;
-	case 'h': v *= 3600; break;
-	case 'd': v *= 86400; break;
-	case 'w': v *= 7 * 86400; break;
-	default: return -1;
-	}
-	if (*end != '\0' && end[1] != '\0')
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* Parses "10G", "512M", "1.5T", "1024" (powers of 1024; B/iB allowed). */
-static int
-parse_size(const char *s, uint64_t *out)
-{
-	static const char units[] = "KMGTP";
-	const char *u;
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || end == s || v < 0 || !isfinite(v))
-		return -1;
-	if (*end != '\0' && *end != 'B') {
-		if ((u = strchr(units, *end)) == NULL)
-			return -1;
-		v *= pow(1024, (double)(u - units + 1));
-		end++;
-		if (*end == 'i')
-			end++;
-	}
-	if (*end == 'B')
-		end++;
-	if (*end != '\0' || v > 1.8e19)
-		return -1;
-	*out = (uint64_t)v;
-	return 0;
-}
-
 /* Human size: 512, 36K, 1.2G. */
 static void
 human(uint64_t n, char *buf, size_t len)
@@ -185,19 +131,19 @@ conf_from_args(struct vg_args *a, struct vg_cache_conf *conf)
 	if ((v = vg_args_get(a, "purge-clock")) != NULL)
 		conf->purge.clock = (char *)(uintptr_t)v;
 	if ((v = vg_args_get(a, "purge-age")) != NULL) {
-		if (parse_age(v, &d) != 0 || d < 1)
+		if (vg_parse_duration(v, &d) != 0 || d < 1)
 			return vg_cmd_usage_error(a, "--purge-age takes an age "
 			    "such as 8w, 90d or 36h, not '%s'", v);
 		conf->purge.age = (uint64_t)d;
 	}
 	if ((v = vg_args_get(a, "margin")) != NULL) {
-		if (parse_age(v, &d) != 0)
+		if (vg_parse_duration(v, &d) != 0 || d < 0)
 			return vg_cmd_usage_error(a, "--margin takes an age "
 			    "such as 1d or 36h, not '%s'", v);
 		conf->purge.margin = (uint64_t)d;
 	}
 	if ((v = vg_args_get(a, "quota")) != NULL &&
-	    parse_size(v, &conf->quota_bytes) != 0)
+	    vg_parse_bytes(v, &conf->quota_bytes) != 0)
 		return vg_cmd_usage_error(a, "--quota takes a size such as "
 		    "10G or 512M, not '%s'", v);
 	if (vg_args_has(a, "max-entries")) {
@@ -209,7 +155,7 @@ conf_from_args(struct vg_args *a, struct vg_cache_conf *conf)
 		if ((v = vg_args_get(a, i == 0 ? "lock-wait" :
 		    "lock-lease")) == NULL)
 			continue;
-		if (parse_age(v, &d) != 0)
+		if (vg_parse_duration(v, &d) != 0 || d < 0)
 			return vg_cmd_usage_error(a, "--%s takes an age "
 			    "such as 10m or 60s, not '%s'",
 			    i == 0 ? "lock-wait" : "lock-lease", v);

@@ -20,26 +20,6 @@
 #include "err.h"
 #include "store.h"
 
-/* Formats n bytes as "1.5 GiB". */
-static const char *
-human(uint64_t n, char *buf, size_t len)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB",
-	    "PiB" };
-	double v = (double)n;
-	int i = 0;
-
-	while (v >= 1024 && i < 5) {
-		v /= 1024;
-		i++;
-	}
-	if (i == 0)
-		snprintf(buf, len, "%llu B", (unsigned long long)n);
-	else
-		snprintf(buf, len, "%.1f %s", v, unit[i]);
-	return buf;
-}
-
 /* Formats an age in seconds as "3d", "5h", "12m" or "40s". */
 static const char *
 age(double secs, char *buf, size_t len)
@@ -107,7 +87,7 @@ cmd_scratch_exec(struct vg_args *a)
 			printf("%-24s %-8s %5zu %10s %5s  %s%s%s%s\n",
 			    l.v[i].run_id, l.v[i].running ? "running" :
 			    "finished", l.v[i].tasks,
-			    human(l.v[i].bytes, sz, sizeof(sz)),
+			    vg_scratch_fmt_size(l.v[i].bytes, sz, sizeof(sz)),
 			    l.v[i].tasks > 0 ? age((double)time(NULL) -
 			    l.v[i].mtime, ag, sizeof(ag)) : "-", l.v[i].path,
 			    l.v[i].owner ? " (" : "",
@@ -129,11 +109,11 @@ cmd_scratch_exec(struct vg_args *a)
 		printf("%s %s (%zu task%s, %s)\n", dry ? "would remove" :
 		    "removed", freed.v[i].path, freed.v[i].tasks,
 		    freed.v[i].tasks == 1 ? "" : "s",
-		    human(freed.v[i].bytes, sz, sizeof(sz)));
+		    vg_scratch_fmt_size(freed.v[i].bytes, sz, sizeof(sz)));
 		total += freed.v[i].bytes;
 	}
 	printf("%s %s in %zu run%s; %zu running run%s kept\n",
-	    dry ? "would free" : "freed", human(total, sz, sizeof(sz)),
+	    dry ? "would free" : "freed", vg_scratch_fmt_size(total, sz, sizeof(sz)),
 	    freed.n, freed.n == 1 ? "" : "s", kept, kept == 1 ? "" : "s");
 	if (rc != 0)
 		rc = vg_cmd_fail(vg_cmd_exit_for_rc(rc), "scratch gc: %s",

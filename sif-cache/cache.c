@@ -33,6 +33,7 @@
 #include "runner/path.h"
 #include "runner/store.h"
 #include "runner/version.h"
+#include "runner/which.h"
 #include "scratch/scratch.h"
 #include "sif-cache/cache-int.h"
 #include "sif-cache/lock.h"
@@ -860,29 +861,6 @@ out:
 	return rc;
 }
 
-/* Finds prog in PATH (or takes it as a path when it has a slash). */
-static char *
-find_program(const char *prog)
-{
-	const char *path = getenv("PATH"), *p, *colon;
-	char *cand;
-
-	if (strchr(prog, '/') != NULL)
-		return access(prog, X_OK) == 0 ? vg_xstrdup(prog) : NULL;
-	if (path == NULL)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; ; p = colon + 1) {
-		colon = strchr(p, ':');
-		cand = vg_xasprintf("%.*s/%s", colon != NULL ?
-		    (int)(colon - p) : (int)strlen(p), p, prog);
-		if (access(cand, X_OK) == 0)
-			return cand;
-		free(cand);
-		if (colon == NULL)
-			return NULL;
-	}
-}
-
 /* Keeps the last STDERR_KEEP bytes of a puller's stderr. */
 static void
 keep_tail(struct vg_buf *b, const char *p, size_t n)
@@ -924,9 +902,9 @@ pull_registry(struct vg_cache *c, const char *ref, struct vg_lock *lock,
 	ssize_t n;
 
 	if (c->puller != NULL)
-		bin = find_program(c->puller);
-	else if ((bin = find_program("apptainer")) == NULL)
-		bin = find_program("singularity");
+		bin = vg_which(c->puller);
+	else if ((bin = vg_which("apptainer")) == NULL)
+		bin = vg_which("singularity");
 	if (bin == NULL)
 		return vg_err_set(e, VG_EUNSUPPORTED, "cannot pull '%s': %s",
 		    ref, c->puller != NULL ? "the configured puller is not "

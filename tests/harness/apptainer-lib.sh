@@ -64,3 +64,53 @@ reap() {
 	done
 	wait "$1"
 }
+
+# mf NAME COMMAND [LINE...] - writes $tmp/NAME.yaml: the singularity
+# backend with the real apptainer and the test SIF, COMMAND as the
+# command (a YAML scalar or flow list, written as is), then each LINE
+# (more top-level YAML); prints the path
+mf() {
+	_f=$tmp/$1.yaml
+	_c=$2
+	shift 2
+	{
+		echo "version: 1"
+		echo "name: t05"
+		echo "backend: singularity"
+		echo "image: $BUSYBOX_SIF"
+		echo "command: $_c"
+		for _l in "$@"; do echo "$_l"; done
+		if ! printf '%s\n' "$@" | grep -q '^singularity:'; then
+			echo "singularity:"
+			echo "  binary: $APPTAINER_WRAP"
+		fi
+	} >"$_f"
+	echo "$_f"
+}
+
+# the interpreter itself, so that tests may narrow PATH around vrun/task
+PY=$(python3 -c 'import sys; print(sys.executable)')
+
+# vrun MANIFEST [OPTIONS...] - vigil run -q; stdout and stderr in
+# $tmp/run.out and $tmp/run.err, the exit status in $vrc, the run id in
+# $rid
+vrun() {
+	_m=$1
+	shift
+	"$VIGIL" run -q "$@" "$_m" >"$tmp/run.out" 2>"$tmp/run.err"
+	vrc=$?
+	rid=$("$VIGIL" status --json 2>/dev/null | "$PY" -c \
+	    'import json,sys; r=json.load(sys.stdin)["runs"]; print(r[0]["id"] if r else "")')
+}
+
+# task IDX - "state exit signal reason" of task IDX of run $rid (exit -1
+# when there is none)
+task() {
+	"$VIGIL" status "$rid" --json | "$PY" -c '
+import json, sys
+t = json.load(sys.stdin)["tasks"][int(sys.argv[1])]
+print("%s %s %s %s" % (t["state"],
+    -1 if t["exit_code"] is None else t["exit_code"], t["signal"] or 0,
+    t["reason"] or ""))
+' "$1"
+}

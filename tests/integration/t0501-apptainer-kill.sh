@@ -1,70 +1,99 @@
 #!/bin/sh
-# Timeout and cancel end the container's whole process tree: the task,
-# a background child it started, and apptainer's own processes.
+# Timeout and cancel through `vigil run` end the container's whole process
+# tree: the task, a background child it started (even in a session of its
+# own), and apptainer's own processes; nothing is left running.
 set -u
 . "$(dirname "$0")/../harness/apptainer-lib.sh"
-need_driver
-mkdir -p "$tmp/t"
 
 # Processes whose command line is the marker (unique to this run).
 alive() {
 	ps -eo args | grep -cx "$1" || true
 }
+# Processes of apptainer working on this test's task directories.
+starters() {
+	ps -eo args | grep -c "^[S]tarter\|^[a]pptainer.*$tmp" || true
+}
 
+# timeout: TIMEOUT with the signal vigil sent, bounded, nothing left
 m1="sleep 4$$1"
+m=$(mf to "'setsid $m1 & $m1; echo never'" "timeout: 1.5" "kill_grace: 2")
 start=$(date +%s)
-r=$(drv --timeout 1.5 --grace 2 "$tmp/t" -c \
-    "$m1 & $m1 ; echo never")
+vrun "$m"
 secs=$(( $(date +%s) - start ))
-expect "$r" "state=TIMEOUT exit=-1 signal=15 reason=timed out after 1.5 s" "timeout"
-[ "$secs" -le 5 ] || fail "timeout took ${secs}s"
+expect "$vrc" "1" "exit status of a timed-out run ($(cat "$tmp/run.err"))"
+case "$(task 0)" in
+"TIMEOUT -1 15 timed out after 1.5s") ;;
+*) fail "timeout: $(task 0)" ;;
+esac
+[ "$secs" -le 6 ] || fail "timeout took ${secs}s"
 sleep 0.5
 expect "$(alive "$m1")" "0" "processes left after timeout"
-grep -q never "$tmp/t/stdout" && fail "the task went on after the timeout"
+expect "$(starters)" "0" "apptainer processes left after timeout"
+"$VIGIL" logs "$rid/0" | grep -q never && fail "the task went on after the timeout"
 
-# A task that ignores SIGTERM is killed after the grace period.
+# a task that ignores SIGTERM is killed after the grace period
 m2="sleep 4$$2"
-r=$(drv --timeout 1 --grace 1 "$tmp/t" -c \
-    "trap '' TERM; $m2 & $m2")
-# The starter either waits for the container (then SIGKILL after the
-# grace: signal=9) or exits at once on SIGTERM (signal=15, and the group
-# kill that follows takes the rest): what matters is that nothing is left.
-case "$r" in
-"state=TIMEOUT exit=-1 signal=9 reason=timed out after 1 s"|\
-"state=TIMEOUT exit=-1 signal=15 reason=timed out after 1 s") ;;
-*) fail "timeout after grace: $r" ;;
-esac
+m=$(mf term "'trap \"\" TERM; $m2 & $m2'" "timeout: 1" "kill_grace: 1")
+vrun "$m"
+expect "$vrc" "1" "exit status after the grace"
+expect "$(task 0 | cut -d' ' -f1)" "TIMEOUT" "state after the grace"
 sleep 0.5
 expect "$(alive "$m2")" "0" "processes left after SIGKILL"
+expect "$(starters)" "0" "apptainer processes left after SIGKILL"
 
-# Cancel: SIGTERM to the waiting driver (as `vigil cancel` does).
+# vigil cancel RUN: CANCELLED, nothing left
 m3="sleep 4$$3"
-(drvx "$tmp/t" -c "$m3 & $m3" >"$tmp/r3") &
-dpid=$!
+m=$(mf can "'$m3 & $m3'")
+"$VIGIL" run -q "$m" >"$tmp/can.out" 2>&1 &
+vpid=$!
 i=0
-until [ "$(alive "$m3")" -ge 2 ] || [ $i -gt 50 ]; do
+until [ "$(alive "$m3")" -ge 2 ] || [ $i -gt 100 ]; do
 	sleep 0.1; i=$((i + 1))
 done
 expect "$(alive "$m3")" "2" "task running before cancel"
-kill -TERM $dpid
-reap $dpid 15
-expect "$(cat "$tmp/r3")" "state=CANCELLED exit=-1 signal=15 reason=cancelled" "cancel"
+rid=$("$VIGIL" status --json | python3 -c \
+    'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])')
+"$VIGIL" cancel "$rid" >/dev/null 2>&1 || fail "vigil cancel exited $?"
+reap $vpid 20
+expect "$(task 0 | cut -d' ' -f1,4-)" "CANCELLED cancelled" "cancel"
 sleep 0.5
 expect "$(alive "$m3")" "0" "processes left after cancel"
+expect "$(starters)" "0" "apptainer processes left after cancel"
 
-# start/finish as a scheduler drives it: a group kill from outside.
+# SIGINT to the foreground vigil (^C) cancels the same way
 m4="sleep 4$$4"
-(drvx --mode start "$tmp/t" -c "$m4 & $m4" >"$tmp/r4") &
-dpid=$!
+m=$(mf int "'$m4 & $m4'")
+"$VIGIL" run -q "$m" >"$tmp/int.out" 2>&1 &
+vpid=$!
 i=0
-until grep -q pid= "$tmp/r4" 2>/dev/null && [ "$(alive "$m4")" -ge 2 ] ||
-    [ $i -gt 50 ]; do
+until [ "$(alive "$m4")" -ge 2 ] || [ $i -gt 100 ]; do
 	sleep 0.1; i=$((i + 1))
 done
-pid=$(sed -n 's/^pid=//p' "$tmp/r4")
-env kill -KILL -- "-$pid"
-reap $dpid 15
-expect "$(tail -n 1 "$tmp/r4")" "state=FAILED exit=-1 signal=9 reason=killed by signal 9" "group SIGKILL"
+kill -INT $vpid
+reap $vpid 20
+rid=$("$VIGIL" status --json | python3 -c \
+    'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])')
+expect "$(task 0 | cut -d' ' -f1)" "CANCELLED" "SIGINT"
 sleep 0.5
-expect "$(alive "$m4")" "0" "processes left after group SIGKILL"
+expect "$(alive "$m4")" "0" "processes left after SIGINT"
+
+# SIGKILL of the watched process from outside, as a scheduler's last
+# resort would send it: the backend driver, since no vigil command sends
+# a raw SIGKILL to an attempt's process.
+need_driver
+mkdir -p "$tmp/t"
+m5="sleep 4$$5"
+(drvx --mode start "$tmp/t" -c "$m5 & $m5" >"$tmp/r5") &
+dpid=$!
+i=0
+until grep -q pid= "$tmp/r5" 2>/dev/null && [ "$(alive "$m5")" -ge 2 ] ||
+    [ $i -gt 100 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+pid=$(sed -n 's/^pid=//p' "$tmp/r5")
+kill -KILL "$pid"
+reap $dpid 15
+expect "$(tail -n 1 "$tmp/r5")" "state=FAILED exit=-1 signal=9 reason=killed by signal 9" "SIGKILL"
+sleep 0.5
+expect "$(alive "$m5")" "0" "processes left after SIGKILL of the shim"
 echo "t0501: ok"

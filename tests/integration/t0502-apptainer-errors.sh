@@ -1,59 +1,87 @@
 #!/bin/sh
-# Apptainer's own failures are told apart from the task's exit code and
-# reported with apptainer's FATAL text; vigil's own checks name what is
-# missing.
+# Through `vigil run`: apptainer's own failures (an image that is not a
+# SIF, a truncated one, a command missing from the image) are told apart
+# from the task's exit code and reported with apptainer's FATAL text;
+# vigil's own checks (a missing image, a missing binary) name what to
+# change; `vigil validate` reports every problem of the section at once.
 set -u
 . "$(dirname "$0")/../harness/apptainer-lib.sh"
-need_driver
-mkdir -p "$tmp/t"
 
-# not a SIF: apptainer fails (255 + FATAL) -> BACKEND_ERROR
+# not a SIF: apptainer fails (255 + FATAL) -> BACKEND_ERROR, not FAILED
 printf 'not an image' >"$tmp/bad.sif"
-r=$("$DRIVER" --binary "$APPTAINER_WRAP" --image "$tmp/bad.sif" "$tmp/t" -- true)
-expect "$r" "state=BACKEND_ERROR exit=255 signal=0 reason=apptainer: While checking container encryption: could not open image $tmp/bad.sif: image format not recognized" "corrupt image"
+m=$(mf bad "true")
+sed -i "s|^image: .*|image: $tmp/bad.sif|" "$m"
+vrun "$m"
+expect "$vrc" "1" "exit status with a corrupt image"
+expect "$(task 0)" "BACKEND_ERROR 255 0 apptainer: While checking container encryption: could not open image $tmp/bad.sif: image format not recognized" "corrupt image"
 
 # a truncated SIF
 head -c 4096 "$BUSYBOX_SIF" >"$tmp/trunc.sif"
-r=$("$DRIVER" --binary "$APPTAINER_WRAP" --image "$tmp/trunc.sif" "$tmp/t" -- true)
-case "$r" in
-"state=BACKEND_ERROR exit=255 signal=0 reason=apptainer: "*) ;;
-*) fail "truncated image: $r" ;;
+m=$(mf trunc "true")
+sed -i "s|^image: .*|image: $tmp/trunc.sif|" "$m"
+vrun "$m"
+case "$(task 0)" in
+"BACKEND_ERROR 255 0 apptainer: "*) ;;
+*) fail "truncated image: $(task 0)" ;;
 esac
 
-# a command missing from the image is apptainer's failure, not exit 127
-r=$(drv "$tmp/t" -- /no/such/cmd)
-expect "$r" "state=BACKEND_ERROR exit=255 signal=0 reason=apptainer: stat /no/such/cmd: no such file or directory" "missing command"
+# a command missing from the image is apptainer's failure, not exit 127;
+# the task's own 127 stays the task's
+m=$(mf nocmd "[/no/such/cmd]")
+vrun "$m"
+expect "$(task 0)" "BACKEND_ERROR 255 0 apptainer: stat /no/such/cmd: no such file or directory" "missing command"
+m=$(mf own127 "'exit 127'")
+vrun "$m"
+expect "$(task 0)" "FAILED 127 0 exit code 127" "the task's own 127"
 
-# the image is checked before apptainer runs
-r=$("$DRIVER" --binary "$APPTAINER_WRAP" --image "$tmp/none.sif" "$tmp/t" -- true)
-expect "$r" "error: image '$tmp/none.sif' does not exist" "missing image"
-r=$("$DRIVER" --binary "$APPTAINER_WRAP" --image "docker://127.0.0.1:1/x:1" "$tmp/t" -- true)
-case "$r" in "error: image 'docker://127.0.0.1:1/x:1': "*) ;;
-*) fail "reference without cache: $r" ;; esac
+# a missing local image is refused before anything runs
+m=$(mf none "true")
+sed -i "s|^image: .*|image: $tmp/none.sif|" "$m"
+vrun "$m"
+expect "$vrc" "2" "exit status with a missing image"
+expect "$(cat "$tmp/run.err")" "$m: image '$tmp/none.sif' does not exist" "missing image"
+m=$(mf scheme "true")
+sed -i "s|^image: .*|image: ftp://example/x.sif|" "$m"
+vrun "$m"
+expect "$(cat "$tmp/run.err")" "$m: image 'ftp://example/x.sif': unknown scheme (valid: docker://, oras://, library://, https://, http://, or a .sif path)" "unknown scheme"
 
-# the binary: configured, $VIGIL_APPTAINER, $PATH
-r=$("$DRIVER" --binary "$tmp/nope" --image "$BUSYBOX_SIF" "$tmp/t" -- true)
-expect "$r" "error: singularity.binary '$tmp/nope' is not an executable file" "bad binary"
-r=$(VIGIL_APPTAINER=$tmp/nope2 "$DRIVER" --image "$BUSYBOX_SIF" "$tmp/t" -- true)
-expect "$r" "error: \$VIGIL_APPTAINER '$tmp/nope2' is not an executable file" "bad env binary"
-r=$(PATH=$tmp "$DRIVER" --image "$BUSYBOX_SIF" "$tmp/t" -- true)
-expect "$r" "error: neither 'apptainer' nor 'singularity' is in \$PATH ($tmp): install Apptainer, load its module, or set singularity.binary or \$VIGIL_APPTAINER" "no binary"
-r=$(PATH=$tmp "$DRIVER" --probe)
-expect "$r" "singularity: missing (neither 'apptainer' nor 'singularity' is in \$PATH ($tmp): install Apptainer, load its module, or set singularity.binary or \$VIGIL_APPTAINER)" "probe missing"
-# found as `singularity` in $PATH when there is no `apptainer`
+# the binary: configured, $VIGIL_APPTAINER, $PATH; a missing one is the
+# backend's failure with the setting to change
+m=$(mf nobin "true" "singularity:" "  binary: $tmp/nope")
+vrun "$m"
+expect "$vrc" "1" "exit status with a missing binary ($(cat "$tmp/run.err"))"
+expect "$(task 0)" "BACKEND_ERROR -1 0 singularity.binary '$tmp/nope' is not an executable file" "bad binary"
+m=$(mf envbin "true" "singularity: {}")
+VIGIL_APPTAINER=$tmp/nope2
+export VIGIL_APPTAINER
+vrun "$m"
+unset VIGIL_APPTAINER
+expect "$(task 0)" "BACKEND_ERROR -1 0 \$VIGIL_APPTAINER '$tmp/nope2' is not an executable file" "bad env binary"
 mkdir "$tmp/bin"
+opath=$PATH
+PATH=$tmp/bin
+vrun "$m"
+PATH=$opath
+expect "$(task 0)" "BACKEND_ERROR -1 0 neither 'apptainer' nor 'singularity' is in \$PATH ($tmp/bin): install Apptainer, load its module, or set singularity.binary or \$VIGIL_APPTAINER" "no binary"
+# found as `singularity` in $PATH when there is no `apptainer`
 ln -s "$APPTAINER_WRAP" "$tmp/bin/singularity"
-r=$(PATH=$tmp/bin:/usr/bin:/bin "$DRIVER" --image "$BUSYBOX_SIF" "$tmp/t" -c 'exit 3')
-expect "$r" "state=FAILED exit=3 signal=0 reason=exit code 3" "singularity in PATH"
+m=$(mf inpath "'exit 3'" "singularity: {}")
+PATH=$tmp/bin:/usr/bin:/bin
+vrun "$m"
+PATH=$opath
+expect "$(task 0)" "FAILED 3 0 exit code 3" "singularity in PATH"
 
 # validate reports every problem of the section at once
-r=$("$DRIVER" --validate --image "$tmp/none.sif" --bind relative:/x \
-    --bind /:/host --flag --home=/x --scratch-mount rel --pwd rel)
-expect "$r" "driver.yaml: singularity.binds[0]: bind 'relative:/x': source 'relative' is not an absolute path
-driver.yaml: singularity.binds[1]: bind '/:/host': source '/' is the root directory; binding it needs a policy allow rule with category 'bind' matching '/'
-driver.yaml: singularity.flags: '--home=/x' is not allowed here; use singularity.binds, which vigil checks
-driver.yaml: singularity.scratch_mount 'rel' is not an absolute path
-driver.yaml: singularity.pwd 'rel' is not an absolute path
-driver.yaml: image '$tmp/none.sif' does not exist
-validate=-1" "validate"
+m=$(mf val "true" "singularity:" "  binary: $APPTAINER_WRAP" \
+    "  binds: [relative:/x, '/:/host']" "  flags: ['--home=/x']" \
+    "  scratch_mount: rel" "  pwd: rel")
+sed -i "s|^image: .*|image: $tmp/none.sif|" "$m"
+"$VIGIL" validate "$m" >"$tmp/val.out" 2>&1
+expect "$?" "2" "validate exit status"
+expect "$(cat "$tmp/val.out")" "$m: singularity.binds[0]: bind 'relative:/x': source 'relative' is not an absolute path
+$m: singularity.binds[1]: bind '/:/host': source '/' is the root directory; binding it needs a policy allow rule with category 'bind' matching '/'
+$m: singularity.flags: '--home=/x' is not allowed here; use singularity.binds, which vigil checks
+$m: singularity.scratch_mount 'rel' is not an absolute path
+$m: singularity.pwd 'rel' is not an absolute path
+$m: image '$tmp/none.sif' does not exist" "validate"
 echo "t0502: ok"
