@@ -479,7 +479,9 @@ direct_active(struct vg_sched *s)
 {
 	struct direct *d = s->priv;
 
-	return d != NULL ? d->nrun + d->nqueued : 0;
+	/* updates not yet handed out (a start that failed at once) still
+	 * belong to attempts the driver is waiting for */
+	return d != NULL ? d->nrun + d->nqueued + (d->nups - d->returned) : 0;
 }
 
 static void
