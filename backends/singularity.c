@@ -190,7 +190,8 @@ system_path(const char *p)
 	return 0;
 }
 
-/* Finds an allow rule of category "bind" matching path; NULL if none. */
+/* Finds an allow rule of category host-access matching path; NULL if
+ * none. */
 static const struct vg_rule *
 bind_rule(const struct vg_policy_conf *pol, const char *path)
 {
@@ -256,7 +257,7 @@ vg_singularity_check_bind(const char *spec, const struct vg_policy_conf *pol,
 	if (system_path(real) && bind_rule(pol, real) == NULL) {
 		rc = vg_err_set(e, VG_EDENIED, "bind '%s': source '%s' is %s; "
 		    "binding it needs a policy allow rule with category "
-		    "'bind' matching '%s'", spec, real,
+		    "'" VG_SING_BIND_CATEGORY "' matching '%s'", spec, real,
 		    strcmp(real, "/") == 0 ? "the root directory" :
 		    "a system directory", real);
 		goto out;

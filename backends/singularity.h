@@ -18,7 +18,7 @@
 	"/usr", "/var"
 
 /* Policy allow-rule category that permits binding a system tree. */
-#define VG_SING_BIND_CATEGORY	"bind"
+#define VG_SING_BIND_CATEGORY	"host-access"
 
 /*
  * Finds the container runtime: configured (singularity.binary) when not

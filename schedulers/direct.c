@@ -478,10 +478,18 @@ static size_t
 direct_active(struct vg_sched *s)
 {
 	struct direct *d = s->priv;
+	size_t i, n;
 
-	/* updates not yet handed out (a start that failed at once) still
-	 * belong to attempts the driver is waiting for */
-	return d != NULL ? d->nrun + d->nqueued + (d->nups - d->returned) : 0;
+	if (d == NULL)
+		return 0;
+	/* A terminal update not yet handed out (a start that failed at once)
+	 * belongs to an attempt that is neither running nor queued, and the
+	 * driver still waits for it. */
+	n = d->nrun + d->nqueued;
+	for (i = d->returned; i < d->nups; i++)
+		if (vg_state_terminal(d->ups[i].state))
+			n++;
+	return n;
 }
 
 static void

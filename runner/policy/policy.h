@@ -46,6 +46,10 @@ enum vg_policy_mode {
 #define VG_CAT_REVERSE_SHELL	"reverse-shell"
 #define VG_CAT_OBFUSCATION	"obfuscation"
 #define VG_CAT_SCHEDULER	"scheduler-abuse"
+/* Container backends (docker, singularity): binds of host paths or system
+ * trees, host namespaces, devices, privileges.  Only allow rules name it;
+ * the shell analysis never reports it. */
+#define VG_CAT_HOST_ACCESS	"host-access"
 #define VG_CAT_RULE		"rule"		/* a deny rule with no category */
 #define VG_CAT_UNPARSEABLE	"unparseable"
 

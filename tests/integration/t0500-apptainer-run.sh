@@ -111,19 +111,18 @@ ln -s /etc "$tmp/etclink"
 echo "    - $tmp/etclink:/e" >>"$m"
 vrun "$m"
 expect "$vrc" "2" "exit status of an invalid manifest"
-expect "$(cat "$tmp/run.err")" "$m: singularity.binds[0]: bind '/etc:/hostetc': source '/etc' is a system directory; binding it needs a policy allow rule with category 'bind' matching '/etc'
+expect "$(cat "$tmp/run.err")" "$m: singularity.binds[0]: bind '/etc:/hostetc': source '/etc' is a system directory; binding it needs a policy allow rule with category 'host-access' matching '/etc'
 $m: singularity.binds[1]: bind '$tmp/nope:/x': source '$tmp/nope' does not exist
-$m: singularity.binds[2]: bind '$tmp/etclink:/e': source '/etc' is a system directory; binding it needs a policy allow rule with category 'bind' matching '/etc'" "refused binds"
-# The allow rule ({category: bind, match: GLOB}) goes through the backend
-# driver: the manifest loader refuses a policy rule that has both
-# 'match' and 'category', so `vigil run` cannot express it yet.
-need_driver
-mkdir -p "$tmp/t3"
-r=$("$DRIVER" --binary "$APPTAINER_WRAP" --image "$BUSYBOX_SIF" \
-    --bind /etc:/hostetc:ro --allow-bind '/etc' "$tmp/t3" -c \
-    'test -f /hostetc/hostname && echo seen')
-expect "$r" "state=SUCCEEDED exit=0 signal=0 reason=" "allowed system bind"
-expect "$(cat "$tmp/t3/stdout")" "seen" "allowed system bind output"
+$m: singularity.binds[2]: bind '$tmp/etclink:/e': source '/etc' is a system directory; binding it needs a policy allow rule with category 'host-access' matching '/etc'" "refused binds"
+# an allow rule of category host-access whose glob matches the resolved
+# source lets a system tree in (read-only here)
+m=$(mf allowed "'test -f /hostetc/hostname && echo seen'" \
+    "policy:" "  allow:" "    - id: host-etc" "      category: host-access" \
+    "      match: '/etc'" "      reason: the task reads the host's name" \
+    "singularity:" "  binary: $APPTAINER_WRAP" "  binds: ['/etc:/hostetc:ro']")
+vrun "$m"
+expect "$vrc" "0" "allowed system bind"
+expect "$("$VIGIL" logs "$rid/0")" "seen" "allowed system bind output"
 
 # an extra flag that would bypass the checks is refused; a harmless one
 # reaches apptainer

@@ -79,7 +79,7 @@ sed -i "s|^image: .*|image: $tmp/none.sif|" "$m"
 "$VIGIL" validate "$m" >"$tmp/val.out" 2>&1
 expect "$?" "2" "validate exit status"
 expect "$(cat "$tmp/val.out")" "$m: singularity.binds[0]: bind 'relative:/x': source 'relative' is not an absolute path
-$m: singularity.binds[1]: bind '/:/host': source '/' is the root directory; binding it needs a policy allow rule with category 'bind' matching '/'
+$m: singularity.binds[1]: bind '/:/host': source '/' is the root directory; binding it needs a policy allow rule with category 'host-access' matching '/'
 $m: singularity.flags: '--home=/x' is not allowed here; use singularity.binds, which vigil checks
 $m: singularity.scratch_mount 'rel' is not an absolute path
 $m: singularity.pwd 'rel' is not an absolute path

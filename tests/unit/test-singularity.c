@@ -22,7 +22,7 @@
 
 /* Writable copies of literals for the manifest's char * fields. */
 static char s_work[] = "/work", s_data[] = "/data", s_rel[] = "rel",
-    s_etc[] = "/etc*", s_bind[] = "bind", s_network[] = "network";
+    s_etc[] = "/etc*", s_bind[] = "host-access", s_network[] = "network";
 
 /* A hand-built attempt (manifest, task, attempt). */
 struct fx {
@@ -297,17 +297,17 @@ test_binds(void **state)
 	    "entry");
 	check_bind(f, "/", VG_EDENIED, "bind '/': source '/' is the root "
 	    "directory; binding it needs a policy allow rule with category "
-	    "'bind' matching '/'");
+	    "'host-access' matching '/'");
 	check_bind(f, "/usr/share:/s", VG_EDENIED, "bind '/usr/share:/s': "
 	    "source '/usr/share' is a system directory; binding it needs a "
-	    "policy allow rule with category 'bind' matching '/usr/share'");
+	    "policy allow rule with category 'host-access' matching '/usr/share'");
 	/* a symlink is judged by where it leads */
 	link = vg_path_join(f->dir, "l");
 	assert_int_equal(symlink("/etc", link), 0);
 	spec = vg_xasprintf("%s:/e", link);
 	want = vg_xasprintf("bind '%s': source '/etc' is a system "
 	    "directory; binding it needs a policy allow rule with category "
-	    "'bind' matching '/etc'", spec);
+	    "'host-access' matching '/etc'", spec);
 	check_bind(f, spec, VG_EDENIED, want);
 	free(want);
 	/* an allow rule of category bind opens exactly what it matches */
@@ -318,12 +318,12 @@ test_binds(void **state)
 	check_bind(f, spec, 0, "/etc:/e");
 	check_bind(f, "/usr/share:/s", VG_EDENIED, "bind '/usr/share:/s': "
 	    "source '/usr/share' is a system directory; binding it needs a "
-	    "policy allow rule with category 'bind' matching '/usr/share'");
+	    "policy allow rule with category 'host-access' matching '/usr/share'");
 	/* a rule of another category does not count */
 	f->rule.category = s_network;
 	check_bind(f, "/etc", VG_EDENIED, "bind '/etc': source '/etc' is a "
 	    "system directory; binding it needs a policy allow rule with "
-	    "category 'bind' matching '/etc'");
+	    "category 'host-access' matching '/etc'");
 	free(spec);
 	free(link);
 }
