@@ -504,7 +504,7 @@ task_ended(struct drv *d, size_t i, struct box *b,
 		}
 		delay = backoff_for(rp, t->tries);
 		t->next_at = vg_now() + delay;
-		snprintf(msg, sizeof(msg), "%s %s; retry %d of %d in %gs",
+		snprintf(msg, sizeof(msg), "%s %.200s; retry %d of %d in %gs",
 		    vg_state_name(u->state), why, t->tries, rp->max, delay);
 		/* The attempt's own end is an event too. */
 		if ((rc = vg_store_event(d->st, d->run_id, t->index,

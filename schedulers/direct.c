@@ -5,7 +5,8 @@
  * the poll timeout.
  *
  * Per attempt: start through the backend (vg_backend_start), watch its
- * pidfd, reap it with waitid(P_PIDFD), let the backend turn the wait
+ * pidfd, reap it with waitid(P_PIDFD) (kernels without pidfds, and
+ * valgrind, fall back to a 20 ms waitid(P_PID) check), let the backend turn the wait
  * status into a result (vg_backend_finish), then vg_backend_cleanup.  A
  * timeout sends SIGTERM through vg_backend_cancel (the backend signals the
  * whole task tree), then SIGKILL after kill_grace; the result is TIMEOUT
@@ -37,9 +38,13 @@
 #define P_PIDFD 3
 #endif
 
+/* Reap check interval where the kernel has no pidfds. */
+#define NO_PIDFD_MS	20
+
 struct dslot {
 	struct vg_attempt	*a;
 	int			 own_pidfd;	/* we opened a->pidfd */
+	int			 no_pidfd;	/* kernel without pidfds */
 	long long		 term_at;	/* monotonic ms; 0 = none */
 	long long		 kill_at;
 	int			 timed_out;
@@ -126,7 +131,11 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 		return;
 	}
 	if (a->pidfd < 0) {
-		if ((a->pidfd = pidfd_open_(a->pid)) < 0) {
+		if ((a->pidfd = pidfd_open_(a->pid)) < 0 && errno == ENOSYS) {
+			/* Before Linux 5.3 (or under valgrind): fall back
+			 * to polling waitid on a short timer. */
+			sl->no_pidfd = 1;
+		} else if (a->pidfd < 0) {
 			/* The child is ours and cannot be gone unreaped, so
 			 * this is resource exhaustion: stop it and report. */
 			(void)vg_backend_cancel(a, SIGKILL, NULL);
@@ -136,8 +145,8 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 			    "cannot watch the task: pidfd_open failed");
 			free(sl);
 			return;
-		}
-		sl->own_pidfd = 1;
+		} else
+			sl->own_pidfd = 1;
 	}
 	if (a->started == 0)
 		a->started = vg_now();
@@ -253,8 +262,8 @@ slot_reap(struct direct *d, size_t i)
 	int ws;
 
 	memset(&si, 0, sizeof(si));
-	if (waitid((idtype_t)P_PIDFD, (id_t)a->pidfd, &si,
-	    WEXITED | WNOHANG) != 0) {
+	if (waitid(sl->no_pidfd ? P_PID : (idtype_t)P_PIDFD, sl->no_pidfd ?
+	    (id_t)a->pid : (id_t)a->pidfd, &si, WEXITED | WNOHANG) != 0) {
 		if (errno == EINTR)
 			return 0;
 		/* ECHILD: someone else reaped it; the status is lost. */
@@ -401,6 +410,11 @@ direct_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
 	}
 	nrun = d->nrun;
 	for (i = 0; i < nrun; i++) {
+		if (d->run[i]->no_pidfd) {
+			if (to < 0 || to > NO_PIDFD_MS)
+				to = NO_PIDFD_MS;
+			continue;
+		}
 		d->pfds[np].fd = d->run[i]->a->pidfd;
 		d->pfds[np].events = POLLIN;
 		np++;
@@ -418,12 +432,16 @@ direct_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
 			    POLLERR | POLLNVAL)))
 				continue;
 			for (j = 0; j < d->nrun; j++)
-				if (d->run[j]->a->pidfd == d->pfds[i].fd)
+				if (!d->run[j]->no_pidfd &&
+				    d->run[j]->a->pidfd == d->pfds[i].fd)
 					break;
 			if (j < d->nrun)
 				(void)slot_reap(d, j);
 		}
 	}
+	for (i = d->nrun; i-- > 0; )
+		if (d->run[i]->no_pidfd)
+			(void)slot_reap(d, i);
 	reap_strays(d);
 	(void)deadlines(d, vg_mono_ms());
 	start_ready(s, d);
