@@ -22,7 +22,7 @@ CC		?= cc
 PKG_CONFIG	?= pkg-config
 FUZZ_SECONDS	?= 20
 
-PKGS		:= yaml-0.1 sqlite3 libcurl libssh libseccomp
+PKGS		:= yaml-0.1 sqlite3 libcurl libssh libseccomp libcrypto
 
 VARIANT		:= release
 OPT		:= -O2
@@ -160,6 +160,8 @@ fuzz:
 	@scripts/deps.sh fuzz
 	@$(MAKE) --no-print-directory fuzz-build
 	@tests/run-fuzz.sh $(FUZZ_B) $(FUZZ_SECONDS)
+
+.SECONDARY: $(FUZZ_LIB_OBJS)
 
 fuzz-build: $(FUZZ_BINS)
 

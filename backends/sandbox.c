@@ -213,7 +213,7 @@ probe_cgroup(struct vg_host_caps *c)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
 		snprintf(c->cgroup_path, sizeof(c->cgroup_path), "%s%.200s",
-		    mnt, line + 3);
+		    mnt, strcmp(line + 3, "/") == 0 ? "" : line + 3);
 	}
 	fclose(f);
 	if (c->cgroup_path[0] == '\0')
@@ -669,7 +669,7 @@ bind_fd(int fd, const char *path)
 	src[n] = '\0';
 	if ((rc = mkdir_parents(path)) != 0)
 		return rc;
-	if (mount(src, path, NULL, MS_BIND | MS_REC, NULL) != 0)
+	if (mount(src, path, "none", MS_BIND | MS_REC, NULL) != 0)
 		return -errno;
 	return 0;
 }
@@ -694,8 +694,8 @@ private_tmp(const struct vg_sandbox_paths *p, const char **stage)
 		}
 	/* Slave, not private: mounts made later on the host still show
 	 * up here, nothing made here leaks out. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0 ||
-	    mount(p->tmp_dir, "/tmp", NULL, MS_BIND, NULL) != 0) {
+	if (mount("none", "/", "none", MS_REC | MS_SLAVE, NULL) != 0 ||
+	    mount(p->tmp_dir, "/tmp", "none", MS_BIND, NULL) != 0) {
 		rc = -errno;
 		goto out;
 	}
@@ -730,6 +730,18 @@ vg_sandbox_enter(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
 	if (sb->private_tmp && p->tmp_dir != NULL)
 		return private_tmp(p, stage);
 	return 0;
+}
+
+/* True when path lies beneath dir (child side: no allocation). */
+static int
+beneath(const char *path, const char *dir)
+{
+	size_t n;
+
+	if (path == NULL || dir == NULL)
+		return path == NULL;
+	n = strlen(dir);
+	return strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
 /* Adds a rule for one per-task path (child side). */
@@ -776,7 +788,10 @@ landlock_apply(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p)
 		rc = add_task_rule(ruleset, p->task_dir, sb->ll_task_access);
 	if (rc == 0)
 		rc = add_task_rule(ruleset, p->scratch_dir, sb->ll_task_access);
-	if (rc == 0)
+	/* The temp directory is normally beneath the task directory and
+	 * covered by its rule, except when bound over /tmp: Landlock walks
+	 * up from a mount's root to its mount point, not to task_dir. */
+	if (rc == 0 && (sb->private_tmp || !beneath(p->tmp_dir, p->task_dir)))
 		rc = add_task_rule(ruleset, p->tmp_dir, sb->ll_task_access);
 	if (rc == 0 && syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
 		rc = -errno;

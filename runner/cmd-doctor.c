@@ -1,21 +1,100 @@
 /*
- * cmd-doctor.c - vigil doctor: report what this host can isolate and run.
- * (Placeholder until implemented.)
+ * cmd-doctor.c - vigil doctor: what this host can isolate and run.  One
+ * line per mechanism (kernel, Landlock, seccomp, namespaces, cgroups),
+ * then one block per backend from its probe operation (the local backend
+ * says which isolation level it delivers in full), each missing piece
+ * with what to change.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../backends/backend.h"
+#include "../backends/sandbox.h"
+#include "../scratch/scratch.h"
+#include "buf.h"
 #include "cmd.h"
+#include "store.h"
+
+static const struct vg_opt doctor_opts[] = {
+	{ .name = "backend", .shortname = 'b', .has_arg = 1, .repeat = 1,
+	  .arg = "NAME", .help = "only probe this backend (repeatable)" },
+	{ NULL }
+};
+
+/* True when name was asked for with --backend (or none was). */
+static int
+wanted(const char **names, const char *name)
+{
+	if (names[0] == NULL)
+		return 1;
+	for (; *names != NULL; names++)
+		if (strcmp(*names, name) == 0 ||
+		    (strcmp(*names, "apptainer") == 0 &&
+		    strcmp(name, "singularity") == 0))
+			return 1;
+	return 0;
+}
+
+/* Appends where run state and per-task scratch directories go, and why. */
+static void
+report_dirs(struct vg_buf *out)
+{
+	char *home = vg_home_dir(), *base = NULL, *reason = NULL;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	vg_buf_printf(out, "state: %s ($VIGIL_HOME, else "
+	    "$XDG_STATE_HOME/vigil)\n", home);
+	if (vg_scratch_base(NULL, home, &base, &reason, &e) == 0)
+		vg_buf_printf(out, "scratch: %s (%s)\n", base, reason);
+	else
+		vg_buf_printf(out, "scratch: unusable: %s (set scratch.path "
+		    "or $VIGIL_SCRATCH to a writable directory)\n", e.msg);
+	free(base);
+	free(reason);
+	free(home);
+}
 
 static int
 cmd_doctor_exec(struct vg_args *a)
 {
-	(void)a;
-	return vg_cmd_fail(VG_EXIT_INTERNAL, "doctor: not implemented yet");
+	const char **names = vg_args_all(a, "backend");
+	const struct vg_backend_ops *const *b;
+	struct vg_buf out = VG_BUF_INIT;
+	size_t i;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (vg_backend_find(names[i]) == NULL)
+			return vg_cmd_usage_error(a, "unknown backend '%s' "
+			    "(try 'vigil version' for the list)", names[i]);
+
+	vg_sandbox_report(&out);
+	report_dirs(&out);
+	for (b = vg_backends; *b != NULL; b++) {
+		if (!wanted(names, (*b)->name))
+			continue;
+		if ((*b)->probe != NULL)
+			(*b)->probe(&out);
+		else
+			vg_buf_printf(&out, "%s: no host checks (the backend "
+			    "reports problems when a run starts)\n",
+			    (*b)->name);
+	}
+	fputs(vg_buf_str(&out), stdout);
+	vg_buf_release(&out);
+	return vg_cmd_finish_stdout(VG_EXIT_OK);
 }
 
 const struct vg_cmd_entry vg_cmd_doctor = {
 	.name = "doctor",
 	.args_usage = "",
 	.summary = "report what this host can isolate and run",
-	.opts = (const struct vg_opt[]){ { NULL } },
+	.help = "Prints one line per kernel mechanism vigil uses (Landlock, "
+	    "seccomp, user, PID and network namespaces, cgroups) and, for "
+	    "each backend, what it can deliver here; every missing piece "
+	    "says what to change.",
+	.opts = doctor_opts,
 	.min_args = 0,
 	.max_args = 0,
 	.exec = cmd_doctor_exec,

@@ -97,7 +97,7 @@ const struct vg_cmd_entry vg_cmd_validate = {
 		  .arg = "KEY=VALUE",
 		  .help = "override a manifest value (resources.memory=4G)" },
 		{ .name = "json", .help = "print the result as JSON" },
-		{ NULL },
+		{ .name = NULL },
 	},
 	.min_args = 1,
 	.max_args = -1,

@@ -276,6 +276,11 @@ vg_manifest_load_mem(const char *name, const char *text, size_t len,
 			goto out;
 	}
 	rc = add_text_layer(&ls, name, text, len, 0, diag);
+	if (ls.layers[ls.nlayers - 1].tree != NULL &&
+	    ls.layers[ls.nlayers - 1].tree->root != NULL &&
+	    ls.layers[ls.nlayers - 1].tree->root->kind != VG_Y_MAP &&
+	    !vg_ynode_is_null(ls.layers[ls.nlayers - 1].tree->root))
+		ls.bad_root = 1;
 	if (rc != 0 && parse_rc == 0)
 		parse_rc = rc;
 	for (i = 0; opts->sets != NULL && opts->sets[i] != NULL; i++) {
@@ -286,6 +291,55 @@ vg_manifest_load_mem(const char *name, const char *text, size_t len,
 	rc = 0;
 	if (parse_rc == 0)
 		vg_mload_finish(&ls, diag->lines.n == before, diag);
+	if (diag->lines.n > before) {
+		diag_sort(ls.m, diag, before);
+		rc = parse_rc != 0 ? parse_rc : VG_EINVAL;
+		vg_err_set(e, rc, "%s", diag->lines.v[before]);
+	}
+out:
+	free(site);
+	free(user);
+	vg_mload_release(&ls);
+	if (rc != 0) {
+		vg_manifest_free(ls.m);
+		return rc;
+	}
+	*mp = ls.m;
+	return 0;
+}
+
+int
+vg_config_load_defaults(const struct vg_load_opts *opts,
+    struct vg_manifest **mp, struct vg_diag *diag, struct vg_err *e)
+{
+	static const struct vg_load_opts none = { .no_configs = 0 };
+	struct vg_mload ls;
+	char *site = NULL, *user = NULL;
+	size_t i, before = diag->lines.n;
+	int rc = 0, parse_rc = 0;
+
+	*mp = NULL;
+	if (opts == NULL)
+		opts = &none;
+	memset(&ls, 0, sizeof(ls));
+	ls.m = vg_manifest_new();
+	ls.m->file = vg_xstrdup("configuration");
+	if (!opts->no_configs) {
+		site = config_path(opts->site_config, "VIGIL_SITE_CONFIG", 0);
+		user = config_path(opts->user_config, "VIGIL_USER_CONFIG", 1);
+		if ((rc = add_config(&ls, site, diag, &parse_rc, e)) != 0 ||
+		    (rc = add_config(&ls, user, diag, &parse_rc, e)) != 0)
+			goto out;
+	}
+	for (i = 0; opts->sets != NULL && opts->sets[i] != NULL; i++) {
+		rc = add_set(&ls, opts->sets[i], diag);
+		if (rc != 0 && parse_rc == 0)
+			parse_rc = rc;
+	}
+	rc = 0;
+	/* No vg_mload_finish: its checks are about a job (a command, the
+	 * task count, the backend's own section), which a configuration
+	 * alone does not describe. */
 	if (diag->lines.n > before) {
 		diag_sort(ls.m, diag, before);
 		rc = parse_rc != 0 ? parse_rc : VG_EINVAL;

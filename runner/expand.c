@@ -521,7 +521,12 @@ task_build(struct walker *w, long inc, const struct plan *p, long index,
 	st->inc = inc;
 	st->index = index;
 	t->index = (int)index;
+	/* Exact sizes: thousands of tasks may be held at once. */
+	t->matrix.cap = w->mx->naxes + 1;
+	t->matrix.v = vg_xcalloc(t->matrix.cap, sizeof(*t->matrix.v));
 	task_matrix(w, inc, &t->matrix);
+	t->env.cap = m->env.n + t->matrix.n;
+	t->env.v = vg_xcalloc(t->env.cap + 1, sizeof(*t->env.v));
 	for (i = 0; i < p->nenv; i++) {
 		vg_buf_reset(&b);
 		tmpl_apply(&p->env[i], st, 0, &b);
@@ -561,7 +566,12 @@ describe(const struct vg_task *t, struct vg_buf *b)
 
 struct build {
 	const struct plan	*plan;
-	struct vg_taskset	*out;	/* NULL: only check */
+	struct vg_taskset	*out;	/* every task, or */
+	vg_task_fn		 each;	/* one task at a time, or */
+	void			*arg;
+	long			 want;	/* only this index (>= 0) */
+	struct vg_task		*one;
+	int			 stop;	/* what each returned */
 	struct vg_diag		*d;
 	size_t			 n;
 	int			 errors;
@@ -598,18 +608,29 @@ build_fn(struct walker *w, long inc, void *arg)
 	struct build *b = arg;
 	struct vg_task t;
 	struct subst st;
+	long index = (long)b->n++;
 
-	task_build(w, inc, b->plan, (long)b->n, &t, &st);
+	if (b->want >= 0 && index != b->want)
+		return 0;
+	task_build(w, inc, b->plan, index, &t, &st);
 	if (st.missing != NULL)
 		report_missing(b, &t, &st, &w->m->command.loc);
-	if (b->out != NULL && b->errors == 0) {
-		b->out->v[b->n] = t;
-		b->out->n = b->n + 1;
+	if (b->errors > 0) {
+		vg_task_release(&t);
+	} else if (b->out != NULL) {
+		b->out->v[index] = t;
+		b->out->n = (size_t)index + 1;
+	} else if (b->one != NULL) {
+		*b->one = t;
+	} else if (b->each != NULL) {
+		b->stop = b->each(&t, b->arg);
+		vg_task_release(&t);
 	} else {
 		vg_task_release(&t);
 	}
-	b->n++;
-	/* Checking: a few distinct problems are enough. */
+	if (b->want >= 0 || b->stop != 0)
+		return 1;
+	/* A few distinct problems are enough. */
 	return b->reported.n >= 5;
 }
 
@@ -675,12 +696,73 @@ check_count(const struct vg_manifest *m, struct walker *w, struct vg_diag *d)
 	return 1;
 }
 
+/* Collects the matrix names a template refers to. */
+static void
+plan_refs(const struct tmpl *t, struct vg_strv *refs)
+{
+	size_t i, j;
+	char *nm;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->segs[i].kind != VG_SUB_MATRIX)
+			continue;
+		nm = vg_xstrndup(t->s + t->segs[i].off, t->segs[i].len);
+		for (j = 0; j < refs->n; j++)
+			if (strcmp(refs->v[j], nm) == 0)
+				break;
+		if (j < refs->n)
+			free(nm);
+		else
+			vg_strv_take(refs, nm);
+	}
+}
+
+struct check {
+	const struct plan	*plan;
+	struct vg_strv		 refs;		/* names used */
+	struct vg_diag		*d;
+	long			 index;
+	int			 errors;
+	struct vg_strv		 reported;
+};
+
+/* Looks every referenced name up in the current task, without
+ * building it; builds it only to describe a problem. */
+static int
+check_fn(struct walker *w, long inc, void *arg)
+{
+	struct check *ck = arg;
+	struct vg_task t;
+	struct subst st;
+	struct build b;
+	size_t i;
+
+	for (i = 0; i < ck->refs.n; i++) {
+		if (task_value(w, inc, ck->refs.v[i],
+		    strlen(ck->refs.v[i])) != NULL)
+			continue;
+		task_build(w, inc, ck->plan, ck->index, &t, &st);
+		memset(&b, 0, sizeof(b));
+		b.d = ck->d;
+		b.reported = ck->reported;
+		if (st.missing != NULL)
+			report_missing(&b, &t, &st, &w->m->command.loc);
+		ck->reported = b.reported;
+		ck->errors += b.errors;
+		vg_task_release(&t);
+		break;
+	}
+	ck->index++;
+	return ck->reported.n >= 5;
+}
+
 int
 vg_expand_check(const struct vg_manifest *m, struct vg_diag *d)
 {
 	struct walker w;
 	struct plan p;
-	struct build b;
+	struct check ck;
+	size_t i;
 	int errors;
 
 	if ((errors = check_env_names(&m->matrix, d)) > 0)
@@ -690,33 +772,39 @@ vg_expand_check(const struct vg_manifest *m, struct vg_diag *d)
 		walker_release(&w);
 		return 1;
 	}
-	memset(&b, 0, sizeof(b));
+	memset(&ck, 0, sizeof(ck));
 	if (plan_init(&p, m, d) != 0) {
 		plan_release(&p);
 		walker_release(&w);
 		return 1;
 	}
-	b.plan = &p;
-	b.d = d;
-	walk(&w, build_fn, &b);
-	errors = b.errors;
-	vg_strv_release(&b.reported);
+	ck.plan = &p;
+	ck.d = d;
+	plan_refs(&p.shell, &ck.refs);
+	for (i = 0; i < p.nargv; i++)
+		plan_refs(&p.argv[i], &ck.refs);
+	for (i = 0; i < p.nenv; i++)
+		plan_refs(&p.env[i], &ck.refs);
+	/* Every task has every axis unless includes are involved. */
+	if (ck.refs.n > 0 && m->matrix.ninclude > 0)
+		walk(&w, check_fn, &ck);
+	errors = ck.errors;
+	vg_strv_release(&ck.refs);
+	vg_strv_release(&ck.reported);
 	plan_release(&p);
 	walker_release(&w);
 	return errors;
 }
 
-int
-vg_expand(const struct vg_manifest *m, struct vg_taskset *out,
+/* Runs the walk for b (out, each or want set by the caller). */
+static int
+expand_run(const struct vg_manifest *m, struct build *b,
     struct vg_diag *diag, struct vg_err *e)
 {
 	struct walker w;
 	struct plan p;
-	struct build b;
-	size_t n;
 	int rc = 0;
 
-	memset(out, 0, sizeof(*out));
 	walker_init(&w, m);
 	memset(&p, 0, sizeof(p));
 	if (check_count(m, &w, diag) != 0) {
@@ -728,25 +816,74 @@ vg_expand(const struct vg_manifest *m, struct vg_taskset *out,
 		    m->file);
 		goto out;
 	}
-	n = count_tasks(&w);
+	if (b->out != NULL)
+		b->out->v = vg_xcalloc(count_tasks(&w), sizeof(*b->out->v));
+	/* count_tasks may have walked: start from a fresh walker. */
 	walker_release(&w);
 	walker_init(&w, m);
-	memset(&b, 0, sizeof(b));
-	b.plan = &p;
-	b.d = diag;
-	b.out = out;
-	out->v = vg_xcalloc(n, sizeof(*out->v));
-	walk(&w, build_fn, &b);
-	vg_strv_release(&b.reported);
-	if (b.errors > 0) {
-		vg_taskset_release(out);
+	b->plan = &p;
+	b->d = diag;
+	walk(&w, build_fn, b);
+	vg_strv_release(&b->reported);
+	if (b->errors > 0)
 		rc = vg_err_set(e, VG_EINVAL, "'%s': undefined matrix value",
 		    m->file);
-	}
+	else if (b->stop != 0)
+		rc = b->stop;
 out:
 	plan_release(&p);
 	walker_release(&w);
 	return rc;
+}
+
+int
+vg_expand(const struct vg_manifest *m, struct vg_taskset *out,
+    struct vg_diag *diag, struct vg_err *e)
+{
+	struct build b;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	memset(&b, 0, sizeof(b));
+	b.want = -1;
+	b.out = out;
+	if ((rc = expand_run(m, &b, diag, e)) != 0)
+		vg_taskset_release(out);
+	return rc;
+}
+
+int
+vg_expand_each(const struct vg_manifest *m, vg_task_fn fn, void *arg,
+    struct vg_diag *diag, struct vg_err *e)
+{
+	struct build b;
+
+	memset(&b, 0, sizeof(b));
+	b.want = -1;
+	b.each = fn;
+	b.arg = arg;
+	return expand_run(m, &b, diag, e);
+}
+
+int
+vg_expand_task(const struct vg_manifest *m, size_t index, struct vg_task *t,
+    struct vg_diag *diag, struct vg_err *e)
+{
+	struct build b;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	memset(&b, 0, sizeof(b));
+	b.want = (long)index;
+	b.one = t;
+	if ((rc = expand_run(m, &b, diag, e)) != 0) {
+		vg_task_release(t);
+		return rc;
+	}
+	if (index >= b.n)
+		return vg_err_set(e, VG_ENOENT, "'%s' has no task %zu (it "
+		    "has %zu)", m->file, index, b.n);
+	return 0;
 }
 
 void

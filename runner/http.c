@@ -7,8 +7,10 @@
  * container wait, a log stream), which libcurl's progress callback alone
  * does not promise.  Connections stay open between requests.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <curl/curl.h>
 
@@ -17,6 +19,7 @@
 /* How often the multi loop wakes to look at the stop flag. */
 #define HTTP_POLL_MS		100
 #define HTTP_CONNECT_TIMEOUT	10.0
+#define HTTP_MAX_HEADERS	(64u << 10)
 
 struct vg_http {
 	CURL			*easy;
@@ -123,6 +126,7 @@ vg_http_resp_release(struct vg_http_resp *resp)
 	if (resp == NULL)
 		return;
 	vg_buf_release(&resp->body);
+	vg_buf_release(&resp->headers);
 	resp->status = 0;
 }
 
@@ -147,6 +151,51 @@ http_write(char *p, size_t size, size_t nmemb, void *arg)
 	}
 	vg_buf_add(&x->resp->body, p, n);
 	return n;
+}
+
+/* libcurl header callback: keeps the lines of the final reply. */
+static size_t
+http_header(char *p, size_t size, size_t nmemb, void *arg)
+{
+	struct http_xfer *x = arg;
+	size_t n = size * nmemb;
+
+	/* A status line starts a new reply (after a 100 Continue). */
+	if (n >= 5 && strncmp(p, "HTTP/", 5) == 0)
+		vg_buf_reset(&x->resp->headers);
+	if (x->resp->headers.len + n <= HTTP_MAX_HEADERS)
+		vg_buf_add(&x->resp->headers, p, n);
+	return n;
+}
+
+/* Finds a header of the last reply; see http.h. */
+int
+vg_http_resp_header(const struct vg_http_resp *resp, const char *name,
+    char *out, size_t size)
+{
+	const char *p = resp->headers.data, *end, *v;
+	size_t n = strlen(name), k;
+
+	if (p == NULL || size == 0)
+		return 0;
+	for (; *p != '\0'; p = *end ? end + 1 : end) {
+		end = strchr(p, '\n');
+		if (end == NULL)
+			end = p + strlen(p);
+		if ((size_t)(end - p) <= n || p[n] != ':' ||
+		    strncasecmp(p, name, n) != 0)
+			continue;
+		v = p + n + 1;
+		while (v < end && (*v == ' ' || *v == '\t'))
+			v++;
+		k = (size_t)(end - v);
+		while (k > 0 && (v[k - 1] == '\r' || v[k - 1] == ' ' ||
+		    v[k - 1] == '\t'))
+			k--;
+		snprintf(out, size, "%.*s", (int)k, v);
+		return 1;
+	}
+	return 0;
 }
 
 /* Appends s percent-encoded (RFC 3986 unreserved bytes stay). */
@@ -186,6 +235,8 @@ http_setup(struct vg_http *h, const struct vg_http_req *req,
 	curl_easy_setopt(h->easy, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h->easy, CURLOPT_WRITEFUNCTION, http_write);
 	curl_easy_setopt(h->easy, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(h->easy, CURLOPT_HEADERFUNCTION, http_header);
+	curl_easy_setopt(h->easy, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(h->easy, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (h->unix_path != NULL)
 		curl_easy_setopt(h->easy, CURLOPT_UNIX_SOCKET_PATH,
@@ -237,9 +288,11 @@ vg_http_do(struct vg_http *h, const struct vg_http_req *req,
 	CURLcode cc = CURLE_OK;
 	CURLMsg *msg;
 	char *url;
+	long os_errno = 0;
 	int running = 1, left, rc = 0, stopped = 0;
 
 	vg_buf_reset(&resp->body);
+	vg_buf_reset(&resp->headers);
 	resp->status = 0;
 	x.max = req->max_body > 0 ? req->max_body : VG_HTTP_MAX_BODY;
 	url = vg_xasprintf("%s%s", h->base, req->path);
@@ -260,6 +313,7 @@ vg_http_do(struct vg_http *h, const struct vg_http_req *req,
 			break;
 	}
 	curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &resp->status);
+	curl_easy_getinfo(h->easy, CURLINFO_OS_ERRNO, &os_errno);
 	curl_multi_remove_handle(h->multi, h->easy);
 	curl_slist_free_all(hdr);
 
@@ -279,6 +333,10 @@ vg_http_do(struct vg_http *h, const struct vg_http_req *req,
 		rc = vg_err_set(e, VG_ETIMEOUT, "%s %s on %s: %s",
 		    req->method, req->path, h->endpoint, h->errbuf[0] ?
 		    h->errbuf : curl_easy_strerror(cc));
+	else if (cc == CURLE_COULDNT_CONNECT && os_errno != 0)
+		/* curl names "localhost port 80" even for a unix socket. */
+		rc = vg_err_set(e, VG_EIO, "%s %s on %s: cannot connect: %s",
+		    req->method, req->path, h->endpoint, strerror(os_errno));
 	else if (cc != CURLE_OK)
 		rc = vg_err_set(e, VG_EIO, "%s %s on %s: %s", req->method,
 		    req->path, h->endpoint, h->errbuf[0] ? h->errbuf :

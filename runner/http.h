@@ -68,6 +68,7 @@ struct vg_http_req {
 struct vg_http_resp {
 	long		 status;	/* HTTP status, 0 when none arrived */
 	struct vg_buf	 body;		/* unless streamed to a sink */
+	struct vg_buf	 headers;	/* header lines, at most 64 KiB */
 };
 
 /*
@@ -81,6 +82,13 @@ struct vg_http_resp {
 int	vg_http_do(struct vg_http *h, const struct vg_http_req *req,
 	    struct vg_http_resp *resp, struct vg_err *e);
 void	vg_http_resp_release(struct vg_http_resp *resp);
+
+/*
+ * Copies the value of header name (case-insensitive, surrounding blanks
+ * removed) of the last reply into out; returns 1 when found, else 0.
+ */
+int	vg_http_resp_header(const struct vg_http_resp *resp, const char *name,
+	    char *out, size_t size);
 
 /* Appends s percent-encoded for a URL query or path segment. */
 void	vg_http_escape(struct vg_buf *b, const char *s);

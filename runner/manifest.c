@@ -20,7 +20,7 @@
 #include "manifest-int.h"
 
 #define OFF(type, member)	offsetof(struct type, member)
-#define BIG			1.8e19	/* ~ UINT64_MAX, for open ranges */
+#define BIG			18446744073709551615.0	/* open range */
 #define YEAR			31536000.0
 
 /* ---- command ---- */
@@ -38,6 +38,8 @@ command_decode(const struct vg_field *f, const struct vg_ynode *n, void *p,
 	char buf[64];
 
 	(void)f;
+	if (ls != NULL)
+		ls->cmd_seen = 1;
 	if (n == NULL || vg_ynode_is_null(n) ||
 	    (n->kind == VG_Y_SCALAR && n->len == 0)) {
 		vg_dctx_error(c, n, "'command' is empty");
@@ -1196,7 +1198,8 @@ vg_mload_finish(struct vg_mload *ls, int templates, struct vg_diag *d)
 	size_t i, before = d->lines.n;
 	char what[300];
 
-	if (m->command.shell == NULL && !m->command.is_argv) {
+	if (m->command.shell == NULL && !m->command.is_argv &&
+	    !ls->cmd_seen && !ls->bad_root) {
 		loc = (struct vg_loc){ m->file, 0, 0 };
 		vg_diag_add(d, &loc, "missing required key 'command'");
 	}

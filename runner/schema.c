@@ -156,32 +156,49 @@ vg_parse_bytes(const char *s, uint64_t *out)
 {
 	static const struct {
 		const char	*unit;
-		long double	 mult;
+		uint64_t	 mult;
 	} units[] = {
 		{ "", 1 }, { "b", 1 },
-		{ "k", 1024.0L }, { "kib", 1024.0L }, { "kb", 1e3L },
-		{ "m", 1048576.0L }, { "mib", 1048576.0L }, { "mb", 1e6L },
-		{ "g", 1073741824.0L }, { "gib", 1073741824.0L },
-		{ "gb", 1e9L },
-		{ "t", 1099511627776.0L }, { "tib", 1099511627776.0L },
-		{ "tb", 1e12L },
-		{ "p", 1125899906842624.0L }, { "pib", 1125899906842624.0L },
-		{ "pb", 1e15L },
+		{ "k", 1ULL << 10 }, { "kib", 1ULL << 10 }, { "kb", 1000ULL },
+		{ "m", 1ULL << 20 }, { "mib", 1ULL << 20 }, { "mb", 1000000ULL },
+		{ "g", 1ULL << 30 }, { "gib", 1ULL << 30 },
+		{ "gb", 1000000000ULL },
+		{ "t", 1ULL << 40 }, { "tib", 1ULL << 40 },
+		{ "tb", 1000000000000ULL },
+		{ "p", 1ULL << 50 }, { "pib", 1ULL << 50 },
+		{ "pb", 1000000000000000ULL },
 	};
-	long double v;
-	const char *p;
+	/* Integer arithmetic throughout: exact up to UINT64_MAX. */
+	unsigned __int128 whole = 0, frac = 0, scale = 1, v;
+	const char *p = s;
 	size_t i;
+	int digits = 0;
 
-	if (s == NULL || (p = read_decimal(s, &v)) == NULL)
+	if (s == NULL)
+		return VG_EINVAL;
+	for (; isdigit((unsigned char)*p); p++, digits++) {
+		whole = whole * 10 + (unsigned)(*p - '0');
+		if (whole > UINT64_MAX)
+			return VG_EINVAL;
+	}
+	if (*p == '.') {
+		for (p++; isdigit((unsigned char)*p); p++, digits++) {
+			if (scale < 1000000000000000000ULL) {
+				frac = frac * 10 + (unsigned)(*p - '0');
+				scale *= 10;
+			}
+		}
+	}
+	if (digits == 0)
 		return VG_EINVAL;
 	while (*p == ' ')
 		p++;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcasecmp(p, units[i].unit) != 0)
 			continue;
-		v = roundl(v * units[i].mult);
-		/* 2^64: the first value a uint64_t cannot hold. */
-		if (v >= 18446744073709551616.0L)
+		v = whole * units[i].mult +
+		    (frac * units[i].mult + scale / 2) / scale;
+		if (v > UINT64_MAX)
 			return VG_EINVAL;
 		*out = (uint64_t)v;
 		return 0;
@@ -911,6 +928,7 @@ vg_schema_decode(const struct vg_section *s, const struct vg_ynode *n,
 	const struct vg_field *f;
 	const struct vg_ynode *k, *seen[128];
 	size_t i, idx, len;
+	int before = c->errors;
 
 	if (vg_ynode_is_null(n))
 		return;
@@ -958,7 +976,8 @@ vg_schema_decode(const struct vg_section *s, const struct vg_ynode *n,
 	if (s->loc_off != 0)
 		*(struct vg_loc *)((char *)base + s->loc_off - 1) =
 		    (struct vg_loc){ c->file, n->line, n->col };
-	if (s->check != NULL)
+	/* Cross-field checks only make sense on fields that decoded. */
+	if (s->check != NULL && c->errors == before)
 		s->check(s, n, base, c);
 }
 

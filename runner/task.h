@@ -39,4 +39,22 @@ void	vg_task_release(struct vg_task *t);
 /* Number of tasks m expands to, without building them (for limits). */
 size_t	vg_expand_count(const struct vg_manifest *m);
 
+/*
+ * Streams the tasks of m in order without holding them all: fn gets each
+ * task, may take over its contents (then it must zero them), and the task
+ * is released when fn returns.  A non-zero return of fn stops the walk
+ * and is returned.  Errors as for vg_expand.
+ */
+typedef int (*vg_task_fn)(struct vg_task *t, void *arg);
+int	vg_expand_each(const struct vg_manifest *m, vg_task_fn fn, void *arg,
+	    struct vg_diag *diag, struct vg_err *e);
+
+/*
+ * Builds only task index of m (resume, task-exec on a compute node), in
+ * time linear in the index and constant memory.  VG_ENOENT when m has
+ * fewer tasks.  The caller releases *t.
+ */
+int	vg_expand_task(const struct vg_manifest *m, size_t index,
+	    struct vg_task *t, struct vg_diag *diag, struct vg_err *e);
+
 #endif

@@ -9,6 +9,7 @@
  * scalars mean is left to schema.c.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -181,6 +182,7 @@ syntax_error(struct builder *b, const yaml_parser_t *p, const char *text,
 {
 	struct vg_loc loc = { b->name, 0, 0 };
 	const char *problem = p->problem ? p->problem : "syntax error";
+	char ctx[200] = "";
 	size_t idx;
 
 	switch (p->error) {
@@ -188,7 +190,8 @@ syntax_error(struct builder *b, const yaml_parser_t *p, const char *text,
 		vg_diag_add(b->d, &loc, "out of memory parsing YAML");
 		return;
 	case YAML_READER_ERROR:
-		offset_loc(text, len, p->problem_offset, &loc);
+		if (!b->lim.no_positions)
+			offset_loc(text, len, p->problem_offset, &loc);
 		vg_diag_add(b->d, &loc, "invalid YAML: %s", problem);
 		return;
 	default:
@@ -197,14 +200,25 @@ syntax_error(struct builder *b, const yaml_parser_t *p, const char *text,
 	loc.line = (int)p->problem_mark.line + 1;
 	loc.col = (int)p->problem_mark.column + 1;
 	idx = p->problem_mark.index;
+	if (b->lim.no_positions) {
+		/* A one-line value (--set): the label says enough. */
+		loc.line = 0;
+		if (p->context != NULL)
+			snprintf(ctx, sizeof(ctx), " (%s)", p->context);
+	} else if (p->context != NULL && (p->context_mark.line !=
+	    p->problem_mark.line || p->context_mark.column !=
+	    p->problem_mark.column))
+		snprintf(ctx, sizeof(ctx), " (%s that starts at line %d, "
+		    "column %d)", p->context, (int)p->context_mark.line + 1,
+		    (int)p->context_mark.column + 1);
+	else if (p->context != NULL)
+		snprintf(ctx, sizeof(ctx), " (%s)", p->context);
 	/* libyaml's index counts characters; good enough to spot a tab. */
 	if (idx < len && text[idx] == '\t')
-		vg_diag_add(b->d, &loc, "invalid YAML: %s%s%s (tabs cannot "
-		    "indent YAML; use spaces)", problem,
-		    p->context ? " " : "", p->context ? p->context : "");
+		vg_diag_add(b->d, &loc, "invalid YAML: %s%s; indent with "
+		    "spaces, not tabs", problem, ctx);
 	else
-		vg_diag_add(b->d, &loc, "invalid YAML: %s%s%s", problem,
-		    p->context ? " " : "", p->context ? p->context : "");
+		vg_diag_add(b->d, &loc, "invalid YAML: %s%s", problem, ctx);
 }
 
 /* Records anchor name for node n; later definitions win. */

@@ -1,18 +1,520 @@
 /*
- * direct.c - the direct scheduler.
- * (Placeholder until implemented.)
+ * direct.c - the direct scheduler: runs attempts on this host, up to
+ * --jobs at once, in one poll(2) loop over the attempts' pidfds and the
+ * driver's wake fd.  Nothing sleeps: timeouts are deadlines that bound
+ * the poll timeout.
+ *
+ * Per attempt: start through the backend (vg_backend_start), watch its
+ * pidfd, reap it with waitid(P_PIDFD), let the backend turn the wait
+ * status into a result (vg_backend_finish), then vg_backend_cleanup.  A
+ * timeout sends SIGTERM through vg_backend_cancel (the backend signals the
+ * whole task tree), then SIGKILL after kill_grace; the result is TIMEOUT
+ * whatever the exit status.  Cancel works the same way and yields
+ * CANCELLED.
+ *
+ * Attempts beyond --jobs wait in a FIFO here; the driver limits how many
+ * it hands over through s->window, so memory stays flat for large runs.
+ *
+ * Inside a Slurm allocation each attempt would become an `srun
+ * --exclusive -n1` step; that needs the backend to prefix its argv and is
+ * left to a later change (the open() hook below says where).
  */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../runner/path.h"
 #include "scheduler.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+struct dslot {
+	struct vg_attempt	*a;
+	int			 own_pidfd;	/* we opened a->pidfd */
+	long long		 term_at;	/* monotonic ms; 0 = none */
+	long long		 kill_at;
+	int			 timed_out;
+	int			 cancelled;
+	struct dslot		*next;		/* queue link */
+};
+
+struct direct {
+	const struct vg_backend_ops *ops;
+	struct dslot		**run;		/* jobs entries */
+	size_t			 nrun;
+	struct dslot		*qhead, *qtail;
+	size_t			 nqueued;
+	struct vg_sched_update	*ups;
+	size_t			 nups, upcap;
+	size_t			 returned;	/* handed out by the last poll */
+	struct pollfd		*pfds;
+	int			 subreaper;
+};
+
+/* Copies src into dst of size n, truncating, always terminated. */
+static void
+scopy(char *dst, size_t n, const char *src)
+{
+	size_t l = strnlen(src, n - 1);
+
+	memcpy(dst, src, l);
+	dst[l] = '\0';
+}
+
+/* Opens a pidfd for pid (Linux 5.3+). */
+static int
+pidfd_open_(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/* Appends an update slot and returns it, zeroed. */
+static struct vg_sched_update *
+push_update(struct direct *d, struct vg_attempt *a, enum vg_state st)
+{
+	struct vg_sched_update *u;
+
+	d->ups = vg_xgrow(d->ups, &d->upcap, d->nups + 1, sizeof(*d->ups));
+	u = &d->ups[d->nups++];
+	memset(u, 0, sizeof(*u));
+	u->a = a;
+	u->state = st;
+	u->result.state = st;
+	u->result.exit_code = -1;
+	return u;
+}
+
+/* Reports a terminal update for an attempt that never ran. */
+static void
+push_never_ran(struct direct *d, struct vg_attempt *a, enum vg_state st,
+    const char *reason)
+{
+	struct vg_sched_update *u = push_update(d, a, st);
+	double now = vg_now();
+
+	u->result.started = now;
+	u->result.ended = now;
+	scopy(u->result.reason, sizeof(u->result.reason), reason);
+	scopy(u->reason, sizeof(u->reason), reason);
+}
+
+/* Starts one queued attempt; reports RUNNING or BACKEND_ERROR. */
+static void
+slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
+{
+	struct vg_attempt *a = sl->a;
+	struct vg_sched_update *u;
+	struct vg_err e;
+	long long now;
+
+	vg_err_init(&e);
+	a->pid = 0;
+	a->pidfd = -1;
+	if (vg_backend_start(d->ops, a, &e) != 0) {
+		push_never_ran(d, a, VG_ST_BACKEND_ERROR, e.msg[0] ? e.msg :
+		    "backend failed to start the task");
+		free(sl);
+		return;
+	}
+	if (a->pidfd < 0) {
+		if ((a->pidfd = pidfd_open_(a->pid)) < 0) {
+			/* The child is ours and cannot be gone unreaped, so
+			 * this is resource exhaustion: stop it and report. */
+			(void)vg_backend_cancel(a, SIGKILL, NULL);
+			(void)waitpid(a->pid, NULL, 0);
+			vg_backend_cleanup(a);
+			push_never_ran(d, a, VG_ST_BACKEND_ERROR,
+			    "cannot watch the task: pidfd_open failed");
+			free(sl);
+			return;
+		}
+		sl->own_pidfd = 1;
+	}
+	if (a->started == 0)
+		a->started = vg_now();
+	now = vg_mono_ms();
+	if (a->timeout > 0)
+		sl->term_at = now + (long long)(a->timeout * 1000.0 + 0.5);
+	d->run[d->nrun++] = sl;
+	u = push_update(d, a, VG_ST_RUNNING);
+	snprintf(u->handle, sizeof(u->handle), "%ld", (long)a->pid);
+}
+
+/* Starts queued attempts while slots are free. */
+static void
+start_ready(struct vg_sched *s, struct direct *d)
+{
+	struct dslot *sl;
+
+	while (d->nrun < (size_t)s->jobs && d->qhead != NULL) {
+		sl = d->qhead;
+		d->qhead = sl->next;
+		if (d->qhead == NULL)
+			d->qtail = NULL;
+		d->nqueued--;
+		sl->next = NULL;
+		slot_start(s, d, sl);
+	}
+}
 
 static int
 direct_open(struct vg_sched *s, struct vg_err *e)
 {
-	(void)s;
-	return vg_err_set(e, VG_EUNSUPPORTED,
-	    "scheduler 'direct' is not implemented yet");
+	struct direct *d;
+	const struct vg_backend_ops *ops = s->backend;
+	int subreaper = 0;
+	long n;
+
+	if (ops == NULL) {
+		const char *name = s->m != NULL && s->m->backend != NULL ?
+		    s->m->backend : "local";
+
+		if ((ops = vg_backend_find(name)) == NULL)
+			return vg_err_set(e, VG_EINVAL, "unknown backend "
+			    "'%s'", name);
+	}
+	if (s->jobs <= 0) {
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+		s->jobs = n > 0 ? (int)n : 1;
+	}
+	d = vg_xcalloc(1, sizeof(*d));
+	d->ops = ops;
+	d->run = vg_xcalloc((size_t)s->jobs, sizeof(*d->run));
+	d->pfds = vg_xcalloc((size_t)s->jobs + 1, sizeof(*d->pfds));
+	if (prctl(PR_GET_CHILD_SUBREAPER, &subreaper, 0, 0, 0) == 0)
+		d->subreaper = subreaper;
+	/* Keep a few more than --jobs in hand so a freed slot is refilled
+	 * inside the same poll, without a round trip through the driver. */
+	s->window = s->jobs * 2;
+	s->priv = d;
+	return 0;
+}
+
+static int
+direct_submit(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
+{
+	struct direct *d = s->priv;
+	struct dslot *sl;
+
+	(void)e;
+	sl = vg_xcalloc(1, sizeof(*sl));
+	sl->a = a;
+	if (d->qtail != NULL)
+		d->qtail->next = sl;
+	else
+		d->qhead = sl;
+	d->qtail = sl;
+	d->nqueued++;
+	start_ready(s, d);
+	return 0;
+}
+
+/* Converts a waitid result into a wait(2) status word. */
+static int
+wstatus_of(const siginfo_t *si)
+{
+	switch (si->si_code) {
+	case CLD_EXITED:
+		return (si->si_status & 0xff) << 8;
+	case CLD_DUMPED:
+		return (si->si_status & 0x7f) | 0x80;
+	default:
+		return si->si_status & 0x7f;
+	}
+}
+
+/* Removes running slot i (order does not matter). */
+static void
+run_remove(struct direct *d, size_t i)
+{
+	d->run[i] = d->run[--d->nrun];
+	d->run[d->nrun] = NULL;
+}
+
+/* Reaps running slot i if its process ended; returns 1 when it did. */
+static int
+slot_reap(struct direct *d, size_t i)
+{
+	struct dslot *sl = d->run[i];
+	struct vg_attempt *a = sl->a;
+	struct vg_sched_update *u;
+	struct vg_result r;
+	struct vg_err e;
+	siginfo_t si;
+	int ws;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid((idtype_t)P_PIDFD, (id_t)a->pidfd, &si,
+	    WEXITED | WNOHANG) != 0) {
+		if (errno == EINTR)
+			return 0;
+		/* ECHILD: someone else reaped it; the status is lost. */
+		memset(&si, 0, sizeof(si));
+		si.si_pid = a->pid;
+		si.si_code = CLD_KILLED;
+		si.si_status = SIGKILL;
+	}
+	if (si.si_pid == 0)
+		return 0;
+	ws = wstatus_of(&si);
+	memset(&r, 0, sizeof(r));
+	vg_err_init(&e);
+	if (vg_backend_finish(a, ws, &r, &e) != 0) {
+		r.state = VG_ST_BACKEND_ERROR;
+		scopy(r.reason, sizeof(r.reason), e.msg);
+	}
+	if (r.ended == 0)
+		r.ended = vg_now();
+	if (r.started == 0)
+		r.started = a->started;
+	if (sl->timed_out) {
+		r.state = VG_ST_TIMEOUT;
+		snprintf(r.reason, sizeof(r.reason), "timed out after %gs",
+		    a->timeout);
+	} else if (sl->cancelled && r.state != VG_ST_SUCCEEDED) {
+		r.state = VG_ST_CANCELLED;
+		snprintf(r.reason, sizeof(r.reason), "cancelled");
+	}
+	if (sl->own_pidfd) {
+		close(a->pidfd);
+		a->pidfd = -1;
+	}
+	vg_backend_cleanup(a);
+	u = push_update(d, a, r.state);
+	u->result = r;
+	scopy(u->reason, sizeof(u->reason), r.reason);
+	snprintf(u->handle, sizeof(u->handle), "%ld", (long)a->pid);
+	run_remove(d, i);
+	free(sl);
+	return 1;
+}
+
+/* Signals the attempt of slot sl; errors are ignored (it may be gone). */
+static void
+slot_signal(struct dslot *sl, int sig)
+{
+	(void)vg_backend_cancel(sl->a, sig, NULL);
+}
+
+/* Acts on passed deadlines; returns the nearest future one (0 = none). */
+static long long
+deadlines(struct direct *d, long long now)
+{
+	struct dslot *sl;
+	long long next = 0, grace;
+	size_t i;
+
+	for (i = 0; i < d->nrun; i++) {
+		sl = d->run[i];
+		if (sl->kill_at == 0 && sl->term_at != 0 &&
+		    now >= sl->term_at) {
+			sl->timed_out = 1;
+			slot_signal(sl, SIGTERM);
+			grace = (long long)(sl->a->kill_grace * 1000.0 + 0.5);
+			sl->kill_at = now + (grace > 0 ? grace : 1);
+		} else if (sl->kill_at != 0 && now >= sl->kill_at) {
+			slot_signal(sl, SIGKILL);
+			/* Keep killing once a second until it is gone: a
+			 * tree can fork between two sweeps. */
+			sl->kill_at = now + 1000;
+		}
+		if (sl->kill_at != 0) {
+			if (next == 0 || sl->kill_at < next)
+				next = sl->kill_at;
+		} else if (sl->term_at != 0 &&
+		    (next == 0 || sl->term_at < next))
+			next = sl->term_at;
+	}
+	return next;
+}
+
+/* True when pid belongs to a running attempt. */
+static int
+tracked(const struct direct *d, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < d->nrun; i++)
+		if (d->run[i]->a->pid == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * As a child subreaper, vigil inherits the orphans of task trees; they
+ * must be reaped or they stay zombies.  Tracked children are left for
+ * their pidfd.
+ */
+static void
+reap_strays(struct direct *d)
+{
+	siginfo_t si;
+
+	if (!d->subreaper)
+		return;
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+		    si.si_pid == 0 || tracked(d, si.si_pid))
+			return;
+		(void)waitpid(si.si_pid, NULL, WNOHANG);
+	}
+}
+
+static int
+direct_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
+    struct vg_sched_update **ups, size_t *n, struct vg_err *e)
+{
+	struct direct *d = s->priv;
+	long long now, next;
+	size_t i, np, nrun;
+	int to, rc;
+
+	/* Forget what the last poll handed out; keep what came since. */
+	if (d->returned > 0) {
+		memmove(d->ups, d->ups + d->returned,
+		    (d->nups - d->returned) * sizeof(*d->ups));
+		d->nups -= d->returned;
+		d->returned = 0;
+	}
+	now = vg_mono_ms();
+	next = deadlines(d, now);
+	to = timeout_ms;
+	if (next != 0 && (to < 0 || next - now < to))
+		to = (int)(next - now > 0 ? next - now : 0);
+	if (d->nups > 0)
+		to = 0;
+	np = 0;
+	if (wake_fd >= 0) {
+		d->pfds[np].fd = wake_fd;
+		d->pfds[np].events = POLLIN;
+		np++;
+	}
+	nrun = d->nrun;
+	for (i = 0; i < nrun; i++) {
+		d->pfds[np].fd = d->run[i]->a->pidfd;
+		d->pfds[np].events = POLLIN;
+		np++;
+	}
+	rc = poll(d->pfds, np, to);
+	if (rc < 0 && errno != EINTR)
+		return vg_err_errno(e, "poll");
+	if (rc > 0) {
+		/* Slots move when one is removed: walk from the end, and
+		 * match by fd rather than by position. */
+		for (i = np; i-- > (wake_fd >= 0 ? 1u : 0u); ) {
+			size_t j;
+
+			if (!(d->pfds[i].revents & (POLLIN | POLLHUP |
+			    POLLERR | POLLNVAL)))
+				continue;
+			for (j = 0; j < d->nrun; j++)
+				if (d->run[j]->a->pidfd == d->pfds[i].fd)
+					break;
+			if (j < d->nrun)
+				(void)slot_reap(d, j);
+		}
+	}
+	reap_strays(d);
+	(void)deadlines(d, vg_mono_ms());
+	start_ready(s, d);
+	*ups = d->ups;
+	*n = d->nups;
+	d->returned = d->nups;
+	return 0;
+}
+
+static int
+direct_cancel(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
+{
+	struct direct *d = s->priv;
+	struct dslot *sl, *prev, **pp;
+	long long grace;
+	size_t i;
+
+	(void)e;
+	prev = NULL;
+	for (pp = &d->qhead; (sl = *pp) != NULL; pp = &sl->next) {
+		if (sl->a != a) {
+			prev = sl;
+			continue;
+		}
+		*pp = sl->next;
+		if (d->qtail == sl)
+			d->qtail = prev;
+		d->nqueued--;
+		free(sl);
+		push_never_ran(d, a, VG_ST_CANCELLED,
+		    "cancelled before it started");
+		return 0;
+	}
+	for (i = 0; i < d->nrun; i++) {
+		sl = d->run[i];
+		if (sl->a != a)
+			continue;
+		if (sl->cancelled) {
+			slot_signal(sl, SIGKILL);
+			return 0;
+		}
+		sl->cancelled = 1;
+		slot_signal(sl, SIGTERM);
+		grace = (long long)(a->kill_grace * 1000.0 + 0.5);
+		sl->kill_at = vg_mono_ms() + (grace > 0 ? grace : 1);
+		return 0;
+	}
+	return 0;
+}
+
+static size_t
+direct_active(struct vg_sched *s)
+{
+	struct direct *d = s->priv;
+
+	return d != NULL ? d->nrun + d->nqueued : 0;
+}
+
+static void
+direct_close(struct vg_sched *s)
+{
+	struct direct *d = s->priv;
+	struct dslot *sl, *next;
+	size_t i;
+
+	if (d == NULL)
+		return;
+	for (i = 0; i < d->nrun; i++) {
+		if (d->run[i]->own_pidfd && d->run[i]->a->pidfd >= 0) {
+			close(d->run[i]->a->pidfd);
+			d->run[i]->a->pidfd = -1;
+		}
+		free(d->run[i]);
+	}
+	for (sl = d->qhead; sl != NULL; sl = next) {
+		next = sl->next;
+		free(sl);
+	}
+	free(d->run);
+	free(d->pfds);
+	free(d->ups);
+	free(d);
+	s->priv = NULL;
 }
 
 const struct vg_scheduler_ops vg_scheduler_direct = {
 	.name = "direct",
 	.open = direct_open,
+	.submit = direct_submit,
+	.poll = direct_poll,
+	.cancel = direct_cancel,
+	.active = direct_active,
+	.close = direct_close,
 };

@@ -49,6 +49,12 @@ struct vg_sched {
 	struct vg_store			*store;
 	int				 jobs;		/* direct: parallelism */
 	void				*priv;
+	/* Backend for every attempt; NULL = by the manifest's name. */
+	const struct vg_backend_ops	*backend;
+	/* Set by open: how many attempts the scheduler wants in hand at
+	 * once (submitted and not yet terminal); the driver keeps the rest
+	 * itself.  0 = no limit (slurm takes everything for arrays). */
+	int				 window;
 };
 
 struct vg_scheduler_ops {
@@ -63,7 +69,10 @@ struct vg_scheduler_ops {
 	/* Fills *ups (scheduler-owned until the next poll) with *n changes. */
 	int	(*poll)(struct vg_sched *s, int timeout_ms, int wake_fd,
 		    struct vg_sched_update **ups, size_t *n, struct vg_err *e);
-	/* Stops a, sending sig first (SIGTERM, then SIGKILL after grace). */
+	/* Stops a: SIGTERM, then SIGKILL after the attempt's kill_grace; a
+	 * second cancel of the same attempt sends SIGKILL at once (forced
+	 * cancel).  An attempt not started yet is dropped and reported
+	 * CANCELLED by the next poll.  Never blocks. */
 	int	(*cancel)(struct vg_sched *s, struct vg_attempt *a,
 		    struct vg_err *e);
 	/* Re-adopts a running attempt of a dead vigil; optional. */

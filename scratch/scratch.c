@@ -381,14 +381,15 @@ out:
 	return rc;
 }
 
-int
-vg_scratch_preflight(const char *dir, uint64_t min_free, struct vg_err *e)
+/* The free-space check on an open directory (fd >= 0) or on dir. */
+static int
+preflight(int fd, const char *dir, uint64_t min_free, struct vg_err *e)
 {
 	char have[32], need[32];
 	struct statvfs sv;
 	uint64_t avail;
 
-	if (statvfs(dir, &sv) != 0)
+	if ((fd >= 0 ? fstatvfs(fd, &sv) : statvfs(dir, &sv)) != 0)
 		return vg_err_errno(e, "cannot check free space of '%s'", dir);
 	avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
 	if (avail < min_free)
@@ -398,6 +399,12 @@ vg_scratch_preflight(const char *dir, uint64_t min_free, struct vg_err *e)
 		    human(avail, have, sizeof(have)),
 		    human(min_free, need, sizeof(need)));
 	return 0;
+}
+
+int
+vg_scratch_preflight(const char *dir, uint64_t min_free, struct vg_err *e)
+{
+	return preflight(-1, dir, min_free, e);
 }
 
 /* True when s is usable as one path component. */
@@ -411,7 +418,7 @@ valid_component(const char *s)
 /* One attempt at the mkdirat chain below base; see vg_scratch_task_dir. */
 static int
 task_dir_once(const char *base, const char *run_id, int task_index,
-    char **path_out, struct vg_err *e)
+    uint64_t min_free, char **path_out, struct vg_err *e)
 {
 	char *vpath = NULL, *rpath = NULL, *tpath = NULL, idx[16];
 	int bfd, vfd = -1, rfd = -1, tfd = -1, rc = 0;
@@ -419,6 +426,10 @@ task_dir_once(const char *base, const char *run_id, int task_index,
 	snprintf(idx, sizeof(idx), "%d", task_index);
 	if ((bfd = open_path_nofollow(base, e)) < 0)
 		return e != NULL ? e->rc : VG_EIO;
+	if ((rc = preflight(bfd, base, min_free, e)) != 0) {
+		close(bfd);
+		return rc;
+	}
 	vpath = vg_path_join(base, "vigil");
 	rpath = vg_path_join(vpath, run_id);
 	tpath = vg_path_join(rpath, idx);
@@ -459,13 +470,13 @@ vg_scratch_task_dir_min(const char *base, const char *run_id, int task_index,
 	if (task_index < 0)
 		return vg_err_set(e, VG_EINVAL, "task index %d is negative",
 		    task_index);
-	if ((rc = vg_scratch_preflight(base, min_free != 0 ? min_free :
-	    VG_SCRATCH_MIN_FREE_DEFAULT, e)) != 0)
-		return rc;
+	if (min_free == 0)
+		min_free = VG_SCRATCH_MIN_FREE_DEFAULT;
 	/* A finishing task of the same run removes the run directory
 	 * once it is empty; if that races with us, create it again. */
 	for (tries = 0; ; tries++) {
-		rc = task_dir_once(base, run_id, task_index, path_out, e);
+		rc = task_dir_once(base, run_id, task_index, min_free,
+		    path_out, e);
 		if (rc != VG_ENOENT && !(rc == VG_EIO && errno == ENOENT))
 			break;
 		if (tries == 3)

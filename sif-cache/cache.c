@@ -31,15 +31,17 @@
 
 #include "runner/buf.h"
 #include "runner/path.h"
+#include "runner/store.h"
 #include "runner/version.h"
+#include "scratch/scratch.h"
 #include "sif-cache/cache-int.h"
 #include "sif-cache/lock.h"
 #include "sif-cache/sha256.h"
 
-#define REC_MAX		(64u << 20)	/* a shard of 100,000+ lines */
+#define REC_MAX		(64u << 20)	/* a shard: 100,000+ lines */
 #define REF_MAX		65536
-#define STDERR_KEEP	4096		/* tail of a puller's stderr kept */
-#define FRESH_SLACK	3600.0		/* re-pulling gains less: keep */
+#define STDERR_KEEP	4096		/* puller's stderr tail kept */
+#define FRESH_SLACK	3600.0		/* min. gain of a re-pull */
 
 enum ref_kind {
 	REF_LOCAL,
@@ -172,6 +174,8 @@ vg_cache_open(const struct vg_cache_conf *conf, const char *default_dir,
 	if (conf != NULL) {
 		if ((rc = vg_purge_from_conf(&conf->purge, &c->purge, e)) != 0)
 			goto fail;
+		c->purge_set = (conf->purge.preset != NULL &&
+		    conf->purge.preset[0] != '\0') || conf->purge.age > 0;
 		c->margin = (double)conf->purge.margin;
 		c->quota_bytes = conf->quota_bytes;
 		c->quota_entries = conf->quota_entries;
@@ -203,6 +207,76 @@ fail:
 	return rc;
 }
 
+int
+vg_cache_open_default(const struct vg_cache_conf *conf,
+    const struct vg_scratch_conf *scratch, struct vg_cache **out,
+    struct vg_err *e)
+{
+	const char *env = getenv("VIGIL_SIF_CACHE");
+	char *home = NULL, *base = NULL, *reason = NULL, *def = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((conf == NULL || conf->dir == NULL || conf->dir[0] == '\0') &&
+	    (env == NULL || env[0] == '\0')) {
+		home = vg_home_dir();
+		rc = vg_scratch_base(scratch, home, &base, &reason, e);
+		free(home);
+		free(reason);
+		if (rc != 0)
+			return vg_err_prefix(e, "SIF cache: no cache.dir or "
+			    "$VIGIL_SIF_CACHE, and no scratch base for the "
+			    "default: ");
+		def = vg_path_join(base, VG_CACHE_DEFAULT_NAME);
+		free(base);
+	}
+	rc = vg_cache_open(conf, def, out, e);
+	free(def);
+	return rc;
+}
+
+/* True when dir is root or lies beneath it (root without a final '/'). */
+static int
+under(const char *dir, const char *root)
+{
+	size_t n;
+
+	if (root == NULL || root[0] != '/')
+		return 0;
+	n = strlen(root);
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	return strncmp(dir, root, n) == 0 && (dir[n] == '\0' ||
+	    dir[n] == '/');
+}
+
+const char *
+vg_cache_purge_warning(struct vg_cache *c)
+{
+	static const char *const vars[] = {
+		"SCRATCH", "PSCRATCH", "VIGIL_SCRATCH",
+	};
+	const char *where = NULL;
+	size_t i;
+
+	if (c->purge_set)
+		return NULL;
+	if (under(c->dir, VG_SCRATCH_SITE_ROOT))
+		where = VG_SCRATCH_SITE_ROOT;
+	for (i = 0; where == NULL && i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (under(c->dir, getenv(vars[i])))
+			where = vars[i];
+	if (where == NULL)
+		return NULL;
+	if (c->warning == NULL)
+		c->warning = vg_xasprintf("SIF cache '%s' is on a scratch "
+		    "file system (%s%s) but no purge policy is set: images "
+		    "may be purged under running tasks; set cache.purge (a "
+		    "site preset such as nersc, or {age, clock}, or none)",
+		    c->dir, where[0] == '/' ? "" : "$", where);
+	return c->warning;
+}
+
 const char *
 vg_cache_dir(const struct vg_cache *c)
 {
@@ -230,6 +304,7 @@ vg_cache_close(struct vg_cache *c)
 	free(c->d_locks);
 	free(c->d_tmp);
 	free(c->puller);
+	free(c->warning);
 	free(c);
 }
 
@@ -239,18 +314,30 @@ vg_cache_close(struct vg_cache *c)
 static void
 recs_parse(char *text, struct cache_recs *r)
 {
-	char *line, *save = NULL, d[65];
+	char *line, *save = NULL, *p, *end;
 	unsigned long long size;
 	double pulled, used;
 
+	/* "<digest> <size> <pulled> <last use>"; other lines are skipped */
 	for (line = strtok_r(text, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%64s %llu %lf %lf", d, &size, &pulled,
-		    &used) != 4 || strlen(d) != 64 ||
-		    !cache_is_digest_name(d, ""))
+		if (strlen(line) < 70 || line[64] != ' ')
+			continue;
+		line[64] = '\0';
+		if (!cache_is_digest_name(line, ""))
+			continue;
+		p = line + 65;
+		size = strtoull(p, &end, 10);
+		if (end == p || *end != ' ')
+			continue;
+		pulled = strtod(p = end + 1, &end);
+		if (end == p || *end != ' ')
+			continue;
+		used = strtod(p = end + 1, &end);
+		if (end == p || *end != '\0')
 			continue;
 		r->v = vg_xgrow(r->v, &r->cap, r->n + 1, sizeof(*r->v));
-		memcpy(r->v[r->n].digest, d, 65);
+		memcpy(r->v[r->n].digest, line, 65);
 		r->v[r->n].size = size;
 		r->v[r->n].pulled = pulled;
 		r->v[r->n].last_use = used;
@@ -259,8 +346,8 @@ recs_parse(char *text, struct cache_recs *r)
 }
 
 /* Loads one shard file; a missing shard is empty. */
-static int
-recs_load(const char *path, struct cache_recs *r, struct vg_err *e)
+int
+cache_recs_load(const char *path, struct cache_recs *r, struct vg_err *e)
 {
 	struct vg_buf b = VG_BUF_INIT;
 	int rc;
@@ -284,7 +371,7 @@ cache_recs_load_all(struct vg_cache *c, struct cache_recs *out,
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < 256; i++) {
 		path = vg_xasprintf("%s/%02x.rec", c->d_entries, i);
-		rc = recs_load(path, out, e);
+		rc = cache_recs_load(path, out, e);
 		free(path);
 		if (rc != 0)
 			return rc;
@@ -310,18 +397,21 @@ cache_rec_update(struct vg_cache *c, const char *digest, int64_t size,
 	size_t i;
 	int rc, found = 0;
 
+	if (strlen(digest) != 64 || !cache_is_digest_name(digest, ""))
+		return vg_err_set(e, VG_EINVAL, "'%s' is not a sha256 digest",
+		    digest);
 	path = vg_xasprintf("%s/%.2s.rec", c->d_entries, digest);
 	lpath = vg_xasprintf("%s/shard-%.2s.lock", c->d_locks, digest);
 	/* records are small: a short lease and wait suffice */
 	if ((rc = vg_lock_acquire(lpath, 10, 30, &lk, e)) != 0)
 		goto out;
-	if ((rc = recs_load(path, &r, e)) != 0)
+	if ((rc = cache_recs_load(path, &r, e)) != 0)
 		goto out;
 	for (i = 0; i < r.n; i++) {
 		if (strcmp(r.v[i].digest, digest) != 0) {
-			vg_buf_printf(&out, "%s %llu %.3f %.3f\n", r.v[i].digest,
-			    (unsigned long long)r.v[i].size, r.v[i].pulled,
-			    r.v[i].last_use);
+			vg_buf_printf(&out, "%s %llu %.3f %.3f\n",
+			    r.v[i].digest, (unsigned long long)r.v[i].size,
+			    r.v[i].pulled, r.v[i].last_use);
 			continue;
 		}
 		if (found++ || remove)
@@ -487,7 +577,8 @@ cache_pin_parse(const char *name, char digest[65], char *host,
 	*pid = strtol(dots[2] + 1, &end, 10);
 	if (end != dots[1])
 		return -1;
-	*expiry = strtod(dots[1] + 1, &end);
+	/* whole seconds: strtod would also eat the ".<seq>" */
+	*expiry = (double)strtoll(dots[1] + 1, &end, 10);
 	if (end != dots[0])
 		return -1;
 	return 0;
@@ -760,6 +851,7 @@ pull_http(struct vg_cache *c, const char *url, const char *pinned,
 	*size = (uint64_t)st.st_size;
 	rc = install(c, h.fd, tmp, url, digest, e);
 out:
+	vg_sha256_release(&h.sha);
 	if (h.fd >= 0)
 		close(h.fd);
 	if (rc != 0)

@@ -18,10 +18,11 @@
 
 struct vg_lock {
 	char		*path;
+	char		*token;		/* our line in the file */
 	ino_t		 ino;		/* of our lock file */
 	dev_t		 dev;
 	double		 lease;
-	long long	 refreshed;	/* monotonic ms of the last renewal */
+	long long	 refreshed;	/* monotonic ms, last renewal */
 };
 
 /* What a waiter remembers of the lock file to see whether it changes. */
@@ -29,7 +30,7 @@ struct seen {
 	int		 valid;
 	ino_t		 ino;
 	struct timespec	 mtim, ctim;
-	long long	 since;		/* monotonic ms when first seen so */
+	long long	 since;		/* monotonic ms, same since */
 };
 
 static unsigned lock_seq;
@@ -86,9 +87,14 @@ vg_lock_owner(const char *path, struct vg_lock_owner *o, struct vg_err *e)
 	return 0;
 }
 
-/* Writes our unique candidate file; returns its name (caller frees). */
+/*
+ * Writes our unique candidate file; returns its name (caller frees).  Its
+ * token line tells our lock from a later one that got the same inode
+ * number after ours was removed.
+ */
 static char *
-write_candidate(const char *path, double lease, struct vg_err *e)
+write_candidate(const char *path, double lease, char **token,
+    struct vg_err *e)
 {
 	char *tmp, *text;
 	size_t len;
@@ -96,8 +102,10 @@ write_candidate(const char *path, double lease, struct vg_err *e)
 
 	tmp = vg_xasprintf("%s.%s.%ld.%u", path, vg_lock_hostname(),
 	    (long)getpid(), lock_seq++);
-	text = vg_xasprintf("host %s\npid %ld\nacquired %.3f\nlease %.3f\n",
-	    vg_lock_hostname(), (long)getpid(), vg_now(), lease);
+	*token = vg_xasprintf("token %s.%ld.%lld.%u\n", vg_lock_hostname(),
+	    (long)getpid(), vg_mono_ms(), lock_seq++);
+	text = vg_xasprintf("host %s\npid %ld\nacquired %.3f\nlease %.3f\n%s",
+	    vg_lock_hostname(), (long)getpid(), vg_now(), lease, *token);
 	len = strlen(text);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
 	    0644);
@@ -212,15 +220,18 @@ vg_lock_acquire(const char *path, double lease, double wait,
 	struct seen s = { .valid = 0 };
 	long long start = vg_mono_ms();
 	long nap = 20, cap;
-	char *cand;
+	char *cand, *token = NULL;
 	int r;
 
 	*out = NULL;
 	if (!(lease > 0))
 		return vg_err_set(e, VG_EINVAL, "lock lease must be positive");
-	if ((cand = write_candidate(path, lease, e)) == NULL)
+	if ((cand = write_candidate(path, lease, &token, e)) == NULL) {
+		free(token);
 		return VG_EIO;
+	}
 	l = vg_xcalloc(1, sizeof(*l));
+	l->token = token;
 	/* poll at most every quarter lease, and at least every second */
 	cap = (long)(lease * 250.0);
 	if (cap > 1000)
@@ -258,6 +269,8 @@ vg_lock_acquire(const char *path, double lease, double wait,
 	}
 	(void)unlink(cand);
 	free(cand);
+	if (l != NULL)
+		free(l->token);
 	free(l);
 	return r;
 }
@@ -266,10 +279,17 @@ vg_lock_acquire(const char *path, double lease, double wait,
 static int
 still_ours(const struct vg_lock *l)
 {
+	struct vg_buf b = VG_BUF_INIT;
 	struct stat st;
+	int ours;
 
-	return stat(l->path, &st) == 0 && st.st_ino == l->ino &&
-	    st.st_dev == l->dev;
+	if (stat(l->path, &st) != 0 || st.st_ino != l->ino ||
+	    st.st_dev != l->dev)
+		return 0;
+	ours = vg_read_file(l->path, 4096, &b, NULL) == 0 && b.data != NULL &&
+	    strstr(b.data, l->token) != NULL;
+	vg_buf_release(&b);
+	return ours;
 }
 
 int
@@ -297,5 +317,6 @@ vg_lock_release(struct vg_lock *l)
 	if (still_ours(l))
 		(void)unlink(l->path);
 	free(l->path);
+	free(l->token);
 	free(l);
 }

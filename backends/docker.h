@@ -1,0 +1,128 @@
+/*
+ * docker.h - the pure parts of the docker backend, exported for tests and
+ * for the policy gate: API version negotiation, volume specs, the host
+ * access check, the container create body, image references, and the
+ * demultiplexer of the Engine API's log stream.  None of these talk to
+ * the engine; docker.c does.
+ */
+#ifndef VG_DOCKER_H
+#define VG_DOCKER_H
+
+#include <stddef.h>
+
+#include "../runner/buf.h"
+#include "../runner/err.h"
+#include "../runner/json.h"
+#include "../runner/manifest.h"
+#include "backend.h"
+
+/* The API version vigil speaks, and the oldest it accepts (NanoCpus and
+ * PidsLimit need 1.25). */
+#define VG_DOCKER_API_MAX	"1.41"
+#define VG_DOCKER_API_MIN	"1.25"
+
+/* Label keys on every container vigil creates. */
+#define VG_DOCKER_LABEL		"vigil"		/* "1" */
+#define VG_DOCKER_LABEL_RUN	"vigil.run"	/* run id */
+#define VG_DOCKER_LABEL_TASK	"vigil.task"	/* task index */
+#define VG_DOCKER_LABEL_ATTEMPT	"vigil.attempt"	/* 1-based */
+#define VG_DOCKER_LABEL_OWNER	"vigil.owner"	/* host:pid:starttime */
+
+/*
+ * Chooses the API version: the lower of the server's ApiVersion and
+ * VG_DOCKER_API_MAX, refused when below VG_DOCKER_API_MIN or below the
+ * server's MinAPIVersion (NULL when the server names none).  Writes
+ * "1.41" into out.
+ */
+int	vg_docker_api_version(const char *server, const char *server_min,
+	    char out[16], struct vg_err *e);
+
+enum vg_docker_vol_kind {
+	VG_DOCKER_VOL_ANON = 0,	/* "/data": an anonymous volume */
+	VG_DOCKER_VOL_NAMED,	/* "name:/data" */
+	VG_DOCKER_VOL_HOST,	/* "/srv:/data", "./x:/x", "~/x:/x", "C:\x:/x" */
+};
+
+/* One entry of docker.volumes, split; strings owned. */
+struct vg_docker_vol {
+	enum vg_docker_vol_kind	 kind;
+	char			*src;	/* NULL for anonymous volumes */
+	char			*dst;
+	char			*mode;	/* "ro", "rw,z", ... or NULL */
+};
+
+/*
+ * Splits "SRC:DST[:MODE]" or "DST" the way the Engine API reads Binds.
+ * Errors name the spec and what would be valid.
+ */
+int	vg_docker_vol_parse(const char *spec, struct vg_docker_vol *v,
+	    struct vg_err *e);
+void	vg_docker_vol_release(struct vg_docker_vol *v);
+
+/*
+ * The host access check on the manifest alone: host-path binds, engine
+ * sockets, privileged mode, host (or another container's) PID, network
+ * and IPC namespaces, devices and added capabilities.  Appends one line
+ * per finding to why and returns their number.  Named volumes need the
+ * engine's view: see vg_docker_volume_host_dir.
+ */
+int	vg_docker_host_access(const struct vg_manifest *m, struct vg_buf *why);
+
+/*
+ * Given the reply of GET /volumes/NAME, returns the host directory the
+ * volume binds (local driver with o=bind, or a device that is a path), or
+ * NULL; borrowed from vol.
+ */
+const char *vg_docker_volume_host_dir(const struct vg_json_value *vol);
+
+/* True when m lets host access through: policy mode auto-approve, or an
+ * allow rule with category "host-access". */
+int	vg_docker_host_access_allowed(const struct vg_manifest *m);
+
+/*
+ * Builds the JSON body of POST /containers/create for a: image, command
+ * (Entrypoint = argv[0], Cmd = the rest, so the image's entrypoint never
+ * wraps it), environment, working directory, binds of the task and
+ * scratch directories at the same paths, labels (owner names the process
+ * that watches the container), and the hardened HostConfig.
+ */
+void	vg_docker_create_body(const struct vg_attempt *a, const char *owner,
+	    struct vg_buf *out);
+
+/*
+ * Splits an image reference into the fromImage and tag query values of
+ * POST /images/create: "busybox" -> busybox, latest;
+ * "reg:5000/a/b:1" -> reg:5000/a/b, 1; "a@sha256:..." -> a@sha256:..., "".
+ * Returns VG_EINVAL for characters outside the reference grammar.
+ */
+int	vg_docker_image_ref(const char *image, struct vg_buf *from,
+	    struct vg_buf *tag, struct vg_err *e);
+
+/*
+ * The log stream of a container without a TTY: frames of an 8-byte
+ * header (byte 0 the stream: 0 stdin, 1 stdout, 2 stderr; bytes 4-7 the
+ * big-endian payload length) and the payload.  The demultiplexer keeps
+ * only the header between calls, so memory is bounded whatever the
+ * pieces' sizes.
+ */
+struct vg_docker_demux {
+	unsigned char	hdr[8];
+	size_t		hlen;		/* header bytes held */
+	size_t		left;		/* payload bytes still due */
+	int		stream;
+	unsigned long long offset;	/* bytes consumed, for errors */
+	/* Receives each payload piece: stream 1 or 2.  Returns 0 or a
+	 * negative vg_rc that stops the feed. */
+	int		(*out)(void *arg, int stream, const char *p, size_t n);
+	void		*arg;
+};
+
+void	vg_docker_demux_init(struct vg_docker_demux *d,
+	    int (*out)(void *, int, const char *, size_t), void *arg);
+/* Feeds n bytes; returns 0, the sink's error, or VG_EPARSE. */
+int	vg_docker_demux_feed(struct vg_docker_demux *d, const char *p,
+	    size_t n, struct vg_err *e);
+/* True when the stream ended between frames. */
+int	vg_docker_demux_done(const struct vg_docker_demux *d);
+
+#endif

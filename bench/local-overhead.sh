@@ -1,0 +1,60 @@
+#!/bin/sh
+# local-overhead.sh - vigil's per-task overhead on the local backend.
+#
+#   1. 1000 tasks of `true` through `vigil run --jobs 2` (state journaled
+#      in sqlite as always) against `xargs -P2` running the same 1000
+#      `true` in this same script run; prints both times and the ratio
+#      (target: vigil <= 1.25 x xargs).
+#   2. A 10,000-task run's peak RSS (GNU time's %M); target < 30 MB.
+#
+# N=... and BIG=... change the task counts.  Uses build/vigil unless
+# VIGIL is set.
+set -eu
+cd "$(dirname "$0")/.."
+VIGIL=${VIGIL:-$PWD/build/vigil}
+N=${N:-1000}
+BIG=${BIG:-10000}
+W=$(mktemp -d /tmp/vigil-bench-XXXXXX)
+trap 'rm -rf "$W"' EXIT INT TERM
+VIGIL_HOME=$W/home
+export VIGIL_HOME
+
+# A manifest of n tasks: one matrix axis of n values, argv command.
+manifest() {
+	{
+		echo "version: 1"
+		echo "name: bench-$1"
+		echo "command: [\"true\"]"
+		echo "matrix:"
+		printf "  i: ["
+		i=0
+		while [ $i -lt "$1" ]; do
+			[ $i -gt 0 ] && printf ", "
+			printf "%d" $i
+			i=$((i + 1))
+		done
+		echo "]"
+	} >"$W/m$1.yaml"
+}
+
+now_ms() { date +%s%3N; }
+
+manifest "$N"
+manifest "$BIG"
+true_bin=$(command -v true)
+
+t0=$(now_ms)
+seq "$N" | xargs -P2 -I{} "$true_bin"
+t1=$(now_ms)
+"$VIGIL" run -q --jobs 2 "$W/m$N.yaml"
+t2=$(now_ms)
+xargs_ms=$((t1 - t0))
+vigil_ms=$((t2 - t1))
+echo "xargs -P2:        $N x true in ${xargs_ms} ms"
+echo "vigil run -j 2:   $N x true in ${vigil_ms} ms"
+awk -v v="$vigil_ms" -v x="$xargs_ms" \
+    'BEGIN { r = v / x; printf "ratio vigil/xargs: %.2f (target <= 1.25): %s\n", r, r <= 1.25 ? "ok" : "OVER" }'
+
+/usr/bin/time -f %M -o "$W/rss" "$VIGIL" run -q --jobs 2 "$W/m$BIG.yaml"
+rss=$(tail -n 1 "$W/rss")
+echo "vigil run of $BIG tasks: peak RSS ${rss} kB (target < 30720 kB): $( [ "$rss" -lt 30720 ] && echo ok || echo OVER)"

@@ -1,0 +1,689 @@
+/*
+ * maint.c - looking after the cache: list, verify (reconcile records with
+ * files), gc (purge-aligned expiry and quota) and rm.
+ *
+ * gc plans from the directory of images and the 256 record shards, and
+ * stats only the images whose recorded pull time puts them near the purge
+ * age: real clocks only move forward from the pull, so the record is a
+ * lower bound and the stat decides.  verify, which is rarer, stats and
+ * checks every image, and so also notices clocks moved backwards (touch
+ * -d) or images removed behind vigil's back.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runner/buf.h"
+#include "runner/path.h"
+#include "sif-cache/cache-int.h"
+#include "sif-cache/evict.h"
+#include "sif-cache/lock.h"
+
+#define REF_MAX		65536
+
+/* A growable array of 64-digit names (digest + NUL). */
+struct names {
+	char	(*v)[65];
+	size_t	  n, cap;
+};
+
+/* Orders 65-byte names. */
+static int
+by_name(const void *a, const void *b)
+{
+	return memcmp(a, b, 64);
+}
+
+/* Orders records by digest. */
+static int
+by_rec(const void *a, const void *b)
+{
+	return memcmp(((const struct cache_rec *)a)->digest,
+	    ((const struct cache_rec *)b)->digest, 64);
+}
+
+/* Appends an empty entry for digest d. */
+static struct vg_cache_entry *
+entry_add(struct vg_cache_list *l, const char *d)
+{
+	struct vg_cache_entry *ent;
+
+	l->v = vg_xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	ent = &l->v[l->n++];
+	memset(ent, 0, sizeof(*ent));
+	memcpy(ent->digest, d, 64);
+	ent->digest[64] = '\0';
+	ent->purge_at = INFINITY;
+	return ent;
+}
+
+/* Binary search of a digest-sorted list. */
+static struct vg_cache_entry *
+entry_find(struct vg_cache_list *l, const char *d)
+{
+	size_t lo = 0, hi = l->n, mid;
+	int r;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		r = memcmp(l->v[mid].digest, d, 64);
+		if (r == 0)
+			return &l->v[mid];
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The value of a hex digit. */
+static int
+hexval(char c)
+{
+	return c <= '9' ? c - '0' : c - 'a' + 10;
+}
+
+void
+vg_cache_list_release(struct vg_cache_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		vg_strv_release(&l->v[i].refs);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Fills the clocks, size and purge moment of ent from st. */
+static void
+entry_stat(struct vg_cache *c, struct vg_cache_entry *ent,
+    const struct stat *st)
+{
+	ent->size = (uint64_t)st->st_size;
+	ent->atime = (double)st->st_atim.tv_sec + st->st_atim.tv_nsec / 1e9;
+	ent->mtime = (double)st->st_mtim.tv_sec + st->st_mtim.tv_nsec / 1e9;
+	ent->ctime = (double)st->st_ctim.tv_sec + st->st_ctim.tv_nsec / 1e9;
+	ent->purge_at = vg_purge_eligible_at(&c->purge, st);
+}
+
+/* Reads one reference record: its ref, digest and pull time. */
+static int
+ref_load(const char *path, char **ref, char digest[65], double *pulled)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	char *line, *save = NULL;
+
+	*ref = NULL;
+	digest[0] = '\0';
+	*pulled = 0;
+	if (vg_read_file(path, REF_MAX, &b, NULL) != 0 || b.data == NULL) {
+		vg_buf_release(&b);
+		return -1;
+	}
+	for (line = strtok_r(b.data, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "ref ", 4) == 0 && *ref == NULL)
+			*ref = vg_xstrdup(line + 4);
+		else if (strncmp(line, "digest ", 7) == 0 &&
+		    cache_is_digest_name(line + 7, ""))
+			memcpy(digest, line + 7, 65);
+		else if (strncmp(line, "pulled ", 7) == 0)
+			*pulled = strtod(line + 7, NULL);
+	}
+	vg_buf_release(&b);
+	if (*ref == NULL || digest[0] == '\0') {
+		free(*ref);
+		*ref = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Options of gather: how much to learn about each entry. */
+enum {
+	G_STAT = 1 << 0,	/* stat every image */
+	G_REFS = 1 << 1,	/* read reference records */
+};
+
+/*
+ * Collects every image and record into l.  Without G_STAT, the purge
+ * moment is estimated from the recorded pull time and confirmed by a
+ * stat only when it falls before now + margin.
+ */
+static int
+gather(struct vg_cache *c, unsigned how, struct vg_cache_list *l,
+    struct vg_err *e)
+{
+	struct names *bucket;
+	struct cache_recs recs;
+	struct vg_cache_entry *ent;
+	struct dirent *de;
+	struct stat st;
+	char d[65], host[256], *ref, *path;
+	double now = vg_now(), exp, pulled, limit;
+	size_t i, j, nsorted;
+	long pid;
+	DIR *dir;
+	int rc = 0, b, dfd, cmp;
+
+	memset(l, 0, sizeof(*l));
+	limit = now + cache_margin(c);
+	/*
+	 * Images, by the shard their digest falls in: each shard is then
+	 * merged with its records while both are small enough for the CPU
+	 * cache, and the result comes out sorted by digest.
+	 */
+	bucket = vg_xcalloc(256, sizeof(*bucket));
+	if ((dir = opendir(c->d_sha)) == NULL) {
+		rc = vg_err_errno(e, "cannot read '%s'", c->d_sha);
+		goto out;
+	}
+	while ((de = readdir(dir)) != NULL) {
+		if (!cache_is_digest_name(de->d_name, ".sif"))
+			continue;
+		b = hexval(de->d_name[0]) << 4 | hexval(de->d_name[1]);
+		bucket[b].v = vg_xgrow(bucket[b].v, &bucket[b].cap,
+		    bucket[b].n + 1, sizeof(*bucket[b].v));
+		memcpy(bucket[b].v[bucket[b].n], de->d_name, 64);
+		bucket[b].v[bucket[b].n++][64] = '\0';
+	}
+	closedir(dir);
+	/* one allocation for the common case: every image has a record */
+	for (b = 0, i = 0; b < 256; b++)
+		i += bucket[b].n;
+	l->v = vg_xgrow(l->v, &l->cap, i + 16, sizeof(*l->v));
+
+	for (b = 0; b < 256; b++) {
+		path = vg_xasprintf("%s/%02x.rec", c->d_entries, b);
+		memset(&recs, 0, sizeof(recs));
+		rc = cache_recs_load(path, &recs, e);
+		free(path);
+		if (rc != 0)
+			goto out;
+		if (bucket[b].n > 1)
+			qsort(bucket[b].v, bucket[b].n, sizeof(*bucket[b].v),
+			    by_name);
+		if (recs.n > 1)
+			qsort(recs.v, recs.n, sizeof(*recs.v), by_rec);
+		for (i = j = 0; i < bucket[b].n || j < recs.n; ) {
+			if (i == bucket[b].n)
+				cmp = 1;
+			else if (j == recs.n)
+				cmp = -1;
+			else
+				cmp = memcmp(bucket[b].v[i], recs.v[j].digest,
+				    64);
+			if (cmp > 0 && l->n > 0 && memcmp(l->v[l->n - 1].digest,
+			    recs.v[j].digest, 64) == 0) {
+				j++;		/* duplicate record line */
+				continue;
+			}
+			ent = entry_add(l, cmp <= 0 ? bucket[b].v[i] :
+			    recs.v[j].digest);
+			if (cmp <= 0) {
+				ent->present = 1;
+				i++;
+			}
+			if (cmp >= 0) {
+				ent->has_record = 1;
+				ent->size = recs.v[j].size;
+				ent->pulled = recs.v[j].pulled;
+				ent->last_use = recs.v[j].last_use;
+				j++;
+			}
+		}
+		cache_recs_release(&recs);
+		free(bucket[b].v);
+		bucket[b].v = NULL;
+	}
+
+	for (i = 0; i < l->n; i++) {
+		ent = &l->v[i];
+		if (how & (G_STAT | G_REFS))
+			ent->path = cache_image_path(c, ent->digest);
+		if (!ent->present)
+			continue;
+		if (!(how & G_STAT)) {
+			/* recorded clocks are a lower bound of the real ones */
+			st.st_atim.tv_sec = st.st_mtim.tv_sec =
+			    st.st_ctim.tv_sec = (time_t)ent->pulled;
+			st.st_atim.tv_nsec = st.st_mtim.tv_nsec =
+			    st.st_ctim.tv_nsec = 0;
+			exp = ent->has_record ?
+			    vg_purge_eligible_at(&c->purge, &st) : -INFINITY;
+			if (exp > limit)
+				continue;
+		}
+		if (ent->path == NULL)
+			ent->path = cache_image_path(c, ent->digest);
+		if (stat(ent->path, &st) == 0) {
+			entry_stat(c, ent, &st);
+			if (!ent->has_record)
+				ent->last_use = ent->mtime;
+		}
+	}
+
+	/* pins */
+	if ((dir = opendir(c->d_pins)) != NULL) {
+		while ((de = readdir(dir)) != NULL) {
+			if (cache_pin_parse(de->d_name, d, host, sizeof(host),
+			    &pid, &exp) != 0 ||
+			    !cache_pin_live(host, pid, exp, now))
+				continue;
+			if ((ent = entry_find(l, d)) != NULL)
+				ent->npins++;
+		}
+		closedir(dir);
+	}
+
+	/* references; digests named only by a reference come last */
+	nsorted = l->n;
+	if ((how & G_REFS) && (dir = opendir(c->d_refs)) != NULL) {
+		dfd = dirfd(dir);
+		(void)dfd;
+		while ((de = readdir(dir)) != NULL) {
+			if (!cache_is_digest_name(de->d_name, ".ref"))
+				continue;
+			path = vg_path_join(c->d_refs, de->d_name);
+			if (ref_load(path, &ref, d, &pulled) == 0) {
+				ent = entry_find(l, d);
+				for (j = nsorted; ent == NULL && j < l->n; j++)
+					if (strcmp(l->v[j].digest, d) == 0)
+						ent = &l->v[j];
+				if (ent == NULL) {
+					ent = entry_add(l, d);
+					ent->path = cache_image_path(c, d);
+				}
+				vg_strv_take(&ent->refs, ref);
+				if (pulled > ent->pulled)
+					ent->pulled = pulled;
+			}
+			free(path);
+		}
+		closedir(dir);
+	}
+out:
+	for (b = 0; b < 256; b++)
+		free(bucket[b].v);
+	free(bucket);
+	if (rc != 0)
+		vg_cache_list_release(l);
+	return rc;
+}
+
+/* Orders entries by digest. */
+static int
+by_digest(const void *a, const void *b)
+{
+	return strcmp(((const struct vg_cache_entry *)a)->digest,
+	    ((const struct vg_cache_entry *)b)->digest);
+}
+
+int
+vg_cache_list(struct vg_cache *c, struct vg_cache_list *out,
+    struct vg_err *e)
+{
+	int rc;
+
+	if ((rc = gather(c, G_STAT | G_REFS, out, e)) != 0)
+		return rc;
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof(*out->v), by_digest);
+	return 0;
+}
+
+/* Removes every reference record that names digest. */
+static void
+drop_refs(struct vg_cache *c, const char *digest)
+{
+	struct dirent *de;
+	char d[65], *path, *ref;
+	double pulled;
+	DIR *dir;
+
+	if ((dir = opendir(c->d_refs)) == NULL)
+		return;
+	while ((de = readdir(dir)) != NULL) {
+		if (!cache_is_digest_name(de->d_name, ".ref"))
+			continue;
+		path = vg_path_join(c->d_refs, de->d_name);
+		if (ref_load(path, &ref, d, &pulled) == 0) {
+			if (strcmp(d, digest) == 0)
+				(void)unlink(path);
+			free(ref);
+		}
+		free(path);
+	}
+	closedir(dir);
+}
+
+/* Counts live pins of digest right now. */
+static int
+live_pins(struct vg_cache *c, const char *digest)
+{
+	struct dirent *de;
+	char d[65], host[256];
+	double exp, now = vg_now();
+	long pid;
+	DIR *dir;
+	int n = 0;
+
+	if ((dir = opendir(c->d_pins)) == NULL)
+		return 0;
+	while ((de = readdir(dir)) != NULL)
+		if (strncmp(de->d_name, digest, 64) == 0 &&
+		    cache_pin_parse(de->d_name, d, host, sizeof(host), &pid,
+		    &exp) == 0 && cache_pin_live(host, pid, exp, now))
+			n++;
+	closedir(dir);
+	return n;
+}
+
+/*
+ * Removes an image unless it is pinned: renames it aside first, so that a
+ * resolver pinning it meanwhile either finds it back or finds it gone
+ * (and pulls), never a half-removed file.  1 when removed, 0 when pinned.
+ */
+static int
+remove_image(struct vg_cache *c, const char *digest)
+{
+	char *path = cache_image_path(c, digest), *aside;
+	int removed = 1;
+
+	aside = vg_xasprintf("%s/%s.gc.%s.%ld", c->d_tmp, digest,
+	    vg_lock_hostname(), (long)getpid());
+	if (rename(path, aside) == 0) {
+		if (live_pins(c, digest) > 0) {
+			(void)rename(aside, path);
+			removed = 0;
+		} else {
+			(void)unlink(aside);
+		}
+	}
+	if (removed) {
+		(void)cache_rec_update(c, digest, -1, -1, 0, 1, NULL);
+		drop_refs(c, digest);
+	}
+	free(aside);
+	free(path);
+	return removed;
+}
+
+/* Removes stale pins and the leftovers of interrupted pulls. */
+static void
+sweep(struct vg_cache *c)
+{
+	struct dirent *de;
+	struct stat st;
+	char d[65], host[256], *path, *dot;
+	double exp, now = vg_now();
+	long pid;
+	DIR *dir;
+
+	if ((dir = opendir(c->d_pins)) != NULL) {
+		while ((de = readdir(dir)) != NULL) {
+			if (cache_pin_parse(de->d_name, d, host, sizeof(host),
+			    &pid, &exp) != 0 ||
+			    cache_pin_live(host, pid, exp, now))
+				continue;
+			path = vg_path_join(c->d_pins, de->d_name);
+			(void)unlink(path);
+			free(path);
+		}
+		closedir(dir);
+	}
+	/* tmp/<host>.<pid>.<n>.<ext>: the puller is dead or a day passed */
+	if ((dir = opendir(c->d_tmp)) == NULL)
+		return;
+	while ((de = readdir(dir)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		path = vg_path_join(c->d_tmp, de->d_name);
+		snprintf(host, sizeof(host), "%s", de->d_name);
+		pid = 0;
+		if ((dot = strchr(host, '.')) != NULL) {
+			*dot = '\0';
+			pid = strtol(dot + 1, NULL, 10);
+		}
+		if (vg_lock_owner_dead(host, pid) || (stat(path, &st) == 0 &&
+		    (double)st.st_mtim.tv_sec < now - 86400))
+			(void)unlink(path);
+		free(path);
+	}
+	closedir(dir);
+}
+
+int
+vg_cache_gc(struct vg_cache *c, int dry_run, vg_cache_gc_fn fn, void *arg,
+    struct vg_cache_gc_stats *st, struct vg_err *e)
+{
+	struct vg_cache_list l;
+	struct vg_evict_item *items;
+	size_t i;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if ((rc = gather(c, 0, &l, e)) != 0)
+		return rc;
+	items = vg_xcalloc(l.n > 0 ? l.n : 1, sizeof(*items));
+	for (i = 0; i < l.n; i++) {
+		items[i].last_use = l.v[i].last_use;
+		items[i].purge_at = l.v[i].purge_at;
+		items[i].size = l.v[i].size;
+		items[i].pinned = l.v[i].npins > 0;
+		items[i].missing = !l.v[i].present;
+	}
+	rc = vg_evict_plan(items, l.n, c->quota_bytes, c->quota_entries,
+	    vg_now(), cache_margin(c), st, e);
+	for (i = 0; rc == 0 && i < l.n; i++) {
+		if (items[i].why == VG_EVICT_KEEP)
+			continue;
+		if (l.v[i].path == NULL)
+			l.v[i].path = cache_image_path(c, l.v[i].digest);
+		if (!dry_run) {
+			if (items[i].why == VG_EVICT_MISSING) {
+				(void)cache_rec_update(c, l.v[i].digest, -1, -1,
+				    0, 1, NULL);
+				drop_refs(c, l.v[i].digest);
+			} else if (!remove_image(c, l.v[i].digest)) {
+				/* pinned since planning: keep it */
+				st->removed--;
+				st->freed -= l.v[i].size;
+				st->pinned++;
+				continue;
+			}
+		}
+		if (fn != NULL)
+			fn(arg, &l.v[i], items[i].why);
+	}
+	if (rc == 0 && !dry_run)
+		sweep(c);
+	free(items);
+	vg_cache_list_release(&l);
+	return rc;
+}
+
+/* Formats a wall-clock time as UTC ISO 8601. */
+static void
+iso(double t, char *buf, size_t n)
+{
+	time_t s = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&s, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Pulls each recorded reference of ent again; 0 if one succeeded. */
+static int
+refresh_refs(struct vg_cache *c, const struct vg_cache_entry *ent,
+    struct vg_buf *detail)
+{
+	struct vg_err pe;
+	char *digest;
+	size_t i;
+	int ok = 0;
+
+	for (i = 0; i < ent->refs.n; i++) {
+		vg_err_init(&pe);
+		if (vg_cache_pull(c, ent->refs.v[i], 0, &digest, &pe) == 0) {
+			vg_buf_printf(detail, "; pulled again from '%s'",
+			    ent->refs.v[i]);
+			free(digest);
+			ok = 1;
+		} else {
+			vg_buf_printf(detail, "; pulling '%s' failed: %s",
+			    ent->refs.v[i], pe.msg);
+		}
+	}
+	return ok ? 0 : -1;
+}
+
+int
+vg_cache_verify(struct vg_cache *c, int refresh, vg_cache_report_fn fn,
+    void *arg, size_t *nproblems, struct vg_err *e)
+{
+	struct vg_cache_list l;
+	struct vg_cache_entry *ent;
+	struct vg_buf detail = VG_BUF_INIT;
+	struct vg_err ve;
+	struct stat st, st2;
+	enum vg_cache_problem what;
+	double now = vg_now();
+	char when[32];
+	size_t i;
+	int rc, fd;
+
+	*nproblems = 0;
+	if ((rc = gather(c, G_STAT | G_REFS, &l, e)) != 0)
+		return rc;
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(*l.v), by_digest);
+	for (i = 0; i < l.n; i++) {
+		ent = &l.v[i];
+		vg_buf_reset(&detail);
+		what = VG_CACHE_OK;
+		if (!ent->present) {
+			what = VG_CACHE_MISSING;
+			vg_buf_adds(&detail, "image is gone (purged or removed "
+			    "outside vigil)");
+			if (!refresh || ent->refs.n == 0 ||
+			    refresh_refs(c, ent, &detail) != 0) {
+				(void)cache_rec_update(c, ent->digest, -1, -1,
+				    0, 1, NULL);
+				drop_refs(c, ent->digest);
+				vg_buf_adds(&detail, "; records removed");
+			}
+		} else {
+			vg_err_init(&ve);
+			fd = open(ent->path, O_RDONLY | O_CLOEXEC | O_NOATIME |
+			    O_NOFOLLOW);
+			if (fd < 0 && errno == EPERM)
+				fd = open(ent->path, O_RDONLY | O_CLOEXEC |
+				    O_NOFOLLOW);
+			if (fd < 0)
+				vg_err_errno(&ve, "cannot open '%s'",
+				    ent->path);
+			else if (vg_sif_verify_fd(fd, ent->path, NULL,
+			    &ve) == VG_EUNSUPPORTED)
+				ve.rc = 0;	/* another node's image */
+			if (ve.rc != 0) {
+				what = VG_CACHE_CORRUPT;
+				vg_buf_printf(&detail, "%s; removed", ve.msg);
+				/* only the file we checked, not a new pull */
+				if (fd >= 0 && fstat(fd, &st) == 0 &&
+				    stat(ent->path, &st2) == 0 &&
+				    st.st_ino == st2.st_ino)
+					(void)unlink(ent->path);
+				(void)cache_rec_update(c, ent->digest, -1, -1,
+				    0, 1, NULL);
+				drop_refs(c, ent->digest);
+			} else if (!ent->has_record) {
+				what = VG_CACHE_UNRECORDED;
+				vg_buf_adds(&detail, "record added");
+				(void)cache_rec_update(c, ent->digest,
+				    (int64_t)ent->size, ent->mtime, 0, 0,
+				    NULL);
+			} else if (ent->purge_at <= now + cache_margin(c)) {
+				what = VG_CACHE_EXPIRING;
+				iso(ent->purge_at, when, sizeof(when));
+				vg_buf_printf(&detail, "eligible for purge at "
+				    "%s", when);
+				if (refresh)
+					(void)refresh_refs(c, ent, &detail);
+			}
+			if (fd >= 0)
+				close(fd);
+		}
+		if (what == VG_CACHE_OK)
+			continue;
+		(*nproblems)++;
+		if (fn != NULL)
+			fn(arg, ent, what, vg_buf_str(&detail));
+	}
+	vg_buf_release(&detail);
+	vg_cache_list_release(&l);
+	return 0;
+}
+
+int
+vg_cache_rm(struct vg_cache *c, const char *what, int force,
+    struct vg_err *e)
+{
+	struct vg_cache_list l;
+	const struct vg_cache_entry *hit = NULL;
+	size_t i, n = strlen(what), nhit = 0;
+	int rc, pins, is_hex = n >= 8 && n <= 64;
+
+	for (i = 0; is_hex && i < n; i++)
+		if (!((what[i] >= '0' && what[i] <= '9') ||
+		    (what[i] >= 'a' && what[i] <= 'f')))
+			is_hex = 0;
+	if ((rc = gather(c, G_REFS, &l, e)) != 0)
+		return rc;
+	for (i = 0; i < l.n; i++) {
+		size_t j;
+		int match = is_hex && strncmp(l.v[i].digest, what, n) == 0;
+
+		for (j = 0; !match && j < l.v[i].refs.n; j++)
+			match = strcmp(l.v[i].refs.v[j], what) == 0;
+		if (match) {
+			hit = &l.v[i];
+			nhit++;
+		}
+	}
+	if (nhit == 0) {
+		rc = vg_err_set(e, VG_ENOENT, "no cached image matches '%s' "
+		    "(give a reference as pulled, or 8+ hex digits of a "
+		    "digest)", what);
+		goto out;
+	}
+	if (nhit > 1) {
+		rc = vg_err_set(e, VG_EINVAL, "'%s' matches %zu cached images; "
+		    "give more digits", what, nhit);
+		goto out;
+	}
+	pins = live_pins(c, hit->digest);
+	if (pins > 0 && !force) {
+		rc = vg_err_set(e, VG_EDENIED, "image %.12s is in use by %d "
+		    "running task%s (pinned); --force removes it anyway",
+		    hit->digest, pins, pins == 1 ? "" : "s");
+		goto out;
+	}
+	(void)unlink(hit->path);
+	(void)cache_rec_update(c, hit->digest, -1, -1, 0, 1, NULL);
+	drop_refs(c, hit->digest);
+out:
+	vg_cache_list_release(&l);
+	return rc;
+}

@@ -1,0 +1,222 @@
+/*
+ * docker-attempt.c - drives vg_backend_docker directly, for the
+ * integration tests and bench/backends.sh: builds a struct vg_manifest and
+ * a struct vg_attempt from its options, calls one operation and prints
+ * the outcome on one line.
+ *
+ *   docker-attempt [OPTIONS] run -- ARGV...   or   run -c 'SHELL CMD'
+ *   docker-attempt [OPTIONS] prepare | probe | validate
+ *   docker-attempt reap [RUN_ID]
+ *
+ * run prints "state=S exit=N signal=N reason=TEXT" and exits 0 when the
+ * backend returned 0, else prints "error: MSG" on stderr and exits 1.
+ * -n N repeats run N times (tasks 0..N-1) for the benchmark.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend.h"
+
+/* Parses a byte count with an optional K/M/G suffix. */
+static uint64_t
+parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; break;
+	case 'm': case 'M': v <<= 20; break;
+	case 'g': case 'G': v <<= 30; break;
+	default: break;
+	}
+	return v;
+}
+
+/* Prints usage and exits 2. */
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: docker-attempt [--image I] [--task-dir D] "
+	    "[--scratch D] [--run-id R] [--index N] [--attempt N] "
+	    "[--timeout S] [--grace S] [--memory B] [--cpus N] [--volume V] "
+	    "[--network N] [--policy MODE] [--allow-host-access] "
+	    "[--privileged] [--cap-add C] [--device D] [--pid-mode M] "
+	    "[--ipc-mode M] [--read-only] [--user U] [--pull P] "
+	    "[--workdir W] [--env K=V] [--host EP] [--manifest-file F] "
+	    "[-n COUNT] run|prepare|probe|validate|reap ...\n");
+	exit(2);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "image", required_argument, NULL, 'i' },
+		{ "task-dir", required_argument, NULL, 'T' },
+		{ "scratch", required_argument, NULL, 'S' },
+		{ "run-id", required_argument, NULL, 'R' },
+		{ "index", required_argument, NULL, 'I' },
+		{ "attempt", required_argument, NULL, 'A' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "grace", required_argument, NULL, 'g' },
+		{ "memory", required_argument, NULL, 'm' },
+		{ "cpus", required_argument, NULL, 'C' },
+		{ "volume", required_argument, NULL, 'v' },
+		{ "network", required_argument, NULL, 'N' },
+		{ "policy", required_argument, NULL, 'P' },
+		{ "allow-host-access", no_argument, NULL, 'H' },
+		{ "privileged", no_argument, NULL, 'p' },
+		{ "cap-add", required_argument, NULL, 'a' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "pid-mode", required_argument, NULL, 'X' },
+		{ "ipc-mode", required_argument, NULL, 'Y' },
+		{ "read-only", no_argument, NULL, 'r' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "pull", required_argument, NULL, 'L' },
+		{ "workdir", required_argument, NULL, 'w' },
+		{ "env", required_argument, NULL, 'e' },
+		{ "host", required_argument, NULL, 'h' },
+		{ "manifest-file", required_argument, NULL, 'F' },
+		{ "count", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct vg_manifest m;
+	static struct vg_task task;
+	static char rule_id[] = "host", rule_cat[] = "host-access";
+	static char def_image[] = "localhost/vigil-test:latest";
+	static struct vg_rule allow = { .id = rule_id, .category = rule_cat };
+	struct vg_attempt a;
+	struct vg_result r;
+	struct vg_err e;
+	struct vg_buf out = VG_BUF_INIT;
+	struct vg_diag diag = { VG_STRV_INIT };
+	const struct vg_backend_ops *ops = &vg_backend_docker;
+	const char *op, *tdir_base = NULL;
+	char *shell = NULL;
+	struct vg_kv kv[32];
+	int c, count = 1, i, rc = 0;
+	size_t j;
+	char *eq;
+
+	memset(&a, 0, sizeof(a));
+	a.m = &m;
+	a.task = &task;
+	a.run_id = "r1";
+	a.attempt = 1;
+	a.kill_grace = 10;
+	a.pidfd = -1;
+	m.image = def_image;
+	task.env.v = kv;
+	while ((c = getopt_long(argc, argv, "+c:n:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i': m.image = optarg; break;
+		case 'T': tdir_base = optarg; break;
+		case 'S': a.scratch_dir = optarg; break;
+		case 'R': a.run_id = optarg; break;
+		case 'I': task.index = atoi(optarg); break;
+		case 'A': a.attempt = atoi(optarg); break;
+		case 't': a.timeout = atof(optarg); break;
+		case 'g': a.kill_grace = atof(optarg); break;
+		case 'm': a.res.memory = parse_size(optarg); break;
+		case 'C': a.res.cpus = atoi(optarg); break;
+		case 'v': vg_strv_push(&m.docker.volumes, optarg); break;
+		case 'N': m.docker.network = optarg; break;
+		case 'P': m.policy.mode = optarg; break;
+		case 'H': m.policy.allow = &allow; m.policy.nallow = 1; break;
+		case 'p': m.docker.privileged = 1; break;
+		case 'a': vg_strv_push(&m.docker.cap_add, optarg); break;
+		case 'd': vg_strv_push(&m.docker.devices, optarg); break;
+		case 'X': m.docker.pid_mode = optarg; break;
+		case 'Y': m.docker.ipc_mode = optarg; break;
+		case 'r': m.docker.read_only = 1; break;
+		case 'u': m.docker.user = optarg; break;
+		case 'L': m.docker.pull = optarg; break;
+		case 'w': m.workdir = optarg; break;
+		case 'h': m.docker.host = optarg; break;
+		case 'F': m.file = optarg; break;
+		case 'n': count = atoi(optarg); break;
+		case 'c': shell = optarg; break;
+		case 'e':
+			if (task.env.n == 32 ||
+			    (eq = strchr(optarg, '=')) == NULL)
+				usage();
+			*eq = '\0';
+			kv[task.env.n].key = optarg;
+			kv[task.env.n].value = eq + 1;
+			task.env.n++;
+			break;
+		default: usage();
+		}
+	}
+	if (optind >= argc)
+		usage();
+	op = argv[optind++];
+	if (optind < argc && strcmp(argv[optind], "-c") == 0 &&
+	    optind + 1 < argc)
+		shell = argv[optind + 1];
+	else if (optind < argc && strcmp(argv[optind], "--") == 0)
+		optind++;
+	if (shell != NULL) {
+		task.command.shell = shell;
+	} else {
+		task.command.is_argv = 1;
+		for (; optind < argc; optind++)
+			vg_strv_push(&task.command.argv, argv[optind]);
+	}
+	vg_err_init(&e);
+
+	if (strcmp(op, "probe") == 0) {
+		ops->probe(&out);
+		fputs(vg_buf_str(&out), stdout);
+	} else if (strcmp(op, "validate") == 0) {
+		rc = ops->validate(&m, &diag);
+		for (j = 0; j < diag.lines.n; j++)
+			printf("%s\n", diag.lines.v[j]);
+		vg_strv_release(&diag.lines);
+	} else if (strcmp(op, "prepare") == 0) {
+		if ((rc = ops->prepare(&m, "/nonexistent", &e)) != 0)
+			fprintf(stderr, "error: %s\n", e.msg);
+		else
+			printf("prepared\n");
+	} else if (strcmp(op, "reap") == 0) {
+		rc = ops->reap(optind - 1 < argc && task.command.argv.n > 0 ?
+		    task.command.argv.v[0] : NULL, &out, &e);
+		if (rc != 0)
+			fprintf(stderr, "error: %s\n", e.msg);
+		fputs(vg_buf_str(&out), stdout);
+	} else if (strcmp(op, "run") == 0) {
+		for (i = 0; i < count; i++) {
+			char tdir[4096];
+
+			task.index = count > 1 ? i : task.index;
+			snprintf(tdir, sizeof(tdir), "%s",
+			    tdir_base ? tdir_base : ".");
+			a.task_dir = tdir;
+			rc = ops->run(&a, &r, &e);
+			if (rc != 0) {
+				fprintf(stderr, "error: %s\n", e.msg);
+				break;
+			}
+			if (count == 1)
+				printf("state=%s exit=%d signal=%d reason=%s\n",
+				    vg_state_name(r.state), r.exit_code,
+				    r.signal, r.reason);
+			else if (r.state != VG_ST_SUCCEEDED) {
+				fprintf(stderr, "task %d: %s %s\n", i,
+				    vg_state_name(r.state), r.reason);
+				rc = 1;
+				break;
+			}
+		}
+	} else
+		usage();
+	vg_buf_release(&out);
+	vg_strv_release(&task.command.argv);
+	vg_strv_release(&m.docker.volumes);
+	vg_strv_release(&m.docker.cap_add);
+	vg_strv_release(&m.docker.devices);
+	return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,23 @@
+# engine-lib.sh - sourced by the t02xx tests: a private VIGIL_HOME and
+# work dir removed on exit, and small assertion helpers.
+W=$(mktemp -d /tmp/vigil-it-XXXXXX)
+VIGIL_HOME=$W/home
+export VIGIL_HOME
+trap 'rm -rf "$W"' EXIT INT TERM
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_eq() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; }
+pass() { echo "ok"; exit 0; }
+# Field of the JSON status of run $1: python expression on d.
+jq_run() { "$VIGIL" status "$1" --json | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"; }
+# Live (non-zombie) processes carrying VIGIL_RUN_ID=$1 in their environment.
+run_procs() {
+	n=0
+	for f in /proc/[0-9]*/environ; do
+		p=${f#/proc/}; p=${p%/environ}
+		{ tr '\0' '\n' <"$f"; } 2>/dev/null |
+		    grep -qx "VIGIL_RUN_ID=$1" || continue
+		grep -q '^State:.*Z' /proc/$p/status 2>/dev/null && continue
+		n=$((n + 1))
+	done
+	echo $n
+}

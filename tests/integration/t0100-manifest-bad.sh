@@ -1,0 +1,75 @@
+#!/bin/sh
+# t0100-manifest-bad: `vigil validate` on every manifest in
+# tests/data/manifests/bad must exit 2 and print exactly the lines of its
+# .err file (stderr); NAME.args holds extra arguments, one per line.
+# Every manifest in good/ must validate.  An oversize file is generated.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+data=$here/data/manifests
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+# No site or user config may leak in from the machine running the tests.
+VIGIL_SITE_CONFIG= VIGIL_USER_CONFIG= VIGIL_HOME=$tmp/home
+export VIGIL_SITE_CONFIG VIGIL_USER_CONFIG VIGIL_HOME
+fail=0 n=0
+
+cd "$data/bad" || exit 1
+for f in *.yaml; do
+	name=${f%.yaml}
+	n=$((n + 1))
+	set --
+	if [ -f "$name.args" ]; then
+		while IFS= read -r line; do set -- "$@" "$line"; done \
+		    <"$name.args"
+	fi
+	"$VIGIL" validate "$@" "$f" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne 2 ]; then
+		echo "FAIL $name: exit $rc, expected 2"; fail=1
+	fi
+	if [ -s "$tmp/out" ]; then
+		echo "FAIL $name: unexpected stdout:"; cat "$tmp/out"; fail=1
+	fi
+	if ! diff -u "$name.err" "$tmp/err" >"$tmp/diff"; then
+		echo "FAIL $name: diagnostics differ:"; cat "$tmp/diff"; fail=1
+	fi
+done
+echo "bad manifests: $n checked"
+[ $n -ge 45 ] || { echo "FAIL: only $n bad manifests"; fail=1; }
+
+# A file over the 1 MiB limit is refused before parsing.
+{ echo "version: 1"; echo "command: echo hi"; i=0
+  while [ $i -lt 1100 ]; do
+	printf '# %01020d\n' 0; i=$((i + 1))
+  done; } >"$tmp/big.yaml"
+"$VIGIL" validate "$tmp/big.yaml" 2>"$tmp/err"
+rc=$?
+echo "vigil: '$tmp/big.yaml' is larger than 1048576 bytes" >"$tmp/want"
+if [ $rc -ne 2 ] || ! diff -u "$tmp/want" "$tmp/err"; then
+	echo "FAIL oversize: exit $rc"; fail=1
+fi
+
+# A missing file.
+"$VIGIL" validate "$tmp/none.yaml" 2>"$tmp/err"
+rc=$?
+echo "vigil: '$tmp/none.yaml' does not exist" >"$tmp/want"
+if [ $rc -ne 2 ] || ! diff -u "$tmp/want" "$tmp/err"; then
+	echo "FAIL missing file: exit $rc"; fail=1
+fi
+
+# Good manifests and the examples validate, with their task counts.
+cd "$data/good" || exit 1
+for f in *.yaml; do
+	want=$(sed -n 's/^# tasks: //p' "$f")
+	out=$("$VIGIL" validate "$f" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] || [ "$out" != "$f: ok ($want task$( \
+	    [ "$want" = 1 ] || echo s))" ]; then
+		echo "FAIL good/$f: exit $rc: $out"; fail=1
+	fi
+done
+cd "$here/.." || exit 1
+for f in examples/jobs/*.yaml; do
+	"$VIGIL" validate "$f" >/dev/null || { echo "FAIL $f"; fail=1; }
+done
+exit $fail

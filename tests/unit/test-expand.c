@@ -1,0 +1,357 @@
+/*
+ * test-expand.c - matrix expansion order, include/exclude semantics,
+ * substitution and quoting, VIGIL_MATRIX_* variables, counts and limits.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "runner/manifest.h"
+#include "runner/task.h"
+
+struct fixture {
+	struct vg_diag		 diag;
+	struct vg_manifest	*m;
+	struct vg_taskset	 ts;
+	struct vg_err		 e;
+};
+
+static int
+setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	*state = f;
+	return f == NULL ? -1 : 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	vg_taskset_release(&f->ts);
+	vg_manifest_free(f->m);
+	vg_diag_release(&f->diag);
+	free(f);
+	return 0;
+}
+
+/* Loads text and expands it; fails the test on any problem. */
+static void
+expand(struct fixture *f, const char *text)
+{
+	struct vg_load_opts opts = { .no_configs = 1 };
+	size_t i;
+
+	vg_taskset_release(&f->ts);
+	vg_manifest_free(f->m);
+	f->m = NULL;
+	if (vg_manifest_load_mem("t.yaml", text, strlen(text), &opts, &f->m,
+	    &f->diag, &f->e) != 0) {
+		for (i = 0; i < f->diag.lines.n; i++)
+			print_error("%s\n", f->diag.lines.v[i]);
+		fail_msg("load: %s", f->e.msg);
+	}
+	if (vg_expand(f->m, &f->ts, &f->diag, &f->e) != 0)
+		fail_msg("expand: %s", f->e.msg);
+	assert_int_equal(vg_expand_count(f->m), f->ts.n);
+}
+
+/* "k=v k=v" of a task's matrix (static buffer). */
+static const char *
+mx(const struct vg_task *t)
+{
+	static char buf[512];
+	size_t i, o = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < t->matrix.n; i++)
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s=%s",
+		    i ? " " : "", t->matrix.v[i].key, t->matrix.v[i].value);
+	return buf;
+}
+
+static void
+test_no_matrix(void **state)
+{
+	struct fixture *f = *state;
+
+	expand(f, "command: echo ${{ task.index }}\nenv: {A: '1'}\n");
+	assert_int_equal(f->ts.n, 1);
+	assert_int_equal(f->ts.v[0].index, 0);
+	assert_int_equal(f->ts.v[0].matrix.n, 0);
+	assert_string_equal(f->ts.v[0].command.shell, "echo 0");
+	assert_int_equal(f->ts.v[0].env.n, 1);
+	assert_string_equal(vg_kvs_get(&f->ts.v[0].env, "A"), "1");
+}
+
+static void
+test_order(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const want[] = {
+		"lr=0.1 bs=16", "lr=0.1 bs=32", "lr=0.1 bs=64",
+		"lr=0.01 bs=16", "lr=0.01 bs=32", "lr=0.01 bs=64",
+	};
+	size_t i;
+
+	expand(f, "command: t ${{ matrix.lr }} ${{matrix.bs}} "
+	    "${{task.index}}\nmatrix:\n  lr: [0.1, 0.01]\n"
+	    "  bs: [16, 32, 64]\n");
+	assert_int_equal(f->ts.n, 6);
+	for (i = 0; i < 6; i++) {
+		assert_int_equal(f->ts.v[i].index, (int)i);
+		assert_string_equal(mx(&f->ts.v[i]), want[i]);
+	}
+	assert_string_equal(f->ts.v[4].command.shell, "t 0.01 32 4");
+	assert_string_equal(vg_kvs_get(&f->ts.v[4].env, "VIGIL_MATRIX_LR"),
+	    "0.01");
+	assert_string_equal(vg_kvs_get(&f->ts.v[4].env, "VIGIL_MATRIX_BS"),
+	    "32");
+}
+
+static void
+test_exclude(void **state)
+{
+	struct fixture *f = *state;
+
+	/* A partial exclude drops every combination it matches. */
+	expand(f, "command: x\nmatrix:\n  os: [linux, mac]\n"
+	    "  py: ['3.10', '3.11', '3.12']\n  exclude:\n"
+	    "    - {os: mac}\n    - {os: linux, py: '3.11'}\n");
+	assert_int_equal(f->ts.n, 2);
+	assert_string_equal(mx(&f->ts.v[0]), "os=linux py=3.10");
+	assert_string_equal(mx(&f->ts.v[1]), "os=linux py=3.12");
+	/* An include may bring an excluded combination back. */
+	expand(f, "command: x\nmatrix:\n  a: [1, 2]\n  exclude: [{a: 2}]\n"
+	    "  include: [{a: 2}]\n");
+	assert_int_equal(f->ts.n, 2);
+	assert_string_equal(mx(&f->ts.v[1]), "a=2");
+}
+
+static void
+test_include_github(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const want[] = {
+		"fruit=apple animal=cat color=pink shape=circle",
+		"fruit=apple animal=dog color=green shape=circle",
+		"fruit=pear animal=cat color=pink",
+		"fruit=pear animal=dog color=green",
+		"fruit=banana",
+		"fruit=banana animal=cat",
+	};
+	size_t i;
+
+	/* The example of GitHub Actions' documentation, same result. */
+	expand(f, "command: x\nmatrix:\n  fruit: [apple, pear]\n"
+	    "  animal: [cat, dog]\n  include:\n    - color: green\n"
+	    "    - color: pink\n      animal: cat\n"
+	    "    - fruit: apple\n      shape: circle\n"
+	    "    - fruit: banana\n    - fruit: banana\n      animal: cat\n");
+	assert_int_equal(f->ts.n, 6);
+	for (i = 0; i < 6; i++)
+		assert_string_equal(mx(&f->ts.v[i]), want[i]);
+	assert_string_equal(vg_kvs_get(&f->ts.v[0].env,
+	    "VIGIL_MATRIX_SHAPE"), "circle");
+	assert_null(vg_kvs_get(&f->ts.v[2].env, "VIGIL_MATRIX_SHAPE"));
+}
+
+static void
+test_include_only(void **state)
+{
+	struct fixture *f = *state;
+
+	expand(f, "command: [run, '${{ matrix.case }}', "
+	    "'n=${{ matrix.n }}']\nmatrix:\n  include:\n"
+	    "    - {case: a, n: 1}\n    - {case: b, n: 2}\n");
+	assert_int_equal(f->ts.n, 2);
+	assert_true(f->ts.v[1].command.is_argv);
+	assert_int_equal(f->ts.v[1].command.argv.n, 3);
+	assert_string_equal(f->ts.v[1].command.argv.v[1], "b");
+	assert_string_equal(f->ts.v[1].command.argv.v[2], "n=2");
+	assert_null(f->ts.v[1].command.argv.v[3]);
+}
+
+static void
+test_quoting(void **state)
+{
+	struct fixture *f = *state;
+
+	/* Values are one shell word each, whatever they hold. */
+	expand(f, "command: echo ${{ matrix.v }}|wc -c; ${{ env.E }}\n"
+	    "env: {E: \"$(id) ${{ matrix.v }}\"}\n"
+	    "matrix:\n  v: [\"a b; rm -rf /\", \"it's\", '$HOME', plain, "
+	    "'']\n");
+	assert_int_equal(f->ts.n, 5);
+	assert_string_equal(f->ts.v[0].command.shell,
+	    "echo 'a b; rm -rf /'|wc -c; '$(id) a b; rm -rf /'");
+	assert_string_equal(f->ts.v[1].command.shell,
+	    "echo 'it'\\''s'|wc -c; '$(id) it'\\''s'");
+	assert_string_equal(f->ts.v[2].command.shell,
+	    "echo '$HOME'|wc -c; '$(id) $HOME'");
+	assert_string_equal(f->ts.v[3].command.shell,
+	    "echo plain|wc -c; '$(id) plain'");
+	assert_string_equal(f->ts.v[4].command.shell,
+	    "echo ''|wc -c; '$(id) '");
+	/* env values and argv get the value verbatim. */
+	assert_string_equal(vg_kvs_get(&f->ts.v[1].env, "E"), "$(id) it's");
+	expand(f, "command: [echo, '${{ matrix.v }}']\n"
+	    "matrix: {v: [\"a'b c\"]}\n");
+	assert_string_equal(f->ts.v[0].command.argv.v[1], "a'b c");
+}
+
+static void
+test_env_names(void **state)
+{
+	struct fixture *f = *state;
+
+	expand(f, "command: x\nenv: {PLAIN: p, IDX: 'task-${{task.index}}'}\n"
+	    "matrix:\n  learning-rate: [1]\n  b_2: [x]\n");
+	assert_string_equal(vg_kvs_get(&f->ts.v[0].env,
+	    "VIGIL_MATRIX_LEARNING_RATE"), "1");
+	assert_string_equal(vg_kvs_get(&f->ts.v[0].env, "VIGIL_MATRIX_B_2"),
+	    "x");
+	assert_string_equal(vg_kvs_get(&f->ts.v[0].env, "IDX"), "task-0");
+	/* Manifest env first, in order, then the matrix. */
+	assert_string_equal(f->ts.v[0].env.v[0].key, "PLAIN");
+	assert_string_equal(f->ts.v[0].env.v[1].key, "IDX");
+	assert_string_equal(f->ts.v[0].env.v[2].key,
+	    "VIGIL_MATRIX_LEARNING_RATE");
+}
+
+static void
+test_counts(void **state)
+{
+	struct fixture *f = *state;
+	struct vg_load_opts opts = { .no_configs = 1 };
+	struct vg_buf b = VG_BUF_INIT;
+	int i;
+
+	/* 1000 x 1000 is exactly the limit: counted, not built. */
+	vg_buf_adds(&b, "command: x\nmatrix:\n  a: [");
+	for (i = 0; i < 1000; i++)
+		vg_buf_printf(&b, "%s%d", i ? "," : "", i);
+	vg_buf_adds(&b, "]\n  b: [");
+	for (i = 0; i < 1000; i++)
+		vg_buf_printf(&b, "%s%d", i ? "," : "", i);
+	vg_buf_adds(&b, "]\n");
+	assert_int_equal(vg_manifest_load_mem("t.yaml", b.data, b.len, &opts,
+	    &f->m, &f->diag, &f->e), 0);
+	assert_int_equal(vg_expand_count(f->m), 1000000);
+	vg_manifest_free(f->m);
+	f->m = NULL;
+	/* One more include is one too many. */
+	vg_buf_adds(&b, "  include: [{a: x}]\n");
+	assert_int_equal(vg_manifest_load_mem("t.yaml", b.data, b.len, &opts,
+	    &f->m, &f->diag, &f->e), VG_EINVAL);
+	assert_int_equal(f->diag.lines.n, 1);
+	assert_string_equal(f->diag.lines.v[0], "t.yaml:3:3: matrix expands "
+	    "to more than 1000000 tasks, more than the limit of 1000000");
+	vg_buf_release(&b);
+}
+
+static void
+test_many_tasks(void **state)
+{
+	struct fixture *f = *state;
+
+	/* 10,000 tasks build quickly and are all distinct. */
+	expand(f, "command: echo ${{ matrix.a }} ${{ matrix.b }}\nmatrix:\n"
+	    "  a: [0,1,2,3,4,5,6,7,8,9]\n  b: [0,1,2,3,4,5,6,7,8,9]\n"
+	    "  c: [0,1,2,3,4,5,6,7,8,9]\n  d: [0,1,2,3,4,5,6,7,8,9]\n");
+	assert_int_equal(f->ts.n, 10000);
+	assert_int_equal(f->ts.v[9999].index, 9999);
+	assert_string_equal(mx(&f->ts.v[1234]), "a=1 b=2 c=3 d=4");
+	assert_string_equal(f->ts.v[1234].command.shell, "echo 1 2");
+}
+
+/* Collects "index:command" lines; stops after stop_at tasks. */
+struct collect {
+	struct vg_buf	out;
+	int		stop_at;
+	int		seen;
+};
+
+static int
+collect_fn(struct vg_task *t, void *arg)
+{
+	struct collect *c = arg;
+
+	vg_buf_printf(&c->out, "%d:%s\n", t->index, t->command.shell);
+	if (++c->seen == c->stop_at)
+		return 42;
+	return 0;
+}
+
+static void
+test_each_and_one(void **state)
+{
+	struct fixture *f = *state;
+	struct collect c = { VG_BUF_INIT, 0, 0 };
+	struct vg_task t;
+	size_t i;
+
+	expand(f, "command: r ${{ matrix.a }}${{ matrix.b }}\nmatrix:\n"
+	    "  a: [x, y]\n  b: [1, 2, 3]\n  exclude: [{a: y, b: 2}]\n"
+	    "  include: [{a: z, b: 9}]\n");
+	assert_int_equal(vg_expand_each(f->m, collect_fn, &c, &f->diag,
+	    &f->e), 0);
+	assert_string_equal(c.out.data, "0:r x1\n1:r x2\n2:r x3\n3:r y1\n"
+	    "4:r y3\n5:r z9\n");
+	/* The callback's return stops the walk and is returned. */
+	vg_buf_reset(&c.out);
+	c.stop_at = 2;
+	c.seen = 0;
+	assert_int_equal(vg_expand_each(f->m, collect_fn, &c, &f->diag,
+	    &f->e), 42);
+	assert_string_equal(c.out.data, "0:r x1\n1:r x2\n");
+	vg_buf_release(&c.out);
+	/* One task by index is the same as in the full set. */
+	for (i = 0; i < f->ts.n; i++) {
+		assert_int_equal(vg_expand_task(f->m, i, &t, &f->diag, &f->e),
+		    0);
+		assert_int_equal(t.index, (int)i);
+		assert_string_equal(t.command.shell,
+		    f->ts.v[i].command.shell);
+		assert_int_equal(t.env.n, f->ts.v[i].env.n);
+		vg_task_release(&t);
+	}
+	assert_int_equal(vg_expand_task(f->m, 6, &t, &f->diag, &f->e),
+	    VG_ENOENT);
+	assert_string_equal(f->e.msg, "'t.yaml' has no task 6 (it has 6)");
+	assert_null(t.command.shell);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_no_matrix, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exclude, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_include_github, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_include_only, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_quoting, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_env_names, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_counts, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_many_tasks, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_each_and_one, setup,
+		    teardown),
+	};
+
+	return cmocka_run_group_tests_name("expand", tests, NULL, NULL);
+}

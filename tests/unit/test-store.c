@@ -1,0 +1,475 @@
+/*
+ * test-store.c - the sqlite run state: modes, schema version, runs,
+ * tasks, attempts, events, audit, lookups by prefix.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "runner/path.h"
+#include "runner/store.h"
+
+struct ctx {
+	char		*home;
+	struct vg_store	*st;
+};
+
+static int
+setup(void **state)
+{
+	char tmpl[] = "/tmp/vigil-store-XXXXXX";
+	struct ctx *c = calloc(1, sizeof(*c));
+	struct vg_err e;
+
+	assert_non_null(mkdtemp(tmpl));
+	c->home = vg_path_join(tmpl, "home");
+	vg_err_init(&e);
+	assert_int_equal(vg_store_open(c->home, &c->st, &e), 0);
+	*state = c;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct ctx *c = *state;
+	char *parent = vg_xstrdup(c->home);
+
+	vg_store_close(c->st);
+	*strrchr(parent, '/') = '\0';
+	(void)vg_rm_rf(parent, NULL);
+	free(parent);
+	free(c->home);
+	free(c);
+	return 0;
+}
+
+/* Adds a run with n pending tasks. */
+static void
+add_run(struct ctx *c, const char *id, double created, int n)
+{
+	struct vg_run_info r;
+	struct vg_task_rec t;
+	struct vg_err e;
+	int i;
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.id, sizeof(r.id), "%s", id);
+	r.name = vg_xstrdup("demo");
+	r.file = vg_xstrdup("demo.yaml");
+	r.scheduler = vg_xstrdup("direct");
+	r.backend = vg_xstrdup("local");
+	r.dir = vg_xstrdup("/nonexistent");
+	r.created = created;
+	r.ntasks = n;
+	vg_err_init(&e);
+	assert_int_equal(vg_store_run_create(c->st, &r, "{\"v\":1}", &e), 0);
+	for (i = 0; i < n; i++) {
+		memset(&t, 0, sizeof(t));
+		t.index = i;
+		t.state = VG_ST_PENDING;
+		t.memory = 1024;
+		t.time = 60;
+		t.timeout = 2.5;
+		assert_int_equal(vg_store_task_add(c->st, id, &t,
+		    "{\"x\":\"1\"}", "x=1", &e), 0);
+	}
+	vg_run_info_release(&r);
+}
+
+static void
+test_modes_and_schema(void **state)
+{
+	struct ctx *c = *state;
+	struct stat sb;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	char *path;
+
+	assert_int_equal(stat(c->home, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0700);
+	path = vg_path_join(c->home, "vigil.db");
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0600);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1,
+	    &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), VG_STORE_SCHEMA);
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1,
+	    &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT version, description"
+	    " FROM migrations", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 1);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(path);
+}
+
+static void
+test_reopen_and_newer_schema(void **state)
+{
+	struct ctx *c = *state;
+	struct vg_store *s2 = NULL;
+	struct vg_err e;
+	char *path, *want;
+	sqlite3 *db;
+
+	vg_err_init(&e);
+	/* A second connection at the current version is fine. */
+	assert_int_equal(vg_store_open(c->home, &s2, &e), 0);
+	vg_store_close(s2);
+	path = vg_path_join(c->home, "vigil.db");
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL,
+	    NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(vg_store_open(c->home, &s2, &e), VG_ESTATE);
+	assert_null(s2);
+	want = vg_xasprintf("state database '%s/vigil.db' has schema 7, "
+	    "newer than this vigil's 1 (upgrade vigil)", c->home);
+	assert_string_equal(e.msg, want);
+	free(want);
+	free(path);
+}
+
+static void
+test_open_fails_on_file_home(void **state)
+{
+	struct vg_store *s2 = NULL;
+	struct vg_err e;
+	char *file;
+	struct ctx *c = *state;
+
+	file = vg_path_join(c->home, "vigil.db");
+	vg_err_init(&e);
+	assert_int_equal(vg_store_open(file, &s2, &e), VG_EIO);
+	assert_non_null(strstr(e.msg, "cannot create directory"));
+	assert_null(s2);
+	free(file);
+}
+
+static void
+test_home_dir(void **state)
+{
+	char *h;
+
+	(void)state;
+	setenv("VIGIL_HOME", "/x/vh", 1);
+	h = vg_home_dir();
+	assert_string_equal(h, "/x/vh");
+	free(h);
+	unsetenv("VIGIL_HOME");
+	setenv("XDG_STATE_HOME", "/x/state", 1);
+	h = vg_home_dir();
+	assert_string_equal(h, "/x/state/vigil");
+	free(h);
+	unsetenv("XDG_STATE_HOME");
+	setenv("HOME", "/x/home", 1);
+	h = vg_home_dir();
+	assert_string_equal(h, "/x/home/.local/state/vigil");
+	free(h);
+}
+
+static void
+test_run_id(void **state)
+{
+	char a[VG_RUN_ID_MAX], b[VG_RUN_ID_MAX];
+	size_t i;
+
+	(void)state;
+	vg_run_id_make(a);
+	vg_run_id_make(b);
+	assert_int_equal(strlen(a), 22);
+	assert_string_not_equal(a, b);
+	for (i = 0; i < 22; i++) {
+		if (i == 8 || i == 15)
+			assert_int_equal(a[i], '-');
+		else
+			assert_non_null(strchr("0123456789abcdef", a[i]));
+	}
+}
+
+static int
+count_cb(void *arg, const struct vg_run_info *r)
+{
+	struct vg_buf *b = arg;
+
+	vg_buf_printf(b, "%s:%s:%d:%d;", r->id, vg_state_name(r->state),
+	    r->counts[VG_ST_PENDING], r->counts[VG_ST_SUCCEEDED]);
+	return 0;
+}
+
+static void
+test_runs(void **state)
+{
+	struct ctx *c = *state;
+	struct vg_run_info r;
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	add_run(c, "20250101-000000-aaaaaa", 100, 2);
+	add_run(c, "20250101-000001-aaaabb", 101, 1);
+	add_run(c, "20250102-000000-cccccc", 102, 3);
+	assert_int_equal(vg_store_run_get(c->st, "20250102", &r, &e), 0);
+	assert_string_equal(r.id, "20250102-000000-cccccc");
+	assert_int_equal(r.state, VG_ST_PENDING);
+	assert_int_equal(r.ntasks, 3);
+	assert_int_equal(r.counts[VG_ST_PENDING], 3);
+	assert_string_equal(r.name, "demo");
+	assert_string_equal(r.dir, "/nonexistent");
+	vg_run_info_release(&r);
+	assert_int_equal(vg_store_run_get(c->st, "2025010", &r, &e),
+	    VG_EINVAL);
+	assert_string_equal(e.msg, "run id '2025010' is ambiguous (give more "
+	    "of it)");
+	assert_int_equal(vg_store_run_get(c->st, "1999", &r, &e), VG_ENOENT);
+	assert_string_equal(e.msg, "no run '1999' (see 'vigil status')");
+	assert_int_equal(vg_store_run_get(c->st, "last", &r, &e), 0);
+	assert_string_equal(r.id, "20250102-000000-cccccc");
+	vg_run_info_release(&r);
+	assert_int_equal(vg_store_run_set_state(c->st,
+	    "20250101-000000-aaaaaa", VG_ST_FAILED, "boom", &e), 0);
+	assert_int_equal(vg_store_run_set_owner(c->st,
+	    "20250101-000000-aaaaaa", 4242, 77, &e), 0);
+	assert_int_equal(vg_store_run_get(c->st, "20250101-000000-aaaaaa", &r,
+	    &e), 0);
+	assert_int_equal(r.state, VG_ST_FAILED);
+	assert_string_equal(r.reason, "boom");
+	assert_true(r.ended > 0);
+	assert_int_equal(r.pid, 4242);
+	assert_true(r.pid_start == 77);
+	vg_run_info_release(&r);
+	assert_int_equal(vg_store_run_list(c->st, count_cb, &b, &e), 0);
+	assert_string_equal(vg_buf_str(&b),
+	    "20250102-000000-cccccc:PENDING:3:0;"
+	    "20250101-000001-aaaabb:PENDING:1:0;"
+	    "20250101-000000-aaaaaa:FAILED:2:0;");
+	vg_buf_reset(&b);
+	assert_int_equal(vg_store_run_manifest(c->st,
+	    "20250101-000001-aaaabb", &b, &e), 0);
+	assert_string_equal(vg_buf_str(&b), "{\"v\":1}");
+	assert_int_equal(vg_store_run_delete(c->st, "20250101-000001-aaaabb",
+	    &e), 0);
+	assert_int_equal(vg_store_run_get(c->st, "20250101-000001", &r, &e),
+	    VG_ENOENT);
+	vg_buf_release(&b);
+}
+
+static int
+task_cb(void *arg, const struct vg_task_rec *t, const char *mj,
+    const char *label)
+{
+	struct vg_buf *b = arg;
+
+	vg_buf_printf(b, "%d:%s:%s:%s:%s;", t->index, vg_state_name(t->state),
+	    mj, label, t->reason);
+	return 0;
+}
+
+static int
+attempt_cb(void *arg, const struct vg_attempt_rec *a)
+{
+	struct vg_buf *b = arg;
+
+	vg_buf_printf(b, "%d/%d:%s:%d:%s:%s;", a->index, a->attempt,
+	    vg_state_name(a->state), a->exit_code, a->handle ? a->handle :
+	    "-", a->reason ? a->reason : "-");
+	return 0;
+}
+
+static int
+event_cb(void *arg, const struct vg_event_rec *ev)
+{
+	struct vg_buf *b = arg;
+
+	vg_buf_printf(b, "%d/%d:%s:%s;", ev->task, ev->attempt,
+	    vg_state_name(ev->state), ev->reason ? ev->reason : "-");
+	return 0;
+}
+
+static void
+test_tasks_attempts_events(void **state)
+{
+	struct ctx *c = *state;
+	const char *id = "20250101-000000-aaaaaa";
+	struct vg_task_rec *v;
+	struct vg_attempt_rec a;
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_err e;
+	size_t n;
+	int marked;
+
+	vg_err_init(&e);
+	add_run(c, id, 1, 3);
+	assert_int_equal(vg_store_tasks_load(c->st, id, &v, &n, &e), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[2].index, 2);
+	assert_true(v[2].memory == 1024 && v[2].time == 60);
+	assert_true(v[2].timeout == 2.5);
+	assert_int_equal(v[2].exit_code, -1);
+	assert_int_equal(vg_store_begin(c->st, &e), 0);
+	v[1].state = VG_ST_SUCCEEDED;
+	v[1].attempts = 2;
+	v[1].tries = 1;
+	v[1].exit_code = 0;
+	v[1].pid = 99;
+	v[1].pid_start = 12345;
+	snprintf(v[1].handle, sizeof(v[1].handle), "99");
+	snprintf(v[1].reason, sizeof(v[1].reason), "fine");
+	assert_int_equal(vg_store_task_put(c->st, id, &v[1], &e), 0);
+	memset(&a, 0, sizeof(a));
+	a.index = 1;
+	a.attempt = 1;
+	a.state = VG_ST_FAILED;
+	a.exit_code = 3;
+	a.handle = "98";
+	a.reason = "exit 3";
+	assert_int_equal(vg_store_attempt_put(c->st, id, &a, &e), 0);
+	a.attempt = 2;
+	a.state = VG_ST_RUNNING;
+	a.exit_code = -1;
+	a.handle = "99";
+	a.reason = NULL;
+	assert_int_equal(vg_store_attempt_put(c->st, id, &a, &e), 0);
+	/* Replacing an attempt keeps one row per (task, attempt). */
+	a.state = VG_ST_SUCCEEDED;
+	a.exit_code = 0;
+	assert_int_equal(vg_store_attempt_put(c->st, id, &a, &e), 0);
+	assert_int_equal(vg_store_event(c->st, id, 1, 2, VG_ST_SUCCEEDED,
+	    NULL, &e), 0);
+	assert_int_equal(vg_store_commit(c->st, &e), 0);
+	free(v);
+	assert_int_equal(vg_store_tasks_load(c->st, id, &v, &n, &e), 0);
+	assert_int_equal(v[1].state, VG_ST_SUCCEEDED);
+	assert_int_equal(v[1].attempts, 2);
+	assert_int_equal(v[1].tries, 1);
+	assert_int_equal(v[1].pid, 99);
+	assert_true(v[1].pid_start == 12345);
+	assert_string_equal(v[1].handle, "99");
+	free(v);
+	assert_int_equal(vg_store_task_each(c->st, id, 1, task_cb, &b, &e), 0);
+	assert_string_equal(vg_buf_str(&b),
+	    "1:SUCCEEDED:{\"x\":\"1\"}:x=1:fine;");
+	vg_buf_reset(&b);
+	assert_int_equal(vg_store_attempt_each(c->st, id, 1, attempt_cb, &b,
+	    &e), 0);
+	assert_string_equal(vg_buf_str(&b),
+	    "1/1:FAILED:3:98:exit 3;1/2:SUCCEEDED:0:99:-;");
+	vg_buf_reset(&b);
+	assert_int_equal(vg_store_event_each(c->st, id, -1, event_cb, &b, &e),
+	    0);
+	assert_string_equal(vg_buf_str(&b), "-1/0:PENDING:created;"
+	    "0/0:PENDING:-;1/0:PENDING:-;2/0:PENDING:-;1/2:SUCCEEDED:-;");
+	/* Only unfinished tasks are marked for cancellation. */
+	assert_int_equal(vg_store_task_request_cancel(c->st, id, -1, &marked,
+	    &e), 0);
+	assert_int_equal(marked, 2);
+	assert_int_equal(vg_store_task_request_cancel(c->st, id, 1, &marked,
+	    &e), 0);
+	assert_int_equal(marked, 0);
+	vg_buf_release(&b);
+}
+
+static int
+audit_cb(void *arg, const struct vg_audit_rec *r)
+{
+	struct vg_buf *b = arg;
+
+	vg_buf_printf(b, "%s:%d:%s:%s:%s:%s:%s;", r->run_id ? r->run_id : "-",
+	    r->task_index, r->mode, r->verdict, r->category ? r->category :
+	    "-", r->rule ? r->rule : "-", r->command);
+	return 0;
+}
+
+static void
+test_audit(void **state)
+{
+	struct ctx *c = *state;
+	struct vg_audit_rec r;
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	memset(&r, 0, sizeof(r));
+	r.run_id = "R1";
+	r.task_index = 3;
+	r.mode = "auto-deny";
+	r.command = "rm -rf /";
+	r.verdict = "deny";
+	r.category = "destructive";
+	r.rule = "builtin:rm-root";
+	r.reason = "removes /";
+	assert_int_equal(vg_store_audit(c->st, &r, &e), 0);
+	r.run_id = NULL;
+	r.task_index = -1;
+	r.verdict = "allow";
+	r.category = NULL;
+	r.rule = NULL;
+	r.command = "true";
+	assert_int_equal(vg_store_audit(c->st, &r, &e), 0);
+	assert_int_equal(vg_store_audit_each(c->st, "R1", audit_cb, &b, &e), 0);
+	assert_string_equal(vg_buf_str(&b), "R1:3:auto-deny:deny:destructive:"
+	    "builtin:rm-root:rm -rf /;");
+	vg_buf_reset(&b);
+	assert_int_equal(vg_store_audit_each(c->st, NULL, audit_cb, &b, &e), 0);
+	assert_string_equal(vg_buf_str(&b), "R1:3:auto-deny:deny:destructive:"
+	    "builtin:rm-root:rm -rf /;-:-1:auto-deny:allow:-:-:true;");
+	vg_buf_release(&b);
+}
+
+static void
+test_unique_run_id(void **state)
+{
+	struct ctx *c = *state;
+	struct vg_run_info r;
+	struct vg_err e;
+
+	add_run(c, "20250101-000000-aaaaaa", 1, 0);
+	memset(&r, 0, sizeof(r));
+	snprintf(r.id, sizeof(r.id), "20250101-000000-aaaaaa");
+	r.dir = vg_xstrdup("/x");
+	vg_err_init(&e);
+	assert_int_equal(vg_store_run_create(c->st, &r, "{}", &e), VG_ESTATE);
+	assert_non_null(strstr(e.msg, "recording a new run: UNIQUE"));
+	vg_run_info_release(&r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_modes_and_schema, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_reopen_and_newer_schema,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_fails_on_file_home,
+		    setup, teardown),
+		cmocka_unit_test(test_home_dir),
+		cmocka_unit_test(test_run_id),
+		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tasks_attempts_events,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unique_run_id, setup,
+		    teardown),
+	};
+
+	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
+}
