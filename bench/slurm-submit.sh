@@ -19,7 +19,12 @@ W=$(mktemp -d /tmp/vigil-bench-XXXXXX)
 chmod 0755 "$W"
 VIGIL_HOME=$W/home
 VIGIL_SLURM_BUCKET=$W/bucket
-export VIGIL_HOME VIGIL_SLURM_BUCKET
+VIGIL_SLURM_LEASE=$$
+# A cluster of its own: RPC counts and timings see no other user.
+VIGIL_SLURM_DIR=${VIGIL_SLURM_DIR:-/tmp/vigil-slurm-bench}
+VIGIL_SLURM_PORT=${VIGIL_SLURM_PORT:-16837}
+export VIGIL_SLURM_DIR VIGIL_SLURM_PORT
+export VIGIL_HOME VIGIL_SLURM_BUCKET VIGIL_SLURM_LEASE
 cleanup() {
 	scancel --name=vg-bench-base >/dev/null 2>&1 || true
 	[ -z "${id:-}" ] || "$VIGIL" cancel "$id" >/dev/null 2>&1 || true

@@ -18,7 +18,12 @@ chmod 0755 "$W"
 VIGIL_HOME=$W/home
 VIGIL_SLURM_BUCKET=$W/bucket
 VIGIL_DEBUG=1
-export VIGIL_HOME VIGIL_SLURM_BUCKET VIGIL_DEBUG
+VIGIL_SLURM_LEASE=$$
+# A cluster of its own: RPC counts and timings see no other user.
+VIGIL_SLURM_DIR=${VIGIL_SLURM_DIR:-/tmp/vigil-slurm-bench}
+VIGIL_SLURM_PORT=${VIGIL_SLURM_PORT:-16837}
+export VIGIL_SLURM_DIR VIGIL_SLURM_PORT
+export VIGIL_HOME VIGIL_SLURM_BUCKET VIGIL_SLURM_LEASE VIGIL_DEBUG
 cleanup() {
 	[ -z "${id:-}" ] || "$VIGIL" cancel "$id" >/dev/null 2>&1 || true
 	# The detached driver writes its log until it is gone.

@@ -11,6 +11,9 @@ export VIGIL_HOME
 # A private bucket: other runs on this host do not slow the tests down.
 VIGIL_SLURM_BUCKET=$W/bucket
 export VIGIL_SLURM_BUCKET
+# A lease: a suite running next to this one keeps the cluster up.
+VIGIL_SLURM_LEASE=$$
+export VIGIL_SLURM_LEASE
 cleanup() {
 	"$harness/slurm-down" >/dev/null 2>&1
 	rm -rf "$W"
