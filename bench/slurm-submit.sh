@@ -37,7 +37,8 @@ cleanup() {
 	rm -rf "$W"
 }
 trap cleanup EXIT
-eval "$("$top/tests/harness/slurm-up")"
+env=$("$top/tests/harness/slurm-up") || exit 1
+eval "$env"
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 # Baseline: one sbatch per task (held, so the queue does not run them).

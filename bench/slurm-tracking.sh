@@ -36,10 +36,11 @@ cleanup() {
 }
 trap cleanup EXIT
 if [ "${MODE:-}" = noacct ]; then
-	eval "$("$top/tests/harness/slurm-up" --no-accounting)"
+	env=$("$top/tests/harness/slurm-up" --no-accounting) || exit 1
 else
-	eval "$("$top/tests/harness/slurm-up")"
+	env=$("$top/tests/harness/slurm-up") || exit 1
 fi
+eval "$env"
 
 # ctld: the calls vigil can make to slurmctld; dbd: sacct's query.
 ctld_calls() {

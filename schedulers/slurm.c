@@ -536,8 +536,9 @@ slurm_flush(struct vg_sched *s, struct vg_err *e)
 	struct { char *key; struct sl_att *t; } *g;
 	struct sl_att **chunk;
 	struct vg_result rr;
-	size_t i, j, k, n = 0, ng = 0;
+	size_t i, j, k, n = 0, ng = 0, nsub = 0;
 	int r = 0, offset, max = p->ci.max_array;
+	long long t0 = vg_mono_ms();
 
 	for (i = 0; i < p->n; i++)
 		if (p->v[i]->job == 0 && !p->v[i]->done)
@@ -559,6 +560,7 @@ slurm_flush(struct vg_sched *s, struct vg_err *e)
 		for (j = i; j < ng && strcmp(g[j].key, g[i].key) == 0 &&
 		    g[j].t->index < offset + max; j++)
 			chunk[k++] = g[j].t;
+		nsub++;
 		if ((r = submit_chunk(s, p, chunk, k, offset, e)) != 0) {
 			/* The attempts end here with the error text; the
 			 * driver's retry policy decides what comes next. */
@@ -574,6 +576,8 @@ slurm_flush(struct vg_sched *s, struct vg_err *e)
 			r = 0;
 		}
 	}
+	vg_debug("slurm: flush: %zu attempt(s) in %zu submission(s), %lld ms",
+	    ng, nsub, vg_mono_ms() - t0);
 	for (i = 0; i < ng; i++)
 		free(g[i].key);
 	free(g);
