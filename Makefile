@@ -22,7 +22,7 @@ CC		?= cc
 PKG_CONFIG	?= pkg-config
 FUZZ_SECONDS	?= 20
 
-PKGS		:= yaml-0.1 sqlite3 libcurl libssh libseccomp
+PKGS		:= yaml-0.1 sqlite3 libcurl libssh libseccomp libcrypto
 
 VARIANT		:= release
 OPT		:= -O2

@@ -312,239 +312,107 @@ vg_result_write(const char *task_dir, const struct vg_result *r,
 	return rc;
 }
 
-/* A cursor over the text of a result record. */
-struct rd {
-	const char	*p;
-	const char	*end;
-};
-
-/* Skips JSON white space. */
-static void
-rd_ws(struct rd *d)
-{
-	while (d->p < d->end && (*d->p == ' ' || *d->p == '\t' ||
-	    *d->p == '\n' || *d->p == '\r'))
-		d->p++;
-}
-
-/* Returns the value of one hex digit, or -1. */
+/* Reads an integer member that fits an int; absent leaves *out alone. */
 static int
-hexval(char c)
+result_int(const struct vg_json_value *o, const char *key, int *out)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+	const struct vg_json_value *v = vg_json_get(o, key);
 
-/*
- * Reads a JSON string into out (at most size-1 bytes kept, the rest is
- * dropped), NUL-terminated.  \uXXXX escapes above 0x7f are written as
- * UTF-8; surrogate pairs are kept as '?'.  Returns 0 or -1.
- */
-static int
-rd_str(struct rd *d, char *out, size_t size)
-{
-	size_t n = 0;
-	unsigned u;
-	char c;
-	int i, h;
-
-	if (d->p >= d->end || *d->p != '"')
+	if (v == NULL)
+		return 0;
+	if (v->type != VG_JSON_NUMBER || v->num != (double)(int)v->num)
 		return -1;
-	d->p++;
-	while (d->p < d->end && *d->p != '"') {
-		char tmp[4];
-		size_t tn = 1;
-
-		c = *d->p++;
-		if ((unsigned char)c < 0x20)
-			return -1;
-		tmp[0] = c;
-		if (c == '\\') {
-			if (d->p >= d->end)
-				return -1;
-			c = *d->p++;
-			switch (c) {
-			case '"': case '\\': case '/': tmp[0] = c; break;
-			case 'b': tmp[0] = '\b'; break;
-			case 'f': tmp[0] = '\f'; break;
-			case 'n': tmp[0] = '\n'; break;
-			case 'r': tmp[0] = '\r'; break;
-			case 't': tmp[0] = '\t'; break;
-			case 'u':
-				if (d->end - d->p < 4)
-					return -1;
-				for (u = 0, i = 0; i < 4; i++) {
-					if ((h = hexval(d->p[i])) < 0)
-						return -1;
-					u = u << 4 | (unsigned)h;
-				}
-				d->p += 4;
-				if (u >= 0xd800 && u <= 0xdfff)
-					u = '?';
-				if (u < 0x80)
-					tmp[0] = (char)u;
-				else if (u < 0x800) {
-					tmp[0] = (char)(0xc0 | u >> 6);
-					tmp[1] = (char)(0x80 | (u & 0x3f));
-					tn = 2;
-				} else {
-					tmp[0] = (char)(0xe0 | u >> 12);
-					tmp[1] = (char)(0x80 | (u >> 6 & 0x3f));
-					tmp[2] = (char)(0x80 | (u & 0x3f));
-					tn = 3;
-				}
-				break;
-			default:
-				return -1;
-			}
-		}
-		if (n + tn < size) {
-			memcpy(out + n, tmp, tn);
-			n += tn;
-		}
-	}
-	if (d->p >= d->end)
-		return -1;
-	d->p++;
-	if (size > 0)
-		out[n] = '\0';
+	*out = (int)v->num;
 	return 0;
 }
 
-/* Reads a bare token (number, true, false, null) into out. */
+/* Reads a number member; absent leaves *out alone. */
 static int
-rd_token(struct rd *d, char *out, size_t size)
+result_num(const struct vg_json_value *o, const char *key, double *out)
 {
-	size_t n = 0;
+	const struct vg_json_value *v = vg_json_get(o, key);
 
-	while (d->p < d->end && strchr("+-.0123456789eEtruefalsn", *d->p) &&
-	    *d->p != '\0') {
-		if (n + 1 >= size)
-			return -1;
-		out[n++] = *d->p++;
-	}
-	out[n] = '\0';
-	return n > 0 ? 0 : -1;
-}
-
-/* Parses a finite number; returns 0 or -1. */
-static int
-parse_num(const char *s, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	if (end == s || *end != '\0' || errno != 0 || !isfinite(*out))
+	if (v == NULL)
+		return 0;
+	if (v->type != VG_JSON_NUMBER)
 		return -1;
+	*out = v->num;
 	return 0;
 }
 
-/* Parses an integer that fits an int; returns 0 or -1. */
+/* Reads a string member into a fixed buffer (truncating). */
 static int
-parse_int(const char *s, int *out)
+result_str(const struct vg_json_value *o, const char *key, char *out,
+    size_t size)
 {
-	double v;
+	const struct vg_json_value *v = vg_json_get(o, key);
 
-	if (parse_num(s, &v) != 0 || v != (double)(int)v)
+	if (v == NULL)
+		return 0;
+	if (v->type != VG_JSON_STRING)
 		return -1;
-	*out = (int)v;
+	copy_trunc(out, size, v->str);
 	return 0;
 }
 
-/* Parses a flat JSON object of scalar members into r. */
+/* Parses a result record (a JSON object; unknown members are skipped, as
+ * newer writers may add some) into r. */
 static int
 result_parse(const char *text, size_t len, struct vg_result *r,
     const char *path, struct vg_err *e)
 {
-	struct rd d = { text, text + len };
-	char key[32], val[512];
-	int have_state = 0, st, isstr;
+	static const struct vg_json_limits lim = {
+		.max_bytes = RESULT_MAX, .max_depth = 4, .max_values = 256,
+	};
+	const struct vg_json_value *o, *st;
+	struct vg_json_doc *doc = NULL;
+	const char *bad = NULL;
+	int state, rc = 0;
 
 	memset(r, 0, sizeof(r[0]));
 	r->exit_code = -1;
-	rd_ws(&d);
-	if (d.p >= d.end || *d.p++ != '{')
-		goto bad;
-	rd_ws(&d);
-	if (d.p < d.end && *d.p == '}') {
-		d.p++;
-		goto done;
+	if (vg_json_parse(text, len, &lim, &doc, e) != 0)
+		return vg_err_prefix(e, "'%s': not a result record: ", path);
+	o = vg_json_root(doc);
+	if (o->type != VG_JSON_OBJECT) {
+		rc = vg_err_set(e, VG_EPARSE, "'%s': not a result record "
+		    "(not an object)", path);
+		goto out;
 	}
-	for (;;) {
-		rd_ws(&d);
-		if (rd_str(&d, key, sizeof(key)) != 0)
-			goto bad;
-		rd_ws(&d);
-		if (d.p >= d.end || *d.p++ != ':')
-			goto bad;
-		rd_ws(&d);
-		isstr = d.p < d.end && *d.p == '"';
-		if (isstr ? rd_str(&d, val, sizeof(val)) :
-		    rd_token(&d, val, sizeof(val)))
-			goto bad;
-		if (strcmp(key, "state") == 0) {
-			if (!isstr || (st = vg_state_parse(val)) < 0)
-				return vg_err_set(e, VG_EPARSE, "'%s': unknown "
-				    "state '%s'", path, val);
-			r->state = (enum vg_state)st;
-			have_state = 1;
-		} else if (strcmp(key, "exit_code") == 0) {
-			if (isstr || parse_int(val, &r->exit_code) != 0)
-				goto badval;
-		} else if (strcmp(key, "signal") == 0) {
-			if (isstr || parse_int(val, &r->signal) != 0 ||
-			    r->signal < 0)
-				goto badval;
-		} else if (strcmp(key, "started") == 0) {
-			if (isstr || parse_num(val, &r->started) != 0)
-				goto badval;
-		} else if (strcmp(key, "ended") == 0) {
-			if (isstr || parse_num(val, &r->ended) != 0)
-				goto badval;
-		} else if (strcmp(key, "node") == 0) {
-			if (!isstr)
-				goto badval;
-			copy_trunc(r->node, sizeof(r->node), val);
-		} else if (strcmp(key, "reason") == 0) {
-			if (!isstr)
-				goto badval;
-			copy_trunc(r->reason, sizeof(r->reason), val);
-		}
-		/* Unknown members are skipped: newer writers may add some. */
-		rd_ws(&d);
-		if (d.p < d.end && *d.p == ',') {
-			d.p++;
-			continue;
-		}
-		if (d.p < d.end && *d.p == '}') {
-			d.p++;
-			break;
-		}
-		goto bad;
-	}
-done:
-	rd_ws(&d);
-	if (d.p != d.end)
-		goto bad;
-	if (!have_state)
-		return vg_err_set(e, VG_EPARSE, "'%s': no \"state\" member",
+	if ((st = vg_json_get(o, "state")) == NULL) {
+		rc = vg_err_set(e, VG_EPARSE, "'%s': no \"state\" member",
 		    path);
+		goto out;
+	}
+	if (st->type != VG_JSON_STRING || (state = vg_state_parse(st->str)) < 0) {
+		rc = vg_err_set(e, VG_EPARSE, "'%s': unknown state '%s'", path,
+		    st->type == VG_JSON_STRING ? st->str : "(not a string)");
+		goto out;
+	}
+	r->state = (enum vg_state)state;
+	if (result_int(o, "exit_code", &r->exit_code) != 0)
+		bad = "exit_code";
+	else if (result_int(o, "signal", &r->signal) != 0 || r->signal < 0)
+		bad = "signal";
+	else if (result_num(o, "started", &r->started) != 0)
+		bad = "started";
+	else if (result_num(o, "ended", &r->ended) != 0)
+		bad = "ended";
+	else if (result_str(o, "node", r->node, sizeof(r->node)) != 0)
+		bad = "node";
+	else if (result_str(o, "reason", r->reason, sizeof(r->reason)) != 0)
+		bad = "reason";
+	if (bad != NULL) {
+		rc = vg_err_set(e, VG_EPARSE, "'%s': bad value for \"%s\"",
+		    path, bad);
+		goto out;
+	}
 	if (!vg_state_terminal(r->state))
-		return vg_err_set(e, VG_EPARSE, "'%s': state '%s' is not "
+		rc = vg_err_set(e, VG_EPARSE, "'%s': state '%s' is not "
 		    "terminal", path, vg_state_name(r->state));
-	return 0;
-badval:
-	return vg_err_set(e, VG_EPARSE, "'%s': bad value for \"%s\"", path,
-	    key);
-bad:
-	return vg_err_set(e, VG_EPARSE, "'%s': not a result record (byte %zu)",
-	    path, (size_t)(d.p - text));
+out:
+	vg_json_free(doc);
+	return rc;
 }
 
 int

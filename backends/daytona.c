@@ -1,19 +1,518 @@
 /*
- * daytona.c - the daytona backend.
- * (Placeholder until implemented.)
+ * daytona.c - the daytona backend: each attempt in a new Daytona sandbox,
+ * through Daytona's REST API (daytonaio/daytona at b5a5d9e78: the API's
+ * apps/api/src/sandbox/controllers/sandbox.controller.ts and dto/, the
+ * toolbox daemon's OpenAPI apps/daemon/pkg/toolbox/docs/swagger.json;
+ * the TypeScript SDK libs/sdk-typescript/src/{Daytona,Sandbox}.ts for
+ * how clients reach the toolbox).
+ *
+ *   POST   {api}/sandbox                      create (CreateSandbox)
+ *   GET    {api}/sandbox/{id}                 until state "started"
+ *   POST   {toolbox}/process/session          {"sessionId"}
+ *   POST   {toolbox}/process/session/S/exec   {"command", "runAsync"}
+ *   GET    {toolbox}/process/session/S/command/C         exitCode
+ *   GET    {toolbox}/process/session/S/command/C/logs    output so far
+ *   DELETE {toolbox}/process/session/S        SIGTERM, grace, SIGKILL
+ *   DELETE {api}/sandbox/{id}
+ *   GET    {api}/sandbox?labels={json}        reap
+ *
+ * {api} is https://app.daytona.io/api ($DAYTONA_API_URL), {toolbox} the
+ * sandbox's toolboxProxyUrl + "/" + id, both with "Authorization: Bearer
+ * $DAYTONA_API_KEY".  Session commands take one string, so the attempt
+ * becomes a small sh script (cloud.c).  The logs endpoint streams only
+ * over WebSocket; plain GETs return the whole log so far, which is polled
+ * with a growing interval and demultiplexed on the fly (the markers
+ * below), keeping only what is new: memory stays flat whatever the
+ * output size.  Asking with "X-Daytona-Split-Output: true" and no SDK
+ * version gets that raw log (daemon pkg/session/common.go).
  */
-#include "backend.h"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-static int
-daytona_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
+#include "cloud.h"
+
+#define DAYTONA_SESSION		"vigil"
+/* Polling: from 0.2 s, times 1.5, up to 2 s, plus 1 s per 2 MiB of log
+ * (a poll reads the whole log), at most 30 s. */
+#define DAYTONA_POLL_MIN	0.2
+#define DAYTONA_POLL_MAX	2.0
+#define DAYTONA_POLL_CAP	30.0
+
+/* ------------------------------------------------------------------ */
+/* Pure parts                                                          */
+/* ------------------------------------------------------------------ */
+
+/* Sets up a demultiplexer; see cloud.h. */
+void
+vg_daytona_demux_init(struct vg_daytona_demux *d,
+    int (*out)(void *, int, const char *, size_t), void *arg)
 {
-	(void)a;
-	(void)r;
-	return vg_err_set(e, VG_EUNSUPPORTED,
-	    "backend 'daytona' is not implemented yet");
+	memset(d, 0, sizeof(*d));
+	d->out = out;
+	d->arg = arg;
 }
 
-const struct vg_backend_ops vg_backend_daytona = {
+/* Emits data of the current stream (none before the first marker). */
+static int
+demux_emit(struct vg_daytona_demux *d, const char *p, size_t n)
+{
+	if (n == 0 || d->stream == 0)
+		return 0;
+	return d->out(d->arg, d->stream, p, n);
+}
+
+/* Emits the marker bytes held back, which turned out to be data. */
+static int
+demux_flush(struct vg_daytona_demux *d)
+{
+	char held[2];
+	int n = d->pend;
+
+	d->pend = 0;
+	if (n == 0)
+		return 0;
+	memset(held, d->pc, sizeof(held));
+	return demux_emit(d, held, (size_t)n);
+}
+
+/* Feeds bytes of the log; see cloud.h. */
+int
+vg_daytona_demux_feed(struct vg_daytona_demux *d, const char *p, size_t n)
+{
+	size_t i = 0, run;
+	unsigned char c;
+	int r;
+
+	while (i < n) {
+		c = (unsigned char)p[i];
+		if (d->pend > 0 && c == d->pc) {
+			i++;
+			if (++d->pend == 3) {
+				d->stream = d->pc;
+				d->pend = 0;
+			}
+			continue;
+		}
+		if (d->pend > 0 && (r = demux_flush(d)) != 0)
+			return r;
+		if (c == 1 || c == 2) {
+			d->pc = c;
+			d->pend = 1;
+			i++;
+			continue;
+		}
+		for (run = i; run < n && p[run] != 1 && p[run] != 2; run++)
+			;
+		if ((r = demux_emit(d, p + i, run - i)) != 0)
+			return r;
+		i = run;
+	}
+	return 0;
+}
+
+/* Ends the log: half a marker is data. */
+int
+vg_daytona_demux_end(struct vg_daytona_demux *d)
+{
+	return demux_flush(d);
+}
+
+/* Body of POST /sandbox; see cloud.h. */
+void
+vg_daytona_create_body(const struct vg_attempt *a,
+    const struct vg_cloud_conf *conf, struct vg_buf *out)
+{
+	const struct vg_manifest *m = a->m;
+	struct vg_json_writer w;
+	char *df;
+
+	vg_json_writer_init(&w, out);
+	vg_json_obj_begin(&w);
+	if (conf->snapshot != NULL && *conf->snapshot) {
+		vg_json_key(&w, "snapshot");
+		vg_json_str(&w, conf->snapshot);
+	} else if (m->image != NULL && *m->image) {
+		/* What the SDK's Image.base(image) sends. */
+		vg_json_key(&w, "buildInfo");
+		vg_json_obj_begin(&w);
+		vg_json_key(&w, "dockerfileContent");
+		df = vg_xasprintf("FROM %s\n", m->image);
+		vg_json_str(&w, df);
+		free(df);
+		vg_json_obj_end(&w);
+	}
+	if (conf->region != NULL && *conf->region) {
+		vg_json_key(&w, "target");
+		vg_json_str(&w, conf->region);
+	}
+	vg_json_key(&w, "labels");
+	vg_json_obj_begin(&w);
+	vg_cloud_labels(a, &w);
+	vg_json_obj_end(&w);
+	if (a->res.cpus > 0) {
+		vg_json_key(&w, "cpu");
+		vg_json_int(&w, a->res.cpus);
+	}
+	if (a->res.memory > 0) {
+		/* Whole GB, rounded up. */
+		vg_json_key(&w, "memory");
+		vg_json_int(&w, (long long)((a->res.memory + (1ULL << 30) -
+		    1) >> 30));
+	}
+	if (a->res.gpus > 0) {
+		vg_json_key(&w, "gpu");
+		vg_json_int(&w, a->res.gpus);
+	}
+	if (!conf->keep) {
+		/* Deleted as soon as it stops, should vigil not be there to
+		 * delete it (0: "delete immediately upon stopping"). */
+		vg_json_key(&w, "autoDeleteInterval");
+		vg_json_int(&w, 0);
+	}
+	vg_json_obj_end(&w);
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Reads state, errorReason and toolboxProxyUrl of a Sandbox reply. */
+static int
+sandbox_state(struct vg_cloud *c, char *state, size_t ssize, char *why,
+    size_t wsize, char **tb, struct vg_err *e)
+{
+	struct vg_json_doc *doc;
+	const struct vg_json_value *root;
+	int r;
+
+	if ((r = vg_cloud_json(c, &doc, "creating the sandbox", e)) != 0)
+		return r;
+	root = vg_json_root(doc);
+	snprintf(state, ssize, "%s", vg_json_get_str(root, "state", ""));
+	snprintf(why, wsize, "%s", vg_json_get_str(root, "errorReason", ""));
+	if (tb != NULL && vg_json_get_str(root, "toolboxProxyUrl", NULL)) {
+		free(*tb);
+		*tb = vg_xstrdup(vg_json_get_str(root, "toolboxProxyUrl", ""));
+	}
+	vg_json_free(doc);
+	return 0;
+}
+
+/* True for the states a new sandbox never leaves by itself. */
+static int
+state_failed(const char *s)
+{
+	return strcmp(s, "error") == 0 || strcmp(s, "build_failed") == 0 ||
+	    strcmp(s, "destroyed") == 0 || strcmp(s, "destroying") == 0;
+}
+
+/* POST /sandbox, then GET /sandbox/{id} until it has started. */
+static int
+daytona_create(struct vg_cloud_task *t, struct vg_err *e)
+{
+	struct vg_buf body = VG_BUF_INIT, sess = VG_BUF_INIT;
+	struct vg_json_writer w;
+	struct vg_json_doc *doc = NULL;
+	struct vg_cloud_req rq = {
+		.method = "POST",
+		.path = "/sandbox",
+		.body = &body,
+		.what = "creating the sandbox",
+		.timeout = VG_CLOUD_CREATE_TIMEOUT,
+	};
+	const char *id;
+	char state[64], why[256], *tb = NULL, *path = NULL, *base;
+	double end = vg_cloud_mono() + VG_CLOUD_CREATE_TIMEOUT, pause = 0.25;
+	int r;
+
+	vg_daytona_create_body(t->a, t->c.conf, &body);
+	if ((r = vg_cloud_request(&t->c, &rq, e)) != 0 ||
+	    (r = vg_cloud_json(&t->c, &doc, rq.what, e)) != 0)
+		goto out;
+	id = vg_json_get_str(vg_json_root(doc), "id", NULL);
+	if (id == NULL || *id == '\0') {
+		r = vg_err_set(e, VG_EBACKEND, "daytona: creating the sandbox: "
+		    "reply has no \"id\"");
+		goto out;
+	}
+	t->sandbox = vg_xstrdup(id);
+	if ((r = sandbox_state(&t->c, state, sizeof(state), why,
+	    sizeof(why), &tb, e)) != 0)
+		goto out;
+	path = vg_xasprintf("/sandbox/%s", t->sandbox);
+	while (strcmp(state, "started") != 0) {
+		if (state_failed(state)) {
+			r = vg_err_set(e, VG_EBACKEND, "daytona: sandbox %s is "
+			    "'%s'%s%s", t->sandbox, state, why[0] ? ": " : "",
+			    why);
+			goto out;
+		}
+		if (vg_cloud_mono() > end) {
+			r = vg_err_set(e, VG_ETIMEOUT, "daytona: sandbox %s "
+			    "still '%s' after %.0f s", t->sandbox, state,
+			    VG_CLOUD_CREATE_TIMEOUT);
+			goto out;
+		}
+		if ((r = vg_cloud_sleep(t->c.stop, pause)) != 0) {
+			vg_err_set(e, r, "daytona: interrupted while sandbox %s "
+			    "was '%s'", t->sandbox, state);
+			goto out;
+		}
+		pause = pause * 2 < 2 ? pause * 2 : 2;
+		if ((r = vg_cloud_call(&t->c, "GET", path, NULL, NULL,
+		    "waiting for the sandbox", e)) != 0 ||
+		    (r = sandbox_state(&t->c, state, sizeof(state), why,
+		    sizeof(why), &tb, e)) != 0)
+			goto out;
+	}
+	/* The toolbox of older deployments sits under the API itself
+	 * (toolbox.deprecated.controller.ts). */
+	base = tb != NULL && *tb ? vg_xasprintf("%s%s%s", tb,
+	    tb[strlen(tb) - 1] == '/' ? "" : "/", t->sandbox) :
+	    vg_xasprintf("%s/toolbox/%s/toolbox", t->c.endpoint, t->sandbox);
+	r = vg_cloud_open_like(&t->tb, &t->c, base, e);
+	t->have_tb = 1;
+	free(base);
+	if (r != 0)
+		goto out;
+	vg_http_add_header(t->tb.h, "X-Daytona-Split-Output: true");
+	vg_json_writer_init(&w, &sess);
+	vg_json_obj_begin(&w);
+	vg_json_key(&w, "sessionId");
+	vg_json_str(&w, DAYTONA_SESSION);
+	vg_json_obj_end(&w);
+	if ((r = vg_cloud_call(&t->tb, "POST", "/process/session", &sess, NULL,
+	    "creating the session", e)) == 0)
+		t->session = vg_xstrdup(DAYTONA_SESSION);
+out:
+	vg_json_free(doc);
+	vg_buf_release(&body);
+	vg_buf_release(&sess);
+	free(path);
+	free(tb);
+	return r;
+}
+
+/* POST .../session/S/exec with the attempt's script, asynchronously. */
+static int
+daytona_exec(struct vg_cloud_task *t, struct vg_err *e)
+{
+	struct vg_buf body = VG_BUF_INIT, script = VG_BUF_INIT;
+	struct vg_json_writer w;
+	struct vg_json_doc *doc = NULL;
+	const char *id;
+	char *path;
+	int r;
+
+	vg_cloud_script(t->a, t->a->m->workdir, &script);
+	vg_json_writer_init(&w, &body);
+	vg_json_obj_begin(&w);
+	vg_json_key(&w, "command");
+	vg_json_str(&w, vg_buf_str(&script));
+	vg_json_key(&w, "runAsync");
+	vg_json_bool(&w, 1);
+	vg_json_obj_end(&w);
+	path = vg_xasprintf("/process/session/%s/exec", t->session);
+	if ((r = vg_cloud_call(&t->tb, "POST", path, &body, NULL,
+	    "starting the command", e)) != 0 ||
+	    (r = vg_cloud_json(&t->tb, &doc, "starting the command", e)) != 0)
+		goto out;
+	id = vg_json_get_str(vg_json_root(doc), "cmdId", NULL);
+	if (id == NULL || *id == '\0' || strchr(id, '/') != NULL) {
+		r = vg_err_set(e, VG_EBACKEND, "daytona: starting the command: "
+		    "reply has no valid \"cmdId\"");
+		goto out;
+	}
+	t->cmd = vg_xstrdup(id);
+out:
+	vg_json_free(doc);
+	vg_buf_release(&body);
+	vg_buf_release(&script);
+	free(path);
+	return r;
+}
+
+/* Demultiplexer output: into the task's files. */
+static int
+log_out(void *arg, int stream, const char *p, size_t n)
+{
+	return vg_cloud_out_write(arg, stream, p, n);
+}
+
+/* vg_http_sink feeding the demultiplexer. */
+static int
+log_sink(void *arg, const char *p, size_t n)
+{
+	return vg_daytona_demux_feed(arg, p, n);
+}
+
+/* Reads the whole log so far and keeps what is new; final once the
+ * command has exited (its log is then complete). */
+static int
+fetch_logs(struct vg_cloud_task *t, int final, struct vg_err *e)
+{
+	struct vg_daytona_demux d;
+	struct vg_cloud_req rq = {
+		.method = "GET",
+		.what = "reading the command's output",
+		.sink = log_sink,
+		.sink_arg = &d,
+	};
+	char *path = vg_xasprintf("/process/session/%s/command/%s/logs",
+	    t->session, t->cmd);
+	int r;
+
+	rq.path = path;
+	vg_cloud_out_rewind(&t->out);
+	vg_daytona_demux_init(&d, log_out, &t->out);
+	r = vg_cloud_request(&t->tb, &rq, e);
+	if (r == 0 && final)
+		r = vg_daytona_demux_end(&d);
+	free(path);
+	return r;
+}
+
+/* The command's exitCode, or -1 while it runs. */
+static int
+command_exit(struct vg_cloud_task *t, long *code, struct vg_err *e)
+{
+	struct vg_json_doc *doc;
+	const struct vg_json_value *ec;
+	char *path = vg_xasprintf("/process/session/%s/command/%s",
+	    t->session, t->cmd);
+	int r;
+
+	*code = -1;
+	r = vg_cloud_call(&t->tb, "GET", path, NULL, NULL,
+	    "asking for the command's status", e);
+	free(path);
+	if (r != 0 || (r = vg_cloud_json(&t->tb, &doc, "command status",
+	    e)) != 0)
+		return r;
+	ec = vg_json_get(vg_json_root(doc), "exitCode");
+	if (ec != NULL && ec->type == VG_JSON_NUMBER)
+		*code = ec->num >= 0 && ec->num <= 255 ? (long)ec->num : 255;
+	vg_json_free(doc);
+	return 0;
+}
+
+/* Polls status and output until the command exits; see cloud.h. */
+static int
+daytona_wait(struct vg_cloud_task *t, double deadline, long *code,
+    struct vg_err *e)
+{
+	double pause = DAYTONA_POLL_MIN, cap, left;
+	int r;
+
+	for (;;) {
+		if ((r = command_exit(t, code, e)) != 0 ||
+		    (r = fetch_logs(t, *code >= 0, e)) != 0)
+			return r;
+		if (*code >= 0)
+			return 0;
+		if (deadline > 0 && (left = deadline - vg_cloud_mono()) <= 0)
+			return vg_err_set(e, VG_ETIMEOUT, "daytona: timed out");
+		cap = DAYTONA_POLL_MAX + (double)(t->out.written[1] +
+		    t->out.written[2]) / (2 << 20);
+		cap = cap < DAYTONA_POLL_CAP ? cap : DAYTONA_POLL_CAP;
+		pause = pause * 1.5 < cap ? pause * 1.5 : cap;
+		if ((r = vg_cloud_sleep(t->c.stop, deadline > 0 && left <
+		    pause ? left : pause)) != 0)
+			return vg_err_set(e, r, "daytona: interrupted");
+	}
+}
+
+/* Keeps the output so far, then deletes the session: the daemon sends
+ * SIGTERM to its process group, waits, then SIGKILL (session/delete.go). */
+static void
+daytona_kill(struct vg_cloud_task *t, double grace, int *sig)
+{
+	struct vg_err e;
+	char *path;
+
+	(void)grace;
+	*sig = SIGTERM;
+	if (t->session == NULL)
+		return;
+	vg_err_init(&e);
+	if (t->cmd != NULL)
+		(void)fetch_logs(t, 0, &e);
+	path = vg_xasprintf("/process/session/%s", t->session);
+	(void)vg_cloud_call(&t->tb, "DELETE", path, NULL, NULL,
+	    "stopping the command", &e);
+	free(path);
+}
+
+/* DELETE /sandbox/{id}; a sandbox already gone is fine. */
+static int
+daytona_destroy(struct vg_cloud *c, const char *id, struct vg_err *e)
+{
+	static const long ok404[] = { 404, 0 };
+	struct vg_buf path = VG_BUF_INIT;
+	int r;
+
+	vg_buf_adds(&path, "/sandbox/");
+	vg_http_escape(&path, id);
+	r = vg_cloud_call(c, "DELETE", vg_buf_str(&path), NULL, ok404,
+	    "deleting the sandbox", e);
+	vg_buf_release(&path);
+	return r;
+}
+
+/* GET /sandbox?labels=JSON (ListSandboxesResponse: items, nextCursor). */
+static char *
+daytona_list_path(struct vg_cloud *c, const char *run_id, const char *cursor)
+{
+	struct vg_buf filt = VG_BUF_INIT, path = VG_BUF_INIT;
+	struct vg_json_writer w;
+
+	(void)c;
+	vg_json_writer_init(&w, &filt);
+	vg_json_obj_begin(&w);
+	vg_json_key(&w, VG_CLOUD_LABEL);
+	vg_json_str(&w, "1");
+	if (run_id != NULL) {
+		vg_json_key(&w, VG_CLOUD_LABEL_RUN);
+		vg_json_str(&w, run_id);
+	}
+	vg_json_obj_end(&w);
+	vg_buf_adds(&path, "/sandbox?limit=100&labels=");
+	vg_http_escape(&path, vg_buf_str(&filt));
+	if (cursor != NULL) {
+		vg_buf_adds(&path, "&cursor=");
+		vg_http_escape(&path, cursor);
+	}
+	vg_buf_release(&filt);
+	return vg_buf_detach(&path);
+}
+
+/* One authenticated request for `vigil doctor`. */
+static int
+daytona_ping(struct vg_cloud *c, struct vg_err *e)
+{
+	return vg_cloud_call(c, "GET", "/sandbox?limit=1", NULL, NULL,
+	    "listing sandboxes", e);
+}
+
+static const struct vg_cloud_ops daytona_cloud = {
 	.name = "daytona",
-	.run = daytona_run,
+	.token_env = "DAYTONA_API_KEY",
+	.endpoint_env = "DAYTONA_API_URL",
+	.endpoint = "https://app.daytona.io/api",
+	.conf_off = offsetof(struct vg_manifest, daytona),
+	.create = daytona_create,
+	.exec = daytona_exec,
+	.wait = daytona_wait,
+	.kill = daytona_kill,
+	.destroy = daytona_destroy,
+	.list_path = daytona_list_path,
+	.list_items = "items",
+	.list_id = "id",
+	.list_labels = "labels",
+	.list_next = "nextCursor",
+	.ping = daytona_ping,
 };
+
+VG_CLOUD_BACKEND(daytona, daytona_cloud);

@@ -31,6 +31,7 @@
 
 #include "../runner/http.h"
 #include "../runner/json.h"
+#include "../runner/policy/policy.h"
 #include "docker.h"
 
 #define DOCKER_DEFAULT_HOST	"unix:///var/run/docker.sock"
@@ -343,7 +344,7 @@ vg_docker_host_access_allowed(const struct vg_manifest *m)
 		return 1;
 	for (i = 0; i < m->policy.nallow; i++)
 		if (m->policy.allow[i].category != NULL &&
-		    strcmp(m->policy.allow[i].category, "host-access") == 0)
+		    strcmp(m->policy.allow[i].category, VG_CAT_HOST_ACCESS) == 0)
 			return 1;
 	return 0;
 }

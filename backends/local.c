@@ -28,11 +28,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -79,14 +81,16 @@ struct launch {
 	const struct vg_sandbox	*sb;
 	struct vg_sandbox_paths	 paths;
 	int			 pidns;
+	int			 own_proc;	/* mount /proc of the new ns */
 	int			 killall_sig;	/* subreaper mode: kill all */
 	/* Written by the vfork child, read by the shim. */
 	volatile int		 exec_errno;
 	const char *volatile	 exec_stage;
 };
 
-/* Backend state of one attempt (a->priv). */
-struct local_attempt {
+/* Backend state of one attempt (a->priv for the local backend; held by
+ * the caller for vg_local_proc_start). */
+struct vg_local_proc {
 	int			 status_fd;	/* read end, or -1 */
 	int			 pidns;
 	int			 killall_sig;
@@ -191,10 +195,9 @@ copy_str(char *dst, size_t size, const char *src)
 	dst[i] = '\0';
 }
 
-/* Sends the report and exits the shim. */
-static void __attribute__((noreturn))
-shim_exit(struct launch *L, int kind, int err, const char *stage,
-    int wstatus)
+/* Writes one report to the status pipe (one write: atomic). */
+static void
+report(struct launch *L, int kind, int err, const char *stage, int wstatus)
 {
 	struct shim_msg msg;
 	ssize_t n;
@@ -207,6 +210,14 @@ shim_exit(struct launch *L, int kind, int err, const char *stage,
 	do
 		n = write(L->status_fd, &msg, sizeof(msg));
 	while (n < 0 && errno == EINTR);
+}
+
+/* Sends the report and exits the shim. */
+static void __attribute__((noreturn))
+shim_exit(struct launch *L, int kind, int err, const char *stage,
+    int wstatus)
+{
+	report(L, kind, err, stage, wstatus);
 	if (kind != SHIM_DONE)
 		_exit(127);
 	if (WIFEXITED(wstatus))
@@ -377,13 +388,18 @@ task_main(struct launch *L)
 			L->exec_stage = "setrlimit";
 			goto fail;
 		}
-	vg_close_from(3, NULL, 0);
+	/* The status pipe stays until exec closes it (O_CLOEXEC). */
+	vg_close_from(3, &L->status_fd, 1);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	L->exec_stage = "exec";
 	exec_search(L);
 fail:
+	/* Reported from here, not only through the memory vfork shares
+	 * with the shim: some environments (valgrind) turn vfork into
+	 * fork.  finish() reads the first report, this one. */
 	L->exec_errno = errno != 0 ? errno : EINVAL;
+	report(L, SHIM_EXEC_FAILED, L->exec_errno, L->exec_stage, 0);
 	_exit(127);
 }
 
@@ -415,6 +431,16 @@ shim_main(struct launch *L)
 	if (L->sb != NULL &&
 	    (rc = vg_sandbox_enter(L->sb, &L->paths, &stage)) != 0)
 		shim_exit(L, SHIM_SETUP_FAILED, -rc, stage, 0);
+	/* A program that reads /proc/<its getpid()> needs the procfs of
+	 * its own PID namespace, not the host's, where that pid is some
+	 * other process (apptainer then sees a "weak chroot" and aborts). */
+	if (L->own_proc) {
+		stage = "mount /proc";
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+		    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV |
+		    MS_NOEXEC, NULL) != 0)
+			shim_exit(L, SHIM_SETUP_FAILED, errno, stage, 0);
+	}
 	if (!L->pidns && prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
 		shim_exit(L, SHIM_SETUP_FAILED, errno, "subreaper", 0);
 	setsid();
@@ -455,10 +481,10 @@ shim_main(struct launch *L)
 	if (task < 0)
 		shim_exit(L, SHIM_SETUP_FAILED, errno, "vfork", 0);
 	if (L->exec_errno != 0) {
+		/* The task already reported why; just end. */
 		while (waitpid(task, &st, 0) < 0 && errno == EINTR)
 			;
-		shim_exit(L, SHIM_EXEC_FAILED, L->exec_errno, L->exec_stage,
-		    0);
+		_exit(127);
 	}
 
 	for (;;) {
@@ -495,15 +521,16 @@ shim_main(struct launch *L)
 	shim_exit(L, SHIM_DONE, 0, "", tstatus);
 }
 
-/* Returns the value of NAME in a NAME=value vector, or NULL. */
+/* Returns the value of NAME in a NULL-terminated NAME=value array, or
+ * NULL. */
 static const char *
-env_get(const struct vg_strv *env, const char *name)
+env_get(char *const *env, const char *name)
 {
 	size_t i, n = strlen(name);
 
-	for (i = 0; i < env->n; i++)
-		if (strncmp(env->v[i], name, n) == 0 && env->v[i][n] == '=')
-			return env->v[i] + n + 1;
+	for (i = 0; env != NULL && env[i] != NULL; i++)
+		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+			return env[i] + n + 1;
 	return NULL;
 }
 
@@ -563,7 +590,7 @@ open_output(const char *dir, const char *name, struct vg_err *e)
 
 /* Frees the backend state of a. */
 static void
-local_free(struct local_attempt *la)
+local_free(struct vg_local_proc *la)
 {
 	if (la == NULL)
 		return;
@@ -574,22 +601,41 @@ local_free(struct local_attempt *la)
 	free(la);
 }
 
+/* True when a PID namespace (with a mount namespace for its /proc) can be
+ * made without a user namespace. */
 static int
-local_start(struct vg_attempt *a, struct vg_err *e)
+tree_only_pidns(void)
+{
+	const struct vg_host_caps *c = vg_host_caps();
+
+	return c->pidns && c->root;
+}
+
+/*
+ * Starts argv (envp: NULL = the attempt's clean environment) for a under
+ * the shim, confined as how says; see vg_local_proc_start.
+ */
+static int
+proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
+    enum vg_local_confine how, struct vg_local_proc **out, struct vg_err *e)
 {
 	struct vg_strv argv = VG_STRV_INIT, env = VG_STRV_INIT;
 	const struct vg_limits *lim = &a->m->limits;
-	const struct vg_sandbox *sb;
-	struct local_attempt *la;
+	const struct vg_sandbox *sb = NULL;
+	struct vg_local_proc *la;
 	struct launch L;
 	sigset_t all, old;
+	unsigned long long flags;
 	int pipefd[2] = { -1, -1 }, rc, pidfd = -1, saved;
+	size_t i;
 	pid_t pid;
 
+	*out = NULL;
 	if (a->task_dir == NULL)
 		return vg_err_set(e, VG_EINVAL, "attempt has no task "
 		    "directory");
-	if ((rc = sandbox_for(a->m, &sb, e)) != 0)
+	if (how == VG_LOCAL_ISOLATION &&
+	    (rc = sandbox_for(a->m, &sb, e)) != 0)
 		return rc;
 
 	memset(&L, 0, sizeof(L));
@@ -597,15 +643,23 @@ local_start(struct vg_attempt *a, struct vg_err *e)
 	la = vg_xcalloc(1, sizeof(*la));
 	la->status_fd = -1;
 
-	vg_attempt_argv(a, &argv);
+	if (argvp != NULL)
+		for (i = 0; argvp[i] != NULL; i++)
+			vg_strv_push(&argv, argvp[i]);
+	else
+		vg_attempt_argv(a, &argv);
 	if (argv.n == 0) {
 		rc = vg_err_set(e, VG_EINVAL, "task %d has an empty command",
 		    a->task != NULL ? a->task->index : 0);
 		goto out;
 	}
-	vg_attempt_env(a, &env);
-	if (vg_sandbox_level(sb) != VG_ISO_NONE ||
-	    a->m->isolation.level != VG_ISO_NONE) {
+	if (envp != NULL)
+		for (i = 0; envp[i] != NULL; i++)
+			vg_strv_push(&env, envp[i]);
+	else
+		vg_attempt_env(a, &env);
+	if (sb != NULL && (vg_sandbox_level(sb) != VG_ISO_NONE ||
+	    a->m->isolation.level != VG_ISO_NONE)) {
 		la->tmp_dir = vg_path_join(a->task_dir, "tmp");
 		if (mkdir(la->tmp_dir, 0700) != 0 && errno != EEXIST) {
 			rc = vg_err_errno(e, "cannot create '%s'", la->tmp_dir);
@@ -616,16 +670,24 @@ local_start(struct vg_attempt *a, struct vg_err *e)
 	la->argv0 = vg_xstrdup(argv.v[0]);
 
 	L.argv = argv.v;
-	L.envp = env.v;
-	L.path = env_get(&env, "PATH");
+	/* A strv is NULL-terminated; an empty one has no array at all. */
+	L.envp = env.v != NULL ? env.v : (char *[]){ NULL };
+	L.path = env_get(env.v, "PATH");
 	if (L.path == NULL)
 		L.path = "/usr/local/bin:/usr/bin:/bin";
-	L.cwd = a->m->workdir;
+	L.cwd = how == VG_LOCAL_ISOLATION ? a->m->workdir : NULL;
 	L.sb = sb;
 	L.paths.task_dir = a->task_dir;
 	L.paths.scratch_dir = a->scratch_dir;
 	L.paths.tmp_dir = la->tmp_dir;
-	L.pidns = vg_sandbox_pidns(sb);
+	if (sb != NULL) {
+		L.pidns = vg_sandbox_pidns(sb);
+		flags = vg_sandbox_clone_flags(sb);
+	} else {
+		L.pidns = tree_only_pidns();
+		L.own_proc = L.pidns;
+		flags = L.pidns ? CLONE_NEWPID | CLONE_NEWNS : 0;
+	}
 	L.killall_sig = L.pidns ? 0 : SIGRTMIN + 2;
 	if (lim->cpu_time)
 		add_limit(&L, RLIMIT_CPU, lim->cpu_time);
@@ -657,7 +719,7 @@ local_start(struct vg_attempt *a, struct vg_err *e)
 	 * in the shim before it installs its own. */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
-	pid = vg_clone_pidfd(vg_sandbox_clone_flags(sb), &pidfd);
+	pid = vg_clone_pidfd(flags, &pidfd);
 	if (pid == 0)
 		shim_main(&L);
 	saved = errno;
@@ -678,7 +740,7 @@ local_start(struct vg_attempt *a, struct vg_err *e)
 	pipefd[0] = -1;
 	la->pidns = L.pidns;
 	la->killall_sig = L.killall_sig;
-	a->priv = la;
+	*out = la;
 	la = NULL;
 	rc = 0;
 out:
@@ -723,13 +785,15 @@ set_from_wstatus(struct vg_result *r, int ws)
 	}
 }
 
-static int
-local_finish(struct vg_attempt *a, int wstatus, struct vg_result *r,
-    struct vg_err *e)
+int
+vg_local_proc_finish(struct vg_attempt *a, struct vg_local_proc *la,
+    int wstatus, struct vg_result *r, int *task_ws)
 {
-	struct local_attempt *la = a->priv;
 	struct shim_msg msg;
 	ssize_t n = -1;
+
+	if (task_ws != NULL)
+		*task_ws = -1;
 
 	memset(r, 0, sizeof(r[0]));
 	r->started = a->started;
@@ -745,26 +809,31 @@ local_finish(struct vg_attempt *a, int wstatus, struct vg_result *r,
 		/* No report: the shim itself was killed (SIGKILL from
 		 * cancel), which took the whole tree with it. */
 		set_from_wstatus(r, wstatus);
+		if (task_ws != NULL)
+			*task_ws = wstatus;
 		return 0;
 	}
 	msg.stage[sizeof(msg.stage) - 1] = '\0';
 	switch (msg.kind) {
 	case SHIM_DONE:
 		set_from_wstatus(r, msg.wstatus);
+		if (task_ws != NULL)
+			*task_ws = msg.wstatus;
 		break;
 	case SHIM_EXEC_FAILED:
 		r->state = VG_ST_FAILED;
 		r->exit_code = 127;
 		if (strcmp(msg.stage, "exec") == 0)
 			snprintf(r->reason, sizeof(r->reason), "cannot execute "
-			    "'%s': %s", la->argv0, strerror(msg.err));
+			    "'%s': %s", la != NULL ? la->argv0 : "?",
+			    strerror(msg.err));
 		else if (strcmp(msg.stage, "chdir") == 0)
 			snprintf(r->reason, sizeof(r->reason), "cannot change "
 			    "to directory '%s': %s", a->m->workdir,
 			    strerror(msg.err));
 		else
 			snprintf(r->reason, sizeof(r->reason), "cannot start "
-			    "'%s': %s: %s", la->argv0, msg.stage,
+			    "'%s': %s: %s", la != NULL ? la->argv0 : "?", msg.stage,
 			    strerror(msg.err));
 		break;
 	case SHIM_SETUP_FAILED:
@@ -778,10 +847,19 @@ local_finish(struct vg_attempt *a, int wstatus, struct vg_result *r,
 	return 0;
 }
 
+/* backend op: finish */
 static int
-local_cancel(struct vg_attempt *a, int sig, struct vg_err *e)
+local_finish(struct vg_attempt *a, int wstatus, struct vg_result *r,
+    struct vg_err *e)
 {
-	struct local_attempt *la = a->priv;
+	(void)e;
+	return vg_local_proc_finish(a, a->priv, wstatus, r, NULL);
+}
+
+int
+vg_local_proc_signal(struct vg_attempt *a, struct vg_local_proc *la, int sig,
+    struct vg_err *e)
+{
 	int rc;
 
 	if (a->pid <= 0)
@@ -801,49 +879,77 @@ local_cancel(struct vg_attempt *a, int sig, struct vg_err *e)
 	return 0;
 }
 
-static void
-local_cleanup(struct vg_attempt *a)
+/* backend op: cancel */
+static int
+local_cancel(struct vg_attempt *a, int sig, struct vg_err *e)
 {
-	struct local_attempt *la = a->priv;
+	return vg_local_proc_signal(a, a->priv, sig, e);
+}
 
+void
+vg_local_proc_free(struct vg_local_proc *la)
+{
 	/* Usually empty: one rmdir, the tree walk only when needed. */
 	if (la != NULL && la->tmp_dir != NULL && rmdir(la->tmp_dir) != 0 &&
 	    errno != ENOENT)
 		vg_rm_rf(la->tmp_dir, NULL);
 	local_free(la);
+}
+
+/* backend op: cleanup */
+static void
+local_cleanup(struct vg_attempt *a)
+{
+	vg_local_proc_free(a->priv);
 	a->priv = NULL;
 }
 
 /* Waits for a->pid with a deadline, cancelling on timeout or on SIGTERM,
  * SIGINT or SIGHUP to this process.  Returns the wait status in *ws and
- * what stopped it in *why (0, VG_ST_TIMEOUT or VG_ST_CANCELLED). */
-static int
-wait_attempt(struct vg_attempt *a, int *ws, int *why, struct vg_err *e)
+ * what stopped it in *why (0, VG_ST_TIMEOUT or VG_ST_CANCELLED).  Without
+ * a pidfd (Linux < 5.3, valgrind) SIGCHLD on the signalfd wakes it. */
+int
+vg_local_proc_wait(struct vg_attempt *a, struct vg_local_proc *la, int *ws,
+    int *why, struct vg_err *e)
 {
 	long long deadline = -1, kill_at = -1, now;
 	struct pollfd pfd[2];
-	sigset_t stop, old;
-	int sfd, rc = 0, n, timeout;
+	sigset_t mask, old;
+	int sfd, rc = 0, n, timeout, reaped = 0;
 	double grace = a->kill_grace > 0 ? a->kill_grace : 10;
+	pid_t p;
 
 	*why = 0;
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGHUP);
-	sigprocmask(SIG_BLOCK, &stop, &old);
-	sfd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	if (a->pidfd < 0)
+		sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (a->timeout > 0)
 		deadline = vg_mono_ms() + (long long)(a->timeout * 1000);
 	for (;;) {
+		if (a->pidfd < 0) {
+			p = waitpid(a->pid, ws, WNOHANG);
+			if (p == a->pid) {
+				reaped = 1;
+				break;
+			}
+			if (p < 0 && errno != EINTR) {
+				rc = vg_err_errno(e, "waitpid %d", (int)a->pid);
+				break;
+			}
+		}
 		now = vg_mono_ms();
 		if (deadline >= 0 && now >= deadline && kill_at < 0) {
 			*why = VG_ST_TIMEOUT;
-			local_cancel(a, SIGTERM, NULL);
+			vg_local_proc_signal(a, la, SIGTERM, NULL);
 			kill_at = now + (long long)(grace * 1000);
 		}
 		if (kill_at >= 0 && now >= kill_at) {
-			local_cancel(a, SIGKILL, NULL);
+			vg_local_proc_signal(a, la, SIGKILL, NULL);
 			kill_at = LLONG_MAX;
 		}
 		timeout = -1;
@@ -851,35 +957,38 @@ wait_attempt(struct vg_attempt *a, int *ws, int *why, struct vg_err *e)
 			timeout = (int)(kill_at - now);
 		else if (kill_at < 0 && deadline >= 0)
 			timeout = (int)(deadline - now);
-		pfd[0].fd = a->pidfd;
+		pfd[0].fd = sfd;
 		pfd[0].events = POLLIN;
-		pfd[1].fd = sfd;
+		pfd[1].fd = a->pidfd;
 		pfd[1].events = POLLIN;
-		n = poll(pfd, sfd >= 0 ? 2 : 1, timeout);
+		n = poll(pfd, a->pidfd >= 0 ? 2 : 1, timeout);
 		if (n < 0 && errno != EINTR) {
 			rc = vg_err_errno(e, "poll");
 			break;
 		}
-		if (n > 0 && (pfd[1].revents & POLLIN)) {
+		if (n > 0 && (pfd[0].revents & POLLIN)) {
 			struct signalfd_siginfo si;
+			int stop = 0;
 
-			while (read(sfd, &si, sizeof(si)) > 0)
-				;
-			if (kill_at < 0) {
+			while (read(sfd, &si, sizeof(si)) == sizeof(si))
+				if (si.ssi_signo != SIGCHLD)
+					stop = 1;
+			if (stop && kill_at < 0) {
 				*why = VG_ST_CANCELLED;
-				local_cancel(a, SIGTERM, NULL);
+				vg_local_proc_signal(a, la, SIGTERM, NULL);
 				kill_at = vg_mono_ms() +
 				    (long long)(grace * 1000);
-			} else {
+			} else if (stop) {
 				/* A second signal forces. */
-				local_cancel(a, SIGKILL, NULL);
+				vg_local_proc_signal(a, la, SIGKILL, NULL);
 				kill_at = LLONG_MAX;
 			}
 		}
-		if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP)))
+		if (a->pidfd >= 0 && n > 0 &&
+		    (pfd[1].revents & (POLLIN | POLLHUP)))
 			break;
 	}
-	while (waitpid(a->pid, ws, 0) < 0) {
+	while (rc == 0 && !reaped && waitpid(a->pid, ws, 0) < 0) {
 		if (errno != EINTR) {
 			rc = vg_err_errno(e, "waitpid %d", (int)a->pid);
 			break;
@@ -891,6 +1000,28 @@ wait_attempt(struct vg_attempt *a, int *ws, int *why, struct vg_err *e)
 	return rc;
 }
 
+/* backend op: start */
+static int
+local_start(struct vg_attempt *a, struct vg_err *e)
+{
+	struct vg_local_proc *la;
+	int rc;
+
+	if ((rc = proc_start(a, NULL, NULL, VG_LOCAL_ISOLATION, &la, e)) != 0)
+		return rc;
+	a->priv = la;
+	return 0;
+}
+
+int
+vg_local_proc_start(struct vg_attempt *a, char *const argv[],
+    char *const envp[], enum vg_local_confine how,
+    struct vg_local_proc **out, struct vg_err *e)
+{
+	return proc_start(a, argv, envp, how, out, e);
+}
+
+/* backend op: run */
 static int
 local_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 {
@@ -899,7 +1030,7 @@ local_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	memset(r, 0, sizeof(r[0]));
 	if ((rc = local_start(a, e)) != 0)
 		return rc;
-	rc = wait_attempt(a, &ws, &why, e);
+	rc = vg_local_proc_wait(a, a->priv, &ws, &why, e);
 	if (rc == 0)
 		rc = local_finish(a, ws, r, e);
 	if (rc == 0 && why != 0 && r->state != VG_ST_SUCCEEDED) {

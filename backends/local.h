@@ -1,13 +1,19 @@
 /*
  * local.h - what the local backend offers beyond its ops (backend.h):
  * the isolation downgrades of a manifest on this host, for the run's
- * events, `vigil status` and `vigil doctor`.
+ * events, `vigil status` and `vigil doctor`; and its process start, for
+ * backends that run a program of their own on this host (apptainer) and
+ * want the same tree kill, output files, limits and exec-failure
+ * reporting as a local task.
  */
 #ifndef VG_LOCAL_H
 #define VG_LOCAL_H
 
 #include "../runner/err.h"
 #include "../runner/manifest.h"
+#include "../runner/state.h"
+
+struct vg_attempt;
 
 /*
  * Returns "" when m's isolation level is delivered in full here, else a
@@ -19,5 +25,66 @@ const char *vg_local_downgrades(const struct vg_manifest *m, struct vg_err *e);
 
 /* Drops the compiled sandbox kept between attempts (tests, valgrind). */
 void	vg_local_reset(void);
+
+/* One started process tree (opaque); see vg_local_proc_start. */
+struct vg_local_proc;
+
+/* How vg_local_proc_start confines the tree. */
+enum vg_local_confine {
+	/* The manifest's isolation section, exactly as a local task. */
+	VG_LOCAL_ISOLATION = 0,
+	/*
+	 * Only what the whole-tree kill needs: the shim is the init of a
+	 * new PID namespace when that needs no user namespace (root), else
+	 * a child subreaper.  No user, network or mount namespace, no
+	 * private /tmp, no no_new_privs, Landlock or seccomp: for a
+	 * program that builds its own sandbox (apptainer mounts, pivots and
+	 * may run a setuid starter, all of which those would refuse).
+	 */
+	VG_LOCAL_TREE_ONLY,
+};
+
+/*
+ * Starts argv for attempt a as a local task would start: under the shim,
+ * stdin from /dev/null, stdout and stderr appended to the task
+ * directory's files, the manifest's limits applied, in the task
+ * directory's confinement chosen by how (cwd: manifest workdir with
+ * VG_LOCAL_ISOLATION, inherited otherwise).  argv[0] is a path or a name
+ * looked up in the PATH of the environment; envp (NULL-terminated, NULL =
+ * the attempt's clean environment, vg_attempt_env) is passed as is.
+ * Sets a->pid, a->pidfd, a->pid_start and a->started; *out (caller
+ * releases with vg_local_proc_free) is the state the other calls need.
+ * Does not wait; an exec failure is reported by vg_local_proc_finish.
+ */
+int	vg_local_proc_start(struct vg_attempt *a, char *const argv[],
+	    char *const envp[], enum vg_local_confine how,
+	    struct vg_local_proc **out, struct vg_err *e);
+
+/*
+ * After a->pid exited with wstatus (the caller reaped it): fills r as the
+ * local backend does.  *task_ws (may be NULL) receives the wait status
+ * of the program itself, or -1 when it never ran (exec or setup failure,
+ * described in r).  Never blocks.
+ */
+int	vg_local_proc_finish(struct vg_attempt *a, struct vg_local_proc *lp,
+	    int wstatus, struct vg_result *r, int *task_ws);
+
+/* Like kill(2) on the whole tree; SIGKILL ends it even when the program
+ * ignores everything.  Never blocks. */
+int	vg_local_proc_signal(struct vg_attempt *a, struct vg_local_proc *lp,
+	    int sig, struct vg_err *e);
+
+/*
+ * Waits for a->pid and reaps it into *ws, honouring a->timeout (SIGTERM,
+ * then SIGKILL after a->kill_grace) and SIGTERM, SIGINT or SIGHUP to this
+ * process (same escalation; a second signal forces).  *why is 0,
+ * VG_ST_TIMEOUT or VG_ST_CANCELLED.  Blocks.
+ */
+int	vg_local_proc_wait(struct vg_attempt *a, struct vg_local_proc *lp,
+	    int *ws, int *why, struct vg_err *e);
+
+/* Frees lp and removes what start made (the private TMPDIR); NULL is
+ * fine.  Does not close a->pidfd. */
+void	vg_local_proc_free(struct vg_local_proc *lp);
 
 #endif

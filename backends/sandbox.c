@@ -118,6 +118,8 @@ static const char *const denied_syscalls[] = {
 struct ll_rule {
 	int		fd;		/* O_PATH */
 	uint64_t	access;
+	char		*tmp_path;	/* path when under /tmp (strict keeps it) */
+	int		is_dir;
 };
 
 struct vg_sandbox {
@@ -302,6 +304,9 @@ add_static_rule(struct vg_sandbox *sb, const char *path, uint64_t access,
 	access &= sb->ll_attr.handled_access_fs;
 	sb->rules[sb->nrules].fd = fd;
 	sb->rules[sb->nrules].access = access;
+	sb->rules[sb->nrules].is_dir = S_ISDIR(st.st_mode);
+	sb->rules[sb->nrules].tmp_path = strncmp(path, "/tmp/", 5) == 0 ?
+	    vg_xstrdup(path) : NULL;
 	sb->fds[sb->nrules] = fd;
 	sb->nrules++;
 	return 0;
@@ -544,8 +549,10 @@ vg_sandbox_free(struct vg_sandbox *sb)
 
 	if (sb == NULL)
 		return;
-	for (i = 0; i < sb->nrules; i++)
+	for (i = 0; i < sb->nrules; i++) {
 		close(sb->rules[i].fd);
+		free(sb->rules[i].tmp_path);
+	}
 	free(sb->prog.filter);
 	vg_buf_release(&sb->downgrades);
 	free(sb);
@@ -650,9 +657,34 @@ mkdir_parents(const char *path)
 	return 0;
 }
 
-/* Binds the directory open as fd onto path (child side). */
+/* Creates the parents of the file path and an empty file to mount on
+ * (child side). */
 static int
-bind_fd(int fd, const char *path)
+file_mountpoint(const char *path)
+{
+	char buf[PATH_MAX];
+	char *slash;
+	size_t len = strlen(path);
+	int fd, rc;
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	if ((slash = strrchr(buf, '/')) != NULL && slash != buf) {
+		*slash = '\0';
+		if ((rc = mkdir_parents(buf)) != 0)
+			return rc;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* Binds the file or directory open as fd onto path (child side). */
+static int
+bind_fd(int fd, const char *path, int is_dir)
 {
 	char src[32] = "/proc/self/fd/";
 	int n = 14, d = fd, rc;
@@ -667,9 +699,13 @@ bind_fd(int fd, const char *path)
 	while (k > 0)
 		src[n++] = tmp[--k];
 	src[n] = '\0';
-	if ((rc = mkdir_parents(path)) != 0)
+	if (is_dir)
+		rc = mkdir_parents(path);
+	else
+		rc = file_mountpoint(path);
+	if (rc != 0)
 		return rc;
-	if (mount(src, path, NULL, MS_BIND | MS_REC, NULL) != 0)
+	if (mount(src, path, "none", MS_BIND | MS_REC, NULL) != 0)
 		return -errno;
 	return 0;
 }
@@ -677,35 +713,55 @@ bind_fd(int fd, const char *path)
 /*
  * Binds the task's temp directory over /tmp in the task's own mount
  * namespace.  A task or scratch directory under /tmp would be hidden by
- * it, so those are bound back at their paths inside the new /tmp.
+ * it, so those are bound back at their paths inside the new /tmp, and so
+ * are the isolation.readable and isolation.writable paths there.
  */
 static int
-private_tmp(const struct vg_sandbox_paths *p, const char **stage)
+private_tmp(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
+    const char **stage)
 {
 	const char *keep[2] = { p->task_dir, p->scratch_dir };
-	int fds[2] = { -1, -1 }, i, rc = 0;
+	int fds[2] = { -1, -1 }, lfds[MAX_STATIC_RULES], i, rc = 0;
 
 	*stage = "private /tmp";
+	/* Opened here, in the new mount namespace: a bind mount's source
+	 * must belong to the caller's namespace. */
+	for (i = 0; i < sb->nrules; i++)
+		lfds[i] = -1;
 	for (i = 0; i < 2; i++)
 		if (under_tmp(keep[i]) && (fds[i] = open(keep[i],
 		    O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
 			rc = -errno;
 			goto out;
 		}
+	for (i = 0; i < sb->nrules; i++)
+		if (sb->rules[i].tmp_path != NULL &&
+		    (lfds[i] = open(sb->rules[i].tmp_path,
+		    O_PATH | O_CLOEXEC)) < 0) {
+			rc = -errno;
+			goto out;
+		}
 	/* Slave, not private: mounts made later on the host still show
 	 * up here, nothing made here leaks out. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0 ||
-	    mount(p->tmp_dir, "/tmp", NULL, MS_BIND, NULL) != 0) {
+	if (mount("none", "/", "none", MS_REC | MS_SLAVE, NULL) != 0 ||
+	    mount(p->tmp_dir, "/tmp", "none", MS_BIND, NULL) != 0) {
 		rc = -errno;
 		goto out;
 	}
 	for (i = 0; i < 2 && rc == 0; i++)
 		if (fds[i] >= 0)
-			rc = bind_fd(fds[i], keep[i]);
+			rc = bind_fd(fds[i], keep[i], 1);
+	for (i = 0; i < sb->nrules && rc == 0; i++)
+		if (lfds[i] >= 0)
+			rc = bind_fd(lfds[i], sb->rules[i].tmp_path,
+			    sb->rules[i].is_dir);
 out:
 	for (i = 0; i < 2; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
+	for (i = 0; i < sb->nrules; i++)
+		if (lfds[i] >= 0)
+			close(lfds[i]);
 	return rc;
 }
 
@@ -728,7 +784,7 @@ vg_sandbox_enter(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
 			return rc;
 	}
 	if (sb->private_tmp && p->tmp_dir != NULL)
-		return private_tmp(p, stage);
+		return private_tmp(sb, p, stage);
 	return 0;
 }
 

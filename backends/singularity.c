@@ -2,11 +2,15 @@
  * singularity.c - the singularity backend ("apptainer" is an alias): runs
  * each attempt as `apptainer exec` of a SIF image.
  *
- * The apptainer process is a direct child in its own process group, so
- * the scheduler watches it like a local task and cancel/timeout signal the
- * whole group: the starter, the container's init and everything the task
- * started (apptainer keeps them in the group; with --containall they also
- * share a PID namespace that dies with its init).  The environment goes
+ * The apptainer process is started by the local backend
+ * (vg_local_proc_start), so the scheduler watches it like a local task:
+ * its shim is the init of a PID namespace (as root; a subreaper
+ * otherwise) and cancel/timeout reach the whole tree, the starter, the
+ * container's init and everything the task started, whatever sessions or
+ * groups they made.  Only the tree kill is taken from the local sandbox:
+ * apptainer mounts, pivots and may run a setuid starter, which
+ * no_new_privs, Landlock and the seccomp filter would refuse; the
+ * container is the confinement (--containall).  The environment goes
  * through a mode-0600 --env-file in the task directory, never the command
  * line.  Apptainer's own failures (exit 255 and a FATAL: line) become
  * BACKEND_ERROR, so a missing image or a bad bind is not mistaken for the
@@ -20,20 +24,22 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../runner/log.h"
 #include "../runner/path.h"
+#include "../runner/store.h"
+#include "../runner/which.h"
 #include "../scratch/scratch.h"
+#include "../sif-cache/cache.h"
+#include "local.h"
 #include "singularity.h"
 
 extern char **environ;
@@ -43,44 +49,14 @@ extern char **environ;
 
 /* Per-attempt state, owned by a->priv between start and cleanup. */
 struct sing_priv {
+	struct vg_local_proc *lp;	/* the apptainer process tree */
+	struct vg_cache_pin *pin;	/* lease on a cached image */
 	char	*env_file;
 	char	*scratch;	/* made here (a->scratch_dir was NULL) */
 	int	 timed_out;
 	int	 cancelled;
+	int	 last_sig;	/* last signal cancel sent */
 };
-
-/* True when path is an executable regular file. */
-static int
-is_exec(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    access(path, X_OK) == 0;
-}
-
-/* Looks name up in $PATH; returns an allocated path or NULL. */
-static char *
-path_lookup(const char *name)
-{
-	const char *path = getenv("PATH"), *p, *end;
-	char *cand;
-
-	if (path == NULL || *path == '\0')
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; ; p = end + 1) {
-		end = strchr(p, ':');
-		if (end == NULL)
-			end = p + strlen(p);
-		cand = vg_xasprintf("%.*s/%s", (int)(end - p),
-		    end == p ? "." : p, name);
-		if (is_exec(cand))
-			return cand;
-		free(cand);
-		if (*end == '\0')
-			return NULL;
-	}
-}
 
 int
 vg_singularity_find(const char *configured, char **path_out, struct vg_err *e)
@@ -96,8 +72,8 @@ vg_singularity_find(const char *configured, char **path_out, struct vg_err *e)
 		want = env;
 		what = "$VIGIL_APPTAINER";
 	} else {
-		if ((p = path_lookup("apptainer")) != NULL ||
-		    (p = path_lookup("singularity")) != NULL) {
+		if ((p = vg_which("apptainer")) != NULL ||
+		    (p = vg_which("singularity")) != NULL) {
 			*path_out = p;
 			return 0;
 		}
@@ -107,13 +83,13 @@ vg_singularity_find(const char *configured, char **path_out, struct vg_err *e)
 		    "$VIGIL_APPTAINER", getenv("PATH") ? getenv("PATH") : "");
 	}
 	if (strchr(want, '/') == NULL) {
-		if ((p = path_lookup(want)) == NULL)
+		if ((p = vg_which(want)) == NULL)
 			return vg_err_set(e, VG_ENOENT, "%s '%s' is not in "
 			    "$PATH", what, want);
 		*path_out = p;
 		return 0;
 	}
-	if (!is_exec(want))
+	if (!vg_is_executable(want))
 		return vg_err_set(e, VG_ENOENT, "%s '%s' is not an executable "
 		    "file", what, want);
 	*path_out = vg_xstrdup(want);
@@ -214,7 +190,8 @@ system_path(const char *p)
 	return 0;
 }
 
-/* Finds an allow rule of category "bind" matching path; NULL if none. */
+/* Finds an allow rule of category host-access matching path; NULL if
+ * none. */
 static const struct vg_rule *
 bind_rule(const struct vg_policy_conf *pol, const char *path)
 {
@@ -280,7 +257,7 @@ vg_singularity_check_bind(const char *spec, const struct vg_policy_conf *pol,
 	if (system_path(real) && bind_rule(pol, real) == NULL) {
 		rc = vg_err_set(e, VG_EDENIED, "bind '%s': source '%s' is %s; "
 		    "binding it needs a policy allow rule with category "
-		    "'bind' matching '%s'", spec, real,
+		    "'" VG_SING_BIND_CATEGORY "' matching '%s'", spec, real,
 		    strcmp(real, "/") == 0 ? "the root directory" :
 		    "a system directory", real);
 		goto out;
@@ -379,6 +356,8 @@ vg_singularity_argv(const struct vg_attempt *a, const char *binary,
 		vg_strv_push(argv, "--cleanenv");
 	if (c->writable_tmpfs)
 		vg_strv_push(argv, "--writable-tmpfs");
+	/* Values from the env file stay literal ($, quotes, newlines). */
+	vg_strv_push(argv, "--no-eval");
 	if (a->res.gpus > 0 && !has_gpu_flag(&c->flags))
 		vg_strv_push(argv, gpu_flag != NULL ? gpu_flag : "--nv");
 	vg_strv_push(argv, "--bind");
@@ -441,22 +420,25 @@ env_name_ok(const char *s)
 	return 1;
 }
 
-/* Appends NAME='value' and a newline. */
+/*
+ * Appends NAME="value" and a newline, with \ " $ ` escaped.  Apptainer
+ * reads the file with its own shell interpreter, which mangles the usual
+ * 'it'\''s' idiom into it\'s; double quotes come through exactly (with
+ * --no-eval, which the argv always carries).
+ */
 static void
 env_line(struct vg_buf *out, const char *name, const char *value)
 {
+	const char *p;
+
 	vg_buf_adds(out, name);
-	vg_buf_addc(out, '=');
-	/* Always quoted: the reader is a shell, and '' keeps an empty
-	 * value explicit. */
-	if (value == NULL || *value == '\0')
-		vg_buf_adds(out, "''");
-	else if (strspn(value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
-	    "qrstuvwxyz0123456789_-./:@%+,=") == strlen(value))
-		vg_buf_printf(out, "'%s'", value);
-	else
-		vg_buf_shquote(out, value);
-	vg_buf_addc(out, '\n');
+	vg_buf_adds(out, "=\"");
+	for (p = value != NULL ? value : ""; *p != '\0'; p++) {
+		if (*p == '\\' || *p == '"' || *p == '$' || *p == '`')
+			vg_buf_addc(out, '\\');
+		vg_buf_addc(out, *p);
+	}
+	vg_buf_adds(out, "\"\n");
 }
 
 int
@@ -531,53 +513,111 @@ vg_singularity_classify(int wstatus, const char *stderr_tail,
 	return r->state;
 }
 
-/* Where vigil keeps state when no scratch filesystem is found; caller
- * frees.  Mirrors the store's rule ($VIGIL_HOME, $XDG_STATE_HOME/vigil,
- * ~/.local/state/vigil). */
-static char *
-state_dir(void)
+/* True when image is a reference the SIF cache resolves, not a path. */
+static int
+is_ref(const char *image)
 {
-	const char *v;
-
-	if ((v = getenv("VIGIL_HOME")) != NULL && *v != '\0')
-		return vg_xstrdup(v);
-	if ((v = getenv("XDG_STATE_HOME")) != NULL && *v != '\0')
-		return vg_xasprintf("%s/vigil", v);
-	if ((v = getenv("HOME")) != NULL && *v != '\0')
-		return vg_xasprintf("%s/.local/state/vigil", v);
-	return NULL;
+	return strstr(image, "://") != NULL;
 }
 
-/*
- * Resolves the manifest image to a local SIF path (caller frees).  Image
- * references need the SIF cache; a local path must be a regular file.
- */
+/* Checks that the manifest has an image at all. */
 static int
-resolve_image(const struct vg_manifest *m, char **path_out, struct vg_err *e)
+need_image(const struct vg_manifest *m, struct vg_err *e)
+{
+	if (m->image == NULL || *m->image == '\0')
+		return vg_err_set(e, VG_EINVAL, "backend 'singularity' needs "
+		    "'image': a .sif file or a docker://, oras://, library:// "
+		    "or https:// reference");
+	return 0;
+}
+
+/* Checks a local image path and resolves it (caller frees *path_out).
+ * Its contents are apptainer's to judge: a bad one is its failure. */
+static int
+local_image(const char *image, char **path_out, struct vg_err *e)
 {
 	struct stat st;
 	char *real;
 
 	*path_out = NULL;
-	if (m->image == NULL || *m->image == '\0')
-		return vg_err_set(e, VG_EINVAL, "backend 'singularity' needs "
-		    "'image': a .sif file or a docker://, oras://, library:// "
-		    "or https:// reference");
-	if (strstr(m->image, "://") != NULL)
-		return vg_err_set(e, VG_EUNSUPPORTED, "image '%s': references "
-		    "are resolved through the SIF cache, which this build "
-		    "lacks; pull it (apptainer pull) and give the .sif path",
-		    m->image);
-	if (stat(m->image, &st) != 0)
-		return vg_err_set(e, VG_ENOENT, "image '%s' %s", m->image,
+	if (stat(image, &st) != 0)
+		return vg_err_set(e, VG_ENOENT, "image '%s' %s", image,
 		    errno == ENOENT ? "does not exist" : strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return vg_err_set(e, VG_EINVAL, "image '%s' is not a regular "
-		    "file (sandbox directories are not supported)", m->image);
-	if ((real = realpath(m->image, NULL)) == NULL)
-		return vg_err_errno(e, "cannot resolve image '%s'", m->image);
+		    "file (sandbox directories are not supported)", image);
+	if ((real = realpath(image, NULL)) == NULL)
+		return vg_err_errno(e, "cannot resolve image '%s'", image);
 	*path_out = real;
 	return 0;
+}
+
+/* Checks the form of a reference without fetching it. */
+static int
+check_ref(const char *image, struct vg_err *e)
+{
+	static const char *const schemes[] = {
+		"docker://", "oras://", "library://", "https://", "http://",
+	};
+	size_t i, n;
+
+	for (i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
+		n = strlen(schemes[i]);
+		if (strncmp(image, schemes[i], n) == 0)
+			return image[n] != '\0' ? 0 : vg_err_set(e,
+			    VG_EINVAL, "image '%s' names no image after "
+			    "'%s'", image, schemes[i]);
+	}
+	return vg_err_set(e, VG_EINVAL, "image '%s': unknown scheme (valid: "
+	    "docker://, oras://, library://, https://, http://, or a .sif "
+	    "path)", image);
+}
+
+/*
+ * Resolves m's image for a task that needs it until needed_until (wall
+ * clock): a local path in place (*pin_out NULL), a reference through the
+ * SIF cache, which pulls it once across processes and nodes with binary
+ * as the puller and pins it (*pin_out, released with vg_cache_unpin).
+ * *path_out belongs to the caller.  Blocks for a pull.
+ */
+static int
+resolve_image(const struct vg_manifest *m, const char *binary,
+    double needed_until, char **path_out, struct vg_cache_pin **pin_out,
+    struct vg_err *e)
+{
+	static int warned;
+	struct vg_cache *c = NULL;
+	const char *w;
+	int rc;
+
+	*path_out = NULL;
+	*pin_out = NULL;
+	if ((rc = need_image(m, e)) != 0)
+		return rc;
+	if (!is_ref(m->image))
+		return local_image(m->image, path_out, e);
+	if ((rc = check_ref(m->image, e)) != 0 ||
+	    (rc = vg_cache_open_default(&m->cache, &m->scratch, &c, e)) != 0)
+		return rc;
+	vg_cache_set_puller(c, binary);
+	/* Once per process: every task of a run would say the same. */
+	if (!warned && (w = vg_cache_purge_warning(c)) != NULL) {
+		vg_warn("%s", w);
+		warned = 1;
+	}
+	rc = vg_cache_resolve(c, m->image, needed_until, path_out, pin_out,
+	    e);
+	vg_cache_close(c);
+	return rc;
+}
+
+/* How long a task of a may run: the timeout, else the time limit. */
+static double
+need_for(double timeout, uint64_t time_limit)
+{
+	if (timeout > 0)
+		return timeout;
+	return (double)time_limit;
 }
 
 /* Writes the environment file of a into the task directory, mode 0600. */
@@ -628,130 +668,6 @@ out:
 	return rc;
 }
 
-/* Opens name in the task directory for appending output. */
-static int
-open_output(const char *task_dir, const char *name, struct vg_err *e)
-{
-	char *path = vg_path_join(task_dir, name);
-	int fd;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW |
-	    O_CLOEXEC, 0644);
-	if (fd < 0)
-		vg_err_errno(e, "cannot open '%s'", path);
-	free(path);
-	return fd;
-}
-
-/* Reads /proc/PID/stat starttime (field 22); 0 when unknown. */
-static unsigned long long
-proc_starttime(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd, i;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL)
-		return 0;
-	for (i = 2; i < 22 && p != NULL; i++)
-		p = strchr(p + 1, ' ');
-	return p != NULL ? strtoull(p + 1, NULL, 10) : 0;
-}
-
-/*
- * Starts argv as a child in its own process group with stdin from
- * /dev/null and stdout/stderr appended to the task directory's files.
- * An exec failure comes back through a close-on-exec pipe, so "no such
- * binary" is reported here instead of as exit status 127.
- */
-static int
-spawn(struct vg_attempt *a, struct vg_strv *argv, struct vg_err *e)
-{
-	int out = -1, err = -1, in = -1, pfds[2] = { -1, -1 }, ws, rc = 0;
-	int child_errno = 0;
-	sigset_t all;
-	ssize_t n;
-	pid_t pid;
-
-	if ((out = open_output(a->task_dir, "stdout", e)) < 0 ||
-	    (err = open_output(a->task_dir, "stderr", e)) < 0) {
-		rc = e != NULL ? e->rc : VG_EIO;
-		goto out;
-	}
-	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-		rc = vg_err_errno(e, "cannot open /dev/null");
-		goto out;
-	}
-	if (pipe2(pfds, O_CLOEXEC) != 0) {
-		rc = vg_err_errno(e, "pipe");
-		goto out;
-	}
-	if ((pid = fork()) < 0) {
-		rc = vg_err_errno(e, "fork");
-		goto out;
-	}
-	if (pid == 0) {
-		/* Only async-signal-safe calls until exec. */
-		struct sigaction dfl;
-		int sig;
-
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		for (sig = 1; sig < NSIG; sig++)
-			(void)sigaction(sig, &dfl, NULL);
-		sigemptyset(&all);
-		sigprocmask(SIG_SETMASK, &all, NULL);
-		setpgid(0, 0);
-		if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-			goto fail;
-		execve(argv->v[0], argv->v, environ);
-fail:
-		child_errno = errno;
-		(void)!write(pfds[1], &child_errno, sizeof(child_errno));
-		_exit(127);
-	}
-	/* Also here, so the group exists before anyone signals it. */
-	(void)setpgid(pid, pid);
-	close(pfds[1]);
-	pfds[1] = -1;
-	while ((n = read(pfds[0], &child_errno, sizeof(child_errno))) < 0 &&
-	    errno == EINTR)
-		;
-	if (n == (ssize_t)sizeof(child_errno)) {
-		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-			;
-		rc = vg_err_set(e, VG_EBACKEND, "cannot execute '%s': %s",
-		    argv->v[0], strerror(child_errno));
-		goto out;
-	}
-	a->pid = pid;
-	a->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (a->pidfd >= 0)
-		(void)fcntl(a->pidfd, F_SETFD, FD_CLOEXEC);
-	a->pid_start = proc_starttime(pid);
-	a->started = vg_now();
-out:
-	if (out >= 0)
-		close(out);
-	if (err >= 0)
-		close(err);
-	if (in >= 0)
-		close(in);
-	if (pfds[0] >= 0)
-		close(pfds[0]);
-	if (pfds[1] >= 0)
-		close(pfds[1]);
-	return rc;
-}
-
 /* Frees the per-attempt state; removes the environment file. */
 static void
 priv_free(struct sing_priv *p)
@@ -760,6 +676,8 @@ priv_free(struct sing_priv *p)
 		return;
 	if (p->env_file != NULL)
 		(void)unlink(p->env_file);
+	vg_local_proc_free(p->lp);
+	vg_cache_unpin(p->pin);
 	free(p->env_file);
 	free(p->scratch);
 	free(p);
@@ -781,7 +699,7 @@ own_scratch(const struct vg_attempt *a, char **path_out, struct vg_err *e)
 	char *home, *base = NULL, *reason = NULL;
 	int rc;
 
-	home = state_dir();
+	home = vg_home_dir();
 	rc = vg_scratch_base(&a->m->scratch, home, &base, &reason, e);
 	if (rc == 0)
 		rc = vg_scratch_task_dir_min(base, a->run_id,
@@ -806,7 +724,8 @@ singularity_start(struct vg_attempt *a, struct vg_err *e)
 	a->pidfd = -1;
 	p = vg_xcalloc(1, sizeof(*p));
 	if ((rc = vg_singularity_find(a->m->singularity.binary, &binary,
-	    e)) != 0 || (rc = resolve_image(a->m, &image, e)) != 0)
+	    e)) != 0 || (rc = resolve_image(a->m, binary, vg_now() +
+	    need_for(a->timeout, a->res.time), &image, &p->pin, e)) != 0)
 		goto out;
 	scratch = a->scratch_dir;
 	if (scratch == NULL) {
@@ -821,7 +740,11 @@ singularity_start(struct vg_attempt *a, struct vg_err *e)
 	    a->res.gpus > 0 ? vg_singularity_gpu_flag() : NULL, &argv,
 	    e)) != 0)
 		goto out;
-	rc = spawn(a, &argv, e);
+	/* Apptainer builds the container itself (mounts, pivot_root, maybe
+	 * a setuid starter): only the tree kill around it, see
+	 * docs/backends/singularity.md. */
+	rc = vg_local_proc_start(a, argv.v, environ, VG_LOCAL_TREE_ONLY,
+	    &p->lp, e);
 out:
 	if (rc != 0) {
 		if (p->scratch != NULL)
@@ -869,15 +792,37 @@ singularity_finish(struct vg_attempt *a, int wstatus, struct vg_result *r,
 	struct sing_priv *p = a->priv;
 	char tail[STDERR_TAIL + 1];
 	struct vg_err local;
+	int task_ws = -1;
 
 	memset(r, 0, sizeof(*r));
-	stderr_tail(a->task_dir, tail, sizeof(tail));
-	vg_singularity_classify(wstatus, tail, r);
+	(void)vg_local_proc_finish(a, p != NULL ? p->lp : NULL, wstatus, r,
+	    &task_ws);
+	if (task_ws < 0) {
+		/* apptainer itself could not be started: r says why. */
+		r->state = VG_ST_BACKEND_ERROR;
+		r->exit_code = -1;
+	} else {
+		stderr_tail(a->task_dir, tail, sizeof(tail));
+		vg_singularity_classify(task_ws, tail, r);
+	}
 	r->started = a->started;
 	r->ended = vg_now();
 	if (gethostname(r->node, sizeof(r->node)) != 0)
 		r->node[0] = '\0';
 	r->node[sizeof(r->node) - 1] = '\0';
+	/* run() stopped it: SIGTERM, or SIGKILL once the grace ran out. */
+	if (p != NULL && (p->timed_out || p->cancelled) && p->last_sig == 0)
+		p->last_sig = task_ws >= 0 && WIFSIGNALED(task_ws) &&
+		    WTERMSIG(task_ws) == SIGKILL ? SIGKILL : SIGTERM;
+	/* After our own signal, apptainer's status depends on timing: the
+	 * starter dies of it, exits 128+N for the container's death, or 255
+	 * when the signal came during container setup.  Report the signal
+	 * that ended the attempt instead. */
+	if (p != NULL && (p->timed_out || p->cancelled) && p->last_sig != 0 &&
+	    r->state != VG_ST_SUCCEEDED) {
+		r->exit_code = -1;
+		r->signal = p->last_sig;
+	}
 	if (p != NULL && p->timed_out) {
 		r->state = VG_ST_TIMEOUT;
 		snprintf(r->reason, sizeof(r->reason), "timed out after %g s",
@@ -904,145 +849,85 @@ singularity_finish(struct vg_attempt *a, int wstatus, struct vg_result *r,
 	return 0;
 }
 
-/* backend op: cancel; signals the whole process group. */
+/* backend op: cancel; the local shim signals the whole tree. */
 static int
 singularity_cancel(struct vg_attempt *a, int sig, struct vg_err *e)
 {
 	struct sing_priv *p = a->priv;
 
-	if (a->pid <= 0)
+	if (a->pid <= 0 || p == NULL)
 		return 0;
-	if (p != NULL)
-		p->cancelled = 1;
-	/* The group cannot be reused while its leader is unreaped. */
-	if (kill(-a->pid, sig) != 0 && errno != ESRCH)
-		return vg_err_errno(e, "cannot signal process group %ld",
-		    (long)a->pid);
-	return 0;
+	p->cancelled = 1;
+	p->last_sig = sig;
+	return vg_local_proc_signal(a, p->lp, sig, e);
 }
 
 /* backend op: cleanup */
 static void
 singularity_cleanup(struct vg_attempt *a)
 {
-	if (a->pidfd >= 0)
-		close(a->pidfd);
-	a->pidfd = -1;
 	priv_free(a->priv);
 	a->priv = NULL;
 }
 
-/* Waits for a->pid until deadline_ms (monotonic; 0 = none) or a signal
- * on sfd; returns 1 exited (*ws set), 0 deadline, 2 signal. */
-static int
-wait_until(struct vg_attempt *a, int sfd, long long deadline_ms, int *ws)
-{
-	struct pollfd pfd[2];
-	struct signalfd_siginfo si;
-	long long left;
-	int n;
-
-	for (;;) {
-		if (waitpid(a->pid, ws, WNOHANG) == a->pid)
-			return 1;
-		left = deadline_ms > 0 ? deadline_ms - vg_mono_ms() : -1;
-		if (deadline_ms > 0 && left <= 0)
-			return 0;
-		pfd[0].fd = a->pidfd;
-		pfd[0].events = POLLIN;
-		pfd[1].fd = sfd;
-		pfd[1].events = POLLIN;
-		/* Without a pidfd (old kernel), wake up every 100 ms. */
-		if (a->pidfd < 0 && (left < 0 || left > 100))
-			left = 100;
-		n = poll(pfd, 2, left > INT_MAX ? INT_MAX : (int)left);
-		if (n < 0 && errno != EINTR)
-			return 1;
-		if (n > 0 && (pfd[1].revents & POLLIN) &&
-		    read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-			return 2;
-	}
-}
-
-/* Ends the attempt: sig to the group, kill_grace, then SIGKILL. */
-static void
-stop_group(struct vg_attempt *a, int sfd, int *ws)
-{
-	double grace = a->kill_grace > 0 ? a->kill_grace : 10;
-
-	(void)singularity_cancel(a, SIGTERM, NULL);
-	if (wait_until(a, sfd, vg_mono_ms() + (long long)(grace * 1000),
-	    ws) == 1) {
-		/* The leader is gone; stragglers of its group follow. */
-		(void)kill(-a->pid, SIGKILL);
-		return;
-	}
-	(void)kill(-a->pid, SIGKILL);
-	while (waitpid(a->pid, ws, 0) < 0 && errno == EINTR)
-		;
-}
-
-/* backend op: run (blocking; honours a->timeout, SIGTERM and SIGINT) */
+/* backend op: run (blocking; honours a->timeout, SIGTERM, SIGINT and
+ * SIGHUP through the local backend's wait) */
 static int
 singularity_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 {
-	sigset_t set, old;
-	long long deadline;
-	int sfd, ws = 0, got, rc;
+	struct sing_priv *p;
+	int ws = 0, why = 0, rc;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	if (sigprocmask(SIG_BLOCK, &set, &old) != 0)
-		return vg_err_errno(e, "sigprocmask");
-	if ((sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
-		rc = vg_err_errno(e, "signalfd");
-		goto out;
-	}
 	if ((rc = singularity_start(a, e)) != 0)
-		goto out;
-	deadline = a->timeout > 0 ?
-	    vg_mono_ms() + (long long)(a->timeout * 1000) : 0;
-	got = wait_until(a, sfd, deadline, &ws);
-	if (got != 1) {
-		if (got == 0)
-			((struct sing_priv *)a->priv)->timed_out = 1;
-		else
-			((struct sing_priv *)a->priv)->cancelled = 1;
-		stop_group(a, sfd, &ws);
+		return rc;
+	p = a->priv;
+	rc = vg_local_proc_wait(a, p->lp, &ws, &why, e);
+	if (rc == 0) {
+		p->timed_out = why == VG_ST_TIMEOUT;
+		p->cancelled = why == VG_ST_CANCELLED;
+		rc = singularity_finish(a, ws, r, e);
 	}
-	rc = singularity_finish(a, ws, r, e);
 	singularity_cleanup(a);
-out:
-	if (sfd >= 0)
-		close(sfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (a->pidfd >= 0) {
+		close(a->pidfd);
+		a->pidfd = -1;
+	}
 	return rc;
 }
 
-/* backend op: prepare; finds the binary and the image once per run. */
+/*
+ * backend op: prepare; once per run, finds the binary and resolves the
+ * image, so that a reference is pulled (once, under the cache's lock)
+ * before the first task starts instead of inside it.  The pin is dropped
+ * again: each attempt takes its own.
+ */
 static int
 singularity_prepare(const struct vg_manifest *m, const char *run_dir,
     struct vg_err *e)
 {
+	struct vg_cache_pin *pin = NULL;
 	char *binary = NULL, *image = NULL;
 	int rc;
 
 	(void)run_dir;
 	if ((rc = vg_singularity_find(m->singularity.binary, &binary,
 	    e)) == 0)
-		rc = resolve_image(m, &image, e);
+		rc = resolve_image(m, binary, vg_now() + need_for(m->timeout,
+		    m->resources.time), &image, &pin, e);
+	vg_cache_unpin(pin);
 	free(binary);
 	free(image);
 	return rc;
 }
 
-/* backend op: validate; binds, flags and a local image. */
+/* backend op: validate; binds, flags, paths and the image's form (a
+ * local image must exist; a reference is not fetched here). */
 static int
 singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 {
 	const struct vg_singularity_conf *c = &m->singularity;
-	const char *file = m->file != NULL ? m->file : "manifest";
+	struct vg_loc loc = { .file = m->file != NULL ? m->file :
+	    "manifest" };
 	struct vg_err e;
 	char *bind, *image;
 	size_t i;
@@ -1052,8 +937,8 @@ singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 		vg_err_init(&e);
 		if (vg_singularity_check_bind(c->binds.v[i], &m->policy,
 		    &bind, &e) != 0) {
-			vg_strv_pushf(&d->lines, "%s: singularity.binds[%zu]: "
-			    "%s", file, i, e.msg);
+			vg_diag_add(d, &loc, "singularity.binds[%zu]: %s", i,
+			    e.msg);
 			bad = 1;
 		}
 		free(bind);
@@ -1061,27 +946,29 @@ singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 	for (i = 0; i < c->flags.n; i++) {
 		vg_err_init(&e);
 		if (vg_singularity_check_flag(c->flags.v[i], &e) != 0) {
-			vg_strv_pushf(&d->lines, "%s: %s", file, e.msg);
+			vg_diag_add(d, &loc, "%s", e.msg);
 			bad = 1;
 		}
 	}
 	if (c->scratch_mount != NULL && *c->scratch_mount != '\0' &&
 	    *c->scratch_mount != '/') {
-		vg_strv_pushf(&d->lines, "%s: singularity.scratch_mount '%s' "
-		    "is not an absolute path", file, c->scratch_mount);
+		vg_diag_add(d, &loc, "singularity.scratch_mount '%s' is not an "
+		    "absolute path", c->scratch_mount);
 		bad = 1;
 	}
 	if (c->pwd != NULL && *c->pwd != '\0' && *c->pwd != '/') {
-		vg_strv_pushf(&d->lines, "%s: singularity.pwd '%s' is not an "
-		    "absolute path", file, c->pwd);
+		vg_diag_add(d, &loc, "singularity.pwd '%s' is not an absolute "
+		    "path", c->pwd);
 		bad = 1;
 	}
 	vg_err_init(&e);
-	if (resolve_image(m, &image, &e) != 0 && e.rc != VG_EUNSUPPORTED) {
-		vg_strv_pushf(&d->lines, "%s: %s", file, e.msg);
+	if (need_image(m, &e) != 0 || (is_ref(m->image) ?
+	    check_ref(m->image, &e) : local_image(m->image, &image, &e)) != 0) {
+		vg_diag_add(d, &loc, "%s", e.msg);
 		bad = 1;
+	} else if (!is_ref(m->image)) {
+		free(image);
 	}
-	free(image);
 	return bad ? VG_EINVAL : 0;
 }
 

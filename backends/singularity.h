@@ -18,7 +18,7 @@
 	"/usr", "/var"
 
 /* Policy allow-rule category that permits binding a system tree. */
-#define VG_SING_BIND_CATEGORY	"bind"
+#define VG_SING_BIND_CATEGORY	"host-access"
 
 /*
  * Finds the container runtime: configured (singularity.binary) when not
@@ -59,7 +59,7 @@ const char *vg_singularity_gpu_flag(void);
 
 /*
  * Builds the command line of attempt a: binary exec, the flags of the
- * singularity section, --bind for the task directory (same path inside)
+ * singularity section, --no-eval, --bind for the task directory (same path inside)
  * and scratch_dir (at scratch_mount, default /scratch) when not NULL, the
  * manifest binds (checked as above), --pwd, --env-file env_file, gpu_flag
  * when a->res.gpus > 0, then image and the task's command.  argv is
@@ -72,8 +72,8 @@ int	vg_singularity_argv(const struct vg_attempt *a, const char *binary,
 /*
  * Appends the environment file of attempt a to out: the task's env plus
  * VIGIL_RUN_ID, VIGIL_TASK_INDEX, VIGIL_TASK_DIR, VIGIL_ATTEMPT and, with
- * scratch, VIGIL_SCRATCH, one NAME='value' line each (POSIX sh quoting,
- * which apptainer's --env-file reader accepts).  Fails on a name that is
+ * scratch, VIGIL_SCRATCH, one NAME="value" line each (\ " $ ` escaped,
+ * read literally by apptainer's --env-file reader with --no-eval).  Fails on a name that is
  * not [A-Za-z_][A-Za-z0-9_]*.
  */
 int	vg_singularity_env_text(const struct vg_attempt *a,

@@ -2,10 +2,14 @@
  * cmd-cache.c - vigil cache: list, pull, verify, gc and rm for the SIF
  * image cache (sif-cache/cache.h).
  *
- * The cache directory is --dir, else $VIGIL_SIF_CACHE, else
- * $VIGIL_HOME/sif-cache (else ~/.local/state/vigil/sif-cache).  Purge
- * policy and quota come from options, so that `vigil cache gc` on a login
- * node applies the site's rules.
+ * Settings come from the `cache:` and `scratch:` sections of the site and
+ * user configuration (as for a run, so both find the same cache), each
+ * overridden by its option: the directory is --dir, else cache.dir, else
+ * $VIGIL_SIF_CACHE, else <scratch base>/vigil-sif-cache; purge rule,
+ * quota and lock times likewise, so that `vigil cache gc` on a login node
+ * applies the site's rules without repeating them.  The puller is
+ * --puller, else singularity.binary or $VIGIL_APPTAINER, else apptainer
+ * or singularity in $PATH.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,16 +19,19 @@
 #include <time.h>
 
 #include "buf.h"
+#include "cmd-config.h"
 #include "cmd.h"
 #include "json.h"
 #include "manifest.h"
 #include "path.h"
+#include "backends/singularity.h"
 #include "scratch/purge.h"
 #include "sif-cache/cache.h"
 
 static const struct vg_opt cache_opts[] = {
 	{ .name = "dir", .has_arg = 1, .arg = "DIR",
-	  .help = "cache directory (default $VIGIL_SIF_CACHE)" },
+	  .help = "cache directory (default cache.dir, $VIGIL_SIF_CACHE, "
+	  "<scratch base>/vigil-sif-cache)" },
 	{ .name = "purge", .has_arg = 1, .arg = "PRESET",
 	  .help = "site purge rule: nersc, olcf, jsc, cscs, alliance, "
 	  "pawsey, purdue, none" },
@@ -52,60 +59,6 @@ static const struct vg_opt cache_opts[] = {
 	  .help = "verify: pull missing and expiring images again" },
 	{ NULL },
 };
-
-/* Parses "8w", "90d", "36h", "30m", "45s" or plain seconds. */
-static int
-parse_age(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || end == s || v < 0 || !isfinite(v))
-		return -1;
-	switch (*end) {
-	case '\0': case 's': break;
-	case 'm': v *= 60; break;
-	case 'h': v *= 3600; break;
-	case 'd': v *= 86400; break;
-	case 'w': v *= 7 * 86400; break;
-	default: return -1;
-	}
-	if (*end != '\0' && end[1] != '\0')
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* Parses "10G", "512M", "1.5T", "1024" (powers of 1024; B/iB allowed). */
-static int
-parse_size(const char *s, uint64_t *out)
-{
-	static const char units[] = "KMGTP";
-	const char *u;
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || end == s || v < 0 || !isfinite(v))
-		return -1;
-	if (*end != '\0' && *end != 'B') {
-		if ((u = strchr(units, *end)) == NULL)
-			return -1;
-		v *= pow(1024, (double)(u - units + 1));
-		end++;
-		if (*end == 'i')
-			end++;
-	}
-	if (*end == 'B')
-		end++;
-	if (*end != '\0' || v > 1.8e19)
-		return -1;
-	*out = (uint64_t)v;
-	return 0;
-}
 
 /* Human size: 512, 36K, 1.2G. */
 static void
@@ -158,7 +111,11 @@ when(double t, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%MZ", &tm);
 }
 
-/* Builds the cache configuration from the options; prints usage errors. */
+/*
+ * Overrides the configured cache settings in conf with the options
+ * given; prints usage errors.  Strings stay borrowed from a and the
+ * configuration.
+ */
 static int
 conf_from_args(struct vg_args *a, struct vg_cache_conf *conf)
 {
@@ -167,65 +124,47 @@ conf_from_args(struct vg_args *a, struct vg_cache_conf *conf)
 	size_t i;
 	long n;
 
-	memset(conf, 0, sizeof(*conf));
-	conf->dir = (char *)(uintptr_t)vg_args_get(a, "dir");
-	conf->purge.preset = (char *)(uintptr_t)vg_args_get(a, "purge");
-	conf->purge.clock = (char *)(uintptr_t)vg_args_get(a, "purge-clock");
+	if ((v = vg_args_get(a, "dir")) != NULL)
+		conf->dir = (char *)(uintptr_t)v;
+	if ((v = vg_args_get(a, "purge")) != NULL)
+		conf->purge.preset = (char *)(uintptr_t)v;
+	if ((v = vg_args_get(a, "purge-clock")) != NULL)
+		conf->purge.clock = (char *)(uintptr_t)v;
 	if ((v = vg_args_get(a, "purge-age")) != NULL) {
-		if (parse_age(v, &d) != 0 || d < 1)
+		if (vg_parse_duration(v, &d) != 0 || d < 1)
 			return vg_cmd_usage_error(a, "--purge-age takes an age "
 			    "such as 8w, 90d or 36h, not '%s'", v);
 		conf->purge.age = (uint64_t)d;
 	}
 	if ((v = vg_args_get(a, "margin")) != NULL) {
-		if (parse_age(v, &d) != 0)
+		if (vg_parse_duration(v, &d) != 0 || d < 0)
 			return vg_cmd_usage_error(a, "--margin takes an age "
 			    "such as 1d or 36h, not '%s'", v);
 		conf->purge.margin = (uint64_t)d;
 	}
 	if ((v = vg_args_get(a, "quota")) != NULL &&
-	    parse_size(v, &conf->quota_bytes) != 0)
+	    vg_parse_bytes(v, &conf->quota_bytes) != 0)
 		return vg_cmd_usage_error(a, "--quota takes a size such as "
 		    "10G or 512M, not '%s'", v);
-	if (vg_args_int(a, "max-entries", 0, 100000000, 0, &n) != 0)
-		return VG_EXIT_USAGE;
-	conf->quota_entries = (uint64_t)n;
+	if (vg_args_has(a, "max-entries")) {
+		if (vg_args_int(a, "max-entries", 0, 100000000, 0, &n) != 0)
+			return VG_EXIT_USAGE;
+		conf->quota_entries = (uint64_t)n;
+	}
 	for (i = 0; i < 2; i++) {
 		if ((v = vg_args_get(a, i == 0 ? "lock-wait" :
 		    "lock-lease")) == NULL)
 			continue;
-		if (parse_age(v, &d) != 0)
-			return vg_cmd_usage_error(a, "--%s takes an age such as "
-			    "10m or 60s, not '%s'", i == 0 ? "lock-wait" :
-			    "lock-lease", v);
+		if (vg_parse_duration(v, &d) != 0 || d < 0)
+			return vg_cmd_usage_error(a, "--%s takes an age "
+			    "such as 10m or 60s, not '%s'",
+			    i == 0 ? "lock-wait" : "lock-lease", v);
 		if (i == 0)
 			conf->lock_wait = d;
 		else
 			conf->lock_lease = d;
 	}
 	return 0;
-}
-
-/* Warns when the cache is on a scratch file system with no purge rule. */
-static void
-warn_unpurged(const char *dir, const struct vg_cache_conf *conf)
-{
-	static const char *vars[] = { "SCRATCH", "PSCRATCH" };
-	const char *v;
-	size_t i;
-	int on_scratch = strncmp(dir, "/scratch/", 9) == 0;
-
-	if ((conf->purge.preset != NULL && strcmp(conf->purge.preset,
-	    "none") != 0) || conf->purge.age > 0)
-		return;
-	for (i = 0; i < 2 && !on_scratch; i++)
-		if ((v = getenv(vars[i])) != NULL && v[0] != '\0' &&
-		    strncmp(dir, v, strlen(v)) == 0)
-			on_scratch = 1;
-	if (on_scratch && conf->purge.preset == NULL)
-		fprintf(stderr, "vigil: warning: SIF cache '%s' is on a "
-		    "scratch file system but no purge policy is set (--purge "
-		    "PRESET, or cache.purge in the config)\n", dir);
 }
 
 /* Lists the cache as a table or JSON. */
@@ -353,15 +292,14 @@ cmd_cache_exec(struct vg_args *a)
 {
 	struct vg_cache_conf conf;
 	struct vg_cache_gc_stats st;
+	struct vg_manifest *cfg = NULL;
 	struct vg_cache *c = NULL;
 	struct vg_err e;
-	const char *sub = a->argv[0];
-	char *home = NULL, *def = NULL, *digest = NULL, f1[16], f2[16];
+	const char *sub = a->argv[0], *puller, *warning;
+	char *found = NULL, *digest = NULL, f1[16], f2[16];
 	size_t nprob;
 	int rc, code = VG_EXIT_OK, dry;
 
-	if ((rc = conf_from_args(a, &conf)) != 0)
-		return rc;
 	if (strcmp(sub, "list") != 0 && strcmp(sub, "pull") != 0 &&
 	    strcmp(sub, "verify") != 0 && strcmp(sub, "gc") != 0 &&
 	    strcmp(sub, "rm") != 0)
@@ -372,20 +310,28 @@ cmd_cache_exec(struct vg_args *a)
 		return vg_cmd_usage_error(a, "'cache %s' takes %s", sub,
 		    (strcmp(sub, "pull") == 0 || strcmp(sub, "rm") == 0) ?
 		    "one argument" : "no arguments");
-	if (getenv("VIGIL_HOME") != NULL && getenv("VIGIL_HOME")[0] != '\0')
-		home = vg_xstrdup(getenv("VIGIL_HOME"));
-	else if (getenv("HOME") != NULL)
-		home = vg_xasprintf("%s/.local/state/vigil", getenv("HOME"));
-	if (home != NULL)
-		def = vg_path_join(home, "sif-cache");
+	if ((code = vg_cmd_load_config(&cfg)) != 0)
+		return code;
+	conf = cfg->cache;
+	if ((code = conf_from_args(a, &conf)) != 0)
+		goto done;
 	vg_err_init(&e);
-	rc = vg_cache_open(&conf, def, &c, &e);
-	free(home);
-	free(def);
-	if (rc != 0)
-		return vg_cmd_fail(vg_cmd_exit_for_rc(rc), "cache: %s", e.msg);
-	vg_cache_set_puller(c, vg_args_get(a, "puller"));
-	warn_unpurged(vg_cache_dir(c), &conf);
+	if ((rc = vg_cache_open_default(&conf, &cfg->scratch, &c, &e)) != 0) {
+		code = vg_cmd_fail(vg_cmd_exit_for_rc(rc), "cache: %s", e.msg);
+		goto done;
+	}
+	if ((puller = vg_args_get(a, "puller")) != NULL)
+		vg_cache_set_puller(c, puller);
+	else if (vg_singularity_find(cfg->singularity.binary, &found,
+	    &e) == 0)
+		vg_cache_set_puller(c, found);
+	else if (cfg->singularity.binary != NULL)
+		/* Set but wrong: the pull says so rather than use another. */
+		vg_cache_set_puller(c, cfg->singularity.binary);
+	free(found);
+	vg_err_init(&e);
+	if ((warning = vg_cache_purge_warning(c)) != NULL)
+		fprintf(stderr, "vigil: warning: %s\n", warning);
 
 	if (strcmp(sub, "list") == 0) {
 		code = do_list(c, vg_args_has(a, "json"));
@@ -430,7 +376,10 @@ cmd_cache_exec(struct vg_args *a)
 			    "cache rm: %s", e.msg);
 	}
 	vg_cache_close(c);
-	return vg_cmd_finish_stdout(code);
+	code = vg_cmd_finish_stdout(code);
+done:
+	vg_manifest_free(cfg);
+	return code;
 }
 
 const struct vg_cmd_entry vg_cmd_cache = {

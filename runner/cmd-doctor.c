@@ -6,12 +6,15 @@
  * with what to change.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../backends/backend.h"
 #include "../backends/sandbox.h"
+#include "../scratch/scratch.h"
 #include "buf.h"
 #include "cmd.h"
+#include "store.h"
 
 static const struct vg_opt doctor_opts[] = {
 	{ .name = "backend", .shortname = 'b', .has_arg = 1, .repeat = 1,
@@ -33,6 +36,26 @@ wanted(const char **names, const char *name)
 	return 0;
 }
 
+/* Appends where run state and per-task scratch directories go, and why. */
+static void
+report_dirs(struct vg_buf *out)
+{
+	char *home = vg_home_dir(), *base = NULL, *reason = NULL;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	vg_buf_printf(out, "state: %s ($VIGIL_HOME, else "
+	    "$XDG_STATE_HOME/vigil)\n", home);
+	if (vg_scratch_base(NULL, home, &base, &reason, &e) == 0)
+		vg_buf_printf(out, "scratch: %s (%s)\n", base, reason);
+	else
+		vg_buf_printf(out, "scratch: unusable: %s (set scratch.path "
+		    "or $VIGIL_SCRATCH to a writable directory)\n", e.msg);
+	free(base);
+	free(reason);
+	free(home);
+}
+
 static int
 cmd_doctor_exec(struct vg_args *a)
 {
@@ -47,6 +70,7 @@ cmd_doctor_exec(struct vg_args *a)
 			    "(try 'vigil version' for the list)", names[i]);
 
 	vg_sandbox_report(&out);
+	report_dirs(&out);
 	for (b = vg_backends; *b != NULL; b++) {
 		if (!wanted(names, (*b)->name))
 			continue;

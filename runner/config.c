@@ -251,6 +251,62 @@ diag_sort(const struct vg_manifest *m, struct vg_diag *d, size_t first)
 	free(k);
 }
 
+/* Adds the site and user config layers that opts asks for. */
+static int
+add_configs(struct vg_mload *ls, const struct vg_load_opts *opts,
+    struct vg_diag *diag, int *parse_rc, struct vg_err *e)
+{
+	char *site, *user;
+	int rc;
+
+	if (opts->no_configs)
+		return 0;
+	site = config_path(opts->site_config, "VIGIL_SITE_CONFIG", 0);
+	user = config_path(opts->user_config, "VIGIL_USER_CONFIG", 1);
+	if ((rc = add_config(ls, site, diag, parse_rc, e)) == 0)
+		rc = add_config(ls, user, diag, parse_rc, e);
+	free(site);
+	free(user);
+	return rc;
+}
+
+/* Adds one layer per --set of opts. */
+static void
+add_sets(struct vg_mload *ls, const struct vg_load_opts *opts,
+    struct vg_diag *diag, int *parse_rc)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; opts->sets != NULL && opts->sets[i] != NULL; i++) {
+		rc = add_set(ls, opts->sets[i], diag);
+		if (rc != 0 && *parse_rc == 0)
+			*parse_rc = rc;
+	}
+}
+
+/*
+ * Ends a load: sorts the problems found since before and turns them into
+ * the return code, then hands the manifest out (*mp) or frees it.
+ */
+static int
+load_end(struct vg_mload *ls, int rc, int parse_rc, struct vg_diag *diag,
+    size_t before, struct vg_manifest **mp, struct vg_err *e)
+{
+	if (rc == 0 && diag->lines.n > before) {
+		diag_sort(ls->m, diag, before);
+		rc = parse_rc != 0 ? parse_rc : VG_EINVAL;
+		vg_err_set(e, rc, "%s", diag->lines.v[before]);
+	}
+	vg_mload_release(ls);
+	if (rc != 0) {
+		vg_manifest_free(ls->m);
+		return rc;
+	}
+	*mp = ls->m;
+	return 0;
+}
+
 int
 vg_manifest_load_mem(const char *name, const char *text, size_t len,
     const struct vg_load_opts *opts, struct vg_manifest **mp,
@@ -258,9 +314,8 @@ vg_manifest_load_mem(const char *name, const char *text, size_t len,
 {
 	static const struct vg_load_opts none = { .no_configs = 0 };
 	struct vg_mload ls;
-	char *site = NULL, *user = NULL;
-	size_t i, before = diag->lines.n;
-	int rc = 0, parse_rc = 0;
+	size_t before = diag->lines.n;
+	int rc, parse_rc = 0;
 
 	*mp = NULL;
 	if (opts == NULL)
@@ -268,13 +323,8 @@ vg_manifest_load_mem(const char *name, const char *text, size_t len,
 	memset(&ls, 0, sizeof(ls));
 	ls.m = vg_manifest_new();
 	ls.m->file = vg_xstrdup(name);
-	if (!opts->no_configs) {
-		site = config_path(opts->site_config, "VIGIL_SITE_CONFIG", 0);
-		user = config_path(opts->user_config, "VIGIL_USER_CONFIG", 1);
-		if ((rc = add_config(&ls, site, diag, &parse_rc, e)) != 0 ||
-		    (rc = add_config(&ls, user, diag, &parse_rc, e)) != 0)
-			goto out;
-	}
+	if ((rc = add_configs(&ls, opts, diag, &parse_rc, e)) != 0)
+		return load_end(&ls, rc, parse_rc, diag, before, mp, e);
 	rc = add_text_layer(&ls, name, text, len, 0, diag);
 	if (ls.layers[ls.nlayers - 1].tree != NULL &&
 	    ls.layers[ls.nlayers - 1].tree->root != NULL &&
@@ -283,29 +333,34 @@ vg_manifest_load_mem(const char *name, const char *text, size_t len,
 		ls.bad_root = 1;
 	if (rc != 0 && parse_rc == 0)
 		parse_rc = rc;
-	for (i = 0; opts->sets != NULL && opts->sets[i] != NULL; i++) {
-		rc = add_set(&ls, opts->sets[i], diag);
-		if (rc != 0 && parse_rc == 0)
-			parse_rc = rc;
-	}
-	rc = 0;
+	add_sets(&ls, opts, diag, &parse_rc);
 	if (parse_rc == 0)
 		vg_mload_finish(&ls, diag->lines.n == before, diag);
-	if (diag->lines.n > before) {
-		diag_sort(ls.m, diag, before);
-		rc = parse_rc != 0 ? parse_rc : VG_EINVAL;
-		vg_err_set(e, rc, "%s", diag->lines.v[before]);
-	}
-out:
-	free(site);
-	free(user);
-	vg_mload_release(&ls);
-	if (rc != 0) {
-		vg_manifest_free(ls.m);
-		return rc;
-	}
-	*mp = ls.m;
-	return 0;
+	return load_end(&ls, 0, parse_rc, diag, before, mp, e);
+}
+
+int
+vg_config_load_defaults(const struct vg_load_opts *opts,
+    struct vg_manifest **mp, struct vg_diag *diag, struct vg_err *e)
+{
+	static const struct vg_load_opts none = { .no_configs = 0 };
+	struct vg_mload ls;
+	size_t before = diag->lines.n;
+	int rc, parse_rc = 0;
+
+	*mp = NULL;
+	if (opts == NULL)
+		opts = &none;
+	memset(&ls, 0, sizeof(ls));
+	ls.m = vg_manifest_new();
+	ls.m->file = vg_xstrdup("configuration");
+	if ((rc = add_configs(&ls, opts, diag, &parse_rc, e)) != 0)
+		return load_end(&ls, rc, parse_rc, diag, before, mp, e);
+	add_sets(&ls, opts, diag, &parse_rc);
+	/* No vg_mload_finish: its checks are about a job (a command, the
+	 * task count, the backend's own section), which a configuration
+	 * alone does not describe. */
+	return load_end(&ls, 0, parse_rc, diag, before, mp, e);
 }
 
 int

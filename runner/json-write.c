@@ -123,7 +123,7 @@ vg_json_num(struct vg_json_writer *w, double v)
 	if (!isfinite(v))
 		vg_buf_adds(w->out, "null");
 	else
-		vg_buf_printf(w->out, "%.15g", v);
+		vg_buf_printf(w->out, "%.17g", v);
 }
 
 void

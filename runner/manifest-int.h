@@ -43,6 +43,16 @@ void	vg_mload_finish(struct vg_mload *ls, int templates,
 	    struct vg_diag *d);
 void	vg_mload_release(struct vg_mload *ls);
 
+/*
+ * Loads only the configuration layers (site and user config, then
+ * opts->sets) onto the built-in defaults, for commands that take their
+ * settings from the configuration without a manifest (`vigil cache`,
+ * `vigil scratch`).  None of a job's checks apply: no command is needed.
+ * On success *mp is owned by the caller; on failure as vg_manifest_load.
+ */
+int	vg_config_load_defaults(const struct vg_load_opts *opts,
+	    struct vg_manifest **mp, struct vg_diag *diag, struct vg_err *e);
+
 /* ${{ ... }} templates. */
 enum vg_sub_kind {
 	VG_SUB_TEXT,		/* literal text */

@@ -511,9 +511,6 @@ check_rule(const struct vg_section *s, const struct vg_ynode *n, void *base,
 	if (r->match == NULL && r->category == NULL)
 		vg_dctx_error(c, n, "'%s' needs 'match' (a glob on the "
 		    "command) or 'category'", c->path);
-	else if (r->match != NULL && r->category != NULL)
-		vg_dctx_error(c, n, "'%s' has both 'match' and 'category'; "
-		    "give one per rule", c->path);
 }
 
 /* retry: the first delay cannot exceed the cap. */

@@ -72,11 +72,16 @@ vg_write_file_atomic(const char *path, const void *data, size_t len,
     mode_t mode, struct vg_err *e)
 {
 	const char *p = data;
-	char *tmp;
+	char host[64], *tmp;
 	ssize_t n;
 	int fd, rc = 0;
 
-	tmp = vg_xasprintf("%s.tmp.%ld", path, (long)getpid());
+	/* host and pid: two nodes may write the same record on a shared
+	 * filesystem, and pids repeat across hosts */
+	if (gethostname(host, sizeof(host)) != 0)
+		strcpy(host, "localhost");
+	host[sizeof(host) - 1] = '\0';
+	tmp = vg_xasprintf("%s.tmp.%s.%ld", path, host, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
 	    mode);
 	if (fd < 0) {

@@ -169,6 +169,16 @@ vg_clone_pidfd(unsigned long long flags, int *pidfd)
 	ca.pidfd = (unsigned long long)(unsigned long)&fd;
 	ca.exit_signal = SIGCHLD;
 	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid < 0 && errno == ENOSYS) {
+		/* Before Linux 5.3 (or under valgrind): clone(2) with the
+		 * fork-like argument list, which is the same on every
+		 * architecture when the pointers are NULL; then pidfd_open
+		 * (-1 before 5.3: the caller falls back to waitpid). */
+		pid = (pid_t)syscall(SYS_clone, (unsigned long)flags | SIGCHLD,
+		    NULL, NULL, NULL, NULL);
+		if (pid > 0)
+			fd = vg_pidfd_open(pid);
+	}
 	if (pid > 0)
 		*pidfd = fd;
 	return pid;

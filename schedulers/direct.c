@@ -496,8 +496,18 @@ static size_t
 direct_active(struct vg_sched *s)
 {
 	struct direct *d = s->priv;
+	size_t i, n;
 
-	return d != NULL ? d->nrun + d->nqueued : 0;
+	if (d == NULL)
+		return 0;
+	/* A terminal update not yet handed out (a start that failed at once)
+	 * belongs to an attempt that is neither running nor queued, and the
+	 * driver still waits for it. */
+	n = d->nrun + d->nqueued;
+	for (i = d->returned; i < d->nups; i++)
+		if (vg_state_terminal(d->ups[i].state))
+			n++;
+	return n;
 }
 
 static void

@@ -12,8 +12,9 @@
  * to wait, and rewrites the line in place.  A missing, empty or corrupt
  * file counts as a full bucket; a stamp more than a minute in the future
  * (after a reboot) is reset, a slightly later one (a process that read the
- * clock after us took the lock first) is taken as now.  Nothing else coordinates the processes, so a crashed vigil
- * leaves nothing to clean up.
+ * clock after us took the lock first) is taken as now.  Nothing else
+ * coordinates the processes, so a crashed vigil leaves nothing to clean
+ * up.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +28,7 @@
 #include "../runner/path.h"
 #include "slurm.h"
 
+/* Path of the per-user bucket file, creating its directory. */
 char *
 vg_slurm_bucket_path(struct vg_err *e)
 {
@@ -56,6 +58,7 @@ vg_slurm_bucket_path(struct vg_err *e)
 	return path;
 }
 
+/* Sets a bucket up; no file access yet. */
 int
 vg_slurm_bucket_init(struct vg_slurm_bucket *b, const char *path,
     double rate, double burst, struct vg_err *e)
@@ -69,6 +72,7 @@ vg_slurm_bucket_init(struct vg_slurm_bucket *b, const char *path,
 	return 0;
 }
 
+/* Frees what init allocated. */
 void
 vg_slurm_bucket_release(struct vg_slurm_bucket *b)
 {
@@ -76,6 +80,7 @@ vg_slurm_bucket_release(struct vg_slurm_bucket *b)
 	b->path = NULL;
 }
 
+/* Takes a token or says how long to wait, under the file lock. */
 int
 vg_slurm_bucket_take(struct vg_slurm_bucket *b, double now, double *wait,
     struct vg_err *e)

@@ -58,6 +58,7 @@ drain(int fd, struct vg_buf *b, int *open)
 		*open = 0;
 }
 
+/* Runs a Slurm command from argv with a deadline, capturing its output. */
 int
 vg_slurm_run(const char *const *argv, struct vg_buf *out, struct vg_buf *err,
     int timeout_ms, struct vg_err *e)
@@ -179,6 +180,7 @@ static const char *const transient[] = {
 	"Transport endpoint is not connected",
 };
 
+/* True when a Slurm error message describes a passing condition. */
 int
 vg_slurm_transient(const char *msg)
 {
@@ -218,6 +220,7 @@ config_value(const char *text, const char *key, size_t *len)
 	return NULL;
 }
 
+/* Reads the few settings vigil needs from `scontrol show config`. */
 int
 vg_slurm_parse_config(const char *text, struct vg_slurm_conf_info *ci,
     struct vg_err *e)
@@ -418,6 +421,7 @@ sacct_line(char *line, struct vg_slurm_rows *out, struct vg_err *e)
 	return add_tasks(out, &row, us + 1, e);
 }
 
+/* Parses sacct -P lines into rows, expanding pending ranges. */
 int
 vg_slurm_parse_sacct(const char *text, struct vg_slurm_rows *out,
     struct vg_err *e)
@@ -465,6 +469,7 @@ squeue_line(char *line, struct vg_slurm_rows *out, struct vg_err *e)
 	return add_tasks(out, &row, f[1], e);
 }
 
+/* Parses squeue -O lines into rows, expanding pending ranges. */
 int
 vg_slurm_parse_squeue(const char *text, struct vg_slurm_rows *out,
     struct vg_err *e)
@@ -472,6 +477,7 @@ vg_slurm_parse_squeue(const char *text, struct vg_slurm_rows *out,
 	return each_line(text, out, squeue_line, e);
 }
 
+/* Parses the job id sbatch --parsable prints. */
 int
 vg_slurm_parse_jobid(const char *text, unsigned long *job, struct vg_err *e)
 {
@@ -524,6 +530,7 @@ slurm_time(const char *s)
 	return v[0] * 3600 + v[1] * 60 + v[2];
 }
 
+/* Parses MaxTime out of one `scontrol show partition -o` line. */
 int
 vg_slurm_parse_maxtime(const char *text, uint64_t *secs, struct vg_err *e)
 {
@@ -623,8 +630,8 @@ cli_query(const char *name, const unsigned long *jobs, size_t n,
 	struct vg_buf namearg = VG_BUF_INIT;
 	const char *sacct[] = { "sacct", "-X", "-n", "-P", "--noconvert", "-o",
 	    VG_SLURM_SACCT_FORMAT, "-j", NULL, NULL };
-	const char *squeue[] = { "squeue", "-h", "-r", "-t", "all", "--me", NULL,
-	    "-O", VG_SLURM_SQUEUE_FORMAT, NULL };
+	const char *squeue[] = { "squeue", "-h", "-r", "-t", "all", "--me",
+	    NULL, "-O", VG_SLURM_SQUEUE_FORMAT, NULL };
 	size_t i;
 	int r;
 

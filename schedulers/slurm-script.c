@@ -26,6 +26,7 @@
 
 #define VALUE_MAX	1024
 
+/* Refuses values that cannot be one #SBATCH argument. */
 int
 vg_slurm_value_check(const char *field, const char *v, struct vg_err *e)
 {
@@ -96,6 +97,7 @@ vg_slurm_escape_pattern(struct vg_buf *b, const char *path,
 	vg_buf_release(&tmp);
 }
 
+/* Compresses sorted indexes into an --array list of ranges. */
 void
 vg_slurm_array_spec(const int *idx, size_t n, int offset, struct vg_buf *out)
 {
@@ -115,6 +117,7 @@ vg_slurm_array_spec(const int *idx, size_t n, int offset, struct vg_buf *out)
 	}
 }
 
+/* Formats a time limit as D-HH:MM:SS, whole minutes. */
 void
 vg_slurm_time(uint64_t secs, char *buf, size_t n)
 {
@@ -149,6 +152,7 @@ static const struct {
 	{ .name = "ALRM", .num = SIGALRM },
 };
 
+/* Parses a --signal spec. */
 int
 vg_slurm_parse_signal(const char *spec, int *sig, int *secs, int *batch,
     struct vg_err *e)
@@ -228,6 +232,7 @@ opt_line(struct vg_buf *b, const char *opt, const char *field, const char *v,
 	return 0;
 }
 
+/* Builds the batch script of one array chunk. */
 int
 vg_slurm_script(const struct vg_slurm_job *j, struct vg_buf *out,
     struct vg_err *e)
@@ -319,6 +324,7 @@ out:
 	return r;
 }
 
+/* Builds the srun argv of one job step inside an allocation. */
 void
 vg_slurm_step_argv(const char *name, int cpus, uint64_t memory, int gpus,
     const char *const *argv, struct vg_strv *out)

@@ -99,10 +99,11 @@ add_node(struct vg_result *r, const struct vg_slurm_row *row)
 	snprintf(r->node, sizeof r->node, "%.*s", (int)sizeof r->node - 1,
 	    row->nodes);
 	if (len + 1 < sizeof r->reason)
-		snprintf(r->reason + len, sizeof r->reason - len, " on %s",
-		    row->nodes);
+		snprintf(r->reason + len, sizeof r->reason - len, "%son %s",
+		    len > 0 ? " " : "", row->nodes);
 }
 
+/* Maps one squeue/sacct row onto a vigil state and result. */
 enum vg_state
 vg_slurm_state_map(const struct vg_slurm_row *row, struct vg_result *r)
 {
@@ -230,6 +231,7 @@ static const struct {
 	    .text = "launch failed; requeued and held" },
 };
 
+/* Explains a pending reason in a few words. */
 const char *
 vg_slurm_reason_text(const char *reason)
 {
@@ -241,6 +243,7 @@ vg_slurm_reason_text(const char *reason)
 	return NULL;
 }
 
+/* Lets Slurm's kill verdict override a record of a killed task. */
 void
 vg_slurm_merge(struct vg_result *rec, const struct vg_result *slurm)
 {
@@ -272,6 +275,7 @@ vg_slurm_merge(struct vg_result *rec, const struct vg_result *slurm)
 		snprintf(rec->node, sizeof rec->node, "%s", slurm->node);
 }
 
+/* Starts the poll interval at its minimum. */
 void
 vg_slurm_pacer_init(struct vg_slurm_pacer *p, double min, double max)
 {
@@ -281,6 +285,7 @@ vg_slurm_pacer_init(struct vg_slurm_pacer *p, double min, double max)
 	p->factor = 1.5;
 }
 
+/* Grows the interval after a quiet poll, resets it after a change. */
 double
 vg_slurm_pacer_next(struct vg_slurm_pacer *p, int changed)
 {
@@ -294,6 +299,7 @@ vg_slurm_pacer_next(struct vg_slurm_pacer *p, int changed)
 	return p->cur;
 }
 
+/* Resources of the next attempt after an OOM or a TIMEOUT. */
 void
 vg_slurm_scale(const struct vg_retry *rt, enum vg_state state,
     const struct vg_resources *prev, uint64_t max_time,

@@ -44,7 +44,6 @@
 #include "slurm.h"
 
 #define SUBMIT_TRIES	6	/* 0.5 + 1 + 2 + 4 + 8 s of backoff */
-#define CANCEL_BATCH	500	/* handles per scancel call */
 #define GRACE_DEFAULT	60.0	/* seconds for a record to show up */
 #define KILLED_GRACE	5.0	/* after TIMEOUT, CANCELLED, ... */
 #define HEARTBEAT_STALE	90.0	/* task-exec refreshes every 10 s */
@@ -65,6 +64,7 @@ struct sl_att {
 	double			 since;		/* submitted / reattached */
 	double			 gone;		/* first time Slurm lacked it */
 	double			 ended;		/* Slurm said terminal at */
+	double			 held;		/* killed record kept since */
 	struct vg_result	 slurm;		/* Slurm's terminal verdict */
 };
 
@@ -92,6 +92,7 @@ struct sl {
 	size_t				 n, cap;
 	struct vg_sched_update		*out;		/* pending updates */
 	size_t				 nout, outcap;
+	size_t				 nout_final;	/* terminal ones */
 	struct vg_sched_update		*ups;		/* last returned */
 	size_t				 upcap;
 	struct sl_excl			*excl;
@@ -136,8 +137,10 @@ emit(struct sl *p, struct sl_att *t, enum vg_state st,
 	t->last = st;
 	snprintf(t->last_reason, sizeof t->last_reason, "%s",
 	    reason != NULL ? reason : "");
-	if (vg_state_terminal(st))
+	if (vg_state_terminal(st)) {
 		t->done = 1;
+		p->nout_final++;
+	}
 }
 
 /* Picks lib or cli as slurm.interface says, reading the cluster config. */
@@ -490,8 +493,8 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 		delay *= 2;
 	}
 	if (r != 0) {
-		vg_err_prefix(e, "submitting %s after %d attempt%s", path,
-		    tries, tries > 1 ? "s" : "");
+		vg_err_prefix(e, "submitting %s (%d tr%s): ", name, tries,
+		    tries > 1 ? "ies" : "y");
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -533,8 +536,9 @@ slurm_flush(struct vg_sched *s, struct vg_err *e)
 	struct { char *key; struct sl_att *t; } *g;
 	struct sl_att **chunk;
 	struct vg_result rr;
-	size_t i, j, k, n = 0, ng = 0;
+	size_t i, j, k, n = 0, ng = 0, nsub = 0;
 	int r = 0, offset, max = p->ci.max_array;
+	long long t0 = vg_mono_ms();
 
 	for (i = 0; i < p->n; i++)
 		if (p->v[i]->job == 0 && !p->v[i]->done)
@@ -556,6 +560,7 @@ slurm_flush(struct vg_sched *s, struct vg_err *e)
 		for (j = i; j < ng && strcmp(g[j].key, g[i].key) == 0 &&
 		    g[j].t->index < offset + max; j++)
 			chunk[k++] = g[j].t;
+		nsub++;
 		if ((r = submit_chunk(s, p, chunk, k, offset, e)) != 0) {
 			/* The attempts end here with the error text; the
 			 * driver's retry policy decides what comes next. */
@@ -571,6 +576,8 @@ slurm_flush(struct vg_sched *s, struct vg_err *e)
 			r = 0;
 		}
 	}
+	vg_debug("slurm: flush: %zu attempt(s) in %zu submission(s), %lld ms",
+	    ng, nsub, vg_mono_ms() - t0);
 	for (i = 0; i < ng; i++)
 		free(g[i].key);
 	free(g);
@@ -595,18 +602,35 @@ file_age(const char *dir, const char *name)
 	return age;
 }
 
-/* Reports t from its result record when there is one; 1 if reported. */
+/*
+ * Reports t from its result record when there is one; 1 if reported.  A
+ * record of a task killed by a signal (or CANCELLED by task-exec on
+ * SIGTERM) that vigil did not cancel is held until Slurm says why (its
+ * TIMEOUT, OUT_OF_MEMORY, PREEMPTED, ...), at most the grace window.
+ */
 static int
 check_record(struct sl *p, struct sl_att *t)
 {
 	struct vg_result rec;
 	struct vg_err re;
+	double now;
 
 	vg_err_init(&re);
 	if (vg_result_read(t->a->task_dir, &rec, &re) != 0)
 		return 0;
 	if (!vg_state_terminal(rec.state))
 		return 0;
+	if ((rec.signal != 0 || rec.state == VG_ST_CANCELLED) &&
+	    !t->cancel && t->ended == 0) {
+		now = vg_now();
+		if (t->held == 0) {
+			t->held = now;
+			/* Ask Slurm now (the bucket still paces it). */
+			p->next_query = vg_mono_ms();
+		}
+		if (now - t->held < p->grace)
+			return 0;
+	}
 	if (t->ended > 0)
 		vg_slurm_merge(&rec, &t->slurm);
 	emit(p, t, rec.state, &rec, rec.reason, 0);
@@ -710,9 +734,16 @@ apply_rows(struct sl *p, const struct vg_slurm_rows *rows)
 		t = p->v[i];
 		if (t->done || t->job == 0)
 			continue;
+		row = find_row(rows, t);
+		if (row != NULL) {
+			st = vg_slurm_state_map(row, &r);
+			if (vg_state_terminal(st) && t->ended == 0) {
+				t->ended = now;
+				t->slurm = r;
+			}
+		}
 		if (check_record(p, t))
 			continue;
-		row = find_row(rows, t);
 		if (row == NULL) {
 			if (t->ended > 0) {
 				/* Slurm said it ended, then forgot it. */
@@ -741,7 +772,6 @@ apply_rows(struct sl *p, const struct vg_slurm_rows *rows)
 		}
 		t->gone = 0;
 		t->seen = 1;
-		st = vg_slurm_state_map(row, &r);
 		if (!vg_state_terminal(st)) {
 			t->ended = 0;
 			if (st != t->last || strcmp(r.reason,
@@ -749,58 +779,73 @@ apply_rows(struct sl *p, const struct vg_slurm_rows *rows)
 				emit(p, t, st, &r, r.reason, 0);
 			continue;
 		}
-		if (t->ended == 0) {
-			t->ended = now;
-			t->slurm = r;
-		}
 		(void)settle(p, t, now);
 	}
 	return p->nout > before;
 }
 
-/* Sends every pending scancel in batches; one call per batch. */
+/* qsort: ints ascending. */
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Sends the pending cancel requests: one call per array job, naming the
+ * whole array ("1234") when every live element of it goes, else its
+ * elements ("1234_[0-3,7]"); slurmctld takes either as one request.
+ */
 static void
 send_cancels(struct sl *p)
 {
-	struct vg_strv argv = VG_STRV_INIT;
-	struct vg_buf out = VG_BUF_INIT;
+	struct vg_buf spec = VG_BUF_INIT;
 	struct vg_err e;
-	size_t i, k;
+	unsigned long job;
+	size_t i, j, k, live;
+	int *idx;
 
-	for (i = 0; i < p->n;) {
-		vg_strv_release(&argv);
-		vg_strv_push(&argv, "scancel");
-		for (k = 0; i < p->n && k < CANCEL_BATCH; i++) {
-			struct sl_att *t = p->v[i];
+	idx = vg_xcalloc(p->n + 1, sizeof *idx);
+	for (i = 0; i < p->n; i++) {
+		struct sl_att *t = p->v[i];
 
-			if (!t->cancel || t->cancel_sent || t->done ||
-			    t->job == 0)
+		if (!t->cancel || t->cancel_sent || t->done || t->job == 0)
+			continue;
+		job = t->job;
+		for (j = k = live = 0; j < p->n; j++) {
+			struct sl_att *u = p->v[j];
+
+			if (u->job != job || u->done)
 				continue;
-			vg_strv_pushf(&argv, "%lu_%ld", t->job, t->task);
-			t->cancel_sent = 1;
-			k++;
+			live++;
+			if (u->cancel && !u->cancel_sent) {
+				idx[k++] = (int)u->task;
+				u->cancel_sent = 1;
+			}
 		}
-		if (k == 0)
-			break;
+		vg_buf_reset(&spec);
+		vg_buf_printf(&spec, "%lu", job);
+		if (k < live) {
+			qsort(idx, k, sizeof *idx, cmp_int);
+			vg_buf_adds(&spec, "_[");
+			vg_slurm_array_spec(idx, k, 0, &spec);
+			vg_buf_addc(&spec, ']');
+		}
 		vg_err_init(&e);
-		if (p->iface == &vg_slurm_cli) {
-			if (take_token(p, &e) != 0 || vg_slurm_run(
-			    (const char *const *)argv.v, &out, NULL, 60000,
-			    &e) != 0)
-				snprintf(p->last_error, sizeof p->last_error,
-				    "%s", e.msg);
-		} else {
-			size_t a;
-
-			for (a = 1; a < argv.n; a++)
-				if (take_token(p, &e) != 0 ||
-				    p->iface->cancel(argv.v[a], &e) != 0)
-					snprintf(p->last_error,
-					    sizeof p->last_error, "%s", e.msg);
-		}
+		if (take_token(p, &e) != 0 ||
+		    p->iface->cancel(vg_buf_str(&spec), &e) != 0) {
+			snprintf(p->last_error, sizeof p->last_error, "%s",
+			    e.msg);
+			vg_debug("slurm: cancel %s: %s", vg_buf_str(&spec),
+			    e.msg);
+		} else
+			vg_debug("slurm: cancel %s: %zu element(s)",
+			    vg_buf_str(&spec), k);
 	}
-	vg_strv_release(&argv);
-	vg_buf_release(&out);
+	free(idx);
+	vg_buf_release(&spec);
 }
 
 /* Runs the batched query if it is due and a token is free. */
@@ -839,6 +884,11 @@ query(struct vg_sched *s, struct sl *p, struct vg_err *e)
 	}
 	r = p->iface->query(s->run_id, jobs, nj, p->ci.accounting, &rows, e);
 	free(jobs);
+	/* One line per Slurm call: bench/slurm-tracking.sh counts them. */
+	vg_debug("slurm: query: %zu array job(s), %zu row(s), %s via %s%s",
+	    nj, rows.n, r == 0 ? "ok" : "failed", p->ci.accounting ?
+	    "sacct" : p->iface == &vg_slurm_cli ? "squeue" : "slurm_load_jobs",
+	    p->iface == &vg_slurm_cli || p->ci.accounting ? "" : " (lib)");
 	if (r != 0) {
 		/* A failed query is no news: nothing changes state. */
 		snprintf(p->last_error, sizeof p->last_error, "%s", e->msg);
@@ -894,6 +944,7 @@ hand_out(struct sl *p, struct vg_sched_update **ups, size_t *n)
 	*ups = p->ups;
 	*n = p->nout;
 	p->nout = 0;
+	p->nout_final = 0;
 }
 
 /* Drops attempts whose terminal update went out before this poll. */
@@ -1023,7 +1074,7 @@ slurm_reattach(struct vg_sched *s, struct vg_attempt *a, const char *handle,
 	return 0;
 }
 
-/* Attempts handed over and not yet reported terminal. */
+/* Attempts handed over whose terminal update was not handed out yet. */
 static size_t
 slurm_active(struct vg_sched *s)
 {
@@ -1035,7 +1086,7 @@ slurm_active(struct vg_sched *s)
 	for (i = 0; i < p->n; i++)
 		if (!p->v[i]->done)
 			n++;
-	return n;
+	return n + p->nout_final;
 }
 
 /* Frees everything; jobs keep running (resume re-attaches). */

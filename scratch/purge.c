@@ -79,8 +79,9 @@ vg_purge_from_conf(const struct vg_purge_conf *conf,
 	}
 	if (conf->clock != NULL && conf->clock[0] != '\0') {
 		if (p->age == 0)
-			return vg_err_set(e, VG_EINVAL, "purge.clock '%s' needs "
-			    "purge.age or a purge.preset other than none",
+			return vg_err_set(e, VG_EINVAL, "purge.clock '%s' "
+			    "needs purge.age or a purge.preset other than "
+			    "none",
 			    conf->clock);
 		if (strcmp(conf->clock, "atime") == 0)
 			p->clocks = VG_PURGE_ATIME, p->any = 0;

@@ -6,10 +6,10 @@
  * all (or, for "any", at least one) be older than the age.  Presets follow
  * the centres' published rules (docs/sif-cache.md lists them):
  *
- *   nersc	8 weeks, atime		olcf	90 days, atime
- *   jsc	90 days, atime and mtime	cscs	30 days, atime or mtime
- *   alliance	60 days, atime and ctime	pawsey	21 days, atime
- *   purdue	60 days, atime and mtime	none	never
+ *   nersc     8 weeks, atime             olcf    90 days, atime
+ *   jsc       90 days, atime and mtime   cscs    30 days, atime or mtime
+ *   alliance  60 days, atime and ctime   pawsey  21 days, atime
+ *   purdue    60 days, atime and mtime   none    never
  *
  * vigil uses this to replace cached images before a purge can remove them
  * from under a running task; it never changes a file's times.
@@ -31,8 +31,8 @@ enum vg_purge_clock {
 };
 
 struct vg_purge_policy {
-	const char	*name;		/* preset name or "custom"; static */
-	uint64_t	 age;		/* seconds; 0 with clocks 0 = never */
+	const char	*name;		/* preset or "custom"; static */
+	uint64_t	 age;		/* seconds; 0 = never */
 	unsigned	 clocks;	/* enum vg_purge_clock bits */
 	int		 any;		/* 1: one old clock suffices */
 	uint64_t	 margin;	/* seconds; 0 = caller's default */

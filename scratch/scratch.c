@@ -25,14 +25,15 @@
 
 #include "../runner/buf.h"
 #include "../runner/path.h"
+#include "../runner/proc.h"
 #include "scratch.h"
 
 #define OWNER_PREFIX	".task-"
 #define OWNER_SUFFIX	".owner"
 
 /* Formats n bytes as "1.5 GiB" into buf. */
-static const char *
-human(uint64_t n, char *buf, size_t len)
+const char *
+vg_scratch_fmt_size(uint64_t n, char *buf, size_t len)
 {
 	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB",
 	    "PiB", "EiB" };
@@ -314,48 +315,22 @@ make_dir_at(int dfd, const char *name, const char *shown, struct vg_err *e)
 	return fd;
 }
 
-/* Reads field 22 (starttime) of /proc/PID/stat; 0 when unknown. */
-static unsigned long long
-proc_start(long pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long v = 0;
-	ssize_t n;
-	int fd, i;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* The command name may hold spaces and parentheses: skip to the
-	 * last ')', then fields 3.. are separated by single spaces. */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return 0;
-	for (i = 2; i < 22 && p != NULL; i++)
-		p = strchr(p + 1, ' ');
-	if (p != NULL)
-		v = strtoull(p + 1, NULL, 10);
-	return v;
-}
-
 /* Writes the owner record of task index under the run directory runfd. */
 static int
 write_owner(int runfd, int index, const char *shown, struct vg_err *e)
 {
 	char host[256], name[64], tmp[80];
 	struct vg_buf b = VG_BUF_INIT;
+	unsigned long long start;
 	ssize_t n;
 	int fd, rc = 0;
 
 	if (gethostname(host, sizeof(host)) != 0)
 		snprintf(host, sizeof(host), "unknown");
 	host[sizeof(host) - 1] = '\0';
-	vg_buf_printf(&b, "%s %ld %llu\n", host, (long)getpid(),
-	    proc_start((long)getpid()));
+	if (vg_proc_starttime(getpid(), &start) != 0)
+		start = 0;
+	vg_buf_printf(&b, "%s %ld %llu\n", host, (long)getpid(), start);
 	snprintf(name, sizeof(name), OWNER_PREFIX "%d" OWNER_SUFFIX, index);
 	snprintf(tmp, sizeof(tmp), "%s.%ld", name, (long)getpid());
 	fd = openat(runfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
@@ -381,23 +356,30 @@ out:
 	return rc;
 }
 
-int
-vg_scratch_preflight(const char *dir, uint64_t min_free, struct vg_err *e)
+/* The free-space check on an open directory (fd >= 0) or on dir. */
+static int
+preflight(int fd, const char *dir, uint64_t min_free, struct vg_err *e)
 {
 	char have[32], need[32];
 	struct statvfs sv;
 	uint64_t avail;
 
-	if (statvfs(dir, &sv) != 0)
+	if ((fd >= 0 ? fstatvfs(fd, &sv) : statvfs(dir, &sv)) != 0)
 		return vg_err_errno(e, "cannot check free space of '%s'", dir);
 	avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
 	if (avail < min_free)
 		return vg_err_set(e, VG_ELIMIT, "scratch '%s' has %s free, "
 		    "less than scratch.min_free %s (free some space, lower "
 		    "scratch.min_free, or choose another scratch.path)", dir,
-		    human(avail, have, sizeof(have)),
-		    human(min_free, need, sizeof(need)));
+		    vg_scratch_fmt_size(avail, have, sizeof(have)),
+		    vg_scratch_fmt_size(min_free, need, sizeof(need)));
 	return 0;
+}
+
+int
+vg_scratch_preflight(const char *dir, uint64_t min_free, struct vg_err *e)
+{
+	return preflight(-1, dir, min_free, e);
 }
 
 /* True when s is usable as one path component. */
@@ -411,7 +393,7 @@ valid_component(const char *s)
 /* One attempt at the mkdirat chain below base; see vg_scratch_task_dir. */
 static int
 task_dir_once(const char *base, const char *run_id, int task_index,
-    char **path_out, struct vg_err *e)
+    uint64_t min_free, char **path_out, struct vg_err *e)
 {
 	char *vpath = NULL, *rpath = NULL, *tpath = NULL, idx[16];
 	int bfd, vfd = -1, rfd = -1, tfd = -1, rc = 0;
@@ -419,6 +401,10 @@ task_dir_once(const char *base, const char *run_id, int task_index,
 	snprintf(idx, sizeof(idx), "%d", task_index);
 	if ((bfd = open_path_nofollow(base, e)) < 0)
 		return e != NULL ? e->rc : VG_EIO;
+	if ((rc = preflight(bfd, base, min_free, e)) != 0) {
+		close(bfd);
+		return rc;
+	}
 	vpath = vg_path_join(base, "vigil");
 	rpath = vg_path_join(vpath, run_id);
 	tpath = vg_path_join(rpath, idx);
@@ -459,13 +445,13 @@ vg_scratch_task_dir_min(const char *base, const char *run_id, int task_index,
 	if (task_index < 0)
 		return vg_err_set(e, VG_EINVAL, "task index %d is negative",
 		    task_index);
-	if ((rc = vg_scratch_preflight(base, min_free != 0 ? min_free :
-	    VG_SCRATCH_MIN_FREE_DEFAULT, e)) != 0)
-		return rc;
+	if (min_free == 0)
+		min_free = VG_SCRATCH_MIN_FREE_DEFAULT;
 	/* A finishing task of the same run removes the run directory
 	 * once it is empty; if that races with us, create it again. */
 	for (tries = 0; ; tries++) {
-		rc = task_dir_once(base, run_id, task_index, path_out, e);
+		rc = task_dir_once(base, run_id, task_index, min_free,
+		    path_out, e);
 		if (rc != VG_ENOENT && !(rc == VG_EIO && errno == ENOENT))
 			break;
 		if (tries == 3)
@@ -637,7 +623,7 @@ owner_live(const char *rec, const char *self_host, char *who, size_t len)
 	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
 		return 0;
 	/* A recycled pid has another start time. */
-	return start == 0 || proc_start(pid) == start;
+	return start == 0 || vg_proc_alive((pid_t)pid, start);
 }
 
 /* Like vg_scratch_owner_running; also returns the live owner in who. */

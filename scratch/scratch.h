@@ -101,6 +101,10 @@ typedef int (*vg_scratch_running_fn)(const char *base, const char *run_id,
 int	vg_scratch_owner_running(const char *base, const char *run_id,
 	    void *arg);
 
+/* Formats n bytes as "512 B" or "1.5 GiB" into buf (len bytes); returns
+ * buf.  For reports about scratch space. */
+const char *vg_scratch_fmt_size(uint64_t n, char *buf, size_t len);
+
 /* One run's scratch directory. */
 struct vg_scratch_run {
 	char		*run_id;

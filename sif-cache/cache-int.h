@@ -14,13 +14,15 @@
 
 struct vg_cache {
 	char			*dir;
-	char			*d_sha, *d_refs, *d_entries, *d_pins, *d_locks,
-				*d_tmp;
+	char			*d_sha, *d_refs, *d_entries;
+	char			*d_pins, *d_locks, *d_tmp;
 	char			*puller;	/* NULL: search PATH */
 	struct vg_purge_policy	 purge;
-	double			 margin;	/* 0: policy's, else 1 day */
+	double			 margin;	/* 0: policy's or 1 d */
 	uint64_t		 quota_bytes, quota_entries;
 	double			 lease, wait;
+	int			 purge_set;	/* the config names a rule */
+	char			*warning;	/* vg_cache_purge_warning */
 };
 
 struct vg_cache_pin {
@@ -70,7 +72,8 @@ int	cache_write_atomic(const char *path, const char *data, size_t len,
 int	cache_pin_parse(const char *name, char digest[65], char *host,
 	    size_t hostlen, long *pid, double *expiry);
 /* Whether a pin (parsed) is held by a live task. */
-int	cache_pin_live(const char *host, long pid, double expiry, double now);
+int	cache_pin_live(const char *host, long pid, double expiry,
+	    double now);
 
 /* The purge margin in effect for a need (seconds). */
 double	cache_margin(const struct vg_cache *c);

@@ -31,15 +31,18 @@
 
 #include "runner/buf.h"
 #include "runner/path.h"
+#include "runner/store.h"
 #include "runner/version.h"
+#include "runner/which.h"
+#include "scratch/scratch.h"
 #include "sif-cache/cache-int.h"
 #include "sif-cache/lock.h"
 #include "sif-cache/sha256.h"
 
-#define REC_MAX		(64u << 20)	/* a shard of 100,000+ lines */
+#define REC_MAX		(64u << 20)	/* a shard: 100,000+ lines */
 #define REF_MAX		65536
-#define STDERR_KEEP	4096		/* tail of a puller's stderr kept */
-#define FRESH_SLACK	3600.0		/* re-pulling gains less: keep */
+#define STDERR_KEEP	4096		/* puller's stderr tail kept */
+#define FRESH_SLACK	3600.0		/* min. gain of a re-pull */
 
 enum ref_kind {
 	REF_LOCAL,
@@ -172,6 +175,8 @@ vg_cache_open(const struct vg_cache_conf *conf, const char *default_dir,
 	if (conf != NULL) {
 		if ((rc = vg_purge_from_conf(&conf->purge, &c->purge, e)) != 0)
 			goto fail;
+		c->purge_set = (conf->purge.preset != NULL &&
+		    conf->purge.preset[0] != '\0') || conf->purge.age > 0;
 		c->margin = (double)conf->purge.margin;
 		c->quota_bytes = conf->quota_bytes;
 		c->quota_entries = conf->quota_entries;
@@ -203,6 +208,76 @@ fail:
 	return rc;
 }
 
+int
+vg_cache_open_default(const struct vg_cache_conf *conf,
+    const struct vg_scratch_conf *scratch, struct vg_cache **out,
+    struct vg_err *e)
+{
+	const char *env = getenv("VIGIL_SIF_CACHE");
+	char *home = NULL, *base = NULL, *reason = NULL, *def = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((conf == NULL || conf->dir == NULL || conf->dir[0] == '\0') &&
+	    (env == NULL || env[0] == '\0')) {
+		home = vg_home_dir();
+		rc = vg_scratch_base(scratch, home, &base, &reason, e);
+		free(home);
+		free(reason);
+		if (rc != 0)
+			return vg_err_prefix(e, "SIF cache: no cache.dir or "
+			    "$VIGIL_SIF_CACHE, and no scratch base for the "
+			    "default: ");
+		def = vg_path_join(base, VG_CACHE_DEFAULT_NAME);
+		free(base);
+	}
+	rc = vg_cache_open(conf, def, out, e);
+	free(def);
+	return rc;
+}
+
+/* True when dir is root or lies beneath it (root without a final '/'). */
+static int
+under(const char *dir, const char *root)
+{
+	size_t n;
+
+	if (root == NULL || root[0] != '/')
+		return 0;
+	n = strlen(root);
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	return strncmp(dir, root, n) == 0 && (dir[n] == '\0' ||
+	    dir[n] == '/');
+}
+
+const char *
+vg_cache_purge_warning(struct vg_cache *c)
+{
+	static const char *const vars[] = {
+		"SCRATCH", "PSCRATCH", "VIGIL_SCRATCH",
+	};
+	const char *where = NULL;
+	size_t i;
+
+	if (c->purge_set)
+		return NULL;
+	if (under(c->dir, VG_SCRATCH_SITE_ROOT))
+		where = VG_SCRATCH_SITE_ROOT;
+	for (i = 0; where == NULL && i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (under(c->dir, getenv(vars[i])))
+			where = vars[i];
+	if (where == NULL)
+		return NULL;
+	if (c->warning == NULL)
+		c->warning = vg_xasprintf("SIF cache '%s' is on a scratch "
+		    "file system (%s%s) but no purge policy is set: images "
+		    "may be purged under running tasks; set cache.purge (a "
+		    "site preset such as nersc, or {age, clock}, or none)",
+		    c->dir, where[0] == '/' ? "" : "$", where);
+	return c->warning;
+}
+
 const char *
 vg_cache_dir(const struct vg_cache *c)
 {
@@ -230,6 +305,7 @@ vg_cache_close(struct vg_cache *c)
 	free(c->d_locks);
 	free(c->d_tmp);
 	free(c->puller);
+	free(c->warning);
 	free(c);
 }
 
@@ -334,9 +410,9 @@ cache_rec_update(struct vg_cache *c, const char *digest, int64_t size,
 		goto out;
 	for (i = 0; i < r.n; i++) {
 		if (strcmp(r.v[i].digest, digest) != 0) {
-			vg_buf_printf(&out, "%s %llu %.3f %.3f\n", r.v[i].digest,
-			    (unsigned long long)r.v[i].size, r.v[i].pulled,
-			    r.v[i].last_use);
+			vg_buf_printf(&out, "%s %llu %.3f %.3f\n",
+			    r.v[i].digest, (unsigned long long)r.v[i].size,
+			    r.v[i].pulled, r.v[i].last_use);
 			continue;
 		}
 		if (found++ || remove)
@@ -776,35 +852,13 @@ pull_http(struct vg_cache *c, const char *url, const char *pinned,
 	*size = (uint64_t)st.st_size;
 	rc = install(c, h.fd, tmp, url, digest, e);
 out:
+	vg_sha256_release(&h.sha);
 	if (h.fd >= 0)
 		close(h.fd);
 	if (rc != 0)
 		(void)unlink(tmp);
 	free(tmp);
 	return rc;
-}
-
-/* Finds prog in PATH (or takes it as a path when it has a slash). */
-static char *
-find_program(const char *prog)
-{
-	const char *path = getenv("PATH"), *p, *colon;
-	char *cand;
-
-	if (strchr(prog, '/') != NULL)
-		return access(prog, X_OK) == 0 ? vg_xstrdup(prog) : NULL;
-	if (path == NULL)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; ; p = colon + 1) {
-		colon = strchr(p, ':');
-		cand = vg_xasprintf("%.*s/%s", colon != NULL ?
-		    (int)(colon - p) : (int)strlen(p), p, prog);
-		if (access(cand, X_OK) == 0)
-			return cand;
-		free(cand);
-		if (colon == NULL)
-			return NULL;
-	}
 }
 
 /* Keeps the last STDERR_KEEP bytes of a puller's stderr. */
@@ -848,9 +902,9 @@ pull_registry(struct vg_cache *c, const char *ref, struct vg_lock *lock,
 	ssize_t n;
 
 	if (c->puller != NULL)
-		bin = find_program(c->puller);
-	else if ((bin = find_program("apptainer")) == NULL)
-		bin = find_program("singularity");
+		bin = vg_which(c->puller);
+	else if ((bin = vg_which("apptainer")) == NULL)
+		bin = vg_which("singularity");
 	if (bin == NULL)
 		return vg_err_set(e, VG_EUNSUPPORTED, "cannot pull '%s': %s",
 		    ref, c->puller != NULL ? "the configured puller is not "

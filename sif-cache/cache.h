@@ -6,10 +6,11 @@
  * database, so any number of processes on any number of nodes may share
  * one cache over NFS or Lustre:
  *
- *   sha256/<digest>.sif		the images, named by the sha256 of the file
+ *   sha256/<digest>.sif		the images, named by their sha256
  *   refs/<sha256(arch ref)>.ref	"ref -> digest, when pulled, from where"
- *   entries/<xx>.rec			one line per image whose digest starts
- *					with xx: size, when pulled, last use
+ *   entries/<xx>.rec			one line per image whose digest
+ *					starts with xx: size, when pulled,
+ *					last use
  *   pins/<digest>.<host>.<pid>.<expiry>.<n>
  *					a lease held by a task using the image
  *   locks/<sha256(arch ref)>.lock	a pull in progress (lock.h)
@@ -48,9 +49,12 @@ struct vg_cache;
 struct vg_cache_pin;
 
 /* Defaults when the configuration leaves a field at 0. */
-#define VG_CACHE_LOCK_LEASE	60.0	/* seconds a lock lives unrefreshed */
-#define VG_CACHE_LOCK_WAIT	3600.0	/* seconds a resolver waits for a pull */
-#define VG_CACHE_MARGIN		86400	/* purge safety margin beyond need */
+/* seconds a lock lives unrefreshed */
+#define VG_CACHE_LOCK_LEASE	60.0
+/* seconds a resolver waits for another's pull */
+#define VG_CACHE_LOCK_WAIT	3600.0
+/* purge safety margin beyond the need, seconds */
+#define VG_CACHE_MARGIN		86400
 
 /*
  * Opens (creating as needed, mode 0755) the cache directory: conf->dir,
@@ -63,6 +67,30 @@ struct vg_cache_pin;
  */
 int	vg_cache_open(const struct vg_cache_conf *conf,
 	    const char *default_dir, struct vg_cache **out, struct vg_err *e);
+
+/* Directory name of the default cache under the scratch base. */
+#define VG_CACHE_DEFAULT_NAME	"vigil-sif-cache"
+
+/*
+ * Opens the cache where vigil looks for it: conf->dir, else
+ * $VIGIL_SIF_CACHE, else <scratch base>/vigil-sif-cache, the base chosen
+ * from scratch (may be NULL) and the state directory as for a run
+ * (vg_scratch_base; only consulted when the first two are unset, so an
+ * unusable $VIGIL_SCRATCH does not stop a cache that is set explicitly).
+ * Otherwise as vg_cache_open.
+ */
+int	vg_cache_open_default(const struct vg_cache_conf *conf,
+	    const struct vg_scratch_conf *scratch, struct vg_cache **out,
+	    struct vg_err *e);
+
+/*
+ * A warning when the cache sits on a filesystem that sites purge (under
+ * /scratch, $SCRATCH, $PSCRATCH or $VIGIL_SCRATCH) and the configuration
+ * names no purge rule, not even `none`: vigil cannot then refresh images
+ * before the site deletes them.  NULL when there is nothing to say.
+ * Borrowed from c.
+ */
+const char *vg_cache_purge_warning(struct vg_cache *c);
 
 /* The cache directory, borrowed from c. */
 const char *vg_cache_dir(const struct vg_cache *c);
@@ -122,14 +150,14 @@ void	vg_cache_close(struct vg_cache *c);
 /* One cached image as seen by list, verify and gc. */
 struct vg_cache_entry {
 	char		 digest[65];	/* lowercase hex sha256 */
-	char		*path;		/* sha256/<digest>.sif, owned */
-	struct vg_strv	 refs;		/* references recorded for it */
+	char		*path;		/* the image, owned */
+	struct vg_strv	 refs;		/* references naming it */
 	int		 present;	/* the image file exists */
 	uint64_t	 size;		/* bytes (file, else record) */
 	double		 pulled;	/* wall clock, from the record */
 	double		 last_use;	/* by vigil, from the record */
-	double		 atime, mtime, ctime;	/* of the image, 0 if absent */
-	double		 purge_at;	/* eligible for site purge; INFINITY */
+	double		 atime, mtime, ctime; /* of the image; 0 */
+	double		 purge_at;	/* purge moment, INFINITY */
 	int		 npins;		/* live leases */
 	int		 has_record;	/* entries/<digest>.rec exists */
 };
@@ -163,7 +191,7 @@ enum vg_cache_problem {
 	VG_CACHE_OK = 0,
 	VG_CACHE_MISSING,	/* record without image: purged or deleted */
 	VG_CACHE_CORRUPT,	/* image fails the header check */
-	VG_CACHE_UNRECORDED,	/* image without record (written elsewhere) */
+	VG_CACHE_UNRECORDED,	/* image without record */
 	VG_CACHE_EXPIRING,	/* within the margin of the purge */
 };
 
@@ -182,14 +210,15 @@ typedef void (*vg_cache_report_fn)(void *arg,
  * image's header (bounded reads) and every reference record.  Blocks for
  * the pulls when refreshing.
  */
-int	vg_cache_verify(struct vg_cache *c, int refresh, vg_cache_report_fn fn,
-	    void *arg, size_t *nproblems, struct vg_err *e);
+int	vg_cache_verify(struct vg_cache *c, int refresh,
+	    vg_cache_report_fn fn, void *arg, size_t *nproblems,
+	    struct vg_err *e);
 
 /* Why gc removes an entry. */
 enum vg_cache_evict_why {
 	VG_EVICT_KEEP = 0,
-	VG_EVICT_PURGE,		/* eligible for site purge within the margin */
-	VG_EVICT_QUOTA,		/* least recently used beyond the quota */
+	VG_EVICT_PURGE,		/* purged within the margin */
+	VG_EVICT_QUOTA,		/* LRU beyond the quota */
 	VG_EVICT_MISSING,	/* record of an image that is gone */
 };
 
@@ -200,7 +229,7 @@ typedef void (*vg_cache_gc_fn)(void *arg, const struct vg_cache_entry *ent,
 struct vg_cache_gc_stats {
 	size_t		 entries, removed, pinned;
 	uint64_t	 bytes, freed;		/* before, and freed */
-	int		 over_quota;		/* pinned entries exceed it */
+	int		 over_quota;	/* pinned entries exceed it */
 };
 
 /*

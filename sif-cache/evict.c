@@ -6,15 +6,13 @@
 
 #include "sif-cache/evict.h"
 
-/* Sort context: qsort has no argument, so the base is static per call. */
-static const struct vg_evict_item *sort_base;
-
-/* Orders indices by last use, oldest first; ties by index. */
+/* Orders indices into v by last use, oldest first; ties by index. */
 static int
-by_last_use(const void *a, const void *b)
+by_last_use(const void *a, const void *b, void *arg)
 {
+	const struct vg_evict_item *v = arg;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	double x = sort_base[i].last_use, y = sort_base[j].last_use;
+	double x = v[i].last_use, y = v[j].last_use;
 
 	if (x < y)
 		return -1;
@@ -59,9 +57,7 @@ vg_evict_plan(struct vg_evict_item *v, size_t n, uint64_t quota_bytes,
 	}
 	if ((quota_bytes > 0 && bytes > quota_bytes) ||
 	    (quota_entries > 0 && count > quota_entries)) {
-		sort_base = v;
-		qsort(idx, ncand, sizeof(*idx), by_last_use);
-		sort_base = NULL;
+		qsort_r(idx, ncand, sizeof(*idx), by_last_use, v);
 		for (i = 0; i < ncand; i++) {
 			if (!((quota_bytes > 0 && bytes > quota_bytes) ||
 			    (quota_entries > 0 && count > quota_entries)))

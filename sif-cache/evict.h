@@ -17,8 +17,8 @@
 #include "sif-cache/cache.h"
 
 struct vg_evict_item {
-	double			 last_use;	/* vigil's record; LRU key */
-	double			 purge_at;	/* INFINITY when never */
+	double			 last_use;	/* LRU key */
+	double			 purge_at;	/* or INFINITY */
 	uint64_t		 size;
 	int			 pinned;
 	int			 missing;	/* record without image */
@@ -33,8 +33,8 @@ struct vg_evict_item {
  * bytes, removed, freed, pinned, over_quota).  Allocates a sort index;
  * returns VG_ENOMEM only if that fails.
  */
-int	vg_evict_plan(struct vg_evict_item *v, size_t n, uint64_t quota_bytes,
-	    uint64_t quota_entries, double now, double margin,
-	    struct vg_cache_gc_stats *st, struct vg_err *e);
+int	vg_evict_plan(struct vg_evict_item *v, size_t n,
+	    uint64_t quota_bytes, uint64_t quota_entries, double now,
+	    double margin, struct vg_cache_gc_stats *st, struct vg_err *e);
 
 #endif

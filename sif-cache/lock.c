@@ -18,11 +18,11 @@
 
 struct vg_lock {
 	char		*path;
-	char		*token;		/* unique line in our lock file */
+	char		*token;		/* our line in the file */
 	ino_t		 ino;		/* of our lock file */
 	dev_t		 dev;
 	double		 lease;
-	long long	 refreshed;	/* monotonic ms of the last renewal */
+	long long	 refreshed;	/* monotonic ms, last renewal */
 };
 
 /* What a waiter remembers of the lock file to see whether it changes. */
@@ -30,7 +30,7 @@ struct seen {
 	int		 valid;
 	ino_t		 ino;
 	struct timespec	 mtim, ctim;
-	long long	 since;		/* monotonic ms when first seen so */
+	long long	 since;		/* monotonic ms, same since */
 };
 
 static unsigned lock_seq;

@@ -210,8 +210,11 @@ gather(struct vg_cache *c, unsigned how, struct vg_cache_list *l,
 		free(path);
 		if (rc != 0)
 			goto out;
-		qsort(bucket[b].v, bucket[b].n, sizeof(*bucket[b].v), by_name);
-		qsort(recs.v, recs.n, sizeof(*recs.v), by_rec);
+		if (bucket[b].n > 1)
+			qsort(bucket[b].v, bucket[b].n, sizeof(*bucket[b].v),
+			    by_name);
+		if (recs.n > 1)
+			qsort(recs.v, recs.n, sizeof(*recs.v), by_rec);
 		for (i = j = 0; i < bucket[b].n || j < recs.n; ) {
 			if (i == bucket[b].n)
 				cmp = 1;
@@ -334,7 +337,8 @@ vg_cache_list(struct vg_cache *c, struct vg_cache_list *out,
 
 	if ((rc = gather(c, G_STAT | G_REFS, out, e)) != 0)
 		return rc;
-	qsort(out->v, out->n, sizeof(*out->v), by_digest);
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof(*out->v), by_digest);
 	return 0;
 }
 
@@ -563,7 +567,8 @@ vg_cache_verify(struct vg_cache *c, int refresh, vg_cache_report_fn fn,
 	*nproblems = 0;
 	if ((rc = gather(c, G_STAT | G_REFS, &l, e)) != 0)
 		return rc;
-	qsort(l.v, l.n, sizeof(*l.v), by_digest);
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(*l.v), by_digest);
 	for (i = 0; i < l.n; i++) {
 		ent = &l.v[i];
 		vg_buf_reset(&detail);

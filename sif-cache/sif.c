@@ -203,8 +203,8 @@ vg_sif_parse_descr(const unsigned char *p, size_t len,
 	if (!*used)
 		return 0;
 	if (d->datatype < VG_SIF_DEFFILE || d->datatype > 0x40ff)
-		return vg_err_set(e, VG_EPARSE, "descriptor %u has unknown data "
-		    "type 0x%x", d->id, (unsigned)d->datatype);
+		return vg_err_set(e, VG_EPARSE, "descriptor %u has unknown "
+		    "data type 0x%x", d->id, (unsigned)d->datatype);
 	if (d->offset < 0 || d->size < 0 || d->offset > INT64_MAX / 2 ||
 	    d->size > INT64_MAX / 2)
 		return vg_err_set(e, VG_EPARSE, "descriptor %u data (offset "
@@ -342,8 +342,8 @@ sif_check(int (*read_at)(void *, int64_t, void *, size_t), void *ctx,
 		goto out;
 	}
 	if (strcmp(prim.arch, arch) != 0) {
-		rc = vg_err_set(e, VG_EUNSUPPORTED, "primary partition is built "
-		    "for %s (SIF arch \"%s\"), this host is %s",
+		rc = vg_err_set(e, VG_EUNSUPPORTED, "primary partition is "
+		    "built for %s (SIF arch \"%s\"), this host is %s",
 		    vg_sif_arch_name(prim.arch), prim.arch,
 		    vg_sif_arch_name(arch));
 		goto out;

@@ -201,8 +201,8 @@ test_sha256(void **state)
 	vg_sha256_str("abc", hex);
 	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a3"
 	    "96177a9cb410ff61f20015ad");
-	vg_sha256_str("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-	    hex);
+	vg_sha256_str("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopn"
+	    "opq", hex);
 	assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce459"
 	    "64ff2167f6ecedd419db06c1");
 	vg_sha256_str("", hex);
@@ -488,7 +488,7 @@ test_concurrent_one_pull(void **state)
 	char *u;
 	int i, st;
 
-	serve(f, "big.sif", 64 * 1024);		/* 16 slow pieces: 1.6 s */
+	serve(f, "big.sif", 64 * 1024);	/* 16 slow pieces: 1.6 s */
 	open_cache(f, NULL);
 	u = url(f, "slow/big.sif");
 	for (i = 0; i < 8; i++)
@@ -605,7 +605,7 @@ test_verify_reconciles(void **state)
 	b = pull(f, "b.sif");
 	cimg = pull(f, "c.sif");
 	assert_int_equal(unlink(a), 0);			/* purged */
-	age(b, now - 60 * DAY);				/* nearly purged */
+	age(b, now - 60 * DAY);			/* nearly purged */
 	assert_int_equal(truncate(cimg, 100), 0);	/* damaged */
 	/* an image that arrived without vigil's records */
 	serve(f, "d.sif", 16384);
@@ -742,7 +742,7 @@ test_gc_lru(void **state)
 	cimg = pull(f, "c.sif");
 	nap(20);
 	free(a);
-	a = pull(f, "a.sif");		/* used again: b is now the oldest */
+	a = pull(f, "a.sif");		/* used again: b is the oldest */
 	vg_err_init(&e);
 	assert_int_equal(vg_cache_gc(f->c, 0, NULL, NULL, &gs, &e), 0);
 	assert_int_equal(gs.removed, 1);
@@ -854,11 +854,115 @@ test_open_dir(void **state)
 	free(envdir);
 }
 
+/* The default directory is <scratch base>/vigil-sif-cache, looked for
+ * only when neither cache.dir nor $VIGIL_SIF_CACHE is set. */
+static void
+test_open_default(void **state)
+{
+	struct fix *f = *state;
+	struct vg_scratch_conf sc = { 0 };
+	struct vg_cache_conf cc;
+	struct vg_cache *c = NULL;
+	struct vg_err e;
+	char *base = vg_path_join(f->dir, "scr"), *want, *real;
+
+	vg_err_init(&e);
+	unsetenv("VIGIL_SIF_CACHE");
+	sc.path = base;
+	assert_int_equal(vg_cache_open_default(NULL, &sc, &c, &e), 0);
+	real = realpath(base, NULL);
+	want = vg_path_join(real, VG_CACHE_DEFAULT_NAME);
+	assert_string_equal(vg_cache_dir(c), want);
+	vg_cache_close(c);
+	free(want);
+	free(real);
+
+	/* an unusable scratch base does not matter when the dir is set */
+	memset(&cc, 0, sizeof(cc));
+	cc.dir = f->cache;
+	sc.path = (char *)(uintptr_t)"relative/path";
+	assert_int_equal(vg_cache_open_default(&cc, &sc, &c, &e), 0);
+	assert_string_equal(vg_cache_dir(c), f->cache);
+	vg_cache_close(c);
+	assert_int_not_equal(vg_cache_open_default(NULL, &sc, &c, &e), 0);
+	assert_null(c);
+	assert_non_null(strstr(e.msg, "SIF cache: no cache.dir or "
+	    "$VIGIL_SIF_CACHE, and no scratch base for the default: "));
+	free(base);
+}
+
+/* The warning for a cache on scratch without a purge rule. */
+static void
+test_purge_warning(void **state)
+{
+	struct fix *f = *state;
+	struct vg_cache_conf cc;
+	struct vg_cache *c = NULL;
+	struct vg_err e;
+	char *scr = vg_path_join(f->dir, "scr"), *dir, *want;
+	const char *old = getenv("SCRATCH");
+	char *saved = old != NULL ? vg_xstrdup(old) : NULL;
+
+	vg_err_init(&e);
+	dir = vg_path_join(scr, "cache");
+	memset(&cc, 0, sizeof(cc));
+	cc.dir = dir;
+	unsetenv("SCRATCH");
+	unsetenv("PSCRATCH");
+	unsetenv("VIGIL_SCRATCH");
+	assert_int_equal(vg_cache_open(&cc, NULL, &c, &e), 0);
+	assert_null(vg_cache_purge_warning(c));
+	vg_cache_close(c);
+
+	setenv("SCRATCH", scr, 1);
+	assert_int_equal(vg_cache_open(&cc, NULL, &c, &e), 0);
+	want = vg_xasprintf("SIF cache '%s' is on a scratch file system "
+	    "($SCRATCH) but no purge policy is set: images may be purged "
+	    "under running tasks; set cache.purge (a site preset such as "
+	    "nersc, or {age, clock}, or none)", dir);
+	assert_string_equal(vg_cache_purge_warning(c), want);
+	vg_cache_close(c);
+	free(want);
+
+	/* a prefix that is not a path component does not count */
+	want = vg_xasprintf("%sx", scr);
+	cc.dir = want;
+	assert_int_equal(vg_cache_open(&cc, NULL, &c, &e), 0);
+	assert_null(vg_cache_purge_warning(c));
+	vg_cache_close(c);
+	free(want);
+
+	/* any rule, none included, silences it */
+	setenv("SCRATCH", scr, 1);
+	cc.dir = dir;
+	cc.purge.preset = (char *)(uintptr_t)"none";
+	assert_int_equal(vg_cache_open(&cc, NULL, &c, &e), 0);
+	assert_null(vg_cache_purge_warning(c));
+	vg_cache_close(c);
+	cc.purge.preset = NULL;
+	cc.purge.age = 86400;
+	assert_int_equal(vg_cache_open(&cc, NULL, &c, &e), 0);
+	assert_null(vg_cache_purge_warning(c));
+	vg_cache_close(c);
+
+	if (saved != NULL)
+		setenv("SCRATCH", saved, 1);
+	else
+		unsetenv("SCRATCH");
+	free(saved);
+	free(dir);
+	free(scr);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sha256),
+		cmocka_unit_test_setup_teardown(test_open_default, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_purge_warning, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_resolve_http, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_pull_errors, setup,

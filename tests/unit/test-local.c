@@ -178,6 +178,11 @@ static void
 test_limits(void **state)
 {
 	struct fx *f = *state;
+	const char *pre = getenv("LD_PRELOAD");
+
+	/* valgrind virtualises RLIMIT_NOFILE in the processes it runs. */
+	if (pre != NULL && strstr(pre, "vgpreload") != NULL)
+		skip();
 
 	f->m.limits.nofile = 77;
 	f->m.limits.fsize = 4096;
@@ -217,7 +222,6 @@ static void
 test_sigterm_forwarded(void **state)
 {
 	struct fx *f = *state;
-	struct pollfd pfd;
 	int ws;
 
 	fx_sh(f, "trap 'echo term; exit 42' TERM; echo up >&2; "
@@ -225,9 +229,7 @@ test_sigterm_forwarded(void **state)
 	assert_int_equal(vg_backend_start(&vg_backend_local, &f->a, &f->e), 0);
 	assert_true(wait_file(f, "stderr", 5000));
 	assert_int_equal(vg_backend_cancel(&f->a, SIGTERM, &f->e), 0);
-	pfd.fd = f->a.pidfd;
-	pfd.events = POLLIN;
-	assert_int_equal(poll(&pfd, 1, 5000), 1);
+	assert_true(fx_wait_exit(f, 5000));
 	assert_int_equal(waitpid(f->a.pid, &ws, 0), f->a.pid);
 	assert_int_equal(vg_backend_finish(&f->a, ws, &f->r, &f->e), 0);
 	vg_backend_cleanup(&f->a);
@@ -272,14 +274,13 @@ static void
 test_tree_killed_on_cancel(void **state)
 {
 	struct fx *f = *state;
-	struct pollfd pfd;
 	char marker[64];
 	int ws, i;
 
 	daemon_command(f, marker, sizeof(marker));
 	assert_int_equal(vg_backend_start(&vg_backend_local, &f->a, &f->e), 0);
 	assert_true(f->a.pid > 0);
-	assert_true(f->a.pidfd >= 0);
+	assert_true(f->a.pidfd >= 0 || !fx_have_pidfd());
 	assert_true(f->a.pid_start > 0);
 	assert_true(wait_file(f, "stderr", 5000));
 	for (i = 0; i < 200 && !fx_marker_alive(marker); i++)
@@ -289,9 +290,7 @@ test_tree_killed_on_cancel(void **state)
 	/* SIGTERM ends the task but not the daemon, which the shim then
 	 * kills when the task is gone. */
 	assert_int_equal(vg_backend_cancel(&f->a, SIGTERM, &f->e), 0);
-	pfd.fd = f->a.pidfd;
-	pfd.events = POLLIN;
-	assert_int_equal(poll(&pfd, 1, 5000), 1);
+	assert_true(fx_wait_exit(f, 5000));
 	assert_int_equal(waitpid(f->a.pid, &ws, 0), f->a.pid);
 	assert_int_equal(vg_backend_finish(&f->a, ws, &f->r, &f->e), 0);
 	assert_int_equal(f->r.signal, SIGTERM);
@@ -446,7 +445,7 @@ fake_attempt(struct fx *f, int mode, int cancel_sig)
 	memset(&f->r, 0, sizeof(f->r));
 	assert_int_equal(vg_backend_start(&fake_ops, &f->a, &f->e), 0);
 	assert_true(f->a.pid > 0);
-	assert_true(f->a.pidfd >= 0);
+	assert_true(f->a.pidfd >= 0 || !fx_have_pidfd());
 	if (cancel_sig) {
 		usleep(50000);
 		assert_int_equal(vg_backend_cancel(&f->a, cancel_sig, &f->e),
@@ -497,7 +496,8 @@ test_result_records(void **state)
 		const char *text;
 		const char *err;
 	} bad[] = {
-		{ "", "'result': not a result record (byte 0)" },
+		{ "", "'result': not a result record: json: byte 0: "
+		    "unexpected end of input, expected a value" },
 		{ "{}", "'result': no \"state\" member" },
 		{ "{\"state\": \"RUNNING\"}",
 		    "'result': state 'RUNNING' is not terminal" },
@@ -511,13 +511,17 @@ test_result_records(void **state)
 		{ "{\"state\": \"FAILED\", \"node\": 3}",
 		    "'result': bad value for \"node\"" },
 		{ "{\"state\": \"FAILED\",}",
-		    "'result': not a result record (byte 19)" },
+		    "'result': not a result record: json: byte 19: "
+		    "expected a string key" },
 		{ "{\"state\": \"FAILED\"} x",
-		    "'result': not a result record (byte 20)" },
+		    "'result': not a result record: json: byte 20: "
+		    "unexpected data after the JSON value" },
 		{ "{\"state\": \"FAI\\u00zz\"}",
-		    "'result': not a result record (byte 16)" },
+		    "'result': not a result record: json: byte 14: "
+		    "\\u must be followed by four hex digits" },
 		{ "{\"started\": 1e999, \"state\": \"FAILED\"}",
-		    "'result': bad value for \"started\"" },
+		    "'result': not a result record: json: byte 12: "
+		    "number out of range of a double" },
 	};
 	size_t i;
 

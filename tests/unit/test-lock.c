@@ -147,16 +147,25 @@ test_dead_holder_same_host(void **state)
 	struct vg_err e;
 	long long t0;
 	pid_t pid;
+	int pfd[2];
+	char c;
 
+	/* The child says when vg_lock_acquire has returned: the lock file
+	 * appears before the candidate it was linked from is removed, and
+	 * a kill in between would leave that candidate behind. */
+	assert_int_equal(pipe(pfd), 0);
 	pid = fork();
 	if (pid == 0) {
+		close(pfd[0]);
 		if (vg_lock_acquire(f->path, 600, 0, &l, &e) != 0)
 			_exit(1);
+		(void)!write(pfd[1], "x", 1);
 		pause();
 		_exit(0);
 	}
-	while (access(f->path, F_OK) != 0)
-		;
+	close(pfd[1]);
+	assert_int_equal(read(pfd[0], &c, 1), 1);
+	close(pfd[0]);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	t0 = vg_mono_ms();

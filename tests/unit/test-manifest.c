@@ -460,7 +460,7 @@ test_set(void **state)
 
 	sets[0] = "retry.on=[oom]";
 	sets[1] = "backend=apptainer";
-	sets[2] = "image=x.sif";
+	sets[2] = "image=docker://example/x:1";
 	assert_int_equal(load(f, "command: x\n"), 0);
 	assert_int_equal(f->m->retry.on, VG_RETRY_OOM);
 	assert_string_equal(f->m->backend, "singularity");

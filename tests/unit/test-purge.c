@@ -45,7 +45,7 @@ test_presets(void **state)
 {
 	static const struct {
 		const char	*name;
-		double		 at;	/* eligible_at for a=3d, m=1d, c=2d */
+		double		 at;	/* for a=3d, m=1d, c=2d */
 		const char	*desc;
 	} cases[] = {
 		{ "nersc", 3 * DAY + 56 * DAY, "nersc: 56d by atime" },

@@ -69,7 +69,7 @@ probe(struct fx *f, const char *what, const char *arg)
 	unlink(path);
 	fx_probe(f, what, arg);
 	assert_int_equal(fx_run(f), 0);
-	if (f->r.state != VG_ST_SUCCEEDED)
+	if (f->r.state != VG_ST_SUCCEEDED && strcmp(what, "x32") != 0)
 		print_message("probe %s %s: %s (%s) stderr: %s\n", what, arg,
 		    vg_state_name(f->r.state), f->r.reason,
 		    fx_read(f, "stderr"));
@@ -224,6 +224,24 @@ test_compile_errors(void **state)
 
 	(void)state;
 	memset(&iso, 0, sizeof(iso));
+	if (vg_host_caps()->landlock_abi == 0) {
+		/* The refusal path (seen under valgrind, which hides
+		 * Landlock). */
+		iso.level = VG_ISO_STANDARD;
+		iso.required = 1;
+		vg_err_init(&e);
+		assert_int_equal(vg_sandbox_new(&iso, &sb, &e),
+		    VG_EUNSUPPORTED);
+		assert_null(sb);
+		assert_true(strncmp(e.msg, "isolation 'standard' is required "
+		    "but this host cannot deliver it: no Landlock (", 73) == 0);
+		iso.required = 0;
+		assert_int_equal(vg_sandbox_new(&iso, &sb, &e), 0);
+		assert_non_null(strstr(vg_sandbox_downgrades(sb),
+		    "writes are not confined"));
+		vg_sandbox_free(sb);
+		return;
+	}
 	iso.level = VG_ISO_STANDARD;
 	vg_strv_push(&iso.writable, "/nonexistent/vg");
 	vg_err_init(&e);
@@ -256,7 +274,8 @@ test_report(void **state)
 	(void)state;
 	vg_sandbox_report(&b);
 	assert_non_null(strstr(vg_buf_str(&b), "kernel: Linux "));
-	assert_non_null(strstr(vg_buf_str(&b), "\nseccomp: ok\n"));
+	assert_non_null(strstr(vg_buf_str(&b), vg_host_caps()->seccomp ?
+	    "\nseccomp: ok\n" : "\nseccomp: missing (needs "));
 	if (vg_host_caps()->landlock_abi > 0)
 		assert_non_null(strstr(vg_buf_str(&b), "\nlandlock: ok (ABI "));
 	vg_buf_release(&b);

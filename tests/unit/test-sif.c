@@ -217,7 +217,8 @@ test_no_primary(void **state)
 {
 	struct fix *f = *state;
 
-	sifgen_put32(f->img + SIFGEN_DESCROFF + 585 + 205, 1);	/* system */
+	/* parttype: system, not primary */
+	sifgen_put32(f->img + SIFGEN_DESCROFF + 585 + 205, 1);
 	expect_fail(f, f->len, VG_EPARSE, "no primary system partition (an "
 	    "OCI-SIF or data-only image cannot be run)");
 }

@@ -1,0 +1,1105 @@
+/*
+ * cloud.c - the life cycle shared by the cloud sandbox backends; see
+ * cloud.h.  Provider files describe requests and replies; this file
+ * decides when to retry, how errors read, where output goes, and what
+ * happens on timeout, cancel and exit.
+ *
+ * Retries follow the providers' own SDKs (@vercel/sandbox with-retry.ts:
+ * network errors, 429 and 5xx, exponential backoff from 400 ms with
+ * jitter; Daytona's and Modal's clients likewise): here 250 ms doubling
+ * to at most 8 s, full jitter in the upper half, Retry-After honoured up
+ * to 30 s, at most VG_CLOUD_TRIES tries.  Streams that may already have
+ * started a command are retried only when the server refused them with
+ * 429 or 502-504 before anything arrived.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../runner/path.h"
+#include "../runner/proc.h"
+#include "cloud.h"
+
+#define CLOUD_JSON_MAX		(8u << 20)
+#define CLOUD_BACKOFF_BASE	0.25
+#define CLOUD_BACKOFF_MAX	8.0
+#define CLOUD_RETRY_AFTER_MAX	30.0
+/* Pages of sandboxes read by reap, at most. */
+#define CLOUD_LIST_PAGES	100
+/* Error bodies kept from a streamed reply. */
+#define CLOUD_ERR_BODY_MAX	(64u << 10)
+
+/* ------------------------------------------------------------------ */
+/* Small pure helpers                                                  */
+/* ------------------------------------------------------------------ */
+
+/* Monotonic seconds. */
+double
+vg_cloud_mono(void)
+{
+	return (double)vg_mono_ms() / 1000.0;
+}
+
+/* Seconds until deadline (0 = none, gives 0), at least min. */
+double
+vg_cloud_left(double deadline, double min)
+{
+	double left;
+
+	if (deadline <= 0)
+		return 0;
+	left = deadline - vg_cloud_mono();
+	return left < min ? min : left;
+}
+
+/* A random number in [0, 1); jitter needs no quality. */
+static double
+rnd01(void)
+{
+	static unsigned long long s;
+
+	if (s == 0)
+		s = (unsigned long long)time(NULL) * 2654435761ULL ^
+		    (unsigned long long)getpid() << 16 ^ 0x9e3779b97f4a7c15ULL;
+	s ^= s << 13;
+	s ^= s >> 7;
+	s ^= s << 17;
+	return (double)(s >> 11) / 9007199254740992.0;
+}
+
+/* The delay before try n+1; see cloud.h. */
+double
+vg_cloud_backoff(int n, double retry_after, double r01)
+{
+	double d = CLOUD_BACKOFF_BASE;
+	int i;
+
+	if (retry_after > 0)
+		return retry_after < CLOUD_RETRY_AFTER_MAX ? retry_after :
+		    CLOUD_RETRY_AFTER_MAX;
+	for (i = 1; i < n && d < CLOUD_BACKOFF_MAX; i++)
+		d *= 2;
+	if (d > CLOUD_BACKOFF_MAX)
+		d = CLOUD_BACKOFF_MAX;
+	/* Between half and all of it, so clients that failed together do
+	 * not come back together. */
+	return d / 2 + d / 2 * r01;
+}
+
+/* Sleeps secs in slices of 50 ms, watching *stop. */
+int
+vg_cloud_sleep(const volatile sig_atomic_t *stop, double secs)
+{
+	double end = vg_cloud_mono() + secs, left;
+	struct timespec ts;
+
+	while ((left = end - vg_cloud_mono()) > 0) {
+		if (stop != NULL && *stop)
+			return VG_ECANCELED;
+		if (left > 0.05)
+			left = 0.05;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)(left * 1e9);
+		nanosleep(&ts, NULL);
+	}
+	return stop != NULL && *stop ? VG_ECANCELED : 0;
+}
+
+/* Replaces each occurrence of secret in s by "***", within size. */
+void
+vg_cloud_redact(char *s, size_t size, const char *secret)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	const char *p = s, *q;
+	size_t n;
+
+	if (secret == NULL || (n = strlen(secret)) == 0 ||
+	    strstr(s, secret) == NULL)
+		return;
+	while ((q = strstr(p, secret)) != NULL) {
+		vg_buf_add(&b, p, (size_t)(q - p));
+		vg_buf_adds(&b, "***");
+		p = q + n;
+	}
+	vg_buf_adds(&b, p);
+	snprintf(s, size, "%s", vg_buf_str(&b));
+	vg_buf_release(&b);
+}
+
+/* Joins the strings of a JSON array with "; ". */
+static void
+join_strings(const struct vg_json_value *v, char *out, size_t size)
+{
+	size_t i, k = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < v->len && k + 1 < size; i++) {
+		if (v->items[i]->type != VG_JSON_STRING)
+			continue;
+		k += (size_t)snprintf(out + k, size - k, "%s%s", k ? "; " : "",
+		    v->items[i]->str);
+	}
+}
+
+/* The provider's error message in a reply body; see cloud.h. */
+void
+vg_cloud_error_text(const char *body, size_t len, char *out, size_t size)
+{
+	struct vg_json_limits lim = { .max_bytes = CLOUD_ERR_BODY_MAX };
+	const struct vg_json_value *root, *m, *err;
+	struct vg_json_doc *doc;
+
+	out[0] = '\0';
+	if (body == NULL || len == 0 ||
+	    vg_json_parse(body, len, &lim, &doc, NULL) != 0)
+		return;
+	root = vg_json_root(doc);
+	m = vg_json_get(root, "message");
+	err = vg_json_get(root, "error");
+	if (m != NULL && m->type == VG_JSON_STRING)
+		snprintf(out, size, "%s", m->str);
+	else if (m != NULL && m->type == VG_JSON_ARRAY)
+		join_strings(m, out, size);
+	else if (err != NULL && err->type == VG_JSON_OBJECT &&
+	    vg_json_get_str(err, "message", NULL) != NULL)
+		snprintf(out, size, "%s", vg_json_get_str(err, "message", ""));
+	else if (err != NULL && err->type == VG_JSON_STRING)
+		snprintf(out, size, "%s", err->str);
+	vg_json_free(doc);
+}
+
+/* ------------------------------------------------------------------ */
+/* Connection                                                          */
+/* ------------------------------------------------------------------ */
+
+/* The manifest section of the provider. */
+const struct vg_cloud_conf *
+vg_cloud_conf_of(const struct vg_cloud_ops *ops, const struct vg_manifest *m)
+{
+	if (m == NULL)
+		return NULL;
+	return (const struct vg_cloud_conf *)(const void *)
+	    ((const char *)m + ops->conf_off);
+}
+
+/* The value of variable name, or NULL when unset or empty. */
+static const char *
+env_value(const char *name)
+{
+	const char *v = name != NULL ? getenv(name) : NULL;
+
+	return v != NULL && *v != '\0' ? v : NULL;
+}
+
+/* Opens the HTTP client of c on base and sends the token with it. */
+static int
+cloud_connect(struct vg_cloud *c, const char *base, struct vg_err *e)
+{
+	char *hdr;
+	int r;
+
+	c->endpoint = vg_xstrdup(base);
+	if ((r = vg_http_open(base, &c->h, e)) != 0)
+		return vg_err_prefix(e, "%s: ", c->ops->name);
+	hdr = vg_xasprintf("Authorization: Bearer %s", c->token);
+	vg_http_add_header(c->h, hdr);
+	memset(hdr, 0, strlen(hdr));
+	free(hdr);
+	vg_http_add_header(c->h, "User-Agent: vigil");
+	return 0;
+}
+
+/* Opens a connection; see cloud.h. */
+int
+vg_cloud_open(struct vg_cloud *c, const struct vg_cloud_ops *ops,
+    const struct vg_cloud_conf *conf, const volatile sig_atomic_t *stop,
+    struct vg_err *e)
+{
+	const char *tok, *ep;
+
+	memset(c, 0, sizeof(*c));
+	c->ops = ops;
+	c->conf = conf;
+	c->stop = stop;
+	c->token_env = conf != NULL && conf->token_env != NULL &&
+	    *conf->token_env ? conf->token_env : ops->token_env;
+	if ((tok = env_value(c->token_env)) == NULL)
+		return vg_err_set(e, VG_EINVAL, "%s: no API token: environment "
+		    "variable %s is not set (%s.token_env names the variable "
+		    "to read)", ops->name, c->token_env, ops->name);
+	c->token = vg_xstrdup(tok);
+	if (ops->team_env != NULL) {
+		if (env_value(ops->team_env) == NULL)
+			return vg_err_set(e, VG_EINVAL, "%s: environment "
+			    "variable %s is not set: the API needs the team "
+			    "id", ops->name, ops->team_env);
+		c->team = vg_xstrdup(env_value(ops->team_env));
+	}
+	if (ops->project_env != NULL) {
+		if (env_value(ops->project_env) == NULL)
+			return vg_err_set(e, VG_EINVAL, "%s: environment "
+			    "variable %s is not set: the API needs the project "
+			    "id", ops->name, ops->project_env);
+		c->project = vg_xstrdup(env_value(ops->project_env));
+	}
+	ep = conf != NULL && conf->endpoint != NULL && *conf->endpoint ?
+	    conf->endpoint : env_value(ops->endpoint_env) != NULL ?
+	    env_value(ops->endpoint_env) : ops->endpoint;
+	return cloud_connect(c, ep, e);
+}
+
+/* A second connection with the same credentials; see cloud.h. */
+int
+vg_cloud_open_like(struct vg_cloud *dst, const struct vg_cloud *c,
+    const char *base, struct vg_err *e)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->ops = c->ops;
+	dst->conf = c->conf;
+	dst->stop = c->stop;
+	dst->token_env = c->token_env;
+	dst->token = vg_xstrdup(c->token);
+	dst->team = vg_xstrdup(c->team);
+	dst->project = vg_xstrdup(c->project);
+	return cloud_connect(dst, base, e);
+}
+
+/* Closes c; the token is wiped from memory. */
+void
+vg_cloud_close(struct vg_cloud *c)
+{
+	vg_http_free(c->h);
+	vg_http_resp_release(&c->resp);
+	if (c->token != NULL)
+		memset(c->token, 0, strlen(c->token));
+	free(c->token);
+	free(c->endpoint);
+	free(c->team);
+	free(c->project);
+	memset(c, 0, sizeof(*c));
+}
+
+/* What a sink sees of a streamed reply: only 2xx bodies. */
+struct gate {
+	struct vg_cloud		 *c;
+	const struct vg_cloud_req *rq;
+	long			  status;	/* 0 until known */
+	int			  delivered;
+	struct vg_buf		  err;		/* error body, bounded */
+};
+
+/* The status of the reply being received, from its status line. */
+static long
+status_of_headers(const struct vg_http_resp *resp)
+{
+	long st = 0;
+
+	if (resp->headers.data != NULL)
+		sscanf(resp->headers.data, "HTTP/%*s %ld", &st);
+	return st;
+}
+
+/* vg_http_sink in front of the caller's sink. */
+static int
+gate_sink(void *arg, const char *p, size_t n)
+{
+	struct gate *g = arg;
+
+	if (g->status == 0)
+		g->status = status_of_headers(&g->c->resp);
+	if (g->status >= 400) {
+		if (g->err.len + n <= CLOUD_ERR_BODY_MAX)
+			vg_buf_add(&g->err, p, n);
+		return 0;
+	}
+	g->delivered = 1;
+	return g->rq->sink(g->rq->sink_arg, p, n);
+}
+
+/* True when status is an answer the caller expects. */
+static int
+status_ok(long st, const long *ok)
+{
+	if (st < 400)
+		return 1;
+	for (; ok != NULL && *ok != 0; ok++)
+		if (st == *ok)
+			return 1;
+	return 0;
+}
+
+/* True for statuses worth another try. */
+static int
+status_transient(long st, int once)
+{
+	if (once)
+		return st == 429 || st == 502 || st == 503 || st == 504;
+	return st == 429 || st >= 500;
+}
+
+/* Builds the error for a reply with a status that is not ok. */
+static int
+status_error(struct vg_cloud *c, const struct vg_cloud_req *rq,
+    const struct vg_buf *body, int tries, struct vg_err *e)
+{
+	char text[512], more[160] = "";
+	long st = c->resp.status;
+	int rc = st == 404 ? VG_ENOENT : st == 401 || st == 403 ?
+	    VG_EDENIED : VG_EBACKEND;
+
+	vg_cloud_error_text(body->data, body->len, text, sizeof(text));
+	if (st == 401 || st == 403)
+		snprintf(more, sizeof(more), "; check the token in %s",
+		    c->token_env);
+	else if (tries > 1)
+		snprintf(more, sizeof(more), "; gave up after %d tries", tries);
+	vg_err_set(e, rc, "%s: %s: %s%s(HTTP %ld%s)", c->ops->name, rq->what,
+	    text, text[0] ? " " : "", st, more);
+	vg_cloud_redact(e->msg, sizeof(e->msg), c->token);
+	return rc;
+}
+
+/* Sends a request with retries; see cloud.h. */
+int
+vg_cloud_request(struct vg_cloud *c, const struct vg_cloud_req *rq,
+    struct vg_err *e)
+{
+	struct gate g = { .c = c, .rq = rq, .err = VG_BUF_INIT };
+	struct vg_http_req req = {
+		.method = rq->method,
+		.path = rq->path,
+		.body = rq->body != NULL ? vg_buf_str(rq->body) : NULL,
+		.body_len = rq->body != NULL ? rq->body->len : 0,
+		.timeout = rq->timeout > 0 ? rq->timeout : rq->timeout < 0 ?
+		    0 : VG_CLOUD_CALL_TIMEOUT,
+		.max_body = CLOUD_JSON_MAX,
+		.sink = rq->sink != NULL ? gate_sink : NULL,
+		.sink_arg = &g,
+		.stop = c->stop,
+	};
+	struct vg_err le;
+	char ra[32];
+	double after;
+	int r, n;
+
+	for (n = 1;; n++) {
+		vg_err_init(&le);
+		g.status = 0;
+		vg_buf_reset(&g.err);
+		r = vg_http_do(c->h, &req, &c->resp, &le);
+		if (r == 0 && !status_ok(c->resp.status, rq->ok) &&
+		    status_transient(c->resp.status, rq->once) &&
+		    !g.delivered && n < VG_CLOUD_TRIES) {
+			after = 0;
+			if (vg_http_resp_header(&c->resp, "Retry-After", ra,
+			    sizeof(ra)))
+				after = strtod(ra, NULL);
+		} else if (r == VG_EIO && !rq->once && n < VG_CLOUD_TRIES)
+			after = 0;
+		else
+			break;
+		if (vg_cloud_sleep(c->stop, vg_cloud_backoff(n, after,
+		    rnd01())) != 0) {
+			r = vg_err_set(&le, VG_ECANCELED, "%s %s on %s: "
+			    "interrupted", rq->method, rq->path, c->endpoint);
+			break;
+		}
+	}
+	if (r != 0) {
+		vg_err_set(e, r, "%s: %s: %s%s", c->ops->name, rq->what,
+		    le.msg, r == VG_EIO && n > 1 ? " (gave up after "
+		    "several tries)" : "");
+		vg_cloud_redact(e->msg, sizeof(e->msg), c->token);
+	} else if (!status_ok(c->resp.status, rq->ok))
+		r = status_error(c, rq, rq->sink != NULL ? &g.err :
+		    &c->resp.body, n, e);
+	vg_buf_release(&g.err);
+	return r;
+}
+
+/* A plain call; see cloud.h. */
+int
+vg_cloud_call(struct vg_cloud *c, const char *method, const char *path,
+    const struct vg_buf *body, const long *ok, const char *what,
+    struct vg_err *e)
+{
+	struct vg_cloud_req rq = {
+		.method = method,
+		.path = path,
+		.body = body,
+		.ok = ok,
+		.what = what,
+	};
+
+	return vg_cloud_request(c, &rq, e);
+}
+
+/* Parses the last reply; see cloud.h. */
+int
+vg_cloud_json(struct vg_cloud *c, struct vg_json_doc **docp, const char *what,
+    struct vg_err *e)
+{
+	struct vg_json_limits lim = { .max_bytes = CLOUD_JSON_MAX };
+
+	if (vg_json_parse(c->resp.body.data, c->resp.body.len, &lim, docp,
+	    e) != 0)
+		return vg_err_prefix(e, "%s: %s: reply: ", c->ops->name, what);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Attempt pieces                                                      */
+/* ------------------------------------------------------------------ */
+
+/* The task's own value of key, or NULL. */
+static const char *
+task_env(const struct vg_attempt *a, const char *key, size_t n)
+{
+	size_t i;
+
+	for (i = 0; a->task != NULL && i < a->task->env.n; i++)
+		if (strlen(a->task->env.v[i].key) == n &&
+		    strncmp(a->task->env.v[i].key, key, n) == 0)
+			return a->task->env.v[i].value;
+	return NULL;
+}
+
+/* The sandbox's environment; see cloud.h. */
+void
+vg_cloud_env(const struct vg_attempt *a, struct vg_strv *out)
+{
+	static const char *const host_only[] = {
+		"PATH", "HOME", "USER", "LOGNAME", "TMPDIR",
+	};
+	struct vg_strv env = VG_STRV_INIT;
+	const char *eq, *tv;
+	size_t i, j, n;
+	int keep;
+
+	vg_attempt_env(a, &env);
+	for (i = 0; i < env.n; i++) {
+		eq = strchr(env.v[i], '=');
+		n = eq != NULL ? (size_t)(eq - env.v[i]) : strlen(env.v[i]);
+		keep = eq != NULL;
+		for (j = 0; keep && j < sizeof(host_only) / sizeof(*host_only);
+		    j++)
+			if (strlen(host_only[j]) == n &&
+			    strncmp(env.v[i], host_only[j], n) == 0)
+				keep = (tv = task_env(a, env.v[i], n)) != NULL &&
+				    strcmp(tv, eq + 1) == 0;
+		if (keep)
+			vg_strv_push(out, env.v[i]);
+	}
+	vg_strv_release(&env);
+}
+
+/* True for a name the shell accepts after export. */
+static int
+is_name(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' &&
+		    s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+		    s[i] == '_'))
+			return 0;
+	return 1;
+}
+
+/* The attempt as one sh script; see cloud.h. */
+void
+vg_cloud_script(const struct vg_attempt *a, const char *cwd,
+    struct vg_buf *out)
+{
+	struct vg_strv env = VG_STRV_INIT, argv = VG_STRV_INIT;
+	const char *eq;
+	size_t i;
+
+	vg_cloud_env(a, &env);
+	vg_attempt_argv(a, &argv);
+	/* A subshell: an exit in the task must not end the provider's
+	 * session shell. */
+	vg_buf_adds(out, "(\n");
+	for (i = 0; i < env.n; i++) {
+		eq = strchr(env.v[i], '=');
+		if (!is_name(env.v[i], (size_t)(eq - env.v[i])))
+			continue;
+		vg_buf_adds(out, "export ");
+		vg_buf_add(out, env.v[i], (size_t)(eq - env.v[i]) + 1);
+		vg_buf_shquote(out, eq + 1);
+		vg_buf_addc(out, '\n');
+	}
+	if (cwd != NULL) {
+		vg_buf_adds(out, "cd -- ");
+		vg_buf_shquote(out, cwd);
+		vg_buf_adds(out, " || exit 1\n");
+	}
+	vg_buf_adds(out, "exec");
+	for (i = 0; i < argv.n; i++) {
+		vg_buf_addc(out, ' ');
+		vg_buf_shquote(out, argv.v[i]);
+	}
+	vg_buf_adds(out, "\n)");
+	vg_strv_release(&env);
+	vg_strv_release(&argv);
+}
+
+/* The owner label of this process; see cloud.h. */
+void
+vg_cloud_owner(char *out, size_t size)
+{
+	unsigned long long start = 0;
+	char host[256];
+
+	if (gethostname(host, sizeof(host)) != 0)
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	(void)vg_proc_starttime(getpid(), &start);
+	snprintf(out, size, "%s:%ld:%llu", host, (long)getpid(), start);
+}
+
+/* True when owner names a process of this host that is gone. */
+int
+vg_cloud_owner_dead(const char *owner)
+{
+	char host[256], label_host[256];
+	unsigned long long start;
+	long pid;
+
+	if (owner == NULL || sscanf(owner, "%255[^:]:%ld:%llu", label_host,
+	    &pid, &start) != 3 || pid <= 0)
+		return 0;
+	if (gethostname(host, sizeof(host)) != 0)
+		return 0;
+	host[sizeof(host) - 1] = '\0';
+	if (strcmp(host, label_host) != 0)
+		return 0;	/* another host's: cannot tell */
+	return !vg_proc_alive((pid_t)pid, start);
+}
+
+/* Adds the labels of a's sandbox to the open object of w. */
+void
+vg_cloud_labels(const struct vg_attempt *a, struct vg_json_writer *w)
+{
+	char owner[320], num[32];
+
+	vg_cloud_owner(owner, sizeof(owner));
+	vg_json_key(w, VG_CLOUD_LABEL);
+	vg_json_str(w, "1");
+	vg_json_key(w, VG_CLOUD_LABEL_RUN);
+	vg_json_str(w, a->run_id != NULL ? a->run_id : "");
+	vg_json_key(w, VG_CLOUD_LABEL_TASK);
+	snprintf(num, sizeof(num), "%d", a->task != NULL ? a->task->index : 0);
+	vg_json_str(w, num);
+	vg_json_key(w, VG_CLOUD_LABEL_OWNER);
+	vg_json_str(w, owner);
+}
+
+/* Opens task_dir/name truncated. */
+static int
+open_output(const char *dir, const char *name, struct vg_err *e)
+{
+	char *path = vg_xasprintf("%s/%s", dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		vg_err_errno(e, "opening '%s'", path);
+	free(path);
+	return fd;
+}
+
+/* Opens the output files; see cloud.h. */
+int
+vg_cloud_out_open(struct vg_cloud_out *o, const char *task_dir,
+    struct vg_err *e)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd[0] = o->fd[1] = o->fd[2] = -1;
+	if (task_dir == NULL)
+		return vg_err_set(e, VG_EINVAL, "attempt has no task "
+		    "directory");
+	if ((o->fd[1] = open_output(task_dir, "stdout", e)) < 0 ||
+	    (o->fd[2] = open_output(task_dir, "stderr", e)) < 0)
+		return VG_EIO;
+	return 0;
+}
+
+/* Writes the part of a piece beyond what the file already holds. */
+int
+vg_cloud_out_write(struct vg_cloud_out *o, int stream, const char *p,
+    size_t n)
+{
+	unsigned long long end, k;
+	ssize_t w;
+
+	if (stream != 1 && stream != 2)
+		return 0;
+	end = o->seen[stream] + n;
+	k = o->written[stream] > o->seen[stream] ?
+	    o->written[stream] - o->seen[stream] : 0;
+	o->seen[stream] = end;
+	if (k >= n)
+		return 0;
+	p += k;
+	n -= (size_t)k;
+	o->written[stream] = end;
+	while (n > 0) {
+		w = write(o->fd[stream], p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return VG_EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Before a whole log is read again. */
+void
+vg_cloud_out_rewind(struct vg_cloud_out *o)
+{
+	o->seen[1] = o->seen[2] = 0;
+}
+
+/* Closes the files. */
+void
+vg_cloud_out_close(struct vg_cloud_out *o)
+{
+	if (o->fd[1] >= 0)
+		close(o->fd[1]);
+	if (o->fd[2] >= 0)
+		close(o->fd[2]);
+	o->fd[1] = o->fd[2] = -1;
+}
+
+/* Sets up a line splitter. */
+void
+vg_cloud_lines_init(struct vg_cloud_lines *l, size_t max,
+    int (*cb)(void *, const char *, size_t), void *arg)
+{
+	memset(l, 0, sizeof(*l));
+	l->max = max;
+	l->cb = cb;
+	l->arg = arg;
+}
+
+/* Feeds bytes; see cloud.h. */
+int
+vg_cloud_lines_feed(void *arg, const char *p, size_t n)
+{
+	struct vg_cloud_lines *l = arg;
+	const char *nl;
+	size_t k;
+
+	while (n > 0 && l->rc == 0) {
+		nl = memchr(p, '\n', n);
+		k = nl != NULL ? (size_t)(nl - p) : n;
+		if (l->line.len + k > l->max) {
+			l->rc = VG_ELIMIT;
+			break;
+		}
+		vg_buf_add(&l->line, p, k);
+		if (nl == NULL)
+			break;
+		l->rc = l->cb(l->arg, vg_buf_str(&l->line), l->line.len);
+		vg_buf_reset(&l->line);
+		p += k + 1;
+		n -= k + 1;
+	}
+	return l->rc;
+}
+
+/* Delivers the last line; see cloud.h. */
+int
+vg_cloud_lines_end(struct vg_cloud_lines *l)
+{
+	if (l->rc == 0 && l->line.len > 0)
+		l->rc = l->cb(l->arg, vg_buf_str(&l->line), l->line.len);
+	vg_buf_reset(&l->line);
+	return l->rc;
+}
+
+/* Frees the splitter's buffer. */
+void
+vg_cloud_lines_release(struct vg_cloud_lines *l)
+{
+	vg_buf_release(&l->line);
+}
+
+/* Adds a found sandbox. */
+void
+vg_cloud_boxes_add(struct vg_cloud_boxes *b, const char *id, const char *run,
+    const char *task, const char *owner)
+{
+	struct vg_cloud_box *x;
+
+	b->v = vg_xgrow(b->v, &b->cap, b->n + 1, sizeof(*b->v));
+	x = &b->v[b->n++];
+	x->id = vg_xstrdup(id);
+	x->run = vg_xstrdup(run != NULL ? run : "?");
+	x->task = vg_xstrdup(task != NULL ? task : "?");
+	x->owner = vg_xstrdup(owner);
+}
+
+/* The next page's cursor of a list reply, or NULL. */
+static const char *
+next_cursor(const struct vg_cloud_ops *ops, const struct vg_json_value *root)
+{
+	const struct vg_json_value *v = root;
+
+	if (ops->list_next_in != NULL)
+		v = vg_json_get(root, ops->list_next_in);
+	return vg_json_get_str(v, ops->list_next, NULL);
+}
+
+/* Lists vigil's sandboxes (of run_id, or all) page by page. */
+static int
+cloud_list(struct vg_cloud *c, const char *run_id,
+    struct vg_cloud_boxes *out, struct vg_err *e)
+{
+	const struct vg_cloud_ops *ops = c->ops;
+	struct vg_json_doc *doc = NULL;
+	const struct vg_json_value *list, *it, *lab;
+	const char *next;
+	char *cursor = NULL, *path;
+	size_t i;
+	int r = 0, page;
+
+	for (page = 0; page < CLOUD_LIST_PAGES; page++) {
+		path = ops->list_path(c, run_id, cursor);
+		r = vg_cloud_call(c, "GET", path, NULL, NULL,
+		    "listing sandboxes", e);
+		free(path);
+		if (r != 0 || (r = vg_cloud_json(c, &doc, "listing sandboxes",
+		    e)) != 0)
+			break;
+		list = vg_json_get(vg_json_root(doc), ops->list_items);
+		if (list == NULL || list->type != VG_JSON_ARRAY) {
+			r = vg_err_set(e, VG_EBACKEND, "%s: listing sandboxes: "
+			    "reply has no \"%s\" list", ops->name,
+			    ops->list_items);
+			break;
+		}
+		for (i = 0; i < list->len; i++) {
+			it = list->items[i];
+			lab = vg_json_get(it, ops->list_labels);
+			if (vg_json_get_str(it, ops->list_id, NULL) == NULL ||
+			    strcmp(vg_json_get_str(lab, VG_CLOUD_LABEL, ""),
+			    "1") != 0)
+				continue;
+			vg_cloud_boxes_add(out, vg_json_get_str(it, ops->list_id,
+			    ""), vg_json_get_str(lab, VG_CLOUD_LABEL_RUN, NULL),
+			    vg_json_get_str(lab, VG_CLOUD_LABEL_TASK, NULL),
+			    vg_json_get_str(lab, VG_CLOUD_LABEL_OWNER, NULL));
+		}
+		next = next_cursor(ops, vg_json_root(doc));
+		free(cursor);
+		cursor = next != NULL && *next ? vg_xstrdup(next) : NULL;
+		vg_json_free(doc);
+		doc = NULL;
+		if (cursor == NULL)
+			break;
+	}
+	vg_json_free(doc);
+	free(cursor);
+	return r;
+}
+
+/* Frees the list. */
+void
+vg_cloud_boxes_release(struct vg_cloud_boxes *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		free(b->v[i].id);
+		free(b->v[i].run);
+		free(b->v[i].task);
+		free(b->v[i].owner);
+	}
+	free(b->v);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ------------------------------------------------------------------ */
+/* Operations                                                          */
+/* ------------------------------------------------------------------ */
+
+/* Set by SIGTERM/SIGINT while run() works; stops every request. */
+static volatile sig_atomic_t cloud_stop;
+
+/* Signal handler: asks run() to stop. */
+static void
+cloud_on_signal(int sig)
+{
+	(void)sig;
+	cloud_stop = 1;
+}
+
+/* Fills r as a backend failure with e's message. */
+static int
+result_error(struct vg_result *r, const struct vg_err *e)
+{
+	r->state = VG_ST_BACKEND_ERROR;
+	r->exit_code = -1;
+	snprintf(r->reason, sizeof(r->reason), "%.*s",
+	    (int)sizeof(r->reason) - 1, e->msg);
+	return e->rc != 0 ? e->rc : VG_EBACKEND;
+}
+
+/* Appends text to r's reason. */
+static void
+reason_add(struct vg_result *r, const char *text)
+{
+	size_t n = strlen(r->reason);
+
+	snprintf(r->reason + n, sizeof(r->reason) - n, "%s%s",
+	    n > 0 ? " " : "", text);
+}
+
+/* Fills r for the command's exit code. */
+static void
+result_exit(struct vg_result *r, long code)
+{
+	r->exit_code = (int)code;
+	r->state = code == 0 ? VG_ST_SUCCEEDED : VG_ST_FAILED;
+	if (code != 0)
+		snprintf(r->reason, sizeof(r->reason), "exit code %ld", code);
+}
+
+/* Frees what a task holds. */
+static void
+task_release(struct vg_cloud_task *t)
+{
+	vg_cloud_out_close(&t->out);
+	if (t->have_tb)
+		vg_cloud_close(&t->tb);
+	vg_cloud_close(&t->c);
+	free(t->sandbox);
+	free(t->session);
+	free(t->cmd);
+}
+
+/*
+ * The command of an attempt, from start to exit: exec, wait, and on
+ * timeout or cancel the provider's kill.  Fills r.
+ */
+static int
+run_command(const struct vg_cloud_ops *ops, struct vg_cloud_task *t,
+    double deadline, struct vg_result *r, struct vg_err *e)
+{
+	struct vg_err le;
+	long code = -1;
+	int rc, sig = 0;
+
+	vg_err_init(&le);
+	rc = ops->exec != NULL ? ops->exec(t, &le) : 0;
+	if (rc == 0)
+		rc = ops->wait(t, deadline, &code, &le);
+	if (rc == VG_ECANCELED && !cloud_stop) {
+		/* Aborted by a sink (a task file could not be written). */
+		vg_err_set(e, VG_EIO, "%s", le.msg);
+		return result_error(r, e);
+	}
+	if (rc != VG_ETIMEOUT && rc != VG_ECANCELED) {
+		if (rc != 0) {
+			vg_err_set(e, rc, "%s", le.msg);
+			return result_error(r, e);
+		}
+		result_exit(r, code);
+		return 0;
+	}
+	/* A stop request must not stop the stopping. */
+	t->c.stop = t->tb.stop = NULL;
+	ops->kill(t, t->a->kill_grace, &sig);
+	r->signal = sig;
+	r->exit_code = -1;
+	r->state = rc == VG_ETIMEOUT ? VG_ST_TIMEOUT : VG_ST_CANCELLED;
+	snprintf(r->reason, sizeof(r->reason), "%s after %.1f s; command "
+	    "stopped with %s", rc == VG_ETIMEOUT ? "timed out" : "cancelled",
+	    vg_now() - r->started, sig == SIGKILL ? "SIGKILL" : "SIGTERM");
+	return 0;
+}
+
+/* Runs one attempt in a new sandbox; see cloud.h. */
+int
+vg_cloud_run(const struct vg_cloud_ops *ops, struct vg_attempt *a,
+    struct vg_result *r, struct vg_err *e)
+{
+	struct sigaction sa, old_term, old_int;
+	struct vg_cloud_task t;
+	struct vg_err le;
+	const struct vg_cloud_conf *conf = vg_cloud_conf_of(ops, a->m);
+	double deadline = 0;
+	char msg[VG_ERR_MSG_MAX + 64];
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	memset(&t, 0, sizeof(t));
+	t.a = a;
+	t.out.fd[1] = t.out.fd[2] = -1;
+	r->state = VG_ST_BACKEND_ERROR;
+	r->exit_code = -1;
+	r->started = vg_now();
+	snprintf(r->node, sizeof(r->node), "%s", ops->name);
+	/* The whole attempt counts, sandbox creation included, as it does
+	 * for the scheduler that started this monitor. */
+	if (a->timeout > 0)
+		deadline = vg_cloud_mono() + a->timeout;
+
+	cloud_stop = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cloud_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGINT, &sa, &old_int);
+
+	if ((rc = vg_cloud_out_open(&t.out, a->task_dir, e)) != 0 ||
+	    (rc = vg_cloud_open(&t.c, ops, conf, &cloud_stop, e)) != 0) {
+		result_error(r, e);
+		goto out;
+	}
+	vg_err_init(&le);
+	if ((rc = ops->create(&t, &le)) != 0) {
+		if (rc == VG_ECANCELED && cloud_stop) {
+			r->state = VG_ST_CANCELLED;
+			snprintf(r->reason, sizeof(r->reason), "cancelled "
+			    "while the sandbox was being created");
+			rc = 0;
+		} else {
+			vg_err_set(e, rc, "%s", le.msg);
+			result_error(r, e);
+		}
+		goto destroy;
+	}
+	if (t.sandbox != NULL)
+		snprintf(r->node, sizeof(r->node), "%s:%s", ops->name,
+		    t.sandbox);
+	rc = run_command(ops, &t, deadline, r, e);
+destroy:
+	r->ended = vg_now();
+	t.c.stop = NULL;
+	if (t.sandbox == NULL)
+		goto out;
+	if (conf != NULL && conf->keep) {
+		snprintf(msg, sizeof(msg), "(sandbox %s kept)", t.sandbox);
+		reason_add(r, msg);
+	} else {
+		vg_err_init(&le);
+		if (ops->destroy(&t.c, t.sandbox, &le) != 0) {
+			snprintf(msg, sizeof(msg), "(sandbox %s not deleted: "
+			    "%s)", t.sandbox, le.msg);
+			reason_add(r, msg);
+		}
+	}
+out:
+	task_release(&t);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	if (r->ended == 0)
+		r->ended = vg_now();
+	return rc;
+}
+
+/*
+ * Deletes vigil's sandboxes: every one of run_id, or (run_id NULL) those
+ * whose owner label names a process of this host that is gone.  Without
+ * a token there is nothing vigil could have created: no error.
+ */
+int
+vg_cloud_reap(const struct vg_cloud_ops *ops, const char *run_id,
+    struct vg_buf *report, struct vg_err *e)
+{
+	struct vg_cloud_boxes boxes = { 0 };
+	struct vg_cloud c;
+	struct vg_cloud_box *b;
+	size_t i;
+	int rc;
+
+	if (env_value(ops->token_env) == NULL ||
+	    (ops->team_env != NULL && env_value(ops->team_env) == NULL) ||
+	    (ops->project_env != NULL && env_value(ops->project_env) == NULL))
+		return 0;
+	if ((rc = vg_cloud_open(&c, ops, NULL, NULL, e)) != 0)
+		goto out;
+	if ((rc = cloud_list(&c, run_id, &boxes, e)) != 0)
+		goto out;
+	for (i = 0; i < boxes.n; i++) {
+		b = &boxes.v[i];
+		if (run_id != NULL ? strcmp(b->run, run_id) != 0 :
+		    !vg_cloud_owner_dead(b->owner))
+			continue;
+		if ((rc = ops->destroy(&c, b->id, e)) != 0)
+			goto out;
+		if (report != NULL)
+			vg_buf_printf(report, "%s: removed sandbox %s (run %s, "
+			    "task %s)\n", ops->name, b->id, b->run, b->task);
+	}
+out:
+	vg_cloud_boxes_release(&boxes);
+	vg_cloud_close(&c);
+	return rc;
+}
+
+/* For `vigil doctor`: is there a token, does the API answer to it? */
+void
+vg_cloud_probe(const struct vg_cloud_ops *ops, struct vg_buf *out)
+{
+	struct vg_cloud c;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	if (vg_cloud_open(&c, ops, NULL, NULL, &e) != 0 ||
+	    ops->ping(&c, &e) != 0)
+		vg_buf_printf(out, "%s: missing (%s)\n", ops->name, e.msg);
+	else
+		vg_buf_printf(out, "%s: ok (%s, token from %s)\n", ops->name,
+		    c.endpoint, c.token_env);
+	vg_cloud_close(&c);
+}
+
+/* Checks the provider's section beyond its schema. */
+int
+vg_cloud_validate(const struct vg_cloud_ops *ops, const struct vg_manifest *m,
+    struct vg_diag *d)
+{
+	const struct vg_cloud_conf *cc = (const struct vg_cloud_conf *)
+	    (const void *)((const char *)m + ops->conf_off);
+	struct vg_loc loc = { .file = m->file };
+	int bad = 0;
+
+	if (cc->token_env != NULL && !is_name(cc->token_env,
+	    strlen(cc->token_env))) {
+		vg_diag_add(d, &loc, "%s.token_env: '%s' is not an environment "
+		    "variable name (letters, digits and '_', not starting "
+		    "with a digit)", ops->name, cc->token_env);
+		bad = 1;
+	}
+	if (cc->endpoint != NULL && strncmp(cc->endpoint, "https://", 8) != 0
+	    && strncmp(cc->endpoint, "http://", 7) != 0) {
+		vg_diag_add(d, &loc, "%s.endpoint: '%s' is not an http:// or "
+		    "https:// URL", ops->name, cc->endpoint);
+		bad = 1;
+	}
+	if (ops->needs_image && (m->image == NULL || *m->image == '\0') &&
+	    (cc->snapshot == NULL || *cc->snapshot == '\0')) {
+		vg_diag_add(d, &loc, "backend %s needs 'image:' or "
+		    "'%s.snapshot:'", ops->name, ops->name);
+		bad = 1;
+	}
+	if (m->workdir != NULL && m->workdir[0] != '/') {
+		vg_diag_add(d, &loc, "workdir: '%s' must be an absolute path "
+		    "inside the sandbox", m->workdir);
+		bad = 1;
+	}
+	return bad ? VG_EINVAL : 0;
+}

@@ -1,0 +1,154 @@
+/*
+ * policy-bench.c - throughput of the policy gate on one core.
+ *
+ * Loads the corpus files given as arguments, then evaluates every
+ * command in a loop for a number of seconds with one policy (one
+ * thread).  As a same-run baseline it times a regex-list gate of the
+ * kind other runners use (POSIX extended regexes over the raw text) on
+ * the same commands.  Prints commands per second for both, the ratio,
+ * and the resident set size after the first pass and at the end, which
+ * must stay flat (the per-command arena is reused).
+ */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runner/policy/policy.h"
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Resident set size in KiB from /proc/self/statm. */
+static long
+rss_kib(void)
+{
+	long size, res;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "%ld %ld", &size, &res) != 2)
+		res = -1;
+	fclose(f);
+	return res * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char *const pats[] = {
+		"rm[[:space:]]+-[a-zA-Z]*[rR][a-zA-Z]*[[:space:]]+/",
+		"mkfs", "dd[[:space:]].*of=/dev/", ":\\(\\)[[:space:]]*\\{",
+		"chmod[[:space:]]+-R[[:space:]]+777", "curl.*\\|[[:space:]]*(ba)?sh",
+		"wget.*\\|[[:space:]]*(ba)?sh", "/dev/tcp/", "nc[[:space:]].*-e",
+		"sudo[[:space:]]", "shutdown|reboot|halt|poweroff",
+		"kill[[:space:]]+-9[[:space:]]+-1", "base64[[:space:]]+-d",
+		"eval[[:space:]]", "crontab[[:space:]]+-r", "> */etc/",
+		"iptables[[:space:]]+-F", "/etc/shadow", "\\.ssh/id_",
+		"scancel[[:space:]]+-u", "python[0-9.]*[[:space:]]+-c",
+		"chown[[:space:]]+-R", "pkill|killall", "mount[[:space:]]",
+		"history[[:space:]]+-c", "systemctl[[:space:]]+(stop|disable)",
+		"xargs[[:space:]]+rm", "find.*-delete", "> */dev/sd",
+		"socat", NULL };
+	regex_t re[64];
+	static char mode[] = "auto-deny";
+	struct vg_policy_conf conf = { .mode = mode };
+	struct vg_policy_ctx ctx = { .cwd = "/home/user/project",
+	    .home = "/home/user" };
+	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_policy *p;
+	struct vg_verdict v;
+	struct vg_err e;
+	char **cmds = NULL, line[8192];
+	size_t ncmds = 0, cap = 0, i;
+	double secs = argc > 1 ? atof(argv[1]) : 3, t0, t, rate, brate;
+	long n, rss0, rss1, denied = 0;
+	int k, npat;
+
+	for (k = 2; k < argc; k++) {
+		FILE *f = fopen(argv[k], "r");
+
+		if (f == NULL) {
+			perror(argv[k]);
+			return 1;
+		}
+		while (fgets(line, sizeof(line), f) != NULL) {
+			char *c = strrchr(line, '\t'), *nl;
+
+			if (line[0] == '#' || c == NULL)
+				continue;
+			if ((nl = strchr(c, '\n')) != NULL)
+				*nl = '\0';
+			if (ncmds == cap) {
+				cap = cap ? cap * 2 : 1024;
+				cmds = realloc(cmds, cap * sizeof(*cmds));
+			}
+			cmds[ncmds++] = strdup(c + 1);
+		}
+		fclose(f);
+	}
+	if (ncmds == 0) {
+		fprintf(stderr, "usage: policy-bench SECONDS CORPUS...\n");
+		return 2;
+	}
+	vg_err_init(&e);
+	if (vg_policy_open_mem(&conf, "bench", NULL, 0, &p, &diag, &e) != 0) {
+		fprintf(stderr, "policy: %s\n", e.msg);
+		return 1;
+	}
+	for (i = 0; i < ncmds; i++)
+		vg_policy_eval(p, cmds[i], &ctx, &v);
+	rss0 = rss_kib();
+	n = 0;
+	t0 = now();
+	do {
+		for (i = 0; i < ncmds; i++) {
+			vg_policy_eval(p, cmds[i], &ctx, &v);
+			denied += !v.allowed;
+		}
+		n += (long)ncmds;
+		t = now() - t0;
+	} while (t < secs);
+	rate = n / t;
+	rss1 = rss_kib();
+	for (npat = 0; pats[npat] != NULL; npat++)
+		if (regcomp(&re[npat], pats[npat], REG_EXTENDED | REG_NOSUB))
+			return 1;
+	n = 0;
+	t0 = now();
+	do {
+		for (i = 0; i < ncmds; i++)
+			for (k = 0; k < npat; k++)
+				if (regexec(&re[k], cmds[i], 0, NULL, 0) == 0)
+					break;
+		n += (long)ncmds;
+		t = now() - t0;
+	} while (t < secs);
+	brate = n / t;
+	printf("commands: %zu distinct, %.1f s per gate\n", ncmds, secs);
+	printf("vigil gate:       %10.0f commands/s (%.2f us each)\n", rate,
+	    1e6 / rate);
+	printf("regex-list gate:  %10.0f commands/s (baseline, %d patterns)\n",
+	    brate, npat);
+	printf("ratio vigil/baseline: %.2f\n", rate / brate);
+	printf("rss: %ld KiB after warm-up, %ld KiB at end (%+ld KiB)\n", rss0,
+	    rss1, rss1 - rss0);
+	for (k = 0; k < npat; k++)
+		regfree(&re[k]);
+	for (i = 0; i < ncmds; i++)
+		free(cmds[i]);
+	free(cmds);
+	vg_policy_free(p);
+	vg_strv_release(&diag.lines);
+	(void)denied;
+	return rate >= 200000 ? 0 : 1;
+}

@@ -1,0 +1,331 @@
+/*
+ * audit.c - the record of every decision: secret redaction of the
+ * command text, one JSON line per decision appended to the audit file
+ * (O_APPEND, one write(2) per line so concurrent writers do not
+ * interleave), and the same record handed to a sink (the command layer
+ * passes one that stores it with vg_store_audit).
+ *
+ * Redaction errs on the side of hiding: values assigned to variables or
+ * options named like TOKEN, SECRET, PASSWORD, PASSWD, KEY or
+ * CREDENTIAL, passwords in URLs (scheme:[//]user:PASS@host),
+ * Authorization headers and headers named like key or token, and strings shaped like
+ * well-known tokens (GitHub, AWS, Slack, GitLab, OpenAI-style sk-,
+ * Hugging Face, Google API keys, JWTs, PEM private keys).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../json.h"
+#include "../path.h"
+#include "policy-int.h"
+
+static int
+is_word(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+/* Case-insensitive substring test within s[0..n). */
+static int
+icontains(const char *s, size_t n, const char *pat)
+{
+	size_t pl = strlen(pat), i, k;
+
+	for (i = 0; i + pl <= n; i++) {
+		for (k = 0; k < pl; k++) {
+			char a = s[i + k], b = pat[k];
+
+			if (a >= 'a' && a <= 'z')
+				a = (char)(a - 32);
+			if (a != b)
+				break;
+		}
+		if (k == pl)
+			return 1;
+	}
+	return 0;
+}
+
+/* True when a variable, option or header name looks secret: TOKEN,
+ * SECRET, PASSWORD or PASSWD anywhere, or a KEY, PASS, APIKEY or
+ * CREDENTIALS segment (GITHUB_TOKEN, api-key; not keyframes). */
+static int
+secret_name(const char *s, size_t n)
+{
+	static const char *const seg[] = { "KEY", "PASS", "APIKEY",
+	    "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "CREDENTIAL",
+	    "CREDENTIALS", "PASSPHRASE", "AUTH", NULL };
+	size_t i = 0, j, k;
+
+	if (icontains(s, n, "TOKEN") || icontains(s, n, "SECRET") ||
+	    icontains(s, n, "PASSWORD") || icontains(s, n, "PASSWD"))
+		return 1;
+	while (i < n) {
+		j = i;
+		while (j < n && s[j] != '_' && s[j] != '-')
+			j++;
+		for (k = 0; seg[k] != NULL; k++)
+			if (strlen(seg[k]) == j - i && icontains(s + i, j - i,
+			    seg[k]))
+				return 1;
+		i = j + 1;
+	}
+	return 0;
+}
+
+/* End of a shell value starting at i: quoted or up to a separator. */
+static size_t
+value_end(const char *s, size_t n, size_t i)
+{
+	if (i < n && (s[i] == '\'' || s[i] == '"')) {
+		char q = s[i];
+		size_t j = i + 1;
+
+		while (j < n && s[j] != q) {
+			if (s[j] == '\\' && q == '"' && j + 1 < n)
+				j++;
+			j++;
+		}
+		return j < n ? j + 1 : n;
+	}
+	while (i < n && s[i] != ' ' && s[i] != '\t' && s[i] != '\n' &&
+	    s[i] != ';' && s[i] != '&' && s[i] != '|' && s[i] != ')' &&
+	    s[i] != '\'' && s[i] != '"')
+		i++;
+	return i;
+}
+
+/* Appends "***" keeping the quotes of a quoted value. */
+static void
+mask(struct vg_buf *out, const char *s, size_t a, size_t b)
+{
+	if (b > a && (s[a] == '\'' || s[a] == '"')) {
+		vg_buf_addc(out, s[a]);
+		vg_buf_adds(out, "***");
+		if (b - a >= 2 && s[b - 1] == s[a])
+			vg_buf_addc(out, s[a]);
+		return;
+	}
+	vg_buf_adds(out, "***");
+}
+
+/* Length of a well-known token starting at s, or 0. */
+static size_t
+token_len(const char *s, size_t n)
+{
+	static const struct {
+		const char	*prefix;
+		size_t		 min;	/* characters after the prefix */
+	} pre[] = {
+		{ "ghp_", 20 }, { "gho_", 20 }, { "ghu_", 20 }, { "ghs_", 20 },
+		{ "ghr_", 20 }, { "github_pat_", 20 }, { "glpat-", 16 },
+		{ "xoxb-", 10 }, { "xoxp-", 10 }, { "xoxa-", 10 },
+		{ "xoxs-", 10 }, { "xoxr-", 10 }, { "xapp-", 10 },
+		{ "sk-", 20 }, { "sk_live_", 16 }, { "rk_live_", 16 },
+		{ "sk_test_", 16 }, { "hf_", 30 }, { "npm_", 30 },
+		{ "pypi-", 30 }, { "AKIA", 16 }, { "ASIA", 16 },
+		{ "AIza", 30 }, { "eyJ", 20 }, { "dop_v1_", 30 },
+		{ "SG.", 30 },
+	};
+	size_t k, j;
+
+	for (k = 0; k < sizeof(pre) / sizeof(pre[0]); k++) {
+		size_t pl = strlen(pre[k].prefix);
+
+		if (n < pl || memcmp(s, pre[k].prefix, pl) != 0)
+			continue;
+		for (j = pl; j < n && (is_word((unsigned char)s[j]) ||
+		    s[j] == '.' || s[j] == '='); j++)
+			;
+		if (j - pl >= pre[k].min)
+			return j;
+	}
+	return 0;
+}
+
+void
+vg_policy_redact(const char *command, struct vg_buf *out)
+{
+	const char *s = command;
+	size_t n = strlen(command), i = 0, e, k;
+
+	while (i < n) {
+		/* PEM private keys */
+		if (n - i > 11 && memcmp(s + i, "-----BEGIN ", 11) == 0 &&
+		    (e = (size_t)(strstr(s + i, "PRIVATE KEY-----") ?
+		    strstr(s + i, "PRIVATE KEY-----") - s : 0)) > i) {
+			const char *end = strstr(s + e + 16, "-----END");
+
+			vg_buf_adds(out, "-----BEGIN PRIVATE KEY-----***");
+			if (end == NULL) {
+				i = n;
+				break;
+			}
+			e = (size_t)(end - s);
+			end = strstr(s + e + 8, "-----");
+			i = end ? (size_t)(end - s) + 5 : n;
+			vg_buf_adds(out, "-----END PRIVATE KEY-----");
+			continue;
+		}
+		/* Tokens by shape, at a word start. */
+		if ((i == 0 || !is_word((unsigned char)s[i - 1])) &&
+		    (k = token_len(s + i, n - i)) > 0) {
+			vg_buf_adds(out, "***");
+			i += k;
+			continue;
+		}
+		/* scheme://user:password@host */
+		if (n - i > 3 && memcmp(s + i, "://", 3) == 0) {
+			size_t j = i + 3, colon = 0;
+
+			while (j < n && s[j] != '@' && s[j] != '/' &&
+			    s[j] != ' ' && s[j] != '\'' && s[j] != '"') {
+				if (s[j] == ':' && colon == 0)
+					colon = j;
+				j++;
+			}
+			if (j < n && s[j] == '@' && colon > 0) {
+				vg_buf_add(out, s + i, colon + 1 - i);
+				vg_buf_adds(out, "***");
+				i = j;
+				continue;
+			}
+		}
+		/* NAME=value and --name=value / --name value */
+		if (is_word((unsigned char)s[i]) && (i == 0 ||
+		    !is_word((unsigned char)s[i - 1]))) {
+			size_t j = i;
+
+			while (j < n && is_word((unsigned char)s[j]))
+				j++;
+			if (j < n && s[j] == '=' && secret_name(s + i, j - i)) {
+				vg_buf_add(out, s + i, j + 1 - i);
+				e = value_end(s, n, j + 1);
+				mask(out, s, j + 1, e);
+				i = e;
+				continue;
+			}
+			if (j - i > 2 && s[i] == '-' && s[i + 1] == '-' &&
+			    j < n && s[j] == ' ' && secret_name(s + i + 2,
+			    j - i - 2)) {
+				vg_buf_add(out, s + i, j + 1 - i);
+				e = value_end(s, n, j + 1);
+				mask(out, s, j + 1, e);
+				i = e;
+				continue;
+			}
+			/* Headers: "Authorization: Bearer x", "X-Api-Key: x" */
+			if (j + 1 < n && s[j] == ':' && s[j + 1] == ' ' &&
+			    (icontains(s + i, j - i, "AUTHORIZATION") ||
+			    secret_name(s + i, j - i))) {
+				size_t v = j + 2, w;
+
+				vg_buf_add(out, s + i, v - i);
+				w = v;
+				while (w < n && s[w] != ' ' && s[w] != '"' &&
+				    s[w] != '\'')
+					w++;
+				if (w < n && s[w] == ' ' && w - v <= 8) {
+					vg_buf_add(out, s + v, w + 1 - v);
+					v = w + 1;
+				}
+				vg_buf_adds(out, "***");
+				while (v < n && s[v] != '"' && s[v] != '\'' &&
+				    s[v] != ' ')
+					v++;
+				i = v;
+				continue;
+			}
+			vg_buf_add(out, s + i, j - i);
+			i = j;
+			continue;
+		}
+		vg_buf_addc(out, s[i++]);
+	}
+}
+
+/* Appends one JSON line to path; blocks on the write. */
+static int
+audit_append(const char *path, const struct vg_audit_rec *r,
+    struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_json_writer w;
+	ssize_t nw;
+	int fd, rc = 0;
+
+	vg_json_writer_init(&w, &b);
+	vg_json_obj_begin(&w);
+	vg_json_key(&w, "time");
+	vg_json_num(&w, r->time);
+	vg_json_key(&w, "run");
+	vg_json_str(&w, r->run_id);
+	vg_json_key(&w, "task");
+	if (r->task_index >= 0)
+		vg_json_int(&w, r->task_index);
+	else
+		vg_json_null(&w);
+	vg_json_key(&w, "mode");
+	vg_json_str(&w, r->mode);
+	vg_json_key(&w, "verdict");
+	vg_json_str(&w, r->verdict);
+	vg_json_key(&w, "category");
+	vg_json_str(&w, r->category);
+	vg_json_key(&w, "rule");
+	vg_json_str(&w, r->rule);
+	vg_json_key(&w, "reason");
+	vg_json_str(&w, r->reason);
+	vg_json_key(&w, "command");
+	vg_json_str(&w, r->command);
+	vg_json_obj_end(&w);
+	vg_buf_addc(&b, '\n');
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = vg_err_errno(e, "cannot open audit log '%s'", path);
+		goto out;
+	}
+	nw = write(fd, b.data, b.len);
+	if (nw < 0 || (size_t)nw != b.len)
+		rc = vg_err_errno(e, "cannot write audit log '%s'", path);
+	if (close(fd) != 0 && rc == 0)
+		rc = vg_err_errno(e, "cannot write audit log '%s'", path);
+out:
+	vg_buf_release(&b);
+	return rc;
+}
+
+int
+vg_policy_audit(struct vg_policy *p, const char *run_id, int task_index,
+    const char *command, const struct vg_verdict *v, const char *verdict,
+    vg_audit_sink sink, void *arg, struct vg_err *e)
+{
+	struct vg_buf red = VG_BUF_INIT;
+	struct vg_audit_rec r;
+	const char *log;
+	int rc = 0;
+
+	vg_policy_redact(command, &red);
+	memset(&r, 0, sizeof(r));
+	r.time = vg_now();
+	r.run_id = run_id;
+	r.task_index = task_index;
+	r.mode = vg_policy_mode_name(vg_policy_mode(p));
+	r.command = vg_buf_str(&red);
+	r.verdict = verdict;
+	if (v->nfindings > 0) {
+		r.category = v->findings[0].category;
+		r.rule = v->findings[0].rule;
+		r.reason = v->findings[0].reason;
+	}
+	log = pl_policy_audit_log(p);
+	if (log != NULL)
+		rc = audit_append(log, &r, e);
+	if (rc == 0 && sink != NULL)
+		rc = sink(arg, &r, e);
+	vg_buf_release(&red);
+	return rc;
+}

@@ -1,0 +1,571 @@
+/*
+ * paths.c - path classification.  An operand is resolved the way the
+ * kernel would see it (~ and known variables were substituted during
+ * expansion; relative paths join the current directory, which follows
+ * cd; "." and ".." are folded), then put in a class: protected (/, the
+ * system trees, block devices, /home and the home directory itself with
+ * its shell and ssh dotfiles, temp and scratch roots), the workspace (the
+ * task directory, subtrees of the starting directory, /tmp/x, $TMPDIR/x,
+ * $SCRATCH/x, cache subdirectories), or other user data.
+ *
+ * Unknown parts are reasoned about rather than guessed: a path made
+ * wholly of unknown text is "unresolved" (the caller treats it as
+ * protected for destructive commands); a partly known one is classified
+ * as if the unknown parts were empty, which is exactly the classic
+ * accident ("rm -rf $DIR/" with DIR unset).  Globs are classified by the
+ * directory they range over.
+ */
+#include <string.h>
+
+#include "policy-int.h"
+
+/* Folds "//", "." and ".." of an absolute path in place. */
+static size_t
+fold(char *p, size_t n)
+{
+	size_t r = 0, w = 0;
+
+	while (r < n) {
+		size_t s, l;
+
+		while (r < n && p[r] == '/')
+			r++;
+		s = r;
+		while (r < n && p[r] != '/')
+			r++;
+		l = r - s;
+		if (l == 0 || (l == 1 && p[s] == '.'))
+			continue;
+		if (l == 2 && p[s] == '.' && p[s + 1] == '.') {
+			while (w > 0 && p[w - 1] != '/')
+				w--;
+			if (w > 0)
+				w--;
+			continue;
+		}
+		p[w++] = '/';
+		memmove(p + w, p + s, l);
+		w += l;
+	}
+	if (w == 0)
+		p[w++] = '/';
+	p[w] = '\0';
+	return w;
+}
+
+const char *
+pl_path_resolve(struct pl_an *an, const char *s, size_t len)
+{
+	const char *cwd = an->cwd ? an->cwd : "/";
+	size_t cl = s[0] == '/' ? 0 : strlen(cwd);
+	char *o = pl_alloc(an->a, cl + len + 3);
+
+	if (cl > 0) {
+		memcpy(o, cwd, cl);
+		o[cl++] = '/';
+	}
+	memcpy(o + cl, s, len);
+	fold(o, cl + len);
+	return o;
+}
+
+/* True when p equals d or lies beneath it. */
+static int
+under(const char *p, const char *d, int strict)
+{
+	size_t n;
+
+	if (d == NULL || d[0] != '/')
+		return 0;
+	n = strlen(d);
+	while (n > 1 && d[n - 1] == '/')
+		n--;
+	if (n == 1)
+		return strict ? p[1] != '\0' : 1;
+	if (strncmp(p, d, n) != 0)
+		return 0;
+	if (p[n] == '\0')
+		return !strict;
+	return p[n] == '/';
+}
+
+/* The first path component of p (absolute) after prefix length k. */
+static int
+comp_is(const char *p, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(p, name, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+/* Number of components of an absolute path. */
+static int
+depth(const char *p)
+{
+	int d = 0;
+
+	for (; *p; p++)
+		if (*p == '/' && p[1] != '\0')
+			d++;
+	return d;
+}
+
+static const char *const rcfiles[] = { ".bashrc", ".bash_profile",
+    ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
+    ".zshenv", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".login",
+    ".kshrc", ".mkshrc", ".inputrc", ".xinitrc", ".xprofile", ".xsession",
+    ".xsessionrc", ".pam_environment", ".bash_aliases", ".envrc", NULL };
+
+static const char *const secretdirs[] = { ".ssh", ".aws", ".gnupg", ".kube",
+    ".azure", ".password-store", ".docker", NULL };
+
+static int
+in_set(const char *const *set, const char *s, size_t n)
+{
+	for (; *set; set++)
+		if (strlen(*set) == n && memcmp(*set, s, n) == 0)
+			return 1;
+	return 0;
+}
+
+int
+pl_path_is_secret(const struct pl_an *an, const char *p)
+{
+	const char *b = strrchr(p, '/'), *c;
+	size_t bl;
+
+	(void)an;
+	/* Every secret below lives in a dot directory or under /etc,
+	 * /proc or /run. */
+	if (strstr(p, "/.") == NULL && strncmp(p, "/etc/", 5) != 0 &&
+	    strncmp(p, "/proc/", 6) != 0 && strncmp(p, "/run/", 5) != 0 &&
+	    strncmp(p, "/var/run/", 9) != 0)
+		return 0;
+	b = b ? b + 1 : p;
+	bl = strlen(b);
+	if (strcmp(p, "/etc/shadow") == 0 || strcmp(p, "/etc/gshadow") == 0 ||
+	    strcmp(p, "/etc/shadow-") == 0 || strcmp(p, "/etc/gshadow-") == 0 ||
+	    strcmp(p, "/etc/security/opasswd") == 0 ||
+	    strcmp(p, "/etc/sudoers") == 0)
+		return 1;
+	if (strncmp(p, "/etc/ssh/ssh_host_", 18) == 0 &&
+	    (bl < 4 || strcmp(b + bl - 4, ".pub") != 0))
+		return 1;
+	if (strncmp(p, "/proc/", 6) == 0 && strcmp(b, "environ") == 0)
+		return 1;
+	if (strncmp(p, "/run/secrets", 12) == 0 ||
+	    strncmp(p, "/var/run/secrets", 16) == 0)
+		return 1;
+	/* Credentials under any home directory. */
+	if (in_set(secretdirs, b, bl) || strcmp(b, ".netrc") == 0 ||
+	    strcmp(b, ".git-credentials") == 0 || strcmp(b, ".pgpass") == 0 ||
+	    strcmp(b, ".vault-token") == 0 || strcmp(b, ".pypirc") == 0 ||
+	    strcmp(b, ".my.cnf") == 0 || strcmp(b, ".npmrc") == 0 ||
+	    strcmp(b, ".boto") == 0 || strcmp(b, ".s3cfg") == 0 ||
+	    strcmp(b, ".Xauthority") == 0 ||
+	    (bl > 8 && strcmp(b + bl - 8, "_history") == 0 && b[0] == '.'))
+		return 1;
+	if ((c = strstr(p, "/.ssh/")) != NULL) {
+		if (strncmp(b, "id_", 3) == 0 &&
+		    (bl < 4 || strcmp(b + bl - 4, ".pub") != 0))
+			return 1;
+		if (bl > 4 && (strcmp(b + bl - 4, ".pem") == 0 ||
+		    strcmp(b + bl - 4, ".key") == 0))
+			return 1;
+		if (strcmp(b, "identity") == 0)
+			return 1;
+	}
+	if (strstr(p, "/.aws/credentials") != NULL ||
+	    strstr(p, "/.aws/sso/cache") != NULL ||
+	    strstr(p, "/.kube/config") != NULL ||
+	    strstr(p, "/.docker/config.json") != NULL ||
+	    strstr(p, "/.gnupg/") != NULL ||
+	    strstr(p, "/.password-store/") != NULL ||
+	    strstr(p, "/.config/gcloud") != NULL ||
+	    strstr(p, "/.config/gh/hosts.yml") != NULL ||
+	    strstr(p, "/.azure/") != NULL ||
+	    strstr(p, "/.terraform.d/credentials") != NULL ||
+	    strstr(p, "/.config/rclone/rclone.conf") != NULL)
+		return 1;
+	return 0;
+}
+
+/* Classifies a concrete absolute path (no unknown parts, no glob). */
+static void
+classify_abs(struct pl_an *an, const char *p, struct pl_path *o)
+{
+	const char *h = an->home;
+	int k;
+
+	o->abs = p;
+	o->cls = PC_OTHER;
+	o->attr = 0;
+	if (pl_path_is_secret(an, p))
+		o->attr |= PA_SECRET;
+	if (p[0] == '/' && p[1] == '\0') {
+		o->cls = PC_PROTECTED;
+		o->attr |= PA_ROOT;
+		return;
+	}
+	if (comp_is(p, "/dev")) {
+		const char *d = p + 5;
+
+		if (p[4] == '\0') {
+			o->cls = PC_PROTECTED;
+			return;
+		}
+		if (comp_is(d, "null") || comp_is(d, "zero") ||
+		    comp_is(d, "full") || comp_is(d, "random") ||
+		    comp_is(d, "urandom") || comp_is(d, "tty") ||
+		    comp_is(d, "stdin") || comp_is(d, "stdout") ||
+		    comp_is(d, "stderr") || comp_is(d, "fd") ||
+		    comp_is(d, "ptmx") || comp_is(d, "pts") ||
+		    comp_is(d, "console") || comp_is(d, "log")) {
+			o->cls = PC_SPECIAL;
+			return;
+		}
+		if (comp_is(d, "tcp") || comp_is(d, "udp")) {
+			o->cls = PC_NET;
+			return;
+		}
+		if (comp_is(d, "shm")) {
+			o->cls = d[3] == '\0' ? PC_PROTECTED : PC_WORKSPACE;
+			if (d[3] == '\0')
+				o->attr |= PA_TMPROOT;
+			return;
+		}
+		o->cls = PC_DEVICE;
+		return;
+	}
+	/* The home directory and its dotfiles. */
+	if (h != NULL && under(p, h, 0)) {
+		size_t hl = strlen(h);
+		const char *r = p + hl, *e;
+		size_t cl;
+
+		while (hl > 1 && h[hl - 1] == '/')
+			hl--, r--;
+		if (*r == '\0') {
+			o->cls = PC_PROTECTED;
+			o->attr |= PA_HOME;
+			return;
+		}
+		r++;
+		e = strchr(r, '/');
+		cl = e ? (size_t)(e - r) : strlen(r);
+		if (in_set(rcfiles, r, cl)) {
+			o->cls = PC_PROTECTED;
+			o->attr |= PA_RC;
+			return;
+		}
+		if (cl > 8 && memcmp(r + cl - 8, "_history", 8) == 0) {
+			o->cls = PC_PROTECTED;
+			o->attr |= PA_HISTORY;
+			return;
+		}
+		if (cl == 4 && memcmp(r, ".ssh", 4) == 0) {
+			o->cls = PC_PROTECTED;
+			o->attr |= PA_SSH;
+			if (strstr(r, "authorized_keys") != NULL)
+				o->attr |= PA_AUTHKEYS;
+			return;
+		}
+		if (in_set(secretdirs, r, cl) || (cl == 7 &&
+		    memcmp(r, ".config", 7) == 0 && (e == NULL ||
+		    comp_is(e + 1, "autostart") || comp_is(e + 1, "systemd") ||
+		    comp_is(e + 1, "environment.d"))) || (cl == 6 &&
+		    memcmp(r, ".local", 6) == 0 && e == NULL) ||
+		    (o->attr & PA_SECRET)) {
+			o->cls = PC_PROTECTED;
+			if (cl == 7 && e != NULL)
+				o->attr |= PA_RC;
+			return;
+		}
+		if (an->wscwd != NULL && under(p, an->wscwd, 0) &&
+		    strcmp(an->wscwd, h) != 0) {
+			o->cls = PC_WORKSPACE;
+			return;
+		}
+		if (cl == 6 && memcmp(r, ".cache", 6) == 0 && e != NULL) {
+			o->cls = PC_WORKSPACE;
+			return;
+		}
+		o->cls = PC_USER;
+		return;
+	}
+	if (strstr(p, "/.ssh/") != NULL || (strlen(p) > 5 &&
+	    strcmp(p + strlen(p) - 5, "/.ssh") == 0)) {
+		o->cls = PC_PROTECTED;
+		o->attr |= PA_SSH;
+		if (strstr(p, "authorized_keys") != NULL)
+			o->attr |= PA_AUTHKEYS;
+		return;
+	}
+	if (comp_is(p, "/root") && depth(p) == 2) {
+		const char *r = p + 6;
+
+		if (in_set(rcfiles, r, strlen(r))) {
+			o->cls = PC_PROTECTED;
+			o->attr |= PA_RC;
+			return;
+		}
+	}
+	if (comp_is(p, "/home")) {
+		if (depth(p) <= 2) {
+			o->cls = PC_PROTECTED;
+			o->attr |= depth(p) == 2 ? PA_HOME : 0;
+			return;
+		}
+		if (strstr(p, "/.ssh") || (o->attr & PA_SECRET)) {
+			o->cls = PC_PROTECTED;
+			o->attr |= PA_SSH;
+			return;
+		}
+		if (depth(p) == 3) {
+			const char *r = strchr(p + 6, '/') + 1;
+			size_t cl = strlen(r);
+
+			if (in_set(rcfiles, r, cl)) {
+				o->cls = PC_PROTECTED;
+				o->attr |= PA_RC;
+				return;
+			}
+		}
+	}
+	if (an->task_dir != NULL && under(p, an->task_dir, 0)) {
+		o->cls = PC_WORKSPACE;
+		return;
+	}
+	/* A relative operand below the directory vigil was started in is
+	 * the workspace, wherever that is, as long as the command has not
+	 * changed directory. */
+	if (an->relpath && an->cwd == an->startcwd && under(p, an->startcwd,
+	    1) && !(o->attr & PA_SECRET) && !comp_is(p, "/dev") &&
+	    !comp_is(p, "/proc") && !comp_is(p, "/sys")) {
+		o->cls = PC_WORKSPACE;
+		return;
+	}
+	if (an->wscwd != NULL && under(p, an->wscwd, 0)) {
+		o->cls = PC_WORKSPACE;
+		return;
+	}
+	for (k = 0; k < an->ntmproots; k++) {
+		if (under(p, an->tmproots[k], 1)) {
+			o->cls = PC_WORKSPACE;
+			return;
+		}
+		if (under(p, an->tmproots[k], 0)) {
+			o->cls = PC_PROTECTED;
+			o->attr |= PA_TMPROOT;
+			return;
+		}
+	}
+	if ((comp_is(p, "/var/cache") && depth(p) >= 3) ||
+	    comp_is(p, "/var/lib/apt/lists")) {
+		if (depth(p) >= 4 || comp_is(p, "/var/lib/apt/lists")) {
+			o->cls = comp_is(p, "/var/lib/apt/lists") &&
+			    depth(p) == 4 ? PC_PROTECTED : PC_WORKSPACE;
+			return;
+		}
+	}
+	if (comp_is(p, "/etc")) {
+		o->cls = PC_PROTECTED;
+		o->attr |= PA_ETC;
+		if (comp_is(p, "/etc/sudoers") || comp_is(p, "/etc/sudoers.d") ||
+		    comp_is(p, "/etc/passwd") || comp_is(p, "/etc/shadow") ||
+		    comp_is(p, "/etc/group") || comp_is(p, "/etc/gshadow") ||
+		    comp_is(p, "/etc/doas.conf") || comp_is(p, "/etc/pam.d") ||
+		    comp_is(p, "/etc/security"))
+			o->attr |= PA_SUDOERS;
+		if (strncmp(p, "/etc/cron", 9) == 0 || comp_is(p, "/etc/anacrontab"))
+			o->attr |= PA_CRON;
+		if (comp_is(p, "/etc/ld.so.preload"))
+			o->attr |= PA_PRELOAD;
+		if (comp_is(p, "/etc/profile") || comp_is(p, "/etc/profile.d") ||
+		    comp_is(p, "/etc/bash.bashrc") ||
+		    comp_is(p, "/etc/environment") ||
+		    comp_is(p, "/etc/zsh") || comp_is(p, "/etc/bashrc") ||
+		    comp_is(p, "/etc/rc.local") || comp_is(p, "/etc/init.d") ||
+		    comp_is(p, "/etc/systemd") || comp_is(p, "/etc/xdg/autostart"))
+			o->attr |= PA_RC;
+		if (comp_is(p, "/etc/ssh"))
+			o->attr |= PA_SSH;
+		return;
+	}
+	if (comp_is(p, "/proc") || comp_is(p, "/sys")) {
+		o->cls = PC_PROTECTED;
+		if (comp_is(p, "/proc/sys") || comp_is(p, "/sys"))
+			o->attr |= PA_KERNEL;
+		if (comp_is(p, "/proc/sysrq-trigger"))
+			o->attr |= PA_KERNEL | PA_SYSRQ;
+		return;
+	}
+	if (comp_is(p, "/var/spool/cron") || comp_is(p, "/var/spool/at") ||
+	    comp_is(p, "/var/spool/anacron")) {
+		o->cls = PC_PROTECTED;
+		o->attr |= PA_CRON;
+		return;
+	}
+	if ((comp_is(p, "/usr/local") && depth(p) >= 4) ||
+	    (comp_is(p, "/opt") && depth(p) >= 3)) {
+		o->cls = PC_OTHER;
+		return;
+	}
+	{
+		static const char *const sys[] = { "/usr", "/bin", "/sbin",
+		    "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/var",
+		    "/opt", "/root", "/srv", "/snap", "/run", "/efi", "/nix",
+		    NULL };
+		static const char *const tops[] = { "home", "scratch", "data",
+		    "lustre", "gpfs", "work", "project", "projects", "apps",
+		    "software", "shared", "global", "cvmfs", "nfs", "net",
+		    "mnt", "media", "storage", "archive", "local", "fs",
+		    "datasets", "users", "group", "groups", "u", "lost+found",
+		    "cluster", "sw", NULL };
+
+		for (k = 0; sys[k] != NULL; k++) {
+			if (comp_is(p, sys[k])) {
+				o->cls = PC_PROTECTED;
+				if (comp_is(p, "/usr/bin") ||
+				    comp_is(p, "/usr/sbin") ||
+				    comp_is(p, "/usr/lib") || comp_is(p, "/bin") ||
+				    comp_is(p, "/sbin") || comp_is(p, "/lib") ||
+				    comp_is(p, "/lib64") || comp_is(p, "/boot") ||
+				    comp_is(p, "/usr/libexec"))
+					o->attr |= PA_SYSBIN;
+				return;
+			}
+		}
+		if (depth(p) == 1 && in_set(tops, p + 1, strlen(p + 1))) {
+			o->cls = PC_PROTECTED;
+			return;
+		}
+	}
+	o->cls = PC_OTHER;
+}
+
+/* True for a glob component that matches every name ("*", ".*"). */
+static int
+match_all(const char *c, size_t n)
+{
+	size_t i;
+	int lit = 0;
+
+	for (i = 0; i < n; i++) {
+		if (c[i] == '*' || c[i] == '?' || c[i] == '[' || c[i] == ']' ||
+		    c[i] == '!' || c[i] == '^')
+			continue;
+		if (c[i] == '.' && (i == 0 || c[i - 1] == '*'))
+			continue;
+		lit = 1;
+	}
+	return !lit;
+}
+
+/* Classifies after resolution; see pl_path_classify. */
+static void
+classify_field(struct pl_an *an, const struct pl_field *f,
+    struct pl_path *o);
+
+void
+pl_path_classify(struct pl_an *an, const struct pl_field *f,
+    struct pl_path *o)
+{
+	int save = an->relpath;
+
+	an->relpath = f->len > 0 && f->s[0] != '/' && f->s[0] != PL_UNK &&
+	    !(f->flags & F_UNK && memchr(f->s, '/', f->len) == NULL);
+	classify_field(an, f, o);
+	an->relpath = save;
+}
+
+static void
+classify_field(struct pl_an *an, const struct pl_field *f,
+    struct pl_path *o)
+{
+	const char *s = f->s;
+	size_t n = f->len, i, k;
+	char *t;
+
+	memset(o, 0, sizeof(*o));
+	if (f->flags & F_UNK) {
+		int known = 0;
+
+		for (i = 0; i < n; i++)
+			if (s[i] != PL_UNK && s[i] != '"' && s[i] != '\'')
+				known = 1;
+		if (!known) {
+			o->abs = "<unknown>";
+			if (f->taint & T_TMP) {
+				o->cls = PC_WORKSPACE;
+				return;
+			}
+			o->cls = PC_PROTECTED;
+			o->attr = PA_UNRESOLVED;
+			return;
+		}
+		/* Classify as if the unknown parts were empty. */
+		t = pl_alloc(an->a, n + 1);
+		for (i = 0, k = 0; i < n; i++)
+			if (s[i] != PL_UNK)
+				t[k++] = s[i];
+		t[k] = '\0';
+		s = t;
+		n = k;
+	}
+	if (f->taint & T_TMP) {
+		o->cls = PC_WORKSPACE;
+		o->abs = pl_path_resolve(an, s, n);
+		return;
+	}
+	if ((f->flags & F_GLOB) && (memchr(s, '*', n) || memchr(s, '?', n) ||
+	    memchr(s, '[', n))) {
+		const char *abs = pl_path_resolve(an, s, n), *g, *dir;
+		const char *slash, *comp;
+		struct pl_path d;
+		size_t cl;
+
+		g = abs;
+		while (*g && *g != '*' && *g != '?' && *g != '[')
+			g++;
+		slash = g;
+		while (slash > abs && *slash != '/')
+			slash--;
+		dir = slash == abs ? "/" : pl_strndup(an->a, abs,
+		    (size_t)(slash - abs));
+		comp = slash + 1;
+		cl = strcspn(comp, "/");
+		classify_abs(an, dir, &d);
+		o->abs = abs;
+		/* A selection ("*.o") in the starting directory. */
+		if (an->relpath && an->cwd == an->startcwd &&
+		    strcmp(dir, an->startcwd) == 0 && !match_all(comp, cl) &&
+		    comp[0] != '.') {
+			o->cls = PC_WORKSPACE;
+			return;
+		}
+		if (d.cls == PC_PROTECTED && ((d.attr & (PA_ROOT | PA_HOME |
+		    PA_TMPROOT)) || match_all(comp, cl) || comp[0] == '.' ||
+		    (d.attr & PA_ROOT) == 0)) {
+			if ((d.attr & PA_HOME) && comp[0] != '.' &&
+			    !match_all(comp, cl)) {
+				o->cls = PC_USER;
+				return;
+			}
+			if ((d.attr & PA_TMPROOT) && !match_all(comp, cl)) {
+				o->cls = PC_WORKSPACE;
+				return;
+			}
+			o->cls = PC_PROTECTED;
+			o->attr = d.attr | ((d.attr & PA_HOME) &&
+			    comp[0] == '.' ? PA_RC : 0);
+			return;
+		}
+		/* A subset of an unprotected directory: its children. */
+		classify_abs(an, abs, o);
+		if (o->cls == PC_PROTECTED && d.cls != PC_PROTECTED)
+			o->cls = d.cls;
+		return;
+	}
+	classify_abs(an, pl_path_resolve(an, s, n), o);
+}

@@ -1,0 +1,501 @@
+/*
+ * policy.c - the public entry points of the gate: compile a policy from
+ * the site file and the manifest's policy section, evaluate commands
+ * (parse, analyse, apply rules, decide by mode), and the per-command
+ * arena everything is built in.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../path.h"
+#include "policy-int.h"
+#include "rules.h"
+
+#define PL_SITE_DEFAULT	"/etc/vigil/policy.yaml"
+#define PL_SITE_MAX	(1024 * 1024)
+#define PL_BLOCK	(64 * 1024)
+
+struct vg_policy {
+	enum vg_policy_mode	 mode;
+	struct pl_rules		 rules;
+	char			*audit_log;
+	struct pl_arena		 arena;
+	struct vg_buf		 bufs[PL_MAX_BUFS];
+};
+
+/* ---- arena ---- */
+
+void *
+pl_alloc(struct pl_arena *a, size_t n)
+{
+	struct pl_blk *b = a->head;
+	void *p;
+
+	n = (n + 15) & ~(size_t)15;
+	if (b == NULL || b->cap - b->used < n) {
+		size_t cap = n > PL_BLOCK ? n : PL_BLOCK;
+
+		if (a->spare != NULL && a->spare->cap >= n) {
+			b = a->spare;
+			a->spare = b->next;
+		} else {
+			b = vg_xmalloc(sizeof(*b) + cap);
+			b->cap = cap;
+		}
+		b->used = 0;
+		b->next = a->head;
+		a->head = b;
+	}
+	p = b->data + b->used;
+	b->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *
+pl_strndup(struct pl_arena *a, const char *s, size_t n)
+{
+	char *p = pl_alloc(a, n + 1);
+
+	if (n > 0)
+		memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+void
+pl_arena_reset(struct pl_arena *a)
+{
+	struct pl_blk *b, *next;
+
+	for (b = a->head; b != NULL; b = next) {
+		next = b->next;
+		b->used = 0;
+		b->next = a->spare;
+		a->spare = b;
+	}
+	a->head = NULL;
+}
+
+void
+pl_arena_release(struct pl_arena *a)
+{
+	struct pl_blk *b, *next;
+
+	pl_arena_reset(a);
+	for (b = a->spare; b != NULL; b = next) {
+		next = b->next;
+		free(b);
+	}
+	a->spare = NULL;
+}
+
+/* ---- modes ---- */
+
+int
+vg_policy_mode_parse(const char *s)
+{
+	if (s == NULL)
+		return -1;
+	if (strcmp(s, "auto-deny") == 0)
+		return VG_POLICY_AUTO_DENY;
+	if (strcmp(s, "auto-approve") == 0)
+		return VG_POLICY_AUTO_APPROVE;
+	if (strcmp(s, "interactive") == 0)
+		return VG_POLICY_INTERACTIVE;
+	return -1;
+}
+
+const char *
+vg_policy_mode_name(enum vg_policy_mode m)
+{
+	switch (m) {
+	case VG_POLICY_AUTO_DENY:
+		return "auto-deny";
+	case VG_POLICY_AUTO_APPROVE:
+		return "auto-approve";
+	case VG_POLICY_INTERACTIVE:
+		return "interactive";
+	}
+	return "auto-deny";
+}
+
+enum vg_policy_mode
+vg_policy_mode(const struct vg_policy *p)
+{
+	return p->mode;
+}
+
+int
+vg_policy_set_mode(struct vg_policy *p, enum vg_policy_mode m,
+    struct vg_err *e)
+{
+	if (m == VG_POLICY_AUTO_APPROVE && p->rules.forbid_approve)
+		return vg_err_set(e, VG_EDENIED, "auto-approve is forbidden by "
+		    "the site policy");
+	if (m == VG_POLICY_INTERACTIVE && !isatty(0))
+		return vg_err_set(e, VG_EINVAL, "interactive mode needs a "
+		    "terminal on stdin");
+	p->mode = m;
+	return 0;
+}
+
+/* ---- open ---- */
+
+/* Shared tail of vg_policy_open and vg_policy_open_mem. */
+static int
+policy_finish(struct vg_policy *p, const struct vg_policy_conf *conf,
+    struct vg_diag *diag, struct vg_err *e)
+{
+	int m = -1, rc;
+
+	if (conf != NULL) {
+		if ((rc = pl_rules_conf(&p->rules, conf, diag, e)) != 0)
+			return rc;
+		if (conf->mode != NULL) {
+			m = vg_policy_mode_parse(conf->mode);
+			if (m < 0) {
+				vg_strv_pushf(&diag->lines, "policy.mode: must "
+				    "be auto-deny, auto-approve or interactive, "
+				    "not '%s'", conf->mode);
+				return vg_err_set(e, VG_EINVAL,
+				    "invalid policy mode '%s'", conf->mode);
+			}
+		}
+		if (conf->audit_log != NULL)
+			p->audit_log = vg_xstrdup(conf->audit_log);
+	}
+	if (p->audit_log == NULL && p->rules.audit_log != NULL)
+		p->audit_log = vg_xstrdup(p->rules.audit_log);
+	if (m < 0)
+		m = p->rules.site_mode;
+	if (m == VG_POLICY_AUTO_APPROVE && p->rules.forbid_approve) {
+		if (conf != NULL && conf->mode != NULL) {
+			vg_strv_pushf(&diag->lines, "policy.mode: auto-approve "
+			    "is forbidden by the site policy");
+			return vg_err_set(e, VG_EDENIED, "auto-approve is "
+			    "forbidden by the site policy");
+		}
+		m = VG_POLICY_AUTO_DENY;
+	}
+	if (m < 0)
+		m = isatty(0) ? VG_POLICY_INTERACTIVE : VG_POLICY_AUTO_DENY;
+	if (m == VG_POLICY_INTERACTIVE && !isatty(0))
+		m = VG_POLICY_AUTO_DENY;
+	p->mode = (enum vg_policy_mode)m;
+	return 0;
+}
+
+/* Allocates an empty policy. */
+static struct vg_policy *
+policy_new(void)
+{
+	struct vg_policy *p = vg_xcalloc(1, sizeof(*p));
+
+	p->rules.site_mode = -1;
+	return p;
+}
+
+int
+vg_policy_open_mem(const struct vg_policy_conf *conf, const char *name,
+    const char *site_text, size_t len, struct vg_policy **out,
+    struct vg_diag *diag, struct vg_err *e)
+{
+	struct vg_policy *p = policy_new();
+	int rc;
+
+	*out = NULL;
+	if (site_text != NULL && (rc = pl_rules_site(&p->rules,
+	    name ? name : "policy", site_text, len, diag, e)) != 0)
+		goto fail;
+	if ((rc = policy_finish(p, conf, diag, e)) != 0)
+		goto fail;
+	*out = p;
+	return 0;
+fail:
+	vg_policy_free(p);
+	return rc;
+}
+
+int
+vg_policy_open(const struct vg_policy_conf *conf, const char *site_file,
+    struct vg_policy **out, struct vg_diag *diag, struct vg_err *e)
+{
+	struct vg_buf text = VG_BUF_INIT;
+	const char *file = site_file;
+	int rc, named = 1;
+
+	*out = NULL;
+	if (file == NULL && conf != NULL)
+		file = conf->file;
+	if (file == NULL) {
+		file = PL_SITE_DEFAULT;
+		named = 0;
+	}
+	rc = vg_read_file(file, PL_SITE_MAX, &text, e);
+	if (rc == VG_ENOENT && !named) {
+		vg_err_init(e);
+		rc = vg_policy_open_mem(conf, file, NULL, 0, out, diag, e);
+	} else if (rc == 0) {
+		rc = vg_policy_open_mem(conf, file, vg_buf_str(&text),
+		    text.len, out, diag, e);
+	} else {
+		vg_err_prefix(e, "site policy");
+	}
+	vg_buf_release(&text);
+	return rc;
+}
+
+void
+vg_policy_free(struct vg_policy *p)
+{
+	int k;
+
+	if (p == NULL)
+		return;
+	pl_rules_release(&p->rules);
+	free(p->audit_log);
+	pl_arena_release(&p->arena);
+	for (k = 0; k < PL_MAX_BUFS; k++)
+		vg_buf_release(&p->bufs[k]);
+	free(p);
+}
+
+const char *
+pl_policy_audit_log(const struct vg_policy *p)
+{
+	return p->audit_log;
+}
+
+/* ---- evaluation ---- */
+
+/* Fills the directories the analysis reasons about. */
+static void
+an_setup(struct pl_an *an, const struct vg_policy_ctx *ctx)
+{
+	static const char *const tmpvars[] = { "TMPDIR", "SCRATCH",
+	    "SLURM_TMPDIR", "LOCAL_SCRATCH", "PSCRATCH", "TMP", "TEMP",
+	    NULL };
+	const struct vg_kvs *env = ctx ? ctx->env : NULL;
+	struct pl_path cp;
+	struct pl_field f;
+	size_t k;
+	int t;
+
+	an->home = ctx && ctx->home ? ctx->home : NULL;
+	an->cwd = ctx && ctx->cwd ? ctx->cwd : "/vigil-cwd/work";
+	an->task_dir = ctx ? ctx->task_dir : NULL;
+	an->npos = -1;
+	an->tmproots[an->ntmproots++] = "/tmp";
+	an->tmproots[an->ntmproots++] = "/var/tmp";
+	an->tmproots[an->ntmproots++] = "/scratch";
+	for (k = 0; env != NULL && k < env->n; k++) {
+		const char *key = env->v[k].key, *val = env->v[k].value;
+
+		if (key == NULL || val == NULL || val[0] != '/')
+			continue;
+		if (an->home == NULL && strcmp(key, "HOME") == 0)
+			an->home = val;
+		if (an->task_dir == NULL && strcmp(key, "VIGIL_TASK_DIR") == 0)
+			an->task_dir = val;
+		for (t = 0; tmpvars[t] != NULL; t++)
+			if (strcmp(key, tmpvars[t]) == 0 && an->ntmproots < 8 &&
+			    strlen(val) > 1)
+				an->tmproots[an->ntmproots++] = val;
+	}
+	if (an->home == NULL)
+		an->home = "/home/vigil-user";
+	if (an->task_dir == NULL)
+		an->task_dir = "/vigil-task";
+	/* The starting directory is a workspace unless it is protected. */
+	memset(&f, 0, sizeof(f));
+	f.s = an->cwd;
+	f.len = strlen(an->cwd);
+	an->wscwd = NULL;
+	an->startcwd = an->cwd;
+	pl_path_classify(an, &f, &cp);
+	if (cp.cls != PC_PROTECTED && cp.cls != PC_DEVICE)
+		an->wscwd = an->cwd;
+}
+
+/* Copies findings into the verdict and writes the summary. */
+static void
+fill_verdict(struct vg_policy *p, struct pl_an *an, struct pl_finding *fv,
+    int n, int hard, struct vg_verdict *v)
+{
+	int i, k = 0;
+
+	v->flagged = n > 0;
+	v->hard = hard;
+	/* Hard (site) findings decide first. */
+	for (i = 0; i < n && k < VG_POLICY_MAX_FINDINGS; i++) {
+		struct vg_finding *o;
+
+		if (hard && strncmp(fv[i].rule, "site:", 5) != 0)
+			continue;
+		o = &v->findings[k++];
+		o->category = fv[i].category;
+		snprintf(o->rule, sizeof(o->rule), "%s", fv[i].rule);
+		snprintf(o->reason, sizeof(o->reason), "%s", fv[i].reason);
+		o->span_off = fv[i].off;
+		o->span_len = fv[i].len;
+	}
+	for (i = 0; hard && i < n && k < VG_POLICY_MAX_FINDINGS; i++) {
+		struct vg_finding *o;
+
+		if (strncmp(fv[i].rule, "site:", 5) == 0)
+			continue;
+		o = &v->findings[k++];
+		o->category = fv[i].category;
+		snprintf(o->rule, sizeof(o->rule), "%s", fv[i].rule);
+		snprintf(o->reason, sizeof(o->reason), "%s", fv[i].reason);
+		o->span_off = fv[i].off;
+		o->span_len = fv[i].len;
+	}
+	v->nfindings = k;
+	switch (p->mode) {
+	case VG_POLICY_AUTO_APPROVE:
+		v->allowed = !hard;
+		break;
+	default:
+		v->allowed = !v->flagged;
+	}
+	if (!v->flagged) {
+		snprintf(v->summary, sizeof(v->summary), "allow");
+	} else {
+		const struct vg_finding *f = &v->findings[0];
+		int len = f->span_len > 80 ? 80 : (int)f->span_len;
+
+		snprintf(v->summary, sizeof(v->summary), "%s: %s [%s] '%.*s': %s",
+		    v->allowed ? "approve" : "deny", f->category, f->rule, len,
+		    an->src + f->span_off, f->reason);
+	}
+}
+
+int
+vg_policy_eval(struct vg_policy *p, const char *command,
+    const struct vg_policy_ctx *ctx, struct vg_verdict *v)
+{
+	struct pl_an an;
+	struct pl_parse_err err;
+	struct pl_finding fv[PL_MAX_FIND];
+	struct pl_stream in, out;
+	struct pl_node *root;
+	size_t len, i;
+	char *text;
+	int n, hard;
+
+	if (p == NULL || command == NULL || v == NULL)
+		return VG_EINVAL;
+	memset(v, 0, sizeof(*v));
+	memset(&an, 0, sizeof(an));
+	pl_arena_reset(&p->arena);
+	an.a = &p->arena;
+	an.ctx = ctx;
+	an.bufs = p->bufs;
+	an.work = PL_MAX_WORK;
+	an.want_norm = p->rules.has_match;
+	len = strlen(command);
+	an.src = command;
+	an.srclen = len;
+	an_setup(&an, ctx);
+	if (len > PL_MAX_INPUT) {
+		pl_find(&an, VG_CAT_UNPARSEABLE, "builtin:too-long", 0, 0,
+		    "the command is longer than %d bytes", PL_MAX_INPUT);
+		goto decide;
+	}
+	/* The marker bytes must not come from the input. */
+	text = pl_strndup(an.a, command, len);
+	for (i = 0; i < len; i++)
+		if (text[i] == PL_UNK || text[i] == PL_BOPEN ||
+		    text[i] == PL_BCOMMA || text[i] == PL_BCLOSE)
+			text[i] = '?';
+	root = pl_parse(an.a, text, len, &an.work, &err);
+	if (root == NULL) {
+		size_t off = err.off < len ? err.off : len;
+
+		pl_find(&an, VG_CAT_UNPARSEABLE, "builtin:parse", off,
+		    len - off, "the command does not parse: %s",
+		    err.msg ? err.msg : "syntax error");
+		goto decide;
+	}
+	an.cur = text;
+	pl_stream_unknown(&in, 0);
+	pl_analyse_node(&an, root, &in, &out);
+	if (an.over) {
+		an.nfind = 0;
+		pl_find(&an, VG_CAT_UNPARSEABLE, "builtin:limit", 0, len,
+		    "the command is over a limit: %s", an.overwhy ?
+		    an.overwhy : "too complex");
+	}
+decide:
+	pl_rules_apply(&p->rules, &an, fv, &n, &hard);
+	fill_verdict(p, &an, fv, n, hard, v);
+	return 0;
+}
+
+int
+vg_policy_eval_argv(struct vg_policy *p, char *const argv[],
+    const struct vg_policy_ctx *ctx, struct vg_verdict *v)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	int k, rc;
+
+	if (argv == NULL || argv[0] == NULL)
+		return VG_EINVAL;
+	for (k = 0; argv[k] != NULL; k++) {
+		if (k > 0)
+			vg_buf_addc(&b, ' ');
+		if (argv[k][0] == '\0')
+			vg_buf_adds(&b, "''");
+		else
+			vg_buf_shquote(&b, argv[k]);
+	}
+	rc = vg_policy_eval(p, vg_buf_str(&b), ctx, v);
+	/* Spans refer to the quoted text, which the caller does not hold. */
+	for (k = 0; k < v->nfindings; k++) {
+		v->findings[k].span_off = 0;
+		v->findings[k].span_len = 0;
+	}
+	vg_buf_release(&b);
+	return rc;
+}
+
+void
+vg_policy_env_init(struct vg_policy_env *pe)
+{
+	static const char *const vars[] = { "HOME", "VIGIL_TASK_DIR",
+	    "TMPDIR", "SCRATCH", "SLURM_TMPDIR", "LOCAL_SCRATCH", "PSCRATCH",
+	    "TMP", "TEMP", NULL };
+	int k;
+
+	memset(pe, 0, sizeof(*pe));
+	if (getcwd(pe->cwd, sizeof(pe->cwd)) != NULL)
+		pe->ctx.cwd = pe->cwd;
+	pe->ctx.home = getenv("HOME");
+	pe->ctx.task_dir = getenv("VIGIL_TASK_DIR");
+	pe->env.v = vg_xcalloc(sizeof(vars) / sizeof(vars[0]),
+	    sizeof(*pe->env.v));
+	for (k = 0; vars[k] != NULL; k++) {
+		char *v = getenv(vars[k]);
+
+		if (v == NULL || v[0] == '\0')
+			continue;
+		pe->env.v[pe->env.n].key = (char *)(uintptr_t)vars[k];
+		pe->env.v[pe->env.n].value = v;
+		pe->env.n++;
+	}
+	pe->env.cap = pe->env.n;
+	pe->ctx.env = &pe->env;
+}
+
+void
+vg_policy_env_release(struct vg_policy_env *pe)
+{
+	free(pe->env.v);
+	memset(&pe->env, 0, sizeof(pe->env));
+}

@@ -1,0 +1,178 @@
+/*
+ * policy.h - the policy gate: every command vigil is asked to run passes
+ * vg_policy_eval() before any backend is touched.
+ *
+ * The gate parses the command as POSIX sh / bash (quoting, parameters with
+ * constant propagation, brace expansion, substitutions, here-docs,
+ * functions, control flow), unwraps wrappers (sudo, env, timeout, xargs,
+ * find -exec, busybox ...), analyses nested code (sh -c, eval, python -c,
+ * literal base64/printf decoding), classifies path operands against the
+ * working directory and the task's workspace, and reports findings by
+ * category.  Rules from the site policy file (a floor manifests cannot
+ * weaken) and from the manifest then allow or deny, and the mode decides
+ * what a flagged command means.  The gate is accident prevention; process
+ * isolation (backends) is the security boundary.
+ *
+ * A struct vg_policy owns a per-command arena, so one policy must not be
+ * used by two threads at once; create one per thread instead.  Nothing
+ * here prints, exits or blocks, except vg_policy_open (reads the site
+ * file) and vg_policy_audit (appends to the audit file).
+ */
+#ifndef VG_POLICY_H
+#define VG_POLICY_H
+
+#include <stddef.h>
+
+#include "../buf.h"
+#include "../err.h"
+#include "../manifest.h"
+#include "../store.h"
+
+enum vg_policy_mode {
+	VG_POLICY_AUTO_DENY = 0,	/* flagged commands are refused */
+	VG_POLICY_AUTO_APPROVE,		/* flagged commands run, audited */
+	VG_POLICY_INTERACTIVE,		/* the caller asks on a terminal */
+};
+
+/* Category names, as findings, rules and audit records spell them. */
+#define VG_CAT_DESTRUCTIVE	"destructive"
+#define VG_CAT_DISK		"raw-disk"
+#define VG_CAT_PERMISSIONS	"permissions"
+#define VG_CAT_REMOTE_CODE	"remote-code"
+#define VG_CAT_PRIVILEGE	"privilege"
+#define VG_CAT_SYSCONFIG	"system-config"
+#define VG_CAT_DISRUPTION	"host-disruption"
+#define VG_CAT_EXFILTRATION	"exfiltration"
+#define VG_CAT_REVERSE_SHELL	"reverse-shell"
+#define VG_CAT_OBFUSCATION	"obfuscation"
+#define VG_CAT_SCHEDULER	"scheduler-abuse"
+/* Container backends (docker, singularity): binds of host paths or system
+ * trees, host namespaces, devices, privileges.  Only allow rules name it;
+ * the shell analysis never reports it. */
+#define VG_CAT_HOST_ACCESS	"host-access"
+#define VG_CAT_RULE		"rule"		/* a deny rule with no category */
+#define VG_CAT_UNPARSEABLE	"unparseable"
+
+/* NULL-terminated list of every category name above. */
+extern const char *const vg_policy_categories[];
+
+struct vg_policy;			/* compiled rules + site floor */
+
+/* Environment for path resolution; every field may be NULL. */
+struct vg_policy_ctx {
+	const char		*cwd;		/* NULL = treated as unknown */
+	const char		*home;		/* the user's home directory */
+	const char		*task_dir;	/* VIGIL_TASK_DIR */
+	const struct vg_kvs	*env;		/* manifest/task env, plus
+						 * TMPDIR, SCRATCH,
+						 * SLURM_TMPDIR when set */
+};
+
+#define VG_POLICY_MAX_FINDINGS 8
+
+/* One reason to refuse a command. */
+struct vg_finding {
+	const char	*category;	/* one of VG_CAT_*; static storage */
+	char		 rule[64];	/* rule id ("builtin:rm-protected") */
+	char		 reason[256];	/* one line */
+	size_t		 span_off;	/* offending bytes of the original */
+	size_t		 span_len;	/* text (whole command when unknown) */
+};
+
+struct vg_verdict {
+	int		 allowed;	/* the command may run in this mode */
+	int		 flagged;	/* findings survived the rules */
+	int		 hard;		/* a site deny rule matched: no mode
+					 * or answer can approve it */
+	int		 nfindings;	/* findings[0] is the deciding one */
+	struct vg_finding findings[VG_POLICY_MAX_FINDINGS];
+	char		 summary[512];	/* "deny: destructive (rule): reason" */
+};
+
+/*
+ * Compiles the policy from the manifest's policy section conf (may be
+ * NULL) layered over the site file (site_file NULL = conf->file, else
+ * /etc/vigil/policy.yaml; a missing default file is fine, a missing named
+ * file is VG_ENOENT).  Rule problems are added to diag as
+ * "FILE:LINE:COL: message" and return VG_EINVAL.  On success *out is owned
+ * by the caller (vg_policy_free).  The effective mode is conf->mode if
+ * set, else interactive when stdin is a terminal, else auto-deny;
+ * interactive without a terminal becomes auto-deny.
+ */
+int	vg_policy_open(const struct vg_policy_conf *conf, const char *site_file,
+	    struct vg_policy **out, struct vg_diag *diag, struct vg_err *e);
+
+/* Compiles a policy from site policy text held in memory (tests, fuzz);
+ * name is used in diagnostics. */
+int	vg_policy_open_mem(const struct vg_policy_conf *conf, const char *name,
+	    const char *site_text, size_t len, struct vg_policy **out,
+	    struct vg_diag *diag, struct vg_err *e);
+
+void	vg_policy_free(struct vg_policy *p);
+
+/* The effective mode. */
+enum vg_policy_mode vg_policy_mode(const struct vg_policy *p);
+
+/*
+ * Overrides the mode (--mode, or auto-deny for submit and Slurm tasks).
+ * Fails with VG_EDENIED when the site floor forbids auto-approve, and
+ * with VG_EINVAL for interactive when stdin is not a terminal.
+ */
+int	vg_policy_set_mode(struct vg_policy *p, enum vg_policy_mode m,
+	    struct vg_err *e);
+
+/* Parses "auto-deny", "auto-approve", "interactive"; -1 when unknown. */
+int	vg_policy_mode_parse(const char *s);
+const char *vg_policy_mode_name(enum vg_policy_mode m);
+
+/*
+ * Evaluates a shell command (as /bin/sh -c would run it) and fills v.
+ * Returns 0 whenever v is filled, including for refused and unparseable
+ * commands; a negative vg_rc only for bad arguments.  Never blocks.
+ */
+int	vg_policy_eval(struct vg_policy *p, const char *command,
+	    const struct vg_policy_ctx *ctx, struct vg_verdict *v);
+
+/* Same for a command given as an argv vector (run without a shell). */
+int	vg_policy_eval_argv(struct vg_policy *p, char *const argv[],
+	    const struct vg_policy_ctx *ctx, struct vg_verdict *v);
+
+/*
+ * Appends command to out with secrets replaced by "***": values assigned
+ * to variables named like *TOKEN*, *SECRET*, *PASSWORD*, *KEY*,
+ * credentials in URLs, Authorization headers, and well-known token
+ * shapes (ghp_..., AKIA..., xox?-..., glpat-..., sk-...).
+ */
+void	vg_policy_redact(const char *command, struct vg_buf *out);
+
+/*
+ * Records one decision: appends a JSON line to the policy's audit file
+ * when one is configured (manifest policy.audit_log or the site file's
+ * audit_log), then calls sink (may be NULL) with the same record, which
+ * is how the command layer stores it with vg_store_audit.  verdict is
+ * "allow", "deny", "ask-allow" or "ask-deny"; run_id may be NULL and
+ * task_index -1.  Blocks on the file write.
+ */
+typedef int (*vg_audit_sink)(void *arg, const struct vg_audit_rec *rec,
+	    struct vg_err *e);
+int	vg_policy_audit(struct vg_policy *p, const char *run_id,
+	    int task_index, const char *command, const struct vg_verdict *v,
+	    const char *verdict, vg_audit_sink sink, void *arg,
+	    struct vg_err *e);
+
+/*
+ * The calling process as a policy context, for vigil check and exec:
+ * the working directory, $HOME, $VIGIL_TASK_DIR, and TMPDIR, SCRATCH,
+ * SLURM_TMPDIR (and a few other scratch variables) when set.  Strings
+ * are borrowed from the environment; release with vg_policy_env_release.
+ */
+struct vg_policy_env {
+	struct vg_policy_ctx	 ctx;
+	struct vg_kvs		 env;
+	char			 cwd[4096];
+};
+
+void	vg_policy_env_init(struct vg_policy_env *pe);
+void	vg_policy_env_release(struct vg_policy_env *pe);
+
+#endif

@@ -1,0 +1,476 @@
+/*
+ * rules.c - the site policy file and the rule sets.
+ *
+ * The site file (default /etc/vigil/policy.yaml) is a floor: its deny
+ * rules hold whatever a manifest says, it can forbid auto-approve, and it
+ * may name a default mode and an audit log.  Manifest (and user) rules
+ * come already parsed in struct vg_policy_conf and are validated here the
+ * same way.  A rule allows or denies by category, by a glob on the
+ * normalised command (each simple command with its words resolved and
+ * wrappers removed, words joined by one space), or both.
+ *
+ *   version: 1
+ *   mode: auto-deny            # default when the manifest says nothing
+ *   auto_approve: false        # manifests may not opt into auto-approve
+ *   audit_log: /var/log/vigil/policy.jsonl
+ *   deny:
+ *     - id: no-scancel-all
+ *       category: scheduler-abuse
+ *       reason: cancelling other people's jobs is for the operators
+ *   allow:
+ *     - id: scratch-cleanup
+ *       match: "rm -rf /scratch/x*"
+ *       reason: scratch is purged anyway
+ *
+ * The YAML is read with libyaml's document API so that every problem can
+ * be reported as FILE:LINE:COL.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "../path.h"
+#include "policy-int.h"
+#include "rules.h"
+
+const char *const vg_policy_categories[] = {
+	VG_CAT_DESTRUCTIVE, VG_CAT_DISK, VG_CAT_PERMISSIONS,
+	VG_CAT_REMOTE_CODE, VG_CAT_PRIVILEGE, VG_CAT_SYSCONFIG,
+	VG_CAT_DISRUPTION, VG_CAT_EXFILTRATION, VG_CAT_REVERSE_SHELL,
+	VG_CAT_OBFUSCATION, VG_CAT_SCHEDULER, VG_CAT_HOST_ACCESS, VG_CAT_RULE,
+	VG_CAT_UNPARSEABLE, NULL
+};
+
+/* The static category string for name, or NULL. */
+const char *
+pl_category(const char *name)
+{
+	int k;
+
+	for (k = 0; vg_policy_categories[k] != NULL; k++)
+		if (strcmp(vg_policy_categories[k], name) == 0)
+			return vg_policy_categories[k];
+	return NULL;
+}
+
+/* Adds "FILE:LINE:COL: message" to diag. */
+static void
+diag(struct vg_diag *d, const char *file, int line, int col,
+    const char *fmt, ...)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	va_list ap;
+
+	if (d == NULL)
+		return;
+	if (line > 0)
+		vg_buf_printf(&b, "%s:%d:%d: ", file, line, col);
+	else
+		vg_buf_printf(&b, "%s: ", file);
+	va_start(ap, fmt);
+	vg_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	vg_strv_take(&d->lines, vg_buf_detach(&b));
+}
+
+/* Appends one rule (strings copied). */
+static void
+rule_add(struct pl_rules *rs, const char *id, const char *match,
+    const char *cat, const char *reason, int deny, int site)
+{
+	struct pl_rule *r;
+
+	rs->v = vg_xgrow(rs->v, &rs->cap, rs->n + 1, sizeof(*rs->v));
+	r = &rs->v[rs->n++];
+	memset(r, 0, sizeof(*r));
+	r->id = vg_xasprintf("%s%s", site ? "site:" : "", id);
+	r->match = vg_xstrdup(match);
+	r->category = cat;
+	r->reason = vg_xstrdup(reason);
+	r->deny = deny;
+	r->site = site;
+	if (match != NULL)
+		rs->has_match = 1;
+}
+
+void
+pl_rules_release(struct pl_rules *rs)
+{
+	size_t k;
+
+	for (k = 0; k < rs->n; k++) {
+		free(rs->v[k].id);
+		free(rs->v[k].match);
+		free(rs->v[k].reason);
+	}
+	free(rs->v);
+	free(rs->audit_log);
+	memset(rs, 0, sizeof(*rs));
+}
+
+/* Scalar text of a node, or NULL when it is not a scalar. */
+static const char *
+scalar(yaml_node_t *n)
+{
+	if (n == NULL || n->type != YAML_SCALAR_NODE)
+		return NULL;
+	return (const char *)n->data.scalar.value;
+}
+
+/* Checks an id: letters, digits, '-', '_', '.', at most 48 bytes. */
+static int
+valid_id(const char *s)
+{
+	size_t n = strlen(s), k;
+
+	if (n == 0 || n > 48)
+		return 0;
+	for (k = 0; k < n; k++)
+		if (!((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' &&
+		    s[k] <= 'Z') || (s[k] >= '0' && s[k] <= '9') ||
+		    s[k] == '-' || s[k] == '_' || s[k] == '.'))
+			return 0;
+	return 1;
+}
+
+/* Common checks of one rule; returns the number of problems. */
+static int
+check_rule(struct vg_diag *d, const char *file, int line, int col,
+    const char *id, const char *match, const char *cat, const char *reason,
+    const char **catout)
+{
+	int bad = 0;
+
+	*catout = NULL;
+	if (id == NULL) {
+		diag(d, file, line, col, "rule needs an 'id'");
+		bad++;
+	} else if (!valid_id(id)) {
+		diag(d, file, line, col, "rule id '%s' must be 1-48 letters, "
+		    "digits, '-', '_' or '.'", id);
+		bad++;
+	}
+	if (reason == NULL || reason[0] == '\0') {
+		diag(d, file, line, col, "rule '%s' needs a 'reason'",
+		    id ? id : "?");
+		bad++;
+	}
+	if (match == NULL && cat == NULL) {
+		diag(d, file, line, col, "rule '%s' needs 'match' (a glob on "
+		    "the command) or 'category'", id ? id : "?");
+		bad++;
+	}
+	if (match != NULL && match[0] == '\0') {
+		diag(d, file, line, col, "rule '%s': 'match' is empty",
+		    id ? id : "?");
+		bad++;
+	}
+	if (cat != NULL && (*catout = pl_category(cat)) == NULL) {
+		struct vg_buf b = VG_BUF_INIT;
+		int k;
+
+		for (k = 0; vg_policy_categories[k] != NULL; k++)
+			vg_buf_printf(&b, "%s%s", k ? ", " : "",
+			    vg_policy_categories[k]);
+		diag(d, file, line, col, "rule '%s': unknown category '%s' "
+		    "(valid: %s)", id ? id : "?", cat, vg_buf_str(&b));
+		vg_buf_release(&b);
+		bad++;
+	}
+	return bad;
+}
+
+/* Reads a sequence of rules from the site file. */
+static int
+site_rules(struct pl_rules *rs, yaml_document_t *doc, yaml_node_t *seq,
+    const char *file, int deny, struct vg_diag *d)
+{
+	yaml_node_item_t *it;
+	int bad = 0;
+
+	if (seq->type != YAML_SEQUENCE_NODE) {
+		diag(d, file, (int)seq->start_mark.line + 1,
+		    (int)seq->start_mark.column + 1, "'%s' must be a list of "
+		    "rules", deny ? "deny" : "allow");
+		return 1;
+	}
+	for (it = seq->data.sequence.items.start;
+	    it < seq->data.sequence.items.top; it++) {
+		yaml_node_t *r = yaml_document_get_node(doc, *it);
+		yaml_node_pair_t *pr;
+		const char *id = NULL, *match = NULL, *cat = NULL,
+		    *reason = NULL, *c;
+		int line, col;
+
+		if (r == NULL)
+			continue;
+		line = (int)r->start_mark.line + 1;
+		col = (int)r->start_mark.column + 1;
+		if (r->type != YAML_MAPPING_NODE) {
+			diag(d, file, line, col, "a rule must be a mapping "
+			    "with id, match or category, and reason");
+			bad++;
+			continue;
+		}
+		for (pr = r->data.mapping.pairs.start;
+		    pr < r->data.mapping.pairs.top; pr++) {
+			yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+			yaml_node_t *v = yaml_document_get_node(doc, pr->value);
+			const char *ks = scalar(k), *vs = scalar(v);
+
+			if (k == NULL || v == NULL)
+				continue;
+			if (ks == NULL || vs == NULL) {
+				diag(d, file, (int)v->start_mark.line + 1,
+				    (int)v->start_mark.column + 1,
+				    "rule fields must be plain strings");
+				bad++;
+				continue;
+			}
+			if (strcmp(ks, "id") == 0)
+				id = vs;
+			else if (strcmp(ks, "match") == 0)
+				match = vs;
+			else if (strcmp(ks, "category") == 0)
+				cat = vs;
+			else if (strcmp(ks, "reason") == 0)
+				reason = vs;
+			else {
+				diag(d, file, (int)k->start_mark.line + 1,
+				    (int)k->start_mark.column + 1,
+				    "unknown rule field '%s' (valid: id, "
+				    "match, category, reason)", ks);
+				bad++;
+			}
+		}
+		if (check_rule(d, file, line, col, id, match, cat, reason,
+		    &c) == 0)
+			rule_add(rs, id, match, c, reason, deny, 1);
+		else
+			bad++;
+	}
+	return bad;
+}
+
+int
+pl_rules_site(struct pl_rules *rs, const char *file, const char *text,
+    size_t len, struct vg_diag *d, struct vg_err *e)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	yaml_node_pair_t *pr;
+	int bad = 0;
+
+	if (!yaml_parser_initialize(&parser))
+		return vg_err_set(e, VG_ENOMEM, "cannot start the YAML parser");
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
+	    len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		diag(d, file, (int)parser.problem_mark.line + 1,
+		    (int)parser.problem_mark.column + 1, "%s",
+		    parser.problem ? parser.problem : "YAML syntax error");
+		yaml_parser_delete(&parser);
+		return vg_err_set(e, VG_EINVAL, "'%s': invalid policy file",
+		    file);
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (root == NULL) {
+		/* An empty file is an empty policy. */
+		yaml_document_delete(&doc);
+		yaml_parser_delete(&parser);
+		return 0;
+	}
+	if (root->type != YAML_MAPPING_NODE) {
+		diag(d, file, (int)root->start_mark.line + 1,
+		    (int)root->start_mark.column + 1, "the policy file must be "
+		    "a mapping (version, mode, auto_approve, audit_log, allow, "
+		    "deny)");
+		bad++;
+		goto out;
+	}
+	for (pr = root->data.mapping.pairs.start;
+	    pr < root->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(&doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(&doc, pr->value);
+		const char *ks = scalar(k), *vs = scalar(v);
+		int line, col;
+
+		if (k == NULL || v == NULL)
+			continue;
+		line = (int)v->start_mark.line + 1;
+		col = (int)v->start_mark.column + 1;
+		if (ks == NULL) {
+			diag(d, file, line, col, "keys must be plain strings");
+			bad++;
+		} else if (strcmp(ks, "version") == 0) {
+			if (vs == NULL || strcmp(vs, "1") != 0) {
+				diag(d, file, line, col, "version must be 1");
+				bad++;
+			}
+		} else if (strcmp(ks, "mode") == 0) {
+			int m = vs ? vg_policy_mode_parse(vs) : -1;
+
+			if (m < 0) {
+				diag(d, file, line, col, "mode must be "
+				    "auto-deny, auto-approve or interactive, "
+				    "not '%s'", vs ? vs : "?");
+				bad++;
+			} else {
+				rs->site_mode = m;
+			}
+		} else if (strcmp(ks, "auto_approve") == 0) {
+			if (vs != NULL && (strcmp(vs, "false") == 0 ||
+			    strcmp(vs, "no") == 0))
+				rs->forbid_approve = 1;
+			else if (vs == NULL || (strcmp(vs, "true") != 0 &&
+			    strcmp(vs, "yes") != 0)) {
+				diag(d, file, line, col, "auto_approve must be "
+				    "true or false");
+				bad++;
+			}
+		} else if (strcmp(ks, "audit_log") == 0) {
+			if (vs == NULL || vs[0] != '/') {
+				diag(d, file, line, col, "audit_log must be an "
+				    "absolute path");
+				bad++;
+			} else {
+				free(rs->audit_log);
+				rs->audit_log = vg_xstrdup(vs);
+			}
+		} else if (strcmp(ks, "deny") == 0 || strcmp(ks, "allow") == 0) {
+			bad += site_rules(rs, &doc, v, file,
+			    strcmp(ks, "deny") == 0, d);
+		} else {
+			diag(d, file, (int)k->start_mark.line + 1,
+			    (int)k->start_mark.column + 1, "unknown key '%s' "
+			    "(valid: version, mode, auto_approve, audit_log, "
+			    "allow, deny)", ks);
+			bad++;
+		}
+	}
+out:
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	if (bad > 0)
+		return vg_err_set(e, VG_EINVAL, "'%s': %d problem%s", file, bad,
+		    bad == 1 ? "" : "s");
+	return 0;
+}
+
+int
+pl_rules_conf(struct pl_rules *rs, const struct vg_policy_conf *conf,
+    struct vg_diag *d, struct vg_err *e)
+{
+	size_t k;
+	int bad = 0, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		const struct vg_rule *v = pass ? conf->allow : conf->deny;
+		size_t n = pass ? conf->nallow : conf->ndeny;
+
+		for (k = 0; k < n; k++) {
+			const struct vg_rule *r = &v[k];
+			const char *file = r->loc.file ? r->loc.file :
+			    "manifest";
+			const char *c;
+
+			if (check_rule(d, file, r->loc.line, r->loc.col, r->id,
+			    r->match, r->category, r->reason, &c) == 0)
+				rule_add(rs, r->id, r->match, c, r->reason,
+				    !pass, 0);
+			else
+				bad++;
+		}
+	}
+	if (bad > 0)
+		return vg_err_set(e, VG_EINVAL, "policy rules: %d problem%s",
+		    bad, bad == 1 ? "" : "s");
+	return 0;
+}
+
+/* True when rule r covers a finding of category cat on command norm. */
+static int
+rule_hits(const struct pl_rule *r, const char *cat, const char *norm)
+{
+	if (r->category != NULL && (cat == NULL || strcmp(r->category, cat)))
+		return 0;
+	if (r->match != NULL && (norm == NULL ||
+	    fnmatch(r->match, norm, 0) != 0))
+		return 0;
+	return 1;
+}
+
+void
+pl_rules_apply(const struct pl_rules *rs, struct pl_an *an,
+    struct pl_finding *out, int *nout, int *hard)
+{
+	const struct pl_normcmd *nc;
+	size_t k;
+	int i, n = 0;
+
+	*hard = 0;
+	/* Built-in findings: site deny holds, allow rules may drop. */
+	for (i = 0; i < an->nfind; i++) {
+		struct pl_finding f = an->find[i];
+		const struct pl_rule *deny = NULL, *allow = NULL;
+
+		for (k = 0; k < rs->n; k++) {
+			const struct pl_rule *r = &rs->v[k];
+
+			if (!rule_hits(r, f.category, f.norm))
+				continue;
+			if (r->deny && (deny == NULL || (r->site &&
+			    !deny->site)))
+				deny = r;
+			else if (!r->deny && allow == NULL)
+				allow = r;
+		}
+		if (strcmp(f.category, VG_CAT_UNPARSEABLE) == 0)
+			allow = NULL;
+		if (deny != NULL) {
+			f.rule = deny->id;
+			snprintf(f.reason, sizeof(f.reason), "%s", deny->reason);
+			if (deny->site)
+				*hard = 1;
+		} else if (allow != NULL) {
+			continue;
+		}
+		if (n < PL_MAX_FIND)
+			out[n++] = f;
+	}
+	/* Deny rules that match commands with no built-in finding. */
+	for (k = 0; k < rs->n && rs->has_match; k++) {
+		const struct pl_rule *r = &rs->v[k];
+		const struct pl_normcmd *hit = NULL;
+		int dup = 0;
+
+		if (!r->deny || r->match == NULL)
+			continue;
+		for (nc = an->norms; nc != NULL && hit == NULL; nc = nc->next)
+			if (fnmatch(r->match, nc->s, 0) == 0)
+				hit = nc;
+		if (hit == NULL)
+			continue;
+		for (i = 0; i < n; i++)
+			if (out[i].rule == r->id)
+				dup = 1;
+		if (dup || n >= PL_MAX_FIND)
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].category = r->category ? r->category : VG_CAT_RULE;
+		out[n].rule = r->id;
+		snprintf(out[n].reason, sizeof(out[n].reason), "%s", r->reason);
+		out[n].off = hit->off;
+		out[n].len = hit->len;
+		out[n].norm = hit->s;
+		n++;
+		if (r->site)
+			*hard = 1;
+	}
+	*nout = n;
+}

@@ -1,0 +1,41 @@
+/*
+ * rules.h - compiled allow/deny rules of the policy gate (rules.c).
+ */
+#ifndef VG_POLICY_RULES_H
+#define VG_POLICY_RULES_H
+
+#include "policy-int.h"
+
+struct pl_rule {
+	char		*id;		/* "site:ID" for site rules */
+	char		*match;		/* glob, or NULL */
+	const char	*category;	/* static category, or NULL */
+	char		*reason;
+	int		 deny;
+	int		 site;
+};
+
+struct pl_rules {
+	struct pl_rule	*v;
+	size_t		 n;
+	size_t		 cap;
+	int		 has_match;	/* some rule has a glob */
+	int		 site_mode;	/* -1 = not set */
+	int		 forbid_approve;
+	char		*audit_log;	/* from the site file */
+};
+
+const char *pl_category(const char *name);
+
+/* Parses site policy text; problems go to d as FILE:LINE:COL lines. */
+int	pl_rules_site(struct pl_rules *rs, const char *file, const char *text,
+	    size_t len, struct vg_diag *d, struct vg_err *e);
+/* Adds the manifest's rules after validating them. */
+int	pl_rules_conf(struct pl_rules *rs, const struct vg_policy_conf *conf,
+	    struct vg_diag *d, struct vg_err *e);
+/* Applies the rules to an analysis: fills out (PL_MAX_FIND) and *hard. */
+void	pl_rules_apply(const struct pl_rules *rs, struct pl_an *an,
+	    struct pl_finding *out, int *nout, int *hard);
+void	pl_rules_release(struct pl_rules *rs);
+
+#endif

@@ -1,0 +1,727 @@
+/*
+ * unwrap.c - programs that run another program: sudo, doas, env, nice,
+ * timeout, nohup, srun, mpirun, conda run, busybox applets, xargs,
+ * parallel and the like.  For each wrapper a table says which options
+ * take a value and how many leading operands come before the wrapped
+ * command, so the classifier sees "rm -rf /" in "sudo -u root nice -n 5
+ * timeout 10 rm -rf /".  Privilege wrappers add a finding of their own.
+ * xargs and parallel build the wrapped command from their input, which
+ * is modelled from the stream analysis (items of "find DIR" lie under
+ * DIR; literal input is split into its items).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy-int.h"
+
+#define W_PRIV		0x01	/* privilege change: finding */
+#define W_NOCMD_OK	0x02	/* may run without a command */
+#define W_SUBCMD	0x04	/* argv[1] must equal the subcommand */
+
+struct wrapper {
+	const char	*name;
+	const char	*subcmd;	/* W_SUBCMD: "run", "exec" */
+	const char	*shortargs;	/* short options taking a value */
+	const char *const *longargs;	/* options (any dashes) with a value */
+	const char *const *long2;	/* options with two values */
+	const char *const *stop;	/* options meaning "no command" */
+	int		 npos;		/* operands before the command */
+	unsigned	 flags;
+};
+
+static const char *const sudo_long[] = { "--user", "--group", "--close-from",
+    "--chdir", "--host", "--prompt", "--role", "--type", "--other-user",
+    "--command-timeout", "-u", "-g", NULL };
+static const char *const sudo_stop[] = { "-l", "-v", "-k", "-K", "-V", "-h",
+    "--list", "--validate", "--reset-timestamp", "--remove-timestamp",
+    "--version", "--help", "-ll", NULL };
+static const char *const env_long[] = { "--unset", "--chdir",
+    "--split-string", "-u", "-C", "-S", "-P", NULL };
+static const char *const nice_long[] = { "--adjustment", "-n", NULL };
+static const char *const timeout_long[] = { "--signal", "--kill-after", NULL };
+static const char *const time_long[] = { "--format", "--output", NULL };
+static const char *const srun_long[] = { "--account", "--partition",
+    "--nodes", "--ntasks", "--cpus-per-task", "--time", "--job-name",
+    "--output", "--error", "--input", "--nodelist", "--exclude", "--mem",
+    "--gres", "--qos", "--constraint", "--chdir", "--mpi", "--dependency",
+    "--distribution", "--label", "--ntasks-per-node", "--gpus",
+    "--reservation", "--export", "--cpu-bind", "--mem-per-cpu",
+    "--gpus-per-node", "--gpus-per-task", "--mail-type", "--mail-user",
+    "--comment", "--wckey", "--signal", "--begin", "--deadline", "--kill-on-bad-exit",
+    NULL };
+static const char *const mpi_long[] = { "-n", "-np", "-c", "-N", "-H", "-host",
+    "--host", "-hostfile", "--hostfile", "-machinefile", "--machinefile",
+    "-f", "-x", "--map-by", "--bind-to", "--rank-by", "-wdir", "--wdir",
+    "-ppn", "--npernode", "-npernode", "-bind-to", "-map-by", "-rf",
+    "--rankfile", "-prefix", "--prefix", "-path", "--path",
+    "-output-filename", "--output-filename", "-launcher", "-bootstrap",
+    "-iface", "-genvlist", "-envlist", "-configfile", "-s", "-rmk", NULL };
+static const char *const mpi_long2[] = { "-mca", "--mca", "-gmca", "--gmca",
+    "-genv", "-env", "-x2", NULL };
+static const char *const conda_long[] = { "-n", "--name", "-p", "--prefix",
+    "--cwd", "--env", NULL };
+static const char *const uv_long[] = { "--with", "--python", "-p",
+    "--project", "--directory", "--env-file", "--package", "--extra",
+    "--group", "--index-url", "--index", "-w", NULL };
+static const char *const app_long[] = { "-B", "--bind", "-H", "--home",
+    "-W", "--workdir", "--env", "--env-file", "--pwd", "-o", "--overlay",
+    "--security", "--network", "--hostname", "-S", "--scratch", "--mount",
+    "--fusemount", "--app", "--network-args", "--dns", "--apply-cgroups",
+    "--drop-caps", "--add-caps", NULL };
+static const char *const flock_long[] = { "-w", "--wait", "--timeout", "-E",
+    "--conflict-exit-code", NULL };
+static const char *const strace_long[] = { "-o", "-e", "-p", "-s", "-u",
+    "-E", "-a", "-P", "-I", "-O", "-S", "-X", NULL };
+static const char *const perf_long[] = { "-e", "--event", "-o", "--output",
+    "-F", "--freq", "-c", "--count", "-p", "--pid", "-t", "--tid",
+    "--call-graph", "-C", "--cpu", "-r", "--repeat", "-I", NULL };
+static const char *const stdbuf_long[] = { "-i", "-o", "-e", "--input",
+    "--output", "--error", NULL };
+static const char *const numactl_long[] = { "-C", "-N", "-m", "-i", "-p",
+    "--physcpubind", "--cpunodebind", "--membind", "--interleave",
+    "--preferred", NULL };
+static const char *const bwrap_long[] = { "--dev", "--proc", "--tmpfs",
+    "--chdir", "--unsetenv", "--uid", "--gid", "--hostname",
+    "--remount-ro", "--seccomp", "--info-fd", "--lock-file", "--mqueue",
+    "--dir", "--cap-add", "--cap-drop", "--perms", "--size", "--argv0",
+    "--json-status-fd", "--sync-fd", "--block-fd", "--userns-block-fd",
+    "--userns", "--userns2", "--pidns", NULL };
+static const char *const bwrap_long2[] = { "--bind", "--ro-bind", "--dev-bind",
+    "--setenv", "--symlink", "--file", "--bind-data", "--ro-bind-data",
+    "--bind-try", "--ro-bind-try", "--dev-bind-try", "--chmod", NULL };
+static const char *const xvfb_long[] = { "-n", "--server-num", "-s",
+    "--server-args", "-f", "--auth-file", "-e", "--error-file", "-p",
+    "--xauth-protocol", "-w", "--wait", NULL };
+static const char *const screen_long[] = { "-S", "-c", "-e", "-h", "-p",
+    "-T", "-Logfile", NULL };
+static const char *const nsenter_long[] = { "-t", "--target", "-S",
+    "--setuid", "-G", "--setgid", "-w", "--wd", "-r", "--root", NULL };
+static const char *const cgexec_long[] = { "-g", NULL };
+static const char *const sysrun_long[] = { "-p", "--property", "-E",
+    "--setenv", "--uid", "--gid", "--unit", "-u", "--description",
+    "--slice", "-M", "--machine", "-H", "--host", "--working-directory",
+    NULL };
+static const char *const proxy_long[] = { "-f", NULL };
+static const char *const valgrind_long[] = { NULL };
+static const char *const setpriv_long[] = { "--reuid", "--regid",
+    "--groups", "--securebits", "--selinux-label", "--apparmor-profile",
+    "--inh-caps", "--ambient-caps", "--bounding-set", NULL };
+static const char *const pid_stop[] = { "-p", "--pid", "--all-tasks", NULL };
+
+static const struct wrapper wrappers[] = {
+	{ .name = "sudo", .shortargs = "ugCDhprtUT", .longargs = sudo_long,
+	  .stop = sudo_stop, .flags = W_PRIV },
+	{ .name = "doas", .shortargs = "uC", .flags = W_PRIV },
+	{ .name = "pkexec", .longargs = (const char *const[]){ "--user",
+	  NULL }, .flags = W_PRIV },
+	{ .name = "gosu", .npos = 1, .flags = W_PRIV },
+	{ .name = "su-exec", .npos = 1, .flags = W_PRIV },
+	{ .name = "setpriv", .longargs = setpriv_long, .flags = W_PRIV },
+	{ .name = "env", .shortargs = "uCSP", .longargs = env_long,
+	  .flags = W_NOCMD_OK },
+	{ .name = "command", .shortargs = "" },
+	{ .name = "builtin" },
+	{ .name = "exec", .shortargs = "a", .flags = W_NOCMD_OK },
+	{ .name = "nice", .shortargs = "n", .longargs = nice_long },
+	{ .name = "renice" , .shortargs = "ngpu", .flags = W_NOCMD_OK,
+	  .npos = 99 },
+	{ .name = "ionice", .shortargs = "cnp", .stop = pid_stop },
+	{ .name = "nohup" },
+	{ .name = "setsid" },
+	{ .name = "time", .shortargs = "fo", .longargs = time_long },
+	{ .name = "stdbuf", .shortargs = "ioe", .longargs = stdbuf_long },
+	{ .name = "chrt", .shortargs = "TPD", .npos = 1, .stop = pid_stop },
+	{ .name = "taskset", .npos = 1, .stop = pid_stop },
+	{ .name = "timeout", .shortargs = "sk", .longargs = timeout_long,
+	  .npos = 1 },
+	{ .name = "unbuffer" },
+	{ .name = "rlwrap" },
+	{ .name = "caffeinate" },
+	{ .name = "catchsegv" },
+	{ .name = "dbus-run-session" },
+	{ .name = "eatmydata" },
+	{ .name = "fakeroot" },
+	{ .name = "torsocks" },
+	{ .name = "proxychains", .shortargs = "f", .longargs = proxy_long },
+	{ .name = "proxychains4", .shortargs = "f", .longargs = proxy_long },
+	{ .name = "tsp" },
+	{ .name = "nocache" },
+	{ .name = "ccache" },
+	{ .name = "distcc" },
+	{ .name = "tini" },
+	{ .name = "dumb-init" },
+	{ .name = "with-contenv" },
+	{ .name = "firejail" },
+	{ .name = "faketime", .npos = 1 },
+	{ .name = "chroot", .npos = 1, .longargs = (const char *const[]){
+	  "--userspec", "--groups", NULL } },
+	{ .name = "unshare", .longargs = (const char *const[]){ "--setuid",
+	  "--setgid", "--wd", "--root", "-S", "-G", "-w", "-R", NULL } },
+	{ .name = "nsenter", .shortargs = "tSGwr", .longargs = nsenter_long },
+	{ .name = "cgexec", .shortargs = "g", .longargs = cgexec_long },
+	{ .name = "flock", .shortargs = "wE", .longargs = flock_long,
+	  .npos = 1 },
+	{ .name = "strace", .shortargs = "oepsuEaPIOSX",
+	  .longargs = strace_long, .stop = (const char *const[]){ "-p",
+	  NULL } },
+	{ .name = "ltrace", .shortargs = "oepsunaLl",
+	  .longargs = strace_long },
+	{ .name = "valgrind", .longargs = valgrind_long },
+	{ .name = "perf", .npos = 1, .longargs = perf_long,
+	  .shortargs = "eoFcptCrI" },
+	{ .name = "numactl", .shortargs = "CNmip", .longargs = numactl_long },
+	{ .name = "hwloc-bind", .npos = 1 },
+	{ .name = "prlimit", .stop = (const char *const[]){ "-p", "--pid",
+	  NULL } },
+	{ .name = "xvfb-run", .shortargs = "nsfepw", .longargs = xvfb_long },
+	{ .name = "bwrap", .longargs = bwrap_long, .long2 = bwrap_long2 },
+	{ .name = "srun", .shortargs = "ABcCdDeGiJLmMnNopqrStTwWx",
+	  .longargs = srun_long },
+	{ .name = "salloc", .shortargs = "ABcCdDeGiJLmMnNopqrStTwWx",
+	  .longargs = srun_long, .flags = W_NOCMD_OK },
+	{ .name = "mpirun", .longargs = mpi_long, .long2 = mpi_long2 },
+	{ .name = "mpiexec", .longargs = mpi_long, .long2 = mpi_long2 },
+	{ .name = "mpiexec.hydra", .longargs = mpi_long, .long2 = mpi_long2 },
+	{ .name = "orterun", .longargs = mpi_long, .long2 = mpi_long2 },
+	{ .name = "prterun", .longargs = mpi_long, .long2 = mpi_long2 },
+	{ .name = "aprun", .longargs = mpi_long },
+	{ .name = "jsrun", .longargs = mpi_long },
+	{ .name = "ibrun", .longargs = mpi_long },
+	{ .name = "charmrun", .longargs = mpi_long },
+	{ .name = "apptainer", .subcmd = "exec", .npos = 1,
+	  .longargs = app_long, .flags = W_SUBCMD },
+	{ .name = "singularity", .subcmd = "exec", .npos = 1,
+	  .longargs = app_long, .flags = W_SUBCMD },
+	{ .name = "conda", .subcmd = "run", .longargs = conda_long,
+	  .flags = W_SUBCMD },
+	{ .name = "mamba", .subcmd = "run", .longargs = conda_long,
+	  .flags = W_SUBCMD },
+	{ .name = "micromamba", .subcmd = "run", .longargs = conda_long,
+	  .flags = W_SUBCMD },
+	{ .name = "poetry", .subcmd = "run", .flags = W_SUBCMD },
+	{ .name = "pipenv", .subcmd = "run", .flags = W_SUBCMD },
+	{ .name = "uv", .subcmd = "run", .longargs = uv_long,
+	  .flags = W_SUBCMD },
+	{ .name = "pixi", .subcmd = "run", .flags = W_SUBCMD },
+	{ .name = "pdm", .subcmd = "run", .flags = W_SUBCMD },
+	{ .name = "hatch", .subcmd = "run", .flags = W_SUBCMD },
+	{ .name = "rye", .subcmd = "run", .flags = W_SUBCMD },
+	{ .name = "bundle", .subcmd = "exec", .flags = W_SUBCMD },
+	{ .name = "direnv", .subcmd = "exec", .npos = 1, .flags = W_SUBCMD },
+	{ .name = "systemd-run", .shortargs = "pEuMH", .longargs = sysrun_long },
+	{ .name = "screen", .shortargs = "Scehp", .longargs = screen_long,
+	  .flags = W_NOCMD_OK },
+	{ .name = "coproc" },
+};
+
+#define NWRAPPERS (sizeof(wrappers) / sizeof(wrappers[0]))
+
+static const struct wrapper *wsorted[NWRAPPERS];
+static pthread_once_t wsort_once = PTHREAD_ONCE_INIT;
+
+static int
+wcmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct wrapper *const *)a)->name,
+	    (*(const struct wrapper *const *)b)->name);
+}
+
+/* Sorts the wrapper table once for binary search. */
+static void
+wsort(void)
+{
+	size_t k;
+
+	for (k = 0; k < NWRAPPERS; k++)
+		wsorted[k] = &wrappers[k];
+	qsort(wsorted, NWRAPPERS, sizeof(wsorted[0]), wcmp);
+}
+
+static const struct wrapper *
+find_wrapper(const char *name)
+{
+	size_t lo = 0, hi = NWRAPPERS;
+
+	pthread_once(&wsort_once, wsort);
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int r = strcmp(name, wsorted[mid]->name);
+
+		if (r == 0)
+			return wsorted[mid];
+		if (r < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/* True when s (a field) equals one of the strings in list. */
+static int
+in_list(const char *const *list, const char *s, size_t n)
+{
+	if (list == NULL)
+		return 0;
+	for (; *list != NULL; list++)
+		if (strlen(*list) == n && memcmp(*list, s, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* Generic option walk; returns the index of the wrapped command, argc
+ * when there is none, or -2 when a "no command" option was seen. */
+static int
+walk_opts(const struct wrapper *w, const struct pl_cmd *c, int start)
+{
+	int i = start, pos = 0;
+
+	while (i < c->argc) {
+		const struct pl_field *f = &c->argv[i];
+		const char *s = f->s, *eq;
+		size_t n = f->len;
+
+		if (n == 2 && s[0] == '-' && s[1] == '-')
+			return i + 1 + w->npos <= c->argc ? i + 1 + w->npos :
+			    c->argc;
+		if (n > 1 && s[0] == '-' && !(f->flags & F_UNK) && pos == 0) {
+			if (in_list(w->stop, s, n))
+				return -2;
+			eq = memchr(s, '=', n);
+			if (eq != NULL) {
+				i++;
+				continue;
+			}
+			if (in_list(w->longargs, s, n)) {
+				i += 2;
+				continue;
+			}
+			if (in_list(w->long2, s, n)) {
+				i += 3;
+				continue;
+			}
+			if (s[1] != '-' && w->shortargs != NULL) {
+				size_t k;
+				int took = 0;
+
+				for (k = 1; k < n; k++) {
+					if (strchr(w->shortargs, s[k]) != NULL) {
+						took = k + 1 == n ? 2 : 1;
+						break;
+					}
+				}
+				i += took == 2 ? 2 : 1;
+				continue;
+			}
+			i++;
+			continue;
+		}
+		if (pos < w->npos) {
+			pos++;
+			i++;
+			continue;
+		}
+		/* env and friends: NAME=value before the command. */
+		if (strcmp(w->name, "env") == 0 && memchr(s, '=', n) != NULL &&
+		    s[0] != '=' && s[0] != '/') {
+			i++;
+			continue;
+		}
+		return i;
+	}
+	return c->argc;
+}
+
+/* Reason text for a privilege wrapper. */
+static void
+priv_finding(struct pl_an *an, const struct pl_cmd *c, int k)
+{
+	const char *what = k < c->argc ? c->argv[k].s : NULL;
+
+	if (what != NULL && memchr(what, PL_UNK, c->argv[k].len) != NULL)
+		what = "a program chosen at run time";
+	pl_find(an, VG_CAT_PRIVILEGE, "builtin:priv-wrapper", c->off, c->len,
+	    "'%s' runs %s%s%s with other privileges", c->name,
+	    what ? "'" : "a shell", what ? what : "",
+	    what ? "'" : "");
+}
+
+/* Splits known xargs input into items. */
+static int
+split_items(struct pl_an *an, const struct pl_stream *in, int nul,
+    struct pl_field *items, int max)
+{
+	const char *s = in->s, *e = in->s + in->len;
+	int n = 0;
+
+	while (s < e && n < max) {
+		const char *t = s;
+
+		if (nul) {
+			while (t < e && *t != '\0')
+				t++;
+		} else {
+			while (s < e && (*s == ' ' || *s == '\n' || *s == '\t'))
+				s++;
+			t = s;
+			while (t < e && *t != ' ' && *t != '\n' && *t != '\t')
+				t++;
+		}
+		if (t > s) {
+			memset(&items[n], 0, sizeof(items[n]));
+			items[n].s = pl_strndup(an->a, s, (size_t)(t - s));
+			items[n].len = (size_t)(t - s);
+			items[n].taint = in->taint;
+			if (memchr(items[n].s, '*', items[n].len))
+				items[n].flags |= F_GLOB;
+			n++;
+		}
+		s = t + 1;
+	}
+	return n;
+}
+
+/* Replaces occurrences of rep in f with item. */
+static struct pl_field
+replace_in(struct pl_an *an, const struct pl_field *f, const char *rep,
+    size_t rlen, const struct pl_field *item)
+{
+	struct pl_field o = *f;
+	struct vg_buf *b;
+	size_t i = 0;
+
+	if (rlen == 0 || f->len < rlen || (b = pl_buf_get(an)) == NULL)
+		return o;
+	while (i < f->len) {
+		if (i + rlen <= f->len && memcmp(f->s + i, rep, rlen) == 0) {
+			vg_buf_add(b, item->s, item->len);
+			o.flags |= item->flags;
+			o.taint |= item->taint;
+			i += rlen;
+		} else {
+			vg_buf_addc(b, f->s[i++]);
+		}
+	}
+	o.s = pl_strndup(an->a, b->data, b->len);
+	o.len = b->len;
+	pl_buf_put(an);
+	return o;
+}
+
+/* The unknown item a stream stands for ("DIR/<unknown>" after find). */
+static void
+unknown_item(struct pl_an *an, const struct pl_stream *in,
+    struct pl_field *it)
+{
+	memset(it, 0, sizeof(*it));
+	if (in->items != NULL) {
+		it->s = in->items;
+		it->len = strlen(in->items);
+		it->flags = F_GLOB | (memchr(it->s, PL_UNK, it->len) ? F_UNK : 0);
+		it->taint = in->taint;
+		return;
+	}
+	it->s = "\001";
+	it->len = 1;
+	it->flags = F_UNK;
+	it->taint = in->taint | T_VAR;
+	(void)an;
+}
+
+/* Runs cmd (argv[0..n)) once per item, appending or replacing. */
+static void
+run_items(struct pl_an *an, struct pl_cmd *c, struct pl_field *cmd, int n,
+    const char *rep, size_t rlen, struct pl_field *items, int nitems,
+    int per)
+{
+	struct pl_field *nv;
+	struct pl_stream in, out;
+	int i, k, m;
+
+	if (n == 0) {
+		static char echo[] = "echo";
+
+		cmd = pl_alloc(an->a, sizeof(*cmd));
+		cmd->s = echo;
+		cmd->len = 4;
+		n = 1;
+	}
+	pl_stream_unknown(&in, 0);
+	for (i = 0; i < nitems && i < 4 && !an->over; i++) {
+		nv = pl_alloc(an->a, (size_t)(n + per + 1) * sizeof(*nv));
+		m = 0;
+		if (rep != NULL) {
+			int found = 0;
+
+			for (k = 0; k < n; k++)
+				if (memmem(cmd[k].s, cmd[k].len, rep, rlen))
+					found = 1;
+			if (!found)
+				rep = NULL;
+		}
+		for (k = 0; k < n; k++)
+			nv[m++] = rep ? replace_in(an, &cmd[k], rep, rlen,
+			    &items[i]) : cmd[k];
+		if (!rep)
+			for (k = 0; k < per && i + k < nitems; k++)
+				nv[m++] = items[i + k];
+		pl_run_argv(an, nv, m, c->off, c->len, &in, &out, 0);
+	}
+	pl_stream_unknown(c->out, T_PROG);
+}
+
+/* xargs: the command comes from the arguments, its operands from stdin. */
+static void
+do_xargs(struct pl_an *an, struct pl_cmd *c)
+{
+	struct pl_field items[8];
+	const char *rep = NULL;
+	size_t rlen = 0;
+	int i = 1, nul = 0, nitems;
+
+	while (i < c->argc) {
+		const char *s = c->argv[i].s;
+		size_t n = c->argv[i].len;
+
+		if (n < 2 || s[0] != '-')
+			break;
+		if (strcmp(s, "--") == 0) {
+			i++;
+			break;
+		}
+		if (strcmp(s, "-0") == 0 || strcmp(s, "--null") == 0) {
+			nul = 1;
+		} else if (strcmp(s, "-I") == 0 && i + 1 < c->argc) {
+			rep = c->argv[++i].s;
+			rlen = c->argv[i].len;
+		} else if (strncmp(s, "-I", 2) == 0) {
+			rep = s + 2;
+			rlen = n - 2;
+		} else if (strncmp(s, "-i", 2) == 0 ||
+		    strncmp(s, "--replace", 9) == 0) {
+			rep = "{}";
+			rlen = 2;
+			if (n > 2 && s[1] == 'i') {
+				rep = s + 2;
+				rlen = n - 2;
+			}
+		} else if (strchr("dLnPsEae", s[1]) != NULL && n == 2) {
+			i++;
+		}
+		i++;
+	}
+	if (c->in->known && !(c->in->taint & (T_NET | T_DECODED)))
+		nitems = split_items(an, c->in, nul, items, 8);
+	else if (c->in->known)
+		nitems = split_items(an, c->in, nul, items, 8);
+	else {
+		unknown_item(an, c->in, &items[0]);
+		nitems = 1;
+	}
+	if (nitems == 0)
+		return;
+	run_items(an, c, c->argv + i, c->argc - i, rep, rlen, items, nitems,
+	    rep ? 1 : nitems);
+}
+
+/* parallel: CMD ::: args, or commands as arguments or on stdin. */
+static void
+do_parallel(struct pl_an *an, struct pl_cmd *c)
+{
+	struct pl_field items[8];
+	int i = 1, sep = -1, nitems = 0, k;
+	static const char *const argopts[] = { "-j", "--jobs", "-S",
+	    "--sshlogin", "-a", "--arg-file", "-N", "-n", "-P", "--joblog",
+	    "--results", "--tmpdir", "-I", "--colsep", "-d", "-E",
+	    "--delay", "--timeout", "--retries", "--memfree", "--load",
+	    "--halt", NULL };
+
+	while (i < c->argc && c->argv[i].len > 1 && c->argv[i].s[0] == '-' &&
+	    strcmp(c->argv[i].s, ":::") != 0) {
+		if (in_list(argopts, c->argv[i].s, c->argv[i].len))
+			i++;
+		i++;
+	}
+	for (k = i; k < c->argc; k++)
+		if (strcmp(c->argv[k].s, ":::") == 0 ||
+		    strcmp(c->argv[k].s, "::::") == 0) {
+			sep = k;
+			break;
+		}
+	if (sep >= 0) {
+		for (k = sep + 1; k < c->argc && nitems < 8; k++)
+			if (strcmp(c->argv[k].s, ":::") != 0)
+				items[nitems++] = c->argv[k];
+	} else if (c->in->known) {
+		nitems = split_items(an, c->in, 0, items, 8);
+		sep = c->argc;
+	} else {
+		unknown_item(an, c->in, &items[0]);
+		nitems = 1;
+		sep = c->argc;
+	}
+	if (sep == i) {
+		/* The items are whole shell commands. */
+		struct pl_stream in, out;
+
+		pl_stream_unknown(&in, 0);
+		for (k = 0; k < nitems && !an->over; k++) {
+			if (items[k].flags & F_UNK) {
+				if (items[k].taint & (T_NET | T_DECODED))
+					pl_find(an, items[k].taint & T_NET ?
+					    VG_CAT_REMOTE_CODE :
+					    VG_CAT_OBFUSCATION,
+					    "builtin:parallel-code", c->off,
+					    c->len, "parallel runs commands "
+					    "read from %s data",
+					    items[k].taint & T_NET ?
+					    "downloaded" : "decoded");
+				continue;
+			}
+			pl_analyse_text(an, items[k].s, items[k].len, c->off,
+			    c->len, &in, &out);
+		}
+		return;
+	}
+	run_items(an, c, c->argv + i, sep - i, "{}", 2, items, nitems, 1);
+	(void)run_items;
+}
+
+/* busybox/toybox APPLET args: the applet is the command. */
+static int
+applet_index(const struct pl_cmd *c)
+{
+	int i = 1;
+
+	while (i < c->argc && c->argv[i].len > 0 && c->argv[i].s[0] == '-')
+		i++;
+	return i;
+}
+
+int
+pl_unwrap(struct pl_an *an, struct pl_cmd *c, int *priv, int *handled)
+{
+	const struct wrapper *w;
+	int k;
+
+	*handled = 0;
+	switch (c->name[0]) {
+	case 'b':
+		if (strcmp(c->name, "busybox") == 0)
+			return applet_index(c);
+		break;
+	case 't':
+		if (strcmp(c->name, "toybox") == 0)
+			return applet_index(c);
+		break;
+	case 'x':
+		if (strcmp(c->name, "xargs") == 0) {
+			*handled = 1;
+			do_xargs(an, c);
+			return 0;
+		}
+		break;
+	case 'p':
+		if (strcmp(c->name, "parallel") == 0 ||
+		    strcmp(c->name, "parallel-ssh") == 0) {
+			*handled = 1;
+			do_parallel(an, c);
+			return 0;
+		}
+		break;
+	case 'c':
+		if (strcmp(c->name, "command") == 0 && c->argc > 1 &&
+		    (strcmp(c->argv[1].s, "-v") == 0 ||
+		    strcmp(c->argv[1].s, "-V") == 0)) {
+			/* command -v NAME prints the name: a lookup. */
+			if (c->argc > 2)
+				pl_stream_text(c->out, c->argv[2].s,
+				    c->argv[2].len, c->argv[2].taint);
+			*handled = 1;
+			return 0;
+		}
+		break;
+	}
+	w = find_wrapper(c->name);
+	if (w == NULL)
+		return 0;
+	if ((strcmp(c->name, "srun") == 0 || strcmp(c->name, "salloc") == 0) &&
+	    (an->infloop || an->loopiter >= 500))
+		pl_find(an, VG_CAT_SCHEDULER, "builtin:submit-loop", c->off,
+		    c->len, "'%s' starts jobs in an %s loop", c->name,
+		    an->infloop ? "unbounded" : "very large");
+	k = 1;
+	if (w->flags & W_SUBCMD) {
+		if (c->argc < 2 || strcmp(c->argv[1].s, w->subcmd) != 0)
+			return 0;
+		k = 2;
+	}
+	k = walk_opts(w, c, k);
+	if (k == -2)
+		return c->argc;		/* sudo -l: no command runs */
+	if (strcmp(c->name, "nsenter") == 0) {
+		int i;
+
+		for (i = 1; i < c->argc; i++)
+			if ((strcmp(c->argv[i].s, "-t") == 0 ||
+			    strcmp(c->argv[i].s, "--target") == 0) &&
+			    i + 1 < c->argc && strcmp(c->argv[i + 1].s, "1") ==
+			    0)
+				pl_find(an, VG_CAT_PRIVILEGE,
+				    "builtin:nsenter-host", c->off, c->len,
+				    "enters the namespaces of PID 1 (the host)");
+	}
+	if (strcmp(c->name, "systemd-run") == 0) {
+		int i;
+
+		for (i = 1; i < k && i < c->argc; i++)
+			if (strncmp(c->argv[i].s, "--on-", 5) == 0)
+				pl_find(an, VG_CAT_SYSCONFIG,
+				    "builtin:systemd-timer", c->off, c->len,
+				    "schedules a command with a systemd "
+				    "timer (persistence)");
+	}
+	if (w->flags & W_PRIV) {
+		*priv = 1;
+		priv_finding(an, c, k);
+	}
+	if (k >= c->argc) {
+		if (strcmp(c->name, "env") == 0)
+			return 0;	/* env alone prints the environment */
+		if (strcmp(c->name, "exec") == 0 || (w->flags & W_NOCMD_OK))
+			return c->argc;
+		return c->argc;
+	}
+	if (strcmp(c->name, "env") == 0) {
+		int i;
+
+		/* env -S "cmd args": split the string. */
+		for (i = 1; i < k; i++) {
+			if ((strcmp(c->argv[i].s, "-S") == 0 ||
+			    strcmp(c->argv[i].s, "--split-string") == 0) &&
+			    i + 1 < c->argc) {
+				struct pl_stream in, out;
+
+				pl_stream_unknown(&in, 0);
+				*handled = 1;
+				pl_analyse_text(an, c->argv[i + 1].s,
+				    c->argv[i + 1].len, c->off, c->len, &in,
+				    &out);
+				return 0;
+			}
+		}
+	}
+	if (strcmp(c->name, "flock") == 0 && k < c->argc &&
+	    (strcmp(c->argv[k].s, "-c") == 0 ||
+	    strcmp(c->argv[k].s, "--command") == 0) && k + 1 < c->argc) {
+		struct pl_stream in, out;
+
+		pl_stream_unknown(&in, 0);
+		*handled = 1;
+		pl_analyse_text(an, c->argv[k + 1].s, c->argv[k + 1].len,
+		    c->off, c->len, &in, &out);
+		return 0;
+	}
+	return k;
+}

@@ -1,0 +1,33 @@
+"""fakecloud.py - what the fake cloud APIs (fake-daytona.py,
+fake-vercel.py) share: the command line common to both and serving on a
+private loopback port written to DIR/port.  Standard library only."""
+import argparse
+import os
+import signal
+import sys
+from http.server import ThreadingHTTPServer
+
+
+def parse_args(*extra):
+    """--dir, --token, --fail-create N, plus the required options extra."""
+    ap = argparse.ArgumentParser()
+    for name in ("--dir", "--token") + extra:
+        ap.add_argument(name, required=True)
+    ap.add_argument("--fail-create", type=int, default=0)
+    return ap.parse_args()
+
+
+def serve(handler, dir, cleanup):
+    """Serves handler on 127.0.0.1 (a free port, written to dir/port once
+    listening) until SIGTERM, then calls cleanup()."""
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    srv.daemon_threads = True
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
+    tmp = os.path.join(dir, "port.tmp")
+    with open(tmp, "w") as f:
+        f.write("%d\n" % srv.server_address[1])
+    os.rename(tmp, os.path.join(dir, "port"))
+    try:
+        srv.serve_forever()
+    finally:
+        cleanup()
