@@ -12,7 +12,6 @@
 #include "gate.h"
 #include "path.h"
 
-#if __has_include("policy/policy.h")
 #include "policy/policy.h"
 
 static const char *gate_mode = "auto-deny";
@@ -188,41 +187,3 @@ vg_gate_free(char **denied, size_t n)
 	free(denied);
 }
 
-#else	/* no policy module in this tree: every task is allowed */
-
-const char *
-vg_gate_mode_name(void)
-{
-	return "none";
-}
-
-int
-vg_gate_tasks(const struct vg_manifest *m, const struct vg_taskset *ts,
-    const char *run_id, struct vg_store *st, const struct vg_gate_opts *o,
-    char ***deniedp, size_t *ndenied, struct vg_diag *diag,
-    struct vg_err *e)
-{
-	(void)m;
-	(void)run_id;
-	(void)st;
-	(void)o;
-	(void)diag;
-	(void)e;
-	*deniedp = vg_xcalloc(ts->n + 1, sizeof(**deniedp));
-	*ndenied = 0;
-	return 0;
-}
-
-void
-vg_gate_free(char **denied, size_t n)
-{
-	size_t i;
-
-	if (denied == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		free(denied[i]);
-	free(denied);
-}
-
-#endif
