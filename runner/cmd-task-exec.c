@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "../backends/backend.h"
+#include "../scratch/scratch.h"
 #include "cmd.h"
 #include "launch.h"
 #include "path.h"
@@ -197,6 +198,7 @@ cmd_task_exec_exec(struct vg_args *a)
 	struct vg_err e;
 	sigset_t set, old;
 	char *run_dir = NULL, *task_dir = NULL, *slash, idx[32], host[64];
+	char *base = NULL, *why = NULL, *scratch = NULL;
 	const char *hb;
 	long index;
 	int rc, sfd = -1, beat_s = HEARTBEAT_DEFAULT_S;
@@ -229,11 +231,20 @@ cmd_task_exec_exec(struct vg_args *a)
 		goto out;
 	}
 	slash = strrchr(run_dir, '/');
+	/* This node's scratch (the run directory as the last resort). */
+	if ((rc = vg_scratch_base(&m->scratch, run_dir, &base, &why,
+	    &e)) != 0 || (rc = vg_scratch_task_dir_min(base,
+	    slash != NULL ? slash + 1 : run_dir, (int)index,
+	    m->scratch.min_free, &scratch, &e)) != 0) {
+		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "task-exec: %s", e.msg);
+		goto out;
+	}
 	memset(&at, 0, sizeof(at));
 	at.m = m;
 	at.task = t;
 	at.run_id = slash != NULL ? slash + 1 : run_dir;
 	at.task_dir = task_dir;
+	at.scratch_dir = scratch;
 	at.attempt = attempt_number();
 	at.res = m->resources;
 	at.timeout = m->timeout;
@@ -266,6 +277,8 @@ cmd_task_exec_exec(struct vg_args *a)
 		host[sizeof(host) - 1] = '\0';
 		snprintf(r.node, sizeof(r.node), "%s", host);
 	}
+	(void)vg_scratch_finish(scratch, m->scratch.keep,
+	    r.state == VG_ST_SUCCEEDED, NULL);
 	vg_err_init(&e);
 	if (vg_result_write(task_dir, &r, &e) != 0) {
 		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "task-exec: %s", e.msg);
@@ -279,6 +292,9 @@ out:
 		close(sfd);
 	vg_task_release(&task);
 	vg_manifest_free(m);
+	free(base);
+	free(why);
+	free(scratch);
 	free(task_dir);
 	free(run_dir);
 	return rc;

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../scratch/scratch.h"
 #include "json.h"
 #include "leftover.h"
 #include "path.h"
@@ -36,6 +37,7 @@
 struct box {
 	struct vg_attempt	 a;
 	char			*task_dir;
+	char			*scratch_dir;
 };
 
 struct drv {
@@ -59,6 +61,7 @@ struct drv {
 	size_t				 nretry, retrycap;
 	struct vg_progress		*pg;
 	struct vg_buf			 label;
+	char				*scratch_base;	/* NULL: none here */
 };
 
 /* Copies src into dst of size n, truncating, always terminated. */
@@ -291,6 +294,7 @@ box_free(struct box *b)
 	if (b == NULL)
 		return;
 	free(b->task_dir);
+	free(b->scratch_dir);
 	free(b);
 }
 
@@ -316,10 +320,25 @@ submit_task(struct drv *d, size_t i, struct vg_err *e)
 		box_free(b);
 		return rc;
 	}
+	if (d->scratch_base != NULL) {
+		struct vg_err se;
+
+		vg_err_init(&se);
+		if (vg_scratch_task_dir_min(d->scratch_base, d->run_id,
+		    t->index, d->m->scratch.min_free, &b->scratch_dir,
+		    &se) != 0) {
+			/* This task cannot run here; the others may. */
+			box_free(b);
+			t->exit_code = -1;
+			return set_task(d, i, VG_ST_BACKEND_ERROR, t->attempts,
+			    se.msg, e);
+		}
+	}
 	b->a.m = d->m;
 	b->a.task = &d->ts->v[i];
 	b->a.run_id = d->run_id;
 	b->a.task_dir = b->task_dir;
+	b->a.scratch_dir = b->scratch_dir;
 	b->a.attempt = t->attempts + 1;
 	b->a.res = d->m->resources;
 	b->a.res.memory = t->memory;
@@ -468,6 +487,9 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	int rc;
 
 	describe(r, why, sizeof(why));
+	if (b->scratch_dir != NULL)
+		(void)vg_scratch_finish(b->scratch_dir, d->m->scratch.keep,
+		    u->state == VG_ST_SUCCEEDED, NULL);
 	t->exit_code = r->exit_code;
 	t->signal = r->signal;
 	if (r->started > 0)
@@ -972,6 +994,17 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 		vg_progress_bind(d.pg, d.counts, d.n);
 	if ((rc = sched_open(&d, &ri, o, e)) != 0)
 		goto out;
+	/* Scratch lives where tasks run: here for direct; on the compute
+	 * node (task-exec) for schedulers that send tasks elsewhere. */
+	if (d.sched.ops == &vg_scheduler_direct) {
+		char *why = NULL;
+
+		rc = vg_scratch_base(&m->scratch, vg_store_home(st),
+		    &d.scratch_base, &why, e);
+		free(why);
+		if (rc != 0)
+			goto out;
+	}
 	if (o->signals && (rc = signals_on(&d, e)) != 0)
 		goto out;
 	(void)vg_pid_start_time(getpid(), &self_start);
@@ -1033,6 +1066,7 @@ out:
 	free(d.tr);
 	free(d.retry);
 	free(d.run_dir);
+	free(d.scratch_base);
 	vg_buf_release(&d.label);
 	vg_run_info_release(&ri);
 	return rc;
