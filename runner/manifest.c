@@ -500,6 +500,49 @@ check_binds(const struct vg_field *f, const struct vg_ynode *n, void *p,
 	}
 }
 
+/* Offset of the first control character (a byte below 0x20, or 0x7f) in
+ * a scalar's text, or -1 when there is none. */
+static long
+control_at(const struct vg_ynode *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->len; i++)
+		if ((unsigned char)n->str[i] < 0x20 || n->str[i] == 0x7f)
+			return (long)i;
+	return -1;
+}
+
+/* Slurm names (partition, account, ...) and slurm.exclude: no control
+ * characters, which would break the batch script's #SBATCH lines and
+ * the command lines they are passed on. */
+static void
+check_printable(const struct vg_field *f, const struct vg_ynode *n, void *p,
+    struct vg_dctx *c)
+{
+	const struct vg_ynode *el;
+	long at;
+	size_t i;
+
+	(void)p;
+	if (f->type == VG_F_STR) {
+		if (n->kind == VG_Y_SCALAR && (at = control_at(n)) >= 0)
+			vg_dctx_error(c, n, "'%s' holds a control character "
+			    "(byte 0x%02x at offset %ld): only printable "
+			    "characters are valid", c->path,
+			    (unsigned char)n->str[at], at);
+		return;
+	}
+	for (i = 0; n->kind == VG_Y_SEQ && i < n->n; i++) {
+		el = n->items[i];
+		if (el->kind == VG_Y_SCALAR && (at = control_at(el)) >= 0)
+			vg_dctx_error(c, el, "'%s[%zu]' holds a control "
+			    "character (byte 0x%02x at offset %ld): only "
+			    "printable characters are valid", c->path, i,
+			    (unsigned char)el->str[at], at);
+	}
+}
+
 /* A rule needs something to match. */
 static void
 check_rule(const struct vg_section *s, const struct vg_ynode *n, void *base,
@@ -571,6 +614,9 @@ static const char *const clock_names[] = { "atime", "mtime", "ctime", "any",
 
 #define STR(st, k, m, h) \
 	{ .key = k, .type = VG_F_STR, .off = OFF(st, m), .help = h }
+#define SLURMSTR(st, k, m, h) \
+	{ .key = k, .type = VG_F_STR, .off = OFF(st, m), \
+	  .check = check_printable, .help = h }
 #define STRDEF(st, k, m, d, h) \
 	{ .key = k, .type = VG_F_STR, .off = OFF(st, m), .def = d, .help = h }
 #define CHOICE(st, k, m, d, v, h) \
@@ -616,10 +662,11 @@ static const struct vg_section resources_section = {
 		    "GPUs per task"),
 		DURS(vg_resources, "time", time, 1, 100 * YEAR,
 		    "time limit (Slurm --time)"),
-		STR(vg_resources, "partition", partition, "Slurm partition"),
-		STR(vg_resources, "account", account, "Slurm account"),
-		STR(vg_resources, "qos", qos, "Slurm QOS"),
-		STR(vg_resources, "constraint", constraint,
+		SLURMSTR(vg_resources, "partition", partition,
+		    "Slurm partition"),
+		SLURMSTR(vg_resources, "account", account, "Slurm account"),
+		SLURMSTR(vg_resources, "qos", qos, "Slurm QOS"),
+		SLURMSTR(vg_resources, "constraint", constraint,
 		    "Slurm node features"),
 		{ .key = NULL },
 	},
@@ -818,7 +865,9 @@ static const struct vg_section slurm_section = {
 		STRDEF(vg_slurm_conf, "signal", signal, "B:USR2@90",
 		    "--signal; empty for none"),
 		BOOL(vg_slurm_conf, "requeue", requeue, "false", "--requeue"),
-		STRV(vg_slurm_conf, "exclude", exclude, "nodes to avoid"),
+		{ .key = "exclude", .type = VG_F_STRV,
+		  .off = OFF(vg_slurm_conf, exclude), .check = check_printable,
+		  .help = "nodes to avoid" },
 		DUR(vg_slurm_conf, "poll_min", poll_min, NULL, 0, 3600,
 		    "shortest poll interval"),
 		DUR(vg_slurm_conf, "poll_max", poll_max, NULL, 0, 3600,
