@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../runner/path.h"
 #include "ssh-remote.h"
 
 /* Appends s single-quoted, always (even when it is a plain word). */
@@ -390,18 +391,7 @@ vg_ssh_resume_offset(int fd, uint64_t *off, struct vg_err *e)
 int
 vg_ssh_write_all(int fd, const void *buf, size_t len, struct vg_err *e)
 {
-	const char *p = buf;
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return vg_err_errno(e, "cannot write the task's output");
-		}
-		p += n;
-		len -= (size_t)n;
-	}
+	if (vg_write_all(fd, buf, len) != 0)
+		return vg_err_errno(e, "cannot write the task's output");
 	return 0;
 }

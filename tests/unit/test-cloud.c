@@ -274,9 +274,9 @@ test_daytona_create_body(void **state)
 	assert_string_equal(vg_json_get_str(lab, "vigil", ""), "1");
 	assert_string_equal(vg_json_get_str(lab, "vigil-run", ""), "run1");
 	assert_string_equal(vg_json_get_str(lab, "vigil-task", ""), "3");
-	vg_cloud_owner(owner, sizeof(owner));
+	vg_backend_owner_label(owner, sizeof(owner));
 	assert_string_equal(vg_json_get_str(lab, "vigil-owner", ""), owner);
-	assert_false(vg_cloud_owner_dead(owner));
+	assert_false(vg_backend_owner_dead(owner));
 	vg_json_free(doc);
 
 	vg_buf_reset(&b);
@@ -300,16 +300,16 @@ test_owner(void **state)
 	char host[256], owner[512];
 
 	(void)state;
-	assert_false(vg_cloud_owner_dead(NULL));
-	assert_false(vg_cloud_owner_dead("garbage"));
-	assert_false(vg_cloud_owner_dead("other-host-xyz:1:1"));
+	assert_false(vg_backend_owner_dead(NULL));
+	assert_false(vg_backend_owner_dead("garbage"));
+	assert_false(vg_backend_owner_dead("other-host-xyz:1:1"));
 	gethostname(host, sizeof(host));
 	host[sizeof(host) - 1] = '\0';
 	/* pid 1 exists, but not with start time 1. */
 	snprintf(owner, sizeof(owner), "%s:1:1", host);
-	assert_true(vg_cloud_owner_dead(owner));
+	assert_true(vg_backend_owner_dead(owner));
 	snprintf(owner, sizeof(owner), "%s:0:1", host);
-	assert_false(vg_cloud_owner_dead(owner));
+	assert_false(vg_backend_owner_dead(owner));
 }
 
 /* Vercel: create body with image or snapshot, command body. */
