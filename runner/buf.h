@@ -52,6 +52,8 @@ const char *vg_buf_str(const struct vg_buf *b);
  * one word with the same bytes: 'it'\''s'.  Plain words stay unquoted.
  */
 void	 vg_buf_shquote(struct vg_buf *b, const char *s);
+/* Appends s single-quoted like vg_buf_shquote, even when it is plain. */
+void	 vg_buf_squote(struct vg_buf *b, const char *s);
 
 /* A NULL-terminated vector of owned strings (argv, lists). */
 struct vg_strv {
