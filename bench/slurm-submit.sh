@@ -14,7 +14,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 N=${1:-1000}
-. "$top/bench/slurm-lib.sh"
+. "$top/bench/lib/slurm.sh"
 cleanup() {
 	scancel --name=vg-bench-base >/dev/null 2>&1 || true
 	slurm_bench_cleanup

@@ -12,7 +12,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${1:-300}
 N=${2:-1000}
-. "$top/bench/slurm-lib.sh"
+. "$top/bench/lib/slurm.sh"
 VIGIL_DEBUG=1
 export VIGIL_DEBUG
 trap slurm_bench_cleanup EXIT

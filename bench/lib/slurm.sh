@@ -1,4 +1,4 @@
-# slurm-lib.sh - sourced by the Slurm benches after they set $top: a
+# lib/slurm.sh - sourced by the Slurm benches after they set $top: a
 # private work dir $W with its VIGIL_HOME and token bucket, a cluster of
 # the benches' own (RPC counts and timings see no other user), and
 # slurm_bench_cleanup, which cancels run $id, waits for its detached
