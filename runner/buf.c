@@ -242,6 +242,18 @@ vg_buf_squote(struct vg_buf *b, const char *s)
 	vg_buf_addc(b, '\'');
 }
 
+int
+vg_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 void
 vg_strv_take(struct vg_strv *sv, char *s)
 {

@@ -1,5 +1,6 @@
 /*
- * test-buf.c - shell quoting of buffers and the whole-write helper.
+ * test-buf.c - shell quoting of buffers, hex digits and the whole-write
+ * helper.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,6 +44,22 @@ test_quote(void **state)
 	check_quote("''", "''\\'''\\'''", "''\\'''\\'''");
 }
 
+/* Hex digits of either case; anything else, bytes >= 0x80 included,
+ * is -1. */
+static void
+test_hexval(void **state)
+{
+	(void)state;
+	assert_int_equal(vg_hexval('0'), 0);
+	assert_int_equal(vg_hexval('9'), 9);
+	assert_int_equal(vg_hexval('a'), 10);
+	assert_int_equal(vg_hexval('F'), 15);
+	assert_int_equal(vg_hexval('g'), -1);
+	assert_int_equal(vg_hexval('/'), -1);
+	assert_int_equal(vg_hexval(-48), -1);
+	assert_int_equal(vg_hexval(0xb0), -1);
+}
+
 /* All bytes arrive through a pipe; a closed pipe gives -1 and EPIPE. */
 static void
 test_write_all(void **state)
@@ -71,6 +88,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quote),
+		cmocka_unit_test(test_hexval),
 		cmocka_unit_test(test_write_all),
 	};
 
