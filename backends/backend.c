@@ -439,3 +439,61 @@ vg_result_parse(const char *text, size_t len, struct vg_result *r,
 {
 	return result_parse(text, len, r, "result", e);
 }
+
+/* "host:pid:starttime" of this process; see backend.h. */
+void
+vg_backend_owner_label(char *out, size_t size)
+{
+	unsigned long long start = 0;
+	char host[256];
+
+	if (gethostname(host, sizeof(host)) != 0)
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	(void)vg_proc_starttime(getpid(), &start);
+	snprintf(out, size, "%s:%ld:%llu", host, (long)getpid(), start);
+}
+
+/* True when owner's process on this host is gone; see backend.h. */
+int
+vg_backend_owner_dead(const char *owner)
+{
+	char host[256], label_host[256];
+	unsigned long long start;
+	long pid;
+
+	if (owner == NULL || sscanf(owner, "%255[^:]:%ld:%llu", label_host,
+	    &pid, &start) != 3 || pid <= 0)
+		return 0;
+	if (gethostname(host, sizeof(host)) != 0)
+		return 0;
+	host[sizeof(host) - 1] = '\0';
+	if (strcmp(host, label_host) != 0)
+		return 0;	/* another host's: cannot tell */
+	return !vg_proc_alive((pid_t)pid, start);
+}
+
+/* Opens a task output file; the caller closes the fd. */
+int
+vg_task_output_open(const char *task_dir, const char *name, int flags,
+    struct vg_err *e)
+{
+	char *path = vg_path_join(task_dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | flags,
+	    0644);
+
+	if (fd < 0)
+		vg_err_errno(e, "opening '%s'", path);
+	free(path);
+	return fd;
+}
+
+/* Fills r as a backend failure with e's message; returns the rc. */
+int
+vg_result_fail(struct vg_result *r, const struct vg_err *e)
+{
+	r->state = VG_ST_BACKEND_ERROR;
+	snprintf(r->reason, sizeof(r->reason), "%.*s",
+	    (int)sizeof(r->reason) - 1, e->msg);
+	return e->rc != 0 ? e->rc : VG_EBACKEND;
+}

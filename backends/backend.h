@@ -147,4 +147,26 @@ int	vg_result_read(const char *task_dir, struct vg_result *r,
 int	vg_result_parse(const char *text, size_t len, struct vg_result *r,
 	    struct vg_err *e);
 
+/*
+ * The owner label of this process, "host:pid:starttime", that backends
+ * put on what they create outside the task directory (containers,
+ * sandboxes) so that reap can tell orphans from live runs.
+ */
+void	vg_backend_owner_label(char *out, size_t size);
+/* True when owner names a process of this host that is gone (or a
+ * zombie); false for another host's label or one that does not parse. */
+int	vg_backend_owner_dead(const char *owner);
+
+/*
+ * Opens task_dir/name (stdout, stderr) for the task's output, created or
+ * truncated, mode 0644, O_CLOEXEC plus flags (e.g. O_APPEND).  Returns
+ * the fd (caller closes) or -1 with e filled.
+ */
+int	vg_task_output_open(const char *task_dir, const char *name,
+	    int flags, struct vg_err *e);
+
+/* Fills r as VG_ST_BACKEND_ERROR with e's message as the reason; returns
+ * e->rc, or VG_EBACKEND when e holds none. */
+int	vg_result_fail(struct vg_result *r, const struct vg_err *e);
+
 #endif

@@ -38,25 +38,6 @@
 /* Small pure helpers                                                  */
 /* ------------------------------------------------------------------ */
 
-/* Monotonic seconds. */
-double
-vg_cloud_mono(void)
-{
-	return (double)vg_mono_ms() / 1000.0;
-}
-
-/* Seconds until deadline (0 = none, gives 0), at least min. */
-double
-vg_cloud_left(double deadline, double min)
-{
-	double left;
-
-	if (deadline <= 0)
-		return 0;
-	left = deadline - vg_cloud_mono();
-	return left < min ? min : left;
-}
-
 /* A random number in [0, 1); jitter needs no quality. */
 static double
 rnd01(void)
@@ -95,10 +76,10 @@ vg_cloud_backoff(int n, double retry_after, double r01)
 int
 vg_cloud_sleep(const volatile sig_atomic_t *stop, double secs)
 {
-	double end = vg_cloud_mono() + secs, left;
+	double end = vg_mono() + secs, left;
 	struct timespec ts;
 
-	while ((left = end - vg_cloud_mono()) > 0) {
+	while ((left = end - vg_mono()) > 0) {
 		if (stop != NULL && *stop)
 			return VG_ECANCELED;
 		if (left > 0.05)
@@ -552,46 +533,13 @@ vg_cloud_script(const struct vg_attempt *a, const char *cwd,
 	vg_strv_release(&argv);
 }
 
-/* The owner label of this process; see cloud.h. */
-void
-vg_cloud_owner(char *out, size_t size)
-{
-	unsigned long long start = 0;
-	char host[256];
-
-	if (gethostname(host, sizeof(host)) != 0)
-		snprintf(host, sizeof(host), "unknown");
-	host[sizeof(host) - 1] = '\0';
-	(void)vg_proc_starttime(getpid(), &start);
-	snprintf(out, size, "%s:%ld:%llu", host, (long)getpid(), start);
-}
-
-/* True when owner names a process of this host that is gone. */
-int
-vg_cloud_owner_dead(const char *owner)
-{
-	char host[256], label_host[256];
-	unsigned long long start;
-	long pid;
-
-	if (owner == NULL || sscanf(owner, "%255[^:]:%ld:%llu", label_host,
-	    &pid, &start) != 3 || pid <= 0)
-		return 0;
-	if (gethostname(host, sizeof(host)) != 0)
-		return 0;
-	host[sizeof(host) - 1] = '\0';
-	if (strcmp(host, label_host) != 0)
-		return 0;	/* another host's: cannot tell */
-	return !vg_proc_alive((pid_t)pid, start);
-}
-
 /* Adds the labels of a's sandbox to the open object of w. */
 void
 vg_cloud_labels(const struct vg_attempt *a, struct vg_json_writer *w)
 {
 	char owner[320], num[32];
 
-	vg_cloud_owner(owner, sizeof(owner));
+	vg_backend_owner_label(owner, sizeof(owner));
 	vg_json_key(w, VG_CLOUD_LABEL);
 	vg_json_str(w, "1");
 	vg_json_key(w, VG_CLOUD_LABEL_RUN);
@@ -601,19 +549,6 @@ vg_cloud_labels(const struct vg_attempt *a, struct vg_json_writer *w)
 	vg_json_str(w, num);
 	vg_json_key(w, VG_CLOUD_LABEL_OWNER);
 	vg_json_str(w, owner);
-}
-
-/* Opens task_dir/name truncated. */
-static int
-open_output(const char *dir, const char *name, struct vg_err *e)
-{
-	char *path = vg_xasprintf("%s/%s", dir, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	if (fd < 0)
-		vg_err_errno(e, "opening '%s'", path);
-	free(path);
-	return fd;
 }
 
 /* Opens the output files; see cloud.h. */
@@ -626,8 +561,8 @@ vg_cloud_out_open(struct vg_cloud_out *o, const char *task_dir,
 	if (task_dir == NULL)
 		return vg_err_set(e, VG_EINVAL, "attempt has no task "
 		    "directory");
-	if ((o->fd[1] = open_output(task_dir, "stdout", e)) < 0 ||
-	    (o->fd[2] = open_output(task_dir, "stderr", e)) < 0)
+	if ((o->fd[1] = vg_task_output_open(task_dir, "stdout", 0, e)) < 0 ||
+	    (o->fd[2] = vg_task_output_open(task_dir, "stderr", 0, e)) < 0)
 		return VG_EIO;
 	return 0;
 }
@@ -638,7 +573,6 @@ vg_cloud_out_write(struct vg_cloud_out *o, int stream, const char *p,
     size_t n)
 {
 	unsigned long long end, k;
-	ssize_t w;
 
 	if (stream != 1 && stream != 2)
 		return 0;
@@ -651,16 +585,7 @@ vg_cloud_out_write(struct vg_cloud_out *o, int stream, const char *p,
 	p += k;
 	n -= (size_t)k;
 	o->written[stream] = end;
-	while (n > 0) {
-		w = write(o->fd[stream], p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return VG_EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return vg_write_all(o->fd[stream], p, n) != 0 ? VG_EIO : 0;
 }
 
 /* Before a whole log is read again. */
@@ -845,17 +770,6 @@ cloud_on_signal(int sig)
 	cloud_stop = 1;
 }
 
-/* Fills r as a backend failure with e's message. */
-static int
-result_error(struct vg_result *r, const struct vg_err *e)
-{
-	r->state = VG_ST_BACKEND_ERROR;
-	r->exit_code = -1;
-	snprintf(r->reason, sizeof(r->reason), "%.*s",
-	    (int)sizeof(r->reason) - 1, e->msg);
-	return e->rc != 0 ? e->rc : VG_EBACKEND;
-}
-
 /* Appends text to r's reason. */
 static void
 reason_add(struct vg_result *r, const char *text)
@@ -908,12 +822,12 @@ run_command(const struct vg_cloud_ops *ops, struct vg_cloud_task *t,
 	if (rc == VG_ECANCELED && !cloud_stop) {
 		/* Aborted by a sink (a task file could not be written). */
 		vg_err_set(e, VG_EIO, "%s", le.msg);
-		return result_error(r, e);
+		return vg_result_fail(r, e);
 	}
 	if (rc != VG_ETIMEOUT && rc != VG_ECANCELED) {
 		if (rc != 0) {
 			vg_err_set(e, rc, "%s", le.msg);
-			return result_error(r, e);
+			return vg_result_fail(r, e);
 		}
 		result_exit(r, code);
 		return 0;
@@ -954,7 +868,7 @@ vg_cloud_run(const struct vg_cloud_ops *ops, struct vg_attempt *a,
 	/* The whole attempt counts, sandbox creation included, as it does
 	 * for the scheduler that started this monitor. */
 	if (a->timeout > 0)
-		deadline = vg_cloud_mono() + a->timeout;
+		deadline = vg_mono() + a->timeout;
 
 	cloud_stop = 0;
 	memset(&sa, 0, sizeof(sa));
@@ -965,7 +879,7 @@ vg_cloud_run(const struct vg_cloud_ops *ops, struct vg_attempt *a,
 
 	if ((rc = vg_cloud_out_open(&t.out, a->task_dir, e)) != 0 ||
 	    (rc = vg_cloud_open(&t.c, ops, conf, &cloud_stop, e)) != 0) {
-		result_error(r, e);
+		vg_result_fail(r, e);
 		goto out;
 	}
 	vg_err_init(&le);
@@ -977,7 +891,7 @@ vg_cloud_run(const struct vg_cloud_ops *ops, struct vg_attempt *a,
 			rc = 0;
 		} else {
 			vg_err_set(e, rc, "%s", le.msg);
-			result_error(r, e);
+			vg_result_fail(r, e);
 		}
 		goto destroy;
 	}
@@ -1036,7 +950,7 @@ vg_cloud_reap(const struct vg_cloud_ops *ops, const char *run_id,
 	for (i = 0; i < boxes.n; i++) {
 		b = &boxes.v[i];
 		if (run_id != NULL ? strcmp(b->run, run_id) != 0 :
-		    !vg_cloud_owner_dead(b->owner))
+		    !vg_backend_owner_dead(b->owner))
 			continue;
 		if ((rc = ops->destroy(&c, b->id, e)) != 0)
 			goto out;

@@ -24,6 +24,7 @@
 #include "../runner/err.h"
 #include "../runner/http.h"
 #include "../runner/json.h"
+#include "../runner/path.h"
 #include "backend.h"
 
 /* Labels (Daytona) or tags (Vercel) on every sandbox vigil creates. */
@@ -197,10 +198,6 @@ int	vg_cloud_sleep(const volatile sig_atomic_t *stop, double secs);
 
 /* ---- attempts ---- */
 
-/* Monotonic seconds; seconds left until deadline (0 = none), >= min. */
-double	vg_cloud_mono(void);
-double	vg_cloud_left(double deadline, double min);
-
 /*
  * The sandbox's environment: vg_attempt_env without this host's PATH,
  * HOME, USER, LOGNAME, TMPDIR (the image has its own) unless the task
@@ -215,11 +212,6 @@ void	vg_cloud_env(const struct vg_attempt *a, struct vg_strv *out);
  */
 void	vg_cloud_script(const struct vg_attempt *a, const char *cwd,
 	    struct vg_buf *out);
-
-/* "host:pid:starttime" of this process, for the owner label. */
-void	vg_cloud_owner(char *out, size_t size);
-/* True when owner names a process of this host that is gone. */
-int	vg_cloud_owner_dead(const char *owner);
 
 /* Output files: opened truncated in task_dir. */
 int	vg_cloud_out_open(struct vg_cloud_out *o, const char *task_dir,

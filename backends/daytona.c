@@ -224,7 +224,7 @@ daytona_create(struct vg_cloud_task *t, struct vg_err *e)
 	};
 	const char *id;
 	char state[64], why[256], *tb = NULL, *path = NULL, *base;
-	double end = vg_cloud_mono() + VG_CLOUD_CREATE_TIMEOUT, pause = 0.25;
+	double end = vg_mono() + VG_CLOUD_CREATE_TIMEOUT, pause = 0.25;
 	int r;
 
 	vg_daytona_create_body(t->a, t->c.conf, &body);
@@ -249,7 +249,7 @@ daytona_create(struct vg_cloud_task *t, struct vg_err *e)
 			    why);
 			goto out;
 		}
-		if (vg_cloud_mono() > end) {
+		if (vg_mono() > end) {
 			r = vg_err_set(e, VG_ETIMEOUT, "daytona: sandbox %s "
 			    "still '%s' after %.0f s", t->sandbox, state,
 			    VG_CLOUD_CREATE_TIMEOUT);
@@ -412,7 +412,7 @@ daytona_wait(struct vg_cloud_task *t, double deadline, long *code,
 			return r;
 		if (*code >= 0)
 			return 0;
-		if (deadline > 0 && (left = deadline - vg_cloud_mono()) <= 0)
+		if (deadline > 0 && (left = deadline - vg_mono()) <= 0)
 			return vg_err_set(e, VG_ETIMEOUT, "daytona: timed out");
 		cap = DAYTONA_POLL_MAX + (double)(t->out.written[1] +
 		    t->out.written[2]) / (2 << 20);

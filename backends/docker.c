@@ -31,6 +31,7 @@
 
 #include "../runner/http.h"
 #include "../runner/json.h"
+#include "../runner/path.h"
 #include "../runner/policy/policy.h"
 #include "docker.h"
 
@@ -1079,66 +1080,6 @@ out:
 	return r;
 }
 
-/* Reads field 22 (starttime) of /proc/PID/stat; 0 when unknown. */
-static unsigned long long
-proc_starttime(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long v = 0;
-	ssize_t n;
-	int fd, field;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* The command name may hold spaces and ')'; count from the last. */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return 0;
-	for (field = 2; *p != '\0' && field < 22; p++)
-		if (*p == ' ')
-			field++;
-	sscanf(p, "%llu", &v);
-	return v;
-}
-
-/* "host:pid:starttime" of this process, for the owner label. */
-static void
-owner_label(char *out, size_t size)
-{
-	char host[256];
-
-	if (gethostname(host, sizeof(host)) != 0)
-		snprintf(host, sizeof(host), "unknown");
-	host[sizeof(host) - 1] = '\0';
-	snprintf(out, size, "%s:%ld:%llu", host, (long)getpid(),
-	    proc_starttime(getpid()));
-}
-
-/* True when the owner label names a process of this host that is gone. */
-static int
-owner_dead(const char *owner)
-{
-	char host[256], label_host[256];
-	unsigned long long start;
-	long pid;
-
-	if (owner == NULL || sscanf(owner, "%255[^:]:%ld:%llu", label_host,
-	    &pid, &start) != 3 || pid <= 0)
-		return 0;
-	if (gethostname(host, sizeof(host)) != 0)
-		return 0;
-	host[sizeof(host) - 1] = '\0';
-	if (strcmp(host, label_host) != 0)
-		return 0;	/* another host's: cannot tell */
-	return kill((pid_t)pid, 0) != 0 && errno == ESRCH ? 1 :
-	    proc_starttime((pid_t)pid) != start;
-}
-
 /* ------------------------------------------------------------------ */
 /* Operations                                                          */
 /* ------------------------------------------------------------------ */
@@ -1244,7 +1185,6 @@ log_out(void *arg, int stream, const char *p, size_t n)
 {
 	struct log_sink *ls = arg;
 	size_t k;
-	ssize_t w;
 
 	if (ls->skip[stream] > 0) {
 		k = ls->skip[stream] < n ? (size_t)ls->skip[stream] : n;
@@ -1253,16 +1193,7 @@ log_out(void *arg, int stream, const char *p, size_t n)
 		n -= k;
 	}
 	ls->written[stream] += n;
-	while (n > 0) {
-		w = write(ls->fd[stream], p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return VG_EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return vg_write_all(ls->fd[stream], p, n) != 0 ? VG_EIO : 0;
 }
 
 /* vg_http_sink feeding the demultiplexer. */
@@ -1301,54 +1232,6 @@ drain_logs(struct docker_conn *c, const char *id, struct log_sink *ls)
 	req.path = path;
 	(void)vg_http_do(c->h, &req, &c->resp, NULL);
 	free(path);
-}
-
-/* Opens task_dir/name for the task's output, truncated. */
-static int
-open_output(const char *dir, const char *name, struct vg_err *e)
-{
-	char *path = vg_xasprintf("%s/%s", dir, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	if (fd < 0)
-		vg_err_errno(e, "opening '%s'", path);
-	free(path);
-	return fd;
-}
-
-/* Seconds left until deadline (0 = none), at least min. */
-static double
-time_left(double deadline, double min)
-{
-	struct timespec ts;
-	double now, left;
-
-	if (deadline <= 0)
-		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	left = deadline - now;
-	return left < min ? min : left;
-}
-
-/* Monotonic seconds. */
-static double
-mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Wall clock seconds. */
-static double
-wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /*
@@ -1482,7 +1365,7 @@ docker_create(struct docker_conn *c, const struct vg_attempt *a,
 	int r, tries;
 
 	*idp = NULL;
-	owner_label(owner, sizeof(owner));
+	vg_backend_owner_label(owner, sizeof(owner));
 	vg_docker_create_body(a, owner, &body);
 	name = container_name(a);
 	path = vg_xasprintf("/containers/create?name=%s", name);
@@ -1518,16 +1401,6 @@ out:
 	free(name);
 	free(path);
 	return r;
-}
-
-/* Fills r as a backend failure with e's message. */
-static int
-result_error(struct vg_result *r, const struct vg_err *e)
-{
-	r->state = VG_ST_BACKEND_ERROR;
-	snprintf(r->reason, sizeof(r->reason), "%.*s",
-	    (int)sizeof(r->reason) - 1, e->msg);
-	return e->rc != 0 ? e->rc : VG_EBACKEND;
 }
 
 /*
@@ -1597,23 +1470,25 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 
 	if ((rc = docker_open(&c, docker_endpoint(a->m), &docker_stop,
 	    e)) != 0) {
-		result_error(r, e);
+		vg_result_fail(r, e);
 		goto restore;
 	}
 	if ((rc = docker_precheck(&c, a, r, e)) != 0) {
 		if (rc == 1)
 			rc = 0;		/* DENIED is an outcome */
 		else
-			result_error(r, e);
+			vg_result_fail(r, e);
 		goto close;
 	}
-	if ((ls.fd[1] = open_output(a->task_dir, "stdout", e)) < 0 ||
-	    (ls.fd[2] = open_output(a->task_dir, "stderr", e)) < 0) {
-		rc = result_error(r, e);
+	if ((ls.fd[1] = vg_task_output_open(a->task_dir, "stdout",
+	    0, e)) < 0 ||
+	    (ls.fd[2] = vg_task_output_open(a->task_dir, "stderr",
+	    0, e)) < 0) {
+		rc = vg_result_fail(r, e);
 		goto close;
 	}
 	if ((rc = docker_create(&c, a, &id, e)) != 0) {
-		result_error(r, e);
+		vg_result_fail(r, e);
 		goto close;
 	}
 	path = vg_xasprintf("/containers/%s/start", id);
@@ -1621,12 +1496,12 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	    "starting the container", e);
 	free(path);
 	if (rc != 0) {
-		result_error(r, e);
+		vg_result_fail(r, e);
 		goto remove;
 	}
-	r->started = wall_now();
+	r->started = vg_now();
 	if (a->timeout > 0)
-		deadline = mono_now() + a->timeout;
+		deadline = vg_mono() + a->timeout;
 
 	/* The log stream ends when the container does. */
 	vg_docker_demux_init(&dm, log_out, &ls);
@@ -1636,7 +1511,7 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	req.sink = logs_sink;
 	req.sink_arg = &dm;
 	req.stop = &docker_stop;
-	req.timeout = time_left(deadline, 0.001);
+	req.timeout = vg_time_left(deadline, 0.001);
 	vg_err_init(&le);
 	rc = vg_http_do(c.h, &req, &c.resp, &le);
 	free(path);
@@ -1650,14 +1525,15 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 		vg_err_set(e, rc, "%s", le.msg);
 	}
 	if (!timed_out && !cancelled) {
-		rc = docker_wait(&c, id, time_left(deadline, 0.001), &code, &le);
+		rc = docker_wait(&c, id, vg_time_left(deadline, 0.001), &code,
+		    &le);
 		if (rc == VG_ETIMEOUT)
 			timed_out = 1;
 		else if (rc == VG_ECANCELED)
 			cancelled = 1;
 		else if (rc != 0) {
 			vg_err_set(e, rc, "%s", le.msg);
-			result_error(r, e);
+			vg_result_fail(r, e);
 			goto remove;
 		}
 	}
@@ -1671,7 +1547,7 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 		r->state = timed_out ? VG_ST_TIMEOUT : VG_ST_CANCELLED;
 		snprintf(r->reason, sizeof(r->reason), "%s after %.1f s; "
 		    "container stopped with %s", timed_out ? "timed out" :
-		    "cancelled", wall_now() - r->started, sig == SIGKILL ?
+		    "cancelled", vg_now() - r->started, sig == SIGKILL ?
 		    "SIGKILL" : "SIGTERM");
 	} else if (code == 0) {
 		r->state = VG_ST_SUCCEEDED;
@@ -1689,11 +1565,11 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 			    code);
 		}
 	}
-	r->ended = wall_now();
+	r->ended = vg_now();
 	rc = 0;
 	if (e->rc != 0 && r->state == VG_ST_SUCCEEDED) {
 		/* The task succeeded but its output was not all kept. */
-		rc = result_error(r, e);
+		rc = vg_result_fail(r, e);
 	}
 remove:
 	c.stop = NULL;
@@ -1713,7 +1589,7 @@ restore:
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	if (r->ended == 0)
-		r->ended = wall_now();
+		r->ended = vg_now();
 	return rc;
 }
 
@@ -1771,7 +1647,7 @@ docker_reap(const char *run_id, struct vg_buf *report, struct vg_err *e)
 		if (run_id != NULL && strcmp(vg_json_get_str(labels,
 		    VG_DOCKER_LABEL_RUN, ""), run_id) != 0)
 			continue;
-		if (run_id == NULL && !owner_dead(owner))
+		if (run_id == NULL && !vg_backend_owner_dead(owner))
 			continue;
 		if ((rc = docker_remove(&c, id, e)) != 0)
 			goto out;

@@ -17,21 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../runner/path.h"
 #include "ssh-remote.h"
-
-/* Appends s single-quoted, always (even when it is a plain word). */
-static void
-squote(struct vg_buf *b, const char *s)
-{
-	vg_buf_addc(b, '\'');
-	for (; *s != '\0'; s++) {
-		if (*s == '\'')
-			vg_buf_adds(b, "'\\''");
-		else
-			vg_buf_addc(b, *s);
-	}
-	vg_buf_addc(b, '\'');
-}
 
 void
 vg_ssh_path_word(struct vg_buf *b, const char *path)
@@ -39,10 +26,10 @@ vg_ssh_path_word(struct vg_buf *b, const char *path)
 	if (path[0] == '~' && (path[1] == '/' || path[1] == '\0')) {
 		vg_buf_adds(b, "\"$HOME\"");
 		if (path[1] == '/')
-			squote(b, path + 1);
+			vg_buf_squote(b, path + 1);
 		return;
 	}
-	squote(b, path);
+	vg_buf_squote(b, path);
 }
 
 char *
@@ -164,7 +151,7 @@ vg_ssh_wrapper_script(const struct vg_ssh_launch *l, struct vg_buf *w)
 		vg_buf_adds(w, "\"$d\"");
 	for (i = 0; l->argv != NULL && i < l->argv->n; i++) {
 		vg_buf_addc(w, ' ');
-		squote(w, l->argv->v[i]);
+		vg_buf_squote(w, l->argv->v[i]);
 	}
 	/* One write(2) of a few bytes: a reader sees all or nothing of
 	 * the line, and the newline marks it complete. */
@@ -197,7 +184,7 @@ vg_ssh_env_file(const struct vg_strv *env, struct vg_buf *out,
 		vg_buf_adds(out, "export ");
 		vg_buf_add(out, env->v[i], (size_t)(eq - env->v[i]));
 		vg_buf_addc(out, '=');
-		squote(out, eq + 1);
+		vg_buf_squote(out, eq + 1);
 		vg_buf_addc(out, '\n');
 	}
 	/* Sourced with the attempt dir as cwd. */
@@ -390,18 +377,7 @@ vg_ssh_resume_offset(int fd, uint64_t *off, struct vg_err *e)
 int
 vg_ssh_write_all(int fd, const void *buf, size_t len, struct vg_err *e)
 {
-	const char *p = buf;
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return vg_err_errno(e, "cannot write the task's output");
-		}
-		p += n;
-		len -= (size_t)n;
-	}
+	if (vg_write_all(fd, buf, len) != 0)
+		return vg_err_errno(e, "cannot write the task's output");
 	return 0;
 }

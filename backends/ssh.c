@@ -111,16 +111,6 @@ struct ssh_ctx {
 /* Small helpers                                                       */
 /* ------------------------------------------------------------------ */
 
-/* Monotonic seconds. */
-static double
-mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Sleeps s seconds; a signal cuts it short. */
 static void
 nap(double s)
@@ -526,7 +516,7 @@ reconnect(struct ssh_ctx *x, double until_mono, int stoppable,
 			return 0;
 		if (rc != VG_EAGAIN)
 			return vg_err_set(e, rc, "%s", le.msg);
-		if (mono_now() + delay > until_mono)
+		if (vg_mono() + delay > until_mono)
 			return vg_err_set(e, VG_ETIMEOUT, "%s (gave up "
 			    "reconnecting)", le.msg);
 		nap(delay);
@@ -1005,20 +995,6 @@ ssh_on_signal(int sig)
 	ssh_stop = 1;
 }
 
-/* Opens task_dir/name for the task's output, truncated. */
-static int
-open_output(const char *dir, const char *name, struct vg_err *e)
-{
-	char *path = vg_path_join(dir, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
-	    O_CLOEXEC, 0644);
-
-	if (fd < 0)
-		vg_err_errno(e, "opening '%s'", path);
-	free(path);
-	return fd;
-}
-
 /* The remote environment: the task's env and vigil's per-attempt
  * variables (VIGIL_TASK_DIR is set remotely to the attempt dir).  The
  * host's own PATH, HOME and so on come from the remote login. */
@@ -1038,22 +1014,12 @@ remote_env(const struct vg_attempt *a, struct vg_strv *out)
 	vg_strv_pushf(out, "VIGIL_ATTEMPT=%d", a->attempt);
 }
 
-/* Fills r as a backend failure with e's message. */
-static int
-result_error(struct vg_result *r, const struct vg_err *e)
-{
-	r->state = VG_ST_BACKEND_ERROR;
-	snprintf(r->reason, sizeof(r->reason), "%.*s",
-	    (int)sizeof(r->reason) - 1, e->msg);
-	return e->rc != 0 ? e->rc : VG_EBACKEND;
-}
-
 /* Sends the kill script; reconnects for it when needed (bounded). */
 static int
 remote_kill(struct ssh_ctx *x, double grace, int timed_out, struct vg_err *e)
 {
 	struct vg_buf script = VG_BUF_INIT;
-	double until = mono_now() + grace + SSH_DRAIN_SLACK;
+	double until = vg_mono() + grace + SSH_DRAIN_SLACK;
 	int rc, st;
 
 	vg_ssh_kill_script(x->dir, grace, timed_out, &script);
@@ -1066,7 +1032,7 @@ remote_kill(struct ssh_ctx *x, double grace, int timed_out, struct vg_err *e)
 			break;
 		x->up = 0;
 		conn_close(&x->conn);
-		if (mono_now() >= until)
+		if (vg_mono() >= until)
 			break;
 	}
 	vg_buf_release(&script);
@@ -1354,8 +1320,10 @@ ssh_ctx_init(struct ssh_ctx *x, const struct vg_attempt *a,
 	x->dir = vg_ssh_attempt_dir(c->remote_dir, a->run_id,
 	    a->task != NULL ? a->task->index : 0, a->attempt);
 	x->sdir = vg_ssh_sftp_path(x->dir);
-	if ((x->fd[1] = open_output(a->task_dir, "stdout", e)) < 0 ||
-	    (x->fd[2] = open_output(a->task_dir, "stderr", e)) < 0)
+	if ((x->fd[1] = vg_task_output_open(a->task_dir,
+	    "stdout", O_APPEND, e)) < 0 ||
+	    (x->fd[2] = vg_task_output_open(a->task_dir,
+	    "stderr", O_APPEND, e)) < 0)
 		return e->rc;
 	return 0;
 }
@@ -1378,9 +1346,9 @@ follow(struct ssh_ctx *x, struct vg_attempt *a, struct vg_result *r,
 	int rc = 0, done, code = -1, killed = 0, timed_out = 0, cancelled = 0;
 
 	if (a->timeout > 0)
-		deadline = mono_now() + a->timeout + SSH_LOCAL_SLACK;
+		deadline = vg_mono() + a->timeout + SSH_LOCAL_SLACK;
 	for (;;) {
-		now = mono_now();
+		now = vg_mono();
 		/* Stop requests and the local deadline kill the remote
 		 * group once; then the status tells when it is over. */
 		if (!killed && (ssh_stop || (deadline > 0 && now >= deadline))) {
@@ -1504,13 +1472,13 @@ ssh_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	sigaction(SIGINT, &sa, &old_int);
 
 	if ((rc = ssh_ctx_init(&x, a, e)) != 0) {
-		result_error(r, e);
+		vg_result_fail(r, e);
 		goto out;
 	}
 	/* The first connection: a short retry window covers a busy
 	 * server (MaxStartups), not a host that is down. */
 	vg_err_init(&le);
-	rc = reconnect(&x, mono_now() + (double)(x.c->connect_timeout > 0 ?
+	rc = reconnect(&x, vg_mono() + (double)(x.c->connect_timeout > 0 ?
 	    x.c->connect_timeout : 10), 1, &le);
 	if (rc == VG_ECANCELED) {
 		r->state = VG_ST_CANCELLED;
@@ -1522,24 +1490,24 @@ ssh_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	if (rc != 0) {
 		vg_err_set(e, rc == VG_ETIMEOUT ? VG_EBACKEND : rc, "%s",
 		    le.msg);
-		rc = result_error(r, e);
+		rc = vg_result_fail(r, e);
 		goto out;
 	}
 	if ((rc = launch(&x, a, e)) != 0) {
-		result_error(r, e);
+		vg_result_fail(r, e);
 		goto out;
 	}
 	vg_debug("ssh: task started in '%s'", x.dir);
 	r->started = vg_now();
 	if ((rc = follow(&x, a, r, e)) != 0) {
-		result_error(r, e);
+		vg_result_fail(r, e);
 		goto out;
 	}
 	r->ended = vg_now();
 	vg_debug("ssh: task ended: %s", vg_state_name(r->state));
 	if (!x.up) {
 		vg_err_init(&le);
-		(void)reconnect(&x, mono_now() + SSH_DRAIN_SLACK, 0, &le);
+		(void)reconnect(&x, vg_mono() + SSH_DRAIN_SLACK, 0, &le);
 	}
 	vg_err_init(&le);
 	if (x.up && (rc = collect(&x, a, &le)) != 0) {

@@ -376,7 +376,7 @@ vercel_wait(struct vg_cloud_task *t, double deadline, long *code,
 
 	vg_vercel_cmd_body(t->a, &body);
 	r = read_stream(t, "POST", path, &body, deadline > 0 ?
-	    vg_cloud_left(deadline, 0.001) : -1, "running the command", code,
+	    vg_time_left(deadline, 0.001) : -1, "running the command", code,
 	    e);
 	if (r == 0 && *code < 0)
 		r = vg_err_set(e, VG_EBACKEND, "vercel: the command stream "

@@ -13,28 +13,11 @@
 # ratio (target >= 50).  Every job is cancelled afterwards.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-VIGIL=${VIGIL:-$top/build/vigil}
 N=${1:-1000}
-W=$(mktemp -d /tmp/vigil-bench-XXXXXX)
-chmod 0755 "$W"
-VIGIL_HOME=$W/home
-VIGIL_SLURM_BUCKET=$W/bucket
-VIGIL_SLURM_LEASE=$$
-# A cluster of its own: RPC counts and timings see no other user.
-VIGIL_SLURM_DIR=${VIGIL_SLURM_DIR:-/tmp/vigil-slurm-bench}
-VIGIL_SLURM_PORT=${VIGIL_SLURM_PORT:-16837}
-export VIGIL_SLURM_DIR VIGIL_SLURM_PORT
-export VIGIL_HOME VIGIL_SLURM_BUCKET VIGIL_SLURM_LEASE
+. "$top/bench/lib/slurm.sh"
 cleanup() {
 	scancel --name=vg-bench-base >/dev/null 2>&1 || true
-	[ -z "${id:-}" ] || "$VIGIL" cancel "$id" >/dev/null 2>&1 || true
-	# The detached driver writes its log until it is gone.
-	i=0
-	while [ -n "${dpid:-}" ] && [ -d "/proc/$dpid" ] && [ $i -lt 300 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	"$top/tests/harness/slurm-down" >/dev/null 2>&1
-	rm -rf "$W"
+	slurm_bench_cleanup
 }
 trap cleanup EXIT
 env=$("$top/tests/harness/slurm-up") || exit 1

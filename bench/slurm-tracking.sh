@@ -10,31 +10,12 @@
 #   MODE=noacct bench/slurm-tracking.sh   tracking through squeue
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-VIGIL=${VIGIL:-$top/build/vigil}
 SECS=${1:-300}
 N=${2:-1000}
-W=$(mktemp -d /tmp/vigil-bench-XXXXXX)
-chmod 0755 "$W"
-VIGIL_HOME=$W/home
-VIGIL_SLURM_BUCKET=$W/bucket
+. "$top/bench/lib/slurm.sh"
 VIGIL_DEBUG=1
-VIGIL_SLURM_LEASE=$$
-# A cluster of its own: RPC counts and timings see no other user.
-VIGIL_SLURM_DIR=${VIGIL_SLURM_DIR:-/tmp/vigil-slurm-bench}
-VIGIL_SLURM_PORT=${VIGIL_SLURM_PORT:-16837}
-export VIGIL_SLURM_DIR VIGIL_SLURM_PORT
-export VIGIL_HOME VIGIL_SLURM_BUCKET VIGIL_SLURM_LEASE VIGIL_DEBUG
-cleanup() {
-	[ -z "${id:-}" ] || "$VIGIL" cancel "$id" >/dev/null 2>&1 || true
-	# The detached driver writes its log until it is gone.
-	i=0
-	while [ -n "${dpid:-}" ] && [ -d "/proc/$dpid" ] && [ $i -lt 300 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	"$top/tests/harness/slurm-down" >/dev/null 2>&1
-	rm -rf "$W"
-}
-trap cleanup EXIT
+export VIGIL_DEBUG
+trap slurm_bench_cleanup EXIT
 if [ "${MODE:-}" = noacct ]; then
 	env=$("$top/tests/harness/slurm-up" --no-accounting) || exit 1
 else

@@ -223,10 +223,15 @@ shword_plain(const char *s)
 void
 vg_buf_shquote(struct vg_buf *b, const char *s)
 {
-	if (shword_plain(s)) {
+	if (shword_plain(s))
 		vg_buf_adds(b, s);
-		return;
-	}
+	else
+		vg_buf_squote(b, s);
+}
+
+void
+vg_buf_squote(struct vg_buf *b, const char *s)
+{
 	vg_buf_addc(b, '\'');
 	for (; *s != '\0'; s++) {
 		if (*s == '\'')
@@ -235,6 +240,18 @@ vg_buf_shquote(struct vg_buf *b, const char *s)
 			vg_buf_addc(b, *s);
 	}
 	vg_buf_addc(b, '\'');
+}
+
+int
+vg_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
 }
 
 void

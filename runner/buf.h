@@ -52,6 +52,11 @@ const char *vg_buf_str(const struct vg_buf *b);
  * one word with the same bytes: 'it'\''s'.  Plain words stay unquoted.
  */
 void	 vg_buf_shquote(struct vg_buf *b, const char *s);
+/* Appends s single-quoted like vg_buf_shquote, even when it is plain. */
+void	 vg_buf_squote(struct vg_buf *b, const char *s);
+
+/* The value of hex digit c (either case), or -1 when c is not one. */
+int	 vg_hexval(int c);
 
 /* A NULL-terminated vector of owned strings (argv, lists). */
 struct vg_strv {

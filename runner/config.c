@@ -285,6 +285,20 @@ add_sets(struct vg_mload *ls, const struct vg_load_opts *opts,
 	}
 }
 
+/* Starts a load: an empty manifest named name in ls, then the config
+ * layers of opts; *mp is NULL until load_end hands the manifest out. */
+static int
+load_begin(struct vg_mload *ls, const char *name,
+    const struct vg_load_opts *opts, struct vg_manifest **mp,
+    struct vg_diag *diag, int *parse_rc, struct vg_err *e)
+{
+	*mp = NULL;
+	memset(ls, 0, sizeof(*ls));
+	ls->m = vg_manifest_new();
+	ls->m->file = vg_xstrdup(name);
+	return add_configs(ls, opts, diag, parse_rc, e);
+}
+
 /*
  * Ends a load: sorts the problems found since before and turns them into
  * the return code, then hands the manifest out (*mp) or frees it.
@@ -317,13 +331,9 @@ vg_manifest_load_mem(const char *name, const char *text, size_t len,
 	size_t before = diag->lines.n;
 	int rc, parse_rc = 0;
 
-	*mp = NULL;
 	if (opts == NULL)
 		opts = &none;
-	memset(&ls, 0, sizeof(ls));
-	ls.m = vg_manifest_new();
-	ls.m->file = vg_xstrdup(name);
-	if ((rc = add_configs(&ls, opts, diag, &parse_rc, e)) != 0)
+	if ((rc = load_begin(&ls, name, opts, mp, diag, &parse_rc, e)) != 0)
 		return load_end(&ls, rc, parse_rc, diag, before, mp, e);
 	rc = add_text_layer(&ls, name, text, len, 0, diag);
 	if (ls.layers[ls.nlayers - 1].tree != NULL &&
@@ -348,13 +358,9 @@ vg_config_load_defaults(const struct vg_load_opts *opts,
 	size_t before = diag->lines.n;
 	int rc, parse_rc = 0;
 
-	*mp = NULL;
 	if (opts == NULL)
 		opts = &none;
-	memset(&ls, 0, sizeof(ls));
-	ls.m = vg_manifest_new();
-	ls.m->file = vg_xstrdup("configuration");
-	if ((rc = add_configs(&ls, opts, diag, &parse_rc, e)) != 0)
+	if ((rc = load_begin(&ls, "configuration", opts, mp, diag, &parse_rc, e)) != 0)
 		return load_end(&ls, rc, parse_rc, diag, before, mp, e);
 	add_sets(&ls, opts, diag, &parse_rc);
 	/* No vg_mload_finish: its checks are about a job (a command, the

@@ -165,19 +165,6 @@ stack_pop_into(struct json_parser *jp, struct vg_json_value *v, size_t base,
 	jp->nstack = base;
 }
 
-/* Value of one hex digit, or -1. */
-static int
-hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Reads the four hex digits after "\u" at p; -1 when malformed. */
 static long
 read_hex4(const unsigned char *p, const unsigned char *end)
@@ -188,7 +175,7 @@ read_hex4(const unsigned char *p, const unsigned char *end)
 	if (end - p < 4)
 		return -1;
 	for (i = 0; i < 4; i++) {
-		if ((h = hexval(p[i])) < 0)
+		if ((h = vg_hexval(p[i])) < 0)
 			return -1;
 		v = v * 16 + h;
 	}

@@ -68,12 +68,28 @@ fsync_parent(const char *path)
 }
 
 int
+vg_write_all(int fd, const void *p, size_t n)
+{
+	const char *s = p;
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int
 vg_write_file_atomic(const char *path, const void *data, size_t len,
     mode_t mode, struct vg_err *e)
 {
-	const char *p = data;
 	char host[64], *tmp;
-	ssize_t n;
 	int fd, rc = 0;
 
 	/* host and pid: two nodes may write the same record on a shared
@@ -89,16 +105,9 @@ vg_write_file_atomic(const char *path, const void *data, size_t len,
 		free(tmp);
 		return rc;
 	}
-	while (len > 0) {
-		n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = vg_err_errno(e, "cannot write '%s'", tmp);
-			goto out;
-		}
-		p += n;
-		len -= (size_t)n;
+	if (vg_write_all(fd, data, len) != 0) {
+		rc = vg_err_errno(e, "cannot write '%s'", tmp);
+		goto out;
 	}
 	if (fchmod(fd, mode) != 0 || fsync(fd) != 0) {
 		rc = vg_err_errno(e, "cannot sync '%s'", tmp);
@@ -252,4 +261,24 @@ vg_mono_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+double
+vg_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double
+vg_time_left(double deadline, double min)
+{
+	double left;
+
+	if (deadline <= 0)
+		return 0;
+	left = deadline - vg_mono();
+	return left < min ? min : left;
 }

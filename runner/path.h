@@ -30,6 +30,12 @@ int	vg_write_file_atomic(const char *path, const void *data, size_t len,
 int	vg_read_file(const char *path, size_t max, struct vg_buf *out,
 	    struct vg_err *e);
 
+/*
+ * Writes all n bytes of p to fd, again after EINTR and short writes.
+ * Returns 0, or -1 with errno set by write(2).
+ */
+int	vg_write_all(int fd, const void *p, size_t n);
+
 /* Returns "a/b" (one slash between), caller frees. */
 char	*vg_path_join(const char *a, const char *b);
 
@@ -39,5 +45,10 @@ int	vg_rm_rf(const char *path, struct vg_err *e);
 /* Wall clock in seconds (realtime) and monotonic milliseconds. */
 double	vg_now(void);
 long long vg_mono_ms(void);
+/* Monotonic seconds. */
+double	vg_mono(void);
+/* Seconds from now until the monotonic deadline, at least min; 0 when
+ * deadline is 0 (none). */
+double	vg_time_left(double deadline, double min);
 
 #endif

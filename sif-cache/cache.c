@@ -103,7 +103,6 @@ cache_write_atomic(const char *path, const char *data, size_t len,
     struct vg_err *e)
 {
 	char *tmp, *dir, *slash;
-	ssize_t n;
 	int fd, rc = 0;
 
 	tmp = vg_xasprintf("%s.tmp.%s.%ld.%u", path, vg_lock_hostname(),
@@ -115,17 +114,8 @@ cache_write_atomic(const char *path, const char *data, size_t len,
 		free(tmp);
 		return rc;
 	}
-	while (len > 0) {
-		n = write(fd, data, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = vg_err_errno(e, "cannot write '%s'", tmp);
-			break;
-		}
-		data += n;
-		len -= (size_t)n;
-	}
+	if (vg_write_all(fd, data, len) != 0)
+		rc = vg_err_errno(e, "cannot write '%s'", tmp);
 	if (rc == 0 && fsync(fd) != 0)
 		rc = vg_err_errno(e, "cannot sync '%s'", tmp);
 	if (close(fd) != 0 && rc == 0)
@@ -711,20 +701,12 @@ static size_t
 http_write(char *p, size_t sz, size_t n, void *arg)
 {
 	struct http_ctx *h = arg;
-	size_t len = sz * n, left = len;
-	ssize_t w;
+	size_t len = sz * n;
 
 	vg_sha256_update(&h->sha, p, len);
-	while (left > 0) {
-		w = write(h->fd, p, left);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			h->werr = errno;
-			return 0;
-		}
-		p += w;
-		left -= (size_t)w;
+	if (vg_write_all(h->fd, p, len) != 0) {
+		h->werr = errno;
+		return 0;
 	}
 	return len;
 }

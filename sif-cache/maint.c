@@ -84,13 +84,6 @@ entry_find(struct vg_cache_list *l, const char *d)
 	return NULL;
 }
 
-/* The value of a hex digit. */
-static int
-hexval(char c)
-{
-	return c <= '9' ? c - '0' : c - 'a' + 10;
-}
-
 void
 vg_cache_list_release(struct vg_cache_list *l)
 {
@@ -191,7 +184,7 @@ gather(struct vg_cache *c, unsigned how, struct vg_cache_list *l,
 	while ((de = readdir(dir)) != NULL) {
 		if (!cache_is_digest_name(de->d_name, ".sif"))
 			continue;
-		b = hexval(de->d_name[0]) << 4 | hexval(de->d_name[1]);
+		b = vg_hexval(de->d_name[0]) << 4 | vg_hexval(de->d_name[1]);
 		bucket[b].v = vg_xgrow(bucket[b].v, &bucket[b].cap,
 		    bucket[b].n + 1, sizeof(*bucket[b].v));
 		memcpy(bucket[b].v[bucket[b].n], de->d_name, 64);

@@ -2815,15 +2815,8 @@ static const struct handler handlers[] = {
 
 #define NHANDLERS (sizeof(handlers) / sizeof(handlers[0]))
 
-static const struct handler *sorted[NHANDLERS];
+static const void *sorted[NHANDLERS];
 static pthread_once_t sort_once = PTHREAD_ONCE_INIT;
-
-static int
-hcmp(const void *a, const void *b)
-{
-	return strcmp((*(const struct handler *const *)a)->name,
-	    (*(const struct handler *const *)b)->name);
-}
 
 /* Sorts the handler table once for binary search. */
 static void
@@ -2833,21 +2826,46 @@ sort_handlers(void)
 
 	for (k = 0; k < NHANDLERS; k++)
 		sorted[k] = &handlers[k];
-	qsort(sorted, NHANDLERS, sizeof(sorted[0]), hcmp);
+	pl_names_sort(sorted, NHANDLERS);
 }
 
 static handler_fn
 lookup(const char *name)
 {
-	size_t lo = 0, hi = NHANDLERS;
+	const struct handler *h;
 
 	pthread_once(&sort_once, sort_handlers);
+	h = pl_names_find(sorted, NHANDLERS, name);
+	return h != NULL ? h->fn : NULL;
+}
+
+/* qsort order of records by the name that is their first member. */
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)*(const void *const *)a,
+	    *(const char *const *)*(const void *const *)b);
+}
+
+/* Sorts a name table's index; see policy-int.h. */
+void
+pl_names_sort(const void **idx, size_t n)
+{
+	qsort(idx, n, sizeof(idx[0]), name_cmp);
+}
+
+/* Binary search of a sorted name table's index; see policy-int.h. */
+const void *
+pl_names_find(const void *const *idx, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		int r = strcmp(name, sorted[mid]->name);
+		int r = strcmp(name, *(const char *const *)idx[mid]);
 
 		if (r == 0)
-			return sorted[mid]->fn;
+			return idx[mid];
 		if (r < 0)
 			hi = mid;
 		else

@@ -24,18 +24,6 @@
 
 /* ---- decoders ---- */
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Appends the printf/echo -e interpretation of s; returns escapes seen. */
 static int
 unescape(struct vg_buf *b, const char *s, size_t n, int echo, int *stop)
@@ -71,8 +59,8 @@ unescape(struct vg_buf *b, const char *s, size_t n, int echo, int *stop)
 		case 'x':
 			i++;
 			v = 0;
-			for (d = 0; d < 2 && i < n && hexval(s[i]) >= 0; d++)
-				v = v * 16 + hexval(s[i++]);
+			for (d = 0; d < 2 && i < n && vg_hexval(s[i]) >= 0; d++)
+				v = v * 16 + vg_hexval(s[i++]);
 			if (d == 0)
 				vg_buf_adds(b, "\\x");
 			else
@@ -84,8 +72,9 @@ unescape(struct vg_buf *b, const char *s, size_t n, int echo, int *stop)
 
 			i++;
 			v = 0;
-			for (d = 0; d < max && i < n && hexval(s[i]) >= 0; d++)
-				v = v * 16 + hexval(s[i++]);
+			for (d = 0; d < max && i < n &&
+			    vg_hexval(s[i]) >= 0; d++)
+				v = v * 16 + vg_hexval(s[i++]);
 			if (v < 0x80)
 				vg_buf_addc(b, (char)v);
 			else
@@ -354,24 +343,25 @@ hexdec(struct vg_buf *b, const char *s, size_t n, int dump)
 			for (; i + 1 < e; i++) {
 				if (s[i] == ' ' && s[i + 1] == ' ')
 					break;
-				if (hexval(s[i]) < 0)
+				if (vg_hexval(s[i]) < 0)
 					continue;
 				if (hi < 0)
-					hi = hexval(s[i]);
+					hi = vg_hexval(s[i]);
 				else {
 					vg_buf_addc(b, (char)(hi * 16 +
-					    hexval(s[i])));
+					    vg_hexval(s[i])));
 					hi = -1;
 				}
 			}
 			i = e + 1;
 			continue;
 		}
-		if (hexval(s[i]) >= 0) {
+		if (vg_hexval(s[i]) >= 0) {
 			if (hi < 0)
-				hi = hexval(s[i]);
+				hi = vg_hexval(s[i]);
 			else {
-				vg_buf_addc(b, (char)(hi * 16 + hexval(s[i])));
+				vg_buf_addc(b, (char)(hi * 16 +
+				    vg_hexval(s[i])));
 				hi = -1;
 			}
 		}

@@ -435,6 +435,12 @@ const char *pl_path_resolve(struct pl_an *an, const char *s, size_t len);
 /* classify.c */
 void	pl_classify(struct pl_an *an, struct pl_cmd *c);
 const char *pl_prog_name(struct pl_arena *a, const char *s, size_t len);
+/* Name tables: idx holds pointers to n records whose first member is
+ * their name (const char *).  pl_names_sort orders idx by name;
+ * pl_names_find returns the record named name (borrowed) or NULL. */
+void	pl_names_sort(const void **idx, size_t n);
+const void *pl_names_find(const void *const *idx, size_t n,
+	    const char *name);
 void	pl_classify_write(struct pl_an *an, const struct pl_field *f,
 	    int append, const char *why);
 

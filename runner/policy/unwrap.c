@@ -217,15 +217,8 @@ static const struct wrapper wrappers[] = {
 
 #define NWRAPPERS (sizeof(wrappers) / sizeof(wrappers[0]))
 
-static const struct wrapper *wsorted[NWRAPPERS];
+static const void *wsorted[NWRAPPERS];
 static pthread_once_t wsort_once = PTHREAD_ONCE_INIT;
-
-static int
-wcmp(const void *a, const void *b)
-{
-	return strcmp((*(const struct wrapper *const *)a)->name,
-	    (*(const struct wrapper *const *)b)->name);
-}
 
 /* Sorts the wrapper table once for binary search. */
 static void
@@ -235,27 +228,14 @@ wsort(void)
 
 	for (k = 0; k < NWRAPPERS; k++)
 		wsorted[k] = &wrappers[k];
-	qsort(wsorted, NWRAPPERS, sizeof(wsorted[0]), wcmp);
+	pl_names_sort(wsorted, NWRAPPERS);
 }
 
 static const struct wrapper *
 find_wrapper(const char *name)
 {
-	size_t lo = 0, hi = NWRAPPERS;
-
 	pthread_once(&wsort_once, wsort);
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int r = strcmp(name, wsorted[mid]->name);
-
-		if (r == 0)
-			return wsorted[mid];
-		if (r < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return NULL;
+	return pl_names_find(wsorted, NWRAPPERS, name);
 }
 
 /* True when s (a field) equals one of the strings in list. */

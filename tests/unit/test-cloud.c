@@ -6,6 +6,7 @@
  * and error mapping against a small HTTP server on a unix socket (a
  * forked child answering by path).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -21,6 +22,7 @@
 #include <cmocka.h>
 
 #include "backends/cloud.h"
+#include "helpers/unixhttpd.h"
 
 /* ------------------------------------------------------------------ */
 /* Pure helpers                                                        */
@@ -274,9 +276,9 @@ test_daytona_create_body(void **state)
 	assert_string_equal(vg_json_get_str(lab, "vigil", ""), "1");
 	assert_string_equal(vg_json_get_str(lab, "vigil-run", ""), "run1");
 	assert_string_equal(vg_json_get_str(lab, "vigil-task", ""), "3");
-	vg_cloud_owner(owner, sizeof(owner));
+	vg_backend_owner_label(owner, sizeof(owner));
 	assert_string_equal(vg_json_get_str(lab, "vigil-owner", ""), owner);
-	assert_false(vg_cloud_owner_dead(owner));
+	assert_false(vg_backend_owner_dead(owner));
 	vg_json_free(doc);
 
 	vg_buf_reset(&b);
@@ -300,16 +302,16 @@ test_owner(void **state)
 	char host[256], owner[512];
 
 	(void)state;
-	assert_false(vg_cloud_owner_dead(NULL));
-	assert_false(vg_cloud_owner_dead("garbage"));
-	assert_false(vg_cloud_owner_dead("other-host-xyz:1:1"));
+	assert_false(vg_backend_owner_dead(NULL));
+	assert_false(vg_backend_owner_dead("garbage"));
+	assert_false(vg_backend_owner_dead("other-host-xyz:1:1"));
 	gethostname(host, sizeof(host));
 	host[sizeof(host) - 1] = '\0';
 	/* pid 1 exists, but not with start time 1. */
 	snprintf(owner, sizeof(owner), "%s:1:1", host);
-	assert_true(vg_cloud_owner_dead(owner));
+	assert_true(vg_backend_owner_dead(owner));
 	snprintf(owner, sizeof(owner), "%s:0:1", host);
-	assert_false(vg_cloud_owner_dead(owner));
+	assert_false(vg_backend_owner_dead(owner));
 }
 
 /* Vercel: create body with image or snapshot, command body. */
@@ -565,13 +567,6 @@ test_lines(void **state)
 /* Requests against a server                                           */
 /* ------------------------------------------------------------------ */
 
-struct server {
-	char	dir[64];
-	char	sock[128];
-	char	endpoint[160];
-	pid_t	pid;
-};
-
 /* Writes a whole reply. */
 static void
 reply(int fd, int status, const char *extra, const char *body)
@@ -633,28 +628,11 @@ serve_one(int fd)
 static int
 srv_setup(void **state)
 {
-	struct server *s = calloc(1, sizeof(*s));
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int lfd, fd;
+	struct unixhttpd *s = calloc(1, sizeof(*s));
 
-	snprintf(s->dir, sizeof(s->dir), "/tmp/vigil-cloud.XXXXXX");
-	assert_non_null(mkdtemp(s->dir));
-	snprintf(s->sock, sizeof(s->sock), "%s/s.sock", s->dir);
-	snprintf(s->endpoint, sizeof(s->endpoint), "unix://%s", s->sock);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%.100s", s->sock);
-	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(lfd >= 0);
-	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(lfd, 16), 0);
-	if ((s->pid = fork()) == 0) {
-		for (;;) {
-			if ((fd = accept(lfd, NULL, NULL)) < 0)
-				_exit(0);
-			serve_one(fd);
-			close(fd);
-		}
-	}
-	close(lfd);
+	assert_non_null(s);
+	if (unixhttpd_start(s, "vigil-cloud", serve_one) != 0)
+		fail_msg("test server: %s", strerror(errno));
 	setenv("VIGIL_TEST_TOKEN", "tok-123", 1);
 	*state = s;
 	return 0;
@@ -663,12 +641,9 @@ srv_setup(void **state)
 static int
 srv_teardown(void **state)
 {
-	struct server *s = *state;
+	struct unixhttpd *s = *state;
 
-	kill(s->pid, SIGKILL);
-	waitpid(s->pid, NULL, 0);
-	unlink(s->sock);
-	rmdir(s->dir);
+	unixhttpd_stop(s);
 	free(s);
 	return 0;
 }
@@ -681,7 +656,7 @@ static const struct vg_cloud_ops test_ops = {
 
 /* Opens a connection to the test server. */
 static void
-open_srv(struct server *s, struct vg_cloud *c)
+open_srv(struct unixhttpd *s, struct vg_cloud *c)
 {
 	struct vg_cloud_conf conf = { .endpoint = s->endpoint };
 
@@ -705,7 +680,7 @@ static void
 test_request_errors(void **state)
 {
 	static const long ok404[] = { 404, 0 };
-	struct server *s = *state;
+	struct unixhttpd *s = *state;
 	struct vg_cloud c;
 	struct vg_err e;
 
@@ -752,7 +727,7 @@ test_request_errors(void **state)
 static void
 test_request_stream(void **state)
 {
-	struct server *s = *state;
+	struct unixhttpd *s = *state;
 	struct vg_cloud c;
 	struct vg_cloud_lines l;
 	struct vg_buf got = VG_BUF_INIT;

@@ -3,6 +3,7 @@
  * unix socket in a temp dir (a forked child): replies, headers, bodies,
  * bounds, timeouts, the stop flag, sinks, connection errors, endpoints.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -19,13 +20,7 @@
 #include <cmocka.h>
 
 #include "runner/http.h"
-
-struct server {
-	char	dir[64];
-	char	sock[128];
-	char	endpoint[160];
-	pid_t	pid;
-};
+#include "helpers/unixhttpd.h"
 
 /* Serves one request on fd: routes by path. */
 static void
@@ -80,28 +75,11 @@ serve_one(int fd)
 static int
 setup(void **state)
 {
-	struct server *s = calloc(1, sizeof(*s));
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int lfd, fd;
+	struct unixhttpd *s = calloc(1, sizeof(*s));
 
-	snprintf(s->dir, sizeof(s->dir), "/tmp/vigil-http.XXXXXX");
-	assert_non_null(mkdtemp(s->dir));
-	snprintf(s->sock, sizeof(s->sock), "%s/s.sock", s->dir);
-	snprintf(s->endpoint, sizeof(s->endpoint), "unix://%s", s->sock);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%.100s", s->sock);
-	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(lfd >= 0);
-	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(lfd, 16), 0);
-	if ((s->pid = fork()) == 0) {
-		for (;;) {
-			if ((fd = accept(lfd, NULL, NULL)) < 0)
-				_exit(0);
-			serve_one(fd);
-			close(fd);
-		}
-	}
-	close(lfd);
+	assert_non_null(s);
+	if (unixhttpd_start(s, "vigil-http", serve_one) != 0)
+		fail_msg("test server: %s", strerror(errno));
 	*state = s;
 	return 0;
 }
@@ -109,20 +87,17 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	struct server *s = *state;
+	struct unixhttpd *s = *state;
 
-	kill(s->pid, SIGKILL);
-	waitpid(s->pid, NULL, 0);
-	unlink(s->sock);
-	rmdir(s->dir);
+	unixhttpd_stop(s);
 	free(s);
 	return 0;
 }
 
 /* Runs one request on a fresh client. */
 static int
-do_req(struct server *s, struct vg_http_req *req, struct vg_http_resp *resp,
-    struct vg_err *e)
+do_req(struct unixhttpd *s, struct vg_http_req *req,
+    struct vg_http_resp *resp, struct vg_err *e)
 {
 	struct vg_http *h;
 	int r;
@@ -138,7 +113,7 @@ do_req(struct server *s, struct vg_http_req *req, struct vg_http_resp *resp,
 static void
 test_get_post(void **state)
 {
-	struct server *s = *state;
+	struct unixhttpd *s = *state;
 	struct vg_http_req req = { .method = "GET", .path = "/ok" };
 	struct vg_http_resp resp = { 0 };
 	struct vg_err e;
@@ -171,7 +146,7 @@ test_get_post(void **state)
 static void
 test_limits(void **state)
 {
-	struct server *s = *state;
+	struct unixhttpd *s = *state;
 	struct vg_http_req req = { .method = "GET", .path = "/big",
 	    .max_body = 1000 };
 	struct vg_http_resp resp = { 0 };
@@ -208,7 +183,7 @@ on_alarm(int sig)
 static void
 test_stop_flag(void **state)
 {
-	struct server *s = *state;
+	struct unixhttpd *s = *state;
 	struct vg_http_req req = { .method = "GET", .path = "/slow",
 	    .stop = &stop_flag };
 	struct vg_http_resp resp = { 0 };
@@ -255,7 +230,7 @@ sink(void *arg, const char *p, size_t n)
 static void
 test_sink(void **state)
 {
-	struct server *s = *state;
+	struct unixhttpd *s = *state;
 	struct sink_state ss = { VG_BUF_INIT, 5000 };
 	struct vg_http_req req = { .method = "GET", .path = "/big",
 	    .sink = sink, .sink_arg = &ss, .max_body = 10 };

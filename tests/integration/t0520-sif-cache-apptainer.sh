@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0500-sif-cache-apptainer.sh - `vigil run` of a docker:// image through
+# t0520-sif-cache-apptainer.sh - `vigil run` of a docker:// image through
 # the SIF cache with real `apptainer pull` from a local OCI registry:
 # eight concurrent runs needing the image cause exactly one pull (counted
 # by a wrapper that logs and then runs the real apptainer), every task
@@ -154,4 +154,4 @@ sed -i "s|  dir: $tmp/cache|  dir: $tmp/scr/cache|" "$m4"
 SCRATCH=$tmp/scr "$VIGIL" run -q "$m4" >"$tmp/r.out" 2>"$tmp/r.err" ||
 	fail "run with purge none: $(cat "$tmp/r.err")"
 expect "$(grep -c 'warning' "$tmp/r.err")" "0" "warnings with a policy"
-echo "t0500-sif-cache: ok"
+echo "t0520-sif-cache: ok"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0501-sif-cache-cli.sh - `vigil cache` end to end over real SIF images
+# t0521-sif-cache-cli.sh - `vigil cache` end to end over real SIF images
 # (siftool around a mksquashfs image) served by a loopback HTTP server:
 # one pull for eight concurrent pulls, corruption and a simulated purge
 # found by verify, expiring images refreshed, gc, rm, errors.
