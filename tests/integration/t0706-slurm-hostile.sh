@@ -3,8 +3,8 @@
 # partition named with quotes, a fake #SBATCH line and a command
 # substitution, written into the batch script and read back by sbatch
 # (interface cli), is refused by slurmctld with its own message naming
-# the whole value, and nothing in it runs.  A newline is refused by
-# vigil, naming the field.
+# the whole value, and nothing in it runs.  A newline is refused when
+# the manifest is loaded, naming the field and its place.
 set -u
 . "$(dirname "$0")/slurm-lib.sh"
 
@@ -34,9 +34,9 @@ esac
 
 printf 'version: 1\nname: nl\nscheduler: slurm\nresources:\n  partition: "a\\nb"\ncommand: "true"\n' >"$W/n.yaml"
 "$VIGIL" run -q "$W/n.yaml" >"$W/out" 2>&1
-expect_eq "newline exit status: $(cat "$W/out")" 1 $?
-id=$(last_run)
-expect_eq "newline state" BACKEND_ERROR "$(states "$id")"
-expect_eq "newline reason" "slurm: 'resources.partition' contains a control character (0x0a at byte 1); Slurm values must be one line of printable text" \
-    "$(jq_run "$id" 'd["tasks"][0]["reason"]')"
+rc=$?
+# refused when the manifest is loaded: no run, no job
+expect_eq "newline exit status: $(cat "$W/out")" 2 $rc
+expect_eq "newline message" "$W/n.yaml:5:14: 'resources.partition' holds a control character (byte 0x0a at offset 1): only printable characters are valid" \
+    "$(cat "$W/out")"
 pass
