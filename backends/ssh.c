@@ -634,6 +634,20 @@ sftp_answered(struct ssh_ctx *x)
 	    err != SSH_FX_NO_CONNECTION && ssh_is_connected(x->conn.s);
 }
 
+/* True when path exists on the remote side and is a directory. */
+static int
+sftp_is_dir(struct ssh_ctx *x, const char *path)
+{
+	sftp_attributes a;
+	int dir;
+
+	if ((a = sftp_stat(x->conn.sftp, path)) == NULL)
+		return 0;
+	dir = a->type == SSH_FILEXFER_TYPE_DIRECTORY;
+	sftp_attributes_free(a);
+	return dir;
+}
+
 /* mkdir -p over SFTP (0700 for what it creates). */
 static int
 sftp_mkdir_p(struct ssh_ctx *x, const char *path, struct vg_err *e)
@@ -651,7 +665,10 @@ sftp_mkdir_p(struct ssh_ctx *x, const char *path, struct vg_err *e)
 			*q = '\0';
 			if ((a = sftp_stat(x->conn.sftp, p)) != NULL)
 				sftp_attributes_free(a);
-			else if (sftp_mkdir(x->conn.sftp, p, 0700) != 0) {
+			else if (sftp_mkdir(x->conn.sftp, p, 0700) != 0 &&
+			    !sftp_is_dir(x, p)) {
+				/* (another task of the run may have made it
+				 * between the stat and the mkdir) */
 				rc = vg_err_set(e, sftp_answered(x) ?
 				    VG_EBACKEND : VG_EAGAIN, "ssh: creating "
 				    "remote directory '%s': %s", p,
