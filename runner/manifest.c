@@ -454,27 +454,39 @@ check_env(const struct vg_field *f, const struct vg_ynode *n, void *p,
 	}
 }
 
-/* docker.volumes: "src:dst[:ro|rw]" with an absolute dst. */
+/*
+ * Mount specs "src[:dst[:ro|rw]]" with an absolute dst; dst_required makes
+ * the ":dst" part mandatory (docker volumes) instead of optional
+ * (apptainer binds).
+ */
 static void
-check_volumes(const struct vg_field *f, const struct vg_ynode *n, void *p,
-    struct vg_dctx *c)
+check_mounts(const struct vg_ynode *n, const struct vg_strv *sv,
+    struct vg_dctx *c, int dst_required)
 {
-	const struct vg_strv *sv = p;
 	const char *v, *dst, *mode;
 	size_t i;
 
-	(void)f;
 	for (i = 0; i < sv->n; i++) {
 		v = sv->v[i];
 		dst = strchr(v, ':');
 		mode = dst ? strchr(dst + 1, ':') : NULL;
-		if (dst == NULL || dst == v || dst[1] != '/' ||
+		if (*v == '\0' || dst == v || (dst == NULL && dst_required) ||
+		    (dst != NULL && dst[1] != '/') ||
 		    (mode != NULL && strcmp(mode, ":ro") != 0 &&
 		    strcmp(mode, ":rw") != 0))
 			vg_dctx_error(c, n->items[i], "'%s[%zu]' must look "
-			    "like SOURCE:/DEST or SOURCE:/DEST:ro, not '%s'",
-			    c->path, i, v);
+			    "like %sSOURCE:/DEST or SOURCE:/DEST:ro, not '%s'",
+			    c->path, i, dst_required ? "" : "SOURCE, ", v);
 	}
+}
+
+/* docker.volumes: "src:dst[:ro|rw]". */
+static void
+check_volumes(const struct vg_field *f, const struct vg_ynode *n, void *p,
+    struct vg_dctx *c)
+{
+	(void)f;
+	check_mounts(n, p, c, 1);
 }
 
 /* singularity.binds: "src[:dst[:ro|rw]]". */
@@ -482,22 +494,8 @@ static void
 check_binds(const struct vg_field *f, const struct vg_ynode *n, void *p,
     struct vg_dctx *c)
 {
-	const struct vg_strv *sv = p;
-	const char *v, *dst, *mode;
-	size_t i;
-
 	(void)f;
-	for (i = 0; i < sv->n; i++) {
-		v = sv->v[i];
-		dst = strchr(v, ':');
-		mode = dst ? strchr(dst + 1, ':') : NULL;
-		if (*v == '\0' || dst == v || (dst != NULL && dst[1] != '/') ||
-		    (mode != NULL && strcmp(mode, ":ro") != 0 &&
-		    strcmp(mode, ":rw") != 0))
-			vg_dctx_error(c, n->items[i], "'%s[%zu]' must look "
-			    "like SOURCE, SOURCE:/DEST or SOURCE:/DEST:ro, "
-			    "not '%s'", c->path, i, v);
-	}
+	check_mounts(n, p, c, 0);
 }
 
 /* Offset of the first control character (a byte below 0x20, or 0x7f) in
