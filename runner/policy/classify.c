@@ -77,6 +77,29 @@ has_arg(const struct pl_cmd *c, const char *s)
 	return 0;
 }
 
+/* True when f equals one of the words of a NULL-terminated list. */
+static int
+eq_any(const struct pl_field *f, const char *const *words)
+{
+	for (; *words != NULL; words++)
+		if (eq(f, *words))
+			return 1;
+	return 0;
+}
+
+/* True when any argument equals one of the words of a NULL-terminated
+ * list. */
+static int
+has_any(const struct pl_cmd *c, const char *const *words)
+{
+	int i;
+
+	for (i = 1; i < c->argc; i++)
+		if (eq_any(&c->argv[i], words))
+			return 1;
+	return 0;
+}
+
 /* Index of the first argument after the options listed as taking a
  * value; returns the next operand at or after i, or argc. */
 static int
@@ -1672,32 +1695,29 @@ h_systemctl(struct pl_an *an, struct pl_cmd *c)
 	static const char *const persist[] = { "enable", "link", "preset",
 	    "preset-all", "edit", "set-property", "revert", "add-wants",
 	    "add-requires", "set-environment", "import-environment", NULL };
-	int i, k, user = has_arg(c, "--user");
+	int i, user = has_arg(c, "--user");
 
 	for (i = 1; i < c->argc; i++) {
-		if (is_opt(&c->argv[i]))
+		const struct pl_field *f = &c->argv[i];
+
+		if (is_opt(f))
 			continue;
 		if (user) {
 			/* The user's own services: only persistence counts. */
-			for (k = 0; persist[k] != NULL; k++)
-				if (eq(&c->argv[i], persist[k]))
-					sysconf(an, c, "builtin:service",
-					    "installs a user service "
-					    "(persistence)");
+			if (eq_any(f, persist))
+				sysconf(an, c, "builtin:service",
+				    "installs a user service (persistence)");
 			return;
 		}
-		for (k = 0; stop[k] != NULL; k++)
-			if (eq(&c->argv[i], stop[k])) {
-				pl_find(an, VG_CAT_DISRUPTION,
-				    "builtin:power", c->off, c->len,
-				    "'systemctl %s' stops or restarts the host",
-				    stop[k]);
-				return;
-			}
-		for (k = 0; ok[k] != NULL; k++)
-			if (eq(&c->argv[i], ok[k]))
-				return;
-		sysconf(an, c, "builtin:service", "changes service state");
+		if (eq_any(f, stop)) {
+			pl_find(an, VG_CAT_DISRUPTION, "builtin:power",
+			    c->off, c->len,
+			    "'systemctl %s' stops or restarts the host", f->s);
+			return;
+		}
+		if (!eq_any(f, ok))
+			sysconf(an, c, "builtin:service",
+			    "changes service state");
 		return;
 	}
 }
@@ -1705,29 +1725,25 @@ h_systemctl(struct pl_an *an, struct pl_cmd *c)
 static void
 h_service(struct pl_an *an, struct pl_cmd *c)
 {
-	int i;
+	static const char *const verbs[] = { "start", "stop", "restart",
+	    "reload", "force-reload", "try-restart", "condrestart", "enable",
+	    "disable", "remove", "defaults", "add", "del", "on", "off", "load",
+	    "unload", "bootout", "bootstrap", "kill", NULL };
 
-	for (i = 1; i < c->argc; i++) {
-		const struct pl_field *f = &c->argv[i];
-
-		if (eq(f, "start") || eq(f, "stop") || eq(f, "restart") ||
-		    eq(f, "reload") || eq(f, "force-reload") ||
-		    eq(f, "try-restart") || eq(f, "condrestart") ||
-		    eq(f, "enable") || eq(f, "disable") || eq(f, "remove") ||
-		    eq(f, "defaults") || eq(f, "add") || eq(f, "del") ||
-		    eq(f, "on") || eq(f, "off") || eq(f, "load") ||
-		    eq(f, "unload") || eq(f, "bootout") ||
-		    eq(f, "bootstrap") || eq(f, "kill")) {
-			sysconf(an, c, "builtin:service",
-			    "changes service state");
-			return;
-		}
-	}
+	if (has_any(c, verbs))
+		sysconf(an, c, "builtin:service", "changes service state");
 }
 
 static void
 h_firewall(struct pl_an *an, struct pl_cmd *c)
 {
+	/* ufw and firewall-cmd verbs that only look */
+	static const char *const looks[] = { "status", "show", "app",
+	    "--state", "version", NULL };
+	/* iptables' long options that change rules */
+	static const char *const edits[] = { "--flush", "--append",
+	    "--insert", "--delete", "--policy", "--delete-chain", "--replace",
+	    "--zero", "--new-chain", NULL };
 	const char *n = c->name;
 	int i;
 
@@ -1755,12 +1771,10 @@ h_firewall(struct pl_an *an, struct pl_cmd *c)
 		for (i = 1; i < c->argc; i++) {
 			const char *s = c->argv[i].s;
 
-			if (eq(&c->argv[i], "status") || eq(&c->argv[i], "show") ||
-			    eq(&c->argv[i], "app") || strncmp(s, "--list", 6) == 0
-			    || strncmp(s, "--get", 5) == 0 ||
-			    strncmp(s, "--query", 7) == 0 ||
-			    eq(&c->argv[i], "--state") ||
-			    eq(&c->argv[i], "version"))
+			if (eq_any(&c->argv[i], looks) ||
+			    strncmp(s, "--list", 6) == 0 ||
+			    strncmp(s, "--get", 5) == 0 ||
+			    strncmp(s, "--query", 7) == 0)
 				return;
 		}
 		if (c->argc > 1)
@@ -1771,12 +1785,7 @@ h_firewall(struct pl_an *an, struct pl_cmd *c)
 	for (i = 1; i < c->argc; i++) {
 		const char *s = c->argv[i].s;
 
-		if (s[0] != '-' || s[1] == '-' ? (strcmp(s, "--flush") == 0 ||
-		    strcmp(s, "--append") == 0 || strcmp(s, "--insert") == 0 ||
-		    strcmp(s, "--delete") == 0 || strcmp(s, "--policy") == 0 ||
-		    strcmp(s, "--delete-chain") == 0 ||
-		    strcmp(s, "--replace") == 0 || strcmp(s, "--zero") == 0 ||
-		    strcmp(s, "--new-chain") == 0) :
+		if (s[0] != '-' || s[1] == '-' ? eq_any(&c->argv[i], edits) :
 		    strchr("FXZPAIDRNE", s[1]) != NULL) {
 			sysconf(an, c, "builtin:firewall",
 			    "changes firewall rules");
@@ -1856,6 +1865,9 @@ h_hostconf(struct pl_an *an, struct pl_cmd *c)
 static void
 h_ip(struct pl_an *an, struct pl_cmd *c)
 {
+	static const char *const verbs[] = { "add", "del", "delete", "set",
+	    "flush", "change", "replace", "append", "down", "up", "modify",
+	    "off", NULL };
 	const char *n = c->name;
 	int i;
 
@@ -1874,31 +1886,22 @@ h_ip(struct pl_an *an, struct pl_cmd *c)
 			    "changes network interfaces");
 		return;
 	}
-	for (i = 1; i < c->argc; i++) {
-		const struct pl_field *f = &c->argv[i];
-
-		if (eq(f, "add") || eq(f, "del") || eq(f, "delete") ||
-		    eq(f, "set") || eq(f, "flush") || eq(f, "change") ||
-		    eq(f, "replace") || eq(f, "append") || eq(f, "down") ||
-		    eq(f, "up") || eq(f, "modify") || eq(f, "off")) {
-			sysconf(an, c, "builtin:network",
-			    "changes network configuration");
-			return;
-		}
-	}
+	if (has_any(c, verbs))
+		sysconf(an, c, "builtin:network",
+		    "changes network configuration");
 }
 
 static void
 h_pkg(struct pl_an *an, struct pl_cmd *c)
 {
+	static const char *const removes[] = { "remove", "purge",
+	    "autoremove", "erase", "del", "--purge", "--remove", "-P", NULL };
 	int i;
 
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
 
-		if (eq(f, "remove") || eq(f, "purge") || eq(f, "autoremove") ||
-		    eq(f, "erase") || eq(f, "del") || eq(f, "--purge") ||
-		    eq(f, "--remove") || eq(f, "-P") ||
+		if (eq_any(f, removes) ||
 		    (strcmp(c->name, "dpkg") == 0 && eq(f, "-r")) ||
 		    (strcmp(c->name, "rpm") == 0 && (eq(f, "-e") ||
 		    eq(f, "--erase"))) ||

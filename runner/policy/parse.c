@@ -1141,6 +1141,32 @@ assign_prefix(const struct pl_word *w)
 	return 0;
 }
 
+/* Parses the elements of an array assignment into w->arr, the input at
+ * its '('; returns 0, or -1 with the error recorded. */
+static int
+parse_array(struct ps *p, struct pl_word *w)
+{
+	struct pl_word **et = &w->arr, *e;
+
+	w->isarr = 1;
+	p->i++;
+	for (;;) {
+		skip_space(p);
+		if (peekc(p, 0) == ')') {
+			p->i++;
+			return 0;
+		}
+		e = parse_word(p, 0);
+		if (e == NULL) {
+			if (!p->failed)
+				fail(p, "unterminated array");
+			return -1;
+		}
+		*et = e;
+		et = &e->next;
+	}
+}
+
 /* Parses a simple command (or a function definition NAME() body). */
 static struct pl_node *
 parse_simple(struct ps *p)
@@ -1213,24 +1239,8 @@ parse_simple(struct ps *p)
 		    assign_prefix(w) == w->parts->len) {
 			if (n->words != NULL) {
 				/* declare -a NAME=( ... ) */
-				struct pl_word **et = &w->arr, *e;
-
-				w->isarr = 1;
-				p->i++;
-				for (;;) {
-					skip_space(p);
-					if (peekc(p, 0) == ')') {
-						p->i++;
-						break;
-					}
-					e = parse_word(p, 0);
-					if (e == NULL)
-						return p->failed ? NULL :
-						    fail(p, "unterminated "
-						    "array");
-					*et = e;
-					et = &e->next;
-				}
+				if (parse_array(p, w) != 0)
+					return NULL;
 				*wt = w;
 				wt = &w->next;
 				continue;
@@ -1240,24 +1250,8 @@ parse_simple(struct ps *p)
 			if (peekc(p, 0) == '(' && w->parts->next == NULL &&
 			    assign_prefix(w) == w->parts->len) {
 				/* NAME=( elements ) */
-				struct pl_word **et = &w->arr, *e;
-
-				w->isarr = 1;
-				p->i++;
-				for (;;) {
-					skip_space(p);
-					if (peekc(p, 0) == ')') {
-						p->i++;
-						break;
-					}
-					e = parse_word(p, 0);
-					if (e == NULL)
-						return p->failed ? NULL :
-						    fail(p, "unterminated "
-						    "array");
-					*et = e;
-					et = &e->next;
-				}
+				if (parse_array(p, w) != 0)
+					return NULL;
 			}
 			*at = w;
 			at = &w->next;
