@@ -7,9 +7,10 @@
  *
  *   vigil ── shim ── task (sh -c ..., or the argv) ── its children ...
  *
- * The shim is created with clone3(2) as the init of a new PID namespace
- * (plus user, network and mount namespaces for `strict`).  It enters the
- * sandbox, starts the task with vfork(2)+execve(2) in a session of its
+ * The shim is created with clone3(2) as the init of a new PID namespace,
+ * with a mount namespace for a /proc of its own (plus a network namespace
+ * and a private /tmp for `strict`, a user namespace when not root).  It
+ * enters the sandbox, starts the task with vfork(2)+execve(2) in a session of its
  * own, forwards the signals vigil sends it to every process of the
  * namespace, reaps orphans, and when the task ends kills whatever is left
  * (daemons that called setsid or double-forked cannot escape a PID
@@ -34,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -431,16 +431,11 @@ shim_main(struct launch *L)
 	if (L->sb != NULL &&
 	    (rc = vg_sandbox_enter(L->sb, &L->paths, &stage)) != 0)
 		shim_exit(L, SHIM_SETUP_FAILED, -rc, stage, 0);
-	/* A program that reads /proc/<its getpid()> needs the procfs of
-	 * its own PID namespace, not the host's, where that pid is some
-	 * other process (apptainer then sees a "weak chroot" and aborts). */
-	if (L->own_proc) {
-		stage = "mount /proc";
-		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-		    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV |
-		    MS_NOEXEC, NULL) != 0)
-			shim_exit(L, SHIM_SETUP_FAILED, errno, stage, 0);
-	}
+	/* Without a sandbox, the same /proc of the task's PID namespace
+	 * (vg_sandbox_enter mounts it otherwise): apptainer, for one, sees
+	 * a "weak chroot" in the host's /proc and aborts. */
+	if (L->own_proc && (rc = vg_sandbox_own_proc(&stage)) != 0)
+		shim_exit(L, SHIM_SETUP_FAILED, -rc, stage, 0);
 	if (!L->pidns && prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
 		shim_exit(L, SHIM_SETUP_FAILED, errno, "subreaper", 0);
 	setsid();

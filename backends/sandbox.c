@@ -96,10 +96,11 @@ static const char *const dev_writable[] = {
 	"/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm",
 };
 
-/* System trees readable in `strict`. */
+/* System trees readable in `strict`; /proc too, opened in the child
+ * (landlock_apply). */
 static const char *const sys_readable[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-	"/etc", "/opt", "/proc", "/sys", "/dev", "/run", "/var/lib",
+	"/etc", "/opt", "/sys", "/dev", "/run", "/var/lib",
 };
 
 /* Syscalls that fail with EPERM in `standard` and `strict`. */
@@ -130,6 +131,7 @@ struct vg_sandbox {
 	int			 userns;
 	int			 netns;
 	int			 private_tmp;
+	int			 own_proc;	/* mount /proc of the PID ns */
 	char			 uid_map[32];
 	char			 gid_map[32];
 
@@ -478,10 +480,13 @@ vg_sandbox_new(const struct vg_isolation_conf *iso, struct vg_sandbox **out,
 	confine = iso->level != VG_ISO_NONE;
 
 	/* The whole-tree kill comes from a PID namespace whenever one can
-	 * be made: as root directly, else inside a user namespace. */
+	 * be made: as root directly, else inside a user namespace.  A mount
+	 * namespace comes with it, for a /proc that shows that PID
+	 * namespace rather than the host's. */
 	if (c->pidns && (c->root || c->userns)) {
 		sb->pidns = 1;
-		sb->clone_flags |= CLONE_NEWPID;
+		sb->own_proc = 1;
+		sb->clone_flags |= CLONE_NEWPID | CLONE_NEWNS;
 		if (!c->root)
 			sb->userns = 1;
 	} else
@@ -741,10 +746,7 @@ private_tmp(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
 			rc = -errno;
 			goto out;
 		}
-	/* Slave, not private: mounts made later on the host still show
-	 * up here, nothing made here leaks out. */
-	if (mount("none", "/", "none", MS_REC | MS_SLAVE, NULL) != 0 ||
-	    mount(p->tmp_dir, "/tmp", "none", MS_BIND, NULL) != 0) {
+	if (mount(p->tmp_dir, "/tmp", "none", MS_BIND, NULL) != 0) {
 		rc = -errno;
 		goto out;
 	}
@@ -765,6 +767,38 @@ out:
 	return rc;
 }
 
+/* Makes every mount of a new mount namespace a slave of the host's
+ * (child side).  Slave, not private: mounts made later on the host still
+ * show up here, nothing made here leaks out. */
+static int
+mounts_slave(void)
+{
+	if (mount("none", "/", "none", MS_REC | MS_SLAVE, NULL) != 0)
+		return -errno;
+	return 0;
+}
+
+/* Mounts a procfs of the caller's PID namespace on /proc (child side). */
+static int
+mount_proc(void)
+{
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	    NULL) != 0)
+		return -errno;
+	return 0;
+}
+
+int
+vg_sandbox_own_proc(const char **stage)
+{
+	int rc;
+
+	*stage = "mount /proc";
+	if ((rc = mounts_slave()) != 0)
+		return rc;
+	return mount_proc();
+}
+
 int
 vg_sandbox_enter(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
     const char **stage)
@@ -783,8 +817,26 @@ vg_sandbox_enter(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
 		if ((rc = loopback_up()) != 0)
 			return rc;
 	}
-	if (sb->private_tmp && p->tmp_dir != NULL)
-		return private_tmp(sb, p, stage);
+	if (sb->clone_flags & CLONE_NEWNS) {
+		*stage = "mount namespace";
+		if ((rc = mounts_slave()) != 0)
+			return rc;
+	}
+	if (sb->private_tmp && p->tmp_dir != NULL &&
+	    (rc = private_tmp(sb, p, stage)) != 0)
+		return rc;
+	/* A program that reads /proc/<its getpid()> (ps, psutil, Python's
+	 * multiprocessing) needs the procfs of its own PID namespace: in
+	 * the host's, that pid is some other process.  Inside a user
+	 * namespace the kernel refuses a new procfs when the host's /proc
+	 * has parts hidden by mounts (as in most containers); the task
+	 * then keeps the host's /proc rather than not running at all. */
+	if (sb->own_proc) {
+		*stage = "mount /proc";
+		rc = mount_proc();
+		if (rc != 0 && !(sb->userns && (rc == -EPERM || rc == -EACCES)))
+			return rc;
+	}
 	return 0;
 }
 
@@ -840,6 +892,11 @@ landlock_apply(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p)
 		    LL_RULE_PATH_BENEATH, &pb, 0) != 0)
 			rc = -errno;
 	}
+	/* Opened here, after vg_sandbox_enter mounted the task's own
+	 * /proc: Landlock skips the mount point a mount hides, so a rule
+	 * on the host's /proc would not cover it. */
+	if (rc == 0 && (sb->ll_attr.handled_access_fs & LL_FS_READ_FILE))
+		rc = add_task_rule(ruleset, "/proc", LL_READ);
 	if (rc == 0)
 		rc = add_task_rule(ruleset, p->task_dir, sb->ll_task_access);
 	if (rc == 0)

@@ -80,12 +80,20 @@ struct vg_sandbox_paths {
 
 /*
  * In the child, first thing after clone3: writes the user namespace maps,
- * brings loopback up in a new network namespace, binds tmp_dir over /tmp
- * in a new mount namespace.  Returns 0, or -errno with *stage naming the
- * step.  Async-signal-safe.
+ * brings loopback up in a new network namespace, makes the mounts of a
+ * new mount namespace slaves of the host's, binds tmp_dir over /tmp
+ * (strict) and mounts a /proc of the new PID namespace.  Returns 0, or
+ * -errno with *stage naming the step.  Async-signal-safe.
  */
 int	vg_sandbox_enter(const struct vg_sandbox *sb,
 	    const struct vg_sandbox_paths *p, const char **stage);
+
+/*
+ * In a child created with CLONE_NEWPID | CLONE_NEWNS and no sandbox:
+ * makes its mounts slaves of the host's and mounts a /proc of its PID
+ * namespace.  Returns 0, or -errno with *stage set.  Async-signal-safe.
+ */
+int	vg_sandbox_own_proc(const char **stage);
 
 /*
  * In the child, last step before the task runs: no_new_privs, the
