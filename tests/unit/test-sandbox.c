@@ -173,16 +173,18 @@ test_own_proc(void **state)
 		VG_ISO_NONE, VG_ISO_STANDARD, VG_ISO_STRICT,
 	};
 	struct fx *f = *state;
-	char sh[4096], want[8300], cmd[256];
+	char sh[4096], shim[4096], want[8300], cmd[256];
 	int i, before;
 
 	if (!need(vg_host_caps()->pidns && vg_host_caps()->root,
 	    "PID namespace as root"))
 		return;
 	assert_non_null(realpath("/bin/sh", sh));
-	/* The shell is pid 2 (the shim is 1) and finds itself in /proc:
+	assert_non_null(vg_local_shim(NULL, 0));
+	assert_non_null(realpath(vg_local_shim(NULL, 0), shim));
+	/* The shell is pid 2 (vigil-shim is 1) and finds itself in /proc:
 	 * its exe, and its own status through a redirection it opens. */
-	snprintf(want, sizeof(want), "2\n%s\n2\n%s\nhidden\n", sh, f->self);
+	snprintf(want, sizeof(want), "2\n%s\n2\n%s\nhidden\n", sh, shim);
 	/* vigil (this process) is not in the task's /proc. */
 	snprintf(cmd, sizeof(cmd), "echo $$; readlink /proc/$$/exe; "
 	    "while read k v; do [ \"$k\" = Pid: ] && echo \"$v\"; "
