@@ -79,6 +79,7 @@ struct vg_local_proc {
 	int			 killall_sig;
 	char			*argv0;
 	char			*tmp_dir;	/* private TMPDIR, or NULL */
+	int			 tmp_gone;	/* the shim removed it */
 };
 
 /*
@@ -659,11 +660,10 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		vg_attempt_env(a, &env);
 	if (sb != NULL && (vg_sandbox_level(sb) != VG_ISO_NONE ||
 	    a->m->isolation.level != VG_ISO_NONE)) {
+		/* Created by the shim (or, for a private /tmp, by the
+		 * child of clone), in parallel with vigil. */
 		la->tmp_dir = vg_path_join(a->task_dir, "tmp");
-		if (mkdir(la->tmp_dir, 0700) != 0 && errno != EEXIST) {
-			rc = vg_err_errno(e, "cannot create '%s'", la->tmp_dir);
-			goto out;
-		}
+		l.flags |= VG_SHIM_MKTMP;
 		env_set(&env, "TMPDIR", la->tmp_dir);
 	}
 	la->argv0 = vg_xstrdup(argv.v[0]);
@@ -689,7 +689,7 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		flags = la->pidns ? CLONE_NEWPID | CLONE_NEWNS : 0;
 	}
 	la->killall_sig = la->pidns ? 0 : SIGRTMIN + 2;
-	l.flags = la->pidns ? VG_SHIM_PIDNS : 0;
+	l.flags |= la->pidns ? VG_SHIM_PIDNS : 0;
 	l.killall_sig = la->killall_sig;
 	if (lim->cpu_time)
 		add_limit(&l, RLIMIT_CPU, lim->cpu_time);
@@ -825,6 +825,8 @@ vg_local_proc_finish(struct vg_attempt *a, struct vg_local_proc *la,
 	}
 	msg.stage[sizeof(msg.stage) - 1] = '\0';
 	msg.detail[sizeof(msg.detail) - 1] = '\0';
+	if (la != NULL)
+		la->tmp_gone = msg.tmp_gone != 0;
 	switch (msg.kind) {
 	case VG_SHIM_DONE:
 		set_from_wstatus(r, msg.wstatus);
@@ -910,8 +912,8 @@ void
 vg_local_proc_free(struct vg_local_proc *la)
 {
 	/* Usually empty: one rmdir, the tree walk only when needed. */
-	if (la != NULL && la->tmp_dir != NULL && rmdir(la->tmp_dir) != 0 &&
-	    errno != ENOENT)
+	if (la != NULL && la->tmp_dir != NULL && !la->tmp_gone &&
+	    rmdir(la->tmp_dir) != 0 && errno != ENOENT)
 		vg_rm_rf(la->tmp_dir, NULL);
 	local_free(la);
 }

@@ -731,6 +731,8 @@ private_tmp(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
 	int fds[2] = { -1, -1 }, lfds[MAX_STATIC_RULES], i, rc = 0;
 
 	*stage = "private /tmp";
+	if (mkdir(p->tmp_dir, 0700) != 0 && errno != EEXIST)
+		return -errno;
 	/* Opened here, in the new mount namespace: a bind mount's source
 	 * must belong to the caller's namespace. */
 	for (i = 0; i < sb->nrules; i++)

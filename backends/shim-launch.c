@@ -146,7 +146,7 @@ vg_shim_launch_check(const void *buf, size_t len, char *why, size_t whylen)
 	    whylen) ||
 	    check_str(b, len, l->tmp_dir, "tmp_dir", 1, why, whylen))
 		return -1;
-	if ((l->flags & VG_SHIM_LL_TMP) && l->tmp_dir == 0)
+	if ((l->flags & (VG_SHIM_LL_TMP | VG_SHIM_MKTMP)) && l->tmp_dir == 0)
 		return bad(why, whylen, "%s", "a tmp_dir rule without tmp_dir");
 	return 0;
 }

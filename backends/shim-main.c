@@ -25,6 +25,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,6 +48,10 @@ static const int forwarded[] = {
 /* Written by the vfork child, read by the shim (shared memory). */
 static volatile int exec_errno;
 
+/* Set when the shim created the task's temp directory and removed it
+ * again after the task (an empty one: the usual case). */
+static int tmp_gone;
+
 /* Sends one report on the control socket (one message: atomic). */
 static void
 report(int kind, int err, const char *stage, const char *detail, int ws)
@@ -58,6 +63,7 @@ report(int kind, int err, const char *stage, const char *detail, int ws)
 	msg.kind = kind;
 	msg.err = err;
 	msg.wstatus = ws;
+	msg.tmp_gone = tmp_gone;
 	if (stage != NULL)
 		strncpy(msg.stage, stage, sizeof(msg.stage) - 1);
 	if (detail != NULL)
@@ -338,6 +344,11 @@ main(int argc, char **argv, char **envp)
 		sigaddset(&wait, forwarded[i]);
 	}
 
+	/* Made here rather than in vigil, in parallel with it: a mkdir
+	 * costs as much as the rest of a task start on some file systems. */
+	if ((in.l.flags & VG_SHIM_MKTMP) && mkdir(vg_shim_launch_str(&in.l,
+	    in.l.tmp_dir), 0700) != 0 && errno != EEXIST)
+		shim_exit(VG_SHIM_SETUP_FAILED, errno, "private TMPDIR", 0);
 	if ((rc = vg_shim_confine(&in.l, &stage)) != 0)
 		shim_exit(VG_SHIM_SETUP_FAILED, -rc, stage, 0);
 
@@ -385,5 +396,10 @@ main(int argc, char **argv, char **envp)
 				break;
 		}
 	}
+	/* Usually empty; vigil removes what is left otherwise.  (Landlock
+	 * allows it: tmp_dir is beneath a writable directory.) */
+	if ((in.l.flags & VG_SHIM_MKTMP) && rmdir(vg_shim_launch_str(&in.l,
+	    in.l.tmp_dir)) == 0)
+		tmp_gone = 1;
 	shim_exit(VG_SHIM_DONE, 0, "", tstatus);
 }

@@ -50,8 +50,9 @@ enum vg_shim_flag {
 	VG_SHIM_LANDLOCK	= 1 << 2,	/* apply the ruleset */
 	VG_SHIM_LL_PROC		= 1 << 3,	/* read rule on /proc (strict) */
 	VG_SHIM_LL_TMP		= 1 << 4,	/* own rule for tmp_dir */
+	VG_SHIM_MKTMP		= 1 << 5,	/* create tmp_dir, remove it */
 };
-#define VG_SHIM_FLAGS_KNOWN	0x1f
+#define VG_SHIM_FLAGS_KNOWN	0x3f
 
 /* One Landlock path-beneath rule on an fd the shim inherits. */
 struct vg_shim_rule {
@@ -111,6 +112,7 @@ struct vg_shim_msg {
 	int32_t	kind;
 	int32_t	err;		/* errno */
 	int32_t	wstatus;
+	int32_t	tmp_gone;	/* the shim removed tmp_dir (VG_SHIM_MKTMP) */
 	char	stage[40];
 	char	detail[160];	/* why a launch description was refused */
 };
