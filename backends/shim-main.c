@@ -12,8 +12,7 @@
  * is left and exits, reporting the task's exact wait status on fd 3.
  *
  * Built static and without vigil's libraries, so that its exec costs
- * little; only compiled with VG_SHIM_PROGRAM (the Makefile keeps this
- * file out of libvigil).
+ * little (mk/shim.mk; the Makefile keeps this file out of libvigil).
  */
 #include <errno.h>
 #include <fcntl.h>
