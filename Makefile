@@ -16,6 +16,7 @@
 
 PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin
+LIBEXECDIR	?= $(PREFIX)/libexec
 MANDIR		?= $(PREFIX)/share/man
 DESTDIR		?=
 CC		?= cc
@@ -61,7 +62,8 @@ LDFLAGS		+= $(SANLDFLAGS)
 
 B		:= build/$(VARIANT)
 SRCDIRS		:= runner runner/policy schedulers backends scratch sif-cache
-LIB_SRCS	:= $(filter-out runner/main.c, \
+# backends/shim-main.c is the main of vigil-shim (mk/shim.mk).
+LIB_SRCS	:= $(filter-out runner/main.c backends/shim-main.c, \
 		   $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS	:= $(LIB_SRCS:%.c=$(B)/%.o)
 LIB		:= $(B)/libvigil.a

@@ -5,20 +5,31 @@
  *
  * Process layout of one attempt:
  *
- *   vigil ── shim ── task (sh -c ..., or the argv) ── its children ...
+ *   vigil ── vigil-shim ── task (sh -c ..., or the argv) ── its children
  *
- * The shim is created with clone3(2) as the init of a new PID namespace
- * (plus user, network and mount namespaces for `strict`).  It enters the
- * sandbox, starts the task with vfork(2)+execve(2) in a session of its
- * own, forwards the signals vigil sends it to every process of the
- * namespace, reaps orphans, and when the task ends kills whatever is left
- * (daemons that called setsid or double-forked cannot escape a PID
- * namespace) and exits, reporting the task's exact wait status through a
- * pipe.  SIGKILL to the shim is enough to end the whole tree: the kernel
- * kills every process of a namespace whose init dies.  Where no PID
- * namespace can be made (no root, user namespaces off), the shim is a
- * child subreaper instead and walks /proc/PID/task/TID/children to signal
- * the tree.  docs/isolation.md has the measurements behind this.
+ * vigil never forks a copy of itself per task.  The shim's process is
+ * created with clone(2) sharing vigil's memory (CLONE_VM | CLONE_VFORK,
+ * as posix_spawn does; vigil's thread waits until the exec) plus the
+ * namespace flags: a PID namespace whose init it is, with a mount
+ * namespace for a /proc of its own (plus a network namespace and a
+ * private /tmp for `strict`, a user namespace when not root).  That
+ * child only makes system calls: it joins the task's cgroup when there
+ * is one, enters the namespaces (sandbox.c: the user ns maps, loopback,
+ * mounts, which need the capabilities execve drops), moves its fds into
+ * place and execs vigil-shim (shim-main.c, a small static program) with
+ * the task's argv and environment.  The shim reads the launch
+ * description (shim.h: limits, Landlock rules, the seccomp program, ...)
+ * from the control socket, applies no_new_privs, Landlock and seccomp,
+ * starts the task with vfork(2)+execve(2) in a session of its own,
+ * forwards the signals vigil sends it to every process of the namespace,
+ * reaps orphans, and when the task ends kills whatever is left (daemons
+ * that called setsid or double-forked cannot escape a PID namespace) and
+ * exits, reporting the task's exact wait status on the control socket.
+ * SIGKILL to the shim is enough to end the whole tree: the kernel kills
+ * every process of a namespace whose init dies.  Where no PID namespace
+ * can be made (no root, user namespaces off), the shim is a child
+ * subreaper instead and walks /proc/PID/task/TID/children to signal the
+ * tree.  docs/isolation.md has the measurements behind this.
  *
  * The scheduler watches the shim (a->pid, a->pidfd) and reaps it; finish()
  * reads the shim's report.  Output never passes through vigil: the task's
@@ -28,16 +39,17 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,55 +59,55 @@
 #include "backend.h"
 #include "local.h"
 #include "sandbox.h"
+#include "shim.h"
 
-/* What the shim reports through the status pipe (one write, atomic). */
-enum shim_kind {
-	SHIM_DONE = 1,		/* the task ran; wstatus is its status */
-	SHIM_EXEC_FAILED,	/* the task could not be started */
-	SHIM_SETUP_FAILED,	/* the sandbox could not be set up */
-};
+#ifndef VG_LIBEXECDIR
+#define VG_LIBEXECDIR	"/usr/local/libexec/vigil"
+#endif
 
-struct shim_msg {
-	int	kind;
-	int	err;		/* errno */
-	int	wstatus;
-	char	stage[40];
-};
+/* The child of clone runs on this stack until it execs (CLONE_VM). */
+#define PREEXEC_STACK	(256 * 1024)
 
-#define MAX_LIMITS	6
-
-/* Everything the child needs, built before clone3 (the child only makes
- * system calls).  Lives on the parent's stack; the child has a copy. */
-struct launch {
-	char			**argv;
-	char			**envp;
-	const char		*path;		/* PATH of the task env */
-	const char		*cwd;		/* NULL: inherit */
-	int			 out_fd;
-	int			 err_fd;
-	int			 null_fd;
-	int			 status_fd;	/* write end */
-	int			 nlimits;
-	int			 limit_res[MAX_LIMITS];
-	struct rlimit		 limits[MAX_LIMITS];
-	const struct vg_sandbox	*sb;
-	struct vg_sandbox_paths	 paths;
-	int			 pidns;
-	int			 own_proc;	/* mount /proc of the new ns */
-	int			 killall_sig;	/* subreaper mode: kill all */
-	/* Written by the vfork child, read by the shim. */
-	volatile int		 exec_errno;
-	const char *volatile	 exec_stage;
-};
+/* Resolved command names kept per run (vg_local_reset drops them). */
+#define NRESOLVED	32
 
 /* Backend state of one attempt (a->priv for the local backend; held by
  * the caller for vg_local_proc_start). */
 struct vg_local_proc {
-	int			 status_fd;	/* read end, or -1 */
+	int			 ctl_fd;	/* control socket, or -1 */
 	int			 pidns;
 	int			 killall_sig;
 	char			*argv0;
 	char			*tmp_dir;	/* private TMPDIR, or NULL */
+	int			 tmp_gone;	/* the shim removed it */
+};
+
+/*
+ * What the child of clone needs until it execs the shim.  Lives on
+ * vigil's stack: the child shares vigil's memory and vigil's thread waits
+ * (CLONE_VFORK), so the child reads it in place and writes err and stage
+ * back.
+ */
+struct preexec {
+	const char		*shim;		/* path of vigil-shim */
+	char			**argv;
+	char			**envp;
+	const struct vg_sandbox	*sb;		/* NULL: no sandbox */
+	struct vg_sandbox_paths	 paths;
+	int			 own_proc;	/* no sandbox, own /proc */
+	int			 fds[4];	/* become the shim's 0..3 */
+	const struct vg_shim_rule *rules;	/* fds kept across exec */
+	int			 nrules;
+	/*
+	 * cgroup.procs files (open O_WRONLY) the child joins by writing
+	 * "0\n" before it execs, so that the task is accounted from its
+	 * first instruction; filled by the cgroup support when a run has
+	 * per-task cgroups.
+	 */
+	const int		*join;
+	int			 njoin;
+	volatile int		 err;		/* errno of the failed step */
+	const char *volatile	 stage;
 };
 
 /* The compiled sandbox of the current run, rebuilt when the isolation
@@ -106,11 +118,24 @@ static struct {
 	int			 valid;
 } cache;
 
-/* Signals the shim passes on to the whole tree. */
-static const int forwarded[] = {
-	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
-	SIGCONT, SIGWINCH, SIGTSTP, SIGTTIN, SIGTTOU,
-};
+/* Where vigil-shim is (found once), or why not. */
+static struct {
+	char			 path[PATH_MAX];
+	int			 found;
+} shim;
+
+/* Command names resolved in a PATH, so that the task's exec does not
+ * search (each miss is a failed execve). */
+static struct {
+	uint64_t		 key;
+	char			*path_env;
+	char			*name;
+	char			*file;
+} resolved[NRESOLVED];
+static unsigned resolved_next;
+
+/* Reused for every launch description (vg_local_reset frees it). */
+static struct vg_buf blob;
 
 /* FNV-1a over a string (with its terminating NUL). */
 static uint64_t
@@ -179,346 +204,245 @@ vg_local_downgrades(const struct vg_manifest *m, struct vg_err *e)
 void
 vg_local_reset(void)
 {
+	size_t i;
+
 	vg_sandbox_free(cache.sb);
 	cache.sb = NULL;
 	cache.valid = 0;
+	for (i = 0; i < NRESOLVED; i++) {
+		free(resolved[i].path_env);
+		free(resolved[i].name);
+		free(resolved[i].file);
+		memset(&resolved[i], 0, sizeof(resolved[i]));
+	}
+	resolved_next = 0;
+	vg_buf_release(&blob);
+	shim.found = 0;
 }
 
-/* Copies a constant string into a fixed buffer (no libc: child side). */
-static void
-copy_str(char *dst, size_t size, const char *src)
+/* True when path is an executable regular file. */
+static int
+executable(const char *path)
 {
-	size_t i;
+	struct stat st;
 
-	for (i = 0; src != NULL && src[i] != '\0' && i + 1 < size; i++)
-		dst[i] = src[i];
-	dst[i] = '\0';
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(path, X_OK) == 0;
 }
 
-/* Writes one report to the status pipe (one write: atomic). */
-static void
-report(struct launch *L, int kind, int err, const char *stage, int wstatus)
+const char *
+vg_local_shim(char *tried, size_t size)
 {
-	struct shim_msg msg;
+	char self[PATH_MAX], *slash;
 	ssize_t n;
 
-	memset(&msg, 0, sizeof(msg));
-	msg.kind = kind;
-	msg.err = err;
-	msg.wstatus = wstatus;
-	copy_str(msg.stage, sizeof(msg.stage), stage);
-	do
-		n = write(L->status_fd, &msg, sizeof(msg));
-	while (n < 0 && errno == EINTR);
+	if (shim.found)
+		return shim.path;
+	/* Next to this executable first (build/<variant>/ while
+	 * developing), then where `make install` puts it. */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL)
+			*slash = '\0';
+		if ((size_t)snprintf(shim.path, sizeof(shim.path), "%s/%s",
+		    self, VG_SHIM_NAME) < sizeof(shim.path) &&
+		    executable(shim.path)) {
+			shim.found = 1;
+			return shim.path;
+		}
+	} else
+		snprintf(shim.path, sizeof(shim.path), "(no /proc/self/exe)");
+	if (tried != NULL)
+		snprintf(tried, size, "'%s' and '%s/%s'", shim.path,
+		    VG_LIBEXECDIR, VG_SHIM_NAME);
+	snprintf(shim.path, sizeof(shim.path), "%s/%s", VG_LIBEXECDIR,
+	    VG_SHIM_NAME);
+	if (executable(shim.path)) {
+		shim.found = 1;
+		return shim.path;
+	}
+	return NULL;
 }
 
-/* Sends the report and exits the shim. */
-static void __attribute__((noreturn))
-shim_exit(struct launch *L, int kind, int err, const char *stage,
-    int wstatus)
+/* Finds vigil-shim or fails naming where it looked. */
+static int
+shim_path(const char **out, struct vg_err *e)
 {
-	report(L, kind, err, stage, wstatus);
-	if (kind != SHIM_DONE)
-		_exit(127);
-	if (WIFEXITED(wstatus))
-		_exit(WEXITSTATUS(wstatus));
-	_exit(128 + WTERMSIG(wstatus));
-}
+	char tried[2 * PATH_MAX + 16];
 
-/* Parses a decimal pid; returns 0 when there is none. */
-static pid_t
-parse_pid(const char **pp)
-{
-	const char *p = *pp;
-	pid_t v = 0;
-
-	while (*p == ' ' || *p == '\n')
-		p++;
-	while (*p >= '0' && *p <= '9')
-		v = v * 10 + (*p++ - '0');
-	*pp = p;
-	return v;
-}
-
-/* Writes "/proc/P/task/P/children" into buf. */
-static void
-children_path(char *buf, pid_t pid)
-{
-	char num[16], *p = buf;
-	const char *s;
-	int n = 0, i;
-
-	do
-		num[n++] = (char)('0' + pid % 10);
-	while ((pid /= 10) > 0);
-	for (s = "/proc/"; *s; s++)
-		*p++ = *s;
-	for (i = n - 1; i >= 0; i--)
-		*p++ = num[i];
-	for (s = "/task/"; *s; s++)
-		*p++ = *s;
-	for (i = n - 1; i >= 0; i--)
-		*p++ = num[i];
-	for (s = "/children"; *s; s++)
-		*p++ = *s;
-	*p = '\0';
+	if ((*out = vg_local_shim(tried, sizeof(tried))) != NULL)
+		return 0;
+	return vg_err_set(e, VG_EUNSUPPORTED, "cannot find the task launcher "
+	    "'%s': tried %s (build it with 'make', or install it with 'make "
+	    "install')", VG_SHIM_NAME, tried);
 }
 
 /*
- * Subreaper mode: signals every descendant of the shim, walking the
- * children lists breadth first.  Orphans were reparented to the shim, so
- * they are found as its children.  Async-signal-safe.
+ * Returns the file name resolves to in the search path (as execvp(3)
+ * would pick it), or NULL when it is not found or the path has a
+ * relative entry (which only the task's own directory can resolve); the
+ * shim then searches itself.  Cached per run and PATH; borrowed.
  */
-static void
-signal_descendants(int sig)
+static const char *
+resolve(const char *name, const char *path)
 {
-	static pid_t queue[4096];
-	char path[64], buf[4096];
-	size_t head = 0, tail = 0;
-	const char *p;
-	pid_t pid;
-	ssize_t n;
-	int fd;
-
-	queue[tail++] = getpid();
-	while (head < tail) {
-		pid = queue[head++];
-		children_path(path, pid);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		for (p = buf; (pid = parse_pid(&p)) > 0; ) {
-			kill(pid, sig);
-			if (tail < sizeof(queue) / sizeof(queue[0]))
-				queue[tail++] = pid;
-		}
-	}
-}
-
-/* Sends sig to every process of the task tree but the shim. */
-static void
-signal_tree(struct launch *L, pid_t task, int sig)
-{
-	if (L->pidns) {
-		/* From a namespace's init, -1 means every other process
-		 * of the namespace. */
-		kill(-1, sig);
-		return;
-	}
-	kill(-task, sig);
-	signal_descendants(sig);
-}
-
-/* Does nothing: a handler makes the kernel deliver signals to a
- * namespace init, which ignores signals left at SIG_DFL. */
-static void
-noop_handler(int sig)
-{
-	(void)sig;
-}
-
-/* Execs argv[0], searching path as execvp(3) does when it has no '/'. */
-static void
-exec_search(struct launch *L)
-{
-	const char *name = L->argv[0], *p, *end;
+	uint64_t key = fnv(fnv(0xcbf29ce484222325ULL, path), name);
+	const char *p, *end;
 	char buf[PATH_MAX];
-	size_t nlen, dlen;
-	int saw_eacces = 0;
+	size_t i, dlen, nlen = strlen(name);
 
-	if (name == NULL || name[0] == '\0') {
-		errno = ENOENT;
-		return;
-	}
-	if (strchr(name, '/') != NULL) {
-		execve(name, L->argv, L->envp);
-		return;
-	}
-	nlen = strlen(name);
-	for (p = L->path; ; p = end + 1) {
+	for (i = 0; i < NRESOLVED; i++)
+		if (resolved[i].key == key && resolved[i].name != NULL &&
+		    strcmp(resolved[i].name, name) == 0 &&
+		    strcmp(resolved[i].path_env, path) == 0)
+			return resolved[i].file;
+	for (p = path; ; p = end + 1) {
 		end = strchr(p, ':');
 		if (end == NULL)
 			end = p + strlen(p);
 		dlen = (size_t)(end - p);
-		if (dlen == 0) {
-			buf[0] = '.';
-			dlen = 1;
-		} else if (dlen < sizeof(buf))
-			memcpy(buf, p, dlen);
+		if (dlen == 0 || *p != '/')
+			return NULL;
 		if (dlen + 1 + nlen + 1 <= sizeof(buf)) {
+			memcpy(buf, p, dlen);
 			buf[dlen] = '/';
 			memcpy(buf + dlen + 1, name, nlen + 1);
-			execve(buf, L->argv, L->envp);
-			if (errno == EACCES)
-				saw_eacces = 1;
-			else if (errno != ENOENT && errno != ENOTDIR &&
-			    errno != ELOOP && errno != ENAMETOOLONG)
-				return;
+			if (executable(buf))
+				break;
 		}
 		if (*end == '\0')
-			break;
+			return NULL;
 	}
-	errno = saw_eacces ? EACCES : ENOENT;
+	i = resolved_next++ % NRESOLVED;
+	free(resolved[i].path_env);
+	free(resolved[i].name);
+	free(resolved[i].file);
+	resolved[i].key = key;
+	resolved[i].path_env = vg_xstrdup(path);
+	resolved[i].name = vg_xstrdup(name);
+	resolved[i].file = vg_xstrdup(buf);
+	return resolved[i].file;
 }
 
-/* The task process (a vfork child of the shim, sharing its memory until
- * execve): session, stdio, directory, limits, then exec. */
-static void __attribute__((noreturn))
-task_main(struct launch *L)
+/* Reports a failure of the child of clone on the control socket, the
+ * way the shim reports its own.  Async-signal-safe. */
+static void
+preexec_report(struct preexec *P, int err, const char *stage)
 {
-	sigset_t none;
-	int i;
+	struct vg_shim_msg msg;
+	size_t i;
 
-	setsid();
-	if (dup2(L->null_fd, 0) < 0 || dup2(L->out_fd, 1) < 0 ||
-	    dup2(L->err_fd, 2) < 0) {
-		L->exec_stage = "stdio";
-		goto fail;
-	}
-	if (L->cwd != NULL && chdir(L->cwd) != 0) {
-		L->exec_stage = "chdir";
-		goto fail;
-	}
-	for (i = 0; i < L->nlimits; i++)
-		if (setrlimit(L->limit_res[i], &L->limits[i]) != 0) {
-			L->exec_stage = "setrlimit";
+	memset(&msg, 0, sizeof(msg));
+	msg.kind = VG_SHIM_SETUP_FAILED;
+	msg.err = err;
+	for (i = 0; stage[i] != '\0' && i + 1 < sizeof(msg.stage); i++)
+		msg.stage[i] = stage[i];
+	(void)send(P->fds[3], &msg, sizeof(msg), MSG_NOSIGNAL);
+}
+
+/*
+ * The child of clone: joins the cgroup, enters the namespaces, puts the
+ * shim's fds in place and execs it.  Shares vigil's memory, so it only
+ * makes system calls and only writes P->err and P->stage.
+ */
+static int
+preexec_main(void *arg)
+{
+	struct preexec *P = arg;
+	const char *stage = "join cgroup";
+	int i, rc = 0;
+
+	for (i = 0; i < P->njoin; i++)
+		if (write(P->join[i], "0\n", 2) != 2) {
+			rc = -errno;
 			goto fail;
 		}
-	/* The status pipe stays until exec closes it (O_CLOEXEC). */
-	vg_close_from(3, &L->status_fd, 1);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	L->exec_stage = "exec";
-	exec_search(L);
+	if (P->sb != NULL)
+		rc = vg_sandbox_enter(P->sb, &P->paths, &stage);
+	else if (P->own_proc)
+		rc = vg_sandbox_own_proc(&stage);
+	if (rc != 0)
+		goto fail;
+	/* dup2 clears FD_CLOEXEC on the copies; the sources (all above
+	 * 3, see fd_above) close at exec. */
+	stage = "shim fds";
+	for (i = 0; i < 4; i++)
+		if (dup2(P->fds[i], i) < 0) {
+			rc = -errno;
+			goto fail;
+		}
+	for (i = 0; i < P->nrules; i++)
+		if (fcntl(P->rules[i].fd, F_SETFD, 0) != 0) {
+			rc = -errno;
+			goto fail;
+		}
+	stage = "exec " VG_SHIM_NAME;
+	execve(P->shim, P->argv, P->envp);
+	rc = -errno;
 fail:
-	/* Reported from here, not only through the memory vfork shares
-	 * with the shim: some environments (valgrind) turn vfork into
-	 * fork.  finish() reads the first report, this one. */
-	L->exec_errno = errno != 0 ? errno : EINVAL;
-	report(L, SHIM_EXEC_FAILED, L->exec_errno, L->exec_stage, 0);
+	P->err = -rc;
+	P->stage = stage;
+	preexec_report(P, -rc, stage);
 	_exit(127);
 }
 
-/* The shim: init of the task's namespaces, see the top of the file.
- * Only system calls from here on. */
-static void __attribute__((noreturn))
-shim_main(struct launch *L)
+#if defined(__SANITIZE_ADDRESS__)
+#define VG_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VG_ASAN 1
+#endif
+#endif
+
+/*
+ * Creates the shim's process with the namespace flags and runs
+ * preexec_main(P) in it; returns its pid (with *pidfd, or -1 without
+ * pidfds) or -1 with errno set.  Blocks until the child has exec'd or
+ * exited.  Signals must be blocked.
+ */
+static pid_t
+clone_preexec(struct preexec *P, unsigned long long flags, int *pidfd)
 {
-	struct sigaction sa;
-	siginfo_t si;
-	sigset_t wait;
-	const char *stage = "setup";
-	const int *sbfds;
-	int keep[16], nkeep = 0, nsb, i, sig, st, tstatus = 0, rc;
-	pid_t task, p;
+#ifdef VG_ASAN
+	/* AddressSanitizer cannot follow a child running on another
+	 * stack in the same memory: copy the memory instead (fork). */
+	pid_t pid = vg_clone_pidfd(flags, pidfd);
 
-	/* Signals are blocked (start blocked them around clone3). */
-	keep[nkeep++] = L->out_fd;
-	keep[nkeep++] = L->err_fd;
-	keep[nkeep++] = L->null_fd;
-	keep[nkeep++] = L->status_fd;
-	nsb = L->sb != NULL ? vg_sandbox_fds(L->sb, &sbfds) : 0;
-	if (nkeep + nsb <= (int)(sizeof(keep) / sizeof(keep[0]))) {
-		for (i = 0; i < nsb; i++)
-			keep[nkeep++] = sbfds[i];
-		vg_close_from(3, keep, nkeep);
-	}
+	if (pid == 0)
+		preexec_main(P);
+	return pid;
+#else
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static char *stack;
+	int cflags = (int)flags | CLONE_VM | CLONE_VFORK | SIGCHLD, fd = -1;
+	pid_t pid;
 
-	if (L->sb != NULL &&
-	    (rc = vg_sandbox_enter(L->sb, &L->paths, &stage)) != 0)
-		shim_exit(L, SHIM_SETUP_FAILED, -rc, stage, 0);
-	/* A program that reads /proc/<its getpid()> needs the procfs of
-	 * its own PID namespace, not the host's, where that pid is some
-	 * other process (apptainer then sees a "weak chroot" and aborts). */
-	if (L->own_proc) {
-		stage = "mount /proc";
-		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-		    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV |
-		    MS_NOEXEC, NULL) != 0)
-			shim_exit(L, SHIM_SETUP_FAILED, errno, stage, 0);
-	}
-	if (!L->pidns && prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
-		shim_exit(L, SHIM_SETUP_FAILED, errno, "subreaper", 0);
-	setsid();
-
-	/* Default dispositions for the standard signals (nothing stays
-	 * ignored across exec; vigil ignores none of the real-time ones),
-	 * a no-op handler for what is forwarded. */
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&wait);
-	for (i = 1; i < 32; i++) {
-		if (i == SIGKILL || i == SIGSTOP)
-			continue;
-		sa.sa_handler = SIG_DFL;
-		if (i == SIGCHLD) {
-			sa.sa_handler = noop_handler;
-			sigaddset(&wait, i);
-		}
-		sigaction(i, &sa, NULL);
-	}
-	sa.sa_handler = noop_handler;
-	if (L->killall_sig > 0) {
-		sigaction(L->killall_sig, &sa, NULL);
-		sigaddset(&wait, L->killall_sig);
-	}
-	for (i = 0; i < (int)(sizeof(forwarded) / sizeof(forwarded[0])); i++) {
-		sigaction(forwarded[i], &sa, NULL);
-		sigaddset(&wait, forwarded[i]);
-	}
-
-	if (L->sb != NULL &&
-	    (rc = vg_sandbox_confine(L->sb, &L->paths, &stage)) != 0)
-		shim_exit(L, SHIM_SETUP_FAILED, -rc, stage, 0);
-
-	L->exec_errno = 0;
-	task = vfork();
-	if (task == 0)
-		task_main(L);
-	if (task < 0)
-		shim_exit(L, SHIM_SETUP_FAILED, errno, "vfork", 0);
-	if (L->exec_errno != 0) {
-		/* The task already reported why; just end. */
-		while (waitpid(task, &st, 0) < 0 && errno == EINTR)
-			;
-		_exit(127);
-	}
-
-	for (;;) {
-		sig = sigwaitinfo(&wait, &si);
-		if (sig < 0)
-			continue;
-		if (sig == SIGCHLD) {
-			int done = 0;
-
-			while ((p = waitpid(-1, &st, WNOHANG)) > 0)
-				if (p == task) {
-					tstatus = st;
-					done = 1;
-				}
-			if (done)
-				break;
-		} else if (sig == L->killall_sig)
-			signal_tree(L, task, SIGKILL);
-		else
-			signal_tree(L, task, sig);
-	}
-
-	/* The task ended: nothing of it may outlive it.  A namespace init
-	 * exiting takes the namespace with it; a subreaper has to kill and
-	 * reap every descendant itself, until none is left. */
-	if (!L->pidns) {
-		for (;;) {
-			signal_descendants(SIGKILL);
-			p = waitpid(-1, &st, 0);
-			if (p < 0 && errno == ECHILD)
-				break;
+	/* One stack is enough: each caller waits until its child execs,
+	 * and the lock keeps threads apart. */
+	pthread_mutex_lock(&lock);
+	if (stack == NULL) {
+		stack = mmap(NULL, PREEXEC_STACK, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (stack == MAP_FAILED) {
+			stack = NULL;
+			pthread_mutex_unlock(&lock);
+			return -1;
 		}
 	}
-	shim_exit(L, SHIM_DONE, 0, "", tstatus);
+	pid = clone(preexec_main, stack + PREEXEC_STACK, cflags | CLONE_PIDFD,
+	    P, &fd);
+	if (pid < 0 && errno == EINVAL) {
+		/* Before Linux 5.2: no CLONE_PIDFD. */
+		pid = clone(preexec_main, stack + PREEXEC_STACK, cflags, P);
+		if (pid > 0)
+			fd = vg_pidfd_open(pid);
+	}
+	pthread_mutex_unlock(&lock);
+	if (pid > 0)
+		*pidfd = fd;
+	return pid;
+#endif
 }
 
 /* Returns the value of NAME in a NULL-terminated NAME=value array, or
@@ -549,14 +473,28 @@ env_set(struct vg_strv *env, const char *name, const char *value)
 	vg_strv_pushf(env, "%s=%s", name, value);
 }
 
-/* Adds one rlimit to L (soft = hard = v). */
+/* Adds one rlimit to the launch (soft = hard = v). */
 static void
-add_limit(struct launch *L, int res, uint64_t v)
+add_limit(struct vg_shim_launch *l, int res, uint64_t v)
 {
-	L->limit_res[L->nlimits] = res;
-	L->limits[L->nlimits].rlim_cur = (rlim_t)v;
-	L->limits[L->nlimits].rlim_max = (rlim_t)v;
-	L->nlimits++;
+	l->limits[l->nlimits].resource = res;
+	l->limits[l->nlimits].cur = v;
+	l->limits[l->nlimits].max = v;
+	l->nlimits++;
+}
+
+/* Moves fd above the shim's fixed fds (0..3) so that placing those never
+ * overwrites it: only when vigil itself runs with stdio closed. */
+static int
+fd_above(int fd)
+{
+	int hi;
+
+	if (fd < 0 || fd >= VG_SHIM_FD_FIRST_RULE)
+		return fd;
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, VG_SHIM_FD_FIRST_RULE);
+	close(fd);
+	return hi;
 }
 
 /* Opens (once) /dev/null for the tasks' stdin. */
@@ -565,7 +503,8 @@ null_fd(struct vg_err *e)
 {
 	static int fd = -1;
 
-	if (fd < 0 && (fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
+	if (fd < 0 && (fd = fd_above(open("/dev/null", O_RDWR |
+	    O_CLOEXEC))) < 0)
 		return vg_err_errno(e, "cannot open '/dev/null'");
 	return fd;
 }
@@ -581,8 +520,8 @@ open_output(const char *dir, const char *name, struct vg_err *e)
 	    sizeof(path))
 		return vg_err_set(e, VG_EINVAL, "task directory '%s' is too "
 		    "long", dir);
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
-	    0600);
+	fd = fd_above(open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+	    O_NOCTTY, 0600));
 	if (fd < 0)
 		return vg_err_errno(e, "cannot open '%s'", path);
 	return fd;
@@ -594,8 +533,8 @@ local_free(struct vg_local_proc *la)
 {
 	if (la == NULL)
 		return;
-	if (la->status_fd >= 0)
-		close(la->status_fd);
+	if (la->ctl_fd >= 0)
+		close(la->ctl_fd);
 	free(la->argv0);
 	free(la->tmp_dir);
 	free(la);
@@ -611,6 +550,61 @@ tree_only_pidns(void)
 	return c->pidns && c->root;
 }
 
+/* Appends s (with its NUL) to the launch; returns its offset, 0 for
+ * NULL. */
+static uint32_t
+blob_str(struct vg_buf *b, const char *s)
+{
+	size_t off = b->len;
+
+	if (s == NULL)
+		return 0;
+	vg_buf_add(b, s, strlen(s) + 1);
+	return (uint32_t)off;
+}
+
+/*
+ * Builds the launch description for one attempt in the reused buffer
+ * blob; the header's fixed fields come from l.  Fails when the strings
+ * make it larger than the shim accepts.
+ */
+static int
+blob_build(struct vg_shim_launch *l, const struct vg_sandbox *sb,
+    const struct vg_sandbox_paths *paths, const char *exec_path,
+    const char *cwd, struct vg_err *e)
+{
+	static const char zero[8];
+	const void *bpf = NULL;
+	unsigned nbpf = 0;
+
+	if (sb != NULL)
+		vg_sandbox_launch(sb, paths, l, &bpf, &nbpf);
+	vg_buf_reset(&blob);
+	vg_buf_add(&blob, l, sizeof(*l));
+	l->exec_path = blob_str(&blob, exec_path);
+	l->cwd = blob_str(&blob, cwd);
+	l->task_dir = blob_str(&blob, paths->task_dir);
+	l->scratch_dir = blob_str(&blob, paths->scratch_dir);
+	l->tmp_dir = blob_str(&blob, paths->tmp_dir);
+	if (nbpf > 0) {
+		if (blob.len % 8 != 0)
+			vg_buf_add(&blob, zero, 8 - blob.len % 8);
+		l->bpf_off = (uint32_t)blob.len;
+		l->nbpf = nbpf;
+		vg_buf_add(&blob, bpf, (size_t)nbpf * 8);
+	}
+	if (blob.len > VG_SHIM_MAX_SIZE)
+		return vg_err_set(e, VG_ELIMIT, "launch description of %zu "
+		    "bytes is over the %d the shim accepts (paths too long)",
+		    blob.len, VG_SHIM_MAX_SIZE);
+	l->magic = VG_SHIM_MAGIC;
+	l->version = VG_SHIM_VERSION;
+	l->header_size = sizeof(*l);
+	l->size = (uint32_t)blob.len;
+	memcpy(blob.data, l, sizeof(*l));
+	return 0;
+}
+
 /*
  * Starts argv (envp: NULL = the attempt's clean environment) for a under
  * the shim, confined as how says; see vg_local_proc_start.
@@ -622,12 +616,14 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	struct vg_strv argv = VG_STRV_INIT, env = VG_STRV_INIT;
 	const struct vg_limits *lim = &a->m->limits;
 	const struct vg_sandbox *sb = NULL;
+	const char *path, *exec_path = NULL;
 	struct vg_local_proc *la;
-	struct launch L;
+	struct vg_shim_launch l;
+	struct preexec P;
 	sigset_t all, old;
 	unsigned long long flags;
-	int pipefd[2] = { -1, -1 }, rc, pidfd = -1, saved;
-	size_t i;
+	int sv[2] = { -1, -1 }, rc, pidfd = -1, saved, i;
+	size_t k;
 	pid_t pid;
 
 	*out = NULL;
@@ -638,14 +634,18 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	    (rc = sandbox_for(a->m, &sb, e)) != 0)
 		return rc;
 
-	memset(&L, 0, sizeof(L));
-	L.out_fd = L.err_fd = L.status_fd = -1;
+	memset(&P, 0, sizeof(P));
+	memset(&l, 0, sizeof(l));
+	for (i = 0; i < 4; i++)
+		P.fds[i] = -1;
+	if ((rc = shim_path(&P.shim, e)) != 0)
+		return rc;
 	la = vg_xcalloc(1, sizeof(*la));
-	la->status_fd = -1;
+	la->ctl_fd = -1;
 
 	if (argvp != NULL)
-		for (i = 0; argvp[i] != NULL; i++)
-			vg_strv_push(&argv, argvp[i]);
+		for (k = 0; argvp[k] != NULL; k++)
+			vg_strv_push(&argv, argvp[k]);
 	else
 		vg_attempt_argv(a, &argv);
 	if (argv.n == 0) {
@@ -654,74 +654,86 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		goto out;
 	}
 	if (envp != NULL)
-		for (i = 0; envp[i] != NULL; i++)
-			vg_strv_push(&env, envp[i]);
+		for (k = 0; envp[k] != NULL; k++)
+			vg_strv_push(&env, envp[k]);
 	else
 		vg_attempt_env(a, &env);
 	if (sb != NULL && (vg_sandbox_level(sb) != VG_ISO_NONE ||
 	    a->m->isolation.level != VG_ISO_NONE)) {
+		/* Created by the shim (or, for a private /tmp, by the
+		 * child of clone), in parallel with vigil. */
 		la->tmp_dir = vg_path_join(a->task_dir, "tmp");
-		if (mkdir(la->tmp_dir, 0700) != 0 && errno != EEXIST) {
-			rc = vg_err_errno(e, "cannot create '%s'", la->tmp_dir);
-			goto out;
-		}
+		l.flags |= VG_SHIM_MKTMP;
 		env_set(&env, "TMPDIR", la->tmp_dir);
 	}
 	la->argv0 = vg_xstrdup(argv.v[0]);
 
-	L.argv = argv.v;
+	P.argv = argv.v;
 	/* A strv is NULL-terminated; an empty one has no array at all. */
-	L.envp = env.v != NULL ? env.v : (char *[]){ NULL };
-	L.path = env_get(env.v, "PATH");
-	if (L.path == NULL)
-		L.path = "/usr/local/bin:/usr/bin:/bin";
-	L.cwd = how == VG_LOCAL_ISOLATION ? a->m->workdir : NULL;
-	L.sb = sb;
-	L.paths.task_dir = a->task_dir;
-	L.paths.scratch_dir = a->scratch_dir;
-	L.paths.tmp_dir = la->tmp_dir;
+	P.envp = env.v != NULL ? env.v : (char *[]){ NULL };
+	if (strchr(argv.v[0], '/') == NULL) {
+		if ((path = env_get(env.v, "PATH")) == NULL)
+			path = "/usr/local/bin:/usr/bin:/bin";
+		exec_path = resolve(argv.v[0], path);
+	}
+	P.sb = sb;
+	P.paths.task_dir = a->task_dir;
+	P.paths.scratch_dir = a->scratch_dir;
+	P.paths.tmp_dir = la->tmp_dir;
 	if (sb != NULL) {
-		L.pidns = vg_sandbox_pidns(sb);
+		la->pidns = vg_sandbox_pidns(sb);
 		flags = vg_sandbox_clone_flags(sb);
 	} else {
-		L.pidns = tree_only_pidns();
-		L.own_proc = L.pidns;
-		flags = L.pidns ? CLONE_NEWPID | CLONE_NEWNS : 0;
+		la->pidns = tree_only_pidns();
+		P.own_proc = la->pidns;
+		flags = la->pidns ? CLONE_NEWPID | CLONE_NEWNS : 0;
 	}
-	L.killall_sig = L.pidns ? 0 : SIGRTMIN + 2;
+	la->killall_sig = la->pidns ? 0 : SIGRTMIN + 2;
+	l.flags |= la->pidns ? VG_SHIM_PIDNS : 0;
+	l.killall_sig = la->killall_sig;
 	if (lim->cpu_time)
-		add_limit(&L, RLIMIT_CPU, lim->cpu_time);
+		add_limit(&l, RLIMIT_CPU, lim->cpu_time);
 	if (lim->address_space)
-		add_limit(&L, RLIMIT_AS, lim->address_space);
+		add_limit(&l, RLIMIT_AS, lim->address_space);
 	if (lim->nofile)
-		add_limit(&L, RLIMIT_NOFILE, lim->nofile);
+		add_limit(&l, RLIMIT_NOFILE, lim->nofile);
 	if (lim->nproc)
-		add_limit(&L, RLIMIT_NPROC, lim->nproc);
+		add_limit(&l, RLIMIT_NPROC, lim->nproc);
 	if (lim->fsize)
-		add_limit(&L, RLIMIT_FSIZE, lim->fsize);
-	add_limit(&L, RLIMIT_CORE, lim->core_set ? lim->core : 0);
+		add_limit(&l, RLIMIT_FSIZE, lim->fsize);
+	add_limit(&l, RLIMIT_CORE, lim->core_set ? lim->core : 0);
+	if ((rc = blob_build(&l, sb, &P.paths, exec_path,
+	    how == VG_LOCAL_ISOLATION ? a->m->workdir : NULL, e)) != 0)
+		goto out;
+	P.rules = l.rules;
+	P.nrules = (int)l.nrules;
 
 	if ((rc = null_fd(e)) < 0)
 		goto out;
-	L.null_fd = rc;
-	if ((L.out_fd = open_output(a->task_dir, "stdout", e)) < 0 ||
-	    (L.err_fd = open_output(a->task_dir, "stderr", e)) < 0) {
+	P.fds[0] = rc;
+	if ((P.fds[1] = open_output(a->task_dir, "stdout", e)) < 0 ||
+	    (P.fds[2] = open_output(a->task_dir, "stderr", e)) < 0) {
 		rc = e != NULL ? e->rc : VG_EIO;
 		goto out;
 	}
-	if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) != 0) {
-		rc = vg_err_errno(e, "cannot create a pipe");
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0 ||
+	    (sv[0] = fd_above(sv[0])) < 0 || (sv[1] = fd_above(sv[1])) < 0) {
+		rc = vg_err_errno(e, "cannot create a socket pair");
 		goto out;
 	}
-	L.status_fd = pipefd[1];
+	P.fds[3] = sv[1];
+	/* Queued before the shim exists: it never waits for it. */
+	if (send(sv[0], blob.data, blob.len, MSG_NOSIGNAL) !=
+	    (ssize_t)blob.len) {
+		rc = vg_err_errno(e, "cannot send the launch description");
+		goto out;
+	}
 
-	/* Blocked across clone3 so that no signal reaches a vigil handler
-	 * in the shim before it installs its own. */
+	/* Blocked across clone so that no signal reaches a vigil handler
+	 * in the child; the shim takes them with sigwaitinfo. */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
-	pid = vg_clone_pidfd(flags, &pidfd);
-	if (pid == 0)
-		shim_main(&L);
+	pid = clone_preexec(&P, flags, &pidfd);
 	saved = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {
@@ -731,27 +743,25 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		goto out;
 	}
 
+	/* A failed step of the child (P.err) is on the control socket
+	 * for finish(), like the shim's own reports. */
 	a->pid = pid;
 	a->pidfd = pidfd;
 	a->started = vg_now();
 	if (vg_proc_starttime(pid, &a->pid_start) != 0)
 		a->pid_start = 0;
-	la->status_fd = pipefd[0];
-	pipefd[0] = -1;
-	la->pidns = L.pidns;
-	la->killall_sig = L.killall_sig;
+	la->ctl_fd = sv[0];
+	sv[0] = -1;
 	*out = la;
 	la = NULL;
 	rc = 0;
 out:
-	if (L.out_fd >= 0)
-		close(L.out_fd);
-	if (L.err_fd >= 0)
-		close(L.err_fd);
-	if (pipefd[0] >= 0)
-		close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
+	for (i = 1; i < 3; i++)
+		if (P.fds[i] >= 0)
+			close(P.fds[i]);
+	for (i = 0; i < 2; i++)
+		if (sv[i] >= 0)
+			close(sv[i]);
 	vg_strv_release(&argv);
 	vg_strv_release(&env);
 	local_free(la);
@@ -789,7 +799,7 @@ int
 vg_local_proc_finish(struct vg_attempt *a, struct vg_local_proc *la,
     int wstatus, struct vg_result *r, int *task_ws)
 {
-	struct shim_msg msg;
+	struct vg_shim_msg msg;
 	ssize_t n = -1;
 
 	if (task_ws != NULL)
@@ -798,12 +808,12 @@ vg_local_proc_finish(struct vg_attempt *a, struct vg_local_proc *la,
 	memset(r, 0, sizeof(r[0]));
 	r->started = a->started;
 	r->ended = vg_now();
-	if (la != NULL && la->status_fd >= 0) {
+	if (la != NULL && la->ctl_fd >= 0) {
 		do
-			n = read(la->status_fd, &msg, sizeof(msg));
+			n = recv(la->ctl_fd, &msg, sizeof(msg), MSG_DONTWAIT);
 		while (n < 0 && errno == EINTR);
-		close(la->status_fd);
-		la->status_fd = -1;
+		close(la->ctl_fd);
+		la->ctl_fd = -1;
 	}
 	if (n != (ssize_t)sizeof(msg)) {
 		/* No report: the shim itself was killed (SIGKILL from
@@ -814,13 +824,16 @@ vg_local_proc_finish(struct vg_attempt *a, struct vg_local_proc *la,
 		return 0;
 	}
 	msg.stage[sizeof(msg.stage) - 1] = '\0';
+	msg.detail[sizeof(msg.detail) - 1] = '\0';
+	if (la != NULL)
+		la->tmp_gone = msg.tmp_gone != 0;
 	switch (msg.kind) {
-	case SHIM_DONE:
+	case VG_SHIM_DONE:
 		set_from_wstatus(r, msg.wstatus);
 		if (task_ws != NULL)
 			*task_ws = msg.wstatus;
 		break;
-	case SHIM_EXEC_FAILED:
+	case VG_SHIM_EXEC_FAILED:
 		r->state = VG_ST_FAILED;
 		r->exit_code = 127;
 		if (strcmp(msg.stage, "exec") == 0)
@@ -833,15 +846,24 @@ vg_local_proc_finish(struct vg_attempt *a, struct vg_local_proc *la,
 			    strerror(msg.err));
 		else
 			snprintf(r->reason, sizeof(r->reason), "cannot start "
-			    "'%s': %s: %s", la != NULL ? la->argv0 : "?", msg.stage,
-			    strerror(msg.err));
+			    "'%s': %s: %s", la != NULL ? la->argv0 : "?",
+			    msg.stage, strerror(msg.err));
 		break;
-	case SHIM_SETUP_FAILED:
+	case VG_SHIM_SETUP_FAILED:
 	default:
 		r->state = VG_ST_BACKEND_ERROR;
 		r->exit_code = -1;
-		snprintf(r->reason, sizeof(r->reason), "sandbox setup failed "
-		    "(%s): %s", msg.stage, strerror(msg.err));
+		if (strcmp(msg.stage, "exec " VG_SHIM_NAME) == 0)
+			snprintf(r->reason, sizeof(r->reason), "cannot execute "
+			    "the task launcher '%.160s': %s", shim.path,
+			    strerror(msg.err));
+		else if (strcmp(msg.stage, "launch") == 0)
+			snprintf(r->reason, sizeof(r->reason), "the task "
+			    "launcher refused its launch description: %s",
+			    msg.detail);
+		else
+			snprintf(r->reason, sizeof(r->reason), "sandbox setup "
+			    "failed (%s): %s", msg.stage, strerror(msg.err));
 		break;
 	}
 	return 0;
@@ -890,8 +912,8 @@ void
 vg_local_proc_free(struct vg_local_proc *la)
 {
 	/* Usually empty: one rmdir, the tree walk only when needed. */
-	if (la != NULL && la->tmp_dir != NULL && rmdir(la->tmp_dir) != 0 &&
-	    errno != ENOENT)
+	if (la != NULL && la->tmp_dir != NULL && !la->tmp_gone &&
+	    rmdir(la->tmp_dir) != 0 && errno != ENOENT)
 		vg_rm_rf(la->tmp_dir, NULL);
 	local_free(la);
 }
@@ -1051,7 +1073,11 @@ local_prepare(const struct vg_manifest *m, const char *run_dir,
     struct vg_err *e)
 {
 	const struct vg_sandbox *sb;
+	const char *path;
+	int rc;
 
+	if ((rc = shim_path(&path, e)) != 0)
+		return rc;
 	return sandbox_for(m, &sb, e);
 }
 
@@ -1064,8 +1090,16 @@ local_probe(struct vg_buf *out)
 	struct vg_isolation_conf iso;
 	struct vg_sandbox *sb;
 	struct vg_err e;
+	char tried[2 * PATH_MAX + 16];
+	const char *path;
 	size_t i;
 
+	if ((path = vg_local_shim(tried, sizeof(tried))) != NULL)
+		vg_buf_printf(out, "local: task launcher: ok (%s)\n", path);
+	else
+		vg_buf_printf(out, "local: task launcher: missing (tried %s; "
+		    "build it with 'make' or install it with 'make "
+		    "install')\n", tried);
 	vg_buf_printf(out, "local: tree kill: %s\n", vg_host_caps()->pidns &&
 	    (vg_host_caps()->root || vg_host_caps()->userns) ?
 	    "ok (PID namespace per task)" : "degraded (subreaper walk; "

@@ -9,6 +9,8 @@
 #ifndef VG_LOCAL_H
 #define VG_LOCAL_H
 
+#include <stddef.h>
+
 #include "../runner/err.h"
 #include "../runner/manifest.h"
 #include "../runner/state.h"
@@ -23,7 +25,16 @@ struct vg_attempt;
  */
 const char *vg_local_downgrades(const struct vg_manifest *m, struct vg_err *e);
 
-/* Drops the compiled sandbox kept between attempts (tests, valgrind). */
+/*
+ * Path of vigil-shim, the first process of every task (shim.h): next to
+ * this executable, else in the libexec directory `make install` uses.
+ * NULL when neither exists; tried (size bytes, may be NULL) then names
+ * both places.  Borrowed; looked up once (until vg_local_reset).
+ */
+const char *vg_local_shim(char *tried, size_t size);
+
+/* Drops the compiled sandbox, resolved commands and the shim's path kept
+ * between attempts (tests, valgrind). */
 void	vg_local_reset(void);
 
 /* One started process tree (opaque); see vg_local_proc_start. */
@@ -45,7 +56,7 @@ enum vg_local_confine {
 };
 
 /*
- * Starts argv for attempt a as a local task would start: under the shim,
+ * Starts argv for attempt a as a local task would start: under vigil-shim,
  * stdin from /dev/null, stdout and stderr appended to the task
  * directory's files, the manifest's limits applied, in the task
  * directory's confinement chosen by how (cwd: manifest workdir with

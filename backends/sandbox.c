@@ -43,6 +43,7 @@
 
 #include "../runner/buf.h"
 #include "sandbox.h"
+#include "shim.h"
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset	444
@@ -96,10 +97,11 @@ static const char *const dev_writable[] = {
 	"/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm",
 };
 
-/* System trees readable in `strict`. */
+/* System trees readable in `strict`; /proc too, opened in the child
+ * (landlock_apply). */
 static const char *const sys_readable[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-	"/etc", "/opt", "/proc", "/sys", "/dev", "/run", "/var/lib",
+	"/etc", "/opt", "/sys", "/dev", "/run", "/var/lib",
 };
 
 /* Syscalls that fail with EPERM in `standard` and `strict`. */
@@ -113,7 +115,7 @@ static const char *const denied_syscalls[] = {
 	"fsmount", "fsconfig", "move_mount", "open_tree", "mount_setattr",
 };
 
-#define MAX_STATIC_RULES 64
+#define MAX_STATIC_RULES VG_SHIM_MAX_RULES
 
 struct ll_rule {
 	int		fd;		/* O_PATH */
@@ -130,6 +132,7 @@ struct vg_sandbox {
 	int			 userns;
 	int			 netns;
 	int			 private_tmp;
+	int			 own_proc;	/* mount /proc of the PID ns */
 	char			 uid_map[32];
 	char			 gid_map[32];
 
@@ -140,7 +143,6 @@ struct vg_sandbox {
 	uint64_t		 ll_task_access;	/* task, scratch, tmp */
 	struct ll_rule		 rules[MAX_STATIC_RULES];
 	int			 nrules;
-	int			 fds[MAX_STATIC_RULES];
 
 	struct sock_fprog	 prog;			/* len 0: none */
 	struct vg_buf		 downgrades;
@@ -295,6 +297,16 @@ add_static_rule(struct vg_sandbox *sb, const char *path, uint64_t access,
 			return 0;
 		return vg_err_errno(e, "%s: cannot open '%s'", field, path);
 	}
+	/* The shim's fds below VG_SHIM_FD_FIRST_RULE are fixed (stdio and
+	 * the control socket): a rule fd there would be overwritten. */
+	if (fd < VG_SHIM_FD_FIRST_RULE) {
+		int hi = fcntl(fd, F_DUPFD_CLOEXEC, VG_SHIM_FD_FIRST_RULE);
+
+		close(fd);
+		if ((fd = hi) < 0)
+			return vg_err_errno(e, "%s: cannot move the fd of "
+			    "'%s'", field, path);
+	}
 	if (fstat(fd, &st) != 0) {
 		close(fd);
 		return vg_err_errno(e, "%s: cannot stat '%s'", field, path);
@@ -307,7 +319,6 @@ add_static_rule(struct vg_sandbox *sb, const char *path, uint64_t access,
 	sb->rules[sb->nrules].is_dir = S_ISDIR(st.st_mode);
 	sb->rules[sb->nrules].tmp_path = strncmp(path, "/tmp/", 5) == 0 ?
 	    vg_xstrdup(path) : NULL;
-	sb->fds[sb->nrules] = fd;
 	sb->nrules++;
 	return 0;
 }
@@ -478,10 +489,13 @@ vg_sandbox_new(const struct vg_isolation_conf *iso, struct vg_sandbox **out,
 	confine = iso->level != VG_ISO_NONE;
 
 	/* The whole-tree kill comes from a PID namespace whenever one can
-	 * be made: as root directly, else inside a user namespace. */
+	 * be made: as root directly, else inside a user namespace.  A mount
+	 * namespace comes with it, for a /proc that shows that PID
+	 * namespace rather than the host's. */
 	if (c->pidns && (c->root || c->userns)) {
 		sb->pidns = 1;
-		sb->clone_flags |= CLONE_NEWPID;
+		sb->own_proc = 1;
+		sb->clone_flags |= CLONE_NEWPID | CLONE_NEWNS;
 		if (!c->root)
 			sb->userns = 1;
 	} else
@@ -580,13 +594,6 @@ int
 vg_sandbox_pidns(const struct vg_sandbox *sb)
 {
 	return sb->pidns;
-}
-
-int
-vg_sandbox_fds(const struct vg_sandbox *sb, const int **fds)
-{
-	*fds = sb->fds;
-	return sb->nrules;
 }
 
 /* Writes a whole string to a file (child side). */
@@ -724,6 +731,8 @@ private_tmp(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
 	int fds[2] = { -1, -1 }, lfds[MAX_STATIC_RULES], i, rc = 0;
 
 	*stage = "private /tmp";
+	if (mkdir(p->tmp_dir, 0700) != 0 && errno != EEXIST)
+		return -errno;
 	/* Opened here, in the new mount namespace: a bind mount's source
 	 * must belong to the caller's namespace. */
 	for (i = 0; i < sb->nrules; i++)
@@ -741,10 +750,7 @@ private_tmp(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
 			rc = -errno;
 			goto out;
 		}
-	/* Slave, not private: mounts made later on the host still show
-	 * up here, nothing made here leaks out. */
-	if (mount("none", "/", "none", MS_REC | MS_SLAVE, NULL) != 0 ||
-	    mount(p->tmp_dir, "/tmp", "none", MS_BIND, NULL) != 0) {
+	if (mount(p->tmp_dir, "/tmp", "none", MS_BIND, NULL) != 0) {
 		rc = -errno;
 		goto out;
 	}
@@ -765,6 +771,38 @@ out:
 	return rc;
 }
 
+/* Makes every mount of a new mount namespace a slave of the host's
+ * (child side).  Slave, not private: mounts made later on the host still
+ * show up here, nothing made here leaks out. */
+static int
+mounts_slave(void)
+{
+	if (mount("none", "/", "none", MS_REC | MS_SLAVE, NULL) != 0)
+		return -errno;
+	return 0;
+}
+
+/* Mounts a procfs of the caller's PID namespace on /proc (child side). */
+static int
+mount_proc(void)
+{
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	    NULL) != 0)
+		return -errno;
+	return 0;
+}
+
+int
+vg_sandbox_own_proc(const char **stage)
+{
+	int rc;
+
+	*stage = "mount /proc";
+	if ((rc = mounts_slave()) != 0)
+		return rc;
+	return mount_proc();
+}
+
 int
 vg_sandbox_enter(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
     const char **stage)
@@ -783,12 +821,30 @@ vg_sandbox_enter(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
 		if ((rc = loopback_up()) != 0)
 			return rc;
 	}
-	if (sb->private_tmp && p->tmp_dir != NULL)
-		return private_tmp(sb, p, stage);
+	if (sb->clone_flags & CLONE_NEWNS) {
+		*stage = "mount namespace";
+		if ((rc = mounts_slave()) != 0)
+			return rc;
+	}
+	if (sb->private_tmp && p->tmp_dir != NULL &&
+	    (rc = private_tmp(sb, p, stage)) != 0)
+		return rc;
+	/* A program that reads /proc/<its getpid()> (ps, psutil, Python's
+	 * multiprocessing) needs the procfs of its own PID namespace: in
+	 * the host's, that pid is some other process.  Inside a user
+	 * namespace the kernel refuses a new procfs when the host's /proc
+	 * has parts hidden by mounts (as in most containers); the task
+	 * then keeps the host's /proc rather than not running at all. */
+	if (sb->own_proc) {
+		*stage = "mount /proc";
+		rc = mount_proc();
+		if (rc != 0 && !(sb->userns && (rc == -EPERM || rc == -EACCES)))
+			return rc;
+	}
 	return 0;
 }
 
-/* True when path lies beneath dir (child side: no allocation). */
+/* True when path lies beneath dir. */
 static int
 beneath(const char *path, const char *dir)
 {
@@ -800,84 +856,40 @@ beneath(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
-/* Adds a rule for one per-task path (child side). */
-static int
-add_task_rule(int ruleset, const char *path, uint64_t access)
+void
+vg_sandbox_launch(const struct vg_sandbox *sb,
+    const struct vg_sandbox_paths *p, struct vg_shim_launch *l,
+    const void **bpf, unsigned *nbpf)
 {
-	struct ll_path_beneath pb;
-	int fd, rc = 0;
+	int i;
 
-	if (path == NULL)
-		return 0;
-	if ((fd = open(path, O_PATH | O_CLOEXEC | O_DIRECTORY)) < 0)
-		return -errno;
-	pb.allowed_access = access;
-	pb.parent_fd = fd;
-	if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb,
-	    0) != 0)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
-
-/* Builds and enforces the Landlock ruleset for p (child side). */
-static int
-landlock_apply(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p)
-{
-	struct ll_path_beneath pb;
-	int ruleset, i, rc = 0;
-
-	ruleset = (int)syscall(SYS_landlock_create_ruleset, &sb->ll_attr,
-	    sb->ll_attr_size, 0);
-	if (ruleset < 0)
-		return -errno;
-	for (i = 0; i < sb->nrules && rc == 0; i++) {
-		if (sb->rules[i].access == 0)
-			continue;
-		pb.allowed_access = sb->rules[i].access;
-		pb.parent_fd = sb->rules[i].fd;
-		if (syscall(SYS_landlock_add_rule, ruleset,
-		    LL_RULE_PATH_BENEATH, &pb, 0) != 0)
-			rc = -errno;
-	}
-	if (rc == 0)
-		rc = add_task_rule(ruleset, p->task_dir, sb->ll_task_access);
-	if (rc == 0)
-		rc = add_task_rule(ruleset, p->scratch_dir, sb->ll_task_access);
-	/* The temp directory is normally beneath the task directory and
-	 * covered by its rule, except when bound over /tmp: Landlock walks
-	 * up from a mount's root to its mount point, not to task_dir. */
-	if (rc == 0 && (sb->private_tmp || !beneath(p->tmp_dir, p->task_dir)))
-		rc = add_task_rule(ruleset, p->tmp_dir, sb->ll_task_access);
-	if (rc == 0 && syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
-		rc = -errno;
-	close(ruleset);
-	return rc;
-}
-
-int
-vg_sandbox_confine(const struct vg_sandbox *sb,
-    const struct vg_sandbox_paths *p, const char **stage)
-{
-	int rc;
-
-	if (sb->nnp) {
-		*stage = "no_new_privs";
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-			return -errno;
-	}
+	if (sb->nnp)
+		l->flags |= VG_SHIM_NNP;
 	if (sb->ll_abi > 0) {
-		*stage = "landlock";
-		if ((rc = landlock_apply(sb, p)) != 0)
-			return rc;
+		l->flags |= VG_SHIM_LANDLOCK;
+		l->ll_fs = sb->ll_attr.handled_access_fs;
+		l->ll_net = sb->ll_attr.handled_access_net;
+		l->ll_scoped = sb->ll_attr.scoped;
+		l->ll_attr_size = (uint32_t)sb->ll_attr_size;
+		l->ll_task_access = sb->ll_task_access;
+		for (i = 0; i < sb->nrules; i++) {
+			l->rules[i].fd = sb->rules[i].fd;
+			l->rules[i].is_dir = (uint32_t)sb->rules[i].is_dir;
+			l->rules[i].access = sb->rules[i].access;
+		}
+		l->nrules = (uint32_t)sb->nrules;
+		if (sb->ll_attr.handled_access_fs & LL_FS_READ_FILE)
+			l->flags |= VG_SHIM_LL_PROC;
+		/* The temp directory is normally beneath the task directory
+		 * and covered by its rule, except when bound over /tmp:
+		 * Landlock walks up from a mount's root to its mount point,
+		 * not to task_dir. */
+		if (p->tmp_dir != NULL && (sb->private_tmp ||
+		    !beneath(p->tmp_dir, p->task_dir)))
+			l->flags |= VG_SHIM_LL_TMP;
 	}
-	if (sb->prog.len > 0) {
-		*stage = "seccomp";
-		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
-		    &sb->prog) != 0)
-			return -errno;
-	}
-	return 0;
+	*bpf = sb->prog.filter;
+	*nbpf = sb->prog.len;
 }
 
 void

@@ -7,14 +7,22 @@
  * section (vg_sandbox_new): the seccomp program is generated with
  * libseccomp and kept as BPF, the fixed Landlock paths are opened once
  * (O_PATH), and what the host lacks is noted as downgrades.  Each task
- * then only makes system calls in its child process:
+ * then only makes system calls, in two places:
  *
- *   clone3(vg_sandbox_clone_flags())   new namespaces, if any
- *   vg_sandbox_enter()                 user ns maps, loopback, private /tmp
- *   vg_sandbox_confine()               no_new_privs, Landlock, seccomp
+ *   clone(vg_sandbox_clone_flags())    new namespaces, if any
+ *   vg_sandbox_enter()                 in that child, before it execs
+ *                                      vigil-shim: user ns maps,
+ *                                      loopback, private /tmp, /proc
+ *   vg_shim_confine()                  in vigil-shim, from the launch
+ *                                      vg_sandbox_launch() filled:
+ *                                      no_new_privs, Landlock, seccomp
  *
- * Both child-side calls are async-signal-safe: they never allocate and
- * only use what vg_sandbox_new prepared.
+ * The namespace setup happens before the exec because it needs the
+ * capabilities a new user namespace grants its first process, which
+ * execve(2) drops for a uid other than 0; no_new_privs, Landlock and
+ * seccomp need none, and are applied by the shim.  vg_sandbox_enter is
+ * async-signal-safe: it never allocates and only uses what
+ * vg_sandbox_new prepared.
  */
 #ifndef VG_SANDBOX_H
 #define VG_SANDBOX_H
@@ -67,10 +75,6 @@ unsigned long long vg_sandbox_clone_flags(const struct vg_sandbox *sb);
 /* True when the task's first process is the init of a PID namespace. */
 int	vg_sandbox_pidns(const struct vg_sandbox *sb);
 
-/* The fds the child needs until vg_sandbox_confine (to keep them open
- * when closing the rest); returns their count. */
-int	vg_sandbox_fds(const struct vg_sandbox *sb, const int **fds);
-
 /* Per-task paths, all absolute; scratch_dir may be NULL. */
 struct vg_sandbox_paths {
 	const char	*task_dir;
@@ -79,21 +83,33 @@ struct vg_sandbox_paths {
 };
 
 /*
- * In the child, first thing after clone3: writes the user namespace maps,
- * brings loopback up in a new network namespace, binds tmp_dir over /tmp
- * in a new mount namespace.  Returns 0, or -errno with *stage naming the
- * step.  Async-signal-safe.
+ * In the child of clone, before it execs vigil-shim: writes the user ns maps,
+ * brings loopback up in a new network namespace, makes the mounts of a
+ * new mount namespace slaves of the host's, binds tmp_dir over /tmp
+ * (strict) and mounts a /proc of the new PID namespace.  Returns 0, or
+ * -errno with *stage naming the step.  Async-signal-safe.
  */
 int	vg_sandbox_enter(const struct vg_sandbox *sb,
 	    const struct vg_sandbox_paths *p, const char **stage);
 
 /*
- * In the child, last step before the task runs: no_new_privs, the
- * Landlock ruleset for p, the seccomp filter.  Returns 0, or -errno with
- * *stage set.  Async-signal-safe.
+ * In a child created with CLONE_NEWPID | CLONE_NEWNS and no sandbox:
+ * makes its mounts slaves of the host's and mounts a /proc of its PID
+ * namespace.  Returns 0, or -errno with *stage set.  Async-signal-safe.
  */
-int	vg_sandbox_confine(const struct vg_sandbox *sb,
-	    const struct vg_sandbox_paths *p, const char **stage);
+int	vg_sandbox_own_proc(const char **stage);
+
+struct vg_shim_launch;
+
+/*
+ * Fills the confinement part of a launch description (shim.h) for p:
+ * flags, Landlock attributes and rule fds.  *bpf and *nbpf receive the
+ * seccomp program (borrowed from sb; 0 instructions: none) for the
+ * caller to append.
+ */
+void	vg_sandbox_launch(const struct vg_sandbox *sb,
+	    const struct vg_sandbox_paths *p, struct vg_shim_launch *l,
+	    const void **bpf, unsigned *nbpf);
 
 /* Name of a level ("none", "standard", "strict"). */
 const char *vg_isolation_name(enum vg_isolation_level level);

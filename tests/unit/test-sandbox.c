@@ -137,6 +137,75 @@ test_none_unconfined(void **state)
 	unlink("/tmp/vg-sandbox-none");
 }
 
+/* Removes the task's output files (the next attempt appends). */
+static void
+unlink_output(struct fx *f)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/stdout", f->dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/stderr", f->dir);
+	unlink(path);
+}
+
+/* Counts the procfs mounts of this (the host's) mount namespace. */
+static int
+host_proc_mounts(void)
+{
+	char line[1024];
+	FILE *fp;
+	int n = 0;
+
+	if ((fp = fopen("/proc/self/mountinfo", "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (strstr(line, " - proc ") != NULL)
+			n++;
+	fclose(fp);
+	return n;
+}
+
+static void
+test_own_proc(void **state)
+{
+	static const enum vg_isolation_level levels[] = {
+		VG_ISO_NONE, VG_ISO_STANDARD, VG_ISO_STRICT,
+	};
+	struct fx *f = *state;
+	char sh[4096], shim[4096], want[8300], cmd[256];
+	int i, before;
+
+	if (!need(vg_host_caps()->pidns && vg_host_caps()->root,
+	    "PID namespace as root"))
+		return;
+	assert_non_null(realpath("/bin/sh", sh));
+	assert_non_null(vg_local_shim(NULL, 0));
+	assert_non_null(realpath(vg_local_shim(NULL, 0), shim));
+	/* The shell is pid 2 (vigil-shim is 1) and finds itself in /proc:
+	 * its exe, and its own status through a redirection it opens. */
+	snprintf(want, sizeof(want), "2\n%s\n2\n%s\nhidden\n", sh, shim);
+	/* vigil (this process) is not in the task's /proc. */
+	snprintf(cmd, sizeof(cmd), "echo $$; readlink /proc/$$/exe; "
+	    "while read k v; do [ \"$k\" = Pid: ] && echo \"$v\"; "
+	    "done </proc/self/status; readlink /proc/1/exe; "
+	    "if [ -e /proc/%d ]; then echo visible; else echo hidden; fi",
+	    (int)getpid());
+	before = host_proc_mounts();
+	assert_true(before > 0);
+	for (i = 0; i < 3; i++) {
+		f->m.isolation.level = levels[i];
+		fx_sh(f, cmd);
+		assert_int_equal(fx_run(f), 0);
+		assert_string_equal(fx_read(f, "stderr"), "");
+		assert_string_equal(fx_read(f, "stdout"), want);
+		assert_int_equal(f->r.state, VG_ST_SUCCEEDED);
+		unlink_output(f);
+	}
+	/* The task's /proc mount stayed in its namespace. */
+	assert_int_equal(host_proc_mounts(), before);
+}
+
 #if defined(__x86_64__)
 static void
 test_foreign_arch_killed(void **state)
@@ -295,6 +364,8 @@ main(int argc, char **argv)
 		    setup_standard, teardown),
 		cmocka_unit_test_setup_teardown(test_none_unconfined,
 		    setup_none, teardown),
+		cmocka_unit_test_setup_teardown(test_own_proc, setup_strict,
+		    teardown),
 #if defined(__x86_64__)
 		cmocka_unit_test_setup_teardown(test_foreign_arch_killed,
 		    setup_standard, teardown),

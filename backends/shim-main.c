@@ -1,0 +1,404 @@
+/*
+ * shim-main.c - vigil-shim, the first process of every local task (see
+ * shim.h for how it is started and what it is given, local.c for the
+ * process layout).
+ *
+ * It reads the launch description from fd 3, becomes the task's
+ * supervisor (init of the task's PID namespace, or a child subreaper
+ * where there is none), applies no_new_privs, Landlock and seccomp, and
+ * starts the task with vfork(2)+execve(2) in a session of its own, with
+ * its own argv and environment.  Then it forwards the signals vigil sends
+ * to the whole tree, reaps orphans, and when the task ends kills whatever
+ * is left and exits, reporting the task's exact wait status on fd 3.
+ *
+ * Built static and without vigil's libraries, so that its exec costs
+ * little (mk/shim.mk; the Makefile keeps this file out of libvigil).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../runner/proc.h"
+#include "shim.h"
+
+/* The launch description, aligned for in-place reading; one byte more
+ * than the largest accepted, to notice a larger one. */
+static union {
+	struct vg_shim_launch	l;
+	char			b[VG_SHIM_MAX_SIZE + 8];
+} in;
+
+/* Signals the shim passes on to the whole tree. */
+static const int forwarded[] = {
+	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+	SIGCONT, SIGWINCH, SIGTSTP, SIGTTIN, SIGTTOU,
+};
+
+/* Written by the vfork child, read by the shim (shared memory). */
+static volatile int exec_errno;
+
+/* Set when the shim created the task's temp directory and removed it
+ * again after the task (an empty one: the usual case). */
+static int tmp_gone;
+
+/* Sends one report on the control socket (one message: atomic). */
+static void
+report(int kind, int err, const char *stage, const char *detail, int ws)
+{
+	struct vg_shim_msg msg;
+	ssize_t n;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.kind = kind;
+	msg.err = err;
+	msg.wstatus = ws;
+	msg.tmp_gone = tmp_gone;
+	if (stage != NULL)
+		strncpy(msg.stage, stage, sizeof(msg.stage) - 1);
+	if (detail != NULL)
+		strncpy(msg.detail, detail, sizeof(msg.detail) - 1);
+	do
+		n = send(VG_SHIM_FD_CTL, &msg, sizeof(msg), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+}
+
+/* Reports and exits with the task's status (or 127 when it never ran). */
+static void __attribute__((noreturn))
+shim_exit(int kind, int err, const char *stage, int ws)
+{
+	report(kind, err, stage, NULL, ws);
+	if (kind != VG_SHIM_DONE)
+		_exit(127);
+	if (WIFEXITED(ws))
+		_exit(WEXITSTATUS(ws));
+	_exit(128 + WTERMSIG(ws));
+}
+
+/* Parses a decimal pid; returns 0 when there is none. */
+static pid_t
+parse_pid(const char **pp)
+{
+	const char *p = *pp;
+	pid_t v = 0;
+
+	while (*p == ' ' || *p == '\n')
+		p++;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (*p++ - '0');
+	*pp = p;
+	return v;
+}
+
+/*
+ * Subreaper mode: signals every descendant of the shim, walking the
+ * children lists breadth first.  Orphans were reparented to the shim, so
+ * they are found as its children.
+ */
+static void
+signal_descendants(int sig)
+{
+	static pid_t queue[4096];
+	char path[64], buf[4096];
+	size_t head = 0, tail = 0;
+	const char *p;
+	pid_t pid;
+	ssize_t n;
+	int fd;
+
+	queue[tail++] = getpid();
+	while (head < tail) {
+		pid = queue[head++];
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children",
+		    (int)pid, (int)pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		for (p = buf; (pid = parse_pid(&p)) > 0; ) {
+			kill(pid, sig);
+			if (tail < sizeof(queue) / sizeof(queue[0]))
+				queue[tail++] = pid;
+		}
+	}
+}
+
+/* Sends sig to every process of the task tree but the shim. */
+static void
+signal_tree(pid_t task, int sig)
+{
+	if (in.l.flags & VG_SHIM_PIDNS) {
+		/* From a namespace's init, -1 means every other process
+		 * of the namespace. */
+		kill(-1, sig);
+		return;
+	}
+	kill(-task, sig);
+	signal_descendants(sig);
+}
+
+/* Does nothing: a handler makes the kernel deliver signals to a
+ * namespace init, which ignores signals left at SIG_DFL. */
+static void
+noop_handler(int sig)
+{
+	(void)sig;
+}
+
+/* The value of PATH in envp, or the default execvp(3) would use. */
+static const char *
+env_path(char *const *envp)
+{
+	size_t i;
+
+	for (i = 0; envp != NULL && envp[i] != NULL; i++)
+		if (strncmp(envp[i], "PATH=", 5) == 0)
+			return envp[i] + 5;
+	return "/usr/local/bin:/usr/bin:/bin";
+}
+
+/* Execs argv[0], searching PATH as execvp(3) does when it has no '/'.
+ * Only reached when vigil could not resolve the name (or its answer went
+ * stale). */
+static void
+exec_search(char *const *argv, char *const *envp)
+{
+	const char *name = argv[0], *p, *end;
+	char buf[PATH_MAX];
+	size_t nlen, dlen;
+	int saw_eacces = 0;
+
+	if (name == NULL || name[0] == '\0') {
+		errno = ENOENT;
+		return;
+	}
+	if (strchr(name, '/') != NULL) {
+		execve(name, argv, envp);
+		return;
+	}
+	nlen = strlen(name);
+	for (p = env_path(envp); ; p = end + 1) {
+		end = strchr(p, ':');
+		if (end == NULL)
+			end = p + strlen(p);
+		dlen = (size_t)(end - p);
+		if (dlen == 0) {
+			buf[0] = '.';
+			dlen = 1;
+		} else if (dlen < sizeof(buf))
+			memcpy(buf, p, dlen);
+		if (dlen + 1 + nlen + 1 <= sizeof(buf)) {
+			buf[dlen] = '/';
+			memcpy(buf + dlen + 1, name, nlen + 1);
+			execve(buf, argv, envp);
+			if (errno == EACCES)
+				saw_eacces = 1;
+			else if (errno != ENOENT && errno != ENOTDIR &&
+			    errno != ELOOP && errno != ENAMETOOLONG)
+				return;
+		}
+		if (*end == '\0')
+			break;
+	}
+	errno = saw_eacces ? EACCES : ENOENT;
+}
+
+/* The task process (a vfork child of the shim, sharing its memory until
+ * execve): session, directory, limits, then exec.  stdio is in place. */
+static void __attribute__((noreturn))
+task_main(char *const *argv, char *const *envp)
+{
+	const char *stage, *path, *cwd;
+	struct rlimit rl;
+	sigset_t none;
+	uint32_t i;
+	int err;
+
+	setsid();
+	cwd = vg_shim_launch_str(&in.l, in.l.cwd);
+	if (cwd != NULL && chdir(cwd) != 0) {
+		stage = "chdir";
+		goto fail;
+	}
+	for (i = 0; i < in.l.nlimits; i++) {
+		rl.rlim_cur = (rlim_t)in.l.limits[i].cur;
+		rl.rlim_max = (rlim_t)in.l.limits[i].max;
+		if (setrlimit(in.l.limits[i].resource, &rl) != 0) {
+			stage = "setrlimit";
+			goto fail;
+		}
+	}
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	stage = "exec";
+	/* The control socket closes at exec (FD_CLOEXEC). */
+	path = vg_shim_launch_str(&in.l, in.l.exec_path);
+	if (path != NULL)
+		execve(path, argv, envp);
+	/* Not resolved by vigil, or stale (removed, or hidden by the
+	 * sandbox): the search execvp(3) would make, for its errno. */
+	if (path == NULL || strchr(argv[0], '/') == NULL)
+		exec_search(argv, envp);
+fail:
+	/* Reported from here, not only through the memory vfork shares
+	 * with the shim: finish() reads the first report, this one. */
+	err = errno != 0 ? errno : EINVAL;
+	exec_errno = err;
+	report(VG_SHIM_EXEC_FAILED, err, stage, NULL, 0);
+	_exit(127);
+}
+
+/* Reads and checks the launch description; exits on a bad one. */
+static void
+read_launch(void)
+{
+	char why[160];
+	ssize_t n;
+
+	do
+		n = recv(VG_SHIM_FD_CTL, in.b, sizeof(in.b), MSG_DONTWAIT |
+		    MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		snprintf(why, sizeof(why), "no launch description on fd %d: "
+		    "%s (vigil-shim is started by vigil, not by hand)",
+		    VG_SHIM_FD_CTL, strerror(errno));
+	} else if ((size_t)n > sizeof(in.b) - 8) {
+		snprintf(why, sizeof(why), "launch description of %zd bytes, "
+		    "more than %d", n, VG_SHIM_MAX_SIZE);
+	} else if (vg_shim_launch_check(in.b, (size_t)n, why,
+	    sizeof(why)) == 0)
+		return;
+	report(VG_SHIM_SETUP_FAILED, EINVAL, "launch", why, 0);
+	dprintf(2, "%s: bad launch description: %s\n", VG_SHIM_NAME, why);
+	_exit(127);
+}
+
+int
+main(int argc, char **argv, char **envp)
+{
+	struct sigaction sa;
+	siginfo_t si;
+	sigset_t wait;
+	const char *stage = "setup";
+	int keep[VG_SHIM_MAX_RULES], sig, st, tstatus = 0, rc;
+	uint32_t i;
+	pid_t task, p;
+
+	/* vigil started us with every signal blocked; they stay blocked
+	 * here and are taken with sigwaitinfo. */
+	read_launch();
+	if (argc < 1 || argv[0] == NULL) {
+		report(VG_SHIM_SETUP_FAILED, EINVAL, "launch", "no command",
+		    0);
+		_exit(127);
+	}
+	/* Nothing of vigil's but what the launch names; and none of it
+	 * for the task. */
+	for (i = 0; i < in.l.nrules; i++)
+		keep[i] = in.l.rules[i].fd;
+	vg_close_from(VG_SHIM_FD_FIRST_RULE, keep, (int)in.l.nrules);
+	vg_fd_cloexec(VG_SHIM_FD_CTL);
+	for (i = 0; i < in.l.nrules; i++)
+		vg_fd_cloexec(keep[i]);
+
+	if (!(in.l.flags & VG_SHIM_PIDNS) &&
+	    prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+		shim_exit(VG_SHIM_SETUP_FAILED, errno, "subreaper", 0);
+	setsid();
+
+	/* Default dispositions for the standard signals (nothing stays
+	 * ignored across exec), a no-op handler for what is forwarded. */
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&wait);
+	for (sig = 1; sig < 32; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		sa.sa_handler = SIG_DFL;
+		if (sig == SIGCHLD) {
+			sa.sa_handler = noop_handler;
+			sigaddset(&wait, sig);
+		}
+		sigaction(sig, &sa, NULL);
+	}
+	sa.sa_handler = noop_handler;
+	if (in.l.killall_sig > 0) {
+		sigaction(in.l.killall_sig, &sa, NULL);
+		sigaddset(&wait, in.l.killall_sig);
+	}
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
+		sigaction(forwarded[i], &sa, NULL);
+		sigaddset(&wait, forwarded[i]);
+	}
+
+	/* Made here rather than in vigil, in parallel with it: a mkdir
+	 * costs as much as the rest of a task start on some file systems. */
+	if ((in.l.flags & VG_SHIM_MKTMP) && mkdir(vg_shim_launch_str(&in.l,
+	    in.l.tmp_dir), 0700) != 0 && errno != EEXIST)
+		shim_exit(VG_SHIM_SETUP_FAILED, errno, "private TMPDIR", 0);
+	if ((rc = vg_shim_confine(&in.l, &stage)) != 0)
+		shim_exit(VG_SHIM_SETUP_FAILED, -rc, stage, 0);
+
+	exec_errno = 0;
+	task = vfork();
+	if (task == 0)
+		task_main(argv, envp);
+	if (task < 0)
+		shim_exit(VG_SHIM_SETUP_FAILED, errno, "vfork", 0);
+	if (exec_errno != 0) {
+		/* The task already reported why; just end. */
+		while (waitpid(task, &st, 0) < 0 && errno == EINTR)
+			;
+		_exit(127);
+	}
+
+	for (;;) {
+		sig = sigwaitinfo(&wait, &si);
+		if (sig < 0)
+			continue;
+		if (sig == SIGCHLD) {
+			int done = 0;
+
+			while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+				if (p == task) {
+					tstatus = st;
+					done = 1;
+				}
+			if (done)
+				break;
+		} else if (sig == in.l.killall_sig)
+			signal_tree(task, SIGKILL);
+		else
+			signal_tree(task, sig);
+	}
+
+	/* The task ended: nothing of it may outlive it.  A namespace init
+	 * exiting takes the namespace with it; a subreaper has to kill and
+	 * reap every descendant itself, until none is left. */
+	if (!(in.l.flags & VG_SHIM_PIDNS)) {
+		for (;;) {
+			signal_descendants(SIGKILL);
+			p = waitpid(-1, &st, 0);
+			if (p < 0 && errno == ECHILD)
+				break;
+		}
+	}
+	/* Usually empty; vigil removes what is left otherwise.  (Landlock
+	 * allows it: tmp_dir is beneath a writable directory.) */
+	if ((in.l.flags & VG_SHIM_MKTMP) && rmdir(vg_shim_launch_str(&in.l,
+	    in.l.tmp_dir)) == 0)
+		tmp_gone = 1;
+	shim_exit(VG_SHIM_DONE, 0, "", tstatus);
+}

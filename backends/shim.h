@@ -1,0 +1,139 @@
+/*
+ * shim.h - the contract between vigil and vigil-shim, the small static
+ * program that is the first process of every local task.
+ *
+ * vigil starts a task with clone(2) sharing its memory (CLONE_VM |
+ * CLONE_VFORK, plus the namespace flags); that child only makes system
+ * calls (namespace setup, see sandbox.h), puts the shim's fds in place
+ * and execs vigil-shim with the task's argv and environment.  Everything
+ * else the shim needs arrives as one launch description: a versioned,
+ * fixed-layout blob (struct vg_shim_launch, then the strings and the
+ * seccomp program it points to) sent as a single message on the control
+ * socket.  The shim answers on the same socket with one struct
+ * vg_shim_msg.
+ *
+ * fds of the shim at exec:
+ *   0  /dev/null (the task's stdin)
+ *   1  TASK_DIR/stdout
+ *   2  TASK_DIR/stderr
+ *   3  the control socket (AF_UNIX, SOCK_SEQPACKET): launch in, report out
+ *   and the Landlock rule fds named in the launch (O_PATH, >= 4).
+ *
+ * The layout is the host's native one (vigil and the shim are built
+ * together for one machine); magic, version and header size guard
+ * against a shim from another build.  vg_shim_launch_check is the only
+ * reader and never trusts a field it has not checked.
+ */
+#ifndef VG_SHIM_H
+#define VG_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VG_SHIM_MAGIC		0x48534756u	/* "VGSH" */
+#define VG_SHIM_VERSION		1
+#define VG_SHIM_MAX_SIZE	(128 * 1024)
+#define VG_SHIM_MAX_RULES	64
+#define VG_SHIM_MAX_LIMITS	8
+#define VG_SHIM_MAX_BPF		4096	/* BPF_MAXINSNS, linux/bpf_common.h */
+#define VG_SHIM_MAX_STR		4096	/* PATH_MAX, with the NUL */
+#define VG_SHIM_FD_CTL		3
+#define VG_SHIM_FD_FIRST_RULE	4	/* lowest fd a rule may use */
+
+/* The program's name, for the lookup next to vigil and in libexec. */
+#define VG_SHIM_NAME		"vigil-shim"
+
+/* struct vg_shim_launch.flags */
+enum vg_shim_flag {
+	VG_SHIM_PIDNS		= 1 << 0,	/* init of a PID namespace */
+	VG_SHIM_NNP		= 1 << 1,	/* PR_SET_NO_NEW_PRIVS */
+	VG_SHIM_LANDLOCK	= 1 << 2,	/* apply the ruleset */
+	VG_SHIM_LL_PROC		= 1 << 3,	/* read rule on /proc (strict) */
+	VG_SHIM_LL_TMP		= 1 << 4,	/* own rule for tmp_dir */
+	VG_SHIM_MKTMP		= 1 << 5,	/* create tmp_dir, remove it */
+};
+#define VG_SHIM_FLAGS_KNOWN	0x3f
+
+/* One Landlock path-beneath rule on an fd the shim inherits. */
+struct vg_shim_rule {
+	int32_t		fd;
+	uint32_t	is_dir;
+	uint64_t	access;
+};
+
+/* One setrlimit(2) for the task. */
+struct vg_shim_limit {
+	int32_t		resource;
+	uint32_t	pad;
+	uint64_t	cur;
+	uint64_t	max;
+};
+
+/*
+ * The fixed part of a launch description.  String fields are byte
+ * offsets into the blob of a NUL-terminated string (0: none); the seccomp
+ * program is nbpf struct sock_filter at bpf_off (8-byte aligned).
+ */
+struct vg_shim_launch {
+	uint32_t		magic;
+	uint16_t		version;
+	uint16_t		header_size;	/* sizeof(struct vg_shim_launch) */
+	uint32_t		size;		/* the whole blob */
+	uint32_t		flags;
+	int32_t			killall_sig;	/* subreaper: "kill the tree" */
+	uint32_t		nlimits;
+	uint32_t		nrules;
+	uint32_t		nbpf;
+	uint32_t		bpf_off;
+	uint32_t		exec_path;	/* resolved argv[0], or 0 */
+	uint32_t		cwd;		/* or 0: inherit */
+	uint32_t		task_dir;
+	uint32_t		scratch_dir;
+	uint32_t		tmp_dir;
+	uint32_t		ll_attr_size;	/* 8, 16 or 24 by Landlock ABI */
+	uint32_t		pad;
+	uint64_t		ll_fs;		/* handled_access_fs */
+	uint64_t		ll_net;		/* handled_access_net */
+	uint64_t		ll_scoped;	/* scoped */
+	uint64_t		ll_task_access;	/* task, scratch, tmp dirs */
+	struct vg_shim_limit	limits[VG_SHIM_MAX_LIMITS];
+	struct vg_shim_rule	rules[VG_SHIM_MAX_RULES];
+};
+
+/* What the shim (or the process that was to become it) reports. */
+enum vg_shim_kind {
+	VG_SHIM_DONE = 1,	/* the task ran; wstatus is its status */
+	VG_SHIM_EXEC_FAILED,	/* the task could not be started */
+	VG_SHIM_SETUP_FAILED,	/* the sandbox could not be set up */
+};
+
+/* One report: a single message on the control socket. */
+struct vg_shim_msg {
+	int32_t	kind;
+	int32_t	err;		/* errno */
+	int32_t	wstatus;
+	int32_t	tmp_gone;	/* the shim removed tmp_dir (VG_SHIM_MKTMP) */
+	char	stage[40];
+	char	detail[160];	/* why a launch description was refused */
+};
+
+/*
+ * Checks that buf (len bytes, 8-byte aligned) is a launch description
+ * this shim can use: magic, version, sizes, every count, offset and
+ * string within bounds, flags and values in range.  Returns 0, or -1
+ * with a one-line reason in why (whylen bytes).  Never allocates.
+ */
+int	vg_shim_launch_check(const void *buf, size_t len, char *why,
+	    size_t whylen);
+
+/* The string at offset off of a checked launch, or NULL for 0. */
+const char *vg_shim_launch_str(const struct vg_shim_launch *l, uint32_t off);
+
+/*
+ * In the shim, before the task starts: no_new_privs, the Landlock
+ * ruleset, the seccomp filter, as l says.  Returns 0, or -errno with
+ * *stage naming the step.
+ */
+int	vg_shim_confine(const struct vg_shim_launch *l, const char **stage);
+
+#endif

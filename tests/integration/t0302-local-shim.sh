@@ -1,0 +1,49 @@
+#!/bin/sh
+# t0302-local-shim: vigil starts every local task through vigil-shim,
+# found next to the vigil binary, else in $(PREFIX)/libexec/vigil.  Without
+# it every task fails as a backend error naming both places (nothing
+# starts), and `vigil doctor` says so; with it, the task's /proc shows
+# only the task's PID namespace: $$ is 2 and pid 1 is vigil-shim.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+VIGIL_HOME=$(mktemp -d); export VIGIL_HOME
+lone=$(mktemp -d)
+trap 'rm -rf "$VIGIL_HOME" "$lone"' EXIT
+dir=$(dirname "$(realpath "$VIGIL")")
+libexec=$(strings "$VIGIL" | grep -m 1 '/libexec/vigil$') ||
+	fail "no libexec directory in the binary"
+
+cat >"$VIGIL_HOME/m.yaml" <<'YAML'
+version: 1
+name: shim
+command: 'echo $$; readlink /proc/1/exe; ls /proc | grep -c "^[0-9]"'
+YAML
+
+# With the shim next to vigil.
+doc=$("$VIGIL" doctor --backend local) || fail "doctor exited $?"
+echo "$doc" | grep -qx "local: task launcher: ok ($dir/vigil-shim)" ||
+	fail "doctor: $doc"
+"$VIGIL" run -q "$VIGIL_HOME/m.yaml" || fail "run exited $?"
+out=$("$VIGIL" logs "$(basename "$(ls -d "$VIGIL_HOME"/runs/* | head -n 1)")/0")
+# sh is 2, readlink and ls/grep come and go: 1 (shim), 2 (sh), ls, grep.
+[ "$out" = "2
+$(realpath "$dir/vigil-shim")
+4" ] || fail "task saw: $out"
+
+# A copy of vigil alone in a directory, no shim installed.
+cp "$VIGIL" "$lone/vigil"
+if [ -x "$libexec/vigil-shim" ]; then
+	"$lone/vigil" run -q "$VIGIL_HOME/m.yaml" ||
+		fail "installed shim in $libexec not used"
+	exit 0
+fi
+err=$("$lone/vigil" run "$VIGIL_HOME/m.yaml" 2>&1)
+rc=$?
+[ $rc -ne 0 ] || fail "run without the shim succeeded"
+want="cannot find the task launcher 'vigil-shim': tried '$lone/vigil-shim' and '$libexec/vigil-shim' (build it with 'make', or install it with 'make install')"
+echo "$err" | grep -qF "/0 [-] BACKEND_ERROR: $want" ||
+	fail "error was: $err"
+doc=$("$lone/vigil" doctor --backend local)
+echo "$doc" | grep -qxF "local: task launcher: missing (tried '$lone/vigil-shim' and '$libexec/vigil-shim'; build it with 'make' or install it with 'make install')" ||
+	fail "doctor without the shim: $doc"
+echo "ok"
