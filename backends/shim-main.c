@@ -264,7 +264,7 @@ fail:
 static void
 read_launch(void)
 {
-	char why[160];
+	char why[160], line[224];
 	ssize_t n;
 
 	do
@@ -272,9 +272,13 @@ read_launch(void)
 		    MSG_TRUNC);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
+		/* Named here rather than by strerror(3), whose wording
+		 * depends on the C library the shim was linked with. */
 		snprintf(why, sizeof(why), "no launch description on fd %d: "
 		    "%s (vigil-shim is started by vigil, not by hand)",
-		    VG_SHIM_FD_CTL, strerror(errno));
+		    VG_SHIM_FD_CTL, errno == EAGAIN ? "nothing was sent" :
+		    errno == ENOTSOCK ? "not a socket" :
+		    errno == EBADF ? "not open" : "cannot be read");
 	} else if ((size_t)n > sizeof(in.b) - 8) {
 		snprintf(why, sizeof(why), "launch description of %zd bytes, "
 		    "more than %d", n, VG_SHIM_MAX_SIZE);
@@ -282,7 +286,13 @@ read_launch(void)
 	    sizeof(why)) == 0)
 		return;
 	report(VG_SHIM_SETUP_FAILED, EINVAL, "launch", why, 0);
-	dprintf(2, "%s: bad launch description: %s\n", VG_SHIM_NAME, why);
+	/* One write, so that the line arrives whole (dprintf(3) may make
+	 * several). */
+	n = snprintf(line, sizeof(line), "%s: bad launch description: %s\n",
+	    VG_SHIM_NAME, why);
+	if (n > 0)
+		(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n :
+		    sizeof(line) - 1);
 	_exit(127);
 }
 
@@ -297,8 +307,12 @@ main(int argc, char **argv, char **envp)
 	uint32_t i;
 	pid_t task, p;
 
-	/* vigil started us with every signal blocked; they stay blocked
-	 * here and are taken with sigwaitinfo. */
+	/* vigil starts us with every signal blocked; they stay blocked
+	 * here and are taken with sigwaitinfo.  Blocked again all the
+	 * same: a SIGCHLD taken by the handler instead would leave the
+	 * shim waiting for ever. */
+	sigfillset(&wait);
+	sigprocmask(SIG_SETMASK, &wait, NULL);
 	read_launch();
 	if (argc < 1 || argv[0] == NULL) {
 		report(VG_SHIM_SETUP_FAILED, EINVAL, "launch", "no command",

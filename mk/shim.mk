@@ -7,19 +7,46 @@
 # blob reader it shares with vigil is fuzzed (tests/fuzz/) and runs
 # sanitized in the unit tests.
 
+#
+# It is linked against musl when musl-gcc is there (scripts/deps.sh
+# installs musl-tools): a static musl binary of 60 kB starts in a
+# fraction of the time of a static glibc one of 800 kB, whose start-up
+# probes the CPU in ways a virtual machine traps (500 fork+exec: 0.26 s
+# against 1.26 s, docs/isolation.md).
+# musl ships no kernel headers, so the shim sees the system's linux/,
+# asm/ and asm-generic/ through links in a directory of its own.
+
 SHIM		:= $(B)/vigil-shim
 SHIM_SRCS	:= backends/shim-main.c backends/shim-launch.c \
 		   backends/shim-sandbox.c runner/proc.c
 SHIM_OBJS	:= $(SHIM_SRCS:%.c=$(B)/shim/%.o)
 SHIM_CFLAGS	:= -std=c11 -O2 -g $(WARN) -MMD -MP
 SHIM_LINKS	:= $(B)/tests/vigil-shim $(B)/bench/vigil-shim
+SHIM_MUSL	:= $(shell command -v musl-gcc 2>/dev/null)
+ifneq ($(SHIM_MUSL),)
+SHIM_CC		:= $(SHIM_MUSL)
+SHIM_INC	:= $(B)/shim/include
+SHIM_ARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)
+SHIM_CPPFLAGS	:= -D_GNU_SOURCE -I. -isystem $(SHIM_INC)
+else
+SHIM_CC		:= $(CC)
+SHIM_INC	:=
+SHIM_CPPFLAGS	:= -D_GNU_SOURCE -I.
+endif
 
-$(B)/shim/%.o: %.c
+$(B)/shim/include:
+	@mkdir -p $@
+	$(Q)ln -sfn /usr/include/linux $@/linux
+	$(Q)ln -sfn /usr/include/asm-generic $@/asm-generic
+	$(Q)ln -sfn $(firstword $(wildcard /usr/include/$(SHIM_ARCH)/asm) \
+	    /usr/include/asm) $@/asm
+
+$(B)/shim/%.o: %.c | $(SHIM_INC)
 	@mkdir -p $(dir $@)
-	$(call say,CC,$<)$(CC) $(CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+	$(call say,CC,$<)$(SHIM_CC) $(SHIM_CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
 
 $(SHIM): $(SHIM_OBJS)
-	$(call say,LD,$@)$(CC) -static -o $@ $^
+	$(call say,LD,$@)$(SHIM_CC) -static -o $@ $^
 
 $(SHIM_LINKS): $(SHIM)
 	@mkdir -p $(dir $@)

@@ -218,14 +218,14 @@ test_shim_refuses(void **state)
 	ws = run_shim(NULL, 0, 1, err, sizeof(err), &msg);
 	assert_int_equal(WEXITSTATUS(ws), 127);
 	assert_string_equal(err, "vigil-shim: bad launch description: no "
-	    "launch description on fd 3: Resource temporarily unavailable "
+	    "launch description on fd 3: nothing was sent "
 	    "(vigil-shim is started by vigil, not by hand)\n");
 
 	/* fd 3 is not a socket. */
 	ws = run_shim(NULL, 0, 0, err, sizeof(err), &msg);
 	assert_int_equal(WEXITSTATUS(ws), 127);
 	assert_string_equal(err, "vigil-shim: bad launch description: no "
-	    "launch description on fd 3: Socket operation on non-socket "
+	    "launch description on fd 3: not a socket "
 	    "(vigil-shim is started by vigil, not by hand)\n");
 
 	/* A valid launch runs the command (in no namespace: not init). */
