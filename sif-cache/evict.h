@@ -45,25 +45,55 @@ int	vg_evict_plan(struct vg_evict_item *v, size_t n,
 enum vg_cache_evict_why vg_evict_classify(int missing, int pinned,
 	    double purge_at, double now, double margin);
 
-/* A candidate of the quota step: an unpinned image not being purged. */
+/*
+ * A candidate of the quota step (an unpinned image not being purged), in
+ * the caller's order, which breaks ties of last_use (gc: digest order).
+ */
 struct vg_evict_key {
 	double		 last_use;	/* LRU key; NaN counts as oldest */
 	uint64_t	 size;
-	size_t		 pos;		/* the caller's index; breaks ties */
+};
+
+/*
+ * Where the quota step cuts the candidates: those used before last_use
+ * go, and of those used exactly at last_use, the first ties in order.
+ */
+struct vg_evict_cut {
+	double		 last_use;
+	size_t		 ties;
+	size_t		 n;		/* how many go in all */
 };
 
 /*
  * The quota step: with bytes and count the totals of the images that
- * stay after the purge step (pinned ones included), moves the least
- * recently used keys (by last_use, then pos) that must go for the rest to
- * fit quota_bytes and quota_entries (0 = no limit) to the front of k, in
- * no particular order, and returns how many they are: the fewest that
- * suffice.  *over is set when even removing every key does not suffice
- * (pinned images keep the cache over its quota).  Selection, not a sort:
- * linear time expected, no allocation.
+ * stay after the purge step (pinned ones included), finds the fewest
+ * least recently used keys (by last_use, then order) whose removal makes
+ * the rest fit quota_bytes and quota_entries (0 = no limit), and fills
+ * *cut to name them.  *over is set when even removing every key does not
+ * suffice (pinned images keep the cache over its quota).  Normalises
+ * last_use in k (NaN to -INFINITY, -0 to 0), which vg_evict_goes then
+ * reads; does not reorder k or allocate.  A radix selection over the
+ * bits of last_use: eight linear passes, no sort.
  */
-size_t	vg_evict_select(struct vg_evict_key *k, size_t n, uint64_t bytes,
+void	vg_evict_select(struct vg_evict_key *k, size_t n, uint64_t bytes,
 	    uint64_t count, uint64_t quota_bytes, uint64_t quota_entries,
-	    int *over);
+	    struct vg_evict_cut *cut, int *over);
+
+/*
+ * Whether the next key in order, used at last_use, goes; *ties_left
+ * starts at cut->ties and is consumed by the keys used at the cut.
+ */
+static inline int
+vg_evict_goes(const struct vg_evict_cut *cut, double last_use,
+    size_t *ties_left)
+{
+	if (last_use < cut->last_use)
+		return 1;
+	if (last_use == cut->last_use && *ties_left > 0) {
+		(*ties_left)--;
+		return 1;
+	}
+	return 0;
+}
 
 #endif

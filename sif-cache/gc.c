@@ -143,15 +143,6 @@ sort_bucket(void *base, size_t n, size_t es,
 	}
 }
 
-/* Orders keys by their place in digest order. */
-static int
-by_pos(const void *a, const void *b)
-{
-	const struct vg_evict_key *x = a, *y = b;
-
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
 /* Frees what p holds. */
 static void
 plan_release(struct gc_plan *p)
@@ -465,7 +456,7 @@ plan_entry(struct vg_cache *c, struct gc_plan *p, const unsigned char *d,
 		p->key = vg_xgrow(p->key, &p->capkey, p->nkey + 1,
 		    sizeof(*p->key));
 		p->key[p->nkey++] = (struct vg_evict_key){
-		    .last_use = last_use, .size = size, .pos = p->nord - 1 };
+		    .last_use = last_use, .size = size };
 	}
 	sums->bytes += size;
 	sums->count++;
@@ -473,12 +464,12 @@ plan_entry(struct vg_cache *c, struct gc_plan *p, const unsigned char *d,
 
 /*
  * Gathers and plans: images, pins, then each shard merged with its
- * bucket of images in digest order.  On return p->key[0..*nquota) are
- * the quota's choices, sorted by place.
+ * bucket of images in digest order.  *cut names the quota's choices among
+ * p->key.
  */
 static int
 plan(struct vg_cache *c, struct gc_plan *p, struct vg_cache_gc_stats *gs,
-    size_t *nquota, struct vg_err *e)
+    struct vg_evict_cut *cut, struct vg_err *e)
 {
 	struct gc_sums sums = { 0, 0 };
 	double now = vg_now(), margin = cache_margin(c);
@@ -521,14 +512,8 @@ plan(struct vg_cache *c, struct gc_plan *p, struct vg_cache_gc_stats *gs,
 	close(dfd);
 	if (rc != 0)
 		return rc;
-	*nquota = vg_evict_select(p->key, p->nkey, sums.bytes, sums.count,
-	    c->quota_bytes, c->quota_entries, &gs->over_quota);
-	for (i = 0; i < *nquota; i++) {
-		gs->removed++;
-		gs->freed += p->key[i].size;
-	}
-	if (*nquota > 1)
-		qsort(p->key, *nquota, sizeof(*p->key), by_pos);
+	vg_evict_select(p->key, p->nkey, sums.bytes, sums.count,
+	    c->quota_bytes, c->quota_entries, cut, &gs->over_quota);
 	return 0;
 }
 
@@ -638,43 +623,53 @@ vg_cache_gc(struct vg_cache *c, int dry_run, vg_cache_gc_fn fn, void *arg,
 {
 	struct gc_plan p;
 	struct vg_cache_entry tmp, *ent;
+	struct vg_evict_cut cut;
 	enum vg_cache_evict_why why;
-	size_t ord, si = 0, ii = 0, qi = 0, nquota = 0;
+	size_t ord, si = 0, ii = 0, ki = 0, ties;
 	char *path;
-	int rc;
+	int rc, cand;
 
 	memset(st, 0, sizeof(*st));
 	memset(&p, 0, sizeof(p));
-	if ((rc = plan(c, &p, st, &nquota, e)) != 0) {
+	if ((rc = plan(c, &p, st, &cut, e)) != 0) {
 		plan_release(&p);
 		return rc;
 	}
 	path = vg_xmalloc(strlen(c->d_sha) + 70);
-	/* one walk in digest order: side entries, images, quota choices */
+	ties = cut.ties;
+	/*
+	 * One walk in digest order over side entries and images, meeting the
+	 * quota candidates in the order plan_entry made their keys.
+	 */
 	for (ord = 0; ord < p.nord; ord++) {
 		if (si < p.nside && p.side[si].ord == ord) {
 			ent = &p.side[si].ent;
 			why = p.side[si++].why;
 			if (ent->present)
 				ii++;
+			cand = ent->present && why == VG_EVICT_KEEP &&
+			    ent->npins == 0;
 		} else {
 			ent = NULL;
 			why = VG_EVICT_KEEP;
+			cand = p.npin == 0 || pins_of(&p, p.img[ii]) == 0;
 			ii++;
 		}
-		if (qi < nquota && p.key[qi].pos == ord) {
+		if (cand && vg_evict_goes(&cut, p.key[ki].last_use, &ties)) {
 			why = VG_EVICT_QUOTA;
+			st->removed++;
+			st->freed += p.key[ki].size;
 			if (ent == NULL) {
 				memset(&tmp, 0, sizeof(tmp));
 				cache_digest_hex(p.img[ii - 1], tmp.digest);
 				tmp.present = tmp.has_record = 1;
-				tmp.size = p.key[qi].size;
-				tmp.last_use = p.key[qi].last_use;
+				tmp.size = p.key[ki].size;
+				tmp.last_use = p.key[ki].last_use;
 				tmp.purge_at = INFINITY;
 				ent = &tmp;
 			}
-			qi++;
 		}
+		ki += cand;
 		if (why == VG_EVICT_KEEP)
 			continue;
 		if (!apply(c, dry_run, ent, why, path, fn, arg)) {
