@@ -50,7 +50,8 @@ struct gc_rec {
 };
 
 /* sort_bucket moves elements through a 64-byte buffer */
-_Static_assert(sizeof(struct gc_rec) <= 64, "gc_rec outgrew sort_bucket");
+_Static_assert(sizeof(struct gc_rec) <= 64 && sizeof(struct gc_rec) % 8 == 0,
+    "gc_rec does not suit sort_bucket");
 
 /* An entry that needs more than a key: stat()ed or missing. */
 struct gc_side {
@@ -97,7 +98,23 @@ by_rec(const void *a, const void *b)
 }
 
 /*
- * Sorts n elements of es bytes (at most 64) that start with a digest
+ * Copies es bytes (a multiple of 8) by words: memcpy of a size known only
+ * at run time becomes "rep movs", whose start-up dwarfs 32 bytes.
+ */
+static inline void
+copy_words(unsigned char *dst, const unsigned char *src, size_t es)
+{
+	uint64_t w;
+	size_t i;
+
+	for (i = 0; i < es; i += 8) {
+		memcpy(&w, src + i, 8);
+		memcpy(dst + i, &w, 8);
+	}
+}
+
+/*
+ * Sorts n elements of es bytes (a multiple of 8, at most 64) that start with a digest
  * and share its first byte: in place by the second byte (American flag
  * sort), then each run of equal second bytes (one or two elements, for
  * a few hundred) by insertion with cmp.  Linear where qsort would make
@@ -128,17 +145,18 @@ sort_bucket(void *base, size_t n, size_t es,
 				continue;
 			}
 			i = next[to]++;
-			memcpy(t, v + i * es, es);
-			memcpy(v + i * es, v + next[b] * es, es);
-			memcpy(v + next[b] * es, t, es);
+			copy_words(t, v + i * es, es);
+			copy_words(v + i * es, v + next[b] * es, es);
+			copy_words(v + next[b] * es, t, es);
 		}
 	}
 	for (b = 0, at = 0; b < 256; at += count[b++]) {
 		for (i = at + 1; i < at + count[b]; i++) {
-			memcpy(t, v + i * es, es);
+			copy_words(t, v + i * es, es);
 			for (j = i; j > at && cmp(v + (j - 1) * es, t) > 0; j--)
-				memcpy(v + j * es, v + (j - 1) * es, es);
-			memcpy(v + j * es, t, es);
+				copy_words(v + j * es, v + (j - 1) * es,
+				    es);
+			copy_words(v + j * es, t, es);
 		}
 	}
 }
@@ -308,6 +326,11 @@ read_shard(struct vg_cache *c, int dfd, int b, struct gc_plan *p,
 	 */
 	if (fstat(fd, &st) != 0 || st.st_size <= 0)
 		st.st_size = -1;
+	if (st.st_size > (off_t)REC_MAX) {
+		close(fd);
+		return vg_err_set(e, VG_ELIMIT, "'%s/%s' is larger than %u "
+		    "bytes", c->d_entries, name, REC_MAX);
+	}
 	want = st.st_size > 0 ? (size_t)st.st_size : 4096;
 	for (;;) {
 		if (len + want + 1 > p->capio)
