@@ -72,6 +72,13 @@ int	cache_rec_update(struct vg_cache *c, const char *digest,
 	    int64_t size, double pulled, double last_use, int remove,
 	    struct vg_err *e);
 
+/*
+ * Removes the record lines of the n digests d (binary, sorted, all in
+ * shard) under the shard's lock, in one rewrite.
+ */
+int	cache_recs_remove(struct vg_cache *c, int shard,
+	    const unsigned char (*d)[32], size_t n, struct vg_err *e);
+
 /* Whether name is 64 lowercase hex digits followed by suffix. */
 int	cache_is_digest_name(const char *name, const char *suffix);
 
@@ -89,6 +96,10 @@ int	cache_pin_parse(const char *name, char digest[65], char *host,
 int	cache_pin_live(const char *host, long pid, double expiry,
 	    double now);
 
+/* Called with the path of each reference record and the digest it names. */
+typedef void (*cache_ref_fn)(void *arg, const char *path, const char *digest);
+/* Reads every reference record (one file each) and calls fn for each. */
+void	cache_refs_each(struct vg_cache *c, cache_ref_fn fn, void *arg);
 /* Removes every reference record that names digest. */
 void	cache_drop_refs(struct vg_cache *c, const char *digest);
 /* Counts the live pins of digest right now. */

@@ -540,6 +540,64 @@ out:
 	return rc;
 }
 
+/* Whether the sorted digests d hold x. */
+static int
+digest_in(const unsigned char (*d)[32], size_t n, const unsigned char *x)
+{
+	size_t lo = 0, hi = n, mid;
+	int r;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((r = memcmp(d[mid], x, 32)) == 0)
+			return 1;
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+int
+cache_recs_remove(struct vg_cache *c, int shard, const unsigned char (*d)[32],
+    size_t n, struct vg_err *e)
+{
+	struct cache_recs r = { NULL, 0, 0 };
+	struct vg_buf out = VG_BUF_INIT;
+	struct vg_lock *lk = NULL;
+	unsigned char bin[32];
+	char *path, *lpath;
+	size_t i, removed = 0;
+	int rc;
+
+	path = vg_xasprintf("%s/%02x.rec", c->d_entries, shard);
+	lpath = vg_xasprintf("%s/shard-%02x.lock", c->d_locks, shard);
+	if ((rc = vg_lock_acquire(lpath, 10, 30, &lk, e)) != 0)
+		goto out;
+	if ((rc = cache_recs_load(path, &r, e)) != 0)
+		goto out;
+	for (i = 0; i < r.n; i++) {
+		(void)cache_digest_bin(r.v[i].digest, bin);
+		if (digest_in(d, n, bin)) {
+			removed++;
+			continue;
+		}
+		vg_buf_printf(&out, "%s %llu %.3f %.3f\n", r.v[i].digest,
+		    (unsigned long long)r.v[i].size, r.v[i].pulled,
+		    r.v[i].last_use);
+	}
+	if (removed > 0)
+		rc = cache_write_atomic(path, vg_buf_str(&out), out.len, e);
+out:
+	vg_lock_release(lk);
+	vg_buf_release(&out);
+	cache_recs_release(&r);
+	free(path);
+	free(lpath);
+	return rc;
+}
+
 /* ---- references ---- */
 
 /* Classifies ref; for http(s) splits off a pinned digest. */

@@ -543,12 +543,13 @@ plan(struct vg_cache *c, struct gc_plan *p, struct vg_cache_gc_stats *gs,
 /*
  * Removes an image unless it is pinned: renames it aside first, so that a
  * resolver pinning it meanwhile either finds it back or finds it gone
- * (and pulls), never a half-removed file.  1 when removed, 0 when pinned.
+ * (and pulls), never a half-removed file.  1 when removed (or already
+ * gone), 0 when pinned.  Its records are the caller's to remove.
  */
 static int
-remove_image(struct vg_cache *c, const char *digest)
+remove_image(struct vg_cache *c, const char *digest, const char *path)
 {
-	char *path = cache_image_path(c, digest), *aside;
+	char *aside;
 	int removed = 1;
 
 	aside = vg_xasprintf("%s/%s.gc.%s.%ld", c->d_tmp, digest,
@@ -561,13 +562,103 @@ remove_image(struct vg_cache *c, const char *digest)
 			(void)unlink(aside);
 		}
 	}
-	if (removed) {
-		(void)cache_rec_update(c, digest, -1, -1, 0, 1, NULL);
-		cache_drop_refs(c, digest);
-	}
 	free(aside);
-	free(path);
 	return removed;
+}
+
+/* A reference record and the digest it names. */
+struct gc_ref {
+	unsigned char	 d[32];
+	char		*path;
+};
+
+/*
+ * Records to remove after their images, one shard at a time, so that
+ * 10,000 removals rewrite each shard once and read the reference records
+ * once, not once per image.
+ */
+struct gc_done {
+	unsigned char	(*d)[32];	/* sorted: gc walks in digest order */
+	size_t		  n, cap;
+	struct gc_ref	 *ref;		/* sorted by digest once read */
+	size_t		  nref, capref;
+	int		  refs_read;
+};
+
+/* cache_refs_each callback: indexes one reference record. */
+static void
+index_ref(void *arg, const char *path, const char *digest)
+{
+	struct gc_done *g = arg;
+
+	g->ref = vg_xgrow(g->ref, &g->capref, g->nref + 1, sizeof(*g->ref));
+	(void)cache_digest_bin(digest, g->ref[g->nref].d);
+	g->ref[g->nref++].path = vg_xstrdup(path);
+}
+
+/* Orders reference records by digest. */
+static int
+by_ref(const void *a, const void *b)
+{
+	return memcmp(((const struct gc_ref *)a)->d,
+	    ((const struct gc_ref *)b)->d, 32);
+}
+
+/* Removes the records and references of the queued digests. */
+static void
+done_flush(struct vg_cache *c, struct gc_done *g)
+{
+	size_t i, lo, hi, mid;
+
+	if (g->n == 0)
+		return;
+	(void)cache_recs_remove(c, g->d[0][0], (const unsigned char (*)[32])
+	    g->d, g->n, NULL);
+	if (!g->refs_read) {
+		cache_refs_each(c, index_ref, g);
+		if (g->nref > 1)
+			qsort(g->ref, g->nref, sizeof(*g->ref), by_ref);
+		g->refs_read = 1;
+	}
+	for (i = 0; i < g->n; i++) {
+		for (lo = 0, hi = g->nref; lo < hi; ) {
+			mid = lo + (hi - lo) / 2;
+			if (memcmp(g->ref[mid].d, g->d[i], 32) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < g->nref && memcmp(g->ref[lo].d, g->d[i], 32) == 0;
+		    lo++)
+			(void)unlink(g->ref[lo].path);
+	}
+	g->n = 0;
+}
+
+/* Queues digest d, flushing the previous shard's queue first. */
+static void
+done_add(struct vg_cache *c, struct gc_done *g, const char *digest)
+{
+	unsigned char d[32];
+
+	(void)cache_digest_bin(digest, d);
+	if (g->n > 0 && g->d[0][0] != d[0])
+		done_flush(c, g);
+	g->d = vg_xgrow(g->d, &g->cap, g->n + 1, sizeof(*g->d));
+	memcpy(g->d[g->n++], d, 32);
+}
+
+/* Frees what g holds. */
+static void
+done_release(struct gc_done *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nref; i++)
+		free(g->ref[i].path);
+	free(g->ref);
+	free(g->d);
+	memset(g, 0, sizeof(*g));
 }
 
 /* Removes stale pins and the leftovers of interrupted pulls. */
@@ -620,19 +711,18 @@ sweep(struct vg_cache *c)
  */
 static int
 apply(struct vg_cache *c, int dry_run, struct vg_cache_entry *ent,
-    enum vg_cache_evict_why why, char *path, vg_cache_gc_fn fn, void *arg)
+    enum vg_cache_evict_why why, char *path, struct gc_done *done,
+    vg_cache_gc_fn fn, void *arg)
 {
 	sprintf(path, "%s/%s.sif", c->d_sha, ent->digest);
 	ent->path = path;
 	if (!dry_run) {
-		if (why == VG_EVICT_MISSING) {
-			(void)cache_rec_update(c, ent->digest, -1, -1, 0, 1,
-			    NULL);
-			cache_drop_refs(c, ent->digest);
-		} else if (!remove_image(c, ent->digest)) {
+		if (why != VG_EVICT_MISSING &&
+		    !remove_image(c, ent->digest, path)) {
 			ent->path = NULL;
 			return 0;
 		}
+		done_add(c, done, ent->digest);
 	}
 	if (fn != NULL)
 		fn(arg, ent, why);
@@ -645,6 +735,7 @@ vg_cache_gc(struct vg_cache *c, int dry_run, vg_cache_gc_fn fn, void *arg,
     struct vg_cache_gc_stats *st, struct vg_err *e)
 {
 	struct gc_plan p;
+	struct gc_done done;
 	struct vg_cache_entry tmp, *ent;
 	struct vg_evict_cut cut;
 	enum vg_cache_evict_why why;
@@ -654,6 +745,7 @@ vg_cache_gc(struct vg_cache *c, int dry_run, vg_cache_gc_fn fn, void *arg,
 
 	memset(st, 0, sizeof(*st));
 	memset(&p, 0, sizeof(p));
+	memset(&done, 0, sizeof(done));
 	if ((rc = plan(c, &p, st, &cut, e)) != 0) {
 		plan_release(&p);
 		return rc;
@@ -695,13 +787,15 @@ vg_cache_gc(struct vg_cache *c, int dry_run, vg_cache_gc_fn fn, void *arg,
 		ki += cand;
 		if (why == VG_EVICT_KEEP)
 			continue;
-		if (!apply(c, dry_run, ent, why, path, fn, arg)) {
+		if (!apply(c, dry_run, ent, why, path, &done, fn, arg)) {
 			/* pinned since planning: keep it */
 			st->removed--;
 			st->freed -= ent->size;
 			st->pinned++;
 		}
 	}
+	done_flush(c, &done);
+	done_release(&done);
 	free(path);
 	if (!dry_run)
 		sweep(c);

@@ -333,7 +333,7 @@ vg_cache_list(struct vg_cache *c, struct vg_cache_list *out,
 }
 
 void
-cache_drop_refs(struct vg_cache *c, const char *digest)
+cache_refs_each(struct vg_cache *c, cache_ref_fn fn, void *arg)
 {
 	struct dirent *de;
 	char d[65], *path, *ref;
@@ -347,13 +347,26 @@ cache_drop_refs(struct vg_cache *c, const char *digest)
 			continue;
 		path = vg_path_join(c->d_refs, de->d_name);
 		if (ref_load(path, &ref, d, &pulled) == 0) {
-			if (strcmp(d, digest) == 0)
-				(void)unlink(path);
+			fn(arg, path, d);
 			free(ref);
 		}
 		free(path);
 	}
 	closedir(dir);
+}
+
+/* cache_refs_each callback of cache_drop_refs. */
+static void
+drop_if(void *arg, const char *path, const char *digest)
+{
+	if (strcmp(digest, arg) == 0)
+		(void)unlink(path);
+}
+
+void
+cache_drop_refs(struct vg_cache *c, const char *digest)
+{
+	cache_refs_each(c, drop_if, (void *)(uintptr_t)digest);
 }
 
 int

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -39,7 +40,7 @@ struct fix {
 /* What the test knows about one entry. */
 struct model {
 	char		 digest[65];
-	int		 image, record, pinned;
+	int		 image, record, pinned, ref;
 	uint64_t	 size;		/* as gc sees it */
 	double		 last_use;
 	double		 purge_at;	/* as gc sees it */
@@ -169,7 +170,7 @@ build(struct fix *f, struct model *m, size_t n, double now)
 {
 	static const double uses[] = { 1, 2, 2, 3, 5, 8, 8, 8, 13 };
 	struct vg_buf shard[256];
-	char key[32], *path, *pin;
+	char key[32], ref[65], *path, *pin, *text;
 	size_t i;
 	int kind, b;
 	double pulled, mtime;
@@ -222,6 +223,18 @@ build(struct fix *f, struct model *m, size_t n, double now)
 		if (kind == 7)	/* in the wrong shard: skipped */
 			vg_buf_printf(&shard[(b + 1) & 255], "%s 9 %.3f "
 			    "%.3f\n", m[i].digest, pulled, now - 99 * DAY);
+		if ((m[i].ref = i % 3 == 0)) {
+			/* a reference record: removed with the image */
+			snprintf(key, sizeof(key), "ref %zu", i);
+			vg_sha256_str(key, ref);
+			path = vg_xasprintf("%s/refs/%s.ref", f->cache, ref);
+			text = vg_xasprintf("ref docker://x/%zu\ndigest %s\n"
+			    "pulled %.3f\n", i, m[i].digest, pulled);
+			assert_int_equal(cache_write_atomic(path, text,
+			    strlen(text), NULL), 0);
+			free(text);
+			free(path);
+		}
 		if (m[i].pinned) {
 			pin = vg_xasprintf("pins/%s.%s.%ld.%.0f.1",
 			    m[i].digest, vg_lock_hostname(), (long)getpid(),
@@ -327,6 +340,43 @@ test_gc_plan_matches_model(void **state)
 	free(m);
 }
 
+/*
+ * How many reference records name an entry that was removed (gone) or
+ * not (!gone).
+ */
+static size_t
+refs_naming(struct fix *f, const struct model *m, size_t n, int gone)
+{
+	char *dir = vg_path_join(f->cache, "refs"), *path, *p;
+	struct vg_buf b = VG_BUF_INIT;
+	struct dirent *de;
+	size_t i, hits = 0, kept = 0;
+	DIR *d = opendir(dir);
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		path = vg_path_join(dir, de->d_name);
+		vg_buf_reset(&b);
+		assert_int_equal(vg_read_file(path, 4096, &b, NULL), 0);
+		free(path);
+		assert_non_null(p = strstr(b.data, "\ndigest "));
+		for (i = 0; i < n; i++) {
+			if (strncmp(p + 8, m[i].digest, 64) != 0)
+				continue;
+			if (m[i].image == -1)
+				hits++;
+			else
+				kept++;
+		}
+	}
+	closedir(d);
+	vg_buf_release(&b);
+	free(dir);
+	return gone ? hits : kept;
+}
+
 /* A real gc removes what the dry run reported, and nothing else. */
 static void
 test_gc_removes_plan(void **state)
@@ -356,6 +406,7 @@ test_gc_removes_plan(void **state)
 		    m[i].digest);
 		if (k < dry.n && strcmp(dry.v[k].digest, m[i].digest) == 0) {
 			assert_int_equal(access(path, F_OK), -1);
+			m[i].image = -1;	/* removed */
 			k++;
 		} else {
 			assert_int_equal(access(path, F_OK),
@@ -364,6 +415,11 @@ test_gc_removes_plan(void **state)
 		free(path);
 	}
 	assert_int_equal(k, dry.n);
+	/* the references of what went went with it */
+	for (i = 0, k = 0; i < n; i++)
+		k += m[i].ref && m[i].image != -1;
+	assert_int_equal(refs_naming(f, m, n, 0), k);
+	assert_int_equal(refs_naming(f, m, n, 1), 0);
 	/* what stays fits: nothing more to do */
 	free(dry.v);
 	memset(&dry, 0, sizeof(dry));
