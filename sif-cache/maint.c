@@ -20,8 +20,6 @@
 #include "runner/buf.h"
 #include "runner/path.h"
 #include "sif-cache/cache-int.h"
-#include "sif-cache/evict.h"
-#include "sif-cache/lock.h"
 
 #define REF_MAX		65536
 
