@@ -1,8 +1,8 @@
 /*
  * cache.c - resolving image references to verified local SIF files:
  * records, pins, the pull lock and the pulls themselves (libcurl for
- * http(s), `apptainer pull` for registries).  Listing, verification and
- * gc live in maint.c.
+ * http(s), `apptainer pull` for registries).  Listing and verification
+ * live in maint.c, gc in gc.c.
  *
  * Entry records are kept in 256 shard files (entries/<first two hex
  * digits>.rec, one line per image: digest, size, pulled, last use), each

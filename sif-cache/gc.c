@@ -8,14 +8,15 @@
  *
  *   - the digests in sha256/, 32 bytes each in one array, bucketed by
  *     their first byte in place and sorted per bucket;
- *   - a key per quota candidate (last use, size, place in digest order);
+ *   - a key per quota candidate (last use and size), in digest order;
  *   - a full entry only for the few images that are stat()ed (those
  *     whose recorded pull time puts them near the purge age, and images
  *     without a record) and for records whose image is gone.
  *
  * The 256 record shards are each read with one read() into one reused
  * buffer and parsed in place; paths and hex digests are made only for
- * the entries reported or removed.  Real clocks only move forward from
+ * the entries reported or removed, whose records go one shard rewrite at
+ * a time.  Real clocks only move forward from
  * the pull, so the recorded pull time is a lower bound of an image's
  * purge clock and a stat decides only near the purge age; `cache verify`
  * stats every image and catches clocks moved backwards.
