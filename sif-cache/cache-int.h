@@ -1,6 +1,7 @@
 /*
  * cache-int.h - what cache.c (resolve, pull, records, pins) shares with
- * maint.c (list, verify, gc, rm).  Not for use outside sif-cache/.
+ * maint.c (list, verify, rm) and gc.c (gc).  Not for use outside
+ * sif-cache/.
  */
 #ifndef VG_CACHE_INT_H
 #define VG_CACHE_INT_H
@@ -42,6 +43,19 @@ struct cache_recs {
 	size_t			 n, cap;
 };
 
+/*
+ * Parses one record line (NUL-terminated, no newline) "<digest> <size>
+ * <pulled> <last use>": 0 with the digest in binary and the numbers
+ * filled, -1 when the line is not one.
+ */
+int	cache_rec_parse(const char *line, unsigned char digest[32],
+	    uint64_t *size, double *pulled, double *last_use);
+
+/* 64 lowercase hex digits to 32 bytes; -1 at the first non-digit. */
+int	cache_digest_bin(const char *hex, unsigned char bin[32]);
+/* 32 bytes to 64 lowercase hex digits and a NUL. */
+void	cache_digest_hex(const unsigned char bin[32], char hex[65]);
+
 /* Reads one shard file (appending to out); a missing one is empty. */
 int	cache_recs_load(const char *path, struct cache_recs *out,
 	    struct vg_err *e);
@@ -57,6 +71,13 @@ void	cache_recs_release(struct cache_recs *r);
 int	cache_rec_update(struct vg_cache *c, const char *digest,
 	    int64_t size, double pulled, double last_use, int remove,
 	    struct vg_err *e);
+
+/*
+ * Removes the record lines of the n digests d (binary, sorted, all in
+ * shard) under the shard's lock, in one rewrite.
+ */
+int	cache_recs_remove(struct vg_cache *c, int shard,
+	    const unsigned char (*d)[32], size_t n, struct vg_err *e);
 
 /* Whether name is 64 lowercase hex digits followed by suffix. */
 int	cache_is_digest_name(const char *name, const char *suffix);
@@ -74,6 +95,15 @@ int	cache_pin_parse(const char *name, char digest[65], char *host,
 /* Whether a pin (parsed) is held by a live task. */
 int	cache_pin_live(const char *host, long pid, double expiry,
 	    double now);
+
+/* Called with the path of each reference record and the digest it names. */
+typedef void (*cache_ref_fn)(void *arg, const char *path, const char *digest);
+/* Reads every reference record (one file each) and calls fn for each. */
+void	cache_refs_each(struct vg_cache *c, cache_ref_fn fn, void *arg);
+/* Removes every reference record that names digest. */
+void	cache_drop_refs(struct vg_cache *c, const char *digest);
+/* Counts the live pins of digest right now. */
+int	cache_live_pins(struct vg_cache *c, const char *digest);
 
 /* The purge margin in effect for a need (seconds). */
 double	cache_margin(const struct vg_cache *c);

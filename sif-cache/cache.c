@@ -1,8 +1,8 @@
 /*
  * cache.c - resolving image references to verified local SIF files:
  * records, pins, the pull lock and the pulls themselves (libcurl for
- * http(s), `apptainer pull` for registries).  Listing, verification and
- * gc live in maint.c.
+ * http(s), `apptainer pull` for registries).  Listing and verification
+ * live in maint.c, gc in gc.c.
  *
  * Entry records are kept in 256 shard files (entries/<first two hex
  * digits>.rec, one line per image: digest, size, pulled, last use), each
@@ -301,38 +301,144 @@ vg_cache_close(struct vg_cache *c)
 
 /* ---- entry records (shards) ---- */
 
+/* Value of a lowercase hex digit, else -1. */
+static const signed char hexval[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6,
+	['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+};	/* stored plus one, so that 0 means "not a digit" */
+
+int
+cache_digest_bin(const char *hex, unsigned char bin[32])
+{
+	const unsigned char *h = (const unsigned char *)hex;
+	int i, hi, lo;
+
+	for (i = 0; i < 32; i++) {
+		/* stop at the first non-digit: it may be the NUL */
+		if ((hi = hexval[h[2 * i]]) == 0 ||
+		    (lo = hexval[h[2 * i + 1]]) == 0)
+			return -1;
+		bin[i] = (unsigned char)((hi - 1) << 4 | (lo - 1));
+	}
+	return 0;
+}
+
+void
+cache_digest_hex(const unsigned char bin[32], char hex[65])
+{
+	static const char digits[] = "0123456789abcdef";
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		hex[2 * i] = digits[bin[i] >> 4];
+		hex[2 * i + 1] = digits[bin[i] & 15];
+	}
+	hex[64] = '\0';
+}
+
+/*
+ * The fixed format the records are written in: up to 19 digits then
+ * stop.  0 with *out and *end set, else -1 (the caller falls back to
+ * strtoull, which also takes signs, spaces and overflow).
+ */
+static int
+fast_u64(const char *p, char stop, uint64_t *out, const char **end)
+{
+	uint64_t v = 0;
+	int n;
+
+	for (n = 0; n < 19 && p[n] >= '0' && p[n] <= '9'; n++)
+		v = v * 10 + (uint64_t)(p[n] - '0');
+	if (n == 0 || p[n] != stop)
+		return -1;
+	*out = v;
+	*end = p + n;
+	return 0;
+}
+
+/*
+ * "%.3f" as written by cache_rec_update, up to 12 integer digits, then
+ * stop.  The thousandths as an integer are exact in a double, and one
+ * IEEE division rounds correctly, so the result equals strtod's.
+ */
+static int
+fast_time(const char *p, char stop, double *out, const char **end)
+{
+	uint64_t v = 0;
+	int n;
+
+	for (n = 0; n < 12 && p[n] >= '0' && p[n] <= '9'; n++)
+		v = v * 10 + (uint64_t)(p[n] - '0');
+	if (n == 0 || p[n] != '.' || p[n + 1] < '0' || p[n + 1] > '9' ||
+	    p[n + 2] < '0' || p[n + 2] > '9' || p[n + 3] < '0' ||
+	    p[n + 3] > '9' || p[n + 4] != stop)
+		return -1;
+	v = v * 1000 + (uint64_t)(p[n + 1] - '0') * 100 +
+	    (uint64_t)(p[n + 2] - '0') * 10 + (uint64_t)(p[n + 3] - '0');
+	*out = (double)v / 1000.0;
+	*end = p + n + 4;
+	return 0;
+}
+
+int
+cache_rec_parse(const char *line, unsigned char digest[32], uint64_t *size,
+    double *pulled, double *last_use)
+{
+	const char *p;
+	char *end;
+
+	if (cache_digest_bin(line, digest) != 0 || line[64] != ' ')
+		return -1;
+	p = line + 65;
+	if (fast_u64(p, ' ', size, &p) != 0) {
+		*size = strtoull(p, &end, 10);
+		if (end == p || *end != ' ')
+			return -1;
+		p = end;
+	}
+	p++;
+	if (fast_time(p, ' ', pulled, &p) != 0) {
+		*pulled = strtod(p, &end);
+		if (end == p || *end != ' ')
+			return -1;
+		p = end;
+	}
+	p++;
+	if (fast_time(p, '\0', last_use, &p) != 0) {
+		*last_use = strtod(p, &end);
+		if (end == p || *end != '\0')
+			return -1;
+	}
+	return 0;
+}
+
 /* Parses one shard's text into r (appending). */
 static void
 recs_parse(char *text, struct cache_recs *r)
 {
-	char *line, *save = NULL, *p, *end;
-	unsigned long long size;
+	unsigned char bin[32];
+	char *line, *nl;
+	uint64_t size;
 	double pulled, used;
 
 	/* "<digest> <size> <pulled> <last use>"; other lines are skipped */
-	for (line = strtok_r(text, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save)) {
-		if (strlen(line) < 70 || line[64] != ' ')
-			continue;
-		line[64] = '\0';
-		if (!cache_is_digest_name(line, ""))
-			continue;
-		p = line + 65;
-		size = strtoull(p, &end, 10);
-		if (end == p || *end != ' ')
-			continue;
-		pulled = strtod(p = end + 1, &end);
-		if (end == p || *end != ' ')
-			continue;
-		used = strtod(p = end + 1, &end);
-		if (end == p || *end != '\0')
-			continue;
-		r->v = vg_xgrow(r->v, &r->cap, r->n + 1, sizeof(*r->v));
-		memcpy(r->v[r->n].digest, line, 65);
-		r->v[r->n].size = size;
-		r->v[r->n].pulled = pulled;
-		r->v[r->n].last_use = used;
-		r->n++;
+	for (line = text; *line != '\0'; line = nl + 1) {
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl = '\0';
+		if (strlen(line) >= 70 && cache_rec_parse(line, bin, &size,
+		    &pulled, &used) == 0) {
+			r->v = vg_xgrow(r->v, &r->cap, r->n + 1,
+			    sizeof(*r->v));
+			memcpy(r->v[r->n].digest, line, 64);
+			r->v[r->n].digest[64] = '\0';
+			r->v[r->n].size = size;
+			r->v[r->n].pulled = pulled;
+			r->v[r->n].last_use = used;
+			r->n++;
+		}
+		if (nl == NULL)
+			break;
 	}
 }
 
@@ -425,6 +531,64 @@ cache_rec_update(struct vg_cache *c, const char *digest, int64_t size,
 	if (remove && !found)
 		goto out;
 	rc = cache_write_atomic(path, vg_buf_str(&out), out.len, e);
+out:
+	vg_lock_release(lk);
+	vg_buf_release(&out);
+	cache_recs_release(&r);
+	free(path);
+	free(lpath);
+	return rc;
+}
+
+/* Whether the sorted digests d hold x. */
+static int
+digest_in(const unsigned char (*d)[32], size_t n, const unsigned char *x)
+{
+	size_t lo = 0, hi = n, mid;
+	int r;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((r = memcmp(d[mid], x, 32)) == 0)
+			return 1;
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+int
+cache_recs_remove(struct vg_cache *c, int shard, const unsigned char (*d)[32],
+    size_t n, struct vg_err *e)
+{
+	struct cache_recs r = { NULL, 0, 0 };
+	struct vg_buf out = VG_BUF_INIT;
+	struct vg_lock *lk = NULL;
+	unsigned char bin[32];
+	char *path, *lpath;
+	size_t i, removed = 0;
+	int rc;
+
+	path = vg_xasprintf("%s/%02x.rec", c->d_entries, shard);
+	lpath = vg_xasprintf("%s/shard-%02x.lock", c->d_locks, shard);
+	if ((rc = vg_lock_acquire(lpath, 10, 30, &lk, e)) != 0)
+		goto out;
+	if ((rc = cache_recs_load(path, &r, e)) != 0)
+		goto out;
+	for (i = 0; i < r.n; i++) {
+		(void)cache_digest_bin(r.v[i].digest, bin);
+		if (digest_in(d, n, bin)) {
+			removed++;
+			continue;
+		}
+		vg_buf_printf(&out, "%s %llu %.3f %.3f\n", r.v[i].digest,
+		    (unsigned long long)r.v[i].size, r.v[i].pulled,
+		    r.v[i].last_use);
+	}
+	if (removed > 0)
+		rc = cache_write_atomic(path, vg_buf_str(&out), out.len, e);
 out:
 	vg_lock_release(lk);
 	vg_buf_release(&out);

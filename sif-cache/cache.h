@@ -233,9 +233,13 @@ struct vg_cache_gc_stats {
 };
 
 /*
- * Applies the purge rule and the quota (LRU by vigil's last use; pinned
- * entries are never removed); with dry_run only reports.  Also removes
- * stale pins, stale tmp/ files and expired locks.
+ * Applies the purge rule and the quota (LRU by vigil's last use, ties in
+ * digest order; pinned entries are never removed); with dry_run only
+ * reports.  fn sees entries in digest order; an entry it is given and
+ * its path are valid during the call only; the image's clocks are filled
+ * only when gc stat()ed it (near the purge age, or without a record),
+ * the pull time only then and for records without images.  Also removes
+ * stale pins and stale tmp/ files.
  */
 int	vg_cache_gc(struct vg_cache *c, int dry_run, vg_cache_gc_fn fn,
 	    void *arg, struct vg_cache_gc_stats *st, struct vg_err *e);

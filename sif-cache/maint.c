@@ -1,13 +1,10 @@
 /*
  * maint.c - looking after the cache: list, verify (reconcile records with
- * files), gc (purge-aligned expiry and quota) and rm.
+ * files) and rm.  gc, which must stay fast over 100,000 images, has its
+ * own compact gathering in gc.c.
  *
- * gc plans from the directory of images and the 256 record shards, and
- * stats only the images whose recorded pull time puts them near the purge
- * age: real clocks only move forward from the pull, so the record is a
- * lower bound and the stat decides.  verify, which is rarer, stats and
- * checks every image, and so also notices clocks moved backwards (touch
- * -d) or images removed behind vigil's back.
+ * verify stats and checks every image, and so also notices clocks moved
+ * backwards (touch -d) or images removed behind vigil's back.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,8 +20,6 @@
 #include "runner/buf.h"
 #include "runner/path.h"
 #include "sif-cache/cache-int.h"
-#include "sif-cache/evict.h"
-#include "sif-cache/lock.h"
 
 #define REF_MAX		65536
 
@@ -335,9 +330,8 @@ vg_cache_list(struct vg_cache *c, struct vg_cache_list *out,
 	return 0;
 }
 
-/* Removes every reference record that names digest. */
-static void
-drop_refs(struct vg_cache *c, const char *digest)
+void
+cache_refs_each(struct vg_cache *c, cache_ref_fn fn, void *arg)
 {
 	struct dirent *de;
 	char d[65], *path, *ref;
@@ -351,8 +345,7 @@ drop_refs(struct vg_cache *c, const char *digest)
 			continue;
 		path = vg_path_join(c->d_refs, de->d_name);
 		if (ref_load(path, &ref, d, &pulled) == 0) {
-			if (strcmp(d, digest) == 0)
-				(void)unlink(path);
+			fn(arg, path, d);
 			free(ref);
 		}
 		free(path);
@@ -360,9 +353,22 @@ drop_refs(struct vg_cache *c, const char *digest)
 	closedir(dir);
 }
 
-/* Counts live pins of digest right now. */
-static int
-live_pins(struct vg_cache *c, const char *digest)
+/* cache_refs_each callback of cache_drop_refs. */
+static void
+drop_if(void *arg, const char *path, const char *digest)
+{
+	if (strcmp(digest, arg) == 0)
+		(void)unlink(path);
+}
+
+void
+cache_drop_refs(struct vg_cache *c, const char *digest)
+{
+	cache_refs_each(c, drop_if, (void *)(uintptr_t)digest);
+}
+
+int
+cache_live_pins(struct vg_cache *c, const char *digest)
 {
 	struct dirent *de;
 	char d[65], host[256];
@@ -380,130 +386,6 @@ live_pins(struct vg_cache *c, const char *digest)
 			n++;
 	closedir(dir);
 	return n;
-}
-
-/*
- * Removes an image unless it is pinned: renames it aside first, so that a
- * resolver pinning it meanwhile either finds it back or finds it gone
- * (and pulls), never a half-removed file.  1 when removed, 0 when pinned.
- */
-static int
-remove_image(struct vg_cache *c, const char *digest)
-{
-	char *path = cache_image_path(c, digest), *aside;
-	int removed = 1;
-
-	aside = vg_xasprintf("%s/%s.gc.%s.%ld", c->d_tmp, digest,
-	    vg_lock_hostname(), (long)getpid());
-	if (rename(path, aside) == 0) {
-		if (live_pins(c, digest) > 0) {
-			(void)rename(aside, path);
-			removed = 0;
-		} else {
-			(void)unlink(aside);
-		}
-	}
-	if (removed) {
-		(void)cache_rec_update(c, digest, -1, -1, 0, 1, NULL);
-		drop_refs(c, digest);
-	}
-	free(aside);
-	free(path);
-	return removed;
-}
-
-/* Removes stale pins and the leftovers of interrupted pulls. */
-static void
-sweep(struct vg_cache *c)
-{
-	struct dirent *de;
-	struct stat st;
-	char d[65], host[256], *path, *dot;
-	double exp, now = vg_now();
-	long pid;
-	DIR *dir;
-
-	if ((dir = opendir(c->d_pins)) != NULL) {
-		while ((de = readdir(dir)) != NULL) {
-			if (cache_pin_parse(de->d_name, d, host, sizeof(host),
-			    &pid, &exp) != 0 ||
-			    cache_pin_live(host, pid, exp, now))
-				continue;
-			path = vg_path_join(c->d_pins, de->d_name);
-			(void)unlink(path);
-			free(path);
-		}
-		closedir(dir);
-	}
-	/* tmp/<host>.<pid>.<n>.<ext>: the puller is dead or a day passed */
-	if ((dir = opendir(c->d_tmp)) == NULL)
-		return;
-	while ((de = readdir(dir)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		path = vg_path_join(c->d_tmp, de->d_name);
-		snprintf(host, sizeof(host), "%s", de->d_name);
-		pid = 0;
-		if ((dot = strchr(host, '.')) != NULL) {
-			*dot = '\0';
-			pid = strtol(dot + 1, NULL, 10);
-		}
-		if (vg_lock_owner_dead(host, pid) || (stat(path, &st) == 0 &&
-		    (double)st.st_mtim.tv_sec < now - 86400))
-			(void)unlink(path);
-		free(path);
-	}
-	closedir(dir);
-}
-
-int
-vg_cache_gc(struct vg_cache *c, int dry_run, vg_cache_gc_fn fn, void *arg,
-    struct vg_cache_gc_stats *st, struct vg_err *e)
-{
-	struct vg_cache_list l;
-	struct vg_evict_item *items;
-	size_t i;
-	int rc;
-
-	memset(st, 0, sizeof(*st));
-	if ((rc = gather(c, 0, &l, e)) != 0)
-		return rc;
-	items = vg_xcalloc(l.n > 0 ? l.n : 1, sizeof(*items));
-	for (i = 0; i < l.n; i++) {
-		items[i].last_use = l.v[i].last_use;
-		items[i].purge_at = l.v[i].purge_at;
-		items[i].size = l.v[i].size;
-		items[i].pinned = l.v[i].npins > 0;
-		items[i].missing = !l.v[i].present;
-	}
-	rc = vg_evict_plan(items, l.n, c->quota_bytes, c->quota_entries,
-	    vg_now(), cache_margin(c), st, e);
-	for (i = 0; rc == 0 && i < l.n; i++) {
-		if (items[i].why == VG_EVICT_KEEP)
-			continue;
-		if (l.v[i].path == NULL)
-			l.v[i].path = cache_image_path(c, l.v[i].digest);
-		if (!dry_run) {
-			if (items[i].why == VG_EVICT_MISSING) {
-				(void)cache_rec_update(c, l.v[i].digest, -1, -1,
-				    0, 1, NULL);
-				drop_refs(c, l.v[i].digest);
-			} else if (!remove_image(c, l.v[i].digest)) {
-				/* pinned since planning: keep it */
-				st->removed--;
-				st->freed -= l.v[i].size;
-				st->pinned++;
-				continue;
-			}
-		}
-		if (fn != NULL)
-			fn(arg, &l.v[i], items[i].why);
-	}
-	if (rc == 0 && !dry_run)
-		sweep(c);
-	free(items);
-	vg_cache_list_release(&l);
-	return rc;
 }
 
 /* Formats a wall-clock time as UTC ISO 8601. */
@@ -574,7 +456,7 @@ vg_cache_verify(struct vg_cache *c, int refresh, vg_cache_report_fn fn,
 			    refresh_refs(c, ent, &detail) != 0) {
 				(void)cache_rec_update(c, ent->digest, -1, -1,
 				    0, 1, NULL);
-				drop_refs(c, ent->digest);
+				cache_drop_refs(c, ent->digest);
 				vg_buf_adds(&detail, "; records removed");
 			}
 		} else {
@@ -600,7 +482,7 @@ vg_cache_verify(struct vg_cache *c, int refresh, vg_cache_report_fn fn,
 					(void)unlink(ent->path);
 				(void)cache_rec_update(c, ent->digest, -1, -1,
 				    0, 1, NULL);
-				drop_refs(c, ent->digest);
+				cache_drop_refs(c, ent->digest);
 			} else if (!ent->has_record) {
 				what = VG_CACHE_UNRECORDED;
 				vg_buf_adds(&detail, "record added");
@@ -666,7 +548,7 @@ vg_cache_rm(struct vg_cache *c, const char *what, int force,
 		    "give more digits", what, nhit);
 		goto out;
 	}
-	pins = live_pins(c, hit->digest);
+	pins = cache_live_pins(c, hit->digest);
 	if (pins > 0 && !force) {
 		rc = vg_err_set(e, VG_EDENIED, "image %.12s is in use by %d "
 		    "running task%s (pinned); --force removes it anyway",
@@ -675,7 +557,7 @@ vg_cache_rm(struct vg_cache *c, const char *what, int force,
 	}
 	(void)unlink(hit->path);
 	(void)cache_rec_update(c, hit->digest, -1, -1, 0, 1, NULL);
-	drop_refs(c, hit->digest);
+	cache_drop_refs(c, hit->digest);
 out:
 	vg_cache_list_release(&l);
 	return rc;
