@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/sched.h>
@@ -63,6 +64,10 @@ count_procs(const char *dir)
 	return n;
 }
 
+/* The cgroup of the running test, freed by teardown when an assertion
+ * ends the test early (no process or directory is left behind). */
+static struct vg_cgroup *live;
+
 /* The host with v2 left out: v1 only, as on RHEL 8. */
 static struct vg_cgroup_caps caps_v1;
 
@@ -78,8 +83,27 @@ make_in(const struct vg_cgroup_caps *c, uint64_t memory, uint64_t pids)
 	vg_err_init(&e);
 	if (vg_cgroup_new(c, &lim, "unit-test", &cg, &e) != 0)
 		fail_msg("vg_cgroup_new: %s", e.msg);
+	live = cg;
 	assert_string_equal(vg_cgroup_downgrades(cg), "");
 	return cg;
+}
+
+/* Frees the test's cgroup. */
+static void
+drop(struct vg_cgroup *cg)
+{
+	vg_cgroup_free(cg);
+	if (cg == live)
+		live = NULL;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	vg_cgroup_free(live);
+	live = NULL;
+	return 0;
 }
 
 /* Same on the host as probed. */
@@ -87,6 +111,90 @@ static struct vg_cgroup *
 make(uint64_t memory, uint64_t pids)
 {
 	return make_in(NULL, memory, pids);
+}
+
+/* This binary, which children run in probe mode (exec'd: a task is
+ * never the test process itself). */
+static char self[1024];
+
+/*
+ * Starts a child that joins cg and then runs this binary as
+ * "probe WHAT ARG": touch MiB, fork N, daemon FD, pause.
+ */
+static pid_t
+spawn(const struct vg_cgroup *cg, const char *what, const char *arg)
+{
+	pid_t pid = fork();
+	int err;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if ((err = vg_cgroup_join_self(cg)) != 0)
+			_exit(100 - err);
+		execl(self, self, "probe", what, arg, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static int probe_unprivileged(void);
+
+/* Probe mode: the workloads, run as the joined child. */
+static int
+probe_main(const char *what, const char *arg)
+{
+	long n = atol(arg), i, ok = 0;
+	size_t len, off;
+	pid_t c;
+	char *p;
+	int fd;
+
+	if (strcmp(what, "touch") == 0) {
+		len = (size_t)n * MiB;
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+		    MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return 4;
+		for (off = 0; off < len; off += 4096)
+			p[off] = 1;
+		return 0;
+	}
+	if (strcmp(what, "fork") == 0) {
+		/* Exit status: forks done when fork failed with EAGAIN,
+		 * else 100 + errno. */
+		for (i = 0; i < n; i++) {
+			if ((c = fork()) == 0) {
+				pause();
+				_exit(0);
+			}
+			if (c < 0)
+				return errno == EAGAIN ? (int)ok : 100 + errno;
+			ok++;
+		}
+		return (int)ok;
+	}
+	if (strcmp(what, "daemon") == 0) {
+		/* Double fork and setsid, the pid back through fd. */
+		fd = (int)n;
+		if (fork() == 0) {
+			setsid();
+			if (fork() == 0) {
+				c = getpid();
+				if (write(fd, &c, sizeof(c)) < 0)
+					_exit(5);
+				for (;;)
+					pause();
+			}
+			_exit(0);
+		}
+		return 0;
+	}
+	if (strcmp(what, "pause") == 0)
+		for (;;)
+			pause();
+	if (strcmp(what, "unprivileged") == 0)
+		return probe_unprivileged();
+	return 2;
 }
 
 /* Waits for pid and returns its status. */
@@ -106,9 +214,6 @@ test_memory_oom(void **state)
 	struct vg_cgroup *cg;
 	struct vg_err e;
 	uint64_t n = 99;
-	size_t i, len = 128 * MiB;
-	char *p;
-	pid_t pid;
 	int st;
 
 	(void)state;
@@ -118,26 +223,13 @@ test_memory_oom(void **state)
 	assert_true(vg_cgroup_delivered(cg) & VG_CGROUP_MEMORY);
 	assert_int_equal(vg_cgroup_oom_kills(cg, &n, &e), 0);
 	assert_int_equal(n, 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (vg_cgroup_join_self(cg) != 0)
-			_exit(3);
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE |
-		    MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
-			_exit(4);
-		for (i = 0; i < len; i += 4096)
-			p[i] = 1;
-		_exit(0);
-	}
-	st = wait_for(pid);
+	st = wait_for(spawn(cg, "touch", "128"));
 	assert_true(WIFSIGNALED(st));
 	assert_int_equal(WTERMSIG(st), SIGKILL);
 	vg_err_init(&e);
 	assert_int_equal(vg_cgroup_oom_kills(cg, &n, &e), 0);
 	assert_true(n >= 1);
-	vg_cgroup_free(cg);
+	drop(cg);
 }
 
 static void
@@ -146,34 +238,18 @@ test_memory_within_limit(void **state)
 	struct vg_cgroup *cg;
 	struct vg_err e;
 	uint64_t n = 99;
-	size_t i, len = 4 * MiB;
-	char *p;
-	pid_t pid;
 	int st;
 
 	(void)state;
 	if (!usable())
 		skip();
 	cg = make(64 * MiB, 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (vg_cgroup_join_self(cg) != 0)
-			_exit(3);
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE |
-		    MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
-			_exit(4);
-		for (i = 0; i < len; i += 4096)
-			p[i] = 1;
-		_exit(0);
-	}
-	st = wait_for(pid);
+	st = wait_for(spawn(cg, "touch", "4"));
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 	assert_int_equal(vg_cgroup_oom_kills(cg, &n, &e), 0);
 	assert_int_equal(n, 0);
-	vg_cgroup_free(cg);
+	drop(cg);
 }
 
 /*
@@ -188,31 +264,14 @@ test_pids_limit(void **state)
 	struct vg_cgroup *cg;
 	struct vg_err e;
 	const char *dir;
-	pid_t pid, c;
-	int st, i, ok = 0;
+	int st;
 
 	(void)state;
 	if (!usable())
 		skip();
 	cg = make(0, 8);
 	assert_true(vg_cgroup_delivered(cg) & VG_CGROUP_PIDS);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (vg_cgroup_join_self(cg) != 0)
-			_exit(99);
-		for (i = 0; i < 20; i++) {
-			if ((c = fork()) == 0) {
-				pause();
-				_exit(0);
-			}
-			if (c < 0)
-				_exit(errno == EAGAIN ? ok : 100 + errno);
-			ok++;
-		}
-		_exit(ok);
-	}
-	st = wait_for(pid);
+	st = wait_for(spawn(cg, "fork", "20"));
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 7);
 	/* The 7 sleepers are orphans now, still in the cgroup. */
@@ -224,16 +283,32 @@ test_pids_limit(void **state)
 	vg_err_init(&e);
 	assert_int_equal(vg_cgroup_kill(cg, &e), 0);
 	assert_int_equal(count_procs(dir), 0);
-	vg_cgroup_free(cg);
+	drop(cg);
 }
 
-/* Waits up to ms for the process behind pidfd to exit. */
+/* True when pid has exited (gone, or a zombie of init) within ms;
+ * /proc rather than a pidfd, which valgrind does not know. */
 static int
-gone(int pidfd, int ms)
+gone(pid_t pid, int ms)
 {
-	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	struct timespec ts = { 0, 10000000 };
+	char path[64], buf[256], *rp;
+	FILE *fp;
+	int i;
 
-	return poll(&p, 1, ms) == 1;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	for (i = 0; i <= ms / 10; i++) {
+		if ((fp = fopen(path, "re")) == NULL)
+			return 1;
+		rp = fgets(buf, sizeof(buf), fp);
+		fclose(fp);
+		if (rp == NULL || ((rp = strrchr(buf, ')')) != NULL &&
+		    rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X')))
+			return 1;
+		if (i < ms / 10)
+			nanosleep(&ts, NULL);
+	}
+	return 0;
 }
 
 /*
@@ -247,30 +322,15 @@ kill_setsid_grandchild(const struct vg_cgroup_caps *c)
 	struct vg_cgroup *cg;
 	struct vg_err e;
 	pid_t pid, daemon_pid = 0;
-	int fds[2], pidfd, h, st;
+	int fds[2], h, st;
+	char num[16];
 
 	cg = make_in(c, 0, 0);
 	assert_true(vg_cgroup_delivered(cg) & VG_CGROUP_TREE);
-	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (vg_cgroup_join_self(cg) != 0)
-			_exit(3);
-		if (fork() == 0) {
-			setsid();
-			if (fork() == 0) {
-				daemon_pid = getpid();
-				if (write(fds[1], &daemon_pid,
-				    sizeof(daemon_pid)) < 0)
-					_exit(5);
-				for (;;)
-					pause();
-			}
-			_exit(0);
-		}
-		_exit(0);
-	}
+	/* The write end stays open across exec: the daemon writes to it. */
+	assert_int_equal(pipe(fds), 0);
+	snprintf(num, sizeof(num), "%d", fds[1]);
+	pid = spawn(cg, "daemon", num);
 	close(fds[1]);
 	assert_int_equal(read(fds[0], &daemon_pid, sizeof(daemon_pid)),
 	    sizeof(daemon_pid));
@@ -278,17 +338,14 @@ kill_setsid_grandchild(const struct vg_cgroup_caps *c)
 	st = wait_for(pid);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
-	pidfd = vg_pidfd_open(daemon_pid);
-	assert_true(pidfd >= 0);
-	assert_false(gone(pidfd, 0));
+	assert_false(gone(daemon_pid, 0));
 	vg_err_init(&e);
 	assert_int_equal(vg_cgroup_kill(cg, &e), 0);
-	assert_true(gone(pidfd, 1000));
-	close(pidfd);
+	assert_true(gone(daemon_pid, 1000));
 	for (h = 0; h < VG_CGROUP_NHIER; h++)
 		if (vg_cgroup_dir(cg, h) != NULL)
 			assert_int_equal(count_procs(vg_cgroup_dir(cg, h)), 0);
-	vg_cgroup_free(cg);
+	drop(cg);
 }
 
 static void
@@ -346,20 +403,12 @@ test_free_removes(void **state)
 	snprintf(sub, sizeof(sub), "%.1000s/sub", dirs[h]);
 	assert_int_equal(mkdir(sub, 0755), 0);
 	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (vg_cgroup_join_self(cg) != 0)
-			_exit(3);
-		close(fds[1]);
-		for (;;)
-			pause();
-	}
-	/* EOF once the child has joined. */
+	pid = spawn(cg, "pause", "0");
+	/* EOF at the exec, once the child has joined. */
 	close(fds[1]);
 	assert_int_equal(read(fds[0], &c, 1), 0);
 	close(fds[0]);
-	vg_cgroup_free(cg);
+	drop(cg);
 	st = wait_for(pid);
 	assert_true(WIFSIGNALED(st));
 	assert_int_equal(WTERMSIG(st), SIGKILL);
@@ -401,7 +450,7 @@ test_fds(void **state)
 		    FD_CLOEXEC);
 	} else
 		assert_int_equal(vg_cgroup_dirfd_v2(cg), -1);
-	vg_cgroup_free(cg);
+	drop(cg);
 }
 
 /* clone3 with CLONE_INTO_CGROUP puts the child in the v2 cgroup from its
@@ -434,7 +483,7 @@ test_clone_into_cgroup(void **state)
 	ca.cgroup = (uint64_t)vg_cgroup_dirfd_v2(cg);
 	pid = syscall(SYS_clone3, &ca, sizeof(ca));
 	if (pid < 0 && errno == ENOSYS) {
-		vg_cgroup_free(cg);
+		drop(cg);
 		print_message("skipped: clone3 not available here\n");
 		skip();
 	}
@@ -455,7 +504,7 @@ test_clone_into_cgroup(void **state)
 	kill((pid_t)pid, SIGKILL);
 	st = wait_for((pid_t)pid);
 	assert_true(WIFSIGNALED(st));
-	vg_cgroup_free(cg);
+	drop(cg);
 }
 
 static void
@@ -558,17 +607,50 @@ test_mkdir_fails(void **state)
 
 /*
  * As an unprivileged user nothing is writable: the probe says so, and a
- * required limit is refused with that reason.  Checked in a child that
- * drops to nobody; it exits 0 when every check held.
+ * required limit is refused with that reason.  Checked by a child that
+ * drops to nobody ("probe unprivileged"); it exits 0 when every check
+ * held.
  */
-static void
-test_unprivileged(void **state)
+static int
+probe_unprivileged(void)
 {
 	struct vg_cgroup_limits lim = { .memory = 64 * MiB, .required = 1 };
-	struct vg_cgroup_caps c;
+	struct vg_cgroup_caps c, root;
 	struct vg_cgroup *cg;
 	struct vg_err e;
 	char want[1200];
+
+	vg_cgroup_probe(&root);
+	if (setresgid(65534, 65534, 65534) != 0 ||
+	    setresuid(65534, 65534, 65534) != 0)
+		return 2;
+	vg_cgroup_probe(&c);
+	if (c.v2_mode != VG_CGROUP_V2_NONE || c.v1_memory[0] || c.v1_pids[0])
+		return 3;
+	if (root.v2_mode != VG_CGROUP_V2_NONE) {
+		snprintf(want, sizeof(want), "our cgroup %s is not writable "
+		    "(not delegated to us)", root.v2_self);
+		if (strcmp(c.why_v2, want) != 0)
+			return 4;
+	}
+	if (root.v1_memory[0] != '\0') {
+		snprintf(want, sizeof(want), "%s; our v1 memory cgroup %s is "
+		    "not writable", c.why_v2, root.v1_memory);
+		if (strcmp(c.why_memory, want) != 0)
+			return 5;
+	}
+	vg_err_init(&e);
+	if (vg_cgroup_new(&c, &lim, "t", &cg, &e) != VG_EUNSUPPORTED)
+		return 6;
+	snprintf(want, sizeof(want), "cgroup limits are required but this "
+	    "host cannot deliver them: no cgroup memory limit (%s)",
+	    c.why_memory);
+	return strcmp(e.msg, want) == 0 ? 0 : 7;
+}
+
+static void
+test_unprivileged(void **state)
+{
 	pid_t pid;
 	int st;
 
@@ -582,33 +664,8 @@ test_unprivileged(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		if (setresgid(65534, 65534, 65534) != 0 ||
-		    setresuid(65534, 65534, 65534) != 0)
-			_exit(2);
-		vg_cgroup_probe(&c);
-		if (c.v2_mode != VG_CGROUP_V2_NONE || c.v1_memory[0] ||
-		    c.v1_pids[0])
-			_exit(3);
-		if (caps.v2_mode != VG_CGROUP_V2_NONE) {
-			snprintf(want, sizeof(want), "our cgroup %s is not "
-			    "writable (not delegated to us)", caps.v2_self);
-			if (strcmp(c.why_v2, want) != 0)
-				_exit(4);
-		}
-		if (caps.v1_memory[0] != '\0') {
-			snprintf(want, sizeof(want), "%s; our v1 memory "
-			    "cgroup %s is not writable", c.why_v2,
-			    caps.v1_memory);
-			if (strcmp(c.why_memory, want) != 0)
-				_exit(5);
-		}
-		vg_err_init(&e);
-		if (vg_cgroup_new(&c, &lim, "t", &cg, &e) != VG_EUNSUPPORTED)
-			_exit(6);
-		snprintf(want, sizeof(want), "cgroup limits are required but "
-		    "this host cannot deliver them: no cgroup memory limit "
-		    "(%s)", c.why_memory);
-		_exit(strcmp(e.msg, want) == 0 ? 0 : 7);
+		execl(self, self, "probe", "unprivileged", "0", (char *)NULL);
+		_exit(127);
 	}
 	st = wait_for(pid);
 	assert_true(WIFEXITED(st));
@@ -655,25 +712,32 @@ test_report(void **state)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_memory_oom),
-		cmocka_unit_test(test_memory_within_limit),
-		cmocka_unit_test(test_pids_limit),
-		cmocka_unit_test(test_kill_setsid_grandchild),
-		cmocka_unit_test(test_kill_setsid_grandchild_v1),
-		cmocka_unit_test(test_free_removes),
-		cmocka_unit_test(test_fds),
-		cmocka_unit_test(test_clone_into_cgroup),
-		cmocka_unit_test(test_bad_name),
-		cmocka_unit_test(test_bad_pids),
-		cmocka_unit_test(test_missing),
-		cmocka_unit_test(test_mkdir_fails),
-		cmocka_unit_test(test_unprivileged),
-		cmocka_unit_test(test_report),
+		cmocka_unit_test_teardown(test_memory_oom, teardown),
+		cmocka_unit_test_teardown(test_memory_within_limit, teardown),
+		cmocka_unit_test_teardown(test_pids_limit, teardown),
+		cmocka_unit_test_teardown(test_kill_setsid_grandchild, teardown),
+		cmocka_unit_test_teardown(test_kill_setsid_grandchild_v1, teardown),
+		cmocka_unit_test_teardown(test_free_removes, teardown),
+		cmocka_unit_test_teardown(test_fds, teardown),
+		cmocka_unit_test_teardown(test_clone_into_cgroup, teardown),
+		cmocka_unit_test_teardown(test_bad_name, teardown),
+		cmocka_unit_test_teardown(test_bad_pids, teardown),
+		cmocka_unit_test_teardown(test_missing, teardown),
+		cmocka_unit_test_teardown(test_mkdir_fails, teardown),
+		cmocka_unit_test_teardown(test_unprivileged, teardown),
+		cmocka_unit_test_teardown(test_report, teardown),
 	};
 
+	ssize_t n;
+
+	if (argc == 4 && strcmp(argv[1], "probe") == 0)
+		return probe_main(argv[2], argv[3]);
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0)
+		return 1;
+	self[n] = '\0';
 	vg_cgroup_probe(&caps);
 	vg_cgroup_probe(&caps_v1);
 	caps_v1.v2_mode = VG_CGROUP_V2_NONE;
