@@ -733,8 +733,10 @@ main(int argc, char **argv)
 
 	ssize_t n;
 
+	/* _exit: LeakSanitizer's exit-time thread would count against
+	 * pids.max. */
 	if (argc == 4 && strcmp(argv[1], "probe") == 0)
-		return probe_main(argv[2], argv[3]);
+		_exit(probe_main(argv[2], argv[3]));
 	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0)
 		return 1;
 	self[n] = '\0';
