@@ -29,6 +29,7 @@
 #include <linux/sched.h>
 
 #include "backends/cgroup.h"
+#include "runner/manifest.h"
 #include "runner/proc.h"
 
 #define MiB (1024ULL * 1024)
@@ -711,6 +712,35 @@ test_report(void **state)
 	vg_buf_release(&out);
 }
 
+/* The manifest fields the local backend passes to vg_cgroup_new, and
+ * their way through the stored JSON form. */
+static void
+test_manifest_fields(void **state)
+{
+	struct vg_load_opts opts = { .no_configs = 1 };
+	struct vg_manifest *m = NULL, *back = NULL;
+	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_buf json;
+	struct vg_err e;
+
+	(void)state;
+	vg_err_init(&e);
+	assert_int_equal(vg_manifest_load("tests/data/manifests/good/"
+	    "limits-cgroup.yaml", &opts, &m, &d, &e), 0);
+	assert_int_equal(m->resources.memory, 2ULL << 30);
+	assert_int_equal(m->limits.pids, 256);
+	assert_int_equal(m->isolation.required, 1);
+	vg_buf_init(&json);
+	vg_manifest_to_json(m, &json);
+	assert_int_equal(vg_manifest_from_json(vg_buf_str(&json), json.len,
+	    &back, &e), 0);
+	assert_int_equal(back->limits.pids, 256);
+	vg_manifest_free(back);
+	vg_manifest_free(m);
+	vg_buf_release(&json);
+	vg_diag_release(&d);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -729,6 +759,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_mkdir_fails, teardown),
 		cmocka_unit_test_teardown(test_unprivileged, teardown),
 		cmocka_unit_test_teardown(test_report, teardown),
+		cmocka_unit_test_teardown(test_manifest_fields, teardown),
 	};
 
 	ssize_t n;
