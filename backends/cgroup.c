@@ -291,7 +291,7 @@ probe_v2(struct vg_cgroup_caps *c)
 	}
 	if (!writable(c->v2_self)) {
 		snprintf(c->why_v2, sizeof(c->why_v2), "our cgroup %.200s is "
-		    "not writable (not delegated to us)", c->v2_self);
+		    "not writable by us", c->v2_self);
 		return;
 	}
 	read_line(c->v2_self, "cgroup.controllers", ctl, sizeof(ctl));

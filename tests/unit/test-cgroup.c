@@ -630,7 +630,7 @@ probe_unprivileged(void)
 		return 3;
 	if (root.v2_mode != VG_CGROUP_V2_NONE) {
 		snprintf(want, sizeof(want), "our cgroup %s is not writable "
-		    "(not delegated to us)", root.v2_self);
+		    "by us", root.v2_self);
 		if (strcmp(c.why_v2, want) != 0)
 			return 4;
 	}
