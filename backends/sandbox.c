@@ -42,6 +42,7 @@
 #include <linux/seccomp.h>
 
 #include "../runner/buf.h"
+#include "cgroup.h"
 #include "sandbox.h"
 #include "shim.h"
 
@@ -896,6 +897,7 @@ void
 vg_sandbox_report(struct vg_buf *out)
 {
 	const struct vg_host_caps *c = vg_host_caps();
+	struct vg_cgroup_caps cg;
 
 	vg_buf_printf(out, "kernel: %s\n", c->kernel[0] ? c->kernel : "?");
 	if (c->landlock_abi > 0)
@@ -922,21 +924,8 @@ vg_sandbox_report(struct vg_buf *out)
 	vg_buf_printf(out, "network namespaces: %s\n", c->netns ? "ok" :
 	    "missing (needs CONFIG_NET_NS=y; `strict` then keeps the "
 	    "network)");
-	switch (c->cgroup_version) {
-	case 2:
-	case 12:
-		vg_buf_printf(out, "cgroup: v2%s at %s, %s\n",
-		    c->cgroup_version == 12 ? " (hybrid with v1)" : "",
-		    c->cgroup_path[0] ? c->cgroup_path : "?",
-		    c->cgroup_delegated ? "delegated (memory, pids)" :
-		    "not delegated (memory and pids controllers not enabled "
-		    "for our cgroup; limits use rlimits only)");
-		break;
-	case 1:
-		vg_buf_adds(out, "cgroup: v1 only (limits use rlimits; boot "
-		    "with systemd.unified_cgroup_hierarchy=1 for v2)\n");
-		break;
-	default:
-		vg_buf_adds(out, "cgroup: not mounted\n");
-	}
+	/* Task cgroups: where they go, which limits they deliver, and what
+	 * to change (cgroup.c). */
+	vg_cgroup_probe(&cg);
+	vg_cgroup_report(&cg, out);
 }

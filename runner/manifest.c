@@ -772,6 +772,10 @@ static const struct vg_section limits_section = {
 		  .off = OFF(vg_limits, core), .min = 0, .max = BIG,
 		  .flags = VG_FF_SETFLAG, .off2 = OFF(vg_limits, core_set),
 		  .help = "RLIMIT_CORE (default 0: no core files)" },
+		/* 4194304: the kernel's PID_MAX_LIMIT, the most pids.max
+		 * takes (backends/cgroup.h). */
+		U64(vg_limits, "pids", pids, 1, 4194304,
+		    "processes and threads of the task (cgroup pids.max)"),
 		{ .key = NULL },
 	},
 };

@@ -145,7 +145,8 @@ struct vg_isolation_conf {
 	int			 network;	/* strict: 0 = loopback only */
 };
 
-/* Per-process limits (setrlimit); 0 = inherit, except core (default 0). */
+/* Per-process limits (setrlimit); 0 = inherit, except core (default 0);
+ * pids is per task (its cgroup). */
 struct vg_limits {
 	uint64_t	 cpu_time;	/* seconds */
 	uint64_t	 address_space;	/* bytes */
@@ -154,6 +155,8 @@ struct vg_limits {
 	uint64_t	 fsize;		/* bytes */
 	uint64_t	 core;		/* bytes; default 0 (off) */
 	int		 core_set;
+	uint64_t	 pids;		/* cgroup pids.max of the task (local
+					   backend); 0 = none */
 };
 
 struct vg_docker_conf {
