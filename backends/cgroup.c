@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,19 +422,6 @@ write_u64(const char *dir, const char *name, uint64_t v, struct vg_err *e)
 	return write_file(dir, name, num, e);
 }
 
-/* Records one downgrade. */
-static void __attribute__((format(printf, 2, 3)))
-downgrade(struct vg_cgroup *cg, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cg->downgrades.len > 0)
-		vg_buf_adds(&cg->downgrades, "; ");
-	va_start(ap, fmt);
-	vg_buf_vprintf(&cg->downgrades, fmt, ap);
-	va_end(ap);
-}
-
 /* Checks a task name: it becomes part of directory names. */
 static int
 check_name(const char *name, struct vg_err *e)
@@ -567,6 +553,39 @@ write_limits(struct vg_cgroup *cg, const struct vg_cgroup_caps *c,
 	return 0;
 }
 
+/*
+ * Chooses the hierarchy of each limit lim asks for (-1: none), appending
+ * a downgrade to out for each that none can deliver.
+ */
+static void
+plan(const struct vg_cgroup_caps *caps, const struct vg_cgroup_limits *lim,
+    int *mem_hier, int *pids_hier, struct vg_buf *out)
+{
+	const char *sep = out->len > 0 ? "; " : "";
+
+	*mem_hier = *pids_hier = -1;
+	if (lim->memory > 0) {
+		if (caps->v2_memory)
+			*mem_hier = VG_CGROUP_V2;
+		else if (caps->v1_memory[0] != '\0')
+			*mem_hier = VG_CGROUP_V1_MEMORY;
+		else {
+			vg_buf_printf(out, "%sno cgroup memory limit (%s)",
+			    sep, caps->why_memory);
+			sep = "; ";
+		}
+	}
+	if (lim->pids > 0) {
+		if (caps->v2_pids)
+			*pids_hier = VG_CGROUP_V2;
+		else if (caps->v1_pids[0] != '\0')
+			*pids_hier = VG_CGROUP_V1_PIDS;
+		else
+			vg_buf_printf(out, "%sno cgroup pids limit (%s)",
+			    sep, caps->why_pids);
+	}
+}
+
 /* The host's caps, probed once per process. */
 static const struct vg_cgroup_caps *
 host_caps(void)
@@ -606,24 +625,7 @@ vg_cgroup_new(const struct vg_cgroup_caps *caps,
 	for (h = 0; h < VG_CGROUP_NHIER; h++)
 		cg->d[h].procs = -1;
 
-	if (lim->memory > 0) {
-		if (caps->v2_memory)
-			cg->mem_hier = VG_CGROUP_V2;
-		else if (caps->v1_memory[0] != '\0')
-			cg->mem_hier = VG_CGROUP_V1_MEMORY;
-		else
-			downgrade(cg, "no cgroup memory limit (%s)",
-			    caps->why_memory);
-	}
-	if (lim->pids > 0) {
-		if (caps->v2_pids)
-			cg->pids_hier = VG_CGROUP_V2;
-		else if (caps->v1_pids[0] != '\0')
-			cg->pids_hier = VG_CGROUP_V1_PIDS;
-		else
-			downgrade(cg, "no cgroup pids limit (%s)",
-			    caps->why_pids);
-	}
+	plan(caps, lim, &cg->mem_hier, &cg->pids_hier, &cg->downgrades);
 	if (cg->downgrades.len > 0 && lim->required) {
 		rc = vg_err_set(e, VG_EUNSUPPORTED, "cgroup limits are "
 		    "required but this host cannot deliver them: %s",
@@ -668,6 +670,15 @@ vg_cgroup_new(const struct vg_cgroup_caps *caps,
 out:
 	vg_cgroup_free(cg);
 	return rc;
+}
+
+void
+vg_cgroup_plan_downgrades(const struct vg_cgroup_limits *lim,
+    struct vg_buf *out)
+{
+	int mem_hier, pids_hier;
+
+	plan(host_caps(), lim, &mem_hier, &pids_hier, out);
 }
 
 unsigned

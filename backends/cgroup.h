@@ -128,6 +128,11 @@ int	vg_cgroup_new(const struct vg_cgroup_caps *caps,
 	    const struct vg_cgroup_limits *lim, const char *name,
 	    struct vg_cgroup **out, struct vg_err *e);
 
+/* Appends to out ("; "-separated) the downgrades vg_cgroup_new would
+ * make for lim on this host, without creating anything. */
+void	vg_cgroup_plan_downgrades(const struct vg_cgroup_limits *lim,
+	    struct vg_buf *out);
+
 /* enum vg_cgroup_what bits this cgroup delivers. */
 unsigned vg_cgroup_delivered(const struct vg_cgroup *cg);
 

@@ -57,6 +57,7 @@
 #include "../runner/path.h"
 #include "../runner/proc.h"
 #include "backend.h"
+#include "cgroup.h"
 #include "local.h"
 #include "sandbox.h"
 #include "shim.h"
@@ -80,6 +81,8 @@ struct vg_local_proc {
 	char			*argv0;
 	char			*tmp_dir;	/* private TMPDIR, or NULL */
 	int			 tmp_gone;	/* the shim removed it */
+	struct vg_cgroup	*cg;		/* limits; NULL when none asked */
+	uint64_t		 cg_memory;	/* the memory limit in it */
 };
 
 /*
@@ -101,8 +104,7 @@ struct preexec {
 	/*
 	 * cgroup.procs files (open O_WRONLY) the child joins by writing
 	 * "0\n" before it execs, so that the task is accounted from its
-	 * first instruction; filled by the cgroup support when a run has
-	 * per-task cgroups.
+	 * first instruction (vg_cgroup_procs_fds).
 	 */
 	const int		*join;
 	int			 njoin;
@@ -116,6 +118,7 @@ static struct {
 	struct vg_sandbox	*sb;
 	uint64_t		 key;
 	int			 valid;
+	struct vg_buf		 downgrades;	/* vg_local_downgrades */
 } cache;
 
 /* Where vigil-shim is (found once), or why not. */
@@ -168,6 +171,19 @@ iso_key(const struct vg_isolation_conf *iso)
 	return h;
 }
 
+/* The cgroup limits m asks of every task (memory: the attempt's, which
+ * retries scale).  The shim joins the cgroup with the task and counts
+ * as one process. */
+static void
+cgroup_limits(const struct vg_manifest *m, uint64_t memory,
+    struct vg_cgroup_limits *cl)
+{
+	memset(cl, 0, sizeof(*cl));
+	cl->memory = memory;
+	cl->pids = m->limits.pids > 0 ? m->limits.pids + 1 : 0;
+	cl->required = m->isolation.required;
+}
+
 /* Returns the sandbox for m, compiling it when needed; borrowed. */
 static int
 sandbox_for(const struct vg_manifest *m, const struct vg_sandbox **out,
@@ -195,10 +211,15 @@ const char *
 vg_local_downgrades(const struct vg_manifest *m, struct vg_err *e)
 {
 	const struct vg_sandbox *sb;
+	struct vg_cgroup_limits cl;
 
 	if (sandbox_for(m, &sb, e) != 0)
 		return NULL;
-	return vg_sandbox_downgrades(sb);
+	vg_buf_reset(&cache.downgrades);
+	vg_buf_adds(&cache.downgrades, vg_sandbox_downgrades(sb));
+	cgroup_limits(m, m->resources.memory, &cl);
+	vg_cgroup_plan_downgrades(&cl, &cache.downgrades);
+	return vg_buf_str(&cache.downgrades);
 }
 
 void
@@ -209,6 +230,7 @@ vg_local_reset(void)
 	vg_sandbox_free(cache.sb);
 	cache.sb = NULL;
 	cache.valid = 0;
+	vg_buf_release(&cache.downgrades);
 	for (i = 0; i < NRESOLVED; i++) {
 		free(resolved[i].path_env);
 		free(resolved[i].name);
@@ -535,9 +557,35 @@ local_free(struct vg_local_proc *la)
 		return;
 	if (la->ctl_fd >= 0)
 		close(la->ctl_fd);
+	vg_cgroup_free(la->cg);
 	free(la->argv0);
 	free(la->tmp_dir);
 	free(la);
+}
+
+/*
+ * Makes the cgroup of attempt a when its manifest asks for limits, and
+ * points the child's joins at it.
+ */
+static int
+cgroup_for(struct vg_attempt *a, struct vg_local_proc *la,
+    struct preexec *P, struct vg_err *e)
+{
+	struct vg_cgroup_limits cl;
+	char name[64];
+	int rc;
+
+	cgroup_limits(a->m, a->res.memory, &cl);
+	if (cl.memory == 0 && cl.pids == 0)
+		return 0;
+	snprintf(name, sizeof(name), "%.40s-%d-%d", a->run_id != NULL ?
+	    a->run_id : "run", a->task != NULL ? a->task->index : 0,
+	    a->attempt);
+	if ((rc = vg_cgroup_new(NULL, &cl, name, &la->cg, e)) != 0)
+		return rc;
+	la->cg_memory = cl.memory;
+	P->njoin = vg_cgroup_procs_fds(la->cg, &P->join);
+	return 0;
 }
 
 /* True when a PID namespace (with a mount namespace for its /proc) can be
@@ -642,6 +690,8 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		return rc;
 	la = vg_xcalloc(1, sizeof(*la));
 	la->ctl_fd = -1;
+	if (how == VG_LOCAL_ISOLATION && (rc = cgroup_for(a, la, &P, e)) != 0)
+		goto out;
 
 	if (argvp != NULL)
 		for (k = 0; argvp[k] != NULL; k++)
@@ -768,6 +818,26 @@ out:
 	return rc;
 }
 
+/* Makes r OOM when the kernel killed a process of the task's cgroup at
+ * its memory limit (the task may report that as a signal or as the exit
+ * status of a shell that lost a child). */
+static void
+oom_check(const struct vg_local_proc *la, struct vg_result *r)
+{
+	struct vg_err e;
+	uint64_t n = 0;
+
+	vg_err_init(&e);
+	if (la == NULL || la->cg == NULL || la->cg_memory == 0 ||
+	    vg_cgroup_oom_kills(la->cg, &n, &e) != 0 || n == 0)
+		return;
+	r->state = VG_ST_OOM;
+	snprintf(r->reason, sizeof(r->reason), "out of memory: %llu "
+	    "process%s killed at the cgroup memory limit of %llu MiB "
+	    "(resources.memory)", (unsigned long long)n, n == 1 ? "" : "es",
+	    (unsigned long long)(la->cg_memory >> 20));
+}
+
 /* Fills r from a wait status. */
 static void
 set_from_wstatus(struct vg_result *r, int ws)
@@ -832,6 +902,8 @@ vg_local_proc_finish(struct vg_attempt *a, struct vg_local_proc *la,
 		set_from_wstatus(r, msg.wstatus);
 		if (task_ws != NULL)
 			*task_ws = msg.wstatus;
+		if (r->state != VG_ST_SUCCEEDED)
+			oom_check(la, r);
 		break;
 	case VG_SHIM_EXEC_FAILED:
 		r->state = VG_ST_FAILED;
@@ -1076,9 +1148,24 @@ local_prepare(const struct vg_manifest *m, const char *run_dir,
 	const char *path;
 	int rc;
 
+	struct vg_cgroup_limits cl;
+	struct vg_buf why = VG_BUF_INIT;
+
 	if ((rc = shim_path(&path, e)) != 0)
 		return rc;
-	return sandbox_for(m, &sb, e);
+	if ((rc = sandbox_for(m, &sb, e)) != 0)
+		return rc;
+	/* Refused before any task starts, like a sandbox downgrade. */
+	cgroup_limits(m, m->resources.memory, &cl);
+	if (cl.required) {
+		vg_cgroup_plan_downgrades(&cl, &why);
+		if (why.len > 0)
+			rc = vg_err_set(e, VG_EUNSUPPORTED, "cgroup limits "
+			    "are required (isolation.required) but this host "
+			    "cannot deliver them: %s", vg_buf_str(&why));
+		vg_buf_release(&why);
+	}
+	return rc;
 }
 
 static void
