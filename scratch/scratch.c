@@ -31,6 +31,51 @@
 #define OWNER_PREFIX	".task-"
 #define OWNER_SUFFIX	".owner"
 
+/*
+ * The run directory of the last task made, kept open: the tasks of a run
+ * are made one after the other in one process, and walking from "/" with
+ * O_NOFOLLOW for each costs a dozen system calls.  The descriptors were
+ * opened by that walk, so using them again follows no link either: a
+ * component renamed or replaced by a link since then does not redirect
+ * them.  A run directory removed since (its last task finished) makes
+ * mkdirat fail with ENOENT, and the walk is made again.  Per process
+ * (pid), since a child must not share them by accident.
+ */
+static struct {
+	pid_t	pid;		/* 0: empty */
+	char	base[PATH_MAX];
+	char	run[NAME_MAX + 1];
+	int	bfd;		/* base */
+	int	vfd;		/* base/vigil */
+	int	rfd;		/* base/vigil/run */
+	char	owner[320];	/* "host pid starttime\n" of pid */
+} kept_run = { .bfd = -1, .vfd = -1, .rfd = -1 };
+
+/* Closes the kept run directory. */
+static void
+last_drop(void)
+{
+	if (kept_run.pid == getpid()) {
+		close(kept_run.bfd);
+		close(kept_run.vfd);
+		close(kept_run.rfd);
+	}
+	kept_run.pid = 0;
+	kept_run.bfd = kept_run.vfd = kept_run.rfd = -1;
+}
+
+/* True when rpath is the kept run directory (base/vigil/run). */
+static int
+last_is(const char *rpath)
+{
+	size_t n = strlen(kept_run.base);
+
+	return kept_run.pid == getpid() &&
+	    strncmp(rpath, kept_run.base, n) == 0 &&
+	    strncmp(rpath + n, "/vigil/", 7) == 0 &&
+	    strcmp(rpath + n + 7, kept_run.run) == 0;
+}
+
 /* Formats n bytes as "1.5 GiB" into buf. */
 const char *
 vg_scratch_fmt_size(uint64_t n, char *buf, size_t len)
@@ -319,18 +364,26 @@ make_dir_at(int dfd, const char *name, const char *shown, struct vg_err *e)
 static int
 write_owner(int runfd, int index, const char *shown, struct vg_err *e)
 {
+	static char rec[320];
+	static pid_t rec_pid;
 	char host[256], name[64], tmp[80];
-	struct vg_buf b = VG_BUF_INIT;
 	unsigned long long start;
+	size_t len;
 	ssize_t n;
 	int fd, rc = 0;
 
-	if (gethostname(host, sizeof(host)) != 0)
-		snprintf(host, sizeof(host), "unknown");
-	host[sizeof(host) - 1] = '\0';
-	if (vg_proc_starttime(getpid(), &start) != 0)
-		start = 0;
-	vg_buf_printf(&b, "%s %ld %llu\n", host, (long)getpid(), start);
+	/* The same for every task this process makes. */
+	if (rec_pid != getpid()) {
+		if (gethostname(host, sizeof(host)) != 0)
+			snprintf(host, sizeof(host), "unknown");
+		host[sizeof(host) - 1] = '\0';
+		if (vg_proc_starttime(getpid(), &start) != 0)
+			start = 0;
+		snprintf(rec, sizeof(rec), "%s %ld %llu\n", host,
+		    (long)getpid(), start);
+		rec_pid = getpid();
+	}
+	len = strlen(rec);
 	snprintf(name, sizeof(name), OWNER_PREFIX "%d" OWNER_SUFFIX, index);
 	snprintf(tmp, sizeof(tmp), "%s.%ld", name, (long)getpid());
 	fd = openat(runfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
@@ -339,10 +392,10 @@ write_owner(int runfd, int index, const char *shown, struct vg_err *e)
 		rc = vg_err_errno(e, "cannot write '%s/%s'", shown, tmp);
 		goto out;
 	}
-	n = write(fd, b.data, b.len);
-	if (n != (ssize_t)b.len || close(fd) != 0) {
+	n = write(fd, rec, len);
+	if (n != (ssize_t)len || close(fd) != 0) {
 		rc = vg_err_errno(e, "cannot write '%s/%s'", shown, tmp);
-		if (n != (ssize_t)b.len)
+		if (n != (ssize_t)len)
 			close(fd);
 		unlinkat(runfd, tmp, 0);
 		goto out;
@@ -352,7 +405,6 @@ write_owner(int runfd, int index, const char *shown, struct vg_err *e)
 		unlinkat(runfd, tmp, 0);
 	}
 out:
-	vg_buf_release(&b);
 	return rc;
 }
 
@@ -395,37 +447,66 @@ static int
 task_dir_once(const char *base, const char *run_id, int task_index,
     uint64_t min_free, char **path_out, struct vg_err *e)
 {
-	char *vpath = NULL, *rpath = NULL, *tpath = NULL, idx[16];
-	int bfd, vfd = -1, rfd = -1, tfd = -1, rc = 0;
+	char *vpath, *rpath, *tpath, idx[16];
+	int bfd = -1, vfd = -1, rfd = -1, tfd = -1, rc = 0, kept;
 
 	snprintf(idx, sizeof(idx), "%d", task_index);
-	if ((bfd = open_path_nofollow(base, e)) < 0)
-		return e != NULL ? e->rc : VG_EIO;
-	if ((rc = preflight(bfd, base, min_free, e)) != 0) {
-		close(bfd);
-		return rc;
-	}
 	vpath = vg_path_join(base, "vigil");
 	rpath = vg_path_join(vpath, run_id);
 	tpath = vg_path_join(rpath, idx);
-	if ((vfd = make_dir_at(bfd, "vigil", vpath, e)) < 0 ||
-	    (rfd = make_dir_at(vfd, run_id, rpath, e)) < 0 ||
-	    (tfd = make_dir_at(rfd, idx, tpath, e)) < 0) {
+	kept = kept_run.pid == getpid() &&
+	    strcmp(kept_run.base, base) == 0 &&
+	    strcmp(kept_run.run, run_id) == 0;
+	if (kept) {
+		bfd = kept_run.bfd;
+		rfd = kept_run.rfd;
+	} else {
+		last_drop();
+		if ((bfd = open_path_nofollow(base, e)) < 0) {
+			rc = e != NULL ? e->rc : VG_EIO;
+			goto out;
+		}
+	}
+	if ((rc = preflight(bfd, base, min_free, e)) != 0)
+		goto out;
+	if (!kept && ((vfd = make_dir_at(bfd, "vigil", vpath, e)) < 0 ||
+	    (rfd = make_dir_at(vfd, run_id, rpath, e)) < 0)) {
+		rc = e != NULL ? e->rc : VG_EIO;
+		goto out;
+	}
+	if ((tfd = make_dir_at(rfd, idx, tpath, e)) < 0) {
 		rc = e != NULL ? e->rc : VG_EIO;
 		goto out;
 	}
 	if ((rc = write_owner(rfd, task_index, rpath, e)) != 0)
 		goto out;
+	if (!kept && strlen(base) < sizeof(kept_run.base) &&
+	    strlen(run_id) < sizeof(kept_run.run)) {
+		kept_run.pid = getpid();
+		strcpy(kept_run.base, base);
+		strcpy(kept_run.run, run_id);
+		kept_run.bfd = bfd;
+		kept_run.vfd = vfd;
+		kept_run.rfd = rfd;
+		bfd = vfd = rfd = -1;
+	}
 	*path_out = tpath;
 	tpath = NULL;
 out:
 	if (tfd >= 0)
 		close(tfd);
-	if (rfd >= 0)
-		close(rfd);
-	if (vfd >= 0)
-		close(vfd);
-	close(bfd);
+	if (kept) {
+		/* gone since (ENOENT): walk again next time */
+		if (rc != 0)
+			last_drop();
+	} else {
+		if (rfd >= 0)
+			close(rfd);
+		if (vfd >= 0)
+			close(vfd);
+		if (bfd >= 0)
+			close(bfd);
+	}
 	free(vpath);
 	free(rpath);
 	free(tpath);
@@ -574,12 +655,15 @@ vg_scratch_finish(const char *path, enum vg_keep keep, int task_succeeded,
 {
 	const char *task, *run;
 	char *rpath, *vpath = NULL, owner[64];
-	int rfd, vfd, rc = 0, remove;
+	int rfd, vfd, rc = 0, remove, kept;
 
 	if (path == NULL || (rpath = split_path(path, &task)) == NULL)
 		return vg_err_set(e, VG_EINVAL, "'%s' is not a task scratch "
 		    "directory", path != NULL ? path : "");
-	if ((rfd = open_path_nofollow(rpath, e)) < 0) {
+	kept = last_is(rpath);
+	if (kept)
+		rfd = kept_run.rfd;
+	else if ((rfd = open_path_nofollow(rpath, e)) < 0) {
 		rc = e != NULL ? e->rc : VG_EIO;
 		goto out;
 	}
@@ -590,13 +674,17 @@ vg_scratch_finish(const char *path, enum vg_keep keep, int task_succeeded,
 	snprintf(owner, sizeof(owner), OWNER_PREFIX "%s" OWNER_SUFFIX, task);
 	if (unlinkat(rfd, owner, 0) != 0 && errno != ENOENT && rc == 0)
 		rc = vg_err_errno(e, "cannot remove '%s/%s'", rpath, owner);
-	close(rfd);
+	if (!kept)
+		close(rfd);
 	/* The run directory goes once its last task is gone; rmdir(2)
 	 * leaves it alone while anything remains. */
-	if (rc == 0 && (vpath = split_path(rpath, &run)) != NULL &&
-	    (vfd = open_path_nofollow(vpath, NULL)) >= 0) {
-		(void)unlinkat(vfd, run, AT_REMOVEDIR);
-		close(vfd);
+	if (rc == 0 && (vpath = split_path(rpath, &run)) != NULL) {
+		if (kept)
+			(void)unlinkat(kept_run.vfd, run, AT_REMOVEDIR);
+		else if ((vfd = open_path_nofollow(vpath, NULL)) >= 0) {
+			(void)unlinkat(vfd, run, AT_REMOVEDIR);
+			close(vfd);
+		}
 	}
 out:
 	free(rpath);

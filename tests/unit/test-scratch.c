@@ -515,6 +515,63 @@ test_list_gc(void **state)
 	vg_scratch_list_release(NULL);
 }
 
+/*
+ * The tasks of a run reuse the run directory opened for the first one;
+ * a run directory removed (or renamed and replaced by a link) since is
+ * never followed: a removed one is made again by a fresh walk, and a
+ * link in its place is refused by that walk.
+ */
+static void
+test_run_dir_kept(void **state)
+{
+	struct fx *f = *state;
+	char *p0, *p1, *p2, *run, *moved, *victim;
+	struct stat st;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	run = vg_xasprintf("%s/vigil/kr", f->dir);
+	moved = vg_xasprintf("%s/moved", f->dir);
+	victim = vg_xasprintf("%s/victim", f->dir);
+	assert_int_equal(vg_scratch_task_dir(f->dir, "kr", 0, &p0, &e), 0);
+	assert_int_equal(vg_scratch_task_dir(f->dir, "kr", 1, &p1, &e), 0);
+	assert_int_equal(stat(p1, &st), 0);
+	/* the last task's finish removes the run directory ... */
+	assert_int_equal(vg_scratch_finish(p0, VG_KEEP_NEVER, 1, &e), 0);
+	assert_int_equal(stat(run, &st), 0);
+	assert_int_equal(vg_scratch_finish(p1, VG_KEEP_NEVER, 1, &e), 0);
+	assert_int_not_equal(stat(run, &st), 0);
+	/* ... and the next task of the run makes it again */
+	assert_int_equal(vg_scratch_task_dir(f->dir, "kr", 2, &p2, &e), 0);
+	assert_int_equal(stat(p2, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	free(p2);
+	/* renamed and replaced by a link: the kept directory is the real
+	 * one, which moved; nothing appears at the link's target */
+	assert_int_equal(mkdir(victim, 0700), 0);
+	assert_int_equal(rename(run, moved), 0);
+	assert_int_equal(symlink(victim, run), 0);
+	assert_int_equal(vg_scratch_task_dir(f->dir, "kr", 3, &p2, &e), 0);
+	free(p2);
+	p2 = vg_xasprintf("%s/3", moved);
+	assert_int_equal(stat(p2, &st), 0);
+	free(p2);
+	p2 = vg_xasprintf("%s/3", victim);
+	assert_int_not_equal(lstat(p2, &st), 0);
+	free(p2);
+	/* another run walks from the base, and refuses the link */
+	assert_int_equal(vg_scratch_task_dir(f->dir, "other", 0, &p2, &e), 0);
+	free(p2);
+	assert_int_equal(vg_scratch_task_dir(f->dir, "kr", 4, &p2, &e),
+	    VG_EDENIED);
+	assert_null(p2);
+	free(p0);
+	free(p1);
+	free(run);
+	free(moved);
+	free(victim);
+}
+
 int
 main(void)
 {
@@ -530,6 +587,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_foreign_owner_and_space,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finish_keep, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_run_dir_kept, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_list_gc, setup,
 		    teardown),
