@@ -996,7 +996,7 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 		goto out;
 	/* Scratch lives where tasks run: here for direct; on the compute
 	 * node (task-exec) for schedulers that send tasks elsewhere. */
-	if (d.sched.ops == &vg_scheduler_direct) {
+	if (!d.sched.remote) {
 		char *why = NULL;
 
 		rc = vg_scratch_base(&m->scratch, vg_store_home(st),

@@ -55,6 +55,10 @@ struct vg_sched {
 	 * once (submitted and not yet terminal); the driver keeps the rest
 	 * itself.  0 = no limit (slurm takes everything for arrays). */
 	int				 window;
+	/* Set by open: attempts run through `vigil task-exec` elsewhere
+	 * (Slurm jobs, job steps), which makes their scratch directories
+	 * where they land; the driver makes none here. */
+	int				 remote;
 };
 
 struct vg_scheduler_ops {
