@@ -758,8 +758,11 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 		}
 		if (vg_state_terminal(t->state))
 			continue;
-		/* QUEUED, RUNNING, SUSPENDED, REQUEUED: in flight. */
-		if (d->sched.ops->reattach != NULL && t->handle[0] != '\0') {
+		/* QUEUED, RUNNING, SUSPENDED, REQUEUED: in flight.  With no
+		 * handle recorded (vigil died between handing the attempt
+		 * over and recording its job id), the scheduler may still
+		 * know it: slurm finds it in its job journal. */
+		if (d->sched.ops->reattach != NULL) {
 			struct box *b = vg_xcalloc(1, sizeof(*b));
 			char idx[32], *tasks;
 

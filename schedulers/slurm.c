@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,22 @@ struct sl {
 	size_t				 nexcl, exclcap;
 	char				 last_error[VG_ERR_MSG_MAX];
 };
+
+/*
+ * Crash points for resume tests: VIGIL_SLURM_KILL_AT=journal kills vigil
+ * (SIGKILL) right after a submission's job ids reach the journal, before
+ * the driver's transaction commits; =committed, after the commit but
+ * before the job ids are handed to the driver for the store.  Both leave
+ * jobs in Slurm whose ids the store lacks.
+ */
+static void
+kill_point(const char *at)
+{
+	const char *v = getenv("VIGIL_SLURM_KILL_AT");
+
+	if (v != NULL && strcmp(v, at) == 0)
+		(void)raise(SIGKILL);
+}
 
 /* Reads a positive number from the environment, or def. */
 static double
@@ -504,6 +521,7 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	}
 	if ((r = journal_add(p, v, n, e)) != 0)
 		goto out;
+	kill_point("journal");
 	for (i = 0; i < n; i++)
 		emit(p, v[i], VG_ST_QUEUED, NULL, NULL, 1);
 out:
@@ -975,6 +993,8 @@ slurm_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
 
 	*ups = NULL;
 	*n = 0;
+	if (p->nout > 0)
+		kill_point("committed");
 	reap(p);
 	send_cancels(p);
 	deadline = vg_mono_ms() + (timeout_ms < 0 ? 1LL << 40 : timeout_ms);
