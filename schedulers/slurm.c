@@ -234,6 +234,81 @@ journal_find(struct sl *p, int index, int attempt, unsigned long *job,
 	return found;
 }
 
+int
+vg_slurm_journal_load(const char *run_dir, struct vg_slurm_jentry **v,
+    size_t *n, struct vg_err *e)
+{
+	char *path = vg_path_join(run_dir, "slurm/jobs");
+	struct vg_slurm_jentry j;
+	char line[128];
+	size_t cap = 0;
+	FILE *f;
+
+	*v = NULL;
+	*n = 0;
+	f = fopen(path, "re");
+	if (f == NULL) {
+		int r = errno == ENOENT ? 0 : vg_err_errno(e, "reading the job "
+		    "journal '%s'", path);
+
+		free(path);
+		return r;
+	}
+	free(path);
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "%d %d %lu_%ld", &j.index, &j.attempt,
+		    &j.job, &j.task) == 4) {
+			*v = vg_xgrow(*v, &cap, *n + 1, sizeof **v);
+			(*v)[(*n)++] = j;
+		}
+	fclose(f);
+	return 0;
+}
+
+/* qsort: journal entries by job, then array index. */
+static int
+cmp_jentry(const void *a, const void *b)
+{
+	const struct vg_slurm_jentry *x = a, *y = b;
+
+	if (x->job != y->job)
+		return x->job < y->job ? -1 : 1;
+	return (x->task > y->task) - (x->task < y->task);
+}
+
+int
+vg_slurm_cancel_elements(struct vg_slurm_jentry *v, size_t n, size_t *calls,
+    struct vg_err *e)
+{
+	struct vg_buf spec = VG_BUF_INIT;
+	struct vg_err ce;
+	int *idx, r = 0;
+	size_t i, j, k;
+
+	*calls = 0;
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof *v, cmp_jentry);
+	idx = vg_xcalloc(n, sizeof *idx);
+	for (i = 0; i < n; i = j) {
+		for (j = i, k = 0; j < n && v[j].job == v[i].job; j++)
+			if (k == 0 || idx[k - 1] != (int)v[j].task)
+				idx[k++] = (int)v[j].task;
+		vg_buf_reset(&spec);
+		vg_buf_printf(&spec, "%lu_[", v[i].job);
+		vg_slurm_array_spec(idx, k, 0, &spec);
+		vg_buf_addc(&spec, ']');
+		vg_err_init(&ce);
+		(*calls)++;
+		if (vg_slurm_cli.cancel(vg_buf_str(&spec), &ce) != 0 && r == 0)
+			r = vg_err_set(e, ce.rc != 0 ? ce.rc : VG_EBACKEND,
+			    "scancel %s: %s", vg_buf_str(&spec), ce.msg);
+	}
+	free(idx);
+	vg_buf_release(&spec);
+	return r;
+}
+
 /* Appends "INDEX ATTEMPT JOB_TASK" lines for a chunk and syncs them. */
 static int
 journal_add(struct sl *p, struct sl_att **v, size_t n, struct vg_err *e)

@@ -159,6 +159,30 @@ char	*vg_slurm_step_log(const char *task_dir);
 int	vg_slurm_step_verdict(const char *log, int wstatus, int final,
 	    struct vg_result *r);
 
+/* ---- slurm.c: the job journal, RUN_DIR/slurm/jobs ---- */
+
+/* One journal line "INDEX ATTEMPT JOB_TASK": written, synced, before the
+ * job ids are reported to the driver. */
+struct vg_slurm_jentry {
+	int		 index;
+	int		 attempt;
+	unsigned long	 job;
+	long		 task;
+};
+
+/* Reads the journal of run_dir into *v (caller frees); none is 0 lines. */
+int	vg_slurm_journal_load(const char *run_dir, struct vg_slurm_jentry **v,
+	    size_t *n, struct vg_err *e);
+
+/*
+ * Cancels the given array elements through scancel, one call per array
+ * job ("1234_[0-3,7]"); duplicates are fine, v is sorted in place.
+ * *calls gets the number of scancel calls.  Blocks on them; returns the
+ * first failure (the others are still tried).
+ */
+int	vg_slurm_cancel_elements(struct vg_slurm_jentry *v, size_t n,
+	    size_t *calls, struct vg_err *e);
+
 /* ---- slurm-state.c ---- */
 
 /* One job or array element as squeue or sacct reports it. */
