@@ -20,10 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../backends/backend.h"
+#include "../runner/log.h"
 #include "../runner/path.h"
 #include "../runner/task.h"
 #include "slurm.h"
@@ -65,6 +67,27 @@ vg_slurm_alloc_cpus(const char *spec)
 	return total > 0 ? (int)total : -1;
 }
 
+/* True when name is an executable file in a directory of $PATH. */
+static int
+on_path(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char *full;
+	int ok = 0;
+
+	for (p = path != NULL ? path : ""; !ok && *p != '\0'; p = end) {
+		end = strchr(p, ':');
+		if (end == NULL)
+			end = p + strlen(p);
+		full = vg_xasprintf("%.*s/%s", (int)(end - p), p, name);
+		ok = end > p && access(full, X_OK) == 0;
+		free(full);
+		if (*end == ':')
+			end++;
+	}
+	return ok;
+}
+
 int
 vg_slurm_steps_wanted(int *cpus, struct vg_err *e)
 {
@@ -94,6 +117,15 @@ vg_slurm_steps_wanted(int *cpus, struct vg_err *e)
 	 * resources the current one holds. */
 	if (step != NULL && *step != '\0' && !always)
 		return 0;
+	if (!on_path("srun")) {
+		if (always)
+			return vg_err_set(e, VG_ENOENT, "VIGIL_SLURM_STEPS="
+			    "always: srun is not on PATH");
+		vg_warn("inside Slurm job %s but srun is not on PATH: tasks "
+		    "run on this node (VIGIL_SLURM_STEPS=never says so "
+		    "quietly)", job);
+		return 0;
+	}
 	if (per != NULL)
 		*cpus = vg_slurm_alloc_cpus(per);
 	if (*cpus <= 0)
@@ -130,6 +162,10 @@ vg_slurm_step_start(const char *vigil, const char *run_dir,
 
 	a->pid = 0;
 	a->pidfd = -1;
+	/* srun's log lives there before task-exec runs. */
+	if (mkdir(a->task_dir, 0700) != 0 && errno != EEXIST)
+		return vg_err_errno(e, "creating task directory '%s'",
+		    a->task_dir);
 	set_aside(a->task_dir, "result.json", a->attempt - 1);
 	set_aside(a->task_dir, "heartbeat", a->attempt - 1);
 	set_aside(a->task_dir, "step", a->attempt - 1);
@@ -182,8 +218,8 @@ vg_slurm_step_start(const char *vigil, const char *run_dir,
 	posix_spawn_file_actions_destroy(&fa);
 	if (r != 0) {
 		errno = r;
-		r = vg_err_errno(e, "starting srun for task %d (is srun on "
-		    "PATH?)", a->task->index);
+		r = vg_err_errno(e, "starting srun for task %d",
+		    a->task->index);
 		goto out;
 	}
 	a->pid = pid;

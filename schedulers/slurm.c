@@ -98,6 +98,10 @@ struct sl {
 	size_t				 upcap;
 	struct sl_excl			*excl;
 	size_t				 nexcl, exclcap;
+	/* The journal as this vigil found it, sorted by index, attempt
+	 * (what earlier vigils of the run submitted). */
+	struct vg_slurm_jentry		*journal;
+	size_t				 njournal;
 	char				 last_error[VG_ERR_MSG_MAX];
 };
 
@@ -207,33 +211,6 @@ choose_iface(struct sl *p, const char *want, struct vg_err *e)
 	return r;
 }
 
-/* Reads the journal of submitted jobs into the attempts it names. */
-static int
-journal_find(struct sl *p, int index, int attempt, unsigned long *job,
-    long *task)
-{
-	char *path = vg_path_join(p->slurm_dir, "jobs");
-	char line[128];
-	FILE *f;
-	int i, at, found = 0;
-	unsigned long j;
-	long tk;
-
-	f = fopen(path, "re");
-	free(path);
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof line, f) != NULL)
-		if (sscanf(line, "%d %d %lu_%ld", &i, &at, &j, &tk) == 4 &&
-		    i == index && at == attempt) {
-			*job = j;
-			*task = tk;
-			found = 1;
-		}
-	fclose(f);
-	return found;
-}
-
 int
 vg_slurm_journal_load(const char *run_dir, struct vg_slurm_jentry **v,
     size_t *n, struct vg_err *e)
@@ -274,6 +251,38 @@ cmp_jentry(const void *a, const void *b)
 	if (x->job != y->job)
 		return x->job < y->job ? -1 : 1;
 	return (x->task > y->task) - (x->task < y->task);
+}
+
+/* qsort/bsearch: journal entries by task index, then attempt. */
+static int
+cmp_jattempt(const void *a, const void *b)
+{
+	const struct vg_slurm_jentry *x = a, *y = b;
+
+	if (x->index != y->index)
+		return (x->index > y->index) - (x->index < y->index);
+	return (x->attempt > y->attempt) - (x->attempt < y->attempt);
+}
+
+/* Finds an attempt that an earlier vigil of this run submitted, in the
+ * journal as it was when the scheduler opened. */
+static int
+journal_find(struct sl *p, int index, int attempt, unsigned long *job,
+    long *task)
+{
+	struct vg_slurm_jentry key, *hit;
+
+	if (p->njournal == 0)
+		return 0;
+	key.index = index;
+	key.attempt = attempt;
+	hit = bsearch(&key, p->journal, p->njournal, sizeof *p->journal,
+	    cmp_jattempt);
+	if (hit == NULL)
+		return 0;
+	*job = hit->job;
+	*task = hit->task;
+	return 1;
 }
 
 int
@@ -344,6 +353,8 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 
 	p = vg_xcalloc(1, sizeof *p);
 	s->priv = p;
+	/* task-exec makes scratch on the compute node. */
+	s->remote = 1;
 	if ((r = choose_iface(p, s->m->slurm.interface, e)) != 0)
 		goto fail;
 	env = getenv("VIGIL_SLURM_BUCKET");
@@ -369,6 +380,12 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 	p->slurm_dir = vg_path_join(s->run_dir, "slurm");
 	if ((r = vg_mkdir_p(p->slurm_dir, 0700, e)) != 0)
 		goto fail;
+	if ((r = vg_slurm_journal_load(s->run_dir, &p->journal, &p->njournal,
+	    e)) != 0)
+		goto fail;
+	if (p->njournal > 1)
+		qsort(p->journal, p->njournal, sizeof *p->journal,
+		    cmp_jattempt);
 	p->grace = env_num("VIGIL_SLURM_GRACE", GRACE_DEFAULT);
 	p->stale = env_num("VIGIL_SLURM_HEARTBEAT_STALE", HEARTBEAT_STALE);
 	pmin = s->m->slurm.poll_min > 0 ? s->m->slurm.poll_min : 2;
@@ -385,6 +402,7 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 	return 0;
 fail:
 	vg_slurm_bucket_release(&p->bucket);
+	free(p->journal);
 	free(p->vigil);
 	free(p->slurm_dir);
 	free(p);
@@ -442,8 +460,12 @@ slurm_submit(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
 		emit(p, t, VG_ST_QUEUED, NULL, "re-attached after restart", 1);
 		return 0;
 	}
-	set_aside(a->task_dir, "result.json", a->attempt - 1);
-	set_aside(a->task_dir, "heartbeat", a->attempt - 1);
+	/* A first attempt has nothing to set aside (the journal says when
+	 * an earlier vigil submitted it). */
+	if (a->attempt > 1) {
+		set_aside(a->task_dir, "result.json", a->attempt - 1);
+		set_aside(a->task_dir, "heartbeat", a->attempt - 1);
+	}
 	return 0;
 }
 
@@ -1204,6 +1226,7 @@ slurm_close(struct vg_sched *s)
 	free(p->ups);
 	free(p->vigil);
 	free(p->slurm_dir);
+	free(p->journal);
 	vg_slurm_bucket_release(&p->bucket);
 	free(p);
 	s->priv = NULL;

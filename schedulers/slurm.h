@@ -119,9 +119,10 @@ int	vg_slurm_alloc_cpus(const char *spec);
 /*
  * Whether the direct scheduler runs attempts as job steps: VIGIL_SLURM_STEPS
  * = auto (default: inside an allocation, i.e. SLURM_JOB_ID set and not
- * already inside a step), always, or never.  Returns 1 (steps; *cpus = the
- * allocation's CPUs, 0 when unknown), 0 (run here), or VG_EINVAL for a
- * bad value or `always` outside an allocation.
+ * already inside a step, and srun on PATH; a warning is logged when it is
+ * not), always, or never.  Returns 1 (steps; *cpus = the allocation's
+ * CPUs, 0 when unknown), 0 (run here), or VG_EINVAL for a bad value or
+ * `always` outside an allocation, VG_ENOENT for `always` without srun.
  */
 int	vg_slurm_steps_wanted(int *cpus, struct vg_err *e);
 

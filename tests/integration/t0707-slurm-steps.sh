@@ -55,8 +55,10 @@ while [ -n "$(squeue -h -j "$job" 2>/dev/null)" ] && [ $i -lt 300 ]; do
 	sleep 0.2; i=$((i + 1))
 done
 [ $i -lt 300 ] || fail "wrapper job $job still running: $(cat "$W/wrap.out")"
-expect_eq "exit statuses ($(cat "$W/wrap.out" 2>/dev/null))" \
-    "sweep 0 big 1 can 5" "$(tr '\n' ' ' <"$W/rc" | sed 's/ $//')"
+got=$(tr '\n' ' ' <"$W/rc" | sed 's/ $//')
+[ "$got" = "sweep 0 big 1 can 5" ] || fail "exit statuses: expected \
+'sweep 0 big 1 can 5', got '$got'; $(cat "$W/wrap.out"; "$VIGIL" status;
+    for r in "$VIGIL_HOME"/runs/*; do "$VIGIL" status "${r##*/}"; done)"
 
 # run_named NAME: the id of the run of manifest NAME.
 run_named() { "$VIGIL" status --json | python3 -c "import json,sys

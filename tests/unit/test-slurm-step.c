@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,10 +46,21 @@ test_alloc_cpus(void **state)
 static void
 test_steps_wanted(void **state)
 {
+	char dir[] = "/tmp/vg-srun-XXXXXX", fake[64], *path;
 	struct vg_err e;
+	FILE *f;
 	int cpus;
 
 	vg_err_init(&e);
+	/* A fake srun on PATH (only its presence is checked here). */
+	path = getenv("PATH") != NULL ? strdup(getenv("PATH")) : NULL;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fake, sizeof fake, "%s/srun", dir);
+	f = fopen(fake, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(chmod(fake, 0755), 0);
+	setenv("PATH", dir, 1);
 	unsetenv("SLURM_JOB_ID");
 	unsetenv("SLURM_STEP_ID");
 	unsetenv("VIGIL_SLURM_STEPS");
@@ -75,12 +87,25 @@ test_steps_wanted(void **state)
 	assert_string_equal(e.msg, "VIGIL_SLURM_STEPS: bad value 'yes' "
 	    "(valid: auto, always, never)");
 	unsetenv("SLURM_STEP_ID");
+	/* No srun: auto runs here, always fails. */
+	setenv("PATH", "/nonexistent:", 1);
+	setenv("VIGIL_SLURM_STEPS", "always", 1);
+	assert_int_equal(vg_slurm_steps_wanted(&cpus, &e), VG_ENOENT);
+	assert_string_equal(e.msg, "VIGIL_SLURM_STEPS=always: srun is not "
+	    "on PATH");
 	unsetenv("VIGIL_SLURM_STEPS");
+	assert_int_equal(vg_slurm_steps_wanted(&cpus, &e), 0);
+	setenv("PATH", dir, 1);
 	setenv("SLURM_JOB_CPUS_PER_NODE", "junk", 1);
 	assert_int_equal(vg_slurm_steps_wanted(&cpus, &e), 1);
 	assert_int_equal(cpus, 0);
+	assert_int_equal(unlink(fake), 0);
+	assert_int_equal(rmdir(dir), 0);
 	unsetenv("SLURM_JOB_ID");
 	unsetenv("SLURM_JOB_CPUS_PER_NODE");
+	if (path != NULL)
+		setenv("PATH", path, 1);
+	free(path);
 	(void)state;
 }
 
