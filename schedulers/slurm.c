@@ -220,14 +220,14 @@ vg_slurm_journal_load(const char *run_dir, struct vg_slurm_jentry **v,
 	char line[128];
 	size_t cap = 0;
 	FILE *f;
+	int r = 0;
 
 	*v = NULL;
 	*n = 0;
 	f = fopen(path, "re");
 	if (f == NULL) {
-		int r = errno == ENOENT ? 0 : vg_err_errno(e, "reading the job "
+		r = errno == ENOENT ? 0 : vg_err_errno(e, "reading the job "
 		    "journal '%s'", path);
-
 		free(path);
 		return r;
 	}
@@ -238,8 +238,15 @@ vg_slurm_journal_load(const char *run_dir, struct vg_slurm_jentry **v,
 			*v = vg_xgrow(*v, &cap, *n + 1, sizeof **v);
 			(*v)[(*n)++] = j;
 		}
+	if (ferror(f)) {
+		r = vg_err_errno(e, "reading the job journal '%s/slurm/jobs'",
+		    run_dir);
+		free(*v);
+		*v = NULL;
+		*n = 0;
+	}
 	fclose(f);
-	return 0;
+	return r;
 }
 
 /* qsort: journal entries by job, then array index. */

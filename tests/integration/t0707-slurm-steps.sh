@@ -3,8 +3,9 @@
 # of 4 tasks is its own job step (its SLURM_STEP_ID, and sacct lists 4
 # steps named after the tasks), at most 2 run at once, all results are
 # recorded.  Then srun's own failure (a step asking for more memory than
-# the allocation has) is told apart from a task's exit, and vigil cancel
-# reaches the running steps through Slurm.
+# the allocation has) is told apart from a task's exit, a timeout is
+# enforced inside the step, and vigil cancel reaches the running steps
+# through Slurm.
 set -u
 . "$(dirname "$0")/slurm-lib.sh"
 
@@ -33,6 +34,13 @@ matrix:
   i: [0, 1, 2]
 command: sleep 300
 Y
+cat >"$W/to.yaml" <<'Y'
+version: 1
+name: to
+timeout: 2s
+kill_grace: 1s
+command: sleep 60
+Y
 # The wrapper researchers write: vigil run inside the allocation.
 cat >"$W/wrap.sh" <<Y
 #!/bin/sh
@@ -40,9 +48,10 @@ cat >"$W/wrap.sh" <<Y
 #SBATCH -o $W/wrap.out
 "$VIGIL" run -q "$W/sweep.yaml"; echo "sweep \$?" >"$W/rc"
 "$VIGIL" run -q "$W/big.yaml"; echo "big \$?" >>"$W/rc"
+"$VIGIL" run -q "$W/to.yaml"; echo "to \$?" >>"$W/rc"
 "$VIGIL" run -q "$W/can.yaml" & pid=\$!
 i=0
-until [ "\$(ls "$VIGIL_HOME"/runs/*/tasks/*/step 2>/dev/null | wc -l)" -ge 6 ] ||
+until [ "\$(ls "$VIGIL_HOME"/runs/*/tasks/*/step 2>/dev/null | wc -l)" -ge 7 ] ||
     [ \$i -ge 150 ]; do sleep 0.2; i=\$((i + 1)); done
 "$VIGIL" cancel "\$("$VIGIL" status --json | python3 -c 'import json,sys
 print("".join(r["id"] for r in json.load(sys.stdin)["runs"] if r["name"] == "can"))')" >/dev/null
@@ -56,8 +65,8 @@ while [ -n "$(squeue -h -j "$job" 2>/dev/null)" ] && [ $i -lt 300 ]; do
 done
 [ $i -lt 300 ] || fail "wrapper job $job still running: $(cat "$W/wrap.out")"
 got=$(tr '\n' ' ' <"$W/rc" | sed 's/ $//')
-[ "$got" = "sweep 0 big 1 can 5" ] || fail "exit statuses: expected \
-'sweep 0 big 1 can 5', got '$got'; $(cat "$W/wrap.out"; "$VIGIL" status;
+[ "$got" = "sweep 0 big 1 to 1 can 5" ] || fail "exit statuses: expected \
+'sweep 0 big 1 to 1 can 5', got '$got'; $(cat "$W/wrap.out"; "$VIGIL" status;
     for r in "$VIGIL_HOME"/runs/*; do "$VIGIL" status "${r##*/}"; done)"
 
 # run_named NAME: the id of the run of manifest NAME.
@@ -66,6 +75,7 @@ print(''.join(r['id'] for r in json.load(sys.stdin)['runs'] if r['name'] == '$1'
 sweep=$(run_named steps)
 big=$(run_named big)
 can=$(run_named can)
+to=$(run_named to)
 expect_eq "sweep states" "SUCCEEDED SUCCEEDED SUCCEEDED SUCCEEDED" \
     "$(states "$sweep")"
 # Every task ran in the wrapper's job, each in a step of its own.
@@ -97,6 +107,12 @@ case "$reason" in
 	;;
 *)	fail "big reason: $reason" ;;
 esac
+
+# The timeout is task-exec's (VIGIL_TIMEOUT), inside its step.
+expect_eq "to state" TIMEOUT "$(states "$to")"
+expect_eq "to reason" "timed out after 2s" "$(jq_run "$to" 'd["tasks"][0]["reason"]')"
+grep -q "^$job\.[0-9]* " "$VIGIL_HOME/runs/$to/tasks/0/step" ||
+    fail "the timed-out task ran outside a step"
 
 # vigil cancel: the running steps get SIGTERM through Slurm; task-exec
 # stops its task and records CANCELLED.
