@@ -26,11 +26,13 @@
  * Cancels the Slurm array elements of the unfinished tasks of v (task < 0:
  * all): the job id each task's row holds, and every journal entry of its
  * current or a later attempt (submitted, not yet recorded).  *nel gets
- * the number of elements, *calls the scancel calls.
+ * the number of elements, *calls the scancel calls; *byname is set when
+ * the whole run's jobs were also cancelled by name.
  */
 static int
 cancel_slurm(const struct vg_run_info *r, const struct vg_task_rec *v,
-    size_t n, int task, size_t *nel, size_t *calls, struct vg_err *e)
+    size_t n, int task, size_t *nel, size_t *calls, int *byname,
+    struct vg_err *e)
 {
 	struct vg_slurm_jentry *j = NULL, *el = NULL, x;
 	size_t nj = 0, ne = 0, cap = 0, i, k;
@@ -38,6 +40,7 @@ cancel_slurm(const struct vg_run_info *r, const struct vg_task_rec *v,
 	char c;
 
 	*nel = *calls = 0;
+	*byname = 0;
 	if ((rc = vg_slurm_journal_load(r->dir, &j, &nj, e)) != 0)
 		return rc;
 	for (i = 0; i < n; i++) {
@@ -58,6 +61,16 @@ cancel_slurm(const struct vg_run_info *r, const struct vg_task_rec *v,
 			}
 	}
 	rc = vg_slurm_cancel_elements(el, ne, calls, e);
+	/* A chunk whose job id the dead vigil never journaled: its jobs are
+	 * found by the run's job name. */
+	if (rc == 0 && task < 0 && vg_slurm_journal_unjournaled(r->dir)) {
+		const char *argv[] = { "scancel", "--quiet", "--name", r->id,
+		    NULL };
+
+		(*calls)++;
+		*byname = 1;
+		rc = vg_slurm_run(argv, NULL, NULL, 30000, e);
+	}
 	/* Sorted now: count distinct elements. */
 	for (i = 0; i < ne; i++)
 		if (i == 0 || el[i].job != el[i - 1].job ||
@@ -76,7 +89,7 @@ cancel_slurm(const struct vg_run_info *r, const struct vg_task_rec *v,
  */
 static int
 cancel_orphaned(struct vg_store *st, const struct vg_run_info *r, int task,
-    size_t *nel, size_t *calls, struct vg_err *e)
+    size_t *nel, size_t *calls, int *byname, struct vg_err *e)
 {
 	const char *why = "cancelled by vigil cancel (no vigil was running)";
 	struct vg_task_rec *v;
@@ -84,11 +97,12 @@ cancel_orphaned(struct vg_store *st, const struct vg_run_info *r, int task,
 	int rc, open = 0;
 
 	*nel = *calls = 0;
+	*byname = 0;
 	(void)vg_kill_leftovers(r->id, task, NULL, NULL);
 	if ((rc = vg_store_tasks_load(st, r->id, &v, &n, e)) != 0)
 		return rc;
 	if (r->scheduler != NULL && strcmp(r->scheduler, "slurm") == 0 &&
-	    (rc = cancel_slurm(r, v, n, task, nel, calls, e)) != 0) {
+	    (rc = cancel_slurm(r, v, n, task, nel, calls, byname, e)) != 0) {
 		vg_err_prefix(e, "cannot cancel the run's Slurm jobs (nothing "
 		    "recorded): ");
 		goto out;
@@ -171,7 +185,7 @@ cmd_cancel_exec(struct vg_args *a)
 	struct vg_run_info r;
 	struct vg_err e;
 	char run[VG_RUN_ID_MAX + 32], what[VG_RUN_ID_MAX + 32];
-	int rc, task, marked;
+	int rc, task, marked, byname;
 	size_t nel, calls;
 	long wait_s;
 
@@ -227,14 +241,16 @@ cmd_cancel_exec(struct vg_args *a)
 			printf("%s: cancelled\n", what);
 		goto out;
 	}
-	if ((rc = cancel_orphaned(st, &r, task, &nel, &calls, &e)) != 0) {
+	if ((rc = cancel_orphaned(st, &r, task, &nel, &calls, &byname,
+	    &e)) != 0) {
 		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
 		goto out;
 	}
 	if (r.scheduler != NULL && strcmp(r.scheduler, "slurm") == 0)
 		printf("%s: cancelled (no vigil was driving it; %zu Slurm "
-		    "array element(s) cancelled, %zu scancel call(s))\n",
-		    what, nel, calls);
+		    "array element(s)%s cancelled, %zu scancel call(s))\n",
+		    what, nel, byname ? " and the jobs named after the run" :
+		    "", calls);
 	else
 		printf("%s: cancelled (no vigil was driving it; leftover "
 		    "processes killed)\n", what);

@@ -106,11 +106,12 @@ struct sl {
 };
 
 /*
- * Crash points for resume tests: VIGIL_SLURM_KILL_AT=journal kills vigil
- * (SIGKILL) right after a submission's job ids reach the journal, before
- * the driver's transaction commits; =committed, after the commit but
- * before the job ids are handed to the driver for the store.  Both leave
- * jobs in Slurm whose ids the store lacks.
+ * Crash points for resume tests: VIGIL_SLURM_KILL_AT=submitted kills vigil
+ * (SIGKILL) right after Slurm accepted a submission, before its job ids
+ * reach the journal; =journal, right after they do, before the driver's
+ * transaction commits; =committed, after the commit but before the job
+ * ids are handed to the driver for the store.  All leave jobs in Slurm
+ * whose ids the store lacks.
  */
 static void
 kill_point(const char *at)
@@ -249,6 +250,33 @@ vg_slurm_journal_load(const char *run_dir, struct vg_slurm_jentry **v,
 	return r;
 }
 
+int
+vg_slurm_journal_unjournaled(const char *run_dir)
+{
+	char *path = vg_path_join(run_dir, "slurm/jobs"), line[1200];
+	char name[64], spec[1024];
+	int attempt, offset, pending = 0, i, at;
+	unsigned long j;
+	long tk;
+	FILE *f;
+
+	f = fopen(path, "re");
+	free(path);
+	if (f == NULL)
+		return 0;
+	/* An intent counts until a job line of its attempt follows. */
+	while (fgets(line, sizeof line, f) != NULL) {
+		if (sscanf(line, "intent %63s %d %d %1023s", name, &attempt,
+		    &offset, spec) == 4)
+			pending++;
+		else if (sscanf(line, "%d %d %lu_%ld", &i, &at, &j, &tk) == 4 &&
+		    pending > 0 && line[strcspn(line, "\n")] == '\n')
+			pending = 0;
+	}
+	fclose(f);
+	return pending > 0;
+}
+
 /* qsort: journal entries by job, then array index. */
 static int
 cmp_jentry(const void *a, const void *b)
@@ -325,25 +353,212 @@ vg_slurm_cancel_elements(struct vg_slurm_jentry *v, size_t n, size_t *calls,
 	return r;
 }
 
-/* Appends "INDEX ATTEMPT JOB_TASK" lines for a chunk and syncs them. */
+static int	take_token(struct sl *, struct vg_err *);
+
+/* Appends text to the journal and syncs it. */
 static int
-journal_add(struct sl *p, struct sl_att **v, size_t n, struct vg_err *e)
+journal_append(struct sl *p, const struct vg_buf *b, struct vg_err *e)
 {
 	char *path = vg_path_join(p->slurm_dir, "jobs");
-	struct vg_buf b = VG_BUF_INIT;
-	size_t i;
 	int fd, r = 0;
 
-	for (i = 0; i < n; i++)
-		vg_buf_printf(&b, "%d %d %lu_%ld\n", v[i]->index,
-		    v[i]->a->attempt, v[i]->job, v[i]->task);
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, b.data, b.len) != (ssize_t)b.len ||
+	if (fd < 0 || write(fd, b->data, b->len) != (ssize_t)b->len ||
 	    fdatasync(fd) != 0)
 		r = vg_err_errno(e, "writing the job journal '%s'", path);
 	if (fd >= 0)
 		close(fd);
 	free(path);
+	return r;
+}
+
+/* Appends "INDEX ATTEMPT JOB_TASK" lines for a chunk and syncs them. */
+static int
+journal_add(struct sl *p, struct sl_att **v, size_t n, struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	size_t i;
+	int r;
+
+	for (i = 0; i < n; i++)
+		vg_buf_printf(&b, "%d %d %lu_%ld\n", v[i]->index,
+		    v[i]->a->attempt, v[i]->job, v[i]->task);
+	r = journal_append(p, &b, e);
+	vg_buf_release(&b);
+	return r;
+}
+
+/*
+ * Appends "intent NAME ATTEMPT OFFSET SPEC" before NAME is submitted: if
+ * vigil dies between sbatch's answer and the job lines, the next vigil
+ * knows the chunk may exist and looks for it (find_chunk_job).
+ */
+static int
+journal_intent(struct sl *p, const char *name, int attempt, int offset,
+    const char *spec, struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	int r;
+
+	vg_buf_printf(&b, "intent %s %d %d %s\n", name, attempt, offset, spec);
+	r = journal_append(p, &b, e);
+	vg_buf_release(&b);
+	return r;
+}
+
+/* Parses an array spec "0-3,7" into indexes + offset; 0 or -1. */
+static int
+parse_spec(const char *spec, int offset, int **out, size_t *n)
+{
+	const char *q = spec;
+	size_t cap = 0;
+	long a, b;
+	char *end;
+
+	*out = NULL;
+	*n = 0;
+	while (*q != '\0') {
+		a = strtol(q, &end, 10);
+		if (end == q || a < 0)
+			return -1;
+		b = a;
+		if (*end == '-') {
+			q = end + 1;
+			b = strtol(q, &end, 10);
+			if (end == q || b < a)
+				return -1;
+		}
+		if ((long)*n + (b - a) > 1000000)
+			return -1;
+		for (; a <= b; a++) {
+			*out = vg_xgrow(*out, &cap, *n + 1, sizeof **out);
+			(*out)[(*n)++] = (int)a + offset;
+		}
+		q = end;
+		if (*q == ',')
+			q++;
+		else if (*q != '\0')
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Finds the array job submitted from script path: squeue's Command (the
+ * job is pending or running, or ended less than MinJobAge ago), else
+ * sacct's SubmitLine.  Sets *job, 0 when Slurm knows none.
+ */
+static int
+find_chunk_job(struct vg_sched *s, struct sl *p, const char *path,
+    unsigned long *job, struct vg_err *e)
+{
+	const char *sq[] = { "squeue", "-h", "--name", s->run_id, "-o",
+	    "%F|%o", NULL };
+	const char *sa[] = { "sacct", "-X", "-n", "-P", "--name", s->run_id,
+	    "-S", "now-30days", "-o", "JobID,SubmitLine", NULL };
+	struct vg_buf out = VG_BUF_INIT;
+	char *line, *save = NULL, *bar;
+	size_t plen = strlen(path), llen;
+	int r, pass;
+
+	*job = 0;
+	for (pass = 0; pass < 2 && *job == 0; pass++) {
+		if (pass == 1 && !p->ci.accounting)
+			break;
+		vg_buf_reset(&out);
+		if ((r = take_token(p, e)) != 0 || (r = vg_slurm_run(pass == 0 ?
+		    sq : sa, &out, NULL, 30000, e)) != 0) {
+			vg_buf_release(&out);
+			return r;
+		}
+		if (out.len == 0)
+			continue;
+		for (line = strtok_r(out.data, "\n", &save); line != NULL &&
+		    *job == 0; line = strtok_r(NULL, "\n", &save)) {
+			if ((bar = strchr(line, '|')) == NULL)
+				continue;
+			*bar++ = '\0';
+			llen = strlen(bar);
+			/* squeue: the path; sacct: "sbatch ... PATH". */
+			if (llen < plen || strcmp(bar + llen - plen, path) != 0 ||
+			    (llen > plen && bar[llen - plen - 1] != ' '))
+				continue;
+			*job = strtoul(line, NULL, 10);
+		}
+	}
+	vg_buf_release(&out);
+	return 0;
+}
+
+/*
+ * Takes back the chunks an earlier vigil of the run submitted without
+ * journaling their job ids (intent lines with no job lines): found in
+ * Slurm, their elements are journaled now and re-attached like any other;
+ * not found, they were never submitted and go again.  Runs once, at open,
+ * and asks Slurm only when such a chunk exists.
+ */
+static int
+adopt_intents(struct vg_sched *s, struct sl *p, struct vg_err *e)
+{
+	char *path = vg_path_join(p->slurm_dir, "jobs"), line[1200];
+	char name[64], spec[1024], *script;
+	struct vg_slurm_jentry key, *add = NULL;
+	struct vg_buf b = VG_BUF_INIT;
+	unsigned long job;
+	size_t nidx, i, nadd = 0, cap = 0;
+	int attempt, offset, seq, *idx, r = 0, found;
+	FILE *f;
+
+	f = fopen(path, "re");
+	free(path);
+	if (f == NULL)
+		return 0;
+	while (r == 0 && fgets(line, sizeof line, f) != NULL) {
+		if (sscanf(line, "intent %63s %d %d %1023s", name, &attempt,
+		    &offset, spec) != 4)
+			continue;
+		if (sscanf(name, "submit-%d.sh", &seq) == 1 && seq > p->seq)
+			p->seq = seq;
+		if (parse_spec(spec, offset, &idx, &nidx) != 0 || nidx == 0) {
+			free(idx);
+			continue;
+		}
+		key.index = idx[0];
+		key.attempt = attempt;
+		found = p->njournal > 0 && bsearch(&key, p->journal,
+		    p->njournal, sizeof *p->journal, cmp_jattempt) != NULL;
+		if (found) {
+			free(idx);
+			continue;
+		}
+		script = vg_path_join(p->slurm_dir, name);
+		r = find_chunk_job(s, p, script, &job, e);
+		vg_debug("slurm: %s was submitted without a journaled job id: "
+		    "%s%lu", name, job != 0 ? "found job " : "not in Slurm, ",
+		    job);
+		free(script);
+		for (i = 0; r == 0 && job != 0 && i < nidx; i++) {
+			add = vg_xgrow(add, &cap, nadd + 1, sizeof *add);
+			add[nadd].index = idx[i];
+			add[nadd].attempt = attempt;
+			add[nadd].job = job;
+			add[nadd++].task = idx[i] - offset;
+			vg_buf_printf(&b, "%d %d %lu_%d\n", idx[i], attempt, job,
+			    idx[i] - offset);
+		}
+		free(idx);
+	}
+	fclose(f);
+	if (r == 0 && nadd > 0 && (r = journal_append(p, &b, e)) == 0) {
+		cap = p->njournal;
+		p->journal = vg_xgrow(p->journal, &cap, p->njournal + nadd,
+		    sizeof *p->journal);
+		memcpy(p->journal + p->njournal, add, nadd * sizeof *add);
+		p->njournal += nadd;
+		qsort(p->journal, p->njournal, sizeof *p->journal,
+		    cmp_jattempt);
+	}
+	free(add);
 	vg_buf_release(&b);
 	return r;
 }
@@ -393,6 +608,8 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 	if (p->njournal > 1)
 		qsort(p->journal, p->njournal, sizeof *p->journal,
 		    cmp_jattempt);
+	if ((r = adopt_intents(s, p, e)) != 0)
+		goto fail;
 	p->grace = env_num("VIGIL_SLURM_GRACE", GRACE_DEFAULT);
 	p->stale = env_num("VIGIL_SLURM_HEARTBEAT_STALE", HEARTBEAT_STALE);
 	pmin = s->m->slurm.poll_min > 0 ? s->m->slurm.poll_min : 2;
@@ -600,7 +817,8 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	name = vg_xasprintf("submit-%d.sh", ++p->seq);
 	path = vg_path_join(p->slurm_dir, name);
 	if ((r = vg_write_file_atomic(path, script.data, script.len, 0700,
-	    e)) != 0)
+	    e)) != 0 || (r = journal_intent(p, name, j.attempt, offset,
+	    vg_buf_str(&spec), e)) != 0)
 		goto out;
 	for (tries = 1;; tries++) {
 		if ((r = take_token(p, e)) != 0)
@@ -618,6 +836,7 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 		    tries > 1 ? "ies" : "y");
 		goto out;
 	}
+	kill_point("submitted");
 	for (i = 0; i < n; i++) {
 		v[i]->job = job;
 		v[i]->task = v[i]->index - offset;

@@ -175,6 +175,11 @@ struct vg_slurm_jentry {
 int	vg_slurm_journal_load(const char *run_dir, struct vg_slurm_jentry **v,
 	    size_t *n, struct vg_err *e);
 
+/* Whether the journal ends with a chunk submitted (its intent line
+ * written) whose job ids never followed: 1 or 0.  vigil cancel then
+ * cancels by the run's job name. */
+int	vg_slurm_journal_unjournaled(const char *run_dir);
+
 /*
  * Cancels the given array elements through scancel, one call per array
  * job ("1234_[0-3,7]"); duplicates are fine, v is sorted in place.
