@@ -53,7 +53,13 @@ Y
 	done
 	expect_eq "$1: scripts" 1 "$(ls "$dir/slurm/" | grep -c '^submit-')"
 	expect_eq "$1: journal" 2 "$(grep -c _ "$dir/slurm/jobs")"
-	# Slurm saw one submission under the run's name.
+	# Slurm saw one submission under the run's name (slurmdbd may
+	# record the last end a moment after vigil saw it).
+	n=0
+	while [ "$(sacct -X -n -P --name "$id" -S now-1hour -o End |
+	    grep -c '^[0-9]')" -lt 2 ] && [ $n -lt 50 ]; do
+		sleep 0.2; n=$((n + 1))
+	done
 	expect_eq "$1: slurm jobs" "${job}_0 COMPLETED
 ${job}_1 COMPLETED" "$(sacct -X -n -P --name "$id" -S now-1hour \
 	    -o JobID,State | tr '|' ' ' | sort)"
