@@ -7,11 +7,12 @@
 # debug log (one "slurm: query" line per Slurm call).  Prints the counts,
 # calls per poll (target <= 1) and calls per second (target <= 0.5).
 #   bench/slurm-tracking.sh 60     a one-minute variant
+#   SLURM_TRACK_SECS=60 make bench  the same, through the environment
 #   MODE=noacct bench/slurm-tracking.sh   tracking through squeue
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-SECS=${1:-300}
-N=${2:-1000}
+SECS=${1:-${SLURM_TRACK_SECS:-300}}
+N=${2:-${SLURM_TRACK_TASKS:-1000}}
 . "$top/bench/lib/slurm.sh"
 VIGIL_DEBUG=1
 export VIGIL_DEBUG

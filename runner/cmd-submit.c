@@ -20,12 +20,16 @@
 #include "path.h"
 #include "progress.h"
 
-/* In the detached process: drives the run; returns an exit status. */
+/*
+ * In the detached process: drives the run with the manifest and tasks the
+ * submitting process built (inherited through fork: loading them again
+ * from the store would cost the time of a second manifest parse and
+ * expansion); returns an exit status.
+ */
 static int
-detached(const char *id, long jobs, int ready_fd)
+detached(const char *id, long jobs, int ready_fd,
+    const struct vg_manifest *m, const struct vg_taskset *ts)
 {
-	struct vg_manifest *m = NULL;
-	struct vg_taskset ts = { NULL, 0 };
 	struct vg_store *st = NULL;
 	struct vg_run_result res;
 	struct vg_run_opts o;
@@ -35,8 +39,6 @@ detached(const char *id, long jobs, int ready_fd)
 
 	vg_err_init(&e);
 	if ((rc = vg_launch_store(&st, NULL)) != 0)
-		goto out;
-	if ((rc = vg_launch_load_run(st, id, &m, &ts)) != 0)
 		goto out;
 	/* Own the run before the submitting shell returns, so that status
 	 * and cancel see a live driver from the first moment. */
@@ -51,8 +53,8 @@ detached(const char *id, long jobs, int ready_fd)
 	memset(&o, 0, sizeof(o));
 	o.jobs = (int)jobs;
 	o.signals = 1;
-	o.progress = vg_progress_new(2, VG_PROGRESS_LINES, id, ts.n, NULL);
-	rc = vg_run_drive(st, id, m, &ts, &o, &res, &e);
+	o.progress = vg_progress_new(2, VG_PROGRESS_LINES, id, ts->n, NULL);
+	rc = vg_run_drive(st, id, m, ts, &o, &res, &e);
 	vg_progress_free(o.progress);
 	if (rc != 0)
 		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
@@ -61,8 +63,6 @@ detached(const char *id, long jobs, int ready_fd)
 out:
 	if (ready_fd >= 0)
 		close(ready_fd);
-	vg_taskset_release(&ts);
-	vg_manifest_free(m);
 	vg_store_close(st);
 	return rc;
 }
@@ -112,9 +112,6 @@ cmd_submit_exec(struct vg_args *a)
 	/* The detached process opens its own connection. */
 	vg_store_close(st);
 	st = NULL;
-	vg_taskset_release(&ts);
-	vg_manifest_free(m);
-	m = NULL;
 	if (rc != 0)
 		goto out;
 	if (pipe2(pfd, O_CLOEXEC) != 0) {
@@ -145,7 +142,9 @@ cmd_submit_exec(struct vg_args *a)
 		vg_log_set_fd(2);
 		fprintf(stderr, "vigil: run %s: detached driver, pid %ld\n",
 		    id, (long)getpid());
-		rc = detached(id, jobs, pfd[1]);
+		rc = detached(id, jobs, pfd[1], m, &ts);
+		vg_taskset_release(&ts);
+		vg_manifest_free(m);
 		fflush(stdout);
 		fflush(stderr);
 		_exit(rc);

@@ -9,7 +9,15 @@
  *           (default 5) while the task runs, atomically: "TIME HOST PID\n"
  *           RUN_DIR/tasks/INDEX/result.json at the end, atomically
  *           (vg_result_write), before exiting
+ *           RUN_DIR/tasks/INDEX/step "JOB.STEP HOST PID\n" when it runs as
+ *           a job step (SLURM_STEP_ID set), so the direct scheduler can
+ *           signal it through scancel
  *   attempt VIGIL_ATTEMPT, else SLURM_RESTART_COUNT + 1, else 1
+ *   timeout VIGIL_TIMEOUT (seconds) when set, else the manifest's (a
+ *           retry after TIMEOUT may have scaled it)
+ *   env     the task also gets the job's SLURM_JOB_ID, SLURM_STEP_ID,
+ *           SLURM_ARRAY_*, SLURM_CPUS_PER_TASK, ... and GPU bindings
+ *           (CUDA_VISIBLE_DEVICES, ...) unless the manifest sets them
  *   signals SIGTERM/SIGINT/SIGHUP: the task gets SIGTERM, then SIGKILL
  *           after kill_grace; result CANCELLED.  SIGUSR1/SIGUSR2 are
  *           passed on to the task (Slurm's --signal warning).
@@ -56,6 +64,56 @@ heartbeat(const char *task_dir)
 	n = snprintf(line, sizeof(line), "%.3f %s %ld\n", vg_now(), host,
 	    (long)getpid());
 	path = vg_path_join(task_dir, "heartbeat");
+	(void)vg_write_file_atomic(path, line, (size_t)n, 0600, NULL);
+	free(path);
+}
+
+/* Slurm's variables a task on a compute node needs (which job, which
+ * CPUs and GPUs it got); the backend's environment is clean otherwise. */
+static const char *const slurm_env[] = {
+	"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_ARRAY_JOB_ID",
+	"SLURM_ARRAY_TASK_ID", "SLURM_RESTART_COUNT", "SLURM_CPUS_PER_TASK",
+	"SLURM_CPUS_ON_NODE", "SLURM_MEM_PER_CPU", "SLURM_MEM_PER_NODE",
+	"SLURM_JOB_NODELIST", "SLURM_NODEID", "SLURM_CLUSTER_NAME",
+	"SLURM_JOB_PARTITION", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS",
+	"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
+	"ZE_AFFINITY_MASK",
+};
+
+/* Adds the Slurm variables of this job to the task's environment. */
+static void
+pass_slurm_env(struct vg_task *t)
+{
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < sizeof(slurm_env) / sizeof(slurm_env[0]); i++)
+		if ((v = getenv(slurm_env[i])) != NULL &&
+		    vg_kvs_get(&t->env, slurm_env[i]) == NULL)
+			vg_kvs_set(&t->env, slurm_env[i], v);
+}
+
+/* Records the job step this task-exec runs in, when it runs in one. */
+static void
+step_file(const char *task_dir)
+{
+	const char *job = getenv("SLURM_JOB_ID"), *step;
+	char host[256], line[512], *path;
+	int n;
+
+	step = getenv("SLURM_STEP_ID");
+	if (job == NULL || step == NULL || strspn(job, "0123456789") !=
+	    strlen(job) || strspn(step, "0123456789") != strlen(step) ||
+	    *job == '\0' || *step == '\0')
+		return;
+	if (gethostname(host, sizeof(host)) != 0)
+		snprintf(host, sizeof(host), "?");
+	host[sizeof(host) - 1] = '\0';
+	n = snprintf(line, sizeof(line), "%s.%s %s %ld\n", job, step, host,
+	    (long)getpid());
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return;
+	path = vg_path_join(task_dir, "step");
 	(void)vg_write_file_atomic(path, line, (size_t)n, 0600, NULL);
 	free(path);
 }
@@ -248,6 +306,9 @@ cmd_task_exec_exec(struct vg_args *a)
 	at.attempt = attempt_number();
 	at.res = m->resources;
 	at.timeout = m->timeout;
+	if ((hb = getenv("VIGIL_TIMEOUT")) != NULL && strtod(hb, NULL) > 0)
+		at.timeout = strtod(hb, NULL);
+	pass_slurm_env(t);
 	at.kill_grace = m->kill_grace > 0 ? m->kill_grace : 10;
 	at.pidfd = -1;
 	sigemptyset(&set);
@@ -259,6 +320,7 @@ cmd_task_exec_exec(struct vg_args *a)
 	sigprocmask(SIG_BLOCK, &set, &old);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	memset(&r, 0, sizeof(r));
+	step_file(task_dir);
 	heartbeat(task_dir);
 	if (sfd < 0)
 		rc = vg_err_errno(&e, "signalfd");

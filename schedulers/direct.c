@@ -16,9 +16,15 @@
  * Attempts beyond --jobs wait in a FIFO here; the driver limits how many
  * it hands over through s->window, so memory stays flat for large runs.
  *
- * Inside a Slurm allocation each attempt would become an `srun
- * --exclusive -n1` step; that needs the backend to prefix its argv and is
- * left to a later change (the open() hook below says where).
+ * Inside a Slurm allocation (SLURM_JOB_ID set; VIGIL_SLURM_STEPS=auto,
+ * always or never) each attempt is an `srun --exclusive -n1 -N1` job step
+ * running `vigil task-exec` (slurm-step.c): the backend, policy and
+ * scratch apply on the node where the step lands, --jobs defaults to the
+ * allocation's CPUs over the task's cpus, and this file watches the srun
+ * processes.  How the task ended comes from its result record; when srun
+ * ends without one, a grace window lets a slow shared file system show
+ * it, then srun's output decides (step refused, node lost, LOST).
+ * Cancels and time-outs reach task-exec through `scancel --signal`.
  */
 #include <errno.h>
 #include <poll.h>
@@ -31,8 +37,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../runner/log.h"
 #include "../runner/path.h"
 #include "scheduler.h"
+#include "slurm.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -40,6 +48,14 @@
 
 /* Reap check interval where the kernel has no pidfds. */
 #define NO_PIDFD_MS	20
+/* Result record checks after srun ended without one. */
+#define STEP_CHECK_MS	250
+/* Seconds a step's record may lag behind srun's end (slow shared file
+ * systems); VIGIL_SLURM_GRACE overrides. */
+#define STEP_GRACE	60.0
+/* Seconds past timeout + kill_grace before vigil stops a step itself:
+ * task-exec enforces the timeout, this is the backstop. */
+#define STEP_SLACK	30.0
 
 struct dslot {
 	struct vg_attempt	*a;
@@ -49,6 +65,9 @@ struct dslot {
 	long long		 kill_at;
 	int			 timed_out;
 	int			 cancelled;
+	int			 exited;	/* step: srun reaped */
+	int			 ws;		/* step: srun's wait status */
+	long long		 give_up;	/* step: record deadline */
 	struct dslot		*next;		/* queue link */
 };
 
@@ -63,6 +82,10 @@ struct direct {
 	size_t			 returned;	/* handed out by the last poll */
 	struct pollfd		*pfds;
 	int			 subreaper;
+	int			 steps;		/* attempts are job steps */
+	char			*vigil;		/* steps: vigil's own path */
+	const char		*run_dir;
+	double			 grace;
 };
 
 /* Copies src into dst of size n, truncating, always terminated. */
@@ -124,7 +147,8 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 	vg_err_init(&e);
 	a->pid = 0;
 	a->pidfd = -1;
-	if (vg_backend_start(d->ops, a, &e) != 0) {
+	if (d->steps ? vg_slurm_step_start(d->vigil, d->run_dir, a,
+	    &e) != 0 : vg_backend_start(d->ops, a, &e) != 0) {
 		push_never_ran(d, a, VG_ST_BACKEND_ERROR, e.msg[0] ? e.msg :
 		    "backend failed to start the task");
 		free(sl);
@@ -138,9 +162,13 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 		} else if (a->pidfd < 0) {
 			/* The child is ours and cannot be gone unreaped, so
 			 * this is resource exhaustion: stop it and report. */
-			(void)vg_backend_cancel(a, SIGKILL, NULL);
+			if (d->steps)
+				(void)kill(a->pid, SIGKILL);
+			else
+				(void)vg_backend_cancel(a, SIGKILL, NULL);
 			(void)waitpid(a->pid, NULL, 0);
-			vg_backend_cleanup(a);
+			if (!d->steps)
+				vg_backend_cleanup(a);
 			push_never_ran(d, a, VG_ST_BACKEND_ERROR,
 			    "cannot watch the task: pidfd_open failed");
 			free(sl);
@@ -152,7 +180,8 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 		a->started = vg_now();
 	now = vg_mono_ms();
 	if (a->timeout > 0)
-		sl->term_at = now + (long long)(a->timeout * 1000.0 + 0.5);
+		sl->term_at = now + (long long)((a->timeout + (d->steps ?
+		    a->kill_grace + STEP_SLACK : 0)) * 1000.0 + 0.5);
 	d->run[d->nrun++] = sl;
 	u = push_update(d, a, VG_ST_RUNNING);
 	snprintf(u->handle, sizeof(u->handle), "%ld", (long)a->pid);
@@ -180,7 +209,9 @@ direct_open(struct vg_sched *s, struct vg_err *e)
 {
 	struct direct *d;
 	const struct vg_backend_ops *ops = s->backend;
-	int subreaper = 0;
+	const char *env_grace;
+	char *vigil = NULL;
+	int subreaper = 0, steps, cpus, per;
 	long n;
 
 	if (ops == NULL) {
@@ -191,12 +222,40 @@ direct_open(struct vg_sched *s, struct vg_err *e)
 			return vg_err_set(e, VG_EINVAL, "unknown backend "
 			    "'%s'", name);
 	}
+	if ((steps = vg_slurm_steps_wanted(&cpus, e)) < 0)
+		return steps;
+	if (steps) {
+		const char *env = getenv("VIGIL_SLURM_VIGIL");
+
+		vigil = env != NULL && *env == '/' ? vg_xstrdup(env) :
+		    realpath("/proc/self/exe", NULL);
+		if (vigil == NULL)
+			return vg_err_errno(e, "finding the path of vigil "
+			    "itself");
+		per = s->m != NULL && s->m->resources.cpus > 0 ?
+		    s->m->resources.cpus : 1;
+		/* One step per free slot: more sruns would only wait in
+		 * slurmctld's step queue and poll it. */
+		if (s->jobs <= 0 && cpus > 0)
+			s->jobs = cpus / per > 0 ? cpus / per : 1;
+		vg_debug("direct: inside Slurm job %s: attempts run as job "
+		    "steps, %d at once (%d CPUs)", getenv("SLURM_JOB_ID"),
+		    s->jobs, cpus);
+	}
 	if (s->jobs <= 0) {
 		n = sysconf(_SC_NPROCESSORS_ONLN);
 		s->jobs = n > 0 ? (int)n : 1;
 	}
 	d = vg_xcalloc(1, sizeof(*d));
 	d->ops = ops;
+	d->steps = steps;
+	d->vigil = vigil;
+	d->run_dir = s->run_dir;
+	d->grace = STEP_GRACE;
+	if ((env_grace = getenv("VIGIL_SLURM_GRACE")) != NULL &&
+	    atof(env_grace) > 0)
+		d->grace = atof(env_grace);
+	s->remote = steps;
 	d->run = vg_xcalloc((size_t)s->jobs, sizeof(*d->run));
 	d->pfds = vg_xcalloc((size_t)s->jobs + 1, sizeof(*d->pfds));
 	if (prctl(PR_GET_CHILD_SUBREAPER, &subreaper, 0, 0, 0) == 0)
@@ -249,18 +308,91 @@ run_remove(struct direct *d, size_t i)
 	d->run[d->nrun] = NULL;
 }
 
+/* Reports the end of running slot i with result r and drops the slot. */
+static void
+slot_done(struct direct *d, size_t i, struct vg_result *r)
+{
+	struct dslot *sl = d->run[i];
+	struct vg_attempt *a = sl->a;
+	struct vg_sched_update *u;
+
+	if (r->ended == 0)
+		r->ended = vg_now();
+	if (r->started == 0)
+		r->started = a->started;
+	if (sl->timed_out) {
+		r->state = VG_ST_TIMEOUT;
+		snprintf(r->reason, sizeof(r->reason), "timed out after %gs",
+		    a->timeout);
+	} else if (sl->cancelled && r->state != VG_ST_SUCCEEDED) {
+		r->state = VG_ST_CANCELLED;
+		snprintf(r->reason, sizeof(r->reason), "cancelled");
+	}
+	if (sl->own_pidfd && a->pidfd >= 0) {
+		close(a->pidfd);
+		a->pidfd = -1;
+	}
+	if (!d->steps)
+		vg_backend_cleanup(a);
+	u = push_update(d, a, r->state);
+	u->result = *r;
+	scopy(u->reason, sizeof(u->reason), r->reason);
+	snprintf(u->handle, sizeof(u->handle), "%ld", (long)a->pid);
+	run_remove(d, i);
+	free(sl);
+}
+
+/*
+ * Settles step slot i whose srun ended: its result record when there is
+ * one, else srun's own account once it explains the end or the grace
+ * window has passed.  Returns 1 when reported.
+ */
+static int
+step_settle(struct direct *d, size_t i)
+{
+	struct dslot *sl = d->run[i];
+	struct vg_result r;
+	struct vg_err e;
+	char *log;
+	int final;
+
+	vg_err_init(&e);
+	if (vg_result_read(sl->a->task_dir, &r, &e) == 0 &&
+	    vg_state_terminal(r.state)) {
+		/* task-exec said how the task ended: the timeout and cancel
+		 * it enforced are in the record already. */
+		if (r.state != VG_ST_CANCELLED)
+			sl->timed_out = 0;
+		slot_done(d, i, &r);
+		return 1;
+	}
+	final = vg_mono_ms() >= sl->give_up || sl->cancelled ||
+	    sl->timed_out;
+	log = vg_slurm_step_log(sl->a->task_dir);
+	if (!vg_slurm_step_verdict(log, sl->ws, final, &r)) {
+		free(log);
+		return 0;
+	}
+	free(log);
+	vg_debug("direct: task %d: step ended without a record: %s",
+	    sl->a->task->index, r.reason);
+	slot_done(d, i, &r);
+	return 1;
+}
+
 /* Reaps running slot i if its process ended; returns 1 when it did. */
 static int
 slot_reap(struct direct *d, size_t i)
 {
 	struct dslot *sl = d->run[i];
 	struct vg_attempt *a = sl->a;
-	struct vg_sched_update *u;
 	struct vg_result r;
 	struct vg_err e;
 	siginfo_t si;
 	int ws;
 
+	if (sl->exited)
+		return step_settle(d, i);
 	memset(&si, 0, sizeof(si));
 	if (waitid(sl->no_pidfd ? P_PID : (idtype_t)P_PIDFD, sl->no_pidfd ?
 	    (id_t)a->pid : (id_t)a->pidfd, &si, WEXITED | WNOHANG) != 0) {
@@ -275,42 +407,37 @@ slot_reap(struct direct *d, size_t i)
 	if (si.si_pid == 0)
 		return 0;
 	ws = wstatus_of(&si);
+	if (d->steps) {
+		if (sl->own_pidfd && a->pidfd >= 0) {
+			close(a->pidfd);
+			a->pidfd = -1;
+		}
+		sl->exited = 1;
+		sl->ws = ws;
+		sl->give_up = vg_mono_ms() +
+		    (long long)(d->grace * 1000.0 + 0.5);
+		return step_settle(d, i);
+	}
 	memset(&r, 0, sizeof(r));
 	vg_err_init(&e);
 	if (vg_backend_finish(a, ws, &r, &e) != 0) {
 		r.state = VG_ST_BACKEND_ERROR;
 		scopy(r.reason, sizeof(r.reason), e.msg);
 	}
-	if (r.ended == 0)
-		r.ended = vg_now();
-	if (r.started == 0)
-		r.started = a->started;
-	if (sl->timed_out) {
-		r.state = VG_ST_TIMEOUT;
-		snprintf(r.reason, sizeof(r.reason), "timed out after %gs",
-		    a->timeout);
-	} else if (sl->cancelled && r.state != VG_ST_SUCCEEDED) {
-		r.state = VG_ST_CANCELLED;
-		snprintf(r.reason, sizeof(r.reason), "cancelled");
-	}
-	if (sl->own_pidfd) {
-		close(a->pidfd);
-		a->pidfd = -1;
-	}
-	vg_backend_cleanup(a);
-	u = push_update(d, a, r.state);
-	u->result = r;
-	scopy(u->reason, sizeof(u->reason), r.reason);
-	snprintf(u->handle, sizeof(u->handle), "%ld", (long)a->pid);
-	run_remove(d, i);
-	free(sl);
+	slot_done(d, i, &r);
 	return 1;
 }
 
 /* Signals the attempt of slot sl; errors are ignored (it may be gone). */
 static void
-slot_signal(struct dslot *sl, int sig)
+slot_signal(const struct direct *d, struct dslot *sl, int sig)
 {
+	if (d->steps) {
+		if (!sl->exited)
+			(void)vg_slurm_step_signal(sl->a->task_dir,
+			    sl->a->pid, sig);
+		return;
+	}
 	(void)vg_backend_cancel(sl->a, sig, NULL);
 }
 
@@ -327,11 +454,11 @@ deadlines(struct direct *d, long long now)
 		if (sl->kill_at == 0 && sl->term_at != 0 &&
 		    now >= sl->term_at) {
 			sl->timed_out = 1;
-			slot_signal(sl, SIGTERM);
+			slot_signal(d, sl, SIGTERM);
 			grace = (long long)(sl->a->kill_grace * 1000.0 + 0.5);
 			sl->kill_at = now + (grace > 0 ? grace : 1);
 		} else if (sl->kill_at != 0 && now >= sl->kill_at) {
-			slot_signal(sl, SIGKILL);
+			slot_signal(d, sl, SIGKILL);
 			/* Keep killing once a second until it is gone: a
 			 * tree can fork between two sweeps. */
 			sl->kill_at = now + 1000;
@@ -410,6 +537,11 @@ direct_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
 	}
 	nrun = d->nrun;
 	for (i = 0; i < nrun; i++) {
+		if (d->run[i]->exited) {
+			if (to < 0 || to > STEP_CHECK_MS)
+				to = STEP_CHECK_MS;
+			continue;
+		}
 		if (d->run[i]->no_pidfd) {
 			if (to < 0 || to > NO_PIDFD_MS)
 				to = NO_PIDFD_MS;
@@ -433,6 +565,7 @@ direct_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
 				continue;
 			for (j = 0; j < d->nrun; j++)
 				if (!d->run[j]->no_pidfd &&
+				    !d->run[j]->exited &&
 				    d->run[j]->a->pidfd == d->pfds[i].fd)
 					break;
 			if (j < d->nrun)
@@ -440,7 +573,7 @@ direct_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
 		}
 	}
 	for (i = d->nrun; i-- > 0; )
-		if (d->run[i]->no_pidfd)
+		if (d->run[i]->no_pidfd || d->run[i]->exited)
 			(void)slot_reap(d, i);
 	reap_strays(d);
 	(void)deadlines(d, vg_mono_ms());
@@ -480,11 +613,11 @@ direct_cancel(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
 		if (sl->a != a)
 			continue;
 		if (sl->cancelled) {
-			slot_signal(sl, SIGKILL);
+			slot_signal(d, sl, SIGKILL);
 			return 0;
 		}
 		sl->cancelled = 1;
-		slot_signal(sl, SIGTERM);
+		slot_signal(d, sl, SIGTERM);
 		grace = (long long)(a->kill_grace * 1000.0 + 0.5);
 		sl->kill_at = vg_mono_ms() + (grace > 0 ? grace : 1);
 		return 0;
@@ -533,6 +666,7 @@ direct_close(struct vg_sched *s)
 	free(d->run);
 	free(d->pfds);
 	free(d->ups);
+	free(d->vigil);
 	free(d);
 	s->priv = NULL;
 }

@@ -15,8 +15,9 @@
  *               of updates; slurm makes at most one batched query per
  *               call, rate-limited
  *   cancel      stops given attempts; never blocks on their end
- *   reattach    after a crash, takes back an attempt recorded as running
- *               (pid + start time for direct, job id for slurm)
+ *   reattach    after a crash, takes back an attempt recorded as in
+ *               flight (job id for slurm; with no id recorded, slurm
+ *               looks the attempt up in its job journal)
  *   close       releases everything; running attempts are left alone
  *
  * The driver records every update in the store before acting on it, so a
@@ -55,6 +56,10 @@ struct vg_sched {
 	 * once (submitted and not yet terminal); the driver keeps the rest
 	 * itself.  0 = no limit (slurm takes everything for arrays). */
 	int				 window;
+	/* Set by open: attempts run through `vigil task-exec` elsewhere
+	 * (Slurm jobs, job steps), which makes their scratch directories
+	 * where they land; the driver makes none here. */
+	int				 remote;
 };
 
 struct vg_scheduler_ops {
@@ -75,7 +80,9 @@ struct vg_scheduler_ops {
 	 * CANCELLED by the next poll.  Never blocks. */
 	int	(*cancel)(struct vg_sched *s, struct vg_attempt *a,
 		    struct vg_err *e);
-	/* Re-adopts a running attempt of a dead vigil; optional. */
+	/* Re-adopts an in-flight attempt of a dead vigil by its handle, or
+	 * with an empty handle by what the scheduler recorded itself;
+	 * VG_ENOENT when it never handed the attempt on.  Optional. */
 	int	(*reattach)(struct vg_sched *s, struct vg_attempt *a,
 		    const char *handle, struct vg_err *e);
 	/* Number of attempts submitted and not yet reported terminal. */

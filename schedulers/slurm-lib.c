@@ -164,11 +164,10 @@ lib_submit(const struct vg_slurm_job *j, const char *script,
 	job_desc_msg_t d;
 	submit_response_msg_t *resp = NULL;
 	struct vg_buf arr = VG_BUF_INIT, out = VG_BUF_INIT;
-	char **env = NULL, attempt[32], cwd_env[32];
+	char **env = NULL, attempt[32], cwd_env[32], *argv[2], *line;
 	size_t n = 0, i;
 	int sig, secs, batch, r;
 
-	(void)script_path;
 	pthread_once(&init_once, lib_init);
 	*job = 0;
 	slurm_init_job_desc_msg(&d);
@@ -192,6 +191,15 @@ lib_submit(const struct vg_slurm_job *j, const char *script,
 	d.env_size = (uint32_t)n;
 	d.name = (char *)(uintptr_t)j->name;
 	d.script = (char *)(uintptr_t)script;
+	/* As sbatch does: the script's path is the job's Command (squeue
+	 * %o) and in its SubmitLine (sacct), so a vigil that died before
+	 * journaling the job id can find it again by its script. */
+	argv[0] = (char *)(uintptr_t)script_path;
+	argv[1] = NULL;
+	d.argc = 1;
+	d.argv = argv;
+	line = vg_xasprintf("sbatch --parsable %s", script_path);
+	d.submit_line = line;
 	d.array_inx = arr.data;
 	d.std_out = out.data;
 	d.std_err = out.data;
@@ -240,6 +248,7 @@ out:
 	free(d.qos);
 	free(d.features);
 	free(d.exc_nodes);
+	free(line);
 	free(env);
 	vg_buf_release(&arr);
 	vg_buf_release(&out);

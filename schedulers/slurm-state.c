@@ -107,6 +107,9 @@ add_node(struct vg_result *r, const struct vg_slurm_row *row)
 enum vg_state
 vg_slurm_state_map(const struct vg_slurm_row *row, struct vg_result *r)
 {
+	/* The last uid looked up (a process's users do not change). */
+	static long by_uid = -1;
+	static char by_name[64];
 	const struct passwd *pw;
 	size_t i;
 
@@ -180,10 +183,17 @@ vg_slurm_state_map(const struct vg_slurm_row *row, struct vg_result *r)
 		if (r->state == VG_ST_CANCELLED && row->by_uid >= 0) {
 			size_t len = strlen(r->reason);
 
-			pw = getpwuid((uid_t)row->by_uid);
+			/* One lookup per uid in a row: a cancelled array
+			 * reports the same uid for every element. */
+			if (row->by_uid != by_uid) {
+				pw = getpwuid((uid_t)row->by_uid);
+				by_uid = row->by_uid;
+				snprintf(by_name, sizeof by_name, "%s",
+				    pw != NULL ? pw->pw_name :
+				    "unknown user");
+			}
 			snprintf(r->reason + len, sizeof r->reason - len,
-			    " by %s (uid %ld)", pw != NULL ? pw->pw_name :
-			    "unknown user", row->by_uid);
+			    " by %s (uid %ld)", by_name, row->by_uid);
 		}
 		add_node(r, row);
 		break;

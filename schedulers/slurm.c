@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,8 +98,29 @@ struct sl {
 	size_t				 upcap;
 	struct sl_excl			*excl;
 	size_t				 nexcl, exclcap;
+	/* The journal as this vigil found it, sorted by index, attempt
+	 * (what earlier vigils of the run submitted). */
+	struct vg_slurm_jentry		*journal;
+	size_t				 njournal;
 	char				 last_error[VG_ERR_MSG_MAX];
 };
+
+/*
+ * Crash points for resume tests: VIGIL_SLURM_KILL_AT=submitted kills vigil
+ * (SIGKILL) right after Slurm accepted a submission, before its job ids
+ * reach the journal; =journal, right after they do, before the driver's
+ * transaction commits; =committed, after the commit but before the job
+ * ids are handed to the driver for the store.  All leave jobs in Slurm
+ * whose ids the store lacks.
+ */
+static void
+kill_point(const char *at)
+{
+	const char *v = getenv("VIGIL_SLURM_KILL_AT");
+
+	if (v != NULL && strcmp(v, at) == 0)
+		(void)raise(SIGKILL);
+}
 
 /* Reads a positive number from the environment, or def. */
 static double
@@ -190,52 +212,353 @@ choose_iface(struct sl *p, const char *want, struct vg_err *e)
 	return r;
 }
 
-/* Reads the journal of submitted jobs into the attempts it names. */
-static int
-journal_find(struct sl *p, int index, int attempt, unsigned long *job,
-    long *task)
+int
+vg_slurm_journal_load(const char *run_dir, struct vg_slurm_jentry **v,
+    size_t *n, struct vg_err *e)
 {
-	char *path = vg_path_join(p->slurm_dir, "jobs");
+	char *path = vg_path_join(run_dir, "slurm/jobs");
+	struct vg_slurm_jentry j;
 	char line[128];
+	size_t cap = 0;
 	FILE *f;
-	int i, at, found = 0;
+	int r = 0;
+
+	*v = NULL;
+	*n = 0;
+	f = fopen(path, "re");
+	if (f == NULL) {
+		r = errno == ENOENT ? 0 : vg_err_errno(e, "reading the job "
+		    "journal '%s'", path);
+		free(path);
+		return r;
+	}
+	free(path);
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "%d %d %lu_%ld", &j.index, &j.attempt,
+		    &j.job, &j.task) == 4) {
+			*v = vg_xgrow(*v, &cap, *n + 1, sizeof **v);
+			(*v)[(*n)++] = j;
+		}
+	if (ferror(f)) {
+		r = vg_err_errno(e, "reading the job journal '%s/slurm/jobs'",
+		    run_dir);
+		free(*v);
+		*v = NULL;
+		*n = 0;
+	}
+	fclose(f);
+	return r;
+}
+
+int
+vg_slurm_journal_unjournaled(const char *run_dir)
+{
+	char *path = vg_path_join(run_dir, "slurm/jobs"), line[1200];
+	char name[64], spec[1024];
+	int attempt, offset, pending = 0, i, at;
 	unsigned long j;
 	long tk;
+	FILE *f;
 
 	f = fopen(path, "re");
 	free(path);
 	if (f == NULL)
 		return 0;
-	while (fgets(line, sizeof line, f) != NULL)
-		if (sscanf(line, "%d %d %lu_%ld", &i, &at, &j, &tk) == 4 &&
-		    i == index && at == attempt) {
-			*job = j;
-			*task = tk;
-			found = 1;
-		}
+	/* An intent counts until a job line of its attempt follows. */
+	while (fgets(line, sizeof line, f) != NULL) {
+		if (sscanf(line, "intent %63s %d %d %1023s", name, &attempt,
+		    &offset, spec) == 4)
+			pending++;
+		else if (sscanf(line, "%d %d %lu_%ld", &i, &at, &j, &tk) == 4 &&
+		    pending > 0 && line[strcspn(line, "\n")] == '\n')
+			pending = 0;
+	}
 	fclose(f);
-	return found;
+	return pending > 0;
+}
+
+/* qsort: journal entries by job, then array index. */
+static int
+cmp_jentry(const void *a, const void *b)
+{
+	const struct vg_slurm_jentry *x = a, *y = b;
+
+	if (x->job != y->job)
+		return x->job < y->job ? -1 : 1;
+	return (x->task > y->task) - (x->task < y->task);
+}
+
+/* qsort/bsearch: journal entries by task index, then attempt. */
+static int
+cmp_jattempt(const void *a, const void *b)
+{
+	const struct vg_slurm_jentry *x = a, *y = b;
+
+	if (x->index != y->index)
+		return (x->index > y->index) - (x->index < y->index);
+	return (x->attempt > y->attempt) - (x->attempt < y->attempt);
+}
+
+/* Finds an attempt that an earlier vigil of this run submitted, in the
+ * journal as it was when the scheduler opened. */
+static int
+journal_find(struct sl *p, int index, int attempt, unsigned long *job,
+    long *task)
+{
+	struct vg_slurm_jentry key, *hit;
+
+	if (p->njournal == 0)
+		return 0;
+	key.index = index;
+	key.attempt = attempt;
+	hit = bsearch(&key, p->journal, p->njournal, sizeof *p->journal,
+	    cmp_jattempt);
+	if (hit == NULL)
+		return 0;
+	*job = hit->job;
+	*task = hit->task;
+	return 1;
+}
+
+int
+vg_slurm_cancel_elements(struct vg_slurm_jentry *v, size_t n, size_t *calls,
+    struct vg_err *e)
+{
+	struct vg_buf spec = VG_BUF_INIT;
+	struct vg_err ce;
+	int *idx, r = 0;
+	size_t i, j, k;
+
+	*calls = 0;
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof *v, cmp_jentry);
+	idx = vg_xcalloc(n, sizeof *idx);
+	for (i = 0; i < n; i = j) {
+		for (j = i, k = 0; j < n && v[j].job == v[i].job; j++)
+			if (k == 0 || idx[k - 1] != (int)v[j].task)
+				idx[k++] = (int)v[j].task;
+		vg_buf_reset(&spec);
+		vg_buf_printf(&spec, "%lu_[", v[i].job);
+		vg_slurm_array_spec(idx, k, 0, &spec);
+		vg_buf_addc(&spec, ']');
+		vg_err_init(&ce);
+		(*calls)++;
+		if (vg_slurm_cli.cancel(vg_buf_str(&spec), &ce) != 0 && r == 0)
+			r = vg_err_set(e, ce.rc != 0 ? ce.rc : VG_EBACKEND,
+			    "scancel %s: %s", vg_buf_str(&spec), ce.msg);
+	}
+	free(idx);
+	vg_buf_release(&spec);
+	return r;
+}
+
+static int	take_token(struct sl *, struct vg_err *);
+
+/* Appends text to the journal and syncs it. */
+static int
+journal_append(struct sl *p, const struct vg_buf *b, struct vg_err *e)
+{
+	char *path = vg_path_join(p->slurm_dir, "jobs");
+	int fd, r = 0;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, b->data, b->len) != (ssize_t)b->len ||
+	    fdatasync(fd) != 0)
+		r = vg_err_errno(e, "writing the job journal '%s'", path);
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return r;
 }
 
 /* Appends "INDEX ATTEMPT JOB_TASK" lines for a chunk and syncs them. */
 static int
 journal_add(struct sl *p, struct sl_att **v, size_t n, struct vg_err *e)
 {
-	char *path = vg_path_join(p->slurm_dir, "jobs");
 	struct vg_buf b = VG_BUF_INIT;
 	size_t i;
-	int fd, r = 0;
+	int r;
 
 	for (i = 0; i < n; i++)
 		vg_buf_printf(&b, "%d %d %lu_%ld\n", v[i]->index,
 		    v[i]->a->attempt, v[i]->job, v[i]->task);
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, b.data, b.len) != (ssize_t)b.len ||
-	    fdatasync(fd) != 0)
-		r = vg_err_errno(e, "writing the job journal '%s'", path);
-	if (fd >= 0)
-		close(fd);
+	r = journal_append(p, &b, e);
+	vg_buf_release(&b);
+	return r;
+}
+
+/*
+ * Appends "intent NAME ATTEMPT OFFSET SPEC" before NAME is submitted: if
+ * vigil dies between sbatch's answer and the job lines, the next vigil
+ * knows the chunk may exist and looks for it (find_chunk_job).
+ */
+static int
+journal_intent(struct sl *p, const char *name, int attempt, int offset,
+    const char *spec, struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	int r;
+
+	vg_buf_printf(&b, "intent %s %d %d %s\n", name, attempt, offset, spec);
+	r = journal_append(p, &b, e);
+	vg_buf_release(&b);
+	return r;
+}
+
+/* Parses an array spec "0-3,7" into indexes + offset; 0 or -1. */
+static int
+parse_spec(const char *spec, int offset, int **out, size_t *n)
+{
+	const char *q = spec;
+	size_t cap = 0;
+	long a, b;
+	char *end;
+
+	*out = NULL;
+	*n = 0;
+	while (*q != '\0') {
+		a = strtol(q, &end, 10);
+		if (end == q || a < 0)
+			return -1;
+		b = a;
+		if (*end == '-') {
+			q = end + 1;
+			b = strtol(q, &end, 10);
+			if (end == q || b < a)
+				return -1;
+		}
+		if ((long)*n + (b - a) > 1000000)
+			return -1;
+		for (; a <= b; a++) {
+			*out = vg_xgrow(*out, &cap, *n + 1, sizeof **out);
+			(*out)[(*n)++] = (int)a + offset;
+		}
+		q = end;
+		if (*q == ',')
+			q++;
+		else if (*q != '\0')
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Finds the array job submitted from script path: squeue's Command (the
+ * job is pending or running, or ended less than MinJobAge ago), else
+ * sacct's SubmitLine.  Sets *job, 0 when Slurm knows none.
+ */
+static int
+find_chunk_job(struct vg_sched *s, struct sl *p, const char *path,
+    unsigned long *job, struct vg_err *e)
+{
+	const char *sq[] = { "squeue", "-h", "--name", s->run_id, "-o",
+	    "%F|%o", NULL };
+	const char *sa[] = { "sacct", "-X", "-n", "-P", "--name", s->run_id,
+	    "-S", "now-30days", "-o", "JobID,SubmitLine", NULL };
+	struct vg_buf out = VG_BUF_INIT;
+	char *line, *save = NULL, *bar;
+	size_t plen = strlen(path), llen;
+	int r, pass;
+
+	*job = 0;
+	for (pass = 0; pass < 2 && *job == 0; pass++) {
+		if (pass == 1 && !p->ci.accounting)
+			break;
+		vg_buf_reset(&out);
+		if ((r = take_token(p, e)) != 0 || (r = vg_slurm_run(pass == 0 ?
+		    sq : sa, &out, NULL, 30000, e)) != 0) {
+			vg_buf_release(&out);
+			return r;
+		}
+		if (out.len == 0)
+			continue;
+		for (line = strtok_r(out.data, "\n", &save); line != NULL &&
+		    *job == 0; line = strtok_r(NULL, "\n", &save)) {
+			if ((bar = strchr(line, '|')) == NULL)
+				continue;
+			*bar++ = '\0';
+			llen = strlen(bar);
+			/* squeue: the path; sacct: "sbatch ... PATH". */
+			if (llen < plen || strcmp(bar + llen - plen, path) != 0 ||
+			    (llen > plen && bar[llen - plen - 1] != ' '))
+				continue;
+			*job = strtoul(line, NULL, 10);
+		}
+	}
+	vg_buf_release(&out);
+	return 0;
+}
+
+/*
+ * Takes back the chunks an earlier vigil of the run submitted without
+ * journaling their job ids (intent lines with no job lines): found in
+ * Slurm, their elements are journaled now and re-attached like any other;
+ * not found, they were never submitted and go again.  Runs once, at open,
+ * and asks Slurm only when such a chunk exists.
+ */
+static int
+adopt_intents(struct vg_sched *s, struct sl *p, struct vg_err *e)
+{
+	char *path = vg_path_join(p->slurm_dir, "jobs"), line[1200];
+	char name[64], spec[1024], *script;
+	struct vg_slurm_jentry key, *add = NULL;
+	struct vg_buf b = VG_BUF_INIT;
+	unsigned long job;
+	size_t nidx, i, nadd = 0, cap = 0;
+	int attempt, offset, seq, *idx, r = 0, found;
+	FILE *f;
+
+	f = fopen(path, "re");
 	free(path);
+	if (f == NULL)
+		return 0;
+	while (r == 0 && fgets(line, sizeof line, f) != NULL) {
+		if (sscanf(line, "intent %63s %d %d %1023s", name, &attempt,
+		    &offset, spec) != 4)
+			continue;
+		if (sscanf(name, "submit-%d.sh", &seq) == 1 && seq > p->seq)
+			p->seq = seq;
+		if (parse_spec(spec, offset, &idx, &nidx) != 0 || nidx == 0) {
+			free(idx);
+			continue;
+		}
+		key.index = idx[0];
+		key.attempt = attempt;
+		found = p->njournal > 0 && bsearch(&key, p->journal,
+		    p->njournal, sizeof *p->journal, cmp_jattempt) != NULL;
+		if (found) {
+			free(idx);
+			continue;
+		}
+		script = vg_path_join(p->slurm_dir, name);
+		r = find_chunk_job(s, p, script, &job, e);
+		vg_debug("slurm: %s was submitted without a journaled job id: "
+		    "%s%lu", name, job != 0 ? "found job " : "not in Slurm, ",
+		    job);
+		free(script);
+		for (i = 0; r == 0 && job != 0 && i < nidx; i++) {
+			add = vg_xgrow(add, &cap, nadd + 1, sizeof *add);
+			add[nadd].index = idx[i];
+			add[nadd].attempt = attempt;
+			add[nadd].job = job;
+			add[nadd++].task = idx[i] - offset;
+			vg_buf_printf(&b, "%d %d %lu_%d\n", idx[i], attempt, job,
+			    idx[i] - offset);
+		}
+		free(idx);
+	}
+	fclose(f);
+	if (r == 0 && nadd > 0 && (r = journal_append(p, &b, e)) == 0) {
+		cap = p->njournal;
+		p->journal = vg_xgrow(p->journal, &cap, p->njournal + nadd,
+		    sizeof *p->journal);
+		memcpy(p->journal + p->njournal, add, nadd * sizeof *add);
+		p->njournal += nadd;
+		qsort(p->journal, p->njournal, sizeof *p->journal,
+		    cmp_jattempt);
+	}
+	free(add);
 	vg_buf_release(&b);
 	return r;
 }
@@ -252,6 +575,8 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 
 	p = vg_xcalloc(1, sizeof *p);
 	s->priv = p;
+	/* task-exec makes scratch on the compute node. */
+	s->remote = 1;
 	if ((r = choose_iface(p, s->m->slurm.interface, e)) != 0)
 		goto fail;
 	env = getenv("VIGIL_SLURM_BUCKET");
@@ -277,6 +602,14 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 	p->slurm_dir = vg_path_join(s->run_dir, "slurm");
 	if ((r = vg_mkdir_p(p->slurm_dir, 0700, e)) != 0)
 		goto fail;
+	if ((r = vg_slurm_journal_load(s->run_dir, &p->journal, &p->njournal,
+	    e)) != 0)
+		goto fail;
+	if (p->njournal > 1)
+		qsort(p->journal, p->njournal, sizeof *p->journal,
+		    cmp_jattempt);
+	if ((r = adopt_intents(s, p, e)) != 0)
+		goto fail;
 	p->grace = env_num("VIGIL_SLURM_GRACE", GRACE_DEFAULT);
 	p->stale = env_num("VIGIL_SLURM_HEARTBEAT_STALE", HEARTBEAT_STALE);
 	pmin = s->m->slurm.poll_min > 0 ? s->m->slurm.poll_min : 2;
@@ -293,6 +626,7 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 	return 0;
 fail:
 	vg_slurm_bucket_release(&p->bucket);
+	free(p->journal);
 	free(p->vigil);
 	free(p->slurm_dir);
 	free(p);
@@ -350,8 +684,12 @@ slurm_submit(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
 		emit(p, t, VG_ST_QUEUED, NULL, "re-attached after restart", 1);
 		return 0;
 	}
-	set_aside(a->task_dir, "result.json", a->attempt - 1);
-	set_aside(a->task_dir, "heartbeat", a->attempt - 1);
+	/* A first attempt has nothing to set aside (the journal says when
+	 * an earlier vigil submitted it). */
+	if (a->attempt > 1) {
+		set_aside(a->task_dir, "result.json", a->attempt - 1);
+		set_aside(a->task_dir, "heartbeat", a->attempt - 1);
+	}
 	return 0;
 }
 
@@ -479,7 +817,8 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	name = vg_xasprintf("submit-%d.sh", ++p->seq);
 	path = vg_path_join(p->slurm_dir, name);
 	if ((r = vg_write_file_atomic(path, script.data, script.len, 0700,
-	    e)) != 0)
+	    e)) != 0 || (r = journal_intent(p, name, j.attempt, offset,
+	    vg_buf_str(&spec), e)) != 0)
 		goto out;
 	for (tries = 1;; tries++) {
 		if ((r = take_token(p, e)) != 0)
@@ -497,6 +836,7 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 		    tries > 1 ? "ies" : "y");
 		goto out;
 	}
+	kill_point("submitted");
 	for (i = 0; i < n; i++) {
 		v[i]->job = job;
 		v[i]->task = v[i]->index - offset;
@@ -504,6 +844,7 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	}
 	if ((r = journal_add(p, v, n, e)) != 0)
 		goto out;
+	kill_point("journal");
 	for (i = 0; i < n; i++)
 		emit(p, v[i], VG_ST_QUEUED, NULL, NULL, 1);
 out:
@@ -975,6 +1316,8 @@ slurm_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
 
 	*ups = NULL;
 	*n = 0;
+	if (p->nout > 0)
+		kill_point("committed");
 	reap(p);
 	send_cancels(p);
 	deadline = vg_mono_ms() + (timeout_ms < 0 ? 1LL << 40 : timeout_ms);
@@ -1109,6 +1452,7 @@ slurm_close(struct vg_sched *s)
 	free(p->ups);
 	free(p->vigil);
 	free(p->slurm_dir);
+	free(p->journal);
 	vg_slurm_bucket_release(&p->bucket);
 	free(p);
 	s->priv = NULL;

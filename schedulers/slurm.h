@@ -108,6 +108,87 @@ int	vg_slurm_parse_signal(const char *spec, int *sig, int *secs,
 void	vg_slurm_step_argv(const char *name, int cpus, uint64_t memory,
 	    int gpus, const char *const *argv, struct vg_strv *out);
 
+/* ---- slurm-step.c ---- */
+
+struct vg_attempt;
+
+/* CPUs of an allocation from SLURM_JOB_CPUS_PER_NODE ("2(x3),1" = 7);
+ * -1 when spec is malformed. */
+int	vg_slurm_alloc_cpus(const char *spec);
+
+/*
+ * Whether the direct scheduler runs attempts as job steps: VIGIL_SLURM_STEPS
+ * = auto (default: inside an allocation, i.e. SLURM_JOB_ID set and not
+ * already inside a step, and srun on PATH; a warning is logged when it is
+ * not), always, or never.  Returns 1 (steps; *cpus = the allocation's
+ * CPUs, 0 when unknown), 0 (run here), or VG_EINVAL for a bad value or
+ * `always` outside an allocation, VG_ENOENT for `always` without srun.
+ */
+int	vg_slurm_steps_wanted(int *cpus, struct vg_err *e);
+
+/*
+ * Starts attempt a as a job step: `srun --exclusive -n1 -N1 ... -- vigil
+ * task-exec run_dir INDEX` with VIGIL_ATTEMPT (and VIGIL_TIMEOUT) set,
+ * srun's output in TASK_DIR/step.log, earlier records set aside.  Sets
+ * a->pid (srun, in its own process group) and a->started; a->pidfd is
+ * left to the caller.  Does not wait.
+ */
+int	vg_slurm_step_start(const char *vigil, const char *run_dir,
+	    struct vg_attempt *a, struct vg_err *e);
+
+/* Reads "JOB.STEP" that task-exec wrote to TASK_DIR/step; 1 when found. */
+int	vg_slurm_step_id(const char *task_dir, char *out, size_t n);
+
+/*
+ * Sends sig to the step's task-exec through `scancel --signal` when its
+ * step id is known, else (not started yet) to srun itself.  Blocks up to
+ * 10 s on scancel.  Returns 0 or -1.
+ */
+int	vg_slurm_step_signal(const char *task_dir, pid_t srun, int sig);
+
+/* The last 8 KiB of TASK_DIR/step.log ("" when none); caller frees. */
+char	*vg_slurm_step_log(const char *task_dir);
+
+/*
+ * How a step ended that left no result record, from srun's output and
+ * wait status: BACKEND_ERROR when srun could not create the step,
+ * NODE_FAIL, TIMEOUT (the allocation's limit), CANCELLED (by Slurm), LOST
+ * (srun killed, or exited with no record).  Returns 1 with r filled, or 0
+ * when nothing in the log explains it and final is 0 (a record may still
+ * show up on a slow shared file system).
+ */
+int	vg_slurm_step_verdict(const char *log, int wstatus, int final,
+	    struct vg_result *r);
+
+/* ---- slurm.c: the job journal, RUN_DIR/slurm/jobs ---- */
+
+/* One journal line "INDEX ATTEMPT JOB_TASK": written, synced, before the
+ * job ids are reported to the driver. */
+struct vg_slurm_jentry {
+	int		 index;
+	int		 attempt;
+	unsigned long	 job;
+	long		 task;
+};
+
+/* Reads the journal of run_dir into *v (caller frees); none is 0 lines. */
+int	vg_slurm_journal_load(const char *run_dir, struct vg_slurm_jentry **v,
+	    size_t *n, struct vg_err *e);
+
+/* Whether the journal ends with a chunk submitted (its intent line
+ * written) whose job ids never followed: 1 or 0.  vigil cancel then
+ * cancels by the run's job name. */
+int	vg_slurm_journal_unjournaled(const char *run_dir);
+
+/*
+ * Cancels the given array elements through scancel, one call per array
+ * job ("1234_[0-3,7]"); duplicates are fine, v is sorted in place.
+ * *calls gets the number of scancel calls.  Blocks on them; returns the
+ * first failure (the others are still tried).
+ */
+int	vg_slurm_cancel_elements(struct vg_slurm_jentry *v, size_t n,
+	    size_t *calls, struct vg_err *e);
+
 /* ---- slurm-state.c ---- */
 
 /* One job or array element as squeue or sacct reports it. */

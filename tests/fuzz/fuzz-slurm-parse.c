@@ -1,9 +1,11 @@
 /*
  * fuzz-slurm-parse.c - libFuzzer harness for the parsers of Slurm command
  * output (sacct, squeue, scontrol show config, show partition, sbatch
- * --parsable): whatever the commands print, the parsers must neither
- * crash nor read out of bounds, and every row they return must map to a
- * state.  The first byte picks the parser.
+ * --parsable), of srun's log for a step without a result record, and of
+ * SLURM_JOB_CPUS_PER_NODE: whatever the commands print, the parsers must
+ * neither crash nor read out of bounds, and every row they return must
+ * map to a state.  The first byte picks the parser (its high bit the
+ * step parsers, so older corpus entries keep their meaning).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,6 +32,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = malloc(size);
 	memcpy(text, data + 1, size - 1);
 	text[size - 1] = '\0';
+	if (data[0] & 0x80) {
+		/* Wait status from the low bits: exits and signals. */
+		if (data[0] & 0x40)
+			(void)vg_slurm_alloc_cpus(text);
+		else
+			(void)vg_slurm_step_verdict(text, (data[0] & 0x3f) <<
+			    (data[0] & 1 ? 8 : 0), data[0] & 2, &r);
+		free(text);
+		return 0;
+	}
 	switch (data[0] % 5) {
 	case 0:
 		if (vg_slurm_parse_sacct(text, &rows, &e) == 0)

@@ -15,6 +15,11 @@ export VIGIL_SLURM_BUCKET
 VIGIL_SLURM_LEASE=$$
 export VIGIL_SLURM_LEASE
 cleanup() {
+	# Jobs of this test's runs (named after them) must not outlive it
+	# when a lease keeps the cluster up.
+	for r in "$VIGIL_HOME"/runs/*; do
+		[ -d "$r" ] && scancel --name="${r##*/}" >/dev/null 2>&1
+	done
 	"$harness/slurm-down" >/dev/null 2>&1
 	rm -rf "$W"
 }

@@ -39,6 +39,12 @@ Y
 	# One sbatch for the whole matrix; every element named after the run.
 	expect_eq "$iface: job names" "$id" "$(sacct -X -n -P -j "$job" \
 	    -o JobName | sort -u)"
+	# slurmdbd may record the last end a moment after vigil saw it.
+	n=0
+	while [ "$(sacct -X -n -P -j "$job" -o End | grep -c '^[0-9]')" -lt 6 ] &&
+	    [ $n -lt 50 ]; do
+		sleep 0.2; n=$((n + 1))
+	done
 	expect_eq "$iface: elements" 6 "$(sacct -X -n -P -j "$job" -o JobID |
 	    wc -l)"
 	# Throttle: never more than two elements running at one time.

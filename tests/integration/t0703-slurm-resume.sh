@@ -36,5 +36,5 @@ expect_eq "attempts" "1 1 1 1" \
     "$(jq_run "$id" '" ".join(str(t["attempts"]) for t in d["tasks"])')"
 for t in 0 1 2 3; do expect_eq "ran-$t" 1 "$(wc -l <"$W/ran-$t")"; done
 expect_eq "scripts" 1 "$(ls "$VIGIL_HOME/runs/$id/slurm/" | grep -c '^submit-')"
-expect_eq "journal" 4 "$(wc -l <"$VIGIL_HOME/runs/$id/slurm/jobs")"
+expect_eq "journal" 4 "$(grep -c _ "$VIGIL_HOME/runs/$id/slurm/jobs")"
 pass

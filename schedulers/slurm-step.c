@@ -1,0 +1,396 @@
+/*
+ * slurm-step.c - attempts of the direct scheduler as Slurm job steps,
+ * when vigil itself runs inside an allocation (the `sbatch wrapper.sh`
+ * workflow): each attempt is one `srun --exclusive -n1 -N1 ... -- vigil
+ * task-exec RUN_DIR INDEX` (vg_slurm_step_argv), so the backend, policy
+ * and scratch apply on the node where the step lands and the result
+ * record (tasks/INDEX/result.json) says how the task ended.
+ *
+ * What is here: the decision (VIGIL_SLURM_STEPS and the allocation's
+ * environment), starting srun with its output in tasks/INDEX/step.log,
+ * signalling a step through Slurm (task-exec gets the signal, not srun),
+ * and the verdict when no record exists: srun's own failures (step
+ * refused, node lost, step cancelled by Slurm) told apart from a task
+ * that ended without a word.  direct.c watches the srun processes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../backends/backend.h"
+#include "../runner/log.h"
+#include "../runner/path.h"
+#include "../runner/task.h"
+#include "slurm.h"
+
+extern char **environ;
+
+/* Bytes of step.log read for the verdict (srun's lines come last). */
+#define STEP_LOG_TAIL	8192
+
+int
+vg_slurm_alloc_cpus(const char *spec)
+{
+	const char *p = spec;
+	long total = 0, n, mult;
+	char *end;
+
+	/* "2(x3),1": 2 CPUs on each of 3 nodes, then 1. */
+	while (p != NULL && *p != '\0') {
+		errno = 0;
+		n = strtol(p, &end, 10);
+		if (end == p || errno != 0 || n < 0)
+			return -1;
+		p = end;
+		mult = 1;
+		if (strncmp(p, "(x", 2) == 0) {
+			mult = strtol(p + 2, &end, 10);
+			if (end == p + 2 || *end != ')' || mult <= 0)
+				return -1;
+			p = end + 1;
+		}
+		total += n * mult;
+		if (total > 1 << 24)
+			return -1;
+		if (*p == ',')
+			p++;
+		else if (*p != '\0')
+			return -1;
+	}
+	return total > 0 ? (int)total : -1;
+}
+
+/* True when name is an executable file in a directory of $PATH. */
+static int
+on_path(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char *full;
+	int ok = 0;
+
+	for (p = path != NULL ? path : ""; !ok && *p != '\0'; p = end) {
+		end = strchr(p, ':');
+		if (end == NULL)
+			end = p + strlen(p);
+		full = vg_xasprintf("%.*s/%s", (int)(end - p), p, name);
+		ok = end > p && access(full, X_OK) == 0;
+		free(full);
+		if (*end == ':')
+			end++;
+	}
+	return ok;
+}
+
+int
+vg_slurm_steps_wanted(int *cpus, struct vg_err *e)
+{
+	const char *mode = getenv("VIGIL_SLURM_STEPS");
+	const char *job = getenv("SLURM_JOB_ID");
+	const char *step = getenv("SLURM_STEP_ID");
+	const char *per = getenv("SLURM_JOB_CPUS_PER_NODE");
+	int always;
+
+	*cpus = 0;
+	if (mode == NULL || *mode == '\0')
+		mode = "auto";
+	if (strcmp(mode, "never") == 0)
+		return 0;
+	if (strcmp(mode, "always") != 0 && strcmp(mode, "auto") != 0)
+		return vg_err_set(e, VG_EINVAL, "VIGIL_SLURM_STEPS: bad value "
+		    "'%s' (valid: auto, always, never)", mode);
+	always = strcmp(mode, "always") == 0;
+	if (job == NULL || *job == '\0') {
+		if (always)
+			return vg_err_set(e, VG_EINVAL, "VIGIL_SLURM_STEPS="
+			    "always: not inside a Slurm allocation "
+			    "(SLURM_JOB_ID is not set)");
+		return 0;
+	}
+	/* Inside a step (srun vigil run ...) a new step would wait for the
+	 * resources the current one holds. */
+	if (step != NULL && *step != '\0' && !always)
+		return 0;
+	if (!on_path("srun")) {
+		if (always)
+			return vg_err_set(e, VG_ENOENT, "VIGIL_SLURM_STEPS="
+			    "always: srun is not on PATH");
+		vg_warn("inside Slurm job %s but srun is not on PATH: tasks "
+		    "run on this node (VIGIL_SLURM_STEPS=never says so "
+		    "quietly)", job);
+		return 0;
+	}
+	if (per != NULL)
+		*cpus = vg_slurm_alloc_cpus(per);
+	if (*cpus <= 0)
+		*cpus = 0;
+	return 1;
+}
+
+/* Moves name of an earlier attempt aside as name.ATTEMPT. */
+static void
+set_aside(const char *task_dir, const char *name, int attempt)
+{
+	char *from = vg_path_join(task_dir, name), *to;
+
+	to = vg_xasprintf("%s.%d", from, attempt);
+	if (rename(from, to) != 0 && errno != ENOENT)
+		(void)unlink(from);
+	free(from);
+	free(to);
+}
+
+int
+vg_slurm_step_start(const char *vigil, const char *run_dir,
+    struct vg_attempt *a, struct vg_err *e)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	struct vg_strv argv = VG_STRV_INIT, env = VG_STRV_INIT;
+	const char *inner[6];
+	char idx[32], *log, *name;
+	sigset_t none, dfl;
+	size_t i;
+	pid_t pid;
+	int r;
+
+	a->pid = 0;
+	a->pidfd = -1;
+	/* srun's log lives there before task-exec runs. */
+	if (mkdir(a->task_dir, 0700) != 0 && errno != EEXIST)
+		return vg_err_errno(e, "creating task directory '%s'",
+		    a->task_dir);
+	set_aside(a->task_dir, "result.json", a->attempt - 1);
+	set_aside(a->task_dir, "heartbeat", a->attempt - 1);
+	set_aside(a->task_dir, "step", a->attempt - 1);
+	snprintf(idx, sizeof idx, "%d", a->task->index);
+	inner[0] = vigil;
+	inner[1] = "task-exec";
+	inner[2] = run_dir;
+	inner[3] = idx;
+	inner[4] = NULL;
+	/* The step's name: the manifest's name and the task index. */
+	name = vg_xasprintf("%s.%d", a->m != NULL && a->m->name != NULL ?
+	    a->m->name : a->run_id, a->task->index);
+	vg_slurm_step_argv(name, a->res.cpus, a->res.memory, a->res.gpus,
+	    inner, &argv);
+	free(name);
+	/* vigil's environment (the allocation's SLURM_* included), with the
+	 * attempt's number and time limit for task-exec. */
+	for (i = 0; environ[i] != NULL; i++)
+		if (strncmp(environ[i], "VIGIL_ATTEMPT=", 14) != 0 &&
+		    strncmp(environ[i], "VIGIL_TIMEOUT=", 14) != 0)
+			vg_strv_push(&env, environ[i]);
+	vg_strv_pushf(&env, "VIGIL_ATTEMPT=%d", a->attempt);
+	if (a->timeout > 0)
+		vg_strv_pushf(&env, "VIGIL_TIMEOUT=%.3f", a->timeout);
+	log = vg_path_join(a->task_dir, "step.log");
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, log,
+	    O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	/* The driver blocks the signals it reads through a signalfd; srun
+	 * must get them back.  Its own process group keeps a terminal's ^C
+	 * away from it: vigil decides what a step gets. */
+	posix_spawnattr_init(&at);
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGHUP);
+	sigaddset(&dfl, SIGUSR1);
+	sigaddset(&dfl, SIGUSR2);
+	sigaddset(&dfl, SIGPIPE);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &dfl);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
+	    POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+	r = posix_spawnp(&pid, argv.v[0], &fa, &at, argv.v, env.v);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	if (r != 0) {
+		errno = r;
+		r = vg_err_errno(e, "starting srun for task %d",
+		    a->task->index);
+		goto out;
+	}
+	a->pid = pid;
+	a->started = vg_now();
+	r = 0;
+out:
+	free(log);
+	vg_strv_release(&argv);
+	vg_strv_release(&env);
+	return r;
+}
+
+int
+vg_slurm_step_id(const char *task_dir, char *out, size_t n)
+{
+	char *path = vg_path_join(task_dir, "step"), buf[128];
+	size_t len;
+	FILE *f;
+	int ok = 0;
+
+	f = fopen(path, "re");
+	free(path);
+	if (f == NULL)
+		return 0;
+	if (fgets(buf, sizeof buf, f) != NULL) {
+		len = strspn(buf, "0123456789.");
+		/* "JOB.STEP": digits, one dot, digits. */
+		if (len > 2 && len < n && memchr(buf, '.', len) != NULL &&
+		    buf[0] != '.' && buf[len - 1] != '.') {
+			memcpy(out, buf, len);
+			out[len] = '\0';
+			ok = 1;
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
+int
+vg_slurm_step_signal(const char *task_dir, pid_t srun, int sig)
+{
+	const char *argv[6];
+	char step[64], s[16];
+	struct vg_err e;
+
+	/* Through Slurm, the signal reaches task-exec, which stops its task
+	 * gracefully and writes the record; srun would tear the step down
+	 * at once on SIGTERM. */
+	if (vg_slurm_step_id(task_dir, step, sizeof step)) {
+		snprintf(s, sizeof s, "%d", sig);
+		argv[0] = "scancel";
+		argv[1] = "--quiet";
+		argv[2] = "--signal";
+		argv[3] = s;
+		argv[4] = step;
+		argv[5] = NULL;
+		vg_err_init(&e);
+		if (vg_slurm_run(argv, NULL, NULL, 10000, &e) == 0)
+			return 0;
+	}
+	/* Not started yet (still waiting for resources), or scancel failed:
+	 * srun ends the step itself. */
+	return srun > 0 ? kill(srun, sig) : -1;
+}
+
+/* The last line of text containing needle, copied into out (trimmed). */
+static int
+last_line_with(const char *text, const char *needle, char *out, size_t n)
+{
+	const char *p = text, *hit = NULL, *bol, *eol;
+	size_t len;
+
+	while ((p = strstr(p, needle)) != NULL) {
+		hit = p;
+		p += strlen(needle);
+	}
+	if (hit == NULL)
+		return 0;
+	for (bol = hit; bol > text && bol[-1] != '\n'; bol--)
+		;
+	eol = strchr(hit, '\n');
+	len = eol != NULL ? (size_t)(eol - bol) : strlen(bol);
+	if (len >= n)
+		len = n - 1;
+	memcpy(out, bol, len);
+	out[len] = '\0';
+	return 1;
+}
+
+int
+vg_slurm_step_verdict(const char *log, int wstatus, int final,
+    struct vg_result *r)
+{
+	char line[200];
+
+	memset(r, 0, sizeof *r);
+	r->exit_code = -1;
+	if (log == NULL)
+		log = "";
+	if (WIFEXITED(wstatus))
+		r->exit_code = WEXITSTATUS(wstatus);
+	else if (WIFSIGNALED(wstatus))
+		r->signal = WTERMSIG(wstatus);
+	/* srun could not make the step: the task never ran. */
+	if (last_line_with(log, "Unable to create step", line,
+	    sizeof line) || last_line_with(log, "Unable to create job step",
+	    line, sizeof line) || last_line_with(log, "Invalid job id",
+	    line, sizeof line) || last_line_with(log, "Unable to allocate",
+	    line, sizeof line)) {
+		r->state = VG_ST_BACKEND_ERROR;
+		snprintf(r->reason, sizeof r->reason, "srun refused the "
+		    "step: %s", line);
+		return 1;
+	}
+	if (last_line_with(log, "Node failure", line, sizeof line) ||
+	    last_line_with(log, "NODE_FAIL", line, sizeof line)) {
+		r->state = VG_ST_NODE_FAIL;
+		snprintf(r->reason, sizeof r->reason, "node lost under the "
+		    "step: %s", line);
+		return 1;
+	}
+	if (last_line_with(log, "DUE TO TIME LIMIT", line, sizeof line)) {
+		r->state = VG_ST_TIMEOUT;
+		snprintf(r->reason, sizeof r->reason, "the allocation's time "
+		    "limit ended the step: %s", line);
+		return 1;
+	}
+	if (last_line_with(log, "CANCELLED", line, sizeof line)) {
+		r->state = VG_ST_CANCELLED;
+		snprintf(r->reason, sizeof r->reason, "step cancelled by "
+		    "Slurm: %s", line);
+		return 1;
+	}
+	if (WIFSIGNALED(wstatus)) {
+		r->state = VG_ST_LOST;
+		snprintf(r->reason, sizeof r->reason, "srun killed by signal "
+		    "%d; no result record", r->signal);
+		return 1;
+	}
+	if (!final)
+		return 0;
+	r->state = VG_ST_LOST;
+	if (last_line_with(log, "error:", line, sizeof line))
+		snprintf(r->reason, sizeof r->reason, "srun exited %d, no "
+		    "result record: %s", r->exit_code, line);
+	else
+		snprintf(r->reason, sizeof r->reason, "srun exited %d, no "
+		    "result record", r->exit_code);
+	return 1;
+}
+
+char *
+vg_slurm_step_log(const char *task_dir)
+{
+	char *path = vg_path_join(task_dir, "step.log"), *text;
+	struct vg_buf b = VG_BUF_INIT;
+	char buf[4096];
+	ssize_t n;
+	off_t size;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd >= 0) {
+		size = lseek(fd, 0, SEEK_END);
+		(void)lseek(fd, size > STEP_LOG_TAIL ? size - STEP_LOG_TAIL :
+		    0, SEEK_SET);
+		while ((n = read(fd, buf, sizeof buf)) > 0)
+			vg_buf_add(&b, buf, (size_t)n);
+		close(fd);
+	}
+	text = vg_buf_detach(&b);
+	return text != NULL ? text : vg_xstrdup("");
+}
