@@ -165,6 +165,19 @@ event_cb(void *arg, const struct vg_event_rec *ev)
 	return 0;
 }
 
+/* Prints the run's isolation downgrades (events of the run itself). */
+static int
+downgrade_cb(void *arg, const struct vg_event_rec *ev)
+{
+	static const char prefix[] = "isolation downgraded: ";
+	struct vg_buf *out = arg;
+
+	if (ev->task < 0 && ev->reason != NULL &&
+	    strncmp(ev->reason, prefix, sizeof(prefix) - 1) == 0)
+		vg_buf_printf(out, "%s\n", ev->reason);
+	return 0;
+}
+
 /* Renders one run (and optionally one task's history) into out. */
 static int
 render_run(struct vg_store *st, const char *id, int task, int json,
@@ -199,6 +212,9 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 	vg_buf_printf(out, "  (%s, %s)  %s\n", r.scheduler, r.backend, r.dir);
 	if (r.reason != NULL && vg_state_terminal(r.state))
 		vg_buf_printf(out, "reason: %s\n", r.reason);
+	if ((rc = vg_store_event_each(st, r.id, -1, downgrade_cb, out,
+	    &e)) != 0)
+		goto out;
 	if (r.pid > 0 && vg_run_owner_alive(&r))
 		vg_buf_printf(out, "driven by vigil pid %ld\n", (long)r.pid);
 	else if (!vg_state_terminal(r.state) && r.pid > 0)

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../backends/local.h"
 #include "../scratch/scratch.h"
 #include "json.h"
 #include "leftover.h"
@@ -893,6 +894,51 @@ sched_open(struct drv *d, const struct vg_run_info *ri,
 	return 0;
 }
 
+/*
+ * Once per drive, for backends that run here: the backend's prepare
+ * (finds its tools, pulls or resolves the image, compiles the sandbox,
+ * refuses what isolation.required cannot have), and the isolation the
+ * host cannot deliver, recorded as an event of the run and told on
+ * stderr.  A failed prepare ends the run FAILED with its reason: no task
+ * has started.
+ */
+static int
+backend_prepare(struct drv *d, const struct vg_run_opts *o,
+    struct vg_err *e)
+{
+	const struct vg_backend_ops *ops = o->backend;
+	const char *dg, *name;
+	struct vg_err ee;
+	char *why;
+	int rc;
+
+	if (d->sched.remote)
+		return 0;
+	name = d->m->backend != NULL ? d->m->backend : "local";
+	if (ops == NULL && (ops = vg_backend_find(name)) == NULL)
+		return 0;	/* sched_open has said it is unknown */
+	if (ops->prepare != NULL &&
+	    (rc = ops->prepare(d->m, d->run_dir, e)) != 0) {
+		why = vg_xasprintf("backend %s: %s", ops->name, e->msg);
+		vg_err_init(&ee);
+		(void)vg_store_run_set_state(d->st, d->run_id, VG_ST_FAILED,
+		    why, &ee);
+		free(why);
+		return rc;
+	}
+	vg_err_init(&ee);
+	if (ops == &vg_backend_local &&
+	    (dg = vg_local_downgrades(d->m, &ee)) != NULL && *dg != '\0') {
+		why = vg_xasprintf("isolation downgraded: %s", dg);
+		vg_warn("run %s: %s", d->run_id, why);
+		rc = vg_store_event(d->st, d->run_id, -1, 0, VG_ST_PENDING,
+		    why, e);
+		free(why);
+		return rc;
+	}
+	return 0;
+}
+
 /* One pass: poll, then record everything in one transaction. */
 static int
 drive_step(struct drv *d, int timeout_ms, struct vg_err *e)
@@ -1000,7 +1046,8 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	d.live = vg_xcalloc(d.n + 1, sizeof(*d.live));
 	if (d.pg != NULL)
 		vg_progress_bind(d.pg, d.counts, d.n);
-	if ((rc = sched_open(&d, &ri, o, e)) != 0)
+	if ((rc = sched_open(&d, &ri, o, e)) != 0 ||
+	    (rc = backend_prepare(&d, o, e)) != 0)
 		goto out;
 	/* Scratch lives where tasks run: here for direct; on the compute
 	 * node (task-exec) for schedulers that send tasks elsewhere. */

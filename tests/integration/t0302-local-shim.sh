@@ -41,8 +41,9 @@ err=$("$lone/vigil" run "$VIGIL_HOME/m.yaml" 2>&1)
 rc=$?
 [ $rc -ne 0 ] || fail "run without the shim succeeded"
 want="cannot find the task launcher 'vigil-shim': tried '$lone/vigil-shim' and '$libexec/vigil-shim' (build it with 'make', or install it with 'make install')"
-echo "$err" | grep -qF "/0 [-] BACKEND_ERROR: $want" ||
-	fail "error was: $err"
+# refused by the backend's prepare, before any task starts
+echo "$err" | grep -qxF "vigil: $want" || fail "error was: $err"
+[ $rc -eq 4 ] || fail "run without the shim exited $rc, not 4"
 doc=$("$lone/vigil" doctor --backend local)
 echo "$doc" | grep -qxF "local: task launcher: missing (tried '$lone/vigil-shim' and '$libexec/vigil-shim'; build it with 'make' or install it with 'make install')" ||
 	fail "doctor without the shim: $doc"
