@@ -64,6 +64,8 @@ struct drv {
 	struct vg_progress		*pg;
 	struct vg_buf			 label;
 	char				*scratch_base;	/* NULL: none here */
+	char				*unprepared;	/* why the backend's
+							   prepare failed */
 };
 
 /* Copies src into dst of size n, truncating, always terminated. */
@@ -899,8 +901,8 @@ sched_open(struct drv *d, const struct vg_run_info *ri,
  * (finds its tools, pulls or resolves the image, compiles the sandbox,
  * refuses what isolation.required cannot have), and the isolation the
  * host cannot deliver, recorded as an event of the run and told on
- * stderr.  A failed prepare ends the run FAILED with its reason: no task
- * has started.
+ * stderr.  A failed prepare is kept in d->unprepared: no task starts,
+ * each ends BACKEND_ERROR with its reason (unprepared_tasks).
  */
 static int
 backend_prepare(struct drv *d, const struct vg_run_opts *o,
@@ -917,14 +919,10 @@ backend_prepare(struct drv *d, const struct vg_run_opts *o,
 	name = d->m->backend != NULL ? d->m->backend : "local";
 	if (ops == NULL && (ops = vg_backend_find(name)) == NULL)
 		return 0;	/* sched_open has said it is unknown */
-	if (ops->prepare != NULL &&
-	    (rc = ops->prepare(d->m, d->run_dir, e)) != 0) {
-		why = vg_xasprintf("backend %s: %s", ops->name, e->msg);
-		vg_err_init(&ee);
-		(void)vg_store_run_set_state(d->st, d->run_id, VG_ST_FAILED,
-		    why, &ee);
-		free(why);
-		return rc;
+	vg_err_init(&ee);
+	if (ops->prepare != NULL && ops->prepare(d->m, d->run_dir, &ee) != 0) {
+		d->unprepared = vg_xstrdup(ee.msg);
+		return 0;
 	}
 	vg_err_init(&ee);
 	if (ops == &vg_backend_local &&
@@ -936,6 +934,25 @@ backend_prepare(struct drv *d, const struct vg_run_opts *o,
 		free(why);
 		return rc;
 	}
+	return 0;
+}
+
+/* Ends every task still to start BACKEND_ERROR with why the backend
+ * could not be prepared. */
+static int
+unprepared_tasks(struct drv *d, struct vg_err *e)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < d->n; i++)
+		if ((d->tr[i].state == VG_ST_PENDING ||
+		    d->tr[i].state == VG_ST_QUEUED) && (rc = set_task(d, i,
+		    VG_ST_BACKEND_ERROR, d->tr[i].attempts, d->unprepared,
+		    e)) != 0)
+			return rc;
+	d->nretry = 0;
+	d->cursor = d->n;
 	return 0;
 }
 
@@ -1071,6 +1088,7 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	    (rc = vg_store_run_set_state(st, run_id, VG_ST_RUNNING,
 	    had_owner ? "resumed" : "started", e)) != 0 ||
 	    (rc = recover(&d, had_owner, e)) != 0 ||
+	    (d.unprepared != NULL && (rc = unprepared_tasks(&d, e)) != 0) ||
 	    (rc = submit_ready(&d, e)) != 0 ||
 	    (t1 = vg_mono_ms(), 0) ||
 	    (d.sched.ops->flush != NULL &&
@@ -1129,6 +1147,7 @@ out:
 	free(d.retry);
 	free(d.run_dir);
 	free(d.scratch_base);
+	free(d.unprepared);
 	vg_buf_release(&d.label);
 	vg_run_info_release(&ri);
 	return rc;

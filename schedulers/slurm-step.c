@@ -133,19 +133,6 @@ vg_slurm_steps_wanted(int *cpus, struct vg_err *e)
 	return 1;
 }
 
-/* Moves name of an earlier attempt aside as name.ATTEMPT. */
-static void
-set_aside(const char *task_dir, const char *name, int attempt)
-{
-	char *from = vg_path_join(task_dir, name), *to;
-
-	to = vg_xasprintf("%s.%d", from, attempt);
-	if (rename(from, to) != 0 && errno != ENOENT)
-		(void)unlink(from);
-	free(from);
-	free(to);
-}
-
 int
 vg_slurm_step_start(const char *vigil, const char *run_dir,
     struct vg_attempt *a, struct vg_err *e)
@@ -166,9 +153,9 @@ vg_slurm_step_start(const char *vigil, const char *run_dir,
 	if (mkdir(a->task_dir, 0700) != 0 && errno != EEXIST)
 		return vg_err_errno(e, "creating task directory '%s'",
 		    a->task_dir);
-	set_aside(a->task_dir, "result.json", a->attempt - 1);
-	set_aside(a->task_dir, "heartbeat", a->attempt - 1);
-	set_aside(a->task_dir, "step", a->attempt - 1);
+	vg_slurm_set_aside(a->task_dir, "result.json", a->attempt - 1);
+	vg_slurm_set_aside(a->task_dir, "heartbeat", a->attempt - 1);
+	vg_slurm_set_aside(a->task_dir, "step", a->attempt - 1);
 	snprintf(idx, sizeof idx, "%d", a->task->index);
 	inner[0] = vigil;
 	inner[1] = "task-exec";

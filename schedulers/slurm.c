@@ -650,10 +650,8 @@ att_add(struct sl *p, struct vg_attempt *a)
 	return t;
 }
 
-/* Moves a result record or heartbeat of an earlier attempt aside, so it
- * cannot be taken for this attempt's. */
-static void
-set_aside(const char *task_dir, const char *name, int attempt)
+void
+vg_slurm_set_aside(const char *task_dir, const char *name, int attempt)
 {
 	char *from = vg_path_join(task_dir, name), *to;
 
@@ -687,8 +685,8 @@ slurm_submit(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
 	/* A first attempt has nothing to set aside (the journal says when
 	 * an earlier vigil submitted it). */
 	if (a->attempt > 1) {
-		set_aside(a->task_dir, "result.json", a->attempt - 1);
-		set_aside(a->task_dir, "heartbeat", a->attempt - 1);
+		vg_slurm_set_aside(a->task_dir, "result.json", a->attempt - 1);
+		vg_slurm_set_aside(a->task_dir, "heartbeat", a->attempt - 1);
 	}
 	return 0;
 }

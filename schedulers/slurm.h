@@ -98,6 +98,11 @@ void	vg_slurm_time(uint64_t secs, char *buf, size_t n);
 int	vg_slurm_parse_signal(const char *spec, int *sig, int *secs,
 	    int *batch, struct vg_err *e);
 
+/* Moves task_dir/name of an earlier attempt aside as name.ATTEMPT (or
+ * removes it), so that it cannot be taken for the next attempt's. */
+void	vg_slurm_set_aside(const char *task_dir, const char *name,
+	    int attempt);
+
 /*
  * The argv that runs one task as a job step inside an allocation:
  * srun --exclusive -n1 -N1 --cpus-per-task=C [--mem=M] [--gpus=G]

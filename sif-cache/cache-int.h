@@ -48,6 +48,10 @@ struct cache_recs {
  * <pulled> <last use>": 0 with the digest in binary and the numbers
  * filled, -1 when the line is not one.
  */
+/* Fills the clocks, size and purge moment of ent from st. */
+void	cache_entry_stat(struct vg_cache *c, struct vg_cache_entry *ent,
+	    const struct stat *st);
+
 int	cache_rec_parse(const char *line, unsigned char digest[32],
 	    uint64_t *size, double *pulled, double *last_use);
 

@@ -337,6 +337,18 @@ cache_digest_hex(const unsigned char bin[32], char hex[65])
 	hex[64] = '\0';
 }
 
+/* Reads up to max decimal digits at p into *v; returns how many. */
+static int
+fast_digits(const char *p, int max, uint64_t *v)
+{
+	int n;
+
+	*v = 0;
+	for (n = 0; n < max && p[n] >= '0' && p[n] <= '9'; n++)
+		*v = *v * 10 + (uint64_t)(p[n] - '0');
+	return n;
+}
+
 /*
  * The fixed format the records are written in: up to 19 digits then
  * stop.  0 with *out and *end set, else -1 (the caller falls back to
@@ -345,12 +357,10 @@ cache_digest_hex(const unsigned char bin[32], char hex[65])
 static int
 fast_u64(const char *p, char stop, uint64_t *out, const char **end)
 {
-	uint64_t v = 0;
+	uint64_t v;
 	int n;
 
-	for (n = 0; n < 19 && p[n] >= '0' && p[n] <= '9'; n++)
-		v = v * 10 + (uint64_t)(p[n] - '0');
-	if (n == 0 || p[n] != stop)
+	if ((n = fast_digits(p, 19, &v)) == 0 || p[n] != stop)
 		return -1;
 	*out = v;
 	*end = p + n;
@@ -365,12 +375,10 @@ fast_u64(const char *p, char stop, uint64_t *out, const char **end)
 static int
 fast_time(const char *p, char stop, double *out, const char **end)
 {
-	uint64_t v = 0;
+	uint64_t v;
 	int n;
 
-	for (n = 0; n < 12 && p[n] >= '0' && p[n] <= '9'; n++)
-		v = v * 10 + (uint64_t)(p[n] - '0');
-	if (n == 0 || p[n] != '.' || p[n + 1] < '0' || p[n + 1] > '9' ||
+	if ((n = fast_digits(p, 12, &v)) == 0 || p[n] != '.' || p[n + 1] < '0' || p[n + 1] > '9' ||
 	    p[n + 2] < '0' || p[n + 2] > '9' || p[n + 3] < '0' ||
 	    p[n + 3] > '9' || p[n + 4] != stop)
 		return -1;

@@ -392,18 +392,6 @@ side_add(struct gc_plan *p, const unsigned char *d)
 	return s;
 }
 
-/* Fills the clocks, size and purge moment of ent from st. */
-static void
-entry_stat(struct vg_cache *c, struct vg_cache_entry *ent,
-    const struct stat *st)
-{
-	ent->size = (uint64_t)st->st_size;
-	ent->atime = (double)st->st_atim.tv_sec + st->st_atim.tv_nsec / 1e9;
-	ent->mtime = (double)st->st_mtim.tv_sec + st->st_mtim.tv_nsec / 1e9;
-	ent->ctime = (double)st->st_ctim.tv_sec + st->st_ctim.tv_nsec / 1e9;
-	ent->purge_at = vg_purge_eligible_at(&c->purge, st);
-}
-
 /* Totals of the entries that stay after the purge step. */
 struct gc_sums {
 	uint64_t	 bytes, count;
@@ -450,7 +438,7 @@ plan_entry(struct vg_cache *c, struct gc_plan *p, const unsigned char *d,
 		char *path = cache_image_path(c, s->ent.digest);
 
 		if (stat(path, &st) == 0) {
-			entry_stat(c, &s->ent, &st);
+			cache_entry_stat(c, &s->ent, &st);
 			if (rec == NULL)
 				s->ent.last_use = s->ent.mtime;
 		}

@@ -92,9 +92,8 @@ vg_cache_list_release(struct vg_cache_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Fills the clocks, size and purge moment of ent from st. */
-static void
-entry_stat(struct vg_cache *c, struct vg_cache_entry *ent,
+void
+cache_entry_stat(struct vg_cache *c, struct vg_cache_entry *ent,
     const struct stat *st)
 {
 	ent->size = (uint64_t)st->st_size;
@@ -255,7 +254,7 @@ gather(struct vg_cache *c, unsigned how, struct vg_cache_list *l,
 		if (ent->path == NULL)
 			ent->path = cache_image_path(c, ent->digest);
 		if (stat(ent->path, &st) == 0) {
-			entry_stat(c, ent, &st);
+			cache_entry_stat(c, ent, &st);
 			if (!ent->has_record)
 				ent->last_use = ent->mtime;
 		}

@@ -41,9 +41,10 @@ err=$("$lone/vigil" run "$VIGIL_HOME/m.yaml" 2>&1)
 rc=$?
 [ $rc -ne 0 ] || fail "run without the shim succeeded"
 want="cannot find the task launcher 'vigil-shim': tried '$lone/vigil-shim' and '$libexec/vigil-shim' (build it with 'make', or install it with 'make install')"
-# refused by the backend's prepare, before any task starts
-echo "$err" | grep -qxF "vigil: $want" || fail "error was: $err"
-[ $rc -eq 4 ] || fail "run without the shim exited $rc, not 4"
+# found missing by the backend's prepare: no task starts, each says why
+echo "$err" | grep -qF "/0 [-] BACKEND_ERROR: $want" ||
+	fail "error was: $err"
+[ $rc -eq 1 ] || fail "run without the shim exited $rc, not 1"
 doc=$("$lone/vigil" doctor --backend local)
 echo "$doc" | grep -qxF "local: task launcher: missing (tried '$lone/vigil-shim' and '$libexec/vigil-shim'; build it with 'make' or install it with 'make install')" ||
 	fail "doctor without the shim: $doc"

@@ -4,7 +4,7 @@
 # cgroup is writable: a run asking for limits.pids runs without it, warns
 # on stderr, and `vigil status RUN` shows the downgrade; the same
 # manifest with isolation.required: true ends FAILED before any task
-# starts (exit 4), with the reason in `vigil status`.
+# starts: each task BACKEND_ERROR with the reason, no attempt, exit 1.
 set -u
 . "$(dirname "$0")/engine-lib.sh"
 [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null || {
@@ -43,8 +43,8 @@ expect_eq "state" "SUCCEEDED" "$(nb status "$id" --json | python3 -c \
     'import json,sys; print(json.load(sys.stdin)["state"])')"
 
 nb run "$W/r.yaml" >/dev/null 2>"$W/err"
-expect_eq "refused run exit" 4 $?
-grep -q "^vigil: cgroup limits are required (isolation.required) but this host cannot deliver them: no cgroup pids limit (" \
+expect_eq "refused run exit" 1 $?
+grep -q "/0 \[-\] BACKEND_ERROR: cgroup limits are required (isolation.required) but this host cannot deliver them: no cgroup pids limit (" \
     "$W/err" || fail "refusal: $(cat "$W/err")"
 id=$(last_run)
 nb status "$id" --json >"$W/st.json"
@@ -52,7 +52,8 @@ python3 - "$W/st.json" <<'P' || fail "refused run's status: $(cat "$W/st.json")"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["state"] == "FAILED", d["state"]
-assert d["reason"].startswith("backend local: cgroup limits are required"), d["reason"]
-assert d["tasks"][0]["state"] == "PENDING" and d["tasks"][0]["attempts"] == 0, d["tasks"]
+t = d["tasks"][0]
+assert t["state"] == "BACKEND_ERROR" and t["attempts"] == 0, t
+assert t["reason"].startswith("cgroup limits are required (isolation.required)"), t
 P
 pass
