@@ -41,9 +41,18 @@ $(B)/shim/include:
 	$(Q)ln -sfn $(firstword $(wildcard /usr/include/$(SHIM_ARCH)/asm) \
 	    /usr/include/asm) $@/asm
 
-$(B)/shim/%.o: %.c | $(SHIM_INC)
+# Objects made by another compiler (musl-tools installed since) are
+# made again: the stamp's name changes with the compiler.
+SHIM_STAMP	:= $(B)/shim/cc-$(notdir $(SHIM_CC))
+$(SHIM_STAMP):
 	@mkdir -p $(dir $@)
-	$(call say,CC,$<)$(SHIM_CC) $(SHIM_CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+	@rm -f $(B)/shim/cc-*
+	@touch $@
+
+$(B)/shim/%.o: %.c $(SHIM_STAMP) | $(SHIM_INC)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(SHIM_CC) $(SHIM_CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ \
+	    $<
 
 $(SHIM): $(SHIM_OBJS)
 	$(call say,LD,$@)$(SHIM_CC) -static -o $@ $^
