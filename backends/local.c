@@ -93,6 +93,7 @@ struct vg_local_proc {
  */
 struct preexec {
 	const char		*shim;		/* path of vigil-shim */
+	int			 shim_fd;	/* open on it, for fexecve */
 	char			**argv;
 	char			**envp;
 	const struct vg_sandbox	*sb;		/* NULL: no sandbox */
@@ -125,6 +126,8 @@ static struct {
 static struct {
 	char			 path[PATH_MAX];
 	int			 found;
+	int			 fd;		/* open on path when fd_open */
+	int			 fd_open;
 } shim;
 
 /* Command names resolved in a PATH, so that the task's exec does not
@@ -240,6 +243,9 @@ vg_local_reset(void)
 	resolved_next = 0;
 	vg_buf_release(&blob);
 	shim.found = 0;
+	if (shim.fd_open)
+		close(shim.fd);
+	shim.fd_open = 0;
 }
 
 /* True when path is an executable regular file. */
@@ -287,17 +293,48 @@ vg_local_shim(char *tried, size_t size)
 	return NULL;
 }
 
-/* Finds vigil-shim or fails naming where it looked. */
+/* Moves fd above the shim's fixed fds (0..3) so that placing those never
+ * overwrites it: only when vigil itself runs with stdio closed. */
 static int
-shim_path(const char **out, struct vg_err *e)
+fd_above(int fd)
+{
+	int hi;
+
+	if (fd < 0 || fd >= VG_SHIM_FD_FIRST_RULE)
+		return fd;
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, VG_SHIM_FD_FIRST_RULE);
+	close(fd);
+	return hi;
+}
+
+/*
+ * Finds vigil-shim or fails naming where it looked.  It is also kept
+ * open (*fd), and started from that descriptor: the child of clone may
+ * have mounted a private /tmp over the directory it lies in (strict)
+ * before it execs.
+ */
+static int
+shim_path(const char **out, int *fd, struct vg_err *e)
 {
 	char tried[2 * PATH_MAX + 16];
+	int f;
 
-	if ((*out = vg_local_shim(tried, sizeof(tried))) != NULL)
-		return 0;
-	return vg_err_set(e, VG_EUNSUPPORTED, "cannot find the task launcher "
-	    "'%s': tried %s (build it with 'make', or install it with 'make "
-	    "install')", VG_SHIM_NAME, tried);
+	if ((*out = vg_local_shim(tried, sizeof(tried))) == NULL)
+		return vg_err_set(e, VG_EUNSUPPORTED, "cannot find the task "
+		    "launcher '%s': tried %s (build it with 'make', or install "
+		    "it with 'make install')", VG_SHIM_NAME, tried);
+	if (!shim.fd_open) {
+		/* Above the fds the child puts at 0..3 and the rules. */
+		if ((f = open(*out, O_RDONLY | O_CLOEXEC)) < 0 ||
+		    (f = fd_above(f)) < 0)
+			return vg_err_errno(e, "cannot open the task launcher "
+			    "'%s'", *out);
+		shim.fd = f;
+		shim.fd_open = 1;
+	}
+	if (fd != NULL)
+		*fd = shim.fd;
+	return 0;
 }
 
 /*
@@ -400,7 +437,7 @@ preexec_main(void *arg)
 			goto fail;
 		}
 	stage = "exec " VG_SHIM_NAME;
-	execve(P->shim, P->argv, P->envp);
+	fexecve(P->shim_fd, P->argv, P->envp);
 	rc = -errno;
 fail:
 	P->err = -rc;
@@ -505,19 +542,6 @@ add_limit(struct vg_shim_launch *l, int res, uint64_t v)
 	l->nlimits++;
 }
 
-/* Moves fd above the shim's fixed fds (0..3) so that placing those never
- * overwrites it: only when vigil itself runs with stdio closed. */
-static int
-fd_above(int fd)
-{
-	int hi;
-
-	if (fd < 0 || fd >= VG_SHIM_FD_FIRST_RULE)
-		return fd;
-	hi = fcntl(fd, F_DUPFD_CLOEXEC, VG_SHIM_FD_FIRST_RULE);
-	close(fd);
-	return hi;
-}
 
 /* Opens (once) /dev/null for the tasks' stdin. */
 static int
@@ -686,7 +710,7 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	memset(&l, 0, sizeof(l));
 	for (i = 0; i < 4; i++)
 		P.fds[i] = -1;
-	if ((rc = shim_path(&P.shim, e)) != 0)
+	if ((rc = shim_path(&P.shim, &P.shim_fd, e)) != 0)
 		return rc;
 	la = vg_xcalloc(1, sizeof(*la));
 	la->ctl_fd = -1;
@@ -1151,7 +1175,7 @@ local_prepare(const struct vg_manifest *m, const char *run_dir,
 	struct vg_cgroup_limits cl;
 	struct vg_buf why = VG_BUF_INIT;
 
-	if ((rc = shim_path(&path, e)) != 0)
+	if ((rc = shim_path(&path, NULL, e)) != 0)
 		return rc;
 	if ((rc = sandbox_for(m, &sb, e)) != 0)
 		return rc;
