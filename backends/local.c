@@ -446,6 +446,15 @@ fail:
 	_exit(127);
 }
 
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
+
 #if defined(__SANITIZE_ADDRESS__)
 #define VG_ASAN 1
 #elif defined(__has_feature)
@@ -463,19 +472,24 @@ fail:
 static pid_t
 clone_preexec(struct preexec *P, unsigned long long flags, int *pidfd)
 {
-#ifdef VG_ASAN
-	/* AddressSanitizer cannot follow a child running on another
-	 * stack in the same memory: copy the memory instead (fork). */
-	pid_t pid = vg_clone_pidfd(flags, pidfd);
+	pid_t pid;
 
-	if (pid == 0)
-		preexec_main(P);
-	return pid;
-#else
+	/* AddressSanitizer and valgrind cannot follow a child running on
+	 * another stack in the same memory: copy the memory instead
+	 * (fork). */
+#ifndef VG_ASAN
+	if (RUNNING_ON_VALGRIND)
+#endif
+	{
+		pid = vg_clone_pidfd(flags, pidfd);
+		if (pid == 0)
+			preexec_main(P);
+		return pid;
+	}
+#ifndef VG_ASAN
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	static char *stack;
 	int cflags = (int)flags | CLONE_VM | CLONE_VFORK | SIGCHLD, fd = -1;
-	pid_t pid;
 
 	/* One stack is enough: each caller waits until its child execs,
 	 * and the lock keeps threads apart. */
