@@ -46,6 +46,30 @@ wait_count() {
 	done
 	fail "$3 task(s) of $1 never reached $2: $("$VIGIL" status "$1")"
 }
+# start_sleepers NAME: runs $W/c.yaml (3 array elements of sleep 300,
+# named NAME) in the background until 2 of them run; sets vpid (the
+# driving vigil), id (the run) and job (its array job id).
+start_sleepers() {
+	cat >"$W/c.yaml" <<Y
+version: 1
+name: $1
+scheduler: slurm
+matrix:
+  i: [0, 1, 2]
+resources:
+  cpus: 1
+slurm:
+  poll_min: 1s
+  poll_max: 2s
+command: sleep 300
+Y
+	"$VIGIL" run -q "$W/c.yaml" >"$W/out" 2>&1 &
+	vpid=$!
+	id=$(wait_run)
+	wait_count "$id" RUNNING 2 30
+	job=$(jq_run "$id" 'd["tasks"][0]["job_id"]')
+	job=${job%%_*}
+}
 # wait_run: prints the id of the newest run once one exists.
 wait_run() {
 	i=0

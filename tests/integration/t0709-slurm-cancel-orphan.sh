@@ -8,25 +8,7 @@
 set -u
 . "$(dirname "$0")/slurm-lib.sh"
 
-cat >"$W/c.yaml" <<'Y'
-version: 1
-name: orphan
-scheduler: slurm
-matrix:
-  i: [0, 1, 2]
-resources:
-  cpus: 1
-slurm:
-  poll_min: 1s
-  poll_max: 2s
-command: sleep 300
-Y
-"$VIGIL" run -q "$W/c.yaml" >"$W/out" 2>&1 &
-vpid=$!
-id=$(wait_run)
-wait_count "$id" RUNNING 2 30
-job=$(jq_run "$id" 'd["tasks"][0]["job_id"]')
-job=${job%%_*}
+start_sleepers orphan
 kill -9 $vpid
 wait $vpid 2>/dev/null
 # Live elements in Slurm: "2 RUNNING" etc.
