@@ -491,6 +491,38 @@ cache_recs_release(struct cache_recs *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/*
+ * Takes the lock of record shard (0..255) and loads its records into r;
+ * *path is the shard's file (the caller frees it, and releases *lk and
+ * r, also on failure).
+ */
+static int
+shard_load(struct vg_cache *c, int shard, char **path, struct vg_lock **lk,
+    struct cache_recs *r, struct vg_err *e)
+{
+	char *lpath;
+	int rc;
+
+	*path = vg_xasprintf("%s/%02x.rec", c->d_entries, shard);
+	lpath = vg_xasprintf("%s/shard-%02x.lock", c->d_locks, shard);
+	/* records are small: a short lease and wait suffice */
+	rc = vg_lock_acquire(lpath, 10, 30, lk, e);
+	free(lpath);
+	if (rc == 0)
+		rc = cache_recs_load(*path, r, e);
+	return rc;
+}
+
+/* Appends one record line in the format cache_rec_parse reads fastest
+ * ("%.3f" times). */
+static void
+rec_line(struct vg_buf *out, const char *digest, uint64_t size,
+    double pulled, double last_use)
+{
+	vg_buf_printf(out, "%s %llu %.3f %.3f\n", digest,
+	    (unsigned long long)size, pulled, last_use);
+}
+
 int
 cache_rec_update(struct vg_cache *c, const char *digest, int64_t size,
     double pulled, double last_use, int remove, struct vg_err *e)
@@ -498,24 +530,20 @@ cache_rec_update(struct vg_cache *c, const char *digest, int64_t size,
 	struct cache_recs r = { NULL, 0, 0 };
 	struct vg_buf out = VG_BUF_INIT;
 	struct vg_lock *lk = NULL;
-	char *path, *lpath;
+	unsigned char bin[32];
+	char *path = NULL;
 	size_t i;
 	int rc, found = 0;
 
-	if (strlen(digest) != 64 || !cache_is_digest_name(digest, ""))
+	if (strlen(digest) != 64 || !cache_is_digest_name(digest, "") ||
+	    cache_digest_bin(digest, bin) != 0)
 		return vg_err_set(e, VG_EINVAL, "'%s' is not a sha256 digest",
 		    digest);
-	path = vg_xasprintf("%s/%.2s.rec", c->d_entries, digest);
-	lpath = vg_xasprintf("%s/shard-%.2s.lock", c->d_locks, digest);
-	/* records are small: a short lease and wait suffice */
-	if ((rc = vg_lock_acquire(lpath, 10, 30, &lk, e)) != 0)
-		goto out;
-	if ((rc = cache_recs_load(path, &r, e)) != 0)
+	if ((rc = shard_load(c, bin[0], &path, &lk, &r, e)) != 0)
 		goto out;
 	for (i = 0; i < r.n; i++) {
 		if (strcmp(r.v[i].digest, digest) != 0) {
-			vg_buf_printf(&out, "%s %llu %.3f %.3f\n",
-			    r.v[i].digest, (unsigned long long)r.v[i].size,
+			rec_line(&out, r.v[i].digest, r.v[i].size,
 			    r.v[i].pulled, r.v[i].last_use);
 			continue;
 		}
@@ -527,13 +555,11 @@ cache_rec_update(struct vg_cache *c, const char *digest, int64_t size,
 			r.v[i].pulled = pulled;
 		if (last_use > 0)
 			r.v[i].last_use = last_use;
-		vg_buf_printf(&out, "%s %llu %.3f %.3f\n", digest,
-		    (unsigned long long)r.v[i].size, r.v[i].pulled,
+		rec_line(&out, digest, r.v[i].size, r.v[i].pulled,
 		    r.v[i].last_use);
 	}
 	if (!found && !remove)
-		vg_buf_printf(&out, "%s %llu %.3f %.3f\n", digest,
-		    (unsigned long long)(size >= 0 ? size : 0),
+		rec_line(&out, digest, size >= 0 ? (uint64_t)size : 0,
 		    pulled >= 0 ? pulled : vg_now(),
 		    last_use > 0 ? last_use : 0.0);
 	if (remove && !found)
@@ -544,7 +570,6 @@ out:
 	vg_buf_release(&out);
 	cache_recs_release(&r);
 	free(path);
-	free(lpath);
 	return rc;
 }
 
@@ -575,15 +600,11 @@ cache_recs_remove(struct vg_cache *c, int shard, const unsigned char (*d)[32],
 	struct vg_buf out = VG_BUF_INIT;
 	struct vg_lock *lk = NULL;
 	unsigned char bin[32];
-	char *path, *lpath;
+	char *path = NULL;
 	size_t i, removed = 0;
 	int rc;
 
-	path = vg_xasprintf("%s/%02x.rec", c->d_entries, shard);
-	lpath = vg_xasprintf("%s/shard-%02x.lock", c->d_locks, shard);
-	if ((rc = vg_lock_acquire(lpath, 10, 30, &lk, e)) != 0)
-		goto out;
-	if ((rc = cache_recs_load(path, &r, e)) != 0)
+	if ((rc = shard_load(c, shard, &path, &lk, &r, e)) != 0)
 		goto out;
 	for (i = 0; i < r.n; i++) {
 		(void)cache_digest_bin(r.v[i].digest, bin);
@@ -591,8 +612,7 @@ cache_recs_remove(struct vg_cache *c, int shard, const unsigned char (*d)[32],
 			removed++;
 			continue;
 		}
-		vg_buf_printf(&out, "%s %llu %.3f %.3f\n", r.v[i].digest,
-		    (unsigned long long)r.v[i].size, r.v[i].pulled,
+		rec_line(&out, r.v[i].digest, r.v[i].size, r.v[i].pulled,
 		    r.v[i].last_use);
 	}
 	if (removed > 0)
@@ -602,7 +622,6 @@ out:
 	vg_buf_release(&out);
 	cache_recs_release(&r);
 	free(path);
-	free(lpath);
 	return rc;
 }
 
