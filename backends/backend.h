@@ -81,6 +81,10 @@ struct vg_backend_ops {
 	/* Per-run preparation; may block.  Optional. */
 	int	(*prepare)(const struct vg_manifest *m, const char *run_dir,
 		    struct vg_err *e);
+	/* What of m's isolation this host cannot deliver ("; "-separated,
+	 * "" when nothing; borrowed), or NULL with e set.  Optional. */
+	const char *(*downgrades)(const struct vg_manifest *m,
+		    struct vg_err *e);
 	/* Starts a; does not wait for it to end. */
 	int	(*start)(struct vg_attempt *a, struct vg_err *e);
 	/* Converts the wait status of a->pid into r. */

@@ -1254,6 +1254,7 @@ const struct vg_backend_ops vg_backend_local = {
 	.caps = VG_BCAP_ISOLATION,
 	.probe = local_probe,
 	.prepare = local_prepare,
+	.downgrades = vg_local_downgrades,
 	.start = local_start,
 	.finish = local_finish,
 	.cancel = local_cancel,

@@ -172,7 +172,7 @@ downgrade_cb(void *arg, const struct vg_event_rec *ev)
 	static const char prefix[] = "isolation downgraded: ";
 	struct vg_buf *out = arg;
 
-	if (ev->task < 0 && ev->reason != NULL &&
+	if (ev->reason != NULL &&
 	    strncmp(ev->reason, prefix, sizeof(prefix) - 1) == 0)
 		vg_buf_printf(out, "%s\n", ev->reason);
 	return 0;

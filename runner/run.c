@@ -22,7 +22,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../backends/local.h"
 #include "../scratch/scratch.h"
 #include "json.h"
 #include "leftover.h"
@@ -925,8 +924,8 @@ backend_prepare(struct drv *d, const struct vg_run_opts *o,
 		return 0;
 	}
 	vg_err_init(&ee);
-	if (ops == &vg_backend_local &&
-	    (dg = vg_local_downgrades(d->m, &ee)) != NULL && *dg != '\0') {
+	if (ops->downgrades != NULL &&
+	    (dg = ops->downgrades(d->m, &ee)) != NULL && *dg != '\0') {
 		why = vg_xasprintf("isolation downgraded: %s", dg);
 		vg_warn("run %s: %s", d->run_id, why);
 		rc = vg_store_event(d->st, d->run_id, -1, 0, VG_ST_PENDING,

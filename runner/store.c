@@ -936,7 +936,8 @@ vg_store_event_each(struct vg_store *s, const char *run_id, int task,
 	int rc, stop = 0;
 
 	if ((rc = db_prepare(s, "SELECT time, task, attempt, state, reason"
-	    " FROM events WHERE run_id = ?1 AND (?2 < 0 OR task = ?2)"
+	    /* -2: VG_STORE_EVENTS_ALL */
+	    " FROM events WHERE run_id = ?1 AND (?2 = -2 OR task = ?2)"
 	    " ORDER BY id", &st, e)) != 0)
 		return rc;
 	bind_str(st, 1, run_id);

@@ -221,7 +221,11 @@ struct vg_event_rec {
 	const char	*reason;
 };
 
-/* Calls cb for the events of a run (task -1: all), oldest first. */
+/* task for vg_store_event_each: every event of the run (task -1 is the
+ * run's own events, the index of a task its events). */
+#define VG_STORE_EVENTS_ALL	(-2)
+
+/* Calls cb for the events of a run's task, oldest first. */
 int	vg_store_event_each(struct vg_store *s, const char *run_id, int task,
 	    int (*cb)(void *arg, const struct vg_event_rec *ev), void *arg,
 	    struct vg_err *e);
