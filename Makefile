@@ -61,9 +61,9 @@ LDLIBS		+= $(PKG_LIBS) -lm
 LDFLAGS		+= $(SANLDFLAGS)
 
 B		:= build/$(VARIANT)
-SRCDIRS		:= runner runner/policy schedulers backends scratch sif-cache
+SRCDIRS		:= common runner/manifest runner/policy runner/core runner/cli schedulers backends scratch sif-cache
 # backends/shim-main.c is the main of vigil-shim (mk/shim.mk).
-LIB_SRCS	:= $(filter-out runner/main.c backends/shim-main.c, \
+LIB_SRCS	:= $(filter-out runner/cli/main.c backends/shim-main.c, \
 		   $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS	:= $(LIB_SRCS:%.c=$(B)/%.o)
 LIB		:= $(B)/libvigil.a
@@ -102,7 +102,7 @@ $(B)/%.o: %.c
 $(LIB): $(LIB_OBJS)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 
-$(BIN): $(B)/runner/main.o $(LIB)
+$(BIN): $(B)/runner/cli/main.o $(LIB)
 	$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/tests/%: tests/unit/%.c $(UNIT_HOBJS) $(LIB)
@@ -184,5 +184,5 @@ clean:
 	rm -rf build
 
 -include mk/*.mk
--include $(LIB_OBJS:.o=.d) $(B)/runner/main.d $(UNIT_BINS:=.d)
+-include $(LIB_OBJS:.o=.d) $(B)/runner/cli/main.d $(UNIT_BINS:=.d)
 -include $(FUZZ_LIB_OBJS:.o=.d)

@@ -24,10 +24,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../runner/json.h"
-#include "../runner/path.h"
-#include "../runner/proc.h"
-#include "backend.h"
+#include "common/json.h"
+#include "common/path.h"
+#include "common/proc.h"
+#include "backends/backend.h"
 
 #define RESULT_FILE	"result.json"
 #define RESULT_MAX	8192	/* bytes; a record is about 400 */

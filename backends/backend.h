@@ -32,11 +32,11 @@
 
 #include <sys/types.h>
 
-#include "../runner/buf.h"
-#include "../runner/err.h"
-#include "../runner/manifest.h"
-#include "../runner/state.h"
-#include "../runner/task.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "runner/manifest/manifest.h"
+#include "common/state.h"
+#include "runner/manifest/task.h"
 
 /* Capability bits of a backend. */
 #define VG_BCAP_IMAGE		0x01	/* needs manifest image */

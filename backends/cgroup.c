@@ -24,9 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../runner/path.h"
-#include "../runner/proc.h"
-#include "cgroup.h"
+#include "common/path.h"
+#include "common/proc.h"
+#include "backends/cgroup.h"
 
 /* Name prefixes: vigil's own leaf (LEAF mode) and every task cgroup. */
 #define LEAF_NAME	"vigil.main"

@@ -29,8 +29,8 @@
 
 #include <stdint.h>
 
-#include "../runner/buf.h"
-#include "../runner/err.h"
+#include "common/buf.h"
+#include "common/err.h"
 
 /* Largest pids.max the kernel takes (PID_MAX_LIMIT on 64-bit, 4M). */
 #define VG_CGROUP_PIDS_MAX	4194304ULL

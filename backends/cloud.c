@@ -21,9 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../runner/path.h"
-#include "../runner/proc.h"
-#include "cloud.h"
+#include "common/path.h"
+#include "common/proc.h"
+#include "backends/cloud.h"
 
 #define CLOUD_JSON_MAX		(8u << 20)
 #define CLOUD_BACKOFF_BASE	0.25

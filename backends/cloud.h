@@ -20,12 +20,12 @@
 #include <signal.h>
 #include <stddef.h>
 
-#include "../runner/buf.h"
-#include "../runner/err.h"
-#include "../runner/http.h"
-#include "../runner/json.h"
-#include "../runner/path.h"
-#include "backend.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/http.h"
+#include "common/json.h"
+#include "common/path.h"
+#include "backends/backend.h"
 
 /* Labels (Daytona) or tags (Vercel) on every sandbox vigil creates. */
 #define VG_CLOUD_LABEL		"vigil"		/* "1" */

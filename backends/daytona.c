@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloud.h"
+#include "backends/cloud.h"
 
 #define DAYTONA_SESSION		"vigil"
 /* Polling: from 0.2 s, times 1.5, up to 2 s, plus 1 s per 2 MiB of log

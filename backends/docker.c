@@ -29,11 +29,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../runner/http.h"
-#include "../runner/json.h"
-#include "../runner/path.h"
-#include "../runner/policy/policy.h"
-#include "docker.h"
+#include "common/http.h"
+#include "common/json.h"
+#include "common/path.h"
+#include "runner/policy/policy.h"
+#include "backends/docker.h"
 
 #define DOCKER_DEFAULT_HOST	"unix:///var/run/docker.sock"
 #define DOCKER_DEFAULT_PIDS	4096

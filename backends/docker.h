@@ -10,11 +10,11 @@
 
 #include <stddef.h>
 
-#include "../runner/buf.h"
-#include "../runner/err.h"
-#include "../runner/json.h"
-#include "../runner/manifest.h"
-#include "backend.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/json.h"
+#include "runner/manifest/manifest.h"
+#include "backends/backend.h"
 
 /* The API version vigil speaks, and the oldest it accepts (NanoCpus and
  * PidsLimit need 1.25). */

@@ -54,13 +54,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../runner/path.h"
-#include "../runner/proc.h"
-#include "backend.h"
-#include "cgroup.h"
-#include "local.h"
-#include "sandbox.h"
-#include "shim.h"
+#include "common/path.h"
+#include "common/proc.h"
+#include "backends/backend.h"
+#include "backends/cgroup.h"
+#include "backends/local.h"
+#include "backends/sandbox.h"
+#include "backends/shim.h"
 
 #ifndef VG_LIBEXECDIR
 #define VG_LIBEXECDIR	"/usr/local/libexec/vigil"

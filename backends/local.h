@@ -11,9 +11,9 @@
 
 #include <stddef.h>
 
-#include "../runner/err.h"
-#include "../runner/manifest.h"
-#include "../runner/state.h"
+#include "common/err.h"
+#include "runner/manifest/manifest.h"
+#include "common/state.h"
 
 struct vg_attempt;
 

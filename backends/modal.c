@@ -13,7 +13,7 @@
  * backend says so instead of failing obscurely; docs/backends/modal.md
  * has the details.
  */
-#include "backend.h"
+#include "backends/backend.h"
 
 #define MODAL_MISSING "backend 'modal' is not available in this build: " \
 	"Modal's API is gRPC over HTTP/2, which vigil does not speak yet " \

@@ -41,10 +41,10 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
-#include "../runner/buf.h"
-#include "cgroup.h"
-#include "sandbox.h"
-#include "shim.h"
+#include "common/buf.h"
+#include "backends/cgroup.h"
+#include "backends/sandbox.h"
+#include "backends/shim.h"
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset	444

@@ -27,9 +27,9 @@
 #ifndef VG_SANDBOX_H
 #define VG_SANDBOX_H
 
-#include "../runner/buf.h"
-#include "../runner/err.h"
-#include "../runner/manifest.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "runner/manifest/manifest.h"
 
 struct vg_sandbox;
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "shim.h"
+#include "backends/shim.h"
 
 /* Sets the reason; returns -1. */
 static int __attribute__((format(printf, 3, 4)))

@@ -28,8 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../runner/proc.h"
-#include "shim.h"
+#include "common/proc.h"
+#include "backends/shim.h"
 
 /* The launch description, aligned for in-place reading; one byte more
  * than the largest accepted, to notice a larger one. */

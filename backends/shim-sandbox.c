@@ -16,7 +16,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
-#include "shim.h"
+#include "backends/shim.h"
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset	444

@@ -33,14 +33,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../runner/log.h"
-#include "../runner/path.h"
-#include "../runner/store.h"
-#include "../runner/which.h"
-#include "../scratch/scratch.h"
-#include "../sif-cache/cache.h"
-#include "local.h"
-#include "singularity.h"
+#include "common/log.h"
+#include "common/path.h"
+#include "common/home.h"
+#include "common/which.h"
+#include "scratch/scratch.h"
+#include "sif-cache/cache.h"
+#include "backends/local.h"
+#include "backends/singularity.h"
 
 extern char **environ;
 

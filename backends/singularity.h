@@ -8,7 +8,7 @@
 #ifndef VG_SINGULARITY_H
 #define VG_SINGULARITY_H
 
-#include "backend.h"
+#include "backends/backend.h"
 
 /* Bind sources that need an allow rule: / and these trees (with all
  * below them). */

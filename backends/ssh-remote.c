@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../runner/path.h"
-#include "ssh-remote.h"
+#include "common/path.h"
+#include "backends/ssh-remote.h"
 
 void
 vg_ssh_path_word(struct vg_buf *b, const char *path)

@@ -25,8 +25,8 @@
 
 #include <stdint.h>
 
-#include "../runner/buf.h"
-#include "../runner/err.h"
+#include "common/buf.h"
+#include "common/err.h"
 
 /* What the launcher needs to start one attempt. */
 struct vg_ssh_launch {

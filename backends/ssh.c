@@ -51,10 +51,10 @@
 #include <libssh/libssh.h>
 #include <libssh/sftp.h>
 
-#include "../runner/log.h"
-#include "../runner/path.h"
-#include "backend.h"
-#include "ssh-remote.h"
+#include "common/log.h"
+#include "common/path.h"
+#include "backends/backend.h"
+#include "backends/ssh-remote.h"
 
 /* Bytes per SFTP read or write: OpenSSH's sftp-server answers reads of
  * up to 256 KiB; 64 KiB keeps the monitor's memory small. */

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloud.h"
+#include "backends/cloud.h"
 
 /* A log line of the stream; the API sends output in chunks. */
 #define VERCEL_LINE_MAX		(16u << 20)

@@ -22,7 +22,7 @@
 
 #include "backends/backend.h"
 #include "backends/local.h"
-#include "runner/path.h"
+#include "common/path.h"
 
 extern char **environ;
 

@@ -37,10 +37,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../runner/log.h"
-#include "../runner/path.h"
-#include "scheduler.h"
-#include "slurm.h"
+#include "common/log.h"
+#include "common/path.h"
+#include "schedulers/scheduler.h"
+#include "schedulers/slurm.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3

@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "scheduler.h"
+#include "schedulers/scheduler.h"
 
 const struct vg_scheduler_ops *const vg_schedulers[] = {
 	&vg_scheduler_direct,

@@ -5,7 +5,7 @@
  * job arrays.  One file per scheduler, each exporting one const struct
  * vg_scheduler_ops; scheduler.c holds the table and the wrappers.
  *
- * The run driver (runner/run.c) owns the loop and is scheduler-agnostic:
+ * The run driver (runner/core/run.c) owns the loop and is scheduler-agnostic:
  *
  *   open        once per run
  *   submit      hands attempts over (direct: start now or queue; slurm:
@@ -26,9 +26,9 @@
 #ifndef VG_SCHEDULER_H
 #define VG_SCHEDULER_H
 
-#include "../backends/backend.h"
-#include "../runner/err.h"
-#include "../runner/state.h"
+#include "backends/backend.h"
+#include "common/err.h"
+#include "common/state.h"
 
 struct vg_store;
 

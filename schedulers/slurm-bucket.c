@@ -25,8 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../runner/path.h"
-#include "slurm.h"
+#include "common/path.h"
+#include "schedulers/slurm.h"
 
 /* Path of the per-user bucket file, creating its directory. */
 char *

@@ -24,8 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../runner/path.h"
-#include "slurm.h"
+#include "common/path.h"
+#include "schedulers/slurm.h"
 
 extern char **environ;
 

@@ -28,7 +28,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
-#include "slurm.h"
+#include "schedulers/slurm.h"
 
 extern char **environ;
 

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slurm.h"
+#include "schedulers/slurm.h"
 
 #define VALUE_MAX	1024
 

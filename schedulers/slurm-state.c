@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "slurm.h"
+#include "schedulers/slurm.h"
 
 enum kind {
 	K_QUEUED,		/* waiting */

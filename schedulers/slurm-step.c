@@ -24,11 +24,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../backends/backend.h"
-#include "../runner/log.h"
-#include "../runner/path.h"
-#include "../runner/task.h"
-#include "slurm.h"
+#include "backends/backend.h"
+#include "common/log.h"
+#include "common/path.h"
+#include "runner/manifest/task.h"
+#include "schedulers/slurm.h"
 
 extern char **environ;
 

@@ -39,10 +39,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../runner/log.h"
-#include "../runner/path.h"
-#include "scheduler.h"
-#include "slurm.h"
+#include "common/log.h"
+#include "common/path.h"
+#include "schedulers/scheduler.h"
+#include "schedulers/slurm.h"
 
 #define SUBMIT_TRIES	6	/* 0.5 + 1 + 2 + 4 + 8 s of backoff */
 #define GRACE_DEFAULT	60.0	/* seconds for a record to show up */

@@ -21,10 +21,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../runner/buf.h"
-#include "../runner/err.h"
-#include "../runner/manifest.h"
-#include "../runner/state.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "runner/manifest/manifest.h"
+#include "common/state.h"
 
 /* --signal default: USR2 (USR1 is taken by NCCL), 90 s before the limit,
  * to the batch shell, which is task-exec itself (the script execs it). */

@@ -21,8 +21,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "runner/err.h"
-#include "runner/manifest.h"
+#include "common/err.h"
+#include "runner/manifest/manifest.h"
 
 enum vg_purge_clock {
 	VG_PURGE_ATIME = 1 << 0,

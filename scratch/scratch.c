@@ -23,10 +23,10 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "../runner/buf.h"
-#include "../runner/path.h"
-#include "../runner/proc.h"
-#include "scratch.h"
+#include "common/buf.h"
+#include "common/path.h"
+#include "common/proc.h"
+#include "scratch/scratch.h"
 
 #define OWNER_PREFIX	".task-"
 #define OWNER_SUFFIX	".owner"

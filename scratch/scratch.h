@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../runner/err.h"
-#include "../runner/manifest.h"
+#include "common/err.h"
+#include "runner/manifest/manifest.h"
 
 /* Free space a task directory needs when scratch.min_free is 0. */
 #define VG_SCRATCH_MIN_FREE_DEFAULT	(1024ULL * 1024 * 1024)	/* 1 GiB */

@@ -29,11 +29,11 @@
 
 #include <curl/curl.h>
 
-#include "runner/buf.h"
-#include "runner/path.h"
-#include "runner/store.h"
-#include "runner/version.h"
-#include "runner/which.h"
+#include "common/buf.h"
+#include "common/path.h"
+#include "common/home.h"
+#include "common/version.h"
+#include "common/which.h"
 #include "scratch/scratch.h"
 #include "sif-cache/cache-int.h"
 #include "sif-cache/lock.h"

@@ -41,8 +41,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runner/err.h"
-#include "runner/manifest.h"
+#include "common/err.h"
+#include "runner/manifest/manifest.h"
 #include "sif-cache/sif.h"
 
 struct vg_cache;

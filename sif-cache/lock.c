@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runner/buf.h"
-#include "runner/path.h"
+#include "common/buf.h"
+#include "common/path.h"
 #include "sif-cache/lock.h"
 
 struct vg_lock {

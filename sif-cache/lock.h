@@ -20,7 +20,7 @@
 
 #include <sys/types.h>
 
-#include "runner/err.h"
+#include "common/err.h"
 
 struct vg_lock;
 

@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runner/buf.h"
-#include "runner/path.h"
+#include "common/buf.h"
+#include "common/path.h"
 #include "sif-cache/cache-int.h"
 
 #define REF_MAX		65536

@@ -9,7 +9,7 @@
 
 #include <openssl/evp.h>
 
-#include "runner/buf.h"
+#include "common/buf.h"
 #include "sif-cache/sha256.h"
 
 void

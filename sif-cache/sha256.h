@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "runner/err.h"
+#include "common/err.h"
 
 struct vg_sha256 {
 	void	*ctx;		/* EVP_MD_CTX; NULL after vg_sha256_hex */

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runner/buf.h"
+#include "common/buf.h"
 #include "sif-cache/sif.h"
 
 /* Global header field offsets (sif.go header). */

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runner/err.h"
+#include "common/err.h"
 
 #define VG_SIF_HEADER_LEN	128
 #define VG_SIF_DESCR_LEN	585

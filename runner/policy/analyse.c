@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy-int.h"
+#include "runner/policy/policy-int.h"
 
 struct vg_buf *
 pl_buf_get(struct pl_an *an)

@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../json.h"
-#include "../path.h"
-#include "policy-int.h"
+#include "common/json.h"
+#include "common/path.h"
+#include "runner/policy/policy-int.h"
 
 static int
 is_word(int c)

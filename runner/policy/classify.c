@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy-int.h"
+#include "runner/policy/policy-int.h"
 
 typedef void (*handler_fn)(struct pl_an *an, struct pl_cmd *c);
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy-int.h"
+#include "runner/policy/policy-int.h"
 
 /* The field being built. */
 struct fb {

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy-int.h"
+#include "runner/policy/policy-int.h"
 
 /* ---- decoders ---- */
 

@@ -16,7 +16,7 @@
  */
 #include <string.h>
 
-#include "policy-int.h"
+#include "runner/policy/policy-int.h"
 
 #define MAX_PENDING 16
 

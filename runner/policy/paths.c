@@ -17,7 +17,7 @@
  */
 #include <string.h>
 
-#include "policy-int.h"
+#include "runner/policy/policy-int.h"
 
 /* Folds "//", "." and ".." of an absolute path in place. */
 static size_t

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy.h"
+#include "runner/policy/policy.h"
 
 /* Limits: over any of them the command is "unparseable" (fail closed). */
 #define PL_MAX_INPUT	(128 * 1024)	/* bytes of command text */

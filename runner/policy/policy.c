@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../path.h"
-#include "policy-int.h"
-#include "rules.h"
+#include "common/path.h"
+#include "runner/policy/policy-int.h"
+#include "runner/policy/rules.h"
 
 #define PL_SITE_DEFAULT	"/etc/vigil/policy.yaml"
 #define PL_SITE_MAX	(1024 * 1024)

@@ -23,10 +23,9 @@
 
 #include <stddef.h>
 
-#include "../buf.h"
-#include "../err.h"
-#include "../manifest.h"
-#include "../store.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "runner/manifest/manifest.h"
 
 enum vg_policy_mode {
 	VG_POLICY_AUTO_DENY = 0,	/* flagged commands are refused */
@@ -55,6 +54,19 @@ enum vg_policy_mode {
 
 /* NULL-terminated list of every category name above. */
 extern const char *const vg_policy_categories[];
+
+/* One policy decision, as the gate reports it (policy/audit.c). */
+struct vg_audit_rec {
+	double		 time;
+	const char	*run_id;	/* NULL for vigil check / exec */
+	int		 task_index;	/* -1 when none */
+	const char	*mode;		/* auto-deny, auto-approve, ... */
+	const char	*command;	/* already redacted */
+	const char	*verdict;	/* allow | deny | ask-allow | ask-deny */
+	const char	*category;	/* NULL when allowed with no finding */
+	const char	*rule;		/* rule id, or NULL */
+	const char	*reason;
+};
 
 struct vg_policy;			/* compiled rules + site floor */
 

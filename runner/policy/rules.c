@@ -33,9 +33,9 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "../path.h"
-#include "policy-int.h"
-#include "rules.h"
+#include "common/path.h"
+#include "runner/policy/policy-int.h"
+#include "runner/policy/rules.h"
 
 const char *const vg_policy_categories[] = {
 	VG_CAT_DESTRUCTIVE, VG_CAT_DISK, VG_CAT_PERMISSIONS,

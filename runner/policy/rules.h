@@ -4,7 +4,7 @@
 #ifndef VG_POLICY_RULES_H
 #define VG_POLICY_RULES_H
 
-#include "policy-int.h"
+#include "runner/policy/policy-int.h"
 
 struct pl_rule {
 	char		*id;		/* "site:ID" for site rules */

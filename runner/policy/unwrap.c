@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy-int.h"
+#include "runner/policy/policy-int.h"
 
 #define W_PRIV		0x01	/* privilege change: finding */
 #define W_NOCMD_OK	0x02	/* may run without a command */

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/manifest.h"
-#include "runner/task.h"
+#include "runner/manifest/manifest.h"
+#include "runner/manifest/task.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

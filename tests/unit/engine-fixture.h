@@ -21,10 +21,10 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
-#include "runner/buf.h"
-#include "runner/manifest.h"
-#include "runner/path.h"
-#include "runner/task.h"
+#include "common/buf.h"
+#include "runner/manifest/manifest.h"
+#include "common/path.h"
+#include "runner/manifest/task.h"
 
 static int fx_starts;		/* processes started by the sh backend */
 static int fx_fail_start;	/* make start fail */

@@ -30,8 +30,8 @@
 
 #include "backends/backend.h"
 #include "backends/local.h"
-#include "runner/path.h"
-#include "runner/proc.h"
+#include "common/path.h"
+#include "common/proc.h"
 
 struct fx {
 	struct vg_manifest	m;

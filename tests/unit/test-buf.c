@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runner/buf.h"
-#include "runner/path.h"
+#include "common/buf.h"
+#include "common/path.h"
 
 /* Quotes s both ways and checks the two results. */
 static void

@@ -20,8 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runner/buf.h"
-#include "runner/path.h"
+#include "common/buf.h"
+#include "common/path.h"
 #include "sif-cache/cache-int.h"
 #include "sif-cache/cache.h"
 #include "sif-cache/evict.h"

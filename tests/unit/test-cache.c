@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "helpers/sifgen.h"
-#include "runner/buf.h"
-#include "runner/path.h"
+#include "common/buf.h"
+#include "common/path.h"
 #include "sif-cache/cache-int.h"
 #include "sif-cache/cache.h"
 #include "sif-cache/sha256.h"

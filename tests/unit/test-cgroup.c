@@ -29,8 +29,8 @@
 #include <linux/sched.h>
 
 #include "backends/cgroup.h"
-#include "runner/manifest.h"
-#include "runner/proc.h"
+#include "runner/manifest/manifest.h"
+#include "common/proc.h"
 
 #define MiB (1024ULL * 1024)
 

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runner/buf.h"
-#include "runner/manifest-int.h"
-#include "runner/path.h"
+#include "common/buf.h"
+#include "runner/manifest/manifest-int.h"
+#include "common/path.h"
 
 struct fix {
 	char	dir[64];

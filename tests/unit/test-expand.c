@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "runner/manifest.h"
-#include "runner/task.h"
+#include "runner/manifest/manifest.h"
+#include "runner/manifest/task.h"
 
 struct fixture {
 	struct vg_diag		 diag;

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "runner/http.h"
+#include "common/http.h"
 #include "helpers/unixhttpd.h"
 
 /* Serves one request on fd: routes by path. */

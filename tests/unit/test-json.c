@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "runner/json.h"
+#include "common/json.h"
 
 /* Parses s (as a C string) and returns the doc, failing the test on error. */
 static struct vg_json_doc *

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "helpers/sifgen.h"
-#include "runner/path.h"
+#include "common/path.h"
 #include "sif-cache/lock.h"
 
 struct fix {

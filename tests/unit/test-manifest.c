@@ -17,11 +17,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "runner/manifest-int.h"
-#include "runner/manifest.h"
-#include "runner/path.h"
-#include "runner/task.h"
-#include "runner/yaml-tree.h"
+#include "runner/manifest/manifest-int.h"
+#include "runner/manifest/manifest.h"
+#include "common/path.h"
+#include "runner/manifest/task.h"
+#include "runner/manifest/yaml-tree.h"
 
 struct fixture {
 	char			 dir[64];	/* private temp dir */

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "runner/path.h"
+#include "common/path.h"
 #include "runner/policy/policy.h"
 
 /* Redacts in and compares with want. */

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runner/proc.h"
+#include "common/proc.h"
 
 static void
 test_starttime_and_alive(void **state)

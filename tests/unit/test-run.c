@@ -12,9 +12,9 @@
 #include <cmocka.h>
 
 #include "engine-fixture.h"
-#include "runner/leftover.h"
-#include "runner/run.h"
-#include "runner/store.h"
+#include "runner/core/leftover.h"
+#include "runner/core/run.h"
+#include "runner/core/store.h"
 
 struct rt {
 	struct fx	 f;

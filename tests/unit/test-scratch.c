@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "runner/path.h"
+#include "common/path.h"
 #include "scratch/scratch.h"
 
 struct fx {

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "helpers/sifgen.h"
-#include "runner/buf.h"
-#include "runner/path.h"
+#include "common/buf.h"
+#include "common/path.h"
 #include "sif-cache/sif.h"
 
 struct fix {

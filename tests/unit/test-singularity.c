@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "backends/singularity.h"
-#include "runner/path.h"
+#include "common/path.h"
 
 /* Writable copies of literals for the manifest's char * fields. */
 static char s_work[] = "/work", s_data[] = "/data", s_rel[] = "rel",

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runner/path.h"
+#include "common/path.h"
 #include "schedulers/slurm.h"
 
 struct fix {

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runner/path.h"
+#include "common/path.h"
 #include "schedulers/slurm.h"
 
 static void

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runner/path.h"
+#include "common/path.h"
 #include "schedulers/slurm.h"
 
 /*

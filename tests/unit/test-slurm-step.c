@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runner/path.h"
+#include "common/path.h"
 #include "schedulers/slurm.h"
 
 /* A wait status of exit code c, or of signal -c. */

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "backends/ssh-remote.h"
-#include "runner/path.h"
+#include "common/path.h"
 
 /* Values no shell may interpret. */
 static const char *const hostile[] = {

@@ -15,8 +15,8 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "runner/path.h"
-#include "runner/store.h"
+#include "common/path.h"
+#include "runner/core/store.h"
 
 struct ctx {
 	char		*home;

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "runner/manifest.h"
-#include "runner/schema.h"
+#include "runner/manifest/manifest.h"
+#include "runner/manifest/schema.h"
 
 static void
 test_bytes_ok(void **state)

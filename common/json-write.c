@@ -1,0 +1,141 @@
+/*
+ * json-write.c - the streaming JSON writer: escapes, commas, nesting.
+ * Output is always valid UTF-8-transparent JSON; control bytes are escaped
+ * and other bytes are copied as they are.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/json.h"
+
+void
+vg_json_writer_init(struct vg_json_writer *w, struct vg_buf *out)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+}
+
+/* Emits the separator owed before a new value or key. */
+static void
+json_sep(struct vg_json_writer *w)
+{
+	if (w->after_key) {
+		w->after_key = 0;
+		return;
+	}
+	if (w->depth > 0 && w->need_comma[w->depth - 1])
+		vg_buf_addc(w->out, ',');
+	if (w->depth > 0)
+		w->need_comma[w->depth - 1] = 1;
+}
+
+static void
+json_open(struct vg_json_writer *w, char c)
+{
+	json_sep(w);
+	vg_buf_addc(w->out, c);
+	if (w->depth < VG_JSON_MAX_DEPTH)
+		w->need_comma[w->depth] = 0;
+	w->depth++;
+}
+
+static void
+json_close(struct vg_json_writer *w, char c)
+{
+	if (w->depth > 0)
+		w->depth--;
+	vg_buf_addc(w->out, c);
+}
+
+void vg_json_obj_begin(struct vg_json_writer *w) { json_open(w, '{'); }
+void vg_json_obj_end(struct vg_json_writer *w) { json_close(w, '}'); }
+void vg_json_arr_begin(struct vg_json_writer *w) { json_open(w, '['); }
+void vg_json_arr_end(struct vg_json_writer *w) { json_close(w, ']'); }
+
+void
+vg_json_quote(struct vg_buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, start = 0;
+	unsigned char c;
+
+	vg_buf_addc(b, '"');
+	for (i = 0; i < n; i++) {
+		c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+			continue;
+		vg_buf_add(b, s + start, i - start);
+		start = i + 1;
+		switch (c) {
+		case '"':  vg_buf_adds(b, "\\\""); break;
+		case '\\': vg_buf_adds(b, "\\\\"); break;
+		case '\n': vg_buf_adds(b, "\\n"); break;
+		case '\r': vg_buf_adds(b, "\\r"); break;
+		case '\t': vg_buf_adds(b, "\\t"); break;
+		default:
+			vg_buf_adds(b, "\\u00");
+			vg_buf_addc(b, hex[c >> 4]);
+			vg_buf_addc(b, hex[c & 15]);
+		}
+	}
+	vg_buf_add(b, s + start, n - start);
+	vg_buf_addc(b, '"');
+}
+
+void
+vg_json_key(struct vg_json_writer *w, const char *key)
+{
+	json_sep(w);
+	vg_json_quote(w->out, key, strlen(key));
+	vg_buf_addc(w->out, ':');
+	w->after_key = 1;
+}
+
+void
+vg_json_strn(struct vg_json_writer *w, const char *s, size_t n)
+{
+	json_sep(w);
+	vg_json_quote(w->out, s, n);
+}
+
+void
+vg_json_str(struct vg_json_writer *w, const char *s)
+{
+	if (s == NULL) {
+		vg_json_null(w);
+		return;
+	}
+	vg_json_strn(w, s, strlen(s));
+}
+
+void
+vg_json_int(struct vg_json_writer *w, long long v)
+{
+	json_sep(w);
+	vg_buf_printf(w->out, "%lld", v);
+}
+
+void
+vg_json_num(struct vg_json_writer *w, double v)
+{
+	json_sep(w);
+	if (!isfinite(v))
+		vg_buf_adds(w->out, "null");
+	else
+		vg_buf_printf(w->out, "%.17g", v);
+}
+
+void
+vg_json_bool(struct vg_json_writer *w, int v)
+{
+	json_sep(w);
+	vg_buf_adds(w->out, v ? "true" : "false");
+}
+
+void
+vg_json_null(struct vg_json_writer *w)
+{
+	json_sep(w);
+	vg_buf_adds(w->out, "null");
+}

@@ -1,0 +1,54 @@
+/*
+ * path.h - file system helpers used everywhere: directory creation,
+ * whole-file reads with a size bound, and atomic replacement (temp file in
+ * the same directory, fsync, rename, fsync of the directory) so a reader
+ * never sees a half-written record, even after a crash.
+ */
+#ifndef VG_PATH_H
+#define VG_PATH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+
+/* Creates path and missing parents with mode; existing dirs are fine. */
+int	vg_mkdir_p(const char *path, mode_t mode, struct vg_err *e);
+
+/*
+ * Replaces path with len bytes of data atomically (tmp + fsync + rename +
+ * directory fsync).  The file gets mode.  Blocks on disk I/O.
+ */
+int	vg_write_file_atomic(const char *path, const void *data, size_t len,
+	    mode_t mode, struct vg_err *e);
+
+/*
+ * Reads the whole file into out (appending).  Fails with VG_ELIMIT when the
+ * file is larger than max bytes, VG_ENOENT when it does not exist.
+ */
+int	vg_read_file(const char *path, size_t max, struct vg_buf *out,
+	    struct vg_err *e);
+
+/*
+ * Writes all n bytes of p to fd, again after EINTR and short writes.
+ * Returns 0, or -1 with errno set by write(2).
+ */
+int	vg_write_all(int fd, const void *p, size_t n);
+
+/* Returns "a/b" (one slash between), caller frees. */
+char	*vg_path_join(const char *a, const char *b);
+
+/* Removes a directory tree without following symlinks; missing is fine. */
+int	vg_rm_rf(const char *path, struct vg_err *e);
+
+/* Wall clock in seconds (realtime) and monotonic milliseconds. */
+double	vg_now(void);
+long long vg_mono_ms(void);
+/* Monotonic seconds. */
+double	vg_mono(void);
+/* Seconds from now until the monotonic deadline, at least min; 0 when
+ * deadline is 0 (none). */
+double	vg_time_left(double deadline, double min);
+
+#endif

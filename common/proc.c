@@ -1,0 +1,185 @@
+/*
+ * proc.c - pidfds, /proc start times and fd helpers.
+ *
+ * The pidfd calls go through syscall(2): glibc only wraps them since 2.36
+ * and vigil builds against older C libraries too.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/sched.h>
+
+#include "common/proc.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+
+int
+vg_pidfd_open(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int
+vg_pidfd_send_signal(int pidfd, int sig)
+{
+	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
+/* Reads /proc/PID/stat and returns the state letter and start time. */
+static int
+read_stat(pid_t pid, char *state, unsigned long long *start)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0) {
+		errno = n == 0 ? ESRCH : errno;
+		return -1;
+	}
+	buf[n] = '\0';
+	/* The command name (field 2) may hold spaces and parentheses: the
+	 * fields that follow start after the last ')'. */
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ') {
+		errno = EINVAL;
+		return -1;
+	}
+	p += 2;
+	*state = *p;
+	for (field = 3; field < 22 && *p != '\0'; p++)
+		if (*p == ' ')
+			field++;
+	if (field != 22) {
+		errno = EINVAL;
+		return -1;
+	}
+	*start = strtoull(p, NULL, 10);
+	return 0;
+}
+
+int
+vg_proc_starttime(pid_t pid, unsigned long long *out)
+{
+	char state;
+
+	return read_stat(pid, &state, out);
+}
+
+int
+vg_proc_alive(pid_t pid, unsigned long long start)
+{
+	unsigned long long s;
+	char state;
+
+	if (pid <= 0 || read_stat(pid, &state, &s) != 0)
+		return 0;
+	return s == start && state != 'Z' && state != 'X';
+}
+
+int
+vg_fd_cloexec(int fd)
+{
+	int flags = fcntl(fd, F_GETFD);
+
+	if (flags < 0)
+		return -1;
+	return fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
+int
+vg_fd_nonblock(int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	if (flags < 0)
+		return -1;
+	return fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+/* Closes [lo, hi] with close_range(2) or, without it, one by one. */
+static void
+close_span(int lo, int hi)
+{
+	int fd;
+
+	if (lo > hi)
+		return;
+	if (syscall(SYS_close_range, (unsigned)lo, (unsigned)hi, 0) == 0)
+		return;
+	/* Before Linux 5.9: bound the loop by a sane fd limit. */
+	if (hi > 65535)
+		hi = 65535;
+	for (fd = lo; fd <= hi; fd++)
+		close(fd);
+}
+
+void
+vg_close_from(int lowfd, const int *keep, int nkeep)
+{
+	int lo = lowfd, next, i;
+
+	for (;;) {
+		/* The smallest kept fd at or above lo, without sorting
+		 * (no allocation: this runs between fork and exec). */
+		next = -1;
+		for (i = 0; i < nkeep; i++)
+			if (keep[i] >= lo && (next < 0 || keep[i] < next))
+				next = keep[i];
+		if (next < 0) {
+			close_span(lo, 0x7fffffff);
+			return;
+		}
+		close_span(lo, next - 1);
+		lo = next + 1;
+	}
+}
+
+pid_t
+vg_clone_pidfd(unsigned long long flags, int *pidfd)
+{
+	struct clone_args ca;
+	int fd = -1;
+	pid_t pid;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = flags | CLONE_PIDFD;
+	ca.pidfd = (unsigned long long)(unsigned long)&fd;
+	ca.exit_signal = SIGCHLD;
+	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid < 0 && errno == ENOSYS) {
+		/* Before Linux 5.3 (or under valgrind): clone(2) with the
+		 * fork-like argument list, which is the same on every
+		 * architecture when the pointers are NULL; then pidfd_open
+		 * (-1 before 5.3: the caller falls back to waitpid). */
+		pid = (pid_t)syscall(SYS_clone, (unsigned long)flags | SIGCHLD,
+		    NULL, NULL, NULL, NULL);
+		if (pid > 0)
+			fd = vg_pidfd_open(pid);
+	}
+	if (pid > 0)
+		*pidfd = fd;
+	return pid;
+}

@@ -1,0 +1,123 @@
+/*
+ * cmd-gc.c - vigil gc: removes ended runs older than --older-than (their
+ * run directories and database rows), then asks every backend that can
+ * to reap leftovers of dead runs (containers, remote directories).
+ * Runs that have not ended are never removed: they may be resumed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "runner/cli/cmd.h"
+#include "runner/cli/launch.h"
+#include "common/path.h"
+
+/* Default age: 30 days. */
+#define GC_DEFAULT_AGE	(30.0 * 86400)
+
+struct gc_ctx {
+	double		 cutoff;
+	struct vg_strv	 ids;
+	struct vg_strv	 dirs;
+};
+
+static int
+gc_cb(void *arg, const struct vg_run_info *r)
+{
+	struct gc_ctx *c = arg;
+	double t = r->ended > 0 ? r->ended : r->created;
+
+	if (!vg_state_terminal(r->state) || t > c->cutoff)
+		return 0;
+	vg_strv_push(&c->ids, r->id);
+	vg_strv_push(&c->dirs, r->dir != NULL ? r->dir : "");
+	return 0;
+}
+
+static int
+cmd_gc_exec(struct vg_args *a)
+{
+	const struct vg_backend_ops *const *b;
+	struct gc_ctx c;
+	struct vg_store *st = NULL;
+	struct vg_buf report = VG_BUF_INIT;
+	struct vg_err e;
+	const char *age_s = vg_args_get(a, "older-than");
+	double age = GC_DEFAULT_AGE;
+	int rc = 0, dry = vg_args_has(a, "dry-run");
+	size_t i;
+
+	if (age_s != NULL && (vg_parse_duration(age_s, &age) != 0 || age < 0))
+		return vg_cmd_usage_error(a, "--older-than takes a duration "
+		    "(30d, 12h, 90m, 0), not '%s'", age_s);
+	if ((rc = vg_launch_store(&st, NULL)) != 0)
+		return rc;
+	memset(&c, 0, sizeof(c));
+	c.cutoff = vg_now() - age;
+	vg_err_init(&e);
+	if ((rc = vg_store_run_list(st, gc_cb, &c, &e)) != 0) {
+		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+		goto out;
+	}
+	for (i = 0; i < c.ids.n; i++) {
+		printf("%s %s\n", dry ? "would remove" : "removed",
+		    c.ids.v[i]);
+		if (dry)
+			continue;
+		if (*c.dirs.v[i] != '\0' &&
+		    (rc = vg_rm_rf(c.dirs.v[i], &e)) != 0) {
+			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+			goto out;
+		}
+		if ((rc = vg_store_run_delete(st, c.ids.v[i], &e)) != 0) {
+			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+			goto out;
+		}
+	}
+	printf("%zu run%s %s\n", c.ids.n, c.ids.n == 1 ? "" : "s",
+	    dry ? "would be removed" : "removed");
+	if (dry || vg_args_has(a, "no-reap"))
+		goto out;
+	for (b = vg_backends; *b != NULL; b++) {
+		if ((*b)->reap == NULL)
+			continue;
+		vg_buf_reset(&report);
+		vg_err_init(&e);
+		if ((*b)->reap(NULL, &report, &e) != 0) {
+			fprintf(stderr, "vigil: gc: backend '%s': %s\n",
+			    (*b)->name, e.msg);
+			rc = VG_EXIT_INTERNAL;
+		}
+		if (report.len > 0)
+			printf("%s%s", vg_buf_str(&report),
+			    report.data[report.len - 1] == '\n' ? "" : "\n");
+	}
+out:
+	vg_strv_release(&c.ids);
+	vg_strv_release(&c.dirs);
+	vg_buf_release(&report);
+	vg_store_close(st);
+	return vg_cmd_finish_stdout(rc);
+}
+
+const struct vg_cmd_entry vg_cmd_gc = {
+	.name = "gc",
+	.args_usage = "",
+	.summary = "remove old ended runs and backend leftovers",
+	.help = "Removes the run directories and records of runs that ended "
+	    "more than\n--older-than ago (default 30d; 0 = every ended run), "
+	    "then lets each\nbackend reap leftovers of dead runs (docker "
+	    "containers, remote dirs).\nRuns that have not ended are kept.",
+	.opts = (const struct vg_opt[]){
+		{ .name = "older-than", .has_arg = 1, .arg = "AGE",
+		  .help = "only runs ended longer ago (default 30d)" },
+		{ .name = "dry-run", .shortname = 'n',
+		  .help = "say what would be removed, remove nothing" },
+		{ .name = "no-reap", .help = "skip the backends' reap step" },
+		{ NULL },
+	},
+	.min_args = 0,
+	.max_args = 0,
+	.exec = cmd_gc_exec,
+};

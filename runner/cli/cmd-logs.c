@@ -1,0 +1,196 @@
+/*
+ * cmd-logs.c - vigil logs RUN[/TASK]: copies a task's stdout (or stderr)
+ * to standard output in fixed-size chunks, so any output size is fine.
+ * Without TASK every task's output is shown, each under a header.  -f
+ * keeps reading as the file grows until the task has ended.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runner/cli/cmd.h"
+#include "runner/cli/launch.h"
+#include "common/path.h"
+
+#define FOLLOW_MS	200
+
+/* Copies what fd has from its offset to stdout; returns -1 on error. */
+static int
+copy_out(int fd)
+{
+	char buf[65536];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : 0;
+		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+			return -1;
+	}
+}
+
+/* State of one task (for -f). */
+static int
+state_cb(void *arg, const struct vg_task_rec *t, const char *mj,
+    const char *label)
+{
+	(void)mj;
+	(void)label;
+	*(enum vg_state *)arg = t->state;
+	return 1;
+}
+
+/* True when the task has ended, or the run's vigil is gone. */
+static int
+task_over(struct vg_store *st, const char *run_id, int task)
+{
+	struct vg_run_info r;
+	enum vg_state s = VG_ST_LOST;
+	struct vg_err e;
+	int over;
+
+	vg_err_init(&e);
+	if (vg_store_task_each(st, run_id, task, state_cb, &s, &e) != 0)
+		return 1;
+	if (vg_state_terminal(s))
+		return 1;
+	if (vg_store_run_get(st, run_id, &r, &e) != 0)
+		return 1;
+	over = vg_state_terminal(r.state) || (r.pid > 0 &&
+	    !vg_run_owner_alive(&r));
+	vg_run_info_release(&r);
+	return over;
+}
+
+/* Prints one task's output file; follows it with -f. */
+static int
+show(struct vg_store *st, const struct vg_run_info *r, int task,
+    const char *stream, int follow, int header, const char *label)
+{
+	struct timespec pause = { 0, FOLLOW_MS * 1000000L };
+	char *path;
+	int fd = -1, rc = 0;
+
+	path = vg_xasprintf("%s/tasks/%d/%s", r->dir, task, stream);
+	if (header)
+		printf("==> %s/%d [%s] %s <==\n", r->id, task, label, stream);
+	for (;;) {
+		if (fd < 0 && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 &&
+		    errno != ENOENT) {
+			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "cannot open '%s': "
+			    "%s", path, strerror(errno));
+			break;
+		}
+		if (fd >= 0 && copy_out(fd) != 0) {
+			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "cannot read '%s': "
+			    "%s", path, strerror(errno));
+			break;
+		}
+		if (!follow || task_over(st, r->id, task)) {
+			/* One more read: output written just before the
+			 * end. */
+			if (fd >= 0 && copy_out(fd) != 0)
+				rc = VG_EXIT_INTERNAL;
+			break;
+		}
+		fflush(stdout);
+		nanosleep(&pause, NULL);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return rc;
+}
+
+struct all_ctx {
+	struct vg_store		*st;
+	const struct vg_run_info *r;
+	const char		*stream;
+	int			 rc;
+	int			 n;
+};
+
+static int
+all_cb(void *arg, const struct vg_task_rec *t, const char *mj,
+    const char *label)
+{
+	struct all_ctx *c = arg;
+
+	(void)mj;
+	if (t->attempts == 0)
+		return 0;
+	if (c->n++ > 0)
+		printf("\n");
+	c->rc = show(c->st, c->r, t->index, c->stream, 0, 1, label);
+	return c->rc != 0;
+}
+
+static int
+cmd_logs_exec(struct vg_args *a)
+{
+	struct vg_store *st = NULL;
+	struct vg_run_info r;
+	struct vg_err e;
+	char run[VG_RUN_ID_MAX + 32];
+	const char *stream = vg_args_has(a, "stderr") ? "stderr" : "stdout";
+	int rc, task;
+
+	if ((rc = vg_parse_run_task(a->argv[0], run, sizeof(run), &task)) != 0)
+		return rc;
+	if ((rc = vg_launch_store(&st, NULL)) != 0)
+		return rc;
+	vg_err_init(&e);
+	if ((rc = vg_store_run_get(st, run, &r, &e)) != 0) {
+		vg_store_close(st);
+		return vg_cmd_fail(vg_cmd_exit_for_rc(rc), "%s", e.msg);
+	}
+	if (task < 0 && r.ntasks == 1)
+		task = 0;
+	if (task >= r.ntasks) {
+		rc = vg_cmd_fail(VG_EXIT_USAGE, "run '%s' has no task %d (it "
+		    "has %d: 0 to %d)", r.id, task, r.ntasks, r.ntasks - 1);
+	} else if (task >= 0) {
+		rc = show(st, &r, task, stream, vg_args_has(a, "follow"), 0,
+		    NULL);
+	} else if (vg_args_has(a, "follow")) {
+		rc = vg_cmd_fail(VG_EXIT_USAGE, "-f follows one task: give "
+		    "RUN/TASK");
+	} else {
+		struct all_ctx c = { st, &r, stream, 0, 0 };
+
+		if ((rc = vg_store_task_each(st, r.id, -1, all_cb, &c,
+		    &e)) != 0)
+			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+		else
+			rc = c.rc;
+	}
+	vg_run_info_release(&r);
+	vg_store_close(st);
+	return vg_cmd_finish_stdout(rc);
+}
+
+const struct vg_cmd_entry vg_cmd_logs = {
+	.name = "logs",
+	.args_usage = "RUN[/TASK]",
+	.summary = "print a task's output",
+	.help = "Prints the stdout (or --stderr) of task TASK of RUN; "
+	    "without TASK, of\nevery task that ran, each under a header.  "
+	    "The files themselves are in\nthe run directory: "
+	    "$VIGIL_HOME/runs/RUN/tasks/TASK/{stdout,stderr}.",
+	.opts = (const struct vg_opt[]){
+		{ .name = "follow", .shortname = 'f',
+		  .help = "keep printing new output until the task ends" },
+		{ .name = "stderr", .help = "the task's stderr instead" },
+		{ NULL },
+	},
+	.min_args = 1,
+	.max_args = 1,
+	.exec = cmd_logs_exec,
+};

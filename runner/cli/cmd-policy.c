@@ -1,0 +1,101 @@
+/*
+ * cmd-policy.c - shared setup and auditing for vigil check and exec.
+ *
+ * Every verdict goes to the audit file (when configured) and to the state
+ * database, opened on first use.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner/cli/cmd-policy.h"
+#include "runner/manifest/manifest.h"
+#include "runner/core/store.h"
+
+int
+vg_cmd_policy_open(struct vg_args *a, struct vg_cmd_policy *cp)
+{
+	struct vg_policy_conf conf;
+	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_err e;
+	const char *mode = vg_args_get(a, "mode");
+	size_t k;
+	int m, rc;
+
+	memset(cp, 0, sizeof(*cp));
+	memset(&conf, 0, sizeof(conf));
+	vg_err_init(&e);
+	conf.audit_log = (char *)(uintptr_t)vg_args_get(a, "audit-log");
+	rc = vg_policy_open(&conf, vg_args_get(a, "policy"), &cp->policy,
+	    &diag, &e);
+	if (rc != 0) {
+		for (k = 0; k < diag.lines.n; k++)
+			fprintf(stderr, "%s\n", diag.lines.v[k]);
+		vg_strv_release(&diag.lines);
+		return vg_cmd_fail(rc == VG_EIO ? VG_EXIT_INTERNAL :
+		    VG_EXIT_USAGE, "%s: %s", a->cmd->name, e.msg);
+	}
+	vg_strv_release(&diag.lines);
+	if (mode != NULL) {
+		if ((m = vg_policy_mode_parse(mode)) < 0) {
+			vg_policy_free(cp->policy);
+			cp->policy = NULL;
+			return vg_cmd_usage_error(a, "--mode must be auto-deny, "
+			    "auto-approve or interactive, not '%s'", mode);
+		}
+		if ((rc = vg_policy_set_mode(cp->policy, m, &e)) != 0) {
+			vg_policy_free(cp->policy);
+			cp->policy = NULL;
+			return vg_cmd_fail(rc == VG_EDENIED ? VG_EXIT_DENIED :
+			    VG_EXIT_USAGE, "%s: %s", a->cmd->name, e.msg);
+		}
+	}
+	vg_policy_env_init(&cp->env);
+	return 0;
+}
+
+/* Sink that stores an audit record in the state database. */
+static int
+store_sink(void *arg, const struct vg_audit_rec *rec, struct vg_err *e)
+{
+	struct vg_cmd_policy *cp = arg;
+
+	if (!cp->store_tried) {
+		char *home = vg_home_dir();
+
+		cp->store_tried = 1;
+		if (home != NULL && vg_store_open(home, &cp->store, e) != 0)
+			cp->store = NULL;
+		free(home);
+		if (cp->store == NULL)
+			return e->rc ? e->rc : VG_ESTATE;
+	}
+	if (cp->store == NULL)
+		return 0;
+	return vg_store_audit(cp->store, rec, e);
+}
+
+int
+vg_cmd_policy_audit(struct vg_cmd_policy *cp, const char *cmd,
+    const struct vg_verdict *v, const char *verdict)
+{
+	struct vg_err e;
+
+	vg_err_init(&e);
+	if (vg_policy_audit(cp->policy, NULL, -1, cmd, v, verdict, store_sink,
+	    cp, &e) != 0) {
+		fprintf(stderr, "vigil: warning: audit: %s\n", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+void
+vg_cmd_policy_close(struct vg_cmd_policy *cp)
+{
+	vg_store_close(cp->store);
+	vg_policy_env_release(&cp->env);
+	vg_policy_free(cp->policy);
+	memset(cp, 0, sizeof(*cp));
+}

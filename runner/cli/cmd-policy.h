@@ -1,0 +1,31 @@
+/*
+ * cmd-policy.h - what vigil check and vigil exec share: opening the
+ * policy from --policy/--mode/--audit-log, the calling process as the
+ * policy context, and auditing each decision to the policy's JSON-lines
+ * file and to the state database.
+ */
+#ifndef VG_CMD_POLICY_H
+#define VG_CMD_POLICY_H
+
+#include "runner/cli/cmd.h"
+#include "runner/policy/policy.h"
+#include "runner/core/store.h"
+
+struct vg_cmd_policy {
+	struct vg_policy	*policy;
+	struct vg_policy_env	 env;
+	struct vg_store		*store;
+	int			 store_tried;
+};
+
+/* Opens the policy for a command with options policy, mode and
+ * audit-log; prints errors and returns an exit status on failure. */
+int	vg_cmd_policy_open(struct vg_args *a, struct vg_cmd_policy *cp);
+
+/* Audits one decision; prints a warning and returns -1 on failure. */
+int	vg_cmd_policy_audit(struct vg_cmd_policy *cp, const char *cmd,
+	    const struct vg_verdict *v, const char *verdict);
+
+void	vg_cmd_policy_close(struct vg_cmd_policy *cp);
+
+#endif

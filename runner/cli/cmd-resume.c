@@ -1,0 +1,78 @@
+/*
+ * cmd-resume.c - vigil resume RUN: continues a run whose vigil died (kill
+ * -9, a reboot, a lost session) in the foreground.  Finished tasks stay
+ * finished; attempts that were running are killed and run again without
+ * counting against retry.max (docs/state.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "runner/cli/cmd.h"
+#include "runner/cli/launch.h"
+
+static int
+cmd_resume_exec(struct vg_args *a)
+{
+	struct vg_manifest *m = NULL;
+	struct vg_taskset ts = { NULL, 0 };
+	struct vg_store *st = NULL;
+	struct vg_run_info r;
+	struct vg_err e;
+	long jobs;
+	int rc;
+
+	if (vg_args_int(a, "jobs", 1, 100000, 0, &jobs) != 0)
+		return VG_EXIT_USAGE;
+	if ((rc = vg_launch_store(&st, NULL)) != 0)
+		return rc;
+	vg_err_init(&e);
+	if ((rc = vg_store_run_get(st, a->argv[0], &r, &e)) != 0) {
+		vg_store_close(st);
+		return vg_cmd_fail(vg_cmd_exit_for_rc(rc), "%s", e.msg);
+	}
+	if (vg_state_terminal(r.state)) {
+		rc = vg_cmd_fail(VG_EXIT_USAGE, "run '%s' already ended (%s); "
+		    "'vigil retry %s --failed' runs its failed tasks again",
+		    r.id, vg_state_name(r.state), r.id);
+		goto out;
+	}
+	if (vg_run_owner_alive(&r)) {
+		rc = vg_cmd_fail(VG_EXIT_USAGE, "run '%s' is still being "
+		    "driven by vigil process %ld", r.id, (long)r.pid);
+		goto out;
+	}
+	if ((rc = vg_launch_load_run(st, r.id, &m, &ts)) != 0)
+		goto out;
+	if (!vg_args_has(a, "quiet") && !vg_args_has(a, "json"))
+		fprintf(stderr, "vigil: resuming run %s\n", r.id);
+	rc = vg_launch_drive(st, r.id, m, &ts, (int)jobs,
+	    vg_args_has(a, "json"), vg_args_has(a, "quiet"));
+out:
+	vg_run_info_release(&r);
+	vg_taskset_release(&ts);
+	vg_manifest_free(m);
+	vg_store_close(st);
+	return rc;
+}
+
+const struct vg_cmd_entry vg_cmd_resume = {
+	.name = "resume",
+	.args_usage = "RUN",
+	.summary = "continue a run whose vigil died",
+	.help = "Drives RUN to its end here, from where its vigil stopped: "
+	    "tasks that\nfinished are not run again; attempts that were "
+	    "running are killed (their\nexit status is lost) and run again "
+	    "without counting against retry.max.",
+	.opts = (const struct vg_opt[]){
+		{ .name = "jobs", .shortname = 'j', .has_arg = 1, .arg = "N",
+		  .help = "run up to N tasks at once (default: CPUs)" },
+		{ .name = "json",
+		  .help = "print the run's final status as JSON on stdout" },
+		{ .name = "quiet", .shortname = 'q',
+		  .help = "no progress display" },
+		{ NULL },
+	},
+	.min_args = 1,
+	.max_args = 1,
+	.exec = cmd_resume_exec,
+};

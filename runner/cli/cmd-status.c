@@ -1,0 +1,305 @@
+/*
+ * cmd-status.c - vigil status [RUN[/TASK]]: the runs, newest first, or one
+ * run's tasks, as an aligned table (like squeue) or as JSON with a stable
+ * schema (docs/cli.md).  --watch redraws until the run ends.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runner/cli/cmd.h"
+#include "common/json.h"
+#include "runner/cli/launch.h"
+#include "common/path.h"
+
+#define WATCH_MS	1000
+
+struct list_ctx {
+	struct vg_buf		*out;
+	struct vg_json_writer	*w;
+	int			 active;	/* runs not ended */
+};
+
+/* One row of the run list. */
+static int
+list_cb(void *arg, const struct vg_run_info *r)
+{
+	struct list_ctx *c = arg;
+	char tbuf[32];
+	int s, failed = 0, ok = r->counts[VG_ST_SUCCEEDED];
+
+	if (!vg_state_terminal(r->state))
+		c->active++;
+	for (s = 0; s < VG_ST__COUNT; s++)
+		if (vg_state_terminal((enum vg_state)s) &&
+		    s != VG_ST_SUCCEEDED)
+			failed += r->counts[s];
+	if (c->w != NULL) {
+		vg_json_obj_begin(c->w);
+		vg_json_key(c->w, "id");
+		vg_json_str(c->w, r->id);
+		vg_json_key(c->w, "name");
+		vg_json_str(c->w, r->name);
+		vg_json_key(c->w, "state");
+		vg_json_str(c->w, vg_run_display_state(r));
+		vg_json_key(c->w, "created");
+		vg_json_str(c->w, vg_fmt_time(r->created, 1, tbuf));
+		vg_json_key(c->w, "counts");
+		vg_json_obj_begin(c->w);
+		for (s = 0; s < VG_ST__COUNT; s++) {
+			vg_json_key(c->w, vg_state_name((enum vg_state)s));
+			vg_json_int(c->w, r->counts[s]);
+		}
+		vg_json_obj_end(c->w);
+		vg_json_obj_end(c->w);
+		return 0;
+	}
+	vg_buf_printf(c->out, "%-22s  %-14.14s  %-11s  %5d  %5d  %5d  %5d  "
+	    "%s\n", r->id, r->name != NULL ? r->name : "-",
+	    vg_run_display_state(r), r->ntasks, ok, failed,
+	    r->counts[VG_ST_RUNNING], vg_fmt_time(r->created, 0, tbuf));
+	return 0;
+}
+
+/* Renders the list of runs into out; *active gets how many are open. */
+static int
+render_list(struct vg_store *st, int json, struct vg_buf *out, int *active)
+{
+	struct vg_json_writer w;
+	struct list_ctx c = { out, NULL, 0 };
+	struct vg_err e;
+	int rc;
+
+	vg_err_init(&e);
+	if (json) {
+		vg_json_writer_init(&w, out);
+		vg_json_obj_begin(&w);
+		vg_json_key(&w, "runs");
+		vg_json_arr_begin(&w);
+		c.w = &w;
+	} else
+		vg_buf_printf(out, "%-22s  %-14s  %-11s  %5s  %5s  %5s  %5s  "
+		    "%s\n", "RUN", "NAME", "STATE", "TASKS", "OK", "FAIL",
+		    "RUN", "CREATED");
+	rc = vg_store_run_list(st, list_cb, &c, &e);
+	if (json) {
+		vg_json_arr_end(&w);
+		vg_json_obj_end(&w);
+		vg_buf_addc(out, '\n');
+	}
+	if (rc != 0)
+		return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+	*active = c.active;
+	return 0;
+}
+
+struct task_ctx {
+	struct vg_buf	*out;
+	int		 slurm;
+	int		 only;
+};
+
+/* One row of a run's task table. */
+static int
+task_cb(void *arg, const struct vg_task_rec *t, const char *mj,
+    const char *label)
+{
+	struct task_ctx *c = arg;
+	char exitbuf[32], el[32];
+	double end;
+
+	(void)mj;
+	if (t->signal > 0)
+		snprintf(exitbuf, sizeof(exitbuf), "sig %d", t->signal);
+	else if (t->exit_code >= 0 && vg_state_terminal(t->state) &&
+	    t->attempts > 0)
+		snprintf(exitbuf, sizeof(exitbuf), "%d", t->exit_code);
+	else
+		snprintf(exitbuf, sizeof(exitbuf), "-");
+	end = t->state == VG_ST_RUNNING ? vg_now() : t->ended;
+	if (t->started > 0 && end >= t->started)
+		snprintf(el, sizeof(el), "%.1fs", end - t->started);
+	else
+		snprintf(el, sizeof(el), "-");
+	vg_buf_printf(c->out, "%5d  %-13s  %6s  %8d  %8s  ", t->index,
+	    vg_state_name(t->state), exitbuf, t->attempts, el);
+	if (c->slurm)
+		vg_buf_printf(c->out, "%-12s  %-12s  ", t->handle[0] ?
+		    t->handle : "-", t->node[0] ? t->node : "-");
+	vg_buf_printf(c->out, "%-24s  %s\n", label != NULL ? label : "-",
+	    t->reason);
+	return 0;
+}
+
+static int
+attempt_cb(void *arg, const struct vg_attempt_rec *a)
+{
+	struct vg_buf *out = arg;
+	char tb[32];
+
+	vg_buf_printf(out, "  attempt %d  %-13s  started %s", a->attempt,
+	    vg_state_name(a->state), vg_fmt_time(a->started, 0, tb));
+	if (a->signal > 0)
+		vg_buf_printf(out, "  signal %d", a->signal);
+	else if (vg_state_terminal(a->state) && a->exit_code >= 0)
+		vg_buf_printf(out, "  exit %d", a->exit_code);
+	if (a->handle != NULL && *a->handle != '\0')
+		vg_buf_printf(out, "  %s", a->handle);
+	if (a->reason != NULL && *a->reason != '\0')
+		vg_buf_printf(out, "  %s", a->reason);
+	vg_buf_addc(out, '\n');
+	return 0;
+}
+
+static int
+event_cb(void *arg, const struct vg_event_rec *ev)
+{
+	struct vg_buf *out = arg;
+	char tb[32];
+
+	vg_buf_printf(out, "  %s  attempt %d  %-13s  %s\n",
+	    vg_fmt_time(ev->time, 0, tb), ev->attempt,
+	    vg_state_name(ev->state), ev->reason ? ev->reason : "");
+	return 0;
+}
+
+/* Prints the run's isolation downgrades (events of the run itself). */
+static int
+downgrade_cb(void *arg, const struct vg_event_rec *ev)
+{
+	static const char prefix[] = "isolation downgraded: ";
+	struct vg_buf *out = arg;
+
+	if (ev->reason != NULL &&
+	    strncmp(ev->reason, prefix, sizeof(prefix) - 1) == 0)
+		vg_buf_printf(out, "%s\n", ev->reason);
+	return 0;
+}
+
+/* Renders one run (and optionally one task's history) into out. */
+static int
+render_run(struct vg_store *st, const char *id, int task, int json,
+    struct vg_buf *out, int *active)
+{
+	struct task_ctx c;
+	struct vg_run_info r;
+	struct vg_err e;
+	char tb[32];
+	int rc, s, first = 1;
+
+	vg_err_init(&e);
+	if ((rc = vg_store_run_get(st, id, &r, &e)) != 0)
+		return vg_cmd_fail(vg_cmd_exit_for_rc(rc), "%s", e.msg);
+	*active = !vg_state_terminal(r.state) && vg_run_owner_alive(&r);
+	if (json) {
+		rc = vg_status_run_json(st, r.id, out, &e);
+		vg_buf_addc(out, '\n');
+		goto out;
+	}
+	vg_buf_printf(out, "run %s  %s  %s  created %s\n", r.id,
+	    r.name != NULL ? r.name : "-", vg_run_display_state(&r),
+	    vg_fmt_time(r.created, 0, tb));
+	vg_buf_printf(out, "%d task%s:", r.ntasks, r.ntasks == 1 ? "" : "s");
+	for (s = 0; s < VG_ST__COUNT; s++) {
+		if (r.counts[s] == 0)
+			continue;
+		vg_buf_printf(out, "%s %d %s", first ? "" : ",", r.counts[s],
+		    vg_state_name((enum vg_state)s));
+		first = 0;
+	}
+	vg_buf_printf(out, "  (%s, %s)  %s\n", r.scheduler, r.backend, r.dir);
+	if (r.reason != NULL && vg_state_terminal(r.state))
+		vg_buf_printf(out, "reason: %s\n", r.reason);
+	if ((rc = vg_store_event_each(st, r.id, -1, downgrade_cb, out,
+	    &e)) != 0)
+		goto out;
+	if (r.pid > 0 && vg_run_owner_alive(&r))
+		vg_buf_printf(out, "driven by vigil pid %ld\n", (long)r.pid);
+	else if (!vg_state_terminal(r.state) && r.pid > 0)
+		vg_buf_printf(out, "its vigil is gone: 'vigil resume %s' "
+		    "continues it\n", r.id);
+	vg_buf_addc(out, '\n');
+	memset(&c, 0, sizeof(c));
+	c.out = out;
+	c.slurm = r.scheduler != NULL && strcmp(r.scheduler, "slurm") == 0;
+	vg_buf_printf(out, "%5s  %-13s  %6s  %8s  %8s  ", "TASK", "STATE",
+	    "EXIT", "ATTEMPTS", "ELAPSED");
+	if (c.slurm)
+		vg_buf_printf(out, "%-12s  %-12s  ", "JOBID", "NODE");
+	vg_buf_printf(out, "%-24s  %s\n", "MATRIX", "REASON");
+	if ((rc = vg_store_task_each(st, r.id, task, task_cb, &c, &e)) != 0)
+		goto out;
+	if (task >= 0) {
+		vg_buf_adds(out, "\nattempts:\n");
+		if ((rc = vg_store_attempt_each(st, r.id, task, attempt_cb,
+		    out, &e)) != 0)
+			goto out;
+		vg_buf_adds(out, "\nevents:\n");
+		rc = vg_store_event_each(st, r.id, task, event_cb, out, &e);
+	}
+out:
+	vg_run_info_release(&r);
+	if (rc != 0)
+		return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+	return 0;
+}
+
+static int
+cmd_status_exec(struct vg_args *a)
+{
+	struct vg_store *st = NULL;
+	struct vg_buf out = VG_BUF_INIT;
+	struct timespec ts = { WATCH_MS / 1000, (WATCH_MS % 1000) * 1000000L };
+	char run[VG_RUN_ID_MAX + 32];
+	int rc, task = -1, active = 0, json = vg_args_has(a, "json");
+	int watch = vg_args_has(a, "watch"), tty = isatty(1);
+
+	if (a->argc == 1 && (rc = vg_parse_run_task(a->argv[0], run,
+	    sizeof(run), &task)) != 0)
+		return rc;
+	if ((rc = vg_launch_store(&st, NULL)) != 0)
+		return rc;
+	for (;;) {
+		vg_buf_reset(&out);
+		if (a->argc == 1)
+			rc = render_run(st, run, task, json, &out, &active);
+		else
+			rc = render_list(st, json, &out, &active);
+		if (rc != 0)
+			break;
+		if (watch && tty && !json)
+			fputs("\033[H\033[2J", stdout);
+		fputs(vg_buf_str(&out), stdout);
+		if (!watch || !active)
+			break;
+		fflush(stdout);
+		/* A display refresh, not a scheduler: a plain sleep. */
+		nanosleep(&ts, NULL);
+		if (!tty || json)
+			fputs("\n", stdout);
+	}
+	vg_buf_release(&out);
+	vg_store_close(st);
+	return vg_cmd_finish_stdout(rc);
+}
+
+const struct vg_cmd_entry vg_cmd_status = {
+	.name = "status",
+	.alias = "st",
+	.args_usage = "[RUN[/TASK]]",
+	.summary = "show runs, or one run's tasks",
+	.help = "Without RUN: every run, newest first.  With RUN (an id, a "
+	    "unique prefix\nof one, or 'last'): the run and its tasks.  With "
+	    "RUN/TASK: that task's\nattempts and events too.",
+	.opts = (const struct vg_opt[]){
+		{ .name = "json", .help = "print JSON (schema in docs/cli.md)" },
+		{ .name = "watch", .shortname = 'w',
+		  .help = "redraw every second until the run ends" },
+		{ NULL },
+	},
+	.min_args = 0,
+	.max_args = 1,
+	.exec = cmd_status_exec,
+};

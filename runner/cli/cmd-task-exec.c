@@ -1,0 +1,378 @@
+/*
+ * cmd-task-exec.c - vigil task-exec RUN_DIR INDEX (hidden): runs one
+ * attempt of one task where it is started, typically as the body of a
+ * Slurm batch job on a compute node.  The contract (docs/state.md):
+ *
+ *   reads   RUN_DIR/manifest.json (the run's effective manifest)
+ *   writes  RUN_DIR/tasks/INDEX/{stdout,stderr} (through the backend),
+ *           RUN_DIR/tasks/INDEX/heartbeat every VIGIL_HEARTBEAT seconds
+ *           (default 5) while the task runs, atomically: "TIME HOST PID\n"
+ *           RUN_DIR/tasks/INDEX/result.json at the end, atomically
+ *           (vg_result_write), before exiting
+ *           RUN_DIR/tasks/INDEX/step "JOB.STEP HOST PID\n" when it runs as
+ *           a job step (SLURM_STEP_ID set), so the direct scheduler can
+ *           signal it through scancel
+ *   attempt VIGIL_ATTEMPT, else SLURM_RESTART_COUNT + 1, else 1
+ *   timeout VIGIL_TIMEOUT (seconds) when set, else the manifest's (a
+ *           retry after TIMEOUT may have scaled it)
+ *   env     the task also gets the job's SLURM_JOB_ID, SLURM_STEP_ID,
+ *           SLURM_ARRAY_*, SLURM_CPUS_PER_TASK, ... and GPU bindings
+ *           (CUDA_VISIBLE_DEVICES, ...) unless the manifest sets them
+ *   signals SIGTERM/SIGINT/SIGHUP: the task gets SIGTERM, then SIGKILL
+ *           after kill_grace; result CANCELLED.  SIGUSR1/SIGUSR2 are
+ *           passed on to the task (Slurm's --signal warning).
+ *   exit    0 SUCCEEDED; the task's exit code when it failed; 128+N when
+ *           it was killed by signal N; 124 TIMEOUT; 143 CANCELLED;
+ *           4 when vigil or the backend failed (result.json says so
+ *           whenever it could be written).
+ *
+ * The run id is the name of RUN_DIR.  Nothing here touches the state
+ * database: the scheduler that started the job reads result.json.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backends/backend.h"
+#include "scratch/scratch.h"
+#include "runner/cli/cmd.h"
+#include "runner/cli/launch.h"
+#include "common/path.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+#define HEARTBEAT_DEFAULT_S	5
+
+/* Writes the heartbeat file atomically. */
+static void
+heartbeat(const char *task_dir)
+{
+	char host[256], line[512], *path;
+	int n;
+
+	if (gethostname(host, sizeof(host)) != 0)
+		snprintf(host, sizeof(host), "?");
+	host[sizeof(host) - 1] = '\0';
+	n = snprintf(line, sizeof(line), "%.3f %s %ld\n", vg_now(), host,
+	    (long)getpid());
+	path = vg_path_join(task_dir, "heartbeat");
+	(void)vg_write_file_atomic(path, line, (size_t)n, 0600, NULL);
+	free(path);
+}
+
+/* Slurm's variables a task on a compute node needs (which job, which
+ * CPUs and GPUs it got); the backend's environment is clean otherwise. */
+static const char *const slurm_env[] = {
+	"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_ARRAY_JOB_ID",
+	"SLURM_ARRAY_TASK_ID", "SLURM_RESTART_COUNT", "SLURM_CPUS_PER_TASK",
+	"SLURM_CPUS_ON_NODE", "SLURM_MEM_PER_CPU", "SLURM_MEM_PER_NODE",
+	"SLURM_JOB_NODELIST", "SLURM_NODEID", "SLURM_CLUSTER_NAME",
+	"SLURM_JOB_PARTITION", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS",
+	"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
+	"ZE_AFFINITY_MASK",
+};
+
+/* Adds the Slurm variables of this job to the task's environment. */
+static void
+pass_slurm_env(struct vg_task *t)
+{
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < sizeof(slurm_env) / sizeof(slurm_env[0]); i++)
+		if ((v = getenv(slurm_env[i])) != NULL &&
+		    vg_kvs_get(&t->env, slurm_env[i]) == NULL)
+			vg_kvs_set(&t->env, slurm_env[i], v);
+}
+
+/* Records the job step this task-exec runs in, when it runs in one. */
+static void
+step_file(const char *task_dir)
+{
+	const char *job = getenv("SLURM_JOB_ID"), *step;
+	char host[256], line[512], *path;
+	int n;
+
+	step = getenv("SLURM_STEP_ID");
+	if (job == NULL || step == NULL || strspn(job, "0123456789") !=
+	    strlen(job) || strspn(step, "0123456789") != strlen(step) ||
+	    *job == '\0' || *step == '\0')
+		return;
+	if (gethostname(host, sizeof(host)) != 0)
+		snprintf(host, sizeof(host), "?");
+	host[sizeof(host) - 1] = '\0';
+	n = snprintf(line, sizeof(line), "%s.%s %s %ld\n", job, step, host,
+	    (long)getpid());
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return;
+	path = vg_path_join(task_dir, "step");
+	(void)vg_write_file_atomic(path, line, (size_t)n, 0600, NULL);
+	free(path);
+}
+
+/* The attempt number from the environment. */
+static int
+attempt_number(void)
+{
+	const char *s;
+	long v;
+
+	if ((s = getenv("VIGIL_ATTEMPT")) != NULL && (v = atol(s)) > 0)
+		return (int)v;
+	if ((s = getenv("SLURM_RESTART_COUNT")) != NULL && (v = atol(s)) >= 0)
+		return (int)v + 1;
+	return 1;
+}
+
+/* The exit status that stands for a result. */
+static int
+exit_for(const struct vg_result *r)
+{
+	switch (r->state) {
+	case VG_ST_SUCCEEDED:
+		return 0;
+	case VG_ST_TIMEOUT:
+		return 124;
+	case VG_ST_CANCELLED:
+		return 143;
+	case VG_ST_BACKEND_ERROR:
+		return VG_EXIT_INTERNAL;
+	default:
+		if (r->signal > 0)
+			return 128 + r->signal;
+		return r->exit_code > 0 && r->exit_code < 256 ? r->exit_code :
+		    1;
+	}
+}
+
+/* Converts a waitid result into a wait(2) status word. */
+static int
+wstatus_of(const siginfo_t *si)
+{
+	if (si->si_code == CLD_EXITED)
+		return (si->si_status & 0xff) << 8;
+	if (si->si_code == CLD_DUMPED)
+		return (si->si_status & 0x7f) | 0x80;
+	return si->si_status & 0x7f;
+}
+
+/*
+ * Runs attempt a to its end: waits on its pidfd and a signalfd, refreshes
+ * the heartbeat, enforces the timeout.  Fills r.
+ */
+static int
+supervise(struct vg_attempt *a, int sfd, int beat_s, struct vg_result *r,
+    struct vg_err *e)
+{
+	struct pollfd pfd[2];
+	struct signalfd_siginfo si;
+	siginfo_t info;
+	long long now, term_at = 0, kill_at = 0, beat_at;
+	int to, timed_out = 0, cancelled = 0;
+
+	now = vg_mono_ms();
+	if (a->timeout > 0)
+		term_at = now + (long long)(a->timeout * 1000);
+	beat_at = now + beat_s * 1000LL;
+	for (;;) {
+		now = vg_mono_ms();
+		if (term_at && !kill_at && now >= term_at) {
+			timed_out = 1;
+			(void)vg_backend_cancel(a, SIGTERM, NULL);
+			kill_at = now + (long long)(a->kill_grace * 1000) + 1;
+		}
+		if (kill_at && now >= kill_at) {
+			(void)vg_backend_cancel(a, SIGKILL, NULL);
+			kill_at = now + 1000;
+		}
+		if (now >= beat_at) {
+			heartbeat(a->task_dir);
+			beat_at = now + beat_s * 1000LL;
+		}
+		to = (int)(beat_at - now);
+		if (kill_at && kill_at - now < to)
+			to = (int)(kill_at - now);
+		else if (!kill_at && term_at && term_at - now < to)
+			to = (int)(term_at - now);
+		pfd[0].fd = a->pidfd;
+		pfd[0].events = POLLIN;
+		pfd[1].fd = sfd;
+		pfd[1].events = POLLIN;
+		if (poll(pfd, 2, to < 0 ? 0 : to) < 0 && errno != EINTR)
+			return vg_err_errno(e, "poll");
+		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			if (si.ssi_signo == SIGUSR1 || si.ssi_signo == SIGUSR2) {
+				(void)vg_backend_cancel(a, (int)si.ssi_signo,
+				    NULL);
+				continue;
+			}
+			if (!cancelled) {
+				cancelled = 1;
+				(void)vg_backend_cancel(a, SIGTERM, NULL);
+				kill_at = vg_mono_ms() +
+				    (long long)(a->kill_grace * 1000) + 1;
+			} else
+				(void)vg_backend_cancel(a, SIGKILL, NULL);
+		}
+		if (!(pfd[0].revents & (POLLIN | POLLHUP)))
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (waitid((idtype_t)P_PIDFD, (id_t)a->pidfd, &info,
+		    WEXITED | WNOHANG) != 0 && errno != EINTR)
+			return vg_err_errno(e, "waitid");
+		if (info.si_pid == 0)
+			continue;
+		if (vg_backend_finish(a, wstatus_of(&info), r, e) != 0)
+			return e->rc != 0 ? e->rc : VG_EBACKEND;
+		if (timed_out) {
+			r->state = VG_ST_TIMEOUT;
+			snprintf(r->reason, sizeof(r->reason), "timed out "
+			    "after %gs", a->timeout);
+		} else if (cancelled && r->state != VG_ST_SUCCEEDED) {
+			r->state = VG_ST_CANCELLED;
+			snprintf(r->reason, sizeof(r->reason), "cancelled "
+			    "(signal to vigil task-exec)");
+		}
+		return 0;
+	}
+}
+
+static int
+cmd_task_exec_exec(struct vg_args *a)
+{
+	const struct vg_backend_ops *ops;
+	struct vg_task task, *t = &task;
+	struct vg_manifest *m = NULL;
+	struct vg_attempt at;
+	struct vg_result r;
+	struct vg_err e;
+	sigset_t set, old;
+	char *run_dir = NULL, *task_dir = NULL, *slash, idx[32], host[64];
+	char *base = NULL, *why = NULL, *scratch = NULL;
+	const char *hb;
+	long index;
+	int rc, sfd = -1, beat_s = HEARTBEAT_DEFAULT_S;
+	char *end;
+
+	errno = 0;
+	index = strtol(a->argv[1], &end, 10);
+	if (errno != 0 || *end != '\0' || end == a->argv[1] || index < 0)
+		return vg_cmd_usage_error(a, "INDEX must be a task index, not "
+		    "'%s'", a->argv[1]);
+	if ((hb = getenv("VIGIL_HEARTBEAT")) != NULL && atoi(hb) > 0)
+		beat_s = atoi(hb);
+	run_dir = vg_xstrdup(a->argv[0]);
+	while (strlen(run_dir) > 1 && run_dir[strlen(run_dir) - 1] == '/')
+		run_dir[strlen(run_dir) - 1] = '\0';
+	memset(&task, 0, sizeof(task));
+	if ((rc = vg_launch_load_dir(run_dir, index, &m, &task)) != 0)
+		goto out;
+	if ((ops = vg_backend_find(m->backend != NULL ? m->backend :
+	    "local")) == NULL) {
+		rc = vg_cmd_fail(VG_EXIT_USAGE, "task-exec: unknown backend "
+		    "'%s'", m->backend);
+		goto out;
+	}
+	snprintf(idx, sizeof(idx), "tasks/%ld", index);
+	task_dir = vg_path_join(run_dir, idx);
+	vg_err_init(&e);
+	if ((rc = vg_mkdir_p(task_dir, 0700, &e)) != 0) {
+		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "task-exec: %s", e.msg);
+		goto out;
+	}
+	slash = strrchr(run_dir, '/');
+	/* This node's scratch (the run directory as the last resort). */
+	if ((rc = vg_scratch_base(&m->scratch, run_dir, &base, &why,
+	    &e)) != 0 || (rc = vg_scratch_task_dir_min(base,
+	    slash != NULL ? slash + 1 : run_dir, (int)index,
+	    m->scratch.min_free, &scratch, &e)) != 0) {
+		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "task-exec: %s", e.msg);
+		goto out;
+	}
+	memset(&at, 0, sizeof(at));
+	at.m = m;
+	at.task = t;
+	at.run_id = slash != NULL ? slash + 1 : run_dir;
+	at.task_dir = task_dir;
+	at.scratch_dir = scratch;
+	at.attempt = attempt_number();
+	at.res = m->resources;
+	at.timeout = m->timeout;
+	if ((hb = getenv("VIGIL_TIMEOUT")) != NULL && strtod(hb, NULL) > 0)
+		at.timeout = strtod(hb, NULL);
+	pass_slurm_env(t);
+	at.kill_grace = m->kill_grace > 0 ? m->kill_grace : 10;
+	at.pidfd = -1;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	memset(&r, 0, sizeof(r));
+	step_file(task_dir);
+	heartbeat(task_dir);
+	if (sfd < 0)
+		rc = vg_err_errno(&e, "signalfd");
+	else if ((rc = vg_backend_start(ops, &at, &e)) == 0) {
+		rc = supervise(&at, sfd, beat_s, &r, &e);
+		vg_backend_cleanup(&at);
+	}
+	if (rc != 0) {
+		memset(&r, 0, sizeof(r));
+		r.state = VG_ST_BACKEND_ERROR;
+		r.exit_code = -1;
+		r.ended = vg_now();
+		snprintf(r.reason, sizeof(r.reason), "%.255s", e.msg);
+	}
+	if (r.node[0] == '\0' && gethostname(host, sizeof(host)) == 0) {
+		host[sizeof(host) - 1] = '\0';
+		snprintf(r.node, sizeof(r.node), "%s", host);
+	}
+	(void)vg_scratch_finish(scratch, m->scratch.keep,
+	    r.state == VG_ST_SUCCEEDED, NULL);
+	vg_err_init(&e);
+	if (vg_result_write(task_dir, &r, &e) != 0) {
+		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "task-exec: %s", e.msg);
+		goto out;
+	}
+	if (r.state == VG_ST_BACKEND_ERROR)
+		fprintf(stderr, "vigil: task-exec: %s\n", r.reason);
+	rc = exit_for(&r);
+out:
+	if (sfd >= 0)
+		close(sfd);
+	vg_task_release(&task);
+	vg_manifest_free(m);
+	free(base);
+	free(why);
+	free(scratch);
+	free(task_dir);
+	free(run_dir);
+	return rc;
+}
+
+const struct vg_cmd_entry vg_cmd_task_exec = {
+	.name = "task-exec",
+	.args_usage = "RUN_DIR INDEX",
+	.summary = "run one task attempt (used inside Slurm jobs)",
+	.help = "Runs attempt VIGIL_ATTEMPT (else SLURM_RESTART_COUNT+1) of "
+	    "task INDEX\nof the run in RUN_DIR through its backend, keeps "
+	    "RUN_DIR/tasks/INDEX/\nheartbeat fresh, and writes result.json "
+	    "there at the end.",
+	.opts = (const struct vg_opt[]){ { NULL } },
+	.hidden = 1,
+	.min_args = 2,
+	.max_args = 2,
+	.exec = cmd_task_exec_exec,
+};

@@ -1,0 +1,105 @@
+/*
+ * cmd-validate.c - vigil validate FILE...: loads each manifest through the
+ * same layers as vigil run (site and user config, --set) and reports every
+ * problem, one "FILE:LINE:COL: message" line each on stderr, or
+ * "FILE: ok (N tasks)" on stdout.  --json prints one object instead.
+ */
+#include <stdio.h>
+
+#include "runner/cli/cmd.h"
+#include "common/json.h"
+#include "runner/manifest/manifest.h"
+#include "runner/manifest/task.h"
+
+/* Validates one file; returns 0 when it is valid. */
+static int
+validate_one(const char *path, const struct vg_load_opts *opts,
+    struct vg_json_writer *w)
+{
+	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_manifest *m = NULL;
+	struct vg_err e;
+	size_t i, n = 0;
+	int rc;
+
+	vg_err_init(&e);
+	rc = vg_manifest_load(path, opts, &m, &diag, &e);
+	if (rc == 0)
+		n = vg_expand_count(m);
+	if (w != NULL) {
+		vg_json_obj_begin(w);
+		vg_json_key(w, "file");
+		vg_json_str(w, path);
+		vg_json_key(w, "ok");
+		vg_json_bool(w, rc == 0);
+		vg_json_key(w, "tasks");
+		vg_json_int(w, (long long)n);
+		vg_json_key(w, "errors");
+		vg_json_arr_begin(w);
+		for (i = 0; i < diag.lines.n; i++)
+			vg_json_str(w, diag.lines.v[i]);
+		if (rc != 0 && diag.lines.n == 0)
+			vg_json_str(w, e.msg);
+		vg_json_arr_end(w);
+		vg_json_obj_end(w);
+	} else if (rc == 0) {
+		printf("%s: ok (%zu task%s)\n", path, n, n == 1 ? "" : "s");
+	} else {
+		fflush(stdout);
+		for (i = 0; i < diag.lines.n; i++)
+			fprintf(stderr, "%s\n", diag.lines.v[i]);
+		if (diag.lines.n == 0)
+			fprintf(stderr, "vigil: %s\n", e.msg);
+	}
+	vg_diag_release(&diag);
+	vg_manifest_free(m);
+	return rc;
+}
+
+static int
+cmd_validate_exec(struct vg_args *a)
+{
+	struct vg_load_opts opts = { .sets = vg_args_all(a, "set") };
+	struct vg_json_writer w;
+	struct vg_buf out = VG_BUF_INIT;
+	int i, bad = 0, json = vg_args_has(a, "json");
+
+	if (json) {
+		vg_json_writer_init(&w, &out);
+		vg_json_obj_begin(&w);
+		vg_json_key(&w, "files");
+		vg_json_arr_begin(&w);
+	}
+	for (i = 0; i < a->argc; i++)
+		if (validate_one(a->argv[i], &opts, json ? &w : NULL) != 0)
+			bad++;
+	if (json) {
+		vg_json_arr_end(&w);
+		vg_json_key(&w, "ok");
+		vg_json_bool(&w, bad == 0);
+		vg_json_obj_end(&w);
+		printf("%s\n", vg_buf_str(&out));
+		vg_buf_release(&out);
+	}
+	return vg_cmd_finish_stdout(bad ? VG_EXIT_USAGE : VG_EXIT_OK);
+}
+
+const struct vg_cmd_entry vg_cmd_validate = {
+	.name = "validate",
+	.args_usage = "FILE...",
+	.summary = "check manifests and report every problem",
+	.help = "Loads each manifest with the site and user configs and the "
+	    "--set\noverrides, as 'vigil run' would, and prints every problem "
+	    "as\nFILE:LINE:COL: message.  Exits 0 when all are valid, 2 "
+	    "otherwise.",
+	.opts = (const struct vg_opt[]){
+		{ .name = "set", .has_arg = 1, .repeat = 1,
+		  .arg = "KEY=VALUE",
+		  .help = "override a manifest value (resources.memory=4G)" },
+		{ .name = "json", .help = "print the result as JSON" },
+		{ .name = NULL },
+	},
+	.min_args = 1,
+	.max_args = -1,
+	.exec = cmd_validate_exec,
+};

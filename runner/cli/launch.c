@@ -1,0 +1,434 @@
+/*
+ * launch.c - shared pieces of the run-related commands.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runner/cli/cmd.h"
+#include "common/json.h"
+#include "runner/cli/launch.h"
+#include "common/path.h"
+#include "runner/core/progress.h"
+
+/* Manifest JSON stored with a run is bounded like any manifest. */
+#define STORED_MANIFEST_MAX	(16 * 1024 * 1024)
+
+int
+vg_launch_store(struct vg_store **st, char **homep)
+{
+	struct vg_err e;
+	char *home = vg_home_dir();
+	int rc;
+
+	vg_err_init(&e);
+	*st = NULL;
+	if ((rc = vg_store_open(home, st, &e)) != 0) {
+		free(home);
+		return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+	}
+	if (homep != NULL)
+		*homep = home;
+	else
+		free(home);
+	return 0;
+}
+
+/* Prints diagnostics (or the error) of a failed load or expansion. */
+static int
+print_problems(const struct vg_diag *d, const struct vg_err *e, int rc)
+{
+	size_t i;
+
+	fflush(stdout);
+	for (i = 0; i < d->lines.n; i++)
+		fprintf(stderr, "%s\n", d->lines.v[i]);
+	if (d->lines.n == 0)
+		fprintf(stderr, "vigil: %s\n", e->msg);
+	return vg_cmd_exit_for_rc(rc);
+}
+
+int
+vg_launch_load(const char *path, const char **sets, struct vg_manifest **mp,
+    struct vg_taskset *ts)
+{
+	struct vg_load_opts opts = { .sets = sets };
+	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_err e;
+	int rc;
+
+	vg_err_init(&e);
+	memset(ts, 0, sizeof(*ts));
+	if ((rc = vg_manifest_load(path, &opts, mp, &diag, &e)) == 0 &&
+	    (rc = vg_expand(*mp, ts, &diag, &e)) != 0) {
+		vg_manifest_free(*mp);
+		*mp = NULL;
+	}
+	if (rc != 0)
+		rc = print_problems(&diag, &e, rc);
+	vg_diag_release(&diag);
+	return rc;
+}
+
+/* Parses stored manifest JSON and expands it. */
+static int
+load_json(const char *what, const char *json, size_t len,
+    struct vg_manifest **mp, struct vg_taskset *ts)
+{
+	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_err e;
+	int rc;
+
+	vg_err_init(&e);
+	memset(ts, 0, sizeof(*ts));
+	if ((rc = vg_manifest_from_json(json, len, mp, &e)) != 0) {
+		vg_diag_release(&diag);
+		return vg_cmd_fail(VG_EXIT_INTERNAL, "stored manifest of %s: "
+		    "%s", what, e.msg);
+	}
+	if ((rc = vg_expand(*mp, ts, &diag, &e)) != 0) {
+		vg_manifest_free(*mp);
+		*mp = NULL;
+		rc = print_problems(&diag, &e, rc);
+	}
+	vg_diag_release(&diag);
+	return rc;
+}
+
+int
+vg_launch_load_run(struct vg_store *st, const char *run_id,
+    struct vg_manifest **mp, struct vg_taskset *ts)
+{
+	struct vg_buf json = VG_BUF_INIT;
+	struct vg_err e;
+	char what[64];
+	int rc;
+
+	vg_err_init(&e);
+	if ((rc = vg_store_run_manifest(st, run_id, &json, &e)) != 0) {
+		vg_buf_release(&json);
+		return vg_cmd_fail(vg_cmd_exit_for_rc(rc), "%s", e.msg);
+	}
+	snprintf(what, sizeof(what), "run '%s'", run_id);
+	rc = load_json(what, vg_buf_str(&json), json.len, mp, ts);
+	vg_buf_release(&json);
+	return rc;
+}
+
+int
+vg_launch_load_dir(const char *run_dir, long index, struct vg_manifest **mp,
+    struct vg_task *t)
+{
+	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_buf json = VG_BUF_INIT;
+	struct vg_err e;
+	char *path;
+	int rc;
+
+	vg_err_init(&e);
+	memset(t, 0, sizeof(*t));
+	*mp = NULL;
+	path = vg_path_join(run_dir, "manifest.json");
+	if ((rc = vg_read_file(path, STORED_MANIFEST_MAX, &json, &e)) != 0) {
+		rc = vg_cmd_fail(VG_EXIT_USAGE, "%s", e.msg);
+		goto out;
+	}
+	if ((rc = vg_manifest_from_json(vg_buf_str(&json), json.len, mp,
+	    &e)) != 0) {
+		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s: %s", path, e.msg);
+		goto out;
+	}
+	if ((rc = vg_expand_task(*mp, (size_t)index, t, &diag, &e)) != 0) {
+		if (rc == VG_ENOENT)
+			rc = vg_cmd_fail(VG_EXIT_USAGE, "run '%s' has no task "
+			    "%ld (it has %zu)", run_dir, index,
+			    vg_expand_count(*mp));
+		else
+			rc = print_problems(&diag, &e, rc);
+		vg_manifest_free(*mp);
+		*mp = NULL;
+	}
+out:
+	vg_diag_release(&diag);
+	vg_buf_release(&json);
+	free(path);
+	return rc;
+}
+
+int
+vg_launch_create(struct vg_store *st, const char *home,
+    const struct vg_manifest *m, const struct vg_taskset *ts,
+    const struct vg_gate_opts *go, char *id, size_t *ndenied)
+{
+	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_gate_opts o = *go;
+	struct vg_run_plan plan;
+	struct vg_buf json = VG_BUF_INIT, lb = VG_BUF_INIT;
+	struct vg_err e;
+	char **denied = NULL, *dir = NULL;
+	size_t i;
+	int rc;
+
+	vg_err_init(&e);
+	vg_run_id_make(id);
+	o.home = home;
+	if ((rc = vg_gate_tasks(m, ts, id, st, &o, &denied, ndenied, &diag,
+	    &e)) != 0) {
+		rc = print_problems(&diag, &e, rc);
+		vg_diag_release(&diag);
+		return rc;
+	}
+	vg_diag_release(&diag);
+	for (i = 0; i < ts->n; i++) {
+		if (denied[i] == NULL)
+			continue;
+		vg_buf_reset(&lb);
+		vg_task_label(&ts->v[i], &lb);
+		fprintf(stderr, "vigil: task %d [%s] DENIED: %s\n",
+		    ts->v[i].index, vg_buf_str(&lb), denied[i]);
+	}
+	vg_manifest_to_json(m, &json);
+	memset(&plan, 0, sizeof(plan));
+	plan.id = id;
+	plan.m = m;
+	plan.ts = ts;
+	plan.manifest_json = vg_buf_str(&json);
+	plan.denied = denied;
+	rc = vg_run_create(st, &plan, &dir, &e);
+	vg_gate_free(denied, ts->n);
+	vg_buf_release(&json);
+	vg_buf_release(&lb);
+	free(dir);
+	if (rc != 0)
+		return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+	return 0;
+}
+
+int
+vg_launch_drive(struct vg_store *st, const char *id,
+    const struct vg_manifest *m, const struct vg_taskset *ts, int jobs,
+    int json, int quiet)
+{
+	struct vg_run_result res;
+	struct vg_run_opts o;
+	struct vg_buf out = VG_BUF_INIT;
+	struct vg_err e;
+	int rc, code;
+
+	vg_err_init(&e);
+	memset(&o, 0, sizeof(o));
+	o.jobs = jobs;
+	o.signals = 1;
+	if (!quiet)
+		o.progress = vg_progress_new(2, VG_PROGRESS_AUTO, id, ts->n,
+		    NULL);
+	rc = vg_run_drive(st, id, m, ts, &o, &res, &e);
+	vg_progress_free(o.progress);
+	if (rc != 0)
+		return vg_cmd_fail(vg_cmd_exit_for_rc(rc) == VG_EXIT_USAGE ?
+		    VG_EXIT_INTERNAL : vg_cmd_exit_for_rc(rc), "%s", e.msg);
+	code = vg_run_exit_status(&res);
+	if (json) {
+		if ((rc = vg_status_run_json(st, id, &out, &e)) != 0) {
+			vg_buf_release(&out);
+			return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+		}
+		printf("%s\n", vg_buf_str(&out));
+		vg_buf_release(&out);
+	}
+	return code;
+}
+
+const char *
+vg_fmt_time(double t, int iso, char *buf)
+{
+	struct tm tm;
+	time_t s = (time_t)t;
+
+	if (t <= 0)
+		return "-";
+	if (iso) {
+		gmtime_r(&s, &tm);
+		strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	} else {
+		localtime_r(&s, &tm);
+		strftime(buf, 32, "%Y-%m-%d %H:%M:%S", &tm);
+	}
+	return buf;
+}
+
+const char *
+vg_run_display_state(const struct vg_run_info *r)
+{
+	if (!vg_state_terminal(r->state) && r->pid > 0 &&
+	    !vg_run_owner_alive(r))
+		return "INTERRUPTED";
+	if (r->state == VG_ST_PENDING && r->pid == 0)
+		return "PENDING";
+	return vg_state_name(r->state);
+}
+
+/* Writes a time as ISO 8601, or null. */
+static void
+json_time(struct vg_json_writer *w, double t)
+{
+	char buf[32];
+
+	if (t <= 0)
+		vg_json_null(w);
+	else
+		vg_json_str(w, vg_fmt_time(t, 1, buf));
+}
+
+/* Writes counts as {"PENDING": n, ...} with every state. */
+static void
+json_counts(struct vg_json_writer *w, const int *counts)
+{
+	int s;
+
+	vg_json_obj_begin(w);
+	for (s = 0; s < VG_ST__COUNT; s++) {
+		vg_json_key(w, vg_state_name((enum vg_state)s));
+		vg_json_int(w, counts[s]);
+	}
+	vg_json_obj_end(w);
+}
+
+/* Appends raw JSON (a stored matrix object) as a value. */
+static void
+json_raw(struct vg_json_writer *w, const char *raw)
+{
+	/* The writer tracks commas; emit a placeholder value through it,
+	 * then replace it with the raw text. */
+	vg_json_null(w);
+	w->out->len -= 4;
+	vg_buf_adds(w->out, raw != NULL && *raw != '\0' ? raw : "{}");
+}
+
+static int
+task_json_cb(void *arg, const struct vg_task_rec *t, const char *mj,
+    const char *label)
+{
+	struct vg_json_writer *w = arg;
+
+	(void)label;
+	vg_json_obj_begin(w);
+	vg_json_key(w, "index");
+	vg_json_int(w, t->index);
+	vg_json_key(w, "matrix");
+	json_raw(w, mj);
+	vg_json_key(w, "state");
+	vg_json_str(w, vg_state_name(t->state));
+	vg_json_key(w, "exit_code");
+	if (t->exit_code >= 0 && t->attempts > 0 &&
+	    vg_state_terminal(t->state))
+		vg_json_int(w, t->exit_code);
+	else
+		vg_json_null(w);
+	vg_json_key(w, "signal");
+	if (t->signal > 0)
+		vg_json_int(w, t->signal);
+	else
+		vg_json_null(w);
+	vg_json_key(w, "attempts");
+	vg_json_int(w, t->attempts);
+	vg_json_key(w, "started");
+	json_time(w, t->started);
+	vg_json_key(w, "ended");
+	json_time(w, vg_state_terminal(t->state) ? t->ended : 0);
+	vg_json_key(w, "elapsed");
+	if (t->started > 0 && (t->ended > t->started ||
+	    t->state == VG_ST_RUNNING))
+		vg_json_num(w, (t->state == VG_ST_RUNNING ? vg_now() :
+		    t->ended) - t->started);
+	else
+		vg_json_null(w);
+	vg_json_key(w, "reason");
+	vg_json_str(w, t->reason[0] != '\0' ? t->reason : NULL);
+	vg_json_key(w, "job_id");
+	vg_json_str(w, t->handle[0] != '\0' ? t->handle : NULL);
+	vg_json_key(w, "node");
+	vg_json_str(w, t->node[0] != '\0' ? t->node : NULL);
+	vg_json_obj_end(w);
+	return 0;
+}
+
+int
+vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
+    struct vg_err *e)
+{
+	struct vg_json_writer w;
+	struct vg_run_info r;
+	int rc;
+
+	if ((rc = vg_store_run_get(st, id, &r, e)) != 0)
+		return rc;
+	vg_json_writer_init(&w, out);
+	vg_json_obj_begin(&w);
+	vg_json_key(&w, "id");
+	vg_json_str(&w, r.id);
+	vg_json_key(&w, "name");
+	vg_json_str(&w, r.name);
+	vg_json_key(&w, "file");
+	vg_json_str(&w, r.file);
+	vg_json_key(&w, "state");
+	vg_json_str(&w, vg_run_display_state(&r));
+	vg_json_key(&w, "reason");
+	vg_json_str(&w, r.reason);
+	vg_json_key(&w, "scheduler");
+	vg_json_str(&w, r.scheduler);
+	vg_json_key(&w, "backend");
+	vg_json_str(&w, r.backend);
+	vg_json_key(&w, "dir");
+	vg_json_str(&w, r.dir);
+	vg_json_key(&w, "created");
+	json_time(&w, r.created);
+	vg_json_key(&w, "ended");
+	json_time(&w, r.ended);
+	vg_json_key(&w, "pid");
+	if (r.pid > 0 && vg_run_owner_alive(&r))
+		vg_json_int(&w, r.pid);
+	else
+		vg_json_null(&w);
+	vg_json_key(&w, "ntasks");
+	vg_json_int(&w, r.ntasks);
+	vg_json_key(&w, "counts");
+	json_counts(&w, r.counts);
+	vg_json_key(&w, "tasks");
+	vg_json_arr_begin(&w);
+	rc = vg_store_task_each(st, r.id, -1, task_json_cb, &w, e);
+	vg_json_arr_end(&w);
+	vg_json_obj_end(&w);
+	vg_run_info_release(&r);
+	return rc;
+}
+
+int
+vg_parse_run_task(const char *arg, char *run, size_t n, int *task)
+{
+	const char *slash = strchr(arg, '/');
+	char *end;
+	long v;
+
+	*task = -1;
+	if (slash == NULL) {
+		snprintf(run, n, "%s", arg);
+		return 0;
+	}
+	if ((size_t)(slash - arg) >= n || slash == arg)
+		return vg_cmd_fail(VG_EXIT_USAGE, "bad run '%s' (use RUN or "
+		    "RUN/TASK)", arg);
+	memcpy(run, arg, (size_t)(slash - arg));
+	run[slash - arg] = '\0';
+	errno = 0;
+	v = strtol(slash + 1, &end, 10);
+	if (errno != 0 || end == slash + 1 || *end != '\0' || v < 0 ||
+	    v > 100000000)
+		return vg_cmd_fail(VG_EXIT_USAGE, "bad task '%s' in '%s' (a "
+		    "task index is a whole number from 0)", slash + 1, arg);
+	*task = (int)v;
+	return 0;
+}

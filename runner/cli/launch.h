@@ -1,0 +1,74 @@
+/*
+ * launch.h - what the run-related commands (run, submit, resume, retry,
+ * status, logs, cancel, gc, task-exec) share: opening the store, loading
+ * a manifest (from a file or as stored with a run), creating a gated run,
+ * driving it in the foreground, and the JSON form of a run's status.
+ *
+ * These are command-layer helpers: the functions returning an exit
+ * status print their own one-line errors on stderr.
+ */
+#ifndef VG_LAUNCH_H
+#define VG_LAUNCH_H
+
+#include "common/buf.h"
+#include "runner/core/gate.h"
+#include "runner/manifest/manifest.h"
+#include "runner/core/run.h"
+#include "runner/core/store.h"
+#include "runner/manifest/task.h"
+
+/* Opens the store in vg_home_dir(); *homep (may be NULL) gets the home
+ * directory (caller frees).  Returns an exit status. */
+int	vg_launch_store(struct vg_store **st, char **homep);
+
+/* Loads and expands a manifest file with --set overrides, printing every
+ * problem.  Returns an exit status; on 0 the caller owns *mp and *ts. */
+int	vg_launch_load(const char *path, const char **sets,
+	    struct vg_manifest **mp, struct vg_taskset *ts);
+
+/* Loads and expands the manifest stored with a run (resume, retry).
+ * Returns an exit status. */
+int	vg_launch_load_run(struct vg_store *st, const char *run_id,
+	    struct vg_manifest **mp, struct vg_taskset *ts);
+
+/* Loads a run directory's manifest.json and builds only task index
+ * (task-exec).  Returns an exit status; on 0 the caller owns *mp and
+ * releases t. */
+int	vg_launch_load_dir(const char *run_dir, long index,
+	    struct vg_manifest **mp, struct vg_task *t);
+
+/*
+ * Gates every task and records a new run; prints a line per denied task
+ * on stderr.  id gets the run id (VG_RUN_ID_MAX).  Returns an exit
+ * status (0 even when tasks were denied: the run records them).
+ */
+int	vg_launch_create(struct vg_store *st, const char *home,
+	    const struct vg_manifest *m, const struct vg_taskset *ts,
+	    const struct vg_gate_opts *go, char *id, size_t *ndenied);
+
+/*
+ * Drives run id in the foreground with a progress display on stderr
+ * (quiet: none); with json, prints the run's status as JSON on stdout at
+ * the end.  Returns the run's exit status.
+ */
+int	vg_launch_drive(struct vg_store *st, const char *id,
+	    const struct vg_manifest *m, const struct vg_taskset *ts,
+	    int jobs, int json, int quiet);
+
+/* Appends the JSON status of one run with its tasks to out. */
+int	vg_status_run_json(struct vg_store *st, const char *id,
+	    struct vg_buf *out, struct vg_err *e);
+
+/* The state to show for a run: INTERRUPTED when it is recorded RUNNING
+ * but the vigil driving it is gone. */
+const char *vg_run_display_state(const struct vg_run_info *r);
+
+/* Formats a wall-clock time as "2026-11-30 01:22:33" (local time) or, with
+ * iso, "2026-11-30T01:22:33Z"; "-" for 0.  buf needs 32 bytes. */
+const char *vg_fmt_time(double t, int iso, char *buf);
+
+/* Splits "RUN/TASK" into the run part (written to run, size n) and the
+ * task index (-1 when absent).  Returns an exit status. */
+int	vg_parse_run_task(const char *arg, char *run, size_t n, int *task);
+
+#endif

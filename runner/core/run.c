@@ -1,0 +1,1153 @@
+/*
+ * run.c - the run driver: creates runs and drives them through a
+ * scheduler until every task is terminal.
+ *
+ * One loop iteration is: record the updates of the last poll and the
+ * attempts submitted since, in one transaction; read signals; decide
+ * retries; submit ready tasks while the scheduler's window allows; poll.
+ * The driver is the only writer of a run's rows while it owns the run.
+ *
+ * Memory is bounded by the task count, not by the output or the number
+ * of attempts: per task one fixed-size record; per attempt in flight one
+ * small allocation freed at its terminal update.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "scratch/scratch.h"
+#include "common/json.h"
+#include "runner/core/leftover.h"
+#include "common/log.h"
+#include "common/path.h"
+#include "runner/core/progress.h"
+#include "runner/core/run.h"
+
+/* Seconds a task gets between SIGTERM and SIGKILL when the manifest
+ * does not say. */
+#define DEFAULT_KILL_GRACE	10.0
+
+/* One attempt in flight, with the storage its borrowed strings need. */
+struct box {
+	struct vg_attempt	 a;
+	char			*task_dir;
+	char			*scratch_dir;
+};
+
+struct drv {
+	struct vg_store			*st;
+	const char			*run_id;
+	char				*run_dir;
+	const struct vg_manifest	*m;
+	const struct vg_taskset		*ts;
+	struct vg_task_rec		*tr;
+	size_t				 n;
+	struct box			**live;		/* by task index */
+	struct vg_sched			 sched;
+	int				 sched_open;
+	int				 sigfd;
+	sigset_t			 oldmask;
+	int				 cancelling;
+	const char			*cancel_why;
+	int				 counts[VG_ST__COUNT];
+	size_t				 cursor;	/* first-time tasks */
+	int				*retry;		/* waiting for next_at */
+	size_t				 nretry, retrycap;
+	struct vg_progress		*pg;
+	struct vg_buf			 label;
+	char				*scratch_base;	/* NULL: none here */
+	char				*unprepared;	/* why the backend's
+							   prepare failed */
+};
+
+/* Copies src into dst of size n, truncating, always terminated. */
+static void
+scopy(char *dst, size_t n, const char *src)
+{
+	size_t l = src != NULL ? strnlen(src, n - 1) : 0;
+
+	if (l > 0)
+		memcpy(dst, src, l);
+	dst[l] = '\0';
+}
+
+void
+vg_task_label(const struct vg_task *t, struct vg_buf *b)
+{
+	size_t i;
+
+	if (t->matrix.n == 0) {
+		vg_buf_addc(b, '-');
+		return;
+	}
+	for (i = 0; i < t->matrix.n; i++)
+		vg_buf_printf(b, "%s%s=%s", i > 0 ? " " : "",
+		    t->matrix.v[i].key, t->matrix.v[i].value);
+}
+
+void
+vg_task_matrix_json(const struct vg_task *t, struct vg_buf *b)
+{
+	struct vg_json_writer w;
+	size_t i;
+
+	vg_json_writer_init(&w, b);
+	vg_json_obj_begin(&w);
+	for (i = 0; i < t->matrix.n; i++) {
+		vg_json_key(&w, t->matrix.v[i].key);
+		vg_json_str(&w, t->matrix.v[i].value);
+	}
+	vg_json_obj_end(&w);
+}
+
+int
+vg_run_owner_alive(const struct vg_run_info *r)
+{
+	return r->pid > 0 && vg_pid_is(r->pid, r->pid_start);
+}
+
+int
+vg_run_exit_status(const struct vg_run_result *r)
+{
+	switch (r->state) {
+	case VG_ST_SUCCEEDED:
+		return 0;
+	case VG_ST_CANCELLED:
+		return 5;
+	case VG_ST_DENIED:
+		return 3;
+	default:
+		return 1;
+	}
+}
+
+int
+vg_run_create(struct vg_store *st, const struct vg_run_plan *p, char **dirp,
+    struct vg_err *e)
+{
+	struct vg_run_info ri;
+	struct vg_task_rec tr;
+	struct vg_buf mj = VG_BUF_INIT, lb = VG_BUF_INIT;
+	char *runs, *dir, *path, *tasks;
+	const struct vg_manifest *m = p->m;
+	size_t i;
+	int rc;
+
+	*dirp = NULL;
+	runs = vg_path_join(vg_store_home(st), "runs");
+	dir = vg_path_join(runs, p->id);
+	free(runs);
+	tasks = vg_path_join(dir, "tasks");
+	if ((rc = vg_mkdir_p(tasks, 0700, e)) != 0) {
+		free(tasks);
+		free(dir);
+		return rc;
+	}
+	free(tasks);
+	path = vg_path_join(dir, "manifest.json");
+	rc = vg_write_file_atomic(path, p->manifest_json,
+	    strlen(p->manifest_json), 0600, e);
+	free(path);
+	if (rc != 0) {
+		free(dir);
+		return rc;
+	}
+	memset(&ri, 0, sizeof(ri));
+	scopy(ri.id, sizeof(ri.id), p->id);
+	ri.name = vg_xstrdup(m->name);
+	ri.file = vg_xstrdup(m->file);
+	ri.scheduler = vg_xstrdup(m->scheduler == VG_SCHED_SLURM ? "slurm" :
+	    "direct");
+	ri.backend = vg_xstrdup(m->backend != NULL ? m->backend : "local");
+	ri.dir = vg_xstrdup(dir);
+	ri.created = vg_now();
+	ri.ntasks = (int)p->ts->n;
+	if ((rc = vg_store_begin(st, e)) != 0)
+		goto out;
+	if ((rc = vg_store_run_create(st, &ri, p->manifest_json, e)) != 0)
+		goto fail;
+	for (i = 0; i < p->ts->n; i++) {
+		const struct vg_task *t = &p->ts->v[i];
+		const char *why = p->denied != NULL ? p->denied[i] : NULL;
+
+		memset(&tr, 0, sizeof(tr));
+		tr.index = t->index;
+		tr.state = why != NULL ? VG_ST_DENIED : VG_ST_PENDING;
+		tr.exit_code = -1;
+		tr.memory = m->resources.memory;
+		tr.time = m->resources.time;
+		tr.timeout = m->timeout;
+		if (why != NULL)
+			scopy(tr.reason, sizeof(tr.reason), why);
+		vg_buf_reset(&mj);
+		vg_buf_reset(&lb);
+		vg_task_matrix_json(t, &mj);
+		vg_task_label(t, &lb);
+		if ((rc = vg_store_task_add(st, p->id, &tr, vg_buf_str(&mj),
+		    vg_buf_str(&lb), e)) != 0)
+			goto fail;
+	}
+	if ((rc = vg_store_commit(st, e)) != 0)
+		goto fail;
+	*dirp = dir;
+	dir = NULL;
+	goto out;
+fail:
+	vg_store_rollback(st);
+out:
+	vg_run_info_release(&ri);
+	vg_buf_release(&mj);
+	vg_buf_release(&lb);
+	free(dir);
+	return rc;
+}
+
+int
+vg_run_reset_failed(struct vg_store *st, const char *run_id, int *n,
+    struct vg_err *e)
+{
+	struct vg_task_rec *v;
+	size_t nv, i;
+	int rc, count = 0;
+
+	*n = 0;
+	if ((rc = vg_store_tasks_load(st, run_id, &v, &nv, e)) != 0)
+		return rc;
+	if ((rc = vg_store_begin(st, e)) != 0)
+		goto out;
+	for (i = 0; i < nv; i++) {
+		if (!vg_state_terminal(v[i].state) ||
+		    v[i].state == VG_ST_SUCCEEDED ||
+		    v[i].state == VG_ST_DENIED)
+			continue;
+		v[i].state = VG_ST_PENDING;
+		v[i].tries = 0;
+		v[i].next_at = 0;
+		v[i].cancel_req = 0;
+		scopy(v[i].reason, sizeof(v[i].reason), "retry requested");
+		if ((rc = vg_store_task_put(st, run_id, &v[i], e)) != 0 ||
+		    (rc = vg_store_event(st, run_id, v[i].index, 0,
+		    VG_ST_PENDING, "retry requested", e)) != 0) {
+			vg_store_rollback(st);
+			goto out;
+		}
+		count++;
+	}
+	if ((rc = vg_store_commit(st, e)) != 0)
+		vg_store_rollback(st);
+	else
+		*n = count;
+out:
+	free(v);
+	return rc;
+}
+
+/* The label of task i, in a buffer reused by the next call. */
+static const char *
+drv_label(struct drv *d, size_t i)
+{
+	vg_buf_reset(&d->label);
+	vg_task_label(&d->ts->v[i], &d->label);
+	return vg_buf_str(&d->label);
+}
+
+/* Moves task i to state st (counts, progress, task row, event). */
+static int
+set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
+    const char *reason, struct vg_err *e)
+{
+	struct vg_task_rec *t = &d->tr[i];
+	int rc;
+
+	d->counts[t->state]--;
+	t->state = st;
+	d->counts[st]++;
+	scopy(t->reason, sizeof(t->reason), reason != NULL ? reason : "");
+	if ((rc = vg_store_task_put(d->st, d->run_id, t, e)) != 0)
+		return rc;
+	if ((rc = vg_store_event(d->st, d->run_id, t->index, attempt, st,
+	    reason, e)) != 0)
+		return rc;
+	if (d->pg != NULL)
+		vg_progress_task(d->pg, t->index, drv_label(d, i), st, attempt,
+		    t->exit_code, t->signal, reason);
+	return 0;
+}
+
+/* Adds task i to the list of tasks waiting for a retry. */
+static void
+retry_add(struct drv *d, size_t i)
+{
+	d->retry = vg_xgrow(d->retry, &d->retrycap, d->nretry + 1,
+	    sizeof(*d->retry));
+	d->retry[d->nretry++] = (int)i;
+}
+
+/* Releases an attempt box. */
+static void
+box_free(struct box *b)
+{
+	if (b == NULL)
+		return;
+	free(b->task_dir);
+	free(b->scratch_dir);
+	free(b);
+}
+
+/* Makes and submits the next attempt of task i. */
+static int
+submit_task(struct drv *d, size_t i, struct vg_err *e)
+{
+	struct vg_task_rec *t = &d->tr[i];
+	struct vg_attempt_rec ar;
+	struct box *b;
+	char idx[32];
+	char *tasks;
+	int rc;
+
+	b = vg_xcalloc(1, sizeof(*b));
+	snprintf(idx, sizeof(idx), "%d", t->index);
+	tasks = vg_path_join(d->run_dir, "tasks");
+	b->task_dir = vg_path_join(tasks, idx);
+	free(tasks);
+	/* Where attempts run through task-exec, it makes the directory
+	 * (one mkdir per task less for a large sweep). */
+	if (!d->sched.remote && mkdir(b->task_dir, 0700) != 0 &&
+	    errno != EEXIST) {
+		rc = vg_err_errno(e, "cannot create task directory '%s'",
+		    b->task_dir);
+		box_free(b);
+		return rc;
+	}
+	if (d->scratch_base != NULL) {
+		struct vg_err se;
+
+		vg_err_init(&se);
+		if (vg_scratch_task_dir_min(d->scratch_base, d->run_id,
+		    t->index, d->m->scratch.min_free, &b->scratch_dir,
+		    &se) != 0) {
+			/* This task cannot run here; the others may. */
+			box_free(b);
+			t->exit_code = -1;
+			return set_task(d, i, VG_ST_BACKEND_ERROR, t->attempts,
+			    se.msg, e);
+		}
+	}
+	b->a.m = d->m;
+	b->a.task = &d->ts->v[i];
+	b->a.run_id = d->run_id;
+	b->a.task_dir = b->task_dir;
+	b->a.scratch_dir = b->scratch_dir;
+	b->a.attempt = t->attempts + 1;
+	b->a.res = d->m->resources;
+	b->a.res.memory = t->memory;
+	b->a.res.time = t->time;
+	b->a.timeout = t->timeout;
+	b->a.kill_grace = d->m->kill_grace > 0 ? d->m->kill_grace :
+	    DEFAULT_KILL_GRACE;
+	b->a.pidfd = -1;
+	t->attempts++;
+	t->pid = 0;
+	t->pid_start = 0;
+	t->handle[0] = '\0';
+	t->exit_code = -1;
+	t->signal = 0;
+	memset(&ar, 0, sizeof(ar));
+	ar.index = t->index;
+	ar.attempt = t->attempts;
+	ar.state = VG_ST_QUEUED;
+	ar.exit_code = -1;
+	if ((rc = vg_store_attempt_put(d->st, d->run_id, &ar, e)) != 0 ||
+	    (rc = set_task(d, i, VG_ST_QUEUED, t->attempts, NULL, e)) != 0) {
+		box_free(b);
+		return rc;
+	}
+	d->live[i] = b;
+	if ((rc = d->sched.ops->submit(&d->sched, &b->a, e)) != 0) {
+		d->live[i] = NULL;
+		box_free(b);
+		return rc;
+	}
+	return 0;
+}
+
+/* Room for one more attempt in the scheduler's hands. */
+static int
+window_open(struct drv *d)
+{
+	return d->sched.window <= 0 ||
+	    d->sched.ops->active(&d->sched) < (size_t)d->sched.window;
+}
+
+/* Submits ready tasks, retries first, while the window allows. */
+static int
+submit_ready(struct drv *d, struct vg_err *e)
+{
+	double now = vg_now();
+	size_t k;
+	int rc, i;
+
+	if (d->cancelling)
+		return 0;
+	for (k = 0; k < d->nretry && window_open(d); ) {
+		i = d->retry[k];
+		if (d->tr[i].state != VG_ST_PENDING) {
+			d->retry[k] = d->retry[--d->nretry];
+			continue;
+		}
+		if (d->tr[i].next_at > now) {
+			k++;
+			continue;
+		}
+		d->retry[k] = d->retry[--d->nretry];
+		if ((rc = submit_task(d, (size_t)i, e)) != 0)
+			return rc;
+	}
+	/* First attempts, and tasks that resume or retry put back, in
+	 * index order. */
+	while (d->cursor < d->n && window_open(d)) {
+		k = d->cursor++;
+		if (d->tr[k].state != VG_ST_PENDING || d->tr[k].next_at > 0)
+			continue;
+		if ((rc = submit_task(d, k, e)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The retry.on bit that covers state st; 0 when it is never retried. */
+static unsigned
+retry_bit(enum vg_state st)
+{
+	switch (st) {
+	case VG_ST_FAILED:
+		return VG_RETRY_FAILED;
+	case VG_ST_TIMEOUT:
+	case VG_ST_DEADLINE:
+		return VG_RETRY_TIMEOUT;
+	case VG_ST_OOM:
+		return VG_RETRY_OOM;
+	case VG_ST_NODE_FAIL:
+	case VG_ST_BOOT_FAIL:
+		return VG_RETRY_NODE_FAIL;
+	case VG_ST_PREEMPTED:
+		return VG_RETRY_PREEMPTED;
+	case VG_ST_LOST:
+		return VG_RETRY_LOST;
+	default:
+		return 0;
+	}
+}
+
+/* Seconds before attempt number next (2, 3, ...) of a retried task. */
+static double
+backoff_for(const struct vg_retry *r, int tries)
+{
+	double b = r->backoff;
+	int k;
+
+	for (k = 1; k < tries && b > 0; k++) {
+		b *= 2;
+		if (r->backoff_max > 0 && b >= r->backoff_max)
+			break;
+	}
+	if (r->backoff_max > 0 && b > r->backoff_max)
+		b = r->backoff_max;
+	return b;
+}
+
+/* Describes a terminal result in reason (for events and status). */
+static void
+describe(const struct vg_result *r, char *out, size_t n)
+{
+	if (r->reason[0] != '\0')
+		scopy(out, n, r->reason);
+	else if (r->signal > 0)
+		snprintf(out, n, "killed by signal %d (%s)", r->signal,
+		    strsignal(r->signal));
+	else if (r->state == VG_ST_SUCCEEDED)
+		out[0] = '\0';
+	else
+		snprintf(out, n, "exit %d", r->exit_code);
+}
+
+/* Records a terminal update of task i and decides what comes next. */
+static int
+task_ended(struct drv *d, size_t i, struct box *b,
+    const struct vg_sched_update *u, struct vg_err *e)
+{
+	struct vg_task_rec *t = &d->tr[i];
+	const struct vg_retry *rp = &d->m->retry;
+	const struct vg_result *r = &u->result;
+	struct vg_attempt_rec ar;
+	char why[256], msg[256];
+	unsigned on;
+	double delay;
+	int rc;
+
+	describe(r, why, sizeof(why));
+	if (b->scratch_dir != NULL)
+		(void)vg_scratch_finish(b->scratch_dir, d->m->scratch.keep,
+		    u->state == VG_ST_SUCCEEDED, NULL);
+	t->exit_code = r->exit_code;
+	t->signal = r->signal;
+	if (r->started > 0)
+		t->started = r->started;
+	t->ended = r->ended > 0 ? r->ended : vg_now();
+	if (r->node[0] != '\0')
+		scopy(t->node, sizeof(t->node), r->node);
+	memset(&ar, 0, sizeof(ar));
+	ar.index = t->index;
+	ar.attempt = b->a.attempt;
+	ar.state = u->state;
+	ar.exit_code = r->exit_code;
+	ar.signal = r->signal;
+	ar.started = t->started;
+	ar.ended = t->ended;
+	ar.pid = t->pid;
+	ar.pid_start = t->pid_start;
+	ar.handle = t->handle;
+	ar.node = t->node;
+	ar.reason = why;
+	if ((rc = vg_store_attempt_put(d->st, d->run_id, &ar, e)) != 0)
+		return rc;
+	on = rp->on != 0 ? rp->on : ~0u;
+	t->tries++;
+	if (!d->cancelling && !t->cancel_req && (retry_bit(u->state) & on) &&
+	    t->tries <= rp->max) {
+		if (u->state == VG_ST_OOM && rp->memory_factor > 1 &&
+		    t->memory > 0)
+			t->memory = (uint64_t)((double)t->memory *
+			    rp->memory_factor);
+		if (u->state == VG_ST_TIMEOUT && rp->time_factor > 1) {
+			t->time = (uint64_t)((double)t->time * rp->time_factor);
+			t->timeout *= rp->time_factor;
+		}
+		delay = backoff_for(rp, t->tries);
+		t->next_at = vg_now() + delay;
+		snprintf(msg, sizeof(msg), "%s %.200s; retry %d of %d in %gs",
+		    vg_state_name(u->state), why, t->tries, rp->max, delay);
+		/* The attempt's own end is an event too. */
+		if ((rc = vg_store_event(d->st, d->run_id, t->index,
+		    b->a.attempt, u->state, why, e)) != 0)
+			return rc;
+		retry_add(d, i);
+		return set_task(d, i, VG_ST_PENDING, b->a.attempt, msg, e);
+	}
+	t->next_at = 0;
+	return set_task(d, i, u->state, b->a.attempt, why, e);
+}
+
+/* Records one scheduler update. */
+static int
+apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
+{
+	struct box *b = (struct box *)u->a;
+	size_t i = (size_t)(b->a.task - d->ts->v);
+	struct vg_task_rec *t;
+	struct vg_attempt_rec ar;
+	int rc;
+
+	if (i >= d->n || d->live[i] != b)
+		return vg_err_set(e, VG_EBACKEND, "scheduler reported an "
+		    "attempt vigil does not know");
+	t = &d->tr[i];
+	if (u->handle[0] != '\0')
+		scopy(t->handle, sizeof(t->handle), u->handle);
+	if (vg_state_terminal(u->state)) {
+		rc = task_ended(d, i, b, u, e);
+		d->live[i] = NULL;
+		box_free(b);
+		return rc;
+	}
+	if (u->state == VG_ST_RUNNING) {
+		t->pid = b->a.pid;
+		t->pid_start = b->a.pid_start;
+		if (t->pid > 0 && t->pid_start == 0)
+			(void)vg_pid_start_time(t->pid, &t->pid_start);
+		t->started = b->a.started > 0 ? b->a.started : vg_now();
+		t->ended = 0;
+	}
+	memset(&ar, 0, sizeof(ar));
+	ar.index = t->index;
+	ar.attempt = b->a.attempt;
+	ar.state = u->state;
+	ar.exit_code = -1;
+	ar.started = t->started;
+	ar.pid = t->pid;
+	ar.pid_start = t->pid_start;
+	ar.handle = t->handle;
+	ar.node = t->node;
+	ar.reason = u->reason;
+	if ((rc = vg_store_attempt_put(d->st, d->run_id, &ar, e)) != 0)
+		return rc;
+	return set_task(d, i, u->state, b->a.attempt,
+	    u->reason[0] != '\0' ? u->reason : NULL, e);
+}
+
+/* Cancels task i: drops it when waiting, asks the scheduler otherwise. */
+static int
+cancel_task(struct drv *d, size_t i, const char *why, struct vg_err *e)
+{
+	struct vg_task_rec *t = &d->tr[i];
+
+	if (vg_state_terminal(t->state))
+		return 0;
+	t->cancel_req = 1;
+	if (d->live[i] != NULL)
+		return d->sched.ops->cancel(&d->sched, &d->live[i]->a, e);
+	return set_task(d, i, VG_ST_CANCELLED, t->attempts, why, e);
+}
+
+/* Cancels everything (first signal) or forces it (a second SIGINT). */
+static int
+cancel_all(struct drv *d, const char *why, struct vg_err *e)
+{
+	size_t i;
+	int rc;
+
+	d->cancelling = 1;
+	if (d->cancel_why == NULL)
+		d->cancel_why = why;
+	for (i = 0; i < d->n; i++)
+		if ((rc = cancel_task(d, i, why, e)) != 0)
+			return rc;
+	return 0;
+}
+
+/* Reads per-task cancel marks written by `vigil cancel RUN/TASK`. */
+static int
+cancel_marked_cb(void *arg, const struct vg_task_rec *t, const char *mj,
+    const char *label)
+{
+	struct drv *d = arg;
+
+	(void)mj;
+	(void)label;
+	if (t->cancel_req && t->index >= 0 && (size_t)t->index < d->n &&
+	    !d->tr[t->index].cancel_req)
+		d->tr[t->index].cancel_req = 2;	/* newly marked */
+	return 0;
+}
+
+/* Applies per-task cancel marks found in the store. */
+static int
+cancel_marked(struct drv *d, struct vg_err *e)
+{
+	size_t i;
+	int rc;
+
+	if ((rc = vg_store_task_each(d->st, d->run_id, -1, cancel_marked_cb,
+	    d, e)) != 0)
+		return rc;
+	for (i = 0; i < d->n; i++) {
+		if (d->tr[i].cancel_req != 2)
+			continue;
+		if ((rc = cancel_task(d, i, "cancelled by vigil cancel",
+		    e)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Reads pending signals; acts on them inside the open transaction. */
+static int
+read_signals(struct drv *d, struct vg_err *e)
+{
+	struct signalfd_siginfo si;
+	ssize_t n;
+	int rc;
+
+	if (d->sigfd < 0)
+		return 0;
+	while ((n = read(d->sigfd, &si, sizeof(si))) == (ssize_t)sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGUSR1:
+			if ((rc = cancel_marked(d, e)) != 0)
+				return rc;
+			break;
+		case SIGINT:
+			if (d->cancelling) {
+				if (d->pg != NULL)
+					vg_progress_note(d->pg, "second "
+					    "interrupt: killing tasks now");
+				if ((rc = cancel_all(d, "cancelled (SIGINT, "
+				    "forced)", e)) != 0)
+					return rc;
+				break;
+			}
+			/* FALLTHROUGH */
+		default:
+			if (d->cancelling)
+				break;
+			if (d->pg != NULL)
+				vg_progress_note(d->pg, "%s: cancelling "
+				    "(interrupt again to force)",
+				    strsignal((int)si.ssi_signo));
+			if ((rc = cancel_all(d, si.ssi_signo == SIGINT ?
+			    "cancelled (SIGINT)" : si.ssi_signo == SIGHUP ?
+			    "cancelled (SIGHUP)" : "cancelled (SIGTERM)",
+			    e)) != 0)
+				return rc;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Blocks the signals the driver reads and opens the signalfd. */
+static int
+signals_on(struct drv *d, struct vg_err *e)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &set, &d->oldmask) != 0)
+		return vg_err_errno(e, "sigprocmask");
+	d->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (d->sigfd < 0) {
+		(void)sigprocmask(SIG_SETMASK, &d->oldmask, NULL);
+		return vg_err_errno(e, "signalfd");
+	}
+	return 0;
+}
+
+/* Restores the signal mask. */
+static void
+signals_off(struct drv *d)
+{
+	if (d->sigfd < 0)
+		return;
+	close(d->sigfd);
+	d->sigfd = -1;
+	(void)sigprocmask(SIG_SETMASK, &d->oldmask, NULL);
+}
+
+/*
+ * Takes over attempts a dead vigil left QUEUED or RUNNING: reattach when
+ * the scheduler can, else kill what is left and run the task again.
+ */
+static int
+recover(struct drv *d, int had_owner, struct vg_err *e)
+{
+	struct vg_task_rec *t;
+	struct vg_attempt_rec ar;
+	struct vg_err ke;
+	const char *why = "interrupted: vigil exited";
+	size_t i;
+	int rc, swept = 0;
+
+	for (i = 0; i < d->n; i++) {
+		t = &d->tr[i];
+		if (t->cancel_req && !vg_state_terminal(t->state)) {
+			/* vigil cancel ran while no vigil owned the run. */
+			if ((rc = set_task(d, i, VG_ST_CANCELLED, t->attempts,
+			    "cancelled by vigil cancel", e)) != 0)
+				return rc;
+			continue;
+		}
+		if (t->state == VG_ST_PENDING) {
+			if (t->next_at > 0)
+				retry_add(d, i);
+			continue;
+		}
+		if (vg_state_terminal(t->state))
+			continue;
+		/* QUEUED, RUNNING, SUSPENDED, REQUEUED: in flight.  With no
+		 * handle recorded (vigil died between handing the attempt
+		 * over and recording its job id), the scheduler may still
+		 * know it: slurm finds it in its job journal. */
+		if (d->sched.ops->reattach != NULL) {
+			struct box *b = vg_xcalloc(1, sizeof(*b));
+			char idx[32], *tasks;
+
+			snprintf(idx, sizeof(idx), "%d", t->index);
+			tasks = vg_path_join(d->run_dir, "tasks");
+			b->task_dir = vg_path_join(tasks, idx);
+			free(tasks);
+			b->a.m = d->m;
+			b->a.task = &d->ts->v[i];
+			b->a.run_id = d->run_id;
+			b->a.task_dir = b->task_dir;
+			b->a.attempt = t->attempts;
+			b->a.res = d->m->resources;
+			b->a.res.memory = t->memory;
+			b->a.res.time = t->time;
+			b->a.timeout = t->timeout;
+			b->a.kill_grace = d->m->kill_grace > 0 ?
+			    d->m->kill_grace : DEFAULT_KILL_GRACE;
+			b->a.pidfd = -1;
+			vg_err_init(&ke);
+			if (d->sched.ops->reattach(&d->sched, &b->a, t->handle,
+			    &ke) == 0) {
+				d->live[i] = b;
+				continue;
+			}
+			box_free(b);
+		} else if (t->pid > 0 && vg_pid_is(t->pid, t->pid_start)) {
+			/* Its exit status can never be collected now. */
+			(void)kill(-t->pid, SIGKILL);
+			(void)kill(t->pid, SIGKILL);
+		}
+		if (d->sched.ops->reattach == NULL) {
+			(void)vg_kill_leftovers(d->run_id, t->index, NULL, NULL);
+			swept = 1;
+		}
+		memset(&ar, 0, sizeof(ar));
+		ar.index = t->index;
+		ar.attempt = t->attempts;
+		ar.state = VG_ST_LOST;
+		ar.exit_code = -1;
+		ar.started = t->started;
+		ar.ended = vg_now();
+		ar.pid = t->pid;
+		ar.pid_start = t->pid_start;
+		ar.handle = t->handle;
+		ar.node = t->node;
+		ar.reason = why;
+		if ((rc = vg_store_attempt_put(d->st, d->run_id, &ar, e)) != 0)
+			return rc;
+		if ((rc = vg_store_event(d->st, d->run_id, t->index,
+		    t->attempts, VG_ST_LOST, why, e)) != 0)
+			return rc;
+		t->next_at = 0;
+		t->pid = 0;
+		t->pid_start = 0;
+		if ((rc = set_task(d, i, VG_ST_PENDING, t->attempts,
+		    "interrupted: vigil exited; runs again", e)) != 0)
+			return rc;
+	}
+	/* Processes started but not yet recorded when vigil died. */
+	if (had_owner && !swept && d->sched.ops->reattach == NULL)
+		(void)vg_kill_leftovers(d->run_id, -1, NULL, NULL);
+	return 0;
+}
+
+/* The run's final state from the task counts. */
+static enum vg_state
+final_state(const struct drv *d)
+{
+	int s, bad = 0;
+
+	if (d->cancelling && d->counts[VG_ST_CANCELLED] > 0)
+		return VG_ST_CANCELLED;
+	for (s = 0; s < VG_ST__COUNT; s++)
+		if (s != VG_ST_SUCCEEDED && s != VG_ST_DENIED)
+			bad += d->counts[s];
+	if (d->counts[VG_ST_DENIED] > 0)
+		return VG_ST_DENIED;
+	if (bad > 0)
+		return d->counts[VG_ST_CANCELLED] == bad ? VG_ST_CANCELLED :
+		    VG_ST_FAILED;
+	return VG_ST_SUCCEEDED;
+}
+
+/* True when every task is terminal. */
+static int
+all_done(const struct drv *d)
+{
+	int s, open = 0;
+
+	for (s = 0; s < VG_ST__COUNT; s++)
+		if (!vg_state_terminal((enum vg_state)s))
+			open += d->counts[s];
+	return open == 0;
+}
+
+/* Opens the scheduler for the run. */
+static int
+sched_open(struct drv *d, const struct vg_run_info *ri,
+    const struct vg_run_opts *o, struct vg_err *e)
+{
+	const struct vg_scheduler_ops *ops = o->sched;
+	int rc;
+
+	if (ops == NULL) {
+		const char *name = ri->scheduler != NULL ? ri->scheduler :
+		    "direct";
+
+		if ((ops = vg_scheduler_find(name)) == NULL)
+			return vg_err_set(e, VG_EINVAL, "unknown scheduler "
+			    "'%s'", name);
+	}
+	memset(&d->sched, 0, sizeof(d->sched));
+	d->sched.ops = ops;
+	d->sched.m = d->m;
+	d->sched.run_id = d->run_id;
+	d->sched.run_dir = d->run_dir;
+	d->sched.store = d->st;
+	d->sched.jobs = o->jobs;
+	d->sched.backend = o->backend;
+	if ((rc = ops->open(&d->sched, e)) != 0)
+		return rc;
+	d->sched_open = 1;
+	return 0;
+}
+
+/*
+ * Once per drive, for backends that run here: the backend's prepare
+ * (finds its tools, pulls or resolves the image, compiles the sandbox,
+ * refuses what isolation.required cannot have), and the isolation the
+ * host cannot deliver, recorded as an event of the run and told on
+ * stderr.  A failed prepare is kept in d->unprepared: no task starts,
+ * each ends BACKEND_ERROR with its reason (unprepared_tasks).
+ */
+static int
+backend_prepare(struct drv *d, const struct vg_run_opts *o,
+    struct vg_err *e)
+{
+	const struct vg_backend_ops *ops = o->backend;
+	const char *dg, *name;
+	struct vg_err ee;
+	char *why;
+	int rc;
+
+	if (d->sched.remote)
+		return 0;
+	name = d->m->backend != NULL ? d->m->backend : "local";
+	if (ops == NULL && (ops = vg_backend_find(name)) == NULL)
+		return 0;	/* sched_open has said it is unknown */
+	vg_err_init(&ee);
+	if (ops->prepare != NULL && ops->prepare(d->m, d->run_dir, &ee) != 0) {
+		d->unprepared = vg_xstrdup(ee.msg);
+		return 0;
+	}
+	vg_err_init(&ee);
+	if (ops->downgrades != NULL &&
+	    (dg = ops->downgrades(d->m, &ee)) != NULL && *dg != '\0') {
+		why = vg_xasprintf("isolation downgraded: %s", dg);
+		vg_warn("run %s: %s", d->run_id, why);
+		rc = vg_store_event(d->st, d->run_id, -1, 0, VG_ST_PENDING,
+		    why, e);
+		free(why);
+		return rc;
+	}
+	return 0;
+}
+
+/* Ends every task still to start BACKEND_ERROR with why the backend
+ * could not be prepared. */
+static int
+unprepared_tasks(struct drv *d, struct vg_err *e)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < d->n; i++)
+		if ((d->tr[i].state == VG_ST_PENDING ||
+		    d->tr[i].state == VG_ST_QUEUED) && (rc = set_task(d, i,
+		    VG_ST_BACKEND_ERROR, d->tr[i].attempts, d->unprepared,
+		    e)) != 0)
+			return rc;
+	d->nretry = 0;
+	d->cursor = d->n;
+	return 0;
+}
+
+/* One pass: poll, then record everything in one transaction. */
+static int
+drive_step(struct drv *d, int timeout_ms, struct vg_err *e)
+{
+	struct vg_sched_update *ups = NULL;
+	size_t nups = 0, k;
+	int rc;
+
+	if ((rc = d->sched.ops->poll(&d->sched, timeout_ms, d->sigfd, &ups,
+	    &nups, e)) != 0)
+		return rc;
+	if ((rc = vg_store_begin(d->st, e)) != 0)
+		return rc;
+	for (k = 0; k < nups; k++)
+		if ((rc = apply_update(d, &ups[k], e)) != 0)
+			goto fail;
+	if ((rc = read_signals(d, e)) != 0)
+		goto fail;
+	if ((rc = submit_ready(d, e)) != 0)
+		goto fail;
+	if (d->sched.ops->flush != NULL &&
+	    (rc = d->sched.ops->flush(&d->sched, e)) != 0)
+		goto fail;
+	return vg_store_commit(d->st, e);
+fail:
+	vg_store_rollback(d->st);
+	return rc;
+}
+
+/* Milliseconds the next poll may wait. */
+static int
+poll_timeout(struct drv *d, struct vg_err *e)
+{
+	long long wait = -1, tick;
+	double now = vg_now(), soon = 0;
+	size_t k;
+
+	(void)e;
+	for (k = 0; k < d->nretry; k++) {
+		const struct vg_task_rec *t = &d->tr[d->retry[k]];
+
+		if (t->state == VG_ST_PENDING &&
+		    (soon == 0 || t->next_at < soon))
+			soon = t->next_at;
+	}
+	if (soon > 0)
+		wait = soon <= now ? 0 : (long long)ceil((soon - now) * 1000);
+	if (d->pg != NULL && (tick = vg_progress_tick(d->pg)) >= 0 &&
+	    (wait < 0 || tick < wait))
+		wait = tick;
+	if (wait > 60000)
+		wait = 60000;
+	return (int)wait;
+}
+
+int
+vg_run_drive(struct vg_store *st, const char *run_id,
+    const struct vg_manifest *m, const struct vg_taskset *ts,
+    const struct vg_run_opts *o, struct vg_run_result *res,
+    struct vg_err *e)
+{
+	struct vg_run_info ri;
+	struct drv d;
+	unsigned long long self_start = 0;
+	long long t0, t1 = 0, t2 = 0;
+	size_t i;
+	int rc, had_owner;
+
+	memset(res, 0, sizeof(*res));
+	memset(&d, 0, sizeof(d));
+	d.sigfd = -1;
+	if ((rc = vg_store_run_get(st, run_id, &ri, e)) != 0)
+		return rc;
+	if (ri.pid > 0 && ri.pid != getpid() && vg_run_owner_alive(&ri)) {
+		rc = vg_err_set(e, VG_ESTATE, "run '%s' is being driven by "
+		    "vigil process %ld", ri.id, (long)ri.pid);
+		vg_run_info_release(&ri);
+		return rc;
+	}
+	/* A submitted run's detached vigil records itself before driving. */
+	had_owner = (ri.pid > 0 && ri.pid != getpid()) ||
+	    ri.state != VG_ST_PENDING;
+	d.st = st;
+	d.run_id = run_id;
+	d.run_dir = vg_xstrdup(ri.dir);
+	d.m = m;
+	d.ts = ts;
+	d.pg = o->progress;
+	if ((rc = vg_store_tasks_load(st, run_id, &d.tr, &d.n, e)) != 0)
+		goto out;
+	if (d.n != ts->n) {
+		rc = vg_err_set(e, VG_ESTATE, "run '%s' has %zu tasks "
+		    "recorded but its manifest expands to %zu", run_id, d.n,
+		    ts->n);
+		goto out;
+	}
+	for (i = 0; i < d.n; i++) {
+		if (d.tr[i].index != ts->v[i].index) {
+			rc = vg_err_set(e, VG_ESTATE, "run '%s': task %zu is "
+			    "recorded as index %d", run_id, i, d.tr[i].index);
+			goto out;
+		}
+		d.counts[d.tr[i].state]++;
+	}
+	d.live = vg_xcalloc(d.n + 1, sizeof(*d.live));
+	if (d.pg != NULL)
+		vg_progress_bind(d.pg, d.counts, d.n);
+	if ((rc = sched_open(&d, &ri, o, e)) != 0 ||
+	    (rc = backend_prepare(&d, o, e)) != 0)
+		goto out;
+	/* Scratch lives where tasks run: here for direct; on the compute
+	 * node (task-exec) for schedulers that send tasks elsewhere. */
+	if (!d.sched.remote) {
+		char *why = NULL;
+
+		rc = vg_scratch_base(&m->scratch, vg_store_home(st),
+		    &d.scratch_base, &why, e);
+		free(why);
+		if (rc != 0)
+			goto out;
+	}
+	if (o->signals && (rc = signals_on(&d, e)) != 0)
+		goto out;
+	(void)vg_pid_start_time(getpid(), &self_start);
+	t0 = vg_mono_ms();
+	if ((rc = vg_store_begin(st, e)) != 0)
+		goto out;
+	if ((rc = vg_store_run_set_owner(st, run_id, getpid(), self_start,
+	    e)) != 0 ||
+	    (rc = vg_store_run_set_state(st, run_id, VG_ST_RUNNING,
+	    had_owner ? "resumed" : "started", e)) != 0 ||
+	    (rc = recover(&d, had_owner, e)) != 0 ||
+	    (d.unprepared != NULL && (rc = unprepared_tasks(&d, e)) != 0) ||
+	    (rc = submit_ready(&d, e)) != 0 ||
+	    (t1 = vg_mono_ms(), 0) ||
+	    (d.sched.ops->flush != NULL &&
+	    (rc = d.sched.ops->flush(&d.sched, e)) != 0) ||
+	    (t2 = vg_mono_ms(), 0) ||
+	    (rc = vg_store_commit(st, e)) != 0) {
+		vg_store_rollback(st);
+		goto out;
+	}
+	/* Where the first round's time goes (bench/slurm-submit.sh). */
+	vg_debug("driver: first round: %zu task(s) recorded and handed over "
+	    "in %lld ms, flush %lld ms, commit %lld ms", d.n, t1 - t0,
+	    t2 - t1, vg_mono_ms() - t2);
+	while (!all_done(&d)) {
+		if (d.sched.ops->active(&d.sched) == 0 && d.nretry == 0 &&
+		    d.cursor >= d.n) {
+			rc = vg_err_set(e, VG_ESTATE, "run '%s': tasks left "
+			    "open with nothing running (state database "
+			    "edited?)", run_id);
+			goto out;
+		}
+		if ((rc = drive_step(&d, poll_timeout(&d, e), e)) != 0)
+			goto out;
+	}
+	res->state = final_state(&d);
+	if ((rc = vg_store_begin(st, e)) == 0) {
+		if ((rc = vg_store_run_set_state(st, run_id, res->state,
+		    d.cancel_why, e)) != 0 ||
+		    (rc = vg_store_run_set_owner(st, run_id, 0, 0, e)) != 0 ||
+		    (rc = vg_store_commit(st, e)) != 0)
+			vg_store_rollback(st);
+	}
+	memcpy(res->counts, d.counts, sizeof(res->counts));
+	res->ntasks = (int)d.n;
+	if (d.pg != NULL)
+		vg_progress_done(d.pg, res->state);
+out:
+	if (rc != 0 && d.sched_open && d.live != NULL) {
+		/* Leave nothing running behind a failed driver. */
+		for (i = 0; i < d.n; i++)
+			if (d.live[i] != NULL) {
+				(void)d.sched.ops->cancel(&d.sched,
+				    &d.live[i]->a, NULL);
+				(void)d.sched.ops->cancel(&d.sched,
+				    &d.live[i]->a, NULL);
+			}
+	}
+	if (d.sched_open)
+		d.sched.ops->close(&d.sched);
+	if (d.live != NULL)
+		for (i = 0; i < d.n; i++)
+			box_free(d.live[i]);
+	signals_off(&d);
+	free(d.live);
+	free(d.tr);
+	free(d.retry);
+	free(d.run_dir);
+	free(d.scratch_base);
+	free(d.unprepared);
+	vg_buf_release(&d.label);
+	vg_run_info_release(&ri);
+	return rc;
+}

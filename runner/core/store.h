@@ -1,0 +1,241 @@
+/*
+ * store.h - run state in one sqlite database, $VIGIL_HOME/vigil.db (WAL,
+ * busy timeout, schema version with migrations, modes 0700/0600).
+ *
+ * Tables: runs, tasks, attempts, events (every state change with time and
+ * reason) and audit (every policy decision).  Output files live in the run
+ * directory ($VIGIL_HOME/runs/<run-id>/tasks/<index>/), never here.
+ *
+ * Every write is durable when the call returns (synchronous=NORMAL in WAL
+ * mode; the driver batches per-poll updates in one transaction with
+ * vg_store_begin/commit).  All calls block on the database lock for at
+ * most the busy timeout.  A struct vg_store is one connection: never share
+ * it across fork(2) or between threads.
+ */
+#ifndef VG_STORE_H
+#define VG_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/home.h"
+#include "common/state.h"
+#include "runner/policy/policy.h"
+
+struct vg_store;
+
+/* The schema version this vigil writes (PRAGMA user_version). */
+#define VG_STORE_SCHEMA	1
+
+/* Run ids: "YYYYMMDD-HHMMSS-xxxxxx" (UTC, 6 random hex digits). */
+#define VG_RUN_ID_MAX	32
+
+
+/*
+ * Opens (creating when missing, with mode 0700 for home and 0600 for the
+ * file) home/vigil.db and migrates it to VG_STORE_SCHEMA.  A database
+ * written by a newer vigil is refused with VG_ESTATE.  *sp is owned by
+ * the caller (vg_store_close).
+ */
+int	vg_store_open(const char *home, struct vg_store **sp, struct vg_err *e);
+void	vg_store_close(struct vg_store *s);
+
+/* The home directory the store was opened in; borrowed. */
+const char *vg_store_home(const struct vg_store *s);
+
+/* Transactions (BEGIN IMMEDIATE ... COMMIT); not nestable. */
+int	vg_store_begin(struct vg_store *s, struct vg_err *e);
+int	vg_store_commit(struct vg_store *s, struct vg_err *e);
+/* Rolls back an open transaction, if any; never fails loudly. */
+void	vg_store_rollback(struct vg_store *s);
+
+/* Makes a new run id into out (VG_RUN_ID_MAX bytes). */
+void	vg_run_id_make(char *out);
+
+/* One run, as recorded. */
+struct vg_run_info {
+	char		 id[VG_RUN_ID_MAX];
+	char		*name;		/* manifest name, may be NULL */
+	char		*file;		/* manifest path as given */
+	char		*scheduler;
+	char		*backend;
+	char		*dir;		/* run directory */
+	enum vg_state	 state;		/* PENDING, RUNNING, or terminal */
+	char		*reason;	/* why it ended, may be NULL */
+	double		 created;
+	double		 ended;		/* 0 while not ended */
+	pid_t		 pid;		/* the vigil driving it, 0 when none */
+	unsigned long long pid_start;	/* its /proc starttime */
+	int		 ntasks;
+	int		 counts[VG_ST__COUNT];	/* tasks per state (list/get) */
+};
+
+/* Frees the strings of r; the struct itself is the caller's. */
+void	vg_run_info_release(struct vg_run_info *r);
+
+/*
+ * Records a new run r (id, name, file, scheduler, backend, dir, ntasks,
+ * created; state PENDING) with the effective manifest JSON.
+ */
+int	vg_store_run_create(struct vg_store *s, const struct vg_run_info *r,
+	    const char *manifest_json, struct vg_err *e);
+
+/*
+ * Looks a run up by id, by a unique prefix of an id, or "last" (the
+ * newest run).  Fills r (release with vg_run_info_release) with counts.
+ * VG_ENOENT when nothing matches, VG_EINVAL when a prefix is ambiguous.
+ */
+int	vg_store_run_get(struct vg_store *s, const char *id,
+	    struct vg_run_info *r, struct vg_err *e);
+
+/* Appends the stored manifest JSON of run id to out. */
+int	vg_store_run_manifest(struct vg_store *s, const char *id,
+	    struct vg_buf *out, struct vg_err *e);
+
+/*
+ * Calls cb for every run, newest first; cb returns non-zero to stop.
+ * r is valid only during the call.
+ */
+int	vg_store_run_list(struct vg_store *s,
+	    int (*cb)(void *arg, const struct vg_run_info *r), void *arg,
+	    struct vg_err *e);
+
+/* Sets the state of a run (and ended, when terminal) with an event. */
+int	vg_store_run_set_state(struct vg_store *s, const char *id,
+	    enum vg_state st, const char *reason, struct vg_err *e);
+
+/* Records which process drives the run now (pid 0: none). */
+int	vg_store_run_set_owner(struct vg_store *s, const char *id, pid_t pid,
+	    unsigned long long pid_start, struct vg_err *e);
+
+/* Deletes a run and everything recorded about it (not its directory). */
+int	vg_store_run_delete(struct vg_store *s, const char *id,
+	    struct vg_err *e);
+
+/* One task of a run, as recorded; fixed size so arrays need no frees. */
+struct vg_task_rec {
+	int		 index;
+	enum vg_state	 state;
+	int		 attempts;	/* attempts started so far */
+	int		 tries;		/* of those, counted against retry.max */
+	int		 exit_code;	/* -1 when none or killed */
+	int		 signal;
+	double		 started;	/* of the latest attempt; 0 = never */
+	double		 ended;
+	double		 next_at;	/* earliest start of the next attempt */
+	uint64_t	 memory;	/* effective resources (retries scale) */
+	uint64_t	 time;
+	double		 timeout;
+	pid_t		 pid;		/* watched process of the attempt */
+	unsigned long long pid_start;
+	int		 cancel_req;	/* vigil cancel RUN/TASK asked for it */
+	char		 handle[64];	/* pid or job id */
+	char		 node[64];
+	char		 reason[256];
+};
+
+/*
+ * Adds task t of a run (state, reason, memory, time, timeout are taken
+ * from t), with its matrix values as a JSON object and as a short label
+ * for tables ("x=1 y=a").
+ */
+int	vg_store_task_add(struct vg_store *s, const char *run_id,
+	    const struct vg_task_rec *t, const char *matrix_json,
+	    const char *label, struct vg_err *e);
+
+/* Writes every field of t back (the row must exist). */
+int	vg_store_task_put(struct vg_store *s, const char *run_id,
+	    const struct vg_task_rec *t, struct vg_err *e);
+
+/*
+ * Loads the tasks of a run in index order into *vp (caller frees with
+ * free(3)), *np of them.
+ */
+int	vg_store_tasks_load(struct vg_store *s, const char *run_id,
+	    struct vg_task_rec **vp, size_t *np, struct vg_err *e);
+
+/*
+ * Calls cb for each task of a run in index order with its record, matrix
+ * JSON and label (valid only during the call); index -1 means all,
+ * otherwise only that task.  cb returns non-zero to stop.
+ */
+int	vg_store_task_each(struct vg_store *s, const char *run_id, int index,
+	    int (*cb)(void *arg, const struct vg_task_rec *t,
+	    const char *matrix_json, const char *label), void *arg,
+	    struct vg_err *e);
+
+/*
+ * Marks tasks for cancellation (index -1: every task not yet ended);
+ * the driver reads the marks when signalled.  *n (may be NULL) gets how
+ * many tasks were marked.
+ */
+int	vg_store_task_request_cancel(struct vg_store *s, const char *run_id,
+	    int index, int *n, struct vg_err *e);
+
+/* One attempt of a task. */
+struct vg_attempt_rec {
+	int		 index;
+	int		 attempt;	/* 1-based */
+	enum vg_state	 state;
+	int		 exit_code;
+	int		 signal;
+	double		 started;
+	double		 ended;
+	pid_t		 pid;
+	unsigned long long pid_start;
+	const char	*handle;	/* borrowed; may be NULL */
+	const char	*node;
+	const char	*reason;
+};
+
+/* Inserts or replaces the record of one attempt. */
+int	vg_store_attempt_put(struct vg_store *s, const char *run_id,
+	    const struct vg_attempt_rec *a, struct vg_err *e);
+
+/*
+ * Calls cb for each attempt of one task, oldest first (the strings of a
+ * are valid only during the call).
+ */
+int	vg_store_attempt_each(struct vg_store *s, const char *run_id,
+	    int index, int (*cb)(void *arg, const struct vg_attempt_rec *a),
+	    void *arg, struct vg_err *e);
+
+/*
+ * Records a state change: task -1 means the run itself, attempt 0 none.
+ * time is now.
+ */
+int	vg_store_event(struct vg_store *s, const char *run_id, int task,
+	    int attempt, enum vg_state st, const char *reason,
+	    struct vg_err *e);
+
+/* One recorded event, for vigil status RUN/TASK and tests. */
+struct vg_event_rec {
+	double		 time;
+	int		 task;
+	int		 attempt;
+	enum vg_state	 state;
+	const char	*reason;
+};
+
+/* task for vg_store_event_each: every event of the run (task -1 is the
+ * run's own events, the index of a task its events). */
+#define VG_STORE_EVENTS_ALL	(-2)
+
+/* Calls cb for the events of a run's task, oldest first. */
+int	vg_store_event_each(struct vg_store *s, const char *run_id, int task,
+	    int (*cb)(void *arg, const struct vg_event_rec *ev), void *arg,
+	    struct vg_err *e);
+
+
+int	vg_store_audit(struct vg_store *s, const struct vg_audit_rec *rec,
+	    struct vg_err *e);
+
+/* Calls cb for the audit records of a run (NULL: all), oldest first. */
+int	vg_store_audit_each(struct vg_store *s, const char *run_id,
+	    int (*cb)(void *arg, const struct vg_audit_rec *rec), void *arg,
+	    struct vg_err *e);
+
+#endif

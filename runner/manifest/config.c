@@ -1,0 +1,386 @@
+/*
+ * config.c - loading a manifest through its layers:
+ *
+ *   built-in defaults (manifest.c tables)
+ *   < site config    (/etc/vigil/config.yaml, $VIGIL_SITE_CONFIG)
+ *   < user config    ($XDG_CONFIG_HOME/vigil/config.yaml, default
+ *                     ~/.config/vigil/config.yaml, $VIGIL_USER_CONFIG)
+ *   < the manifest
+ *   < --set key.path=value, in the order given
+ *
+ * Each layer is parsed into its own tree and decoded onto the same struct
+ * (schema.c merges), so each problem names the file it is in.  A missing
+ * config file is fine; an unreadable or invalid one is an error.  The
+ * trees live until the checks that need every layer are done.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runner/manifest/manifest-int.h"
+#include "common/path.h"
+
+#define SITE_CONFIG	"/etc/vigil/config.yaml"
+
+void
+vg_mload_layer(struct vg_mload *ls, struct vg_ytree *tree, const char *file,
+    int config, struct vg_diag *d)
+{
+	struct vg_dctx c;
+
+	ls->layers = vg_xrealloc(ls->layers,
+	    (ls->nlayers + 1) * sizeof(*ls->layers));
+	ls->layers[ls->nlayers].tree = tree;
+	ls->layers[ls->nlayers].file = file;
+	ls->nlayers++;
+	if (tree == NULL)
+		return;
+	memset(&c, 0, sizeof(c));
+	c.d = d;
+	c.file = file;
+	c.config = config;
+	c.user = ls;
+	vg_schema_decode(&vg_manifest_section, tree->root, ls->m, &c);
+}
+
+void
+vg_mload_release(struct vg_mload *ls)
+{
+	size_t i;
+
+	for (i = 0; i < ls->nlayers; i++)
+		vg_ytree_free(ls->layers[i].tree);
+	free(ls->layers);
+	ls->layers = NULL;
+	ls->nlayers = 0;
+}
+
+/* The config path to use: option, then environment, then default. */
+static char *
+config_path(const char *opt, const char *envname, int user)
+{
+	const char *v, *home;
+
+	if (opt != NULL)
+		return *opt ? vg_xstrdup(opt) : NULL;
+	v = getenv(envname);
+	if (v != NULL)
+		return *v ? vg_xstrdup(v) : NULL;
+	if (!user)
+		return vg_xstrdup(SITE_CONFIG);
+	v = getenv("XDG_CONFIG_HOME");
+	if (v != NULL && v[0] == '/')
+		return vg_xasprintf("%s/vigil/config.yaml", v);
+	home = getenv("HOME");
+	if (home != NULL && home[0] == '/')
+		return vg_xasprintf("%s/.config/vigil/config.yaml", home);
+	return NULL;
+}
+
+/* Parses text as layer name; 0, or the parse rc (problems in d). */
+static int
+add_text_layer(struct vg_mload *ls, const char *name, const char *text,
+    size_t len, int config, struct vg_diag *d)
+{
+	struct vg_ytree *t = NULL;
+	const char *file = vg_manifest_source(ls->m, name);
+	int rc;
+
+	rc = vg_ytree_parse(file, text, len, NULL, &t, NULL, d);
+	vg_mload_layer(ls, t, file, config, d);
+	return rc;
+}
+
+/* Reads and decodes one config file; a missing one is skipped. */
+static int
+add_config(struct vg_mload *ls, const char *path, struct vg_diag *d,
+    int *parse_rc, struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	int rc;
+
+	if (path == NULL)
+		return 0;
+	rc = vg_read_file(path, VG_YAML_MAX_BYTES, &b, e);
+	if (rc == VG_ENOENT) {
+		vg_err_init(e);
+		vg_buf_release(&b);
+		return 0;
+	}
+	if (rc != 0) {
+		vg_err_prefix(e, "config file: ");
+		vg_buf_release(&b);
+		return rc;
+	}
+	rc = add_text_layer(ls, path, vg_buf_str(&b), b.len, 1, d);
+	if (rc != 0 && *parse_rc == 0)
+		*parse_rc = rc;
+	vg_buf_release(&b);
+	return 0;
+}
+
+/* Turns "a.b.c=value" into a layer {a: {b: {c: value}}}. */
+static int
+add_set(struct vg_mload *ls, const char *arg, struct vg_diag *d)
+{
+	struct vg_ylimits lim = { .no_positions = 1 };
+	struct vg_ytree *t = NULL;
+	struct vg_ynode *cur, *map, *key;
+	struct vg_loc loc;
+	const char *eq = strchr(arg, '='), *label, *p, *q;
+	char *tmp, *name;
+	int rc;
+
+	tmp = vg_xasprintf("--set '%s'", arg);
+	label = vg_manifest_source(ls->m, tmp);
+	free(tmp);
+	loc = (struct vg_loc){ label, 0, 0 };
+	if (eq == NULL || eq == arg) {
+		vg_diag_add(d, &loc, "expected KEY.PATH=VALUE, for example "
+		    "resources.memory=4G");
+		return VG_EINVAL;
+	}
+	for (p = arg; p <= eq; p = q + 1) {
+		q = p + strcspn(p, ".=");
+		if (q == p || q > eq) {
+			vg_diag_add(d, &loc, "empty name in key path '%.*s'",
+			    (int)(eq - arg), arg);
+			return VG_EINVAL;
+		}
+		if (*q == '=')
+			break;
+	}
+	rc = vg_ytree_parse(label, eq + 1, strlen(eq + 1), &lim, &t, NULL, d);
+	if (rc != 0)
+		return rc;
+	cur = t->root;
+	if (cur == NULL) {
+		cur = vg_ytree_node(t, VG_Y_SCALAR);
+		cur->str = vg_xstrdup("");
+	}
+	/* Wrap the value in one mapping per path name, innermost first. */
+	for (q = eq; q > arg; q = p - 1) {
+		p = q;
+		while (p > arg && p[-1] != '.')
+			p--;
+		name = vg_xstrndup(p, (size_t)(q - p));
+		key = vg_ytree_node(t, VG_Y_SCALAR);
+		key->str = name;
+		key->len = strlen(name);
+		map = vg_ytree_node(t, VG_Y_MAP);
+		vg_ynode_put(map, key, cur);
+		cur = map;
+		if (p == arg)
+			break;
+	}
+	t->root = cur;
+	vg_mload_layer(ls, t, label, 0, d);
+	return 0;
+}
+
+struct diag_key {
+	size_t	src;		/* index in m->sources */
+	long	line;		/* 0 = no place: after the placed ones */
+	long	col;
+	size_t	seq;		/* original order, for a stable sort */
+	char	*text;
+};
+
+/* Orders by source file, line, column, then original order. */
+static int
+diag_cmp(const void *a, const void *b)
+{
+	const struct diag_key *x = a, *y = b;
+	long xl = x->line ? x->line : LONG_MAX, yl = y->line ? y->line :
+	    LONG_MAX;
+
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	if (xl != yl)
+		return xl < yl ? -1 : 1;
+	if (x->col != y->col)
+		return x->col < y->col ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/*
+ * Sorts the lines added since first by file (in layer order) and
+ * position, so that problems read top to bottom whatever stage found
+ * them.
+ */
+static void
+diag_sort(const struct vg_manifest *m, struct vg_diag *d, size_t first)
+{
+	struct diag_key *k;
+	size_t i, j, n = d->lines.n - first, len, best;
+	const char *s, *p;
+	char *end;
+
+	if (n < 2)
+		return;
+	k = vg_xcalloc(n, sizeof(*k));
+	for (i = 0; i < n; i++) {
+		s = d->lines.v[first + i];
+		k[i].seq = i;
+		k[i].text = d->lines.v[first + i];
+		k[i].src = m->sources.n;
+		best = 0;
+		for (j = 0; j < m->sources.n; j++) {
+			len = strlen(m->sources.v[j]);
+			if (len > best && strncmp(s, m->sources.v[j], len) ==
+			    0 && s[len] == ':') {
+				best = len;
+				k[i].src = j;
+			}
+		}
+		if (best == 0)
+			continue;
+		p = s + best + 1;
+		k[i].line = strtol(p, &end, 10);
+		if (end == p || *end != ':') {
+			k[i].line = 0;
+			continue;
+		}
+		k[i].col = strtol(end + 1, &end, 10);
+	}
+	qsort(k, n, sizeof(*k), diag_cmp);
+	for (i = 0; i < n; i++)
+		d->lines.v[first + i] = k[i].text;
+	free(k);
+}
+
+/* Adds the site and user config layers that opts asks for. */
+static int
+add_configs(struct vg_mload *ls, const struct vg_load_opts *opts,
+    struct vg_diag *diag, int *parse_rc, struct vg_err *e)
+{
+	char *site, *user;
+	int rc;
+
+	if (opts->no_configs)
+		return 0;
+	site = config_path(opts->site_config, "VIGIL_SITE_CONFIG", 0);
+	user = config_path(opts->user_config, "VIGIL_USER_CONFIG", 1);
+	if ((rc = add_config(ls, site, diag, parse_rc, e)) == 0)
+		rc = add_config(ls, user, diag, parse_rc, e);
+	free(site);
+	free(user);
+	return rc;
+}
+
+/* Adds one layer per --set of opts. */
+static void
+add_sets(struct vg_mload *ls, const struct vg_load_opts *opts,
+    struct vg_diag *diag, int *parse_rc)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; opts->sets != NULL && opts->sets[i] != NULL; i++) {
+		rc = add_set(ls, opts->sets[i], diag);
+		if (rc != 0 && *parse_rc == 0)
+			*parse_rc = rc;
+	}
+}
+
+/* Starts a load: an empty manifest named name in ls, then the config
+ * layers of opts; *mp is NULL until load_end hands the manifest out. */
+static int
+load_begin(struct vg_mload *ls, const char *name,
+    const struct vg_load_opts *opts, struct vg_manifest **mp,
+    struct vg_diag *diag, int *parse_rc, struct vg_err *e)
+{
+	*mp = NULL;
+	memset(ls, 0, sizeof(*ls));
+	ls->m = vg_manifest_new();
+	ls->m->file = vg_xstrdup(name);
+	return add_configs(ls, opts, diag, parse_rc, e);
+}
+
+/*
+ * Ends a load: sorts the problems found since before and turns them into
+ * the return code, then hands the manifest out (*mp) or frees it.
+ */
+static int
+load_end(struct vg_mload *ls, int rc, int parse_rc, struct vg_diag *diag,
+    size_t before, struct vg_manifest **mp, struct vg_err *e)
+{
+	if (rc == 0 && diag->lines.n > before) {
+		diag_sort(ls->m, diag, before);
+		rc = parse_rc != 0 ? parse_rc : VG_EINVAL;
+		vg_err_set(e, rc, "%s", diag->lines.v[before]);
+	}
+	vg_mload_release(ls);
+	if (rc != 0) {
+		vg_manifest_free(ls->m);
+		return rc;
+	}
+	*mp = ls->m;
+	return 0;
+}
+
+int
+vg_manifest_load_mem(const char *name, const char *text, size_t len,
+    const struct vg_load_opts *opts, struct vg_manifest **mp,
+    struct vg_diag *diag, struct vg_err *e)
+{
+	static const struct vg_load_opts none = { .no_configs = 0 };
+	struct vg_mload ls;
+	size_t before = diag->lines.n;
+	int rc, parse_rc = 0;
+
+	if (opts == NULL)
+		opts = &none;
+	if ((rc = load_begin(&ls, name, opts, mp, diag, &parse_rc, e)) != 0)
+		return load_end(&ls, rc, parse_rc, diag, before, mp, e);
+	rc = add_text_layer(&ls, name, text, len, 0, diag);
+	if (ls.layers[ls.nlayers - 1].tree != NULL &&
+	    ls.layers[ls.nlayers - 1].tree->root != NULL &&
+	    ls.layers[ls.nlayers - 1].tree->root->kind != VG_Y_MAP &&
+	    !vg_ynode_is_null(ls.layers[ls.nlayers - 1].tree->root))
+		ls.bad_root = 1;
+	if (rc != 0 && parse_rc == 0)
+		parse_rc = rc;
+	add_sets(&ls, opts, diag, &parse_rc);
+	if (parse_rc == 0)
+		vg_mload_finish(&ls, diag->lines.n == before, diag);
+	return load_end(&ls, 0, parse_rc, diag, before, mp, e);
+}
+
+int
+vg_config_load_defaults(const struct vg_load_opts *opts,
+    struct vg_manifest **mp, struct vg_diag *diag, struct vg_err *e)
+{
+	static const struct vg_load_opts none = { .no_configs = 0 };
+	struct vg_mload ls;
+	size_t before = diag->lines.n;
+	int rc, parse_rc = 0;
+
+	if (opts == NULL)
+		opts = &none;
+	if ((rc = load_begin(&ls, "configuration", opts, mp, diag, &parse_rc, e)) != 0)
+		return load_end(&ls, rc, parse_rc, diag, before, mp, e);
+	add_sets(&ls, opts, diag, &parse_rc);
+	/* No vg_mload_finish: its checks are about a job (a command, the
+	 * task count, the backend's own section), which a configuration
+	 * alone does not describe. */
+	return load_end(&ls, 0, parse_rc, diag, before, mp, e);
+}
+
+int
+vg_manifest_load(const char *path, const struct vg_load_opts *opts,
+    struct vg_manifest **mp, struct vg_diag *diag, struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	int rc;
+
+	*mp = NULL;
+	rc = vg_read_file(path, VG_YAML_MAX_BYTES, &b, e);
+	if (rc == 0)
+		rc = vg_manifest_load_mem(path, vg_buf_str(&b), b.len, opts,
+		    mp, diag, e);
+	vg_buf_release(&b);
+	return rc;
+}

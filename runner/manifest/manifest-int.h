@@ -1,0 +1,89 @@
+/*
+ * manifest-int.h - what manifest.c, config.c and expand.c share and
+ * nobody else needs: the top-level field table, the loader's state across
+ * configuration layers, and the ${{ ... }} splitter.
+ */
+#ifndef VG_MANIFEST_INT_H
+#define VG_MANIFEST_INT_H
+
+#include "runner/manifest/manifest.h"
+#include "runner/manifest/schema.h"
+#include "runner/manifest/yaml-tree.h"
+
+extern const struct vg_section vg_manifest_section;
+
+/* One decoded layer: a config file, the manifest, or one --set. */
+struct vg_layer {
+	struct vg_ytree	*tree;
+	const char	*file;		/* borrowed from m->sources */
+};
+
+/* State of one load, across layers (vg_dctx.user). */
+struct vg_mload {
+	struct vg_manifest	*m;
+	struct vg_layer		*layers;
+	size_t			 nlayers;
+	const struct vg_ynode	*cmd_node;	/* where command was set */
+	int			 cmd_seen;	/* some layer gave command */
+	int			 bad_root;	/* manifest is not a mapping */
+	const char		*cmd_file;
+};
+
+/* A new manifest holding every default; the caller frees it. */
+struct vg_manifest *vg_manifest_new(void);
+/* Copies name into m->sources and returns the copy (borrowed). */
+const char *vg_manifest_source(struct vg_manifest *m, const char *name);
+/* Decodes a layer's tree onto m; problems go to d. */
+void	vg_mload_layer(struct vg_mload *ls, struct vg_ytree *tree,
+	    const char *file, int config, struct vg_diag *d);
+/* Checks that need every layer: required keys, cross-field rules, and
+ * when templates is set (no problems so far) substitutions, the task
+ * count and the backend's own checks. */
+void	vg_mload_finish(struct vg_mload *ls, int templates,
+	    struct vg_diag *d);
+void	vg_mload_release(struct vg_mload *ls);
+
+/*
+ * Loads only the configuration layers (site and user config, then
+ * opts->sets) onto the built-in defaults, for commands that take their
+ * settings from the configuration without a manifest (`vigil cache`,
+ * `vigil scratch`).  None of a job's checks apply: no command is needed.
+ * On success *mp is owned by the caller; on failure as vg_manifest_load.
+ */
+int	vg_config_load_defaults(const struct vg_load_opts *opts,
+	    struct vg_manifest **mp, struct vg_diag *diag, struct vg_err *e);
+
+/* ${{ ... }} templates. */
+enum vg_sub_kind {
+	VG_SUB_TEXT,		/* literal text */
+	VG_SUB_MATRIX,		/* ${{ matrix.NAME }} */
+	VG_SUB_ENV,		/* ${{ env.NAME }} */
+	VG_SUB_INDEX,		/* ${{ task.index }} */
+};
+
+struct vg_sub_seg {
+	enum vg_sub_kind kind;
+	size_t		 off;		/* TEXT: the text; others: NAME */
+	size_t		 len;
+	size_t		 at;		/* offset of "${{" (or of the text) */
+};
+
+/*
+ * Splits template s into segments (caller frees *segs).  On a malformed
+ * ${{ }} returns VG_EINVAL with *bad the offset of the problem and *why
+ * a static description.
+ */
+int	vg_sub_split(const char *s, struct vg_sub_seg **segs, size_t *n,
+	    size_t *bad, const char **why);
+
+/* The most tasks one manifest may expand to. */
+#define VG_EXPAND_MAX_TASKS	1000000
+
+/*
+ * Walks every task m expands to and reports, once per name, a
+ * ${{ matrix.NAME }} some task has no value for, and a task count over
+ * the limit.  Returns the number of problems added to d.
+ */
+int	vg_expand_check(const struct vg_manifest *m, struct vg_diag *d);
+
+#endif

@@ -1,0 +1,319 @@
+/*
+ * manifest.h - the job manifest as vigil uses it after parsing, defaults
+ * and validation.  This struct is the contract between the parser
+ * (manifest.c, schema.c, yaml-tree.c, config.c) and everything downstream
+ * (expansion, policy, schedulers, backends).
+ *
+ * Every string is owned by the manifest and freed by vg_manifest_free.
+ * Zero / NULL means "not set" unless a field says otherwise; the parser
+ * fills documented defaults.  Each section keeps the source location of
+ * its key so later stages can report "FILE:LINE:COL: ..." too.
+ */
+#ifndef VG_MANIFEST_H
+#define VG_MANIFEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+
+/* A position in a manifest or config file (1-based line and column). */
+struct vg_loc {
+	const char	*file;		/* borrowed from the manifest */
+	int		 line;
+	int		 col;
+};
+
+struct vg_kv {
+	char		*key;
+	char		*value;
+	struct vg_loc	 loc;		/* env: the value; matrix include/
+					   exclude: the key; line 0 = none */
+};
+
+struct vg_kvs {
+	struct vg_kv	*v;
+	size_t		 n;
+	size_t		 cap;
+};
+
+void	vg_kvs_set(struct vg_kvs *kvs, const char *key, const char *value);
+const char *vg_kvs_get(const struct vg_kvs *kvs, const char *key);
+void	vg_kvs_release(struct vg_kvs *kvs);
+
+enum vg_sched_kind {
+	VG_SCHED_DIRECT = 0,
+	VG_SCHED_SLURM,
+};
+
+/* command: a string runs under /bin/sh -c; a list is exec'd as argv. */
+struct vg_command {
+	int		 is_argv;
+	char		*shell;		/* when !is_argv */
+	struct vg_strv	 argv;		/* when is_argv */
+	struct vg_loc	 loc;
+};
+
+struct vg_matrix_axis {
+	char		*name;
+	struct vg_strv	 values;	/* scalars rendered as strings */
+	struct vg_loc	 loc;
+};
+
+struct vg_matrix {
+	struct vg_matrix_axis	*axes;
+	size_t			 naxes;
+	struct vg_kvs		*include;	/* extra combinations */
+	size_t			 ninclude;
+	struct vg_kvs		*exclude;	/* partial combinations */
+	size_t			 nexclude;
+};
+
+struct vg_resources {
+	int		 cpus;		/* 0 = unset */
+	uint64_t	 memory;	/* bytes */
+	int		 gpus;
+	uint64_t	 time;		/* seconds (Slurm time limit) */
+	char		*partition;
+	char		*account;
+	char		*qos;
+	char		*constraint;
+};
+
+enum vg_retry_on {
+	VG_RETRY_FAILED		= 1 << 0,
+	VG_RETRY_TIMEOUT	= 1 << 1,
+	VG_RETRY_OOM		= 1 << 2,
+	VG_RETRY_NODE_FAIL	= 1 << 3,
+	VG_RETRY_PREEMPTED	= 1 << 4,
+	VG_RETRY_LOST		= 1 << 5,
+};
+
+struct vg_retry {
+	int		 max;		/* extra attempts; 0 = no retry */
+	unsigned	 on;		/* enum vg_retry_on bits */
+	double		 backoff;	/* seconds before the first retry */
+	double		 backoff_max;	/* cap; doubles each attempt */
+	double		 memory_factor;	/* OOM: memory *= factor (>= 1) */
+	double		 time_factor;	/* TIMEOUT: time *= factor (>= 1) */
+};
+
+/* One allow or deny rule of the policy gate. */
+struct vg_rule {
+	char		*id;
+	char		*match;		/* glob on the normalised command */
+	char		*category;	/* or a category name */
+	char		*reason;
+	struct vg_loc	 loc;
+};
+
+struct vg_policy_conf {
+	char		*mode;		/* auto-deny|auto-approve|interactive */
+	char		*file;		/* site policy path override */
+	char		*audit_log;	/* optional JSON-lines file */
+	struct vg_rule	*allow;
+	size_t		 nallow;
+	struct vg_rule	*deny;
+	size_t		 ndeny;
+};
+
+enum vg_keep {
+	VG_KEEP_ON_FAILURE = 0,		/* default */
+	VG_KEEP_ALWAYS,
+	VG_KEEP_NEVER,
+};
+
+struct vg_scratch_conf {
+	char		*path;		/* base directory override */
+	enum vg_keep	 keep;
+	uint64_t	 min_free;	/* bytes required free; 0 = default */
+};
+
+enum vg_isolation_level {
+	VG_ISO_STANDARD = 0,		/* default */
+	VG_ISO_NONE,
+	VG_ISO_STRICT,
+};
+
+struct vg_isolation_conf {
+	enum vg_isolation_level	 level;
+	int			 required;	/* refuse downgrades */
+	struct vg_strv		 writable;	/* extra writable paths */
+	struct vg_strv		 readable;	/* extra readable (strict) */
+	char			*ptrace;	/* "children" (default) | "deny" */
+	int			 network;	/* strict: 0 = loopback only */
+};
+
+/* Per-process limits (setrlimit); 0 = inherit, except core (default 0);
+ * pids is per task (its cgroup). */
+struct vg_limits {
+	uint64_t	 cpu_time;	/* seconds */
+	uint64_t	 address_space;	/* bytes */
+	uint64_t	 nofile;
+	uint64_t	 nproc;
+	uint64_t	 fsize;		/* bytes */
+	uint64_t	 core;		/* bytes; default 0 (off) */
+	int		 core_set;
+	uint64_t	 pids;		/* cgroup pids.max of the task (local
+					   backend); 0 = none */
+};
+
+struct vg_docker_conf {
+	char		*host;		/* DOCKER_HOST override */
+	struct vg_strv	 volumes;	/* "src:dst[:ro]" as written */
+	char		*network;	/* "none" (default), "bridge", ... */
+	int		 read_only;
+	char		*user;
+	struct vg_strv	 cap_add;
+	struct vg_strv	 devices;
+	int		 privileged;
+	char		*pid_mode;
+	char		*ipc_mode;
+	char		*pull;		/* "missing" (default)|"always"|"never" */
+	uint64_t	 pids_limit;
+};
+
+struct vg_ssh_conf {
+	char		*host;
+	int		 port;		/* default 22 */
+	char		*user;
+	char		*identity;
+	char		*known_hosts;
+	char		*host_key;	/* "strict" (default) | "accept-new" */
+	char		*proxy_jump;
+	int		 keepalive;	/* seconds, default 15 */
+	int		 connect_timeout; /* seconds, default 10 */
+	char		*remote_dir;	/* default ~/.vigil/runs */
+	struct vg_strv	 stage_in;	/* local paths copied before start */
+	struct vg_strv	 stage_out;	/* remote paths copied after end */
+};
+
+struct vg_singularity_conf {
+	char		*binary;	/* apptainer/singularity path */
+	int		 containall;	/* default 1 */
+	int		 no_home;	/* default 1 */
+	int		 cleanenv;	/* default 1 */
+	int		 writable_tmpfs;
+	struct vg_strv	 binds;		/* "src[:dst[:ro|rw]]" */
+	char		*scratch_mount;	/* default /scratch */
+	char		*pwd;
+	struct vg_strv	 flags;		/* extra flags, validated */
+};
+
+struct vg_slurm_conf {
+	char		*interface;	/* auto (default) | lib | cli */
+	int		 array_parallelism; /* % throttle; 0 = none */
+	char		*signal;	/* default "B:USR2@90"; "" = off */
+	int		 requeue;
+	struct vg_strv	 exclude;	/* nodes */
+	double		 poll_min;	/* seconds */
+	double		 poll_max;
+};
+
+struct vg_purge_conf {
+	char		*preset;	/* nersc|olcf|...|none */
+	uint64_t	 age;		/* seconds */
+	char		*clock;		/* atime|mtime|ctime|any|all */
+	uint64_t	 margin;	/* seconds; 0 = time limit + 1 day */
+};
+
+struct vg_cache_conf {
+	char			*dir;
+	uint64_t		 quota_bytes;
+	uint64_t		 quota_entries;
+	struct vg_purge_conf	 purge;
+	double			 lock_lease;	/* seconds */
+	double			 lock_wait;	/* seconds */
+};
+
+/* modal, daytona, vercel: HTTP sandboxes. */
+struct vg_cloud_conf {
+	char		*endpoint;	/* API base URL override */
+	char		*token_env;	/* env var holding the API token */
+	char		*snapshot;	/* provider image/snapshot name */
+	char		*region;
+	int		 keep;		/* keep the sandbox after the task */
+};
+
+struct vg_manifest {
+	char			*file;		/* path as given */
+	struct vg_strv		 sources;	/* names of every file (and
+						   --set) the manifest was built
+						   from; vg_loc.file points into
+						   these */
+	int			 version;	/* 1 */
+	char			*name;
+	enum vg_sched_kind	 scheduler;
+	char			*backend;	/* "local" default */
+	char			*image;
+	struct vg_command	 command;
+	struct vg_kvs		 env;
+	struct vg_matrix	 matrix;
+	struct vg_resources	 resources;
+	double			 timeout;	/* seconds; 0 = none */
+	double			 kill_grace;	/* seconds, default 10 */
+	struct vg_retry		 retry;
+	struct vg_policy_conf	 policy;
+	struct vg_scratch_conf	 scratch;
+	struct vg_strv		 outputs;	/* globs kept after the task */
+	char			*workdir;	/* cwd for the task */
+	struct vg_isolation_conf isolation;
+	struct vg_limits	 limits;
+	struct vg_docker_conf	 docker;
+	struct vg_ssh_conf	 ssh;
+	struct vg_singularity_conf singularity;
+	struct vg_slurm_conf	 slurm;
+	struct vg_cache_conf	 cache;
+	struct vg_cloud_conf	 modal;
+	struct vg_cloud_conf	 daytona;
+	struct vg_cloud_conf	 vercel;
+};
+
+/*
+ * A list of diagnostics: validation reports every problem at once.  Each
+ * line is "FILE:LINE:COL: message" (or "FILE: message" without a place).
+ */
+struct vg_diag {
+	struct vg_strv	lines;
+};
+
+void	vg_diag_add(struct vg_diag *d, const struct vg_loc *loc,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void	vg_diag_release(struct vg_diag *d);
+
+/* Options for loading: overrides and which configs to layer under. */
+struct vg_load_opts {
+	const char	**sets;		/* "key.path=value", NULL-terminated */
+	const char	 *site_config;	/* NULL = /etc/vigil/config.yaml */
+	const char	 *user_config;	/* NULL = $XDG_CONFIG_HOME/... */
+	int		  no_configs;	/* ignore site and user configs */
+};
+
+/*
+ * Loads, validates and defaults a manifest.  On success *mp is owned by the
+ * caller.  On failure returns VG_EPARSE or VG_EINVAL with every problem in
+ * diag and *mp NULL; VG_EIO/VG_ENOENT/VG_ELIMIT for file trouble (in e).
+ */
+int	vg_manifest_load(const char *path, const struct vg_load_opts *opts,
+	    struct vg_manifest **mp, struct vg_diag *diag, struct vg_err *e);
+/* Same from memory; name is used in diagnostics. */
+int	vg_manifest_load_mem(const char *name, const char *text, size_t len,
+	    const struct vg_load_opts *opts, struct vg_manifest **mp,
+	    struct vg_diag *diag, struct vg_err *e);
+void	vg_manifest_free(struct vg_manifest *m);
+
+/*
+ * Serialises the effective manifest as JSON (stored with the run so that
+ * resume and task-exec use exactly what was submitted) and reads it back.
+ */
+void	vg_manifest_to_json(const struct vg_manifest *m, struct vg_buf *out);
+int	vg_manifest_from_json(const char *json, size_t len,
+	    struct vg_manifest **mp, struct vg_err *e);
+
+/* Parses "10", "1.5G", "512MiB" into bytes; "30", "5m", "1h30m",
+ * "1-00:00:00" (Slurm) into seconds.  Return VG_EINVAL on bad input. */
+int	vg_parse_bytes(const char *s, uint64_t *out);
+int	vg_parse_duration(const char *s, double *out);
+
+#endif

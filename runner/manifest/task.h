@@ -1,0 +1,60 @@
+/*
+ * task.h - tasks: one manifest expanded over its matrix.
+ *
+ * Expansion (expand.c) is pure: it takes a validated manifest and yields
+ * tasks whose command has every ${{ ... }} substituted (values shell-quoted
+ * inside string commands, verbatim inside argv elements) and whose env has
+ * VIGIL_MATRIX_<NAME> for each axis.  The per-launch variables
+ * VIGIL_RUN_ID, VIGIL_TASK_INDEX and VIGIL_TASK_DIR are added by the
+ * launcher (vg_attempt_env in backend.c), since they depend on the run.
+ */
+#ifndef VG_TASK_H
+#define VG_TASK_H
+
+#include "runner/manifest/manifest.h"
+
+struct vg_task {
+	int			index;		/* 0-based, stable across resume */
+	struct vg_kvs		matrix;		/* axis name -> value */
+	struct vg_command	command;	/* substituted */
+	struct vg_kvs		env;		/* manifest env + VIGIL_MATRIX_* */
+};
+
+struct vg_taskset {
+	struct vg_task	*v;
+	size_t		 n;
+};
+
+/*
+ * Expands m into tasks.  Problems (an undefined ${{ name }}, an include
+ * naming no axis) are added to diag with their manifest location and the
+ * call returns VG_EINVAL; nothing is returned half-built.  The run id is
+ * not needed: ${{ task.index }} is known here, run ids are added later.
+ */
+int	vg_expand(const struct vg_manifest *m, struct vg_taskset *out,
+	    struct vg_diag *diag, struct vg_err *e);
+void	vg_taskset_release(struct vg_taskset *ts);
+void	vg_task_release(struct vg_task *t);
+
+/* Number of tasks m expands to, without building them (for limits). */
+size_t	vg_expand_count(const struct vg_manifest *m);
+
+/*
+ * Streams the tasks of m in order without holding them all: fn gets each
+ * task, may take over its contents (then it must zero them), and the task
+ * is released when fn returns.  A non-zero return of fn stops the walk
+ * and is returned.  Errors as for vg_expand.
+ */
+typedef int (*vg_task_fn)(struct vg_task *t, void *arg);
+int	vg_expand_each(const struct vg_manifest *m, vg_task_fn fn, void *arg,
+	    struct vg_diag *diag, struct vg_err *e);
+
+/*
+ * Builds only task index of m (resume, task-exec on a compute node), in
+ * time linear in the index and constant memory.  VG_ENOENT when m has
+ * fewer tasks.  The caller releases *t.
+ */
+int	vg_expand_task(const struct vg_manifest *m, size_t index,
+	    struct vg_task *t, struct vg_diag *diag, struct vg_err *e);
+
+#endif
