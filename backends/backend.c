@@ -47,13 +47,76 @@ const struct vg_backend_ops *
 vg_backend_find(const char *name)
 {
 	const struct vg_backend_ops *const *b;
+	const struct vg_plugin *p;
 
-	if (strcmp(name, "apptainer") == 0)
-		name = "singularity";
+	if ((p = vg_plugin_find(VG_PLUGIN_BACKEND, name)) == NULL)
+		return NULL;
 	for (b = vg_backends; *b != NULL; b++)
-		if (strcmp((*b)->name, name) == 0)
+		if (&(*b)->p == p)
 			return *b;
 	return NULL;
+}
+
+void
+vg_backend_probe(const struct vg_backend_ops *ops, struct vg_buf *out)
+{
+	if (ops->probe != NULL)
+		ops->probe(out);
+	else
+		vg_buf_printf(out, "%s: no host checks (the backend reports "
+		    "problems when a run starts)\n", ops->p.name);
+}
+
+int
+vg_backend_prepare(const struct vg_backend_ops *ops,
+    const struct vg_manifest *m, const char *run_dir, struct vg_err *e)
+{
+	return ops->prepare != NULL ? ops->prepare(m, run_dir, e) : 0;
+}
+
+const char *
+vg_backend_downgrades(const struct vg_backend_ops *ops,
+    const struct vg_manifest *m, struct vg_err *e)
+{
+	return ops->downgrades != NULL ? ops->downgrades(m, e) : "";
+}
+
+int
+vg_backend_can_reap(const struct vg_backend_ops *ops)
+{
+	return ops->reap != NULL;
+}
+
+int
+vg_backend_reap(const struct vg_backend_ops *ops, const char *run_id,
+    struct vg_buf *report, struct vg_err *e)
+{
+	return ops->reap != NULL ? ops->reap(run_id, report, e) : 0;
+}
+
+int
+vg_backend_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
+{
+	const struct vg_backend_ops *ops = a->ops;
+	int ws, rc;
+
+	if (ops->run != NULL)
+		return ops->run(a, r, e);
+	if (ops->start == NULL || ops->finish == NULL)
+		return vg_err_set(e, VG_EUNSUPPORTED, "backend '%s' cannot "
+		    "run commands", ops->p.name);
+	if ((rc = ops->start(a, e)) != 0)
+		return rc;
+	while (waitpid(a->pid, &ws, 0) < 0) {
+		if (errno != EINTR) {
+			rc = vg_err_errno(e, "waiting for the command");
+			goto out;
+		}
+	}
+	rc = ops->finish(a, ws, r, e);
+out:
+	vg_backend_cleanup(a);
+	return rc;
 }
 
 /* Copies src into dst (size bytes), truncating, always terminated. */
@@ -116,7 +179,7 @@ vg_backend_start(const struct vg_backend_ops *ops, struct vg_attempt *a,
 		return ops->start(a, e);
 	if (ops->run == NULL)
 		return vg_err_set(e, VG_EUNSUPPORTED,
-		    "backend '%s' cannot start attempts", ops->name);
+		    "backend '%s' cannot start attempts", ops->p.name);
 
 	/* A stale record of an earlier attempt must not be read back as
 	 * this attempt's result. */
@@ -130,7 +193,7 @@ vg_backend_start(const struct vg_backend_ops *ops, struct vg_attempt *a,
 	pid = fork();
 	if (pid < 0)
 		return vg_err_errno(e, "cannot fork the monitor of backend "
-		    "'%s'", ops->name);
+		    "'%s'", ops->p.name);
 	if (pid == 0)
 		monitor_main(a);
 	a->pid = pid;
@@ -185,12 +248,12 @@ vg_backend_finish(struct vg_attempt *a, int wstatus, struct vg_result *r,
 	if (WIFSIGNALED(wstatus))
 		snprintf(r->reason, sizeof(r->reason), "monitor of backend "
 		    "'%s' killed by signal %d (%s) without a result",
-		    a->ops != NULL ? a->ops->name : "?", WTERMSIG(wstatus),
+		    a->ops != NULL ? a->ops->p.name : "?", WTERMSIG(wstatus),
 		    strsignal(WTERMSIG(wstatus)));
 	else
 		snprintf(r->reason, sizeof(r->reason), "monitor of backend "
 		    "'%s' exited with status %d without a result%s%.160s",
-		    a->ops != NULL ? a->ops->name : "?",
+		    a->ops != NULL ? a->ops->p.name : "?",
 		    WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1,
 		    rc != 0 ? ": " : "", rc != 0 ? re.msg : "");
 	return 0;

@@ -35,15 +35,9 @@
 #include "common/buf.h"
 #include "common/err.h"
 #include "runner/manifest/manifest.h"
+#include "runner/manifest/plugin.h"
 #include "common/state.h"
 #include "runner/manifest/task.h"
-
-/* Capability bits of a backend. */
-#define VG_BCAP_IMAGE		0x01	/* needs manifest image */
-#define VG_BCAP_ISOLATION	0x02	/* honours isolation levels */
-#define VG_BCAP_GPU		0x04	/* can pass GPUs through */
-#define VG_BCAP_REMOTE		0x08	/* runs off this host */
-#define VG_BCAP_REAP		0x10	/* can find leftovers of dead runs */
 
 /* One attempt of one task, shared between scheduler and backend. */
 struct vg_attempt {
@@ -68,16 +62,13 @@ struct vg_attempt {
 };
 
 struct vg_backend_ops {
-	const char	*name;
-	unsigned	 caps;		/* VG_BCAP_* */
+	/* Name, alias, manifest sections and their validation beyond the
+	 * schema (runner/manifest/plugin.h); kind VG_PLUGIN_BACKEND. */
+	struct vg_plugin p;
 
 	/* Appends "name: ok|missing ... (what to change)" lines to out for
 	 * `vigil doctor`.  Optional. */
 	void	(*probe)(struct vg_buf *out);
-	/* Checks the backend's manifest section beyond its schema (for
-	 * example that a bind source exists); adds every problem to d.
-	 * Optional. */
-	int	(*validate)(const struct vg_manifest *m, struct vg_diag *d);
 	/* Per-run preparation; may block.  Optional. */
 	int	(*prepare)(const struct vg_manifest *m, const char *run_dir,
 		    struct vg_err *e);
@@ -118,13 +109,33 @@ extern const struct vg_backend_ops *const vg_backends[];
 /* Looks a backend up by name ("apptainer" is an alias of singularity). */
 const struct vg_backend_ops *vg_backend_find(const char *name);
 
-/* Wrappers: check optional operations, fall back to the monitor. */
+/*
+ * Wrappers: the only way generic code calls a backend.  Each checks its
+ * optional operation once and behaves as the operation documented above;
+ * without it: probe says the backend has no host checks, prepare does
+ * nothing, downgrades is "", reap does nothing and returns 0 (see
+ * vg_backend_can_reap), and start/finish/cancel fall back to the monitor
+ * process around run.
+ */
+void	vg_backend_probe(const struct vg_backend_ops *ops, struct vg_buf *out);
+int	vg_backend_prepare(const struct vg_backend_ops *ops,
+	    const struct vg_manifest *m, const char *run_dir, struct vg_err *e);
+const char *vg_backend_downgrades(const struct vg_backend_ops *ops,
+	    const struct vg_manifest *m, struct vg_err *e);
+int	vg_backend_can_reap(const struct vg_backend_ops *ops);
+int	vg_backend_reap(const struct vg_backend_ops *ops, const char *run_id,
+	    struct vg_buf *report, struct vg_err *e);
 int	vg_backend_start(const struct vg_backend_ops *ops, struct vg_attempt *a,
 	    struct vg_err *e);
 int	vg_backend_finish(struct vg_attempt *a, int wstatus,
 	    struct vg_result *r, struct vg_err *e);
 int	vg_backend_cancel(struct vg_attempt *a, int sig, struct vg_err *e);
 void	vg_backend_cleanup(struct vg_attempt *a);
+/* Runs a (a->ops set) to completion here, blocking: run when the backend
+ * has it, else start, wait for a->pid, finish and cleanup.  For `vigil
+ * exec` and `vigil task-exec`. */
+int	vg_backend_run(struct vg_attempt *a, struct vg_result *r,
+	    struct vg_err *e);
 
 /*
  * Builds the environment of an attempt: a small safe base (PATH, HOME,

@@ -24,6 +24,7 @@
 #include "common/path.h"
 #include "common/proc.h"
 #include "backends/cloud.h"
+#include "runner/manifest/schema-table.h"
 
 #define CLOUD_JSON_MAX		(8u << 20)
 #define CLOUD_BACKOFF_BASE	0.25
@@ -164,8 +165,7 @@ vg_cloud_conf_of(const struct vg_cloud_ops *ops, const struct vg_manifest *m)
 {
 	if (m == NULL)
 		return NULL;
-	return (const struct vg_cloud_conf *)(const void *)
-	    ((const char *)m + ops->conf_off);
+	return vg_manifest_conf(m, ops->section);
 }
 
 /* The value of variable name, or NULL when unset or empty. */
@@ -986,8 +986,7 @@ int
 vg_cloud_validate(const struct vg_cloud_ops *ops, const struct vg_manifest *m,
     struct vg_diag *d)
 {
-	const struct vg_cloud_conf *cc = (const struct vg_cloud_conf *)
-	    (const void *)((const char *)m + ops->conf_off);
+	const struct vg_cloud_conf *cc = vg_manifest_conf(m, ops->section);
 	struct vg_loc loc = { .file = m->file };
 	int bad = 0;
 
@@ -1017,3 +1016,19 @@ vg_cloud_validate(const struct vg_cloud_ops *ops, const struct vg_manifest *m,
 	}
 	return bad ? VG_EINVAL : 0;
 }
+
+/* ---- the rows of the providers' sections ---- */
+
+const struct vg_section vg_cloud_schema = {
+	.name = "cloud",
+	.fields = (const struct vg_field[]){
+		STR(vg_cloud_conf, "endpoint", endpoint, "API base URL"),
+		STR(vg_cloud_conf, "token_env", token_env,
+		    "environment variable holding the API token"),
+		STR(vg_cloud_conf, "snapshot", snapshot, "image or snapshot"),
+		STR(vg_cloud_conf, "region", region, "region"),
+		BOOL(vg_cloud_conf, "keep", keep, "false",
+		    "keep the sandbox after the task"),
+		{ .key = NULL },
+	},
+};

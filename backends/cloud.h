@@ -26,6 +26,21 @@
 #include "common/json.h"
 #include "common/path.h"
 #include "backends/backend.h"
+#include "runner/manifest/plugin.h"
+#include "runner/manifest/schema.h"
+
+/* modal, daytona, vercel: HTTP sandboxes. */
+struct vg_cloud_conf {
+	char		*endpoint;	/* API base URL override */
+	char		*token_env;	/* env var holding the API token */
+	char		*snapshot;	/* provider image/snapshot name */
+	char		*region;
+	int		 keep;		/* keep the sandbox after the task */
+};
+
+/* The rows of every cloud provider's section (modal:, daytona:,
+ * vercel:); each provider defines its own vg_msection with them. */
+extern const struct vg_section vg_cloud_schema;
 
 /* Labels (Daytona) or tags (Vercel) on every sandbox vigil creates. */
 #define VG_CLOUD_LABEL		"vigil"		/* "1" */
@@ -94,7 +109,7 @@ struct vg_cloud_ops {
 	const char	*endpoint;	/* the public API */
 	const char	*team_env;	/* scopes read at open; may be NULL */
 	const char	*project_env;
-	size_t		 conf_off;	/* offsetof the vg_cloud_conf */
+	const struct vg_msection *section;	/* its manifest section */
 	int		 needs_image;	/* image or snapshot is required */
 
 	/* Creates the sandbox and waits until it can run commands; sets
@@ -286,11 +301,18 @@ NAME##_validate(const struct vg_manifest *m, struct vg_diag *d)		\
 {									\
 	return vg_cloud_validate(&(OPS), m, d);				\
 }									\
+static const struct vg_msection *const NAME##_sections[] = {		\
+	&NAME##_msection, NULL					\
+};									\
 const struct vg_backend_ops vg_backend_##NAME = {			\
-	.name = #NAME,							\
-	.caps = VG_BCAP_REMOTE | VG_BCAP_REAP,				\
+	.p = {								\
+		.kind = VG_PLUGIN_BACKEND,				\
+		.name = #NAME,						\
+		.help = "a " #NAME " sandbox",				\
+		.sections = NAME##_sections,				\
+		.validate = NAME##_validate,				\
+	},								\
 	.probe = NAME##_probe,						\
-	.validate = NAME##_validate,					\
 	.run = NAME##_run,						\
 	.reap = NAME##_reap,						\
 }

@@ -496,12 +496,20 @@ daytona_ping(struct vg_cloud *c, struct vg_err *e)
 	    "listing sandboxes", e);
 }
 
+/* The daytona: section. */
+static const struct vg_msection daytona_msection = {
+	.key = "daytona",
+	.schema = &vg_cloud_schema,
+	.size = sizeof(struct vg_cloud_conf),
+	.help = "Daytona",
+};
+
 static const struct vg_cloud_ops daytona_cloud = {
 	.name = "daytona",
 	.token_env = "DAYTONA_API_KEY",
 	.endpoint_env = "DAYTONA_API_URL",
 	.endpoint = "https://app.daytona.io/api",
-	.conf_off = offsetof(struct vg_manifest, daytona),
+	.section = &daytona_msection,
 	.create = daytona_create,
 	.exec = daytona_exec,
 	.wait = daytona_wait,

@@ -34,6 +34,7 @@
 #include "common/path.h"
 #include "runner/policy/policy.h"
 #include "backends/docker.h"
+#include "runner/manifest/schema-table.h"
 
 #define DOCKER_DEFAULT_HOST	"unix:///var/run/docker.sock"
 #define DOCKER_DEFAULT_PIDS	4096
@@ -267,7 +268,7 @@ ns_finding(struct vg_buf *why, const char *field, const char *mode,
 int
 vg_docker_host_access(const struct vg_manifest *m, struct vg_buf *why)
 {
-	const struct vg_docker_conf *d = &m->docker;
+	const struct vg_docker_conf *d = vg_docker_of(m);
 	struct vg_docker_vol v;
 	int n = 0;
 	size_t i;
@@ -468,7 +469,7 @@ static void
 host_config(const struct vg_attempt *a, struct vg_json_writer *w)
 {
 	const struct vg_manifest *m = a->m;
-	const struct vg_docker_conf *d = &m->docker;
+	const struct vg_docker_conf *d = vg_docker_of(m);
 	struct vg_docker_vol v;
 	char *src, *bind;
 	size_t i;
@@ -624,8 +625,8 @@ vg_docker_create_body(const struct vg_attempt *a, const char *owner,
 	vg_json_str(&w, m->workdir != NULL ? m->workdir : a->scratch_dir ?
 	    a->scratch_dir : a->task_dir ? a->task_dir : "/");
 	vg_json_key(&w, "User");
-	if (m->docker.user != NULL && *m->docker.user)
-		vg_json_str(&w, m->docker.user);
+	if (vg_docker_of(m)->user != NULL && *vg_docker_of(m)->user)
+		vg_json_str(&w, vg_docker_of(m)->user);
 	else {
 		snprintf(num, sizeof(num), "%u:%u", (unsigned)getuid(),
 		    (unsigned)getgid());
@@ -777,8 +778,8 @@ docker_endpoint(const struct vg_manifest *m)
 {
 	const char *env = getenv("DOCKER_HOST");
 
-	if (m != NULL && m->docker.host != NULL && *m->docker.host)
-		return m->docker.host;
+	if (m != NULL && vg_docker_of(m)->host != NULL && *vg_docker_of(m)->host)
+		return vg_docker_of(m)->host;
 	if (env != NULL && *env)
 		return env;
 	return DOCKER_DEFAULT_HOST;
@@ -917,8 +918,8 @@ named_volume_findings(struct docker_conn *c, const struct vg_manifest *m,
 	size_t i;
 	int r = 0;
 
-	for (i = 0; i < m->docker.volumes.n && r == 0; i++) {
-		if (vg_docker_vol_parse(m->docker.volumes.v[i], &v, e) != 0)
+	for (i = 0; i < vg_docker_of(m)->volumes.n && r == 0; i++) {
+		if (vg_docker_vol_parse(vg_docker_of(m)->volumes.v[i], &v, e) != 0)
 			return vg_err_prefix(e, "docker.volumes: ");
 		if (v.kind != VG_DOCKER_VOL_NAMED) {
 			vg_docker_vol_release(&v);
@@ -935,7 +936,7 @@ named_volume_findings(struct docker_conn *c, const struct vg_manifest *m,
 			    vg_json_root(doc))) != NULL) {
 				vg_buf_printf(why, "docker.volumes '%s': named "
 				    "volume '%s' binds host directory '%s'\n",
-				    m->docker.volumes.v[i], v.src, dir);
+				    vg_docker_of(m)->volumes.v[i], v.src, dir);
 				(*n)++;
 			}
 			vg_json_free(doc);
@@ -1051,7 +1052,7 @@ docker_ensure_image(struct docker_conn *c, const struct vg_manifest *m,
     int always_pull, struct vg_err *e)
 {
 	static const long ok404[] = { 404, 0 };
-	const char *pull = m->docker.pull ? m->docker.pull : "missing";
+	const char *pull = vg_docker_of(m)->pull ? vg_docker_of(m)->pull : "missing";
 	struct vg_buf from = VG_BUF_INIT, tag = VG_BUF_INIT;
 	char *path;
 	int r;
@@ -1106,7 +1107,7 @@ docker_probe(struct vg_buf *out)
 static int
 docker_validate(const struct vg_manifest *m, struct vg_diag *d)
 {
-	const struct vg_docker_conf *dc = &m->docker;
+	const struct vg_docker_conf *dc = vg_docker_of(m);
 	struct vg_buf from = VG_BUF_INIT, tag = VG_BUF_INIT;
 	struct vg_docker_vol v;
 	struct vg_loc loc = { .file = m->file };
@@ -1667,12 +1668,68 @@ out:
 	return rc;
 }
 
+static const struct vg_msection *const docker_sections[] = {
+	&vg_docker_msection, NULL
+};
+
 const struct vg_backend_ops vg_backend_docker = {
-	.name = "docker",
-	.caps = VG_BCAP_IMAGE | VG_BCAP_REAP,
+	.p = {
+		.kind = VG_PLUGIN_BACKEND,
+		.name = "docker",
+		.flags = VG_PLUGIN_IMAGE,
+		.help = "a container through the Docker Engine API",
+		.sections = docker_sections,
+		.validate = docker_validate,
+	},
 	.probe = docker_probe,
-	.validate = docker_validate,
 	.prepare = docker_prepare,
 	.run = docker_run,
 	.reap = docker_reap,
+};
+
+/* ---- the docker: section ---- */
+
+/* docker.volumes: "src:dst[:ro|rw]". */
+static void
+check_volumes(const struct vg_field *f, const struct vg_ynode *n, void *p,
+    struct vg_dctx *c)
+{
+	(void)f;
+	vg_schema_check_mounts(n, p, c, 1);
+}
+
+static const char *const pull_names[] = { "missing", "always", "never",
+	NULL };
+
+static const struct vg_section docker_section = {
+	.name = "docker",
+	.fields = (const struct vg_field[]){
+		STR(vg_docker_conf, "host", host, "DOCKER_HOST override"),
+		{ .key = "volumes", .type = VG_F_STRV,
+		  .off = OFF(vg_docker_conf, volumes), .check = check_volumes,
+		  .help = "SOURCE:/DEST[:ro] mounts" },
+		STRDEF(vg_docker_conf, "network", network, "none",
+		    "container network"),
+		BOOL(vg_docker_conf, "read_only", read_only, "false",
+		    "read-only root file system"),
+		STR(vg_docker_conf, "user", user, "user inside"),
+		STRV(vg_docker_conf, "cap_add", cap_add, "capabilities"),
+		STRV(vg_docker_conf, "devices", devices, "devices"),
+		BOOL(vg_docker_conf, "privileged", privileged, "false",
+		    "privileged container"),
+		STR(vg_docker_conf, "pid_mode", pid_mode, "PID namespace"),
+		STR(vg_docker_conf, "ipc_mode", ipc_mode, "IPC namespace"),
+		CHOICE(vg_docker_conf, "pull", pull, "missing", pull_names,
+		    "when to pull the image"),
+		U64(vg_docker_conf, "pids_limit", pids_limit, 1, BIG,
+		    "process limit"),
+		{ .key = NULL },
+	},
+};
+
+const struct vg_msection vg_docker_msection = {
+	.key = "docker",
+	.schema = &docker_section,
+	.size = sizeof(struct vg_docker_conf),
+	.help = "docker backend",
 };

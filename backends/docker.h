@@ -15,6 +15,7 @@
 #include "common/json.h"
 #include "runner/manifest/manifest.h"
 #include "backends/backend.h"
+#include "runner/manifest/plugin.h"
 
 /* The API version vigil speaks, and the oldest it accepts (NanoCpus and
  * PidsLimit need 1.25). */
@@ -124,5 +125,31 @@ int	vg_docker_demux_feed(struct vg_docker_demux *d, const char *p,
 	    size_t n, struct vg_err *e);
 /* True when the stream ended between frames. */
 int	vg_docker_demux_done(const struct vg_docker_demux *d);
+
+
+struct vg_docker_conf {
+	char		*host;		/* DOCKER_HOST override */
+	struct vg_strv	 volumes;	/* "src:dst[:ro]" as written */
+	char		*network;	/* "none" (default), "bridge", ... */
+	int		 read_only;
+	char		*user;
+	struct vg_strv	 cap_add;
+	struct vg_strv	 devices;
+	int		 privileged;
+	char		*pid_mode;
+	char		*ipc_mode;
+	char		*pull;		/* "missing" (default)|"always"|"never" */
+	uint64_t	 pids_limit;
+};
+
+/* The docker: section (owned by the docker backend). */
+extern const struct vg_msection vg_docker_msection;
+
+/* The docker section of m (defaulted; owned by m). */
+static inline struct vg_docker_conf *
+vg_docker_of(const struct vg_manifest *m)
+{
+	return vg_manifest_conf(m, &vg_docker_msection);
+}
 
 #endif

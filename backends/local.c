@@ -1250,8 +1250,12 @@ local_probe(struct vg_buf *out)
 }
 
 const struct vg_backend_ops vg_backend_local = {
-	.name = "local",
-	.caps = VG_BCAP_ISOLATION,
+	.p = {
+		.kind = VG_PLUGIN_BACKEND,
+		.name = "local",
+		.flags = VG_PLUGIN_DEFAULT,
+		.help = "a confined process on this host",
+	},
 	.probe = local_probe,
 	.prepare = local_prepare,
 	.downgrades = vg_local_downgrades,

@@ -13,7 +13,7 @@
  * backend says so instead of failing obscurely; docs/backends/modal.md
  * has the details.
  */
-#include "backends/backend.h"
+#include "backends/cloud.h"
 
 #define MODAL_MISSING "backend 'modal' is not available in this build: " \
 	"Modal's API is gRPC over HTTP/2, which vigil does not speak yet " \
@@ -46,10 +46,26 @@ modal_validate(const struct vg_manifest *m, struct vg_diag *d)
 	return VG_EUNSUPPORTED;
 }
 
+/* The modal: section. */
+static const struct vg_msection modal_msection = {
+	.key = "modal",
+	.schema = &vg_cloud_schema,
+	.size = sizeof(struct vg_cloud_conf),
+	.help = "Modal",
+};
+
+static const struct vg_msection *const modal_sections[] = {
+	&modal_msection, NULL
+};
+
 const struct vg_backend_ops vg_backend_modal = {
-	.name = "modal",
-	.caps = VG_BCAP_REMOTE,
+	.p = {
+		.kind = VG_PLUGIN_BACKEND,
+		.name = "modal",
+		.help = "a Modal sandbox",
+		.sections = modal_sections,
+		.validate = modal_validate,
+	},
 	.probe = modal_probe,
-	.validate = modal_validate,
 	.run = modal_run,
 };

@@ -41,6 +41,7 @@
 #include "sif-cache/cache.h"
 #include "backends/local.h"
 #include "backends/singularity.h"
+#include "runner/manifest/schema-table.h"
 
 extern char **environ;
 
@@ -332,7 +333,7 @@ vg_singularity_argv(const struct vg_attempt *a, const char *binary,
     const char *image, const char *env_file, const char *scratch_dir,
     const char *gpu_flag, struct vg_strv *argv, struct vg_err *e)
 {
-	const struct vg_singularity_conf *c = &a->m->singularity;
+	const struct vg_singularity_conf *c = vg_singularity_of(a->m);
 	const struct vg_command *cmd = &a->task->command;
 	const char *mnt = c->scratch_mount != NULL && *c->scratch_mount ?
 	    c->scratch_mount : "/scratch";
@@ -597,7 +598,7 @@ resolve_image(const struct vg_manifest *m, const char *binary,
 	if (!is_ref(m->image))
 		return local_image(m->image, path_out, e);
 	if ((rc = check_ref(m->image, e)) != 0 ||
-	    (rc = vg_cache_open_default(&m->cache, &m->scratch, &c, e)) != 0)
+	    (rc = vg_cache_open_default(vg_cache_of(m), &m->scratch, &c, e)) != 0)
 		return rc;
 	vg_cache_set_puller(c, binary);
 	/* Once per process: every task of a run would say the same. */
@@ -687,7 +688,7 @@ priv_free(struct sing_priv *p)
 static const char *
 scratch_mount(const struct vg_manifest *m)
 {
-	const char *s = m->singularity.scratch_mount;
+	const char *s = vg_singularity_of(m)->scratch_mount;
 
 	return s != NULL && *s != '\0' ? s : "/scratch";
 }
@@ -723,7 +724,7 @@ singularity_start(struct vg_attempt *a, struct vg_err *e)
 	a->pid = 0;
 	a->pidfd = -1;
 	p = vg_xcalloc(1, sizeof(*p));
-	if ((rc = vg_singularity_find(a->m->singularity.binary, &binary,
+	if ((rc = vg_singularity_find(vg_singularity_of(a->m)->binary, &binary,
 	    e)) != 0 || (rc = resolve_image(a->m, binary, vg_now() +
 	    need_for(a->timeout, a->res.time), &image, &p->pin, e)) != 0)
 		goto out;
@@ -910,7 +911,7 @@ singularity_prepare(const struct vg_manifest *m, const char *run_dir,
 	int rc;
 
 	(void)run_dir;
-	if ((rc = vg_singularity_find(m->singularity.binary, &binary,
+	if ((rc = vg_singularity_find(vg_singularity_of(m)->binary, &binary,
 	    e)) == 0)
 		rc = resolve_image(m, binary, vg_now() + need_for(m->timeout,
 		    m->resources.time), &image, &pin, e);
@@ -925,7 +926,7 @@ singularity_prepare(const struct vg_manifest *m, const char *run_dir,
 static int
 singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 {
-	const struct vg_singularity_conf *c = &m->singularity;
+	const struct vg_singularity_conf *c = vg_singularity_of(m);
 	struct vg_loc loc = { .file = m->file != NULL ? m->file :
 	    "manifest" };
 	struct vg_err e;
@@ -994,15 +995,68 @@ singularity_probe(struct vg_buf *out)
 	free(version);
 }
 
+static const struct vg_msection *const singularity_sections[] = {
+	&vg_singularity_msection, &vg_cache_msection, NULL
+};
+
 const struct vg_backend_ops vg_backend_singularity = {
-	.name = "singularity",
-	.caps = VG_BCAP_IMAGE | VG_BCAP_GPU,
+	.p = {
+		.kind = VG_PLUGIN_BACKEND,
+		.name = "singularity",
+		.alias = "apptainer",
+		.flags = VG_PLUGIN_IMAGE,
+		.help = "an Apptainer/Singularity container",
+		.sections = singularity_sections,
+		.validate = singularity_validate,
+	},
 	.probe = singularity_probe,
-	.validate = singularity_validate,
 	.prepare = singularity_prepare,
 	.start = singularity_start,
 	.finish = singularity_finish,
 	.cancel = singularity_cancel,
 	.cleanup = singularity_cleanup,
 	.run = singularity_run,
+};
+
+/* ---- the singularity: section ---- */
+
+/* singularity.binds: "src[:dst[:ro|rw]]". */
+static void
+check_binds(const struct vg_field *f, const struct vg_ynode *n, void *p,
+    struct vg_dctx *c)
+{
+	(void)f;
+	vg_schema_check_mounts(n, p, c, 0);
+}
+
+static const struct vg_section singularity_section = {
+	.name = "singularity",
+	.fields = (const struct vg_field[]){
+		STR(vg_singularity_conf, "binary", binary,
+		    "apptainer or singularity program"),
+		BOOL(vg_singularity_conf, "containall", containall, "true",
+		    "--containall"),
+		BOOL(vg_singularity_conf, "no_home", no_home, "true",
+		    "--no-home"),
+		BOOL(vg_singularity_conf, "cleanenv", cleanenv, "true",
+		    "--cleanenv"),
+		BOOL(vg_singularity_conf, "writable_tmpfs", writable_tmpfs,
+		    "false", "--writable-tmpfs"),
+		{ .key = "binds", .type = VG_F_STRV,
+		  .off = OFF(vg_singularity_conf, binds), .check = check_binds,
+		  .help = "SOURCE[:/DEST[:ro]] binds" },
+		STRDEF(vg_singularity_conf, "scratch_mount", scratch_mount,
+		    "/scratch", "where scratch appears inside"),
+		STR(vg_singularity_conf, "pwd", pwd, "--pwd"),
+		STRV(vg_singularity_conf, "flags", flags, "extra flags"),
+		{ .key = NULL },
+	},
+};
+
+const struct vg_msection vg_singularity_msection = {
+	.key = "singularity",
+	.alias = "apptainer",
+	.schema = &singularity_section,
+	.size = sizeof(struct vg_singularity_conf),
+	.help = "singularity/apptainer backend",
 };

@@ -9,6 +9,7 @@
 #define VG_SINGULARITY_H
 
 #include "backends/backend.h"
+#include "runner/manifest/plugin.h"
 
 /* Bind sources that need an allow rule: / and these trees (with all
  * below them). */
@@ -88,5 +89,29 @@ int	vg_singularity_env_text(const struct vg_attempt *a,
  */
 int	vg_singularity_classify(int wstatus, const char *stderr_tail,
 	    struct vg_result *r);
+
+
+struct vg_singularity_conf {
+	char		*binary;	/* apptainer/singularity path */
+	int		 containall;	/* default 1 */
+	int		 no_home;	/* default 1 */
+	int		 cleanenv;	/* default 1 */
+	int		 writable_tmpfs;
+	struct vg_strv	 binds;		/* "src[:dst[:ro|rw]]" */
+	char		*scratch_mount;	/* default /scratch */
+	char		*pwd;
+	struct vg_strv	 flags;		/* extra flags, validated */
+};
+
+/* The singularity: section, also spelt apptainer: (owned by the
+ * singularity backend). */
+extern const struct vg_msection vg_singularity_msection;
+
+/* The singularity section of m (defaulted; owned by m). */
+static inline struct vg_singularity_conf *
+vg_singularity_of(const struct vg_manifest *m)
+{
+	return vg_manifest_conf(m, &vg_singularity_msection);
+}
 
 #endif

@@ -55,6 +55,8 @@
 #include "common/path.h"
 #include "backends/backend.h"
 #include "backends/ssh-remote.h"
+#include "backends/ssh.h"
+#include "runner/manifest/schema-table.h"
 
 /* Bytes per SFTP read or write: OpenSSH's sftp-server answers reads of
  * up to 256 KiB; 64 KiB keeps the monitor's memory small. */
@@ -935,7 +937,7 @@ ssh_probe(struct vg_buf *out)
 static int
 ssh_validate(const struct vg_manifest *m, struct vg_diag *d)
 {
-	const struct vg_ssh_conf *c = &m->ssh;
+	const struct vg_ssh_conf *c = vg_ssh_of(m);
 	struct vg_loc loc = { .file = m->file };
 	struct vg_ssh_jump j;
 	struct vg_err e;
@@ -1316,7 +1318,7 @@ static int
 ssh_ctx_init(struct ssh_ctx *x, const struct vg_attempt *a,
     struct vg_err *e)
 {
-	const struct vg_ssh_conf *c = &a->m->ssh;
+	const struct vg_ssh_conf *c = vg_ssh_of(a->m);
 
 	memset(x, 0, sizeof(*x));
 	x->fd[0] = x->fd[1] = x->fd[2] = -1;
@@ -1478,8 +1480,8 @@ ssh_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	memset(r, 0, sizeof(*r));
 	r->state = VG_ST_BACKEND_ERROR;
 	r->exit_code = -1;
-	snprintf(r->node, sizeof(r->node), "%s", a->m->ssh.host ?
-	    a->m->ssh.host : "?");
+	snprintf(r->node, sizeof(r->node), "%s", vg_ssh_of(a->m)->host ?
+	    vg_ssh_of(a->m)->host : "?");
 
 	ssh_stop = 0;
 	memset(&sa, 0, sizeof(sa));
@@ -1545,10 +1547,56 @@ out:
 	return rc;
 }
 
+static const struct vg_msection *const ssh_sections[] = {
+	&vg_ssh_msection, NULL
+};
+
 const struct vg_backend_ops vg_backend_ssh = {
-	.name = "ssh",
-	.caps = VG_BCAP_REMOTE,
+	.p = {
+		.kind = VG_PLUGIN_BACKEND,
+		.name = "ssh",
+		.help = "a process on another host over ssh",
+		.sections = ssh_sections,
+		.validate = ssh_validate,
+	},
 	.probe = ssh_probe,
-	.validate = ssh_validate,
 	.run = ssh_run,
+};
+
+/* ---- the ssh: section ---- */
+
+static const char *const host_key_names[] = { "strict", "accept-new",
+	NULL };
+
+static const struct vg_section ssh_section = {
+	.name = "ssh",
+	.fields = (const struct vg_field[]){
+		STR(vg_ssh_conf, "host", host, "remote host"),
+		INT(vg_ssh_conf, "port", port, "22", 1, 65535, "port"),
+		STR(vg_ssh_conf, "user", user, "remote user"),
+		STR(vg_ssh_conf, "identity", identity, "private key file"),
+		STR(vg_ssh_conf, "known_hosts", known_hosts,
+		    "known_hosts file"),
+		CHOICE(vg_ssh_conf, "host_key", host_key, "strict",
+		    host_key_names, "host key checking"),
+		STR(vg_ssh_conf, "proxy_jump", proxy_jump, "jump host"),
+		INT(vg_ssh_conf, "keepalive", keepalive, "15", 0, 3600,
+		    "keepalive interval, seconds"),
+		INT(vg_ssh_conf, "connect_timeout", connect_timeout, "10", 1,
+		    3600, "connect timeout, seconds"),
+		STRDEF(vg_ssh_conf, "remote_dir", remote_dir, "~/.vigil/runs",
+		    "run directories on the host"),
+		STRV(vg_ssh_conf, "stage_in", stage_in,
+		    "local paths copied before the task"),
+		STRV(vg_ssh_conf, "stage_out", stage_out,
+		    "remote paths copied back after it"),
+		{ .key = NULL },
+	},
+};
+
+const struct vg_msection vg_ssh_msection = {
+	.key = "ssh",
+	.schema = &ssh_section,
+	.size = sizeof(struct vg_ssh_conf),
+	.help = "ssh backend",
 };

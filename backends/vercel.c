@@ -541,6 +541,14 @@ vercel_ping(struct vg_cloud *c, struct vg_err *e)
 	return r;
 }
 
+/* The vercel: section. */
+static const struct vg_msection vercel_msection = {
+	.key = "vercel",
+	.schema = &vg_cloud_schema,
+	.size = sizeof(struct vg_cloud_conf),
+	.help = "Vercel sandbox",
+};
+
 static const struct vg_cloud_ops vercel_cloud = {
 	.name = "vercel",
 	.token_env = "VERCEL_TOKEN",
@@ -548,7 +556,7 @@ static const struct vg_cloud_ops vercel_cloud = {
 	.endpoint = "https://vercel.com/api",
 	.team_env = "VERCEL_TEAM_ID",
 	.project_env = "VERCEL_PROJECT_ID",
-	.conf_off = offsetof(struct vg_manifest, vercel),
+	.section = &vercel_msection,
 	.create = vercel_create,
 	.wait = vercel_wait,
 	.kill = vercel_kill,

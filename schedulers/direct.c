@@ -672,7 +672,13 @@ direct_close(struct vg_sched *s)
 }
 
 const struct vg_scheduler_ops vg_scheduler_direct = {
-	.name = "direct",
+	.caps = VG_SCAP_LOCAL,
+	.p = {
+		.kind = VG_PLUGIN_SCHEDULER,
+		.name = "direct",
+		.flags = VG_PLUGIN_DEFAULT,
+		.help = "on this host (or as job steps inside an allocation)",
+	},
 	.open = direct_open,
 	.submit = direct_submit,
 	.poll = direct_poll,

@@ -1,5 +1,7 @@
 /*
- * scheduler.c - the table of schedulers and lookup by name.
+ * scheduler.c - the table of schedulers, lookup by name, and the wrappers
+ * through which the driver calls them (scheduler.h): each optional
+ * operation is checked here, once.
  */
 #include <string.h>
 
@@ -15,9 +17,71 @@ const struct vg_scheduler_ops *
 vg_scheduler_find(const char *name)
 {
 	const struct vg_scheduler_ops *const *s;
+	const struct vg_plugin *p;
 
+	if ((p = vg_plugin_find(VG_PLUGIN_SCHEDULER, name)) == NULL)
+		return NULL;
 	for (s = vg_schedulers; *s != NULL; s++)
-		if (strcmp((*s)->name, name) == 0)
+		if (&(*s)->p == p)
 			return *s;
 	return NULL;
+}
+
+int
+vg_scheduler_has(const struct vg_scheduler_ops *ops, unsigned caps)
+{
+	return ops != NULL && (ops->caps & caps) == caps;
+}
+
+int
+vg_sched_open(struct vg_sched *s, struct vg_err *e)
+{
+	return s->ops->open(s, e);
+}
+
+int
+vg_sched_submit(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
+{
+	return s->ops->submit(s, a, e);
+}
+
+int
+vg_sched_flush(struct vg_sched *s, struct vg_err *e)
+{
+	return s->ops->flush != NULL ? s->ops->flush(s, e) : 0;
+}
+
+int
+vg_sched_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
+    struct vg_sched_update **ups, size_t *n, struct vg_err *e)
+{
+	return s->ops->poll(s, timeout_ms, wake_fd, ups, n, e);
+}
+
+int
+vg_sched_cancel(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
+{
+	return s->ops->cancel(s, a, e);
+}
+
+int
+vg_sched_reattach(struct vg_sched *s, struct vg_attempt *a,
+    const char *handle, struct vg_err *e)
+{
+	if (s->ops->reattach == NULL)
+		return vg_err_set(e, VG_EUNSUPPORTED, "scheduler '%s' cannot "
+		    "take back attempts of another vigil", s->ops->p.name);
+	return s->ops->reattach(s, a, handle, e);
+}
+
+size_t
+vg_sched_active(struct vg_sched *s)
+{
+	return s->ops->active(s);
+}
+
+void
+vg_sched_close(struct vg_sched *s)
+{
+	s->ops->close(s);
 }

@@ -30,8 +30,6 @@
 #include "common/err.h"
 #include "common/state.h"
 
-struct vg_store;
-
 /* What a scheduler reports about one attempt. */
 struct vg_sched_update {
 	struct vg_attempt	*a;		/* as submitted */
@@ -41,13 +39,20 @@ struct vg_sched_update {
 	char			 reason[256];	/* pending reason etc. */
 };
 
+/* Capability bits of a scheduler, read through vg_sched_has(). */
+#define VG_SCAP_LOCAL		0x01	/* attempts are processes of the vigil
+					   that started them: after its death
+					   they are killed, never reattached */
+#define VG_SCAP_JOBS		0x02	/* handles are cluster job ids and
+					   attempts have a node (status shows
+					   them) */
+
 /* A scheduler instance for one run. */
 struct vg_sched {
 	const struct vg_scheduler_ops	*ops;
 	const struct vg_manifest	*m;
 	const char			*run_id;
 	const char			*run_dir;
-	struct vg_store			*store;
 	int				 jobs;		/* direct: parallelism */
 	void				*priv;
 	/* Backend for every attempt; NULL = by the manifest's name. */
@@ -63,7 +68,10 @@ struct vg_sched {
 };
 
 struct vg_scheduler_ops {
-	const char	*name;
+	/* Name, manifest sections and their validation beyond the schema
+	 * (runner/manifest/plugin.h); kind VG_PLUGIN_SCHEDULER. */
+	struct vg_plugin p;
+	unsigned	 caps;		/* VG_SCAP_* */
 
 	int	(*open)(struct vg_sched *s, struct vg_err *e);
 	/* Takes a (borrowed until its terminal update is returned). */
@@ -93,8 +101,32 @@ struct vg_scheduler_ops {
 extern const struct vg_scheduler_ops vg_scheduler_direct;
 extern const struct vg_scheduler_ops vg_scheduler_slurm;
 
+/* NULL-terminated table of every compiled-in scheduler. */
 extern const struct vg_scheduler_ops *const vg_schedulers[];
 
+/* Looks a scheduler up by name; NULL when there is none. */
 const struct vg_scheduler_ops *vg_scheduler_find(const char *name);
+
+/* True when ops has every capability bit of caps. */
+int	vg_scheduler_has(const struct vg_scheduler_ops *ops, unsigned caps);
+
+/*
+ * Wrappers: the only way generic code calls a scheduler (s->ops set).
+ * Each behaves as the operation documented above; the optional ones
+ * answer for a scheduler that lacks them: flush does nothing and
+ * returns 0, reattach returns VG_EUNSUPPORTED.
+ */
+int	vg_sched_open(struct vg_sched *s, struct vg_err *e);
+int	vg_sched_submit(struct vg_sched *s, struct vg_attempt *a,
+	    struct vg_err *e);
+int	vg_sched_flush(struct vg_sched *s, struct vg_err *e);
+int	vg_sched_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
+	    struct vg_sched_update **ups, size_t *n, struct vg_err *e);
+int	vg_sched_cancel(struct vg_sched *s, struct vg_attempt *a,
+	    struct vg_err *e);
+int	vg_sched_reattach(struct vg_sched *s, struct vg_attempt *a,
+	    const char *handle, struct vg_err *e);
+size_t	vg_sched_active(struct vg_sched *s);
+void	vg_sched_close(struct vg_sched *s);
 
 #endif

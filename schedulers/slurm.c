@@ -43,6 +43,7 @@
 #include "common/path.h"
 #include "schedulers/scheduler.h"
 #include "schedulers/slurm.h"
+#include "runner/manifest/schema-table.h"
 
 #define SUBMIT_TRIES	6	/* 0.5 + 1 + 2 + 4 + 8 s of backoff */
 #define GRACE_DEFAULT	60.0	/* seconds for a record to show up */
@@ -577,7 +578,7 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 	s->priv = p;
 	/* task-exec makes scratch on the compute node. */
 	s->remote = 1;
-	if ((r = choose_iface(p, s->m->slurm.interface, e)) != 0)
+	if ((r = choose_iface(p, vg_slurm_of(s->m)->interface, e)) != 0)
 		goto fail;
 	env = getenv("VIGIL_SLURM_BUCKET");
 	bp = env != NULL && *env != '\0' ? vg_xstrdup(env) :
@@ -612,8 +613,8 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 		goto fail;
 	p->grace = env_num("VIGIL_SLURM_GRACE", GRACE_DEFAULT);
 	p->stale = env_num("VIGIL_SLURM_HEARTBEAT_STALE", HEARTBEAT_STALE);
-	pmin = s->m->slurm.poll_min > 0 ? s->m->slurm.poll_min : 2;
-	pmax = s->m->slurm.poll_max > 0 ? s->m->slurm.poll_max : 60;
+	pmin = vg_slurm_of(s->m)->poll_min > 0 ? vg_slurm_of(s->m)->poll_min : 2;
+	pmax = vg_slurm_of(s->m)->poll_max > 0 ? vg_slurm_of(s->m)->poll_max : 60;
 	/* squeue forgets finished jobs after MinJobAge: look more often. */
 	if (!p->ci.accounting && p->ci.min_job_age > 0 &&
 	    pmax > p->ci.min_job_age / 2.0)
@@ -749,9 +750,9 @@ exclude_for(const struct vg_sched *s, const struct sl *p, int index)
 	struct vg_buf b = VG_BUF_INIT;
 	size_t i;
 
-	for (i = 0; i < s->m->slurm.exclude.n; i++)
+	for (i = 0; i < vg_slurm_of(s->m)->exclude.n; i++)
 		vg_buf_printf(&b, "%s%s", b.len ? "," : "",
-		    s->m->slurm.exclude.v[i]);
+		    vg_slurm_of(s->m)->exclude.v[i]);
 	for (i = 0; i < p->nexcl; i++)
 		if (p->excl[i].index == index)
 			vg_buf_printf(&b, "%s%s", b.len ? "," : "",
@@ -785,7 +786,7 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	j.attempt = v[0]->a->attempt;
 	j.array = vg_buf_str(&spec);
 	j.offset = offset;
-	j.throttle = m->slurm.array_parallelism;
+	j.throttle = vg_slurm_of(m)->array_parallelism;
 	j.cpus = v[0]->a->res.cpus;
 	j.memory = v[0]->a->res.memory;
 	j.gpus = v[0]->a->res.gpus;
@@ -806,9 +807,9 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	j.account = v[0]->a->res.account;
 	j.qos = v[0]->a->res.qos;
 	j.constraint = v[0]->a->res.constraint;
-	j.signal = m->slurm.signal != NULL ? m->slurm.signal :
+	j.signal = vg_slurm_of(m)->signal != NULL ? vg_slurm_of(m)->signal :
 	    VG_SLURM_SIGNAL_DEFAULT;
-	j.requeue = m->slurm.requeue;
+	j.requeue = vg_slurm_of(m)->requeue;
 	j.exclude = *excl != '\0' ? excl : NULL;
 	if ((r = vg_slurm_script(&j, &script, e)) != 0)
 		goto out;
@@ -1456,8 +1457,18 @@ slurm_close(struct vg_sched *s)
 	s->priv = NULL;
 }
 
+static const struct vg_msection *const slurm_sections[] = {
+	&vg_slurm_msection, NULL
+};
+
 const struct vg_scheduler_ops vg_scheduler_slurm = {
-	.name = "slurm",
+	.caps = VG_SCAP_JOBS,
+	.p = {
+		.kind = VG_PLUGIN_SCHEDULER,
+		.name = "slurm",
+		.help = "as batch jobs and job arrays on a Slurm cluster",
+		.sections = slurm_sections,
+	},
 	.open = slurm_open,
 	.submit = slurm_submit,
 	.flush = slurm_flush,
@@ -1466,4 +1477,51 @@ const struct vg_scheduler_ops vg_scheduler_slurm = {
 	.reattach = slurm_reattach,
 	.active = slurm_active,
 	.close = slurm_close,
+};
+
+/* ---- the slurm: section ---- */
+
+/* slurm: polling bounds in order. */
+static void
+check_slurm(const struct vg_section *s, const struct vg_ynode *n,
+    void *base, struct vg_dctx *c)
+{
+	const struct vg_slurm_conf *sl = base;
+
+	(void)s;
+	if (sl->poll_min > 0 && sl->poll_max > 0 &&
+	    sl->poll_min > sl->poll_max)
+		vg_dctx_error(c, n, "'slurm.poll_min' (%gs) is larger than "
+		    "'slurm.poll_max' (%gs)", sl->poll_min, sl->poll_max);
+}
+
+static const char *const interface_names[] = { "auto", "lib", "cli", NULL };
+
+static const struct vg_section slurm_section = {
+	.name = "slurm",
+	.check = check_slurm,
+	.fields = (const struct vg_field[]){
+		CHOICE(vg_slurm_conf, "interface", interface, "auto",
+		    interface_names, "libslurm or the commands"),
+		INT(vg_slurm_conf, "array_parallelism", array_parallelism,
+		    "0", 0, 1000000, "array throttle (%N)"),
+		STRDEF(vg_slurm_conf, "signal", signal, "B:USR2@90",
+		    "--signal; empty for none"),
+		BOOL(vg_slurm_conf, "requeue", requeue, "false", "--requeue"),
+		{ .key = "exclude", .type = VG_F_STRV,
+		  .off = OFF(vg_slurm_conf, exclude), .check = vg_schema_check_printable,
+		  .help = "nodes to avoid" },
+		DUR(vg_slurm_conf, "poll_min", poll_min, NULL, 0, 3600,
+		    "shortest poll interval"),
+		DUR(vg_slurm_conf, "poll_max", poll_max, NULL, 0, 3600,
+		    "longest poll interval"),
+		{ .key = NULL },
+	},
+};
+
+const struct vg_msection vg_slurm_msection = {
+	.key = "slurm",
+	.schema = &slurm_section,
+	.size = sizeof(struct vg_slurm_conf),
+	.help = "slurm scheduler",
 };

@@ -25,6 +25,7 @@
 #include "common/err.h"
 #include "runner/manifest/manifest.h"
 #include "common/state.h"
+#include "runner/manifest/plugin.h"
 
 /* --signal default: USR2 (USR1 is taken by NCCL), 90 s before the limit,
  * to the batch shell, which is task-exec itself (the script execs it). */
@@ -336,6 +337,26 @@ struct vg_slurm_iface {
 	/* Cancels "1234_5" or "1234". */
 	int	(*cancel)(const char *handle, struct vg_err *e);
 };
+
+struct vg_slurm_conf {
+	char		*interface;	/* auto (default) | lib | cli */
+	int		 array_parallelism; /* % throttle; 0 = none */
+	char		*signal;	/* default "B:USR2@90"; "" = off */
+	int		 requeue;
+	struct vg_strv	 exclude;	/* nodes */
+	double		 poll_min;	/* seconds */
+	double		 poll_max;
+};
+
+/* The slurm: section (owned by the slurm scheduler). */
+extern const struct vg_msection vg_slurm_msection;
+
+/* The slurm section of m (defaulted; owned by m). */
+static inline struct vg_slurm_conf *
+vg_slurm_of(const struct vg_manifest *m)
+{
+	return vg_manifest_conf(m, &vg_slurm_msection);
+}
 
 extern const struct vg_slurm_iface vg_slurm_cli;
 #ifdef HAVE_LIBSLURM

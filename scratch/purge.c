@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "scratch/purge.h"
+#include "runner/manifest/schema-table.h"
 
 #define DAY	86400ULL
 
@@ -179,3 +180,22 @@ vg_purge_describe(const struct vg_purge_policy *p, char *buf, size_t n)
 		first = 0;
 	}
 }
+
+/* ---- the purge rows of a cache section ---- */
+
+static const char *const clock_names[] = { "atime", "mtime", "ctime", "any",
+	"all", NULL };
+
+const struct vg_section vg_purge_schema = {
+	.name = "purge",
+	.fields = (const struct vg_field[]){
+		STR(vg_purge_conf, "preset", preset, "site purge preset"),
+		DURS(vg_purge_conf, "age", age, 1, 100 * YEAR,
+		    "files older than this are purged"),
+		CHOICE(vg_purge_conf, "clock", clock, NULL, clock_names,
+		    "which timestamp the purge looks at"),
+		DURS(vg_purge_conf, "margin", margin, 1, 100 * YEAR,
+		    "safety margin"),
+		{ .key = NULL },
+	},
+};

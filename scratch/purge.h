@@ -23,6 +23,7 @@
 
 #include "common/err.h"
 #include "runner/manifest/manifest.h"
+#include "runner/manifest/schema.h"
 
 enum vg_purge_clock {
 	VG_PURGE_ATIME = 1 << 0,
@@ -44,6 +45,16 @@ struct vg_purge_policy {
  */
 int	vg_purge_preset(const char *name, struct vg_purge_policy *p,
 	    struct vg_err *e);
+
+struct vg_purge_conf {
+	char		*preset;	/* nersc|olcf|...|none */
+	uint64_t	 age;		/* seconds */
+	char		*clock;		/* atime|mtime|ctime|any|all */
+	uint64_t	 margin;	/* seconds; 0 = time limit + 1 day */
+};
+
+/* Its schema rows (the cache section nests them as cache.purge). */
+extern const struct vg_section vg_purge_schema;
 
 /*
  * Builds the policy from the configuration: the preset, then age, clock

@@ -38,6 +38,7 @@
 #include "sif-cache/cache-int.h"
 #include "sif-cache/lock.h"
 #include "sif-cache/sha256.h"
+#include "runner/manifest/schema-table.h"
 
 #define REC_MAX		(64u << 20)	/* a shard: 100,000+ lines */
 #define REF_MAX		65536
@@ -1327,3 +1328,30 @@ vg_cache_pull(struct vg_cache *c, const char *ref, int force,
 		*digest_out = vg_xstrdup(digest);
 	return rc;
 }
+
+/* ---- the cache: section ---- */
+
+static const struct vg_section cache_section = {
+	.name = "cache",
+	.fields = (const struct vg_field[]){
+		STR(vg_cache_conf, "dir", dir, "cache directory"),
+		BYTES(vg_cache_conf, "quota_bytes", quota_bytes, 0, BIG,
+		    "size quota"),
+		U64(vg_cache_conf, "quota_entries", quota_entries, 0, BIG,
+		    "entry quota"),
+		SECTION(vg_cache_conf, "purge", purge, &vg_purge_schema,
+		    "site purge policy"),
+		DUR(vg_cache_conf, "lock_lease", lock_lease, NULL, 0, 86400,
+		    "lock lease"),
+		DUR(vg_cache_conf, "lock_wait", lock_wait, NULL, 0, 86400,
+		    "how long to wait for a lock"),
+		{ .key = NULL },
+	},
+};
+
+const struct vg_msection vg_cache_msection = {
+	.key = "cache",
+	.schema = &cache_section,
+	.size = sizeof(struct vg_cache_conf),
+	.help = "SIF cache",
+};

@@ -43,7 +43,29 @@
 
 #include "common/err.h"
 #include "runner/manifest/manifest.h"
+#include "runner/manifest/plugin.h"
+#include "scratch/purge.h"
 #include "sif-cache/sif.h"
+
+struct vg_cache_conf {
+	char			*dir;
+	uint64_t		 quota_bytes;
+	uint64_t		 quota_entries;
+	struct vg_purge_conf	 purge;
+	double			 lock_lease;	/* seconds */
+	double			 lock_wait;	/* seconds */
+};
+
+/* The cache: section (the SIF cache; listed by the singularity backend,
+ * read by `vigil cache` too). */
+extern const struct vg_msection vg_cache_msection;
+
+/* The cache section of m (defaulted; owned by m). */
+static inline struct vg_cache_conf *
+vg_cache_of(const struct vg_manifest *m)
+{
+	return vg_manifest_conf(m, &vg_cache_msection);
+}
 
 struct vg_cache;
 struct vg_cache_pin;

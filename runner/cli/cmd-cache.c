@@ -312,7 +312,7 @@ cmd_cache_exec(struct vg_args *a)
 		    "one argument" : "no arguments");
 	if ((code = vg_cmd_load_config(&cfg)) != 0)
 		return code;
-	conf = cfg->cache;
+	conf = *vg_cache_of(cfg);
 	if ((code = conf_from_args(a, &conf)) != 0)
 		goto done;
 	vg_err_init(&e);
@@ -322,12 +322,12 @@ cmd_cache_exec(struct vg_args *a)
 	}
 	if ((puller = vg_args_get(a, "puller")) != NULL)
 		vg_cache_set_puller(c, puller);
-	else if (vg_singularity_find(cfg->singularity.binary, &found,
+	else if (vg_singularity_find(vg_singularity_of(cfg)->binary, &found,
 	    &e) == 0)
 		vg_cache_set_puller(c, found);
-	else if (cfg->singularity.binary != NULL)
+	else if (vg_singularity_of(cfg)->binary != NULL)
 		/* Set but wrong: the pull says so rather than use another. */
-		vg_cache_set_puller(c, cfg->singularity.binary);
+		vg_cache_set_puller(c, vg_singularity_of(cfg)->binary);
 	free(found);
 	vg_err_init(&e);
 	if ((warning = vg_cache_purge_warning(c)) != NULL)

@@ -26,16 +26,15 @@ static const struct vg_opt doctor_opts[] = {
 	{ NULL }
 };
 
-/* True when name was asked for with --backend (or none was). */
+/* True when ops was asked for with --backend, by name or alias (or none
+ * was asked for). */
 static int
-wanted(const char **names, const char *name)
+wanted(const char **names, const struct vg_backend_ops *ops)
 {
 	if (names[0] == NULL)
 		return 1;
 	for (; *names != NULL; names++)
-		if (strcmp(*names, name) == 0 ||
-		    (strcmp(*names, "apptainer") == 0 &&
-		    strcmp(name, "singularity") == 0))
+		if (vg_backend_find(*names) == ops)
 			return 1;
 	return 0;
 }
@@ -170,14 +169,9 @@ cmd_doctor_exec(struct vg_args *a)
 	report_dirs(&out);
 	report_slurm_paths(&out);
 	for (b = vg_backends; *b != NULL; b++) {
-		if (!wanted(names, (*b)->name))
+		if (!wanted(names, *b))
 			continue;
-		if ((*b)->probe != NULL)
-			(*b)->probe(&out);
-		else
-			vg_buf_printf(&out, "%s: no host checks (the backend "
-			    "reports problems when a run starts)\n",
-			    (*b)->name);
+		vg_backend_probe(*b, &out);
 	}
 	fputs(vg_buf_str(&out), stdout);
 	vg_buf_release(&out);

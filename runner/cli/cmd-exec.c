@@ -77,33 +77,6 @@ copy_out(const char *dir, const char *name, FILE *to)
 	free(path);
 }
 
-/* Runs one attempt to completion with the backend's operations. */
-static int
-run_attempt(const struct vg_backend_ops *ops, struct vg_attempt *a,
-    struct vg_result *r, struct vg_err *e)
-{
-	int ws, rc;
-
-	if (ops->run != NULL)
-		return ops->run(a, r, e);
-	if (ops->start == NULL || ops->finish == NULL)
-		return vg_err_set(e, VG_EUNSUPPORTED, "backend '%s' cannot "
-		    "run commands", ops->name);
-	if ((rc = ops->start(a, e)) != 0)
-		return rc;
-	while (waitpid(a->pid, &ws, 0) < 0) {
-		if (errno != EINTR) {
-			rc = vg_err_errno(e, "waiting for the command");
-			goto out;
-		}
-	}
-	rc = ops->finish(a, ws, r, e);
-out:
-	if (ops->cleanup != NULL)
-		ops->cleanup(a);
-	return rc;
-}
-
 /* Runs the allowed command; returns its exit status for vigil. */
 static int
 run_command(struct vg_args *a, const char *backend, double timeout)
@@ -123,7 +96,7 @@ run_command(struct vg_args *a, const char *backend, double timeout)
 
 		for (k = 0; vg_backends[k] != NULL; k++)
 			vg_buf_printf(&names, "%s%s", k ? ", " : "",
-			    vg_backends[k]->name);
+			    vg_backends[k]->p.name);
 		code = vg_cmd_usage_error(a, "unknown backend '%s' (valid: %s)",
 		    backend, vg_buf_str(&names));
 		vg_buf_release(&names);
@@ -136,7 +109,7 @@ run_command(struct vg_args *a, const char *backend, double timeout)
 	vg_err_init(&e);
 	m.file = (char *)(uintptr_t)"<exec>";
 	m.version = 1;
-	m.backend = (char *)(uintptr_t)ops->name;
+	m.backend = (char *)(uintptr_t)ops->p.name;
 	m.timeout = timeout;
 	m.kill_grace = 10;
 	if (a->argc == 1) {
@@ -164,9 +137,9 @@ run_command(struct vg_args *a, const char *backend, double timeout)
 	at.kill_grace = m.kill_grace;
 	at.pidfd = -1;
 	at.ops = ops;
-	if (run_attempt(ops, &at, &r, &e) != 0) {
+	if (vg_backend_run(&at, &r, &e) != 0) {
 		code = vg_cmd_fail(e.rc == VG_ETIMEOUT ? VG_EXIT_TIMEOUT :
-		    VG_EXIT_INTERNAL, "exec: backend '%s': %s", ops->name,
+		    VG_EXIT_INTERNAL, "exec: backend '%s': %s", ops->p.name,
 		    e.msg);
 	} else {
 		copy_out(dir, "stdout", stdout);
@@ -177,7 +150,7 @@ run_command(struct vg_args *a, const char *backend, double timeout)
 			code = 128 + r.signal;
 		else if (r.state == VG_ST_BACKEND_ERROR)
 			code = vg_cmd_fail(VG_EXIT_INTERNAL, "exec: backend "
-			    "'%s': %s", ops->name, r.reason);
+			    "'%s': %s", ops->p.name, r.reason);
 		else
 			code = r.exit_code & 0xff;
 	}
@@ -239,7 +212,8 @@ cmd_exec_exec(struct vg_args *a)
 		rc = VG_EXIT_DENIED;
 		goto out;
 	}
-	rc = run_command(a, backend != NULL ? backend : "local", (double)tmo);
+	rc = run_command(a, backend != NULL ? backend :
+	    vg_plugin_default(VG_PLUGIN_BACKEND)->name, (double)tmo);
 out:
 	vg_buf_release(&shown);
 	vg_cmd_policy_close(&cp);

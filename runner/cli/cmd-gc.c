@@ -80,13 +80,13 @@ cmd_gc_exec(struct vg_args *a)
 	if (dry || vg_args_has(a, "no-reap"))
 		goto out;
 	for (b = vg_backends; *b != NULL; b++) {
-		if ((*b)->reap == NULL)
+		if (!vg_backend_can_reap(*b))
 			continue;
 		vg_buf_reset(&report);
 		vg_err_init(&e);
-		if ((*b)->reap(NULL, &report, &e) != 0) {
+		if (vg_backend_reap(*b, NULL, &report, &e) != 0) {
 			fprintf(stderr, "vigil: gc: backend '%s': %s\n",
-			    (*b)->name, e.msg);
+			    (*b)->p.name, e.msg);
 			rc = VG_EXIT_INTERNAL;
 		}
 		if (report.len > 0)

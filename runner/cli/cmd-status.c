@@ -13,6 +13,7 @@
 #include "common/json.h"
 #include "runner/cli/launch.h"
 #include "common/path.h"
+#include "schedulers/scheduler.h"
 
 #define WATCH_MS	1000
 
@@ -97,7 +98,7 @@ render_list(struct vg_store *st, int json, struct vg_buf *out, int *active)
 
 struct task_ctx {
 	struct vg_buf	*out;
-	int		 slurm;
+	int		 jobs;		/* show job ids and nodes */
 	int		 only;
 };
 
@@ -125,7 +126,7 @@ task_cb(void *arg, const struct vg_task_rec *t, const char *mj,
 		snprintf(el, sizeof(el), "-");
 	vg_buf_printf(c->out, "%5d  %-13s  %6s  %8d  %8s  ", t->index,
 	    vg_state_name(t->state), exitbuf, t->attempts, el);
-	if (c->slurm)
+	if (c->jobs)
 		vg_buf_printf(c->out, "%-12s  %-12s  ", t->handle[0] ?
 		    t->handle : "-", t->node[0] ? t->node : "-");
 	vg_buf_printf(c->out, "%-24s  %s\n", label != NULL ? label : "-",
@@ -223,10 +224,11 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 	vg_buf_addc(out, '\n');
 	memset(&c, 0, sizeof(c));
 	c.out = out;
-	c.slurm = r.scheduler != NULL && strcmp(r.scheduler, "slurm") == 0;
+	c.jobs = r.scheduler != NULL && vg_scheduler_has(
+	    vg_scheduler_find(r.scheduler), VG_SCAP_JOBS);
 	vg_buf_printf(out, "%5s  %-13s  %6s  %8s  %8s  ", "TASK", "STATE",
 	    "EXIT", "ATTEMPTS", "ELAPSED");
-	if (c.slurm)
+	if (c.jobs)
 		vg_buf_printf(out, "%-12s  %-12s  ", "JOBID", "NODE");
 	vg_buf_printf(out, "%-24s  %s\n", "MATRIX", "REASON");
 	if ((rc = vg_store_task_each(st, r.id, task, task_cb, &c, &e)) != 0)

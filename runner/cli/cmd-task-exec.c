@@ -275,8 +275,8 @@ cmd_task_exec_exec(struct vg_args *a)
 	memset(&task, 0, sizeof(task));
 	if ((rc = vg_launch_load_dir(run_dir, index, &m, &task)) != 0)
 		goto out;
-	if ((ops = vg_backend_find(m->backend != NULL ? m->backend :
-	    "local")) == NULL) {
+	if ((ops = vg_backend_find(vg_manifest_plugin(m,
+	    VG_PLUGIN_BACKEND))) == NULL) {
 		rc = vg_cmd_fail(VG_EXIT_USAGE, "task-exec: unknown backend "
 		    "'%s'", m->backend);
 		goto out;

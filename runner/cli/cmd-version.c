@@ -17,10 +17,10 @@ cmd_version_exec(struct vg_args *a)
 	(void)a;
 	printf("vigil %s\nschedulers:", VG_VERSION);
 	for (s = vg_schedulers; *s != NULL; s++)
-		printf(" %s", (*s)->name);
+		printf(" %s", (*s)->p.name);
 	printf("\nbackends:");
 	for (b = vg_backends; *b != NULL; b++)
-		printf(" %s", (*b)->name);
+		printf(" %s", (*b)->p.name);
 	printf("\n");
 	return VG_EXIT_OK;
 }

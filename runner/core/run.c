@@ -163,9 +163,8 @@ vg_run_create(struct vg_store *st, const struct vg_run_plan *p, char **dirp,
 	scopy(ri.id, sizeof(ri.id), p->id);
 	ri.name = vg_xstrdup(m->name);
 	ri.file = vg_xstrdup(m->file);
-	ri.scheduler = vg_xstrdup(m->scheduler == VG_SCHED_SLURM ? "slurm" :
-	    "direct");
-	ri.backend = vg_xstrdup(m->backend != NULL ? m->backend : "local");
+	ri.scheduler = vg_xstrdup(vg_manifest_plugin(m, VG_PLUGIN_SCHEDULER));
+	ri.backend = vg_xstrdup(vg_manifest_plugin(m, VG_PLUGIN_BACKEND));
 	ri.dir = vg_xstrdup(dir);
 	ri.created = vg_now();
 	ri.ntasks = (int)p->ts->n;
@@ -370,7 +369,7 @@ submit_task(struct drv *d, size_t i, struct vg_err *e)
 		return rc;
 	}
 	d->live[i] = b;
-	if ((rc = d->sched.ops->submit(&d->sched, &b->a, e)) != 0) {
+	if ((rc = vg_sched_submit(&d->sched, &b->a, e)) != 0) {
 		d->live[i] = NULL;
 		box_free(b);
 		return rc;
@@ -383,7 +382,7 @@ static int
 window_open(struct drv *d)
 {
 	return d->sched.window <= 0 ||
-	    d->sched.ops->active(&d->sched) < (size_t)d->sched.window;
+	    vg_sched_active(&d->sched) < (size_t)d->sched.window;
 }
 
 /* Submits ready tasks, retries first, while the window allows. */
@@ -602,7 +601,7 @@ cancel_task(struct drv *d, size_t i, const char *why, struct vg_err *e)
 		return 0;
 	t->cancel_req = 1;
 	if (d->live[i] != NULL)
-		return d->sched.ops->cancel(&d->sched, &d->live[i]->a, e);
+		return vg_sched_cancel(&d->sched, &d->live[i]->a, e);
 	return set_task(d, i, VG_ST_CANCELLED, t->attempts, why, e);
 }
 
@@ -768,7 +767,7 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 		 * handle recorded (vigil died between handing the attempt
 		 * over and recording its job id), the scheduler may still
 		 * know it: slurm finds it in its job journal. */
-		if (d->sched.ops->reattach != NULL) {
+		if (!vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL)) {
 			struct box *b = vg_xcalloc(1, sizeof(*b));
 			char idx[32], *tasks;
 
@@ -789,7 +788,7 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 			    d->m->kill_grace : DEFAULT_KILL_GRACE;
 			b->a.pidfd = -1;
 			vg_err_init(&ke);
-			if (d->sched.ops->reattach(&d->sched, &b->a, t->handle,
+			if (vg_sched_reattach(&d->sched, &b->a, t->handle,
 			    &ke) == 0) {
 				d->live[i] = b;
 				continue;
@@ -800,7 +799,7 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 			(void)kill(-t->pid, SIGKILL);
 			(void)kill(t->pid, SIGKILL);
 		}
-		if (d->sched.ops->reattach == NULL) {
+		if (vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL)) {
 			(void)vg_kill_leftovers(d->run_id, t->index, NULL, NULL);
 			swept = 1;
 		}
@@ -829,7 +828,8 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 			return rc;
 	}
 	/* Processes started but not yet recorded when vigil died. */
-	if (had_owner && !swept && d->sched.ops->reattach == NULL)
+	if (had_owner && !swept && vg_scheduler_has(d->sched.ops,
+	    VG_SCAP_LOCAL))
 		(void)vg_kill_leftovers(d->run_id, -1, NULL, NULL);
 	return 0;
 }
@@ -875,7 +875,7 @@ sched_open(struct drv *d, const struct vg_run_info *ri,
 
 	if (ops == NULL) {
 		const char *name = ri->scheduler != NULL ? ri->scheduler :
-		    "direct";
+		    vg_manifest_plugin(d->m, VG_PLUGIN_SCHEDULER);
 
 		if ((ops = vg_scheduler_find(name)) == NULL)
 			return vg_err_set(e, VG_EINVAL, "unknown scheduler "
@@ -886,10 +886,9 @@ sched_open(struct drv *d, const struct vg_run_info *ri,
 	d->sched.m = d->m;
 	d->sched.run_id = d->run_id;
 	d->sched.run_dir = d->run_dir;
-	d->sched.store = d->st;
 	d->sched.jobs = o->jobs;
 	d->sched.backend = o->backend;
-	if ((rc = ops->open(&d->sched, e)) != 0)
+	if ((rc = vg_sched_open(&d->sched, e)) != 0)
 		return rc;
 	d->sched_open = 1;
 	return 0;
@@ -915,17 +914,17 @@ backend_prepare(struct drv *d, const struct vg_run_opts *o,
 
 	if (d->sched.remote)
 		return 0;
-	name = d->m->backend != NULL ? d->m->backend : "local";
+	name = vg_manifest_plugin(d->m, VG_PLUGIN_BACKEND);
 	if (ops == NULL && (ops = vg_backend_find(name)) == NULL)
 		return 0;	/* sched_open has said it is unknown */
 	vg_err_init(&ee);
-	if (ops->prepare != NULL && ops->prepare(d->m, d->run_dir, &ee) != 0) {
+	if (vg_backend_prepare(ops, d->m, d->run_dir, &ee) != 0) {
 		d->unprepared = vg_xstrdup(ee.msg);
 		return 0;
 	}
 	vg_err_init(&ee);
-	if (ops->downgrades != NULL &&
-	    (dg = ops->downgrades(d->m, &ee)) != NULL && *dg != '\0') {
+	if ((dg = vg_backend_downgrades(ops, d->m, &ee)) != NULL &&
+	    *dg != '\0') {
 		why = vg_xasprintf("isolation downgraded: %s", dg);
 		vg_warn("run %s: %s", d->run_id, why);
 		rc = vg_store_event(d->st, d->run_id, -1, 0, VG_ST_PENDING,
@@ -963,7 +962,7 @@ drive_step(struct drv *d, int timeout_ms, struct vg_err *e)
 	size_t nups = 0, k;
 	int rc;
 
-	if ((rc = d->sched.ops->poll(&d->sched, timeout_ms, d->sigfd, &ups,
+	if ((rc = vg_sched_poll(&d->sched, timeout_ms, d->sigfd, &ups,
 	    &nups, e)) != 0)
 		return rc;
 	if ((rc = vg_store_begin(d->st, e)) != 0)
@@ -975,8 +974,7 @@ drive_step(struct drv *d, int timeout_ms, struct vg_err *e)
 		goto fail;
 	if ((rc = submit_ready(d, e)) != 0)
 		goto fail;
-	if (d->sched.ops->flush != NULL &&
-	    (rc = d->sched.ops->flush(&d->sched, e)) != 0)
+	if ((rc = vg_sched_flush(&d->sched, e)) != 0)
 		goto fail;
 	return vg_store_commit(d->st, e);
 fail:
@@ -1090,8 +1088,7 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	    (d.unprepared != NULL && (rc = unprepared_tasks(&d, e)) != 0) ||
 	    (rc = submit_ready(&d, e)) != 0 ||
 	    (t1 = vg_mono_ms(), 0) ||
-	    (d.sched.ops->flush != NULL &&
-	    (rc = d.sched.ops->flush(&d.sched, e)) != 0) ||
+	    (rc = vg_sched_flush(&d.sched, e)) != 0 ||
 	    (t2 = vg_mono_ms(), 0) ||
 	    (rc = vg_store_commit(st, e)) != 0) {
 		vg_store_rollback(st);
@@ -1102,7 +1099,7 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	    "in %lld ms, flush %lld ms, commit %lld ms", d.n, t1 - t0,
 	    t2 - t1, vg_mono_ms() - t2);
 	while (!all_done(&d)) {
-		if (d.sched.ops->active(&d.sched) == 0 && d.nretry == 0 &&
+		if (vg_sched_active(&d.sched) == 0 && d.nretry == 0 &&
 		    d.cursor >= d.n) {
 			rc = vg_err_set(e, VG_ESTATE, "run '%s': tasks left "
 			    "open with nothing running (state database "
@@ -1129,14 +1126,14 @@ out:
 		/* Leave nothing running behind a failed driver. */
 		for (i = 0; i < d.n; i++)
 			if (d.live[i] != NULL) {
-				(void)d.sched.ops->cancel(&d.sched,
+				(void)vg_sched_cancel(&d.sched,
 				    &d.live[i]->a, NULL);
-				(void)d.sched.ops->cancel(&d.sched,
+				(void)vg_sched_cancel(&d.sched,
 				    &d.live[i]->a, NULL);
 			}
 	}
 	if (d.sched_open)
-		d.sched.ops->close(&d.sched);
+		vg_sched_close(&d.sched);
 	if (d.live != NULL)
 		for (i = 0; i < d.n; i++)
 			box_free(d.live[i]);

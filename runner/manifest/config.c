@@ -42,7 +42,7 @@ vg_mload_layer(struct vg_mload *ls, struct vg_ytree *tree, const char *file,
 	c.file = file;
 	c.config = config;
 	c.user = ls;
-	vg_schema_decode(&vg_manifest_section, tree->root, ls->m, &c);
+	vg_schema_decode(vg_manifest_schema(), tree->root, ls->m, &c);
 }
 
 void

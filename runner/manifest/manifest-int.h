@@ -10,7 +10,9 @@
 #include "runner/manifest/schema.h"
 #include "runner/manifest/yaml-tree.h"
 
-extern const struct vg_section vg_manifest_section;
+/* The top-level table: the manifest's own rows and every linked plugin's
+ * sections (built on first use). */
+const struct vg_section *vg_manifest_schema(void);
 
 /* One decoded layer: a config file, the manifest, or one --set. */
 struct vg_layer {

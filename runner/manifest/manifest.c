@@ -16,12 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/backend.h"
 #include "runner/manifest/manifest-int.h"
+#include "runner/manifest/plugin.h"
+#include "runner/manifest/schema-table.h"
 
-#define OFF(type, member)	offsetof(struct type, member)
-#define BIG			18446744073709551615.0	/* open range */
-#define YEAR			31536000.0
 
 /* ---- command ---- */
 
@@ -409,19 +407,21 @@ check_version(const struct vg_field *f, const struct vg_ynode *n, void *p,
 		    "vigil reads version 1)", *(int *)p);
 }
 
-/* backend: "apptainer" is another name of singularity. */
+/* backend, scheduler: a plugin's alias stands for its name. */
 static void
-check_backend(const struct vg_field *f, const struct vg_ynode *n, void *p,
+check_plugin(const struct vg_field *f, const struct vg_ynode *n, void *p,
     struct vg_dctx *c)
 {
+	const struct vg_plugin *pl;
 	char **s = p;
 
-	(void)f;
 	(void)n;
 	(void)c;
-	if (*s != NULL && strcmp(*s, "apptainer") == 0) {
+	pl = vg_plugin_find(strcmp(f->key, "backend") == 0 ?
+	    VG_PLUGIN_BACKEND : VG_PLUGIN_SCHEDULER, *s);
+	if (pl != NULL && strcmp(pl->name, *s) != 0) {
 		free(*s);
-		*s = vg_xstrdup("singularity");
+		*s = vg_xstrdup(pl->name);
 	}
 }
 
@@ -454,93 +454,6 @@ check_env(const struct vg_field *f, const struct vg_ynode *n, void *p,
 	}
 }
 
-/*
- * Mount specs "src[:dst[:ro|rw]]" with an absolute dst; dst_required makes
- * the ":dst" part mandatory (docker volumes) instead of optional
- * (apptainer binds).
- */
-static void
-check_mounts(const struct vg_ynode *n, const struct vg_strv *sv,
-    struct vg_dctx *c, int dst_required)
-{
-	const char *v, *dst, *mode;
-	size_t i;
-
-	for (i = 0; i < sv->n; i++) {
-		v = sv->v[i];
-		dst = strchr(v, ':');
-		mode = dst ? strchr(dst + 1, ':') : NULL;
-		if (*v == '\0' || dst == v || (dst == NULL && dst_required) ||
-		    (dst != NULL && dst[1] != '/') ||
-		    (mode != NULL && strcmp(mode, ":ro") != 0 &&
-		    strcmp(mode, ":rw") != 0))
-			vg_dctx_error(c, n->items[i], "'%s[%zu]' must look "
-			    "like %sSOURCE:/DEST or SOURCE:/DEST:ro, not '%s'",
-			    c->path, i, dst_required ? "" : "SOURCE, ", v);
-	}
-}
-
-/* docker.volumes: "src:dst[:ro|rw]". */
-static void
-check_volumes(const struct vg_field *f, const struct vg_ynode *n, void *p,
-    struct vg_dctx *c)
-{
-	(void)f;
-	check_mounts(n, p, c, 1);
-}
-
-/* singularity.binds: "src[:dst[:ro|rw]]". */
-static void
-check_binds(const struct vg_field *f, const struct vg_ynode *n, void *p,
-    struct vg_dctx *c)
-{
-	(void)f;
-	check_mounts(n, p, c, 0);
-}
-
-/* Offset of the first control character (a byte below 0x20, or 0x7f) in
- * a scalar's text, or -1 when there is none. */
-static long
-control_at(const struct vg_ynode *n)
-{
-	size_t i;
-
-	for (i = 0; i < n->len; i++)
-		if ((unsigned char)n->str[i] < 0x20 || n->str[i] == 0x7f)
-			return (long)i;
-	return -1;
-}
-
-/* Slurm names (partition, account, ...) and slurm.exclude: no control
- * characters, which would break the batch script's #SBATCH lines and
- * the command lines they are passed on. */
-static void
-check_printable(const struct vg_field *f, const struct vg_ynode *n, void *p,
-    struct vg_dctx *c)
-{
-	const struct vg_ynode *el;
-	long at;
-	size_t i;
-
-	(void)p;
-	if (f->type == VG_F_STR) {
-		if (n->kind == VG_Y_SCALAR && (at = control_at(n)) >= 0)
-			vg_dctx_error(c, n, "'%s' holds a control character "
-			    "(byte 0x%02x at offset %ld): only printable "
-			    "characters are valid", c->path,
-			    (unsigned char)n->str[at], at);
-		return;
-	}
-	for (i = 0; n->kind == VG_Y_SEQ && i < n->n; i++) {
-		el = n->items[i];
-		if (el->kind == VG_Y_SCALAR && (at = control_at(el)) >= 0)
-			vg_dctx_error(c, el, "'%s[%zu]' holds a control "
-			    "character (byte 0x%02x at offset %ld): only "
-			    "printable characters are valid", c->path, i,
-			    (unsigned char)el->str[at], at);
-	}
-}
-
 /* A rule needs something to match. */
 static void
 check_rule(const struct vg_section *s, const struct vg_ynode *n, void *base,
@@ -567,26 +480,8 @@ check_retry(const struct vg_section *s, const struct vg_ynode *n,
 		    "'retry.backoff_max' (%gs)", r->backoff, r->backoff_max);
 }
 
-/* slurm: polling bounds in order. */
-static void
-check_slurm(const struct vg_section *s, const struct vg_ynode *n,
-    void *base, struct vg_dctx *c)
-{
-	const struct vg_slurm_conf *sl = base;
-
-	(void)s;
-	if (sl->poll_min > 0 && sl->poll_max > 0 &&
-	    sl->poll_min > sl->poll_max)
-		vg_dctx_error(c, n, "'slurm.poll_min' (%gs) is larger than "
-		    "'slurm.poll_max' (%gs)", sl->poll_min, sl->poll_max);
-}
-
 /* ---- tables ---- */
 
-static const char *const sched_names[] = { "direct", "slurm", NULL };
-static const int sched_values[] = { VG_SCHED_DIRECT, VG_SCHED_SLURM };
-static const char *const backend_names[] = { "local", "docker", "ssh",
-	"singularity", "apptainer", "modal", "daytona", "vercel", NULL };
 static const char *const retry_on_names[] = { "failed", "timeout", "oom",
 	"node_fail", "preempted", "lost", NULL };
 static const int retry_on_values[] = { VG_RETRY_FAILED, VG_RETRY_TIMEOUT,
@@ -602,52 +497,6 @@ static const char *const level_names[] = { "standard", "none", "strict",
 static const int level_values[] = { VG_ISO_STANDARD, VG_ISO_NONE,
 	VG_ISO_STRICT };
 static const char *const ptrace_names[] = { "children", "deny", NULL };
-static const char *const pull_names[] = { "missing", "always", "never",
-	NULL };
-static const char *const host_key_names[] = { "strict", "accept-new",
-	NULL };
-static const char *const interface_names[] = { "auto", "lib", "cli", NULL };
-static const char *const clock_names[] = { "atime", "mtime", "ctime", "any",
-	"all", NULL };
-
-#define STR(st, k, m, h) \
-	{ .key = k, .type = VG_F_STR, .off = OFF(st, m), .help = h }
-#define SLURMSTR(st, k, m, h) \
-	{ .key = k, .type = VG_F_STR, .off = OFF(st, m), \
-	  .check = check_printable, .help = h }
-#define STRDEF(st, k, m, d, h) \
-	{ .key = k, .type = VG_F_STR, .off = OFF(st, m), .def = d, .help = h }
-#define CHOICE(st, k, m, d, v, h) \
-	{ .key = k, .type = VG_F_STR, .off = OFF(st, m), .def = d, \
-	  .values = v, .help = h }
-#define INT(st, k, m, d, lo, hi, h) \
-	{ .key = k, .type = VG_F_INT, .off = OFF(st, m), .def = d, \
-	  .min = lo, .max = hi, .help = h }
-#define U64(st, k, m, lo, hi, h) \
-	{ .key = k, .type = VG_F_U64, .off = OFF(st, m), .min = lo, \
-	  .max = hi, .help = h }
-#define BOOL(st, k, m, d, h) \
-	{ .key = k, .type = VG_F_BOOL, .off = OFF(st, m), .def = d, .help = h }
-#define FLOAT(st, k, m, d, lo, hi, h) \
-	{ .key = k, .type = VG_F_FLOAT, .off = OFF(st, m), .def = d, \
-	  .min = lo, .max = hi, .help = h }
-#define BYTES(st, k, m, lo, hi, h) \
-	{ .key = k, .type = VG_F_BYTES, .off = OFF(st, m), .min = lo, \
-	  .max = hi, .help = h }
-#define DUR(st, k, m, d, lo, hi, h) \
-	{ .key = k, .type = VG_F_DUR, .off = OFF(st, m), .def = d, \
-	  .min = lo, .max = hi, .help = h }
-#define DURS(st, k, m, lo, hi, h) \
-	{ .key = k, .type = VG_F_DUR_U64, .off = OFF(st, m), .min = lo, \
-	  .max = hi, .help = h }
-#define ENUM(st, k, m, d, v, iv, h) \
-	{ .key = k, .type = VG_F_ENUM, .off = OFF(st, m), .def = d, \
-	  .values = v, .ivalues = iv, .help = h }
-#define STRV(st, k, m, h) \
-	{ .key = k, .type = VG_F_STRV, .off = OFF(st, m), .help = h }
-#define SECTION(st, k, m, sub_, h) \
-	{ .key = k, .type = VG_F_SECTION, .off = OFF(st, m), .sub = sub_, \
-	  .help = h }
 
 static const struct vg_section resources_section = {
 	.name = "resources",
@@ -780,215 +629,211 @@ static const struct vg_section limits_section = {
 	},
 };
 
-static const struct vg_section docker_section = {
-	.name = "docker",
-	.fields = (const struct vg_field[]){
-		STR(vg_docker_conf, "host", host, "DOCKER_HOST override"),
-		{ .key = "volumes", .type = VG_F_STRV,
-		  .off = OFF(vg_docker_conf, volumes), .check = check_volumes,
-		  .help = "SOURCE:/DEST[:ro] mounts" },
-		STRDEF(vg_docker_conf, "network", network, "none",
-		    "container network"),
-		BOOL(vg_docker_conf, "read_only", read_only, "false",
-		    "read-only root file system"),
-		STR(vg_docker_conf, "user", user, "user inside"),
-		STRV(vg_docker_conf, "cap_add", cap_add, "capabilities"),
-		STRV(vg_docker_conf, "devices", devices, "devices"),
-		BOOL(vg_docker_conf, "privileged", privileged, "false",
-		    "privileged container"),
-		STR(vg_docker_conf, "pid_mode", pid_mode, "PID namespace"),
-		STR(vg_docker_conf, "ipc_mode", ipc_mode, "IPC namespace"),
-		CHOICE(vg_docker_conf, "pull", pull, "missing", pull_names,
-		    "when to pull the image"),
-		U64(vg_docker_conf, "pids_limit", pids_limit, 1, BIG,
-		    "process limit"),
-		{ .key = NULL },
-	},
+/* The manifest's own top-level rows; the plugins' sections follow them
+ * in the table that build_schema() makes. */
+static const struct vg_field core_fields[] = {
+	{ .key = "version", .type = VG_F_INT,
+	  .off = OFF(vg_manifest, version), .def = "1",
+	  .check = check_version, .help = "manifest format; 1" },
+	{ .key = "name", .type = VG_F_STR,
+	  .off = OFF(vg_manifest, name), .flags = VG_FF_NOCONFIG,
+	  .help = "run name" },
+	/* values and default filled from the plugins */
+	{ .key = "scheduler", .type = VG_F_STR,
+	  .off = OFF(vg_manifest, scheduler), .check = check_plugin,
+	  .help = "how tasks are scheduled" },
+	{ .key = "backend", .type = VG_F_STR,
+	  .off = OFF(vg_manifest, backend), .check = check_plugin,
+	  .help = "where tasks run" },
+	STR(vg_manifest, "image", image, "container image"),
+	{ .key = "command", .type = VG_F_CUSTOM,
+	  .off = OFF(vg_manifest, command), .ops = &command_ops,
+	  .flags = VG_FF_NOCONFIG,
+	  .help = "a string for /bin/sh -c, or an argv list" },
+	{ .key = "env", .type = VG_F_KVS,
+	  .off = OFF(vg_manifest, env), .check = check_env,
+	  .help = "environment of every task" },
+	{ .key = "matrix", .type = VG_F_CUSTOM,
+	  .off = OFF(vg_manifest, matrix), .ops = &matrix_ops,
+	  .flags = VG_FF_NOCONFIG,
+	  .help = "axes, include, exclude" },
+	SECTION(vg_manifest, "resources", resources,
+	    &resources_section, "what each task needs"),
+	DUR(vg_manifest, "timeout", timeout, NULL, 0, 100 * YEAR,
+	    "wall-clock limit per attempt"),
+	DUR(vg_manifest, "kill_grace", kill_grace, "10", 0, 3600,
+	    "SIGTERM to SIGKILL delay"),
+	SECTION(vg_manifest, "retry", retry, &retry_section,
+	    "retries"),
+	SECTION(vg_manifest, "policy", policy, &policy_section,
+	    "policy gate"),
+	SECTION(vg_manifest, "scratch", scratch, &scratch_section,
+	    "per-task scratch"),
+	STRV(vg_manifest, "outputs", outputs,
+	    "globs kept after the task"),
+	STR(vg_manifest, "workdir", workdir, "working directory"),
+	SECTION(vg_manifest, "isolation", isolation,
+	    &isolation_section, "kernel confinement"),
+	SECTION(vg_manifest, "limits", limits, &limits_section,
+	    "rlimits"),
 };
 
-static const struct vg_section ssh_section = {
-	.name = "ssh",
-	.fields = (const struct vg_field[]){
-		STR(vg_ssh_conf, "host", host, "remote host"),
-		INT(vg_ssh_conf, "port", port, "22", 1, 65535, "port"),
-		STR(vg_ssh_conf, "user", user, "remote user"),
-		STR(vg_ssh_conf, "identity", identity, "private key file"),
-		STR(vg_ssh_conf, "known_hosts", known_hosts,
-		    "known_hosts file"),
-		CHOICE(vg_ssh_conf, "host_key", host_key, "strict",
-		    host_key_names, "host key checking"),
-		STR(vg_ssh_conf, "proxy_jump", proxy_jump, "jump host"),
-		INT(vg_ssh_conf, "keepalive", keepalive, "15", 0, 3600,
-		    "keepalive interval, seconds"),
-		INT(vg_ssh_conf, "connect_timeout", connect_timeout, "10", 1,
-		    3600, "connect timeout, seconds"),
-		STRDEF(vg_ssh_conf, "remote_dir", remote_dir, "~/.vigil/runs",
-		    "run directories on the host"),
-		STRV(vg_ssh_conf, "stage_in", stage_in,
-		    "local paths copied before the task"),
-		STRV(vg_ssh_conf, "stage_out", stage_out,
-		    "remote paths copied back after it"),
-		{ .key = NULL },
-	},
-};
+#define NCORE		(sizeof(core_fields) / sizeof(core_fields[0]))
+#define MAX_SECTIONS	32	/* plugin sections in one program */
+#define MAX_NAMES	32	/* plugin names and aliases of one kind */
 
-static const struct vg_section singularity_section = {
-	.name = "singularity",
-	.fields = (const struct vg_field[]){
-		STR(vg_singularity_conf, "binary", binary,
-		    "apptainer or singularity program"),
-		BOOL(vg_singularity_conf, "containall", containall, "true",
-		    "--containall"),
-		BOOL(vg_singularity_conf, "no_home", no_home, "true",
-		    "--no-home"),
-		BOOL(vg_singularity_conf, "cleanenv", cleanenv, "true",
-		    "--cleanenv"),
-		BOOL(vg_singularity_conf, "writable_tmpfs", writable_tmpfs,
-		    "false", "--writable-tmpfs"),
-		{ .key = "binds", .type = VG_F_STRV,
-		  .off = OFF(vg_singularity_conf, binds), .check = check_binds,
-		  .help = "SOURCE[:/DEST[:ro]] binds" },
-		STRDEF(vg_singularity_conf, "scratch_mount", scratch_mount,
-		    "/scratch", "where scratch appears inside"),
-		STR(vg_singularity_conf, "pwd", pwd, "--pwd"),
-		STRV(vg_singularity_conf, "flags", flags, "extra flags"),
-		{ .key = NULL },
-	},
-};
+/* The whole top-level table, built once from core_fields and the linked
+ * plugins (vigil runs the manifest code on one thread). */
+static struct {
+	int				 built;
+	struct vg_field			 fields[NCORE + MAX_SECTIONS + 1];
+	struct vg_section		 top;
+	const struct vg_msection	*sec[MAX_SECTIONS];
+	size_t				 off[MAX_SECTIONS];	/* in ext */
+	size_t				 nsec;
+	const char			*names[2][MAX_NAMES + 1];
+} schema;
 
-static const struct vg_section slurm_section = {
-	.name = "slurm",
-	.check = check_slurm,
-	.fields = (const struct vg_field[]){
-		CHOICE(vg_slurm_conf, "interface", interface, "auto",
-		    interface_names, "libslurm or the commands"),
-		INT(vg_slurm_conf, "array_parallelism", array_parallelism,
-		    "0", 0, 1000000, "array throttle (%N)"),
-		STRDEF(vg_slurm_conf, "signal", signal, "B:USR2@90",
-		    "--signal; empty for none"),
-		BOOL(vg_slurm_conf, "requeue", requeue, "false", "--requeue"),
-		{ .key = "exclude", .type = VG_F_STRV,
-		  .off = OFF(vg_slurm_conf, exclude), .check = check_printable,
-		  .help = "nodes to avoid" },
-		DUR(vg_slurm_conf, "poll_min", poll_min, NULL, 0, 3600,
-		    "shortest poll interval"),
-		DUR(vg_slurm_conf, "poll_max", poll_max, NULL, 0, 3600,
-		    "longest poll interval"),
-		{ .key = NULL },
-	},
-};
+/* Programming errors in the plugin tables: say so and stop. */
+static void __attribute__((noreturn))
+schema_bug(const char *what, const char *name)
+{
+	fprintf(stderr, "vigil: internal error: plugin table: %s '%s'\n",
+	    what, name);
+	abort();
+}
 
-static const struct vg_section purge_section = {
-	.name = "purge",
-	.fields = (const struct vg_field[]){
-		STR(vg_purge_conf, "preset", preset, "site purge preset"),
-		DURS(vg_purge_conf, "age", age, 1, 100 * YEAR,
-		    "files older than this are purged"),
-		CHOICE(vg_purge_conf, "clock", clock, NULL, clock_names,
-		    "which timestamp the purge looks at"),
-		DURS(vg_purge_conf, "margin", margin, 1, 100 * YEAR,
-		    "safety margin"),
-		{ .key = NULL },
-	},
-};
+/* Adds p's names to the list of its kind. */
+static void
+schema_add_names(const struct vg_plugin *p)
+{
+	const char **names = schema.names[p->kind];
+	size_t n = 0;
 
-static const struct vg_section cache_section = {
-	.name = "cache",
-	.fields = (const struct vg_field[]){
-		STR(vg_cache_conf, "dir", dir, "cache directory"),
-		BYTES(vg_cache_conf, "quota_bytes", quota_bytes, 0, BIG,
-		    "size quota"),
-		U64(vg_cache_conf, "quota_entries", quota_entries, 0, BIG,
-		    "entry quota"),
-		SECTION(vg_cache_conf, "purge", purge, &purge_section,
-		    "site purge policy"),
-		DUR(vg_cache_conf, "lock_lease", lock_lease, NULL, 0, 86400,
-		    "lock lease"),
-		DUR(vg_cache_conf, "lock_wait", lock_wait, NULL, 0, 86400,
-		    "how long to wait for a lock"),
-		{ .key = NULL },
-	},
-};
+	while (names[n] != NULL)
+		n++;
+	if (n + (p->alias != NULL ? 2 : 1) > MAX_NAMES)
+		schema_bug("too many names at", p->name);
+	names[n++] = p->name;
+	if (p->alias != NULL)
+		names[n++] = p->alias;
+}
 
-static const struct vg_section cloud_section = {
-	.name = "cloud",
-	.fields = (const struct vg_field[]){
-		STR(vg_cloud_conf, "endpoint", endpoint, "API base URL"),
-		STR(vg_cloud_conf, "token_env", token_env,
-		    "environment variable holding the API token"),
-		STR(vg_cloud_conf, "snapshot", snapshot, "image or snapshot"),
-		STR(vg_cloud_conf, "region", region, "region"),
-		BOOL(vg_cloud_conf, "keep", keep, "false",
-		    "keep the sandbox after the task"),
-		{ .key = NULL },
-	},
-};
+/* Adds section s (once, however many plugins list it) after the rows so
+ * far, at the next aligned offset of the manifest's ext area. */
+static void
+schema_add_section(const struct vg_msection *s, size_t *nf, size_t *used)
+{
+	size_t i, at;
 
-const struct vg_section vg_manifest_section = {
-	.name = "",
-	.fields = (const struct vg_field[]){
-		{ .key = "version", .type = VG_F_INT,
-		  .off = OFF(vg_manifest, version), .def = "1",
-		  .check = check_version, .help = "manifest format; 1" },
-		{ .key = "name", .type = VG_F_STR,
-		  .off = OFF(vg_manifest, name), .flags = VG_FF_NOCONFIG,
-		  .help = "run name" },
-		ENUM(vg_manifest, "scheduler", scheduler, "direct",
-		    sched_names, sched_values, "direct or slurm"),
-		{ .key = "backend", .type = VG_F_STR,
-		  .off = OFF(vg_manifest, backend), .def = "local",
-		  .values = backend_names, .check = check_backend,
-		  .help = "where tasks run" },
-		STR(vg_manifest, "image", image, "container image"),
-		{ .key = "command", .type = VG_F_CUSTOM,
-		  .off = OFF(vg_manifest, command), .ops = &command_ops,
-		  .flags = VG_FF_NOCONFIG,
-		  .help = "a string for /bin/sh -c, or an argv list" },
-		{ .key = "env", .type = VG_F_KVS,
-		  .off = OFF(vg_manifest, env), .check = check_env,
-		  .help = "environment of every task" },
-		{ .key = "matrix", .type = VG_F_CUSTOM,
-		  .off = OFF(vg_manifest, matrix), .ops = &matrix_ops,
-		  .flags = VG_FF_NOCONFIG,
-		  .help = "axes, include, exclude" },
-		SECTION(vg_manifest, "resources", resources,
-		    &resources_section, "what each task needs"),
-		DUR(vg_manifest, "timeout", timeout, NULL, 0, 100 * YEAR,
-		    "wall-clock limit per attempt"),
-		DUR(vg_manifest, "kill_grace", kill_grace, "10", 0, 3600,
-		    "SIGTERM to SIGKILL delay"),
-		SECTION(vg_manifest, "retry", retry, &retry_section,
-		    "retries"),
-		SECTION(vg_manifest, "policy", policy, &policy_section,
-		    "policy gate"),
-		SECTION(vg_manifest, "scratch", scratch, &scratch_section,
-		    "per-task scratch"),
-		STRV(vg_manifest, "outputs", outputs,
-		    "globs kept after the task"),
-		STR(vg_manifest, "workdir", workdir, "working directory"),
-		SECTION(vg_manifest, "isolation", isolation,
-		    &isolation_section, "kernel confinement"),
-		SECTION(vg_manifest, "limits", limits, &limits_section,
-		    "rlimits"),
-		SECTION(vg_manifest, "docker", docker, &docker_section,
-		    "docker backend"),
-		SECTION(vg_manifest, "ssh", ssh, &ssh_section, "ssh backend"),
-		{ .key = "singularity", .alias = "apptainer",
-		  .type = VG_F_SECTION, .off = OFF(vg_manifest, singularity),
-		  .sub = &singularity_section,
-		  .help = "singularity/apptainer backend" },
-		SECTION(vg_manifest, "slurm", slurm, &slurm_section,
-		    "slurm scheduler"),
-		SECTION(vg_manifest, "cache", cache, &cache_section,
-		    "SIF cache"),
-		SECTION(vg_manifest, "modal", modal, &cloud_section, "Modal"),
-		SECTION(vg_manifest, "daytona", daytona, &cloud_section,
-		    "Daytona"),
-		SECTION(vg_manifest, "vercel", vercel, &cloud_section,
-		    "Vercel sandbox"),
-		{ .key = NULL },
-	},
-};
+	for (i = 0; i < schema.nsec; i++)
+		if (schema.sec[i] == s)
+			return;
+	at = (*used + 15) & ~(size_t)15;
+	if (schema.nsec == MAX_SECTIONS || at + s->size > VG_MANIFEST_EXT)
+		schema_bug("no room for section", s->key);
+	schema.sec[schema.nsec] = s;
+	schema.off[schema.nsec++] = at;
+	*used = at + s->size;
+	schema.fields[(*nf)++] = (struct vg_field){
+		.key = s->key, .alias = s->alias, .type = VG_F_SECTION,
+		.off = OFF(vg_manifest, ext) + at, .sub = s->schema,
+		.help = s->help };
+}
+
+/* Builds the top-level table on first use. */
+static void
+build_schema(void)
+{
+	const struct vg_plugin *p, *def;
+	const struct vg_msection *const *s;
+	size_t i, nf = NCORE, used = 0;
+
+	if (schema.built)
+		return;
+	memcpy(schema.fields, core_fields, sizeof(core_fields));
+	for (i = 0; (p = vg_plugin_at(i)) != NULL; i++) {
+		schema_add_names(p);
+		for (s = p->sections; s != NULL && *s != NULL; s++)
+			schema_add_section(*s, &nf, &used);
+	}
+	schema.fields[nf] = (struct vg_field){ .key = NULL };
+	for (i = 0; i < NCORE; i++) {
+		struct vg_field *f = &schema.fields[i];
+		enum vg_plugin_kind k;
+
+		if (strcmp(f->key, "backend") == 0)
+			k = VG_PLUGIN_BACKEND;
+		else if (strcmp(f->key, "scheduler") == 0)
+			k = VG_PLUGIN_SCHEDULER;
+		else
+			continue;
+		if ((def = vg_plugin_default(k)) == NULL)
+			schema_bug("no default plugin for", f->key);
+		f->def = def->name;
+		f->values = schema.names[k];
+	}
+	schema.top = (struct vg_section){ .name = "",
+	    .fields = schema.fields };
+	schema.built = 1;
+}
+
+const struct vg_section *
+vg_manifest_schema(void)
+{
+	build_schema();
+	return &schema.top;
+}
+
+void *
+vg_manifest_conf(const struct vg_manifest *m, const struct vg_msection *s)
+{
+	size_t i;
+
+	build_schema();
+	for (i = 0; i < schema.nsec; i++)
+		if (schema.sec[i] == s)
+			return (void *)(uintptr_t)(m->ext + schema.off[i]);
+	schema_bug("section of no linked plugin", s->key);
+}
+
+const struct vg_plugin *
+vg_plugin_find(enum vg_plugin_kind kind, const char *name)
+{
+	const struct vg_plugin *p;
+	size_t i;
+
+	for (i = 0; name != NULL && (p = vg_plugin_at(i)) != NULL; i++)
+		if (p->kind == kind && (strcmp(p->name, name) == 0 ||
+		    (p->alias != NULL && strcmp(p->alias, name) == 0)))
+			return p;
+	return NULL;
+}
+
+const char *
+vg_manifest_plugin(const struct vg_manifest *m, enum vg_plugin_kind kind)
+{
+	const char *name = kind == VG_PLUGIN_BACKEND ? m->backend :
+	    m->scheduler;
+	const struct vg_plugin *p;
+
+	if (name != NULL)
+		return name;
+	p = vg_plugin_default(kind);
+	return p != NULL ? p->name : "";
+}
+
+const struct vg_plugin *
+vg_plugin_default(enum vg_plugin_kind kind)
+{
+	const struct vg_plugin *p;
+	size_t i;
+
+	for (i = 0; (p = vg_plugin_at(i)) != NULL; i++)
+		if (p->kind == kind && (p->flags & VG_PLUGIN_DEFAULT))
+			return p;
+	return NULL;
+}
 
 /* ---- life cycle ---- */
 
@@ -997,7 +842,7 @@ vg_manifest_new(void)
 {
 	struct vg_manifest *m = vg_xcalloc(1, sizeof(*m));
 
-	vg_schema_defaults(&vg_manifest_section, m);
+	vg_schema_defaults(vg_manifest_schema(), m);
 	return m;
 }
 
@@ -1018,7 +863,7 @@ vg_manifest_free(struct vg_manifest *m)
 {
 	if (m == NULL)
 		return;
-	vg_schema_release(&vg_manifest_section, m);
+	vg_schema_release(vg_manifest_schema(), m);
 	free(m->file);
 	vg_strv_release(&m->sources);
 	free(m);
@@ -1239,7 +1084,7 @@ void
 vg_mload_finish(struct vg_mload *ls, int templates, struct vg_diag *d)
 {
 	struct vg_manifest *m = ls->m;
-	const struct vg_backend_ops *ops;
+	const struct vg_plugin *be, *sc;
 	const struct vg_ynode *n;
 	struct vg_loc loc;
 	const char *file = m->file;
@@ -1251,8 +1096,8 @@ vg_mload_finish(struct vg_mload *ls, int templates, struct vg_diag *d)
 		loc = (struct vg_loc){ m->file, 0, 0 };
 		vg_diag_add(d, &loc, "missing required key 'command'");
 	}
-	if (m->image == NULL && (strcmp(m->backend, "docker") == 0 ||
-	    strcmp(m->backend, "singularity") == 0)) {
+	be = vg_plugin_find(VG_PLUGIN_BACKEND, m->backend);
+	if (m->image == NULL && be != NULL && (be->flags & VG_PLUGIN_IMAGE)) {
 		n = layer_find(ls, "backend", &file);
 		report(d, file, n, 0, "backend '%s' needs an 'image'",
 		    m->backend);
@@ -1291,9 +1136,11 @@ vg_mload_finish(struct vg_mload *ls, int templates, struct vg_diag *d)
 		return;
 	if (vg_expand_check(m, d) > 0)
 		return;
-	ops = vg_backend_find(m->backend);
-	if (ops != NULL && ops->validate != NULL)
-		ops->validate(m, d);
+	if (be != NULL && be->validate != NULL)
+		be->validate(m, d);
+	sc = vg_plugin_find(VG_PLUGIN_SCHEDULER, m->scheduler);
+	if (sc != NULL && sc->validate != NULL)
+		sc->validate(m, d);
 }
 
 /* ---- JSON ---- */
@@ -1310,7 +1157,7 @@ vg_manifest_to_json(const struct vg_manifest *m, struct vg_buf *out)
 	vg_json_key(&w, "file");
 	vg_json_str(&w, m->file);
 	vg_json_key(&w, "manifest");
-	vg_schema_encode(&vg_manifest_section, m, &w);
+	vg_schema_encode(vg_manifest_schema(), m, &w);
 	vg_json_key(&w, "sources");
 	vg_json_arr_begin(&w);
 	for (i = 0; i < m->sources.n; i++)
@@ -1361,7 +1208,7 @@ vg_manifest_from_json(const char *json, size_t len, struct vg_manifest **mp,
 	c.file = vg_manifest_source(m, m->file);
 	c.raw = 1;
 	c.user = &ls;
-	vg_schema_decode(&vg_manifest_section, man, m, &c);
+	vg_schema_decode(vg_manifest_schema(), man, m, &c);
 	if (c.errors > 0 || d.lines.n > 0) {
 		rc = VG_EPARSE;
 		goto fail;

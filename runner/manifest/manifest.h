@@ -16,14 +16,8 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "common/diag.h"
 #include "common/err.h"
-
-/* A position in a manifest or config file (1-based line and column). */
-struct vg_loc {
-	const char	*file;		/* borrowed from the manifest */
-	int		 line;
-	int		 col;
-};
 
 struct vg_kv {
 	char		*key;
@@ -41,11 +35,6 @@ struct vg_kvs {
 void	vg_kvs_set(struct vg_kvs *kvs, const char *key, const char *value);
 const char *vg_kvs_get(const struct vg_kvs *kvs, const char *key);
 void	vg_kvs_release(struct vg_kvs *kvs);
-
-enum vg_sched_kind {
-	VG_SCHED_DIRECT = 0,
-	VG_SCHED_SLURM,
-};
 
 /* command: a string runs under /bin/sh -c; a list is exec'd as argv. */
 struct vg_command {
@@ -159,82 +148,9 @@ struct vg_limits {
 					   backend); 0 = none */
 };
 
-struct vg_docker_conf {
-	char		*host;		/* DOCKER_HOST override */
-	struct vg_strv	 volumes;	/* "src:dst[:ro]" as written */
-	char		*network;	/* "none" (default), "bridge", ... */
-	int		 read_only;
-	char		*user;
-	struct vg_strv	 cap_add;
-	struct vg_strv	 devices;
-	int		 privileged;
-	char		*pid_mode;
-	char		*ipc_mode;
-	char		*pull;		/* "missing" (default)|"always"|"never" */
-	uint64_t	 pids_limit;
-};
-
-struct vg_ssh_conf {
-	char		*host;
-	int		 port;		/* default 22 */
-	char		*user;
-	char		*identity;
-	char		*known_hosts;
-	char		*host_key;	/* "strict" (default) | "accept-new" */
-	char		*proxy_jump;
-	int		 keepalive;	/* seconds, default 15 */
-	int		 connect_timeout; /* seconds, default 10 */
-	char		*remote_dir;	/* default ~/.vigil/runs */
-	struct vg_strv	 stage_in;	/* local paths copied before start */
-	struct vg_strv	 stage_out;	/* remote paths copied after end */
-};
-
-struct vg_singularity_conf {
-	char		*binary;	/* apptainer/singularity path */
-	int		 containall;	/* default 1 */
-	int		 no_home;	/* default 1 */
-	int		 cleanenv;	/* default 1 */
-	int		 writable_tmpfs;
-	struct vg_strv	 binds;		/* "src[:dst[:ro|rw]]" */
-	char		*scratch_mount;	/* default /scratch */
-	char		*pwd;
-	struct vg_strv	 flags;		/* extra flags, validated */
-};
-
-struct vg_slurm_conf {
-	char		*interface;	/* auto (default) | lib | cli */
-	int		 array_parallelism; /* % throttle; 0 = none */
-	char		*signal;	/* default "B:USR2@90"; "" = off */
-	int		 requeue;
-	struct vg_strv	 exclude;	/* nodes */
-	double		 poll_min;	/* seconds */
-	double		 poll_max;
-};
-
-struct vg_purge_conf {
-	char		*preset;	/* nersc|olcf|...|none */
-	uint64_t	 age;		/* seconds */
-	char		*clock;		/* atime|mtime|ctime|any|all */
-	uint64_t	 margin;	/* seconds; 0 = time limit + 1 day */
-};
-
-struct vg_cache_conf {
-	char			*dir;
-	uint64_t		 quota_bytes;
-	uint64_t		 quota_entries;
-	struct vg_purge_conf	 purge;
-	double			 lock_lease;	/* seconds */
-	double			 lock_wait;	/* seconds */
-};
-
-/* modal, daytona, vercel: HTTP sandboxes. */
-struct vg_cloud_conf {
-	char		*endpoint;	/* API base URL override */
-	char		*token_env;	/* env var holding the API token */
-	char		*snapshot;	/* provider image/snapshot name */
-	char		*region;
-	int		 keep;		/* keep the sandbox after the task */
-};
+/* Room for every plugin section's struct; checked when the schema is
+ * built (runner/manifest/manifest.c). */
+#define VG_MANIFEST_EXT	2048
 
 struct vg_manifest {
 	char			*file;		/* path as given */
@@ -244,8 +160,8 @@ struct vg_manifest {
 						   these */
 	int			 version;	/* 1 */
 	char			*name;
-	enum vg_sched_kind	 scheduler;
-	char			*backend;	/* "local" default */
+	char			*scheduler;	/* a scheduler plugin's name */
+	char			*backend;	/* a backend plugin's name */
 	char			*image;
 	struct vg_command	 command;
 	struct vg_kvs		 env;
@@ -260,27 +176,10 @@ struct vg_manifest {
 	char			*workdir;	/* cwd for the task */
 	struct vg_isolation_conf isolation;
 	struct vg_limits	 limits;
-	struct vg_docker_conf	 docker;
-	struct vg_ssh_conf	 ssh;
-	struct vg_singularity_conf singularity;
-	struct vg_slurm_conf	 slurm;
-	struct vg_cache_conf	 cache;
-	struct vg_cloud_conf	 modal;
-	struct vg_cloud_conf	 daytona;
-	struct vg_cloud_conf	 vercel;
+	/* The plugins' sections (plugin.h), at offsets fixed when the
+	 * schema is built; read them with vg_manifest_conf(). */
+	_Alignas(16) unsigned char ext[VG_MANIFEST_EXT];
 };
-
-/*
- * A list of diagnostics: validation reports every problem at once.  Each
- * line is "FILE:LINE:COL: message" (or "FILE: message" without a place).
- */
-struct vg_diag {
-	struct vg_strv	lines;
-};
-
-void	vg_diag_add(struct vg_diag *d, const struct vg_loc *loc,
-	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void	vg_diag_release(struct vg_diag *d);
 
 /* Options for loading: overrides and which configs to layer under. */
 struct vg_load_opts {

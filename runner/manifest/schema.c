@@ -1,7 +1,7 @@
 /*
  * schema.c - the generic half of manifest decoding: field tables applied
  * to YAML trees, defaults, JSON encoding and release, plus the unit
- * parsers (sizes, durations), diagnostics and string maps declared in
+ * parsers (sizes, durations) and string maps declared in
  * manifest.h.  What the fields are is manifest.c's business.
  */
 #include <ctype.h>
@@ -15,44 +15,6 @@
 #include <strings.h>
 
 #include "runner/manifest/schema.h"
-
-/* Diagnostics beyond this many are summarised in one line. */
-#define DIAG_MAX 100
-
-void
-vg_diag_add(struct vg_diag *d, const struct vg_loc *loc, const char *fmt, ...)
-{
-	struct vg_buf b = VG_BUF_INIT;
-	va_list ap;
-
-	if (d == NULL)
-		return;
-	if (d->lines.n > DIAG_MAX)
-		return;
-	if (d->lines.n == DIAG_MAX) {
-		vg_strv_pushf(&d->lines, "too many problems; stopping after "
-		    "%d", DIAG_MAX);
-		return;
-	}
-	if (loc != NULL && loc->file != NULL) {
-		if (loc->line > 0)
-			vg_buf_printf(&b, "%s:%d:%d: ", loc->file, loc->line,
-			    loc->col);
-		else
-			vg_buf_printf(&b, "%s: ", loc->file);
-	}
-	va_start(ap, fmt);
-	vg_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	vg_strv_take(&d->lines, vg_buf_detach(&b));
-}
-
-void
-vg_diag_release(struct vg_diag *d)
-{
-	if (d != NULL)
-		vg_strv_release(&d->lines);
-}
 
 /* ---- string maps ---- */
 
@@ -1225,4 +1187,74 @@ vg_schema_encode(const struct vg_section *s, const void *base,
 		field_encode(f, base, w);
 	}
 	vg_json_obj_end(w);
+}
+
+/* ---- checks shared by section tables ---- */
+
+/*
+ * Mount specs "src[:dst[:ro|rw]]" with an absolute dst; dst_required makes
+ * the ":dst" part mandatory (docker volumes) instead of optional
+ * (apptainer binds).
+ */
+void
+vg_schema_check_mounts(const struct vg_ynode *n, const struct vg_strv *sv,
+    struct vg_dctx *c, int dst_required)
+{
+	const char *v, *dst, *mode;
+	size_t i;
+
+	for (i = 0; i < sv->n; i++) {
+		v = sv->v[i];
+		dst = strchr(v, ':');
+		mode = dst ? strchr(dst + 1, ':') : NULL;
+		if (*v == '\0' || dst == v || (dst == NULL && dst_required) ||
+		    (dst != NULL && dst[1] != '/') ||
+		    (mode != NULL && strcmp(mode, ":ro") != 0 &&
+		    strcmp(mode, ":rw") != 0))
+			vg_dctx_error(c, n->items[i], "'%s[%zu]' must look "
+			    "like %sSOURCE:/DEST or SOURCE:/DEST:ro, not '%s'",
+			    c->path, i, dst_required ? "" : "SOURCE, ", v);
+	}
+}
+
+/* Offset of the first control character (a byte below 0x20, or 0x7f) in
+ * a scalar's text, or -1 when there is none. */
+static long
+control_at(const struct vg_ynode *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->len; i++)
+		if ((unsigned char)n->str[i] < 0x20 || n->str[i] == 0x7f)
+			return (long)i;
+	return -1;
+}
+
+/* A field check: no control characters in a string or list of strings
+ * (names that end up in #SBATCH lines and on command lines). */
+void
+vg_schema_check_printable(const struct vg_field *f, const struct vg_ynode *n, void *p,
+    struct vg_dctx *c)
+{
+	const struct vg_ynode *el;
+	long at;
+	size_t i;
+
+	(void)p;
+	if (f->type == VG_F_STR) {
+		if (n->kind == VG_Y_SCALAR && (at = control_at(n)) >= 0)
+			vg_dctx_error(c, n, "'%s' holds a control character "
+			    "(byte 0x%02x at offset %ld): only printable "
+			    "characters are valid", c->path,
+			    (unsigned char)n->str[at], at);
+		return;
+	}
+	for (i = 0; n->kind == VG_Y_SEQ && i < n->n; i++) {
+		el = n->items[i];
+		if (el->kind == VG_Y_SCALAR && (at = control_at(el)) >= 0)
+			vg_dctx_error(c, el, "'%s[%zu]' holds a control "
+			    "character (byte 0x%02x at offset %ld): only "
+			    "printable characters are valid", c->path, i,
+			    (unsigned char)el->str[at], at);
+	}
 }

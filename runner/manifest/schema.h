@@ -135,6 +135,17 @@ void	vg_dctx_pop(struct vg_dctx *c, size_t len);
 const char *vg_dctx_what(const struct vg_ynode *n, char *buf, size_t size);
 
 /*
+ * Checks shared by section tables.  vg_schema_check_mounts: every entry
+ * of sv (the sequence n) is "SOURCE:/DEST[:ro|rw]", or with dst_required
+ * 0 also "SOURCE".  vg_schema_check_printable (a field check): no control
+ * characters in a string or a list of strings.
+ */
+void	vg_schema_check_mounts(const struct vg_ynode *n,
+	    const struct vg_strv *sv, struct vg_dctx *c, int dst_required);
+void	vg_schema_check_printable(const struct vg_field *f,
+	    const struct vg_ynode *n, void *p, struct vg_dctx *c);
+
+/*
  * The name in names[] nearest to s by edit distance (transpositions count
  * one, case is ignored), or NULL when none is close enough to be a
  * plausible typo.

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/singularity.h"
 
 /* Prints the usage error and exits 2. */
 static void
@@ -66,9 +67,9 @@ main(int argc, char **argv)
 	memset(rules, 0, sizeof(rules));
 	m.file = file;
 	m.backend = backend;
-	m.singularity.containall = 1;
-	m.singularity.no_home = 1;
-	m.singularity.cleanenv = 1;
+	vg_singularity_of(&m)->containall = 1;
+	vg_singularity_of(&m)->no_home = 1;
+	vg_singularity_of(&m)->cleanenv = 1;
 	m.scratch.keep = VG_KEEP_ON_FAILURE;
 	m.kill_grace = 5;
 	m.policy.allow = rules;
@@ -84,11 +85,11 @@ main(int argc, char **argv)
 		if (ARG("--image"))
 			m.image = v;
 		else if (ARG("--binary"))
-			m.singularity.binary = v;
+			vg_singularity_of(&m)->binary = v;
 		else if (ARG("--bind"))
-			vg_strv_push(&m.singularity.binds, v);
+			vg_strv_push(&vg_singularity_of(&m)->binds, v);
 		else if (ARG("--flag"))
-			vg_strv_push(&m.singularity.flags, v);
+			vg_strv_push(&vg_singularity_of(&m)->flags, v);
 		else if (ARG("--allow-bind")) {
 			if (m.policy.nallow == 8)
 				usage("too many --allow-bind");
@@ -112,9 +113,9 @@ main(int argc, char **argv)
 			    VG_KEEP_ALWAYS : strcmp(v, "never") == 0 ?
 			    VG_KEEP_NEVER : VG_KEEP_ON_FAILURE;
 		else if (ARG("--pwd"))
-			m.singularity.pwd = v;
+			vg_singularity_of(&m)->pwd = v;
 		else if (ARG("--scratch-mount"))
-			m.singularity.scratch_mount = v;
+			vg_singularity_of(&m)->scratch_mount = v;
 		else if (ARG("--gpus"))
 			a.res.gpus = atoi(v);
 		else if (ARG("--timeout"))
@@ -130,7 +131,7 @@ main(int argc, char **argv)
 		else if (ARG("--repeat"))
 			repeat = atoi(v);
 		else if (strcmp(argv[i], "--no-containall") == 0)
-			m.singularity.containall = 0;
+			vg_singularity_of(&m)->containall = 0;
 		else if (strcmp(argv[i], "--validate") == 0)
 			validate = 1;
 		else if (strcmp(argv[i], "--probe") == 0)
@@ -155,7 +156,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (validate) {
-		rc = vg_backend_singularity.validate(&m, &d);
+		rc = vg_backend_singularity.p.validate(&m, &d);
 		for (j = 0; j < d.lines.n; j++)
 			printf("%s\n", d.lines.v[j]);
 		printf("validate=%d\n", rc);
@@ -200,7 +201,7 @@ done:
 	}
 	free(t.env.v);
 	vg_strv_release(&t.command.argv);
-	vg_strv_release(&m.singularity.binds);
-	vg_strv_release(&m.singularity.flags);
+	vg_strv_release(&vg_singularity_of(&m)->binds);
+	vg_strv_release(&vg_singularity_of(&m)->flags);
 	return rc != 0;
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "backends/docker.h"
 
 /* Parses a byte count with an optional K/M/G suffix. */
 static uint64_t
@@ -122,20 +123,20 @@ main(int argc, char **argv)
 		case 'g': a.kill_grace = atof(optarg); break;
 		case 'm': a.res.memory = parse_size(optarg); break;
 		case 'C': a.res.cpus = atoi(optarg); break;
-		case 'v': vg_strv_push(&m.docker.volumes, optarg); break;
-		case 'N': m.docker.network = optarg; break;
+		case 'v': vg_strv_push(&vg_docker_of(&m)->volumes, optarg); break;
+		case 'N': vg_docker_of(&m)->network = optarg; break;
 		case 'P': m.policy.mode = optarg; break;
 		case 'H': m.policy.allow = &allow; m.policy.nallow = 1; break;
-		case 'p': m.docker.privileged = 1; break;
-		case 'a': vg_strv_push(&m.docker.cap_add, optarg); break;
-		case 'd': vg_strv_push(&m.docker.devices, optarg); break;
-		case 'X': m.docker.pid_mode = optarg; break;
-		case 'Y': m.docker.ipc_mode = optarg; break;
-		case 'r': m.docker.read_only = 1; break;
-		case 'u': m.docker.user = optarg; break;
-		case 'L': m.docker.pull = optarg; break;
+		case 'p': vg_docker_of(&m)->privileged = 1; break;
+		case 'a': vg_strv_push(&vg_docker_of(&m)->cap_add, optarg); break;
+		case 'd': vg_strv_push(&vg_docker_of(&m)->devices, optarg); break;
+		case 'X': vg_docker_of(&m)->pid_mode = optarg; break;
+		case 'Y': vg_docker_of(&m)->ipc_mode = optarg; break;
+		case 'r': vg_docker_of(&m)->read_only = 1; break;
+		case 'u': vg_docker_of(&m)->user = optarg; break;
+		case 'L': vg_docker_of(&m)->pull = optarg; break;
 		case 'w': m.workdir = optarg; break;
-		case 'h': m.docker.host = optarg; break;
+		case 'h': vg_docker_of(&m)->host = optarg; break;
 		case 'F': m.file = optarg; break;
 		case 'n': count = atoi(optarg); break;
 		case 'c': shell = optarg; break;
@@ -172,7 +173,7 @@ main(int argc, char **argv)
 		ops->probe(&out);
 		fputs(vg_buf_str(&out), stdout);
 	} else if (strcmp(op, "validate") == 0) {
-		rc = ops->validate(&m, &diag);
+		rc = ops->p.validate(&m, &diag);
 		for (j = 0; j < diag.lines.n; j++)
 			printf("%s\n", diag.lines.v[j]);
 		vg_strv_release(&diag.lines);
@@ -215,8 +216,8 @@ main(int argc, char **argv)
 		usage();
 	vg_buf_release(&out);
 	vg_strv_release(&task.command.argv);
-	vg_strv_release(&m.docker.volumes);
-	vg_strv_release(&m.docker.cap_add);
-	vg_strv_release(&m.docker.devices);
+	vg_strv_release(&vg_docker_of(&m)->volumes);
+	vg_strv_release(&vg_docker_of(&m)->cap_add);
+	vg_strv_release(&vg_docker_of(&m)->devices);
 	return rc == 0 ? 0 : 1;
 }

@@ -113,7 +113,7 @@ sh_cleanup(struct vg_attempt *a)
 }
 
 static const struct vg_backend_ops fx_sh_backend = {
-	.name = "sh",
+	.p = { .kind = VG_PLUGIN_BACKEND, .name = "sh" },
 	.start = sh_start,
 	.finish = sh_finish,
 	.cancel = sh_cancel,

@@ -15,7 +15,12 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "backends/singularity.h"
+#include "backends/ssh.h"
+#include "backends/docker.h"
 #include "runner/manifest/manifest-int.h"
+#include "schedulers/slurm.h"
+#include "sif-cache/cache.h"
 #include "common/path.h"
 
 struct fix {
@@ -78,11 +83,11 @@ test_layers(void **state)
 	put(f->user, "cache:\n  dir: /user/cache\n");
 	assert_int_equal(vg_config_load_defaults(&o, &m, &d, &e), 0);
 	assert_int_equal(d.lines.n, 0);
-	assert_string_equal(m->cache.dir, "/user/cache");
-	assert_string_equal(m->cache.purge.preset, "nersc");
+	assert_string_equal(vg_cache_of(m)->dir, "/user/cache");
+	assert_string_equal(vg_cache_of(m)->purge.preset, "nersc");
 	assert_string_equal(m->scratch.path, "/site/scratch");
-	assert_int_equal(m->cache.quota_entries, 7);
-	assert_int_equal(m->singularity.containall, 1);
+	assert_int_equal(vg_cache_of(m)->quota_entries, 7);
+	assert_int_equal(vg_singularity_of(m)->containall, 1);
 	assert_int_equal(m->scratch.keep, VG_KEEP_ON_FAILURE);
 	vg_manifest_free(m);
 	vg_diag_release(&d);
@@ -101,12 +106,12 @@ test_missing_and_off(void **state)
 
 	vg_err_init(&e);
 	assert_int_equal(vg_config_load_defaults(&o, &m, &d, &e), 0);
-	assert_null(m->cache.dir);
+	assert_null(vg_cache_of(m)->dir);
 	vg_manifest_free(m);
 	put(f->user, "cache:\n  dir: /user/cache\n");
 	o.no_configs = 1;
 	assert_int_equal(vg_config_load_defaults(&o, &m, &d, &e), 0);
-	assert_null(m->cache.dir);
+	assert_null(vg_cache_of(m)->dir);
 	vg_manifest_free(m);
 	vg_diag_release(&d);
 }

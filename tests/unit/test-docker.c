@@ -163,9 +163,9 @@ teardown(void **state)
 
 	free(f->m.image);
 	free(f->task.command.shell);
-	vg_strv_release(&f->m.docker.volumes);
-	vg_strv_release(&f->m.docker.cap_add);
-	vg_strv_release(&f->m.docker.devices);
+	vg_strv_release(&vg_docker_of(&f->m)->volumes);
+	vg_strv_release(&vg_docker_of(&f->m)->cap_add);
+	vg_strv_release(&vg_docker_of(&f->m)->devices);
 	vg_strv_release(&f->task.command.argv);
 	vg_strv_release(&f->pool);
 	free(f);
@@ -179,13 +179,13 @@ test_host_access_none(void **state)
 	struct fixture *f = *state;
 	struct vg_buf why = VG_BUF_INIT;
 
-	vg_strv_push(&f->m.docker.volumes, "cache:/cache");
-	vg_strv_push(&f->m.docker.volumes, "/anon");
-	f->m.docker.network = lit(f, "none");
-	f->m.docker.pid_mode = lit(f, "private");
+	vg_strv_push(&vg_docker_of(&f->m)->volumes, "cache:/cache");
+	vg_strv_push(&vg_docker_of(&f->m)->volumes, "/anon");
+	vg_docker_of(&f->m)->network = lit(f, "none");
+	vg_docker_of(&f->m)->pid_mode = lit(f, "private");
 	assert_int_equal(vg_docker_host_access(&f->m, &why), 0);
 	assert_string_equal(vg_buf_str(&why), "");
-	f->m.docker.network = lit(f, "bridge");
+	vg_docker_of(&f->m)->network = lit(f, "bridge");
 	assert_int_equal(vg_docker_host_access(&f->m, &why), 0);
 	vg_buf_release(&why);
 }
@@ -197,20 +197,20 @@ test_host_access_all(void **state)
 	struct fixture *f = *state;
 	struct vg_buf why = VG_BUF_INIT;
 
-	vg_strv_push(&f->m.docker.volumes, "/etc:/x:ro");
-	vg_strv_push(&f->m.docker.volumes, "~/.ssh:/k");
-	vg_strv_push(&f->m.docker.volumes, "./data:/d");
-	vg_strv_push(&f->m.docker.volumes, "../up:/u");
-	vg_strv_push(&f->m.docker.volumes, "C:\\Users:/u2");
-	vg_strv_push(&f->m.docker.volumes, "/var/run/docker.sock:/s");
-	vg_strv_push(&f->m.docker.volumes, "/tmp/x:/run/podman.sock");
-	vg_strv_push(&f->m.docker.volumes, "named:/n");
-	f->m.docker.privileged = 1;
-	f->m.docker.network = lit(f, "host");
-	f->m.docker.pid_mode = lit(f, "host");
-	f->m.docker.ipc_mode = lit(f, "container:db");
-	vg_strv_push(&f->m.docker.devices, "/dev/fuse");
-	vg_strv_push(&f->m.docker.cap_add, "SYS_ADMIN");
+	vg_strv_push(&vg_docker_of(&f->m)->volumes, "/etc:/x:ro");
+	vg_strv_push(&vg_docker_of(&f->m)->volumes, "~/.ssh:/k");
+	vg_strv_push(&vg_docker_of(&f->m)->volumes, "./data:/d");
+	vg_strv_push(&vg_docker_of(&f->m)->volumes, "../up:/u");
+	vg_strv_push(&vg_docker_of(&f->m)->volumes, "C:\\Users:/u2");
+	vg_strv_push(&vg_docker_of(&f->m)->volumes, "/var/run/docker.sock:/s");
+	vg_strv_push(&vg_docker_of(&f->m)->volumes, "/tmp/x:/run/podman.sock");
+	vg_strv_push(&vg_docker_of(&f->m)->volumes, "named:/n");
+	vg_docker_of(&f->m)->privileged = 1;
+	vg_docker_of(&f->m)->network = lit(f, "host");
+	vg_docker_of(&f->m)->pid_mode = lit(f, "host");
+	vg_docker_of(&f->m)->ipc_mode = lit(f, "container:db");
+	vg_strv_push(&vg_docker_of(&f->m)->devices, "/dev/fuse");
+	vg_strv_push(&vg_docker_of(&f->m)->cap_add, "SYS_ADMIN");
 	assert_int_equal(vg_docker_host_access(&f->m, &why), 13);
 	assert_string_equal(vg_buf_str(&why),
 	    "docker.volumes '/etc:/x:ro' binds host path '/etc'\n"
@@ -391,20 +391,20 @@ test_create_body_options(void **state)
 	vg_strv_push(&f->task.command.argv, "python3");
 	vg_strv_push(&f->task.command.argv, "-c");
 	vg_strv_push(&f->task.command.argv, "print(1)");
-	vg_strv_push(&f->m.docker.volumes, "cache:/c:ro");
-	vg_strv_push(&f->m.docker.volumes, "./in:/in");
-	vg_strv_push(&f->m.docker.volumes, "/anon");
-	vg_strv_push(&f->m.docker.cap_add, "NET_RAW");
-	vg_strv_push(&f->m.docker.devices, "/dev/fuse:/dev/f:r");
+	vg_strv_push(&vg_docker_of(&f->m)->volumes, "cache:/c:ro");
+	vg_strv_push(&vg_docker_of(&f->m)->volumes, "./in:/in");
+	vg_strv_push(&vg_docker_of(&f->m)->volumes, "/anon");
+	vg_strv_push(&vg_docker_of(&f->m)->cap_add, "NET_RAW");
+	vg_strv_push(&vg_docker_of(&f->m)->devices, "/dev/fuse:/dev/f:r");
 	f->m.file = lit(f, "/jobs/sweep/job.yaml");
 	f->m.workdir = lit(f, "/work");
-	f->m.docker.user = lit(f, "1000:1000");
-	f->m.docker.network = lit(f, "bridge");
-	f->m.docker.read_only = 1;
-	f->m.docker.pids_limit = 64;
-	f->m.docker.privileged = 1;
-	f->m.docker.pid_mode = lit(f, "host");
-	f->m.docker.ipc_mode = lit(f, "private");
+	vg_docker_of(&f->m)->user = lit(f, "1000:1000");
+	vg_docker_of(&f->m)->network = lit(f, "bridge");
+	vg_docker_of(&f->m)->read_only = 1;
+	vg_docker_of(&f->m)->pids_limit = 64;
+	vg_docker_of(&f->m)->privileged = 1;
+	vg_docker_of(&f->m)->pid_mode = lit(f, "host");
+	vg_docker_of(&f->m)->ipc_mode = lit(f, "private");
 	f->m.limits.nofile = 512;
 	f->m.limits.core_set = 1;
 	f->a.res.memory = 256u << 20;

@@ -430,7 +430,7 @@ fake_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 }
 
 static const struct vg_backend_ops fake_ops = {
-	.name = "fake",
+	.p = { .kind = VG_PLUGIN_BACKEND, .name = "fake" },
 	.run = fake_run,
 };
 

@@ -17,7 +17,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "backends/singularity.h"
+#include "backends/ssh.h"
+#include "backends/cloud.h"
+#include "backends/docker.h"
 #include "runner/manifest/manifest-int.h"
+#include "schedulers/slurm.h"
+#include "sif-cache/cache.h"
 #include "runner/manifest/manifest.h"
 #include "common/path.h"
 #include "runner/manifest/task.h"
@@ -101,6 +107,17 @@ put(struct fixture *f, const char *name, const char *text)
 	return p;
 }
 
+/* The section of cloud backend name in m. */
+static const struct vg_cloud_conf *
+cloud_conf(const struct vg_manifest *m, const char *name)
+{
+	const struct vg_backend_ops *ops = vg_backend_find(name);
+
+	assert_non_null(ops);
+	assert_non_null(ops->p.sections);
+	return vg_manifest_conf(m, ops->p.sections[0]);
+}
+
 static void
 test_defaults(void **state)
 {
@@ -112,7 +129,7 @@ test_defaults(void **state)
 	assert_string_equal(m->file, "t.yaml");
 	assert_int_equal(m->version, 1);
 	assert_null(m->name);
-	assert_int_equal(m->scheduler, VG_SCHED_DIRECT);
+	assert_string_equal(m->scheduler, "direct");
 	assert_string_equal(m->backend, "local");
 	assert_null(m->image);
 	assert_false(m->command.is_argv);
@@ -136,19 +153,19 @@ test_defaults(void **state)
 	assert_string_equal(m->isolation.ptrace, "children");
 	assert_int_equal(m->limits.core, 0);
 	assert_int_equal(m->limits.core_set, 0);
-	assert_string_equal(m->docker.network, "none");
-	assert_string_equal(m->docker.pull, "missing");
-	assert_int_equal(m->ssh.port, 22);
-	assert_int_equal(m->ssh.keepalive, 15);
-	assert_int_equal(m->ssh.connect_timeout, 10);
-	assert_string_equal(m->ssh.host_key, "strict");
-	assert_string_equal(m->ssh.remote_dir, "~/.vigil/runs");
-	assert_int_equal(m->singularity.containall, 1);
-	assert_int_equal(m->singularity.no_home, 1);
-	assert_int_equal(m->singularity.cleanenv, 1);
-	assert_string_equal(m->singularity.scratch_mount, "/scratch");
-	assert_string_equal(m->slurm.interface, "auto");
-	assert_string_equal(m->slurm.signal, "B:USR2@90");
+	assert_string_equal(vg_docker_of(m)->network, "none");
+	assert_string_equal(vg_docker_of(m)->pull, "missing");
+	assert_int_equal(vg_ssh_of(m)->port, 22);
+	assert_int_equal(vg_ssh_of(m)->keepalive, 15);
+	assert_int_equal(vg_ssh_of(m)->connect_timeout, 10);
+	assert_string_equal(vg_ssh_of(m)->host_key, "strict");
+	assert_string_equal(vg_ssh_of(m)->remote_dir, "~/.vigil/runs");
+	assert_int_equal(vg_singularity_of(m)->containall, 1);
+	assert_int_equal(vg_singularity_of(m)->no_home, 1);
+	assert_int_equal(vg_singularity_of(m)->cleanenv, 1);
+	assert_string_equal(vg_singularity_of(m)->scratch_mount, "/scratch");
+	assert_string_equal(vg_slurm_of(m)->interface, "auto");
+	assert_string_equal(vg_slurm_of(m)->signal, "B:USR2@90");
 	assert_int_equal(m->matrix.naxes, 0);
 	assert_int_equal(vg_expand_count(m), 1);
 }
@@ -163,7 +180,7 @@ test_full(void **state)
 	    "full.yaml", &f->opts, &f->m, &f->diag, &f->e), 0);
 	m = f->m;
 	assert_string_equal(m->name, "full-example");
-	assert_int_equal(m->scheduler, VG_SCHED_SLURM);
+	assert_string_equal(m->scheduler, "slurm");
 	assert_string_equal(m->backend, "singularity");	/* apptainer */
 	assert_int_equal(m->resources.cpus, 4);
 	assert_int_equal(m->resources.memory, 16ULL << 30);
@@ -192,19 +209,19 @@ test_full(void **state)
 	assert_int_equal(m->limits.core_set, 1);
 	assert_int_equal(m->limits.nofile, 4096);
 	assert_int_equal(m->limits.cpu_time, 48 * 3600);
-	assert_int_equal(m->docker.pids_limit, 1024);
-	assert_int_equal(m->ssh.port, 2222);
-	assert_int_equal(m->singularity.cleanenv, 0);
-	assert_int_equal(m->singularity.binds.n, 2);
-	assert_string_equal(m->singularity.flags.v[0], "--nv");
-	assert_int_equal(m->slurm.array_parallelism, 8);
-	assert_true(m->slurm.poll_max == 120);
-	assert_string_equal(m->cache.purge.clock, "atime");
-	assert_int_equal(m->cache.purge.age, 8 * 604800);
-	assert_int_equal(m->cache.quota_bytes, 200ULL << 30);
-	assert_string_equal(m->modal.token_env, "MODAL_TOKEN");
-	assert_int_equal(m->daytona.keep, 1);
-	assert_string_equal(m->vercel.region, "iad1");
+	assert_int_equal(vg_docker_of(m)->pids_limit, 1024);
+	assert_int_equal(vg_ssh_of(m)->port, 2222);
+	assert_int_equal(vg_singularity_of(m)->cleanenv, 0);
+	assert_int_equal(vg_singularity_of(m)->binds.n, 2);
+	assert_string_equal(vg_singularity_of(m)->flags.v[0], "--nv");
+	assert_int_equal(vg_slurm_of(m)->array_parallelism, 8);
+	assert_true(vg_slurm_of(m)->poll_max == 120);
+	assert_string_equal(vg_cache_of(m)->purge.clock, "atime");
+	assert_int_equal(vg_cache_of(m)->purge.age, 8 * 604800);
+	assert_int_equal(vg_cache_of(m)->quota_bytes, 200ULL << 30);
+	assert_string_equal(cloud_conf(m, "modal")->token_env, "MODAL_TOKEN");
+	assert_int_equal(cloud_conf(m, "daytona")->keep, 1);
+	assert_string_equal(cloud_conf(m, "vercel")->region, "iad1");
 	assert_int_equal(m->matrix.naxes, 2);
 	assert_int_equal(vg_expand_count(m), 12);
 }
@@ -261,7 +278,7 @@ test_json_roundtrip(void **state)
 	assert_int_equal(load(f, texts[1]), 0);
 	assert_string_equal(f->m->command.argv.v[2], "d\te\xc3\xa9\n");
 	assert_true(f->m->kill_grace == 1.0000000000000002);
-	assert_string_equal(f->m->slurm.signal, "");
+	assert_string_equal(vg_slurm_of(f->m)->signal, "");
 	assert_int_equal(f->m->limits.core_set, 1);
 	/* Every good manifest too. */
 	dir = opendir("tests/data/manifests/good");
@@ -453,10 +470,10 @@ test_set(void **state)
 	assert_string_equal(f->m->matrix.axes[0].values.v[2], "0.3");
 	assert_string_equal(f->m->command.shell, "echo ${{ matrix.lr }}");
 	/* An empty value is null: the default comes back. */
-	assert_string_equal(f->m->slurm.signal, "B:USR2@90");
+	assert_string_equal(vg_slurm_of(f->m)->signal, "B:USR2@90");
 	sets[2] = "slurm.signal=''";
 	assert_int_equal(load(f, "command: x\n"), 0);
-	assert_string_equal(f->m->slurm.signal, "");
+	assert_string_equal(vg_slurm_of(f->m)->signal, "");
 
 	sets[0] = "retry.on=[oom]";
 	sets[1] = "backend=apptainer";
@@ -473,8 +490,8 @@ test_set(void **state)
 	    "--set 'nope=1': unknown key 'nope' (valid keys: version, name, "
 	    "scheduler, backend, image, command, env, matrix, resources, "
 	    "timeout, kill_grace, retry, policy, scratch, outputs, workdir, "
-	    "isolation, limits, docker, ssh, singularity, slurm, cache, "
-	    "modal, daytona, vercel)\n"
+	    "isolation, limits, docker, ssh, singularity, cache, modal, "
+	    "daytona, vercel, slurm)\n"
 	    "--set '=1': expected KEY.PATH=VALUE, for example "
 	    "resources.memory=4G\n"
 	    "--set 'resources.cpus=[1': invalid YAML: did not find "
@@ -666,7 +683,7 @@ test_documented(void **state)
 	(void)state;
 	slurp("docs/manifest.md", doc, sizeof(doc));
 	assert_true(strlen(doc) > 1000);
-	check_documented(&vg_manifest_section, "", doc);
+	check_documented(vg_manifest_schema(), "", doc);
 }
 
 int

@@ -41,9 +41,9 @@ setup(void **state)
 
 	assert_non_null(mkdtemp(tmpl));
 	f->dir = realpath(tmpl, NULL);
-	f->m.singularity.containall = 1;
-	f->m.singularity.no_home = 1;
-	f->m.singularity.cleanenv = 1;
+	vg_singularity_of(&f->m)->containall = 1;
+	vg_singularity_of(&f->m)->no_home = 1;
+	vg_singularity_of(&f->m)->cleanenv = 1;
 	f->t.index = 2;
 	f->t.command.shell = vg_xstrdup("echo hi");
 	f->a.m = &f->m;
@@ -67,8 +67,8 @@ teardown(void **state)
 	free(f->dir);
 	free(f->t.command.shell);
 	vg_strv_release(&f->t.command.argv);
-	vg_strv_release(&f->m.singularity.binds);
-	vg_strv_release(&f->m.singularity.flags);
+	vg_strv_release(&vg_singularity_of(&f->m)->binds);
+	vg_strv_release(&vg_singularity_of(&f->m)->flags);
 	for (i = 0; i < f->t.env.n; i++) {
 		free(f->t.env.v[i].key);
 		free(f->t.env.v[i].value);
@@ -139,16 +139,16 @@ test_argv_configured(void **state)
 	struct fx *f = *state;
 	char *want;
 
-	f->m.singularity.containall = 0;
-	f->m.singularity.no_home = 0;
-	f->m.singularity.cleanenv = 0;
-	f->m.singularity.writable_tmpfs = 1;
-	f->m.singularity.scratch_mount = s_work;
-	f->m.singularity.pwd = s_data;
-	vg_strv_push(&f->m.singularity.binds, f->dir);
-	vg_strv_pushf(&f->m.singularity.binds, "%s:/data:ro", f->dir);
-	vg_strv_push(&f->m.singularity.flags, "--net");
-	vg_strv_push(&f->m.singularity.flags, "--network=none");
+	vg_singularity_of(&f->m)->containall = 0;
+	vg_singularity_of(&f->m)->no_home = 0;
+	vg_singularity_of(&f->m)->cleanenv = 0;
+	vg_singularity_of(&f->m)->writable_tmpfs = 1;
+	vg_singularity_of(&f->m)->scratch_mount = s_work;
+	vg_singularity_of(&f->m)->pwd = s_data;
+	vg_strv_push(&vg_singularity_of(&f->m)->binds, f->dir);
+	vg_strv_pushf(&vg_singularity_of(&f->m)->binds, "%s:/data:ro", f->dir);
+	vg_strv_push(&vg_singularity_of(&f->m)->flags, "--net");
+	vg_strv_push(&vg_singularity_of(&f->m)->flags, "--network=none");
 	vg_strv_push(&f->t.command.argv, "python3");
 	vg_strv_push(&f->t.command.argv, "a b.py");
 	f->t.command.is_argv = 1;
@@ -163,7 +163,7 @@ test_argv_configured(void **state)
 	check_argv(f, "/s", "--rocm", want);
 	free(want);
 	/* a GPU flag already among the flags is not doubled */
-	vg_strv_push(&f->m.singularity.flags, "--nv");
+	vg_strv_push(&vg_singularity_of(&f->m)->flags, "--nv");
 	want = vg_xasprintf("/usr/bin/apptainer exec --writable-tmpfs "
 	    "--no-eval "
 	    "--bind /state/runs/run9/tasks/2:/state/runs/run9/tasks/2 "
@@ -183,32 +183,32 @@ test_argv_errors(void **state)
 	struct vg_err e;
 
 	vg_err_init(&e);
-	f->m.singularity.scratch_mount = s_rel;
+	vg_singularity_of(&f->m)->scratch_mount = s_rel;
 	assert_int_equal(vg_singularity_argv(&f->a, "a", "i", NULL, "/s",
 	    NULL, &argv, &e), VG_EINVAL);
 	assert_string_equal(e.msg, "singularity.scratch_mount 'rel' is not "
 	    "an absolute path");
-	f->m.singularity.scratch_mount = NULL;
-	f->m.singularity.pwd = s_rel;
+	vg_singularity_of(&f->m)->scratch_mount = NULL;
+	vg_singularity_of(&f->m)->pwd = s_rel;
 	assert_int_equal(vg_singularity_argv(&f->a, "a", "i", NULL, "/s",
 	    NULL, &argv, &e), VG_EINVAL);
 	assert_string_equal(e.msg, "singularity.pwd 'rel' is not an absolute "
 	    "path");
-	f->m.singularity.pwd = NULL;
-	vg_strv_push(&f->m.singularity.binds, "/no/such/dir:/x");
+	vg_singularity_of(&f->m)->pwd = NULL;
+	vg_strv_push(&vg_singularity_of(&f->m)->binds, "/no/such/dir:/x");
 	assert_int_equal(vg_singularity_argv(&f->a, "a", "i", NULL, "/s",
 	    NULL, &argv, &e), VG_EINVAL);
 	assert_string_equal(e.msg, "singularity.binds[0]: bind "
 	    "'/no/such/dir:/x': source '/no/such/dir' does not exist");
 	vg_strv_release(&argv);
-	vg_strv_release(&f->m.singularity.binds);
-	vg_strv_push(&f->m.singularity.flags, "-B");
+	vg_strv_release(&vg_singularity_of(&f->m)->binds);
+	vg_strv_push(&vg_singularity_of(&f->m)->flags, "-B");
 	assert_int_equal(vg_singularity_argv(&f->a, "a", "i", NULL, "/s",
 	    NULL, &argv, &e), VG_EINVAL);
 	assert_string_equal(e.msg, "singularity.flags: '-B' is not allowed "
 	    "here; use singularity.binds, which vigil checks");
 	vg_strv_release(&argv);
-	vg_strv_release(&f->m.singularity.flags);
+	vg_strv_release(&vg_singularity_of(&f->m)->flags);
 	f->t.command.is_argv = 1;
 	assert_int_equal(vg_singularity_argv(&f->a, "a", "i", NULL, "/s",
 	    NULL, &argv, &e), VG_EINVAL);
@@ -485,8 +485,8 @@ test_ops(void **state)
 	    &vg_backend_singularity);
 	assert_ptr_equal(vg_backend_find("singularity"),
 	    &vg_backend_singularity);
-	assert_true(vg_backend_singularity.caps & VG_BCAP_IMAGE);
-	assert_true(vg_backend_singularity.caps & VG_BCAP_GPU);
+	assert_true(vg_backend_singularity.p.flags & VG_PLUGIN_IMAGE);
+	assert_string_equal(vg_backend_singularity.p.alias, "apptainer");
 	assert_non_null(vg_backend_singularity.start);
 	assert_non_null(vg_backend_singularity.finish);
 	assert_non_null(vg_backend_singularity.cancel);

@@ -1,0 +1,92 @@
+/*
+ * plugin.h - what the manifest floor knows of backends and schedulers.
+ *
+ * A plugin (one backend or one scheduler) owns its part of the manifest:
+ * the sections it reads (their schema rows, defaults and checks), the
+ * names it answers to, and its validation beyond the schema.  It
+ * describes them in a struct vg_plugin, embedded first in its ops table
+ * (struct vg_backend_ops, struct vg_scheduler_ops); generic code reads
+ * plugins only through this header and never names one.
+ *
+ * The list of plugins is supplied from above: vg_plugin_at() is defined
+ * by runner/core/plugins.c, which walks the backend and scheduler tables.
+ * That one link-time reference is how a floor below learns of the floors
+ * above without including them.  Adding a backend is one new file (its
+ * ops with its plugin block and sections) plus one line in vg_backends[].
+ *
+ * Each section's configuration lives inside the manifest (struct
+ * vg_manifest.ext) at an offset fixed when the schema is first built;
+ * vg_manifest_conf() finds it.  Sections are decoded, defaulted, merged
+ * across config layers, written to the effective manifest and released
+ * like the built-in ones.
+ */
+#ifndef VG_PLUGIN_H
+#define VG_PLUGIN_H
+
+#include <stddef.h>
+
+#include "common/diag.h"
+
+struct vg_manifest;
+struct vg_section;
+
+/* One top-level manifest section owned by a plugin ("docker:"). */
+struct vg_msection {
+	const char		*key;		/* "docker" */
+	const char		*alias;		/* another accepted key, or NULL */
+	const struct vg_section	*schema;	/* rows, checks (schema.h) */
+	size_t			 size;		/* sizeof its C struct */
+	const char		*help;		/* one line, for docs */
+};
+
+enum vg_plugin_kind {
+	VG_PLUGIN_BACKEND,
+	VG_PLUGIN_SCHEDULER,
+};
+
+/* Plugin flags. */
+#define VG_PLUGIN_DEFAULT	0x01	/* chosen when the manifest names none
+					   of its kind; one per kind */
+#define VG_PLUGIN_IMAGE		0x02	/* needs the manifest's 'image' */
+
+struct vg_plugin {
+	enum vg_plugin_kind	 kind;
+	const char		*name;		/* as manifests spell it */
+	const char		*alias;		/* another accepted name, or NULL */
+	unsigned		 flags;		/* VG_PLUGIN_* */
+	const char		*help;		/* one line, for docs and errors */
+	/* Sections it owns, NULL-terminated; NULL when none.  A section
+	 * may be listed by several plugins (the SIF cache). */
+	const struct vg_msection *const *sections;
+	/* Checks what the schema cannot (a bind source exists, a name
+	 * resolves) when the manifest selects this plugin, adding every
+	 * problem to d; returns 0 or VG_EINVAL.  Optional. */
+	int	(*validate)(const struct vg_manifest *m, struct vg_diag *d);
+};
+
+/* The i-th plugin of this program (backends first, then schedulers), or
+ * NULL past the last one.  Defined by runner/core/plugins.c. */
+const struct vg_plugin *vg_plugin_at(size_t i);
+
+/* The plugin of kind named name or by its alias, or NULL. */
+const struct vg_plugin *vg_plugin_find(enum vg_plugin_kind kind,
+	    const char *name);
+/* The default plugin of kind (VG_PLUGIN_DEFAULT); never NULL in a
+ * program that links at least one plugin of that kind. */
+const struct vg_plugin *vg_plugin_default(enum vg_plugin_kind kind);
+
+/* The name of m's plugin of kind (m->backend, m->scheduler), or the
+ * default plugin's when m names none (a manifest built by hand). */
+const char *vg_manifest_plugin(const struct vg_manifest *m,
+	    enum vg_plugin_kind kind);
+
+/*
+ * The configuration of section s inside m: a struct of s->size bytes,
+ * defaulted, owned by m (mutable only while m is being built or in
+ * tests).  Aborts when s is not a section of any linked plugin: that is
+ * a programming error, not an input error.
+ */
+void	*vg_manifest_conf(const struct vg_manifest *m,
+	    const struct vg_msection *s);
+
+#endif
