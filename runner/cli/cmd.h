@@ -1,5 +1,5 @@
 /*
- * cmd.h - subcommands.  Each lives in runner/cmd-<name>.c and exports one
+ * cmd.h - subcommands.  Each lives in runner/cli/cmd-<name>.c and exports one
  * const struct vg_cmd_entry built with designated initializers; cmd.c
  * lists them in one table, parses options once, generically, from each
  * entry's option table, and generates usage and help text from it.
@@ -17,6 +17,7 @@
 #define VG_CMD_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 enum vg_exit {
 	VG_EXIT_OK = 0,
@@ -116,5 +117,12 @@ int		 vg_cmd_main(int argc, char **argv);
 int		 vg_cmd_finish_stdout(int code);
 
 extern const struct vg_cmd_entry *const vg_cmds[];
+/* The paragraph that introduces vigil (vigil help, the manual page). */
+extern const char vg_cmd_intro[];
+
+/* Writes the manual page (roff) generated from the table (doc.c). */
+void		 vg_cmd_write_man(FILE *f);
+/* Writes the bash completion script generated from the table (doc.c). */
+void		 vg_cmd_write_bash_completion(FILE *f);
 
 #endif
