@@ -9,6 +9,7 @@
 #   make fuzz       build the libFuzzer harnesses (clang) and run each for
 #                   FUZZ_SECONDS
 #   make bench      run the bench/ scripts (ratios against same-run baselines)
+#   make docs       regenerate docs/vigil.1 and completion/vigil.bash
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # Variants: SANITIZE=address,undefined  DEBUG=1  DEVELOPER=1 (-Werror)  V=1.
@@ -171,14 +172,30 @@ bench: all
 	@scripts/deps.sh bench
 	@for b in bench/*.sh; do echo "== $$b"; $$b || exit 1; done
 
+# The manual page and the bash completion are generated from the command
+# table (vigil help --man, --bash-completion) and committed; a test fails
+# when they differ from what the table gives.
+DOCS_GEN	:= docs/vigil.1 completion/vigil.bash
+BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
+
+.PHONY: docs
+docs: $(BIN)
+	$(call say,GEN,docs/vigil.1)$(BIN) help --man >docs/vigil.1.tmp && \
+		mv docs/vigil.1.tmp docs/vigil.1
+	$(call say,GEN,completion/vigil.bash)$(BIN) help --bash-completion \
+		>completion/vigil.bash.tmp && \
+		mv completion/vigil.bash.tmp completion/vigil.bash
+
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/vigil
-	@if [ -f docs/vigil.1 ]; then install -m 0644 docs/vigil.1 \
-		$(DESTDIR)$(MANDIR)/man1/vigil.1; fi
+	install -m 0644 docs/vigil.1 $(DESTDIR)$(MANDIR)/man1/vigil.1
+	install -m 0644 completion/vigil.bash $(DESTDIR)$(BASHCOMPDIR)/vigil
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/vigil $(DESTDIR)$(MANDIR)/man1/vigil.1
+	rm -f $(DESTDIR)$(BINDIR)/vigil $(DESTDIR)$(MANDIR)/man1/vigil.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/vigil
 
 clean:
 	rm -rf build

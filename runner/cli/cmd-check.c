@@ -18,17 +18,14 @@
 #include "runner/policy/policy.h"
 
 static const struct vg_opt check_opts[] = {
-	{ .name = "json", .help = "print one JSON object per command" },
-	{ .name = "policy", .has_arg = 1, .arg = "FILE",
-	  .help = "site policy file (default /etc/vigil/policy.yaml)" },
-	{ .name = "mode", .has_arg = 1, .arg = "MODE",
-	  .help = "auto-deny, auto-approve or interactive" },
+	VG_OPT_JSON("print one JSON object per command"),
+	VG_OPT_POLICY,
+	VG_OPT_MODE_GATE,
 	{ .name = "stdin",
 	  .help = "read commands from stdin, one per line" },
 	{ .name = "null", .shortname = '0',
 	  .help = "with --stdin: commands are separated by NUL bytes" },
-	{ .name = "audit-log", .has_arg = 1, .arg = "FILE",
-	  .help = "append every decision to FILE as a JSON line" },
+	VG_OPT_AUDIT_LOG,
 	{ NULL }
 };
 

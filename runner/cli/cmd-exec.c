@@ -28,14 +28,11 @@
 static const struct vg_opt exec_opts[] = {
 	{ .name = "backend", .has_arg = 1, .arg = "NAME",
 	  .help = "where to run: local (default), docker, ssh, apptainer, ..." },
-	{ .name = "policy", .has_arg = 1, .arg = "FILE",
-	  .help = "site policy file (default /etc/vigil/policy.yaml)" },
-	{ .name = "mode", .has_arg = 1, .arg = "MODE",
-	  .help = "auto-deny, auto-approve or interactive" },
+	VG_OPT_POLICY,
+	VG_OPT_MODE_GATE,
 	{ .name = "timeout", .has_arg = 1, .arg = "SECONDS",
 	  .help = "stop the command after SECONDS (exit 124)" },
-	{ .name = "audit-log", .has_arg = 1, .arg = "FILE",
-	  .help = "append every decision to FILE as a JSON line" },
+	VG_OPT_AUDIT_LOG,
 	{ NULL }
 };
 

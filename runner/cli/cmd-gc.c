@@ -112,8 +112,7 @@ const struct vg_cmd_entry vg_cmd_gc = {
 	.opts = (const struct vg_opt[]){
 		{ .name = "older-than", .has_arg = 1, .arg = "AGE",
 		  .help = "only runs ended longer ago (default 30d)" },
-		{ .name = "dry-run", .shortname = 'n',
-		  .help = "say what would be removed, remove nothing" },
+		VG_OPT_DRY_RUN("say what would be removed, remove nothing"),
 		{ .name = "no-reap", .help = "skip the backends' reap step" },
 		{ NULL },
 	},

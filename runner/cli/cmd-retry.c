@@ -73,12 +73,9 @@ const struct vg_cmd_entry vg_cmd_retry = {
 	.opts = (const struct vg_opt[]){
 		{ .name = "failed", .help = "retry the tasks that did not "
 		  "succeed (required)" },
-		{ .name = "jobs", .shortname = 'j', .has_arg = 1, .arg = "N",
-		  .help = "run up to N tasks at once (default: CPUs)" },
-		{ .name = "json",
-		  .help = "print the run's final status as JSON on stdout" },
-		{ .name = "quiet", .shortname = 'q',
-		  .help = "no progress display" },
+		VG_OPT_JOBS,
+		VG_OPT_JSON_RUN,
+		VG_OPT_QUIET,
 		{ NULL },
 	},
 	.min_args = 1,

@@ -144,8 +144,7 @@ const struct vg_cmd_entry vg_cmd_scratch = {
 	.opts = (const struct vg_opt[]){
 		{ .name = "base", .has_arg = 1, .arg = "DIR",
 		  .help = "scratch base directory (as scratch.path)" },
-		{ .name = "dry-run", .shortname = 'n',
-		  .help = "gc: only show what would be removed" },
+		VG_OPT_DRY_RUN("gc: only show what would be removed"),
 		{ NULL },
 	},
 	.min_args = 1,

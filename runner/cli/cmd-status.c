@@ -296,7 +296,7 @@ const struct vg_cmd_entry vg_cmd_status = {
 	    "unique prefix\nof one, or 'last'): the run and its tasks.  With "
 	    "RUN/TASK: that task's\nattempts and events too.",
 	.opts = (const struct vg_opt[]){
-		{ .name = "json", .help = "print JSON (schema in docs/cli.md)" },
+		VG_OPT_JSON("print JSON (schema in docs/cli.md)"),
 		{ .name = "watch", .shortname = 'w',
 		  .help = "redraw every second until the run ends" },
 		{ NULL },

@@ -180,11 +180,8 @@ const struct vg_cmd_entry vg_cmd_submit = {
 	    "Follow it with 'vigil status\nRUN --watch' or 'vigil logs "
 	    "RUN/TASK -f'.",
 	.opts = (const struct vg_opt[]){
-		{ .name = "jobs", .shortname = 'j', .has_arg = 1, .arg = "N",
-		  .help = "run up to N tasks at once (default: CPUs)" },
-		{ .name = "set", .has_arg = 1, .repeat = 1,
-		  .arg = "KEY=VALUE",
-		  .help = "override a manifest value (resources.memory=4G)" },
+		VG_OPT_JOBS,
+		VG_OPT_SET,
 		{ NULL },
 	},
 	.min_args = 1,

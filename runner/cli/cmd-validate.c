@@ -93,10 +93,8 @@ const struct vg_cmd_entry vg_cmd_validate = {
 	    "as\nFILE:LINE:COL: message.  Exits 0 when all are valid, 2 "
 	    "otherwise.",
 	.opts = (const struct vg_opt[]){
-		{ .name = "set", .has_arg = 1, .repeat = 1,
-		  .arg = "KEY=VALUE",
-		  .help = "override a manifest value (resources.memory=4G)" },
-		{ .name = "json", .help = "print the result as JSON" },
+		VG_OPT_SET,
+		VG_OPT_JSON("print the result as JSON"),
 		{ .name = NULL },
 	},
 	.min_args = 1,

@@ -310,15 +310,17 @@ args_release(struct vg_args *a)
 	free(a->argv);
 }
 
+const char vg_cmd_intro[] = "vigil runs batch jobs from a YAML manifest, "
+    "here or through SLURM,\nbehind a policy gate.";
+
 /* Prints the list of commands (vigil help). */
 static void
 help_all(FILE *f)
 {
 	const struct vg_cmd_entry *const *c;
 
-	fprintf(f, "usage: vigil COMMAND [OPTIONS] [ARGS]\n\n"
-	    "vigil runs batch jobs from a YAML manifest, here or through "
-	    "SLURM,\nbehind a policy gate.  Commands:\n\n");
+	fprintf(f, "usage: vigil COMMAND [OPTIONS] [ARGS]\n\n%s  "
+	    "Commands:\n\n", vg_cmd_intro);
 	for (c = vg_cmds; *c != NULL; c++) {
 		if ((*c)->hidden)
 			continue;
@@ -355,12 +357,23 @@ help_one(const struct vg_cmd_entry *c, FILE *f)
 	vg_buf_release(&b);
 }
 
-/* vigil help [CMD] */
+/* vigil help [--man|--bash-completion] [CMD] */
 static int
 cmd_help_exec(struct vg_args *a)
 {
 	const struct vg_cmd_entry *c;
+	int man = vg_args_has(a, "man");
+	int bash = vg_args_has(a, "bash-completion");
 
+	if (man + bash > 1 || (man + bash > 0 && a->argc > 0))
+		return vg_cmd_usage_error(a, "--man and --bash-completion "
+		    "take no command and exclude each other");
+	if (man)
+		vg_cmd_write_man(stdout);
+	if (bash)
+		vg_cmd_write_bash_completion(stdout);
+	if (man || bash)
+		return vg_cmd_finish_stdout(VG_EXIT_OK);
 	if (a->argc == 0) {
 		help_all(stdout);
 		return vg_cmd_finish_stdout(VG_EXIT_OK);
@@ -376,7 +389,15 @@ const struct vg_cmd_entry vg_cmd_help = {
 	.name = "help",
 	.args_usage = "[COMMAND]",
 	.summary = "show the commands, or one command's options",
-	.opts = (const struct vg_opt[]){ { NULL } },
+	.help = "With --man or --bash-completion, writes the manual page or "
+	    "the bash\ncompletion script, both generated from the command "
+	    "table.",
+	.opts = (const struct vg_opt[]){
+		{ .name = "man", .help = "write the manual page (roff)" },
+		{ .name = "bash-completion",
+		  .help = "write the bash completion script" },
+		{ NULL },
+	},
 	.min_args = 0,
 	.max_args = 1,
 	.exec = cmd_help_exec,

@@ -1,5 +1,5 @@
 /*
- * cmd.h - subcommands.  Each lives in runner/cmd-<name>.c and exports one
+ * cmd.h - subcommands.  Each lives in runner/cli/cmd-<name>.c and exports one
  * const struct vg_cmd_entry built with designated initializers; cmd.c
  * lists them in one table, parses options once, generically, from each
  * entry's option table, and generates usage and help text from it.
@@ -17,6 +17,7 @@
 #define VG_CMD_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 enum vg_exit {
 	VG_EXIT_OK = 0,
@@ -38,7 +39,33 @@ struct vg_opt {
 	int		 repeat;	/* may be given several times */
 	const char	*arg;		/* value placeholder for usage */
 	const char	*help;
+	const char	*choices;	/* values for completion, or NULL */
 };
+
+/*
+ * Option rows shared by several commands, so that each is spelled once.
+ * Rows whose help differs between commands take it as an argument.
+ */
+#define VG_OPT_JOBS { .name = "jobs", .shortname = 'j', .has_arg = 1, \
+	.arg = "N", .help = "run up to N tasks at once (default: CPUs)" }
+#define VG_OPT_SET { .name = "set", .has_arg = 1, .repeat = 1, \
+	.arg = "KEY=VALUE", \
+	.help = "override a manifest value (resources.memory=4G)" }
+#define VG_OPT_QUIET { .name = "quiet", .shortname = 'q', \
+	.help = "no progress display" }
+#define VG_OPT_JSON(h) { .name = "json", .help = (h) }
+#define VG_OPT_JSON_RUN \
+	VG_OPT_JSON("print the run's final status as JSON on stdout")
+#define VG_OPT_DRY_RUN(h) { .name = "dry-run", .shortname = 'n', \
+	.help = (h) }
+#define VG_OPT_MODE(h) { .name = "mode", .has_arg = 1, .arg = "MODE", \
+	.help = (h), .choices = "auto-deny auto-approve interactive" }
+#define VG_OPT_MODE_GATE VG_OPT_MODE("auto-deny, auto-approve or interactive")
+#define VG_OPT_POLICY { .name = "policy", .has_arg = 1, .arg = "FILE", \
+	.help = "site policy file (default /etc/vigil/policy.yaml)" }
+#define VG_OPT_AUDIT_LOG { .name = "audit-log", .has_arg = 1, \
+	.arg = "FILE", \
+	.help = "append every decision to FILE as a JSON line" }
 
 /* Parsed arguments. */
 struct vg_args {
@@ -90,5 +117,12 @@ int		 vg_cmd_main(int argc, char **argv);
 int		 vg_cmd_finish_stdout(int code);
 
 extern const struct vg_cmd_entry *const vg_cmds[];
+/* The paragraph that introduces vigil (vigil help, the manual page). */
+extern const char vg_cmd_intro[];
+
+/* Writes the manual page (roff) generated from the table (doc.c). */
+void		 vg_cmd_write_man(FILE *f);
+/* Writes the bash completion script generated from the table (doc.c). */
+void		 vg_cmd_write_bash_completion(FILE *f);
 
 #endif

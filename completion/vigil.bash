@@ -1,0 +1,131 @@
+# bash completion for vigil, written by 'vigil help --bash-completion'
+# from the command table (make docs); change runner/cli/ and regenerate
+# rather than edit.  Install as share/bash-completion/completions/vigil.
+
+# Completes command names, each command's options, the values of options
+# that list them and a command's subcommand words; files otherwise.
+_vigil()
+{
+	local cur prev cmd opts takes subs w i npos
+
+	COMPREPLY=()
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD - 1]}
+	if [ "$COMP_CWORD" -le 1 ]; then
+		COMPREPLY=($(compgen -W "run submit status logs cancel resume retry validate check exec doctor scratch cache gc version help" -- "$cur"))
+		return 0
+	fi
+	cmd=${COMP_WORDS[1]}
+	subs=
+	case $cmd in
+	run)
+		opts="-j --jobs --set -n --dry-run --json --mode -q --quiet"
+		takes=" -j --jobs --set --mode "
+		case $prev in
+		--mode)
+			COMPREPLY=($(compgen -W "auto-deny auto-approve interactive" -- "$cur"))
+			return 0 ;;
+		esac
+		;;
+	submit)
+		opts="-j --jobs --set"
+		takes=" -j --jobs --set "
+		;;
+	status|st)
+		opts="--json -w --watch"
+		takes=" "
+		;;
+	logs)
+		opts="-f --follow --stderr"
+		takes=" "
+		;;
+	cancel)
+		opts="--wait"
+		takes=" --wait "
+		;;
+	resume)
+		opts="-j --jobs --json -q --quiet"
+		takes=" -j --jobs "
+		;;
+	retry)
+		opts="--failed -j --jobs --json -q --quiet"
+		takes=" -j --jobs "
+		;;
+	validate)
+		opts="--set --json"
+		takes=" --set "
+		;;
+	check)
+		opts="--json --policy --mode --stdin -0 --null --audit-log"
+		takes=" --policy --mode --audit-log "
+		case $prev in
+		--mode)
+			COMPREPLY=($(compgen -W "auto-deny auto-approve interactive" -- "$cur"))
+			return 0 ;;
+		esac
+		;;
+	exec)
+		opts="--backend --policy --mode --timeout --audit-log"
+		takes=" --backend --policy --mode --timeout --audit-log "
+		case $prev in
+		--mode)
+			COMPREPLY=($(compgen -W "auto-deny auto-approve interactive" -- "$cur"))
+			return 0 ;;
+		esac
+		;;
+	doctor)
+		opts="-b --backend"
+		takes=" -b --backend "
+		;;
+	scratch)
+		opts="--base -n --dry-run"
+		takes=" --base "
+		subs="list gc"
+		;;
+	cache)
+		opts="--dir --purge --purge-age --purge-clock --margin --quota --max-entries --lock-wait --lock-lease --puller --json -n --dry-run --force --refresh"
+		takes=" --dir --purge --purge-age --purge-clock --margin --quota --max-entries --lock-wait --lock-lease --puller "
+		case $prev in
+		--purge)
+			COMPREPLY=($(compgen -W "nersc olcf jsc cscs alliance pawsey purdue none" -- "$cur"))
+			return 0 ;;
+		--purge-clock)
+			COMPREPLY=($(compgen -W "atime mtime ctime any all" -- "$cur"))
+			return 0 ;;
+		esac
+		subs="list pull verify gc rm"
+		;;
+	gc)
+		opts="--older-than -n --dry-run --no-reap"
+		takes=" --older-than "
+		;;
+	version)
+		opts=""
+		takes=" "
+		;;
+	help)
+		opts="--man --bash-completion"
+		takes=" "
+		subs="run submit status logs cancel resume retry validate check exec doctor scratch cache gc version help"
+		;;
+	*)
+		return 0 ;;
+	esac
+	npos=0
+	for ((i = 2; i < COMP_CWORD; i++)); do
+		w=${COMP_WORDS[i]}
+		case $w in
+		--)	return 0 ;;
+		-*)	[[ $takes == *" $w "* ]] && i=$((i + 1)) ;;
+		*)	npos=$((npos + 1)) ;;
+		esac
+	done
+	[[ $takes == *" $prev "* ]] && return 0
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+	elif [ "$npos" -eq 0 ] && [ -n "$subs" ]; then
+		COMPREPLY=($(compgen -W "$subs" -- "$cur"))
+	fi
+	return 0
+}
+complete -o default -F _vigil vigil

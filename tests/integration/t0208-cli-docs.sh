@@ -1,0 +1,60 @@
+#!/bin/sh
+# The manual page and the bash completion are generated from the command
+# table: the committed docs/vigil.1 and completion/vigil.bash must be what
+# the binary writes now (else: make docs), the page must format without
+# warnings, and the completion must load in bash and complete commands,
+# options, option values and subcommand words.
+set -u
+. "$(dirname "$0")/engine-lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+
+"$VIGIL" help --man >"$W/vigil.1" || fail "help --man exit $?"
+cmp -s "$W/vigil.1" "$top/docs/vigil.1" ||
+    fail "docs/vigil.1 differs from 'vigil help --man' (run make docs):
+$(diff "$top/docs/vigil.1" "$W/vigil.1" | head -20)"
+"$VIGIL" help --bash-completion >"$W/vigil.bash" ||
+    fail "help --bash-completion exit $?"
+cmp -s "$W/vigil.bash" "$top/completion/vigil.bash" ||
+    fail "completion/vigil.bash differs from" \
+	"'vigil help --bash-completion' (run make docs):
+$(diff "$top/completion/vigil.bash" "$W/vigil.bash" | head -20)"
+
+"$VIGIL" help --man run 2>"$W/err"
+expect_eq "--man with a command" 2 $?
+"$VIGIL" help --man --bash-completion 2>"$W/err"
+expect_eq "--man and --bash-completion" 2 $?
+
+if command -v groff >/dev/null 2>&1; then
+	groff -man -Tutf8 -ww -z "$top/docs/vigil.1" 2>"$W/groff" ||
+	    fail "groff: $(cat "$W/groff")"
+	[ ! -s "$W/groff" ] || fail "groff warnings: $(cat "$W/groff")"
+	for s in NAME SYNOPSIS DESCRIPTION COMMANDS "EXIT STATUS" \
+	    ENVIRONMENT FILES "SEE ALSO"; do
+		grep -qx "\.SH $s" "$top/docs/vigil.1" || fail "no section $s"
+	done
+fi
+
+command -v bash >/dev/null 2>&1 || { echo "no bash"; exit 77; }
+# complete WORD... : what <TAB> after the words offers, in bash.
+complete_words() {
+	bash -c '. "$1" || exit 1; shift
+		complete -p vigil >/dev/null || exit 1
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		_vigil; echo "${COMPREPLY[*]}"' sh \
+	    "$top/completion/vigil.bash" "$@"
+}
+expect_eq "vigil st<TAB>" "status" "$(complete_words vigil st)"
+expect_eq "vigil re<TAB>" "resume retry" "$(complete_words vigil re)"
+expect_eq "vigil run --mo<TAB>" "--mode" "$(complete_words vigil run --mo)"
+expect_eq "vigil run --mode auto-a<TAB>" "auto-approve" \
+    "$(complete_words vigil run --mode auto-a)"
+expect_eq "vigil st --js<TAB>" "--json" "$(complete_words vigil st --js)"
+expect_eq "vigil cache --json p<TAB>" "pull" \
+    "$(complete_words vigil cache --json p)"
+expect_eq "vigil cache --dir /x <TAB>" "list pull verify gc rm" \
+    "$(complete_words vigil cache --dir /x '')"
+expect_eq "vigil cache list <TAB>" "" "$(complete_words vigil cache list '')"
+expect_eq "vigil help ca<TAB>" "cancel cache" \
+    "$(complete_words vigil help ca)"
+expect_eq "vigil task<TAB> (hidden)" "" "$(complete_words vigil task)"
+pass
