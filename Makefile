@@ -2,7 +2,8 @@
 #
 #   make            build build/vigil (release flags, warnings on)
 #   make demo       install build packages if missing, build, run the sweep
-#   make check      install test packages, run unit + integration tests,
+#   make check      install test packages, check the include floors
+#                   (scripts/check-layers.sh), run unit + integration tests,
 #                   then the unit and integration tests again under
 #                   AddressSanitizer + UndefinedBehaviorSanitizer, and the
 #                   unit tests under valgrind
@@ -123,6 +124,7 @@ demo:
 
 check:
 	@scripts/deps.sh test
+	@scripts/check-layers.sh
 	@$(MAKE) --no-print-directory all tests
 	@$(MAKE) --no-print-directory check-unit check-integration
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined tests
