@@ -27,6 +27,13 @@ vg_scheduler_find(const char *name)
 	return NULL;
 }
 
+void
+vg_scheduler_probe(const struct vg_scheduler_ops *ops, struct vg_buf *out)
+{
+	if (ops->probe != NULL)
+		ops->probe(out);
+}
+
 int
 vg_scheduler_has(const struct vg_scheduler_ops *ops, unsigned caps)
 {

@@ -96,6 +96,9 @@ struct vg_scheduler_ops {
 	/* Number of attempts submitted and not yet reported terminal. */
 	size_t	(*active)(struct vg_sched *s);
 	void	(*close)(struct vg_sched *s);
+	/* Appends "name: ..." lines for `vigil doctor`: what this host
+	 * lacks for the scheduler, each with what to change.  Optional. */
+	void	(*probe)(struct vg_buf *out);
 };
 
 extern const struct vg_scheduler_ops vg_scheduler_direct;
@@ -106,6 +109,10 @@ extern const struct vg_scheduler_ops *const vg_schedulers[];
 
 /* Looks a scheduler up by name; NULL when there is none. */
 const struct vg_scheduler_ops *vg_scheduler_find(const char *name);
+
+/* Runs ops's probe, when it has one (vigil doctor). */
+void	vg_scheduler_probe(const struct vg_scheduler_ops *ops,
+	    struct vg_buf *out);
 
 /* True when ops has every capability bit of caps. */
 int	vg_scheduler_has(const struct vg_scheduler_ops *ops, unsigned caps);

@@ -39,6 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fs.h"
+#include "common/home.h"
 #include "common/log.h"
 #include "common/path.h"
 #include "schedulers/scheduler.h"
@@ -564,6 +566,17 @@ adopt_intents(struct vg_sched *s, struct sl *p, struct vg_err *e)
 	return r;
 }
 
+/* The vigil binary Slurm jobs run: $VIGIL_SLURM_VIGIL when absolute, else
+ * this one; NULL with errno when it cannot be found.  Caller frees. */
+static char *
+vigil_path(void)
+{
+	const char *env = getenv("VIGIL_SLURM_VIGIL");
+
+	return env != NULL && *env == '/' ? vg_xstrdup(env) :
+	    realpath("/proc/self/exe", NULL);
+}
+
 /* Opens the scheduler for one run: interface, cluster config, bucket. */
 static int
 slurm_open(struct vg_sched *s, struct vg_err *e)
@@ -593,10 +606,7 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 	free(bp);
 	if (r != 0)
 		goto fail;
-	env = getenv("VIGIL_SLURM_VIGIL");
-	p->vigil = env != NULL && *env == '/' ? vg_xstrdup(env) :
-	    realpath("/proc/self/exe", NULL);
-	if (p->vigil == NULL) {
+	if ((p->vigil = vigil_path()) == NULL) {
 		r = vg_err_errno(e, "finding the path of vigil itself");
 		goto fail;
 	}
@@ -1457,12 +1467,55 @@ slurm_close(struct vg_sched *s)
 	s->priv = NULL;
 }
 
+/* ---- vigil doctor ---- */
+
+/* Appends whether path is on a shared file system, for what ("vigil
+ * binary", "VIGIL_HOME"). */
+static void
+probe_shared(struct vg_buf *out, const char *what, const char *path,
+    const char *fix)
+{
+	char name[32];
+	int shared, rc;
+
+	if ((rc = vg_fs_kind(path, name, sizeof(name), &shared)) < 0) {
+		vg_buf_printf(out, "slurm: %s (%s): cannot tell the file "
+		    "system: %s\n", what, path, strerror(errno));
+		return;
+	}
+	vg_buf_printf(out, "slurm: %s on %s (%s): %s", what, name, path,
+	    shared ? "shared" : "local");
+	if (!shared)
+		vg_buf_printf(out, " \u2014 %s", fix);
+	vg_buf_adds(out, "\n");
+}
+
+/* scheduler op: probe; whether Slurm compute nodes can run this vigil
+ * and reach its run directories: both must be on a file system the
+ * nodes share. */
+static void
+slurm_probe(struct vg_buf *out)
+{
+	char *self = vigil_path(), *home = vg_home_dir();
+
+	probe_shared(out, "vigil binary", self != NULL ? self :
+	    "/proc/self/exe",
+	    "task-exec on compute nodes needs a shared path; install vigil "
+	    "on a shared filesystem or set VIGIL_SLURM_VIGIL");
+	probe_shared(out, "VIGIL_HOME", home, "compute nodes write task "
+	    "results under it; set VIGIL_HOME to a directory on a shared "
+	    "filesystem");
+	free(self);
+	free(home);
+}
+
 static const struct vg_msection *const slurm_sections[] = {
 	&vg_slurm_msection, NULL
 };
 
 const struct vg_scheduler_ops vg_scheduler_slurm = {
 	.caps = VG_SCAP_JOBS,
+	.probe = slurm_probe,
 	.p = {
 		.kind = VG_PLUGIN_SCHEDULER,
 		.name = "slurm",

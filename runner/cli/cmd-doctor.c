@@ -7,11 +7,9 @@
  * what to change.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/vfs.h>
 
 #include "backends/backend.h"
 #include "backends/sandbox.h"
@@ -19,6 +17,7 @@
 #include "common/buf.h"
 #include "runner/cli/cmd.h"
 #include "runner/core/store.h"
+#include "schedulers/scheduler.h"
 
 static const struct vg_opt doctor_opts[] = {
 	{ .name = "backend", .shortname = 'b', .has_arg = 1, .repeat = 1,
@@ -59,104 +58,12 @@ report_dirs(struct vg_buf *out)
 	free(home);
 }
 
-/* File systems by statfs(2) f_type; shared ones are seen by every node
- * that mounts them (network and cluster file systems). */
-static const struct fs_kind {
-	unsigned long	 magic;
-	const char	*name;
-	int		 shared;
-} fs_kinds[] = {
-	{ .magic = 0x6969, .name = "nfs", .shared = 1 },
-	{ .magic = 0x0bd00bd0, .name = "lustre", .shared = 1 },
-	{ .magic = 0x47504653, .name = "gpfs", .shared = 1 },
-	{ .magic = 0x19830326, .name = "beegfs", .shared = 1 },
-	{ .magic = 0x00c36400, .name = "cephfs", .shared = 1 },
-	{ .magic = 0xaad7aaea, .name = "panfs", .shared = 1 },
-	{ .magic = 0x20030528, .name = "orangefs", .shared = 1 },
-	{ .magic = 0x5346414f, .name = "afs", .shared = 1 },
-	{ .magic = 0x6b414653, .name = "afs", .shared = 1 },
-	{ .magic = 0x7461636f, .name = "ocfs2", .shared = 1 },
-	{ .magic = 0x01161970, .name = "gfs2", .shared = 1 },
-	{ .magic = 0xff534d42, .name = "cifs", .shared = 1 },
-	{ .magic = 0xfe534d42, .name = "smb2", .shared = 1 },
-	{ .magic = 0x01021997, .name = "9p", .shared = 1 },
-	{ .magic = 0xef53, .name = "ext4", .shared = 0 },
-	{ .magic = 0x58465342, .name = "xfs", .shared = 0 },
-	{ .magic = 0x9123683e, .name = "btrfs", .shared = 0 },
-	{ .magic = 0x2fc12fc1, .name = "zfs", .shared = 0 },
-	{ .magic = 0x01021994, .name = "tmpfs", .shared = 0 },
-	{ .magic = 0x858458f6, .name = "ramfs", .shared = 0 },
-	{ .magic = 0x794c7630, .name = "overlay", .shared = 0 },
-	{ .magic = 0x73717368, .name = "squashfs", .shared = 0 },
-	{ .magic = 0xf2f52010, .name = "f2fs", .shared = 0 },
-	{ .magic = 0x4d44, .name = "vfat", .shared = 0 },
-	{ .magic = 0x65735546, .name = "fuse", .shared = 0 },
-};
-
-/* Appends whether path (or its nearest existing parent) is on a shared
- * file system, for `what` ("vigil binary", "VIGIL_HOME"). */
-static void
-report_shared(struct vg_buf *out, const char *what, const char *path,
-    const char *fix)
-{
-	char dir[PATH_MAX], name[32], *slash;
-	const struct fs_kind *k = NULL;
-	struct statfs sf;
-	size_t i;
-	int rc;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	/* VIGIL_HOME may not exist yet: its parent decides where it goes. */
-	while ((rc = statfs(dir, &sf)) != 0 && errno == ENOENT &&
-	    (slash = strrchr(dir, '/')) != NULL && slash != dir)
-		*slash = '\0';
-	if (rc != 0 && errno == ENOENT && strcmp(dir, path) != 0)
-		rc = statfs("/", &sf);
-	if (rc != 0) {
-		vg_buf_printf(out, "slurm: %s (%s): cannot tell the file "
-		    "system: %s\n", what, path, strerror(errno));
-		return;
-	}
-	for (i = 0; i < sizeof(fs_kinds) / sizeof(fs_kinds[0]); i++)
-		if (fs_kinds[i].magic == (unsigned long)sf.f_type)
-			k = &fs_kinds[i];
-	if (k == NULL)
-		snprintf(name, sizeof(name), "0x%lx", (unsigned long)sf.f_type);
-	vg_buf_printf(out, "slurm: %s on %s (%s): %s", what,
-	    k != NULL ? k->name : name, path,
-	    k != NULL && k->shared ? "shared" : "local");
-	if (k == NULL || !k->shared)
-		vg_buf_printf(out, " \u2014 %s", fix);
-	vg_buf_adds(out, "\n");
-}
-
-/* Appends whether Slurm compute nodes can run this vigil and reach its
- * run directories: both must be on a file system the nodes share. */
-static void
-report_slurm_paths(struct vg_buf *out)
-{
-	const char *env = getenv("VIGIL_SLURM_VIGIL");
-	char *self = NULL, *home = vg_home_dir();
-
-	/* The binary Slurm jobs run, as schedulers/slurm.c picks it. */
-	if (env == NULL || *env != '/')
-		self = realpath("/proc/self/exe", NULL);
-	report_shared(out, "vigil binary", self != NULL ? self :
-	    env != NULL && *env == '/' ? env : "/proc/self/exe",
-	    "task-exec on compute nodes needs a shared path; install vigil "
-	    "on a shared filesystem or set VIGIL_SLURM_VIGIL");
-	report_shared(out, "VIGIL_HOME", home, "compute nodes write task "
-	    "results under it; set VIGIL_HOME to a directory on a shared "
-	    "filesystem");
-	free(self);
-	free(home);
-}
-
 static int
 cmd_doctor_exec(struct vg_args *a)
 {
 	const char **names = vg_args_all(a, "backend");
 	const struct vg_backend_ops *const *b;
+	const struct vg_scheduler_ops *const *s;
 	struct vg_buf out = VG_BUF_INIT;
 	size_t i;
 
@@ -167,7 +74,8 @@ cmd_doctor_exec(struct vg_args *a)
 
 	vg_sandbox_report(&out);
 	report_dirs(&out);
-	report_slurm_paths(&out);
+	for (s = vg_schedulers; *s != NULL; s++)
+		vg_scheduler_probe(*s, &out);
 	for (b = vg_backends; *b != NULL; b++) {
 		if (!wanted(names, *b))
 			continue;
