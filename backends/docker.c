@@ -14,8 +14,9 @@
  *
  * Containers carry labels naming the run, the task and the process that
  * watches them, so reap() can find and remove what a killed monitor left.
- * The policy gate decides about commands; this file decides about host
- * access, which only the engine's view of volumes can tell.
+ * The policy gate decides about commands; this file finds host access
+ * (only the engine's view of volumes can tell some of it) and asks the
+ * policy for the verdict (vg_policy_host_access).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +33,7 @@
 #include "common/http.h"
 #include "common/json.h"
 #include "common/path.h"
-#include "runner/policy/policy.h"
+#include "runner/policy/host-access.h"
 #include "backends/docker.h"
 #include "runner/manifest/schema-table.h"
 
@@ -335,20 +336,14 @@ vg_docker_volume_host_dir(const struct vg_json_value *vol)
 	return NULL;
 }
 
-/* True when m allows host access; see docker.h. */
+/* True when m's policy lets host access through; see docker.h. */
 int
 vg_docker_host_access_allowed(const struct vg_manifest *m)
 {
-	size_t i;
+	struct vg_host_verdict v;
 
-	if (m->policy.mode != NULL && strcmp(m->policy.mode,
-	    "auto-approve") == 0)
-		return 1;
-	for (i = 0; i < m->policy.nallow; i++)
-		if (m->policy.allow[i].category != NULL &&
-		    strcmp(m->policy.allow[i].category, VG_CAT_HOST_ACCESS) == 0)
-			return 1;
-	return 0;
+	vg_policy_host_access(&m->policy, "docker host access", NULL, &v);
+	return v.allowed;
 }
 
 /* Returns the value of key in the task env, or NULL. */
@@ -1413,20 +1408,19 @@ docker_precheck(struct docker_conn *c, const struct vg_attempt *a,
     struct vg_result *r, struct vg_err *e)
 {
 	struct vg_buf why = VG_BUF_INIT;
+	struct vg_host_verdict hv;
 	int n, rc;
-	char *nl;
 
 	n = vg_docker_host_access(a->m, &why);
 	if ((rc = named_volume_findings(c, a->m, &why, &n, e)) != 0)
 		goto out;
-	if (n > 0 && !vg_docker_host_access_allowed(a->m)) {
-		nl = strchr(why.data, '\n');
-		if (nl != NULL)
-			*nl = '\0';
+	vg_policy_host_access(&a->m->policy, vg_buf_str(&why), NULL, &hv);
+	if (!hv.allowed) {
 		r->state = VG_ST_DENIED;
+		/* The precision keeps the reason to what r->reason holds. */
 		snprintf(r->reason, sizeof(r->reason), "host access refused: "
-		    "%s%s; allow with a policy rule of category host-access",
-		    why.data, n > 1 ? " (and more)" : "");
+		    "%.*s", (int)(sizeof(r->reason) -
+		    sizeof("host access refused: ")), hv.reason);
 		vg_err_set(e, VG_EDENIED, "%s", r->reason);
 		rc = 1;
 		goto out;

@@ -76,8 +76,9 @@ int	vg_docker_host_access(const struct vg_manifest *m, struct vg_buf *why);
  */
 const char *vg_docker_volume_host_dir(const struct vg_json_value *vol);
 
-/* True when m lets host access through: policy mode auto-approve, or an
- * allow rule with category "host-access". */
+/* True when m's policy lets host access through, as
+ * vg_policy_host_access judges it (policy mode auto-approve, or an allow
+ * rule with category "host-access"). */
 int	vg_docker_host_access_allowed(const struct vg_manifest *m);
 
 /*

@@ -23,7 +23,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,6 +36,7 @@
 #include "common/path.h"
 #include "common/home.h"
 #include "common/which.h"
+#include "runner/policy/host-access.h"
 #include "scratch/scratch.h"
 #include "sif-cache/cache.h"
 #include "backends/local.h"
@@ -191,32 +191,13 @@ system_path(const char *p)
 	return 0;
 }
 
-/* Finds an allow rule of category host-access matching path; NULL if
- * none. */
-static const struct vg_rule *
-bind_rule(const struct vg_policy_conf *pol, const char *path)
-{
-	size_t i;
-
-	if (pol == NULL)
-		return NULL;
-	for (i = 0; i < pol->nallow; i++) {
-		const struct vg_rule *r = &pol->allow[i];
-
-		if (r->category == NULL || r->match == NULL ||
-		    strcmp(r->category, VG_SING_BIND_CATEGORY) != 0)
-			continue;
-		if (fnmatch(r->match, path, 0) == 0)
-			return r;
-	}
-	return NULL;
-}
-
 int
 vg_singularity_check_bind(const char *spec, const struct vg_policy_conf *pol,
     char **bind_out, struct vg_err *e)
 {
 	char *copy, *src, *dst = NULL, *opt = NULL, *c, *real = NULL;
+	char *finding = NULL;
+	struct vg_host_verdict hv;
 	int rc = 0;
 
 	*bind_out = NULL;
@@ -255,17 +236,20 @@ vg_singularity_check_bind(const char *spec, const struct vg_policy_conf *pol,
 		    strerror(errno));
 		goto out;
 	}
-	if (system_path(real) && bind_rule(pol, real) == NULL) {
-		rc = vg_err_set(e, VG_EDENIED, "bind '%s': source '%s' is %s; "
-		    "binding it needs a policy allow rule with category "
-		    "'" VG_SING_BIND_CATEGORY "' matching '%s'", spec, real,
-		    strcmp(real, "/") == 0 ? "the root directory" :
-		    "a system directory", real);
-		goto out;
+	if (system_path(real)) {
+		finding = vg_xasprintf("bind '%s': source '%s' is %s", spec,
+		    real, strcmp(real, "/") == 0 ? "the root directory" :
+		    "a system directory");
+		vg_policy_host_access(pol, finding, real, &hv);
+		if (!hv.allowed) {
+			rc = vg_err_set(e, VG_EDENIED, "%s", hv.reason);
+			goto out;
+		}
 	}
 	*bind_out = vg_xasprintf("%s:%s%s%s", real, dst != NULL ? dst : src,
 	    opt != NULL ? ":" : "", opt != NULL ? opt : "");
 out:
+	free(finding);
 	free(real);
 	free(copy);
 	return rc;

@@ -2,8 +2,8 @@
  * audit.c - the record of every decision: secret redaction of the
  * command text, one JSON line per decision appended to the audit file
  * (O_APPEND, one write(2) per line so concurrent writers do not
- * interleave), and the same record handed to a sink (the command layer
- * passes one that stores it with vg_store_audit).
+ * interleave).  policy.c builds the record and hands it to the sink
+ * (the command layer passes one that stores it with vg_store_audit).
  *
  * Redaction errs on the side of hiding: values assigned to variables or
  * options named like TOKEN, SECRET, PASSWORD, PASSWD, KEY or
@@ -19,8 +19,7 @@
 #include <unistd.h>
 
 #include "common/json.h"
-#include "common/path.h"
-#include "runner/policy/policy-int.h"
+#include "runner/policy/audit.h"
 
 static int
 is_word(int c)
@@ -248,9 +247,9 @@ vg_policy_redact(const char *command, struct vg_buf *out)
 	}
 }
 
-/* Appends one JSON line to path; blocks on the write. */
-static int
-audit_append(const char *path, const struct vg_audit_rec *r,
+/* Appends one JSON line to path; see audit.h. */
+int
+pl_audit_append(const char *path, const struct vg_audit_rec *r,
     struct vg_err *e)
 {
 	struct vg_buf b = VG_BUF_INIT;
@@ -295,37 +294,5 @@ audit_append(const char *path, const struct vg_audit_rec *r,
 		rc = vg_err_errno(e, "cannot write audit log '%s'", path);
 out:
 	vg_buf_release(&b);
-	return rc;
-}
-
-int
-vg_policy_audit(struct vg_policy *p, const char *run_id, int task_index,
-    const char *command, const struct vg_verdict *v, const char *verdict,
-    vg_audit_sink sink, void *arg, struct vg_err *e)
-{
-	struct vg_buf red = VG_BUF_INIT;
-	struct vg_audit_rec r;
-	const char *log;
-	int rc = 0;
-
-	vg_policy_redact(command, &red);
-	memset(&r, 0, sizeof(r));
-	r.time = vg_now();
-	r.run_id = run_id;
-	r.task_index = task_index;
-	r.mode = vg_policy_mode_name(vg_policy_mode(p));
-	r.command = vg_buf_str(&red);
-	r.verdict = verdict;
-	if (v->nfindings > 0) {
-		r.category = v->findings[0].category;
-		r.rule = v->findings[0].rule;
-		r.reason = v->findings[0].reason;
-	}
-	log = pl_policy_audit_log(p);
-	if (log != NULL)
-		rc = audit_append(log, &r, e);
-	if (rc == 0 && sink != NULL)
-		rc = sink(arg, &r, e);
-	vg_buf_release(&red);
 	return rc;
 }

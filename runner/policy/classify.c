@@ -16,7 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/policy/policy-int.h"
+#include "runner/policy/classify.h"
+#include "runner/policy/analyse.h"
+#include "runner/policy/arena.h"
+#include "runner/policy/bounds.h"
+#include "runner/policy/names.h"
+#include "runner/policy/nested.h"
+#include "runner/policy/paths.h"
 
 typedef void (*handler_fn)(struct pl_an *an, struct pl_cmd *c);
 
@@ -2840,41 +2846,6 @@ lookup(const char *name)
 	pthread_once(&sort_once, sort_handlers);
 	h = pl_names_find(sorted, NHANDLERS, name);
 	return h != NULL ? h->fn : NULL;
-}
-
-/* qsort order of records by the name that is their first member. */
-static int
-name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)*(const void *const *)a,
-	    *(const char *const *)*(const void *const *)b);
-}
-
-/* Sorts a name table's index; see policy-int.h. */
-void
-pl_names_sort(const void **idx, size_t n)
-{
-	qsort(idx, n, sizeof(idx[0]), name_cmp);
-}
-
-/* Binary search of a sorted name table's index; see policy-int.h. */
-const void *
-pl_names_find(const void *const *idx, size_t n, const char *name)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int r = strcmp(name, *(const char *const *)idx[mid]);
-
-		if (r == 0)
-			return idx[mid];
-		if (r < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return NULL;
 }
 
 /* True when b[k..n) is a version suffix ("3", "3.11", ""). */

@@ -16,7 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/policy/policy-int.h"
+#include "runner/policy/expand.h"
+#include "runner/policy/analyse.h"
+#include "runner/policy/arena.h"
+#include "runner/policy/bounds.h"
+#include "runner/policy/parse.h"
 
 /* The field being built. */
 struct fb {
@@ -636,23 +640,6 @@ param_value(struct pl_an *an, struct pl_part *pt, const char **val,
 	if (!known)
 		*taint |= T_VAR;
 	return known;
-}
-
-void
-pl_stream_unknown(struct pl_stream *s, unsigned taint)
-{
-	memset(s, 0, sizeof(*s));
-	s->taint = taint;
-}
-
-void
-pl_stream_text(struct pl_stream *s, const char *t, size_t n, unsigned taint)
-{
-	memset(s, 0, sizeof(*s));
-	s->known = 1;
-	s->s = t;
-	s->len = n;
-	s->taint = taint;
 }
 
 /* Expands the parts of a word into the field builder. */

@@ -20,7 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/policy/policy-int.h"
+#include "runner/policy/nested.h"
+#include "runner/policy/analyse.h"
+#include "runner/policy/arena.h"
+#include "runner/policy/classify.h"
+#include "runner/policy/paths.h"
 
 /* ---- decoders ---- */
 
@@ -684,6 +688,10 @@ pl_decode(struct pl_an *an, struct pl_cmd *c, struct pl_stream *out)
 
 /* ---- interpreters ---- */
 
+static void pl_scan_script(struct pl_an *an, const char *lang,
+    const char *code, size_t len, size_t off, size_t slen,
+    struct pl_stream *in);
+
 void
 pl_code_to_interp(struct pl_an *an, struct pl_cmd *c, const char *lang,
     struct pl_stream *code, size_t off, size_t slen)
@@ -967,7 +975,7 @@ fork_loop(const struct scan *sc)
 	return 0;
 }
 
-void
+static void
 pl_scan_script(struct pl_an *an, const char *lang, const char *code,
     size_t len, size_t off, size_t slen, struct pl_stream *in)
 {

@@ -16,7 +16,9 @@
  */
 #include <string.h>
 
-#include "runner/policy/policy-int.h"
+#include "runner/policy/parse.h"
+#include "runner/policy/arena.h"
+#include "runner/policy/bounds.h"
 
 #define MAX_PENDING 16
 

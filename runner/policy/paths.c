@@ -17,7 +17,9 @@
  */
 #include <string.h>
 
-#include "runner/policy/policy-int.h"
+#include "runner/policy/paths.h"
+#include "runner/policy/arena.h"
+#include "runner/policy/bounds.h"
 
 /* Folds "//", "." and ".." of an absolute path in place. */
 static size_t
@@ -128,7 +130,8 @@ in_set(const char *const *set, const char *s, size_t n)
 	return 0;
 }
 
-int
+/* True when abs is a private key, credentials or a shadow file. */
+static int
 pl_path_is_secret(const struct pl_an *an, const char *p)
 {
 	const char *b = strrchr(p, '/'), *c;

@@ -1,8 +1,8 @@
 /*
  * policy.c - the public entry points of the gate: compile a policy from
  * the site file and the manifest's policy section, evaluate commands
- * (parse, analyse, apply rules, decide by mode), and the per-command
- * arena everything is built in.
+ * (parse, analyse, apply rules, decide by mode) in the policy's arena,
+ * and record decisions (the file writing is audit.c's).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -12,12 +12,16 @@
 #include <unistd.h>
 
 #include "common/path.h"
-#include "runner/policy/policy-int.h"
+#include "runner/policy/analyse.h"
+#include "runner/policy/arena.h"
+#include "runner/policy/audit.h"
+#include "runner/policy/bounds.h"
+#include "runner/policy/parse.h"
+#include "runner/policy/paths.h"
 #include "runner/policy/rules.h"
 
 #define PL_SITE_DEFAULT	"/etc/vigil/policy.yaml"
 #define PL_SITE_MAX	(1024 * 1024)
-#define PL_BLOCK	(64 * 1024)
 
 struct vg_policy {
 	enum vg_policy_mode	 mode;
@@ -26,73 +30,6 @@ struct vg_policy {
 	struct pl_arena		 arena;
 	struct vg_buf		 bufs[PL_MAX_BUFS];
 };
-
-/* ---- arena ---- */
-
-void *
-pl_alloc(struct pl_arena *a, size_t n)
-{
-	struct pl_blk *b = a->head;
-	void *p;
-
-	n = (n + 15) & ~(size_t)15;
-	if (b == NULL || b->cap - b->used < n) {
-		size_t cap = n > PL_BLOCK ? n : PL_BLOCK;
-
-		if (a->spare != NULL && a->spare->cap >= n) {
-			b = a->spare;
-			a->spare = b->next;
-		} else {
-			b = vg_xmalloc(sizeof(*b) + cap);
-			b->cap = cap;
-		}
-		b->used = 0;
-		b->next = a->head;
-		a->head = b;
-	}
-	p = b->data + b->used;
-	b->used += n;
-	memset(p, 0, n);
-	return p;
-}
-
-char *
-pl_strndup(struct pl_arena *a, const char *s, size_t n)
-{
-	char *p = pl_alloc(a, n + 1);
-
-	if (n > 0)
-		memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
-}
-
-void
-pl_arena_reset(struct pl_arena *a)
-{
-	struct pl_blk *b, *next;
-
-	for (b = a->head; b != NULL; b = next) {
-		next = b->next;
-		b->used = 0;
-		b->next = a->spare;
-		a->spare = b;
-	}
-	a->head = NULL;
-}
-
-void
-pl_arena_release(struct pl_arena *a)
-{
-	struct pl_blk *b, *next;
-
-	pl_arena_reset(a);
-	for (b = a->spare; b != NULL; b = next) {
-		next = b->next;
-		free(b);
-	}
-	a->spare = NULL;
-}
 
 /* ---- modes ---- */
 
@@ -265,10 +202,35 @@ vg_policy_free(struct vg_policy *p)
 	free(p);
 }
 
-const char *
-pl_policy_audit_log(const struct vg_policy *p)
+/* Records one decision; see policy.h. */
+int
+vg_policy_audit(struct vg_policy *p, const char *run_id, int task_index,
+    const char *command, const struct vg_verdict *v, const char *verdict,
+    vg_audit_sink sink, void *arg, struct vg_err *e)
 {
-	return p->audit_log;
+	struct vg_buf red = VG_BUF_INIT;
+	struct vg_audit_rec r;
+	int rc = 0;
+
+	vg_policy_redact(command, &red);
+	memset(&r, 0, sizeof(r));
+	r.time = vg_now();
+	r.run_id = run_id;
+	r.task_index = task_index;
+	r.mode = vg_policy_mode_name(vg_policy_mode(p));
+	r.command = vg_buf_str(&red);
+	r.verdict = verdict;
+	if (v->nfindings > 0) {
+		r.category = v->findings[0].category;
+		r.rule = v->findings[0].rule;
+		r.reason = v->findings[0].reason;
+	}
+	if (p->audit_log != NULL)
+		rc = pl_audit_append(p->audit_log, &r, e);
+	if (rc == 0 && sink != NULL)
+		rc = sink(arg, &r, e);
+	vg_buf_release(&red);
+	return rc;
 }
 
 /* ---- evaluation ---- */

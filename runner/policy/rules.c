@@ -34,7 +34,6 @@
 #include <yaml.h>
 
 #include "common/path.h"
-#include "runner/policy/policy-int.h"
 #include "runner/policy/rules.h"
 
 const char *const vg_policy_categories[] = {
@@ -46,7 +45,7 @@ const char *const vg_policy_categories[] = {
 };
 
 /* The static category string for name, or NULL. */
-const char *
+static const char *
 pl_category(const char *name)
 {
 	int k;

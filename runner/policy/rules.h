@@ -1,10 +1,16 @@
 /*
- * rules.h - compiled allow/deny rules of the policy gate (rules.c).
+ * rules.h - what the rules (rules.c) offer the entry points in
+ * policy.c: the site policy file and the manifest's rules compiled into
+ * one rule set, and applying it to the findings of an analysis.
  */
 #ifndef VG_POLICY_RULES_H
 #define VG_POLICY_RULES_H
 
-#include "runner/policy/policy-int.h"
+#include <stddef.h>
+
+#include "common/err.h"
+#include "runner/manifest/manifest.h"
+#include "runner/policy/actx.h"
 
 struct pl_rule {
 	char		*id;		/* "site:ID" for site rules */
@@ -24,8 +30,6 @@ struct pl_rules {
 	int		 forbid_approve;
 	char		*audit_log;	/* from the site file */
 };
-
-const char *pl_category(const char *name);
 
 /* Parses site policy text; problems go to d as FILE:LINE:COL lines. */
 int	pl_rules_site(struct pl_rules *rs, const char *file, const char *text,

@@ -10,10 +10,13 @@
  * DIR; literal input is split into its items).
  */
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "runner/policy/policy-int.h"
+#include "runner/policy/unwrap.h"
+#include "runner/policy/analyse.h"
+#include "runner/policy/arena.h"
+#include "runner/policy/bounds.h"
+#include "runner/policy/names.h"
 
 #define W_PRIV		0x01	/* privilege change: finding */
 #define W_NOCMD_OK	0x02	/* may run without a command */

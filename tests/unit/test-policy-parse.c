@@ -13,7 +13,8 @@
 
 #include <cmocka.h>
 
-#include "runner/policy/policy-int.h"
+#include "runner/policy/bounds.h"
+#include "runner/policy/policy.h"
 
 static char k1[] = "SCRATCH", v1[] = "/scratch/u";
 static struct vg_kv kv[] = { { .key = k1, .value = v1 } };
