@@ -18,9 +18,6 @@
 	"/libx32", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", \
 	"/usr", "/var"
 
-/* Policy allow-rule category that permits binding a system tree. */
-#define VG_SING_BIND_CATEGORY	"host-access"
-
 /*
  * Finds the container runtime: configured (singularity.binary) when not
  * NULL, else $VIGIL_APPTAINER, else `apptainer`, then `singularity` in
@@ -41,8 +38,9 @@ int	vg_singularity_version(const char *binary, char **version_out,
  * Checks one bind "src[:dst[:ro|rw]]": src absolute and existing, dst
  * absolute, options ro or rw, no ',' (apptainer's list separator).  A
  * source that resolves to / or into a system tree (VG_SING_SYSTEM_TREES)
- * needs a policy allow rule of category "bind" whose match glob
- * (fnmatch(3), '*' crosses '/') matches the resolved source.  On success
+ * needs a policy allow rule of category host-access whose match glob
+ * (fnmatch(3), '*' crosses '/') matches the resolved source (the policy
+ * judges it: vg_policy_host_access).  On success
  * *bind_out (caller frees) is the --bind argument with the resolved
  * source.  Fails with VG_EINVAL (bad spec, missing source) or VG_EDENIED.
  */
