@@ -27,6 +27,7 @@
 #include "runner/core/leftover.h"
 #include "common/log.h"
 #include "common/path.h"
+#include "common/str.h"
 #include "runner/core/progress.h"
 #include "runner/core/run.h"
 
@@ -66,17 +67,6 @@ struct drv {
 	char				*unprepared;	/* why the backend's
 							   prepare failed */
 };
-
-/* Copies src into dst of size n, truncating, always terminated. */
-static void
-scopy(char *dst, size_t n, const char *src)
-{
-	size_t l = src != NULL ? strnlen(src, n - 1) : 0;
-
-	if (l > 0)
-		memcpy(dst, src, l);
-	dst[l] = '\0';
-}
 
 void
 vg_task_label(const struct vg_task *t, struct vg_buf *b)
@@ -160,7 +150,7 @@ vg_run_create(struct vg_store *st, const struct vg_run_plan *p, char **dirp,
 		return rc;
 	}
 	memset(&ri, 0, sizeof(ri));
-	scopy(ri.id, sizeof(ri.id), p->id);
+	vg_strlcpy(ri.id, p->id, sizeof(ri.id));
 	ri.name = vg_xstrdup(m->name);
 	ri.file = vg_xstrdup(m->file);
 	ri.scheduler = vg_xstrdup(m->scheduler == VG_SCHED_SLURM ? "slurm" :
@@ -185,7 +175,7 @@ vg_run_create(struct vg_store *st, const struct vg_run_plan *p, char **dirp,
 		tr.time = m->resources.time;
 		tr.timeout = m->timeout;
 		if (why != NULL)
-			scopy(tr.reason, sizeof(tr.reason), why);
+			vg_strlcpy(tr.reason, why, sizeof(tr.reason));
 		vg_buf_reset(&mj);
 		vg_buf_reset(&lb);
 		vg_task_matrix_json(t, &mj);
@@ -231,7 +221,8 @@ vg_run_reset_failed(struct vg_store *st, const char *run_id, int *n,
 		v[i].tries = 0;
 		v[i].next_at = 0;
 		v[i].cancel_req = 0;
-		scopy(v[i].reason, sizeof(v[i].reason), "retry requested");
+		vg_strlcpy(v[i].reason, "retry requested",
+		    sizeof(v[i].reason));
 		if ((rc = vg_store_task_put(st, run_id, &v[i], e)) != 0 ||
 		    (rc = vg_store_event(st, run_id, v[i].index, 0,
 		    VG_ST_PENDING, "retry requested", e)) != 0) {
@@ -269,7 +260,7 @@ set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
 	d->counts[t->state]--;
 	t->state = st;
 	d->counts[st]++;
-	scopy(t->reason, sizeof(t->reason), reason != NULL ? reason : "");
+	vg_strlcpy(t->reason, reason, sizeof(t->reason));
 	if ((rc = vg_store_task_put(d->st, d->run_id, t, e)) != 0)
 		return rc;
 	if ((rc = vg_store_event(d->st, d->run_id, t->index, attempt, st,
@@ -468,7 +459,7 @@ static void
 describe(const struct vg_result *r, char *out, size_t n)
 {
 	if (r->reason[0] != '\0')
-		scopy(out, n, r->reason);
+		vg_strlcpy(out, r->reason, n);
 	else if (r->signal > 0)
 		snprintf(out, n, "killed by signal %d (%s)", r->signal,
 		    strsignal(r->signal));
@@ -502,7 +493,7 @@ task_ended(struct drv *d, size_t i, struct box *b,
 		t->started = r->started;
 	t->ended = r->ended > 0 ? r->ended : vg_now();
 	if (r->node[0] != '\0')
-		scopy(t->node, sizeof(t->node), r->node);
+		vg_strlcpy(t->node, r->node, sizeof(t->node));
 	memset(&ar, 0, sizeof(ar));
 	ar.index = t->index;
 	ar.attempt = b->a.attempt;
@@ -560,7 +551,7 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 		    "attempt vigil does not know");
 	t = &d->tr[i];
 	if (u->handle[0] != '\0')
-		scopy(t->handle, sizeof(t->handle), u->handle);
+		vg_strlcpy(t->handle, u->handle, sizeof(t->handle));
 	if (vg_state_terminal(u->state)) {
 		rc = task_ended(d, i, b, u, e);
 		d->live[i] = NULL;
