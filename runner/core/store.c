@@ -34,6 +34,7 @@
 #include <sqlite3.h>
 
 #include "common/path.h"
+#include "common/str.h"
 #include "runner/core/store.h"
 
 /* Milliseconds to wait for another vigil holding the write lock. */
@@ -177,9 +178,7 @@ col_dup(sqlite3_stmt *st, int i)
 static void
 col_copy(sqlite3_stmt *st, int i, char *dst, size_t n)
 {
-	const unsigned char *v = sqlite3_column_text(st, i);
-
-	snprintf(dst, n, "%s", v != NULL ? (const char *)v : "");
+	vg_strlcpy(dst, (const char *)sqlite3_column_text(st, i), n);
 }
 
 /* Parses a state column; unknown names read as LOST. */
