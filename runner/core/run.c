@@ -272,6 +272,37 @@ set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
 	return 0;
 }
 
+/*
+ * Records attempt `attempt` of task t in state st with reason.  seen says
+ * whether t's start, process, handle and node belong to the attempt (0
+ * for one just submitted); r is its result once it ended (NULL: exit
+ * code -1, no signal) and ended its end (0 while not ended).
+ */
+static int
+put_attempt(struct drv *d, const struct vg_task_rec *t, int attempt,
+    enum vg_state st, int seen, const struct vg_result *r, double ended,
+    const char *reason, struct vg_err *e)
+{
+	struct vg_attempt_rec ar;
+
+	memset(&ar, 0, sizeof(ar));
+	ar.index = t->index;
+	ar.attempt = attempt;
+	ar.state = st;
+	ar.exit_code = r != NULL ? r->exit_code : -1;
+	ar.signal = r != NULL ? r->signal : 0;
+	ar.ended = ended;
+	ar.reason = reason;
+	if (seen) {
+		ar.started = t->started;
+		ar.pid = t->pid;
+		ar.pid_start = t->pid_start;
+		ar.handle = t->handle;
+		ar.node = t->node;
+	}
+	return vg_store_attempt_put(d->st, d->run_id, &ar, e);
+}
+
 /* Adds task i to the list of tasks waiting for a retry. */
 static void
 retry_add(struct drv *d, size_t i)
@@ -297,7 +328,6 @@ static int
 submit_task(struct drv *d, size_t i, struct vg_err *e)
 {
 	struct vg_task_rec *t = &d->tr[i];
-	struct vg_attempt_rec ar;
 	struct box *b;
 	char idx[32];
 	char *tasks;
@@ -350,12 +380,8 @@ submit_task(struct drv *d, size_t i, struct vg_err *e)
 	t->handle[0] = '\0';
 	t->exit_code = -1;
 	t->signal = 0;
-	memset(&ar, 0, sizeof(ar));
-	ar.index = t->index;
-	ar.attempt = t->attempts;
-	ar.state = VG_ST_QUEUED;
-	ar.exit_code = -1;
-	if ((rc = vg_store_attempt_put(d->st, d->run_id, &ar, e)) != 0 ||
+	if ((rc = put_attempt(d, t, t->attempts, VG_ST_QUEUED, 0, NULL, 0,
+	    NULL, e)) != 0 ||
 	    (rc = set_task(d, i, VG_ST_QUEUED, t->attempts, NULL, e)) != 0) {
 		box_free(b);
 		return rc;
@@ -477,7 +503,6 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	struct vg_task_rec *t = &d->tr[i];
 	const struct vg_retry *rp = &d->m->retry;
 	const struct vg_result *r = &u->result;
-	struct vg_attempt_rec ar;
 	char why[256], msg[256];
 	unsigned on;
 	double delay;
@@ -494,20 +519,8 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	t->ended = r->ended > 0 ? r->ended : vg_now();
 	if (r->node[0] != '\0')
 		vg_strlcpy(t->node, r->node, sizeof(t->node));
-	memset(&ar, 0, sizeof(ar));
-	ar.index = t->index;
-	ar.attempt = b->a.attempt;
-	ar.state = u->state;
-	ar.exit_code = r->exit_code;
-	ar.signal = r->signal;
-	ar.started = t->started;
-	ar.ended = t->ended;
-	ar.pid = t->pid;
-	ar.pid_start = t->pid_start;
-	ar.handle = t->handle;
-	ar.node = t->node;
-	ar.reason = why;
-	if ((rc = vg_store_attempt_put(d->st, d->run_id, &ar, e)) != 0)
+	if ((rc = put_attempt(d, t, b->a.attempt, u->state, 1, r, t->ended,
+	    why, e)) != 0)
 		return rc;
 	on = rp->on != 0 ? rp->on : ~0u;
 	t->tries++;
@@ -543,7 +556,6 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 	struct box *b = (struct box *)u->a;
 	size_t i = (size_t)(b->a.task - d->ts->v);
 	struct vg_task_rec *t;
-	struct vg_attempt_rec ar;
 	int rc;
 
 	if (i >= d->n || d->live[i] != b)
@@ -566,18 +578,8 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 		t->started = b->a.started > 0 ? b->a.started : vg_now();
 		t->ended = 0;
 	}
-	memset(&ar, 0, sizeof(ar));
-	ar.index = t->index;
-	ar.attempt = b->a.attempt;
-	ar.state = u->state;
-	ar.exit_code = -1;
-	ar.started = t->started;
-	ar.pid = t->pid;
-	ar.pid_start = t->pid_start;
-	ar.handle = t->handle;
-	ar.node = t->node;
-	ar.reason = u->reason;
-	if ((rc = vg_store_attempt_put(d->st, d->run_id, &ar, e)) != 0)
+	if ((rc = put_attempt(d, t, b->a.attempt, u->state, 1, NULL, 0,
+	    u->reason, e)) != 0)
 		return rc;
 	return set_task(d, i, u->state, b->a.attempt,
 	    u->reason[0] != '\0' ? u->reason : NULL, e);
@@ -733,7 +735,6 @@ static int
 recover(struct drv *d, int had_owner, struct vg_err *e)
 {
 	struct vg_task_rec *t;
-	struct vg_attempt_rec ar;
 	struct vg_err ke;
 	const char *why = "interrupted: vigil exited";
 	size_t i;
@@ -795,19 +796,8 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 			(void)vg_kill_leftovers(d->run_id, t->index, NULL, NULL);
 			swept = 1;
 		}
-		memset(&ar, 0, sizeof(ar));
-		ar.index = t->index;
-		ar.attempt = t->attempts;
-		ar.state = VG_ST_LOST;
-		ar.exit_code = -1;
-		ar.started = t->started;
-		ar.ended = vg_now();
-		ar.pid = t->pid;
-		ar.pid_start = t->pid_start;
-		ar.handle = t->handle;
-		ar.node = t->node;
-		ar.reason = why;
-		if ((rc = vg_store_attempt_put(d->st, d->run_id, &ar, e)) != 0)
+		if ((rc = put_attempt(d, t, t->attempts, VG_ST_LOST, 1, NULL,
+		    vg_now(), why, e)) != 0)
 			return rc;
 		if ((rc = vg_store_event(d->st, d->run_id, t->index,
 		    t->attempts, VG_ST_LOST, why, e)) != 0)
