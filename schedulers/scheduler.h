@@ -19,6 +19,9 @@
  *               flight (job id for slurm; with no id recorded, slurm
  *               looks the attempt up in its job journal)
  *   close       releases everything; running attempts are left alone
+ *   cancel_orphans  without open: stops what the scheduler still holds of
+ *               a run whose vigil is gone (vigil cancel), so that the
+ *               driver's store path can record the tasks CANCELLED
  *
  * The driver records every update in the store before acting on it, so a
  * kill -9 at any point loses nothing that was reported.
@@ -39,6 +42,13 @@ struct vg_sched_update {
 	struct vg_result	 result;	/* filled when terminal */
 	char			 handle[64];	/* job id / pid, when new */
 	char			 reason[256];	/* pending reason etc. */
+};
+
+/* An unfinished task of a run whose vigil is gone, for cancel_orphans. */
+struct vg_sched_orphan {
+	int			 index;		/* task */
+	int			 attempt;	/* attempts started so far */
+	const char		*handle;	/* as recorded; "" when none */
 };
 
 /* A scheduler instance for one run. */
@@ -88,6 +98,16 @@ struct vg_scheduler_ops {
 	/* Number of attempts submitted and not yet reported terminal. */
 	size_t	(*active)(struct vg_sched *s);
 	void	(*close)(struct vg_sched *s);
+	/* Stops, with no instance open, what is left in flight of the
+	 * unfinished tasks v (n of them) of run run_id in run_dir, whose
+	 * vigil is gone; whole: the whole run is cancelled, not one task.
+	 * Appends what it stopped, for the user, to said.  On failure the
+	 * caller records nothing, and e says so.  Blocks on the scheduler's
+	 * commands.  Optional (direct: nothing outlives the run's
+	 * processes, which the caller kills). */
+	int	(*cancel_orphans)(const char *run_id, const char *run_dir,
+		    const struct vg_sched_orphan *v, size_t n, int whole,
+		    struct vg_buf *said, struct vg_err *e);
 };
 
 extern const struct vg_scheduler_ops vg_scheduler_direct;

@@ -199,6 +199,24 @@ out:
 	return rc;
 }
 
+/*
+ * Records task t of run run_id, now in its new state, with reason: the
+ * task row and the event of attempt.  Every change of a task's state is
+ * written this way.
+ */
+static int
+record_task(struct vg_store *st, const char *run_id, struct vg_task_rec *t,
+    int attempt, const char *reason, struct vg_err *e)
+{
+	int rc;
+
+	vg_strlcpy(t->reason, reason, sizeof(t->reason));
+	if ((rc = vg_store_task_put(st, run_id, t, e)) != 0)
+		return rc;
+	return vg_store_event(st, run_id, t->index, attempt, t->state, reason,
+	    e);
+}
+
 int
 vg_run_reset_failed(struct vg_store *st, const char *run_id, int *n,
     struct vg_err *e)
@@ -221,11 +239,8 @@ vg_run_reset_failed(struct vg_store *st, const char *run_id, int *n,
 		v[i].tries = 0;
 		v[i].next_at = 0;
 		v[i].cancel_req = 0;
-		vg_strlcpy(v[i].reason, "retry requested",
-		    sizeof(v[i].reason));
-		if ((rc = vg_store_task_put(st, run_id, &v[i], e)) != 0 ||
-		    (rc = vg_store_event(st, run_id, v[i].index, 0,
-		    VG_ST_PENDING, "retry requested", e)) != 0) {
+		if ((rc = record_task(st, run_id, &v[i], 0, "retry requested",
+		    e)) != 0) {
 			vg_store_rollback(st);
 			goto out;
 		}
@@ -236,6 +251,67 @@ vg_run_reset_failed(struct vg_store *st, const char *run_id, int *n,
 	else
 		*n = count;
 out:
+	free(v);
+	return rc;
+}
+
+int
+vg_run_cancel_orphan(struct vg_store *st, const struct vg_run_info *r,
+    int task, struct vg_buf *said, struct vg_err *e)
+{
+	const char *why = "cancelled by vigil cancel (no vigil was running)";
+	const struct vg_scheduler_ops *ops;
+	struct vg_sched_orphan *o = NULL;
+	struct vg_task_rec *v;
+	size_t n, no = 0, i;
+	int rc, open = 0;
+
+	(void)vg_kill_leftovers(r->id, task, NULL, NULL);
+	if ((rc = vg_store_tasks_load(st, r->id, &v, &n, e)) != 0)
+		return rc;
+	ops = r->scheduler != NULL ? vg_scheduler_find(r->scheduler) : NULL;
+	if (ops != NULL && ops->cancel_orphans != NULL) {
+		o = vg_xcalloc(n > 0 ? n : 1, sizeof(*o));
+		for (i = 0; i < n; i++) {
+			if (vg_state_terminal(v[i].state) ||
+			    (task >= 0 && v[i].index != task))
+				continue;
+			o[no].index = v[i].index;
+			o[no].attempt = v[i].attempts;
+			o[no].handle = v[i].handle;
+			no++;
+		}
+		if ((rc = ops->cancel_orphans(r->id, r->dir, o, no, task < 0,
+		    said, e)) != 0)
+			goto out;
+	} else
+		vg_buf_adds(said, "leftover processes killed");
+	if ((rc = vg_store_begin(st, e)) != 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (vg_state_terminal(v[i].state))
+			continue;
+		if (task >= 0 && v[i].index != task) {
+			open++;
+			continue;
+		}
+		v[i].state = VG_ST_CANCELLED;
+		v[i].ended = vg_now();
+		v[i].cancel_req = 0;
+		if ((rc = record_task(st, r->id, &v[i], v[i].attempts, why,
+		    e)) != 0)
+			goto fail;
+	}
+	if (open == 0 && (rc = vg_store_run_set_state(st, r->id,
+	    VG_ST_CANCELLED, why, e)) != 0)
+		goto fail;
+	if ((rc = vg_store_commit(st, e)) != 0)
+		goto fail;
+	goto out;
+fail:
+	vg_store_rollback(st);
+out:
+	free(o);
 	free(v);
 	return rc;
 }
@@ -260,11 +336,7 @@ set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
 	d->counts[t->state]--;
 	t->state = st;
 	d->counts[st]++;
-	vg_strlcpy(t->reason, reason, sizeof(t->reason));
-	if ((rc = vg_store_task_put(d->st, d->run_id, t, e)) != 0)
-		return rc;
-	if ((rc = vg_store_event(d->st, d->run_id, t->index, attempt, st,
-	    reason, e)) != 0)
+	if ((rc = record_task(d->st, d->run_id, t, attempt, reason, e)) != 0)
 		return rc;
 	if (d->pg != NULL)
 		vg_progress_task(d->pg, t->index, drv_label(d, i), st, attempt,
