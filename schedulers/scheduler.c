@@ -35,6 +35,18 @@ vg_scheduler_probe(const struct vg_scheduler_ops *ops, struct vg_buf *out)
 }
 
 int
+vg_scheduler_cancel_orphans(const struct vg_scheduler_ops *ops,
+    const char *run_id, const char *run_dir, const struct vg_sched_orphan *v,
+    size_t n, int whole, struct vg_buf *said, struct vg_err *e)
+{
+	if (ops->cancel_orphans == NULL)
+		return vg_err_set(e, VG_EUNSUPPORTED, "scheduler '%s' cannot "
+		    "cancel the jobs of a run without its vigil",
+		    ops->p.name);
+	return ops->cancel_orphans(run_id, run_dir, v, n, whole, said, e);
+}
+
+int
 vg_scheduler_has(const struct vg_scheduler_ops *ops, unsigned caps)
 {
 	return ops != NULL && (ops->caps & caps) == caps;

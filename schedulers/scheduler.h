@@ -19,6 +19,9 @@
  *               flight (job id for slurm; with no id recorded, slurm
  *               looks the attempt up in its job journal)
  *   close       releases everything; running attempts are left alone
+ *   cancel_orphans  without open: stops what the scheduler still holds of
+ *               a run whose vigil is gone (vigil cancel), so that the
+ *               driver's store path can record the tasks CANCELLED
  *
  * The driver records every update in the store before acting on it, so a
  * kill -9 at any point loses nothing that was reported.
@@ -46,6 +49,13 @@ struct vg_sched_update {
 #define VG_SCAP_JOBS		0x02	/* handles are cluster job ids and
 					   attempts have a node (status shows
 					   them) */
+
+/* An unfinished task of a run whose vigil is gone, for cancel_orphans. */
+struct vg_sched_orphan {
+	int			 index;		/* task */
+	int			 attempt;	/* attempts started so far */
+	const char		*handle;	/* as recorded; "" when none */
+};
 
 /* A scheduler instance for one run. */
 struct vg_sched {
@@ -99,6 +109,16 @@ struct vg_scheduler_ops {
 	/* Appends "name: ..." lines for `vigil doctor`: what this host
 	 * lacks for the scheduler, each with what to change.  Optional. */
 	void	(*probe)(struct vg_buf *out);
+	/* Stops, with no instance open, what is left in flight of the
+	 * unfinished tasks v (n of them) of run run_id in run_dir, whose
+	 * vigil is gone; whole: the whole run is cancelled, not one task.
+	 * Appends what it stopped, for the user, to said.  On failure the
+	 * caller records nothing, and e says so.  Blocks on the scheduler's
+	 * commands.  Optional (direct: nothing outlives the run's
+	 * processes, which the caller kills). */
+	int	(*cancel_orphans)(const char *run_id, const char *run_dir,
+		    const struct vg_sched_orphan *v, size_t n, int whole,
+		    struct vg_buf *said, struct vg_err *e);
 };
 
 extern const struct vg_scheduler_ops vg_scheduler_direct;
@@ -113,6 +133,13 @@ const struct vg_scheduler_ops *vg_scheduler_find(const char *name);
 /* Runs ops's probe, when it has one (vigil doctor). */
 void	vg_scheduler_probe(const struct vg_scheduler_ops *ops,
 	    struct vg_buf *out);
+
+/* Runs ops's cancel_orphans; VG_EUNSUPPORTED when a scheduler whose
+ * attempts outlive vigil (not VG_SCAP_LOCAL) lacks it. */
+int	vg_scheduler_cancel_orphans(const struct vg_scheduler_ops *ops,
+	    const char *run_id, const char *run_dir,
+	    const struct vg_sched_orphan *v, size_t n, int whole,
+	    struct vg_buf *said, struct vg_err *e);
 
 /* True when ops has every capability bit of caps. */
 int	vg_scheduler_has(const struct vg_scheduler_ops *ops, unsigned caps);

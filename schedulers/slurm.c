@@ -1513,6 +1513,69 @@ static const struct vg_msection *const slurm_sections[] = {
 	&vg_slurm_msection, NULL
 };
 
+/*
+ * Cancels the Slurm array elements of the unfinished tasks v of a run
+ * whose vigil is gone: the job id each task's row holds, and every
+ * journal entry of its current or a later attempt (submitted, not yet
+ * recorded), with one scancel per array job; for the whole run also the
+ * jobs named after it when the journal shows a chunk whose job ids were
+ * never written.
+ */
+static int
+slurm_cancel_orphans(const char *run_id, const char *run_dir,
+    const struct vg_sched_orphan *v, size_t n, int whole,
+    struct vg_buf *said, struct vg_err *e)
+{
+	struct vg_slurm_jentry *j = NULL, *el = NULL, x;
+	size_t nj = 0, ne = 0, cap = 0, nel = 0, calls = 0, i, k;
+	int rc, byname = 0;
+	char c;
+
+	if ((rc = vg_slurm_journal_load(run_dir, &j, &nj, e)) != 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		memset(&x, 0, sizeof(x));
+		if (v[i].handle != NULL && sscanf(v[i].handle, "%lu_%ld%c",
+		    &x.job, &x.task, &c) == 2) {
+			el = vg_xgrow(el, &cap, ne + 1, sizeof(*el));
+			el[ne++] = x;
+		}
+		for (k = 0; k < nj; k++)
+			if (j[k].index == v[i].index &&
+			    j[k].attempt >= v[i].attempt) {
+				el = vg_xgrow(el, &cap, ne + 1, sizeof(*el));
+				el[ne++] = j[k];
+			}
+	}
+	rc = vg_slurm_cancel_elements(el, ne, &calls, e);
+	/* A chunk whose job id the dead vigil never journaled: its jobs are
+	 * found by the run's job name. */
+	if (rc == 0 && whole && vg_slurm_journal_unjournaled(run_dir)) {
+		const char *argv[] = { "scancel", "--quiet", "--name", run_id,
+		    NULL };
+
+		calls++;
+		byname = 1;
+		rc = vg_slurm_run(argv, NULL, NULL, 30000, e);
+	}
+	/* Sorted now: count distinct elements. */
+	for (i = 0; i < ne; i++)
+		if (i == 0 || el[i].job != el[i - 1].job ||
+		    el[i].task != el[i - 1].task)
+			nel++;
+	if (rc == 0)
+		vg_buf_printf(said, "%zu Slurm array element(s)%s cancelled, "
+		    "%zu scancel call(s)", nel, byname ? " and the jobs named "
+		    "after the run" : "", calls);
+out:
+	if (rc != 0)
+		vg_err_prefix(e, "cannot cancel the run's Slurm jobs (nothing "
+		    "recorded): ");
+	free(el);
+	free(j);
+	return rc;
+}
+
 const struct vg_scheduler_ops vg_scheduler_slurm = {
 	.caps = VG_SCAP_JOBS,
 	.probe = slurm_probe,
@@ -1530,6 +1593,7 @@ const struct vg_scheduler_ops vg_scheduler_slurm = {
 	.reattach = slurm_reattach,
 	.active = slurm_active,
 	.close = slurm_close,
+	.cancel_orphans = slurm_cancel_orphans,
 };
 
 /* ---- the slurm: section ---- */

@@ -27,6 +27,7 @@
 #include "runner/core/leftover.h"
 #include "common/log.h"
 #include "common/path.h"
+#include "common/str.h"
 #include "runner/core/progress.h"
 #include "runner/core/run.h"
 
@@ -66,17 +67,6 @@ struct drv {
 	char				*unprepared;	/* why the backend's
 							   prepare failed */
 };
-
-/* Copies src into dst of size n, truncating, always terminated. */
-static void
-scopy(char *dst, size_t n, const char *src)
-{
-	size_t l = src != NULL ? strnlen(src, n - 1) : 0;
-
-	if (l > 0)
-		memcpy(dst, src, l);
-	dst[l] = '\0';
-}
 
 void
 vg_task_label(const struct vg_task *t, struct vg_buf *b)
@@ -160,7 +150,7 @@ vg_run_create(struct vg_store *st, const struct vg_run_plan *p, char **dirp,
 		return rc;
 	}
 	memset(&ri, 0, sizeof(ri));
-	scopy(ri.id, sizeof(ri.id), p->id);
+	vg_strlcpy(ri.id, p->id, sizeof(ri.id));
 	ri.name = vg_xstrdup(m->name);
 	ri.file = vg_xstrdup(m->file);
 	ri.scheduler = vg_xstrdup(vg_manifest_plugin(m, VG_PLUGIN_SCHEDULER));
@@ -184,7 +174,7 @@ vg_run_create(struct vg_store *st, const struct vg_run_plan *p, char **dirp,
 		tr.time = m->resources.time;
 		tr.timeout = m->timeout;
 		if (why != NULL)
-			scopy(tr.reason, sizeof(tr.reason), why);
+			vg_strlcpy(tr.reason, why, sizeof(tr.reason));
 		vg_buf_reset(&mj);
 		vg_buf_reset(&lb);
 		vg_task_matrix_json(t, &mj);
@@ -206,6 +196,24 @@ out:
 	vg_buf_release(&lb);
 	free(dir);
 	return rc;
+}
+
+/*
+ * Records task t of run run_id, now in its new state, with reason: the
+ * task row and the event of attempt.  Every change of a task's state is
+ * written this way.
+ */
+static int
+record_task(struct vg_store *st, const char *run_id, struct vg_task_rec *t,
+    int attempt, const char *reason, struct vg_err *e)
+{
+	int rc;
+
+	vg_strlcpy(t->reason, reason, sizeof(t->reason));
+	if ((rc = vg_store_task_put(st, run_id, t, e)) != 0)
+		return rc;
+	return vg_store_event(st, run_id, t->index, attempt, t->state, reason,
+	    e);
 }
 
 int
@@ -230,10 +238,8 @@ vg_run_reset_failed(struct vg_store *st, const char *run_id, int *n,
 		v[i].tries = 0;
 		v[i].next_at = 0;
 		v[i].cancel_req = 0;
-		scopy(v[i].reason, sizeof(v[i].reason), "retry requested");
-		if ((rc = vg_store_task_put(st, run_id, &v[i], e)) != 0 ||
-		    (rc = vg_store_event(st, run_id, v[i].index, 0,
-		    VG_ST_PENDING, "retry requested", e)) != 0) {
+		if ((rc = record_task(st, run_id, &v[i], 0, "retry requested",
+		    e)) != 0) {
 			vg_store_rollback(st);
 			goto out;
 		}
@@ -244,6 +250,67 @@ vg_run_reset_failed(struct vg_store *st, const char *run_id, int *n,
 	else
 		*n = count;
 out:
+	free(v);
+	return rc;
+}
+
+int
+vg_run_cancel_orphan(struct vg_store *st, const struct vg_run_info *r,
+    int task, struct vg_buf *said, struct vg_err *e)
+{
+	const char *why = "cancelled by vigil cancel (no vigil was running)";
+	const struct vg_scheduler_ops *ops;
+	struct vg_sched_orphan *o = NULL;
+	struct vg_task_rec *v;
+	size_t n, no = 0, i;
+	int rc, open = 0;
+
+	(void)vg_kill_leftovers(r->id, task, NULL, NULL);
+	if ((rc = vg_store_tasks_load(st, r->id, &v, &n, e)) != 0)
+		return rc;
+	ops = r->scheduler != NULL ? vg_scheduler_find(r->scheduler) : NULL;
+	if (ops != NULL && !vg_scheduler_has(ops, VG_SCAP_LOCAL)) {
+		o = vg_xcalloc(n > 0 ? n : 1, sizeof(*o));
+		for (i = 0; i < n; i++) {
+			if (vg_state_terminal(v[i].state) ||
+			    (task >= 0 && v[i].index != task))
+				continue;
+			o[no].index = v[i].index;
+			o[no].attempt = v[i].attempts;
+			o[no].handle = v[i].handle;
+			no++;
+		}
+		if ((rc = vg_scheduler_cancel_orphans(ops, r->id, r->dir, o, no,
+		    task < 0, said, e)) != 0)
+			goto out;
+	} else
+		vg_buf_adds(said, "leftover processes killed");
+	if ((rc = vg_store_begin(st, e)) != 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (vg_state_terminal(v[i].state))
+			continue;
+		if (task >= 0 && v[i].index != task) {
+			open++;
+			continue;
+		}
+		v[i].state = VG_ST_CANCELLED;
+		v[i].ended = vg_now();
+		v[i].cancel_req = 0;
+		if ((rc = record_task(st, r->id, &v[i], v[i].attempts, why,
+		    e)) != 0)
+			goto fail;
+	}
+	if (open == 0 && (rc = vg_store_run_set_state(st, r->id,
+	    VG_ST_CANCELLED, why, e)) != 0)
+		goto fail;
+	if ((rc = vg_store_commit(st, e)) != 0)
+		goto fail;
+	goto out;
+fail:
+	vg_store_rollback(st);
+out:
+	free(o);
 	free(v);
 	return rc;
 }
@@ -268,16 +335,43 @@ set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
 	d->counts[t->state]--;
 	t->state = st;
 	d->counts[st]++;
-	scopy(t->reason, sizeof(t->reason), reason != NULL ? reason : "");
-	if ((rc = vg_store_task_put(d->st, d->run_id, t, e)) != 0)
-		return rc;
-	if ((rc = vg_store_event(d->st, d->run_id, t->index, attempt, st,
-	    reason, e)) != 0)
+	if ((rc = record_task(d->st, d->run_id, t, attempt, reason, e)) != 0)
 		return rc;
 	if (d->pg != NULL)
 		vg_progress_task(d->pg, t->index, drv_label(d, i), st, attempt,
 		    t->exit_code, t->signal, reason);
 	return 0;
+}
+
+/*
+ * Records attempt `attempt` of task t in state st with reason.  seen says
+ * whether t's start, process, handle and node belong to the attempt (0
+ * for one just submitted); r is its result once it ended (NULL: exit
+ * code -1, no signal) and ended its end (0 while not ended).
+ */
+static int
+put_attempt(struct drv *d, const struct vg_task_rec *t, int attempt,
+    enum vg_state st, int seen, const struct vg_result *r, double ended,
+    const char *reason, struct vg_err *e)
+{
+	struct vg_attempt_rec ar;
+
+	memset(&ar, 0, sizeof(ar));
+	ar.index = t->index;
+	ar.attempt = attempt;
+	ar.state = st;
+	ar.exit_code = r != NULL ? r->exit_code : -1;
+	ar.signal = r != NULL ? r->signal : 0;
+	ar.ended = ended;
+	ar.reason = reason;
+	if (seen) {
+		ar.started = t->started;
+		ar.pid = t->pid;
+		ar.pid_start = t->pid_start;
+		ar.handle = t->handle;
+		ar.node = t->node;
+	}
+	return vg_store_attempt_put(d->st, d->run_id, &ar, e);
 }
 
 /* Adds task i to the list of tasks waiting for a retry. */
@@ -305,7 +399,6 @@ static int
 submit_task(struct drv *d, size_t i, struct vg_err *e)
 {
 	struct vg_task_rec *t = &d->tr[i];
-	struct vg_attempt_rec ar;
 	struct box *b;
 	char idx[32];
 	char *tasks;
@@ -358,12 +451,8 @@ submit_task(struct drv *d, size_t i, struct vg_err *e)
 	t->handle[0] = '\0';
 	t->exit_code = -1;
 	t->signal = 0;
-	memset(&ar, 0, sizeof(ar));
-	ar.index = t->index;
-	ar.attempt = t->attempts;
-	ar.state = VG_ST_QUEUED;
-	ar.exit_code = -1;
-	if ((rc = vg_store_attempt_put(d->st, d->run_id, &ar, e)) != 0 ||
+	if ((rc = put_attempt(d, t, t->attempts, VG_ST_QUEUED, 0, NULL, 0,
+	    NULL, e)) != 0 ||
 	    (rc = set_task(d, i, VG_ST_QUEUED, t->attempts, NULL, e)) != 0) {
 		box_free(b);
 		return rc;
@@ -467,7 +556,7 @@ static void
 describe(const struct vg_result *r, char *out, size_t n)
 {
 	if (r->reason[0] != '\0')
-		scopy(out, n, r->reason);
+		vg_strlcpy(out, r->reason, n);
 	else if (r->signal > 0)
 		snprintf(out, n, "killed by signal %d (%s)", r->signal,
 		    strsignal(r->signal));
@@ -485,7 +574,6 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	struct vg_task_rec *t = &d->tr[i];
 	const struct vg_retry *rp = &d->m->retry;
 	const struct vg_result *r = &u->result;
-	struct vg_attempt_rec ar;
 	char why[256], msg[256];
 	unsigned on;
 	double delay;
@@ -501,21 +589,9 @@ task_ended(struct drv *d, size_t i, struct box *b,
 		t->started = r->started;
 	t->ended = r->ended > 0 ? r->ended : vg_now();
 	if (r->node[0] != '\0')
-		scopy(t->node, sizeof(t->node), r->node);
-	memset(&ar, 0, sizeof(ar));
-	ar.index = t->index;
-	ar.attempt = b->a.attempt;
-	ar.state = u->state;
-	ar.exit_code = r->exit_code;
-	ar.signal = r->signal;
-	ar.started = t->started;
-	ar.ended = t->ended;
-	ar.pid = t->pid;
-	ar.pid_start = t->pid_start;
-	ar.handle = t->handle;
-	ar.node = t->node;
-	ar.reason = why;
-	if ((rc = vg_store_attempt_put(d->st, d->run_id, &ar, e)) != 0)
+		vg_strlcpy(t->node, r->node, sizeof(t->node));
+	if ((rc = put_attempt(d, t, b->a.attempt, u->state, 1, r, t->ended,
+	    why, e)) != 0)
 		return rc;
 	on = rp->on != 0 ? rp->on : ~0u;
 	t->tries++;
@@ -551,7 +627,6 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 	struct box *b = (struct box *)u->a;
 	size_t i = (size_t)(b->a.task - d->ts->v);
 	struct vg_task_rec *t;
-	struct vg_attempt_rec ar;
 	int rc;
 
 	if (i >= d->n || d->live[i] != b)
@@ -559,7 +634,7 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 		    "attempt vigil does not know");
 	t = &d->tr[i];
 	if (u->handle[0] != '\0')
-		scopy(t->handle, sizeof(t->handle), u->handle);
+		vg_strlcpy(t->handle, u->handle, sizeof(t->handle));
 	if (vg_state_terminal(u->state)) {
 		rc = task_ended(d, i, b, u, e);
 		d->live[i] = NULL;
@@ -574,18 +649,8 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 		t->started = b->a.started > 0 ? b->a.started : vg_now();
 		t->ended = 0;
 	}
-	memset(&ar, 0, sizeof(ar));
-	ar.index = t->index;
-	ar.attempt = b->a.attempt;
-	ar.state = u->state;
-	ar.exit_code = -1;
-	ar.started = t->started;
-	ar.pid = t->pid;
-	ar.pid_start = t->pid_start;
-	ar.handle = t->handle;
-	ar.node = t->node;
-	ar.reason = u->reason;
-	if ((rc = vg_store_attempt_put(d->st, d->run_id, &ar, e)) != 0)
+	if ((rc = put_attempt(d, t, b->a.attempt, u->state, 1, NULL, 0,
+	    u->reason, e)) != 0)
 		return rc;
 	return set_task(d, i, u->state, b->a.attempt,
 	    u->reason[0] != '\0' ? u->reason : NULL, e);
@@ -741,7 +806,6 @@ static int
 recover(struct drv *d, int had_owner, struct vg_err *e)
 {
 	struct vg_task_rec *t;
-	struct vg_attempt_rec ar;
 	struct vg_err ke;
 	const char *why = "interrupted: vigil exited";
 	size_t i;
@@ -803,19 +867,8 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 			(void)vg_kill_leftovers(d->run_id, t->index, NULL, NULL);
 			swept = 1;
 		}
-		memset(&ar, 0, sizeof(ar));
-		ar.index = t->index;
-		ar.attempt = t->attempts;
-		ar.state = VG_ST_LOST;
-		ar.exit_code = -1;
-		ar.started = t->started;
-		ar.ended = vg_now();
-		ar.pid = t->pid;
-		ar.pid_start = t->pid_start;
-		ar.handle = t->handle;
-		ar.node = t->node;
-		ar.reason = why;
-		if ((rc = vg_store_attempt_put(d->st, d->run_id, &ar, e)) != 0)
+		if ((rc = put_attempt(d, t, t->attempts, VG_ST_LOST, 1, NULL,
+		    vg_now(), why, e)) != 0)
 			return rc;
 		if ((rc = vg_store_event(d->st, d->run_id, t->index,
 		    t->attempts, VG_ST_LOST, why, e)) != 0)

@@ -101,6 +101,18 @@ void	vg_task_label(const struct vg_task *t, struct vg_buf *b);
 /* Appends the matrix values of t as a JSON object to b. */
 void	vg_task_matrix_json(const struct vg_task *t, struct vg_buf *b);
 
+/*
+ * vigil cancel of run r when no vigil drives it any more (task -1: the
+ * whole run, else that task): kills the run's leftover processes, has
+ * the run's scheduler (by its recorded name) stop what it still holds
+ * through its cancel_orphans operation, then records the unfinished tasks
+ * CANCELLED, and the run too when none is left, in one transaction.
+ * Appends what was stopped, for the user, to said.  When the scheduler
+ * fails nothing is recorded.  Blocks on the scheduler's commands.
+ */
+int	vg_run_cancel_orphan(struct vg_store *st, const struct vg_run_info *r,
+	    int task, struct vg_buf *said, struct vg_err *e);
+
 /* True when the process recorded as the run's owner is alive. */
 int	vg_run_owner_alive(const struct vg_run_info *r);
 

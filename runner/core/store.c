@@ -9,6 +9,12 @@
  * only a crash of the machine can lose the last few commits.  Frequent
  * statements are prepared once per connection.
  *
+ * Each row type (runs, tasks, attempts, events, audit) is a C record and a
+ * table of its columns with their offsets in it; the INSERT, UPDATE and
+ * SELECT texts are generated from those tables and the values bound and
+ * read by them, so that adding a column means one line in a table (and a
+ * migration).
+ *
  * States are stored by name (SUCCEEDED, ...) so that the sqlite3 shell
  * shows something readable.  This file knows nothing about manifests or
  * schedulers.
@@ -16,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,37 +34,19 @@
 #include <sqlite3.h>
 
 #include "common/path.h"
+#include "common/str.h"
 #include "runner/core/store.h"
 
 /* Milliseconds to wait for another vigil holding the write lock. */
 #define STORE_BUSY_MS	10000
 
-/* Frequent statements, prepared once. */
+/* Frequent statements, prepared once from the row tables below. */
 enum {
 	ST_TASK_PUT,
 	ST_ATTEMPT_PUT,
 	ST_EVENT,
 	ST_TASK_ADD,
 	ST__COUNT
-};
-
-static const char *const stmt_sql[ST__COUNT] = {
-	[ST_TASK_PUT] = "UPDATE tasks SET state=?3, attempts=?4, tries=?5,"
-	    " exit_code=?6, signal=?7, started=?8, ended=?9, next_at=?10,"
-	    " memory=?11, time=?12, timeout=?13, pid=?14, pid_start=?15,"
-	    " cancel_req=?16, handle=?17, node=?18, reason=?19"
-	    " WHERE run_id=?1 AND idx=?2",
-	[ST_ATTEMPT_PUT] = "INSERT OR REPLACE INTO attempts (run_id, idx,"
-	    " attempt, state, exit_code, signal, started, ended, pid,"
-	    " pid_start, handle, node, reason) VALUES"
-	    " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-	[ST_EVENT] = "INSERT INTO events (run_id, task, attempt, time, state,"
-	    " reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	[ST_TASK_ADD] = "INSERT INTO tasks (run_id, idx, matrix, label, state,"
-	    " attempts, tries, exit_code, signal, started, ended, next_at,"
-	    " memory, time, timeout, pid, pid_start, cancel_req, handle, node,"
-	    " reason) VALUES (?1, ?2, ?3, ?4, ?5, 0, 0, -1, 0, 0, 0, 0, ?6,"
-	    " ?7, ?8, 0, 0, 0, '', '', ?9)",
 };
 
 struct vg_store {
@@ -154,22 +143,6 @@ db_prepare(struct vg_store *s, const char *sql, sqlite3_stmt **st,
 	return 0;
 }
 
-/* Returns a cached statement, reset and unbound. */
-static sqlite3_stmt *
-db_cached(struct vg_store *s, int which, struct vg_err *e)
-{
-	sqlite3_stmt *st = s->stmt[which];
-
-	if (st == NULL) {
-		if (db_prepare(s, stmt_sql[which], &st, e) != 0)
-			return NULL;
-		s->stmt[which] = st;
-	}
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return st;
-}
-
 /* Steps a statement that returns no rows. */
 static int
 db_done(struct vg_store *s, sqlite3_stmt *st, struct vg_err *e,
@@ -205,9 +178,7 @@ col_dup(sqlite3_stmt *st, int i)
 static void
 col_copy(sqlite3_stmt *st, int i, char *dst, size_t n)
 {
-	const unsigned char *v = sqlite3_column_text(st, i);
-
-	snprintf(dst, n, "%s", v != NULL ? (const char *)v : "");
+	vg_strlcpy(dst, (const char *)sqlite3_column_text(st, i), n);
 }
 
 /* Parses a state column; unknown names read as LOST. */
@@ -220,6 +191,410 @@ col_state(sqlite3_stmt *st, int i)
 	if (v == NULL || (s = vg_state_parse((const char *)v)) < 0)
 		return VG_ST_LOST;
 	return (enum vg_state)s;
+}
+
+/*
+ * Row tables: each row type is one C record and a table of its columns
+ * (name, how the value is held, where in the record), from which the SQL
+ * is generated and by which values are bound and read, so that a column
+ * is named in one place only.  Column i is always parameter ?(i + 1).
+ */
+
+/* How a column's value is held in its C record. */
+enum col_type {
+	COL_INT,	/* int */
+	COL_PID,	/* pid_t */
+	COL_U64,	/* uint64_t */
+	COL_ULL,	/* unsigned long long */
+	COL_REAL,	/* double */
+	COL_STATE,	/* enum vg_state, stored by name */
+	COL_TEXT,	/* const char *, borrowed from the row when read */
+	COL_DUP,	/* char *, duplicated when read (the reader frees) */
+	COL_CHARS,	/* char[size], truncated when read */
+};
+
+/* Column flags. */
+#define COL_KEY		0x1	/* identifies the row (UPDATE ... WHERE) */
+#define COL_ONCE	0x2	/* written by the INSERT only */
+#define COL_NOREAD	0x4	/* never selected */
+
+/* One column and where its value lives in the record. */
+struct col {
+	const char	*name;
+	enum col_type	 type;
+	size_t		 off;
+	size_t		 size;
+	unsigned	 flags;
+};
+
+/* The columns of one table, in table order. */
+struct row_def {
+	const char		*table;
+	const struct col	*cols;
+	size_t			 ncols;
+};
+
+#define COL(rec, n, t, f, fl) { .name = (n), .type = (t), \
+	.off = offsetof(rec, f), .size = sizeof(((rec *)0)->f), .flags = (fl) }
+#define ROW_DEF(tbl, c) { .table = (tbl), .cols = (c), \
+	.ncols = sizeof(c) / sizeof((c)[0]) }
+
+/* A runs row: the run and the manifest stored with it. */
+struct run_row {
+	struct vg_run_info	 r;
+	const char		*manifest;
+};
+
+#define RUN(n, t, f, fl)	COL(struct run_row, n, t, f, fl)
+static const struct col run_cols[] = {
+	RUN("id", COL_CHARS, r.id, COL_KEY),
+	RUN("name", COL_DUP, r.name, 0),
+	RUN("file", COL_DUP, r.file, 0),
+	RUN("scheduler", COL_DUP, r.scheduler, 0),
+	RUN("backend", COL_DUP, r.backend, 0),
+	RUN("dir", COL_DUP, r.dir, 0),
+	RUN("state", COL_STATE, r.state, 0),
+	RUN("reason", COL_DUP, r.reason, 0),
+	RUN("created", COL_REAL, r.created, 0),
+	RUN("ended", COL_REAL, r.ended, 0),
+	RUN("pid", COL_PID, r.pid, 0),
+	RUN("pid_start", COL_ULL, r.pid_start, 0),
+	RUN("ntasks", COL_INT, r.ntasks, 0),
+	RUN("manifest", COL_TEXT, manifest, COL_NOREAD),
+};
+#undef RUN
+
+/* A tasks row: the task with its run and matrix. */
+struct task_row {
+	const char		*run_id;
+	struct vg_task_rec	 t;
+	const char		*matrix;
+	const char		*label;
+};
+
+#define TASK(n, t, f, fl)	COL(struct task_row, n, t, f, fl)
+static const struct col task_cols[] = {
+	TASK("run_id", COL_TEXT, run_id, COL_KEY | COL_NOREAD),
+	TASK("idx", COL_INT, t.index, COL_KEY),
+	TASK("matrix", COL_TEXT, matrix, COL_ONCE),
+	TASK("label", COL_TEXT, label, COL_ONCE),
+	TASK("state", COL_STATE, t.state, 0),
+	TASK("attempts", COL_INT, t.attempts, 0),
+	TASK("tries", COL_INT, t.tries, 0),
+	TASK("exit_code", COL_INT, t.exit_code, 0),
+	TASK("signal", COL_INT, t.signal, 0),
+	TASK("started", COL_REAL, t.started, 0),
+	TASK("ended", COL_REAL, t.ended, 0),
+	TASK("next_at", COL_REAL, t.next_at, 0),
+	TASK("memory", COL_U64, t.memory, 0),
+	TASK("time", COL_U64, t.time, 0),
+	TASK("timeout", COL_REAL, t.timeout, 0),
+	TASK("pid", COL_PID, t.pid, 0),
+	TASK("pid_start", COL_ULL, t.pid_start, 0),
+	TASK("cancel_req", COL_INT, t.cancel_req, 0),
+	TASK("handle", COL_CHARS, t.handle, 0),
+	TASK("node", COL_CHARS, t.node, 0),
+	TASK("reason", COL_CHARS, t.reason, 0),
+};
+#undef TASK
+
+/* An attempts row. */
+struct attempt_row {
+	const char		*run_id;
+	struct vg_attempt_rec	 a;
+};
+
+#define ATT(n, t, f, fl)	COL(struct attempt_row, n, t, f, fl)
+static const struct col attempt_cols[] = {
+	ATT("run_id", COL_TEXT, run_id, COL_KEY | COL_NOREAD),
+	ATT("idx", COL_INT, a.index, COL_KEY),
+	ATT("attempt", COL_INT, a.attempt, COL_KEY),
+	ATT("state", COL_STATE, a.state, 0),
+	ATT("exit_code", COL_INT, a.exit_code, 0),
+	ATT("signal", COL_INT, a.signal, 0),
+	ATT("started", COL_REAL, a.started, 0),
+	ATT("ended", COL_REAL, a.ended, 0),
+	ATT("pid", COL_PID, a.pid, 0),
+	ATT("pid_start", COL_ULL, a.pid_start, 0),
+	ATT("handle", COL_TEXT, a.handle, 0),
+	ATT("node", COL_TEXT, a.node, 0),
+	ATT("reason", COL_TEXT, a.reason, 0),
+};
+#undef ATT
+
+/* An events row. */
+struct event_row {
+	const char		*run_id;
+	struct vg_event_rec	 ev;
+};
+
+#define EV(n, t, f, fl)	COL(struct event_row, n, t, f, fl)
+static const struct col event_cols[] = {
+	EV("run_id", COL_TEXT, run_id, COL_NOREAD),
+	EV("task", COL_INT, ev.task, 0),
+	EV("attempt", COL_INT, ev.attempt, 0),
+	EV("time", COL_REAL, ev.time, 0),
+	EV("state", COL_STATE, ev.state, 0),
+	EV("reason", COL_TEXT, ev.reason, 0),
+};
+#undef EV
+
+#define AUD(n, t, f, fl)	COL(struct vg_audit_rec, n, t, f, fl)
+static const struct col audit_cols[] = {
+	AUD("time", COL_REAL, time, 0),
+	AUD("run_id", COL_TEXT, run_id, 0),
+	AUD("task", COL_INT, task_index, 0),
+	AUD("mode", COL_TEXT, mode, 0),
+	AUD("command", COL_TEXT, command, 0),
+	AUD("verdict", COL_TEXT, verdict, 0),
+	AUD("category", COL_TEXT, category, 0),
+	AUD("rule", COL_TEXT, rule, 0),
+	AUD("reason", COL_TEXT, reason, 0),
+};
+#undef AUD
+
+static const struct row_def run_def = ROW_DEF("runs", run_cols);
+static const struct row_def task_def = ROW_DEF("tasks", task_cols);
+static const struct row_def attempt_def = ROW_DEF("attempts", attempt_cols);
+static const struct row_def event_def = ROW_DEF("events", event_cols);
+static const struct row_def audit_def = ROW_DEF("audit", audit_cols);
+
+/* How a column list is written by cols_list. */
+enum col_list {
+	LIST_NAMES,		/* a, b */
+	LIST_PARAMS,		/* ?1, ?2 */
+	LIST_ASSIGN,		/* a = ?1, b = ?2 */
+};
+
+/*
+ * Appends the columns of d that have a flag of want (0: any) and none of
+ * skip to b, separated by sep, written as how says.
+ */
+static void
+cols_list(struct vg_buf *b, const struct row_def *d, unsigned want,
+    unsigned skip, const char *sep, enum col_list how)
+{
+	const struct col *c;
+	size_t i;
+	int first = 1;
+
+	for (i = 0; i < d->ncols; i++) {
+		c = &d->cols[i];
+		if ((want != 0 && (c->flags & want) == 0) ||
+		    (c->flags & skip) != 0)
+			continue;
+		if (!first)
+			vg_buf_adds(b, sep);
+		first = 0;
+		if (how != LIST_PARAMS)
+			vg_buf_adds(b, c->name);
+		if (how == LIST_ASSIGN)
+			vg_buf_adds(b, " = ");
+		if (how != LIST_NAMES)
+			vg_buf_printf(b, "?%zu", i + 1);
+	}
+}
+
+/* "SELECT <readable columns> FROM <table><tail>" (caller frees). */
+static char *
+sql_select(const struct row_def *d, const char *tail)
+{
+	struct vg_buf b = VG_BUF_INIT;
+
+	vg_buf_adds(&b, "SELECT ");
+	cols_list(&b, d, 0, COL_NOREAD, ", ", LIST_NAMES);
+	vg_buf_printf(&b, " FROM %s%s", d->table, tail);
+	return vg_buf_detach(&b);
+}
+
+/* "<verb> INTO <table> (<columns>) VALUES (?1, ...)" (caller frees). */
+static char *
+sql_insert(const struct row_def *d, const char *verb)
+{
+	struct vg_buf b = VG_BUF_INIT;
+
+	vg_buf_printf(&b, "%s INTO %s (", verb, d->table);
+	cols_list(&b, d, 0, 0, ", ", LIST_NAMES);
+	vg_buf_adds(&b, ") VALUES (");
+	cols_list(&b, d, 0, 0, ", ", LIST_PARAMS);
+	vg_buf_adds(&b, ")");
+	return vg_buf_detach(&b);
+}
+
+/* "UPDATE <table> SET <columns> WHERE <keys>" (caller frees). */
+static char *
+sql_update(const struct row_def *d)
+{
+	struct vg_buf b = VG_BUF_INIT;
+
+	vg_buf_printf(&b, "UPDATE %s SET ", d->table);
+	cols_list(&b, d, 0, COL_KEY | COL_ONCE, ", ", LIST_ASSIGN);
+	vg_buf_adds(&b, " WHERE ");
+	cols_list(&b, d, COL_KEY, 0, " AND ", LIST_ASSIGN);
+	return vg_buf_detach(&b);
+}
+
+/* Binds the columns of record rec (a row of d) without a flag of skip. */
+static void
+row_bind(sqlite3_stmt *st, const struct row_def *d, const void *rec,
+    unsigned skip)
+{
+	const struct col *c;
+	const char *p;
+	size_t i;
+	int k;
+
+	for (i = 0; i < d->ncols; i++) {
+		c = &d->cols[i];
+		if ((c->flags & skip) != 0)
+			continue;
+		p = (const char *)rec + c->off;
+		k = (int)i + 1;
+		switch (c->type) {
+		case COL_INT:
+			sqlite3_bind_int(st, k, *(const int *)p);
+			break;
+		case COL_PID:
+			sqlite3_bind_int64(st, k, *(const pid_t *)p);
+			break;
+		case COL_U64:
+			sqlite3_bind_int64(st, k,
+			    (sqlite3_int64)*(const uint64_t *)p);
+			break;
+		case COL_ULL:
+			sqlite3_bind_int64(st, k,
+			    (sqlite3_int64)*(const unsigned long long *)p);
+			break;
+		case COL_REAL:
+			sqlite3_bind_double(st, k, *(const double *)p);
+			break;
+		case COL_STATE:
+			bind_str(st, k,
+			    vg_state_name(*(const enum vg_state *)p));
+			break;
+		case COL_TEXT:
+			bind_str(st, k, *(const char *const *)p);
+			break;
+		case COL_DUP:
+			bind_str(st, k, *(char *const *)p);
+			break;
+		case COL_CHARS:
+			bind_str(st, k, p);
+			break;
+		}
+	}
+}
+
+/*
+ * Reads the current row of a statement made by sql_select(d) into rec
+ * (size bytes, zeroed first).
+ */
+static void
+row_read(sqlite3_stmt *st, const struct row_def *d, void *rec, size_t size)
+{
+	const struct col *c;
+	char *p;
+	size_t i;
+	int k = 0;
+
+	memset(rec, 0, size);
+	for (i = 0; i < d->ncols; i++) {
+		c = &d->cols[i];
+		if ((c->flags & COL_NOREAD) != 0)
+			continue;
+		p = (char *)rec + c->off;
+		switch (c->type) {
+		case COL_INT:
+			*(int *)p = sqlite3_column_int(st, k);
+			break;
+		case COL_PID:
+			*(pid_t *)p = (pid_t)sqlite3_column_int64(st, k);
+			break;
+		case COL_U64:
+			*(uint64_t *)p = (uint64_t)sqlite3_column_int64(st, k);
+			break;
+		case COL_ULL:
+			*(unsigned long long *)p =
+			    (unsigned long long)sqlite3_column_int64(st, k);
+			break;
+		case COL_REAL:
+			*(double *)p = sqlite3_column_double(st, k);
+			break;
+		case COL_STATE:
+			*(enum vg_state *)p = col_state(st, k);
+			break;
+		case COL_TEXT:
+			*(const char **)p =
+			    (const char *)sqlite3_column_text(st, k);
+			break;
+		case COL_DUP:
+			*(char **)p = col_dup(st, k);
+			break;
+		case COL_CHARS:
+			col_copy(st, k, p, c->size);
+			break;
+		}
+		k++;
+	}
+}
+
+/* Prepares sql (generated; freed here) into *st. */
+static int
+db_prepare_gen(struct vg_store *s, char *sql, sqlite3_stmt **st,
+    struct vg_err *e)
+{
+	int rc = db_prepare(s, sql, st, e);
+
+	free(sql);
+	return rc;
+}
+
+/* What each cached statement is: an insert, replace or update of a row. */
+static const struct {
+	const struct row_def	*def;
+	const char		*verb;	/* NULL: UPDATE by the keys */
+} stmt_def[ST__COUNT] = {
+	[ST_TASK_PUT] = { .def = &task_def, .verb = NULL },
+	[ST_ATTEMPT_PUT] = { .def = &attempt_def, .verb = "INSERT OR REPLACE" },
+	[ST_EVENT] = { .def = &event_def, .verb = "INSERT" },
+	[ST_TASK_ADD] = { .def = &task_def, .verb = "INSERT" },
+};
+
+/* Returns a cached statement, reset and unbound. */
+static sqlite3_stmt *
+db_cached(struct vg_store *s, int which, struct vg_err *e)
+{
+	sqlite3_stmt *st = s->stmt[which];
+	char *sql;
+
+	if (st == NULL) {
+		sql = stmt_def[which].verb != NULL ?
+		    sql_insert(stmt_def[which].def, stmt_def[which].verb) :
+		    sql_update(stmt_def[which].def);
+		if (db_prepare_gen(s, sql, &st, e) != 0)
+			return NULL;
+		s->stmt[which] = st;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return st;
+}
+
+/*
+ * Writes record rec (a row of the statement's table) with cached
+ * statement which; an UPDATE leaves the COL_ONCE columns alone.
+ */
+static int
+row_put(struct vg_store *s, int which, const void *rec, const char *what,
+    struct vg_err *e)
+{
+	sqlite3_stmt *st;
+
+	if ((st = db_cached(s, which, e)) == NULL)
+		return e ? e->rc : VG_ESTATE;
+	row_bind(st, stmt_def[which].def, rec,
+	    stmt_def[which].verb == NULL ? COL_ONCE : 0);
+	return db_done(s, st, e, what);
 }
 
 /* Brings the schema to VG_STORE_SCHEMA, one transaction per step. */
@@ -422,51 +797,26 @@ int
 vg_store_run_create(struct vg_store *s, const struct vg_run_info *r,
     const char *manifest_json, struct vg_err *e)
 {
+	struct run_row row = { .r = *r, .manifest = manifest_json };
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((rc = db_prepare(s, "INSERT INTO runs (id, name, file, scheduler,"
-	    " backend, dir, state, created, ntasks, manifest) VALUES (?1, ?2,"
-	    " ?3, ?4, ?5, ?6, 'PENDING', ?7, ?8, ?9)", &st, e)) != 0)
+	/* A new run: nothing but what describes it is taken from r. */
+	row.r.state = VG_ST_PENDING;
+	row.r.reason = NULL;
+	row.r.ended = 0;
+	row.r.pid = 0;
+	row.r.pid_start = 0;
+	if ((rc = db_prepare_gen(s, sql_insert(&run_def, "INSERT"), &st,
+	    e)) != 0)
 		return rc;
-	bind_str(st, 1, r->id);
-	bind_str(st, 2, r->name);
-	bind_str(st, 3, r->file);
-	bind_str(st, 4, r->scheduler);
-	bind_str(st, 5, r->backend);
-	bind_str(st, 6, r->dir);
-	sqlite3_bind_double(st, 7, r->created);
-	sqlite3_bind_int(st, 8, r->ntasks);
-	bind_str(st, 9, manifest_json);
+	row_bind(st, &run_def, &row, 0);
 	rc = db_done(s, st, e, "recording a new run");
 	sqlite3_finalize(st);
 	if (rc == 0)
 		rc = vg_store_event(s, r->id, -1, 0, VG_ST_PENDING, "created",
 		    e);
 	return rc;
-}
-
-#define RUN_COLS "id, name, file, scheduler, backend, dir, state, reason," \
-	" created, ended, pid, pid_start, ntasks"
-
-/* Reads a row selected with RUN_COLS into r. */
-static void
-run_from_row(sqlite3_stmt *st, struct vg_run_info *r)
-{
-	memset(r, 0, sizeof(*r));
-	col_copy(st, 0, r->id, sizeof(r->id));
-	r->name = col_dup(st, 1);
-	r->file = col_dup(st, 2);
-	r->scheduler = col_dup(st, 3);
-	r->backend = col_dup(st, 4);
-	r->dir = col_dup(st, 5);
-	r->state = col_state(st, 6);
-	r->reason = col_dup(st, 7);
-	r->created = sqlite3_column_double(st, 8);
-	r->ended = sqlite3_column_double(st, 9);
-	r->pid = (pid_t)sqlite3_column_int64(st, 10);
-	r->pid_start = (unsigned long long)sqlite3_column_int64(st, 11);
-	r->ntasks = sqlite3_column_int(st, 12);
 }
 
 /* Fills r->counts from the tasks table. */
@@ -495,17 +845,18 @@ int
 vg_store_run_get(struct vg_store *s, const char *id, struct vg_run_info *r,
     struct vg_err *e)
 {
+	struct run_row row;
 	sqlite3_stmt *st;
 	int rc, found = 0;
 
 	memset(r, 0, sizeof(*r));
 	if (strcmp(id, "last") == 0)
-		rc = db_prepare(s, "SELECT " RUN_COLS " FROM runs"
-		    " ORDER BY created DESC, id DESC LIMIT 1", &st, e);
+		rc = db_prepare_gen(s, sql_select(&run_def,
+		    " ORDER BY created DESC, id DESC LIMIT 1"), &st, e);
 	else
-		rc = db_prepare(s, "SELECT " RUN_COLS " FROM runs WHERE"
+		rc = db_prepare_gen(s, sql_select(&run_def, " WHERE"
 		    " substr(id, 1, length(?1)) = ?1 ORDER BY id = ?1 DESC"
-		    " LIMIT 2", &st, e);
+		    " LIMIT 2"), &st, e);
 	if (rc != 0)
 		return rc;
 	bind_str(st, 1, id);
@@ -519,7 +870,8 @@ vg_store_run_get(struct vg_store *s, const char *id, struct vg_run_info *r,
 			return vg_err_set(e, VG_EINVAL, "run id '%s' is "
 			    "ambiguous (give more of it)", id);
 		}
-		run_from_row(st, r);
+		row_read(st, &run_def, &row, sizeof(row));
+		*r = row.r;
 		found = 1;
 	}
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
@@ -567,11 +919,11 @@ vg_store_run_list(struct vg_store *s,
     struct vg_err *e)
 {
 	sqlite3_stmt *st, *cs = NULL;
-	struct vg_run_info r;
+	struct run_row row;
 	int rc, stop = 0;
 
-	if ((rc = db_prepare(s, "SELECT " RUN_COLS " FROM runs"
-	    " ORDER BY created DESC, id DESC", &st, e)) != 0)
+	if ((rc = db_prepare_gen(s, sql_select(&run_def,
+	    " ORDER BY created DESC, id DESC"), &st, e)) != 0)
 		return rc;
 	if ((rc = db_prepare(s, "SELECT state, count(*) FROM tasks WHERE"
 	    " run_id = ?1 GROUP BY state", &cs, e)) != 0) {
@@ -579,13 +931,14 @@ vg_store_run_list(struct vg_store *s,
 		return rc;
 	}
 	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		run_from_row(st, &r);
+		row_read(st, &run_def, &row, sizeof(row));
 		sqlite3_reset(cs);
-		bind_str(cs, 1, r.id);
+		bind_str(cs, 1, row.r.id);
 		while (sqlite3_step(cs) == SQLITE_ROW)
-			r.counts[col_state(cs, 0)] += sqlite3_column_int(cs, 1);
-		stop = cb(arg, &r);
-		vg_run_info_release(&r);
+			row.r.counts[col_state(cs, 0)] +=
+			    sqlite3_column_int(cs, 1);
+		stop = cb(arg, &row.r);
+		vg_run_info_release(&row.r);
 	}
 	if (!stop && rc != SQLITE_DONE)
 		rc = db_err(s, e, "listing runs");
@@ -664,21 +1017,23 @@ vg_store_task_add(struct vg_store *s, const char *run_id,
     const struct vg_task_rec *t, const char *matrix_json, const char *label,
     struct vg_err *e)
 {
-	sqlite3_stmt *st;
+	struct task_row row;
 	int rc;
 
-	if ((st = db_cached(s, ST_TASK_ADD, e)) == NULL)
-		return e ? e->rc : VG_ESTATE;
-	bind_str(st, 1, run_id);
-	sqlite3_bind_int(st, 2, t->index);
-	bind_str(st, 3, matrix_json != NULL ? matrix_json : "{}");
-	bind_str(st, 4, label != NULL ? label : "");
-	bind_str(st, 5, vg_state_name(t->state));
-	sqlite3_bind_int64(st, 6, (sqlite3_int64)t->memory);
-	sqlite3_bind_int64(st, 7, (sqlite3_int64)t->time);
-	sqlite3_bind_double(st, 8, t->timeout);
-	bind_str(st, 9, t->reason);
-	if ((rc = db_done(s, st, e, "recording a task")) != 0)
+	/* A new task has not run: only its state, resources and reason
+	 * are taken from t. */
+	memset(&row, 0, sizeof(row));
+	row.run_id = run_id;
+	row.matrix = matrix_json != NULL ? matrix_json : "{}";
+	row.label = label != NULL ? label : "";
+	row.t.index = t->index;
+	row.t.state = t->state;
+	row.t.exit_code = -1;
+	row.t.memory = t->memory;
+	row.t.time = t->time;
+	row.t.timeout = t->timeout;
+	memcpy(row.t.reason, t->reason, sizeof(row.t.reason));
+	if ((rc = row_put(s, ST_TASK_ADD, &row, "recording a task", e)) != 0)
 		return rc;
 	return vg_store_event(s, run_id, t->index, 0, t->state,
 	    t->reason[0] != '\0' ? t->reason : NULL, e);
@@ -688,59 +1043,9 @@ int
 vg_store_task_put(struct vg_store *s, const char *run_id,
     const struct vg_task_rec *t, struct vg_err *e)
 {
-	sqlite3_stmt *st;
+	struct task_row row = { .run_id = run_id, .t = *t };
 
-	if ((st = db_cached(s, ST_TASK_PUT, e)) == NULL)
-		return e ? e->rc : VG_ESTATE;
-	bind_str(st, 1, run_id);
-	sqlite3_bind_int(st, 2, t->index);
-	bind_str(st, 3, vg_state_name(t->state));
-	sqlite3_bind_int(st, 4, t->attempts);
-	sqlite3_bind_int(st, 5, t->tries);
-	sqlite3_bind_int(st, 6, t->exit_code);
-	sqlite3_bind_int(st, 7, t->signal);
-	sqlite3_bind_double(st, 8, t->started);
-	sqlite3_bind_double(st, 9, t->ended);
-	sqlite3_bind_double(st, 10, t->next_at);
-	sqlite3_bind_int64(st, 11, (sqlite3_int64)t->memory);
-	sqlite3_bind_int64(st, 12, (sqlite3_int64)t->time);
-	sqlite3_bind_double(st, 13, t->timeout);
-	sqlite3_bind_int64(st, 14, t->pid);
-	sqlite3_bind_int64(st, 15, (sqlite3_int64)t->pid_start);
-	sqlite3_bind_int(st, 16, t->cancel_req);
-	bind_str(st, 17, t->handle);
-	bind_str(st, 18, t->node);
-	bind_str(st, 19, t->reason);
-	return db_done(s, st, e, "updating a task");
-}
-
-#define TASK_COLS "idx, state, attempts, tries, exit_code, signal, started," \
-	" ended, next_at, memory, time, timeout, pid, pid_start, cancel_req," \
-	" handle, node, reason, matrix, label"
-
-/* Reads a row selected with TASK_COLS into t. */
-static void
-task_from_row(sqlite3_stmt *st, struct vg_task_rec *t)
-{
-	memset(t, 0, sizeof(*t));
-	t->index = sqlite3_column_int(st, 0);
-	t->state = col_state(st, 1);
-	t->attempts = sqlite3_column_int(st, 2);
-	t->tries = sqlite3_column_int(st, 3);
-	t->exit_code = sqlite3_column_int(st, 4);
-	t->signal = sqlite3_column_int(st, 5);
-	t->started = sqlite3_column_double(st, 6);
-	t->ended = sqlite3_column_double(st, 7);
-	t->next_at = sqlite3_column_double(st, 8);
-	t->memory = (uint64_t)sqlite3_column_int64(st, 9);
-	t->time = (uint64_t)sqlite3_column_int64(st, 10);
-	t->timeout = sqlite3_column_double(st, 11);
-	t->pid = (pid_t)sqlite3_column_int64(st, 12);
-	t->pid_start = (unsigned long long)sqlite3_column_int64(st, 13);
-	t->cancel_req = sqlite3_column_int(st, 14);
-	col_copy(st, 15, t->handle, sizeof(t->handle));
-	col_copy(st, 16, t->node, sizeof(t->node));
-	col_copy(st, 17, t->reason, sizeof(t->reason));
+	return row_put(s, ST_TASK_PUT, &row, "updating a task", e);
 }
 
 int
@@ -748,19 +1053,21 @@ vg_store_tasks_load(struct vg_store *s, const char *run_id,
     struct vg_task_rec **vp, size_t *np, struct vg_err *e)
 {
 	struct vg_task_rec *v = NULL;
+	struct task_row row;
 	size_t n = 0, cap = 0;
 	sqlite3_stmt *st;
 	int rc;
 
 	*vp = NULL;
 	*np = 0;
-	if ((rc = db_prepare(s, "SELECT " TASK_COLS " FROM tasks WHERE"
-	    " run_id = ?1 ORDER BY idx", &st, e)) != 0)
+	if ((rc = db_prepare_gen(s, sql_select(&task_def, " WHERE"
+	    " run_id = ?1 ORDER BY idx"), &st, e)) != 0)
 		return rc;
 	bind_str(st, 1, run_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		v = vg_xgrow(v, &cap, n + 1, sizeof(*v));
-		task_from_row(st, &v[n++]);
+		row_read(st, &task_def, &row, sizeof(row));
+		v[n++] = row.t;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -779,20 +1086,19 @@ vg_store_task_each(struct vg_store *s, const char *run_id, int index,
     const char *matrix_json, const char *label), void *arg,
     struct vg_err *e)
 {
-	struct vg_task_rec t;
+	struct task_row row;
 	sqlite3_stmt *st;
 	int rc, stop = 0;
 
-	if ((rc = db_prepare(s, "SELECT " TASK_COLS " FROM tasks WHERE"
-	    " run_id = ?1 AND (?2 < 0 OR idx = ?2) ORDER BY idx", &st,
+	if ((rc = db_prepare_gen(s, sql_select(&task_def, " WHERE"
+	    " run_id = ?1 AND (?2 < 0 OR idx = ?2) ORDER BY idx"), &st,
 	    e)) != 0)
 		return rc;
 	bind_str(st, 1, run_id);
 	sqlite3_bind_int(st, 2, index);
 	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		task_from_row(st, &t);
-		stop = cb(arg, &t, (const char *)sqlite3_column_text(st, 18),
-		    (const char *)sqlite3_column_text(st, 19));
+		row_read(st, &task_def, &row, sizeof(row));
+		stop = cb(arg, &row.t, row.matrix, row.label);
 	}
 	if (!stop && rc != SQLITE_DONE)
 		rc = db_err(s, e, "reading tasks");
@@ -832,24 +1138,9 @@ int
 vg_store_attempt_put(struct vg_store *s, const char *run_id,
     const struct vg_attempt_rec *a, struct vg_err *e)
 {
-	sqlite3_stmt *st;
+	struct attempt_row row = { .run_id = run_id, .a = *a };
 
-	if ((st = db_cached(s, ST_ATTEMPT_PUT, e)) == NULL)
-		return e ? e->rc : VG_ESTATE;
-	bind_str(st, 1, run_id);
-	sqlite3_bind_int(st, 2, a->index);
-	sqlite3_bind_int(st, 3, a->attempt);
-	bind_str(st, 4, vg_state_name(a->state));
-	sqlite3_bind_int(st, 5, a->exit_code);
-	sqlite3_bind_int(st, 6, a->signal);
-	sqlite3_bind_double(st, 7, a->started);
-	sqlite3_bind_double(st, 8, a->ended);
-	sqlite3_bind_int64(st, 9, a->pid);
-	sqlite3_bind_int64(st, 10, (sqlite3_int64)a->pid_start);
-	bind_str(st, 11, a->handle);
-	bind_str(st, 12, a->node);
-	bind_str(st, 13, a->reason);
-	return db_done(s, st, e, "recording an attempt");
+	return row_put(s, ST_ATTEMPT_PUT, &row, "recording an attempt", e);
 }
 
 int
@@ -857,32 +1148,18 @@ vg_store_attempt_each(struct vg_store *s, const char *run_id, int index,
     int (*cb)(void *arg, const struct vg_attempt_rec *a), void *arg,
     struct vg_err *e)
 {
-	struct vg_attempt_rec a;
+	struct attempt_row row;
 	sqlite3_stmt *st;
 	int rc, stop = 0;
 
-	if ((rc = db_prepare(s, "SELECT idx, attempt, state, exit_code,"
-	    " signal, started, ended, pid, pid_start, handle, node, reason"
-	    " FROM attempts WHERE run_id = ?1 AND idx = ?2 ORDER BY attempt",
-	    &st, e)) != 0)
+	if ((rc = db_prepare_gen(s, sql_select(&attempt_def, " WHERE"
+	    " run_id = ?1 AND idx = ?2 ORDER BY attempt"), &st, e)) != 0)
 		return rc;
 	bind_str(st, 1, run_id);
 	sqlite3_bind_int(st, 2, index);
 	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&a, 0, sizeof(a));
-		a.index = sqlite3_column_int(st, 0);
-		a.attempt = sqlite3_column_int(st, 1);
-		a.state = col_state(st, 2);
-		a.exit_code = sqlite3_column_int(st, 3);
-		a.signal = sqlite3_column_int(st, 4);
-		a.started = sqlite3_column_double(st, 5);
-		a.ended = sqlite3_column_double(st, 6);
-		a.pid = (pid_t)sqlite3_column_int64(st, 7);
-		a.pid_start = (unsigned long long)sqlite3_column_int64(st, 8);
-		a.handle = (const char *)sqlite3_column_text(st, 9);
-		a.node = (const char *)sqlite3_column_text(st, 10);
-		a.reason = (const char *)sqlite3_column_text(st, 11);
-		stop = cb(arg, &a);
+		row_read(st, &attempt_def, &row, sizeof(row));
+		stop = cb(arg, &row.a);
 	}
 	if (!stop && rc != SQLITE_DONE)
 		rc = db_err(s, e, "reading attempts");
@@ -896,17 +1173,18 @@ int
 vg_store_event(struct vg_store *s, const char *run_id, int task,
     int attempt, enum vg_state st_, const char *reason, struct vg_err *e)
 {
-	sqlite3_stmt *st;
+	struct event_row row = {
+		.run_id = run_id,
+		.ev = {
+			.time = vg_now(),
+			.task = task,
+			.attempt = attempt,
+			.state = st_,
+			.reason = reason,
+		},
+	};
 
-	if ((st = db_cached(s, ST_EVENT, e)) == NULL)
-		return e ? e->rc : VG_ESTATE;
-	bind_str(st, 1, run_id);
-	sqlite3_bind_int(st, 2, task);
-	sqlite3_bind_int(st, 3, attempt);
-	sqlite3_bind_double(st, 4, vg_now());
-	bind_str(st, 5, vg_state_name(st_));
-	bind_str(st, 6, reason);
-	return db_done(s, st, e, "recording an event");
+	return row_put(s, ST_EVENT, &row, "recording an event", e);
 }
 
 int
@@ -914,24 +1192,20 @@ vg_store_event_each(struct vg_store *s, const char *run_id, int task,
     int (*cb)(void *arg, const struct vg_event_rec *ev), void *arg,
     struct vg_err *e)
 {
-	struct vg_event_rec ev;
+	struct event_row row;
 	sqlite3_stmt *st;
 	int rc, stop = 0;
 
-	if ((rc = db_prepare(s, "SELECT time, task, attempt, state, reason"
+	if ((rc = db_prepare_gen(s, sql_select(&event_def,
 	    /* -2: VG_STORE_EVENTS_ALL */
-	    " FROM events WHERE run_id = ?1 AND (?2 = -2 OR task = ?2)"
-	    " ORDER BY id", &st, e)) != 0)
+	    " WHERE run_id = ?1 AND (?2 = -2 OR task = ?2) ORDER BY id"),
+	    &st, e)) != 0)
 		return rc;
 	bind_str(st, 1, run_id);
 	sqlite3_bind_int(st, 2, task);
 	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ev.time = sqlite3_column_double(st, 0);
-		ev.task = sqlite3_column_int(st, 1);
-		ev.attempt = sqlite3_column_int(st, 2);
-		ev.state = col_state(st, 3);
-		ev.reason = (const char *)sqlite3_column_text(st, 4);
-		stop = cb(arg, &ev);
+		row_read(st, &event_def, &row, sizeof(row));
+		stop = cb(arg, &row.ev);
 	}
 	if (!stop && rc != SQLITE_DONE)
 		rc = db_err(s, e, "reading events");
@@ -945,22 +1219,18 @@ int
 vg_store_audit(struct vg_store *s, const struct vg_audit_rec *rec,
     struct vg_err *e)
 {
+	struct vg_audit_rec row = *rec;
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((rc = db_prepare(s, "INSERT INTO audit (time, run_id, task, mode,"
-	    " command, verdict, category, rule, reason) VALUES (?1, ?2, ?3,"
-	    " ?4, ?5, ?6, ?7, ?8, ?9)", &st, e)) != 0)
+	if (row.time <= 0)
+		row.time = vg_now();
+	if (row.verdict == NULL)
+		row.verdict = "deny";
+	if ((rc = db_prepare_gen(s, sql_insert(&audit_def, "INSERT"), &st,
+	    e)) != 0)
 		return rc;
-	sqlite3_bind_double(st, 1, rec->time > 0 ? rec->time : vg_now());
-	bind_str(st, 2, rec->run_id);
-	sqlite3_bind_int(st, 3, rec->task_index);
-	bind_str(st, 4, rec->mode);
-	bind_str(st, 5, rec->command);
-	bind_str(st, 6, rec->verdict != NULL ? rec->verdict : "deny");
-	bind_str(st, 7, rec->category);
-	bind_str(st, 8, rec->rule);
-	bind_str(st, 9, rec->reason);
+	row_bind(st, &audit_def, &row, 0);
 	rc = db_done(s, st, e, "recording a policy decision");
 	sqlite3_finalize(st);
 	return rc;
@@ -975,21 +1245,12 @@ vg_store_audit_each(struct vg_store *s, const char *run_id,
 	sqlite3_stmt *st;
 	int rc, stop = 0;
 
-	if ((rc = db_prepare(s, "SELECT time, run_id, task, mode, command,"
-	    " verdict, category, rule, reason FROM audit WHERE ?1 IS NULL OR"
-	    " run_id = ?1 ORDER BY id", &st, e)) != 0)
+	if ((rc = db_prepare_gen(s, sql_select(&audit_def, " WHERE ?1 IS NULL"
+	    " OR run_id = ?1 ORDER BY id"), &st, e)) != 0)
 		return rc;
 	bind_str(st, 1, run_id);
 	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		r.time = sqlite3_column_double(st, 0);
-		r.run_id = (const char *)sqlite3_column_text(st, 1);
-		r.task_index = sqlite3_column_int(st, 2);
-		r.mode = (const char *)sqlite3_column_text(st, 3);
-		r.command = (const char *)sqlite3_column_text(st, 4);
-		r.verdict = (const char *)sqlite3_column_text(st, 5);
-		r.category = (const char *)sqlite3_column_text(st, 6);
-		r.rule = (const char *)sqlite3_column_text(st, 7);
-		r.reason = (const char *)sqlite3_column_text(st, 8);
+		row_read(st, &audit_def, &r, sizeof(r));
 		stop = cb(arg, &r);
 	}
 	if (!stop && rc != SQLITE_DONE)

@@ -513,6 +513,72 @@ test_task_mismatch(void **state)
 	rt_release(&t);
 }
 
+/* Cancelling a run whose vigil is gone: one task, then the rest. */
+static void
+test_cancel_orphan(void **state)
+{
+	static const char *const cmds[] = { "true", "sleep 30", "true" };
+	const char *why = "cancelled by vigil cancel (no vigil was running)";
+	struct vg_buf said = VG_BUF_INIT;
+	struct vg_run_info r;
+	struct vg_task_rec *v;
+	struct vg_err e;
+	struct rt t;
+	char *s;
+
+	(void)state;
+	rt_create(&t, cmds, 3, NULL);
+	v = rt_tasks(&t);
+	vg_err_init(&e);
+	v[0].state = VG_ST_SUCCEEDED;
+	v[0].attempts = 1;
+	v[1].state = VG_ST_RUNNING;
+	v[1].attempts = 1;
+	assert_int_equal(vg_store_task_put(t.st, t.id, &v[0], &e), 0);
+	assert_int_equal(vg_store_task_put(t.st, t.id, &v[1], &e), 0);
+	assert_int_equal(vg_store_run_set_state(t.st, t.id, VG_ST_RUNNING,
+	    "started", &e), 0);
+	free(v);
+
+	/* One task: the run stays open while task 1 is. */
+	assert_int_equal(vg_store_run_get(t.st, t.id, &r, &e), 0);
+	assert_string_equal(r.scheduler, "direct");
+	assert_int_equal(vg_run_cancel_orphan(t.st, &r, 2, &said, &e), 0);
+	assert_string_equal(vg_buf_str(&said), "leftover processes killed");
+	vg_run_info_release(&r);
+	v = rt_tasks(&t);
+	assert_int_equal(v[0].state, VG_ST_SUCCEEDED);
+	assert_int_equal(v[1].state, VG_ST_RUNNING);
+	assert_int_equal(v[2].state, VG_ST_CANCELLED);
+	assert_string_equal(v[2].reason, why);
+	assert_true(v[2].ended > 0);
+	free(v);
+	assert_int_equal(vg_store_run_get(t.st, t.id, &r, &e), 0);
+	assert_int_equal(r.state, VG_ST_RUNNING);
+
+	/* The whole run: the last open task, then the run. */
+	vg_buf_reset(&said);
+	assert_int_equal(vg_run_cancel_orphan(t.st, &r, -1, &said, &e), 0);
+	vg_run_info_release(&r);
+	v = rt_tasks(&t);
+	assert_int_equal(v[1].state, VG_ST_CANCELLED);
+	assert_string_equal(v[1].reason, why);
+	assert_int_equal(v[1].cancel_req, 0);
+	free(v);
+	assert_int_equal(vg_store_run_get(t.st, t.id, &r, &e), 0);
+	assert_int_equal(r.state, VG_ST_CANCELLED);
+	assert_string_equal(r.reason, why);
+	assert_true(r.ended > 0);
+	assert_int_equal(r.counts[VG_ST_CANCELLED], 2);
+	vg_run_info_release(&r);
+	/* No attempt was made up for it. */
+	s = rt_attempts(&t, 1);
+	assert_string_equal(s, "");
+	free(s);
+	vg_buf_release(&said);
+	rt_release(&t);
+}
+
 int
 main(void)
 {
@@ -527,6 +593,7 @@ main(void)
 		cmocka_unit_test(test_cancel_one_task),
 		cmocka_unit_test(test_reset_failed),
 		cmocka_unit_test(test_task_mismatch),
+		cmocka_unit_test(test_cancel_orphan),
 	};
 
 	return cmocka_run_group_tests_name("run", tests, NULL, NULL);

@@ -403,6 +403,99 @@ audit_cb(void *arg, const struct vg_audit_rec *r)
 	return 0;
 }
 
+static int
+attempt_copy_cb(void *arg, const struct vg_attempt_rec *a)
+{
+	struct vg_attempt_rec *out = arg;
+
+	*out = *a;
+	out->handle = out->handle != NULL ? "set" : NULL;
+	out->node = out->node != NULL ? "set" : NULL;
+	out->reason = out->reason != NULL ? "set" : NULL;
+	return 1;
+}
+
+/* Every column of a task and an attempt comes back as written; a task
+ * is added with only its state, resources and reason. */
+static void
+test_every_field(void **state)
+{
+	struct ctx *c = *state;
+	const char *id = "20250101-000000-ffffff";
+	struct vg_task_rec t, *v;
+	struct vg_attempt_rec a, got;
+	struct vg_err e;
+	size_t n;
+
+	vg_err_init(&e);
+	add_run(c, id, 1, 0);
+	memset(&t, 0, sizeof(t));
+	t.index = 7;
+	t.state = VG_ST_PENDING;
+	t.attempts = 5;
+	t.exit_code = 9;
+	t.memory = 1ULL << 40;
+	t.time = 3600;
+	t.timeout = 1.5;
+	snprintf(t.handle, sizeof(t.handle), "not stored");
+	snprintf(t.reason, sizeof(t.reason), "added");
+	assert_int_equal(vg_store_task_add(c->st, id, &t, NULL, NULL, &e), 0);
+	assert_int_equal(vg_store_tasks_load(c->st, id, &v, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0].index, 7);
+	assert_int_equal(v[0].attempts, 0);
+	assert_int_equal(v[0].exit_code, -1);
+	assert_true(v[0].memory == 1ULL << 40 && v[0].time == 3600);
+	assert_true(v[0].timeout == 1.5);
+	assert_string_equal(v[0].handle, "");
+	assert_string_equal(v[0].reason, "added");
+	free(v);
+
+	t.state = VG_ST_TIMEOUT;
+	t.attempts = 3;
+	t.tries = 2;
+	t.exit_code = 124;
+	t.signal = 15;
+	t.started = 10.25;
+	t.ended = 20.5;
+	t.next_at = 30.75;
+	t.memory = (1ULL << 62) + 1;
+	t.time = 7200;
+	t.timeout = 99.5;
+	t.pid = 4242;
+	t.pid_start = 1ULL << 50;
+	t.cancel_req = 1;
+	/* Compared bytewise below: nothing after the terminators. */
+	memset(t.handle, 0, sizeof(t.handle));
+	snprintf(t.handle, sizeof(t.handle), "1234_7");
+	snprintf(t.node, sizeof(t.node), "node-7");
+	memset(t.reason, 'r', sizeof(t.reason) - 1);
+	t.reason[sizeof(t.reason) - 1] = '\0';
+	assert_int_equal(vg_store_task_put(c->st, id, &t, &e), 0);
+	assert_int_equal(vg_store_tasks_load(c->st, id, &v, &n, &e), 0);
+	assert_memory_equal(&v[0], &t, sizeof(t));
+	free(v);
+
+	memset(&a, 0, sizeof(a));
+	a.index = 7;
+	a.attempt = 3;
+	a.state = VG_ST_TIMEOUT;
+	a.exit_code = 124;
+	a.signal = 15;
+	a.started = 10.25;
+	a.ended = 20.5;
+	a.pid = 4242;
+	a.pid_start = 1ULL << 50;
+	a.handle = "set";
+	a.node = NULL;
+	a.reason = "set";
+	assert_int_equal(vg_store_attempt_put(c->st, id, &a, &e), 0);
+	memset(&got, 0, sizeof(got));
+	assert_int_equal(vg_store_attempt_each(c->st, id, 7, attempt_copy_cb,
+	    &got, &e), 0);
+	assert_memory_equal(&got, &a, sizeof(a));
+}
+
 static void
 test_audit(void **state)
 {
@@ -471,6 +564,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tasks_attempts_events,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_every_field, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_audit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unique_run_id, setup,
 		    teardown),
