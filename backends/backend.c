@@ -1,9 +1,9 @@
 /*
  * backend.c - the table of backends, lookup by name, and the wrappers
  * around optional operations: the monitor process for backends that only
- * implement the blocking run(), the environment and argv of an attempt,
- * and the result record (result.json) that monitors and `vigil
- * task-exec` leave in the task directory.
+ * implement the blocking run(), the argv of an attempt (its environment
+ * is task-env.c's), and the result record (result.json) that monitors
+ * and `vigil task-exec` leave in the task directory.
  *
  * Who reaps: the caller of vg_backend_start (the scheduler) waits for
  * a->pid with waitpid(2)/waitid(2) once a->pidfd is readable, and hands
@@ -289,44 +289,6 @@ vg_backend_cleanup(struct vg_attempt *a)
 		close(a->pidfd);
 		a->pidfd = -1;
 	}
-}
-
-/* Appends NAME=value from vigil's environment when it is set. */
-static void
-env_pass(struct vg_strv *out, const char *name)
-{
-	const char *v = getenv(name);
-
-	if (v != NULL)
-		vg_strv_pushf(out, "%s=%s", name, v);
-}
-
-void
-vg_attempt_env(const struct vg_attempt *a, struct vg_strv *out)
-{
-	static const char *const base[] = {
-		"HOME", "LANG", "LC_ALL", "USER", "LOGNAME", "TZ", "TMPDIR",
-	};
-	const char *path = getenv("PATH");
-	size_t i;
-
-	vg_strv_pushf(out, "PATH=%s", path != NULL && *path != '\0' ? path :
-	    "/usr/local/bin:/usr/bin:/bin");
-	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++)
-		env_pass(out, base[i]);
-	if (a->task != NULL)
-		for (i = 0; i < a->task->env.n; i++)
-			vg_strv_pushf(out, "%s=%s", a->task->env.v[i].key,
-			    a->task->env.v[i].value);
-	if (a->run_id != NULL)
-		vg_strv_pushf(out, "VIGIL_RUN_ID=%s", a->run_id);
-	if (a->task != NULL)
-		vg_strv_pushf(out, "VIGIL_TASK_INDEX=%d", a->task->index);
-	if (a->task_dir != NULL)
-		vg_strv_pushf(out, "VIGIL_TASK_DIR=%s", a->task_dir);
-	vg_strv_pushf(out, "VIGIL_ATTEMPT=%d", a->attempt);
-	if (a->scratch_dir != NULL)
-		vg_strv_pushf(out, "VIGIL_SCRATCH_DIR=%s", a->scratch_dir);
 }
 
 void

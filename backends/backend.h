@@ -138,11 +138,31 @@ int	vg_backend_run(struct vg_attempt *a, struct vg_result *r,
 	    struct vg_err *e);
 
 /*
- * Builds the environment of an attempt: a small safe base (PATH, HOME,
- * LANG, USER, TMPDIR when set), the task env, and VIGIL_RUN_ID,
- * VIGIL_TASK_INDEX, VIGIL_TASK_DIR, VIGIL_ATTEMPT.  Nothing else of
- * vigil's own environment leaks in.  Caller releases out.
+ * Where the task of an attempt runs, which decides what of its
+ * environment vg_task_env builds (the table in task-env.c).
  */
+enum vg_env_where {
+	VG_ENV_HOST,	/* this host, as vigil's user (local) */
+	VG_ENV_IMAGE,	/* an image with its own PATH, home, user (docker,
+			 * daytona, vercel, modal) */
+	VG_ENV_ENGINE,	/* an engine that passes the host's environment
+			 * itself and names scratch (apptainer) */
+	VG_ENV_REMOTE,	/* another host's login (ssh) */
+};
+
+/*
+ * Appends the environment of attempt a as seen where it runs: a small
+ * base of host variables (PATH, HOME, USER, LOGNAME, TMPDIR on this
+ * host only; LANG, LC_ALL, TZ here and in images), the task env, then
+ * VIGIL_RUN_ID, VIGIL_TASK_INDEX, VIGIL_TASK_DIR (not remote: set
+ * there), VIGIL_ATTEMPT and VIGIL_SCRATCH_DIR (host and image, when
+ * there is scratch).  Nothing else of vigil's own environment leaks in.
+ * Caller releases out.
+ */
+void	vg_task_env(const struct vg_attempt *a, enum vg_env_where where,
+	    struct vg_strv *out);
+
+/* vg_task_env for a task on this host (VG_ENV_HOST). */
 void	vg_attempt_env(const struct vg_attempt *a, struct vg_strv *out);
 
 /*

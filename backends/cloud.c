@@ -437,48 +437,6 @@ vg_cloud_json(struct vg_cloud *c, struct vg_json_doc **docp, const char *what,
 /* Attempt pieces                                                      */
 /* ------------------------------------------------------------------ */
 
-/* The task's own value of key, or NULL. */
-static const char *
-task_env(const struct vg_attempt *a, const char *key, size_t n)
-{
-	size_t i;
-
-	for (i = 0; a->task != NULL && i < a->task->env.n; i++)
-		if (strlen(a->task->env.v[i].key) == n &&
-		    strncmp(a->task->env.v[i].key, key, n) == 0)
-			return a->task->env.v[i].value;
-	return NULL;
-}
-
-/* The sandbox's environment; see cloud.h. */
-void
-vg_cloud_env(const struct vg_attempt *a, struct vg_strv *out)
-{
-	static const char *const host_only[] = {
-		"PATH", "HOME", "USER", "LOGNAME", "TMPDIR",
-	};
-	struct vg_strv env = VG_STRV_INIT;
-	const char *eq, *tv;
-	size_t i, j, n;
-	int keep;
-
-	vg_attempt_env(a, &env);
-	for (i = 0; i < env.n; i++) {
-		eq = strchr(env.v[i], '=');
-		n = eq != NULL ? (size_t)(eq - env.v[i]) : strlen(env.v[i]);
-		keep = eq != NULL;
-		for (j = 0; keep && j < sizeof(host_only) / sizeof(*host_only);
-		    j++)
-			if (strlen(host_only[j]) == n &&
-			    strncmp(env.v[i], host_only[j], n) == 0)
-				keep = (tv = task_env(a, env.v[i], n)) != NULL &&
-				    strcmp(tv, eq + 1) == 0;
-		if (keep)
-			vg_strv_push(out, env.v[i]);
-	}
-	vg_strv_release(&env);
-}
-
 /* True for a name the shell accepts after export. */
 static int
 is_name(const char *s, size_t n)
@@ -504,7 +462,7 @@ vg_cloud_script(const struct vg_attempt *a, const char *cwd,
 	const char *eq;
 	size_t i;
 
-	vg_cloud_env(a, &env);
+	vg_task_env(a, VG_ENV_IMAGE, &env);
 	vg_attempt_argv(a, &argv);
 	/* A subshell: an exit in the task must not end the provider's
 	 * session shell. */

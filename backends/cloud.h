@@ -214,13 +214,6 @@ int	vg_cloud_sleep(const volatile sig_atomic_t *stop, double secs);
 /* ---- attempts ---- */
 
 /*
- * The sandbox's environment: vg_attempt_env without this host's PATH,
- * HOME, USER, LOGNAME, TMPDIR (the image has its own) unless the task
- * sets them.  Caller releases out.
- */
-void	vg_cloud_env(const struct vg_attempt *a, struct vg_strv *out);
-
-/*
  * A POSIX sh script that runs the attempt in a subshell: exports the
  * environment, changes to cwd (when not NULL), then execs the argv.
  * For providers that take one command string.  Appends to out.

@@ -346,54 +346,6 @@ vg_docker_host_access_allowed(const struct vg_manifest *m)
 	return v.allowed;
 }
 
-/* Returns the value of key in the task env, or NULL. */
-static const char *
-task_env_get(const struct vg_attempt *a, const char *key)
-{
-	size_t i;
-
-	if (a->task == NULL)
-		return NULL;
-	for (i = 0; i < a->task->env.n; i++)
-		if (strcmp(a->task->env.v[i].key, key) == 0)
-			return a->task->env.v[i].value;
-	return NULL;
-}
-
-/*
- * The container's environment: vg_attempt_env without the host's PATH,
- * HOME, USER and TMPDIR (the image has its own), unless the task itself
- * sets them.
- */
-static void
-container_env(const struct vg_attempt *a, struct vg_strv *out)
-{
-	static const char *const host_only[] = {
-		"PATH", "HOME", "USER", "TMPDIR",
-	};
-	struct vg_strv env = VG_STRV_INIT;
-	const char *tv;
-	size_t i, j, n;
-	int skip;
-
-	vg_attempt_env(a, &env);
-	for (i = 0; i < env.n; i++) {
-		skip = 0;
-		for (j = 0; j < sizeof(host_only) / sizeof(host_only[0]); j++) {
-			n = strlen(host_only[j]);
-			if (strncmp(env.v[i], host_only[j], n) != 0 ||
-			    env.v[i][n] != '=')
-				continue;
-			/* Keep only the task's own value. */
-			tv = task_env_get(a, host_only[j]);
-			skip = tv == NULL || strcmp(tv, env.v[i] + n + 1) != 0;
-		}
-		if (!skip)
-			vg_strv_push(out, env.v[i]);
-	}
-	vg_strv_release(&env);
-}
-
 /* Resolves a host bind source to the absolute path the engine wants. */
 static char *
 bind_source(const struct vg_manifest *m, const char *src)
@@ -595,7 +547,7 @@ vg_docker_create_body(const struct vg_attempt *a, const char *owner,
 	size_t i;
 
 	vg_attempt_argv(a, &argv);
-	container_env(a, &env);
+	vg_task_env(a, VG_ENV_IMAGE, &env);
 	vg_json_writer_init(&w, out);
 	vg_json_obj_begin(&w);
 	vg_json_key(&w, "Image");

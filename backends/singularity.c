@@ -431,22 +431,24 @@ vg_singularity_env_text(const struct vg_attempt *a, const char *scratch_mount,
     struct vg_buf *out, struct vg_err *e)
 {
 	const struct vg_kvs *env = &a->task->env;
-	char num[32];
-	size_t i;
+	struct vg_strv all = VG_STRV_INIT;
+	char *name;
+	size_t i, n;
 
-	for (i = 0; i < env->n; i++) {
+	for (i = 0; i < env->n; i++)
 		if (!env_name_ok(env->v[i].key))
 			return vg_err_set(e, VG_EINVAL, "environment variable "
 			    "name '%s' is not [A-Za-z_][A-Za-z0-9_]*",
 			    env->v[i].key != NULL ? env->v[i].key : "");
-		env_line(out, env->v[i].key, env->v[i].value);
+	/* Every entry is NAME=value, the names checked above. */
+	vg_task_env(a, VG_ENV_ENGINE, &all);
+	for (i = 0; i < all.n; i++) {
+		n = strcspn(all.v[i], "=");
+		name = vg_xstrndup(all.v[i], n);
+		env_line(out, name, all.v[i] + n + 1);
+		free(name);
 	}
-	env_line(out, "VIGIL_RUN_ID", a->run_id);
-	snprintf(num, sizeof(num), "%d", a->task->index);
-	env_line(out, "VIGIL_TASK_INDEX", num);
-	env_line(out, "VIGIL_TASK_DIR", a->task_dir);
-	snprintf(num, sizeof(num), "%d", a->attempt);
-	env_line(out, "VIGIL_ATTEMPT", num);
+	vg_strv_release(&all);
 	if (scratch_mount != NULL)
 		env_line(out, "VIGIL_SCRATCH", scratch_mount);
 	return 0;

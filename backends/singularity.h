@@ -69,11 +69,12 @@ int	vg_singularity_argv(const struct vg_attempt *a, const char *binary,
 	    const char *gpu_flag, struct vg_strv *argv, struct vg_err *e);
 
 /*
- * Appends the environment file of attempt a to out: the task's env plus
- * VIGIL_RUN_ID, VIGIL_TASK_INDEX, VIGIL_TASK_DIR, VIGIL_ATTEMPT and, with
- * scratch, VIGIL_SCRATCH, one NAME="value" line each (\ " $ ` escaped,
- * read literally by apptainer's --env-file reader with --no-eval).  Fails on a name that is
- * not [A-Za-z_][A-Za-z0-9_]*.
+ * Appends the environment file of attempt a to out: vg_task_env's
+ * VG_ENV_ENGINE set (the task's env plus VIGIL_RUN_ID, VIGIL_TASK_INDEX,
+ * VIGIL_TASK_DIR, VIGIL_ATTEMPT) and, with scratch, VIGIL_SCRATCH, one
+ * NAME="value" line each (\ " $ ` escaped, read literally by apptainer's
+ * --env-file reader with --no-eval).  Fails on a name that is not
+ * [A-Za-z_][A-Za-z0-9_]*.
  */
 int	vg_singularity_env_text(const struct vg_attempt *a,
 	    const char *scratch_mount, struct vg_buf *out, struct vg_err *e);

@@ -1014,25 +1014,6 @@ ssh_on_signal(int sig)
 	ssh_stop = 1;
 }
 
-/* The remote environment: the task's env and vigil's per-attempt
- * variables (VIGIL_TASK_DIR is set remotely to the attempt dir).  The
- * host's own PATH, HOME and so on come from the remote login. */
-static void
-remote_env(const struct vg_attempt *a, struct vg_strv *out)
-{
-	size_t i;
-
-	if (a->task != NULL)
-		for (i = 0; i < a->task->env.n; i++)
-			vg_strv_pushf(out, "%s=%s", a->task->env.v[i].key,
-			    a->task->env.v[i].value);
-	if (a->run_id != NULL)
-		vg_strv_pushf(out, "VIGIL_RUN_ID=%s", a->run_id);
-	if (a->task != NULL)
-		vg_strv_pushf(out, "VIGIL_TASK_INDEX=%d", a->task->index);
-	vg_strv_pushf(out, "VIGIL_ATTEMPT=%d", a->attempt);
-}
-
 /* Sends the kill script; reconnects for it when needed (bounded). */
 static int
 remote_kill(struct ssh_ctx *x, double grace, int timed_out, struct vg_err *e)
@@ -1136,7 +1117,7 @@ launch(struct ssh_ctx *x, struct vg_attempt *a, struct vg_err *e)
 	int rc, st;
 	char *dst;
 
-	remote_env(a, &env);
+	vg_task_env(a, VG_ENV_REMOTE, &env);
 	vg_attempt_argv(a, &argv);
 	if ((rc = vg_ssh_env_file(&env, &envf, e)) != 0)
 		goto out;

@@ -165,7 +165,7 @@ vg_vercel_cmd_body(const struct vg_attempt *a, struct vg_buf *out)
 	size_t i;
 
 	vg_attempt_argv(a, &argv);
-	vg_cloud_env(a, &env);
+	vg_task_env(a, VG_ENV_IMAGE, &env);
 	vg_json_writer_init(&w, out);
 	vg_json_obj_begin(&w);
 	vg_json_key(&w, "command");

@@ -4,27 +4,19 @@
  * driver's wake fd.  Nothing sleeps: timeouts are deadlines that bound
  * the poll timeout.
  *
- * Per attempt: start through the backend (vg_backend_start), watch its
- * pidfd, reap it with waitid(P_PIDFD) (kernels without pidfds, and
- * valgrind, fall back to a 20 ms waitid(P_PID) check), let the backend turn the wait
- * status into a result (vg_backend_finish), then vg_backend_cleanup.  A
- * timeout sends SIGTERM through vg_backend_cancel (the backend signals the
- * whole task tree), then SIGKILL after kill_grace; the result is TIMEOUT
- * whatever the exit status.  Cancel works the same way and yields
- * CANCELLED.
+ * Per attempt, through the launcher chosen once in open (launcher.h:
+ * the backend's own start, or srun job steps inside a Slurm allocation):
+ * start, watch the pidfd, reap it with waitid(P_PIDFD) (kernels without
+ * pidfds, and valgrind, fall back to a 20 ms waitid(P_PID) check), ask
+ * the launcher how the attempt ended (the backend: vg_backend_finish at
+ * once; a launcher may need a while, and is asked again every 250 ms),
+ * then clean up.  A timeout (plus the launcher's slack) sends SIGTERM
+ * through the launcher (the backend signals the whole task tree), then
+ * SIGKILL after kill_grace; the result is TIMEOUT whatever the exit
+ * status.  Cancel works the same way and yields CANCELLED.
  *
  * Attempts beyond --jobs wait in a FIFO here; the driver limits how many
  * it hands over through s->window, so memory stays flat for large runs.
- *
- * Inside a Slurm allocation (SLURM_JOB_ID set; VIGIL_SLURM_STEPS=auto,
- * always or never) each attempt is an `srun --exclusive -n1 -N1` job step
- * running `vigil task-exec` (slurm-step.c): the backend, policy and
- * scratch apply on the node where the step lands, --jobs defaults to the
- * allocation's CPUs over the task's cpus, and this file watches the srun
- * processes.  How the task ended comes from its result record; when srun
- * ends without one, a grace window lets a slow shared file system show
- * it, then srun's output decides (step refused, node lost, LOST).
- * Cancels and time-outs reach task-exec through `scancel --signal`.
  */
 #include <errno.h>
 #include <poll.h>
@@ -39,8 +31,8 @@
 
 #include "common/log.h"
 #include "common/path.h"
+#include "schedulers/launcher.h"
 #include "schedulers/scheduler.h"
-#include "schedulers/slurm.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -48,14 +40,8 @@
 
 /* Reap check interval where the kernel has no pidfds. */
 #define NO_PIDFD_MS	20
-/* Result record checks after srun ended without one. */
-#define STEP_CHECK_MS	250
-/* Seconds a step's record may lag behind srun's end (slow shared file
- * systems); VIGIL_SLURM_GRACE overrides. */
-#define STEP_GRACE	60.0
-/* Seconds past timeout + kill_grace before vigil stops a step itself:
- * task-exec enforces the timeout, this is the backstop. */
-#define STEP_SLACK	30.0
+/* Checks of a reaped attempt whose launcher does not know its end yet. */
+#define SETTLE_MS	250
 
 struct dslot {
 	struct vg_attempt	*a;
@@ -65,14 +51,14 @@ struct dslot {
 	long long		 kill_at;
 	int			 timed_out;
 	int			 cancelled;
-	int			 exited;	/* step: srun reaped */
-	int			 ws;		/* step: srun's wait status */
-	long long		 give_up;	/* step: record deadline */
+	int			 exited;	/* reaped, end not known yet */
+	int			 ws;		/* wait status when reaped */
+	long long		 reaped_at;	/* monotonic ms */
 	struct dslot		*next;		/* queue link */
 };
 
 struct direct {
-	const struct vg_backend_ops *ops;
+	struct vg_launcher	 launch;
 	struct dslot		**run;		/* jobs entries */
 	size_t			 nrun;
 	struct dslot		*qhead, *qtail;
@@ -82,10 +68,6 @@ struct direct {
 	size_t			 returned;	/* handed out by the last poll */
 	struct pollfd		*pfds;
 	int			 subreaper;
-	int			 steps;		/* attempts are job steps */
-	char			*vigil;		/* steps: vigil's own path */
-	const char		*run_dir;
-	double			 grace;
 };
 
 /* Copies src into dst of size n, truncating, always terminated. */
@@ -147,8 +129,7 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 	vg_err_init(&e);
 	a->pid = 0;
 	a->pidfd = -1;
-	if (d->steps ? vg_slurm_step_start(d->vigil, d->run_dir, a,
-	    &e) != 0 : vg_backend_start(d->ops, a, &e) != 0) {
+	if (d->launch.ops->start(&d->launch, a, &e) != 0) {
 		push_never_ran(d, a, VG_ST_BACKEND_ERROR, e.msg[0] ? e.msg :
 		    "backend failed to start the task");
 		free(sl);
@@ -162,13 +143,10 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 		} else if (a->pidfd < 0) {
 			/* The child is ours and cannot be gone unreaped, so
 			 * this is resource exhaustion: stop it and report. */
-			if (d->steps)
-				(void)kill(a->pid, SIGKILL);
-			else
-				(void)vg_backend_cancel(a, SIGKILL, NULL);
+			d->launch.ops->signal(&d->launch, a, SIGKILL);
 			(void)waitpid(a->pid, NULL, 0);
-			if (!d->steps)
-				vg_backend_cleanup(a);
+			if (d->launch.ops->cleanup != NULL)
+				d->launch.ops->cleanup(&d->launch, a);
 			push_never_ran(d, a, VG_ST_BACKEND_ERROR,
 			    "cannot watch the task: pidfd_open failed");
 			free(sl);
@@ -180,8 +158,9 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 		a->started = vg_now();
 	now = vg_mono_ms();
 	if (a->timeout > 0)
-		sl->term_at = now + (long long)((a->timeout + (d->steps ?
-		    a->kill_grace + STEP_SLACK : 0)) * 1000.0 + 0.5);
+		sl->term_at = now + (long long)((a->timeout +
+		    (d->launch.ops->slack != NULL ? d->launch.ops->slack(a) :
+		    0)) * 1000.0 + 0.5);
 	d->run[d->nrun++] = sl;
 	u = push_update(d, a, VG_ST_RUNNING);
 	snprintf(u->handle, sizeof(u->handle), "%ld", (long)a->pid);
@@ -208,10 +187,9 @@ static int
 direct_open(struct vg_sched *s, struct vg_err *e)
 {
 	struct direct *d;
+	struct vg_launcher launch;
 	const struct vg_backend_ops *ops = s->backend;
-	const char *env_grace;
-	char *vigil = NULL;
-	int subreaper = 0, steps, cpus, per;
+	int subreaper = 0, rc;
 	long n;
 
 	if (ops == NULL) {
@@ -222,40 +200,14 @@ direct_open(struct vg_sched *s, struct vg_err *e)
 			return vg_err_set(e, VG_EINVAL, "unknown backend "
 			    "'%s'", name);
 	}
-	if ((steps = vg_slurm_steps_wanted(&cpus, e)) < 0)
-		return steps;
-	if (steps) {
-		const char *env = getenv("VIGIL_SLURM_VIGIL");
-
-		vigil = env != NULL && *env == '/' ? vg_xstrdup(env) :
-		    realpath("/proc/self/exe", NULL);
-		if (vigil == NULL)
-			return vg_err_errno(e, "finding the path of vigil "
-			    "itself");
-		per = s->m != NULL && s->m->resources.cpus > 0 ?
-		    s->m->resources.cpus : 1;
-		/* One step per free slot: more sruns would only wait in
-		 * slurmctld's step queue and poll it. */
-		if (s->jobs <= 0 && cpus > 0)
-			s->jobs = cpus / per > 0 ? cpus / per : 1;
-		vg_debug("direct: inside Slurm job %s: attempts run as job "
-		    "steps, %d at once (%d CPUs)", getenv("SLURM_JOB_ID"),
-		    s->jobs, cpus);
-	}
+	if ((rc = vg_launcher_open(&launch, ops, s, e)) != 0)
+		return rc;
 	if (s->jobs <= 0) {
 		n = sysconf(_SC_NPROCESSORS_ONLN);
 		s->jobs = n > 0 ? (int)n : 1;
 	}
 	d = vg_xcalloc(1, sizeof(*d));
-	d->ops = ops;
-	d->steps = steps;
-	d->vigil = vigil;
-	d->run_dir = s->run_dir;
-	d->grace = STEP_GRACE;
-	if ((env_grace = getenv("VIGIL_SLURM_GRACE")) != NULL &&
-	    atof(env_grace) > 0)
-		d->grace = atof(env_grace);
-	s->remote = steps;
+	d->launch = launch;
 	d->run = vg_xcalloc((size_t)s->jobs, sizeof(*d->run));
 	d->pfds = vg_xcalloc((size_t)s->jobs + 1, sizeof(*d->pfds));
 	if (prctl(PR_GET_CHILD_SUBREAPER, &subreaper, 0, 0, 0) == 0)
@@ -332,8 +284,8 @@ slot_done(struct direct *d, size_t i, struct vg_result *r)
 		close(a->pidfd);
 		a->pidfd = -1;
 	}
-	if (!d->steps)
-		vg_backend_cleanup(a);
+	if (d->launch.ops->cleanup != NULL)
+		d->launch.ops->cleanup(&d->launch, a);
 	u = push_update(d, a, r->state);
 	u->result = *r;
 	scopy(u->reason, sizeof(u->reason), r->reason);
@@ -343,39 +295,29 @@ slot_done(struct direct *d, size_t i, struct vg_result *r)
 }
 
 /*
- * Settles step slot i whose srun ended: its result record when there is
- * one, else srun's own account once it explains the end or the grace
- * window has passed.  Returns 1 when reported.
+ * Asks the launcher how reaped slot i ended and reports it when known;
+ * returns 1 then.  Until it is known the slot waits, its pidfd closed.
  */
 static int
-step_settle(struct direct *d, size_t i)
+slot_settle(struct direct *d, size_t i)
 {
 	struct dslot *sl = d->run[i];
 	struct vg_result r;
-	struct vg_err e;
-	char *log;
-	int final;
+	enum vg_launch_end end;
 
-	vg_err_init(&e);
-	if (vg_result_read(sl->a->task_dir, &r, &e) == 0 &&
-	    vg_state_terminal(r.state)) {
-		/* task-exec said how the task ended: the timeout and cancel
-		 * it enforced are in the record already. */
-		if (r.state != VG_ST_CANCELLED)
-			sl->timed_out = 0;
-		slot_done(d, i, &r);
-		return 1;
-	}
-	final = vg_mono_ms() >= sl->give_up || sl->cancelled ||
-	    sl->timed_out;
-	log = vg_slurm_step_log(sl->a->task_dir);
-	if (!vg_slurm_step_verdict(log, sl->ws, final, &r)) {
-		free(log);
+	memset(&r, 0, sizeof(r));
+	end = d->launch.ops->ended(&d->launch, sl->a, sl->ws, vg_mono_ms() -
+	    sl->reaped_at, sl->cancelled || sl->timed_out, &r);
+	if (end == VG_LAUNCH_WAIT) {
+		if (sl->own_pidfd && sl->a->pidfd >= 0) {
+			close(sl->a->pidfd);
+			sl->a->pidfd = -1;
+		}
+		sl->exited = 1;
 		return 0;
 	}
-	free(log);
-	vg_debug("direct: task %d: step ended without a record: %s",
-	    sl->a->task->index, r.reason);
+	if (end == VG_LAUNCH_RECORDED)
+		sl->timed_out = 0;
 	slot_done(d, i, &r);
 	return 1;
 }
@@ -386,13 +328,10 @@ slot_reap(struct direct *d, size_t i)
 {
 	struct dslot *sl = d->run[i];
 	struct vg_attempt *a = sl->a;
-	struct vg_result r;
-	struct vg_err e;
 	siginfo_t si;
-	int ws;
 
 	if (sl->exited)
-		return step_settle(d, i);
+		return slot_settle(d, i);
 	memset(&si, 0, sizeof(si));
 	if (waitid(sl->no_pidfd ? P_PID : (idtype_t)P_PIDFD, sl->no_pidfd ?
 	    (id_t)a->pid : (id_t)a->pidfd, &si, WEXITED | WNOHANG) != 0) {
@@ -406,39 +345,18 @@ slot_reap(struct direct *d, size_t i)
 	}
 	if (si.si_pid == 0)
 		return 0;
-	ws = wstatus_of(&si);
-	if (d->steps) {
-		if (sl->own_pidfd && a->pidfd >= 0) {
-			close(a->pidfd);
-			a->pidfd = -1;
-		}
-		sl->exited = 1;
-		sl->ws = ws;
-		sl->give_up = vg_mono_ms() +
-		    (long long)(d->grace * 1000.0 + 0.5);
-		return step_settle(d, i);
-	}
-	memset(&r, 0, sizeof(r));
-	vg_err_init(&e);
-	if (vg_backend_finish(a, ws, &r, &e) != 0) {
-		r.state = VG_ST_BACKEND_ERROR;
-		scopy(r.reason, sizeof(r.reason), e.msg);
-	}
-	slot_done(d, i, &r);
-	return 1;
+	sl->ws = wstatus_of(&si);
+	sl->reaped_at = vg_mono_ms();
+	return slot_settle(d, i);
 }
 
-/* Signals the attempt of slot sl; errors are ignored (it may be gone). */
+/* Signals the attempt of slot sl unless it was reaped; errors are
+ * ignored (it may be gone). */
 static void
-slot_signal(const struct direct *d, struct dslot *sl, int sig)
+slot_signal(struct direct *d, struct dslot *sl, int sig)
 {
-	if (d->steps) {
-		if (!sl->exited)
-			(void)vg_slurm_step_signal(sl->a->task_dir,
-			    sl->a->pid, sig);
-		return;
-	}
-	(void)vg_backend_cancel(sl->a, sig, NULL);
+	if (!sl->exited)
+		d->launch.ops->signal(&d->launch, sl->a, sig);
 }
 
 /* Acts on passed deadlines; returns the nearest future one (0 = none). */
@@ -538,8 +456,8 @@ direct_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
 	nrun = d->nrun;
 	for (i = 0; i < nrun; i++) {
 		if (d->run[i]->exited) {
-			if (to < 0 || to > STEP_CHECK_MS)
-				to = STEP_CHECK_MS;
+			if (to < 0 || to > SETTLE_MS)
+				to = SETTLE_MS;
 			continue;
 		}
 		if (d->run[i]->no_pidfd) {
@@ -666,7 +584,7 @@ direct_close(struct vg_sched *s)
 	free(d->run);
 	free(d->pfds);
 	free(d->ups);
-	free(d->vigil);
+	vg_launcher_close(&d->launch);
 	free(d);
 	s->priv = NULL;
 }

@@ -11,7 +11,14 @@
  * signalling a step through Slurm (task-exec gets the signal, not srun),
  * and the verdict when no record exists: srun's own failures (step
  * refused, node lost, step cancelled by Slurm) told apart from a task
- * that ended without a word.  direct.c watches the srun processes.
+ * that ended without a word.  vg_launcher_srun puts these together as
+ * the direct scheduler's launcher (launcher.h): --jobs defaults to the
+ * allocation's CPUs over the task's cpus; when srun ends without a
+ * record, a grace window lets a slow shared file system show it, then
+ * srun's output decides (step refused, node lost, LOST); cancels and
+ * time-outs reach task-exec through `scancel --signal`, and vigil stops
+ * a step itself only well past its timeout.  direct.c watches the srun
+ * processes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,12 +35,26 @@
 #include "common/log.h"
 #include "common/path.h"
 #include "runner/manifest/task.h"
+#include "schedulers/launcher.h"
 #include "schedulers/slurm.h"
 
 extern char **environ;
 
 /* Bytes of step.log read for the verdict (srun's lines come last). */
 #define STEP_LOG_TAIL	8192
+/* Seconds a step's record may lag behind srun's end (slow shared file
+ * systems); VIGIL_SLURM_GRACE overrides. */
+#define STEP_GRACE	60.0
+/* Seconds past timeout + kill_grace before vigil stops a step itself:
+ * task-exec enforces the timeout, this is the backstop. */
+#define STEP_SLACK	30.0
+
+/* The srun launcher's state for one run. */
+struct srun_launch {
+	char		*vigil;		/* vigil's own path */
+	const char	*run_dir;
+	double		 grace;		/* seconds; see STEP_GRACE */
+};
 
 int
 vg_slurm_alloc_cpus(const char *spec)
@@ -381,3 +402,117 @@ vg_slurm_step_log(const char *task_dir)
 	text = vg_buf_detach(&b);
 	return text != NULL ? text : vg_xstrdup("");
 }
+
+/* Applies inside an allocation that wants steps; sets --jobs from CPUs. */
+static int
+srun_open(struct vg_launcher *l, struct vg_sched *s, struct vg_err *e)
+{
+	struct srun_launch *p;
+	const char *env;
+	char *vigil;
+	int steps, cpus, per;
+
+	if ((steps = vg_slurm_steps_wanted(&cpus, e)) <= 0)
+		return steps;
+	env = getenv("VIGIL_SLURM_VIGIL");
+	vigil = env != NULL && *env == '/' ? vg_xstrdup(env) :
+	    realpath("/proc/self/exe", NULL);
+	if (vigil == NULL)
+		return vg_err_errno(e, "finding the path of vigil itself");
+	per = s->m != NULL && s->m->resources.cpus > 0 ?
+	    s->m->resources.cpus : 1;
+	/* One step per free slot: more sruns would only wait in
+	 * slurmctld's step queue and poll it. */
+	if (s->jobs <= 0 && cpus > 0)
+		s->jobs = cpus / per > 0 ? cpus / per : 1;
+	vg_debug("direct: inside Slurm job %s: attempts run as job "
+	    "steps, %d at once (%d CPUs)", getenv("SLURM_JOB_ID"),
+	    s->jobs, cpus);
+	p = vg_xcalloc(1, sizeof(*p));
+	p->vigil = vigil;
+	p->run_dir = s->run_dir;
+	p->grace = STEP_GRACE;
+	if ((env = getenv("VIGIL_SLURM_GRACE")) != NULL && atof(env) > 0)
+		p->grace = atof(env);
+	l->priv = p;
+	return 1;
+}
+
+/* Starts a as a job step. */
+static int
+srun_start(struct vg_launcher *l, struct vg_attempt *a, struct vg_err *e)
+{
+	const struct srun_launch *p = l->priv;
+
+	return vg_slurm_step_start(p->vigil, p->run_dir, a, e);
+}
+
+/* task-exec enforces the timeout; vigil waits for it this long more. */
+static double
+srun_slack(const struct vg_attempt *a)
+{
+	return a->kill_grace + STEP_SLACK;
+}
+
+/* Signals the step's task-exec (srun itself before the step runs). */
+static void
+srun_signal(struct vg_launcher *l, struct vg_attempt *a, int sig)
+{
+	(void)l;
+	(void)vg_slurm_step_signal(a->task_dir, a->pid, sig);
+}
+
+/*
+ * How a step ended: its result record when there is one, else srun's own
+ * account once it explains the end or the grace window has passed.
+ */
+static enum vg_launch_end
+srun_ended(struct vg_launcher *l, struct vg_attempt *a, int ws,
+    long long waited_ms, int stopping, struct vg_result *r)
+{
+	const struct srun_launch *p = l->priv;
+	struct vg_err e;
+	char *log;
+	int final, known;
+
+	vg_err_init(&e);
+	if (vg_result_read(a->task_dir, r, &e) == 0 &&
+	    vg_state_terminal(r->state))
+		/* task-exec said how the task ended: the timeout and cancel
+		 * it enforced are in the record already. */
+		return r->state != VG_ST_CANCELLED ? VG_LAUNCH_RECORDED :
+		    VG_LAUNCH_DONE;
+	final = waited_ms >= (long long)(p->grace * 1000.0 + 0.5) ||
+	    stopping;
+	log = vg_slurm_step_log(a->task_dir);
+	known = vg_slurm_step_verdict(log, ws, final, r);
+	free(log);
+	if (!known)
+		return VG_LAUNCH_WAIT;
+	vg_debug("direct: task %d: step ended without a record: %s",
+	    a->task->index, r->reason);
+	return VG_LAUNCH_DONE;
+}
+
+/* Frees the launcher's state. */
+static void
+srun_close(struct vg_launcher *l)
+{
+	struct srun_launch *p = l->priv;
+
+	if (p == NULL)
+		return;
+	free(p->vigil);
+	free(p);
+}
+
+const struct vg_launcher_ops vg_launcher_srun = {
+	.name = "srun",
+	.remote = 1,
+	.open = srun_open,
+	.start = srun_start,
+	.slack = srun_slack,
+	.signal = srun_signal,
+	.ended = srun_ended,
+	.close = srun_close,
+};

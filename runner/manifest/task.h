@@ -6,7 +6,8 @@
  * inside string commands, verbatim inside argv elements) and whose env has
  * VIGIL_MATRIX_<NAME> for each axis.  The per-launch variables
  * VIGIL_RUN_ID, VIGIL_TASK_INDEX and VIGIL_TASK_DIR are added by the
- * launcher (vg_attempt_env in backend.c), since they depend on the run.
+ * launcher (vg_task_env in backends/task-env.c), since they depend on
+ * the run.
  */
 #ifndef VG_TASK_H
 #define VG_TASK_H

@@ -176,7 +176,7 @@ test_env(void **state)
 	struct vg_strv env = VG_STRV_INIT;
 	char *s;
 
-	vg_cloud_env(&f->a, &env);
+	vg_task_env(&f->a, VG_ENV_IMAGE, &env);
 	s = joined(&env);
 	assert_string_equal(s, "LANG=C.UTF-8|K=a 'b' $c|VIGIL_RUN_ID=run1|"
 	    "VIGIL_TASK_INDEX=3|VIGIL_TASK_DIR=/host/runs/run1/tasks/3|"
@@ -185,11 +185,11 @@ test_env(void **state)
 	vg_strv_release(&env);
 
 	/* A task's own PATH reaches the sandbox (and overrides the
-	 * host's one, which vg_attempt_env lists first). */
+	 * host's one, which vg_task_env lists first). */
 	f->kv[1].key = lit(f, "PATH");
 	f->kv[1].value = lit(f, "/opt/bin");
 	f->task.env.n = 2;
-	vg_cloud_env(&f->a, &env);
+	vg_task_env(&f->a, VG_ENV_IMAGE, &env);
 	s = joined(&env);
 	assert_string_equal(s, "LANG=C.UTF-8|K=a 'b' $c|PATH=/opt/bin|"
 	    "VIGIL_RUN_ID=run1|VIGIL_TASK_INDEX=3|"

@@ -2,7 +2,8 @@
  * test-slurm-step.c - job steps inside an allocation: the allocation's
  * CPU count, the VIGIL_SLURM_STEPS decision, the step id task-exec
  * records, the tail of srun's log, and the verdict on a step that left
- * no result record (srun's own messages as Slurm 22.05 prints them).
+ * no result record (srun's own messages as Slurm 22.05 prints them),
+ * and the srun launcher of the direct scheduler put together from them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/path.h"
+#include "schedulers/launcher.h"
 #include "schedulers/slurm.h"
 
 /* A wait status of exit code c, or of signal -c. */
@@ -43,24 +45,36 @@ test_alloc_cpus(void **state)
 	(void)state;
 }
 
-static void
-test_steps_wanted(void **state)
+/*
+ * Makes dir (a mkdtemp template) with an empty executable srun, fake its
+ * path, and makes dir the whole PATH (only srun's presence is checked).
+ * Returns the old PATH (caller frees), NULL when there was none.
+ */
+static char *
+fake_srun(char *dir, char *fake, size_t n)
 {
-	char dir[] = "/tmp/vg-srun-XXXXXX", fake[64], *path;
-	struct vg_err e;
+	char *path = getenv("PATH") != NULL ? strdup(getenv("PATH")) : NULL;
 	FILE *f;
-	int cpus;
 
-	vg_err_init(&e);
-	/* A fake srun on PATH (only its presence is checked here). */
-	path = getenv("PATH") != NULL ? strdup(getenv("PATH")) : NULL;
 	assert_non_null(mkdtemp(dir));
-	snprintf(fake, sizeof fake, "%s/srun", dir);
+	snprintf(fake, n, "%s/srun", dir);
 	f = fopen(fake, "w");
 	assert_non_null(f);
 	fclose(f);
 	assert_int_equal(chmod(fake, 0755), 0);
 	setenv("PATH", dir, 1);
+	return path;
+}
+
+static void
+test_steps_wanted(void **state)
+{
+	char dir[] = "/tmp/vg-srun-XXXXXX", fake[64], *path;
+	struct vg_err e;
+	int cpus;
+
+	vg_err_init(&e);
+	path = fake_srun(dir, fake, sizeof fake);
 	unsetenv("SLURM_JOB_ID");
 	unsetenv("SLURM_STEP_ID");
 	unsetenv("VIGIL_SLURM_STEPS");
@@ -216,6 +230,72 @@ test_step_id_and_log(void **state)
 	(void)state;
 }
 
+/* The direct scheduler's launcher: srun inside an allocation, else the
+ * backend's; the srun one's jobs, slack and end of a step. */
+static void
+test_launcher(void **state)
+{
+	char dir[] = "/tmp/vg-launch-XXXXXX", fake[64], *path;
+	struct vg_sched s = { .run_dir = "/runs/r1" };
+	struct vg_task task = { .index = 0 };
+	struct vg_attempt a = { .task = &task, .attempt = 1,
+	    .kill_grace = 5 };
+	struct vg_result r, rec = { .state = VG_ST_TIMEOUT, .exit_code = -1 };
+	struct vg_launcher l;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	path = fake_srun(dir, fake, sizeof fake);
+	unsetenv("SLURM_STEP_ID");
+	setenv("SLURM_JOB_ID", "42", 1);
+	setenv("SLURM_JOB_CPUS_PER_NODE", "2(x2)", 1);
+	setenv("VIGIL_SLURM_VIGIL", "/opt/vigil", 1);
+	setenv("VIGIL_SLURM_GRACE", "1", 1);
+	setenv("VIGIL_SLURM_STEPS", "never", 1);
+	assert_int_equal(vg_launcher_open(&l, NULL, &s, &e), 0);
+	assert_ptr_equal(l.ops, &vg_launcher_backend);
+	assert_int_equal(s.remote, 0);
+	assert_int_equal(s.jobs, 0);
+	vg_launcher_close(&l);
+
+	unsetenv("VIGIL_SLURM_STEPS");
+	assert_int_equal(vg_launcher_open(&l, NULL, &s, &e), 0);
+	assert_ptr_equal(l.ops, &vg_launcher_srun);
+	assert_int_equal(s.remote, 1);
+	assert_int_equal(s.jobs, 4);
+	assert_true(l.ops->slack(&a) == 35.0);
+	/* No record, nothing from srun: wait, up to the grace window. */
+	a.task_dir = dir;
+	assert_int_equal(l.ops->ended(&l, &a, ws(0), 0, 0, &r),
+	    VG_LAUNCH_WAIT);
+	assert_int_equal(l.ops->ended(&l, &a, ws(0), 1000, 0, &r),
+	    VG_LAUNCH_DONE);
+	assert_int_equal(r.state, VG_ST_LOST);
+	assert_int_equal(l.ops->ended(&l, &a, ws(0), 0, 1, &r),
+	    VG_LAUNCH_DONE);
+	/* A record settles it, time-out included. */
+	assert_int_equal(vg_result_write(dir, &rec, &e), 0);
+	assert_int_equal(l.ops->ended(&l, &a, ws(0), 0, 0, &r),
+	    VG_LAUNCH_RECORDED);
+	assert_int_equal(r.state, VG_ST_TIMEOUT);
+	rec.state = VG_ST_CANCELLED;
+	assert_int_equal(vg_result_write(dir, &rec, &e), 0);
+	assert_int_equal(l.ops->ended(&l, &a, ws(0), 0, 0, &r),
+	    VG_LAUNCH_DONE);
+	vg_launcher_close(&l);
+
+	if (path != NULL)
+		setenv("PATH", path, 1);
+	free(path);
+	snprintf(fake, sizeof fake, "rm -rf '%s'", dir);
+	assert_int_equal(system(fake), 0);
+	unsetenv("SLURM_JOB_ID");
+	unsetenv("SLURM_JOB_CPUS_PER_NODE");
+	unsetenv("VIGIL_SLURM_VIGIL");
+	unsetenv("VIGIL_SLURM_GRACE");
+	(void)state;
+}
+
 int
 main(void)
 {
@@ -224,6 +304,7 @@ main(void)
 		cmocka_unit_test(test_steps_wanted),
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_step_id_and_log),
+		cmocka_unit_test(test_launcher),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
