@@ -28,6 +28,7 @@
 #include "common/path.h"
 #include "common/proc.h"
 #include "backends/backend.h"
+#include "common/str.h"
 
 #define RESULT_FILE	"result.json"
 #define RESULT_MAX	8192	/* bytes; a record is about 400 */
@@ -119,16 +120,6 @@ out:
 	return rc;
 }
 
-/* Copies src into dst (size bytes), truncating, always terminated. */
-static void
-copy_trunc(char *dst, size_t size, const char *src)
-{
-	size_t n = strnlen(src, size - 1);
-
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
 /* Body of the monitor process: runs the attempt and records the result. */
 static void __attribute__((noreturn))
 monitor_main(struct vg_attempt *a)
@@ -156,7 +147,7 @@ monitor_main(struct vg_attempt *a)
 		r.state = VG_ST_BACKEND_ERROR;
 		r.exit_code = -1;
 		r.signal = 0;
-		copy_trunc(r.reason, sizeof(r.reason), e.msg);
+		vg_strlcpy(r.reason, e.msg, sizeof(r.reason));
 	}
 	if (r.ended == 0)
 		r.ended = vg_now();
@@ -376,7 +367,7 @@ result_str(const struct vg_json_value *o, const char *key, char *out,
 		return 0;
 	if (v->type != VG_JSON_STRING)
 		return -1;
-	copy_trunc(out, size, v->str);
+	vg_strlcpy(out, v->str, size);
 	return 0;
 }
 

@@ -30,6 +30,7 @@
 
 #include "common/proc.h"
 #include "backends/shim.h"
+#include "common/str.h"
 
 /* The launch description, aligned for in-place reading; one byte more
  * than the largest accepted, to notice a larger one. */
@@ -63,10 +64,8 @@ report(int kind, int err, const char *stage, const char *detail, int ws)
 	msg.err = err;
 	msg.wstatus = ws;
 	msg.tmp_gone = tmp_gone;
-	if (stage != NULL)
-		strncpy(msg.stage, stage, sizeof(msg.stage) - 1);
-	if (detail != NULL)
-		strncpy(msg.detail, detail, sizeof(msg.detail) - 1);
+	(void)vg_strlcpy(msg.stage, stage, sizeof(msg.stage));
+	(void)vg_strlcpy(msg.detail, detail, sizeof(msg.detail));
 	do
 		n = send(VG_SHIM_FD_CTL, &msg, sizeof(msg), MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);

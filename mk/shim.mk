@@ -18,7 +18,8 @@
 
 SHIM		:= $(B)/vigil-shim
 SHIM_SRCS	:= backends/shim-main.c backends/shim-launch.c \
-		   backends/shim-sandbox.c common/proc.c
+		   backends/shim-sandbox.c common/proc.c \
+		   common/str.c
 SHIM_OBJS	:= $(SHIM_SRCS:%.c=$(B)/shim/%.o)
 SHIM_CFLAGS	:= -std=c11 -O2 -g $(WARN) -MMD -MP
 SHIM_LINKS	:= $(B)/tests/vigil-shim $(B)/bench/vigil-shim

@@ -33,6 +33,7 @@
 #include "common/path.h"
 #include "schedulers/launcher.h"
 #include "schedulers/scheduler.h"
+#include "common/str.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -70,16 +71,6 @@ struct direct {
 	int			 subreaper;
 };
 
-/* Copies src into dst of size n, truncating, always terminated. */
-static void
-scopy(char *dst, size_t n, const char *src)
-{
-	size_t l = strnlen(src, n - 1);
-
-	memcpy(dst, src, l);
-	dst[l] = '\0';
-}
-
 /* Opens a pidfd for pid (Linux 5.3+). */
 static int
 pidfd_open_(pid_t pid)
@@ -113,8 +104,8 @@ push_never_ran(struct direct *d, struct vg_attempt *a, enum vg_state st,
 
 	u->result.started = now;
 	u->result.ended = now;
-	scopy(u->result.reason, sizeof(u->result.reason), reason);
-	scopy(u->reason, sizeof(u->reason), reason);
+	vg_strlcpy(u->result.reason, reason, sizeof(u->result.reason));
+	vg_strlcpy(u->reason, reason, sizeof(u->reason));
 }
 
 /* Starts one queued attempt; reports RUNNING or BACKEND_ERROR. */
@@ -288,7 +279,7 @@ slot_done(struct direct *d, size_t i, struct vg_result *r)
 		d->launch.ops->cleanup(&d->launch, a);
 	u = push_update(d, a, r->state);
 	u->result = *r;
-	scopy(u->reason, sizeof(u->reason), r->reason);
+	vg_strlcpy(u->reason, r->reason, sizeof(u->reason));
 	snprintf(u->handle, sizeof(u->handle), "%ld", (long)a->pid);
 	run_remove(d, i);
 	free(sl);
