@@ -8,8 +8,8 @@
  * trailers to the header callback after the body, so both go through
  * vg_grpc_status_line.  http:// URLs are h2c (prior knowledge), https://
  * negotiates h2 by ALPN.  Every call of a channel shares one curl multi
- * handle, so the two log streams of a sandbox run side by side on one
- * connection.
+ * handle, so the two log streams of a sandbox run side by side; each
+ * call has its own connection (see call_start).
  *
  * Retries follow Modal's clients (modal-labs/modal-client
  * _utils/grpc_utils.py, go/client.go): transient codes and transport
@@ -484,9 +484,14 @@ call_start(struct vg_grpc *g, const char *method, const struct vg_buf *msg,
 	curl_easy_setopt(c->easy, CURLOPT_HEADERDATA, c);
 	curl_easy_setopt(c->easy, CURLOPT_ERRORBUFFER, c->errbuf);
 	curl_easy_setopt(c->easy, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c->easy, CURLOPT_PIPEWAIT, 1L);
+	/* One connection per call: libcurl 7.88 fails a second stream on a
+	 * reused h2c connection ("Error in the HTTP2 framing layer"). */
+	curl_easy_setopt(c->easy, CURLOPT_FORBID_REUSE, 1L);
+	curl_easy_setopt(c->easy, CURLOPT_FRESH_CONNECT, 1L);
 	curl_easy_setopt(c->easy, CURLOPT_CONNECTTIMEOUT, 30L);
 	curl_easy_setopt(c->easy, CURLOPT_PRIVATE, c);
+	if (getenv("VIGIL_GRPC_DEBUG") != NULL)
+		curl_easy_setopt(c->easy, CURLOPT_VERBOSE, 1L);
 	if (timeout > 0)
 		curl_easy_setopt(c->easy, CURLOPT_TIMEOUT_MS,
 		    (long)(timeout * 1000) + 5000);
