@@ -372,6 +372,13 @@ vg_grpc_open(struct vg_grpc **gp, const char *url,
 	return 0;
 }
 
+/* Sets the stop flag of g. */
+void
+vg_grpc_set_stop(struct vg_grpc *g, const volatile sig_atomic_t *stop)
+{
+	g->stop = stop;
+}
+
 /* Closes a channel (its calls must be freed first). */
 void
 vg_grpc_free(struct vg_grpc *g)

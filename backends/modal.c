@@ -668,6 +668,8 @@ direct_terminate(struct vg_cloud *c, const char *id, struct vg_err *e)
 	int rc;
 
 	req.sandbox_id = pbstr(id);
+	/* Stopping must not be stopped by the stop request. */
+	vg_grpc_set_stop(chan(c), NULL);
 	rc = vg_grpc_unary(chan(c), "SandboxTerminate", &req.base,
 	    &modal__client__sandbox_terminate_response__descriptor, &resp,
 	    VG_CLOUD_CALL_TIMEOUT, "terminating the sandbox "

@@ -119,6 +119,8 @@ int	vg_grpc_open(struct vg_grpc **gp, const char *url,
 	    const struct vg_strv *metadata, const volatile sig_atomic_t *stop,
 	    const char *redact, struct vg_err *e);
 void	vg_grpc_free(struct vg_grpc *g);
+/* Sets (NULL: clears) the flag that abandons g's calls. */
+void	vg_grpc_set_stop(struct vg_grpc *g, const volatile sig_atomic_t *stop);
 
 /*
  * A unary call of method ("SandboxCreate") with retries: transient codes

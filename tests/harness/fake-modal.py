@@ -249,8 +249,8 @@ class Servicer(pbg.ModalClientServicer):
             if self.first_box is None:
                 self.first_box = sid
         with open(os.path.join(self.a.dir, "sandboxes"), "a") as f:
-            f.write("%s %d %s gpu=%s:%d cpu=%d mem=%d\n" % (
-                sid, b.proc.pid, d.workdir,
+            f.write("%s %s %d %s gpu=%s:%d cpu=%d mem=%d\n" % (
+                sid, tags.get("vigil-owner", "-"), b.proc.pid, d.workdir,
                 d.resources.gpu_config.gpu_type,
                 d.resources.gpu_config.count, d.resources.milli_cpu,
                 d.resources.memory_mb))
