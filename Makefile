@@ -25,7 +25,8 @@ CC		?= cc
 PKG_CONFIG	?= pkg-config
 FUZZ_SECONDS	?= 20
 
-PKGS		:= yaml-0.1 sqlite3 libcurl libssh libseccomp libcrypto
+PKGS		:= yaml-0.1 sqlite3 libcurl libssh libseccomp libcrypto \
+		   libprotobuf-c
 
 VARIANT		:= release
 OPT		:= -O2
@@ -84,7 +85,7 @@ say		=
 endif
 
 .PHONY: all demo check check-unit check-integration check-san check-valgrind \
-	fuzz bench install uninstall clean deps tests
+	fuzz bench install uninstall clean deps tests proto
 .DEFAULT_GOAL := all
 
 all: $(BIN) build/vigil
@@ -205,3 +206,11 @@ clean:
 -include mk/*.mk
 -include $(LIB_OBJS:.o=.d) $(B)/runner/cli/main.d $(UNIT_BINS:=.d)
 -include $(FUZZ_LIB_OBJS:.o=.d)
+
+# Modal's messages, backends/modal.pb-c.[ch] (committed), from
+# proto/modal.proto with Debian's protoc-c; includes made root-relative.
+proto:
+	@scripts/deps.sh protobuf-c-compiler
+	protoc-c --proto_path=proto --c_out=backends proto/modal.proto
+	sed -i 's|^#include "modal.pb-c.h"|#include "backends/modal.pb-c.h"|' \
+		backends/modal.pb-c.c

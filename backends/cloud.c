@@ -195,43 +195,84 @@ cloud_connect(struct vg_cloud *c, const char *base, struct vg_err *e)
 	return 0;
 }
 
+/* The token variable of ops under conf. */
+static const char *
+token_var(const struct vg_cloud_ops *ops, const struct vg_cloud_conf *conf)
+{
+	return conf != NULL && conf->token_env != NULL && *conf->token_env ?
+	    conf->token_env : ops->token_env;
+}
+
+/* Finds the credentials by presence; see cloud.h. */
+int
+vg_cloud_creds(const struct vg_cloud_ops *ops,
+    const struct vg_cloud_conf *conf, const char **where, struct vg_err *e)
+{
+	const char *tv = token_var(ops, conf);
+
+	if (where != NULL)
+		*where = tv;
+	if (env_value(tv) == NULL)
+		return vg_err_set(e, VG_EINVAL, "%s: no API token: environment "
+		    "variable %s is not set (%s.token_env names the variable "
+		    "to read)", ops->name, tv, ops->name);
+	if (ops->team_env != NULL && env_value(ops->team_env) == NULL)
+		return vg_err_set(e, VG_EINVAL, "%s: environment variable %s "
+		    "is not set: the API needs the team id", ops->name,
+		    ops->team_env);
+	if (ops->project_env != NULL && env_value(ops->project_env) == NULL)
+		return vg_err_set(e, VG_EINVAL, "%s: environment variable %s "
+		    "is not set: the API needs the project id", ops->name,
+		    ops->project_env);
+	return 0;
+}
+
+/* Opens a connection on an explicit endpoint; see cloud.h. */
+int
+vg_cloud_open_at(struct vg_cloud *c, const struct vg_cloud_ops *ops,
+    const struct vg_cloud_conf *conf, const char *endpoint,
+    const char *token_env, const volatile sig_atomic_t *stop,
+    struct vg_err *e)
+{
+	struct vg_cloud_conf tc;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	memset(&tc, 0, sizeof(tc));
+	c->ops = ops;
+	c->conf = conf;
+	c->stop = stop;
+	if (token_env != NULL)
+		tc.token_env = vg_xstrdup(token_env);
+	rc = vg_cloud_creds(ops, token_env != NULL ? &tc : conf,
+	    &c->token_env, e);
+	if (token_env != NULL)
+		c->token_env = token_env;
+	free(tc.token_env);
+	if (rc != 0)
+		return rc;
+	c->token = vg_xstrdup(env_value(c->token_env));
+	if (ops->team_env != NULL)
+		c->team = vg_xstrdup(env_value(ops->team_env));
+	if (ops->project_env != NULL)
+		c->project = vg_xstrdup(env_value(ops->project_env));
+	return cloud_connect(c, endpoint, e);
+}
+
 /* Opens a connection; see cloud.h. */
 int
 vg_cloud_open(struct vg_cloud *c, const struct vg_cloud_ops *ops,
     const struct vg_cloud_conf *conf, const volatile sig_atomic_t *stop,
     struct vg_err *e)
 {
-	const char *tok, *ep;
+	const char *ep;
 
-	memset(c, 0, sizeof(*c));
-	c->ops = ops;
-	c->conf = conf;
-	c->stop = stop;
-	c->token_env = conf != NULL && conf->token_env != NULL &&
-	    *conf->token_env ? conf->token_env : ops->token_env;
-	if ((tok = env_value(c->token_env)) == NULL)
-		return vg_err_set(e, VG_EINVAL, "%s: no API token: environment "
-		    "variable %s is not set (%s.token_env names the variable "
-		    "to read)", ops->name, c->token_env, ops->name);
-	c->token = vg_xstrdup(tok);
-	if (ops->team_env != NULL) {
-		if (env_value(ops->team_env) == NULL)
-			return vg_err_set(e, VG_EINVAL, "%s: environment "
-			    "variable %s is not set: the API needs the team "
-			    "id", ops->name, ops->team_env);
-		c->team = vg_xstrdup(env_value(ops->team_env));
-	}
-	if (ops->project_env != NULL) {
-		if (env_value(ops->project_env) == NULL)
-			return vg_err_set(e, VG_EINVAL, "%s: environment "
-			    "variable %s is not set: the API needs the project "
-			    "id", ops->name, ops->project_env);
-		c->project = vg_xstrdup(env_value(ops->project_env));
-	}
+	if (ops->open != NULL)
+		return ops->open(c, ops, conf, stop, e);
 	ep = conf != NULL && conf->endpoint != NULL && *conf->endpoint ?
 	    conf->endpoint : env_value(ops->endpoint_env) != NULL ?
 	    env_value(ops->endpoint_env) : ops->endpoint;
-	return cloud_connect(c, ep, e);
+	return vg_cloud_open_at(c, ops, conf, ep, NULL, stop, e);
 }
 
 /* A second connection with the same credentials; see cloud.h. */
@@ -254,6 +295,8 @@ vg_cloud_open_like(struct vg_cloud *dst, const struct vg_cloud *c,
 void
 vg_cloud_close(struct vg_cloud *c)
 {
+	if (c->priv != NULL && c->ops != NULL && c->ops->close_priv != NULL)
+		c->ops->close_priv(c->priv);
 	vg_http_free(c->h);
 	vg_http_resp_release(&c->resp);
 	if (c->token != NULL)
@@ -946,6 +989,7 @@ vg_cloud_validate(const struct vg_cloud_ops *ops, const struct vg_manifest *m,
 {
 	const struct vg_cloud_conf *cc = vg_manifest_conf(m, ops->section);
 	struct vg_loc loc = { .file = m->file };
+	struct vg_err e;
 	int bad = 0;
 
 	if (cc->token_env != NULL && !is_name(cc->token_env,
@@ -972,6 +1016,12 @@ vg_cloud_validate(const struct vg_cloud_ops *ops, const struct vg_manifest *m,
 		    "inside the sandbox", m->workdir);
 		bad = 1;
 	}
+	/* Credentials, by presence, before any run is recorded. */
+	vg_err_init(&e);
+	if (!bad && ops->open == NULL && vg_cloud_creds(ops, cc, NULL, &e) != 0) {
+		vg_diag_add(d, &loc, "%s", e.msg);
+		bad = 1;
+	}
 	return bad ? VG_EINVAL : 0;
 }
 
@@ -980,13 +1030,7 @@ vg_cloud_validate(const struct vg_cloud_ops *ops, const struct vg_manifest *m,
 const struct vg_section vg_cloud_schema = {
 	.name = "cloud",
 	.fields = (const struct vg_field[]){
-		STR(vg_cloud_conf, "endpoint", endpoint, "API base URL"),
-		STR(vg_cloud_conf, "token_env", token_env,
-		    "environment variable holding the API token"),
-		STR(vg_cloud_conf, "snapshot", snapshot, "image or snapshot"),
-		STR(vg_cloud_conf, "region", region, "region"),
-		BOOL(vg_cloud_conf, "keep", keep, "false",
-		    "keep the sandbox after the task"),
+		VG_CLOUD_ROWS(0),
 		{ .key = NULL },
 	},
 };

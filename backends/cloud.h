@@ -42,6 +42,22 @@ struct vg_cloud_conf {
  * vercel:); each provider defines its own vg_msection with them. */
 extern const struct vg_section vg_cloud_schema;
 
+/* Those rows, for a provider whose own struct holds a struct
+ * vg_cloud_conf at offset base (modal.c adds rows after them). */
+#define VG_CLOUD_ROW(base, k, t, m, d, h)				\
+	{ .key = k, .type = t, .def = d, .help = h,			\
+	  .off = (base) + offsetof(struct vg_cloud_conf, m) }
+#define VG_CLOUD_ROWS(base)						\
+	VG_CLOUD_ROW(base, "endpoint", VG_F_STR, endpoint, NULL,	\
+	    "API base URL"),						\
+	VG_CLOUD_ROW(base, "token_env", VG_F_STR, token_env, NULL,	\
+	    "environment variable holding the API token"),		\
+	VG_CLOUD_ROW(base, "snapshot", VG_F_STR, snapshot, NULL,	\
+	    "image or snapshot"),					\
+	VG_CLOUD_ROW(base, "region", VG_F_STR, region, NULL, "region"),	\
+	VG_CLOUD_ROW(base, "keep", VG_F_BOOL, keep, "false",		\
+	    "keep the sandbox after the task")
+
 /* Labels (Daytona) or tags (Vercel) on every sandbox vigil creates. */
 #define VG_CLOUD_LABEL		"vigil"		/* "1" */
 #define VG_CLOUD_LABEL_RUN	"vigil-run"	/* run id */
@@ -66,6 +82,7 @@ struct vg_cloud {
 	const char		*token_env;	/* where the token came from */
 	char			*team;		/* provider scopes, owned; */
 	char			*project;	/* NULL when unused */
+	void			*priv;		/* a provider's own channel */
 };
 
 /* Where a task's output goes: [1] stdout, [2] stderr. */
@@ -142,6 +159,13 @@ struct vg_cloud_ops {
 	const char	*list_next;
 	/* A cheap authenticated request, for probe. */
 	int	(*ping)(struct vg_cloud *c, struct vg_err *e);
+	/* Opens c instead of vg_cloud_open, for a provider whose API or
+	 * credentials differ (modal); c->priv is released by close_priv
+	 * from vg_cloud_close.  Both optional. */
+	int	(*open)(struct vg_cloud *c, const struct vg_cloud_ops *ops,
+		    const struct vg_cloud_conf *conf,
+		    const volatile sig_atomic_t *stop, struct vg_err *e);
+	void	(*close_priv)(void *priv);
 };
 
 /* ---- connection ---- */
@@ -161,6 +185,20 @@ const struct vg_cloud_conf *vg_cloud_conf_of(const struct vg_cloud_ops *ops,
 int	vg_cloud_open(struct vg_cloud *c, const struct vg_cloud_ops *ops,
 	    const struct vg_cloud_conf *conf,
 	    const volatile sig_atomic_t *stop, struct vg_err *e);
+/* vg_cloud_open on an explicit endpoint and token variable. */
+int	vg_cloud_open_at(struct vg_cloud *c, const struct vg_cloud_ops *ops,
+	    const struct vg_cloud_conf *conf, const char *endpoint,
+	    const char *token_env, const volatile sig_atomic_t *stop,
+	    struct vg_err *e);
+/*
+ * Finds ops's credentials by presence (no network): VG_EINVAL naming
+ * each variable that is missing and how to give it.  *where (may be
+ * NULL) gets the token's variable.  What validate and vg_cloud_open
+ * check, so a run without credentials is refused before it is recorded.
+ */
+int	vg_cloud_creds(const struct vg_cloud_ops *ops,
+	    const struct vg_cloud_conf *conf, const char **where,
+	    struct vg_err *e);
 /* Opens a second connection on base with c's credentials. */
 int	vg_cloud_open_like(struct vg_cloud *dst, const struct vg_cloud *c,
 	    const char *base, struct vg_err *e);

@@ -179,19 +179,26 @@ $(tr -d 'x\n' <"$VIGIL_HOME/runs/$RUN/tasks/0/stdout" | wc -c)"
 	expect_eq "big stderr" "100000" \
 	    "$(tr -d '\n' <"$VIGIL_HOME/runs/$RUN/tasks/0/stderr" | wc -c)"
 
-	# 5. No token.
+	# 5. No token: refused when the run is created, nothing recorded.
 	mf notok "'true'"
+	before=$("$VIGIL" status --json | python3 -c \
+	    'import json,sys; print(len(json.load(sys.stdin)["runs"]))')
 	env -u "$TOKVAR" "$VIGIL" run -q --json "$W/notok.yaml" >"$W/o" 2>&1
-	expect_eq "no token exit" 1 "$?"
-	RUN=$(newest_run); task_fields
-	expect_eq "no token state" "BACKEND_ERROR None None" "$ST"
-	expect_eq "no token reason" "$P: no API token: environment variable \
-$TOKVAR is not set ($P.token_env names the variable to read)" "$REASON"
+	expect_eq "no token exit" 2 "$?"
+	grep -q "$P: no API token: environment variable $TOKVAR is not set \
+($P.token_env names the variable to read)" "$W/o" ||
+	    fail "no token message: $(cat "$W/o")"
+	env -u "$TOKVAR" "$VIGIL" submit "$W/notok.yaml" >"$W/o" 2>&1
+	expect_eq "no token submit exit" 2 "$?"
+	env -u "$TOKVAR" "$VIGIL" validate "$W/notok.yaml" >"$W/o" 2>&1
+	expect_eq "no token validate exit" 2 "$?"
+	expect_eq "no run recorded" "$before" "$("$VIGIL" status --json |
+	    python3 -c 'import json,sys; print(len(json.load(sys.stdin)["runs"]))')"
 	mf tokenv "'true'" "" "  token_env: VIGIL_IT_NO_SUCH_TOKEN"
-	run_task tokenv
-	expect_eq "token_env reason" "$P: no API token: environment variable \
+	"$VIGIL" validate "$W/tokenv.yaml" >"$W/o" 2>&1
+	grep -q "$P: no API token: environment variable \
 VIGIL_IT_NO_SUCH_TOKEN is not set ($P.token_env names the variable to read)" \
-	    "$REASON"
+	    "$W/o" || fail "token_env message: $(cat "$W/o")"
 
 	# 6. A token the API refuses; the token never shows.
 	mf badtok "'true'"

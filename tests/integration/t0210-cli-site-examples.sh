@@ -11,6 +11,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 site=$top/examples/site
 VIGIL_USER_CONFIG=
 export VIGIL_USER_CONFIG
+# Cloud examples find their credentials (by presence) when validated.
+MODAL_TOKEN_ID=ak-example MODAL_TOKEN_SECRET=as-example
+MODAL_CONFIG_PATH=$W/no-modal.toml
+export MODAL_TOKEN_ID MODAL_TOKEN_SECRET MODAL_CONFIG_PATH
 
 # The site config as the site layer of every example job.
 for job in "$top"/examples/jobs/*.yaml; do

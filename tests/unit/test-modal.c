@@ -1,0 +1,206 @@
+/*
+ * test-modal.c - the modal backend's pure parts: gRPC framing and
+ * deframing across piece boundaries and its bounds, trailer parsing with
+ * an RPCRetryPolicy detail, grpc-timeout values, the TOML reader and its
+ * errors, the mapping of sandbox results to exit codes.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "backends/modal.h"
+
+struct got {
+	int	n;
+	char	last[64];
+};
+
+/* Keeps the last message. */
+static int
+keep(void *arg, const uint8_t *p, size_t n)
+{
+	struct got *g = arg;
+
+	g->n++;
+	snprintf(g->last, sizeof(g->last), "%.*s", (int)n, (const char *)p);
+	return 0;
+}
+
+/* Framing then deframing one byte at a time gives the messages back. */
+static void
+test_deframe(void **state)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_grpc_deframer d;
+	struct got g = { 0 };
+	size_t i;
+
+	(void)state;
+	vg_grpc_frame(&b, "hello", 5);
+	vg_grpc_frame(&b, "", 0);
+	vg_grpc_frame(&b, "world", 5);
+	vg_grpc_deframer_init(&d, 16, keep, &g);
+	for (i = 0; i < b.len; i++)
+		assert_int_equal(vg_grpc_deframe(&d, b.data + i, 1), 0);
+	assert_int_equal(g.n, 3);
+	assert_string_equal(g.last, "world");
+	assert_false(vg_grpc_deframer_partial(&d));
+	vg_grpc_deframer_release(&d);
+	/* Above the bound, and compressed: refused. */
+	vg_grpc_deframer_init(&d, 4, keep, &g);
+	assert_int_equal(vg_grpc_deframe(&d, b.data, b.len), VG_EPARSE);
+	assert_non_null(strstr(d.err, "above the limit of 4"));
+	vg_grpc_deframer_release(&d);
+	vg_grpc_deframer_init(&d, 16, keep, &g);
+	assert_int_equal(vg_grpc_deframe(&d, "\1\0\0\0\0", 5), VG_EPARSE);
+	vg_grpc_deframer_release(&d);
+	vg_buf_release(&b);
+}
+
+/* Trailers: code, percent-decoded message, retry policy detail. */
+static void
+test_status(void **state)
+{
+	Modal__Client__RPCRetryPolicy pol = MODAL__CLIENT__RPCRETRY_POLICY__INIT;
+	Modal__Client__Any any = MODAL__CLIENT__ANY__INIT, *pany = &any;
+	Modal__Client__RPCStatus rs = MODAL__CLIENT__RPCSTATUS__INIT;
+	struct vg_grpc_status st = { .code = -1 };
+	uint8_t pb[64], raw[128];
+	char line[400], b64[200];
+	static const char tab[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t n, i, k = 0;
+
+	(void)state;
+	vg_grpc_status_line(&st, "grpc-status: 8\r\n", 16);
+	assert_int_equal(st.code, 8);
+	vg_grpc_status_line(&st, "grpc-message: slow%20down\r\n", 27);
+	assert_string_equal(st.message, "slow down");
+	pol.has_retry_after_secs = 1;
+	pol.retry_after_secs = 1.5f;
+	any.type_url = (char []){ "type.modal.com/modal.client.RPCRetryPolicy" };
+	any.has_value = 1;
+	any.value.data = pb;
+	any.value.len = modal__client__rpcretry_policy__pack(&pol, pb);
+	rs.has_code = 1;
+	rs.code = 8;
+	rs.n_details = 1;
+	rs.details = &pany;
+	n = modal__client__rpcstatus__pack(&rs, raw);
+	for (i = 0; i < n; i += 3) {	/* unpadded base64, as gRPC sends */
+		unsigned v = (unsigned)raw[i] << 16 | (i + 1 < n ?
+		    (unsigned)raw[i + 1] << 8 : 0) | (i + 2 < n ? raw[i + 2] :
+		    0);
+
+		b64[k++] = tab[v >> 18 & 63];
+		b64[k++] = tab[v >> 12 & 63];
+		if (i + 1 < n)
+			b64[k++] = tab[v >> 6 & 63];
+		if (i + 2 < n)
+			b64[k++] = tab[v & 63];
+	}
+	b64[k] = '\0';
+	snprintf(line, sizeof(line), "grpc-status-details-bin: %s\r\n", b64);
+	vg_grpc_status_line(&st, line, strlen(line));
+	assert_true(st.retry_after > 1.49 && st.retry_after < 1.51);
+	assert_int_equal(vg_grpc_b64_decode("@@", 2, raw, sizeof(raw)), -1);
+	assert_string_equal(vg_grpc_code_name(14), "UNAVAILABLE");
+	assert_true(vg_grpc_transient(14));
+	assert_false(vg_grpc_transient(16));
+	vg_grpc_timeout_value(55.0, line, sizeof(line));
+	assert_string_equal(line, "55000m");
+}
+
+struct kv {
+	char	out[512];
+};
+
+/* Collects "table.key=value" lines. */
+static int
+collect(void *arg, const char *t, const char *k, const char *v, int b)
+{
+	struct kv *x = arg;
+	size_t n = strlen(x->out);
+
+	snprintf(x->out + n, sizeof(x->out) - n, "%s.%s=%s%s;", t, k, v,
+	    b ? "(b)" : "");
+	return 0;
+}
+
+/* TOML: tables, both string kinds, booleans, comments; errors placed. */
+static void
+test_toml(void **state)
+{
+	static const char doc[] =
+	    "# c\n[default]\ntoken_id = \"ak-1\" # x\n"
+	    "token_secret = 'as-\\2'\n[\"my ws\"]\nactive = true\nn = 3\n";
+	struct kv x = { "" };
+	struct vg_err e;
+
+	(void)state;
+	vg_err_init(&e);
+	assert_int_equal(vg_modal_toml(doc, strlen(doc), collect, &x, &e), 0);
+	assert_string_equal(x.out, "default.token_id=ak-1;"
+	    "default.token_secret=as-\\2;my ws.active=true(b);my ws.n=3;");
+	assert_int_equal(vg_modal_toml("a = [1]\n", 8, collect, &x, &e),
+	    VG_EPARSE);
+	assert_string_equal(e.msg, "1:5: arrays and inline tables are not "
+	    "read here");
+	assert_int_equal(vg_modal_toml("[x\n", 3, collect, &x, &e), VG_EPARSE);
+	assert_string_equal(e.msg, "1:3: a table header is [name]");
+	assert_int_equal(vg_modal_toml("k = \"open\n", 10, collect, &x, &e),
+	    VG_EPARSE);
+	assert_string_equal(e.msg, "1:5: unterminated string");
+	assert_int_equal(vg_modal_toml("k = v\n", 6, collect, &x, &e),
+	    VG_EPARSE);
+}
+
+/* Results: the SDK's exit codes, failures of the platform as errors. */
+static void
+test_result(void **state)
+{
+	Modal__Client__GenericResult g = MODAL__CLIENT__GENERIC_RESULT__INIT;
+	struct vg_err e;
+	long code;
+	int ended;
+
+	(void)state;
+	vg_err_init(&e);
+	assert_int_equal(vg_modal_result(&g, &ended, &code, &e), 0);
+	assert_false(ended);
+	g.has_status = 1;
+	g.status = MODAL__CLIENT__GENERIC_RESULT__GENERIC_STATUS__GENERIC_STATUS_FAILURE;
+	g.has_exitcode = 1;
+	g.exitcode = 7;
+	assert_int_equal(vg_modal_result(&g, &ended, &code, &e), 0);
+	assert_true(ended);
+	assert_int_equal(code, 7);
+	g.status = MODAL__CLIENT__GENERIC_RESULT__GENERIC_STATUS__GENERIC_STATUS_TIMEOUT;
+	assert_int_equal(vg_modal_result(&g, &ended, &code, &e), 0);
+	assert_int_equal(code, 124);
+	g.status = MODAL__CLIENT__GENERIC_RESULT__GENERIC_STATUS__GENERIC_STATUS_TERMINATED;
+	assert_int_equal(vg_modal_result(&g, &ended, &code, &e), 0);
+	assert_int_equal(code, 137);
+	g.status = MODAL__CLIENT__GENERIC_RESULT__GENERIC_STATUS__GENERIC_STATUS_INIT_FAILURE;
+	g.exception = (char []){ "bad mount" };
+	assert_int_equal(vg_modal_result(&g, &ended, &code, &e), VG_EBACKEND);
+	assert_string_equal(e.msg, "modal: the sandbox failed to start: bad "
+	    "mount");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_deframe),
+		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_toml),
+		cmocka_unit_test(test_result),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
