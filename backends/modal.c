@@ -1173,18 +1173,6 @@ modal_validate(const struct vg_manifest *m, struct vg_diag *d)
 	return bad ? VG_EINVAL : 0;
 }
 
-/* modal.gateway_*: a site's or user's setting, never a manifest's. */
-static void
-config_only(const struct vg_field *f, const struct vg_ynode *n, void *p,
-    struct vg_dctx *c)
-{
-	(void)f;
-	(void)p;
-	if (!c->config)
-		vg_dctx_error(c, n, "%s: set it in a vigil config file (site or "
-		    "user), not in a manifest", c->path);
-}
-
 static const char *const modal_modes[] = { "auto", "direct", "managed",
 	NULL };
 static const int modal_imodes[] = { VG_MODAL_AUTO, VG_MODAL_DIRECT,
@@ -1204,11 +1192,12 @@ static const struct vg_section modal_section = {
 		STR(vg_modal_conf, "environment", environment,
 		    "Modal environment"),
 		{ .key = "gateway_url", .type = VG_F_STR,
-		  .off = OFF(vg_modal_conf, gateway_url), .check = config_only,
+		  .off = OFF(vg_modal_conf, gateway_url),
+		  .flags = VG_FF_CONFIGONLY,
 		  .help = "managed: the gateway's URL (config files only)" },
 		{ .key = "gateway_token_env", .type = VG_F_STR,
 		  .off = OFF(vg_modal_conf, gateway_token_env),
-		  .check = config_only,
+		  .flags = VG_FF_CONFIGONLY,
 		  .help = "managed: variable holding the gateway token "
 		  "(config files only)" },
 		{ .key = NULL },

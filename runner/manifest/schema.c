@@ -923,6 +923,10 @@ vg_schema_decode(const struct vg_section *s, const struct vg_ynode *n,
 		if (c->config && (f->flags & VG_FF_NOCONFIG)) {
 			vg_dctx_error(c, k, "'%s' belongs in a manifest, not "
 			    "in a config file", c->path);
+		} else if (!c->config && !c->raw &&
+		    (f->flags & VG_FF_CONFIGONLY)) {
+			vg_dctx_error(c, k, "'%s': set it in a vigil config "
+			    "file (site or user), not in a manifest", c->path);
 		} else if (idx < 128 && seen[idx] != NULL) {
 			vg_dctx_error(c, k, "'%s' is given twice (as '%s' at "
 			    "line %d and as '%s')", c->path,

@@ -47,6 +47,8 @@ enum vg_ftype {
 #define VG_FF_NOCONFIG	0x01	/* manifest only, not in config files */
 #define VG_FF_SETFLAG	0x02	/* sets the int at .off2 when given */
 #define VG_FF_NOJSON	0x04	/* not part of the effective manifest */
+#define VG_FF_CONFIGONLY 0x08	/* config files only, not manifests or
+				   --set (the effective JSON keeps it) */
 
 struct vg_field;
 struct vg_dctx;

@@ -294,7 +294,7 @@ grep -q "modal: mode managed: missing its token in TOOL_GATEWAY_USER_TOKEN" \
     "$W/v" || fail "managed without token: $(cat "$W/v")"
 mf inman "'true'" "" "  gateway_url: http://x"
 "$VIGIL" validate "$W/inman.yaml" >"$W/v" 2>&1 && fail "gateway in manifest"
-grep -q "modal.gateway_url: set it in a vigil config file" "$W/v" ||
+grep -q "modal.gateway_url.: set it in a vigil config file" "$W/v" ||
     fail "config only: $(cat "$W/v")"
 unset VIGIL_USER_CONFIG TOOL_GATEWAY_USER_TOKEN
 
