@@ -400,6 +400,40 @@ preexec_report(struct preexec *P, int err, const char *stage)
 	(void)send(P->fds[3], &msg, sizeof(msg), MSG_NOSIGNAL);
 }
 
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
+
+/*
+ * Execs the shim from its descriptor.  Under valgrind, whose execveat(2)
+ * turns the descriptor back into the path it was opened by (a path the
+ * task's private /tmp may hide), through /proc/self/fd/N instead, which
+ * the kernel resolves to the open file.  Only async-signal-safe calls.
+ */
+static void
+exec_shim(const struct preexec *P)
+{
+	char path[32] = "/proc/self/fd/", digits[12];
+	int fd = P->shim_fd, n = 0, i = 14;
+
+	if (!RUNNING_ON_VALGRIND) {
+		fexecve(P->shim_fd, P->argv, P->envp);
+		return;
+	}
+	do
+		digits[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) > 0 && n < (int)sizeof(digits));
+	while (n > 0)
+		path[i++] = digits[--n];
+	path[i] = '\0';
+	execve(path, P->argv, P->envp);
+}
+
 /*
  * The child of clone: joins the cgroup, enters the namespaces, puts the
  * shim's fds in place and execs it.  Shares vigil's memory, so it only
@@ -437,7 +471,7 @@ preexec_main(void *arg)
 			goto fail;
 		}
 	stage = "exec " VG_SHIM_NAME;
-	fexecve(P->shim_fd, P->argv, P->envp);
+	exec_shim(P);
 	rc = -errno;
 fail:
 	P->err = -rc;
@@ -445,15 +479,6 @@ fail:
 	preexec_report(P, -rc, stage);
 	_exit(127);
 }
-
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#endif
-#endif
-#ifndef RUNNING_ON_VALGRIND
-#define RUNNING_ON_VALGRIND 0
-#endif
 
 #if defined(__SANITIZE_ADDRESS__)
 #define VG_ASAN 1

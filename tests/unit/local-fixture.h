@@ -43,6 +43,52 @@ struct fx {
 	struct vg_err		e;
 };
 
+/* The copy of this test binary that probes run when the binary lies
+ * under /tmp, which a task's private /tmp hides (strict without Landlock,
+ * as under valgrind); removed at exit. */
+static char fx_self_copy[4096];
+
+/* Removes the copy and its directory. */
+static __attribute__((unused)) void
+fx_self_copy_rm(void)
+{
+	char *slash;
+
+	if (fx_self_copy[0] == '\0')
+		return;
+	unlink(fx_self_copy);
+	if ((slash = strrchr(fx_self_copy, '/')) != NULL) {
+		*slash = '\0';
+		rmdir(fx_self_copy);
+	}
+}
+
+/* Points self at a copy outside /tmp when it lies under /tmp. */
+static __attribute__((unused)) void
+fx_self_outside_tmp(char *self, size_t size)
+{
+	char dir[] = "/var/tmp/vg-self-XXXXXX";
+	struct vg_buf b = VG_BUF_INIT;
+	int fd;
+
+	if (strncmp(self, "/tmp/", 5) != 0)
+		return;
+	if (fx_self_copy[0] == '\0') {
+		if (mkdtemp(dir) == NULL ||
+		    vg_read_file(self, 1 << 30, &b, NULL) != 0)
+			abort();
+		snprintf(fx_self_copy, sizeof(fx_self_copy), "%s/self", dir);
+		fd = open(fx_self_copy, O_WRONLY | O_CREAT | O_EXCL |
+		    O_CLOEXEC, 0755);
+		if (fd < 0 || vg_write_all(fd, b.data, b.len) != 0)
+			abort();
+		close(fd);
+		vg_buf_release(&b);
+		atexit(fx_self_copy_rm);
+	}
+	snprintf(self, size, "%s", fx_self_copy);
+}
+
 /* Creates the fixture: level, a fresh task directory, no command. */
 static __attribute__((unused)) struct fx *
 fx_new(enum vg_isolation_level level)
@@ -56,6 +102,7 @@ fx_new(enum vg_isolation_level level)
 	n = readlink("/proc/self/exe", f->self, sizeof(f->self) - 1);
 	if (n > 0)
 		f->self[n] = '\0';
+	fx_self_outside_tmp(f->self, sizeof(f->self));
 	f->m.isolation.level = level;
 	f->m.kill_grace = 1;
 	f->t.index = 3;
