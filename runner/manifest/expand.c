@@ -50,13 +50,13 @@ int
 vg_sub_split(const char *s, struct vg_sub_seg **segs, size_t *n, size_t *bad,
     const char **why)
 {
+	static const char unknown[] = "unknown expression in '${{ }}' "
+	    "(expected matrix.NAME, env.NAME or task.index)";
 	struct vg_sub_seg *v = NULL;
-	size_t nv = 0, cap = 0, nl;
-	const char *p = s, *open, *close, *q, *end;
+	size_t nv = 0, cap = 0, nl, nbad = 0;
+	const char *p = s, *open, *close, *q, *end, *w;
 	enum vg_sub_kind kind;
 
-	*segs = NULL;
-	*n = 0;
 	while (*p != '\0') {
 		open = strstr(p, "${{");
 		if (open == NULL)
@@ -65,54 +65,60 @@ vg_sub_split(const char *s, struct vg_sub_seg **segs, size_t *n, size_t *bad,
 			v = vg_xgrow(v, &cap, nv + 1, sizeof(*v));
 			v[nv++] = (struct vg_sub_seg){ VG_SUB_TEXT,
 			    (size_t)(p - s), (size_t)(open - p),
-			    (size_t)(p - s) };
+			    (size_t)(p - s), NULL };
 		}
 		if (*open == '\0')
 			break;
 		close = strstr(open + 3, "}}");
+		w = NULL;
+		kind = VG_SUB_BAD;
+		nl = 0;
+		q = open + 3;
 		if (close == NULL) {
-			*bad = (size_t)(open - s);
-			*why = "unterminated '${{' (no closing '}}')";
-			goto fail;
-		}
-		q = skip_ws(open + 3, close);
-		end = close;
-		while (end > q && (end[-1] == ' ' || end[-1] == '\t'))
-			end--;
-		if ((size_t)(end - q) > 7 && strncmp(q, "matrix.", 7) == 0) {
-			kind = VG_SUB_MATRIX;
-			q += 7;
-		} else if ((size_t)(end - q) > 4 && strncmp(q, "env.", 4) == 0) {
-			kind = VG_SUB_ENV;
-			q += 4;
-		} else if ((size_t)(end - q) == 10 &&
-		    strncmp(q, "task.index", 10) == 0) {
-			kind = VG_SUB_INDEX;
-			q += 10;
+			w = "unterminated '${{' (no closing '}}')";
 		} else {
-			*bad = (size_t)(open - s);
-			*why = "unknown expression in '${{ }}' (expected "
-			    "matrix.NAME, env.NAME or task.index)";
-			goto fail;
-		}
-		nl = kind == VG_SUB_INDEX ? 0 : name_len(q, end);
-		if (q + nl != end || (kind != VG_SUB_INDEX && nl == 0)) {
-			*bad = (size_t)(open - s);
-			*why = "unknown expression in '${{ }}' (expected "
-			    "matrix.NAME, env.NAME or task.index)";
-			goto fail;
+			q = skip_ws(open + 3, close);
+			end = close;
+			while (end > q && (end[-1] == ' ' || end[-1] == '\t'))
+				end--;
+			if ((size_t)(end - q) > 7 &&
+			    strncmp(q, "matrix.", 7) == 0) {
+				kind = VG_SUB_MATRIX;
+				q += 7;
+			} else if ((size_t)(end - q) > 4 &&
+			    strncmp(q, "env.", 4) == 0) {
+				kind = VG_SUB_ENV;
+				q += 4;
+			} else if ((size_t)(end - q) == 10 &&
+			    strncmp(q, "task.index", 10) == 0) {
+				kind = VG_SUB_INDEX;
+				q += 10;
+			}
+			nl = kind == VG_SUB_INDEX ? 0 : name_len(q, end);
+			if (kind == VG_SUB_BAD || q + nl != end ||
+			    (kind != VG_SUB_INDEX && nl == 0))
+				w = unknown;
 		}
 		v = vg_xgrow(v, &cap, nv + 1, sizeof(*v));
-		v[nv++] = (struct vg_sub_seg){ kind, (size_t)(q - s), nl,
-		    (size_t)(open - s) };
+		if (w != NULL) {
+			if (nbad++ == 0) {
+				*bad = (size_t)(open - s);
+				*why = w;
+			}
+			v[nv++] = (struct vg_sub_seg){ VG_SUB_BAD,
+			    (size_t)(open - s), 0, (size_t)(open - s), w };
+		} else {
+			v[nv++] = (struct vg_sub_seg){ kind, (size_t)(q - s),
+			    nl, (size_t)(open - s), NULL };
+		}
+		/* Nothing after an unterminated one can be told apart. */
+		if (close == NULL)
+			break;
 		p = close + 2;
 	}
 	*segs = v;
 	*n = nv;
-	return 0;
-fail:
-	free(v);
-	return VG_EINVAL;
+	return nbad > 0 ? VG_EINVAL : 0;
 }
 
 /* ---- walking the combinations ---- */
@@ -384,6 +390,9 @@ tmpl_init(struct tmpl *t, const char *s, const struct vg_loc *loc,
 	t->s = s;
 	if (vg_sub_split(s, &t->segs, &t->n, &bad, &why) != 0) {
 		vg_diag_add(d, loc, "%s", why);
+		free(t->segs);
+		t->segs = NULL;
+		t->n = 0;
 		return VG_EINVAL;
 	}
 	return 0;
@@ -452,6 +461,8 @@ tmpl_apply(const struct tmpl *t, struct subst *st, int quote,
 			v = st->env != NULL ? vg_kvs_get(st->env, nm) : NULL;
 			free(nm);
 			break;
+		case VG_SUB_BAD:	/* tmpl_init refused the template */
+			continue;
 		}
 		if (v == NULL) {
 			if (st->missing == NULL) {
