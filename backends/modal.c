@@ -40,9 +40,10 @@ modal_probe(struct vg_buf *out)
 static int
 modal_validate(const struct vg_manifest *m, struct vg_diag *d)
 {
-	struct vg_loc loc = { .file = m->file };
+	struct vg_loc loc;
 
-	vg_diag_add(d, &loc, "%s", MODAL_MISSING);
+	vg_diag_add(d, vg_manifest_locf(m, &loc, "backend"), "%s",
+	    MODAL_MISSING);
 	return VG_EUNSUPPORTED;
 }
 

@@ -1179,7 +1179,7 @@ static int
 plugin_ready(const struct vg_mload *ls, const struct vg_plugin *p)
 {
 	static const char *const shared[] = { "image", "workdir", "policy",
-		"resources", "env", NULL };
+		NULL };
 	const struct vg_msection *const *s;
 	size_t i;
 

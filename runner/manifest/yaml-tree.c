@@ -211,6 +211,14 @@ syntax_error(struct builder *b, const yaml_parser_t *p, const char *text,
 	loc = mark_loc(b, &p->problem_mark);
 	cm = mark_loc(b, &p->context_mark);
 	idx = p->problem_mark.index;
+	/* At the end of a text without a final newline, libyaml counts a
+	 * line more: place the problem after the last character. */
+	if (idx >= len && len > 0 && text[len - 1] != '\n' &&
+	    !b->lim.no_positions) {
+		offset_loc(text, len, len, &loc);
+		if (loc.line == 1)
+			loc.col += b->lim.col_shift;
+	}
 	if (b->lim.no_positions) {
 		/* A stored record (JSON) has no places worth giving. */
 		loc.line = 0;
