@@ -1243,16 +1243,21 @@ vg_mload_finish(struct vg_mload *ls, struct vg_diag *d)
 
 /* ---- where keys were written ---- */
 
-/* The last place recorded for the first len bytes of path, or NULL. */
+/* The last place recorded for the first len bytes of path (in file
+ * when it is not NULL), or NULL. */
 static const struct vg_mloc *
-mloc_find(const struct vg_manifest *m, const char *path, size_t len)
+mloc_find(const struct vg_manifest *m, const char *path, size_t len,
+    const char *file)
 {
+	const struct vg_mloc *l;
 	size_t i;
 
-	for (i = m->locs.n; i-- > 0;)
-		if (strlen(m->locs.v[i].path) == len &&
-		    strncmp(m->locs.v[i].path, path, len) == 0)
-			return &m->locs.v[i];
+	for (i = m->locs.n; i-- > 0;) {
+		l = &m->locs.v[i];
+		if (strlen(l->path) == len && strncmp(l->path, path, len) == 0 &&
+		    (file == NULL || l->key.file == file))
+			return l;
+	}
 	return NULL;
 }
 
@@ -1260,20 +1265,23 @@ int
 vg_manifest_loc(const struct vg_manifest *m, const char *path,
     struct vg_loc *loc)
 {
-	const struct vg_mloc *l;
+	const struct vg_mloc *l, *root = mloc_find(m, "", 0, NULL);
+	const char *file = root != NULL ? root->key.file : NULL;
 	size_t len = strlen(path);
 
-	if ((l = mloc_find(m, path, len)) != NULL) {
+	if ((l = mloc_find(m, path, len, NULL)) != NULL) {
 		*loc = l->key;
 		return 0;
 	}
-	/* Not set: the nearest ancestor's value lacks it. */
+	/* Not set: the nearest ancestor's value lacks it, in the manifest
+	 * itself when it has one there. */
 	while (len > 0) {
 		while (len > 0 && path[len - 1] != '.' && path[len - 1] != '[')
 			len--;
 		if (len > 0)
 			len--;
-		if ((l = mloc_find(m, path, len)) != NULL) {
+		if ((l = mloc_find(m, path, len, file)) != NULL ||
+		    (l = mloc_find(m, path, len, NULL)) != NULL) {
 			*loc = l->value;
 			return VG_ENOENT;
 		}
