@@ -650,14 +650,21 @@ static int
 check_env_names(const struct vg_matrix *mx, struct vg_diag *d)
 {
 	struct vg_strv names = VG_STRV_INIT, envs = VG_STRV_INIT;
-	size_t i, j;
+	const struct vg_loc **locs = NULL;
+	size_t i, j, n = 0, cap = 0;
 	int errors = 0;
 
-	for (i = 0; i < mx->naxes; i++)
+	for (i = 0; i < mx->naxes; i++) {
 		vg_strv_push(&names, mx->axes[i].name);
+		locs = vg_xgrow(locs, &cap, ++n, sizeof(*locs));
+		locs[n - 1] = &mx->axes[i].loc;
+	}
 	for (i = 0; i < mx->ninclude; i++)
-		for (j = 0; j < mx->include[i].n; j++)
+		for (j = 0; j < mx->include[i].n; j++) {
 			vg_strv_push(&names, mx->include[i].v[j].key);
+			locs = vg_xgrow(locs, &cap, ++n, sizeof(*locs));
+			locs[n - 1] = &mx->include[i].v[j].loc;
+		}
 	for (i = 0; i < names.n; i++)
 		vg_strv_take(&envs, matrix_env_name(names.v[i]));
 	for (i = 0; i < names.n; i++) {
@@ -665,8 +672,7 @@ check_env_names(const struct vg_matrix *mx, struct vg_diag *d)
 			if (strcmp(envs.v[i], envs.v[j]) != 0 ||
 			    strcmp(names.v[i], names.v[j]) == 0)
 				continue;
-			vg_diag_add(d, i < mx->naxes ? &mx->axes[i].loc : NULL,
-			    "matrix names '%s' and '%s' both become %s",
+			vg_diag_add(d, locs[i], "matrix names '%s' and '%s' both become %s",
 			    names.v[j], names.v[i], envs.v[i]);
 			errors++;
 			i = names.n;
@@ -675,6 +681,7 @@ check_env_names(const struct vg_matrix *mx, struct vg_diag *d)
 	}
 	vg_strv_release(&names);
 	vg_strv_release(&envs);
+	free(locs);
 	return errors;
 }
 
@@ -682,9 +689,15 @@ check_env_names(const struct vg_matrix *mx, struct vg_diag *d)
 static int
 check_count(const struct vg_manifest *m, struct walker *w, struct vg_diag *d)
 {
-	struct vg_loc loc = { m->file, 0, 0 };
+	struct vg_loc loc = m->command.loc;
 	size_t n = count_tasks(w);
 
+	/* At the first axis, else at the command (a manifest built in code
+	 * may have neither). */
+	if (m->matrix.naxes > 0)
+		loc = m->matrix.axes[0].loc;
+	if (loc.file == NULL)
+		loc = (struct vg_loc){ m->file, 0, 0 };
 	if (n == 0) {
 		if (m->matrix.nexclude > 0)
 			loc = m->matrix.exclude[0].v[0].loc;
@@ -694,8 +707,6 @@ check_count(const struct vg_manifest *m, struct walker *w, struct vg_diag *d)
 	}
 	if (n <= VG_EXPAND_MAX_TASKS)
 		return 0;
-	if (m->matrix.naxes > 0)
-		loc = m->matrix.axes[0].loc;
 	if (w->product == (size_t)-1)
 		vg_diag_add(d, &loc, "matrix expands to more than %zu tasks "
 		    "(limit %d)", (size_t)-1, VG_EXPAND_MAX_TASKS);
