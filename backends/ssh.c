@@ -982,9 +982,9 @@ ssh_validate(const struct vg_manifest *m, struct vg_diag *d)
 		p = expand_home(c->known_hosts);
 		if (stat(p, &st) != 0) {
 			vg_diag_add(d, vg_manifest_locf(m, &loc,
-			    "ssh.known_hosts"), "ssh.known_hosts: '%s': %s (with "
-			    "ssh.host_key: strict every host key would be "
-			    "refused)", p, strerror(errno));
+			    "ssh.known_hosts"), "ssh.known_hosts: '%s': %s "
+			    "(with ssh.host_key: strict every host key would "
+			    "be refused)", p, strerror(errno));
 			bad = 1;
 		}
 		free(p);

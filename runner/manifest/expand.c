@@ -672,7 +672,8 @@ check_env_names(const struct vg_matrix *mx, struct vg_diag *d)
 			if (strcmp(envs.v[i], envs.v[j]) != 0 ||
 			    strcmp(names.v[i], names.v[j]) == 0)
 				continue;
-			vg_diag_add(d, locs[i], "matrix names '%s' and '%s' both become %s",
+			vg_diag_add(d, locs[i], "matrix names '%s' and '%s' "
+			    "both become %s",
 			    names.v[j], names.v[i], envs.v[i]);
 			errors++;
 			i = names.n;

@@ -1254,7 +1254,8 @@ mloc_find(const struct vg_manifest *m, const char *path, size_t len,
 
 	for (i = m->locs.n; i-- > 0;) {
 		l = &m->locs.v[i];
-		if (strlen(l->path) == len && strncmp(l->path, path, len) == 0 &&
+		if (strlen(l->path) == len &&
+		    strncmp(l->path, path, len) == 0 &&
 		    (file == NULL || l->key.file == file))
 			return l;
 	}

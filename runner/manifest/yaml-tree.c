@@ -454,8 +454,9 @@ event(struct builder *b, const yaml_event_t *ev)
 		b->alias_total = sat_add(b->alias_total, n->weight);
 		if (b->alias_total > b->lim.max_alias_nodes) {
 			loc = mark_loc(b, m);
-			vg_diag_add(b->d, &loc, "aliases expand to more than %zu nodes "
-			    "(alias bomb?)", b->lim.max_alias_nodes);
+			vg_diag_add(b->d, &loc, "aliases expand to more "
+			    "than %zu nodes (alias bomb?)",
+			    b->lim.max_alias_nodes);
 			return VG_ELIMIT;
 		}
 		return attach(b, n, m);
@@ -463,7 +464,8 @@ event(struct builder *b, const yaml_event_t *ev)
 	case YAML_MAPPING_START_EVENT:
 		if (b->depth >= b->lim.max_depth) {
 			loc = mark_loc(b, m);
-			vg_diag_add(b->d, &loc, "nesting deeper than %d levels", b->lim.max_depth);
+			vg_diag_add(b->d, &loc, "nesting deeper than %d "
+			    "levels", b->lim.max_depth);
 			return VG_ELIMIT;
 		}
 		n = node_new(b, ev->type == YAML_SEQUENCE_START_EVENT ?

@@ -600,6 +600,72 @@ slurp(const char *path, char *buf, size_t size)
 	return buf;
 }
 
+/* True when line starts with "FILE:LINE:COL: ", FILE one of files (the
+ * manifest and its --set labels), LINE and COL at least 1. */
+static int
+located(const char *line, const char *const *files, size_t nfiles)
+{
+	const char *p;
+	long l = 0, c = 0;
+	char *end;
+	size_t i, len;
+
+	for (i = 0; i < nfiles; i++) {
+		len = strlen(files[i]);
+		if (strncmp(line, files[i], len) != 0 || line[len] != ':')
+			continue;
+		p = line + len + 1;
+		l = strtol(p, &end, 10);
+		if (end == p || *end != ':')
+			continue;
+		p = end + 1;
+		c = strtol(p, &end, 10);
+		if (end != p && strncmp(end, ": ", 2) == 0 && l >= 1 &&
+		    c >= 1)
+			return 1;
+	}
+	return 0;
+}
+
+/* Fails unless every line of want (expected for manifest name with
+ * the --set values sets) is placed at FILE:LINE:COL. */
+static void
+check_placed(const char *name, const char *want, const char *const *sets)
+{
+	static char copy[8192], labels[8][300];
+	const char *files[8];
+	char *p, *line;
+	size_t n = 1;
+
+	snprintf(labels[0], sizeof(labels[0]), "%s", name);
+	files[0] = labels[0];
+	for (; *sets != NULL && n < 8; sets++, n++) {
+		snprintf(labels[n], sizeof(labels[n]), "--set '%s'", *sets);
+		files[n] = labels[n];
+	}
+	snprintf(copy, sizeof(copy), "%s", want);
+	if (copy[0] == '\0')
+		fail_msg("%s: no expected diagnostics", name);
+	for (p = copy; (line = strsep(&p, "\n")) != NULL;)
+		if (*line != '\0' && !located(line, files, n))
+			fail_msg("%s: no FILE:LINE:COL in '%s'", name, line);
+}
+
+/* located() itself. */
+static void
+test_located(void **state)
+{
+	const char *ok[] = { "a.yaml", "--set 'a=b: c'" };
+
+	(void)state;
+	assert_true(located("a.yaml:1:2: x", ok, 2));
+	assert_true(located("--set 'a=b: c':1:4: x", ok, 2));
+	assert_false(located("a.yaml: x", ok, 2));
+	assert_false(located("a.yaml:0:0: x", ok, 2));
+	assert_false(located("a.yaml:3: x", ok, 2));
+	assert_false(located("b.yaml:1:1: x", ok, 2));
+}
+
 /* Every tests/data/manifests/bad/NAME.yaml gives exactly NAME.err. */
 static void
 test_bad_corpus(void **state)
@@ -647,94 +713,11 @@ test_bad_corpus(void **state)
 		if (strcmp(diags(f), want) != 0)
 			fail_msg("%s: got\n%swant\n%s", de->d_name, diags(f),
 			    want);
+		check_placed(de->d_name, want, sets);
 		count++;
 	}
 	closedir(dir);
 	assert_true(count >= 45);
-}
-
-/* True when line starts with "FILE:LINE:COL: ", FILE one of files (the
- * manifest and its --set labels), LINE and COL at least 1. */
-static int
-located(const char *line, const char *const *files, size_t nfiles)
-{
-	const char *p;
-	long l = 0, c = 0;
-	char *end;
-	size_t i, len;
-
-	for (i = 0; i < nfiles; i++) {
-		len = strlen(files[i]);
-		if (strncmp(line, files[i], len) != 0 || line[len] != ':')
-			continue;
-		p = line + len + 1;
-		l = strtol(p, &end, 10);
-		if (end == p || *end != ':')
-			continue;
-		p = end + 1;
-		c = strtol(p, &end, 10);
-		if (end != p && strncmp(end, ": ", 2) == 0 && l >= 1 &&
-		    c >= 1)
-			return 1;
-	}
-	return 0;
-}
-
-/* Every expected line of the corpus names its file, line and column. */
-static void
-test_corpus_located(void **state)
-{
-	static char want[8192], args[1024];
-	static char labels[8][300];
-	const char *files[9], *ok[] = { "a.yaml", "--set 'a=b: c'" };
-	char path[512], *p, *line;
-	struct dirent *de;
-	size_t len, nfiles, lines = 0;
-	DIR *dir;
-
-	(void)state;
-	assert_true(located("a.yaml:1:2: x", ok, 2));
-	assert_true(located("--set 'a=b: c':1:4: x", ok, 2));
-	assert_false(located("a.yaml: x", ok, 2));
-	assert_false(located("a.yaml:0:0: x", ok, 2));
-	assert_false(located("a.yaml:3: x", ok, 2));
-	assert_false(located("b.yaml:1:1: x", ok, 2));
-	dir = opendir("tests/data/manifests/bad");
-	assert_non_null(dir);
-	while ((de = readdir(dir)) != NULL) {
-		len = strlen(de->d_name);
-		if (len < 6 || strcmp(de->d_name + len - 5, ".yaml") != 0)
-			continue;
-		snprintf(labels[0], sizeof(labels[0]), "%s", de->d_name);
-		files[0] = labels[0];
-		nfiles = 1;
-		snprintf(path, sizeof(path), "tests/data/manifests/bad/%.*s"
-		    ".args", (int)len - 5, de->d_name);
-		slurp(path, args, sizeof(args));
-		for (p = args; (line = strsep(&p, "\n")) != NULL;)
-			if (*line != '\0' && strcmp(line, "--set") != 0 &&
-			    nfiles < 8) {
-				snprintf(labels[nfiles], sizeof(labels[0]),
-				    "--set '%s'", line);
-				files[nfiles] = labels[nfiles];
-				nfiles++;
-			}
-		snprintf(path, sizeof(path), "tests/data/manifests/bad/%.*s"
-		    ".err", (int)len - 5, de->d_name);
-		slurp(path, want, sizeof(want));
-		if (want[0] == '\0')
-			fail_msg("%s: no expected diagnostics", de->d_name);
-		for (p = want; (line = strsep(&p, "\n")) != NULL;) {
-			if (*line == '\0')
-				continue;
-			if (!located(line, files, nfiles))
-				fail_msg("%s: no FILE:LINE:COL in '%s'",
-				    path, line);
-			lines++;
-		}
-	}
-	closedir(dir);
-	assert_true(lines >= 100);
 }
 
 /* vg_manifest_loc: keys, list items, and where a missing key belongs. */
@@ -898,7 +881,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bad_corpus, setup,
 		    teardown),
 		cmocka_unit_test(test_documented),
-		cmocka_unit_test(test_corpus_located),
+		cmocka_unit_test(test_located),
 		cmocka_unit_test_setup_teardown(test_locations, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_several_substitutions,
