@@ -1166,7 +1166,8 @@ check_templates(struct vg_mload *ls, unsigned flags, struct vg_diag *d)
 	}
 	for (i = 0; i < m->env.n; i++) {
 		snprintf(what, sizeof(what), "'env.%.200s'", m->env.v[i].key);
-		n = layer_value(ls, "env", m->env.v[i].key, &m->env.v[i].loc);
+		n = strstr(m->env.v[i].value, "${{") == NULL ? NULL :
+		    layer_value(ls, "env", m->env.v[i].key, &m->env.v[i].loc);
 		bad += check_template(m, m->env.v[i].value, n,
 		    &m->env.v[i].loc, flags & ~TMPL_ENV, what, d);
 	}
