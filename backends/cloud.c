@@ -988,38 +988,44 @@ vg_cloud_validate(const struct vg_cloud_ops *ops, const struct vg_manifest *m,
     struct vg_diag *d)
 {
 	const struct vg_cloud_conf *cc = vg_manifest_conf(m, ops->section);
-	struct vg_loc loc = { .file = m->file };
+	struct vg_loc loc;
 	struct vg_err e;
 	int bad = 0;
 
 	if (cc->token_env != NULL && !is_name(cc->token_env,
 	    strlen(cc->token_env))) {
-		vg_diag_add(d, &loc, "%s.token_env: '%s' is not an environment "
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "%s.token_env",
+		    ops->name), "%s.token_env: '%s' is not an environment "
 		    "variable name (letters, digits and '_', not starting "
 		    "with a digit)", ops->name, cc->token_env);
 		bad = 1;
 	}
 	if (cc->endpoint != NULL && strncmp(cc->endpoint, "https://", 8) != 0
 	    && strncmp(cc->endpoint, "http://", 7) != 0) {
-		vg_diag_add(d, &loc, "%s.endpoint: '%s' is not an http:// or "
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "%s.endpoint",
+		    ops->name), "%s.endpoint: '%s' is not an http:// or "
 		    "https:// URL", ops->name, cc->endpoint);
 		bad = 1;
 	}
 	if (ops->needs_image && (m->image == NULL || *m->image == '\0') &&
 	    (cc->snapshot == NULL || *cc->snapshot == '\0')) {
-		vg_diag_add(d, &loc, "backend %s needs 'image:' or "
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "backend"),
+		    "backend %s needs 'image:' or "
 		    "'%s.snapshot:'", ops->name, ops->name);
 		bad = 1;
 	}
 	if (m->workdir != NULL && m->workdir[0] != '/') {
-		vg_diag_add(d, &loc, "workdir: '%s' must be an absolute path "
-		    "inside the sandbox", m->workdir);
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "workdir"),
+		    "workdir: '%s' must be an absolute path inside the "
+		    "sandbox", m->workdir);
 		bad = 1;
 	}
 	/* Credentials, by presence, before any run is recorded. */
 	vg_err_init(&e);
-	if (!bad && ops->open == NULL && vg_cloud_creds(ops, cc, NULL, &e) != 0) {
-		vg_diag_add(d, &loc, "%s", e.msg);
+	if (!bad && ops->open == NULL && vg_cloud_creds(ops, cc, NULL,
+	    &e) != 0) {
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "backend"), "%s",
+		    e.msg);
 		bad = 1;
 	}
 	return bad ? VG_EINVAL : 0;

@@ -1057,39 +1057,45 @@ docker_validate(const struct vg_manifest *m, struct vg_diag *d)
 	const struct vg_docker_conf *dc = vg_docker_of(m);
 	struct vg_buf from = VG_BUF_INIT, tag = VG_BUF_INIT;
 	struct vg_docker_vol v;
-	struct vg_loc loc = { .file = m->file };
+	struct vg_loc loc;
 	struct vg_err e;
 	size_t i;
 	int bad = 0;
 
 	vg_err_init(&e);
 	if (vg_docker_image_ref(m->image, &from, &tag, &e) != 0) {
-		vg_diag_add(d, &loc, "%s", e.msg);
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "image"), "%s",
+		    e.msg);
 		bad = 1;
 	}
 	for (i = 0; i < dc->volumes.n; i++) {
 		if (vg_docker_vol_parse(dc->volumes.v[i], &v, &e) != 0) {
-			vg_diag_add(d, &loc, "docker.volumes: %s", e.msg);
+			vg_diag_add(d, vg_manifest_locf(m, &loc,
+			    "docker.volumes[%zu]", i), "docker.volumes: %s",
+			    e.msg);
 			bad = 1;
 		}
 		vg_docker_vol_release(&v);
 	}
 	if (dc->pull != NULL && strcmp(dc->pull, "missing") != 0 &&
 	    strcmp(dc->pull, "always") != 0 && strcmp(dc->pull, "never") != 0) {
-		vg_diag_add(d, &loc, "docker.pull: '%s' is not one of missing, "
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "docker.pull"),
+		    "docker.pull: '%s' is not one of missing, "
 		    "always, never", dc->pull);
 		bad = 1;
 	}
 	for (i = 0; i < dc->devices.n; i++)
 		if (dc->devices.v[i][0] != '/') {
-			vg_diag_add(d, &loc, "docker.devices: '%s' must start "
-			    "with the host device path (/dev/...)",
+			vg_diag_add(d, vg_manifest_locf(m, &loc,
+			    "docker.devices[%zu]", i), "docker.devices: '%s' "
+			    "must start with the host device path (/dev/...)",
 			    dc->devices.v[i]);
 			bad = 1;
 		}
 	if (m->workdir != NULL && m->workdir[0] != '/') {
-		vg_diag_add(d, &loc, "workdir: '%s' must be an absolute path "
-		    "inside the container", m->workdir);
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "workdir"),
+		    "workdir: '%s' must be an absolute path inside the "
+		    "container", m->workdir);
 		bad = 1;
 	}
 	vg_buf_release(&from);

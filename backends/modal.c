@@ -1142,7 +1142,7 @@ static int
 modal_validate(const struct vg_manifest *m, struct vg_diag *d)
 {
 	const struct vg_modal_conf *mc = conf_of(m);
-	struct vg_loc loc = { .file = m->file };
+	struct vg_loc loc;
 	struct vg_modal_res r;
 	struct vg_err e;
 	int bad = 0;
@@ -1150,14 +1150,16 @@ modal_validate(const struct vg_manifest *m, struct vg_diag *d)
 	if (mc == NULL)
 		return 0;
 	if (mc->cloud.token_env != NULL) {
-		vg_diag_add(d, &loc, "modal.token_env: not used by modal: "
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "modal.token_env"),
+		    "modal.token_env: not used by modal: "
 		    "direct mode reads MODAL_TOKEN_ID and MODAL_TOKEN_SECRET or "
 		    "~/.modal.toml, managed mode the variable "
 		    "modal.gateway_token_env names");
 		bad = 1;
 	}
 	if (m->resources.gpus > 0 && (mc->gpu == NULL || *mc->gpu == '\0')) {
-		vg_diag_add(d, &loc, "resources.gpus: modal needs the GPU type "
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "resources.gpus"),
+		    "resources.gpus: modal needs the GPU type "
 		    "in modal.gpu (T4, L4, A10G, A100, A100-80GB, L40S, H100, "
 		    "H200, B200)");
 		bad = 1;
@@ -1166,7 +1168,8 @@ modal_validate(const struct vg_manifest *m, struct vg_diag *d)
 		bad = 1;
 	vg_err_init(&e);
 	if (!bad && vg_modal_resolve(mc, &r, &e) != 0) {
-		vg_diag_add(d, &loc, "%s", e.msg);
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "backend"), "%s",
+		    e.msg);
 		bad = 1;
 	} else if (!bad)
 		vg_modal_res_release(&r);

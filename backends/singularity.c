@@ -913,8 +913,7 @@ static int
 singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 {
 	const struct vg_singularity_conf *c = vg_singularity_of(m);
-	struct vg_loc loc = { .file = m->file != NULL ? m->file :
-	    "manifest" };
+	struct vg_loc loc;
 	struct vg_err e;
 	char *bind, *image;
 	size_t i;
@@ -924,8 +923,9 @@ singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 		vg_err_init(&e);
 		if (vg_singularity_check_bind(c->binds.v[i], &m->policy,
 		    &bind, &e) != 0) {
-			vg_diag_add(d, &loc, "singularity.binds[%zu]: %s", i,
-			    e.msg);
+			vg_diag_add(d, vg_manifest_locf(m, &loc,
+			    "singularity.binds[%zu]", i),
+			    "singularity.binds[%zu]: %s", i, e.msg);
 			bad = 1;
 		}
 		free(bind);
@@ -933,25 +933,28 @@ singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 	for (i = 0; i < c->flags.n; i++) {
 		vg_err_init(&e);
 		if (vg_singularity_check_flag(c->flags.v[i], &e) != 0) {
-			vg_diag_add(d, &loc, "%s", e.msg);
+			vg_diag_add(d, vg_manifest_locf(m, &loc,
+			    "singularity.flags[%zu]", i), "%s", e.msg);
 			bad = 1;
 		}
 	}
 	if (c->scratch_mount != NULL && *c->scratch_mount != '\0' &&
 	    *c->scratch_mount != '/') {
-		vg_diag_add(d, &loc, "singularity.scratch_mount '%s' is not an "
-		    "absolute path", c->scratch_mount);
+		vg_diag_add(d, vg_manifest_locf(m, &loc,
+		    "singularity.scratch_mount"), "singularity.scratch_mount "
+		    "'%s' is not an absolute path", c->scratch_mount);
 		bad = 1;
 	}
 	if (c->pwd != NULL && *c->pwd != '\0' && *c->pwd != '/') {
-		vg_diag_add(d, &loc, "singularity.pwd '%s' is not an absolute "
-		    "path", c->pwd);
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "singularity.pwd"),
+		    "singularity.pwd '%s' is not an absolute path", c->pwd);
 		bad = 1;
 	}
 	vg_err_init(&e);
 	if (need_image(m, &e) != 0 || (is_ref(m->image) ?
 	    check_ref(m->image, &e) : local_image(m->image, &image, &e)) != 0) {
-		vg_diag_add(d, &loc, "%s", e.msg);
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "image"), "%s",
+		    e.msg);
 		bad = 1;
 	} else if (!is_ref(m->image)) {
 		free(image);

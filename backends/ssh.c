@@ -938,7 +938,7 @@ static int
 ssh_validate(const struct vg_manifest *m, struct vg_diag *d)
 {
 	const struct vg_ssh_conf *c = vg_ssh_of(m);
-	struct vg_loc loc = { .file = m->file };
+	struct vg_loc loc;
 	struct vg_ssh_jump j;
 	struct vg_err e;
 	struct stat st;
@@ -948,18 +948,21 @@ ssh_validate(const struct vg_manifest *m, struct vg_diag *d)
 
 	vg_err_init(&e);
 	if (c->host == NULL || *c->host == '\0') {
-		vg_diag_add(d, &loc, "ssh.host: required by backend 'ssh' "
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "ssh.host"),
+		    "ssh.host: required by backend 'ssh' "
 		    "(the remote host name or address)");
 		bad = 1;
 	} else if (c->host[0] == '-' || strpbrk(c->host, " \t\n@/") != NULL) {
-		vg_diag_add(d, &loc, "ssh.host: '%s' is not a host name or "
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "ssh.host"),
+		    "ssh.host: '%s' is not a host name or "
 		    "address (set the user in ssh.user, the port in "
 		    "ssh.port)", c->host);
 		bad = 1;
 	}
 	if (c->proxy_jump != NULL) {
 		if (vg_ssh_jump_parse(c->proxy_jump, &j, &e) != 0) {
-			vg_diag_add(d, &loc, "%s", e.msg);
+			vg_diag_add(d, vg_manifest_locf(m, &loc,
+			    "ssh.proxy_jump"), "%s", e.msg);
 			bad = 1;
 		}
 		vg_ssh_jump_release(&j);
@@ -967,7 +970,8 @@ ssh_validate(const struct vg_manifest *m, struct vg_diag *d)
 	if (c->identity != NULL) {
 		p = expand_home(c->identity);
 		if (access(p, R_OK) != 0) {
-			vg_diag_add(d, &loc, "ssh.identity: '%s': %s", p,
+			vg_diag_add(d, vg_manifest_locf(m, &loc,
+			    "ssh.identity"), "ssh.identity: '%s': %s", p,
 			    strerror(errno));
 			bad = 1;
 		}
@@ -977,21 +981,23 @@ ssh_validate(const struct vg_manifest *m, struct vg_diag *d)
 	    strcmp(c->host_key, "accept-new") != 0)) {
 		p = expand_home(c->known_hosts);
 		if (stat(p, &st) != 0) {
-			vg_diag_add(d, &loc, "ssh.known_hosts: '%s': %s (with "
-			    "ssh.host_key: strict every host key would be "
-			    "refused)", p, strerror(errno));
+			vg_diag_add(d, vg_manifest_locf(m, &loc,
+			    "ssh.known_hosts"), "ssh.known_hosts: '%s': %s "
+			    "(with ssh.host_key: strict every host key would "
+			    "be refused)", p, strerror(errno));
 			bad = 1;
 		}
 		free(p);
 	}
 	if (c->remote_dir != NULL && *c->remote_dir == '\0') {
-		vg_diag_add(d, &loc, "ssh.remote_dir: empty (default "
-		    "~/.vigil/runs)");
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "ssh.remote_dir"),
+		    "ssh.remote_dir: empty (default ~/.vigil/runs)");
 		bad = 1;
 	}
 	for (i = 0; i < c->stage_in.n; i++)
 		if (lstat(c->stage_in.v[i], &st) != 0) {
-			vg_diag_add(d, &loc, "ssh.stage_in: '%s': %s",
+			vg_diag_add(d, vg_manifest_locf(m, &loc,
+			    "ssh.stage_in[%zu]", i), "ssh.stage_in: '%s': %s",
 			    c->stage_in.v[i], strerror(errno));
 			bad = 1;
 		}
@@ -999,8 +1005,10 @@ ssh_validate(const struct vg_manifest *m, struct vg_diag *d)
 		if (c->stage_out.v[i][0] == '\0' ||
 		    strcmp(base_name(c->stage_out.v[i]), "..") == 0 ||
 		    strcmp(base_name(c->stage_out.v[i]), ".") == 0) {
-			vg_diag_add(d, &loc, "ssh.stage_out: '%s' does not "
-			    "name a file or directory", c->stage_out.v[i]);
+			vg_diag_add(d, vg_manifest_locf(m, &loc,
+			    "ssh.stage_out[%zu]", i), "ssh.stage_out: '%s' "
+			    "does not name a file or directory",
+			    c->stage_out.v[i]);
 			bad = 1;
 		}
 	return bad ? VG_EINVAL : 0;

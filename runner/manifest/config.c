@@ -42,6 +42,8 @@ vg_mload_layer(struct vg_mload *ls, struct vg_ytree *tree, const char *file,
 	c.file = file;
 	c.config = config;
 	c.user = ls;
+	c.locs = &ls->m->locs;
+	c.bad = &ls->bad;
 	vg_schema_decode(vg_manifest_schema(), tree->root, ls->m, &c);
 }
 
@@ -55,6 +57,7 @@ vg_mload_release(struct vg_mload *ls)
 	free(ls->layers);
 	ls->layers = NULL;
 	ls->nlayers = 0;
+	vg_strv_release(&ls->bad);
 }
 
 /* The config path to use: option, then environment, then default. */
@@ -125,7 +128,7 @@ add_config(struct vg_mload *ls, const char *path, struct vg_diag *d,
 static int
 add_set(struct vg_mload *ls, const char *arg, struct vg_diag *d)
 {
-	struct vg_ylimits lim = { .no_positions = 1 };
+	struct vg_ylimits lim = { .col_shift = 0 };
 	struct vg_ytree *t = NULL;
 	struct vg_ynode *cur, *map, *key;
 	struct vg_loc loc;
@@ -136,7 +139,8 @@ add_set(struct vg_mload *ls, const char *arg, struct vg_diag *d)
 	tmp = vg_xasprintf("--set '%s'", arg);
 	label = vg_manifest_source(ls->m, tmp);
 	free(tmp);
-	loc = (struct vg_loc){ label, 0, 0 };
+	/* The argument is a one-line file: columns count from its start. */
+	loc = (struct vg_loc){ label, 1, 1 };
 	if (eq == NULL || eq == arg) {
 		vg_diag_add(d, &loc, "expected KEY.PATH=VALUE, for example "
 		    "resources.memory=4G");
@@ -145,6 +149,7 @@ add_set(struct vg_mload *ls, const char *arg, struct vg_diag *d)
 	for (p = arg; p <= eq; p = q + 1) {
 		q = p + strcspn(p, ".=");
 		if (q == p || q > eq) {
+			loc.col = (int)(p - arg) + 1;
 			vg_diag_add(d, &loc, "empty name in key path '%.*s'",
 			    (int)(eq - arg), arg);
 			return VG_EINVAL;
@@ -152,6 +157,7 @@ add_set(struct vg_mload *ls, const char *arg, struct vg_diag *d)
 		if (*q == '=')
 			break;
 	}
+	lim.col_shift = (int)(eq + 1 - arg);
 	rc = vg_ytree_parse(label, eq + 1, strlen(eq + 1), &lim, &t, NULL, d);
 	if (rc != 0)
 		return rc;
@@ -159,6 +165,8 @@ add_set(struct vg_mload *ls, const char *arg, struct vg_diag *d)
 	if (cur == NULL) {
 		cur = vg_ytree_node(t, VG_Y_SCALAR);
 		cur->str = vg_xstrdup("");
+		cur->line = 1;
+		cur->col = lim.col_shift + 1;
 	}
 	/* Wrap the value in one mapping per path name, innermost first. */
 	for (q = eq; q > arg; q = p - 1) {
@@ -169,7 +177,11 @@ add_set(struct vg_mload *ls, const char *arg, struct vg_diag *d)
 		key = vg_ytree_node(t, VG_Y_SCALAR);
 		key->str = name;
 		key->len = strlen(name);
+		key->line = 1;
+		key->col = (int)(p - arg) + 1;
 		map = vg_ytree_node(t, VG_Y_MAP);
+		map->line = 1;
+		map->col = key->col;
 		vg_ynode_put(map, key, cur);
 		cur = map;
 		if (p == arg)
@@ -217,6 +229,7 @@ diag_sort(const struct vg_manifest *m, struct vg_diag *d, size_t first)
 	size_t i, j, n = d->lines.n - first, len, best;
 	const char *s, *p;
 	char *end;
+	int dup;
 
 	if (n < 2)
 		return;
@@ -246,9 +259,39 @@ diag_sort(const struct vg_manifest *m, struct vg_diag *d, size_t first)
 		k[i].col = strtol(end + 1, &end, 10);
 	}
 	qsort(k, n, sizeof(*k), diag_cmp);
-	for (i = 0; i < n; i++)
-		d->lines.v[first + i] = k[i].text;
+	/* Each problem once: a line equal to an earlier one at the same
+	 * place (found by two stages, or in two layers) is dropped. */
+	for (i = 0, len = 0; i < n; i++) {
+		dup = 0;
+		for (j = i; !dup && j-- > 0 && k[j].src == k[i].src &&
+		    k[j].line == k[i].line && k[j].col == k[i].col;)
+			dup = k[j].text != NULL &&
+			    strcmp(k[j].text, k[i].text) == 0;
+		if (dup) {
+			free(k[i].text);
+			k[i].text = NULL;
+			continue;
+		}
+		d->lines.v[first + len++] = k[i].text;
+	}
+	d->lines.n = first + len;
 	free(k);
+}
+
+/* Notes where the manifest's top-level mapping is (its first key, or
+ * line 1, column 1 when it is empty): where a missing key is reported. */
+static void
+root_record(struct vg_mload *ls)
+{
+	const struct vg_layer *l = &ls->layers[ls->nlayers - 1];
+	const struct vg_ynode *r = l->tree != NULL ? l->tree->root : NULL;
+	struct vg_loc loc = { l->file, 1, 1 };
+
+	if (r != NULL && r->line > 0 && !vg_ynode_is_null(r)) {
+		loc.line = r->line;
+		loc.col = r->col;
+	}
+	vg_mlocs_add(&ls->m->locs, "", &loc, &loc);
 }
 
 /* Adds the site and user config layers that opts asks for. */
@@ -336,6 +379,7 @@ vg_manifest_load_mem(const char *name, const char *text, size_t len,
 	if ((rc = load_begin(&ls, name, opts, mp, diag, &parse_rc, e)) != 0)
 		return load_end(&ls, rc, parse_rc, diag, before, mp, e);
 	rc = add_text_layer(&ls, name, text, len, 0, diag);
+	root_record(&ls);
 	if (ls.layers[ls.nlayers - 1].tree != NULL &&
 	    ls.layers[ls.nlayers - 1].tree->root != NULL &&
 	    ls.layers[ls.nlayers - 1].tree->root->kind != VG_Y_MAP &&
@@ -345,7 +389,7 @@ vg_manifest_load_mem(const char *name, const char *text, size_t len,
 		parse_rc = rc;
 	add_sets(&ls, opts, diag, &parse_rc);
 	if (parse_rc == 0)
-		vg_mload_finish(&ls, diag->lines.n == before, diag);
+		vg_mload_finish(&ls, diag);
 	return load_end(&ls, 0, parse_rc, diag, before, mp, e);
 }
 

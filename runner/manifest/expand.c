@@ -50,13 +50,13 @@ int
 vg_sub_split(const char *s, struct vg_sub_seg **segs, size_t *n, size_t *bad,
     const char **why)
 {
+	static const char unknown[] = "unknown expression in '${{ }}' "
+	    "(expected matrix.NAME, env.NAME or task.index)";
 	struct vg_sub_seg *v = NULL;
-	size_t nv = 0, cap = 0, nl;
-	const char *p = s, *open, *close, *q, *end;
+	size_t nv = 0, cap = 0, nl, nbad = 0;
+	const char *p = s, *open, *close, *q, *end, *w;
 	enum vg_sub_kind kind;
 
-	*segs = NULL;
-	*n = 0;
 	while (*p != '\0') {
 		open = strstr(p, "${{");
 		if (open == NULL)
@@ -65,54 +65,60 @@ vg_sub_split(const char *s, struct vg_sub_seg **segs, size_t *n, size_t *bad,
 			v = vg_xgrow(v, &cap, nv + 1, sizeof(*v));
 			v[nv++] = (struct vg_sub_seg){ VG_SUB_TEXT,
 			    (size_t)(p - s), (size_t)(open - p),
-			    (size_t)(p - s) };
+			    (size_t)(p - s), NULL };
 		}
 		if (*open == '\0')
 			break;
 		close = strstr(open + 3, "}}");
+		w = NULL;
+		kind = VG_SUB_BAD;
+		nl = 0;
+		q = open + 3;
 		if (close == NULL) {
-			*bad = (size_t)(open - s);
-			*why = "unterminated '${{' (no closing '}}')";
-			goto fail;
-		}
-		q = skip_ws(open + 3, close);
-		end = close;
-		while (end > q && (end[-1] == ' ' || end[-1] == '\t'))
-			end--;
-		if ((size_t)(end - q) > 7 && strncmp(q, "matrix.", 7) == 0) {
-			kind = VG_SUB_MATRIX;
-			q += 7;
-		} else if ((size_t)(end - q) > 4 && strncmp(q, "env.", 4) == 0) {
-			kind = VG_SUB_ENV;
-			q += 4;
-		} else if ((size_t)(end - q) == 10 &&
-		    strncmp(q, "task.index", 10) == 0) {
-			kind = VG_SUB_INDEX;
-			q += 10;
+			w = "unterminated '${{' (no closing '}}')";
 		} else {
-			*bad = (size_t)(open - s);
-			*why = "unknown expression in '${{ }}' (expected "
-			    "matrix.NAME, env.NAME or task.index)";
-			goto fail;
-		}
-		nl = kind == VG_SUB_INDEX ? 0 : name_len(q, end);
-		if (q + nl != end || (kind != VG_SUB_INDEX && nl == 0)) {
-			*bad = (size_t)(open - s);
-			*why = "unknown expression in '${{ }}' (expected "
-			    "matrix.NAME, env.NAME or task.index)";
-			goto fail;
+			q = skip_ws(open + 3, close);
+			end = close;
+			while (end > q && (end[-1] == ' ' || end[-1] == '\t'))
+				end--;
+			if ((size_t)(end - q) > 7 &&
+			    strncmp(q, "matrix.", 7) == 0) {
+				kind = VG_SUB_MATRIX;
+				q += 7;
+			} else if ((size_t)(end - q) > 4 &&
+			    strncmp(q, "env.", 4) == 0) {
+				kind = VG_SUB_ENV;
+				q += 4;
+			} else if ((size_t)(end - q) == 10 &&
+			    strncmp(q, "task.index", 10) == 0) {
+				kind = VG_SUB_INDEX;
+				q += 10;
+			}
+			nl = kind == VG_SUB_INDEX ? 0 : name_len(q, end);
+			if (kind == VG_SUB_BAD || q + nl != end ||
+			    (kind != VG_SUB_INDEX && nl == 0))
+				w = unknown;
 		}
 		v = vg_xgrow(v, &cap, nv + 1, sizeof(*v));
-		v[nv++] = (struct vg_sub_seg){ kind, (size_t)(q - s), nl,
-		    (size_t)(open - s) };
+		if (w != NULL) {
+			if (nbad++ == 0) {
+				*bad = (size_t)(open - s);
+				*why = w;
+			}
+			v[nv++] = (struct vg_sub_seg){ VG_SUB_BAD,
+			    (size_t)(open - s), 0, (size_t)(open - s), w };
+		} else {
+			v[nv++] = (struct vg_sub_seg){ kind, (size_t)(q - s),
+			    nl, (size_t)(open - s), NULL };
+		}
+		/* Nothing after an unterminated one can be told apart. */
+		if (close == NULL)
+			break;
 		p = close + 2;
 	}
 	*segs = v;
 	*n = nv;
-	return 0;
-fail:
-	free(v);
-	return VG_EINVAL;
+	return nbad > 0 ? VG_EINVAL : 0;
 }
 
 /* ---- walking the combinations ---- */
@@ -384,6 +390,9 @@ tmpl_init(struct tmpl *t, const char *s, const struct vg_loc *loc,
 	t->s = s;
 	if (vg_sub_split(s, &t->segs, &t->n, &bad, &why) != 0) {
 		vg_diag_add(d, loc, "%s", why);
+		free(t->segs);
+		t->segs = NULL;
+		t->n = 0;
 		return VG_EINVAL;
 	}
 	return 0;
@@ -452,6 +461,8 @@ tmpl_apply(const struct tmpl *t, struct subst *st, int quote,
 			v = st->env != NULL ? vg_kvs_get(st->env, nm) : NULL;
 			free(nm);
 			break;
+		case VG_SUB_BAD:	/* tmpl_init refused the template */
+			continue;
 		}
 		if (v == NULL) {
 			if (st->missing == NULL) {
@@ -639,14 +650,21 @@ static int
 check_env_names(const struct vg_matrix *mx, struct vg_diag *d)
 {
 	struct vg_strv names = VG_STRV_INIT, envs = VG_STRV_INIT;
-	size_t i, j;
+	const struct vg_loc **locs = NULL;
+	size_t i, j, n = 0, cap = 0;
 	int errors = 0;
 
-	for (i = 0; i < mx->naxes; i++)
+	for (i = 0; i < mx->naxes; i++) {
 		vg_strv_push(&names, mx->axes[i].name);
+		locs = vg_xgrow(locs, &cap, ++n, sizeof(*locs));
+		locs[n - 1] = &mx->axes[i].loc;
+	}
 	for (i = 0; i < mx->ninclude; i++)
-		for (j = 0; j < mx->include[i].n; j++)
+		for (j = 0; j < mx->include[i].n; j++) {
 			vg_strv_push(&names, mx->include[i].v[j].key);
+			locs = vg_xgrow(locs, &cap, ++n, sizeof(*locs));
+			locs[n - 1] = &mx->include[i].v[j].loc;
+		}
 	for (i = 0; i < names.n; i++)
 		vg_strv_take(&envs, matrix_env_name(names.v[i]));
 	for (i = 0; i < names.n; i++) {
@@ -654,8 +672,8 @@ check_env_names(const struct vg_matrix *mx, struct vg_diag *d)
 			if (strcmp(envs.v[i], envs.v[j]) != 0 ||
 			    strcmp(names.v[i], names.v[j]) == 0)
 				continue;
-			vg_diag_add(d, i < mx->naxes ? &mx->axes[i].loc : NULL,
-			    "matrix names '%s' and '%s' both become %s",
+			vg_diag_add(d, locs[i], "matrix names '%s' and '%s' "
+			    "both become %s",
 			    names.v[j], names.v[i], envs.v[i]);
 			errors++;
 			i = names.n;
@@ -664,6 +682,7 @@ check_env_names(const struct vg_matrix *mx, struct vg_diag *d)
 	}
 	vg_strv_release(&names);
 	vg_strv_release(&envs);
+	free(locs);
 	return errors;
 }
 
@@ -671,9 +690,15 @@ check_env_names(const struct vg_matrix *mx, struct vg_diag *d)
 static int
 check_count(const struct vg_manifest *m, struct walker *w, struct vg_diag *d)
 {
-	struct vg_loc loc = { m->file, 0, 0 };
+	struct vg_loc loc = m->command.loc;
 	size_t n = count_tasks(w);
 
+	/* At the first axis, else at the command (a manifest built in code
+	 * may have neither). */
+	if (m->matrix.naxes > 0)
+		loc = m->matrix.axes[0].loc;
+	if (loc.file == NULL)
+		loc = (struct vg_loc){ m->file, 0, 0 };
 	if (n == 0) {
 		if (m->matrix.nexclude > 0)
 			loc = m->matrix.exclude[0].v[0].loc;
@@ -683,8 +708,6 @@ check_count(const struct vg_manifest *m, struct walker *w, struct vg_diag *d)
 	}
 	if (n <= VG_EXPAND_MAX_TASKS)
 		return 0;
-	if (m->matrix.naxes > 0)
-		loc = m->matrix.axes[0].loc;
 	if (w->product == (size_t)-1)
 		vg_diag_add(d, &loc, "matrix expands to more than %zu tasks "
 		    "(limit %d)", (size_t)-1, VG_EXPAND_MAX_TASKS);

@@ -26,6 +26,8 @@ struct vg_mload {
 	struct vg_layer		*layers;
 	size_t			 nlayers;
 	const struct vg_ynode	*cmd_node;	/* where command was set */
+	struct vg_strv		 bad;		/* paths with problems
+						   (vg_dctx.bad) */
 	int			 cmd_seen;	/* some layer gave command */
 	int			 bad_root;	/* manifest is not a mapping */
 	const char		*cmd_file;
@@ -38,11 +40,13 @@ const char *vg_manifest_source(struct vg_manifest *m, const char *name);
 /* Decodes a layer's tree onto m; problems go to d. */
 void	vg_mload_layer(struct vg_mload *ls, struct vg_ytree *tree,
 	    const char *file, int config, struct vg_diag *d);
-/* Checks that need every layer: required keys, cross-field rules, and
- * when templates is set (no problems so far) substitutions, the task
- * count and the backend's own checks. */
-void	vg_mload_finish(struct vg_mload *ls, int templates,
-	    struct vg_diag *d);
+/*
+ * Checks that need every layer: required keys, cross-field rules,
+ * substitutions, the task count and the plugins' own checks.  Each runs
+ * when the values it reads decoded without problems, so that one load
+ * reports every problem and none that only follows from another.
+ */
+void	vg_mload_finish(struct vg_mload *ls, struct vg_diag *d);
 void	vg_mload_release(struct vg_mload *ls);
 
 /*
@@ -61,6 +65,7 @@ enum vg_sub_kind {
 	VG_SUB_MATRIX,		/* ${{ matrix.NAME }} */
 	VG_SUB_ENV,		/* ${{ env.NAME }} */
 	VG_SUB_INDEX,		/* ${{ task.index }} */
+	VG_SUB_BAD,		/* a malformed ${{ }}: why says how */
 };
 
 struct vg_sub_seg {
@@ -68,12 +73,15 @@ struct vg_sub_seg {
 	size_t		 off;		/* TEXT: the text; others: NAME */
 	size_t		 len;
 	size_t		 at;		/* offset of "${{" (or of the text) */
+	const char	*why;		/* BAD: a static description */
 };
 
 /*
- * Splits template s into segments (caller frees *segs).  On a malformed
- * ${{ }} returns VG_EINVAL with *bad the offset of the problem and *why
- * a static description.
+ * Splits template s into segments; the caller frees *segs whatever the
+ * result.  A malformed ${{ }} becomes a VG_SUB_BAD segment and splitting
+ * goes on after its '}}' (an unterminated one ends the list); then
+ * returns VG_EINVAL with *bad the offset of the first and *why its
+ * description.
  */
 int	vg_sub_split(const char *s, struct vg_sub_seg **segs, size_t *n,
 	    size_t *bad, const char **why);

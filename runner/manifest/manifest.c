@@ -861,9 +861,14 @@ vg_manifest_source(struct vg_manifest *m, const char *name)
 void
 vg_manifest_free(struct vg_manifest *m)
 {
+	size_t i;
+
 	if (m == NULL)
 		return;
 	vg_schema_release(vg_manifest_schema(), m);
+	for (i = 0; i < m->locs.n; i++)
+		free(m->locs.v[i].path);
+	free(m->locs.v);
 	free(m->file);
 	vg_strv_release(&m->sources);
 	free(m);
@@ -943,87 +948,106 @@ matrix_names(const struct vg_matrix *mx, struct vg_strv *out)
 			vg_strv_push(out, mx->include[i].v[j].key);
 }
 
-/*
- * Checks the ${{ }} references of template s (written at node n of file,
- * or at loc when n is NULL); env refs are allowed when allow_env.
- */
+/* What check_template may judge: names need their source decoded. */
+#define TMPL_ENV	0x01	/* env refs are allowed here */
+#define TMPL_MATRIX_OK	0x02	/* the matrix decoded: judge matrix.X */
+#define TMPL_ENV_OK	0x04	/* env decoded: judge env.X */
+
+/* Reports an undefined ${{ matrix.NAME }} at at. */
 static void
+undefined_matrix(const struct vg_manifest *m, const char *nm,
+    const char *what, const struct vg_loc *at, struct vg_strv *names,
+    struct vg_diag *d)
+{
+	const char *near;
+
+	if (names->n == 0)
+		matrix_names(&m->matrix, names);
+	near = names->n ? vg_did_you_mean(nm, (const char *const *)names->v,
+	    names->n) : NULL;
+	if (near != NULL)
+		vg_diag_add(d, at, "undefined 'matrix.%s' in %s; did you mean "
+		    "'matrix.%s'?", nm, what, near);
+	else if (m->matrix.naxes == 0 && m->matrix.ninclude == 0)
+		vg_diag_add(d, at, "undefined 'matrix.%s' in %s (there is no "
+		    "matrix)", nm, what);
+	else
+		vg_diag_add(d, at, "undefined 'matrix.%s' in %s (not a matrix "
+		    "axis or include key)", nm, what);
+}
+
+/* Reports an undefined ${{ env.NAME }} at at. */
+static void
+undefined_env(const struct vg_manifest *m, const char *nm, const char *what,
+    const struct vg_loc *at, struct vg_diag *d)
+{
+	const char **keys = vg_xcalloc(m->env.n + 1, sizeof(*keys));
+	const char *near;
+	size_t k;
+
+	for (k = 0; k < m->env.n; k++)
+		keys[k] = m->env.v[k].key;
+	near = vg_did_you_mean(nm, keys, m->env.n);
+	if (near != NULL)
+		vg_diag_add(d, at, "undefined 'env.%s' in %s; did you mean "
+		    "'env.%s'?", nm, what, near);
+	else
+		vg_diag_add(d, at, "undefined 'env.%s' in %s (not set in "
+		    "'env')", nm, what);
+	free(keys);
+}
+
+/*
+ * Checks every ${{ }} of template s, written at loc; n is its node when
+ * known.  Each problem is reported at its '${{' when s is a plain
+ * one-line scalar, else at the scalar.  flags: TMPL_*.  Returns the
+ * number of problems.
+ */
+static int
 check_template(const struct vg_manifest *m, const char *s,
-    const struct vg_ynode *n, const struct vg_loc *loc, int allow_env,
+    const struct vg_ynode *n, const struct vg_loc *loc, unsigned flags,
     const char *what, struct vg_diag *d)
 {
 	struct vg_sub_seg *segs = NULL;
 	struct vg_strv names = VG_STRV_INIT;
-	const char *why, *near, *name;
-	size_t nseg = 0, bad, i, k;
+	const char *why;
+	size_t nseg = 0, bad, i, before = d->lines.n;
 	struct vg_loc at;
 	char *nm;
 
-	if (vg_sub_split(s, &segs, &nseg, &bad, &why) != 0) {
-		if (n != NULL)
-			report(d, loc->file, n, bad, "%s in %s", why, what);
-		else
-			vg_diag_add(d, loc, "%s in %s", why, what);
-		return;
-	}
+	if (n != NULL && (n->kind != VG_Y_SCALAR || n->style != VG_YS_PLAIN))
+		n = NULL;
+	(void)vg_sub_split(s, &segs, &nseg, &bad, &why);
 	for (i = 0; i < nseg; i++) {
-		name = s + segs[i].off;
 		at = *loc;
 		if (n != NULL)
 			vg_ynode_loc_at(n, segs[i].at, loc->file, &at);
+		nm = vg_xstrndup(s + segs[i].off, segs[i].len);
 		switch (segs[i].kind) {
+		case VG_SUB_BAD:
+			vg_diag_add(d, &at, "%s in %s", segs[i].why, what);
+			break;
 		case VG_SUB_MATRIX:
-			if (matrix_has(&m->matrix, name, segs[i].len))
-				break;
-			nm = vg_xstrndup(name, segs[i].len);
-			if (names.n == 0)
-				matrix_names(&m->matrix, &names);
-			near = names.n ? vg_did_you_mean(nm,
-			    (const char *const *)names.v, names.n) : NULL;
-			if (near != NULL)
-				vg_diag_add(d, &at, "undefined 'matrix.%s' in "
-				    "%s; did you mean 'matrix.%s'?", nm, what,
-				    near);
-			else if (m->matrix.naxes == 0 &&
-			    m->matrix.ninclude == 0)
-				vg_diag_add(d, &at, "undefined 'matrix.%s' in "
-				    "%s (there is no matrix)", nm, what);
-			else
-				vg_diag_add(d, &at, "undefined 'matrix.%s' in "
-				    "%s (not a matrix axis or include key)",
-				    nm, what);
-			free(nm);
+			if ((flags & TMPL_MATRIX_OK) &&
+			    !matrix_has(&m->matrix, nm, segs[i].len))
+				undefined_matrix(m, nm, what, &at, &names, d);
 			break;
 		case VG_SUB_ENV:
-			nm = vg_xstrndup(name, segs[i].len);
-			if (!allow_env) {
+			if (!(flags & TMPL_ENV))
 				vg_diag_add(d, &at, "'env.%s' cannot be used "
 				    "in %s", nm, what);
-			} else if (vg_kvs_get(&m->env, nm) == NULL) {
-				const char **keys = vg_xcalloc(m->env.n + 1,
-				    sizeof(*keys));
-
-				for (k = 0; k < m->env.n; k++)
-					keys[k] = m->env.v[k].key;
-				near = vg_did_you_mean(nm, keys, m->env.n);
-				if (near != NULL)
-					vg_diag_add(d, &at, "undefined "
-					    "'env.%s' in %s; did you mean "
-					    "'env.%s'?", nm, what, near);
-				else
-					vg_diag_add(d, &at, "undefined "
-					    "'env.%s' in %s (not set in "
-					    "'env')", nm, what);
-				free(keys);
-			}
-			free(nm);
+			else if ((flags & TMPL_ENV_OK) &&
+			    vg_kvs_get(&m->env, nm) == NULL)
+				undefined_env(m, nm, what, &at, d);
 			break;
 		default:
 			break;
 		}
+		free(nm);
 	}
 	vg_strv_release(&names);
 	free(segs);
+	return (int)(d->lines.n - before);
 }
 
 /* Checks exclude entries name axes and their values. */
@@ -1080,67 +1104,206 @@ check_excludes(const struct vg_manifest *m, struct vg_diag *d)
 	vg_buf_release(&vals);
 }
 
+/* True when a problem was found at key (or inside it) in some layer. */
+static int
+tainted(const struct vg_mload *ls, const char *key)
+{
+	size_t i, len = strlen(key);
+	const char *p;
+
+	for (i = 0; i < ls->bad.n; i++) {
+		p = ls->bad.v[i];
+		if (strncmp(p, key, len) == 0 && (p[len] == '\0' ||
+		    p[len] == '.' || p[len] == '['))
+			return 1;
+	}
+	return 0;
+}
+
+/* The layer node of the value at loc (a key of mapping key), or NULL. */
+static const struct vg_ynode *
+layer_value(const struct vg_mload *ls, const char *key, const char *sub,
+    const struct vg_loc *loc)
+{
+	const struct vg_ynode *n;
+	size_t i;
+
+	for (i = 0; i < ls->nlayers; i++) {
+		if (ls->layers[i].tree == NULL ||
+		    ls->layers[i].file != loc->file)
+			continue;
+		n = vg_ynode_get(vg_ynode_get(ls->layers[i].tree->root, key),
+		    sub);
+		if (n != NULL && n->line == loc->line && n->col == loc->col)
+			return n;
+	}
+	return NULL;
+}
+
+/* The ${{ }} checks of command and env; returns the problems found. */
+static int
+check_templates(struct vg_mload *ls, unsigned flags, struct vg_diag *d)
+{
+	const struct vg_manifest *m = ls->m;
+	const struct vg_ynode *n, *cmd = ls->cmd_node;
+	struct vg_loc loc;
+	char what[300];
+	size_t i;
+	int bad = 0;
+
+	if (!m->command.is_argv && m->command.shell != NULL)
+		bad += check_template(m, m->command.shell, cmd,
+		    &m->command.loc, flags | TMPL_ENV, "'command'", d);
+	for (i = 0; m->command.is_argv && i < m->command.argv.n; i++) {
+		n = cmd != NULL && cmd->kind == VG_Y_SEQ && i < cmd->n ?
+		    cmd->items[i] : NULL;
+		loc = m->command.loc;
+		if (n != NULL)
+			loc = (struct vg_loc){ ls->cmd_file, n->line, n->col };
+		snprintf(what, sizeof(what), "'command[%zu]'", i);
+		bad += check_template(m, m->command.argv.v[i], n, &loc,
+		    flags | TMPL_ENV, what, d);
+	}
+	for (i = 0; i < m->env.n; i++) {
+		snprintf(what, sizeof(what), "'env.%.200s'", m->env.v[i].key);
+		n = strstr(m->env.v[i].value, "${{") == NULL ? NULL :
+		    layer_value(ls, "env", m->env.v[i].key, &m->env.v[i].loc);
+		bad += check_template(m, m->env.v[i].value, n,
+		    &m->env.v[i].loc, flags & ~TMPL_ENV, what, d);
+	}
+	return bad;
+}
+
+/* True when plugin p's own checks have clean input: its sections and the
+ * shared keys plugins read decoded, and an image is there if needed. */
+static int
+plugin_ready(const struct vg_mload *ls, const struct vg_plugin *p)
+{
+	static const char *const shared[] = { "image", "workdir", "policy",
+		NULL };
+	const struct vg_msection *const *s;
+	size_t i;
+
+	if (p == NULL || p->validate == NULL)
+		return 0;
+	for (i = 0; shared[i] != NULL; i++)
+		if (tainted(ls, shared[i]))
+			return 0;
+	for (s = p->sections; s != NULL && *s != NULL; s++)
+		if (tainted(ls, (*s)->key))
+			return 0;
+	return !(p->flags & VG_PLUGIN_IMAGE) || ls->m->image != NULL;
+}
+
 void
-vg_mload_finish(struct vg_mload *ls, int templates, struct vg_diag *d)
+vg_mload_finish(struct vg_mload *ls, struct vg_diag *d)
 {
 	struct vg_manifest *m = ls->m;
 	const struct vg_plugin *be, *sc;
 	const struct vg_ynode *n;
 	struct vg_loc loc;
 	const char *file = m->file;
-	size_t i, before = d->lines.n;
-	char what[300];
+	unsigned flags = 0;
+	int matrix_ok = !tainted(ls, "matrix"), env_ok = !tainted(ls, "env");
+	int cmd_ok = !tainted(ls, "command"), bad = 0;
 
 	if (m->command.shell == NULL && !m->command.is_argv &&
 	    !ls->cmd_seen && !ls->bad_root) {
-		loc = (struct vg_loc){ m->file, 0, 0 };
+		vg_manifest_loc(m, "command", &loc);
 		vg_diag_add(d, &loc, "missing required key 'command'");
 	}
 	be = vg_plugin_find(VG_PLUGIN_BACKEND, m->backend);
-	if (m->image == NULL && be != NULL && (be->flags & VG_PLUGIN_IMAGE)) {
+	if (m->image == NULL && be != NULL && (be->flags & VG_PLUGIN_IMAGE) &&
+	    !tainted(ls, "image")) {
 		n = layer_find(ls, "backend", &file);
 		report(d, file, n, 0, "backend '%s' needs an 'image'",
 		    m->backend);
 	}
-	if (m->matrix.nexclude > 0 && m->matrix.naxes == 0) {
+	if (matrix_ok && m->matrix.nexclude > 0 && m->matrix.naxes == 0) {
 		loc = m->matrix.exclude[0].v[0].loc;
 		vg_diag_add(d, &loc, "'matrix.exclude' needs matrix axes to "
 		    "exclude from");
+		bad++;
 	}
-	check_excludes(m, d);
-	/* Templates and expansion depend on the values just checked. */
-	if (d->lines.n > before || !templates)
-		return;
-	if (!m->command.is_argv && m->command.shell != NULL) {
-		n = ls->cmd_node != NULL && ls->cmd_node->kind == VG_Y_SCALAR ?
-		    ls->cmd_node : NULL;
-		check_template(m, m->command.shell, n, &m->command.loc, 1,
-		    "'command'", d);
-	}
-	for (i = 0; m->command.is_argv && i < m->command.argv.n; i++) {
-		n = ls->cmd_node != NULL && ls->cmd_node->kind == VG_Y_SEQ &&
-		    i < ls->cmd_node->n ? ls->cmd_node->items[i] : NULL;
-		loc = m->command.loc;
-		if (n != NULL)
-			loc = (struct vg_loc){ ls->cmd_file, n->line, n->col };
-		snprintf(what, sizeof(what), "'command[%zu]'", i);
-		check_template(m, m->command.argv.v[i], NULL, &loc, 1, what,
-		    d);
-	}
-	for (i = 0; i < m->env.n; i++) {
-		snprintf(what, sizeof(what), "'env.%.200s'", m->env.v[i].key);
-		check_template(m, m->env.v[i].value, NULL, &m->env.v[i].loc,
-		    0, what, d);
-	}
-	if (d->lines.n > before)
-		return;
-	if (vg_expand_check(m, d) > 0)
-		return;
-	if (be != NULL && be->validate != NULL)
+	if (matrix_ok)
+		check_excludes(m, d);
+	/* Substitutions judge only names whose source decoded. */
+	flags = (matrix_ok ? TMPL_MATRIX_OK : 0) | (env_ok ? TMPL_ENV_OK : 0);
+	if (cmd_ok || env_ok)
+		bad += check_templates(ls, flags, d);
+	/* Expansion needs every value it combines to be valid. */
+	if (matrix_ok && env_ok && cmd_ok && bad == 0 && !ls->bad_root &&
+	    (m->command.shell != NULL || m->command.is_argv))
+		vg_expand_check(m, d);
+	if (plugin_ready(ls, be))
 		be->validate(m, d);
 	sc = vg_plugin_find(VG_PLUGIN_SCHEDULER, m->scheduler);
-	if (sc != NULL && sc->validate != NULL)
+	if (plugin_ready(ls, sc))
 		sc->validate(m, d);
+}
+
+/* ---- where keys were written ---- */
+
+/* The last place recorded for the first len bytes of path (in file
+ * when it is not NULL), or NULL. */
+static const struct vg_mloc *
+mloc_find(const struct vg_manifest *m, const char *path, size_t len,
+    const char *file)
+{
+	const struct vg_mloc *l;
+	size_t i;
+
+	for (i = m->locs.n; i-- > 0;) {
+		l = &m->locs.v[i];
+		if (strlen(l->path) == len &&
+		    strncmp(l->path, path, len) == 0 &&
+		    (file == NULL || l->key.file == file))
+			return l;
+	}
+	return NULL;
+}
+
+int
+vg_manifest_loc(const struct vg_manifest *m, const char *path,
+    struct vg_loc *loc)
+{
+	const struct vg_mloc *l, *root = mloc_find(m, "", 0, NULL);
+	const char *file = root != NULL ? root->key.file : NULL;
+	size_t len = strlen(path);
+
+	if ((l = mloc_find(m, path, len, NULL)) != NULL) {
+		*loc = l->key;
+		return 0;
+	}
+	/* Not set: the nearest ancestor's value lacks it, in the manifest
+	 * itself when it has one there. */
+	while (len > 0) {
+		while (len > 0 && path[len - 1] != '.' && path[len - 1] != '[')
+			len--;
+		if (len > 0)
+			len--;
+		if ((l = mloc_find(m, path, len, file)) != NULL ||
+		    (l = mloc_find(m, path, len, NULL)) != NULL) {
+			*loc = l->value;
+			return VG_ENOENT;
+		}
+	}
+	*loc = (struct vg_loc){ m->file, 0, 0 };
+	return VG_ENOENT;
+}
+
+const struct vg_loc *
+vg_manifest_locf(const struct vg_manifest *m, struct vg_loc *loc,
+    const char *fmt, ...)
+{
+	char path[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	vg_manifest_loc(m, path, loc);
+	return loc;
 }
 
 /* ---- JSON ---- */

@@ -148,6 +148,20 @@ struct vg_limits {
 					   backend); 0 = none */
 };
 
+/* Where one key path of the manifest was written ("docker.volumes",
+ * "ssh.stage_in[2]", "" for the document), for messages. */
+struct vg_mloc {
+	char		*path;
+	struct vg_loc	 key;		/* the key (a list item: the item) */
+	struct vg_loc	 value;		/* its value (a mapping: first key) */
+};
+
+struct vg_mlocs {
+	struct vg_mloc	*v;		/* in decoding order; later wins */
+	size_t		 n;
+	size_t		 cap;
+};
+
 /* Room for every plugin section's struct; checked when the schema is
  * built (runner/manifest/manifest.c). */
 #define VG_MANIFEST_EXT	2048
@@ -179,6 +193,10 @@ struct vg_manifest {
 	/* The plugins' sections (plugin.h), at offsets fixed when the
 	 * schema is built; read them with vg_manifest_conf(). */
 	_Alignas(16) unsigned char ext[VG_MANIFEST_EXT];
+	/* Where each key and list item of the sections was written, in
+	 * every layer (empty for a manifest read back from JSON); read it
+	 * with vg_manifest_loc(). */
+	struct vg_mlocs		 locs;
 };
 
 /* Options for loading: overrides and which configs to layer under. */
@@ -209,6 +227,23 @@ void	vg_manifest_free(struct vg_manifest *m);
 void	vg_manifest_to_json(const struct vg_manifest *m, struct vg_buf *out);
 int	vg_manifest_from_json(const char *json, size_t len,
 	    struct vg_manifest **mp, struct vg_err *e);
+
+/*
+ * Where key path (as messages spell it: "ssh.host", "docker.volumes[1]",
+ * "image") was written, for a problem about it.  Returns 0 with *loc at
+ * the key (a list item: the item) of the last layer that set it.  For a
+ * path no layer set, returns VG_ENOENT with *loc at the mapping that
+ * lacks it: the value of the nearest ancestor that was set, else the
+ * manifest's top-level mapping (its first key; line 1, column 1 when it
+ * is empty).  A manifest read back from JSON has no places: *loc is then
+ * the file alone (line 0).
+ */
+int	vg_manifest_loc(const struct vg_manifest *m, const char *path,
+	    struct vg_loc *loc);
+/* The same for a path made like printf; returns loc, filled. */
+const struct vg_loc *vg_manifest_locf(const struct vg_manifest *m,
+	    struct vg_loc *loc, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
 
 /* Parses "10", "1.5G", "512MiB" into bytes; "30", "5m", "1h30m",
  * "1-00:00:00" (Slurm) into seconds.  Return VG_EINVAL on bad input. */

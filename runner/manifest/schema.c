@@ -365,6 +365,8 @@ vg_dctx_error(struct vg_dctx *c, const struct vg_ynode *n, const char *fmt,
 	va_list ap;
 
 	c->errors++;
+	if (c->bad != NULL)
+		vg_strv_push(c->bad, c->path);
 	if (c->d == NULL)
 		return;
 	if (n != NULL) {
@@ -580,6 +582,29 @@ dur_value(struct vg_dctx *c, const struct vg_ynode *n, double *out)
 	return 0;
 }
 
+void
+vg_mlocs_add(struct vg_mlocs *l, const char *path, const struct vg_loc *key,
+    const struct vg_loc *value)
+{
+	l->v = vg_xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	l->v[l->n++] = (struct vg_mloc){ vg_xstrdup(path), *key, *value };
+}
+
+/* Notes where the value at c->path (key k, value v) is written. */
+static void
+loc_record(struct vg_dctx *c, const struct vg_ynode *k,
+    const struct vg_ynode *v)
+{
+	struct vg_loc kl = { c->file, k->line, k->col }, vl = kl;
+
+	if (c->locs == NULL || k->line == 0)
+		return;
+	/* An empty value ("ssh:") is placed at its key. */
+	if (v->line > 0 && !(v->kind == VG_Y_SCALAR && v->len == 0))
+		vl = (struct vg_loc){ c->file, v->line, v->col };
+	vg_mlocs_add(c->locs, c->path, &kl, &vl);
+}
+
 static void strv_decode(const struct vg_field *f, const struct vg_ynode *n,
     struct vg_strv *sv, struct vg_dctx *c);
 static void kvs_decode(const struct vg_field *f, const struct vg_ynode *n,
@@ -753,6 +778,7 @@ strv_decode(const struct vg_field *f, const struct vg_ynode *n,
 	}
 	for (i = 0; n != NULL && !vg_ynode_is_null(n) && i < n->n; i++) {
 		len = vg_dctx_pushi(c, i);
+		loc_record(c, n->items[i], n->items[i]);
 		if ((s = scalar(c, n->items[i], "a string")) != NULL)
 			vg_strv_push(&out, s);
 		vg_dctx_pop(c, len);
@@ -819,6 +845,7 @@ list_decode(const struct vg_field *f, const struct vg_ynode *n, void *base,
 		el = out + i * f->size;
 		vg_schema_defaults(f->sub, el);
 		len = vg_dctx_pushi(c, i);
+		loc_record(c, n->items[i], n->items[i]);
 		if (n->items[i]->kind != VG_Y_MAP)
 			type_error(c, n->items[i], "a mapping");
 		else
@@ -920,6 +947,7 @@ vg_schema_decode(const struct vg_section *s, const struct vg_ynode *n,
 		}
 		idx = (size_t)(f - s->fields);
 		len = vg_dctx_push(c, f->key);
+		loc_record(c, k, n->items[2 * i + 1]);
 		if (c->config && (f->flags & VG_FF_NOCONFIG)) {
 			vg_dctx_error(c, k, "'%s' belongs in a manifest, not "
 			    "in a config file", c->path);

@@ -110,7 +110,15 @@ struct vg_dctx {
 	int		 errors;	/* problems added so far */
 	char		 path[512];	/* dotted path of the current value */
 	void		*user;		/* for custom decoders */
+	struct vg_mlocs	*locs;		/* when set, where every key and list
+					   item is written is added here */
+	struct vg_strv	*bad;		/* when set, the path of every
+					   problem is added here */
 };
+
+/* Appends one place to l (vg_dctx.locs, the manifest's root). */
+void	vg_mlocs_add(struct vg_mlocs *l, const char *path,
+	    const struct vg_loc *key, const struct vg_loc *value);
 
 /* Decodes mapping n onto base (merging); problems go to c->d. */
 void	vg_schema_decode(const struct vg_section *s, const struct vg_ynode *n,

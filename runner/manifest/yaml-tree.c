@@ -148,11 +148,20 @@ vg_ynode_loc_at(const struct vg_ynode *n, size_t off, const char *file,
 		loc->col += (int)off + (n->style == VG_YS_QUOTED);
 }
 
-/* Reports a problem at a libyaml mark (0-based). */
+/* The place of a libyaml mark (0-based); the first line's columns are
+ * shifted when the text is part of a longer line (--set). */
+static struct vg_loc
+mark_loc(const struct builder *b, const yaml_mark_t *m)
+{
+	return (struct vg_loc){ b->name, (int)m->line + 1,
+	    (int)m->column + 1 + (m->line == 0 ? b->lim.col_shift : 0) };
+}
+
+/* Reports a problem at a libyaml mark. */
 static void
 diag_at(struct builder *b, const yaml_mark_t *m, const char *msg)
 {
-	struct vg_loc loc = { b->name, (int)m->line + 1, (int)m->column + 1 };
+	struct vg_loc loc = mark_loc(b, m);
 
 	vg_diag_add(b->d, &loc, "%s", msg);
 }
@@ -180,7 +189,7 @@ static void
 syntax_error(struct builder *b, const yaml_parser_t *p, const char *text,
     size_t len)
 {
-	struct vg_loc loc = { b->name, 0, 0 };
+	struct vg_loc loc = { b->name, 0, 0 }, cm;
 	const char *problem = p->problem ? p->problem : "syntax error";
 	char ctx[200] = "";
 	size_t idx;
@@ -192,25 +201,33 @@ syntax_error(struct builder *b, const yaml_parser_t *p, const char *text,
 	case YAML_READER_ERROR:
 		if (!b->lim.no_positions)
 			offset_loc(text, len, p->problem_offset, &loc);
+		if (loc.line == 1)
+			loc.col += b->lim.col_shift;
 		vg_diag_add(b->d, &loc, "invalid YAML: %s", problem);
 		return;
 	default:
 		break;
 	}
-	loc.line = (int)p->problem_mark.line + 1;
-	loc.col = (int)p->problem_mark.column + 1;
+	loc = mark_loc(b, &p->problem_mark);
+	cm = mark_loc(b, &p->context_mark);
 	idx = p->problem_mark.index;
+	/* At the end of a text without a final newline, libyaml counts a
+	 * line more: place the problem after the last character. */
+	if (idx >= len && len > 0 && text[len - 1] != '\n' &&
+	    !b->lim.no_positions) {
+		offset_loc(text, len, len, &loc);
+		if (loc.line == 1)
+			loc.col += b->lim.col_shift;
+	}
 	if (b->lim.no_positions) {
-		/* A one-line value (--set): the label says enough. */
+		/* A stored record (JSON) has no places worth giving. */
 		loc.line = 0;
 		if (p->context != NULL)
 			snprintf(ctx, sizeof(ctx), " (%s)", p->context);
-	} else if (p->context != NULL && (p->context_mark.line !=
-	    p->problem_mark.line || p->context_mark.column !=
-	    p->problem_mark.column))
+	} else if (p->context != NULL && (cm.line != loc.line ||
+	    cm.col != loc.col))
 		snprintf(ctx, sizeof(ctx), " (%s that starts at line %d, "
-		    "column %d)", p->context, (int)p->context_mark.line + 1,
-		    (int)p->context_mark.column + 1);
+		    "column %d)", p->context, cm.line, cm.col);
 	else if (p->context != NULL)
 		snprintf(ctx, sizeof(ctx), " (%s)", p->context);
 	/* libyaml's index counts characters; good enough to spot a tab. */
@@ -256,18 +273,18 @@ anchor_find(struct builder *b, const char *name)
 static struct vg_ynode *
 node_new(struct builder *b, enum vg_ynode_kind kind, const yaml_mark_t *m)
 {
+	struct vg_loc loc = mark_loc(b, m);
 	struct vg_ynode *n;
 
 	if (b->t->nall >= b->lim.max_nodes) {
-		vg_diag_add(b->d, &(struct vg_loc){ b->name, (int)m->line + 1,
-		    (int)m->column + 1 }, "too many YAML nodes (limit %zu)",
+		vg_diag_add(b->d, &loc, "too many YAML nodes (limit %zu)",
 		    b->lim.max_nodes);
 		return NULL;
 	}
 	n = vg_ytree_node(b->t, kind);
 	if (!b->lim.no_positions) {
-		n->line = (int)m->line + 1;
-		n->col = (int)m->column + 1;
+		n->line = loc.line;
+		n->col = loc.col;
 	}
 	return n;
 }
@@ -383,6 +400,7 @@ event(struct builder *b, const yaml_event_t *ev)
 {
 	struct vg_ynode *n;
 	const yaml_mark_t *m = &ev->start_mark;
+	struct vg_loc loc;
 	size_t i, w;
 	int rc;
 
@@ -435,19 +453,19 @@ event(struct builder *b, const yaml_event_t *ev)
 		}
 		b->alias_total = sat_add(b->alias_total, n->weight);
 		if (b->alias_total > b->lim.max_alias_nodes) {
-			vg_diag_add(b->d, &(struct vg_loc){ b->name,
-			    (int)m->line + 1, (int)m->column + 1 },
-			    "aliases expand to more than %zu nodes "
-			    "(alias bomb?)", b->lim.max_alias_nodes);
+			loc = mark_loc(b, m);
+			vg_diag_add(b->d, &loc, "aliases expand to more "
+			    "than %zu nodes (alias bomb?)",
+			    b->lim.max_alias_nodes);
 			return VG_ELIMIT;
 		}
 		return attach(b, n, m);
 	case YAML_SEQUENCE_START_EVENT:
 	case YAML_MAPPING_START_EVENT:
 		if (b->depth >= b->lim.max_depth) {
-			vg_diag_add(b->d, &(struct vg_loc){ b->name,
-			    (int)m->line + 1, (int)m->column + 1 },
-			    "nesting deeper than %d levels", b->lim.max_depth);
+			loc = mark_loc(b, m);
+			vg_diag_add(b->d, &loc, "nesting deeper than %d "
+			    "levels", b->lim.max_depth);
 			return VG_ELIMIT;
 		}
 		n = node_new(b, ev->type == YAML_SEQUENCE_START_EVENT ?
@@ -508,7 +526,7 @@ vg_ytree_parse(const char *name, const char *text, size_t len,
 	if (b.lim.max_nodes == 0)
 		b.lim.max_nodes = VG_YAML_MAX_NODES;
 	if (len > b.lim.max_bytes) {
-		vg_diag_add(d, &(struct vg_loc){ name, 0, 0 }, "larger than "
+		vg_diag_add(d, &(struct vg_loc){ name, 1, 1 }, "larger than "
 		    "the limit of %zu bytes", b.lim.max_bytes);
 		return VG_ELIMIT;
 	}

@@ -64,7 +64,10 @@ struct vg_ylimits {
 	int	max_depth;		/* 0 = VG_YAML_MAX_DEPTH */
 	size_t	max_alias_nodes;	/* 0 = VG_YAML_MAX_ALIAS_NODES */
 	size_t	max_nodes;		/* 0 = VG_YAML_MAX_NODES */
-	int	no_positions;		/* nodes get line 0 (JSON, --set) */
+	int	no_positions;		/* nodes get line 0 (JSON) */
+	int	col_shift;		/* added to columns of line 1: the
+					   text starts inside a longer line
+					   (--set KEY=VALUE) */
 };
 
 #define VG_YAML_MAX_BYTES	(1024 * 1024)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t0100-manifest-bad: `vigil validate` on every manifest in
 # tests/data/manifests/bad must exit 2 and print exactly the lines of its
-# .err file (stderr); NAME.args holds extra arguments, one per line.
+# .err file (stderr), each line placed as FILE:LINE:COL; NAME.args holds
+# extra arguments, one per line.
 # Every manifest in good/ must validate.  An oversize file is generated.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,6 +33,12 @@ for f in *.yaml; do
 	fi
 	if ! diff -u "$name.err" "$tmp/err" >"$tmp/diff"; then
 		echo "FAIL $name: diagnostics differ:"; cat "$tmp/diff"; fail=1
+	fi
+	# Every problem is placed: FILE:LINE:COL (a --set is its own file).
+	if grep -Ev "^($f|--set '.*'):[1-9][0-9]*:[1-9][0-9]*: " \
+	    "$name.err" "$tmp/err" >"$tmp/unplaced"; then
+		echo "FAIL $name: problems without FILE:LINE:COL:"
+		cat "$tmp/unplaced"; fail=1
 	fi
 done
 echo "bad manifests: $n checked"
@@ -69,6 +76,12 @@ for f in *.yaml; do
 	fi
 done
 cd "$here/.." || exit 1
+# The cloud examples need credentials to exist (not to work).
+MODAL_TOKEN_ID=ak-example MODAL_TOKEN_SECRET=as-example
+MODAL_CONFIG_PATH=$tmp/no-modal.toml DAYTONA_API_KEY=example
+VERCEL_TOKEN=example
+export MODAL_TOKEN_ID MODAL_TOKEN_SECRET MODAL_CONFIG_PATH DAYTONA_API_KEY \
+    VERCEL_TOKEN
 for f in examples/jobs/*.yaml; do
 	"$VIGIL" validate "$f" >/dev/null || { echo "FAIL $f"; fail=1; }
 done

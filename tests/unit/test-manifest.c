@@ -487,15 +487,16 @@ test_set(void **state)
 	sets[2] = "resources.cpus=[1";
 	assert_int_equal(load(f, "command: x\n"), VG_EINVAL);
 	assert_string_equal(diags(f),
-	    "--set 'nope=1': unknown key 'nope' (valid keys: version, name, "
-	    "scheduler, backend, image, command, env, matrix, resources, "
-	    "timeout, kill_grace, retry, policy, scratch, outputs, workdir, "
-	    "isolation, limits, docker, ssh, singularity, cache, modal, "
-	    "daytona, vercel, slurm)\n"
-	    "--set '=1': expected KEY.PATH=VALUE, for example "
+	    "--set 'nope=1':1:1: unknown key 'nope' (valid keys: version, "
+	    "name, scheduler, backend, image, command, env, matrix, "
+	    "resources, timeout, kill_grace, retry, policy, scratch, "
+	    "outputs, workdir, isolation, limits, docker, ssh, singularity, "
+	    "cache, modal, daytona, vercel, slurm)\n"
+	    "--set '=1':1:1: expected KEY.PATH=VALUE, for example "
 	    "resources.memory=4G\n"
-	    "--set 'resources.cpus=[1': invalid YAML: did not find "
-	    "expected ',' or ']' (while parsing a flow sequence)\n");
+	    "--set 'resources.cpus=[1':1:18: invalid YAML: did not find "
+	    "expected ',' or ']' (while parsing a flow sequence that starts "
+	    "at line 1, column 16)\n");
 }
 
 static void
@@ -510,7 +511,7 @@ test_limits(void **state)
 	for (i = 0; i < 1024 * 1024; i++)
 		vg_buf_addc(&b, 'x');
 	assert_int_equal(load(f, b.data), VG_ELIMIT);
-	assert_string_equal(diags(f), "t.yaml: larger than the limit of "
+	assert_string_equal(diags(f), "t.yaml:1:1: larger than the limit of "
 	    "1048576 bytes\n");
 	/* Depth: 64 levels are fine, 65 are not. */
 	vg_buf_reset(&b);
@@ -599,6 +600,72 @@ slurp(const char *path, char *buf, size_t size)
 	return buf;
 }
 
+/* True when line starts with "FILE:LINE:COL: ", FILE one of files (the
+ * manifest and its --set labels), LINE and COL at least 1. */
+static int
+located(const char *line, const char *const *files, size_t nfiles)
+{
+	const char *p;
+	long l = 0, c = 0;
+	char *end;
+	size_t i, len;
+
+	for (i = 0; i < nfiles; i++) {
+		len = strlen(files[i]);
+		if (strncmp(line, files[i], len) != 0 || line[len] != ':')
+			continue;
+		p = line + len + 1;
+		l = strtol(p, &end, 10);
+		if (end == p || *end != ':')
+			continue;
+		p = end + 1;
+		c = strtol(p, &end, 10);
+		if (end != p && strncmp(end, ": ", 2) == 0 && l >= 1 &&
+		    c >= 1)
+			return 1;
+	}
+	return 0;
+}
+
+/* Fails unless every line of want (expected for manifest name with
+ * the --set values sets) is placed at FILE:LINE:COL. */
+static void
+check_placed(const char *name, const char *want, const char *const *sets)
+{
+	static char copy[8192], labels[8][300];
+	const char *files[8];
+	char *p, *line;
+	size_t n = 1;
+
+	snprintf(labels[0], sizeof(labels[0]), "%s", name);
+	files[0] = labels[0];
+	for (; *sets != NULL && n < 8; sets++, n++) {
+		snprintf(labels[n], sizeof(labels[n]), "--set '%s'", *sets);
+		files[n] = labels[n];
+	}
+	snprintf(copy, sizeof(copy), "%s", want);
+	if (copy[0] == '\0')
+		fail_msg("%s: no expected diagnostics", name);
+	for (p = copy; (line = strsep(&p, "\n")) != NULL;)
+		if (*line != '\0' && !located(line, files, n))
+			fail_msg("%s: no FILE:LINE:COL in '%s'", name, line);
+}
+
+/* located() itself. */
+static void
+test_located(void **state)
+{
+	const char *ok[] = { "a.yaml", "--set 'a=b: c'" };
+
+	(void)state;
+	assert_true(located("a.yaml:1:2: x", ok, 2));
+	assert_true(located("--set 'a=b: c':1:4: x", ok, 2));
+	assert_false(located("a.yaml: x", ok, 2));
+	assert_false(located("a.yaml:0:0: x", ok, 2));
+	assert_false(located("a.yaml:3: x", ok, 2));
+	assert_false(located("b.yaml:1:1: x", ok, 2));
+}
+
 /* Every tests/data/manifests/bad/NAME.yaml gives exactly NAME.err. */
 static void
 test_bad_corpus(void **state)
@@ -646,10 +713,115 @@ test_bad_corpus(void **state)
 		if (strcmp(diags(f), want) != 0)
 			fail_msg("%s: got\n%swant\n%s", de->d_name, diags(f),
 			    want);
+		check_placed(de->d_name, want, sets);
 		count++;
 	}
 	closedir(dir);
 	assert_true(count >= 45);
+}
+
+/* vg_manifest_loc: keys, list items, and where a missing key belongs. */
+static void
+test_locations(void **state)
+{
+	struct fixture *f = *state;
+	const char *sets[2] = { "ssh.port=2200", NULL };
+	struct vg_loc loc;
+
+	f->opts.sets = sets;
+	assert_int_equal(load(f, "# comment\nversion: 1\ncommand: x\n"
+	    "ssh:\n  host: n1\n  stage_in: [a, b]\noutputs:\n"), 0);
+	assert_int_equal(vg_manifest_loc(f->m, "ssh.host", &loc), 0);
+	assert_string_equal(loc.file, "t.yaml");
+	assert_int_equal(loc.line, 5);
+	assert_int_equal(loc.col, 3);
+	assert_int_equal(vg_manifest_loc(f->m, "ssh.stage_in[1]", &loc), 0);
+	assert_int_equal(loc.line, 6);
+	assert_int_equal(loc.col, 17);
+	/* The last layer that set a key wins. */
+	assert_int_equal(vg_manifest_loc(f->m, "ssh.port", &loc), 0);
+	assert_string_equal(loc.file, "--set 'ssh.port=2200'");
+	assert_int_equal(loc.line, 1);
+	assert_int_equal(loc.col, 5);
+	/* Missing: the mapping that lacks it, at its first key. */
+	assert_int_equal(vg_manifest_loc(f->m, "ssh.user", &loc), VG_ENOENT);
+	assert_int_equal(loc.line, 5);
+	assert_int_equal(loc.col, 3);
+	assert_int_equal(vg_manifest_loc(f->m, "ssh.stage_in[5]", &loc),
+	    VG_ENOENT);
+	assert_int_equal(loc.line, 6);
+	assert_int_equal(loc.col, 13);
+	assert_int_equal(vg_manifest_loc(f->m, "docker.volumes", &loc),
+	    VG_ENOENT);
+	assert_string_equal(loc.file, "t.yaml");
+	assert_int_equal(loc.line, 2);
+	assert_int_equal(loc.col, 1);
+	/* An empty value is placed at its key. */
+	assert_int_equal(vg_manifest_loc(f->m, "outputs[0]", &loc),
+	    VG_ENOENT);
+	assert_int_equal(loc.line, 7);
+	assert_int_equal(loc.col, 1);
+	assert_ptr_equal(vg_manifest_locf(f->m, &loc, "ssh.stage_in[%d]", 0),
+	    &loc);
+	assert_int_equal(loc.col, 14);
+	/* A manifest read back from JSON has no places. */
+	{
+		struct vg_manifest *m2 = NULL;
+		struct vg_buf b = VG_BUF_INIT;
+
+		vg_manifest_to_json(f->m, &b);
+		assert_int_equal(vg_manifest_from_json(b.data, b.len, &m2,
+		    &f->e), 0);
+		assert_int_equal(vg_manifest_loc(m2, "ssh.host", &loc),
+		    VG_ENOENT);
+		assert_string_equal(loc.file, "t.yaml");
+		assert_int_equal(loc.line, 0);
+		vg_manifest_free(m2);
+		vg_buf_release(&b);
+	}
+}
+
+/* A string with several bad substitutions: each one, at its '${{'. */
+static void
+test_several_substitutions(void **state)
+{
+	struct fixture *f = *state;
+	struct vg_sub_seg *segs = NULL;
+	const char *why = NULL;
+	size_t n = 0, bad = 0;
+
+	assert_int_equal(vg_sub_split("a ${{ nope }} ${{ env.X }} ${{ x",
+	    &segs, &n, &bad, &why), VG_EINVAL);
+	assert_int_equal(bad, 2);
+	assert_non_null(why);
+	assert_int_equal(n, 6);
+	assert_int_equal(segs[1].kind, VG_SUB_BAD);
+	assert_int_equal(segs[3].kind, VG_SUB_ENV);
+	assert_int_equal(segs[5].kind, VG_SUB_BAD);
+	assert_int_equal(segs[5].at, 27);
+	assert_string_equal(segs[5].why, "unterminated '${{' (no closing "
+	    "'}}')");
+	free(segs);
+	assert_int_equal(load(f, "env: {A: a}\nmatrix: {lr: [1]}\n"
+	    "command: x ${{ matrix.x }} ${{ env.NOPE }} ${{ task.bogus }} "
+	    "${{ matrix.lr }} ${{ env.A }}\n"), VG_EINVAL);
+	assert_string_equal(diags(f),
+	    "t.yaml:3:12: undefined 'matrix.x' in 'command' (not a matrix "
+	    "axis or include key)\n"
+	    "t.yaml:3:28: undefined 'env.NOPE' in 'command' (not set in "
+	    "'env')\n"
+	    "t.yaml:3:44: unknown expression in '${{ }}' (expected "
+	    "matrix.NAME, env.NAME or task.index) in 'command'\n");
+	/* Beside schema problems, with the matrix broken: matrix names
+	 * are not judged, the rest is. */
+	assert_int_equal(load(f, "matrix: {lr: []}\nresources: {cpus: 0}\n"
+	    "command: x ${{ matrix.lr }} ${{ env.NOPE }}\n"), VG_EINVAL);
+	assert_string_equal(diags(f),
+	    "t.yaml:1:14: matrix axis 'lr' has no values\n"
+	    "t.yaml:2:19: 'resources.cpus' must be between 1 and 1048576, "
+	    "not 0\n"
+	    "t.yaml:3:29: undefined 'env.NOPE' in 'command' (not set in "
+	    "'env')\n");
 }
 
 /* Checks that every key of section s under prefix is in the docs. */
@@ -709,6 +881,11 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bad_corpus, setup,
 		    teardown),
 		cmocka_unit_test(test_documented),
+		cmocka_unit_test(test_located),
+		cmocka_unit_test_setup_teardown(test_locations, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_several_substitutions,
+		    setup, teardown),
 	};
 	const char *src = getenv("VIGIL_SRCDIR");
 
