@@ -21,6 +21,9 @@
  *     - id: scratch-cleanup
  *       match: "rm -rf /scratch/x*"
  *       reason: scratch is purged anyway
+ *   safe_volume_drivers:       # docker named-volume drivers that never
+ *     - driver: scratchvol     # map a host path (see host-access.h)
+ *       reason: per-job volumes on node-local disk, made by the plugin
  *
  * The YAML is read with libyaml's document API so that every problem can
  * be reported as FILE:LINE:COL.
@@ -106,6 +109,11 @@ pl_rules_release(struct pl_rules *rs)
 		free(rs->v[k].match);
 		free(rs->v[k].reason);
 	}
+	for (k = 0; k < rs->ndrivers; k++) {
+		free(rs->drivers[k].name);
+		free(rs->drivers[k].reason);
+	}
+	free(rs->drivers);
 	free(rs->v);
 	free(rs->audit_log);
 	memset(rs, 0, sizeof(*rs));
@@ -255,6 +263,135 @@ site_rules(struct pl_rules *rs, yaml_document_t *doc, yaml_node_t *seq,
 	return bad;
 }
 
+/* True for a volume driver name as engines spell plugins: "name",
+ * "vendor/name:tag"; at most 128 bytes. */
+static int
+valid_driver(const char *s)
+{
+	size_t n = strlen(s), k;
+
+	if (n == 0 || n > 128 || !((s[0] >= 'a' && s[0] <= 'z') ||
+	    (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= '0' && s[0] <= '9')))
+		return 0;
+	for (k = 0; k < n; k++)
+		if (!((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' &&
+		    s[k] <= 'Z') || (s[k] >= '0' && s[k] <= '9') ||
+		    strchr("-_.:/", s[k]) != NULL))
+			return 0;
+	return 1;
+}
+
+/* Checks one safe_volume_drivers entry; returns the number of problems. */
+static int
+check_driver(const struct pl_rules *rs, struct vg_diag *d, const char *file,
+    int line, int col, const char *name, const char *reason)
+{
+	size_t k;
+
+	if (name == NULL) {
+		diag(d, file, line, col, "a safe volume driver needs a "
+		    "'driver' (the name the engine reports)");
+		return 1;
+	}
+	if (!valid_driver(name)) {
+		diag(d, file, line, col, "volume driver '%s' must be 1-128 "
+		    "letters, digits, '-', '_', '.', ':' or '/', starting "
+		    "with a letter or digit", name);
+		return 1;
+	}
+	if (strcmp(name, "local") == 0) {
+		diag(d, file, line, col, "volume driver 'local' cannot be "
+		    "listed: its volumes are judged by their options (bind, "
+		    "nfs, a device)");
+		return 1;
+	}
+	if (reason == NULL || reason[0] == '\0') {
+		diag(d, file, line, col, "volume driver '%s' needs a 'reason' "
+		    "(why its volumes never reach the host)", name);
+		return 1;
+	}
+	for (k = 0; k < rs->ndrivers; k++)
+		if (strcmp(rs->drivers[k].name, name) == 0) {
+			diag(d, file, line, col, "volume driver '%s' is listed "
+			    "twice (first at line %d)", name,
+			    rs->drivers[k].line);
+			return 1;
+		}
+	return 0;
+}
+
+/* Reads safe_volume_drivers: a list of {driver, reason}. */
+static int
+site_drivers(struct pl_rules *rs, yaml_document_t *doc, yaml_node_t *seq,
+    const char *file, struct vg_diag *d)
+{
+	yaml_node_item_t *it;
+	int bad = 0;
+
+	if (seq->type != YAML_SEQUENCE_NODE) {
+		diag(d, file, (int)seq->start_mark.line + 1,
+		    (int)seq->start_mark.column + 1, "'safe_volume_drivers' "
+		    "must be a list of {driver, reason}");
+		return 1;
+	}
+	for (it = seq->data.sequence.items.start;
+	    it < seq->data.sequence.items.top; it++) {
+		yaml_node_t *r = yaml_document_get_node(doc, *it);
+		yaml_node_pair_t *pr;
+		const char *name = NULL, *reason = NULL;
+		struct pl_driver *dv;
+		int line, col, b = 0;
+
+		if (r == NULL)
+			continue;
+		line = (int)r->start_mark.line + 1;
+		col = (int)r->start_mark.column + 1;
+		if (r->type != YAML_MAPPING_NODE) {
+			diag(d, file, line, col, "a safe volume driver must be "
+			    "a mapping with driver and reason");
+			bad++;
+			continue;
+		}
+		for (pr = r->data.mapping.pairs.start;
+		    pr < r->data.mapping.pairs.top; pr++) {
+			yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+			yaml_node_t *v = yaml_document_get_node(doc, pr->value);
+			const char *ks = scalar(k), *vs = scalar(v);
+
+			if (k == NULL || v == NULL)
+				continue;
+			if (ks == NULL || vs == NULL) {
+				diag(d, file, (int)v->start_mark.line + 1,
+				    (int)v->start_mark.column + 1,
+				    "safe volume driver fields must be plain "
+				    "strings");
+				b++;
+			} else if (strcmp(ks, "driver") == 0)
+				name = vs;
+			else if (strcmp(ks, "reason") == 0)
+				reason = vs;
+			else {
+				diag(d, file, (int)k->start_mark.line + 1,
+				    (int)k->start_mark.column + 1,
+				    "unknown safe volume driver field '%s' "
+				    "(valid: driver, reason)", ks);
+				b++;
+			}
+		}
+		if (b == 0 && check_driver(rs, d, file, line, col, name,
+		    reason) == 0) {
+			rs->drivers = vg_xgrow(rs->drivers, &rs->cap_drivers,
+			    rs->ndrivers + 1, sizeof(*rs->drivers));
+			dv = &rs->drivers[rs->ndrivers++];
+			dv->name = vg_xstrdup(name);
+			dv->reason = vg_xstrdup(reason);
+			dv->line = line;
+		} else
+			bad++;
+	}
+	return bad;
+}
+
 int
 pl_rules_site(struct pl_rules *rs, const char *file, const char *text,
     size_t len, struct vg_diag *d, struct vg_err *e)
@@ -288,7 +425,7 @@ pl_rules_site(struct pl_rules *rs, const char *file, const char *text,
 		diag(d, file, (int)root->start_mark.line + 1,
 		    (int)root->start_mark.column + 1, "the policy file must be "
 		    "a mapping (version, mode, auto_approve, audit_log, allow, "
-		    "deny)");
+		    "deny, safe_volume_drivers)");
 		bad++;
 		goto out;
 	}
@@ -344,11 +481,13 @@ pl_rules_site(struct pl_rules *rs, const char *file, const char *text,
 		} else if (strcmp(ks, "deny") == 0 || strcmp(ks, "allow") == 0) {
 			bad += site_rules(rs, &doc, v, file,
 			    strcmp(ks, "deny") == 0, d);
+		} else if (strcmp(ks, "safe_volume_drivers") == 0) {
+			bad += site_drivers(rs, &doc, v, file, d);
 		} else {
 			diag(d, file, (int)k->start_mark.line + 1,
 			    (int)k->start_mark.column + 1, "unknown key '%s' "
 			    "(valid: version, mode, auto_approve, audit_log, "
-			    "allow, deny)", ks);
+			    "allow, deny, safe_volume_drivers)", ks);
 			bad++;
 		}
 	}
