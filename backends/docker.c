@@ -644,8 +644,8 @@ local_opts_judge(const struct vg_json_value *opts, struct vg_buf *what)
 		return 1;
 	}
 	if (*type != '\0' && strcmp(type, "tmpfs") != 0) {
-		vg_buf_printf(what, "mounts '%s' as file system type '%s' (a "
-		    "network or device file system)", dev ? dev : "", type);
+		vg_buf_printf(what, "mounts '%s' as file system type '%s'",
+		    dev ? dev : "", type);
 		return 1;
 	}
 	if (dev != NULL && *dev != '\0' && strcmp(type, "tmpfs") != 0) {
@@ -1238,17 +1238,17 @@ mount_entry(struct vg_json_writer *w, const struct vg_docker_mount *mt)
 		}
 		vg_json_obj_end(w);
 	}
-	if (mt->tmpfs_size > 0 || mt->tmpfs_mode >= 0) {
+	if (strcmp(mt->type, "tmpfs") == 0) {
 		vg_json_key(w, "TmpfsOptions");
 		vg_json_obj_begin(w);
 		if (mt->tmpfs_size > 0) {
 			vg_json_key(w, "SizeBytes");
 			vg_json_int(w, (long long)mt->tmpfs_size);
 		}
-		if (mt->tmpfs_mode >= 0) {
-			vg_json_key(w, "Mode");
-			vg_json_int(w, mt->tmpfs_mode);
-		}
+		/* podman 4.3 reads a missing Mode as 0 (mode=000); docker's
+		 * default is 1777. */
+		vg_json_key(w, "Mode");
+		vg_json_int(w, mt->tmpfs_mode >= 0 ? mt->tmpfs_mode : 01777);
 		vg_json_obj_end(w);
 	}
 	vg_json_obj_end(w);
