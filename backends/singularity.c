@@ -971,7 +971,7 @@ singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 	struct vg_loc loc = { .file = m->file != NULL ? m->file :
 	    "manifest" };
 	struct vg_err e;
-	char *bind, *image;
+	char *bind, *image, *caps;
 	size_t i;
 	int bad = 0;
 
@@ -992,6 +992,13 @@ singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 			bad = 1;
 		}
 	}
+	vg_err_init(&e);
+	if (vg_singularity_check_caps(&c->add_caps, &m->policy, &caps,
+	    &e) != 0) {
+		vg_diag_add(d, &loc, "%s", e.msg);
+		bad = 1;
+	}
+	free(caps);
 	if (c->scratch_mount != NULL && *c->scratch_mount != '\0' &&
 	    *c->scratch_mount != '/') {
 		vg_diag_add(d, &loc, "singularity.scratch_mount '%s' is not an "
