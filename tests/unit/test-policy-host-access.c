@@ -207,7 +207,7 @@ test_site_drivers(void **state)
 	site_bad("safe_volume_drivers: [x]\n", "site policy site.yaml:1:23: "
 	    "a safe volume driver must be a mapping with driver and reason");
 	site_bad("safe_volume_drivers:\n  - {driver: [x], reason: r}\n",
-	    "site policy site.yaml:2:15: safe volume driver fields must be "
+	    "site policy site.yaml:2:14: safe volume driver fields must be "
 	    "plain strings");
 
 	/* From a file: conf->file, and a named file that is missing. */
