@@ -191,6 +191,63 @@ check_rule(struct vg_diag *d, const char *file, int line, int col,
 	return bad;
 }
 
+/*
+ * Reads one list entry r of the site file: a mapping of plain strings
+ * whose keys are among keys (NULL-terminated); vals[i] gets the value of
+ * keys[i] or stays NULL.  what names the entry in messages ("rule"),
+ * shape says what it must be.  Returns -1 when r is not a mapping, else
+ * the number of bad fields (each reported).
+ */
+static int
+entry_fields(yaml_document_t *doc, yaml_node_t *r, const char *file,
+    struct vg_diag *d, const char *what, const char *shape,
+    const char *const *keys, const char **vals)
+{
+	struct vg_buf valid = VG_BUF_INIT;
+	yaml_node_pair_t *pr;
+	int bad = 0, i;
+
+	for (i = 0; keys[i] != NULL; i++) {
+		vals[i] = NULL;
+		vg_buf_printf(&valid, "%s%s", i ? ", " : "", keys[i]);
+	}
+	if (r->type != YAML_MAPPING_NODE) {
+		diag(d, file, (int)r->start_mark.line + 1,
+		    (int)r->start_mark.column + 1, "a %s must be %s", what,
+		    shape);
+		vg_buf_release(&valid);
+		return -1;
+	}
+	for (pr = r->data.mapping.pairs.start;
+	    pr < r->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(doc, pr->value);
+		const char *ks = scalar(k), *vs = scalar(v);
+
+		if (k == NULL || v == NULL)
+			continue;
+		if (ks == NULL || vs == NULL) {
+			diag(d, file, (int)v->start_mark.line + 1,
+			    (int)v->start_mark.column + 1,
+			    "%s fields must be plain strings", what);
+			bad++;
+			continue;
+		}
+		for (i = 0; keys[i] != NULL && strcmp(ks, keys[i]) != 0; i++)
+			;
+		if (keys[i] != NULL) {
+			vals[i] = vs;
+			continue;
+		}
+		diag(d, file, (int)k->start_mark.line + 1,
+		    (int)k->start_mark.column + 1, "unknown %s field '%s' "
+		    "(valid: %s)", what, ks, vg_buf_str(&valid));
+		bad++;
+	}
+	vg_buf_release(&valid);
+	return bad;
+}
+
 /* Reads a sequence of rules from the site file. */
 static int
 site_rules(struct pl_rules *rs, yaml_document_t *doc, yaml_node_t *seq,
@@ -207,56 +264,25 @@ site_rules(struct pl_rules *rs, yaml_document_t *doc, yaml_node_t *seq,
 	}
 	for (it = seq->data.sequence.items.start;
 	    it < seq->data.sequence.items.top; it++) {
+		static const char *const keys[] = { "id", "match",
+			"category", "reason", NULL };
 		yaml_node_t *r = yaml_document_get_node(doc, *it);
-		yaml_node_pair_t *pr;
-		const char *id = NULL, *match = NULL, *cat = NULL,
-		    *reason = NULL, *c;
-		int line, col;
+		const char *f[4], *c;
+		int line, col, n;
 
 		if (r == NULL)
 			continue;
 		line = (int)r->start_mark.line + 1;
 		col = (int)r->start_mark.column + 1;
-		if (r->type != YAML_MAPPING_NODE) {
-			diag(d, file, line, col, "a rule must be a mapping "
-			    "with id, match or category, and reason");
+		if ((n = entry_fields(doc, r, file, d, "rule", "a mapping "
+		    "with id, match or category, and reason", keys, f)) < 0) {
 			bad++;
 			continue;
 		}
-		for (pr = r->data.mapping.pairs.start;
-		    pr < r->data.mapping.pairs.top; pr++) {
-			yaml_node_t *k = yaml_document_get_node(doc, pr->key);
-			yaml_node_t *v = yaml_document_get_node(doc, pr->value);
-			const char *ks = scalar(k), *vs = scalar(v);
-
-			if (k == NULL || v == NULL)
-				continue;
-			if (ks == NULL || vs == NULL) {
-				diag(d, file, (int)v->start_mark.line + 1,
-				    (int)v->start_mark.column + 1,
-				    "rule fields must be plain strings");
-				bad++;
-				continue;
-			}
-			if (strcmp(ks, "id") == 0)
-				id = vs;
-			else if (strcmp(ks, "match") == 0)
-				match = vs;
-			else if (strcmp(ks, "category") == 0)
-				cat = vs;
-			else if (strcmp(ks, "reason") == 0)
-				reason = vs;
-			else {
-				diag(d, file, (int)k->start_mark.line + 1,
-				    (int)k->start_mark.column + 1,
-				    "unknown rule field '%s' (valid: id, "
-				    "match, category, reason)", ks);
-				bad++;
-			}
-		}
-		if (check_rule(d, file, line, col, id, match, cat, reason,
+		bad += n;
+		if (check_rule(d, file, line, col, f[0], f[1], f[2], f[3],
 		    &c) == 0)
-			rule_add(rs, id, match, c, reason, deny, 1);
+			rule_add(rs, f[0], f[1], c, f[3], deny, 1);
 		else
 			bad++;
 	}
@@ -336,55 +362,26 @@ site_drivers(struct pl_rules *rs, yaml_document_t *doc, yaml_node_t *seq,
 	}
 	for (it = seq->data.sequence.items.start;
 	    it < seq->data.sequence.items.top; it++) {
+		static const char *const keys[] = { "driver", "reason",
+			NULL };
 		yaml_node_t *r = yaml_document_get_node(doc, *it);
-		yaml_node_pair_t *pr;
-		const char *name = NULL, *reason = NULL;
+		const char *f[2];
 		struct pl_driver *dv;
-		int line, col, b = 0;
+		int line, col, b;
 
 		if (r == NULL)
 			continue;
 		line = (int)r->start_mark.line + 1;
 		col = (int)r->start_mark.column + 1;
-		if (r->type != YAML_MAPPING_NODE) {
-			diag(d, file, line, col, "a safe volume driver must be "
-			    "a mapping with driver and reason");
-			bad++;
-			continue;
-		}
-		for (pr = r->data.mapping.pairs.start;
-		    pr < r->data.mapping.pairs.top; pr++) {
-			yaml_node_t *k = yaml_document_get_node(doc, pr->key);
-			yaml_node_t *v = yaml_document_get_node(doc, pr->value);
-			const char *ks = scalar(k), *vs = scalar(v);
-
-			if (k == NULL || v == NULL)
-				continue;
-			if (ks == NULL || vs == NULL) {
-				diag(d, file, (int)v->start_mark.line + 1,
-				    (int)v->start_mark.column + 1,
-				    "safe volume driver fields must be plain "
-				    "strings");
-				b++;
-			} else if (strcmp(ks, "driver") == 0)
-				name = vs;
-			else if (strcmp(ks, "reason") == 0)
-				reason = vs;
-			else {
-				diag(d, file, (int)k->start_mark.line + 1,
-				    (int)k->start_mark.column + 1,
-				    "unknown safe volume driver field '%s' "
-				    "(valid: driver, reason)", ks);
-				b++;
-			}
-		}
-		if (b == 0 && check_driver(rs, d, file, line, col, name,
-		    reason) == 0) {
+		b = entry_fields(doc, r, file, d, "safe volume driver",
+		    "a mapping with driver and reason", keys, f);
+		if (b == 0 && check_driver(rs, d, file, line, col, f[0],
+		    f[1]) == 0) {
 			rs->drivers = vg_xgrow(rs->drivers, &rs->cap_drivers,
 			    rs->ndrivers + 1, sizeof(*rs->drivers));
 			dv = &rs->drivers[rs->ndrivers++];
-			dv->name = vg_xstrdup(name);
-			dv->reason = vg_xstrdup(reason);
+			dv->name = vg_xstrdup(f[0]);
+			dv->reason = vg_xstrdup(f[1]);
 			dv->line = line;
 		} else
 			bad++;
