@@ -320,10 +320,9 @@ mount_item(struct vg_docker_mount *mt, const char *spec, const char *key,
 			    "takes a byte count (with k, m or g)", spec);
 		return 0;
 	} else if (strcmp(key, "tmpfs-mode") == 0) {
-		mt->tmpfs_mode = val != NULL && *val >= '0' && *val <= '7' ?
-		    strtol(val, &end, 8) : -1;
-		if (val == NULL || *end != '\0' || mt->tmpfs_mode < 0 ||
-		    mt->tmpfs_mode > 07777)
+		if (val == NULL || *val < '0' || *val > '7' ||
+		    (mt->tmpfs_mode = strtol(val, &end, 8)) > 07777 ||
+		    *end != '\0')
 			return vg_err_set(e, VG_EINVAL, "mount '%s': tmpfs-mode "
 			    "takes an octal mode such as 1777", spec);
 		return 0;
