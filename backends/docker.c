@@ -3,8 +3,10 @@
  * the Docker Engine API (dockerd, or podman's compatible service) over its
  * unix socket with libcurl.  No docker CLI is involved.
  *
- * One attempt is: negotiate the API version (GET /version), check host
- * access (manifest, then GET /volumes/NAME for named volumes), make sure
+ * One attempt is: negotiate the API version (GET /version), build the
+ * create request and check it for host access (every field of it that
+ * can reach the host, then GET /volumes/NAME for its named volumes,
+ * judged by driver and options), make sure
  * the image is there (GET /images/NAME/json, POST /images/create), create
  * the container hardened, start it, stream its logs into the task's
  * stdout and stderr files, wait for it with the timeout, then remove it.
@@ -15,8 +17,9 @@
  * Containers carry labels naming the run, the task and the process that
  * watches them, so reap() can find and remove what a killed monitor left.
  * The policy gate decides about commands; this file finds host access
- * (only the engine's view of volumes can tell some of it) and asks the
- * policy for the verdict (vg_policy_host_access).
+ * in the request it is about to send (so nothing slips between the
+ * manifest and the request), fails closed on what it cannot tell, and
+ * asks the policy for the verdict (vg_policy_host_access).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -228,6 +231,212 @@ vg_docker_vol_release(struct vg_docker_vol *v)
 	memset(v, 0, sizeof(*v));
 }
 
+/* Parses a boolean option value: "" (the key alone), true/false, 1/0. */
+static int
+mount_bool(const char *v, int *out)
+{
+	if (v == NULL || strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
+		*out = 1;
+	else if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0)
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}
+
+/* Parses a tmpfs size: bytes with an optional k, m or g suffix. */
+static int
+mount_size(const char *v, uint64_t *out)
+{
+	char *end;
+	unsigned long long n;
+
+	if (v == NULL || *v < '0' || *v > '9')
+		return -1;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno != 0 || n > (1ULL << 50))
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': n <<= 10; end++; break;
+	case 'm': case 'M': n <<= 20; end++; break;
+	case 'g': case 'G': n <<= 30; end++; break;
+	default: break;
+	}
+	if (*end != '\0' || n == 0)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+/* Takes one KEY[=VALUE] item of a docker.mounts entry. */
+static int
+mount_item(struct vg_docker_mount *mt, const char *spec, const char *key,
+    const char *val, struct vg_err *e)
+{
+	static const char *const props[] = { "shared", "slave", "private",
+		"rshared", "rslave", "rprivate", NULL };
+	char **dst = NULL;
+	char *end;
+	int i;
+
+	if (strcmp(key, "type") == 0)
+		dst = &mt->type;
+	else if (strcmp(key, "source") == 0 || strcmp(key, "src") == 0)
+		dst = &mt->source;
+	else if (strcmp(key, "target") == 0 || strcmp(key, "destination") ==
+	    0 || strcmp(key, "dst") == 0)
+		dst = &mt->target;
+	else if (strcmp(key, "volume-driver") == 0)
+		dst = &mt->driver;
+	else if (strcmp(key, "bind-propagation") == 0) {
+		for (i = 0; props[i] != NULL; i++)
+			if (val != NULL && strcmp(val, props[i]) == 0)
+				break;
+		if (props[i] == NULL)
+			return vg_err_set(e, VG_EINVAL, "mount '%s': "
+			    "bind-propagation must be one of shared, slave, "
+			    "private, rshared, rslave, rprivate", spec);
+		dst = &mt->propagation;
+	} else if (strcmp(key, "readonly") == 0 || strcmp(key, "ro") == 0) {
+		if (mount_bool(val, &mt->readonly) != 0)
+			return vg_err_set(e, VG_EINVAL, "mount '%s': %s takes "
+			    "true or false", spec, key);
+		return 0;
+	} else if (strcmp(key, "volume-nocopy") == 0) {
+		if (mount_bool(val, &mt->nocopy) != 0)
+			return vg_err_set(e, VG_EINVAL, "mount '%s': "
+			    "volume-nocopy takes true or false", spec);
+		return 0;
+	} else if (strcmp(key, "volume-opt") == 0) {
+		if (val == NULL || strchr(val, '=') == NULL || *val == '=')
+			return vg_err_set(e, VG_EINVAL, "mount '%s': volume-opt "
+			    "takes KEY=VALUE", spec);
+		vg_strv_push(&mt->opts, val);
+		return 0;
+	} else if (strcmp(key, "tmpfs-size") == 0) {
+		if (mount_size(val, &mt->tmpfs_size) != 0)
+			return vg_err_set(e, VG_EINVAL, "mount '%s': tmpfs-size "
+			    "takes a byte count (with k, m or g)", spec);
+		return 0;
+	} else if (strcmp(key, "tmpfs-mode") == 0) {
+		if (val == NULL || *val < '0' || *val > '7' ||
+		    (mt->tmpfs_mode = strtol(val, &end, 8)) > 07777 ||
+		    *end != '\0')
+			return vg_err_set(e, VG_EINVAL, "mount '%s': tmpfs-mode "
+			    "takes an octal mode such as 1777", spec);
+		return 0;
+	} else
+		return vg_err_set(e, VG_EINVAL, "mount '%s': unknown key '%s' "
+		    "(valid: type, source, target, readonly, "
+		    "bind-propagation, volume-driver, volume-opt, "
+		    "volume-nocopy, tmpfs-size, tmpfs-mode)", spec, key);
+	if (val == NULL || *val == '\0')
+		return vg_err_set(e, VG_EINVAL, "mount '%s': %s needs a value",
+		    spec, key);
+	if (*dst != NULL)
+		return vg_err_set(e, VG_EINVAL, "mount '%s': %s given twice",
+		    spec, key);
+	*dst = vg_xstrdup(val);
+	return 0;
+}
+
+/* Checks the parts of a split mount against its type. */
+static int
+mount_check(const struct vg_docker_mount *mt, const char *spec,
+    struct vg_err *e)
+{
+	int bind = strcmp(mt->type, "bind") == 0;
+	int vol = strcmp(mt->type, "volume") == 0;
+	int tmpfs = strcmp(mt->type, "tmpfs") == 0;
+
+	if (!bind && !vol && !tmpfs)
+		return vg_err_set(e, VG_EINVAL, "mount '%s': type '%s' is not "
+		    "bind, volume or tmpfs", spec, mt->type);
+	if (mt->target == NULL || mt->target[0] != '/')
+		return vg_err_set(e, VG_EINVAL, "mount '%s': target must be an "
+		    "absolute path in the container", spec);
+	if (bind && (mt->source == NULL || mt->source[0] != '/'))
+		return vg_err_set(e, VG_EINVAL, "mount '%s': a bind needs an "
+		    "absolute host source", spec);
+	if (vol && mt->source != NULL && !is_volume_name(mt->source))
+		return vg_err_set(e, VG_EINVAL, "mount '%s': source '%s' is "
+		    "not a volume name ([A-Za-z0-9][A-Za-z0-9_.-]*)", spec,
+		    mt->source);
+	if (tmpfs && mt->source != NULL)
+		return vg_err_set(e, VG_EINVAL, "mount '%s': a tmpfs has no "
+		    "source", spec);
+	if (!bind && mt->propagation != NULL)
+		return vg_err_set(e, VG_EINVAL, "mount '%s': bind-propagation "
+		    "is for type=bind", spec);
+	if (!vol && (mt->driver != NULL || mt->opts.n > 0 || mt->nocopy))
+		return vg_err_set(e, VG_EINVAL, "mount '%s': volume-* keys are "
+		    "for type=volume", spec);
+	if (!tmpfs && (mt->tmpfs_size > 0 || mt->tmpfs_mode >= 0))
+		return vg_err_set(e, VG_EINVAL, "mount '%s': tmpfs-* keys are "
+		    "for type=tmpfs", spec);
+	return 0;
+}
+
+/* Splits a docker.mounts entry; see docker.h. */
+int
+vg_docker_mount_parse(const char *spec, struct vg_docker_mount *mt,
+    struct vg_err *e)
+{
+	const char *p, *comma, *eq;
+	char *key, *val;
+	int r = 0;
+
+	memset(mt, 0, sizeof(*mt));
+	mt->tmpfs_mode = -1;
+	if (spec == NULL || *spec == '\0')
+		return vg_err_set(e, VG_EINVAL, "empty mount: expected "
+		    "type=bind|volume|tmpfs,source=...,target=/path");
+	if (strpbrk(spec, "\"'") != NULL)
+		return vg_err_set(e, VG_EINVAL, "mount '%s': quotes are not "
+		    "supported; write KEY=VALUE items separated by ','", spec);
+	for (p = spec; r == 0; p = comma + 1) {
+		comma = strchr(p, ',');
+		if (comma == NULL)
+			comma = p + strlen(p);
+		eq = memchr(p, '=', (size_t)(comma - p));
+		if (comma == p) {
+			r = vg_err_set(e, VG_EINVAL, "mount '%s': empty item "
+			    "between ','", spec);
+			break;
+		}
+		key = vg_xstrndup(p, (size_t)((eq ? eq : comma) - p));
+		val = eq ? vg_xstrndup(eq + 1, (size_t)(comma - eq - 1)) :
+		    NULL;
+		r = mount_item(mt, spec, key, val, e);
+		free(key);
+		free(val);
+		if (*comma == '\0')
+			break;
+	}
+	if (r == 0 && mt->type == NULL)
+		mt->type = vg_xstrdup("volume");
+	if (r == 0)
+		r = mount_check(mt, spec, e);
+	if (r != 0)
+		vg_docker_mount_release(mt);
+	return r;
+}
+
+/* Frees the strings of mt. */
+void
+vg_docker_mount_release(struct vg_docker_mount *mt)
+{
+	free(mt->type);
+	free(mt->source);
+	free(mt->target);
+	free(mt->propagation);
+	free(mt->driver);
+	vg_strv_release(&mt->opts);
+	memset(mt, 0, sizeof(*mt));
+	mt->tmpfs_mode = -1;
+}
+
 /* True when path names a container engine's control socket. */
 static int
 is_engine_socket(const char *path)
@@ -245,105 +454,623 @@ is_engine_socket(const char *path)
 	return 0;
 }
 
+/* True when the host directory path holds an engine socket below it. */
+static int
+holds_engine_socket(const char *path)
+{
+	static const char *const dirs[] = {
+		"/", "/run", "/var", "/var/run", "/run/docker", "/run/podman",
+		"/var/run/docker", "/var/run/podman", "/run/containerd",
+		"/var/run/containerd", "/run/crio", "/var/run/crio",
+		"/var/lib/docker", "/var/lib/containers",
+	};
+	size_t i, n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (strlen(dirs[i]) == n && strncmp(dirs[i], path, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* True when path is tree or below it ("/proc", "/proc/sys"). */
+static int
+below(const char *path, const char *tree)
+{
+	size_t n = strlen(tree);
+
+	return strncmp(path, tree, n) == 0 && (path[n] == '\0' ||
+	    path[n] == '/');
+}
+
+/* Appends the finding for a bind of host path src at dst. */
+static void
+host_path_finding(struct vg_buf *why, const char *label, const char *src,
+    const char *dst, int ro)
+{
+	if (is_engine_socket(src) || (dst != NULL && is_engine_socket(dst)))
+		vg_buf_printf(why, "%s mounts a container engine socket "
+		    "(control of the host)\n", label);
+	else if (holds_engine_socket(src))
+		vg_buf_printf(why, "%s reaches the container engine socket "
+		    "below '%s' (control of the host)\n", label, src);
+	else if (!ro && (below(src, "/proc") || below(src, "/sys")))
+		vg_buf_printf(why, "%s binds the host's %s writable (kernel "
+		    "and process control)\n", label, src);
+	else
+		vg_buf_printf(why, "%s binds host path '%s'\n", label, src);
+}
+
+/* True when the comma-separated mode list holds "ro". */
+static int
+mode_ro(const char *mode)
+{
+	const char *p;
+
+	for (p = mode; p != NULL && *p != '\0'; p += strcspn(p, ","),
+	    p += *p == ',')
+		if (strncmp(p, "ro", 2) == 0 && (p[2] == ',' || p[2] == '\0'))
+			return 1;
+	return 0;
+}
+
+/* Frees the lists of nv. */
+void
+vg_docker_named_release(struct vg_docker_named *nv)
+{
+	vg_strv_release(&nv->names);
+	vg_strv_release(&nv->labels);
+}
+
+/* Remembers a named volume to inspect. */
+static void
+named_add(struct vg_docker_named *nv, const char *name, const char *label)
+{
+	if (nv == NULL)
+		return;
+	vg_strv_push(&nv->names, name);
+	vg_strv_push(&nv->labels, label);
+}
+
+/* Appends the options of a volume as " K=V", or " none". */
+static void
+opts_text(const struct vg_json_value *opts, struct vg_buf *out)
+{
+	size_t i;
+
+	if (opts == NULL || opts->type != VG_JSON_OBJECT || opts->len == 0) {
+		vg_buf_adds(out, " none");
+		return;
+	}
+	for (i = 0; i < opts->len; i++)
+		vg_buf_printf(out, " %s=%s", opts->keys[i],
+		    opts->items[i]->type == VG_JSON_STRING ?
+		    opts->items[i]->str : "?");
+}
+
+/* True when each flag of a mount option list "o" keeps to the host's
+ * own memory (tmpfs sizes, modes, owners, nosuid ...). */
+static const char *
+unsafe_mount_flag(const char *o, char *tok, size_t size)
+{
+	static const char *const ok[] = {
+		"size=", "mode=", "uid=", "gid=", "nr_inodes=", "nr_blocks=",
+		"nosuid", "nodev", "noexec", "ro", "rw", "noatime",
+		"relatime", "nodiratime",
+	};
+	const char *p;
+	size_t i, n, k;
+
+	for (p = o; *p != '\0'; p += n, p += *p == ',') {
+		n = strcspn(p, ",");
+		for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+			k = strlen(ok[i]);
+			if (ok[i][k - 1] == '=' ? n > k &&
+			    strncmp(p, ok[i], k) == 0 : n == k &&
+			    strncmp(p, ok[i], k) == 0)
+				break;
+		}
+		if (n > 0 && i == sizeof(ok) / sizeof(ok[0])) {
+			snprintf(tok, size, "%.*s", (int)n, p);
+			return tok;
+		}
+	}
+	return NULL;
+}
+
+/* True when the flag list o holds bind or rbind. */
+static int
+has_bind_flag(const char *o)
+{
+	const char *p;
+	size_t n;
+
+	for (p = o; *p != '\0'; p += n, p += *p == ',') {
+		n = strcspn(p, ",");
+		if ((n == 4 && strncmp(p, "bind", 4) == 0) ||
+		    (n == 5 && strncmp(p, "rbind", 5) == 0))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Judges the options of a local volume: appends why it is host access
+ * and returns 1, or returns 0 when it keeps to the engine's own storage
+ * or memory (no options, tmpfs, sizes and owners).
+ */
+static int
+local_opts_judge(const struct vg_json_value *opts, struct vg_buf *what)
+{
+	static const char *const known[] = {
+		"device", "type", "o", "size", "inodes", "uid", "gid", "UID",
+		"GID", "copy", "nocopy", "noquota",
+	};
+	const char *dev, *type, *o, *bad;
+	char tok[128];
+	size_t i, k;
+
+	if (opts == NULL || opts->type == VG_JSON_NULL)
+		return 0;
+	if (opts->type != VG_JSON_OBJECT) {
+		vg_buf_adds(what, "has options that are not a mapping");
+		return 1;
+	}
+	for (i = 0; i < opts->len; i++) {
+		for (k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+			if (strcmp(opts->keys[i], known[k]) == 0)
+				break;
+		if (opts->items[i]->type != VG_JSON_STRING ||
+		    k == sizeof(known) / sizeof(known[0])) {
+			vg_buf_printf(what, "has option '%s' vigil cannot "
+			    "judge", opts->keys[i]);
+			return 1;
+		}
+	}
+	dev = vg_json_get_str(opts, "device", NULL);
+	type = vg_json_get_str(opts, "type", "");
+	o = vg_json_get_str(opts, "o", "");
+	if (dev != NULL && *dev != '\0' && (has_bind_flag(o) ||
+	    strcmp(type, "none") == 0)) {
+		vg_buf_printf(what, "binds host directory '%s'%s", dev,
+		    holds_engine_socket(dev) || is_engine_socket(dev) ?
+		    " (and the container engine socket)" : "");
+		return 1;
+	}
+	if (dev != NULL && strncmp(dev, "/dev/", 5) == 0) {
+		vg_buf_printf(what, "mounts host block device '%s'", dev);
+		return 1;
+	}
+	if (*type != '\0' && strcmp(type, "tmpfs") != 0) {
+		vg_buf_printf(what, "mounts '%s' as file system type '%s'",
+		    dev ? dev : "", type);
+		return 1;
+	}
+	if (dev != NULL && *dev != '\0' && strcmp(type, "tmpfs") != 0) {
+		vg_buf_printf(what, "mounts device '%s'", dev);
+		return 1;
+	}
+	if (has_bind_flag(o) || (bad = unsafe_mount_flag(o, tok,
+	    sizeof(tok))) != NULL) {
+		vg_buf_printf(what, "has mount option '%s' vigil cannot judge",
+		    has_bind_flag(o) ? "bind" : tok);
+		return 1;
+	}
+	return 0;
+}
+
+/* Judges a volume driver with its options; see vg_docker_volume_judge. */
+static int
+driver_judge(const char *drv, const struct vg_json_value *opts,
+    const struct vg_host_site *site, struct vg_buf *what)
+{
+	struct vg_buf t = VG_BUF_INIT;
+	int bad;
+
+	vg_buf_printf(&t, "(driver '%s', options", drv);
+	opts_text(opts, &t);
+	vg_buf_adds(&t, ") ");
+	if (strcmp(drv, "local") == 0)
+		bad = local_opts_judge(opts, &t);
+	else if (vg_policy_safe_driver(site, drv) != NULL)
+		bad = 0;
+	else {
+		vg_buf_adds(&t, "uses a driver the site policy does not list "
+		    "in safe_volume_drivers");
+		bad = 1;
+	}
+	if (bad)
+		vg_buf_add(what, t.data, t.len);
+	vg_buf_release(&t);
+	return bad;
+}
+
+/* Judges a named volume from its inspect reply; see docker.h. */
+int
+vg_docker_volume_judge(const struct vg_json_value *vol,
+    const struct vg_host_site *site, struct vg_buf *what)
+{
+	const struct vg_json_value *drv = vg_json_get(vol, "Driver");
+
+	if (vol == NULL || vol->type != VG_JSON_OBJECT) {
+		vg_buf_adds(what, "has an inspect reply that is not an object");
+		return 1;
+	}
+	if (drv == NULL || drv->type != VG_JSON_STRING || drv->str[0] == '\0') {
+		vg_buf_adds(what, "has an inspect reply that names no driver");
+		return 1;
+	}
+	return driver_judge(drv->str, vg_json_get(vol, "Options"), site,
+	    what);
+}
+
 /* Appends a finding for a namespace mode that is not private. */
 static int
 ns_finding(struct vg_buf *why, const char *field, const char *mode,
     const char *what)
 {
-	if (mode == NULL || *mode == '\0' || strcmp(mode, "private") == 0 ||
-	    strcmp(mode, "none") == 0 || strcmp(mode, "shareable") == 0 ||
-	    strcmp(mode, "bridge") == 0 || strcmp(mode, "default") == 0)
+	if (mode == NULL || *mode == '\0')
 		return 0;
 	if (strcmp(mode, "host") == 0)
-		vg_buf_printf(why, "docker.%s 'host' shares the host's %s\n",
-		    field, what);
+		vg_buf_printf(why, "%s 'host' shares the host's %s\n", field,
+		    what);
 	else if (strncmp(mode, "container:", 10) == 0)
-		vg_buf_printf(why, "docker.%s '%s' joins another container's "
-		    "%s\n", field, mode, what);
+		vg_buf_printf(why, "%s '%s' joins another container's %s\n",
+		    field, mode, what);
+	else if (strncmp(mode, "ns:", 3) == 0)
+		vg_buf_printf(why, "%s '%s' joins the %s at a host path\n",
+		    field, mode, what);
 	else
 		return 0;
 	return 1;
 }
 
-/* The manifest-only host access check; see docker.h. */
-int
-vg_docker_host_access(const struct vg_manifest *m, struct vg_buf *why)
+/* Judges one SecurityOpt entry; appends a finding and returns 1. */
+static int
+secopt_finding(struct vg_buf *why, const char *opt)
 {
-	const struct vg_docker_conf *d = vg_docker_of(m);
-	struct vg_docker_vol v;
-	int n = 0;
-	size_t i;
+	static const struct {
+		const char *opt, *what;
+	} bad[] = {
+		{ "no-new-privileges:false", "lets the task gain privileges "
+		  "(setuid programs, file capabilities)" },
+		{ "no-new-privileges=false", "lets the task gain privileges "
+		  "(setuid programs, file capabilities)" },
+		{ "seccomp=unconfined", "turns the seccomp filter off" },
+		{ "seccomp:unconfined", "turns the seccomp filter off" },
+		{ "apparmor=unconfined", "turns AppArmor confinement off" },
+		{ "apparmor:unconfined", "turns AppArmor confinement off" },
+		{ "label=disable", "turns SELinux separation off" },
+		{ "label:disable", "turns SELinux separation off" },
+		{ "systempaths=unconfined", "unmasks the kernel's /proc and "
+		  "/sys paths" },
+	};
+	static const char *const ok[] = {
+		"no-new-privileges", "no-new-privileges:true",
+		"no-new-privileges=true", "apparmor=docker-default",
+		"label=level:", "label:level:", "label=filetype:", "mask=",
+	};
+	size_t i, n;
 
-	for (i = 0; i < d->volumes.n; i++) {
-		if (vg_docker_vol_parse(d->volumes.v[i], &v, NULL) != 0)
-			continue;	/* validate() reports it */
-		if (v.kind == VG_DOCKER_VOL_HOST && (is_engine_socket(v.src) ||
-		    is_engine_socket(v.dst))) {
-			vg_buf_printf(why, "docker.volumes '%s' mounts a "
-			    "container engine socket (control of the host)\n",
-			    d->volumes.v[i]);
-			n++;
-		} else if (v.kind == VG_DOCKER_VOL_HOST) {
-			vg_buf_printf(why, "docker.volumes '%s' binds host "
-			    "path '%s'\n", d->volumes.v[i], v.src);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (strcmp(opt, bad[i].opt) == 0) {
+			vg_buf_printf(why, "docker.security_opt '%s' %s\n", opt,
+			    bad[i].what);
+			return 1;
+		}
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		n = strlen(ok[i]);
+		if (ok[i][n - 1] == ':' || ok[i][n - 1] == '=' ?
+		    strncmp(opt, ok[i], n) == 0 : strcmp(opt, ok[i]) == 0)
+			return 0;
+	}
+	if (strncmp(opt, "unmask=", 7) == 0)
+		vg_buf_printf(why, "docker.security_opt '%.60s' unmasks kernel "
+		    "paths under /proc and /sys\n", opt);
+	else if (strncmp(opt, "seccomp", 7) == 0)
+		vg_buf_printf(why, "docker.security_opt '%.20s...' replaces the "
+		    "seccomp profile, which vigil cannot judge\n", opt);
+	else
+		vg_buf_printf(why, "docker.security_opt '%.60s' is an option "
+		    "vigil cannot judge\n", opt);
+	return 1;
+}
+
+/* The string items of an array (others count as findings). */
+static int
+str_items(const struct vg_json_value *arr, struct vg_buf *why,
+    const char *field)
+{
+	size_t i;
+	int n = 0;
+
+	if (arr == NULL || arr->type == VG_JSON_NULL)
+		return 0;
+	if (arr->type != VG_JSON_ARRAY) {
+		vg_buf_printf(why, "HostConfig.%s is not a list\n", field);
+		return 1;
+	}
+	for (i = 0; i < arr->len; i++)
+		if (arr->items[i]->type != VG_JSON_STRING) {
+			vg_buf_printf(why, "HostConfig.%s holds a value that is "
+			    "not a string\n", field);
 			n++;
 		}
-		vg_docker_vol_release(&v);
-	}
-	if (d->privileged) {
-		vg_buf_adds(why, "docker.privileged runs a privileged "
-		    "container (every device and capability)\n");
-		n++;
-	}
-	n += ns_finding(why, "network", d->network, "network");
-	n += ns_finding(why, "pid_mode", d->pid_mode, "process namespace");
-	n += ns_finding(why, "ipc_mode", d->ipc_mode, "IPC namespace");
-	for (i = 0; i < d->devices.n; i++, n++)
-		vg_buf_printf(why, "docker.devices '%s' passes a host device\n",
-		    d->devices.v[i]);
-	for (i = 0; i < d->cap_add.n; i++, n++)
-		vg_buf_printf(why, "docker.cap_add '%s' adds a capability\n",
-		    d->cap_add.v[i]);
 	return n;
 }
 
-/* The host directory a named volume binds, per its inspect reply. */
-const char *
-vg_docker_volume_host_dir(const struct vg_json_value *vol)
+/* Judges HostConfig.Binds; vigil's own task and scratch binds pass. */
+static int
+binds_findings(const struct vg_attempt *a, const struct vg_json_value *arr,
+    struct vg_buf *why, struct vg_docker_named *named)
 {
-	const struct vg_json_value *opts = vg_json_get(vol, "Options");
-	const char *drv = vg_json_get_str(vol, "Driver", "local");
-	const char *dev = vg_json_get_str(opts, "device", NULL);
-	const char *o = vg_json_get_str(opts, "o", "");
-	const char *type = vg_json_get_str(opts, "type", "");
-	const char *p;
+	struct vg_docker_vol v;
+	char *own[2] = { NULL, NULL }, *label;
+	const char *b;
+	size_t i;
+	int n, k, mine;
 
-	if (strcmp(drv, "local") != 0 || dev == NULL)
-		return NULL;
-	/* "o" is a mount option list; "bind" or "rbind" anywhere in it. */
-	for (p = o; *p != '\0'; p += strcspn(p, ","), p += *p == ',') {
-		if (strncmp(p, "bind", 4) == 0 && (p[4] == ',' || p[4] == '\0'))
-			return dev;
-		if (strncmp(p, "rbind", 5) == 0 && (p[5] == ',' ||
-		    p[5] == '\0'))
-			return dev;
+	if ((n = str_items(arr, why, "Binds")) != 0 || arr == NULL ||
+	    arr->type != VG_JSON_ARRAY)
+		return n;
+	if (a->task_dir != NULL)
+		own[0] = vg_xasprintf("%s:%s:rw", a->task_dir, a->task_dir);
+	if (a->scratch_dir != NULL)
+		own[1] = vg_xasprintf("%s:%s:rw", a->scratch_dir,
+		    a->scratch_dir);
+	for (i = 0; i < arr->len; i++) {
+		b = arr->items[i]->str;
+		for (k = 0, mine = 0; k < 2; k++)
+			mine |= own[k] != NULL && strcmp(b, own[k]) == 0;
+		if (mine)
+			continue;
+		label = vg_xasprintf("docker.volumes '%s'", b);
+		if (vg_docker_vol_parse(b, &v, NULL) != 0) {
+			vg_buf_printf(why, "%s is a bind vigil cannot judge\n",
+			    label);
+			n++;
+		} else if (v.kind == VG_DOCKER_VOL_HOST) {
+			host_path_finding(why, label, v.src, v.dst,
+			    mode_ro(v.mode));
+			n++;
+		} else if (v.kind == VG_DOCKER_VOL_NAMED)
+			named_add(named, v.src, label);
+		vg_docker_vol_release(&v);
+		free(label);
 	}
-	/* type=none with a path device is a bind by another name; a block
-	 * device (type=ext4, device=/dev/sdb1) is host access too. */
-	if (dev[0] == '/' && (strcmp(type, "none") == 0 ||
-	    strncmp(dev, "/dev/", 5) == 0))
-		return dev;
-	return NULL;
+	free(own[0]);
+	free(own[1]);
+	return n;
 }
 
-/* True when m's policy lets host access through; see docker.h. */
-int
-vg_docker_host_access_allowed(const struct vg_manifest *m)
+/* Judges one HostConfig.Mounts entry. */
+static int
+mount_findings(const struct vg_json_value *mt, const struct vg_host_site *site,
+    struct vg_buf *why, struct vg_docker_named *named)
 {
-	struct vg_host_verdict v;
+	const struct vg_json_value *vo, *dc, *ro;
+	const char *type, *src, *dst;
+	struct vg_buf what = VG_BUF_INIT;
+	char *label;
+	int n = 0;
 
-	vg_policy_host_access(&m->policy, "docker host access", NULL, &v);
-	return v.allowed;
+	if (mt == NULL || mt->type != VG_JSON_OBJECT) {
+		vg_buf_adds(why, "HostConfig.Mounts holds an entry that is not "
+		    "an object\n");
+		return 1;
+	}
+	type = vg_json_get_str(mt, "Type", "volume");
+	src = vg_json_get_str(mt, "Source", "");
+	dst = vg_json_get_str(mt, "Target", "");
+	ro = vg_json_get(mt, "ReadOnly");
+	label = vg_xasprintf("docker.mounts %s%s%s%s at '%s'", type,
+	    *src ? " '" : "", src, *src ? "'" : "", dst);
+	if (strcmp(type, "bind") == 0) {
+		host_path_finding(why, label, src, dst, ro != NULL &&
+		    ro->type == VG_JSON_BOOL && ro->b);
+		n++;
+	} else if (strcmp(type, "volume") == 0) {
+		vo = vg_json_get(mt, "VolumeOptions");
+		dc = vg_json_get(vo, "DriverConfig");
+		if (dc != NULL && dc->type == VG_JSON_OBJECT &&
+		    driver_judge(vg_json_get_str(dc, "Name", "") [0] ?
+		    vg_json_get_str(dc, "Name", "") : "local",
+		    vg_json_get(dc, "Options"), site, &what)) {
+			vg_buf_printf(why, "%s: volume %s\n", label,
+			    vg_buf_str(&what));
+			n++;
+		}
+		if (*src != '\0')
+			named_add(named, src, label);
+	} else if (strcmp(type, "tmpfs") != 0) {
+		vg_buf_printf(why, "%s: mount type '%s' is not one vigil can "
+		    "judge (bind, volume, tmpfs)\n", label, type);
+		n++;
+	}
+	vg_buf_release(&what);
+	free(label);
+	return n;
+}
+
+/* HostConfig keys that never reach the host by themselves. */
+static const char *const plain_host_keys[] = {
+	"CapDrop", "PidsLimit", "Memory", "MemorySwap", "NanoCpus", "Ulimits",
+	"ReadonlyRootfs", "Tmpfs",
+};
+
+/* Top-level keys of the create request that do not reach the host. */
+static const char *const plain_keys[] = {
+	"Image", "Entrypoint", "Cmd", "Env", "WorkingDir", "User", "Tty",
+	"OpenStdin", "Labels", "Volumes",
+};
+
+/* True when key is one of the n names. */
+static int
+key_in(const char *key, const char *const *names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(key, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Judges one HostConfig key. */
+static int
+host_key_findings(const struct vg_attempt *a, const char *key,
+    const struct vg_json_value *v, const struct vg_host_site *site,
+    struct vg_buf *why, struct vg_docker_named *named)
+{
+	static const struct {
+		const char *key, *field, *what;
+	} ns[] = {
+		{ "NetworkMode", "docker.network", "network" },
+		{ "PidMode", "docker.pid_mode", "process namespace" },
+		{ "IpcMode", "docker.ipc_mode", "IPC namespace" },
+		{ "UTSMode", "docker.uts_mode", "host name (UTS namespace)" },
+		{ "UsernsMode", "docker.userns_mode", "user namespace" },
+		{ "CgroupnsMode", "HostConfig.CgroupnsMode", "cgroup namespace" },
+	};
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		if (strcmp(key, ns[i].key) == 0) {
+			if (v->type != VG_JSON_STRING) {
+				vg_buf_printf(why, "HostConfig.%s is not a "
+				    "string\n", key);
+				return 1;
+			}
+			return ns_finding(why, ns[i].field, v->str, ns[i].what);
+		}
+	if (strcmp(key, "Binds") == 0)
+		return binds_findings(a, v, why, named);
+	if (strcmp(key, "Mounts") == 0) {
+		if (v->type != VG_JSON_ARRAY) {
+			vg_buf_adds(why, "HostConfig.Mounts is not a list\n");
+			return 1;
+		}
+		for (i = 0; i < v->len; i++)
+			n += mount_findings(v->items[i], site, why, named);
+		return n;
+	}
+	if (strcmp(key, "Privileged") == 0) {
+		if (v->type == VG_JSON_BOOL && !v->b)
+			return 0;
+		vg_buf_adds(why, "docker.privileged runs a privileged container "
+		    "(every device and capability)\n");
+		return 1;
+	}
+	if (strcmp(key, "Sysctls") == 0) {
+		if (v->type != VG_JSON_OBJECT) {
+			vg_buf_adds(why, "HostConfig.Sysctls is not a mapping\n");
+			return 1;
+		}
+		for (i = 0; i < v->len; i++)
+			vg_buf_printf(why, "docker.sysctls '%s=%s' sets a kernel "
+			    "parameter\n", v->keys[i], v->items[i]->type ==
+			    VG_JSON_STRING ? v->items[i]->str : "?");
+		return (int)v->len;
+	}
+	if (strcmp(key, "Devices") == 0) {
+		if (v->type != VG_JSON_ARRAY) {
+			vg_buf_adds(why, "HostConfig.Devices is not a list\n");
+			return 1;
+		}
+		for (i = 0; i < v->len; i++)
+			vg_buf_printf(why, "docker.devices '%s' passes a host "
+			    "device\n", vg_json_get_str(v->items[i],
+			    "PathOnHost", "?"));
+		return (int)v->len;
+	}
+	if (strcmp(key, "DeviceRequests") == 0) {
+		if (v->type == VG_JSON_ARRAY && v->len == 0)
+			return 0;
+		vg_buf_adds(why, "HostConfig.DeviceRequests passes host devices "
+		    "(GPUs)\n");
+		return 1;
+	}
+	if (strcmp(key, "CapAdd") == 0 || strcmp(key, "SecurityOpt") == 0 ||
+	    strcmp(key, "VolumesFrom") == 0 ||
+	    strcmp(key, "DeviceCgroupRules") == 0) {
+		if ((n = str_items(v, why, key)) != 0 || v->type !=
+		    VG_JSON_ARRAY)
+			return n;
+		for (i = 0; i < v->len; i++) {
+			const char *s = v->items[i]->str;
+
+			if (key[0] == 'S') {
+				n += secopt_finding(why, s);
+				continue;
+			}
+			n++;
+			if (key[0] == 'C')
+				vg_buf_printf(why, "docker.cap_add '%s' adds a "
+				    "capability\n", s);
+			else if (key[0] == 'V')
+				vg_buf_printf(why, "docker.volumes_from '%s' "
+				    "takes every mount of another container\n",
+				    s);
+			else
+				vg_buf_printf(why, "docker.device_cgroup_rules "
+				    "'%s' lets the container use host devices\n",
+				    s);
+		}
+		return n;
+	}
+	if (key_in(key, plain_host_keys, sizeof(plain_host_keys) /
+	    sizeof(plain_host_keys[0])))
+		return 0;
+	vg_buf_printf(why, "HostConfig.%s is a field vigil cannot judge\n",
+	    key);
+	return 1;
+}
+
+/* The host access check on the create request; see docker.h. */
+int
+vg_docker_host_access(const struct vg_attempt *a, const char *body,
+    size_t len, const struct vg_host_site *site, struct vg_buf *why,
+    struct vg_docker_named *named)
+{
+	struct vg_json_limits lim = { .max_bytes = DOCKER_JSON_MAX };
+	const struct vg_json_value *root, *hc;
+	struct vg_json_doc *doc;
+	size_t i;
+	int n = 0;
+
+	if (vg_json_parse(body, len, &lim, &doc, NULL) != 0) {
+		vg_buf_adds(why, "the container create request is not valid "
+		    "JSON\n");
+		return 1;
+	}
+	root = vg_json_root(doc);
+	if (root->type != VG_JSON_OBJECT) {
+		vg_buf_adds(why, "the container create request is not an "
+		    "object\n");
+		vg_json_free(doc);
+		return 1;
+	}
+	for (i = 0; i < root->len; i++) {
+		if (strcmp(root->keys[i], "HostConfig") == 0 ||
+		    key_in(root->keys[i], plain_keys, sizeof(plain_keys) /
+		    sizeof(plain_keys[0])))
+			continue;
+		vg_buf_printf(why, "the create request's '%s' is a field vigil "
+		    "cannot judge\n", root->keys[i]);
+		n++;
+	}
+	hc = vg_json_get(root, "HostConfig");
+	if (hc != NULL && hc->type != VG_JSON_OBJECT) {
+		vg_buf_adds(why, "HostConfig is not an object\n");
+		n++;
+	} else if (hc != NULL)
+		for (i = 0; i < hc->len; i++)
+			n += host_key_findings(a, hc->keys[i], hc->items[i],
+			    site, why, named);
+	vg_json_free(doc);
+	return n;
 }
 
 /* Resolves a host bind source to the absolute path the engine wants. */
@@ -411,12 +1138,105 @@ device_entry(struct vg_json_writer *w, const char *spec)
 	vg_json_obj_end(w);
 }
 
+/* Writes one HostConfig.Mounts entry from a docker.mounts spec. */
+static void
+mount_entry(struct vg_json_writer *w, const struct vg_docker_mount *mt)
+{
+	const char *eq;
+	char *key;
+	size_t i;
+
+	vg_json_obj_begin(w);
+	vg_json_key(w, "Type");
+	vg_json_str(w, mt->type);
+	if (mt->source != NULL) {
+		vg_json_key(w, "Source");
+		vg_json_str(w, mt->source);
+	}
+	vg_json_key(w, "Target");
+	vg_json_str(w, mt->target);
+	vg_json_key(w, "ReadOnly");
+	vg_json_bool(w, mt->readonly);
+	if (mt->propagation != NULL) {
+		vg_json_key(w, "BindOptions");
+		vg_json_obj_begin(w);
+		vg_json_key(w, "Propagation");
+		vg_json_str(w, mt->propagation);
+		vg_json_obj_end(w);
+	}
+	if (mt->nocopy || mt->driver != NULL || mt->opts.n > 0) {
+		vg_json_key(w, "VolumeOptions");
+		vg_json_obj_begin(w);
+		vg_json_key(w, "NoCopy");
+		vg_json_bool(w, mt->nocopy);
+		if (mt->driver != NULL || mt->opts.n > 0) {
+			vg_json_key(w, "DriverConfig");
+			vg_json_obj_begin(w);
+			vg_json_key(w, "Name");
+			vg_json_str(w, mt->driver ? mt->driver : "local");
+			vg_json_key(w, "Options");
+			vg_json_obj_begin(w);
+			for (i = 0; i < mt->opts.n; i++) {
+				eq = strchr(mt->opts.v[i], '=');
+				key = vg_xstrndup(mt->opts.v[i],
+				    (size_t)(eq - mt->opts.v[i]));
+				vg_json_key(w, key);
+				vg_json_str(w, eq + 1);
+				free(key);
+			}
+			vg_json_obj_end(w);
+			vg_json_obj_end(w);
+		}
+		vg_json_obj_end(w);
+	}
+	if (strcmp(mt->type, "tmpfs") == 0) {
+		vg_json_key(w, "TmpfsOptions");
+		vg_json_obj_begin(w);
+		if (mt->tmpfs_size > 0) {
+			vg_json_key(w, "SizeBytes");
+			vg_json_int(w, (long long)mt->tmpfs_size);
+		}
+		/* podman 4.3 reads a missing Mode as 0 (mode=000); docker's
+		 * default is 1777. */
+		vg_json_key(w, "Mode");
+		vg_json_int(w, mt->tmpfs_mode >= 0 ? mt->tmpfs_mode : 01777);
+		vg_json_obj_end(w);
+	}
+	vg_json_obj_end(w);
+}
+
+/* Writes a string array under key when sv is not empty. */
+static void
+str_array(struct vg_json_writer *w, const char *key, const struct vg_strv *sv)
+{
+	size_t i;
+
+	if (sv->n == 0)
+		return;
+	vg_json_key(w, key);
+	vg_json_arr_begin(w);
+	for (i = 0; i < sv->n; i++)
+		vg_json_str(w, sv->v[i]);
+	vg_json_arr_end(w);
+}
+
+/* Writes a string under key when s is set. */
+static void
+str_field(struct vg_json_writer *w, const char *key, const char *s)
+{
+	if (s == NULL || *s == '\0')
+		return;
+	vg_json_key(w, key);
+	vg_json_str(w, s);
+}
+
 /* Writes HostConfig: binds and hardening. */
 static void
 host_config(const struct vg_attempt *a, struct vg_json_writer *w)
 {
 	const struct vg_manifest *m = a->m;
 	const struct vg_docker_conf *d = vg_docker_of(m);
+	struct vg_docker_mount mt;
 	struct vg_docker_vol v;
 	char *src, *bind;
 	size_t i;
@@ -460,16 +1280,12 @@ host_config(const struct vg_attempt *a, struct vg_json_writer *w)
 	vg_json_arr_begin(w);
 	vg_json_str(w, "ALL");
 	vg_json_arr_end(w);
-	if (d->cap_add.n > 0) {
-		vg_json_key(w, "CapAdd");
-		vg_json_arr_begin(w);
-		for (i = 0; i < d->cap_add.n; i++)
-			vg_json_str(w, d->cap_add.v[i]);
-		vg_json_arr_end(w);
-	}
+	str_array(w, "CapAdd", &d->cap_add);
 	vg_json_key(w, "SecurityOpt");
 	vg_json_arr_begin(w);
 	vg_json_str(w, "no-new-privileges");
+	for (i = 0; i < d->security_opt.n; i++)
+		vg_json_str(w, d->security_opt.v[i]);
 	vg_json_arr_end(w);
 	vg_json_key(w, "PidsLimit");
 	vg_json_int(w, d->pids_limit > 0 ? (long long)d->pids_limit :
@@ -517,20 +1333,39 @@ host_config(const struct vg_attempt *a, struct vg_json_writer *w)
 		vg_json_key(w, "Privileged");
 		vg_json_bool(w, 1);
 	}
-	if (d->pid_mode != NULL && *d->pid_mode) {
-		vg_json_key(w, "PidMode");
-		vg_json_str(w, d->pid_mode);
-	}
-	if (d->ipc_mode != NULL && *d->ipc_mode) {
-		vg_json_key(w, "IpcMode");
-		vg_json_str(w, d->ipc_mode);
-	}
+	str_field(w, "PidMode", d->pid_mode);
+	str_field(w, "IpcMode", d->ipc_mode);
 	if (d->devices.n > 0) {
 		vg_json_key(w, "Devices");
 		vg_json_arr_begin(w);
 		for (i = 0; i < d->devices.n; i++)
 			device_entry(w, d->devices.v[i]);
 		vg_json_arr_end(w);
+	}
+	if (d->mounts.n > 0) {
+		vg_json_key(w, "Mounts");
+		vg_json_arr_begin(w);
+		for (i = 0; i < d->mounts.n; i++) {
+			if (vg_docker_mount_parse(d->mounts.v[i], &mt,
+			    NULL) != 0)
+				continue;	/* validate() reports it */
+			mount_entry(w, &mt);
+			vg_docker_mount_release(&mt);
+		}
+		vg_json_arr_end(w);
+	}
+	str_field(w, "UTSMode", d->uts_mode);
+	str_field(w, "UsernsMode", d->userns_mode);
+	str_array(w, "VolumesFrom", &d->volumes_from);
+	str_array(w, "DeviceCgroupRules", &d->device_cgroup_rules);
+	if (d->sysctls.n > 0) {
+		vg_json_key(w, "Sysctls");
+		vg_json_obj_begin(w);
+		for (i = 0; i < d->sysctls.n; i++) {
+			vg_json_key(w, d->sysctls.v[i].key);
+			vg_json_str(w, d->sysctls.v[i].value);
+		}
+		vg_json_obj_end(w);
 	}
 	vg_json_obj_end(w);
 }
@@ -852,46 +1687,57 @@ out:
 	return r;
 }
 
-/* Checks named volumes with the engine; appends findings to why. */
+/*
+ * Asks the engine about each named volume (GET /volumes/NAME) and
+ * appends a finding for each that is host access, or that could not be
+ * told: an error reply or one that is not the expected JSON fails
+ * closed.  A missing volume (404) is created empty, with the default
+ * driver, when the container is.  Returns the number of findings, or a
+ * negative vg_rc when the engine could not be reached at all.
+ */
 static int
-named_volume_findings(struct docker_conn *c, const struct vg_manifest *m,
-    struct vg_buf *why, int *n, struct vg_err *e)
+named_volume_findings(struct docker_conn *c, const struct vg_docker_named *nv,
+    const struct vg_host_site *site, struct vg_buf *why, struct vg_err *e)
 {
-	static const long ok404[] = { 404, 0 };
-	struct vg_docker_vol v;
+	static const long ok[] = { 400, 404, 409, 500, 502, 503, 0 };
+	struct vg_buf what = VG_BUF_INIT;
 	struct vg_json_doc *doc;
-	const char *dir;
-	char *path, *what;
+	char msg[256], *path;
 	size_t i;
-	int r = 0;
+	int r, n = 0;
 
-	for (i = 0; i < vg_docker_of(m)->volumes.n && r == 0; i++) {
-		if (vg_docker_vol_parse(vg_docker_of(m)->volumes.v[i], &v, e) != 0)
-			return vg_err_prefix(e, "docker.volumes: ");
-		if (v.kind != VG_DOCKER_VOL_NAMED) {
-			vg_docker_vol_release(&v);
+	for (i = 0; i < nv->names.n; i++) {
+		path = vg_xasprintf("/volumes/%s", nv->names.v[i]);
+		r = docker_call(c, "GET", path, NULL, DOCKER_CALL_TIMEOUT, ok,
+		    "inspecting a volume", e);
+		free(path);
+		if (r != 0)
+			goto fail;
+		vg_buf_reset(&what);
+		if (c->resp.status == 404)
 			continue;
-		}
-		path = vg_xasprintf("/volumes/%s", v.src);
-		what = vg_xasprintf("inspecting volume '%s'", v.src);
-		r = docker_call(c, "GET", path, NULL, DOCKER_CALL_TIMEOUT,
-		    ok404, what, e);
-		/* A missing volume is created empty by the engine. */
-		if (r == 0 && c->resp.status != 404 &&
-		    (r = reply_json(c, &doc, what, e)) == 0) {
-			if ((dir = vg_docker_volume_host_dir(
-			    vg_json_root(doc))) != NULL) {
-				vg_buf_printf(why, "docker.volumes '%s': named "
-				    "volume '%s' binds host directory '%s'\n",
-				    vg_docker_of(m)->volumes.v[i], v.src, dir);
-				(*n)++;
-			}
+		if (c->resp.status >= 400) {
+			reply_message(&c->resp, msg, sizeof(msg));
+			vg_buf_printf(&what, "could not be inspected (%s)", msg);
+		} else if (reply_json(c, &doc, "inspecting a volume",
+		    NULL) != 0)
+			vg_buf_adds(&what, "has an inspect reply that is not "
+			    "JSON");
+		else {
+			(void)vg_docker_volume_judge(vg_json_root(doc), site,
+			    &what);
 			vg_json_free(doc);
 		}
-		free(path);
-		free(what);
-		vg_docker_vol_release(&v);
+		if (what.len == 0)
+			continue;
+		vg_buf_printf(why, "%s: named volume '%s' %s\n",
+		    nv->labels.v[i], nv->names.v[i], vg_buf_str(&what));
+		n++;
 	}
+	vg_buf_release(&what);
+	return n;
+fail:
+	vg_buf_release(&what);
 	return r;
 }
 
@@ -1056,6 +1902,7 @@ docker_validate(const struct vg_manifest *m, struct vg_diag *d)
 {
 	const struct vg_docker_conf *dc = vg_docker_of(m);
 	struct vg_buf from = VG_BUF_INIT, tag = VG_BUF_INIT;
+	struct vg_docker_mount mt;
 	struct vg_docker_vol v;
 	struct vg_loc loc;
 	struct vg_err e;
@@ -1084,6 +1931,29 @@ docker_validate(const struct vg_manifest *m, struct vg_diag *d)
 		    "always, never", dc->pull);
 		bad = 1;
 	}
+	for (i = 0; i < dc->mounts.n; i++) {
+		if (vg_docker_mount_parse(dc->mounts.v[i], &mt, &e) != 0) {
+			vg_diag_add(d, &loc, "docker.mounts: %s", e.msg);
+			bad = 1;
+		}
+		vg_docker_mount_release(&mt);
+	}
+	for (i = 0; i < dc->security_opt.n; i++)
+		if (dc->security_opt.v[i][0] == '\0') {
+			vg_diag_add(d, &loc, "docker.security_opt: an entry is "
+			    "empty (expected e.g. seccomp=unconfined)");
+			bad = 1;
+		}
+	for (i = 0; i < dc->sysctls.n; i++)
+		if (dc->sysctls.v[i].key[0] == '\0' ||
+		    strspn(dc->sysctls.v[i].key, "abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/") !=
+		    strlen(dc->sysctls.v[i].key)) {
+			vg_diag_add(d, &loc, "docker.sysctls: '%s' is not a "
+			    "kernel parameter name (such as "
+			    "net.core.somaxconn)", dc->sysctls.v[i].key);
+			bad = 1;
+		}
 	for (i = 0; i < dc->devices.n; i++)
 		if (dc->devices.v[i][0] != '/') {
 			vg_diag_add(d, vg_manifest_locf(m, &loc,
@@ -1306,25 +2176,23 @@ container_name(const struct vg_attempt *a)
 	return s;
 }
 
-/* Creates the container (replacing a leftover of the same name). */
+/* Creates the container from body (replacing a leftover of the same
+ * name). */
 static int
 docker_create(struct docker_conn *c, const struct vg_attempt *a,
-    char **idp, struct vg_err *e)
+    const struct vg_buf *body, char **idp, struct vg_err *e)
 {
 	static const long ok409[] = { 409, 0 };
-	struct vg_buf body = VG_BUF_INIT;
 	struct vg_json_doc *doc = NULL;
-	char owner[320], *name, *path;
+	char *name, *path;
 	const char *id;
 	int r, tries;
 
 	*idp = NULL;
-	vg_backend_owner_label(owner, sizeof(owner));
-	vg_docker_create_body(a, owner, &body);
 	name = container_name(a);
 	path = vg_xasprintf("/containers/create?name=%s", name);
 	for (tries = 0; tries < 2; tries++) {
-		if ((r = docker_call(c, "POST", path, &body,
+		if ((r = docker_call(c, "POST", path, body,
 		    DOCKER_CALL_TIMEOUT, ok409, "creating the container",
 		    e)) != 0)
 			goto out;
@@ -1351,26 +2219,31 @@ docker_create(struct docker_conn *c, const struct vg_attempt *a,
 	*idp = vg_xstrdup(id);
 out:
 	vg_json_free(doc);
-	vg_buf_release(&body);
 	free(name);
 	free(path);
 	return r;
 }
 
 /*
- * The checks before create: host access (manifest and named volumes)
- * and the image.  Returns 0 to go on; 1 with r filled as DENIED.
+ * The checks before create: host access, judged on body (the create
+ * request that will be sent) and the engine's view of its named volumes,
+ * then the image.  Returns 0 to go on; 1 with r filled as DENIED.
  */
 static int
 docker_precheck(struct docker_conn *c, const struct vg_attempt *a,
-    struct vg_result *r, struct vg_err *e)
+    const struct vg_buf *body, struct vg_result *r, struct vg_err *e)
 {
 	struct vg_buf why = VG_BUF_INIT;
+	struct vg_docker_named nv = { VG_STRV_INIT, VG_STRV_INIT };
+	struct vg_host_site site;
 	struct vg_host_verdict hv;
-	int n, rc;
+	int rc;
 
-	n = vg_docker_host_access(a->m, &why);
-	if ((rc = named_volume_findings(c, a->m, &why, &n, e)) != 0)
+	if ((rc = vg_policy_host_site(&a->m->policy, &site, e)) != 0)
+		return vg_err_prefix(e, "docker: ");
+	(void)vg_docker_host_access(a, vg_buf_str(body), body->len, &site,
+	    &why, &nv);
+	if ((rc = named_volume_findings(c, &nv, &site, &why, e)) < 0)
 		goto out;
 	vg_policy_host_access(&a->m->policy, vg_buf_str(&why), NULL, &hv);
 	if (!hv.allowed) {
@@ -1379,12 +2252,14 @@ docker_precheck(struct docker_conn *c, const struct vg_attempt *a,
 		snprintf(r->reason, sizeof(r->reason), "host access refused: "
 		    "%.*s", (int)(sizeof(r->reason) -
 		    sizeof("host access refused: ")), hv.reason);
-		vg_err_set(e, VG_EDENIED, "%s", r->reason);
+		vg_err_set(e, VG_EDENIED, "host access refused: %s", hv.reason);
 		rc = 1;
 		goto out;
 	}
 	rc = docker_ensure_image(c, a->m, 0, e);
 out:
+	vg_docker_named_release(&nv);
+	vg_policy_host_site_release(&site);
 	vg_buf_release(&why);
 	return rc;
 }
@@ -1403,9 +2278,10 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	struct log_sink ls = { .fd = { -1, -1, -1 } };
 	struct vg_docker_demux dm;
 	struct vg_http_req req = { .method = "GET" };
+	struct vg_buf body = VG_BUF_INIT;
 	struct vg_err le;
 	double deadline = 0;
-	char *id = NULL, *path = NULL;
+	char *id = NULL, *path = NULL, owner[320];
 	long code = -1;
 	int rc, timed_out = 0, cancelled = 0, sig = 0;
 
@@ -1426,7 +2302,9 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 		vg_result_fail(r, e);
 		goto restore;
 	}
-	if ((rc = docker_precheck(&c, a, r, e)) != 0) {
+	vg_backend_owner_label(owner, sizeof(owner));
+	vg_docker_create_body(a, owner, &body);
+	if ((rc = docker_precheck(&c, a, &body, r, e)) != 0) {
 		if (rc == 1)
 			rc = 0;		/* DENIED is an outcome */
 		else
@@ -1440,7 +2318,7 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 		rc = vg_result_fail(r, e);
 		goto close;
 	}
-	if ((rc = docker_create(&c, a, &id, e)) != 0) {
+	if ((rc = docker_create(&c, a, &body, &id, e)) != 0) {
 		vg_result_fail(r, e);
 		goto close;
 	}
@@ -1537,6 +2415,7 @@ close:
 	if (ls.fd[2] >= 0)
 		close(ls.fd[2]);
 	free(id);
+	vg_buf_release(&body);
 	docker_close(&c);
 restore:
 	sigaction(SIGTERM, &old_term, NULL);
@@ -1675,6 +2554,20 @@ static const struct vg_section docker_section = {
 		    "when to pull the image"),
 		U64(vg_docker_conf, "pids_limit", pids_limit, 1, BIG,
 		    "process limit"),
+		STRV(vg_docker_conf, "mounts", mounts,
+		    "type=bind|volume|tmpfs,source=..,target=.. mounts"),
+		STRV(vg_docker_conf, "security_opt", security_opt,
+		    "security options added to no-new-privileges"),
+		{ .key = "sysctls", .type = VG_F_KVS,
+		  .off = OFF(vg_docker_conf, sysctls),
+		  .help = "kernel parameters (name: value)" },
+		STR(vg_docker_conf, "uts_mode", uts_mode, "UTS namespace"),
+		STR(vg_docker_conf, "userns_mode", userns_mode,
+		    "user namespace"),
+		STRV(vg_docker_conf, "volumes_from", volumes_from,
+		    "containers whose mounts to take"),
+		STRV(vg_docker_conf, "device_cgroup_rules", device_cgroup_rules,
+		    "device cgroup rules (c 1:3 mr)"),
 		{ .key = NULL },
 	},
 };

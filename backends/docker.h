@@ -16,6 +16,7 @@
 #include "runner/manifest/manifest.h"
 #include "backends/backend.h"
 #include "runner/manifest/plugin.h"
+#include "runner/policy/host-access.h"
 
 /* The API version vigil speaks, and the oldest it accepts (NanoCpus and
  * PidsLimit need 1.25). */
@@ -60,26 +61,67 @@ int	vg_docker_vol_parse(const char *spec, struct vg_docker_vol *v,
 	    struct vg_err *e);
 void	vg_docker_vol_release(struct vg_docker_vol *v);
 
-/*
- * The host access check on the manifest alone: host-path binds, engine
- * sockets, privileged mode, host (or another container's) PID, network
- * and IPC namespaces, devices and added capabilities.  Appends one line
- * per finding to why and returns their number.  Named volumes need the
- * engine's view: see vg_docker_volume_host_dir.
- */
-int	vg_docker_host_access(const struct vg_manifest *m, struct vg_buf *why);
+/* One entry of docker.mounts ("type=volume,source=v,target=/d,..." as
+ * docker run --mount spells it), split; strings owned. */
+struct vg_docker_mount {
+	char		*type;		/* "bind", "volume" (default), "tmpfs" */
+	char		*source;	/* NULL: tmpfs, anonymous volume */
+	char		*target;
+	int		 readonly;
+	char		*propagation;	/* bind-propagation, or NULL */
+	int		 nocopy;	/* volume-nocopy */
+	char		*driver;	/* volume-driver, or NULL */
+	struct vg_strv	 opts;		/* volume-opt "KEY=VALUE" */
+	uint64_t	 tmpfs_size;	/* tmpfs-size in bytes; 0 = unset */
+	long		 tmpfs_mode;	/* tmpfs-mode; -1 = unset */
+};
+
+/* Splits a docker.mounts entry; errors name the entry and what would be
+ * valid. */
+int	vg_docker_mount_parse(const char *spec, struct vg_docker_mount *mt,
+	    struct vg_err *e);
+void	vg_docker_mount_release(struct vg_docker_mount *mt);
+
+/* The named volumes a create request uses, for the engine to tell what
+ * they are (GET /volumes/NAME): names[i] and the manifest field that
+ * names it, labels[i] ("docker.volumes 'v:/d'"). */
+struct vg_docker_named {
+	struct vg_strv	 names;
+	struct vg_strv	 labels;
+};
+
+void	vg_docker_named_release(struct vg_docker_named *nv);
 
 /*
- * Given the reply of GET /volumes/NAME, returns the host directory the
- * volume binds (local driver with o=bind, or a device that is a path), or
- * NULL; borrowed from vol.
+ * The host access check on the create request vigil will send (body,
+ * len: the JSON of vg_docker_create_body for a), so that the judged
+ * request is the sent one.  Every field that can reach the host is
+ * judged: HostConfig.Binds and Mounts (host paths, /proc and /sys
+ * writable, engine sockets and the directories holding them, volume
+ * driver configurations), VolumesFrom, Devices, DeviceCgroupRules,
+ * DeviceRequests, Privileged, CapAdd, SecurityOpt, Sysctls, and the
+ * network, PID, IPC, UTS, user and cgroup namespace modes; a key vigil
+ * does not know, or a body that is not the expected JSON, is a finding
+ * too (fail closed).  The binds of a's task and scratch directories are
+ * vigil's own and not findings.  site gives the safe volume drivers (may
+ * be NULL: none).  Appends one line per finding to why, the named
+ * volumes to inspect to named (may be NULL), and returns the number of
+ * findings.
  */
-const char *vg_docker_volume_host_dir(const struct vg_json_value *vol);
+int	vg_docker_host_access(const struct vg_attempt *a, const char *body,
+	    size_t len, const struct vg_host_site *site, struct vg_buf *why,
+	    struct vg_docker_named *named);
 
-/* True when m's policy lets host access through, as
- * vg_policy_host_access judges it (policy mode auto-approve, or an allow
- * rule with category "host-access"). */
-int	vg_docker_host_access_allowed(const struct vg_manifest *m);
+/*
+ * Judges a named volume from its inspect reply (GET /volumes/NAME).  It
+ * stays off the host only when its driver is "local" with no bind-like,
+ * network, device or unknown option, or a driver site lists as safe.
+ * Returns 1 when it is host access, with "(driver 'D', options K=V ...)
+ * WHAT" appended to what; 0 otherwise.  A reply that is not an object
+ * or names no driver is host access.
+ */
+int	vg_docker_volume_judge(const struct vg_json_value *vol,
+	    const struct vg_host_site *site, struct vg_buf *what);
 
 /*
  * Builds the JSON body of POST /containers/create for a: image, command
@@ -141,6 +183,13 @@ struct vg_docker_conf {
 	char		*ipc_mode;
 	char		*pull;		/* "missing" (default)|"always"|"never" */
 	uint64_t	 pids_limit;
+	struct vg_strv	 mounts;	/* --mount style, as written */
+	struct vg_strv	 security_opt;	/* added to no-new-privileges */
+	struct vg_kvs	 sysctls;
+	char		*uts_mode;
+	char		*userns_mode;
+	struct vg_strv	 volumes_from;	/* container names */
+	struct vg_strv	 device_cgroup_rules;	/* "c 1:3 mr" */
 };
 
 /* The docker: section (owned by the docker backend). */

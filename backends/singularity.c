@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -272,6 +273,8 @@ vg_singularity_check_flag(const char *flag, struct vg_err *e)
 		{ "--pwd", "singularity.pwd" },
 		{ "--writable", "singularity.writable_tmpfs" },
 		{ "-w", "singularity.writable_tmpfs" },
+		{ "--add-caps", "singularity.add_caps" },
+		{ "--keep-privs", "singularity.add_caps" },
 	};
 	size_t i, n;
 
@@ -287,6 +290,50 @@ vg_singularity_check_flag(const char *flag, struct vg_err *e)
 			    "checks", flag, refused[i].use);
 	}
 	return 0;
+}
+
+int
+vg_singularity_check_caps(const struct vg_strv *caps,
+    const struct vg_policy_conf *pol, char **caps_out, struct vg_err *e)
+{
+	struct vg_buf list = VG_BUF_INIT, why = VG_BUF_INIT;
+	struct vg_host_verdict hv;
+	const char *c, *name;
+	size_t i, k;
+	int rc = 0;
+
+	*caps_out = NULL;
+	for (i = 0; i < caps->n; i++) {
+		c = caps->v[i];
+		name = strncasecmp(c, "CAP_", 4) == 0 ? c + 4 : c;
+		if (*name == '\0' || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "abcdefghijklmnopqrstuvwxyz_") != strlen(name) ||
+		    strcasecmp(name, "ALL") == 0) {
+			rc = vg_err_set(e, VG_EINVAL, "singularity.add_caps: "
+			    "'%s' is not a capability name (such as "
+			    "CAP_NET_RAW; name each one, not ALL)", c);
+			goto out;
+		}
+		vg_buf_adds(&list, i > 0 ? ",CAP_" : "CAP_");
+		for (k = 0; name[k] != '\0'; k++)
+			vg_buf_addc(&list, (char)(name[k] >= 'a' &&
+			    name[k] <= 'z' ? name[k] - 'a' + 'A' : name[k]));
+		vg_buf_printf(&why, "singularity.add_caps '%s' adds a "
+		    "capability\n", c);
+	}
+	if (caps->n == 0)
+		goto out;
+	vg_policy_host_access(pol, vg_buf_str(&why), NULL, &hv);
+	if (!hv.allowed) {
+		rc = vg_err_set(e, VG_EDENIED, "host access refused: %s",
+		    hv.reason);
+		goto out;
+	}
+	*caps_out = vg_buf_detach(&list);
+out:
+	vg_buf_release(&list);
+	vg_buf_release(&why);
+	return rc;
 }
 
 const char *
@@ -321,7 +368,7 @@ vg_singularity_argv(const struct vg_attempt *a, const char *binary,
 	const struct vg_command *cmd = &a->task->command;
 	const char *mnt = c->scratch_mount != NULL && *c->scratch_mount ?
 	    c->scratch_mount : "/scratch";
-	char *bind;
+	char *bind, *caps;
 	size_t i;
 	int rc;
 
@@ -341,6 +388,16 @@ vg_singularity_argv(const struct vg_attempt *a, const char *binary,
 		vg_strv_push(argv, "--cleanenv");
 	if (c->writable_tmpfs)
 		vg_strv_push(argv, "--writable-tmpfs");
+	/* A task started by root must not keep root's capabilities in the
+	 * container; the ones the manifest names come back, judged. */
+	vg_strv_push(argv, "--no-privs");
+	if ((rc = vg_singularity_check_caps(&c->add_caps, &a->m->policy,
+	    &caps, e)) != 0)
+		return rc;
+	if (caps != NULL) {
+		vg_strv_push(argv, "--add-caps");
+		vg_strv_take(argv, caps);
+	}
 	/* Values from the env file stay literal ($, quotes, newlines). */
 	vg_strv_push(argv, "--no-eval");
 	if (a->res.gpus > 0 && !has_gpu_flag(&c->flags))
@@ -915,7 +972,7 @@ singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 	const struct vg_singularity_conf *c = vg_singularity_of(m);
 	struct vg_loc loc;
 	struct vg_err e;
-	char *bind, *image;
+	char *bind, *image, *caps;
 	size_t i;
 	int bad = 0;
 
@@ -938,6 +995,13 @@ singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 			bad = 1;
 		}
 	}
+	vg_err_init(&e);
+	if (vg_singularity_check_caps(&c->add_caps, &m->policy, &caps,
+	    &e) != 0) {
+		vg_diag_add(d, &loc, "%s", e.msg);
+		bad = 1;
+	}
+	free(caps);
 	if (c->scratch_mount != NULL && *c->scratch_mount != '\0' &&
 	    *c->scratch_mount != '/') {
 		vg_diag_add(d, vg_manifest_locf(m, &loc,
@@ -1038,6 +1102,8 @@ static const struct vg_section singularity_section = {
 		    "/scratch", "where scratch appears inside"),
 		STR(vg_singularity_conf, "pwd", pwd, "--pwd"),
 		STRV(vg_singularity_conf, "flags", flags, "extra flags"),
+		STRV(vg_singularity_conf, "add_caps", add_caps,
+		    "capabilities given back after --no-privs (host access)"),
 		{ .key = NULL },
 	},
 };

@@ -57,8 +57,21 @@ int	vg_singularity_check_flag(const char *flag, struct vg_err *e);
 const char *vg_singularity_gpu_flag(void);
 
 /*
+ * Checks singularity.add_caps: each a capability name (CAP_ prefix
+ * optional, any case), and each is host access, judged by the policy
+ * (vg_policy_host_access) like docker's cap_add.  On success *caps_out
+ * (caller frees) is the --add-caps value ("CAP_A,CAP_B"), or NULL when
+ * the list is empty.  Fails with VG_EINVAL (a bad name) or VG_EDENIED.
+ */
+int	vg_singularity_check_caps(const struct vg_strv *caps,
+	    const struct vg_policy_conf *pol, char **caps_out,
+	    struct vg_err *e);
+
+/*
  * Builds the command line of attempt a: binary exec, the flags of the
- * singularity section, --no-eval, --bind for the task directory (same path inside)
+ * singularity section, --no-privs (root's capabilities dropped inside the
+ * container) and --add-caps for singularity.add_caps (checked as above),
+ * --no-eval, --bind for the task directory (same path inside)
  * and scratch_dir (at scratch_mount, default /scratch) when not NULL, the
  * manifest binds (checked as above), --pwd, --env-file env_file, gpu_flag
  * when a->res.gpus > 0, then image and the task's command.  argv is
@@ -100,6 +113,8 @@ struct vg_singularity_conf {
 	char		*scratch_mount;	/* default /scratch */
 	char		*pwd;
 	struct vg_strv	 flags;		/* extra flags, validated */
+	struct vg_strv	 add_caps;	/* capabilities given back after
+					 * --no-privs ("CAP_NET_RAW") */
 };
 
 /* The singularity: section, also spelt apptainer: (owned by the

@@ -3,16 +3,20 @@
  * backends (see host-access.h).  The backends find the access (they know
  * their own configuration and, for docker, what named volumes bind);
  * this file only decides, from the policy mode and the allow rules of
- * category host-access, and words the reason.  The site policy file is
- * not consulted: the decision is made where the attempt runs, which has
- * the manifest's policy section but not the compiled policy.
+ * category host-access, and words the reason.  The decision is made
+ * where the attempt runs, which has the manifest's policy section but
+ * not the compiled policy; what the site file says about host access
+ * (its safe volume drivers) is read there by vg_policy_host_site.
  */
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/path.h"
 #include "runner/policy/host-access.h"
 #include "runner/policy/policy.h"
+#include "runner/policy/rules.h"
 
 /* The first allow rule of category host-access that covers path (any
  * such rule when path is NULL), or NULL. */
@@ -80,4 +84,78 @@ vg_policy_host_access(const struct vg_policy_conf *conf,
 		    "policy rule of category " VG_CAT_HOST_ACCESS, first,
 		    findings, more ? " (and more)" : "");
 	return 0;
+}
+
+/* Reads the site facts from text; see host-access.h. */
+int
+vg_policy_host_site_text(const char *file, const char *text, size_t len,
+    struct vg_host_site *s, struct vg_err *e)
+{
+	struct pl_rules rs = { .site_mode = -1 };
+	struct vg_diag d = { VG_STRV_INIT };
+	size_t k;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	rc = pl_rules_site(&rs, file, text, len, &d, e);
+	if (rc != 0 && d.lines.n > 0)
+		vg_err_set(e, rc, "site policy %s", d.lines.v[0]);
+	if (rc == 0) {
+		s->file = vg_xstrdup(file);
+		for (k = 0; k < rs.ndrivers; k++) {
+			vg_strv_push(&s->drivers, rs.drivers[k].name);
+			vg_strv_push(&s->reasons, rs.drivers[k].reason);
+		}
+	}
+	vg_strv_release(&d.lines);
+	pl_rules_release(&rs);
+	return rc;
+}
+
+/* Reads the site facts from the site file; see host-access.h. */
+int
+vg_policy_host_site(const struct vg_policy_conf *conf, struct vg_host_site *s,
+    struct vg_err *e)
+{
+	struct vg_buf text = VG_BUF_INIT;
+	const char *file = conf != NULL && conf->file != NULL ? conf->file :
+	    NULL;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	rc = vg_read_file(file ? file : PL_SITE_DEFAULT, PL_SITE_MAX, &text, e);
+	if (rc == VG_ENOENT && file == NULL) {
+		vg_err_init(e);
+		rc = 0;
+	} else if (rc == 0)
+		rc = vg_policy_host_site_text(file ? file : PL_SITE_DEFAULT,
+		    vg_buf_str(&text), text.len, s, e);
+	else
+		vg_err_prefix(e, "site policy: ");
+	vg_buf_release(&text);
+	return rc;
+}
+
+/* The site's reason for a safe driver; see host-access.h. */
+const char *
+vg_policy_safe_driver(const struct vg_host_site *s, const char *driver)
+{
+	size_t k;
+
+	if (s == NULL || driver == NULL)
+		return NULL;
+	for (k = 0; k < s->drivers.n; k++)
+		if (strcmp(s->drivers.v[k], driver) == 0)
+			return s->reasons.v[k];
+	return NULL;
+}
+
+/* Frees s. */
+void
+vg_policy_host_site_release(struct vg_host_site *s)
+{
+	free(s->file);
+	vg_strv_release(&s->drivers);
+	vg_strv_release(&s->reasons);
+	memset(s, 0, sizeof(*s));
 }

@@ -6,7 +6,8 @@
  * command); the backend that sees them asks here, and the policy's rules
  * decide, so that every backend judges host access the same way.
  *
- * Pure: nothing here prints, blocks or allocates.
+ * The verdict is pure: it prints, blocks and allocates nothing.  The site
+ * facts (vg_policy_host_site) are read from the site policy file.
  */
 #ifndef VG_POLICY_HOST_ACCESS_H
 #define VG_POLICY_HOST_ACCESS_H
@@ -41,5 +42,34 @@ struct vg_host_verdict {
 int	vg_policy_host_access(const struct vg_policy_conf *conf,
 	    const char *findings, const char *path,
 	    struct vg_host_verdict *v);
+
+/*
+ * What the site policy file says about host access, read where the
+ * attempt runs: the docker volume drivers it lists as safe
+ * (safe_volume_drivers: a list of {driver, reason}).  A volume of a
+ * listed driver is not host access, whatever its options; every other
+ * driver but 'local' (judged by its options) is.
+ */
+struct vg_host_site {
+	char		*file;		/* the file read; NULL when none */
+	struct vg_strv	 drivers;	/* driver names */
+	struct vg_strv	 reasons;	/* reasons[i] for drivers[i] */
+};
+
+/*
+ * Reads the site policy file (conf->file, else /etc/vigil/policy.yaml; a
+ * missing default file is an empty site) into s.  A file that cannot be
+ * read or parsed fails (VG_ENOENT, VG_EIO, VG_EINVAL with the first
+ * FILE:LINE:COL problem in e), so that nothing is judged without it.
+ */
+int	vg_policy_host_site(const struct vg_policy_conf *conf,
+	    struct vg_host_site *s, struct vg_err *e);
+/* The same from text held in memory; file names it in messages. */
+int	vg_policy_host_site_text(const char *file, const char *text,
+	    size_t len, struct vg_host_site *s, struct vg_err *e);
+/* The site's reason when it lists driver as safe, else NULL. */
+const char *vg_policy_safe_driver(const struct vg_host_site *s,
+	    const char *driver);
+void	vg_policy_host_site_release(struct vg_host_site *s);
 
 #endif

@@ -20,9 +20,6 @@
 #include "runner/policy/paths.h"
 #include "runner/policy/rules.h"
 
-#define PL_SITE_DEFAULT	"/etc/vigil/policy.yaml"
-#define PL_SITE_MAX	(1024 * 1024)
-
 struct vg_policy {
 	enum vg_policy_mode	 mode;
 	struct pl_rules		 rules;

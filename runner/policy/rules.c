@@ -21,6 +21,9 @@
  *     - id: scratch-cleanup
  *       match: "rm -rf /scratch/x*"
  *       reason: scratch is purged anyway
+ *   safe_volume_drivers:       # docker named-volume drivers that never
+ *     - driver: scratchvol     # map a host path (see host-access.h)
+ *       reason: per-job volumes on node-local disk, made by the plugin
  *
  * The YAML is read with libyaml's document API so that every problem can
  * be reported as FILE:LINE:COL.
@@ -106,6 +109,11 @@ pl_rules_release(struct pl_rules *rs)
 		free(rs->v[k].match);
 		free(rs->v[k].reason);
 	}
+	for (k = 0; k < rs->ndrivers; k++) {
+		free(rs->drivers[k].name);
+		free(rs->drivers[k].reason);
+	}
+	free(rs->drivers);
 	free(rs->v);
 	free(rs->audit_log);
 	memset(rs, 0, sizeof(*rs));
@@ -183,6 +191,63 @@ check_rule(struct vg_diag *d, const char *file, int line, int col,
 	return bad;
 }
 
+/*
+ * Reads one list entry r of the site file: a mapping of plain strings
+ * whose keys are among keys (NULL-terminated); vals[i] gets the value of
+ * keys[i] or stays NULL.  what names the entry in messages ("rule"),
+ * shape says what it must be.  Returns -1 when r is not a mapping, else
+ * the number of bad fields (each reported).
+ */
+static int
+entry_fields(yaml_document_t *doc, yaml_node_t *r, const char *file,
+    struct vg_diag *d, const char *what, const char *shape,
+    const char *const *keys, const char **vals)
+{
+	struct vg_buf valid = VG_BUF_INIT;
+	yaml_node_pair_t *pr;
+	int bad = 0, i;
+
+	for (i = 0; keys[i] != NULL; i++) {
+		vals[i] = NULL;
+		vg_buf_printf(&valid, "%s%s", i ? ", " : "", keys[i]);
+	}
+	if (r->type != YAML_MAPPING_NODE) {
+		diag(d, file, (int)r->start_mark.line + 1,
+		    (int)r->start_mark.column + 1, "a %s must be %s", what,
+		    shape);
+		vg_buf_release(&valid);
+		return -1;
+	}
+	for (pr = r->data.mapping.pairs.start;
+	    pr < r->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(doc, pr->value);
+		const char *ks = scalar(k), *vs = scalar(v);
+
+		if (k == NULL || v == NULL)
+			continue;
+		if (ks == NULL || vs == NULL) {
+			diag(d, file, (int)v->start_mark.line + 1,
+			    (int)v->start_mark.column + 1,
+			    "%s fields must be plain strings", what);
+			bad++;
+			continue;
+		}
+		for (i = 0; keys[i] != NULL && strcmp(ks, keys[i]) != 0; i++)
+			;
+		if (keys[i] != NULL) {
+			vals[i] = vs;
+			continue;
+		}
+		diag(d, file, (int)k->start_mark.line + 1,
+		    (int)k->start_mark.column + 1, "unknown %s field '%s' "
+		    "(valid: %s)", what, ks, vg_buf_str(&valid));
+		bad++;
+	}
+	vg_buf_release(&valid);
+	return bad;
+}
+
 /* Reads a sequence of rules from the site file. */
 static int
 site_rules(struct pl_rules *rs, yaml_document_t *doc, yaml_node_t *seq,
@@ -199,57 +264,126 @@ site_rules(struct pl_rules *rs, yaml_document_t *doc, yaml_node_t *seq,
 	}
 	for (it = seq->data.sequence.items.start;
 	    it < seq->data.sequence.items.top; it++) {
+		static const char *const keys[] = { "id", "match",
+			"category", "reason", NULL };
 		yaml_node_t *r = yaml_document_get_node(doc, *it);
-		yaml_node_pair_t *pr;
-		const char *id = NULL, *match = NULL, *cat = NULL,
-		    *reason = NULL, *c;
-		int line, col;
+		const char *f[4], *c;
+		int line, col, n;
 
 		if (r == NULL)
 			continue;
 		line = (int)r->start_mark.line + 1;
 		col = (int)r->start_mark.column + 1;
-		if (r->type != YAML_MAPPING_NODE) {
-			diag(d, file, line, col, "a rule must be a mapping "
-			    "with id, match or category, and reason");
+		if ((n = entry_fields(doc, r, file, d, "rule", "a mapping "
+		    "with id, match or category, and reason", keys, f)) < 0) {
 			bad++;
 			continue;
 		}
-		for (pr = r->data.mapping.pairs.start;
-		    pr < r->data.mapping.pairs.top; pr++) {
-			yaml_node_t *k = yaml_document_get_node(doc, pr->key);
-			yaml_node_t *v = yaml_document_get_node(doc, pr->value);
-			const char *ks = scalar(k), *vs = scalar(v);
-
-			if (k == NULL || v == NULL)
-				continue;
-			if (ks == NULL || vs == NULL) {
-				diag(d, file, (int)v->start_mark.line + 1,
-				    (int)v->start_mark.column + 1,
-				    "rule fields must be plain strings");
-				bad++;
-				continue;
-			}
-			if (strcmp(ks, "id") == 0)
-				id = vs;
-			else if (strcmp(ks, "match") == 0)
-				match = vs;
-			else if (strcmp(ks, "category") == 0)
-				cat = vs;
-			else if (strcmp(ks, "reason") == 0)
-				reason = vs;
-			else {
-				diag(d, file, (int)k->start_mark.line + 1,
-				    (int)k->start_mark.column + 1,
-				    "unknown rule field '%s' (valid: id, "
-				    "match, category, reason)", ks);
-				bad++;
-			}
-		}
-		if (check_rule(d, file, line, col, id, match, cat, reason,
+		bad += n;
+		if (check_rule(d, file, line, col, f[0], f[1], f[2], f[3],
 		    &c) == 0)
-			rule_add(rs, id, match, c, reason, deny, 1);
+			rule_add(rs, f[0], f[1], c, f[3], deny, 1);
 		else
+			bad++;
+	}
+	return bad;
+}
+
+/* True for a volume driver name as engines spell plugins: "name",
+ * "vendor/name:tag"; at most 128 bytes. */
+static int
+valid_driver(const char *s)
+{
+	size_t n = strlen(s), k;
+
+	if (n == 0 || n > 128 || !((s[0] >= 'a' && s[0] <= 'z') ||
+	    (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= '0' && s[0] <= '9')))
+		return 0;
+	for (k = 0; k < n; k++)
+		if (!((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' &&
+		    s[k] <= 'Z') || (s[k] >= '0' && s[k] <= '9') ||
+		    strchr("-_.:/", s[k]) != NULL))
+			return 0;
+	return 1;
+}
+
+/* Checks one safe_volume_drivers entry; returns the number of problems. */
+static int
+check_driver(const struct pl_rules *rs, struct vg_diag *d, const char *file,
+    int line, int col, const char *name, const char *reason)
+{
+	size_t k;
+
+	if (name == NULL) {
+		diag(d, file, line, col, "a safe volume driver needs a "
+		    "'driver' (the name the engine reports)");
+		return 1;
+	}
+	if (!valid_driver(name)) {
+		diag(d, file, line, col, "volume driver '%s' must be 1-128 "
+		    "letters, digits, '-', '_', '.', ':' or '/', starting "
+		    "with a letter or digit", name);
+		return 1;
+	}
+	if (strcmp(name, "local") == 0) {
+		diag(d, file, line, col, "volume driver 'local' cannot be "
+		    "listed: its volumes are judged by their options (bind, "
+		    "nfs, a device)");
+		return 1;
+	}
+	if (reason == NULL || reason[0] == '\0') {
+		diag(d, file, line, col, "volume driver '%s' needs a 'reason' "
+		    "(why its volumes never reach the host)", name);
+		return 1;
+	}
+	for (k = 0; k < rs->ndrivers; k++)
+		if (strcmp(rs->drivers[k].name, name) == 0) {
+			diag(d, file, line, col, "volume driver '%s' is listed "
+			    "twice (first at line %d)", name,
+			    rs->drivers[k].line);
+			return 1;
+		}
+	return 0;
+}
+
+/* Reads safe_volume_drivers: a list of {driver, reason}. */
+static int
+site_drivers(struct pl_rules *rs, yaml_document_t *doc, yaml_node_t *seq,
+    const char *file, struct vg_diag *d)
+{
+	yaml_node_item_t *it;
+	int bad = 0;
+
+	if (seq->type != YAML_SEQUENCE_NODE) {
+		diag(d, file, (int)seq->start_mark.line + 1,
+		    (int)seq->start_mark.column + 1, "'safe_volume_drivers' "
+		    "must be a list of {driver, reason}");
+		return 1;
+	}
+	for (it = seq->data.sequence.items.start;
+	    it < seq->data.sequence.items.top; it++) {
+		static const char *const keys[] = { "driver", "reason",
+			NULL };
+		yaml_node_t *r = yaml_document_get_node(doc, *it);
+		const char *f[2];
+		struct pl_driver *dv;
+		int line, col, b;
+
+		if (r == NULL)
+			continue;
+		line = (int)r->start_mark.line + 1;
+		col = (int)r->start_mark.column + 1;
+		b = entry_fields(doc, r, file, d, "safe volume driver",
+		    "a mapping with driver and reason", keys, f);
+		if (b == 0 && check_driver(rs, d, file, line, col, f[0],
+		    f[1]) == 0) {
+			rs->drivers = vg_xgrow(rs->drivers, &rs->cap_drivers,
+			    rs->ndrivers + 1, sizeof(*rs->drivers));
+			dv = &rs->drivers[rs->ndrivers++];
+			dv->name = vg_xstrdup(f[0]);
+			dv->reason = vg_xstrdup(f[1]);
+			dv->line = line;
+		} else
 			bad++;
 	}
 	return bad;
@@ -288,7 +422,7 @@ pl_rules_site(struct pl_rules *rs, const char *file, const char *text,
 		diag(d, file, (int)root->start_mark.line + 1,
 		    (int)root->start_mark.column + 1, "the policy file must be "
 		    "a mapping (version, mode, auto_approve, audit_log, allow, "
-		    "deny)");
+		    "deny, safe_volume_drivers)");
 		bad++;
 		goto out;
 	}
@@ -344,11 +478,13 @@ pl_rules_site(struct pl_rules *rs, const char *file, const char *text,
 		} else if (strcmp(ks, "deny") == 0 || strcmp(ks, "allow") == 0) {
 			bad += site_rules(rs, &doc, v, file,
 			    strcmp(ks, "deny") == 0, d);
+		} else if (strcmp(ks, "safe_volume_drivers") == 0) {
+			bad += site_drivers(rs, &doc, v, file, d);
 		} else {
 			diag(d, file, (int)k->start_mark.line + 1,
 			    (int)k->start_mark.column + 1, "unknown key '%s' "
 			    "(valid: version, mode, auto_approve, audit_log, "
-			    "allow, deny)", ks);
+			    "allow, deny, safe_volume_drivers)", ks);
 			bad++;
 		}
 	}

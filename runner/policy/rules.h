@@ -21,6 +21,13 @@ struct pl_rule {
 	int		 site;
 };
 
+/* A volume driver the site file lists as safe (safe_volume_drivers). */
+struct pl_driver {
+	char		*name;
+	char		*reason;
+	int		 line;		/* where the site file names it */
+};
+
 struct pl_rules {
 	struct pl_rule	*v;
 	size_t		 n;
@@ -29,7 +36,14 @@ struct pl_rules {
 	int		 site_mode;	/* -1 = not set */
 	int		 forbid_approve;
 	char		*audit_log;	/* from the site file */
+	struct pl_driver *drivers;	/* safe_volume_drivers */
+	size_t		 ndrivers;
+	size_t		 cap_drivers;
 };
+
+/* The default site policy file, and the most of it that is read. */
+#define PL_SITE_DEFAULT	"/etc/vigil/policy.yaml"
+#define PL_SITE_MAX	(1024 * 1024)
 
 /* Parses site policy text; problems go to d as FILE:LINE:COL lines. */
 int	pl_rules_site(struct pl_rules *rs, const char *file, const char *text,

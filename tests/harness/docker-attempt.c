@@ -47,6 +47,9 @@ usage(void)
 	    "[--privileged] [--cap-add C] [--device D] [--pid-mode M] "
 	    "[--ipc-mode M] [--read-only] [--user U] [--pull P] "
 	    "[--workdir W] [--env K=V] [--host EP] [--manifest-file F] "
+	    "[--mount M] [--security-opt O] [--sysctl K=V] [--uts-mode M] "
+	    "[--userns-mode M] [--volumes-from C] "
+	    "[--device-cgroup-rule R] [--site-policy FILE] "
 	    "[-n COUNT] run|prepare|probe|validate|reap ...\n");
 	exit(2);
 }
@@ -82,6 +85,14 @@ main(int argc, char **argv)
 		{ "host", required_argument, NULL, 'h' },
 		{ "manifest-file", required_argument, NULL, 'F' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "mount", required_argument, NULL, 'M' },
+		{ "security-opt", required_argument, NULL, 'O' },
+		{ "sysctl", required_argument, NULL, 'Z' },
+		{ "uts-mode", required_argument, NULL, 'U' },
+		{ "userns-mode", required_argument, NULL, 'V' },
+		{ "volumes-from", required_argument, NULL, 'W' },
+		{ "device-cgroup-rule", required_argument, NULL, 'G' },
+		{ "site-policy", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct vg_manifest m;
@@ -95,6 +106,7 @@ main(int argc, char **argv)
 	struct vg_buf out = VG_BUF_INIT;
 	struct vg_diag diag = { VG_STRV_INIT };
 	const struct vg_backend_ops *ops = &vg_backend_docker;
+	struct vg_docker_conf *d;
 	const char *op, *tdir_base = NULL;
 	char *shell = NULL;
 	struct vg_kv kv[32];
@@ -111,6 +123,7 @@ main(int argc, char **argv)
 	a.pidfd = -1;
 	m.image = def_image;
 	task.env.v = kv;
+	d = vg_docker_of(&m);
 	while ((c = getopt_long(argc, argv, "+c:n:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i': m.image = optarg; break;
@@ -140,6 +153,19 @@ main(int argc, char **argv)
 		case 'F': m.file = optarg; break;
 		case 'n': count = atoi(optarg); break;
 		case 'c': shell = optarg; break;
+		case 'M': vg_strv_push(&d->mounts, optarg); break;
+		case 'O': vg_strv_push(&d->security_opt, optarg); break;
+		case 'Z':
+			if ((eq = strchr(optarg, '=')) == NULL)
+				usage();
+			*eq = '\0';
+			vg_kvs_set(&d->sysctls, optarg, eq + 1);
+			break;
+		case 'U': d->uts_mode = optarg; break;
+		case 'V': d->userns_mode = optarg; break;
+		case 'W': vg_strv_push(&d->volumes_from, optarg); break;
+		case 'G': vg_strv_push(&d->device_cgroup_rules, optarg); break;
+		case 's': m.policy.file = optarg; break;
 		case 'e':
 			if (task.env.n == 32 ||
 			    (eq = strchr(optarg, '=')) == NULL)
@@ -219,5 +245,10 @@ main(int argc, char **argv)
 	vg_strv_release(&vg_docker_of(&m)->volumes);
 	vg_strv_release(&vg_docker_of(&m)->cap_add);
 	vg_strv_release(&vg_docker_of(&m)->devices);
+	vg_strv_release(&d->mounts);
+	vg_strv_release(&d->security_opt);
+	vg_kvs_release(&d->sysctls);
+	vg_strv_release(&d->volumes_from);
+	vg_strv_release(&d->device_cgroup_rules);
 	return rc == 0 ? 0 : 1;
 }

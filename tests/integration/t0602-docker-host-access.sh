@@ -27,7 +27,8 @@ api POST /v1.41/volumes/create -H 'Content-Type: application/json' \
 out=$("$DA" --task-dir "$T" --volume hv:/data run -c 'echo x >/data/f')
 check "named volume bound to host dir refused" "$out" "state=DENIED exit=-1 \
 signal=0 reason=host access refused: docker.volumes 'hv:/data': named \
-volume 'hv' binds host directory '$tmp/hostdir'$hint"
+volume 'hv' (driver 'local', options device=$tmp/hostdir o=bind type=none) \
+binds host directory '$tmp/hostdir'$hint"
 check "nothing written on refusal" "$(ls "$tmp/hostdir")" ""
 
 out=$("$DA" --task-dir "$T" --volume plain:/data run -c \

@@ -166,145 +166,513 @@ teardown(void **state)
 	vg_strv_release(&vg_docker_of(&f->m)->volumes);
 	vg_strv_release(&vg_docker_of(&f->m)->cap_add);
 	vg_strv_release(&vg_docker_of(&f->m)->devices);
+	vg_strv_release(&vg_docker_of(&f->m)->mounts);
+	vg_strv_release(&vg_docker_of(&f->m)->security_opt);
+	vg_strv_release(&vg_docker_of(&f->m)->volumes_from);
+	vg_strv_release(&vg_docker_of(&f->m)->device_cgroup_rules);
 	vg_strv_release(&f->task.command.argv);
 	vg_strv_release(&f->pool);
 	free(f);
 	return 0;
 }
 
-/* Nothing risky: no findings. */
+/* Judges the create body vigil builds for f; returns the findings. */
+static int
+judge(struct fixture *f, const struct vg_host_site *site, struct vg_buf *why,
+    struct vg_docker_named *nv)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	int n;
+
+	vg_docker_create_body(&f->a, "o", &b);
+	n = vg_docker_host_access(&f->a, b.data, b.len, site, why, nv);
+	vg_buf_release(&b);
+	return n;
+}
+
+/* Judges a raw create body against f's attempt. */
+static int
+judge_raw(struct fixture *f, const char *body, struct vg_buf *why)
+{
+	vg_buf_reset(why);
+	return vg_docker_host_access(&f->a, body, strlen(body), NULL, why,
+	    NULL);
+}
+
+/* Nothing risky: no findings; named volumes are left to the engine. */
 static void
 test_host_access_none(void **state)
 {
 	struct fixture *f = *state;
+	struct vg_docker_conf *d = vg_docker_of(&f->m);
 	struct vg_buf why = VG_BUF_INIT;
+	struct vg_docker_named nv = { VG_STRV_INIT, VG_STRV_INIT };
 
-	vg_strv_push(&vg_docker_of(&f->m)->volumes, "cache:/cache");
-	vg_strv_push(&vg_docker_of(&f->m)->volumes, "/anon");
-	vg_docker_of(&f->m)->network = lit(f, "none");
-	vg_docker_of(&f->m)->pid_mode = lit(f, "private");
-	assert_int_equal(vg_docker_host_access(&f->m, &why), 0);
+	f->a.scratch_dir = lit(f, "/scratch/s1");
+	vg_strv_push(&d->volumes, "cache:/cache");
+	vg_strv_push(&d->volumes, "/anon");
+	vg_strv_push(&d->mounts, "type=tmpfs,target=/t,tmpfs-size=1m");
+	vg_strv_push(&d->mounts, "type=volume,source=m1,target=/m1");
+	vg_strv_push(&d->mounts, "type=volume,target=/m2,volume-opt=size=1m");
+	vg_strv_push(&d->security_opt, "no-new-privileges:true");
+	vg_strv_push(&d->security_opt, "label=level:s0:c1");
+	vg_strv_push(&d->security_opt, "mask=/proc/acpi");
+	d->network = lit(f, "none");
+	d->pid_mode = lit(f, "private");
+	d->uts_mode = lit(f, "private");
+	d->userns_mode = lit(f, "keep-id");
+	assert_int_equal(judge(f, NULL, &why, &nv), 0);
 	assert_string_equal(vg_buf_str(&why), "");
-	vg_docker_of(&f->m)->network = lit(f, "bridge");
-	assert_int_equal(vg_docker_host_access(&f->m, &why), 0);
+	assert_int_equal(nv.names.n, 2);
+	assert_string_equal(nv.names.v[0], "cache");
+	assert_string_equal(nv.labels.v[0], "docker.volumes 'cache:/cache'");
+	assert_string_equal(nv.names.v[1], "m1");
+	assert_string_equal(nv.labels.v[1], "docker.mounts volume 'm1' at "
+	    "'/m1'");
+	d->network = lit(f, "bridge");
+	assert_int_equal(judge(f, NULL, &why, NULL), 0);
+	vg_docker_named_release(&nv);
 	vg_buf_release(&why);
 }
 
-/* Every kind of host access, one line each, in a fixed order. */
+/* Every way a manifest can reach the host, one line each. */
 static void
 test_host_access_all(void **state)
 {
 	struct fixture *f = *state;
+	struct vg_docker_conf *d = vg_docker_of(&f->m);
 	struct vg_buf why = VG_BUF_INIT;
+	int n;
 
-	vg_strv_push(&vg_docker_of(&f->m)->volumes, "/etc:/x:ro");
-	vg_strv_push(&vg_docker_of(&f->m)->volumes, "~/.ssh:/k");
-	vg_strv_push(&vg_docker_of(&f->m)->volumes, "./data:/d");
-	vg_strv_push(&vg_docker_of(&f->m)->volumes, "../up:/u");
-	vg_strv_push(&vg_docker_of(&f->m)->volumes, "C:\\Users:/u2");
-	vg_strv_push(&vg_docker_of(&f->m)->volumes, "/var/run/docker.sock:/s");
-	vg_strv_push(&vg_docker_of(&f->m)->volumes, "/tmp/x:/run/podman.sock");
-	vg_strv_push(&vg_docker_of(&f->m)->volumes, "named:/n");
-	vg_docker_of(&f->m)->privileged = 1;
-	vg_docker_of(&f->m)->network = lit(f, "host");
-	vg_docker_of(&f->m)->pid_mode = lit(f, "host");
-	vg_docker_of(&f->m)->ipc_mode = lit(f, "container:db");
-	vg_strv_push(&vg_docker_of(&f->m)->devices, "/dev/fuse");
-	vg_strv_push(&vg_docker_of(&f->m)->cap_add, "SYS_ADMIN");
-	assert_int_equal(vg_docker_host_access(&f->m, &why), 13);
+	setenv("HOME", "/home/u", 1);
+	f->m.file = lit(f, "/jobs/j.yaml");
+	vg_strv_push(&d->volumes, "/etc:/x:ro");
+	vg_strv_push(&d->volumes, "~/.ssh:/k");
+	vg_strv_push(&d->volumes, "./data:/d");
+	vg_strv_push(&d->volumes, "/var/run/docker.sock:/s");
+	vg_strv_push(&d->volumes, "/tmp/x:/run/podman.sock");
+	vg_strv_push(&d->volumes, "/var/run:/r:ro");
+	vg_strv_push(&d->volumes, "/proc:/hp");
+	vg_strv_push(&d->volumes, "/sys/fs:/hs:ro");
+	vg_strv_push(&d->volumes, "named:/n");
+	vg_strv_push(&d->mounts, "type=bind,source=/srv,target=/srv,readonly");
+	vg_strv_push(&d->mounts, "type=bind,src=/run/docker.sock,dst=/d.sock");
+	vg_strv_push(&d->mounts, "type=bind,source=/sys,target=/s2");
+	vg_strv_push(&d->mounts, "type=volume,source=pv,target=/p,"
+	    "volume-driver=plug");
+	vg_strv_push(&d->mounts, "type=volume,target=/nfs,volume-opt=type=nfs,"
+	    "volume-opt=device=:/export");
+	vg_strv_push(&d->cap_add, "SYS_ADMIN");
+	vg_strv_push(&d->security_opt, "seccomp=unconfined");
+	vg_strv_push(&d->security_opt, "apparmor=unconfined");
+	vg_strv_push(&d->security_opt, "no-new-privileges:false");
+	vg_strv_push(&d->security_opt, "label=disable");
+	vg_strv_push(&d->security_opt, "systempaths=unconfined");
+	vg_strv_push(&d->security_opt, "unmask=ALL");
+	vg_strv_push(&d->security_opt, "seccomp={\"defaultAction\":1}");
+	vg_strv_push(&d->security_opt, "label=type:spc_t");
+	d->privileged = 1;
+	d->network = lit(f, "host");
+	d->pid_mode = lit(f, "host");
+	d->ipc_mode = lit(f, "container:db");
+	d->uts_mode = lit(f, "host");
+	d->userns_mode = lit(f, "host");
+	vg_strv_push(&d->devices, "/dev/fuse");
+	vg_strv_push(&d->volumes_from, "db");
+	vg_strv_push(&d->device_cgroup_rules, "c 1:3 mr");
+	vg_kvs_set(&d->sysctls, "net.ipv4.ip_forward", "1");
+	n = judge(f, NULL, &why, NULL);
+	assert_int_equal(n, 32);
 	assert_string_equal(vg_buf_str(&why),
 	    "docker.volumes '/etc:/x:ro' binds host path '/etc'\n"
-	    "docker.volumes '~/.ssh:/k' binds host path '~/.ssh'\n"
-	    "docker.volumes './data:/d' binds host path './data'\n"
-	    "docker.volumes '../up:/u' binds host path '../up'\n"
-	    "docker.volumes 'C:\\Users:/u2' binds host path 'C:\\Users'\n"
+	    "docker.volumes '/home/u/.ssh:/k' binds host path "
+	    "'/home/u/.ssh'\n"
+	    "docker.volumes '/jobs/./data:/d' binds host path "
+	    "'/jobs/./data'\n"
 	    "docker.volumes '/var/run/docker.sock:/s' mounts a container "
 	    "engine socket (control of the host)\n"
 	    "docker.volumes '/tmp/x:/run/podman.sock' mounts a container "
 	    "engine socket (control of the host)\n"
+	    "docker.volumes '/var/run:/r:ro' reaches the container engine "
+	    "socket below '/var/run' (control of the host)\n"
+	    "docker.volumes '/proc:/hp' binds the host's /proc writable "
+	    "(kernel and process control)\n"
+	    "docker.volumes '/sys/fs:/hs:ro' binds host path '/sys/fs'\n"
+	    "docker.network 'host' shares the host's network\n"
+	    "docker.cap_add 'SYS_ADMIN' adds a capability\n"
+	    "docker.security_opt 'seccomp=unconfined' turns the seccomp "
+	    "filter off\n"
+	    "docker.security_opt 'apparmor=unconfined' turns AppArmor "
+	    "confinement off\n"
+	    "docker.security_opt 'no-new-privileges:false' lets the task "
+	    "gain privileges (setuid programs, file capabilities)\n"
+	    "docker.security_opt 'label=disable' turns SELinux separation "
+	    "off\n"
+	    "docker.security_opt 'systempaths=unconfined' unmasks the "
+	    "kernel's /proc and /sys paths\n"
+	    "docker.security_opt 'unmask=ALL' unmasks kernel paths under "
+	    "/proc and /sys\n"
+	    "docker.security_opt 'seccomp={\"defaultAct...' replaces the "
+	    "seccomp profile, which vigil cannot judge\n"
+	    "docker.security_opt 'label=type:spc_t' is an option vigil "
+	    "cannot judge\n"
 	    "docker.privileged runs a privileged container (every device "
 	    "and capability)\n"
-	    "docker.network 'host' shares the host's network\n"
 	    "docker.pid_mode 'host' shares the host's process namespace\n"
 	    "docker.ipc_mode 'container:db' joins another container's IPC "
 	    "namespace\n"
 	    "docker.devices '/dev/fuse' passes a host device\n"
-	    "docker.cap_add 'SYS_ADMIN' adds a capability\n");
+	    "docker.mounts bind '/srv' at '/srv' binds host path '/srv'\n"
+	    "docker.mounts bind '/run/docker.sock' at '/d.sock' mounts a "
+	    "container engine socket (control of the host)\n"
+	    "docker.mounts bind '/sys' at '/s2' binds the host's /sys "
+	    "writable (kernel and process control)\n"
+	    "docker.mounts volume 'pv' at '/p': volume (driver 'plug', "
+	    "options none) uses a driver the site policy does not list in "
+	    "safe_volume_drivers\n"
+	    "docker.mounts volume at '/nfs': volume (driver 'local', options "
+	    "type=nfs device=:/export) mounts ':/export' as file system "
+	    "type 'nfs'\n"
+	    "docker.uts_mode 'host' shares the host's host name (UTS "
+	    "namespace)\n"
+	    "docker.userns_mode 'host' shares the host's user namespace\n"
+	    "docker.volumes_from 'db' takes every mount of another "
+	    "container\n"
+	    "docker.device_cgroup_rules 'c 1:3 mr' lets the container use "
+	    "host devices\n"
+	    "docker.sysctls 'net.ipv4.ip_forward=1' sets a kernel "
+	    "parameter\n");
+	vg_buf_release(&why);
+	vg_kvs_release(&d->sysctls);
+}
+
+/* A driver the site lists is not host access in docker.mounts. */
+static void
+test_host_access_safe_driver(void **state)
+{
+	struct fixture *f = *state;
+	struct vg_docker_conf *d = vg_docker_of(&f->m);
+	struct vg_buf why = VG_BUF_INIT;
+	struct vg_host_site site;
+	struct vg_err e;
+	static const char text[] = "safe_volume_drivers:\n"
+	    "  - driver: plug\n    reason: node-local disk\n";
+
+	vg_err_init(&e);
+	assert_int_equal(vg_policy_host_site_text("site.yaml", text,
+	    strlen(text), &site, &e), 0);
+	vg_strv_push(&d->mounts, "type=volume,source=pv,target=/p,"
+	    "volume-driver=plug,volume-opt=device=/anything");
+	assert_int_equal(judge(f, &site, &why, NULL), 0);
+	assert_int_equal(judge(f, NULL, &why, NULL), 1);
+	vg_policy_host_site_release(&site);
 	vg_buf_release(&why);
 }
 
-/* Policy: auto-deny by default; auto-approve or a host-access rule. */
+/* The request is judged, not the manifest: what vigil does not know,
+ * or cannot read, is host access. */
 static void
-test_host_access_allowed(void **state)
+test_host_access_body(void **state)
 {
 	struct fixture *f = *state;
+	struct vg_buf why = VG_BUF_INIT;
 
-	assert_false(vg_docker_host_access_allowed(&f->m));
-	f->m.policy.mode = lit(f, "auto-deny");
-	assert_false(vg_docker_host_access_allowed(&f->m));
-	f->m.policy.mode = lit(f, "interactive");
-	assert_false(vg_docker_host_access_allowed(&f->m));
-	f->rule.category = lit(f, "network");
-	f->m.policy.allow = &f->rule;
-	f->m.policy.nallow = 1;
-	assert_false(vg_docker_host_access_allowed(&f->m));
-	f->rule.category = lit(f, "host-access");
-	assert_true(vg_docker_host_access_allowed(&f->m));
-	f->m.policy.nallow = 0;
-	f->m.policy.mode = lit(f, "auto-approve");
-	assert_true(vg_docker_host_access_allowed(&f->m));
+	assert_int_equal(judge_raw(f, "{\"Image\":\"x\",\"HostConfig\":{"
+	    "\"Binds\":[\"/runs/run1/tasks/3:/runs/run1/tasks/3:rw\"],"
+	    "\"Privileged\":false,\"CapDrop\":[\"ALL\"],\"DeviceRequests\":[],"
+	    "\"Tmpfs\":{\"/tmp\":\"rw\"}}}", &why), 0);
+	assert_int_equal(judge_raw(f, "{\"HostConfig\":{\"Binds\":["
+	    "\"/runs/run1/tasks/3:/runs/run1/tasks/3:ro\"]}}", &why), 1);
+	assert_string_equal(vg_buf_str(&why), "docker.volumes "
+	    "'/runs/run1/tasks/3:/runs/run1/tasks/3:ro' binds host path "
+	    "'/runs/run1/tasks/3'\n");
+	assert_int_equal(judge_raw(f, "{\"Image\":\"x\",\"Healthcheck\":{},"
+	    "\"HostConfig\":{\"OomScoreAdj\":-1000,\"CgroupnsMode\":\"host\","
+	    "\"DeviceRequests\":[{\"Count\":-1}],\"Mounts\":[1,{\"Type\":"
+	    "\"npipe\",\"Target\":\"/p\"}],\"Binds\":[3,\"a::b\"],"
+	    "\"Sysctls\":[],\"NetworkMode\":1}}", &why), 9);
+	assert_string_equal(vg_buf_str(&why),
+	    "the create request's 'Healthcheck' is a field vigil cannot "
+	    "judge\n"
+	    "HostConfig.OomScoreAdj is a field vigil cannot judge\n"
+	    "HostConfig.CgroupnsMode 'host' shares the host's cgroup "
+	    "namespace\n"
+	    "HostConfig.DeviceRequests passes host devices (GPUs)\n"
+	    "HostConfig.Mounts holds an entry that is not an object\n"
+	    "docker.mounts npipe at '/p': mount type 'npipe' is not one "
+	    "vigil can judge (bind, volume, tmpfs)\n"
+	    "HostConfig.Binds holds a value that is not a string\n"
+	    "HostConfig.Sysctls is not a mapping\n"
+	    "HostConfig.NetworkMode is not a string\n");
+	assert_int_equal(judge_raw(f, "{\"HostConfig\":", &why), 1);
+	assert_string_equal(vg_buf_str(&why), "the container create request "
+	    "is not valid JSON\n");
+	assert_int_equal(judge_raw(f, "[]", &why), 1);
+	assert_int_equal(judge_raw(f, "{\"HostConfig\":[]}", &why), 1);
+	assert_string_equal(vg_buf_str(&why), "HostConfig is not an object\n");
+	assert_int_equal(judge_raw(f, "{\"HostConfig\":{\"NetworkMode\":"
+	    "\"ns:/proc/1/ns/net\",\"Privileged\":1}}", &why), 2);
+	assert_string_equal(vg_buf_str(&why), "docker.network "
+	    "'ns:/proc/1/ns/net' joins the network at a host path\n"
+	    "docker.privileged runs a privileged container (every device "
+	    "and capability)\n");
+	vg_buf_release(&why);
 }
 
-/* Returns the host dir of a volume given its inspect JSON. */
-static const char *
-vol_dir(const char *json, struct vg_json_doc **doc)
-{
-	struct vg_err e;
-
-	if (vg_json_parse(json, strlen(json), NULL, doc, &e) != 0)
-		fail_msg("%s", e.msg);
-	return vg_docker_volume_host_dir(vg_json_root(*doc));
-}
-
-/* Named volumes: which inspect replies bind a host directory. */
-static void
-test_volume_host_dir(void **state)
+/* Judges a volume's inspect JSON; returns the verdict, text in what. */
+static int
+vol_judge(const char *json, const struct vg_host_site *site,
+    struct vg_buf *what)
 {
 	struct vg_json_doc *doc;
+	struct vg_err e;
+	int r;
 
+	vg_buf_reset(what);
+	if (vg_json_parse(json, strlen(json), NULL, &doc, &e) != 0)
+		fail_msg("%s", e.msg);
+	r = vg_docker_volume_judge(vg_json_root(doc), site, what);
+	vg_json_free(doc);
+	return r;
+}
+
+/* Named volumes: host access unless shown otherwise. */
+static void
+test_volume_judge(void **state)
+{
+	struct vg_buf w = VG_BUF_INIT;
+	struct vg_host_site site;
+	struct vg_err e;
+	static const char text[] = "safe_volume_drivers:\n"
+	    "  - driver: vendor/scratch:1\n    reason: per-job disk\n";
+
+	(void)state;
 	/* The reply podman 4.3 gives for the REFERENCE recipe. */
-	assert_string_equal(vol_dir("{\"Driver\":\"local\",\"Name\":\"hv\","
+	assert_int_equal(vol_judge("{\"Driver\":\"local\",\"Name\":\"hv\","
 	    "\"Options\":{\"device\":\"/host/dir\",\"o\":\"bind\","
-	    "\"type\":\"none\"},\"Scope\":\"local\"}", &doc), "/host/dir");
+	    "\"type\":\"none\"},\"Scope\":\"local\"}", NULL, &w), 1);
+	assert_string_equal(vg_buf_str(&w), "(driver 'local', options "
+	    "device=/host/dir o=bind type=none) binds host directory "
+	    "'/host/dir'");
+	assert_int_equal(vol_judge("{\"Driver\":\"local\",\"Options\":"
+	    "{\"device\":\"/var/run\",\"o\":\"ro,rbind\"}}", NULL, &w), 1);
+	assert_string_equal(vg_buf_str(&w), "(driver 'local', options "
+	    "device=/var/run o=ro,rbind) binds host directory '/var/run' "
+	    "(and the container engine socket)");
+	assert_int_equal(vol_judge("{\"Driver\":\"local\",\"Options\":"
+	    "{\"device\":\"/dev/sdb1\",\"type\":\"ext4\"}}", NULL, &w), 1);
+	assert_string_equal(vg_buf_str(&w), "(driver 'local', options "
+	    "device=/dev/sdb1 type=ext4) mounts host block device "
+	    "'/dev/sdb1'");
+	/* podman's reply for a local nfs volume. */
+	assert_int_equal(vol_judge("{\"Driver\":\"local\",\"Options\":{"
+	    "\"device\":\":/x\",\"o\":\"addr=127.0.0.1\",\"type\":\"nfs\"}}",
+	    NULL, &w), 1);
+	assert_string_equal(vg_buf_str(&w), "(driver 'local', options "
+	    "device=:/x o=addr=127.0.0.1 type=nfs) mounts ':/x' as file "
+	    "system type 'nfs'");
+	assert_int_equal(vol_judge("{\"Driver\":\"local\",\"Options\":{"
+	    "\"device\":\"//srv/share\",\"type\":\"cifs\"}}", NULL, &w), 1);
+	assert_int_equal(vol_judge("{\"Driver\":\"local\",\"Options\":{"
+	    "\"device\":\"/h\"}}", NULL, &w), 1);
+	assert_string_equal(vg_buf_str(&w), "(driver 'local', options "
+	    "device=/h) mounts device '/h'");
+	assert_int_equal(vol_judge("{\"Driver\":\"local\",\"Options\":{"
+	    "\"o\":\"size=1m,bindx\"}}", NULL, &w), 1);
+	assert_string_equal(vg_buf_str(&w), "(driver 'local', options "
+	    "o=size=1m,bindx) has mount option 'bindx' vigil cannot judge");
+	assert_int_equal(vol_judge("{\"Driver\":\"local\",\"Options\":{"
+	    "\"mountopt\":\"x\"}}", NULL, &w), 1);
+	assert_string_equal(vg_buf_str(&w), "(driver 'local', options "
+	    "mountopt=x) has option 'mountopt' vigil cannot judge");
+	assert_int_equal(vol_judge("{\"Driver\":\"local\",\"Options\":{"
+	    "\"size\":1}}", NULL, &w), 1);
+	assert_int_equal(vol_judge("{\"Driver\":\"local\",\"Options\":[]}",
+	    NULL, &w), 1);
+	assert_string_equal(vg_buf_str(&w), "(driver 'local', options none) "
+	    "has options that are not a mapping");
+	/* A plugin driver: host access unless the site lists it. */
+	assert_int_equal(vol_judge("{\"Driver\":\"vendor/scratch:1\","
+	    "\"Options\":{\"k\":\"v\"}}", NULL, &w), 1);
+	assert_string_equal(vg_buf_str(&w), "(driver 'vendor/scratch:1', "
+	    "options k=v) uses a driver the site policy does not list in "
+	    "safe_volume_drivers");
+	vg_err_init(&e);
+	assert_int_equal(vg_policy_host_site_text("s.yaml", text,
+	    strlen(text), &site, &e), 0);
+	assert_int_equal(vol_judge("{\"Driver\":\"vendor/scratch:1\","
+	    "\"Options\":{\"k\":\"v\"}}", &site, &w), 0);
+	assert_string_equal(vg_buf_str(&w), "");
+	assert_int_equal(vol_judge("{\"Driver\":\"image\",\"Options\":{}}",
+	    &site, &w), 1);
+	/* Replies that cannot be told fail closed. */
+	assert_int_equal(vol_judge("{\"Options\":{}}", NULL, &w), 1);
+	assert_string_equal(vg_buf_str(&w), "has an inspect reply that names "
+	    "no driver");
+	assert_int_equal(vol_judge("{\"Driver\":7}", NULL, &w), 1);
+	assert_int_equal(vol_judge("[]", NULL, &w), 1);
+	assert_string_equal(vg_buf_str(&w), "has an inspect reply that is not "
+	    "an object");
+	/* Plain volumes and tmpfs stay inside the engine. */
+	assert_int_equal(vol_judge("{\"Driver\":\"local\",\"Options\":null}",
+	    NULL, &w), 0);
+	assert_int_equal(vol_judge("{\"Driver\":\"local\",\"Options\":{}}",
+	    NULL, &w), 0);
+	assert_int_equal(vol_judge("{\"Driver\":\"local\",\"Options\":{"
+	    "\"type\":\"tmpfs\",\"device\":\"tmpfs\",\"o\":\"size=1m,uid=1\"}}",
+	    NULL, &w), 0);
+	assert_int_equal(vol_judge("{\"Driver\":\"local\",\"Options\":{"
+	    "\"size\":\"1G\",\"UID\":\"1000\"}}", NULL, &w), 0);
+	vg_policy_host_site_release(&site);
+	vg_buf_release(&w);
+}
+
+/* Checks that a mount spec is refused with msg. */
+static void
+mount_bad(const char *spec, const char *msg)
+{
+	struct vg_docker_mount mt;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	assert_int_equal(vg_docker_mount_parse(spec, &mt, &e), VG_EINVAL);
+	assert_string_equal(e.msg, msg);
+	assert_null(mt.type);
+}
+
+/* docker.mounts as docker run --mount spells them. */
+static void
+test_mount_parse(void **state)
+{
+	struct vg_docker_mount mt;
+	struct vg_err e;
+
+	(void)state;
+	vg_err_init(&e);
+	assert_int_equal(vg_docker_mount_parse("type=bind,source=/s,"
+	    "target=/t,readonly,bind-propagation=rslave", &mt, &e), 0);
+	assert_string_equal(mt.type, "bind");
+	assert_string_equal(mt.source, "/s");
+	assert_string_equal(mt.target, "/t");
+	assert_true(mt.readonly);
+	assert_string_equal(mt.propagation, "rslave");
+	vg_docker_mount_release(&mt);
+	assert_int_equal(vg_docker_mount_parse("src=v1,dst=/d,ro=false,"
+	    "volume-driver=plug,volume-opt=a=b=c,volume-nocopy", &mt, &e), 0);
+	assert_string_equal(mt.type, "volume");
+	assert_false(mt.readonly);
+	assert_true(mt.nocopy);
+	assert_string_equal(mt.driver, "plug");
+	assert_string_equal(mt.opts.v[0], "a=b=c");
+	vg_docker_mount_release(&mt);
+	assert_int_equal(vg_docker_mount_parse("type=tmpfs,destination=/t,"
+	    "tmpfs-size=64m,tmpfs-mode=1777", &mt, &e), 0);
+	assert_true(mt.tmpfs_size == 64u << 20);
+	assert_int_equal(mt.tmpfs_mode, 01777);
+	vg_docker_mount_release(&mt);
+
+	mount_bad("", "empty mount: expected type=bind|volume|tmpfs,"
+	    "source=...,target=/path");
+	mount_bad("type=bind,source=rel,target=/t", "mount 'type=bind,"
+	    "source=rel,target=/t': a bind needs an absolute host source");
+	mount_bad("type=npipe,target=/t", "mount 'type=npipe,target=/t': "
+	    "type 'npipe' is not bind, volume or tmpfs");
+	mount_bad("source=v", "mount 'source=v': target must be an absolute "
+	    "path in the container");
+	mount_bad("source=-v,target=/t", "mount 'source=-v,target=/t': "
+	    "source '-v' is not a volume name ([A-Za-z0-9][A-Za-z0-9_.-]*)");
+	mount_bad("type=tmpfs,source=x,target=/t", "mount 'type=tmpfs,"
+	    "source=x,target=/t': a tmpfs has no source");
+	mount_bad("target=/t,colour=red", "mount 'target=/t,colour=red': "
+	    "unknown key 'colour' (valid: type, source, target, readonly, "
+	    "bind-propagation, volume-driver, volume-opt, volume-nocopy, "
+	    "tmpfs-size, tmpfs-mode)");
+	mount_bad("target=/t,,ro", "mount 'target=/t,,ro': empty item "
+	    "between ','");
+	mount_bad("target=/t,target=/u", "mount 'target=/t,target=/u': "
+	    "target given twice");
+	mount_bad("target=/t,ro=maybe", "mount 'target=/t,ro=maybe': ro "
+	    "takes true or false");
+	mount_bad("target=/t,volume-opt=x", "mount 'target=/t,volume-opt=x': "
+	    "volume-opt takes KEY=VALUE");
+	mount_bad("type=tmpfs,target=/t,tmpfs-size=lots", "mount 'type=tmpfs,"
+	    "target=/t,tmpfs-size=lots': tmpfs-size takes a byte count (with "
+	    "k, m or g)");
+	mount_bad("type=tmpfs,target=/t,tmpfs-mode=9", "mount 'type=tmpfs,"
+	    "target=/t,tmpfs-mode=9': tmpfs-mode takes an octal mode such as "
+	    "1777");
+	mount_bad("type=bind,source=/s,target=/t,volume-driver=x", "mount "
+	    "'type=bind,source=/s,target=/t,volume-driver=x': volume-* keys "
+	    "are for type=volume");
+	mount_bad("target=/t,bind-propagation=rshared", "mount 'target=/t,"
+	    "bind-propagation=rshared': bind-propagation is for type=bind");
+	mount_bad("target=/t,bind-propagation=up", "mount 'target=/t,"
+	    "bind-propagation=up': bind-propagation must be one of shared, "
+	    "slave, private, rshared, rslave, rprivate");
+	mount_bad("target=/t,tmpfs-size=1k", "mount 'target=/t,"
+	    "tmpfs-size=1k': tmpfs-* keys are for type=tmpfs");
+	mount_bad("target=\"/t\"", "mount 'target=\"/t\"': quotes are not "
+	    "supported; write KEY=VALUE items separated by ','");
+	mount_bad("target=", "mount 'target=': target needs a value");
+}
+
+/* The new fields reach the create body as the Engine API spells them. */
+static void
+test_create_body_mounts(void **state)
+{
+	struct fixture *f = *state;
+	struct vg_docker_conf *d = vg_docker_of(&f->m);
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_json_doc *doc;
+	const struct vg_json_value *hc, *v;
+	struct vg_err e;
+
+	vg_strv_push(&d->mounts, "type=volume,source=pv,target=/p,"
+	    "volume-driver=plug,volume-opt=k=v,volume-nocopy");
+	vg_strv_push(&d->mounts, "type=tmpfs,target=/t,tmpfs-size=1k,"
+	    "tmpfs-mode=700");
+	vg_strv_push(&d->mounts, "type=bind,source=/s,target=/b,ro,"
+	    "bind-propagation=rprivate");
+	vg_strv_push(&d->security_opt, "label=level:s0");
+	vg_kvs_set(&d->sysctls, "net.core.somaxconn", "1024");
+	d->uts_mode = lit(f, "host");
+	d->userns_mode = lit(f, "keep-id");
+	vg_strv_push(&d->volumes_from, "db:ro");
+	vg_strv_push(&d->device_cgroup_rules, "c 1:3 mr");
+	vg_docker_create_body(&f->a, "o", &b);
+	vg_err_init(&e);
+	if (vg_json_parse(b.data, b.len, NULL, &doc, &e) != 0)
+		fail_msg("%s: %s", e.msg, b.data);
+	hc = vg_json_get(vg_json_root(doc), "HostConfig");
+	v = vg_json_get(hc, "Mounts");
+	assert_int_equal(v->len, 3);
+	assert_string_equal(vg_json_get_str(vg_json_get(vg_json_get(
+	    vg_json_get(v->items[0], "VolumeOptions"), "DriverConfig"),
+	    "Options"), "k", ""), "v");
+	assert_true(vg_json_get(vg_json_get(v->items[0], "VolumeOptions"),
+	    "NoCopy")->b);
+	assert_true(vg_json_get_num(vg_json_get(v->items[1], "TmpfsOptions"),
+	    "Mode", 0) == 0700);
+	assert_true(vg_json_get_num(vg_json_get(v->items[1], "TmpfsOptions"),
+	    "SizeBytes", 0) == 1024);
+	assert_string_equal(vg_json_get_str(vg_json_get(v->items[2],
+	    "BindOptions"), "Propagation", ""), "rprivate");
+	assert_true(vg_json_get(v->items[2], "ReadOnly")->b);
+	v = vg_json_get(hc, "SecurityOpt");
+	assert_int_equal(v->len, 2);
+	assert_string_equal(v->items[0]->str, "no-new-privileges");
+	assert_string_equal(v->items[1]->str, "label=level:s0");
+	assert_string_equal(vg_json_get_str(vg_json_get(hc, "Sysctls"),
+	    "net.core.somaxconn", ""), "1024");
+	assert_string_equal(vg_json_get_str(hc, "UTSMode", ""), "host");
+	assert_string_equal(vg_json_get_str(hc, "UsernsMode", ""), "keep-id");
+	assert_string_equal(vg_json_get(hc, "VolumesFrom")->items[0]->str,
+	    "db:ro");
+	assert_string_equal(vg_json_get(hc, "DeviceCgroupRules")->items[0]->str,
+	    "c 1:3 mr");
 	vg_json_free(doc);
-	assert_string_equal(vol_dir("{\"Driver\":\"local\",\"Options\":"
-	    "{\"device\":\"/h\",\"o\":\"ro,rbind\"}}", &doc), "/h");
-	vg_json_free(doc);
-	assert_string_equal(vol_dir("{\"Driver\":\"local\",\"Options\":"
-	    "{\"device\":\"/h\",\"type\":\"none\"}}", &doc), "/h");
-	vg_json_free(doc);
-	assert_string_equal(vol_dir("{\"Driver\":\"local\",\"Options\":"
-	    "{\"device\":\"/dev/sdb1\",\"type\":\"ext4\"}}", &doc),
-	    "/dev/sdb1");
-	vg_json_free(doc);
-	/* Plain volumes, tmpfs and nfs volumes stay inside the engine. */
-	assert_null(vol_dir("{\"Driver\":\"local\",\"Options\":null}", &doc));
-	vg_json_free(doc);
-	assert_null(vol_dir("{\"Driver\":\"local\",\"Options\":{\"type\":"
-	    "\"tmpfs\",\"device\":\"tmpfs\",\"o\":\"size=1m\"}}", &doc));
-	vg_json_free(doc);
-	assert_null(vol_dir("{\"Driver\":\"local\",\"Options\":{\"type\":"
-	    "\"nfs\",\"device\":\":/export\",\"o\":\"addr=1.2.3.4\"}}",
-	    &doc));
-	vg_json_free(doc);
-	assert_null(vol_dir("{\"Driver\":\"local\",\"Options\":{\"device\":"
-	    "\"/h\",\"o\":\"bindx\"}}", &doc));
-	vg_json_free(doc);
-	assert_null(vol_dir("{\"Driver\":\"other\",\"Options\":{\"device\":"
-	    "\"/h\",\"o\":\"bind\"}}", &doc));
-	vg_json_free(doc);
-	assert_null(vol_dir("[]", &doc));
-	vg_json_free(doc);
+	vg_buf_release(&b);
+	vg_kvs_release(&d->sysctls);
 }
 
 /* The create body for a shell command with defaults. */
@@ -623,9 +991,14 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_host_access_all, setup,
 		    teardown),
-		cmocka_unit_test_setup_teardown(test_host_access_allowed,
+		cmocka_unit_test_setup_teardown(test_host_access_safe_driver,
 		    setup, teardown),
-		cmocka_unit_test(test_volume_host_dir),
+		cmocka_unit_test_setup_teardown(test_host_access_body, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_create_body_mounts,
+		    setup, teardown),
+		cmocka_unit_test(test_volume_judge),
+		cmocka_unit_test(test_mount_parse),
 		cmocka_unit_test_setup_teardown(test_create_body_defaults,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_body_options,

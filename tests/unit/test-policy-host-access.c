@@ -2,8 +2,8 @@
  * test-policy-host-access.c - the policy's verdict on host access found
  * by container backends: auto-deny refuses, auto-approve allows, an
  * allow rule of category host-access allows (naming the rule), a bind of
- * one path needs a rule whose glob matches it, and the reason text the
- * backends put in their errors.
+ * one path needs a rule whose glob matches it, the reason text the
+ * backends put in their errors, and the site's safe volume drivers.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -137,6 +138,94 @@ test_path_needs_matching_rule(void **state)
 	judge(NULL, f, "/etc", 0, &v);
 }
 
+/* Checks that site text is refused with msg. */
+static void
+site_bad(const char *text, const char *msg)
+{
+	struct vg_host_site site;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	assert_int_equal(vg_policy_host_site_text("site.yaml", text,
+	    strlen(text), &site, &e), VG_EINVAL);
+	assert_string_equal(e.msg, msg);
+	assert_null(site.file);
+	assert_int_equal(site.drivers.n, 0);
+}
+
+/* The site's safe volume drivers: read, looked up, validated. */
+static void
+test_site_drivers(void **state)
+{
+	static const char text[] = "version: 1\nmode: auto-deny\n"
+	    "safe_volume_drivers:\n"
+	    "  - driver: scratchvol\n    reason: node-local disk\n"
+	    "  - {driver: vendor/lustre-vol:2, reason: project dirs}\n";
+	struct vg_host_site site;
+	struct vg_policy_conf conf = { 0 };
+	struct vg_err e;
+	char path[] = "/tmp/vigil-test-site.XXXXXX";
+	int fd;
+
+	(void)state;
+	vg_err_init(&e);
+	assert_int_equal(vg_policy_host_site_text("site.yaml", text,
+	    strlen(text), &site, &e), 0);
+	assert_string_equal(site.file, "site.yaml");
+	assert_string_equal(vg_policy_safe_driver(&site, "scratchvol"),
+	    "node-local disk");
+	assert_string_equal(vg_policy_safe_driver(&site,
+	    "vendor/lustre-vol:2"), "project dirs");
+	assert_null(vg_policy_safe_driver(&site, "vendor/lustre-vol"));
+	assert_null(vg_policy_safe_driver(&site, "local"));
+	assert_null(vg_policy_safe_driver(NULL, "scratchvol"));
+	vg_policy_host_site_release(&site);
+
+	site_bad("safe_volume_drivers:\n  - driver: local\n    reason: r\n",
+	    "site policy site.yaml:2:5: volume driver 'local' cannot be "
+	    "listed: its volumes are judged by their options (bind, nfs, a "
+	    "device)");
+	site_bad("safe_volume_drivers:\n  - reason: r\n", "site policy "
+	    "site.yaml:2:5: a safe volume driver needs a 'driver' (the name "
+	    "the engine reports)");
+	site_bad("safe_volume_drivers:\n  - driver: x\n", "site policy "
+	    "site.yaml:2:5: volume driver 'x' needs a 'reason' (why its "
+	    "volumes never reach the host)");
+	site_bad("safe_volume_drivers:\n  - driver: 'a b'\n    reason: r\n",
+	    "site policy site.yaml:2:5: volume driver 'a b' must be 1-128 "
+	    "letters, digits, '-', '_', '.', ':' or '/', starting with a "
+	    "letter or digit");
+	site_bad("safe_volume_drivers:\n  - {driver: x, reason: r}\n"
+	    "  - {driver: x, reason: s}\n", "site policy site.yaml:3:5: "
+	    "volume driver 'x' is listed twice (first at line 2)");
+	site_bad("safe_volume_drivers:\n  - {driver: x, reason: r, "
+	    "colour: red}\n", "site policy site.yaml:2:28: unknown safe "
+	    "volume driver field 'colour' (valid: driver, reason)");
+	site_bad("safe_volume_drivers: scratchvol\n", "site policy "
+	    "site.yaml:1:22: 'safe_volume_drivers' must be a list of "
+	    "{driver, reason}");
+	site_bad("safe_volume_drivers: [x]\n", "site policy site.yaml:1:23: "
+	    "a safe volume driver must be a mapping with driver and reason");
+	site_bad("safe_volume_drivers:\n  - {driver: [x], reason: r}\n",
+	    "site policy site.yaml:2:14: safe volume driver fields must be "
+	    "plain strings");
+
+	/* From a file: conf->file, and a named file that is missing. */
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (int)strlen(text));
+	close(fd);
+	conf.file = path;
+	assert_int_equal(vg_policy_host_site(&conf, &site, &e), 0);
+	assert_string_equal(site.file, path);
+	assert_int_equal(site.drivers.n, 2);
+	vg_policy_host_site_release(&site);
+	unlink(path);
+	assert_int_equal(vg_policy_host_site(&conf, &site, &e), VG_ENOENT);
+	assert_non_null(strstr(e.msg, "site policy: "));
+	assert_null(site.file);
+}
+
 int
 main(void)
 {
@@ -146,6 +235,7 @@ main(void)
 		cmocka_unit_test(test_auto_approve_allows),
 		cmocka_unit_test(test_rule_allows),
 		cmocka_unit_test(test_path_needs_matching_rule),
+		cmocka_unit_test(test_site_drivers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -60,7 +60,8 @@ test_site_errors(void **state)
 	assert_int_equal(open_site("version: 1\ncolour: red\n", NULL, &p, &d,
 	    &e), VG_EINVAL);
 	one_diag(&d, "site.yaml:2:1: unknown key 'colour' (valid: version, "
-	    "mode, auto_approve, audit_log, allow, deny)");
+	    "mode, auto_approve, audit_log, allow, deny, "
+	    "safe_volume_drivers)");
 	assert_int_equal(open_site("deny:\n  - id: x\n    category: nope\n"
 	    "    reason: r\n", NULL, &p, &d, &e), VG_EINVAL);
 	one_diag(&d, "site.yaml:2:5: rule 'x': unknown category 'nope' "
@@ -91,7 +92,8 @@ test_site_errors(void **state)
 	vg_strv_release(&d.lines);
 	assert_int_equal(open_site("- a\n- b\n", NULL, &p, &d, &e), VG_EINVAL);
 	one_diag(&d, "site.yaml:1:1: the policy file must be a mapping "
-	    "(version, mode, auto_approve, audit_log, allow, deny)");
+	    "(version, mode, auto_approve, audit_log, allow, deny, "
+	    "safe_volume_drivers)");
 	assert_int_equal(open_site("audit_log: rel/path\n", NULL, &p, &d, &e),
 	    VG_EINVAL);
 	one_diag(&d, "site.yaml:1:12: audit_log must be an absolute path");

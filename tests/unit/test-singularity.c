@@ -69,6 +69,7 @@ teardown(void **state)
 	vg_strv_release(&f->t.command.argv);
 	vg_strv_release(&vg_singularity_of(&f->m)->binds);
 	vg_strv_release(&vg_singularity_of(&f->m)->flags);
+	vg_strv_release(&vg_singularity_of(&f->m)->add_caps);
 	for (i = 0; i < f->t.env.n; i++) {
 		free(f->t.env.v[i].key);
 		free(f->t.env.v[i].value);
@@ -120,14 +121,14 @@ test_argv_defaults(void **state)
 
 	check_argv(f, "/scr/vigil/run9/2", NULL,
 	    "/usr/bin/apptainer exec --containall --no-home --cleanenv "
-	    "--no-eval --bind /state/runs/run9/tasks/2:/state/runs/run9/tasks/2 "
+	    "--no-privs --no-eval --bind /state/runs/run9/tasks/2:/state/runs/run9/tasks/2 "
 	    "--bind /scr/vigil/run9/2:/scratch --pwd /scratch "
 	    "--env-file /state/runs/run9/tasks/2/.apptainer-env /img/x.sif "
 	    "/bin/sh -c echo hi");
 	/* without scratch the task directory is the cwd */
 	check_argv(f, NULL, NULL,
 	    "/usr/bin/apptainer exec --containall --no-home --cleanenv "
-	    "--no-eval --bind /state/runs/run9/tasks/2:/state/runs/run9/tasks/2 "
+	    "--no-privs --no-eval --bind /state/runs/run9/tasks/2:/state/runs/run9/tasks/2 "
 	    "--pwd /state/runs/run9/tasks/2 "
 	    "--env-file /state/runs/run9/tasks/2/.apptainer-env /img/x.sif "
 	    "/bin/sh -c echo hi");
@@ -154,7 +155,7 @@ test_argv_configured(void **state)
 	f->t.command.is_argv = 1;
 	f->a.res.gpus = 1;
 	want = vg_xasprintf("/usr/bin/apptainer exec --writable-tmpfs "
-	    "--no-eval --rocm "
+	    "--no-privs --no-eval --rocm "
 	    "--bind /state/runs/run9/tasks/2:/state/runs/run9/tasks/2 "
 	    "--bind /s:/work --bind %s:%s --bind %s:/data:ro --pwd /data "
 	    "--env-file /state/runs/run9/tasks/2/.apptainer-env --net "
@@ -165,7 +166,7 @@ test_argv_configured(void **state)
 	/* a GPU flag already among the flags is not doubled */
 	vg_strv_push(&vg_singularity_of(&f->m)->flags, "--nv");
 	want = vg_xasprintf("/usr/bin/apptainer exec --writable-tmpfs "
-	    "--no-eval "
+	    "--no-privs --no-eval "
 	    "--bind /state/runs/run9/tasks/2:/state/runs/run9/tasks/2 "
 	    "--bind /s:/work --bind %s:%s --bind %s:/data:ro --pwd /data "
 	    "--env-file /state/runs/run9/tasks/2/.apptainer-env --net "
@@ -173,6 +174,81 @@ test_argv_configured(void **state)
 	    f->dir);
 	check_argv(f, "/s", "--rocm", want);
 	free(want);
+}
+
+/* singularity.add_caps: names checked, host access judged by the policy,
+ * then --add-caps after --no-privs. */
+static void
+test_add_caps(void **state)
+{
+	struct fx *f = *state;
+	struct vg_strv caps = VG_STRV_INIT, argv = VG_STRV_INIT;
+	struct vg_policy_conf pol = { 0 };
+	struct vg_rule rule = { 0 };
+	struct vg_err e;
+	char *out, *got, id[] = "caps", cat[] = "host-access",
+	    approve[] = "auto-approve";
+
+	vg_err_init(&e);
+	assert_int_equal(vg_singularity_check_caps(&caps, NULL, &out, &e), 0);
+	assert_null(out);
+	vg_strv_push(&caps, "net_raw");
+	vg_strv_push(&caps, "CAP_CHOWN");
+	assert_int_equal(vg_singularity_check_caps(&caps, &pol, &out, &e),
+	    VG_EDENIED);
+	assert_null(out);
+	assert_string_equal(e.msg, "host access refused: singularity.add_caps "
+	    "'net_raw' adds a capability (and more); allow with a policy "
+	    "rule of category host-access");
+	rule.id = id;
+	rule.category = cat;
+	pol.allow = &rule;
+	pol.nallow = 1;
+	assert_int_equal(vg_singularity_check_caps(&caps, &pol, &out, &e), 0);
+	assert_string_equal(out, "CAP_NET_RAW,CAP_CHOWN");
+	free(out);
+	pol.nallow = 0;
+	pol.mode = approve;
+	assert_int_equal(vg_singularity_check_caps(&caps, &pol, &out, &e), 0);
+	free(out);
+	vg_strv_push(&caps, "ALL");
+	assert_int_equal(vg_singularity_check_caps(&caps, &pol, &out, &e),
+	    VG_EINVAL);
+	assert_string_equal(e.msg, "singularity.add_caps: 'ALL' is not a "
+	    "capability name (such as CAP_NET_RAW; name each one, not ALL)");
+	vg_strv_release(&caps);
+	vg_strv_push(&caps, "CAP_");
+	assert_int_equal(vg_singularity_check_caps(&caps, &pol, &out, &e),
+	    VG_EINVAL);
+	vg_strv_release(&caps);
+	vg_strv_push(&caps, "SYS-ADMIN");
+	assert_int_equal(vg_singularity_check_caps(&caps, &pol, &out, &e),
+	    VG_EINVAL);
+	vg_strv_release(&caps);
+
+	/* In the command line, refused without a rule, after --no-privs
+	 * with one. */
+	vg_strv_push(&vg_singularity_of(&f->m)->add_caps, "CAP_CHOWN");
+	assert_int_equal(vg_singularity_argv(&f->a, "/usr/bin/apptainer",
+	    "/img/x.sif", NULL, NULL, NULL, &argv, &e), VG_EDENIED);
+	vg_strv_release(&argv);
+	f->m.policy.allow = &rule;
+	f->m.policy.nallow = 1;
+	assert_int_equal(vg_singularity_argv(&f->a, "/usr/bin/apptainer",
+	    "/img/x.sif", NULL, NULL, NULL, &argv, &e), 0);
+	got = joined(&argv);
+	assert_non_null(strstr(got, " --no-privs --add-caps CAP_CHOWN "
+	    "--no-eval "));
+	free(got);
+	vg_strv_release(&argv);
+	f->m.policy.nallow = 0;
+	/* --add-caps and --keep-privs have the checked setting. */
+	assert_int_equal(vg_singularity_check_flag("--keep-privs", &e),
+	    VG_EINVAL);
+	assert_string_equal(e.msg, "singularity.flags: '--keep-privs' is not "
+	    "allowed here; use singularity.add_caps, which vigil checks");
+	assert_int_equal(vg_singularity_check_flag("--add-caps=CAP_X", &e),
+	    VG_EINVAL);
 }
 
 static void
@@ -501,6 +577,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_argv_defaults, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_argv_configured, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_add_caps, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_argv_errors, setup,
 		    teardown),
