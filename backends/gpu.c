@@ -666,7 +666,8 @@ vg_pool_report(const struct vg_pool *p, struct vg_buf *out)
 		if (g->memory > 0)
 			vg_buf_printf(out, " %llu MiB",
 			    (unsigned long long)(g->memory >> 20));
-		vg_buf_printf(out, "; sandbox grants %s%s\n", g->dev[0] ?
+		vg_buf_printf(out, "%ssandbox grants %s%s\n",
+		    g->name[0] != '\0' || g->memory > 0 ? "; " : " ", g->dev[0] ?
 		    g->dev : "no own node (id is not an index)",
 		    g->dev[0] && access(g->dev, F_OK) != 0 ?
 		    " (not present)" : "");

@@ -1043,7 +1043,9 @@ vg_sandbox_report(struct vg_buf *out)
 
 	vg_buf_printf(out, "kernel: %s\n", c->kernel[0] ? c->kernel : "?");
 	if (c->landlock_abi > 0)
-		vg_buf_printf(out, "landlock: ok (ABI %d%s)\n", c->landlock_abi,
+		vg_buf_printf(out, "landlock: ok (ABI %d%s%s)\n",
+		    c->landlock_abi, c->landlock_abi < 5 ? "; ABI 5 (Linux "
+		    "6.10) adds device ioctl confinement" : "",
 		    c->landlock_abi < 6 ? "; ABI 6 (Linux 6.12) adds signal "
 		    "scoping" : "");
 	else if (c->landlock_errno == EOPNOTSUPP)
