@@ -142,7 +142,19 @@ struct vg_cloud_ops {
 	const char	*list_next;
 	/* A cheap authenticated request, for probe. */
 	int	(*ping)(struct vg_cloud *c, struct vg_err *e);
+	/* What of resources.gpus the provider's API takes: 0 none (a
+	 * manifest with gpus is refused), VG_CLOUD_GPU_COUNT a count,
+	 * VG_CLOUD_GPU_TYPE a count and resources.gpu_type. */
+	int		 gpus;
 };
+
+#define VG_CLOUD_GPU_COUNT	1
+#define VG_CLOUD_GPU_TYPE	2
+
+/* The pool of a cloud backend: unbounded (each sandbox brings its own
+ * machine), so only --jobs limits a direct run. */
+int	vg_cloud_pool(const struct vg_manifest *m, struct vg_pool *p,
+	    struct vg_err *e);
 
 /* ---- connection ---- */
 
@@ -308,6 +320,7 @@ const struct vg_backend_ops vg_backend_##NAME = {			\
 	.probe = NAME##_probe,						\
 	.run = NAME##_run,						\
 	.reap = NAME##_reap,						\
+	.pool = vg_cloud_pool,						\
 }
 
 /* ---- pure parts of the providers, for tests and fuzzing ---- */

@@ -411,6 +411,46 @@ device_entry(struct vg_json_writer *w, const char *spec)
 	vg_json_obj_end(w);
 }
 
+/*
+ * Writes HostConfig.DeviceRequests for an attempt with gpus: the ids the
+ * scheduler gave it (DeviceIDs), else a count (Count and DeviceIDs are
+ * exclusive in the Engine API), driver nvidia, capabilities [["gpu"]].
+ */
+static void
+gpu_requests(const struct vg_attempt *a, struct vg_json_writer *w)
+{
+	const char *s, *c;
+
+	if (a->res.gpus <= 0)
+		return;
+	vg_json_key(w, "DeviceRequests");
+	vg_json_arr_begin(w);
+	vg_json_obj_begin(w);
+	vg_json_key(w, "Driver");
+	vg_json_str(w, "nvidia");
+	vg_json_key(w, "Count");
+	vg_json_int(w, a->gpu_set ? 0 : a->res.gpus);
+	vg_json_key(w, "DeviceIDs");
+	vg_json_arr_begin(w);
+	for (s = a->gpu_set ? a->gpu_ids : ""; *s != '\0'; s = *c ? c + 1 :
+	    c) {
+		c = s + strcspn(s, ",");
+		vg_json_strn(w, s, (size_t)(c - s));
+	}
+	vg_json_arr_end(w);
+	vg_json_key(w, "Capabilities");
+	vg_json_arr_begin(w);
+	vg_json_arr_begin(w);
+	vg_json_str(w, "gpu");
+	vg_json_arr_end(w);
+	vg_json_arr_end(w);
+	vg_json_key(w, "Options");
+	vg_json_obj_begin(w);
+	vg_json_obj_end(w);
+	vg_json_obj_end(w);
+	vg_json_arr_end(w);
+}
+
 /* Writes HostConfig: binds and hardening. */
 static void
 host_config(const struct vg_attempt *a, struct vg_json_writer *w)
@@ -532,6 +572,7 @@ host_config(const struct vg_attempt *a, struct vg_json_writer *w)
 			device_entry(w, d->devices.v[i]);
 		vg_json_arr_end(w);
 	}
+	gpu_requests(a, w);
 	vg_json_obj_end(w);
 }
 

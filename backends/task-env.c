@@ -25,8 +25,8 @@
  * assigned devices (docker's DeviceRequests) and renumbers them from 0,
  * so the host's ids would be wrong there: only VIGIL_GPUS says them.
  * Without an assignment (Slurm sets the variables itself in the job,
- * a cloud sandbox has its own) a task without gpus still gets
- * CUDA_VISIBLE_DEVICES empty.
+ * a cloud sandbox or an image has its own) a task without gpus still
+ * gets CUDA_VISIBLE_DEVICES empty where it sees the host's devices.
  *
  * "set": when vigil has it (or the attempt has a scratch directory).
  * An image (docker, daytona, vercel, modal) has its own PATH, home and
@@ -79,7 +79,7 @@ static void
 gpu_env(const struct vg_attempt *a, unsigned parts, struct vg_strv *out)
 {
 	if (!a->gpu_set) {
-		if (a->res.gpus <= 0)
+		if (a->res.gpus <= 0 && (parts & ENV_GPU_IDS))
 			vg_strv_push(out, "CUDA_VISIBLE_DEVICES=");
 		return;
 	}
