@@ -28,6 +28,7 @@
 #include "common/path.h"
 #include "common/proc.h"
 #include "backends/backend.h"
+#include "backends/gpu.h"
 #include "common/str.h"
 
 #define RESULT_FILE	"result.json"
@@ -93,6 +94,15 @@ vg_backend_reap(const struct vg_backend_ops *ops, const char *run_id,
     struct vg_buf *report, struct vg_err *e)
 {
 	return ops->reap != NULL ? ops->reap(run_id, report, e) : 0;
+}
+
+int
+vg_backend_pool(const struct vg_backend_ops *ops, const struct vg_manifest *m,
+    struct vg_pool *p, struct vg_err *e)
+{
+	if (ops->pool != NULL)
+		return ops->pool(m, p, e);
+	return vg_pool_host(vg_pool_conf_of(m), m->resources.gpus > 0, p, e);
 }
 
 int

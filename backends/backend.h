@@ -39,6 +39,8 @@
 #include "common/state.h"
 #include "runner/manifest/task.h"
 
+struct vg_pool;
+
 /* One attempt of one task, shared between scheduler and backend. */
 struct vg_attempt {
 	/* Set by the scheduler before start; borrowed. */
@@ -59,6 +61,15 @@ struct vg_attempt {
 	double			 started;	/* wall clock */
 	void			*priv;		/* backend state */
 	const struct vg_backend_ops *ops;
+
+	/* GPUs the scheduler gave this attempt from the pool (direct):
+	 * gpu_set 1, gpu_ids as CUDA_VISIBLE_DEVICES names them ("" = none:
+	 * the task sees no GPU), gpu_devs their device nodes, both
+	 * comma-separated.  gpu_set 0: no assignment here (Slurm, cloud). */
+	int			 gpu_set;
+	int			 gpu_vendor;	/* enum vg_gpu_vendor */
+	char			 gpu_ids[256];
+	char			 gpu_devs[512];
 };
 
 struct vg_backend_ops {
@@ -93,6 +104,11 @@ struct vg_backend_ops {
 	 * dead runs when run_id is NULL.  Optional. */
 	int	(*reap)(const char *run_id, struct vg_buf *report,
 		    struct vg_err *e);
+	/* Fills what the direct scheduler packs tasks into where this
+	 * backend runs them (struct vg_pool, backends/gpu.h); NULL = this
+	 * host's (vg_pool_host).  Optional. */
+	int	(*pool)(const struct vg_manifest *m, struct vg_pool *p,
+		    struct vg_err *e);
 };
 
 extern const struct vg_backend_ops vg_backend_local;
@@ -125,6 +141,10 @@ const char *vg_backend_downgrades(const struct vg_backend_ops *ops,
 int	vg_backend_can_reap(const struct vg_backend_ops *ops);
 int	vg_backend_reap(const struct vg_backend_ops *ops, const char *run_id,
 	    struct vg_buf *report, struct vg_err *e);
+/* The pool m's tasks are packed into on ops (this host's without the
+ * op); release with vg_pool_release. */
+int	vg_backend_pool(const struct vg_backend_ops *ops,
+	    const struct vg_manifest *m, struct vg_pool *p, struct vg_err *e);
 int	vg_backend_start(const struct vg_backend_ops *ops, struct vg_attempt *a,
 	    struct vg_err *e);
 int	vg_backend_finish(struct vg_attempt *a, int wstatus,
@@ -156,7 +176,10 @@ enum vg_env_where {
  * host only; LANG, LC_ALL, TZ here and in images), the task env, then
  * VIGIL_RUN_ID, VIGIL_TASK_INDEX, VIGIL_TASK_DIR (not remote: set
  * there), VIGIL_ATTEMPT and VIGIL_SCRATCH_DIR (host and image, when
- * there is scratch).  Nothing else of vigil's own environment leaks in.
+ * there is scratch), and the GPU assignment: VIGIL_GPUS and (not in an
+ * image, where the engine maps the devices) CUDA_VISIBLE_DEVICES or
+ * ROCR_/HIP_VISIBLE_DEVICES; CUDA_VISIBLE_DEVICES empty for a task
+ * without gpus.  Nothing else of vigil's own environment leaks in.
  * Caller releases out.
  */
 void	vg_task_env(const struct vg_attempt *a, enum vg_env_where where,

@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backends/gpu.h"
+#include "common/str.h"
 #include "common/path.h"
 #include "common/proc.h"
 #include "backends/cloud.h"
@@ -1028,7 +1030,32 @@ vg_cloud_validate(const struct vg_cloud_ops *ops, const struct vg_manifest *m,
 		    e.msg);
 		bad = 1;
 	}
+	if (m->resources.gpus > 0 && ops->gpus == 0) {
+		vg_diag_add(d, &loc, "resources.gpus: backend %s cannot give "
+		    "a task GPUs (its API has no GPU field); use local, "
+		    "docker, apptainer, slurm or a cloud backend with GPUs",
+		    ops->name);
+		bad = 1;
+	} else if (m->resources.gpus > 0 && m->resources.gpu_type != NULL &&
+	    ops->gpus != VG_CLOUD_GPU_TYPE) {
+		vg_diag_add(d, &loc, "resources.gpu_type: backend %s takes a "
+		    "GPU count but no GPU type ('%s'); leave gpu_type out",
+		    ops->name, m->resources.gpu_type);
+		bad = 1;
+	}
 	return bad ? VG_EINVAL : 0;
+}
+
+int
+vg_cloud_pool(const struct vg_manifest *m, struct vg_pool *p,
+    struct vg_err *e)
+{
+	(void)m;
+	(void)e;
+	memset(p, 0, sizeof(*p));
+	p->unbounded = 1;
+	vg_strlcpy(p->gpu_from, "the provider's machines", sizeof(p->gpu_from));
+	return 0;
 }
 
 /* ---- the rows of the providers' sections ---- */

@@ -166,7 +166,19 @@ struct vg_cloud_ops {
 		    const struct vg_cloud_conf *conf,
 		    const volatile sig_atomic_t *stop, struct vg_err *e);
 	void	(*close_priv)(void *priv);
+	/* What of resources.gpus the provider's API takes: 0 none (a
+	 * manifest with gpus is refused), VG_CLOUD_GPU_COUNT a count,
+	 * VG_CLOUD_GPU_TYPE a count and resources.gpu_type. */
+	int		 gpus;
 };
+
+#define VG_CLOUD_GPU_COUNT	1
+#define VG_CLOUD_GPU_TYPE	2
+
+/* The pool of a cloud backend: unbounded (each sandbox brings its own
+ * machine), so only --jobs limits a direct run. */
+int	vg_cloud_pool(const struct vg_manifest *m, struct vg_pool *p,
+	    struct vg_err *e);
 
 /* ---- connection ---- */
 
@@ -346,6 +358,7 @@ const struct vg_backend_ops vg_backend_##NAME = {			\
 	.probe = NAME##_probe,						\
 	.run = NAME##_run,						\
 	.reap = NAME##_reap,						\
+	.pool = vg_cloud_pool,						\
 }
 
 /* ---- pure parts of the providers, for tests and fuzzing ---- */

@@ -505,6 +505,8 @@ static const struct vg_msection daytona_msection = {
 };
 
 static const struct vg_cloud_ops daytona_cloud = {
+	/* CreateSandbox takes "gpu", a count. */
+	.gpus = VG_CLOUD_GPU_COUNT,
 	.name = "daytona",
 	.token_env = "DAYTONA_API_KEY",
 	.endpoint_env = "DAYTONA_API_URL",

@@ -917,6 +917,39 @@ key_in(const char *key, const char *const *names, size_t n)
 	return 0;
 }
 
+static void gpu_requests(const struct vg_attempt *a,
+    struct vg_json_writer *w);
+
+/*
+ * True when DeviceRequests v is exactly the one vigil writes for a's
+ * resources.gpus (gpu_requests): the GPUs the scheduler assigned to the
+ * attempt are its own, like its task and scratch binds; anything more is
+ * host access.
+ */
+static int
+own_gpu_request(const struct vg_attempt *a, const struct vg_json_value *v)
+{
+	struct vg_buf want = VG_BUF_INIT, got = VG_BUF_INIT;
+	struct vg_json_writer w;
+	int same;
+
+	if (a->res.gpus <= 0)
+		return 0;
+	vg_json_writer_init(&w, &want);
+	vg_json_obj_begin(&w);
+	gpu_requests(a, &w);
+	vg_json_obj_end(&w);
+	vg_json_writer_init(&w, &got);
+	vg_json_obj_begin(&w);
+	vg_json_key(&w, "DeviceRequests");
+	vg_json_value_write(&w, v);
+	vg_json_obj_end(&w);
+	same = strcmp(vg_buf_str(&want), vg_buf_str(&got)) == 0;
+	vg_buf_release(&want);
+	vg_buf_release(&got);
+	return same;
+}
+
 /* Judges one HostConfig key. */
 static int
 host_key_findings(const struct vg_attempt *a, const char *key,
@@ -986,7 +1019,8 @@ host_key_findings(const struct vg_attempt *a, const char *key,
 		return (int)v->len;
 	}
 	if (strcmp(key, "DeviceRequests") == 0) {
-		if (v->type == VG_JSON_ARRAY && v->len == 0)
+		if ((v->type == VG_JSON_ARRAY && v->len == 0) ||
+		    own_gpu_request(a, v))
 			return 0;
 		vg_buf_adds(why, "HostConfig.DeviceRequests passes host devices "
 		    "(GPUs)\n");
@@ -1230,6 +1264,47 @@ str_field(struct vg_json_writer *w, const char *key, const char *s)
 	vg_json_str(w, s);
 }
 
+
+/*
+ * Writes HostConfig.DeviceRequests for an attempt with gpus: the ids the
+ * scheduler gave it (DeviceIDs), else a count (Count and DeviceIDs are
+ * exclusive in the Engine API), driver nvidia, capabilities [["gpu"]].
+ */
+static void
+gpu_requests(const struct vg_attempt *a, struct vg_json_writer *w)
+{
+	const char *s, *c;
+
+	if (a->res.gpus <= 0)
+		return;
+	vg_json_key(w, "DeviceRequests");
+	vg_json_arr_begin(w);
+	vg_json_obj_begin(w);
+	vg_json_key(w, "Driver");
+	vg_json_str(w, "nvidia");
+	vg_json_key(w, "Count");
+	vg_json_int(w, a->gpu_set ? 0 : a->res.gpus);
+	vg_json_key(w, "DeviceIDs");
+	vg_json_arr_begin(w);
+	for (s = a->gpu_set ? a->gpu_ids : ""; *s != '\0'; s = *c ? c + 1 :
+	    c) {
+		c = s + strcspn(s, ",");
+		vg_json_strn(w, s, (size_t)(c - s));
+	}
+	vg_json_arr_end(w);
+	vg_json_key(w, "Capabilities");
+	vg_json_arr_begin(w);
+	vg_json_arr_begin(w);
+	vg_json_str(w, "gpu");
+	vg_json_arr_end(w);
+	vg_json_arr_end(w);
+	vg_json_key(w, "Options");
+	vg_json_obj_begin(w);
+	vg_json_obj_end(w);
+	vg_json_obj_end(w);
+	vg_json_arr_end(w);
+}
+
 /* Writes HostConfig: binds and hardening. */
 static void
 host_config(const struct vg_attempt *a, struct vg_json_writer *w)
@@ -1367,6 +1442,8 @@ host_config(const struct vg_attempt *a, struct vg_json_writer *w)
 		}
 		vg_json_obj_end(w);
 	}
+
+	gpu_requests(a, w);
 	vg_json_obj_end(w);
 }
 

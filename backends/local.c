@@ -59,6 +59,7 @@
 #include "backends/backend.h"
 #include "backends/cgroup.h"
 #include "backends/local.h"
+#include "backends/gpu.h"
 #include "backends/sandbox.h"
 #include "backends/shim.h"
 
@@ -675,6 +676,40 @@ blob_str(struct vg_buf *b, const char *s)
 }
 
 /*
+ * An attempt with gpus and no assignment (vigil exec, task-exec in a
+ * Slurm job or step, whose CUDA_VISIBLE_DEVICES Slurm set) gets the
+ * first GPUs of this host's pool; too few is an error.
+ */
+static int
+gpus_unassigned(struct vg_attempt *a, struct vg_err *e)
+{
+	struct vg_pool pool;
+	size_t i;
+	int rc;
+
+	if (a->gpu_set || a->res.gpus <= 0)
+		return 0;
+	if ((rc = vg_pool_host(vg_pool_conf_of(a->m), 1, &pool, e)) != 0)
+		return rc;
+	if (pool.ngpus < (size_t)a->res.gpus) {
+		rc = vg_err_set(e, VG_EUNSUPPORTED, "task %d asks gpus: %d, "
+		    "this host has %zu (from %s)", a->task != NULL ?
+		    a->task->index : 0, a->res.gpus, pool.ngpus,
+		    pool.gpu_from);
+		vg_pool_release(&pool);
+		return rc;
+	}
+	a->gpu_set = 1;
+	a->gpu_vendor = (int)pool.vendor;
+	a->gpu_ids[0] = a->gpu_devs[0] = '\0';
+	for (i = 0; i < (size_t)a->res.gpus; i++)
+		vg_gpu_give(a->gpu_ids, sizeof(a->gpu_ids), a->gpu_devs,
+		    sizeof(a->gpu_devs), &pool.gpus[i]);
+	vg_pool_release(&pool);
+	return 0;
+}
+
+/*
  * Builds the launch description for one attempt in the reused buffer
  * blob; the header's fixed fields come from l.  Fails when the strings
  * make it larger than the shim accepts.
@@ -744,6 +779,8 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	if (how == VG_LOCAL_ISOLATION &&
 	    (rc = sandbox_for(a->m, &sb, e)) != 0)
 		return rc;
+	if (how == VG_LOCAL_ISOLATION && (rc = gpus_unassigned(a, e)) != 0)
+		return rc;
 
 	memset(&P, 0, sizeof(P));
 	memset(&l, 0, sizeof(l));
@@ -793,6 +830,8 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	P.paths.task_dir = a->task_dir;
 	P.paths.scratch_dir = a->scratch_dir;
 	P.paths.tmp_dir = la->tmp_dir;
+	P.paths.ngpus = a->gpu_set ? a->res.gpus : 0;
+	P.paths.gpu_devs = a->gpu_devs;
 	if (sb != NULL) {
 		la->pidns = vg_sandbox_pidns(sb);
 		flags = vg_sandbox_clone_flags(sb);

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <net/if.h>
 #include <sched.h>
@@ -69,6 +70,7 @@
 #define LL_FS_MAKE_SYM		(1ULL << 12)
 #define LL_FS_REFER		(1ULL << 13)	/* ABI 2 */
 #define LL_FS_TRUNCATE		(1ULL << 14)	/* ABI 3 */
+#define LL_FS_IOCTL_DEV		(1ULL << 15)	/* ABI 5 */
 #define LL_SCOPE_ABSTRACT_UNIX	(1ULL << 0)	/* ABI 6 */
 #define LL_SCOPE_SIGNAL		(1ULL << 1)	/* ABI 6 */
 
@@ -98,6 +100,16 @@ static const char *const dev_writable[] = {
 	"/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm",
 };
 
+/* GPU nodes: each GPU's own, granted to the attempt given that GPU, and
+ * the control nodes every attempt with GPUs needs (gpu.h). */
+static const char *const gpu_own[] = {
+	"/dev/nvidia[0-9]*", "/dev/dri/renderD*",
+};
+static const char *const gpu_shared[] = {
+	"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
+	"/dev/nvidia-modeset", "/dev/nvidia-caps/*", "/dev/kfd",
+};
+
 /* System trees readable in `strict`; /proc too, opened in the child
  * (landlock_apply). */
 static const char *const sys_readable[] = {
@@ -117,6 +129,10 @@ static const char *const denied_syscalls[] = {
 };
 
 #define MAX_STATIC_RULES VG_SHIM_MAX_RULES
+/* GPU device nodes a sandbox prepares rules for. */
+#define MAX_GPU_RULES	64
+/* Of the shim's rules, kept free for one attempt's GPU grants. */
+#define MAX_GPU_DEVS_PER_TASK	16
 
 struct ll_rule {
 	int		fd;		/* O_PATH */
@@ -144,6 +160,14 @@ struct vg_sandbox {
 	uint64_t		 ll_task_access;	/* task, scratch, tmp */
 	struct ll_rule		 rules[MAX_STATIC_RULES];
 	int			 nrules;
+	/* Per-GPU nodes (own: granted to the attempt given that GPU) and
+	 * the shared control nodes (granted to any attempt with GPUs),
+	 * opened once; vg_sandbox_launch picks per attempt. */
+	struct ll_rule		 gpu_rules[MAX_GPU_RULES];
+	char			*gpu_paths[MAX_GPU_RULES];
+	int			 gpu_shared[MAX_GPU_RULES];
+	int			 ngpu_rules;
+	uint64_t		 dev_access;		/* rights on a device */
 
 	struct sock_fprog	 prog;			/* len 0: none */
 	struct vg_buf		 downgrades;
@@ -281,21 +305,22 @@ downgrade(struct vg_sandbox *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Adds a fixed Landlock rule for path; missing optional paths are fine. */
+/*
+ * Opens path O_PATH above the shim's fixed fds into r with access (less
+ * what only directories take, within what is handled); 1 when a missing
+ * optional path was skipped.
+ */
 static int
-add_static_rule(struct vg_sandbox *sb, const char *path, uint64_t access,
-    int optional, const char *field, struct vg_err *e)
+open_rule(struct vg_sandbox *sb, struct ll_rule *r, const char *path,
+    uint64_t access, int optional, const char *field, struct vg_err *e)
 {
 	struct stat st;
 	int fd;
 
-	if (sb->nrules >= MAX_STATIC_RULES)
-		return vg_err_set(e, VG_ELIMIT, "%s: more than %d paths",
-		    field, MAX_STATIC_RULES - 24);
 	fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
 		if (optional)
-			return 0;
+			return 1;
 		return vg_err_errno(e, "%s: cannot open '%s'", field, path);
 	}
 	/* The shim's fds below VG_SHIM_FD_FIRST_RULE are fixed (stdio and
@@ -315,13 +340,72 @@ add_static_rule(struct vg_sandbox *sb, const char *path, uint64_t access,
 	if (!S_ISDIR(st.st_mode))
 		access &= ~LL_DIR_ONLY;
 	access &= sb->ll_attr.handled_access_fs;
-	sb->rules[sb->nrules].fd = fd;
-	sb->rules[sb->nrules].access = access;
-	sb->rules[sb->nrules].is_dir = S_ISDIR(st.st_mode);
-	sb->rules[sb->nrules].tmp_path = strncmp(path, "/tmp/", 5) == 0 ?
-	    vg_xstrdup(path) : NULL;
-	sb->nrules++;
+	r->fd = fd;
+	r->access = access;
+	r->is_dir = S_ISDIR(st.st_mode);
+	r->tmp_path = strncmp(path, "/tmp/", 5) == 0 ? vg_xstrdup(path) :
+	    NULL;
 	return 0;
+}
+
+/* Adds a fixed Landlock rule for path; missing optional paths are fine. */
+static int
+add_static_rule(struct vg_sandbox *sb, const char *path, uint64_t access,
+    int optional, const char *field, struct vg_err *e)
+{
+	int rc;
+
+	if (sb->nrules >= MAX_STATIC_RULES - MAX_GPU_DEVS_PER_TASK)
+		return vg_err_set(e, VG_ELIMIT, "%s: more than %d paths",
+		    field, MAX_STATIC_RULES - MAX_GPU_DEVS_PER_TASK - 24);
+	rc = open_rule(sb, &sb->rules[sb->nrules], path, access, optional,
+	    field, e);
+	if (rc == 0)
+		sb->nrules++;
+	return rc < 0 ? rc : 0;
+}
+
+/* Adds the fixed rules of every path glob pattern matches (devices). */
+static int
+add_glob_rules(struct vg_sandbox *sb, const char *pattern, uint64_t access,
+    const char *field, struct vg_err *e)
+{
+	glob_t g;
+	size_t i;
+	int rc = 0;
+
+	memset(&g, 0, sizeof(g));
+	if (glob(pattern, GLOB_NOCHECK, NULL, &g) != 0)
+		return vg_err_set(e, VG_EINVAL, "%s: cannot expand '%s'",
+		    field, pattern);
+	for (i = 0; i < g.gl_pathc && rc == 0; i++)
+		rc = add_static_rule(sb, g.gl_pathv[i], access, 0, field, e);
+	globfree(&g);
+	return rc;
+}
+
+/* Opens the rules of the GPU nodes present (glob pattern); shared: they
+ * go to every attempt with GPUs. */
+static void
+add_gpu_rules(struct vg_sandbox *sb, const char *pattern, int shared)
+{
+	glob_t g;
+	size_t i;
+	struct vg_err e;
+
+	memset(&g, 0, sizeof(g));
+	vg_err_init(&e);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return;
+	for (i = 0; i < g.gl_pathc && sb->ngpu_rules < MAX_GPU_RULES; i++) {
+		if (open_rule(sb, &sb->gpu_rules[sb->ngpu_rules],
+		    g.gl_pathv[i], sb->dev_access, 1, "gpu", &e) != 0)
+			continue;
+		sb->gpu_paths[sb->ngpu_rules] = vg_xstrdup(g.gl_pathv[i]);
+		sb->gpu_shared[sb->ngpu_rules] = shared;
+		sb->ngpu_rules++;
+	}
+	globfree(&g);
 }
 
 /* Compiles the Landlock part: handled rights and the fixed rules. */
@@ -340,7 +424,6 @@ build_landlock(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
 		handled |= LL_FS_TRUNCATE;
 	if (strict)
 		handled |= LL_READ;
-	sb->ll_attr.handled_access_fs = handled;
 	sb->ll_attr_size = sizeof(uint64_t);
 	if (sb->ll_abi >= 6) {
 		sb->ll_attr.scoped = LL_SCOPE_SIGNAL;
@@ -348,16 +431,32 @@ build_landlock(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
 			sb->ll_attr.scoped |= LL_SCOPE_ABSTRACT_UNIX;
 		sb->ll_attr_size = sizeof(sb->ll_attr);
 	}
+	/* ABI 5: ioctl on a device opened after confinement is refused
+	 * except on the nodes granted below (the task's tty, its GPUs). */
+	if (sb->ll_abi >= 5)
+		handled |= LL_FS_IOCTL_DEV;
+	sb->ll_attr.handled_access_fs = handled;
 	sb->ll_task_access = handled;
+	sb->dev_access = write | LL_FS_IOCTL_DEV | (strict ? LL_READ : 0);
 
 	for (i = 0; i < sizeof(dev_writable) / sizeof(dev_writable[0]); i++)
 		if ((rc = add_static_rule(sb, dev_writable[i],
-		    write | (strict ? LL_READ : 0), 1, "isolation", e)) != 0)
+		    sb->dev_access, 1, "isolation", e)) != 0)
 			return rc;
 	for (i = 0; i < iso->writable.n; i++)
 		if ((rc = add_static_rule(sb, iso->writable.v[i],
-		    write | LL_READ, 0, "isolation.writable", e)) != 0)
+		    write | LL_READ | LL_FS_IOCTL_DEV, 0,
+		    "isolation.writable", e)) != 0)
 			return rc;
+	for (i = 0; i < iso->devices.n; i++)
+		if ((rc = add_glob_rules(sb, iso->devices.v[i],
+		    write | LL_READ | LL_FS_IOCTL_DEV, "isolation.devices",
+		    e)) != 0)
+			return rc;
+	for (i = 0; i < sizeof(gpu_own) / sizeof(gpu_own[0]); i++)
+		add_gpu_rules(sb, gpu_own[i], 0);
+	for (i = 0; i < sizeof(gpu_shared) / sizeof(gpu_shared[0]); i++)
+		add_gpu_rules(sb, gpu_shared[i], 1);
 	if (!strict)
 		return 0;
 	for (i = 0; i < sizeof(sys_readable) / sizeof(sys_readable[0]); i++)
@@ -567,6 +666,11 @@ vg_sandbox_free(struct vg_sandbox *sb)
 	for (i = 0; i < sb->nrules; i++) {
 		close(sb->rules[i].fd);
 		free(sb->rules[i].tmp_path);
+	}
+	for (i = 0; i < sb->ngpu_rules; i++) {
+		close(sb->gpu_rules[i].fd);
+		free(sb->gpu_rules[i].tmp_path);
+		free(sb->gpu_paths[i]);
 	}
 	free(sb->prog.filter);
 	vg_buf_release(&sb->downgrades);
@@ -857,6 +961,43 @@ beneath(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
+/* True when the comma-separated list holds item. */
+static int
+list_has(const char *list, const char *item)
+{
+	size_t n = strlen(item);
+	const char *s;
+
+	for (s = list; s != NULL && *s != '\0'; s = strchr(s, ',') ?
+	    strchr(s, ',') + 1 : NULL)
+		if (strncmp(s, item, n) == 0 && (s[n] == ',' || s[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+/* Appends to l the prepared rules of the attempt's own GPU nodes and,
+ * when it has GPUs, the shared control nodes. */
+static void
+gpu_grant(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
+    struct vg_shim_launch *l)
+{
+	int i, added = 0;
+
+	if (p->ngpus <= 0)
+		return;
+	for (i = 0; i < sb->ngpu_rules && added < MAX_GPU_DEVS_PER_TASK;
+	    i++) {
+		if (!sb->gpu_shared[i] && !list_has(p->gpu_devs,
+		    sb->gpu_paths[i]))
+			continue;
+		l->rules[l->nrules].fd = sb->gpu_rules[i].fd;
+		l->rules[l->nrules].is_dir = (uint32_t)sb->gpu_rules[i].is_dir;
+		l->rules[l->nrules].access = sb->gpu_rules[i].access;
+		l->nrules++;
+		added++;
+	}
+}
+
 void
 vg_sandbox_launch(const struct vg_sandbox *sb,
     const struct vg_sandbox_paths *p, struct vg_shim_launch *l,
@@ -879,6 +1020,7 @@ vg_sandbox_launch(const struct vg_sandbox *sb,
 			l->rules[i].access = sb->rules[i].access;
 		}
 		l->nrules = (uint32_t)sb->nrules;
+		gpu_grant(sb, p, l);
 		if (sb->ll_attr.handled_access_fs & LL_FS_READ_FILE)
 			l->flags |= VG_SHIM_LL_PROC;
 		/* The temp directory is normally beneath the task directory
@@ -901,7 +1043,9 @@ vg_sandbox_report(struct vg_buf *out)
 
 	vg_buf_printf(out, "kernel: %s\n", c->kernel[0] ? c->kernel : "?");
 	if (c->landlock_abi > 0)
-		vg_buf_printf(out, "landlock: ok (ABI %d%s)\n", c->landlock_abi,
+		vg_buf_printf(out, "landlock: ok (ABI %d%s%s)\n",
+		    c->landlock_abi, c->landlock_abi < 5 ? "; ABI 5 (Linux "
+		    "6.10) adds device ioctl confinement" : "",
 		    c->landlock_abi < 6 ? "; ABI 6 (Linux 6.12) adds signal "
 		    "scoping" : "");
 	else if (c->landlock_errno == EOPNOTSUPP)

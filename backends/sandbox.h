@@ -6,7 +6,8 @@
  * A sandbox is compiled once per run from the manifest's isolation
  * section (vg_sandbox_new): the seccomp program is generated with
  * libseccomp and kept as BPF, the fixed Landlock paths are opened once
- * (O_PATH), and what the host lacks is noted as downgrades.  Each task
+ * (O_PATH) along with the GPU device nodes present (granted per attempt
+ * by vg_sandbox_launch), and what the host lacks is noted as downgrades.  Each task
  * then only makes system calls, in two places:
  *
  *   clone(vg_sandbox_clone_flags())    new namespaces, if any
@@ -80,6 +81,11 @@ struct vg_sandbox_paths {
 	const char	*task_dir;
 	const char	*scratch_dir;
 	const char	*tmp_dir;	/* private TMPDIR, under task_dir */
+	/* The attempt's GPUs: how many, and their own device nodes,
+	 * comma-separated ("/dev/nvidia0,/dev/nvidia3"); with ngpus > 0
+	 * the shared control nodes are granted too. */
+	int		 ngpus;
+	const char	*gpu_devs;
 };
 
 /*
@@ -103,7 +109,9 @@ struct vg_shim_launch;
 
 /*
  * Fills the confinement part of a launch description (shim.h) for p:
- * flags, Landlock attributes and rule fds.  *bpf and *nbpf receive the
+ * flags, Landlock attributes and rule fds (the fixed ones, then the
+ * prepared ones of p's GPU nodes: read-write and ioctl on its own
+ * /dev/nvidiaN or /dev/dri/renderD*, and on the control nodes).  *bpf and *nbpf receive the
  * seccomp program (borrowed from sb; 0 instructions: none) for the
  * caller to append.
  */

@@ -53,6 +53,8 @@
 
 #include "common/log.h"
 #include "common/path.h"
+#include "backends/gpu.h"
+#include "common/str.h"
 #include "backends/backend.h"
 #include "backends/ssh-remote.h"
 #include "backends/ssh.h"
@@ -989,6 +991,12 @@ ssh_validate(const struct vg_manifest *m, struct vg_diag *d)
 		}
 		free(p);
 	}
+	if (m->resources.gpus > 0 && c->gpus.n == 0) {
+		vg_diag_add(d, &loc, "resources.gpus: backend 'ssh' gives GPUs "
+		    "only from a declared pool: list the remote host's GPU ids "
+		    "in ssh.gpus (e.g. [0, 1])");
+		bad = 1;
+	}
 	if (c->remote_dir != NULL && *c->remote_dir == '\0') {
 		vg_diag_add(d, vg_manifest_locf(m, &loc, "ssh.remote_dir"),
 		    "ssh.remote_dir: empty (default ~/.vigil/runs)");
@@ -1540,6 +1548,27 @@ static const struct vg_msection *const ssh_sections[] = {
 	&vg_ssh_msection, NULL
 };
 
+/*
+ * The pool of the remote host: the GPUs ssh.gpus declares, and CPUs and
+ * memory unbounded here (the remote host's are not known: --jobs caps
+ * the count).
+ */
+static int
+ssh_pool(const struct vg_manifest *m, struct vg_pool *p, struct vg_err *e)
+{
+	const struct vg_ssh_conf *c = vg_ssh_of(m);
+	size_t i;
+
+	(void)e;
+	memset(p, 0, sizeof(*p));
+	p->cpus = 1048576;
+	vg_strlcpy(p->cpu_from, "not limited over ssh", sizeof(p->cpu_from));
+	for (i = 0; i < c->gpus.n; i++)
+		vg_gpu_parse_list(c->gpus.v[i], VG_GPU_NVIDIA, p);
+	vg_strlcpy(p->gpu_from, "ssh.gpus", sizeof(p->gpu_from));
+	return 0;
+}
+
 const struct vg_backend_ops vg_backend_ssh = {
 	.p = {
 		.kind = VG_PLUGIN_BACKEND,
@@ -1550,6 +1579,7 @@ const struct vg_backend_ops vg_backend_ssh = {
 	},
 	.probe = ssh_probe,
 	.run = ssh_run,
+	.pool = ssh_pool,
 };
 
 /* ---- the ssh: section ---- */
@@ -1579,6 +1609,8 @@ static const struct vg_section ssh_section = {
 		    "local paths copied before the task"),
 		STRV(vg_ssh_conf, "stage_out", stage_out,
 		    "remote paths copied back after it"),
+		STRV(vg_ssh_conf, "gpus", gpus,
+		    "GPU ids of the remote host tasks are given"),
 		{ .key = NULL },
 	},
 };

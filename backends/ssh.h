@@ -21,6 +21,7 @@ struct vg_ssh_conf {
 	char		*remote_dir;	/* default ~/.vigil/runs */
 	struct vg_strv	 stage_in;	/* local paths copied before start */
 	struct vg_strv	 stage_out;	/* remote paths copied after end */
+	struct vg_strv	 gpus;		/* the remote host's GPU ids */
 };
 
 /* The ssh: section (owned by the ssh backend). */

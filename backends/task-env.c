@@ -15,6 +15,18 @@
  *   VIGIL_TASK_DIR                 yes    yes     yes      -
  *   VIGIL_ATTEMPT                  yes    yes     yes      yes
  *   VIGIL_SCRATCH_DIR              set    set     -        -
+ *   VIGIL_GPUS                     gpu    gpu     gpu      gpu
+ *   CUDA_VISIBLE_DEVICES (or       gpu    -       gpu      gpu
+ *     ROCR_/HIP_VISIBLE_DEVICES)
+ *
+ * "gpu": when the scheduler assigned GPUs (a->gpu_set), their ids; a
+ * task given none gets CUDA_VISIBLE_DEVICES (and ROCR_VISIBLE_DEVICES)
+ * set empty, which hides every GPU.  In an image the engine maps the
+ * assigned devices (docker's DeviceRequests) and renumbers them from 0,
+ * so the host's ids would be wrong there: only VIGIL_GPUS says them.
+ * Without an assignment (Slurm sets the variables itself in the job,
+ * a cloud sandbox or an image has its own) a task without gpus still
+ * gets CUDA_VISIBLE_DEVICES empty where it sees the host's devices.
  *
  * "set": when vigil has it (or the attempt has a scratch directory).
  * An image (docker, daytona, vercel, modal) has its own PATH, home and
@@ -30,6 +42,7 @@
 #include <stdlib.h>
 
 #include "backends/backend.h"
+#include "backends/gpu.h"
 
 /* The host variables passed and the VIGIL_* ones set, per place. */
 #define ENV_PATH	0x01	/* PATH, defaulted */
@@ -37,13 +50,14 @@
 #define ENV_LOCALE	0x04	/* LANG LC_ALL TZ */
 #define ENV_TASK_DIR	0x08	/* VIGIL_TASK_DIR */
 #define ENV_SCRATCH	0x10	/* VIGIL_SCRATCH_DIR */
+#define ENV_GPU_IDS	0x20	/* CUDA_/ROCR_/HIP_VISIBLE_DEVICES */
 
 static const unsigned env_parts[] = {
 	[VG_ENV_HOST] = ENV_PATH | ENV_IDENTITY | ENV_LOCALE | ENV_TASK_DIR |
-	    ENV_SCRATCH,
+	    ENV_SCRATCH | ENV_GPU_IDS,
 	[VG_ENV_IMAGE] = ENV_LOCALE | ENV_TASK_DIR | ENV_SCRATCH,
-	[VG_ENV_ENGINE] = ENV_TASK_DIR,
-	[VG_ENV_REMOTE] = 0,
+	[VG_ENV_ENGINE] = ENV_TASK_DIR | ENV_GPU_IDS,
+	[VG_ENV_REMOTE] = ENV_GPU_IDS,
 };
 
 /* Host variables passed when set, with the part each belongs to. */
@@ -59,6 +73,32 @@ static const struct {
 	{ .name = "TZ", .part = ENV_LOCALE },
 	{ .name = "TMPDIR", .part = ENV_IDENTITY },
 };
+
+/* Appends the GPU variables of a (the table above). */
+static void
+gpu_env(const struct vg_attempt *a, unsigned parts, struct vg_strv *out)
+{
+	if (!a->gpu_set) {
+		if (a->res.gpus <= 0 && (parts & ENV_GPU_IDS))
+			vg_strv_push(out, "CUDA_VISIBLE_DEVICES=");
+		return;
+	}
+	vg_strv_pushf(out, "VIGIL_GPUS=%s", a->gpu_ids);
+	if (!(parts & ENV_GPU_IDS)) {
+		if (a->gpu_ids[0] == '\0')
+			vg_strv_push(out, "CUDA_VISIBLE_DEVICES=");
+		return;
+	}
+	if (a->gpu_vendor == VG_GPU_AMD && a->gpu_ids[0] != '\0') {
+		/* HIP numbers what ROCR left visible from 0 (and reads
+		 * CUDA_VISIBLE_DEVICES too, so that one stays unset). */
+		vg_strv_pushf(out, "ROCR_VISIBLE_DEVICES=%s", a->gpu_ids);
+		return;
+	}
+	vg_strv_pushf(out, "CUDA_VISIBLE_DEVICES=%s", a->gpu_ids);
+	if (a->gpu_ids[0] == '\0')
+		vg_strv_push(out, "ROCR_VISIBLE_DEVICES=");
+}
 
 /* Appends the environment of attempt a as the task sees it at where. */
 void
@@ -91,6 +131,7 @@ vg_task_env(const struct vg_attempt *a, enum vg_env_where where,
 	vg_strv_pushf(out, "VIGIL_ATTEMPT=%d", a->attempt);
 	if ((parts & ENV_SCRATCH) && a->scratch_dir != NULL)
 		vg_strv_pushf(out, "VIGIL_SCRATCH_DIR=%s", a->scratch_dir);
+	gpu_env(a, parts, out);
 }
 
 /* The environment of a task that runs on this host. */

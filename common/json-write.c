@@ -139,3 +139,38 @@ vg_json_null(struct vg_json_writer *w)
 	json_sep(w);
 	vg_buf_adds(w->out, "null");
 }
+
+void
+vg_json_value_write(struct vg_json_writer *w, const struct vg_json_value *v)
+{
+	size_t i;
+
+	switch (v->type) {
+	case VG_JSON_NULL:
+		vg_json_null(w);
+		break;
+	case VG_JSON_BOOL:
+		vg_json_bool(w, v->b);
+		break;
+	case VG_JSON_NUMBER:
+		vg_json_num(w, v->num);
+		break;
+	case VG_JSON_STRING:
+		vg_json_strn(w, v->str, v->len);
+		break;
+	case VG_JSON_ARRAY:
+		vg_json_arr_begin(w);
+		for (i = 0; i < v->len; i++)
+			vg_json_value_write(w, v->items[i]);
+		vg_json_arr_end(w);
+		break;
+	case VG_JSON_OBJECT:
+		vg_json_obj_begin(w);
+		for (i = 0; i < v->len; i++) {
+			vg_json_key(w, v->keys[i]);
+			vg_json_value_write(w, v->items[i]);
+		}
+		vg_json_obj_end(w);
+		break;
+	}
+}

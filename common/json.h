@@ -93,4 +93,10 @@ const char *vg_json_get_str(const struct vg_json_value *v, const char *key,
 double	vg_json_get_num(const struct vg_json_value *v, const char *key,
 	    double def);
 
+/* Writes a parsed value back with w, in the writer's own form (so two
+ * values compare equal as text when they are equal as JSON, up to the
+ * order of object members). */
+void	vg_json_value_write(struct vg_json_writer *w,
+	    const struct vg_json_value *v);
+
 #endif

@@ -15,8 +15,18 @@
  * SIGKILL after kill_grace; the result is TIMEOUT whatever the exit
  * status.  Cancel works the same way and yields CANCELLED.
  *
- * Attempts beyond --jobs wait in a FIFO here; the driver limits how many
- * it hands over through s->window, so memory stays flat for large runs.
+ * Packing: every attempt takes resources.cpus (default 1), gpus (default
+ * 0) and memory (when given) from the pool where the backend runs them
+ * (backends/gpu.h: this host, or the Slurm allocation vigil is in; a
+ * cloud backend's pool is unbounded), and --jobs (default: the pool's
+ * CPUs) caps how many run at once.  Attempts that do not fit wait in a
+ * queue here; each time resources free, the queue is walked in task
+ * order and every attempt that fits starts (first fit), so a small task
+ * is never held behind a big one.  GPUs are given by id, lowest free
+ * first, and never to two running attempts; an attempt that could never
+ * fit fails at once.  The driver limits how many attempts it hands over
+ * through s->window (2 x what can run at once), so memory stays flat for
+ * large runs and the queue always holds the next tasks that could fit.
  */
 #include <errno.h>
 #include <poll.h>
@@ -29,11 +39,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backends/gpu.h"
 #include "common/log.h"
 #include "common/path.h"
 #include "schedulers/launcher.h"
 #include "schedulers/scheduler.h"
 #include "common/str.h"
+#include "runner/manifest/task.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -55,6 +67,10 @@ struct dslot {
 	int			 exited;	/* reaped, end not known yet */
 	int			 ws;		/* wait status when reaped */
 	long long		 reaped_at;	/* monotonic ms */
+	int			 cpus;		/* what it takes while it runs */
+	uint64_t		 memory;
+	int			 ngpus;
+	int			*gpus;		/* pool indices, while running */
 	struct dslot		*next;		/* queue link */
 };
 
@@ -69,6 +85,10 @@ struct direct {
 	size_t			 returned;	/* handed out by the last poll */
 	struct pollfd		*pfds;
 	int			 subreaper;
+	struct vg_pool		 pool;
+	int			 cpus_free;
+	uint64_t		 mem_free;
+	unsigned char		*gpu_busy;	/* per pool GPU */
 };
 
 /* Opens a pidfd for pid (Linux 5.3+). */
@@ -108,6 +128,108 @@ push_never_ran(struct direct *d, struct vg_attempt *a, enum vg_state st,
 	vg_strlcpy(u->reason, reason, sizeof(u->reason));
 }
 
+/* What attempt a takes from the pool, in sl. */
+static void
+slot_needs(struct dslot *sl, const struct vg_attempt *a)
+{
+	sl->cpus = a->res.cpus > 0 ? a->res.cpus : 1;
+	sl->memory = a->res.memory;
+	sl->ngpus = a->res.gpus > 0 ? a->res.gpus : 0;
+}
+
+/* Why sl could never fit in the pool (into why), or 0 when it could. */
+static int
+never_fits(const struct direct *d, const struct dslot *sl, char *why,
+    size_t n)
+{
+	const struct vg_pool *p = &d->pool;
+
+	if (p->unbounded)
+		return 0;
+	if (sl->ngpus > 0 && (size_t)sl->ngpus > p->ngpus)
+		snprintf(why, n, "asks gpus: %d, the pool has %zu (from %s)",
+		    sl->ngpus, p->ngpus, p->gpu_from);
+	else if (sl->cpus > p->cpus)
+		snprintf(why, n, "asks cpus: %d, the pool has %d (from %s)",
+		    sl->cpus, p->cpus, p->cpu_from);
+	else if (sl->memory > 0 && p->memory > 0 && sl->memory > p->memory)
+		snprintf(why, n, "asks memory: %llu MiB, the pool has %llu "
+		    "MiB (from %s)", (unsigned long long)(sl->memory >> 20),
+		    (unsigned long long)(p->memory >> 20), p->mem_from);
+	else
+		return 0;
+	return 1;
+}
+
+/* True when sl fits in what is free now. */
+static int
+fits_now(const struct direct *d, const struct dslot *sl)
+{
+	if (d->pool.unbounded)
+		return 1;
+	return sl->cpus <= d->cpus_free && (sl->memory == 0 ||
+	    d->pool.memory == 0 || sl->memory <= d->mem_free) &&
+	    (size_t)sl->ngpus <= d->pool.ngpus;
+}
+
+/* Takes sl's resources and, for GPUs, writes the assignment into its
+ * attempt; 0 when the free GPUs were too few (nothing taken then). */
+static int
+slot_take(struct direct *d, struct dslot *sl)
+{
+	struct vg_attempt *a = sl->a;
+	size_t i;
+	int k = 0;
+
+	if (d->pool.unbounded)
+		return 1;
+	for (i = 0; i < d->pool.ngpus; i++)
+		k += !d->gpu_busy[i];
+	if (k < sl->ngpus)
+		return 0;
+	sl->gpus = vg_xcalloc((size_t)sl->ngpus + 1, sizeof(*sl->gpus));
+	a->gpu_set = 1;
+	a->gpu_vendor = (int)d->pool.vendor;
+	a->gpu_ids[0] = a->gpu_devs[0] = '\0';
+	for (i = 0, k = 0; i < d->pool.ngpus && k < sl->ngpus; i++) {
+		if (d->gpu_busy[i])
+			continue;
+		d->gpu_busy[i] = 1;
+		sl->gpus[k++] = (int)i;
+		vg_gpu_give(a->gpu_ids, sizeof(a->gpu_ids), a->gpu_devs,
+		    sizeof(a->gpu_devs), &d->pool.gpus[i]);
+	}
+	d->cpus_free -= sl->cpus;
+	if (d->pool.memory > 0)
+		d->mem_free -= sl->memory;
+	return 1;
+}
+
+/* Gives sl's resources back. */
+static void
+slot_release(struct direct *d, struct dslot *sl)
+{
+	int k;
+
+	if (d->pool.unbounded || sl->gpus == NULL)
+		return;
+	for (k = 0; k < sl->ngpus; k++)
+		d->gpu_busy[sl->gpus[k]] = 0;
+	free(sl->gpus);
+	sl->gpus = NULL;
+	d->cpus_free += sl->cpus;
+	if (d->pool.memory > 0)
+		d->mem_free += sl->memory;
+}
+
+/* Frees a slot, giving its resources back. */
+static void
+slot_free(struct direct *d, struct dslot *sl)
+{
+	slot_release(d, sl);
+	free(sl);
+}
+
 /* Starts one queued attempt; reports RUNNING or BACKEND_ERROR. */
 static void
 slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
@@ -123,7 +245,7 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 	if (d->launch.ops->start(&d->launch, a, &e) != 0) {
 		push_never_ran(d, a, VG_ST_BACKEND_ERROR, e.msg[0] ? e.msg :
 		    "backend failed to start the task");
-		free(sl);
+		slot_free(d, sl);
 		return;
 	}
 	if (a->pidfd < 0) {
@@ -140,7 +262,7 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 				d->launch.ops->cleanup(&d->launch, a);
 			push_never_ran(d, a, VG_ST_BACKEND_ERROR,
 			    "cannot watch the task: pidfd_open failed");
-			free(sl);
+			slot_free(d, sl);
 			return;
 		} else
 			sl->own_pidfd = 1;
@@ -157,21 +279,58 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 	snprintf(u->handle, sizeof(u->handle), "%ld", (long)a->pid);
 }
 
-/* Starts queued attempts while slots are free. */
+/*
+ * Starts queued attempts, first fit in task order: the queue is walked
+ * once, and each attempt whose resources are free starts, while fewer
+ * than --jobs run.
+ */
 static void
 start_ready(struct vg_sched *s, struct direct *d)
 {
-	struct dslot *sl;
+	struct dslot *sl, *prev = NULL, *next;
 
-	while (d->nrun < (size_t)s->jobs && d->qhead != NULL) {
-		sl = d->qhead;
-		d->qhead = sl->next;
-		if (d->qhead == NULL)
-			d->qtail = NULL;
+	for (sl = d->qhead; sl != NULL && d->nrun < (size_t)s->jobs;
+	    sl = next) {
+		next = sl->next;
+		if (!fits_now(d, sl) || !slot_take(d, sl)) {
+			prev = sl;
+			continue;
+		}
+		if (prev != NULL)
+			prev->next = next;
+		else
+			d->qhead = next;
+		if (d->qtail == sl)
+			d->qtail = prev;
 		d->nqueued--;
 		sl->next = NULL;
 		slot_start(s, d, sl);
 	}
+}
+
+/* The backend m's attempts run on: s->backend, else by name. */
+static const struct vg_backend_ops *
+backend_of(const struct vg_manifest *m, const struct vg_backend_ops *ops)
+{
+	if (ops != NULL)
+		return ops;
+	return vg_backend_find(m != NULL && m->backend != NULL ? m->backend :
+	    "local");
+}
+
+/* How many attempts of m fit in p at once (at least 1). */
+static int
+fit_count(const struct vg_manifest *m, const struct vg_pool *p)
+{
+	int cpus = m->resources.cpus > 0 ? m->resources.cpus : 1, n;
+
+	n = p->cpus / cpus;
+	if (m->resources.gpus > 0 && (int)p->ngpus / m->resources.gpus < n)
+		n = (int)p->ngpus / m->resources.gpus;
+	if (m->resources.memory > 0 && p->memory > 0 &&
+	    (uint64_t)n > p->memory / m->resources.memory)
+		n = (int)(p->memory / m->resources.memory);
+	return n > 0 ? n : 1;
 }
 
 static int
@@ -179,33 +338,44 @@ direct_open(struct vg_sched *s, struct vg_err *e)
 {
 	struct direct *d;
 	struct vg_launcher launch;
-	const struct vg_backend_ops *ops = s->backend;
-	int subreaper = 0, rc;
-	long n;
+	struct vg_pool pool;
+	const struct vg_backend_ops *ops = backend_of(s->m, s->backend);
+	int subreaper = 0, rc, fit;
 
-	if (ops == NULL) {
-		const char *name = s->m != NULL && s->m->backend != NULL ?
-		    s->m->backend : "local";
-
-		if ((ops = vg_backend_find(name)) == NULL)
-			return vg_err_set(e, VG_EINVAL, "unknown backend "
-			    "'%s'", name);
-	}
+	if (ops == NULL)
+		return vg_err_set(e, VG_EINVAL, "unknown backend '%s'",
+		    s->m->backend);
 	if ((rc = vg_launcher_open(&launch, ops, s, e)) != 0)
 		return rc;
+	memset(&pool, 0, sizeof(pool));
+	if (s->m != NULL && (rc = vg_backend_pool(ops, s->m, &pool, e)) != 0) {
+		vg_launcher_close(&launch);
+		return rc;
+	}
+	if (s->m == NULL)
+		pool.unbounded = 1;
 	if (s->jobs <= 0) {
-		n = sysconf(_SC_NPROCESSORS_ONLN);
-		s->jobs = n > 0 ? (int)n : 1;
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		s->jobs = !pool.unbounded && pool.cpus > 0 ? pool.cpus :
+		    n > 0 ? (int)n : 1;
 	}
 	d = vg_xcalloc(1, sizeof(*d));
 	d->launch = launch;
+	d->pool = pool;
+	d->cpus_free = pool.cpus;
+	d->mem_free = pool.memory;
+	d->gpu_busy = vg_xcalloc(pool.ngpus + 1, 1);
 	d->run = vg_xcalloc((size_t)s->jobs, sizeof(*d->run));
 	d->pfds = vg_xcalloc((size_t)s->jobs + 1, sizeof(*d->pfds));
 	if (prctl(PR_GET_CHILD_SUBREAPER, &subreaper, 0, 0, 0) == 0)
 		d->subreaper = subreaper;
-	/* Keep a few more than --jobs in hand so a freed slot is refilled
-	 * inside the same poll, without a round trip through the driver. */
-	s->window = s->jobs * 2;
+	/* Keep twice what can run at once in hand so a freed slot is
+	 * refilled inside the same poll, without a round trip through the
+	 * driver. */
+	fit = pool.unbounded || s->m == NULL ? s->jobs : fit_count(s->m,
+	    &pool);
+	s->window = 2 * (fit < s->jobs ? fit : s->jobs);
 	s->priv = d;
 	return 0;
 }
@@ -215,10 +385,20 @@ direct_submit(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
 {
 	struct direct *d = s->priv;
 	struct dslot *sl;
+	char why[384], reason[512];
 
 	(void)e;
 	sl = vg_xcalloc(1, sizeof(*sl));
 	sl->a = a;
+	slot_needs(sl, a);
+	if (never_fits(d, sl, why, sizeof(why))) {
+		/* A retry can grow past the pool (memory_factor). */
+		snprintf(reason, sizeof(reason), "task %d %s: it can never "
+		    "start here", a->task != NULL ? a->task->index : -1, why);
+		push_never_ran(d, a, VG_ST_BACKEND_ERROR, reason);
+		free(sl);
+		return 0;
+	}
 	if (d->qtail != NULL)
 		d->qtail->next = sl;
 	else
@@ -227,6 +407,50 @@ direct_submit(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
 	d->nqueued++;
 	start_ready(s, d);
 	return 0;
+}
+
+/*
+ * A manifest whose tasks could never fit in the pool is refused when the
+ * run is created, naming a task, what it asks and what there is.
+ */
+static int
+direct_validate(const struct vg_manifest *m, struct vg_diag *diag)
+{
+	const struct vg_backend_ops *ops = backend_of(m, NULL);
+	struct vg_loc loc = { .file = m->file };
+	struct vg_attempt a;
+	struct vg_pool pool;
+	struct dslot sl;
+	struct direct d;
+	struct vg_err e;
+	char why[384];
+	size_t n;
+	int rc = 0;
+
+	if (ops == NULL || (m->resources.cpus <= 1 && m->resources.gpus <= 0 &&
+	    m->resources.memory == 0))
+		return 0;
+	vg_err_init(&e);
+	if (vg_backend_pool(ops, m, &pool, &e) != 0) {
+		vg_diag_add(diag, &loc, "%s", e.msg);
+		return VG_EINVAL;
+	}
+	memset(&a, 0, sizeof(a));
+	memset(&sl, 0, sizeof(sl));
+	memset(&d, 0, sizeof(d));
+	a.res = m->resources;
+	slot_needs(&sl, &a);
+	d.pool = pool;
+	if (never_fits(&d, &sl, why, sizeof(why))) {
+		n = vg_expand_count(m);
+		vg_diag_add(diag, &loc, "resources: task 0%s %s, so it could "
+		    "never start with scheduler 'direct' (ask less, or run "
+		    "it where there is more)", n > 1 ? " (and every other "
+		    "task)" : "", why);
+		rc = VG_EINVAL;
+	}
+	vg_pool_release(&pool);
+	return rc;
 }
 
 /* Converts a waitid result into a wait(2) status word. */
@@ -282,7 +506,7 @@ slot_done(struct direct *d, size_t i, struct vg_result *r)
 	vg_strlcpy(u->reason, r->reason, sizeof(u->reason));
 	snprintf(u->handle, sizeof(u->handle), "%ld", (long)a->pid);
 	run_remove(d, i);
-	free(sl);
+	slot_free(d, sl);
 }
 
 /*
@@ -566,7 +790,7 @@ direct_close(struct vg_sched *s)
 			close(d->run[i]->a->pidfd);
 			d->run[i]->a->pidfd = -1;
 		}
-		free(d->run[i]);
+		slot_free(d, d->run[i]);
 	}
 	for (sl = d->qhead; sl != NULL; sl = next) {
 		next = sl->next;
@@ -574,11 +798,17 @@ direct_close(struct vg_sched *s)
 	}
 	free(d->run);
 	free(d->pfds);
+	free(d->gpu_busy);
+	vg_pool_release(&d->pool);
 	free(d->ups);
 	vg_launcher_close(&d->launch);
 	free(d);
 	s->priv = NULL;
 }
+
+static const struct vg_msection *const direct_sections[] = {
+	&vg_pool_msection, NULL
+};
 
 const struct vg_scheduler_ops vg_scheduler_direct = {
 	.caps = VG_SCAP_LOCAL,
@@ -587,6 +817,8 @@ const struct vg_scheduler_ops vg_scheduler_direct = {
 		.name = "direct",
 		.flags = VG_PLUGIN_DEFAULT,
 		.help = "on this host (or as job steps inside an allocation)",
+		.sections = direct_sections,
+		.validate = direct_validate,
 	},
 	.open = direct_open,
 	.submit = direct_submit,

@@ -214,9 +214,13 @@ lib_submit(const struct vg_slurm_job *j, const char *script,
 	if (j->memory > 0)
 		d.pn_min_memory = (j->memory + (1 << 20) - 1) >> 20;
 	if (j->gpus > 0) {
-		static char g[32];
+		static char g[96];
 
-		snprintf(g, sizeof g, "gres:gpu:%d", j->gpus);
+		if (j->gpu_type != NULL && *j->gpu_type != '\0')
+			snprintf(g, sizeof g, "gres:gpu:%s:%d", j->gpu_type,
+			    j->gpus);
+		else
+			snprintf(g, sizeof g, "gres:gpu:%d", j->gpus);
 		d.tres_per_node = g;
 	}
 	if (j->time > 0)

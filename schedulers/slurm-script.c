@@ -276,7 +276,12 @@ vg_slurm_script(const struct vg_slurm_job *j, struct vg_buf *out,
 	if (j->memory > 0)
 		vg_buf_printf(&b, "#SBATCH --mem=%lluM\n",
 		    (unsigned long long)((j->memory + (1 << 20) - 1) >> 20));
-	if (j->gpus > 0)
+	/* One task per job (array element): --gres, per node, is the
+	 * task's; resources.gpu_type is the gres type. */
+	if (j->gpus > 0 && j->gpu_type != NULL && *j->gpu_type != '\0')
+		vg_buf_printf(&b, "#SBATCH --gres=gpu:%s:%d\n", j->gpu_type,
+		    j->gpus);
+	else if (j->gpus > 0)
 		vg_buf_printf(&b, "#SBATCH --gres=gpu:%d\n", j->gpus);
 	if (j->time > 0) {
 		vg_slurm_time(j->time, tbuf, sizeof tbuf);
@@ -327,7 +332,7 @@ out:
 /* Builds the srun argv of one job step inside an allocation. */
 void
 vg_slurm_step_argv(const char *name, int cpus, uint64_t memory, int gpus,
-    const char *const *argv, struct vg_strv *out)
+    const char *gpu_type, const char *const *argv, struct vg_strv *out)
 {
 	size_t i;
 
@@ -341,7 +346,9 @@ vg_slurm_step_argv(const char *name, int cpus, uint64_t memory, int gpus,
 	if (memory > 0)
 		vg_strv_pushf(out, "--mem=%lluM",
 		    (unsigned long long)((memory + (1 << 20) - 1) >> 20));
-	if (gpus > 0)
+	if (gpus > 0 && gpu_type != NULL && *gpu_type != '\0')
+		vg_strv_pushf(out, "--gpus=%s:%d", gpu_type, gpus);
+	else if (gpus > 0)
 		vg_strv_pushf(out, "--gpus=%d", gpus);
 	if (name != NULL && *name != '\0')
 		vg_strv_pushf(out, "--job-name=%s", name);

@@ -187,7 +187,7 @@ vg_slurm_step_start(const char *vigil, const char *run_dir,
 	name = vg_xasprintf("%s.%d", a->m != NULL && a->m->name != NULL ?
 	    a->m->name : a->run_id, a->task->index);
 	vg_slurm_step_argv(name, a->res.cpus, a->res.memory, a->res.gpus,
-	    inner, &argv);
+	    a->res.gpu_type, inner, &argv);
 	free(name);
 	/* vigil's environment (the allocation's SLURM_* included), with the
 	 * attempt's number and time limit for task-exec. */

@@ -800,6 +800,7 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	j.cpus = v[0]->a->res.cpus;
 	j.memory = v[0]->a->res.memory;
 	j.gpus = v[0]->a->res.gpus;
+	j.gpu_type = v[0]->a->res.gpu_type;
 	j.time = v[0]->a->res.time;
 	if (j.time == 0 && v[0]->a->timeout > 0)
 		j.time = (uint64_t)v[0]->a->timeout + 60;

@@ -53,6 +53,7 @@ struct vg_slurm_job {
 	const char	*signal;	/* "B:USR2@90"; NULL or "" = none */
 	int		 requeue;
 	const char	*exclude;	/* "n1,n2" or NULL */
+	const char	*gpu_type;	/* gres type ("a100"); NULL = any */
 };
 
 /*
@@ -106,13 +107,15 @@ void	vg_slurm_set_aside(const char *task_dir, const char *name,
 
 /*
  * The argv that runs one task as a job step inside an allocation:
- * srun --exclusive -n1 -N1 --cpus-per-task=C [--mem=M] [--gpus=G]
- * --job-name=NAME --kill-on-bad-exit=1 -- ARGV...  (the direct scheduler
- * uses it when SLURM_JOB_ID is set).  cpus <= 0 and mem 0 are left out.
- * Caller releases out.
+ * srun --exclusive -n1 -N1 --cpus-per-task=C [--mem=M]
+ * [--gpus=[TYPE:]G] --job-name=NAME --kill-on-bad-exit=1 -- ARGV...
+ * (the direct scheduler uses it when SLURM_JOB_ID is set).  cpus <= 0
+ * and mem 0 are left out; gpu_type NULL or "" names no type.  Caller
+ * releases out.
  */
 void	vg_slurm_step_argv(const char *name, int cpus, uint64_t memory,
-	    int gpus, const char *const *argv, struct vg_strv *out);
+	    int gpus, const char *gpu_type, const char *const *argv,
+	    struct vg_strv *out);
 
 /* ---- slurm-step.c ---- */
 

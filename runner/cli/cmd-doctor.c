@@ -1,7 +1,9 @@
 /*
  * cmd-doctor.c - vigil doctor: what this host can isolate and run.  One
  * line per mechanism (kernel, Landlock, seccomp, namespaces, cgroups),
- * where state goes and whether Slurm compute nodes can reach it, then one
+ * where state goes and whether Slurm compute nodes can reach it, the
+ * pool direct runs pack tasks into (CPUs, memory, GPUs and the device
+ * nodes the sandbox grants with each), then one
  * block per backend from its probe operation (the local backend says
  * which isolation level it delivers in full), each missing piece with
  * what to change.
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "backends/gpu.h"
 #include "backends/sandbox.h"
 #include "scratch/scratch.h"
 #include "common/buf.h"
@@ -58,6 +61,34 @@ report_dirs(struct vg_buf *out)
 	free(home);
 }
 
+/* Appends the pool direct runs pack into: CPUs, memory and GPUs, where
+ * each came from (the site and user config's pool section applies), and
+ * the device nodes the sandbox grants a task given each GPU. */
+static void
+report_pool(struct vg_buf *out)
+{
+	static const char probe[] = "version: 1\ncommand: 'true'\n";
+	struct vg_load_opts opts;
+	struct vg_manifest *m = NULL;
+	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_pool pool;
+	struct vg_err e;
+
+	memset(&opts, 0, sizeof(opts));
+	vg_err_init(&e);
+	(void)vg_manifest_load_mem("(config)", probe, sizeof(probe) - 1,
+	    &opts, &m, &diag, &e);
+	vg_diag_release(&diag);
+	vg_err_init(&e);
+	if (vg_pool_host(m != NULL ? vg_pool_conf_of(m) : NULL, 1, &pool,
+	    &e) != 0)
+		vg_buf_printf(out, "pool: %s\n", e.msg);
+	else
+		vg_pool_report(&pool, out);
+	vg_pool_release(&pool);
+	vg_manifest_free(m);
+}
+
 static int
 cmd_doctor_exec(struct vg_args *a)
 {
@@ -74,6 +105,7 @@ cmd_doctor_exec(struct vg_args *a)
 
 	vg_sandbox_report(&out);
 	report_dirs(&out);
+	report_pool(&out);
 	for (s = vg_schedulers; *s != NULL; s++)
 		vg_scheduler_probe(*s, &out);
 	for (b = vg_backends; *b != NULL; b++) {

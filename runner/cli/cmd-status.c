@@ -148,6 +148,8 @@ attempt_cb(void *arg, const struct vg_attempt_rec *a)
 		vg_buf_printf(out, "  exit %d", a->exit_code);
 	if (a->handle != NULL && *a->handle != '\0')
 		vg_buf_printf(out, "  %s", a->handle);
+	if (a->gpus != NULL && *a->gpus != '\0')
+		vg_buf_printf(out, "  gpus %s", a->gpus);
 	if (a->reason != NULL && *a->reason != '\0')
 		vg_buf_printf(out, "  %s", a->reason);
 	vg_buf_addc(out, '\n');

@@ -352,6 +352,8 @@ task_json_cb(void *arg, const struct vg_task_rec *t, const char *mj,
 	vg_json_str(w, t->handle[0] != '\0' ? t->handle : NULL);
 	vg_json_key(w, "node");
 	vg_json_str(w, t->node[0] != '\0' ? t->node : NULL);
+	vg_json_key(w, "gpus");
+	vg_json_str(w, t->gpus[0] != '\0' ? t->gpus : NULL);
 	vg_json_obj_end(w);
 	return 0;
 }

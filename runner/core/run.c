@@ -370,6 +370,7 @@ put_attempt(struct drv *d, const struct vg_task_rec *t, int attempt,
 		ar.pid_start = t->pid_start;
 		ar.handle = t->handle;
 		ar.node = t->node;
+		ar.gpus = t->gpus[0] != '\0' ? t->gpus : NULL;
 	}
 	return vg_store_attempt_put(d->st, d->run_id, &ar, e);
 }
@@ -648,6 +649,8 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 			(void)vg_pid_start_time(t->pid, &t->pid_start);
 		t->started = b->a.started > 0 ? b->a.started : vg_now();
 		t->ended = 0;
+		vg_strlcpy(t->gpus, b->a.gpu_set ? b->a.gpu_ids : "",
+		    sizeof(t->gpus));
 	}
 	if ((rc = put_attempt(d, t, b->a.attempt, u->state, 1, NULL, 0,
 	    u->reason, e)) != 0)

@@ -106,6 +106,13 @@ static const struct migration migrations[] = {
 		" NOT NULL, category TEXT, rule TEXT, reason TEXT);"
 		"CREATE INDEX audit_run ON audit (run_id);",
 	},
+	{
+		.version = 2,
+		.description = "GPU ids of each attempt",
+		.sql =
+		"ALTER TABLE attempts ADD COLUMN gpus TEXT;"
+		"ALTER TABLE tasks ADD COLUMN gpus TEXT NOT NULL DEFAULT '';",
+	},
 };
 
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -295,6 +302,7 @@ static const struct col task_cols[] = {
 	TASK("handle", COL_CHARS, t.handle, 0),
 	TASK("node", COL_CHARS, t.node, 0),
 	TASK("reason", COL_CHARS, t.reason, 0),
+	TASK("gpus", COL_CHARS, t.gpus, 0),
 };
 #undef TASK
 
@@ -319,6 +327,7 @@ static const struct col attempt_cols[] = {
 	ATT("handle", COL_TEXT, a.handle, 0),
 	ATT("node", COL_TEXT, a.node, 0),
 	ATT("reason", COL_TEXT, a.reason, 0),
+	ATT("gpus", COL_TEXT, a.gpus, 0),
 };
 #undef ATT
 

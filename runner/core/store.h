@@ -28,7 +28,7 @@
 struct vg_store;
 
 /* The schema version this vigil writes (PRAGMA user_version). */
-#define VG_STORE_SCHEMA	1
+#define VG_STORE_SCHEMA	2
 
 /* Run ids: "YYYYMMDD-HHMMSS-xxxxxx" (UTC, 6 random hex digits). */
 #define VG_RUN_ID_MAX	32
@@ -135,6 +135,7 @@ struct vg_task_rec {
 	char		 handle[64];	/* pid or job id */
 	char		 node[64];
 	char		 reason[256];
+	char		 gpus[256];	/* GPU ids of the last attempt */
 };
 
 /*
@@ -189,6 +190,7 @@ struct vg_attempt_rec {
 	const char	*handle;	/* borrowed; may be NULL */
 	const char	*node;
 	const char	*reason;
+	const char	*gpus;		/* ids given ("0,3"); NULL = none */
 };
 
 /* Inserts or replaces the record of one attempt. */

@@ -515,6 +515,8 @@ static const struct vg_section resources_section = {
 		SLURMSTR(vg_resources, "qos", qos, "Slurm QOS"),
 		SLURMSTR(vg_resources, "constraint", constraint,
 		    "Slurm node features"),
+		SLURMSTR(vg_resources, "gpu_type", gpu_type,
+		    "GPU model (Slurm gres type, cloud GPU type)"),
 		{ .key = NULL },
 	},
 };
@@ -603,6 +605,8 @@ static const struct vg_section isolation_section = {
 		    ptrace_names, "ptrace scope"),
 		BOOL(vg_isolation_conf, "network", network, "false",
 		    "strict: allow network beyond loopback"),
+		STRV(vg_isolation_conf, "devices", devices,
+		    "device paths tasks may open read-write (globs)"),
 		{ .key = NULL },
 	},
 };

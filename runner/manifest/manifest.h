@@ -68,6 +68,7 @@ struct vg_resources {
 	char		*account;
 	char		*qos;
 	char		*constraint;
+	char		*gpu_type;	/* Slurm gres type, cloud GPU type */
 };
 
 enum vg_retry_on {
@@ -132,6 +133,8 @@ struct vg_isolation_conf {
 	struct vg_strv		 readable;	/* extra readable (strict) */
 	char			*ptrace;	/* "children" (default) | "deny" */
 	int			 network;	/* strict: 0 = loopback only */
+	struct vg_strv		 devices;	/* device paths opened read-write
+						   (and ioctl) besides GPUs' */
 };
 
 /* Per-process limits (setrlimit); 0 = inherit, except core (default 0);

@@ -16,9 +16,11 @@ MODAL_TOKEN_ID=ak-example MODAL_TOKEN_SECRET=as-example
 MODAL_CONFIG_PATH=$W/no-modal.toml
 export MODAL_TOKEN_ID MODAL_TOKEN_SECRET MODAL_CONFIG_PATH
 
-# The site config as the site layer of every example job.
+# The site config as the site layer of every example job (with a pool of
+# two GPUs, which gpu-sweep.yaml needs to fit).
 for job in "$top"/examples/jobs/*.yaml; do
-	VIGIL_SITE_CONFIG=$site/config.yaml "$VIGIL" validate "$job" \
+	CUDA_VISIBLE_DEVICES=0,1 VIGIL_SITE_CONFIG=$site/config.yaml \
+	    "$VIGIL" validate "$job" \
 	    >"$W/out" 2>&1 || fail "validate $job: $(cat "$W/out")"
 	grep -q ": ok (" "$W/out" || fail "validate $job: $(cat "$W/out")"
 done

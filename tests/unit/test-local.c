@@ -397,8 +397,9 @@ test_argv_env_builders(void **state)
 
 	f->a.scratch_dir = "/scratch/x";
 	vg_attempt_env(&f->a, &v);
-	assert_string_equal(v.v[v.n - 1], "VIGIL_SCRATCH_DIR=/scratch/x");
-	assert_string_equal(v.v[v.n - 2], "VIGIL_ATTEMPT=1");
+	assert_string_equal(v.v[v.n - 1], "CUDA_VISIBLE_DEVICES=");
+	assert_string_equal(v.v[v.n - 2], "VIGIL_SCRATCH_DIR=/scratch/x");
+	assert_string_equal(v.v[v.n - 3], "VIGIL_ATTEMPT=1");
 	vg_strv_release(&v);
 	f->a.scratch_dir = NULL;
 }

@@ -491,7 +491,7 @@ test_set(void **state)
 	    "name, scheduler, backend, image, command, env, matrix, "
 	    "resources, timeout, kill_grace, retry, policy, scratch, "
 	    "outputs, workdir, isolation, limits, docker, ssh, singularity, "
-	    "cache, modal, daytona, vercel, slurm)\n"
+	    "cache, modal, daytona, vercel, pool, slurm)\n"
 	    "--set '=1':1:1: expected KEY.PATH=VALUE, for example "
 	    "resources.memory=4G\n"
 	    "--set 'resources.cpus=[1':1:18: invalid YAML: did not find "

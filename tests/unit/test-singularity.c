@@ -324,6 +324,7 @@ test_env_text(void **state)
 	    "VIGIL_TASK_INDEX=\"2\"\n"
 	    "VIGIL_TASK_DIR=\"/state/runs/run9/tasks/2\"\n"
 	    "VIGIL_ATTEMPT=\"1\"\n"
+	    "CUDA_VISIBLE_DEVICES=\"\"\n"
 	    "VIGIL_SCRATCH=\"/scratch\"\n");
 	vg_buf_reset(&b);
 	env_add(f, "BAD-NAME", "x");

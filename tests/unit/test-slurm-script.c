@@ -413,7 +413,7 @@ test_step_argv(void **state)
 	struct vg_strv sv = VG_STRV_INIT;
 	const char *const argv[] = { "/bin/sh", "-c", "echo hi", NULL };
 
-	vg_slurm_step_argv("vg-x", 2, 3ULL << 30, 1, argv, &sv);
+	vg_slurm_step_argv("vg-x", 2, 3ULL << 30, 1, NULL, argv, &sv);
 	assert_int_equal(sv.n, 13);
 	assert_string_equal(sv.v[0], "srun");
 	assert_string_equal(sv.v[1], "--exclusive");
@@ -429,10 +429,33 @@ test_step_argv(void **state)
 	assert_string_equal(sv.v[12], "echo hi");
 	assert_null(sv.v[13]);
 	vg_strv_release(&sv);
-	vg_slurm_step_argv(NULL, 0, 0, 0, argv, &sv);
+	vg_slurm_step_argv(NULL, 0, 0, 0, NULL, argv, &sv);
 	assert_int_equal(sv.n, 10);
 	assert_string_equal(sv.v[4], "--cpus-per-task=1");
 	assert_string_equal(sv.v[5], "--kill-on-bad-exit=1");
+	vg_strv_release(&sv);
+	(void)state;
+}
+
+/* resources.gpu_type is the gres type of a job and the type of a
+ * step's --gpus. */
+static void
+test_gpu_type(void **state)
+{
+	struct vg_slurm_job j = base;
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_strv sv = VG_STRV_INIT;
+	const char *const argv[] = { "true", NULL };
+	struct vg_err e;
+
+	j.gpus = 2;
+	j.gpu_type = "a100";
+	j.array = "0";
+	assert_int_equal(vg_slurm_script(&j, &b, &e), 0);
+	assert_non_null(strstr(vg_buf_str(&b), "#SBATCH --gres=gpu:a100:2\n"));
+	vg_buf_release(&b);
+	vg_slurm_step_argv("x", 1, 0, 2, "h100", argv, &sv);
+	assert_string_equal(sv.v[5], "--gpus=h100:2");
 	vg_strv_release(&sv);
 	(void)state;
 }
@@ -442,6 +465,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_script_full),
+		cmocka_unit_test(test_gpu_type),
 		cmocka_unit_test(test_script_hostile_values),
 		cmocka_unit_test(test_script_control_chars),
 		cmocka_unit_test(test_script_shell_part),

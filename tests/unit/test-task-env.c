@@ -7,10 +7,12 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "backends/gpu.h"
 #include "backends/backend.h"
 
 /* The task env's strings (struct vg_kv holds them writable). */
@@ -92,10 +94,11 @@ test_host(void **state)
 	check(f, VG_ENV_HOST, "PATH=/host/bin|HOME=/host/home|LANG=C.UTF-8|"
 	    "USER=u|LOGNAME=u|TZ=UTC|K=v|VIGIL_RUN_ID=run1|"
 	    "VIGIL_TASK_INDEX=3|VIGIL_TASK_DIR=/st/runs/run1/tasks/3|"
-	    "VIGIL_ATTEMPT=2|VIGIL_SCRATCH_DIR=/scratch/s1");
+	    "VIGIL_ATTEMPT=2|VIGIL_SCRATCH_DIR=/scratch/s1|"
+	    "CUDA_VISIBLE_DEVICES=");
 	/* vg_attempt_env is the same set. */
 	vg_attempt_env(&f->a, &v);
-	assert_int_equal(v.n, 12);
+	assert_int_equal(v.n, 13);
 	assert_string_equal(v.v[4], "LOGNAME=u");
 	vg_strv_release(&v);
 	/* No PATH at all: a default one. */
@@ -105,7 +108,29 @@ test_host(void **state)
 	check(f, VG_ENV_HOST, "PATH=/usr/local/bin:/usr/bin:/bin|"
 	    "LANG=C.UTF-8|USER=u|LOGNAME=u|TZ=UTC|K=v|VIGIL_RUN_ID=run1|"
 	    "VIGIL_TASK_INDEX=3|VIGIL_TASK_DIR=/st/runs/run1/tasks/3|"
-	    "VIGIL_ATTEMPT=2");
+	    "VIGIL_ATTEMPT=2|CUDA_VISIBLE_DEVICES=");
+	/* GPUs given by the scheduler: their ids, and VIGIL_GPUS. */
+	f->a.gpu_set = 1;
+	snprintf(f->a.gpu_ids, sizeof(f->a.gpu_ids), "1,3");
+	check(f, VG_ENV_HOST, "PATH=/usr/local/bin:/usr/bin:/bin|"
+	    "LANG=C.UTF-8|USER=u|LOGNAME=u|TZ=UTC|K=v|VIGIL_RUN_ID=run1|"
+	    "VIGIL_TASK_INDEX=3|VIGIL_TASK_DIR=/st/runs/run1/tasks/3|"
+	    "VIGIL_ATTEMPT=2|VIGIL_GPUS=1,3|CUDA_VISIBLE_DEVICES=1,3");
+	/* AMD: ROCR_VISIBLE_DEVICES, which HIP numbers from 0. */
+	f->a.gpu_vendor = VG_GPU_AMD;
+	check(f, VG_ENV_ENGINE, "K=v|VIGIL_RUN_ID=run1|VIGIL_TASK_INDEX=3|"
+	    "VIGIL_TASK_DIR=/st/runs/run1/tasks/3|VIGIL_ATTEMPT=2|"
+	    "VIGIL_GPUS=1,3|ROCR_VISIBLE_DEVICES=1,3");
+	/* In an image the engine maps the devices: only VIGIL_GPUS. */
+	check(f, VG_ENV_IMAGE, "LANG=C.UTF-8|TZ=UTC|K=v|VIGIL_RUN_ID=run1|"
+	    "VIGIL_TASK_INDEX=3|VIGIL_TASK_DIR=/st/runs/run1/tasks/3|"
+	    "VIGIL_ATTEMPT=2|VIGIL_GPUS=1,3");
+	/* Given none: every GPU hidden. */
+	f->a.gpu_vendor = VG_GPU_NVIDIA;
+	f->a.gpu_ids[0] = '\0';
+	check(f, VG_ENV_REMOTE, "K=v|VIGIL_RUN_ID=run1|VIGIL_TASK_INDEX=3|"
+	    "VIGIL_ATTEMPT=2|VIGIL_GPUS=|CUDA_VISIBLE_DEVICES=|"
+	    "ROCR_VISIBLE_DEVICES=");
 }
 
 /* An image: no host PATH, HOME, USER, LOGNAME; the task's own PATH. */
@@ -131,12 +156,14 @@ test_engine_remote(void **state)
 	struct fixture *f = *state;
 
 	check(f, VG_ENV_ENGINE, "K=v|VIGIL_RUN_ID=run1|VIGIL_TASK_INDEX=3|"
-	    "VIGIL_TASK_DIR=/st/runs/run1/tasks/3|VIGIL_ATTEMPT=2");
+	    "VIGIL_TASK_DIR=/st/runs/run1/tasks/3|VIGIL_ATTEMPT=2|"
+	    "CUDA_VISIBLE_DEVICES=");
 	check(f, VG_ENV_REMOTE, "K=v|VIGIL_RUN_ID=run1|VIGIL_TASK_INDEX=3|"
-	    "VIGIL_ATTEMPT=2");
+	    "VIGIL_ATTEMPT=2|CUDA_VISIBLE_DEVICES=");
 	/* Without a task (a manifest-level command) no index either. */
 	f->a.task = NULL;
-	check(f, VG_ENV_REMOTE, "VIGIL_RUN_ID=run1|VIGIL_ATTEMPT=2");
+	check(f, VG_ENV_REMOTE, "VIGIL_RUN_ID=run1|VIGIL_ATTEMPT=2|"
+	    "CUDA_VISIBLE_DEVICES=");
 }
 
 int
