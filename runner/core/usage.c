@@ -4,6 +4,9 @@
  * suggestion.
  */
 #include <math.h>
+#include <stdlib.h>
+
+#include "common/str.h"
 
 #include "runner/core/usage.h"
 
@@ -165,4 +168,100 @@ vg_usage_suggest(const struct vg_usage_sum *s, struct vg_buf *out)
 		    "busy of %d asked)", any ? "; " : "", cpus,
 		    s->ok_cores_max, s->ok_cpus_min);
 	}
+}
+
+/* Keeps the latest attempt of each task (arg: struct last_ctx). */
+struct last_ctx {
+	struct vg_usage_last	*v;
+	size_t			 n;
+};
+
+static int
+last_cb(void *arg, const struct vg_attempt_rec *a)
+{
+	struct last_ctx *c = arg;
+	struct vg_usage_last *l;
+
+	if (a->index < 0 || (size_t)a->index >= c->n)
+		return 0;
+	l = &c->v[a->index];
+	if (a->attempt < l->attempt)
+		return 0;
+	l->attempt = a->attempt;
+	l->state = a->state;
+	l->u = a->usage;
+	l->wall = vg_state_terminal(a->state) && a->started > 0 &&
+	    a->ended > a->started ? a->ended - a->started : 0;
+	return 0;
+}
+
+int
+vg_usage_load_last(struct vg_store *st, const char *run_id, size_t ntasks,
+    struct vg_usage_last **out, struct vg_err *e)
+{
+	struct last_ctx c = { vg_xcalloc(ntasks + 1, sizeof(*c.v)), ntasks };
+	int rc;
+
+	if ((rc = vg_store_attempt_each(st, run_id, -1, last_cb, &c,
+	    e)) != 0) {
+		free(c.v);
+		return rc;
+	}
+	*out = c.v;
+	return 0;
+}
+
+/* Writes v, or null when v < 0. */
+static void
+json_opt(struct vg_json_writer *w, const char *key, double v)
+{
+	vg_json_key(w, key);
+	if (v < 0)
+		vg_json_null(w);
+	else
+		vg_json_num(w, v);
+}
+
+void
+vg_usage_json(struct vg_json_writer *w, const struct vg_usage *u,
+    double wall)
+{
+	int cpu = (u->known & VG_USAGE_CPU) != 0;
+
+	vg_json_obj_begin(w);
+	json_opt(w, "wall", wall > 0 ? wall : -1);
+	json_opt(w, "cpu", cpu ? u->cpu_user + u->cpu_sys : -1);
+	json_opt(w, "cpu_user", cpu ? u->cpu_user : -1);
+	json_opt(w, "cpu_sys", cpu ? u->cpu_sys : -1);
+	json_opt(w, "max_rss", u->known & VG_USAGE_RSS ?
+	    (double)u->max_rss : -1);
+	json_opt(w, "cpus", u->known & VG_USAGE_CPUS ? u->cpus : -1);
+	json_opt(w, "gpus", u->known & VG_USAGE_GPUS ? u->gpus : -1);
+	json_opt(w, "mem_limit", u->known & VG_USAGE_MEM ?
+	    (double)u->mem_limit : -1);
+	json_opt(w, "cpu_eff", vg_usage_cpu_eff(u, wall));
+	json_opt(w, "mem_eff", vg_usage_mem_eff(u));
+	vg_json_obj_end(w);
+}
+
+void
+vg_usage_sum_json(struct vg_json_writer *w, const struct vg_usage_sum *s)
+{
+	struct vg_buf b = VG_BUF_INIT;
+
+	vg_json_obj_begin(w);
+	vg_json_key(w, "attempts");
+	vg_json_int(w, (long long)s->n);
+	json_opt(w, "cpu", s->ncpu > 0 ? s->cpu : -1);
+	json_opt(w, "core_seconds", s->ncpu > 0 ? s->core_s : -1);
+	json_opt(w, "cpu_eff", vg_usage_sum_cpu_eff(s));
+	json_opt(w, "max_rss", (double)s->peak);
+	json_opt(w, "mem_asked", (double)s->mem_asked);
+	json_opt(w, "mem_eff", s->peak >= 0 && s->mem_asked > 0 ?
+	    (double)s->peak / (double)s->mem_asked : -1);
+	vg_usage_suggest(s, &b);
+	vg_json_key(w, "suggestion");
+	vg_json_str(w, b.len > 0 ? vg_buf_str(&b) : NULL);
+	vg_json_obj_end(w);
+	vg_buf_release(&b);
 }

@@ -12,7 +12,9 @@
 #include <stddef.h>
 
 #include "common/buf.h"
+#include "common/json.h"
 #include "common/state.h"
+#include "runner/core/store.h"
 
 /* Below this share of what was asked, the suggestion proposes less. */
 #define VG_USAGE_WASTE		0.5
@@ -68,5 +70,33 @@ void	vg_usage_line(const struct vg_usage_sum *s, struct vg_buf *out);
  * memory or CPUs every one of them was given; nothing otherwise.
  */
 void	vg_usage_suggest(const struct vg_usage_sum *s, struct vg_buf *out);
+
+/* The latest attempt of one task, as vg_usage_load_last gives it. */
+struct vg_usage_last {
+	int		attempt;	/* 0: none */
+	enum vg_state	state;
+	double		wall;		/* seconds; 0 while not ended */
+	struct vg_usage	u;
+};
+
+/*
+ * Loads the latest attempt of each of the ntasks tasks of run_id (one
+ * query) into *out (ntasks entries, caller frees with free(3)).
+ */
+int	vg_usage_load_last(struct vg_store *st, const char *run_id,
+	    size_t ntasks, struct vg_usage_last **out, struct vg_err *e);
+
+/*
+ * Writes the usage of one attempt as a JSON object (docs/cli.md):
+ * wall, cpu, cpu_user, cpu_sys in seconds, max_rss and mem_limit in
+ * bytes, cpus, gpus, cpu_eff and mem_eff as fractions; null when
+ * unknown.
+ */
+void	vg_usage_json(struct vg_json_writer *w, const struct vg_usage *u,
+	    double wall);
+
+/* Writes the totals of s as a JSON object (docs/cli.md). */
+void	vg_usage_sum_json(struct vg_json_writer *w,
+	    const struct vg_usage_sum *s);
 
 #endif
