@@ -263,7 +263,8 @@ write_tasks(struct report *R, struct vg_buf *b)
 		    a->end : R->now) - a->start : -1;
 
 		vg_buf_printf(b, "%s\n[%d,", i > 0 ? "," : "", t->t.index);
-		str(b, t->label);
+		/* The label only where no matrix values say it. */
+		str(b, R->keys.n == 0 ? t->label : NULL);
 		vg_buf_addc(b, ',');
 		/* The matrix values in keys order. */
 		vg_buf_addc(b, '[');
@@ -275,9 +276,7 @@ write_tasks(struct report *R, struct vg_buf *b)
 			str(b, v != NULL && v->type == VG_JSON_STRING ?
 			    v->str : NULL);
 		}
-		vg_buf_adds(b, "],");
-		str(b, vg_state_name(t->t.state));
-		vg_buf_addc(b, ',');
+		vg_buf_printf(b, "],%d,", (int)t->t.state);
 		if (t->t.attempts > 0 && vg_state_terminal(t->t.state) &&
 		    t->t.exit_code >= 0)
 			vg_buf_printf(b, "%d", t->t.exit_code);
@@ -299,13 +298,6 @@ write_tasks(struct report *R, struct vg_buf *b)
 		vg_buf_addc(b, ',');
 		num(b, u->known & VG_USAGE_GPUS ? u->gpus : -1, 0);
 		vg_buf_addc(b, ',');
-		num(b, vg_usage_cpu_eff(u, wall), 3);
-		vg_buf_addc(b, ',');
-		num(b, vg_usage_mem_eff(u), 3);
-		vg_buf_addc(b, ',');
-		str(b, a != NULL && *a->node != '\0' ? a->node :
-		    t->t.node[0] != '\0' ? t->t.node : NULL);
-		vg_buf_addc(b, ',');
 		str(b, t->t.reason[0] != '\0' ? t->t.reason : NULL);
 		vg_buf_addc(b, ']');
 	}
@@ -323,10 +315,8 @@ write_attempts(struct report *R, struct vg_buf *b)
 		const struct ratt *a = &R->a[i];
 		const struct vg_usage *u = &a->u;
 
-		vg_buf_printf(b, "%s\n[%d,%d,", i > 0 ? "," : "", a->task,
-		    a->attempt);
-		str(b, vg_state_name(a->state));
-		vg_buf_printf(b, ",%d,", a->lane);
+		vg_buf_printf(b, "%s\n[%d,%d,%d,%d,", i > 0 ? "," : "", a->task,
+		    a->attempt, (int)a->state, a->lane);
 		num(b, rel(R, a->start), 3);
 		vg_buf_addc(b, ',');
 		num(b, a->start > 0 ? rel(R, a->end > 0 ? a->end : R->now) :
@@ -454,14 +444,20 @@ fields_json(struct vg_json_writer *w)
 	static const char *const tf[] = {
 		"index", "label", "matrix", "state", "exit_code", "signal",
 		"attempts", "start", "wall", "cpu", "max_rss", "mem_limit",
-		"cpus", "gpus", "cpu_eff", "mem_eff", "node", "reason",
+		"cpus", "gpus", "reason",
 	};
 	static const char *const af[] = {
 		"task", "attempt", "state", "lane", "start", "end",
 		"exit_code", "signal", "cpu", "max_rss",
 	};
 	size_t i;
+	int s;
 
+	vg_json_key(w, "states");
+	vg_json_arr_begin(w);
+	for (s = 0; s < VG_ST__COUNT; s++)
+		vg_json_str(w, vg_state_name((enum vg_state)s));
+	vg_json_arr_end(w);
 	vg_json_key(w, "task_fields");
 	vg_json_arr_begin(w);
 	for (i = 0; i < sizeof(tf) / sizeof(tf[0]); i++)
