@@ -260,7 +260,6 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 	struct vg_buf line = VG_BUF_INIT;
 	struct vg_err e;
 	char tb[32];
-	size_t i;
 	int rc, s, first = 1;
 
 	vg_err_init(&e);
@@ -301,11 +300,7 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 	if ((rc = vg_usage_load_last(st, r.id, c.n, &c.last, &e)) != 0)
 		goto out;
 	vg_usage_sum_init(&sum);
-	for (i = 0; i < c.n; i++)
-		if (c.last[i].attempt > 0 &&
-		    vg_state_terminal(c.last[i].state))
-			vg_usage_sum_add(&sum, &c.last[i].u, c.last[i].state,
-			    c.last[i].wall);
+	vg_usage_sum_last(&sum, c.last, c.n);
 	c.jobs = r.scheduler != NULL && vg_scheduler_has(
 	    vg_scheduler_find(r.scheduler), VG_SCAP_JOBS);
 	vg_buf_printf(out, "%5s  %-13s  %6s  %8s  %8s  %8s  %8s  %5s  ",

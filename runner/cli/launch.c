@@ -379,7 +379,6 @@ vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
 	struct vg_run_info r;
 	struct task_json tj = { &w, NULL, 0 };
 	struct vg_usage_sum sum;
-	size_t i;
 	int rc;
 
 	if ((rc = vg_store_run_get(st, id, &r, e)) != 0)
@@ -390,11 +389,7 @@ vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
 		return rc;
 	}
 	vg_usage_sum_init(&sum);
-	for (i = 0; i < tj.n; i++)
-		if (tj.last[i].attempt > 0 &&
-		    vg_state_terminal(tj.last[i].state))
-			vg_usage_sum_add(&sum, &tj.last[i].u,
-			    tj.last[i].state, tj.last[i].wall);
+	vg_usage_sum_last(&sum, tj.last, tj.n);
 	vg_json_writer_init(&w, out);
 	vg_json_obj_begin(&w);
 	vg_json_key(&w, "id");

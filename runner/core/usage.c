@@ -211,6 +211,17 @@ vg_usage_load_last(struct vg_store *st, const char *run_id, size_t ntasks,
 	return 0;
 }
 
+void
+vg_usage_sum_last(struct vg_usage_sum *s, const struct vg_usage_last *v,
+    size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].attempt > 0 && vg_state_terminal(v[i].state))
+			vg_usage_sum_add(s, &v[i].u, v[i].state, v[i].wall);
+}
+
 /* Writes v, or null when v < 0. */
 static void
 json_opt(struct vg_json_writer *w, const char *key, double v)

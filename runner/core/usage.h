@@ -86,6 +86,10 @@ struct vg_usage_last {
 int	vg_usage_load_last(struct vg_store *st, const char *run_id,
 	    size_t ntasks, struct vg_usage_last **out, struct vg_err *e);
 
+/* Adds the ended ones of n latest attempts (vg_usage_load_last) to s. */
+void	vg_usage_sum_last(struct vg_usage_sum *s,
+	    const struct vg_usage_last *v, size_t n);
+
 /*
  * Writes the usage of one attempt as a JSON object (docs/cli.md):
  * wall, cpu, cpu_user, cpu_sys in seconds, max_rss and mem_limit in
