@@ -12,7 +12,9 @@
  * result.json is one flat JSON object with one member per line, written
  * with the JSON writer; vg_result_read parses any flat object of string,
  * number, boolean and null members (a small reader of its own, bounded,
- * so this file needs no general JSON parser).
+ * so this file needs no general JSON parser).  The usage members
+ * (cpu_user, cpu_sys in seconds; max_rss, mem_limit in bytes; cpus,
+ * gpus) are null when unknown.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -309,6 +311,34 @@ vg_attempt_argv(const struct vg_attempt *a, struct vg_strv *out)
 		vg_strv_push(out, c->argv.v[i]);
 }
 
+/* Appends one usage member: its value, or null when unknown. */
+static void
+usage_member(struct vg_buf *b, const char *key, int known, double v,
+    int integral)
+{
+	vg_buf_printf(b, ",\n\"%s\": ", key);
+	if (!known)
+		vg_buf_adds(b, "null");
+	else if (integral)
+		vg_buf_printf(b, "%.0f", v);
+	else
+		vg_buf_printf(b, "%.6f", v);
+}
+
+/* Appends the usage members of a result record. */
+static void
+usage_write(struct vg_buf *b, const struct vg_usage *u)
+{
+	usage_member(b, "cpu_user", u->known & VG_USAGE_CPU, u->cpu_user, 0);
+	usage_member(b, "cpu_sys", u->known & VG_USAGE_CPU, u->cpu_sys, 0);
+	usage_member(b, "max_rss", u->known & VG_USAGE_RSS,
+	    (double)u->max_rss, 1);
+	usage_member(b, "cpus", u->known & VG_USAGE_CPUS, u->cpus, 1);
+	usage_member(b, "gpus", u->known & VG_USAGE_GPUS, u->gpus, 1);
+	usage_member(b, "mem_limit", u->known & VG_USAGE_MEM,
+	    (double)u->mem_limit, 1);
+}
+
 int
 vg_result_write(const char *task_dir, const struct vg_result *r,
     struct vg_err *e)
@@ -329,6 +359,7 @@ vg_result_write(const char *task_dir, const struct vg_result *r,
 	vg_json_quote(&b, r->node, strnlen(r->node, sizeof(r->node)));
 	vg_buf_adds(&b, ",\n\"reason\": ");
 	vg_json_quote(&b, r->reason, strnlen(r->reason, sizeof(r->reason)));
+	usage_write(&b, &r->usage);
 	vg_buf_adds(&b, "\n}\n");
 
 	path = vg_path_join(task_dir, RESULT_FILE);
@@ -336,6 +367,23 @@ vg_result_write(const char *task_dir, const struct vg_result *r,
 	free(path);
 	vg_buf_release(&b);
 	return rc;
+}
+
+void
+vg_usage_given(struct vg_usage *u, const struct vg_resources *res)
+{
+	if (res->cpus > 0) {
+		u->cpus = res->cpus;
+		u->known |= VG_USAGE_CPUS;
+	}
+	if (res->gpus > 0) {
+		u->gpus = res->gpus;
+		u->known |= VG_USAGE_GPUS;
+	}
+	if (res->memory > 0) {
+		u->mem_limit = (long long)res->memory;
+		u->known |= VG_USAGE_MEM;
+	}
 }
 
 /* Reads an integer member that fits an int; absent leaves *out alone. */
@@ -379,6 +427,59 @@ result_str(const struct vg_json_value *o, const char *key, char *out,
 		return -1;
 	vg_strlcpy(out, v->str, size);
 	return 0;
+}
+
+/* Reads a usage member: a number >= 0 (integral when asked) sets bit in
+ * *known, null or absence leaves it unknown; returns -1 when bad. */
+static int
+usage_num(const struct vg_json_value *o, const char *key, int integral,
+    unsigned bit, unsigned *known, double *out)
+{
+	const struct vg_json_value *v = vg_json_get(o, key);
+
+	if (v == NULL || v->type == VG_JSON_NULL)
+		return 0;
+	if (v->type != VG_JSON_NUMBER || !(v->num >= 0) || v->num > 9e18 ||
+	    (integral && v->num != floor(v->num)))
+		return -1;
+	*out = v->num;
+	*known |= bit;
+	return 0;
+}
+
+/* Reads the usage members of a result record into u; the name of the
+ * first bad one, or NULL. */
+static const char *
+usage_parse(const struct vg_json_value *o, struct vg_usage *u)
+{
+	unsigned cpu = 0, k = 0;
+	double v[6] = { 0, 0, 0, 0, 0, 0 };
+
+	if (usage_num(o, "cpu_user", 0, VG_USAGE_CPU, &cpu, &v[0]) != 0)
+		return "cpu_user";
+	if (usage_num(o, "cpu_sys", 0, VG_USAGE_CPU, &k, &v[1]) != 0)
+		return "cpu_sys";
+	/* CPU time is known when both halves are. */
+	if (cpu != k)
+		return cpu ? "cpu_sys" : "cpu_user";
+	if (usage_num(o, "max_rss", 1, VG_USAGE_RSS, &k, &v[2]) != 0)
+		return "max_rss";
+	if (usage_num(o, "cpus", 1, VG_USAGE_CPUS, &k, &v[3]) != 0 ||
+	    v[3] > 1e6)
+		return "cpus";
+	if (usage_num(o, "gpus", 1, VG_USAGE_GPUS, &k, &v[4]) != 0 ||
+	    v[4] > 1e6)
+		return "gpus";
+	if (usage_num(o, "mem_limit", 1, VG_USAGE_MEM, &k, &v[5]) != 0)
+		return "mem_limit";
+	u->known = k;
+	u->cpu_user = v[0];
+	u->cpu_sys = v[1];
+	u->max_rss = (long long)v[2];
+	u->cpus = (int)v[3];
+	u->gpus = (int)v[4];
+	u->mem_limit = (long long)v[5];
+	return NULL;
 }
 
 /* Parses a result record (a JSON object; unknown members are skipped, as
@@ -428,6 +529,8 @@ result_parse(const char *text, size_t len, struct vg_result *r,
 		bad = "node";
 	else if (result_str(o, "reason", r->reason, sizeof(r->reason)) != 0)
 		bad = "reason";
+	else
+		bad = usage_parse(o, &r->usage);
 	if (bad != NULL) {
 		rc = vg_err_set(e, VG_EPARSE, "'%s': bad value for \"%s\"",
 		    path, bad);

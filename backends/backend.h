@@ -223,6 +223,11 @@ int	vg_backend_owner_dead(const char *owner);
 int	vg_task_output_open(const char *task_dir, const char *name,
 	    int flags, struct vg_err *e);
 
+/* Records in u what attempt resources res asked for (cpus, gpus,
+ * memory, where set) as what the attempt was given; a backend that
+ * knows better (a cgroup limit, a Slurm allocation) overwrites it. */
+void	vg_usage_given(struct vg_usage *u, const struct vg_resources *res);
+
 /* Fills r as VG_ST_BACKEND_ERROR with e's message as the reason; returns
  * e->rc, or VG_EBACKEND when e holds none. */
 int	vg_result_fail(struct vg_result *r, const struct vg_err *e);

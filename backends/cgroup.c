@@ -765,6 +765,33 @@ vg_cgroup_oom_kills(const struct vg_cgroup *cg, uint64_t *n,
 	return read_key(path, "oom_kill", n, e);
 }
 
+int
+vg_cgroup_memory_peak(const struct vg_cgroup *cg, uint64_t *n,
+    struct vg_err *e)
+{
+	char path[PBUF];
+	struct vg_buf b;
+	char *end;
+	int rc;
+
+	*n = 0;
+	if (cg->mem_hier < 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", cg->d[cg->mem_hier].path,
+	    cg->mem_hier == VG_CGROUP_V2 ? "memory.peak" :
+	    "memory.max_usage_in_bytes");
+	if (access(path, R_OK) != 0 && errno == ENOENT)
+		return 0;	/* a kernel before 5.19 */
+	vg_buf_init(&b);
+	if ((rc = vg_read_file(path, 64, &b, e)) == 0) {
+		*n = strtoull(vg_buf_str(&b), &end, 10);
+		if (end == vg_buf_str(&b))
+			rc = vg_err_set(e, VG_EIO, "'%s': not a number", path);
+	}
+	vg_buf_release(&b);
+	return rc;
+}
+
 /* ---- kill ---- */
 
 /* Reads the pids of dir/cgroup.procs into *pids (caller frees). */

@@ -171,6 +171,16 @@ int	vg_cgroup_oom_kills(const struct vg_cgroup *cg, uint64_t *n,
 	    struct vg_err *e);
 
 /*
+ * The peak memory use of cg in bytes since it was made (v2 memory.peak,
+ * Linux 5.19; v1 memory.max_usage_in_bytes): the whole tree at once,
+ * page cache included.  *n is 0 and the call returns 0 when cg has no
+ * memory hierarchy or the kernel keeps no peak; VG_EIO when the file
+ * cannot be read.  Read it before vg_cgroup_free removes the cgroup.
+ */
+int	vg_cgroup_memory_peak(const struct vg_cgroup *cg, uint64_t *n,
+	    struct vg_err *e);
+
+/*
  * Kills every process in cg with SIGKILL until all hierarchies are empty:
  * cgroup.kill on v2, else forks blocked (pids.max 0) and every listed
  * process signalled through a pidfd, round after round.  Blocks up to

@@ -940,6 +940,37 @@ oom_check(const struct vg_local_proc *la, struct vg_result *r)
 	    (unsigned long long)(la->cg_memory >> 20));
 }
 
+/* Fills r's usage: what the shim reaped (msg, may be NULL), the task
+ * cgroup's peak (the whole tree at once: more than the largest single
+ * process when several ran together) and what the attempt was given. */
+static void
+usage_fill(const struct vg_attempt *a, const struct vg_local_proc *la,
+    const struct vg_shim_msg *msg, struct vg_result *r)
+{
+	struct vg_usage *u = &r->usage;
+	struct vg_err e;
+	uint64_t peak = 0;
+
+	vg_usage_given(u, &a->res);
+	if (msg != NULL && msg->kind == VG_SHIM_DONE) {
+		u->cpu_user = (double)msg->utime_us / 1e6;
+		u->cpu_sys = (double)msg->stime_us / 1e6;
+		u->max_rss = (long long)msg->maxrss_kb * 1024;
+		u->known |= VG_USAGE_CPU | VG_USAGE_RSS;
+	}
+	vg_err_init(&e);
+	if (la == NULL || la->cg == NULL ||
+	    vg_cgroup_memory_peak(la->cg, &peak, &e) != 0 || peak == 0)
+		return;
+	if (!(u->known & VG_USAGE_RSS) || (long long)peak > u->max_rss)
+		u->max_rss = (long long)peak;
+	u->known |= VG_USAGE_RSS;
+	if (la->cg_memory > 0) {
+		u->mem_limit = (long long)la->cg_memory;
+		u->known |= VG_USAGE_MEM;
+	}
+}
+
 /* Fills r from a wait status. */
 static void
 set_from_wstatus(struct vg_result *r, int ws)
@@ -991,6 +1022,7 @@ vg_local_proc_finish(struct vg_attempt *a, struct vg_local_proc *la,
 		/* No report: the shim itself was killed (SIGKILL from
 		 * cancel), which took the whole tree with it. */
 		set_from_wstatus(r, wstatus);
+		usage_fill(a, la, NULL, r);
 		if (task_ws != NULL)
 			*task_ws = wstatus;
 		return 0;
@@ -1002,6 +1034,7 @@ vg_local_proc_finish(struct vg_attempt *a, struct vg_local_proc *la,
 	switch (msg.kind) {
 	case VG_SHIM_DONE:
 		set_from_wstatus(r, msg.wstatus);
+		usage_fill(a, la, &msg, r);
 		if (task_ws != NULL)
 			*task_ws = msg.wstatus;
 		if (r->state != VG_ST_SUCCEEDED)

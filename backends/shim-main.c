@@ -9,7 +9,8 @@
  * starts the task with vfork(2)+execve(2) in a session of its own, with
  * its own argv and environment.  Then it forwards the signals vigil sends
  * to the whole tree, reaps orphans, and when the task ends kills whatever
- * is left and exits, reporting the task's exact wait status on fd 3.
+ * is left and exits, reporting the task's exact wait status and the
+ * rusage of everything it reaped on fd 3.
  *
  * Built static and without vigil's libraries, so that its exec costs
  * little (mk/shim.mk; the Makefile keeps this file out of libvigil).
@@ -57,6 +58,7 @@ static void
 report(int kind, int err, const char *stage, const char *detail, int ws)
 {
 	struct vg_shim_msg msg;
+	struct rusage ru;
 	ssize_t n;
 
 	memset(&msg, 0, sizeof(msg));
@@ -66,6 +68,13 @@ report(int kind, int err, const char *stage, const char *detail, int ws)
 	msg.tmp_gone = tmp_gone;
 	(void)vg_strlcpy(msg.stage, stage, sizeof(msg.stage));
 	(void)vg_strlcpy(msg.detail, detail, sizeof(msg.detail));
+	if (kind == VG_SHIM_DONE && getrusage(RUSAGE_CHILDREN, &ru) == 0) {
+		msg.utime_us = (uint64_t)ru.ru_utime.tv_sec * 1000000u +
+		    (uint64_t)ru.ru_utime.tv_usec;
+		msg.stime_us = (uint64_t)ru.ru_stime.tv_sec * 1000000u +
+		    (uint64_t)ru.ru_stime.tv_usec;
+		msg.maxrss_kb = (uint64_t)ru.ru_maxrss;
+	}
 	do
 		n = send(VG_SHIM_FD_CTL, &msg, sizeof(msg), MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);

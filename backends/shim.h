@@ -10,7 +10,8 @@
  * fixed-layout blob (struct vg_shim_launch, then the strings and the
  * seccomp program it points to) sent as a single message on the control
  * socket.  The shim answers on the same socket with one struct
- * vg_shim_msg.
+ * vg_shim_msg, which carries the rusage of the whole task tree (every
+ * process the shim and its descendants reaped) with VG_SHIM_DONE.
  *
  * fds of the shim at exec:
  *   0  /dev/null (the task's stdin)
@@ -31,7 +32,7 @@
 #include <stdint.h>
 
 #define VG_SHIM_MAGIC		0x48534756u	/* "VGSH" */
-#define VG_SHIM_VERSION		1
+#define VG_SHIM_VERSION		2	/* 2: usage in vg_shim_msg */
 #define VG_SHIM_MAX_SIZE	(128 * 1024)
 #define VG_SHIM_MAX_RULES	64
 #define VG_SHIM_MAX_LIMITS	8
@@ -115,6 +116,11 @@ struct vg_shim_msg {
 	int32_t	tmp_gone;	/* the shim removed tmp_dir (VG_SHIM_MKTMP) */
 	char	stage[40];
 	char	detail[160];	/* why a launch description was refused */
+	/* VG_SHIM_DONE: getrusage(RUSAGE_CHILDREN) once the tree is reaped
+	 * (since version 2). */
+	uint64_t utime_us;	/* user CPU, microseconds */
+	uint64_t stime_us;	/* system CPU, microseconds */
+	uint64_t maxrss_kb;	/* largest peak RSS of one process, KiB */
 };
 
 /*

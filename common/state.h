@@ -33,6 +33,31 @@ int		 vg_state_parse(const char *name);
 /* True for states after which nothing more happens to the attempt. */
 int		 vg_state_terminal(enum vg_state s);
 
+/* Bits of vg_usage.known: which of its fields hold a value. */
+enum vg_usage_known {
+	VG_USAGE_CPU	= 1 << 0,	/* cpu_user, cpu_sys */
+	VG_USAGE_RSS	= 1 << 1,	/* max_rss */
+	VG_USAGE_CPUS	= 1 << 2,	/* cpus given */
+	VG_USAGE_MEM	= 1 << 3,	/* mem_limit given */
+	VG_USAGE_GPUS	= 1 << 4,	/* gpus given */
+};
+
+/*
+ * Resources one attempt used and was given, where the backend or
+ * scheduler can tell; a field without its bit in known is unknown (a
+ * zeroed struct knows nothing).  Wall time is the result's ended -
+ * started.
+ */
+struct vg_usage {
+	unsigned	known;		/* enum vg_usage_known bits */
+	double		cpu_user;	/* seconds, the whole task tree */
+	double		cpu_sys;	/* seconds */
+	long long	max_rss;	/* bytes, peak resident set */
+	int		cpus;		/* CPUs given */
+	int		gpus;		/* GPUs given */
+	long long	mem_limit;	/* bytes of memory given */
+};
+
 /* Outcome of one attempt, as a backend or scheduler reports it. */
 struct vg_result {
 	enum vg_state	state;		/* a terminal state */
@@ -42,6 +67,7 @@ struct vg_result {
 	double		ended;
 	char		node[64];	/* where it ran, when known */
 	char		reason[256];	/* one line, for status/events */
+	struct vg_usage	usage;		/* what it used and was given */
 };
 
 #endif

@@ -12,7 +12,7 @@ _vigil()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
 	if [ "$COMP_CWORD" -le 1 ]; then
-		COMPREPLY=($(compgen -W "run submit status logs cancel resume retry validate check exec doctor scratch cache gc version help" -- "$cur"))
+		COMPREPLY=($(compgen -W "run submit status logs report cancel resume retry validate check exec doctor scratch cache gc version help" -- "$cur"))
 		return 0
 	fi
 	cmd=${COMP_WORDS[1]}
@@ -38,6 +38,10 @@ _vigil()
 	logs)
 		opts="-f --follow --stderr"
 		takes=" "
+		;;
+	report)
+		opts="-o --output --json"
+		takes=" -o --output "
 		;;
 	cancel)
 		opts="--wait"
@@ -106,7 +110,7 @@ _vigil()
 	help)
 		opts="--man --bash-completion"
 		takes=" "
-		subs="run submit status logs cancel resume retry validate check exec doctor scratch cache gc version help"
+		subs="run submit status logs report cancel resume retry validate check exec doctor scratch cache gc version help"
 		;;
 	*)
 		return 0 ;;

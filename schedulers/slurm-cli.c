@@ -383,23 +383,55 @@ each_line(const char *text, struct vg_slurm_rows *out,
 	return r;
 }
 
-/* One sacct line: JobID|State|ExitCode|Reason|NodeList. */
+/* The row of the job that step line row belongs to: the last row with
+ * its job and task (sacct prints a job's steps right after it). */
+static struct vg_slurm_row *
+step_owner(struct vg_slurm_rows *out, const struct vg_slurm_row *row)
+{
+	size_t i = out->n;
+
+	while (i-- > 0)
+		if (out->v[i].job == row->job && out->v[i].task == row->task)
+			return &out->v[i];
+	return NULL;
+}
+
+/* One sacct line: JobID|State|ExitCode|Reason|NodeList, then the usage
+ * fields of VG_SLURM_SACCT_FORMAT (an older answer of five fields has no
+ * usage).  Lines of steps ("12_3.batch") add their usage to the job's
+ * row. */
 static int
 sacct_line(char *line, struct vg_slurm_rows *out, struct vg_err *e)
 {
-	struct vg_slurm_row row;
-	char *f[6], orig[208];
+	struct vg_slurm_row row, *job_row;
+	char *f[VG_SLURM_SACCT_FIELDS + 1], orig[208];
 	const char *end, *us;
-	long job, code, sig;
+	long job, code, sig, task;
+	size_t nf;
 
 	snprintf(orig, sizeof orig, "%s", line);
-	if (split(line, f, 6) != 5)
-		return vg_err_set(e, VG_EPARSE, "sacct: expected 5 fields "
-		    "separated by '|' in '%s'", orig);
+	nf = split(line, f, VG_SLURM_SACCT_FIELDS + 1);
+	if (nf != 5 && nf != VG_SLURM_SACCT_FIELDS)
+		return vg_err_set(e, VG_EPARSE, "sacct: expected %d fields "
+		    "(or 5) separated by '|' in '%s'", VG_SLURM_SACCT_FIELDS,
+		    orig);
 	memset(&row, 0, sizeof row);
-	if ((job = number(f[0], &end)) < 0 || (*end != '\0' && *end != '_'))
+	if ((job = number(f[0], &end)) < 0 || (*end != '\0' && *end != '_' &&
+	    *end != '.'))
 		return vg_err_set(e, VG_EPARSE, "sacct: bad JobID '%.100s'",
 		    f[0]);
+	if (nf == VG_SLURM_SACCT_FIELDS)
+		vg_slurm_parse_usage(f + 5, &row);
+	if (strchr(end, '.') != NULL) {
+		/* A step: "12.batch" or "12_3.0". */
+		row.job = (unsigned long)job;
+		row.task = -1;
+		if (*end == '_' && (task = number(end + 1, &end)) >= 0)
+			row.task = task;
+		if (*end == '.' && (job_row = step_owner(out, &row)) != NULL)
+			vg_slurm_add_step(job_row, &row);
+		return 0;
+	}
 	row.job = (unsigned long)job;
 	row.task = row.task_hi = -1;
 	parse_state(&row, f[1]);
@@ -628,7 +660,7 @@ cli_query(const char *name, const unsigned long *jobs, size_t n,
 {
 	struct vg_buf out_text = VG_BUF_INIT, ids = VG_BUF_INIT;
 	struct vg_buf namearg = VG_BUF_INIT;
-	const char *sacct[] = { "sacct", "-X", "-n", "-P", "--noconvert", "-o",
+	const char *sacct[] = { "sacct", "-n", "-P", "--noconvert", "-o",
 	    VG_SLURM_SACCT_FORMAT, "-j", NULL, NULL };
 	const char *squeue[] = { "squeue", "-h", "-r", "-t", "all", "--me",
 	    NULL, "-O", VG_SLURM_SQUEUE_FORMAT, NULL };
@@ -639,7 +671,7 @@ cli_query(const char *name, const unsigned long *jobs, size_t n,
 		for (i = 0; i < n; i++)
 			vg_buf_printf(&ids, "%s%lu", i > 0 ? "," : "",
 			    jobs[i]);
-		sacct[8] = vg_buf_str(&ids);
+		sacct[7] = vg_buf_str(&ids);
 		r = vg_slurm_run(sacct, &out_text, NULL, CMD_TIMEOUT_MS, e);
 		if (r == 0)
 			r = vg_slurm_parse_sacct(vg_buf_str(&out_text), out,

@@ -116,6 +116,7 @@ vg_slurm_state_map(const struct vg_slurm_row *row, struct vg_result *r)
 	memset(r, 0, sizeof *r);
 	r->exit_code = row->exit_code;
 	r->signal = row->signal;
+	r->usage = row->usage;
 	for (i = 0; i < sizeof states / sizeof states[0]; i++)
 		if (strcmp(row->state, states[i].name) == 0)
 			break;
@@ -283,6 +284,187 @@ vg_slurm_merge(struct vg_result *rec, const struct vg_result *slurm)
 	}
 	if (rec->node[0] == '\0')
 		snprintf(rec->node, sizeof rec->node, "%s", slurm->node);
+	vg_slurm_merge_usage(&rec->usage, &slurm->usage);
+}
+
+void
+vg_slurm_merge_usage(struct vg_usage *rec, const struct vg_usage *slurm)
+{
+	static const unsigned given = VG_USAGE_CPUS | VG_USAGE_MEM |
+	    VG_USAGE_GPUS;
+
+	if (slurm->known & VG_USAGE_CPUS)
+		rec->cpus = slurm->cpus;
+	if (slurm->known & VG_USAGE_MEM)
+		rec->mem_limit = slurm->mem_limit;
+	if (slurm->known & VG_USAGE_GPUS)
+		rec->gpus = slurm->gpus;
+	rec->known |= slurm->known & given;
+	if (!(rec->known & VG_USAGE_CPU) && (slurm->known & VG_USAGE_CPU)) {
+		rec->cpu_user = slurm->cpu_user;
+		rec->cpu_sys = slurm->cpu_sys;
+		rec->known |= VG_USAGE_CPU;
+	}
+	if (!(rec->known & VG_USAGE_RSS) && (slurm->known & VG_USAGE_RSS)) {
+		rec->max_rss = slurm->max_rss;
+		rec->known |= VG_USAGE_RSS;
+	}
+}
+
+/* Parses a sacct duration, "[DD-[HH:]]MM:SS[.mmm]" or "HH:MM:SS";
+ * returns -1 when it is not one. */
+static double
+sacct_secs(const char *s)
+{
+	double parts[3] = { 0, 0, 0 }, days = 0, frac = 0;
+	const char *p = s;
+	char *end;
+	int n = 0;
+
+	if (*s == '\0')
+		return -1;
+	if (strchr(s, '-') != NULL) {
+		days = strtod(p, &end);
+		if (*end != '-')
+			return -1;
+		p = end + 1;
+	}
+	for (;;) {
+		if (n == 3 || *p < '0' || *p > '9')
+			return -1;
+		parts[n++] = (double)strtoul(p, &end, 10);
+		p = end;
+		if (*p != ':')
+			break;
+		p++;
+	}
+	if (*p == '.') {
+		frac = strtod(p, &end);
+		p = end;
+	}
+	if (*p != '\0' || n < 2)
+		return -1;
+	if (n == 2)
+		return days * 86400 + parts[0] * 60 + parts[1] + frac;
+	return days * 86400 + parts[0] * 3600 + parts[1] * 60 + parts[2] +
+	    frac;
+}
+
+/* Parses a sacct size ("204800K", "2G", "512Mn", "256Mc", "1048576")
+ * into bytes; *per_cpu is set for a "c" suffix.  -1 when not one. */
+static double
+sacct_bytes(const char *s, int *per_cpu)
+{
+	static const char units[] = "KMGTP";
+	const char *u;
+	char *end;
+	double v;
+
+	if (per_cpu != NULL)
+		*per_cpu = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	v = strtod(s, &end);
+	if (*end != '\0' && (u = strchr(units, *end)) != NULL) {
+		v *= (double)(1ULL << (10 * (u - units + 1)));
+		end++;
+	}
+	if (*end == 'c' && per_cpu != NULL)
+		*per_cpu = 1;
+	if (*end == 'c' || *end == 'n')
+		end++;
+	return *end == '\0' ? v : -1;
+}
+
+void
+vg_slurm_parse_usage(char **f, struct vg_slurm_row *row)
+{
+	struct vg_usage *u = &row->usage;
+	double tot = sacct_secs(f[0]), usr = sacct_secs(f[1]);
+	double sys = sacct_secs(f[2]), rss = sacct_bytes(f[3], NULL), v;
+	char *tres, *tok, *save = NULL, *end;
+	int per_cpu;
+	long n;
+
+	if (usr >= 0 && sys >= 0) {
+		u->cpu_user = usr;
+		u->cpu_sys = sys;
+		/* TotalCPU also counts what user + system missed. */
+		if (tot > usr + sys)
+			u->cpu_user = tot - sys;
+		u->known |= VG_USAGE_CPU;
+	} else if (tot >= 0) {
+		u->cpu_user = tot;
+		u->cpu_sys = 0;
+		u->known |= VG_USAGE_CPU;
+	}
+	if (rss >= 0) {
+		u->max_rss = (long long)rss;
+		u->known |= VG_USAGE_RSS;
+	}
+	if ((v = sacct_secs(f[4])) >= 0)
+		row->elapsed = v;
+	n = strtol(f[5], &end, 10);
+	if (end != f[5] && *end == '\0' && n > 0 && n < 1000000) {
+		u->cpus = (int)n;
+		u->known |= VG_USAGE_CPUS;
+	}
+	if ((v = sacct_bytes(f[6], &per_cpu)) > 0) {
+		u->mem_limit = (long long)(per_cpu && u->cpus > 0 ?
+		    v * u->cpus : v);
+		u->known |= VG_USAGE_MEM;
+	}
+	/* AllocTRES: "billing=2,cpu=2,gres/gpu=1,mem=512M,node=1". */
+	tres = vg_xstrdup(f[7]);
+	for (tok = strtok_r(tres, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		if (strncmp(tok, "mem=", 4) == 0 &&
+		    (v = sacct_bytes(tok + 4, NULL)) > 0) {
+			u->mem_limit = (long long)v;
+			u->known |= VG_USAGE_MEM;
+		} else if (strncmp(tok, "gres/gpu=", 9) == 0) {
+			n = strtol(tok + 9, &end, 10);
+			if (end != tok + 9 && *end == '\0' && n >= 0 &&
+			    n < 1000000) {
+				u->gpus = (int)n;
+				u->known |= VG_USAGE_GPUS;
+			}
+		} else if (strncmp(tok, "cpu=", 4) == 0 &&
+		    !(u->known & VG_USAGE_CPUS)) {
+			n = strtol(tok + 4, &end, 10);
+			if (end != tok + 4 && *end == '\0' && n > 0 &&
+			    n < 1000000) {
+				u->cpus = (int)n;
+				u->known |= VG_USAGE_CPUS;
+			}
+		}
+	}
+	free(tres);
+}
+
+void
+vg_slurm_add_step(struct vg_slurm_row *job, const struct vg_slurm_row *step)
+{
+	struct vg_usage *j = &job->usage;
+	const struct vg_usage *s = &step->usage;
+
+	if (s->known & VG_USAGE_RSS && (!(j->known & VG_USAGE_RSS) ||
+	    s->max_rss > j->max_rss)) {
+		j->max_rss = s->max_rss;
+		j->known |= VG_USAGE_RSS;
+	}
+	/* The job's own TotalCPU is the sum of its steps where Slurm
+	 * fills it; where it falls short, the steps' sum stands. */
+	if (s->known & VG_USAGE_CPU) {
+		job->step_user += s->cpu_user;
+		job->step_sys += s->cpu_sys;
+		if (!(j->known & VG_USAGE_CPU) || j->cpu_user + j->cpu_sys <
+		    job->step_user + job->step_sys) {
+			j->cpu_user = job->step_user;
+			j->cpu_sys = job->step_sys;
+		}
+		j->known |= VG_USAGE_CPU;
+	}
 }
 
 /* Starts the poll interval at its minimum. */

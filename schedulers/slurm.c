@@ -70,6 +70,7 @@ struct sl_att {
 	double			 ended;		/* Slurm said terminal at */
 	double			 held;		/* killed record kept since */
 	struct vg_result	 slurm;		/* Slurm's terminal verdict */
+	struct vg_usage		 usage;		/* Slurm's latest usage */
 };
 
 /* Nodes a task must avoid after a NODE_FAIL. */
@@ -984,6 +985,8 @@ check_record(struct sl *p, struct sl_att *t)
 	}
 	if (t->ended > 0)
 		vg_slurm_merge(&rec, &t->slurm);
+	else
+		vg_slurm_merge_usage(&rec.usage, &t->usage);
 	emit(p, t, rec.state, &rec, rec.reason, 0);
 	return 1;
 }
@@ -1088,9 +1091,16 @@ apply_rows(struct sl *p, const struct vg_slurm_rows *rows)
 		row = find_row(rows, t);
 		if (row != NULL) {
 			st = vg_slurm_state_map(row, &r);
+			t->usage = r.usage;
 			if (vg_state_terminal(st) && t->ended == 0) {
 				t->ended = now;
 				t->slurm = r;
+				/* Without a record, Elapsed gives the wall
+				 * time the polls would blur. */
+				if (row->elapsed > 0 && r.started == 0) {
+					t->slurm.started = now - row->elapsed;
+					t->slurm.ended = now;
+				}
 			}
 		}
 		if (check_record(p, t))

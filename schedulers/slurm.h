@@ -211,6 +211,10 @@ struct vg_slurm_row {
 	int		 signal;	/* 0 when none */
 	char		 reason[96];
 	char		 nodes[96];
+	struct vg_usage	 usage;		/* sacct: CPU, MaxRSS, allocation */
+	double		 elapsed;	/* sacct Elapsed, seconds; 0 unknown */
+	double		 step_user;	/* sums over its steps' lines */
+	double		 step_sys;
 };
 
 struct vg_slurm_rows {
@@ -241,6 +245,20 @@ const char *vg_slurm_reason_text(const char *reason);
  * takes Slurm's state; otherwise the record wins.  res may be NULL.
  */
 void	vg_slurm_merge(struct vg_result *rec, const struct vg_result *slurm);
+
+/* Completes a record's usage with Slurm's (sacct): what the job was
+ * given (AllocCPUS, AllocTRES memory and GPUs, else ReqMem) replaces the
+ * record's; CPU time and peak memory fill in what the record lacks. */
+void	vg_slurm_merge_usage(struct vg_usage *rec,
+	    const struct vg_usage *slurm);
+
+/* Parses sacct's usage fields f (TotalCPU ... AllocTRES, 8 strings) into
+ * row; unparsable fields stay unknown (sites vary, never fatal). */
+void	vg_slurm_parse_usage(char **f, struct vg_slurm_row *row);
+/* Merges a step's usage (sacct line "JOB.batch", "JOB.0") into its
+ * job's row: CPU times add up, MaxRSS is the largest. */
+void	vg_slurm_add_step(struct vg_slurm_row *job,
+	    const struct vg_slurm_row *step);
 
 /* Adaptive poll interval: fast after a change, growing to a cap. */
 struct vg_slurm_pacer {
@@ -315,7 +333,12 @@ int	vg_slurm_parse_jobid(const char *text, unsigned long *job,
 int	vg_slurm_parse_maxtime(const char *text, uint64_t *secs,
 	    struct vg_err *e);
 
-#define VG_SLURM_SACCT_FORMAT	"JobID,State,ExitCode,Reason,NodeList"
+/* The first five fields are the state; the rest the usage, in the same
+ * batched query (without -X, so that each job's steps, which alone carry
+ * MaxRSS, come along: their lines merge into their job's row). */
+#define VG_SLURM_SACCT_FORMAT	"JobID,State,ExitCode,Reason,NodeList," \
+	"TotalCPU,UserCPU,SystemCPU,MaxRSS,Elapsed,AllocCPUS,ReqMem,AllocTRES"
+#define VG_SLURM_SACCT_FIELDS	13
 #define VG_SLURM_SQUEUE_FORMAT \
 	"ArrayJobID:|,ArrayTaskID:|,State:|,Reason:|,exit_code:|,NodeList:"
 

@@ -1,7 +1,8 @@
 /*
  * cmd-status.c - vigil status [RUN[/TASK]]: the runs, newest first, or one
  * run's tasks, as an aligned table (like squeue) or as JSON with a stable
- * schema (docs/cli.md).  --watch redraws until the run ends.
+ * schema (docs/cli.md), with the CPU time, peak memory and CPU efficiency
+ * of each task's latest attempt.  --watch redraws until the run ends.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "common/json.h"
 #include "runner/cli/launch.h"
 #include "common/path.h"
+#include "runner/core/usage.h"
 #include "schedulers/scheduler.h"
 
 #define WATCH_MS	1000
@@ -97,10 +99,39 @@ render_list(struct vg_store *st, int json, struct vg_buf *out, int *active)
 }
 
 struct task_ctx {
-	struct vg_buf	*out;
-	int		 jobs;		/* show job ids and nodes */
-	int		 only;
+	struct vg_buf		*out;
+	int			 jobs;		/* show job ids and nodes */
+	int			 only;
+	struct vg_usage_last	*last;		/* by task index */
+	size_t			 n;
 };
+
+/* Appends the CPU, PEAK MEM and EFF cells of one attempt. */
+static void
+usage_cells(struct vg_buf *out, const struct vg_usage *u, double wall)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	double eff = vg_usage_cpu_eff(u, wall);
+
+	if (u->known & VG_USAGE_CPU)
+		vg_buf_printf(&b, "%.1fs", u->cpu_user + u->cpu_sys);
+	else
+		vg_buf_addc(&b, '-');
+	vg_buf_printf(out, "%8s  ", vg_buf_str(&b));
+	vg_buf_reset(&b);
+	if (u->known & VG_USAGE_RSS)
+		vg_usage_fmt_bytes(&b, u->max_rss);
+	else
+		vg_buf_addc(&b, '-');
+	vg_buf_printf(out, "%8s  ", vg_buf_str(&b));
+	vg_buf_reset(&b);
+	if (eff >= 0)
+		vg_buf_printf(&b, "%.0f%%", eff * 100);
+	else
+		vg_buf_addc(&b, '-');
+	vg_buf_printf(out, "%5s  ", vg_buf_str(&b));
+	vg_buf_release(&b);
+}
 
 /* One row of a run's task table. */
 static int
@@ -126,12 +157,50 @@ task_cb(void *arg, const struct vg_task_rec *t, const char *mj,
 		snprintf(el, sizeof(el), "-");
 	vg_buf_printf(c->out, "%5d  %-13s  %6s  %8d  %8s  ", t->index,
 	    vg_state_name(t->state), exitbuf, t->attempts, el);
+	if (c->last != NULL && t->index >= 0 && (size_t)t->index < c->n)
+		usage_cells(c->out, &c->last[t->index].u,
+		    c->last[t->index].wall);
+	else
+		usage_cells(c->out, &(struct vg_usage){ 0 }, 0);
 	if (c->jobs)
 		vg_buf_printf(c->out, "%-12s  %-12s  ", t->handle[0] ?
 		    t->handle : "-", t->node[0] ? t->node : "-");
 	vg_buf_printf(c->out, "%-24s  %s\n", label != NULL ? label : "-",
 	    t->reason);
 	return 0;
+}
+
+/* Appends what one attempt used and was given, where known. */
+static void
+attempt_usage(struct vg_buf *out, const struct vg_attempt_rec *a)
+{
+	const struct vg_usage *u = &a->usage;
+	double wall = a->ended > a->started && a->started > 0 ?
+	    a->ended - a->started : 0, eff = vg_usage_cpu_eff(u, wall);
+
+	if (wall > 0)
+		vg_buf_printf(out, "  wall %.1fs", wall);
+	if (u->known & VG_USAGE_CPU)
+		vg_buf_printf(out, "  cpu %.2fs (user %.2f, sys %.2f)",
+		    u->cpu_user + u->cpu_sys, u->cpu_user, u->cpu_sys);
+	if (eff >= 0)
+		vg_buf_printf(out, "  eff %.0f%%", eff * 100);
+	if (u->known & VG_USAGE_RSS) {
+		vg_buf_adds(out, "  peak ");
+		vg_usage_fmt_bytes(out, u->max_rss);
+	}
+	if (u->known & VG_USAGE_MEM) {
+		vg_buf_adds(out, " of ");
+		vg_usage_fmt_bytes(out, u->mem_limit);
+	}
+	if (u->known & VG_USAGE_CPUS)
+		vg_buf_printf(out, "  %d cpu%s", u->cpus, u->cpus == 1 ?
+		    "" : "s");
+	if (u->known & VG_USAGE_GPUS)
+		vg_buf_printf(out, "  %d gpu%s", u->gpus, u->gpus == 1 ?
+		    "" : "s");
+	if (a->node != NULL && *a->node != '\0')
+		vg_buf_printf(out, "  on %s", a->node);
 }
 
 static int
@@ -150,6 +219,7 @@ attempt_cb(void *arg, const struct vg_attempt_rec *a)
 		vg_buf_printf(out, "  %s", a->handle);
 	if (a->gpus != NULL && *a->gpus != '\0')
 		vg_buf_printf(out, "  gpus %s", a->gpus);
+	attempt_usage(out, a);
 	if (a->reason != NULL && *a->reason != '\0')
 		vg_buf_printf(out, "  %s", a->reason);
 	vg_buf_addc(out, '\n');
@@ -186,8 +256,10 @@ static int
 render_run(struct vg_store *st, const char *id, int task, int json,
     struct vg_buf *out, int *active)
 {
-	struct task_ctx c;
+	struct task_ctx c = { 0 };
 	struct vg_run_info r;
+	struct vg_usage_sum sum;
+	struct vg_buf line = VG_BUF_INIT;
 	struct vg_err e;
 	char tb[32];
 	int rc, s, first = 1;
@@ -226,15 +298,32 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 	vg_buf_addc(out, '\n');
 	memset(&c, 0, sizeof(c));
 	c.out = out;
+	c.n = r.ntasks > 0 ? (size_t)r.ntasks : 0;
+	if ((rc = vg_usage_load_last(st, r.id, c.n, &c.last, &e)) != 0)
+		goto out;
+	vg_usage_sum_init(&sum);
+	vg_usage_sum_last(&sum, c.last, c.n);
 	c.jobs = r.scheduler != NULL && vg_scheduler_has(
 	    vg_scheduler_find(r.scheduler), VG_SCAP_JOBS);
-	vg_buf_printf(out, "%5s  %-13s  %6s  %8s  %8s  ", "TASK", "STATE",
-	    "EXIT", "ATTEMPTS", "ELAPSED");
+	vg_buf_printf(out, "%5s  %-13s  %6s  %8s  %8s  %8s  %8s  %5s  ",
+	    "TASK", "STATE", "EXIT", "ATTEMPTS", "ELAPSED", "CPU",
+	    "PEAK MEM", "EFF");
 	if (c.jobs)
 		vg_buf_printf(out, "%-12s  %-12s  ", "JOBID", "NODE");
 	vg_buf_printf(out, "%-24s  %s\n", "MATRIX", "REASON");
 	if ((rc = vg_store_task_each(st, r.id, task, task_cb, &c, &e)) != 0)
 		goto out;
+	if (task < 0 && sum.n > 0) {
+		vg_buf_reset(&line);
+		vg_usage_line(&sum, &line);
+		if (line.len > 0)
+			vg_buf_printf(out, "\nusage: %s\n", vg_buf_str(&line));
+		vg_buf_reset(&line);
+		vg_usage_suggest(&sum, &line);
+		if (line.len > 0)
+			vg_buf_printf(out, "right size: %s\n",
+			    vg_buf_str(&line));
+	}
 	if (task >= 0) {
 		vg_buf_adds(out, "\nattempts:\n");
 		if ((rc = vg_store_attempt_each(st, r.id, task, attempt_cb,
@@ -245,6 +334,8 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 	}
 out:
 	vg_run_info_release(&r);
+	vg_buf_release(&line);
+	free(c.last);
 	if (rc != 0)
 		return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
 	return 0;

@@ -13,6 +13,7 @@
 #include "runner/cli/launch.h"
 #include "common/path.h"
 #include "runner/core/progress.h"
+#include "runner/core/usage.h"
 
 /* Manifest JSON stored with a run is bounded like any manifest. */
 #define STORED_MANIFEST_MAX	(16 * 1024 * 1024)
@@ -308,11 +309,21 @@ json_raw(struct vg_json_writer *w, const char *raw)
 	vg_buf_adds(w->out, raw != NULL && *raw != '\0' ? raw : "{}");
 }
 
+/* What task_json_cb writes with. */
+struct task_json {
+	struct vg_json_writer	*w;
+	struct vg_usage_last	*last;		/* by index; may be NULL */
+	size_t			 n;
+};
+
 static int
 task_json_cb(void *arg, const struct vg_task_rec *t, const char *mj,
     const char *label)
 {
-	struct vg_json_writer *w = arg;
+	struct task_json *tj = arg;
+	struct vg_json_writer *w = tj->w;
+	static const struct vg_usage_last none;
+	const struct vg_usage_last *l = &none;
 
 	(void)label;
 	vg_json_obj_begin(w);
@@ -354,6 +365,10 @@ task_json_cb(void *arg, const struct vg_task_rec *t, const char *mj,
 	vg_json_str(w, t->node[0] != '\0' ? t->node : NULL);
 	vg_json_key(w, "gpus");
 	vg_json_str(w, t->gpus[0] != '\0' ? t->gpus : NULL);
+	if (tj->last != NULL && t->index >= 0 && (size_t)t->index < tj->n)
+		l = &tj->last[t->index];
+	vg_json_key(w, "usage");
+	vg_usage_json(w, &l->u, l->wall);
 	vg_json_obj_end(w);
 	return 0;
 }
@@ -364,10 +379,19 @@ vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
 {
 	struct vg_json_writer w;
 	struct vg_run_info r;
+	struct task_json tj = { &w, NULL, 0 };
+	struct vg_usage_sum sum;
 	int rc;
 
 	if ((rc = vg_store_run_get(st, id, &r, e)) != 0)
 		return rc;
+	tj.n = r.ntasks > 0 ? (size_t)r.ntasks : 0;
+	if ((rc = vg_usage_load_last(st, r.id, tj.n, &tj.last, e)) != 0) {
+		vg_run_info_release(&r);
+		return rc;
+	}
+	vg_usage_sum_init(&sum);
+	vg_usage_sum_last(&sum, tj.last, tj.n);
 	vg_json_writer_init(&w, out);
 	vg_json_obj_begin(&w);
 	vg_json_key(&w, "id");
@@ -399,12 +423,15 @@ vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
 	vg_json_int(&w, r.ntasks);
 	vg_json_key(&w, "counts");
 	json_counts(&w, r.counts);
+	vg_json_key(&w, "usage");
+	vg_usage_sum_json(&w, &sum);
 	vg_json_key(&w, "tasks");
 	vg_json_arr_begin(&w);
-	rc = vg_store_task_each(st, r.id, -1, task_json_cb, &w, e);
+	rc = vg_store_task_each(st, r.id, -1, task_json_cb, &tj, e);
 	vg_json_arr_end(&w);
 	vg_json_obj_end(&w);
 	vg_run_info_release(&r);
+	free(tj.last);
 	return rc;
 }
 

@@ -30,6 +30,7 @@
 #include "common/str.h"
 #include "runner/core/progress.h"
 #include "runner/core/run.h"
+#include "runner/core/usage.h"
 
 /* Seconds a task gets between SIGTERM and SIGKILL when the manifest
  * does not say. */
@@ -372,6 +373,8 @@ put_attempt(struct drv *d, const struct vg_task_rec *t, int attempt,
 		ar.node = t->node;
 		ar.gpus = t->gpus[0] != '\0' ? t->gpus : NULL;
 	}
+	if (r != NULL)
+		ar.usage = r->usage;
 	return vg_store_attempt_put(d->st, d->run_id, &ar, e);
 }
 
@@ -619,6 +622,42 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	}
 	t->next_at = 0;
 	return set_task(d, i, u->state, b->a.attempt, why, e);
+}
+
+/* Adds one ended attempt of the run to the totals (arg). */
+static int
+usage_cb(void *arg, const struct vg_attempt_rec *a)
+{
+	if (vg_state_terminal(a->state) && a->state != VG_ST_DENIED)
+		vg_usage_sum_add(arg, &a->usage, a->state,
+		    a->ended > a->started && a->started > 0 ?
+		    a->ended - a->started : 0);
+	return 0;
+}
+
+/* Prints the efficiency of every attempt of the run (this drive's and
+ * earlier ones') and the right-size suggestion, under the final line. */
+static void
+usage_note(struct drv *d)
+{
+	struct vg_usage_sum sum;
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	vg_usage_sum_init(&sum);
+	if (vg_store_attempt_each(d->st, d->run_id, -1, usage_cb, &sum,
+	    &e) != 0)
+		return;
+	vg_usage_line(&sum, &b);
+	if (b.len > 0)
+		vg_progress_note(d->pg, "%s", vg_buf_str(&b));
+	vg_buf_reset(&b);
+	vg_usage_suggest(&sum, &b);
+	if (b.len > 0)
+		vg_progress_note(d->pg, "right size for the next run: %s",
+		    vg_buf_str(&b));
+	vg_buf_release(&b);
 }
 
 /* Records one scheduler update. */
@@ -1175,8 +1214,10 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	}
 	memcpy(res->counts, d.counts, sizeof(res->counts));
 	res->ntasks = (int)d.n;
-	if (d.pg != NULL)
+	if (d.pg != NULL) {
 		vg_progress_done(d.pg, res->state);
+		usage_note(&d);
+	}
 out:
 	if (rc != 0 && d.sched_open && d.live != NULL) {
 		/* Leave nothing running behind a failed driver. */

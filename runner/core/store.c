@@ -113,6 +113,18 @@ static const struct migration migrations[] = {
 		"ALTER TABLE attempts ADD COLUMN gpus TEXT;"
 		"ALTER TABLE tasks ADD COLUMN gpus TEXT NOT NULL DEFAULT '';",
 	},
+	{
+		.version = 3,
+		.description = "attempt resource usage",
+		/* NULL: unknown (the backend or scheduler could not tell). */
+		.sql =
+		"ALTER TABLE attempts ADD COLUMN cpu_user REAL;"
+		"ALTER TABLE attempts ADD COLUMN cpu_sys REAL;"
+		"ALTER TABLE attempts ADD COLUMN max_rss INTEGER;"
+		"ALTER TABLE attempts ADD COLUMN alloc_cpus INTEGER;"
+		"ALTER TABLE attempts ADD COLUMN alloc_gpus INTEGER;"
+		"ALTER TABLE attempts ADD COLUMN alloc_mem INTEGER;",
+	},
 };
 
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -218,12 +230,15 @@ enum col_type {
 	COL_TEXT,	/* const char *, borrowed from the row when read */
 	COL_DUP,	/* char *, duplicated when read (the reader frees) */
 	COL_CHARS,	/* char[size], truncated when read */
+	COL_I64,	/* long long */
 };
 
 /* Column flags. */
 #define COL_KEY		0x1	/* identifies the row (UPDATE ... WHERE) */
 #define COL_ONCE	0x2	/* written by the INSERT only */
 #define COL_NOREAD	0x4	/* never selected */
+#define COL_OPT		0x8	/* NULL unless bit is set in the unsigned
+				   at known_off; reading a value sets it */
 
 /* One column and where its value lives in the record. */
 struct col {
@@ -232,6 +247,8 @@ struct col {
 	size_t		 off;
 	size_t		 size;
 	unsigned	 flags;
+	unsigned	 bit;		/* COL_OPT */
+	size_t		 known_off;	/* COL_OPT */
 };
 
 /* The columns of one table, in table order. */
@@ -313,6 +330,11 @@ struct attempt_row {
 };
 
 #define ATT(n, t, f, fl)	COL(struct attempt_row, n, t, f, fl)
+#define USE(n, t, f, b) { .name = (n), .type = (t), \
+	.off = offsetof(struct attempt_row, a.usage.f), \
+	.size = sizeof(((struct attempt_row *)0)->a.usage.f), \
+	.flags = COL_OPT, .bit = (b), \
+	.known_off = offsetof(struct attempt_row, a.usage.known) }
 static const struct col attempt_cols[] = {
 	ATT("run_id", COL_TEXT, run_id, COL_KEY | COL_NOREAD),
 	ATT("idx", COL_INT, a.index, COL_KEY),
@@ -328,7 +350,14 @@ static const struct col attempt_cols[] = {
 	ATT("node", COL_TEXT, a.node, 0),
 	ATT("reason", COL_TEXT, a.reason, 0),
 	ATT("gpus", COL_TEXT, a.gpus, 0),
+	USE("cpu_user", COL_REAL, cpu_user, VG_USAGE_CPU),
+	USE("cpu_sys", COL_REAL, cpu_sys, VG_USAGE_CPU),
+	USE("max_rss", COL_I64, max_rss, VG_USAGE_RSS),
+	USE("alloc_cpus", COL_INT, cpus, VG_USAGE_CPUS),
+	USE("alloc_gpus", COL_INT, gpus, VG_USAGE_GPUS),
+	USE("alloc_mem", COL_I64, mem_limit, VG_USAGE_MEM),
 };
+#undef USE
 #undef ATT
 
 /* An events row. */
@@ -459,6 +488,11 @@ row_bind(sqlite3_stmt *st, const struct row_def *d, const void *rec,
 			continue;
 		p = (const char *)rec + c->off;
 		k = (int)i + 1;
+		if ((c->flags & COL_OPT) != 0 && !(*(const unsigned *)
+		    ((const char *)rec + c->known_off) & c->bit)) {
+			sqlite3_bind_null(st, k);
+			continue;
+		}
 		switch (c->type) {
 		case COL_INT:
 			sqlite3_bind_int(st, k, *(const int *)p);
@@ -490,6 +524,9 @@ row_bind(sqlite3_stmt *st, const struct row_def *d, const void *rec,
 		case COL_CHARS:
 			bind_str(st, k, p);
 			break;
+		case COL_I64:
+			sqlite3_bind_int64(st, k, *(const long long *)p);
+			break;
 		}
 	}
 }
@@ -512,6 +549,13 @@ row_read(sqlite3_stmt *st, const struct row_def *d, void *rec, size_t size)
 		if ((c->flags & COL_NOREAD) != 0)
 			continue;
 		p = (char *)rec + c->off;
+		if ((c->flags & COL_OPT) != 0) {
+			if (sqlite3_column_type(st, k) == SQLITE_NULL) {
+				k++;
+				continue;
+			}
+			*(unsigned *)((char *)rec + c->known_off) |= c->bit;
+		}
 		switch (c->type) {
 		case COL_INT:
 			*(int *)p = sqlite3_column_int(st, k);
@@ -541,6 +585,9 @@ row_read(sqlite3_stmt *st, const struct row_def *d, void *rec, size_t size)
 			break;
 		case COL_CHARS:
 			col_copy(st, k, p, c->size);
+			break;
+		case COL_I64:
+			*(long long *)p = sqlite3_column_int64(st, k);
 			break;
 		}
 		k++;
@@ -1162,7 +1209,8 @@ vg_store_attempt_each(struct vg_store *s, const char *run_id, int index,
 	int rc, stop = 0;
 
 	if ((rc = db_prepare_gen(s, sql_select(&attempt_def, " WHERE"
-	    " run_id = ?1 AND idx = ?2 ORDER BY attempt"), &st, e)) != 0)
+	    " run_id = ?1 AND (?2 < 0 OR idx = ?2) ORDER BY idx, attempt"),
+	    &st, e)) != 0)
 		return rc;
 	bind_str(st, 1, run_id);
 	sqlite3_bind_int(st, 2, index);

@@ -28,7 +28,7 @@
 struct vg_store;
 
 /* The schema version this vigil writes (PRAGMA user_version). */
-#define VG_STORE_SCHEMA	2
+#define VG_STORE_SCHEMA	3
 
 /* Run ids: "YYYYMMDD-HHMMSS-xxxxxx" (UTC, 6 random hex digits). */
 #define VG_RUN_ID_MAX	32
@@ -191,6 +191,7 @@ struct vg_attempt_rec {
 	const char	*node;
 	const char	*reason;
 	const char	*gpus;		/* ids given ("0,3"); NULL = none */
+	struct vg_usage	 usage;		/* NULL columns when unknown */
 };
 
 /* Inserts or replaces the record of one attempt. */
@@ -198,8 +199,9 @@ int	vg_store_attempt_put(struct vg_store *s, const char *run_id,
 	    const struct vg_attempt_rec *a, struct vg_err *e);
 
 /*
- * Calls cb for each attempt of one task, oldest first (the strings of a
- * are valid only during the call).
+ * Calls cb for each attempt of one task (index -1: of every task, in
+ * index order), oldest first (the strings of a are valid only during
+ * the call).
  */
 int	vg_store_attempt_each(struct vg_store *s, const char *run_id,
 	    int index, int (*cb)(void *arg, const struct vg_attempt_rec *a),

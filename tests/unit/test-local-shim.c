@@ -54,6 +54,7 @@ check(size_t len)
 static void
 test_check(void **state)
 {
+	char want[160];
 	size_t len;
 
 	(void)state;
@@ -72,8 +73,10 @@ test_check(void **state)
 	    "0x48534756)");
 	len = blob_valid();
 	blob.l.version = 9;
-	assert_string_equal(check(len), "version 9, this shim reads version 1 "
-	    "(vigil and vigil-shim are from different builds)");
+	snprintf(want, sizeof(want), "version 9, this shim reads version %d "
+	    "(vigil and vigil-shim are from different builds)",
+	    VG_SHIM_VERSION);
+	assert_string_equal(check(len), want);
 	len = blob_valid();
 	assert_string_equal(check(100), "truncated: 100 bytes, the header "
 	    "alone has 1312");
@@ -192,7 +195,7 @@ static void
 test_shim_refuses(void **state)
 {
 	struct vg_shim_msg msg;
-	char err[512];
+	char err[512], want[160];
 	size_t len;
 	int ws;
 
@@ -208,11 +211,13 @@ test_shim_refuses(void **state)
 	    "magic, version and size");
 
 	len = blob_valid();
-	blob.l.version = 2;
+	blob.l.version = VG_SHIM_VERSION + 1;
 	ws = run_shim(blob.b, len, 1, err, sizeof(err), &msg);
 	assert_int_equal(WEXITSTATUS(ws), 127);
-	assert_string_equal(msg.detail, "version 2, this shim reads version 1 "
-	    "(vigil and vigil-shim are from different builds)");
+	snprintf(want, sizeof(want), "version %d, this shim reads version %d "
+	    "(vigil and vigil-shim are from different builds)",
+	    VG_SHIM_VERSION + 1, VG_SHIM_VERSION);
+	assert_string_equal(msg.detail, want);
 
 	/* Nothing sent: the shim does not wait for it. */
 	ws = run_shim(NULL, 0, 1, err, sizeof(err), &msg);

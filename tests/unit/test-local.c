@@ -520,6 +520,16 @@ test_result_records(void **state)
 		{ "{\"state\": \"FAI\\u00zz\"}",
 		    "'result': not a result record: json: byte 14: "
 		    "\\u must be followed by four hex digits" },
+		{ "{\"state\": \"FAILED\", \"max_rss\": -1}",
+		    "'result': bad value for \"max_rss\"" },
+		{ "{\"state\": \"FAILED\", \"max_rss\": 1.5}",
+		    "'result': bad value for \"max_rss\"" },
+		{ "{\"state\": \"FAILED\", \"cpu_user\": 1}",
+		    "'result': bad value for \"cpu_sys\"" },
+		{ "{\"state\": \"FAILED\", \"cpu_user\": \"1\", "
+		    "\"cpu_sys\": 1}", "'result': bad value for \"cpu_user\"" },
+		{ "{\"state\": \"FAILED\", \"cpus\": 1e7}",
+		    "'result': bad value for \"cpus\"" },
 		{ "{\"started\": 1e999, \"state\": \"FAILED\"}",
 		    "'result': not a result record: json: byte 12: "
 		    "number out of range of a double" },
@@ -545,7 +555,22 @@ test_result_records(void **state)
 	    "{\n\"state\": \"OOM\",\n"
 	    "\"exit_code\": -1,\n\"signal\": 9,\n\"started\": "
 	    "1700000000.250000,\n\"ended\": 1700000001.500000,\n\"node\": "
-	    "\"\",\n\"reason\": \"tab\\there \\u0001\"\n}\n");
+	    "\"\",\n\"reason\": \"tab\\there \\u0001\",\n\"cpu_user\": null,\n"
+	    "\"cpu_sys\": null,\n\"max_rss\": null,\n\"cpus\": null,\n"
+	    "\"gpus\": null,\n\"mem_limit\": null\n}\n");
+	assert_int_equal(r.usage.known, 0);
+	/* Usage round-trips; what is unknown stays unknown. */
+	w.usage.known = VG_USAGE_CPU | VG_USAGE_RSS | VG_USAGE_MEM;
+	w.usage.cpu_user = 1.25;
+	w.usage.cpu_sys = 0.5;
+	w.usage.max_rss = 209715200;
+	w.usage.mem_limit = 1LL << 40;
+	assert_int_equal(vg_result_write(f->dir, &w, &e), 0);
+	assert_int_equal(vg_result_read(f->dir, &r, &e), 0);
+	assert_int_equal(r.usage.known, w.usage.known);
+	assert_true(r.usage.cpu_user == 1.25 && r.usage.cpu_sys == 0.5);
+	assert_int_equal(r.usage.max_rss, 209715200);
+	assert_int_equal(r.usage.mem_limit, 1LL << 40);
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		vg_err_init(&e);

@@ -5,6 +5,7 @@
  * merging with result records, the adaptive poll interval, retry
  * resources, and transient error recognition.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -74,6 +75,79 @@ test_parse_sacct(void **state)
 	(void)state;
 }
 
+/* sacct without -X: usage fields, and step lines merged into their job. */
+static const char sacct_usage_out[] =
+    "20_1|COMPLETED|0:0|None|vm|00:01.500|00:01.200|00:00.300||"
+    "00:00:05|2|1Gn|billing=2,cpu=2,gres/gpu=1,mem=1G,node=1\n"
+    "20_1.batch|COMPLETED|0:0||vm|00:01.500|00:01.200|00:00.300|"
+    "204800K|00:00:05|2||\n"
+    "20_1.extern|COMPLETED|0:0||vm|00:00:00|00:00:00|00:00:00|1024K|"
+    "00:00:05|2||\n"
+    "21|FAILED|1:0|None|vm|1-02:03:04|00:00:00|00:00:00||01:00:00|4|"
+    "256Mc|\n"
+    "21.0|FAILED|1:0||vm|00:02.000|00:01.000|00:01.000|1G|00:00:05|4||"
+    "\n"
+    "22|PENDING|0:0|None|None assigned|00:00:00|00:00:00|00:00:00||"
+    "00:00:00|0|2G|\n";
+
+/* The usage of sacct's answer lands in the job's row. */
+static void
+test_parse_sacct_usage(void **state)
+{
+	struct vg_slurm_rows rows = { NULL, 0, 0 };
+	struct vg_result r;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	assert_int_equal(vg_slurm_parse_sacct(sacct_usage_out, &rows, &e), 0);
+	assert_int_equal(rows.n, 3);
+	assert_int_equal(rows.v[0].job, 20);
+	assert_int_equal(rows.v[0].task, 1);
+	assert_true(rows.v[0].usage.known & VG_USAGE_CPU);
+	assert_true(fabs(rows.v[0].usage.cpu_user - 1.2) < 1e-9);
+	assert_true(fabs(rows.v[0].usage.cpu_sys - 0.3) < 1e-9);
+	assert_int_equal(rows.v[0].usage.max_rss, 204800LL * 1024);
+	assert_int_equal(rows.v[0].usage.cpus, 2);
+	assert_int_equal(rows.v[0].usage.gpus, 1);
+	assert_int_equal(rows.v[0].usage.mem_limit, 1LL << 30);
+	assert_true(fabs(rows.v[0].elapsed - 5) < 1e-9);
+	/* TotalCPU of days; ReqMem per CPU; the step's peak. */
+	assert_int_equal(rows.v[1].job, 21);
+	assert_true(fabs(rows.v[1].usage.cpu_user + rows.v[1].usage.cpu_sys -
+	    (86400 + 2 * 3600 + 3 * 60 + 4)) < 1e-6);
+	assert_int_equal(rows.v[1].usage.mem_limit, 4LL * 256 << 20);
+	assert_int_equal(rows.v[1].usage.max_rss, 1LL << 30);
+	assert_false(rows.v[1].usage.known & VG_USAGE_GPUS);
+	/* Pending: given what it asked, no use. */
+	assert_false(rows.v[2].usage.known & VG_USAGE_RSS);
+	assert_false(rows.v[2].usage.known & VG_USAGE_CPUS);
+	assert_int_equal(vg_slurm_state_map(&rows.v[0], &r),
+	    VG_ST_SUCCEEDED);
+	assert_int_equal(r.usage.max_rss, 204800LL * 1024);
+	vg_slurm_rows_release(&rows);
+	(void)state;
+}
+
+/* A record's usage is completed by Slurm's allocation. */
+static void
+test_merge_usage(void **state)
+{
+	struct vg_usage rec = { .known = VG_USAGE_CPU | VG_USAGE_RSS,
+	    .cpu_user = 1, .cpu_sys = 0.5, .max_rss = 100 };
+	struct vg_usage sl = { .known = VG_USAGE_CPU | VG_USAGE_RSS |
+	    VG_USAGE_CPUS | VG_USAGE_MEM, .cpu_user = 9, .max_rss = 900,
+	    .cpus = 4, .mem_limit = 1 << 30 };
+
+	vg_slurm_merge_usage(&rec, &sl);
+	assert_true(fabs(rec.cpu_user - 1) < 1e-9);
+	assert_int_equal(rec.max_rss, 100);
+	assert_int_equal(rec.cpus, 4);
+	assert_int_equal(rec.mem_limit, 1 << 30);
+	assert_true(rec.known & VG_USAGE_CPUS);
+	assert_false(rec.known & VG_USAGE_GPUS);
+	(void)state;
+}
+
 static void
 test_parse_sacct_bad(void **state)
 {
@@ -82,8 +156,8 @@ test_parse_sacct_bad(void **state)
 
 	assert_int_equal(vg_slurm_parse_sacct("12|RUNNING|0:0|None\n", &rows,
 	    &e), VG_EPARSE);
-	assert_string_equal(e.msg, "sacct: expected 5 fields separated by "
-	    "'|' in '12|RUNNING|0:0|None'");
+	assert_string_equal(e.msg, "sacct: expected 13 fields (or 5) "
+	    "separated by '|' in '12|RUNNING|0:0|None'");
 	vg_slurm_rows_release(&rows);
 	assert_int_equal(vg_slurm_parse_sacct("x1|RUNNING|0:0|None|n\n",
 	    &rows, &e), VG_EPARSE);
@@ -376,6 +450,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_sacct),
 		cmocka_unit_test(test_parse_sacct_bad),
+		cmocka_unit_test(test_parse_sacct_usage),
+		cmocka_unit_test(test_merge_usage),
 		cmocka_unit_test(test_parse_squeue),
 		cmocka_unit_test(test_parse_misc),
 		cmocka_unit_test(test_state_map),

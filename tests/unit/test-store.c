@@ -93,6 +93,7 @@ test_modes_and_schema(void **state)
 	struct stat sb;
 	sqlite3 *db;
 	sqlite3_stmt *st;
+	int v;
 	char *path;
 
 	assert_int_equal(stat(c->home, &sb), 0);
@@ -113,14 +114,30 @@ test_modes_and_schema(void **state)
 	sqlite3_finalize(st);
 	assert_int_equal(sqlite3_prepare_v2(db, "SELECT version, description"
 	    " FROM migrations", -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 1);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 2);
+	/* One row per migration, in order, up to the current version. */
+	for (v = 1; v <= VG_STORE_SCHEMA; v++) {
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), v);
+	}
 	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	/* The usage columns of migration 2 are there, NULL by default. */
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT cpu_user, cpu_sys,"
+	    " max_rss, alloc_cpus, alloc_gpus, alloc_mem FROM attempts", -1,
+	    &st, NULL), SQLITE_OK);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	free(path);
+}
+
+/* Appends "task/attempt:known:cpu:max_rss:cpus:mem_limit;". */
+static int
+usage_cb(void *arg, const struct vg_attempt_rec *a)
+{
+	vg_buf_printf(arg, "%d/%d:%u:%.2f:%lld:%d:%lld;", a->index, a->attempt,
+	    a->usage.known, a->usage.cpu_user + a->usage.cpu_sys,
+	    a->usage.max_rss, a->usage.cpus, a->usage.mem_limit);
+	return 0;
 }
 
 static void
@@ -354,6 +371,12 @@ test_tasks_attempts_events(void **state)
 	/* Replacing an attempt keeps one row per (task, attempt). */
 	a.state = VG_ST_SUCCEEDED;
 	a.exit_code = 0;
+	a.usage.known = VG_USAGE_CPU | VG_USAGE_RSS | VG_USAGE_CPUS;
+	a.usage.cpu_user = 1.5;
+	a.usage.cpu_sys = 0.25;
+	a.usage.max_rss = 5000000000LL;
+	a.usage.cpus = 4;
+	a.usage.mem_limit = 77;		/* not known: stored as NULL */
 	assert_int_equal(vg_store_attempt_put(c->st, id, &a, &e), 0);
 	assert_int_equal(vg_store_event(c->st, id, 1, 2, VG_ST_SUCCEEDED,
 	    NULL, &e), 0);
@@ -375,6 +398,12 @@ test_tasks_attempts_events(void **state)
 	    &e), 0);
 	assert_string_equal(vg_buf_str(&b),
 	    "1/1:FAILED:3:98:exit 3;1/2:SUCCEEDED:0:99:-;");
+	vg_buf_reset(&b);
+	/* Usage: NULL columns read back unknown; every task at once (-1). */
+	assert_int_equal(vg_store_attempt_each(c->st, id, -1, usage_cb, &b,
+	    &e), 0);
+	assert_string_equal(vg_buf_str(&b), "1/1:0:0.00:0:0:0;"
+	    "1/2:7:1.75:5000000000:4:0;");
 	vg_buf_reset(&b);
 	assert_int_equal(vg_store_event_each(c->st, id, VG_STORE_EVENTS_ALL,
 	    event_cb, &b, &e), 0);
