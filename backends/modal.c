@@ -71,6 +71,21 @@ struct direct {
 static const struct vg_cloud_ops modal_direct_ops;
 static const struct vg_cloud_ops modal_managed_ops;
 
+/* The GPU type a task asks Modal for: modal.gpu, else resources.gpu_type
+ * (the generic spelling); NULL when neither is set. */
+static const char *
+modal_gpu_type(const struct vg_manifest *m)
+{
+	const struct vg_modal_conf *mc = vg_manifest_conf(m,
+	    &vg_modal_msection);
+
+	if (mc->gpu != NULL && *mc->gpu != '\0')
+		return mc->gpu;
+	if (m->resources.gpu_type != NULL && *m->resources.gpu_type != '\0')
+		return m->resources.gpu_type;
+	return NULL;
+}
+
 /* The modal section of m, or NULL. */
 static const struct vg_modal_conf *
 conf_of(const struct vg_manifest *m)
@@ -423,7 +438,6 @@ direct_secret(struct vg_cloud_task *t, char **id, struct vg_err *e)
 static int
 direct_create(struct vg_cloud_task *t, struct vg_err *e)
 {
-	const struct vg_modal_conf *mc = (const struct vg_modal_conf *)t->c.conf;
 	const struct vg_attempt *a = t->a;
 	Modal__Client__SandboxCreateRequest req =
 	    MODAL__CLIENT__SANDBOX_CREATE_REQUEST__INIT;
@@ -463,8 +477,8 @@ direct_create(struct vg_cloud_task *t, struct vg_err *e)
 		res.memory_mb = (uint32_t)((a->res.memory + (1 << 20) - 1) >>
 		    20);
 	}
-	if (mc != NULL && mc->gpu != NULL && *mc->gpu) {
-		gpu.gpu_type = mc->gpu;
+	if (modal_gpu_type(a->m) != NULL) {
+		gpu.gpu_type = (char *)(uintptr_t)modal_gpu_type(a->m);
 		gpu.has_count = 1;
 		gpu.count = a->res.gpus > 0 ? (uint32_t)a->res.gpus : 1;
 		res.gpu_config = &gpu;
@@ -778,6 +792,7 @@ static const struct vg_cloud_ops modal_direct_ops = {
 	.name = "modal",
 	.section = &vg_modal_msection,
 	.needs_image = 1,
+	.gpus = VG_CLOUD_GPU_TYPE,
 	.open = direct_open,
 	.close_priv = direct_free,
 	.create = direct_create,
@@ -996,6 +1011,7 @@ static const struct vg_cloud_ops modal_managed_ops = {
 	.name = "modal",
 	.section = &vg_modal_msection,
 	.needs_image = 1,
+	.gpus = VG_CLOUD_GPU_TYPE,
 	.open = managed_open,
 	.create = managed_create,
 	.exec = managed_exec,
@@ -1157,11 +1173,11 @@ modal_validate(const struct vg_manifest *m, struct vg_diag *d)
 		    "modal.gateway_token_env names");
 		bad = 1;
 	}
-	if (m->resources.gpus > 0 && (mc->gpu == NULL || *mc->gpu == '\0')) {
+	if (m->resources.gpus > 0 && modal_gpu_type(m) == NULL) {
 		vg_diag_add(d, vg_manifest_locf(m, &loc, "resources.gpus"),
-		    "resources.gpus: modal needs the GPU type "
-		    "in modal.gpu (T4, L4, A10G, A100, A100-80GB, L40S, H100, "
-		    "H200, B200)");
+		    "resources.gpus: modal needs the GPU type in "
+		    "resources.gpu_type or modal.gpu (T4, L4, A10G, A100, "
+		    "A100-80GB, L40S, H100, H200, B200)");
 		bad = 1;
 	}
 	if (vg_cloud_validate(&modal_direct_ops, m, d) != 0)
@@ -1228,6 +1244,7 @@ const struct vg_backend_ops vg_backend_modal = {
 	},
 	.probe = modal_probe,
 	.prepare = modal_prepare,
+	.pool = vg_cloud_pool,
 	.run = modal_run,
 	.reap = modal_reap,
 };
