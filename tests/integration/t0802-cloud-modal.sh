@@ -237,7 +237,7 @@ tail -1 "$FD/sandboxes" | grep -q "gpu=A100-80GB:2 cpu=3000 mem=1024" ||
 mf gpu2 "'true'" "resources:
   gpus: 1"
 "$VIGIL" validate "$W/gpu2.yaml" >"$W/v" 2>&1 && fail "gpus without type"
-grep -q "resources.gpus: modal needs the GPU type in modal.gpu" "$W/v" ||
+grep -q "resources.gpus: modal needs the GPU type in resources.gpu_type or modal.gpu" "$W/v" ||
     fail "gpu message: $(cat "$W/v")"
 
 # 8. Reap: a sandbox whose vigil and monitor were SIGKILLed goes.
