@@ -998,7 +998,8 @@ singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 	vg_err_init(&e);
 	if (vg_singularity_check_caps(&c->add_caps, &m->policy, &caps,
 	    &e) != 0) {
-		vg_diag_add(d, &loc, "%s", e.msg);
+		vg_diag_add(d, vg_manifest_locf(m, &loc,
+		    "singularity.add_caps"), "%s", e.msg);
 		bad = 1;
 	}
 	free(caps);

@@ -39,6 +39,13 @@ expect "$eff" "CapEff:	000000000028000f" "root's capabilities under apptainer al
 env VIGIL_T0530_SECRET=s3cret sleep 300 &
 spid=$!
 trap 'kill $spid 2>/dev/null; rm -rf "$tmp"' EXIT
+# Until env(1) has exec'd sleep, the process still has the shell's
+# environment.
+n=0
+while ! grep -q VIGIL_T0530_SECRET "/proc/$spid/environ" 2>/dev/null &&
+    [ $n -lt 100 ]; do
+	sleep 0.02; n=$((n + 1))
+done
 grep -q VIGIL_T0530_SECRET "/proc/$spid/environ" ||
 	fail "the host's root cannot read /proc/$spid/environ"
 (cd "$tmp" && "$APPTAINER_WRAP" exec "$BUSYBOX_SIF" \
@@ -90,7 +97,7 @@ m=$(mf caps "'chown 0:0 /own/f && echo chowned; mount -t tmpfs none /tmp 2>/dev/
 	"  add_caps: [CAP_CHOWN]" "$gate1" "$gate2" "$gate3" "$gate4")
 vrun "$m"
 expect "$vrc" "2" "exit status of add_caps without a rule"
-expect "$(cat "$tmp/run.err")" "$m: host access refused: singularity.add_caps 'CAP_CHOWN' adds a capability; allow with a policy rule of category host-access" "add_caps refused"
+expect "$(cat "$tmp/run.err")" "$m:9:3: host access refused: singularity.add_caps 'CAP_CHOWN' adds a capability; allow with a policy rule of category host-access" "add_caps refused"
 expect "$(stat -c %u "$tmp/own/f")" "1234" "owner kept on refusal"
 # With a rule the task gets exactly that capability.
 echo "    - {id: chown-ok, category: host-access, reason: the task fixes ownership}" >>"$m"
