@@ -10,6 +10,10 @@ name: can
 matrix:
   i: [0, 1, 2]
 command: sleep 60
+# Three sleepers at once whatever the host's CPU count: each task takes
+# one CPU of the pool.
+pool:
+  cpus: 3
 Y
 last() { "$VIGIL" status --json | python3 -c \
     'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])'; }

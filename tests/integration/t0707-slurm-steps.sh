@@ -26,6 +26,10 @@ name: big
 resources:
   memory: 64G
 command: "true"
+# A pool that claims the memory, so that the step reaches srun, which
+# refuses it (the allocation has far less).
+pool:
+  memory: 100G
 Y
 cat >"$W/can.yaml" <<'Y'
 version: 1
