@@ -12,34 +12,6 @@
 
 int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Writes v back as JSON. */
-static void
-emit(struct vg_json_writer *w, const struct vg_json_value *v)
-{
-	size_t i;
-
-	switch (v->type) {
-	case VG_JSON_NULL:	vg_json_null(w); break;
-	case VG_JSON_BOOL:	vg_json_bool(w, v->b); break;
-	case VG_JSON_NUMBER:	vg_json_num(w, v->num); break;
-	case VG_JSON_STRING:	vg_json_strn(w, v->str, v->len); break;
-	case VG_JSON_ARRAY:
-		vg_json_arr_begin(w);
-		for (i = 0; i < v->len; i++)
-			emit(w, v->items[i]);
-		vg_json_arr_end(w);
-		break;
-	case VG_JSON_OBJECT:
-		vg_json_obj_begin(w);
-		for (i = 0; i < v->len; i++) {
-			vg_json_key(w, v->keys[i]);
-			emit(w, v->items[i]);
-		}
-		vg_json_obj_end(w);
-		break;
-	}
-}
-
 /* Compares two trees built from the same data (numbers excepted: the
  * writer keeps 15 digits). */
 static int
@@ -87,7 +59,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	vg_json_writer_init(&w, &b);
-	emit(&w, vg_json_root(doc));
+	vg_json_value_write(&w, vg_json_root(doc));
 	/* Keys with an embedded NUL are shortened by the writer. */
 	if (vg_json_parse(b.data, b.len, NULL, &doc2, &e) != 0)
 		abort();
