@@ -237,14 +237,16 @@ pl_classify_write(struct pl_an *an, const struct pl_field *f, int append,
 	pl_path_classify(an, f, &p);
 	pl_span(an, &off, &len);
 	if (p.cls == PC_DEVICE) {
-		pl_find(an, VG_CAT_DISK, "builtin:write-device", off, len,
+		pl_find_floor(an, PL_FLOOR_DISK, VG_CAT_DISK,
+		    "builtin:write-device", off, len,
 		    "%s writes to the device '%s'", why, pshow(&p));
 		return;
 	}
 	if (p.cls != PC_PROTECTED || (p.attr & PA_UNRESOLVED))
 		return;
 	if (p.attr & PA_SYSRQ)
-		pl_find(an, VG_CAT_DISRUPTION, "builtin:sysrq", off, len,
+		pl_find_floor(an, PL_FLOOR_POWER, VG_CAT_DISRUPTION,
+		    "builtin:sysrq", off, len,
 		    "%s writes to the kernel's sysrq trigger", why);
 	else if (p.attr & PA_SUDOERS)
 		pl_find(an, VG_CAT_PRIVILEGE, "builtin:write-auth", off, len,
@@ -288,7 +290,8 @@ delete_target(struct pl_an *an, struct pl_cmd *c, const struct pl_field *f,
 
 	pl_path_classify(an, f, &p);
 	if (p.cls == PC_DEVICE) {
-		pl_find(an, VG_CAT_DISK, "builtin:delete-device", c->off, c->len,
+		pl_find_floor(an, recursive ? PL_FLOOR_DISK : NULL, VG_CAT_DISK,
+		    "builtin:delete-device", c->off, c->len,
 		    "'%s' destroys the device '%s'", c->name, pshow(&p));
 		return;
 	}
@@ -313,7 +316,8 @@ delete_target(struct pl_an *an, struct pl_cmd *c, const struct pl_field *f,
 		    pshow(&p));
 		return;
 	}
-	pl_find(an, VG_CAT_DESTRUCTIVE, recursive ? "builtin:rm-protected" :
+	pl_find_floor(an, recursive && pl_path_top(an, &p) ? PL_FLOOR_DELETE :
+	    NULL, VG_CAT_DESTRUCTIVE, recursive ? "builtin:rm-protected" :
 	    "builtin:delete-protected", c->off, c->len,
 	    "'%s' deletes%s the protected path '%s'", c->name,
 	    recursive ? " recursively" : "", pshow(&p));
@@ -422,7 +426,9 @@ h_copy(struct pl_an *an, struct pl_cmd *c)
 			continue;
 		}
 		if (mv && p.cls == PC_PROTECTED && !(p.attr & PA_UNRESOLVED))
-			pl_find(an, VG_CAT_DESTRUCTIVE, "builtin:mv-protected",
+			pl_find_floor(an, pl_path_top(an, &p) ?
+			    PL_FLOOR_DELETE : NULL, VG_CAT_DESTRUCTIVE,
+			    "builtin:mv-protected",
 			    c->off, c->len, "'mv' moves the protected path "
 			    "'%s' away", pshow(&p));
 		if (mv && p.cls == PC_DEVICE)
@@ -696,8 +702,9 @@ h_chmod(struct pl_an *an, struct pl_cmd *c)
 		    (p.attr & (PA_ROOT | PA_ETC | PA_SYSBIN)) ||
 		    ((p.attr & (PA_HOME | PA_SSH | PA_RC | PA_SECRET |
 		    PA_TMPROOT | PA_HISTORY)) == 0))
-			pl_find(an, VG_CAT_PERMISSIONS, "builtin:chmod-protected",
-			    c->off, c->len, "'chmod %s%s' on the protected "
+			pl_find_floor(an, rec && pl_path_top(an, &p) ?
+			    PL_FLOOR_PERMS : NULL, VG_CAT_PERMISSIONS,
+			    "builtin:chmod-protected", c->off, c->len, "'chmod %s%s' on the protected "
 			    "path '%s'", rec ? "-R " : "", mode, pshow(&p));
 	}
 }
@@ -725,7 +732,8 @@ h_chown(struct pl_an *an, struct pl_cmd *c)
 			continue;
 		if ((p.attr & PA_UNRESOLVED) && !rec)
 			continue;
-		pl_find(an, VG_CAT_PERMISSIONS, "builtin:chown-protected",
+		pl_find_floor(an, rec && pl_path_top(an, &p) ? PL_FLOOR_PERMS :
+		    NULL, VG_CAT_PERMISSIONS, "builtin:chown-protected",
 		    c->off, c->len, "'%s%s' changes ownership or attributes "
 		    "of the protected path '%s'", c->name, rec ? " -R" : "",
 		    pshow(&p));
@@ -762,65 +770,261 @@ any_device(struct pl_an *an, const struct pl_cmd *c, int from, int unknown)
 	return 0;
 }
 
+/* True when any argument starts with one of the prefixes in list. */
+static int
+has_prefix(const struct pl_cmd *c, const char *const *list)
+{
+	int i, k;
+
+	for (i = 1; i < c->argc; i++)
+		for (k = 0; list[k] != NULL; k++)
+			if (strncmp(c->argv[i].s, list[k], strlen(list[k])) == 0)
+				return 1;
+	return 0;
+}
+
+/* The operand words of parted after the device: a script of commands,
+ * read-only when every command only prints. */
+static int
+parted_reads(const struct pl_cmd *c)
+{
+	static const char *const looks[] = { "print", "p", "unit", "help",
+	    "version", "align-check", "quit", "list", "free", "B", "s", "MiB",
+	    "GiB", "MB", "GB", "kB", "KiB", "TB", "TiB", "%", "cyl", "chs",
+	    "compact", "minimal", "optimal", "min", "opt", "all", NULL };
+	int i, dev = 0, ops = 0;
+
+	for (i = 1; i < c->argc; i++) {
+		const struct pl_field *f = &c->argv[i];
+
+		if (is_opt(f) || (f->s[0] >= '0' && f->s[0] <= '9'))
+			continue;
+		if (!dev && f->s[0] == '/') {
+			dev = 1;
+			continue;
+		}
+		ops++;
+		if (!eq_any(f, looks))
+			return 0;
+	}
+	return ops > 0;
+}
+
+/* Tools that only inspect: the disk table's read-only forms. */
+static int
+disk_reads(struct pl_cmd *c)
+{
+	static const char *const sgdisk_ro[] = { "-p", "--print", "-i",
+	    "--info", "-v", "--verify", "-L", "--list-types", "-O",
+	    "--print-mbr", "-b", "--backup", "-P", "--pretend", NULL };
+	static const char *const sfdisk_ro[] = { "-l", "--list", "-d",
+	    "--dump", "-s", "--show-size", "-V", "--verify", "-J", "--json",
+	    "-g", "--show-geometry", "-F", "--list-free", "-r", "--raw",
+	    "-n", "--no-act", "-T", "--list-types", NULL };
+	const char *n = c->name;
+
+	if (has_arg(c, "--help") || has_arg(c, "--version") ||
+	    (c->argc == 2 && (eq(&c->argv[1], "-h") || eq(&c->argv[1], "-V"))))
+		return 1;
+	if (strcmp(n, "fdisk") == 0 || strcmp(n, "cfdisk") == 0)
+		return has_opt(c, 'l', "--list") || has_arg(c, "-x") ||
+		    has_arg(c, "--list-details");
+	if (strcmp(n, "sfdisk") == 0)
+		return has_any(c, sfdisk_ro);
+	if (strcmp(n, "gdisk") == 0)
+		return has_opt(c, 'l', NULL);
+	if (strcmp(n, "sgdisk") == 0) {
+		int i;
+
+		if (has_arg(c, "-P") || has_arg(c, "--pretend"))
+			return 1;
+		for (i = 1; i < c->argc; i++)
+			if (is_opt(&c->argv[i]) && !eq_any(&c->argv[i],
+			    sgdisk_ro))
+				return 0;
+		return 1;
+	}
+	if (strcmp(n, "parted") == 0)
+		return has_opt(c, 'l', "--list") || parted_reads(c);
+	if (strcmp(n, "wipefs") == 0)
+		return !has_opt(c, 'a', "--all") && !has_opt(c, 'o',
+		    "--offset") && !has_arg(c, "--types") && !has_arg(c, "-t");
+	if (strcmp(n, "hdparm") == 0)
+		return !has_arg(c, "--security-erase") &&
+		    !has_arg(c, "--security-erase-enhanced") &&
+		    !has_arg(c, "--trim-sector-ranges") &&
+		    !has_arg(c, "--write-sector") && !has_arg(c, "-z") &&
+		    !has_arg(c, "--security-set-pass") && !has_arg(c, "--dco-restore");
+	if (strcmp(n, "badblocks") == 0)
+		return !has_opt(c, 'w', NULL) && !has_opt(c, 'n', NULL);
+	if (strcmp(n, "losetup") == 0)
+		return c->argc == 1 || has_opt(c, 'a', "--all") ||
+		    has_opt(c, 'l', "--list") || has_arg(c, "-f");
+	if (strcmp(n, "mdadm") == 0)
+		return has_opt(c, 'D', "--detail") || has_opt(c, 'E',
+		    "--examine") || has_arg(c, "--query") || has_arg(c, "-Q") ||
+		    has_arg(c, "--detail-platform") || has_arg(c, "--monitor");
+	if (strcmp(n, "cryptsetup") == 0)
+		return c->argc > 1 && (has_arg(c, "status") ||
+		    has_arg(c, "luksDump") || has_arg(c, "isLuks") ||
+		    has_arg(c, "benchmark") || has_arg(c, "luksUUID"));
+	if (strcmp(n, "zpool") == 0 || strcmp(n, "zfs") == 0)
+		return c->argc < 2 || eq(&c->argv[1], "list") ||
+		    eq(&c->argv[1], "status") || eq(&c->argv[1], "get") ||
+		    eq(&c->argv[1], "iostat") || eq(&c->argv[1], "history") ||
+		    eq(&c->argv[1], "events");
+	if (strcmp(n, "dmsetup") == 0)
+		return c->argc < 2 || eq(&c->argv[1], "ls") ||
+		    eq(&c->argv[1], "info") || eq(&c->argv[1], "status") ||
+		    eq(&c->argv[1], "table") || eq(&c->argv[1], "deps");
+	if (strcmp(n, "nvme") == 0)
+		return c->argc < 2 || !(eq(&c->argv[1], "format") ||
+		    eq(&c->argv[1], "sanitize") ||
+		    eq(&c->argv[1], "write-zeroes") ||
+		    eq(&c->argv[1], "write") || eq(&c->argv[1], "fw-download") ||
+		    eq(&c->argv[1], "fw-commit") ||
+		    eq(&c->argv[1], "delete-ns") ||
+		    eq(&c->argv[1], "create-ns"));
+	if (strcmp(n, "tune2fs") == 0 || strcmp(n, "e2fsck") == 0 ||
+	    strcmp(n, "fsck") == 0 || strcmp(n, "xfs_repair") == 0)
+		return has_opt(c, 'l', NULL) || has_opt(c, 'n', NULL);
+	if (strcmp(n, "efibootmgr") == 0) {
+		static const char *const w[] = { "-c", "--create", "-C",
+		    "--create-only", "-B", "--delete-bootnum", "-o",
+		    "--bootorder", "-O", "--delete-bootorder", "-a", "--active",
+		    "-A", "--inactive", "-n", "--bootnext", "-N",
+		    "--delete-bootnext", "-t", "--timeout", "-T",
+		    "--delete-timeout", "-w", "--write-signature", "-D",
+		    "--remove-dups", NULL };
+
+		return !has_any(c, w);
+	}
+	if (strcmp(n, "flashrom") == 0)
+		return !has_opt(c, 'w', "--write") && !has_opt(c, 'E',
+		    "--erase") && !has_arg(c, "--wp-enable") &&
+		    !has_arg(c, "--wp-disable");
+	if (strcmp(n, "blockdev") == 0) {
+		static const char *const w[] = { "--set", "--flushbufs",
+		    "--rereadpt", NULL };
+
+		return !has_prefix(c, w);
+	}
+	if (strcmp(n, "bootctl") == 0)
+		return c->argc < 2 || !(has_arg(c, "install") ||
+		    has_arg(c, "update") || has_arg(c, "remove") ||
+		    has_arg(c, "set-default") || has_arg(c, "set-oneshot") ||
+		    has_arg(c, "set-timeout") || has_arg(c, "unlink") ||
+		    has_arg(c, "cleanup") || has_arg(c, "random-seed"));
+	if (strncmp(n, "pv", 2) == 0 || strncmp(n, "vg", 2) == 0 ||
+	    strncmp(n, "lv", 2) == 0)
+		return has_opt(c, 't', "--test");
+	return 0;
+}
+
+/* Disk tools that destroy what a device holds (the built-in floor):
+ * new filesystems or swap, wiping, discarding, zapping, secure erase. */
+static int
+disk_destroys(struct pl_cmd *c)
+{
+	const char *n = c->name;
+
+	if (strcmp(n, "mkfs") == 0 || strcmp(n, "mkswap") == 0 ||
+	    strcmp(n, "wipefs") == 0 || strcmp(n, "blkdiscard") == 0 ||
+	    strcmp(n, "mkdosfs") == 0 || strcmp(n, "mkntfs") == 0 ||
+	    strcmp(n, "sg_format") == 0)
+		return 1;
+	if (strcmp(n, "sgdisk") == 0)
+		return has_opt(c, 'Z', "--zap-all") || has_opt(c, 'z', "--zap");
+	if (strcmp(n, "mdadm") == 0)
+		return has_arg(c, "--zero-superblock");
+	if (strcmp(n, "cryptsetup") == 0)
+		return has_arg(c, "luksFormat") || has_arg(c, "erase") ||
+		    has_arg(c, "luksErase");
+	if (strcmp(n, "nvme") == 0)
+		return c->argc > 1 && (eq(&c->argv[1], "format") ||
+		    eq(&c->argv[1], "sanitize"));
+	if (strcmp(n, "hdparm") == 0)
+		return has_arg(c, "--security-erase") ||
+		    has_arg(c, "--security-erase-enhanced") ||
+		    has_arg(c, "--write-sector");
+	return 0;
+}
+
+/* Disk, partition table, bootloader, LVM, RAID and firmware writers:
+ * their read-only forms pass (disk_reads); the others change what a
+ * disk holds.  Those that change metadata or firmware without naming a
+ * device (LVM, RAID, encryption, pools, bootloaders, flash) are judged
+ * by their verb; the rest when given a device. */
 static void
 h_disk(struct pl_an *an, struct pl_cmd *c)
 {
+	static const char *const always[] = { "zpool", "zfs", "vgremove",
+	    "lvremove", "vgcreate", "lvcreate", "pvremove", "dmsetup",
+	    "cryptsetup", "mdadm", "vgextend", "vgreduce", "vgchange",
+	    "vgrename", "vgmerge", "vgsplit", "lvresize", "lvextend",
+	    "lvreduce", "lvconvert", "lvrename", "lvchange", "pvmove",
+	    "pvresize", "pvchange", "grub-install", "grub2-install",
+	    "efibootmgr", "flashrom", "bootctl", "nvme", NULL };
 	const char *n = c->name;
-	int listing = 0;
+	struct pl_field name = { .s = n, .len = strlen(n) };
+	int dev;
 
-	if (strcmp(n, "fdisk") == 0 || strcmp(n, "sfdisk") == 0 ||
-	    strcmp(n, "gdisk") == 0 || strcmp(n, "sgdisk") == 0)
-		listing = has_opt(c, 'l', "--list") || has_arg(c, "-d") ||
-		    has_arg(c, "--dump") || has_arg(c, "-p") ||
-		    has_arg(c, "--print") || has_arg(c, "-s") ||
-		    has_arg(c, "--show-size");
-	else if (strcmp(n, "parted") == 0)
-		listing = has_opt(c, 'l', "--list") ||
-		    (c->argc >= 3 && eq(&c->argv[c->argc - 1], "print"));
-	else if (strcmp(n, "wipefs") == 0)
-		listing = !has_opt(c, 'a', "--all") && !has_opt(c, 'o',
-		    "--offset");
-	else if (strcmp(n, "hdparm") == 0)
-		listing = !has_arg(c, "--security-erase") &&
-		    !has_arg(c, "--security-erase-enhanced") &&
-		    !has_arg(c, "--trim-sector-ranges") &&
-		    !has_arg(c, "--write-sector") && !has_arg(c, "-z");
-	else if (strcmp(n, "badblocks") == 0)
-		listing = !has_opt(c, 'w', NULL);
-	else if (strcmp(n, "losetup") == 0)
-		listing = c->argc == 1 || has_opt(c, 'a', "--all") ||
-		    has_opt(c, 'l', "--list") || has_arg(c, "-f");
-	else if (strcmp(n, "mdadm") == 0)
-		listing = has_opt(c, 'D', "--detail") || has_opt(c, 'E',
-		    "--examine") || has_arg(c, "--query") || has_arg(c, "-Q");
-	else if (strcmp(n, "cryptsetup") == 0)
-		listing = c->argc > 1 && (eq(&c->argv[1], "status") ||
-		    eq(&c->argv[1], "luksDump") || eq(&c->argv[1], "isLuks"));
-	else if (strcmp(n, "zpool") == 0 || strcmp(n, "zfs") == 0)
-		listing = c->argc < 2 || eq(&c->argv[1], "list") ||
-		    eq(&c->argv[1], "status") || eq(&c->argv[1], "get") ||
-		    eq(&c->argv[1], "iostat") || eq(&c->argv[1], "history");
-	else if (strcmp(n, "dmsetup") == 0)
-		listing = c->argc < 2 || eq(&c->argv[1], "ls") ||
-		    eq(&c->argv[1], "info") || eq(&c->argv[1], "status") ||
-		    eq(&c->argv[1], "table");
-	else if (strcmp(n, "nvme") == 0)
-		listing = c->argc < 2 || !(eq(&c->argv[1], "format") ||
-		    eq(&c->argv[1], "sanitize") ||
-		    eq(&c->argv[1], "write-zeroes"));
-	else if (strcmp(n, "tune2fs") == 0 || strcmp(n, "e2fsck") == 0 ||
-	    strcmp(n, "fsck") == 0 || strcmp(n, "xfs_repair") == 0)
-		listing = has_opt(c, 'l', NULL) || has_opt(c, 'n', NULL);
-	if (listing || c->argc < 2)
+	if (disk_reads(c) || (c->argc < 2 && strcmp(n, "dmsetup") != 0))
 		return;
-	if (strncmp(n, "zpool", 5) == 0 || strncmp(n, "zfs", 3) == 0 ||
-	    strcmp(n, "vgremove") == 0 || strcmp(n, "lvremove") == 0 ||
-	    strcmp(n, "vgcreate") == 0 || strcmp(n, "lvcreate") == 0 ||
-	    strcmp(n, "pvremove") == 0 || strcmp(n, "dmsetup") == 0 ||
-	    strcmp(n, "cryptsetup") == 0 || strcmp(n, "mdadm") == 0 ||
-	    any_device(an, c, 1, 1))
-		pl_find(an, VG_CAT_DISK, "builtin:disk-tool", c->off, c->len,
-		    "'%s' changes a disk, partition table or filesystem", n);
+	dev = any_device(an, c, 1, 1);
+	if (!dev && !eq_any(&name, always))
+		return;
+	pl_find_floor(an, dev && disk_destroys(c) ? PL_FLOOR_DISK : NULL,
+	    VG_CAT_DISK, "builtin:disk-tool", c->off, c->len,
+	    "'%s' changes a disk, partition table, bootloader, volume or "
+	    "firmware", n);
+}
+
+/* Image and clone tools: the operand they write. */
+static void
+h_imager(struct pl_an *an, struct pl_cmd *c)
+{
+	const char *n = c->name;
+	int ops[8], nops = 0, dd = 0, i;
+
+	if (strcmp(n, "qemu-img") == 0) {
+		if (c->argc < 2)
+			return;
+		if (eq(&c->argv[1], "dd")) {
+			for (i = 2; i < c->argc; i++)
+				if (strncmp(c->argv[i].s, "of=", 3) == 0)
+					pl_classify_write(an, subfield(an,
+					    &c->argv[i], 3), 0, "'qemu-img dd'");
+			return;
+		}
+		if (!eq(&c->argv[1], "convert"))
+			return;
+		for (i = 2; (i = next_operand(c, i, "fOoBlrRsStTmWC", &dd)) <
+		    c->argc && nops < 8; i++)
+			ops[nops++] = i;
+		if (nops >= 2)
+			pl_classify_write(an, &c->argv[ops[nops - 1]], 0,
+			    "'qemu-img convert'");
+		return;
+	}
+	if (strncmp(n, "partclone", 9) == 0 || strcmp(n, "ntfsclone") == 0) {
+		const struct pl_field *o = opt_val(an, c, 'o', "--output");
+
+		if (o == NULL)
+			o = opt_val(an, c, 'O', "--overwrite");
+		if (o != NULL)
+			pl_classify_write(an, o, 0, n);
+		return;
+	}
+	/* ddrescue IN OUT [MAP], bmaptool copy IN OUT. */
+	for (i = 1; (i = next_operand(c, i, "bcimsxKT", &dd)) < c->argc &&
+	    nops < 8; i++)
+		ops[nops++] = i;
+	if (strcmp(n, "bmaptool") == 0 && nops >= 3 && eq(&c->argv[ops[0]],
+	    "copy"))
+		pl_classify_write(an, &c->argv[ops[2]], 0, "'bmaptool copy'");
+	else if (strcmp(n, "ddrescue") == 0 && nops >= 2)
+		pl_classify_write(an, &c->argv[ops[1]], 0, "'ddrescue'");
 }
 
 static void
@@ -1220,7 +1424,9 @@ h_remote_copy(struct pl_an *an, struct pl_cmd *c)
 
 		pl_path_classify(an, d, &p);
 		if (rsync && has_arg(c, "--delete") && p.cls == PC_PROTECTED)
-			pl_find(an, VG_CAT_DESTRUCTIVE, "builtin:rsync-delete",
+			pl_find_floor(an, pl_path_top(an, &p) ?
+			    PL_FLOOR_DELETE : NULL, VG_CAT_DESTRUCTIVE,
+			    "builtin:rsync-delete",
 			    c->off, c->len, "'rsync --delete' into the "
 			    "protected path '%s'", pshow(&p));
 		else
@@ -1692,6 +1898,8 @@ h_systemctl(struct pl_an *an, struct pl_cmd *c)
 	static const char *const stop[] = { "poweroff", "reboot", "halt",
 	    "kexec", "suspend", "hibernate", "hybrid-sleep", "rescue",
 	    "emergency", "suspend-then-hibernate", "soft-reboot", NULL };
+	static const char *const halts[] = { "poweroff", "reboot", "halt",
+	    "kexec", "soft-reboot", NULL };
 	static const char *const ok[] = { "status", "show", "cat", "help",
 	    "list-units", "list-unit-files", "list-timers", "list-sockets",
 	    "list-dependencies", "list-jobs", "list-machines",
@@ -1716,7 +1924,8 @@ h_systemctl(struct pl_an *an, struct pl_cmd *c)
 			return;
 		}
 		if (eq_any(f, stop)) {
-			pl_find(an, VG_CAT_DISRUPTION, "builtin:power",
+			pl_find_floor(an, eq_any(f, halts) ? PL_FLOOR_POWER :
+			    NULL, VG_CAT_DISRUPTION, "builtin:power",
 			    c->off, c->len,
 			    "'systemctl %s' stops or restarts the host", f->s);
 			return;
@@ -1953,15 +2162,21 @@ h_security(struct pl_an *an, struct pl_cmd *c)
 
 /* ---- host disruption ---- */
 
+/* kill [-s SIG | -n NUM | -SIG] [--] PID...: the first "-N" is a signal
+ * when PIDs follow it ("kill -1 4242" sends SIGHUP to 4242), a PID when
+ * it is alone or comes after the signal ("kill -1", "kill -9 -1": every
+ * process); PID 1 is init. */
 static void
 h_kill(struct pl_an *an, struct pl_cmd *c)
 {
-	int i, dd = 0;
+	int i, dd = 0, sig = 0;
 
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
+		int pid = dd || !is_opt(f);
 
-		if (eq(f, "-l") || eq(f, "-L") || eq(f, "--list"))
+		if (!dd && (eq(f, "-l") || eq(f, "-L") || eq(f, "--list") ||
+		    eq(f, "--help") || eq(f, "--table")))
 			return;
 		if (!dd && eq(f, "--")) {
 			dd = 1;
@@ -1969,13 +2184,18 @@ h_kill(struct pl_an *an, struct pl_cmd *c)
 		}
 		if (!dd && (eq(f, "-s") || eq(f, "-n") || eq(f, "--signal"))) {
 			i++;
+			sig = 1;
 			continue;
 		}
-		if (!dd && f->s[0] == '-' && !(f->len == 2 && f->s[1] == '1'))
+		if (!pid && !sig && i + 1 < c->argc) {
+			sig = 1;	/* -SIG, or -N followed by PIDs */
 			continue;
+		}
+		if (!pid && !eq(f, "-1"))
+			continue;	/* other options, process groups */
 		if (eq(f, "-1") || eq(f, "1")) {
-			pl_find(an, VG_CAT_DISRUPTION, "builtin:kill-all",
-			    c->off, c->len, eq(f, "1") ?
+			pl_find_floor(an, PL_FLOOR_KILLALL, VG_CAT_DISRUPTION,
+			    "builtin:kill-all", c->off, c->len, eq(f, "1") ?
 			    "'kill' signals init (PID 1)" :
 			    "'kill -1' signals every process");
 			return;
@@ -2010,8 +2230,9 @@ h_pkill(struct pl_an *an, struct pl_cmd *c)
 	int i, ops = 0;
 
 	if (strcmp(c->name, "killall5") == 0) {
-		pl_find(an, VG_CAT_DISRUPTION, "builtin:kill-all", c->off,
-		    c->len, "'killall5' signals every process");
+		pl_find_floor(an, PL_FLOOR_KILLALL, VG_CAT_DISRUPTION,
+		    "builtin:kill-all", c->off, c->len,
+		    "'killall5' signals every process");
 		return;
 	}
 	int byuser = 0;
@@ -2058,6 +2279,7 @@ static void
 h_power(struct pl_an *an, struct pl_cmd *c)
 {
 	const char *n = c->name;
+	int halt;
 
 	if (has_arg(c, "--help") || (strcmp(n, "shutdown") == 0 &&
 	    has_opt(c, 'c', NULL)))
@@ -2076,7 +2298,13 @@ h_power(struct pl_an *an, struct pl_cmd *c)
 	if (strcmp(n, "kexec") == 0 && !has_opt(c, 'e', "--exec") &&
 	    !has_opt(c, 'f', "--force"))
 		return;
-	pl_find(an, VG_CAT_DISRUPTION, "builtin:power", c->off, c->len,
+	halt = strcmp(n, "shutdown") == 0 || strcmp(n, "reboot") == 0 ||
+	    strcmp(n, "halt") == 0 || strcmp(n, "poweroff") == 0 ||
+	    strcmp(n, "kexec") == 0 || (c->argc >= 2 &&
+	    (eq(&c->argv[1], "0") || eq(&c->argv[1], "6") ||
+	    eq(&c->argv[1], "poweroff") || eq(&c->argv[1], "reboot")));
+	pl_find_floor(an, halt ? PL_FLOOR_POWER : NULL, VG_CAT_DISRUPTION,
+	    "builtin:power", c->off, c->len,
 	    "'%s' stops, restarts or switches the host's run level", n);
 }
 
@@ -2739,6 +2967,17 @@ static const struct handler handlers[] = {
 	{ "fsck", h_disk }, { "debugfs", h_disk }, { "xfs_repair", h_disk },
 	{ "mkdosfs", h_disk }, { "mkntfs", h_disk }, { "btrfs", h_disk },
 	{ "sg_format", h_disk }, { "partprobe", h_disk },
+	{ "vgextend", h_disk }, { "vgreduce", h_disk }, { "vgchange", h_disk },
+	{ "vgrename", h_disk }, { "vgmerge", h_disk }, { "vgsplit", h_disk },
+	{ "lvresize", h_disk }, { "lvextend", h_disk }, { "lvreduce", h_disk },
+	{ "lvconvert", h_disk }, { "lvrename", h_disk }, { "lvchange", h_disk },
+	{ "pvmove", h_disk }, { "pvresize", h_disk }, { "pvchange", h_disk },
+	{ "grub-install", h_disk }, { "grub2-install", h_disk },
+	{ "efibootmgr", h_disk }, { "flashrom", h_disk },
+	{ "bootctl", h_disk }, { "blockdev", h_disk },
+	{ "qemu-img", h_imager }, { "ddrescue", h_imager },
+	{ "bmaptool", h_imager }, { "partclone", h_imager },
+	{ "ntfsclone", h_imager }, { "dcfldd", h_dd }, { "dc3dd", h_dd },
 	{ "mount", h_mount }, { "umount", h_mount }, { "swapon", h_mount },
 	{ "swapoff", h_mount },
 	{ "curl", h_curl }, { "wget", h_curl },
@@ -2896,6 +3135,8 @@ pl_prog_name(struct pl_arena *a, const char *s, size_t len)
 		return "nc";
 	if (PFX("fsck."))
 		return "fsck";
+	if (PFX("partclone."))
+		return "partclone";
 #undef PFX
 #undef REST_VER
 	o = pl_strndup(a, b, n);
@@ -2937,6 +3178,53 @@ run_written(struct pl_an *an, struct pl_cmd *c)
 	return 1;
 }
 
+/* Programs that only read the devices they are given (the read-only
+ * table of docs/policy.md); tools with a handler judge their own
+ * read-only forms (disk_reads). */
+static const char *const device_readers[] = { "lsblk", "blkid", "findmnt",
+    "lsscsi", "smartctl", "iostat", "isoinfo", "isosize", "udevadm", "file",
+    "stat", "df", "du", "dumpe2fs", "xfs_info", "xfs_db", "ntfsinfo",
+    "partx", "kpartx", "sg_inq", "sg_map", "sginfo", "sg_readcap",
+    "sg_vpd", "lsof", "fuser", "pvs", "vgs", "lvs", "pvdisplay",
+    "vgdisplay", "lvdisplay", "pvscan", "vgscan", "lvscan", "lvmdiskscan",
+    "multipath", "hwinfo", "lshw", "inxi", "pv", "cmp", "sha1sum",
+    "sha256sum", "sha512sum", "b2sum", "cksum", "xxd", "eject", "mountpoint",
+    "realpath", "readlink", "ls", "test", "[", "echo", "printf", "id",
+    "e2freefrag", "filefrag", "sg_scan", "ledctl", "udisksctl", "fstrim",
+    "cfdisk", "lsusb", "lspci", "dmidecode", "blkparse", "blktrace",
+    "fio", NULL };
+
+/* An unknown program given a block device (as an operand, "of=/dev/x"
+ * or "--opt=/dev/x") may write it: a raw disk finding unless the
+ * program is in the read-only table. */
+static void
+device_operand(struct pl_an *an, struct pl_cmd *c)
+{
+	struct pl_field name;
+	int i;
+
+	for (i = 1; i < c->argc; i++) {
+		const struct pl_field *f = &c->argv[i];
+		const char *d = memmem(f->s, f->len, "/dev/", 5);
+		struct pl_path p;
+
+		if (d == NULL || (d != f->s && d[-1] != '='))
+			continue;
+		pl_path_classify(an, d == f->s ? f : subfield(an, f,
+		    (size_t)(d - f->s)), &p);
+		if (p.cls != PC_DEVICE)
+			continue;
+		name.s = c->name;
+		name.len = strlen(c->name);
+		if (eq_any(&name, device_readers))
+			return;
+		pl_find(an, VG_CAT_DISK, "builtin:device-operand", c->off,
+		    c->len, "'%s' is given the block device '%s' and is no "
+		    "known read-only tool", c->name, pshow(&p));
+		return;
+	}
+}
+
 void
 pl_classify(struct pl_an *an, struct pl_cmd *c)
 {
@@ -2953,6 +3241,7 @@ pl_classify(struct pl_an *an, struct pl_cmd *c)
 		return;
 	}
 	out_default(c);
+	device_operand(an, c);
 	/* Unknown programs: operands that are secrets are still read. */
 	if (c->argc > 1 && c->argc < 16) {
 		int i;

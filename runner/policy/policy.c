@@ -360,6 +360,14 @@ an_setup(struct vg_policy *p, struct pl_an *an,
 	an->ntmproots = s->ntmproots;
 }
 
+/* True for the rule id of a finding no mode can approve. */
+static int
+is_hard(const char *rule)
+{
+	return strncmp(rule, "site:", 5) == 0 ||
+	    strncmp(rule, "floor:", 6) == 0;
+}
+
 /* Copies findings into the verdict and writes the summary. */
 static void
 fill_verdict(struct vg_policy *p, struct pl_an *an, struct pl_finding *fv,
@@ -369,11 +377,11 @@ fill_verdict(struct vg_policy *p, struct pl_an *an, struct pl_finding *fv,
 
 	v->flagged = n > 0;
 	v->hard = hard;
-	/* Hard (site) findings decide first. */
+	/* Hard (floor and site) findings decide first. */
 	for (i = 0; i < n && k < VG_POLICY_MAX_FINDINGS; i++) {
 		struct vg_finding *o;
 
-		if (hard && strncmp(fv[i].rule, "site:", 5) != 0)
+		if (hard && !is_hard(fv[i].rule))
 			continue;
 		o = &v->findings[k++];
 		o->category = fv[i].category;
@@ -385,7 +393,7 @@ fill_verdict(struct vg_policy *p, struct pl_an *an, struct pl_finding *fv,
 	for (i = 0; hard && i < n && k < VG_POLICY_MAX_FINDINGS; i++) {
 		struct vg_finding *o;
 
-		if (strncmp(fv[i].rule, "site:", 5) == 0)
+		if (is_hard(fv[i].rule))
 			continue;
 		o = &v->findings[k++];
 		o->category = fv[i].category;

@@ -22,6 +22,20 @@
  *       match: "rm -rf /scratch/x*"
  *       reason: scratch is purged anyway
  *
+ * Below every rule lies the built-in floor (pl_floor_rules): findings
+ * the analysis marks as catastrophic (deleting /, wiping a disk, a fork
+ * bomb, powering off the host ...) are refused in every mode, whatever a
+ * manifest allows, unless a site allow rule names the floor rule:
+ *
+ *   allow:
+ *     - id: lab-reimage
+ *       floor: disk-destroy     # or floor:disk-destroy
+ *       match: "dd * of=/dev/sdz*"
+ *       reason: the imaging station rewrites its scratch disk
+ *
+ * Such a rule only lifts the floor (match and category, when given,
+ * narrow it); the finding is then judged by the mode like any other.
+ *
  * The YAML is read with libyaml's document API so that every problem can
  * be reported as FILE:LINE:COL.
  */
@@ -43,6 +57,26 @@ const char *const vg_policy_categories[] = {
 	VG_CAT_OBFUSCATION, VG_CAT_SCHEDULER, VG_CAT_HOST_ACCESS, VG_CAT_RULE,
 	VG_CAT_UNPARSEABLE, NULL
 };
+
+const char *const pl_floor_rules[] = {
+	PL_FLOOR_DELETE, PL_FLOOR_DISK, PL_FLOOR_FORKBOMB, PL_FLOOR_POWER,
+	PL_FLOOR_KILLALL, PL_FLOOR_PERMS, NULL
+};
+
+/* The static floor rule id for name ("disk-destroy" or
+ * "floor:disk-destroy"), or NULL. */
+static const char *
+pl_floor_id(const char *name)
+{
+	int k;
+
+	if (strncmp(name, "floor:", 6) == 0)
+		name += 6;
+	for (k = 0; pl_floor_rules[k] != NULL; k++)
+		if (strcmp(pl_floor_rules[k] + 6, name) == 0)
+			return pl_floor_rules[k];
+	return NULL;
+}
 
 /* The static category string for name, or NULL. */
 static const char *
@@ -202,7 +236,7 @@ site_rules(struct pl_rules *rs, yaml_document_t *doc, yaml_node_t *seq,
 		yaml_node_t *r = yaml_document_get_node(doc, *it);
 		yaml_node_pair_t *pr;
 		const char *id = NULL, *match = NULL, *cat = NULL,
-		    *reason = NULL, *c;
+		    *reason = NULL, *c, *floor = NULL, *fl = NULL;
 		int line, col;
 
 		if (r == NULL)
@@ -238,19 +272,43 @@ site_rules(struct pl_rules *rs, yaml_document_t *doc, yaml_node_t *seq,
 				cat = vs;
 			else if (strcmp(ks, "reason") == 0)
 				reason = vs;
-			else {
+			else if (strcmp(ks, "floor") == 0 && !deny) {
+				floor = vs;
+				if ((fl = pl_floor_id(vs)) == NULL) {
+					struct vg_buf b = VG_BUF_INIT;
+					int j;
+
+					for (j = 0; pl_floor_rules[j] != NULL;
+					    j++)
+						vg_buf_printf(&b, "%s%s", j ?
+						    ", " : "",
+						    pl_floor_rules[j] + 6);
+					diag(d, file, (int)v->start_mark.line +
+					    1, (int)v->start_mark.column + 1,
+					    "unknown floor rule '%s' (valid: "
+					    "%s)", vs, vg_buf_str(&b));
+					vg_buf_release(&b);
+					bad++;
+				}
+			} else {
 				diag(d, file, (int)k->start_mark.line + 1,
 				    (int)k->start_mark.column + 1,
 				    "unknown rule field '%s' (valid: id, "
-				    "match, category, reason)", ks);
+				    "match, category, reason%s)", ks,
+				    deny ? "" : ", floor");
 				bad++;
 			}
 		}
-		if (check_rule(d, file, line, col, id, match, cat, reason,
-		    &c) == 0)
+		if (floor != NULL && fl == NULL)
+			continue;
+		/* A floor rule needs neither match nor category. */
+		if (check_rule(d, file, line, col, id, fl != NULL && match ==
+		    NULL && cat == NULL ? "*" : match, cat, reason, &c) == 0) {
 			rule_add(rs, id, match, c, reason, deny, 1);
-		else
+			rs->v[rs->n - 1].floor = fl;
+		} else {
 			bad++;
+		}
 	}
 	return bad;
 }
@@ -413,15 +471,37 @@ pl_rules_apply(const struct pl_rules *rs, struct pl_an *an,
 	int i, n = 0;
 
 	*hard = 0;
-	/* Built-in findings: site deny holds, allow rules may drop. */
+	/* Built-in findings: the floor and site deny rules hold, allow
+	 * rules may drop the rest. */
 	for (i = 0; i < an->nfind; i++) {
 		struct pl_finding f = an->find[i];
 		const struct pl_rule *deny = NULL, *allow = NULL;
 
+		/* Only a site rule naming it lifts a floor rule. */
+		for (k = 0; k < rs->n && f.floor != NULL; k++)
+			if (rs->v[k].floor == f.floor && rs->v[k].site &&
+			    rule_hits(&rs->v[k], f.category, f.norm))
+				f.floor = NULL;
+		if (f.floor != NULL) {
+			static const char pfx[] = "built-in floor: ";
+			size_t l = strlen(f.reason);
+
+			if (l > sizeof(f.reason) - sizeof(pfx))
+				l = sizeof(f.reason) - sizeof(pfx);
+			memmove(f.reason + sizeof(pfx) - 1, f.reason, l);
+			memcpy(f.reason, pfx, sizeof(pfx) - 1);
+			f.reason[sizeof(pfx) - 1 + l] = '\0';
+			f.rule = f.floor;
+			*hard = 1;
+			if (n < PL_MAX_FIND)
+				out[n++] = f;
+			continue;
+		}
 		for (k = 0; k < rs->n; k++) {
 			const struct pl_rule *r = &rs->v[k];
 
-			if (!rule_hits(r, f.category, f.norm))
+			if (r->floor != NULL ||
+			    !rule_hits(r, f.category, f.norm))
 				continue;
 			if (r->deny && (deny == NULL || (r->site &&
 			    !deny->site)))
