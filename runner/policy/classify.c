@@ -1840,6 +1840,12 @@ h_priv(struct pl_an *an, struct pl_cmd *c)
 		return;
 	if (strcmp(c->name, "chage") == 0 && has_opt(c, 'l', "--list"))
 		return;
+	if (strcmp(c->name, "sudoedit") == 0 || strcmp(c->name, "ksu") == 0) {
+		pl_find(an, VG_CAT_PRIVILEGE, "builtin:priv-wrapper", c->off,
+		    c->len, "'%s' acts as another user (root by default)",
+		    c->name);
+		return;
+	}
 	pl_find(an, VG_CAT_PRIVILEGE, "builtin:account", c->off, c->len,
 	    "'%s' changes users, groups, passwords or privileges", c->name);
 	cmd = opt_val(an, c, 'c', "--command");
@@ -1892,6 +1898,45 @@ h_at(struct pl_an *an, struct pl_cmd *c)
 	pl_code_to_interp(an, c, "sh", c->in, c->off, c->len);
 }
 
+/* True when unit u (a systemd unit name) is a power or run-level
+ * target ("poweroff.target", "rescue"); *halt when it halts or reboots. */
+static int
+power_unit(const char *u, int *halt)
+{
+	static const char *const halts[] = { "poweroff", "reboot", "halt",
+	    "kexec", "soft-reboot", "ctrl-alt-del", "shutdown", "exit",
+	    "final", "systemd-poweroff", "systemd-reboot", "systemd-halt",
+	    "systemd-kexec", "systemd-soft-reboot", NULL };
+	static const char *const levels[] = { "rescue", "emergency",
+	    "suspend", "hibernate", "hybrid-sleep", "suspend-then-hibernate",
+	    "sleep", "systemd-suspend", "systemd-hibernate",
+	    "systemd-hybrid-sleep", "runlevel0", "runlevel1", "runlevel6",
+	    NULL };
+	size_t n = strlen(u);
+	int k;
+
+	if (n > 7 && strcmp(u + n - 7, ".target") == 0)
+		n -= 7;
+	else if (n > 8 && strcmp(u + n - 8, ".service") == 0)
+		n -= 8;
+	for (k = 0; halts[k] != NULL; k++)
+		if (strlen(halts[k]) == n && strncmp(u, halts[k], n) == 0) {
+			*halt = strcmp(halts[k], "exit") != 0;
+			return 1;
+		}
+	for (k = 0; levels[k] != NULL; k++)
+		if (strlen(levels[k]) == n && strncmp(u, levels[k], n) == 0) {
+			*halt = strncmp(u, "runlevel0", 9) == 0 ||
+			    strncmp(u, "runlevel6", 9) == 0;
+			return 1;
+		}
+	return 0;
+}
+
+/* systemctl [OPTIONS] VERB [UNIT...]: looking verbs (and no verb, which
+ * lists units) pass; the host's power state and run level (power verbs,
+ * or start/isolate of a power target) are host disruption, turning swap
+ * off too; other changes of system services are system configuration. */
 static void
 h_systemctl(struct pl_an *an, struct pl_cmd *c)
 {
@@ -1905,17 +1950,35 @@ h_systemctl(struct pl_an *an, struct pl_cmd *c)
 	    "list-dependencies", "list-jobs", "list-machines",
 	    "is-active", "is-enabled", "is-failed", "is-system-running",
 	    "get-default", "show-environment", "--version", "--help",
-	    "list-automounts", "list-paths", NULL };
+	    "list-automounts", "list-paths", "whoami", "log-level",
+	    "log-target", "service-log-level", "service-log-target", NULL };
 	static const char *const persist[] = { "enable", "link", "preset",
 	    "preset-all", "edit", "set-property", "revert", "add-wants",
 	    "add-requires", "set-environment", "import-environment", NULL };
-	int i, user = has_arg(c, "--user");
+	static const char *const starts[] = { "start", "isolate", "restart",
+	    "try-restart", "reload-or-restart", "try-reload-or-restart",
+	    "default", NULL };
+	static const char *const valued[] = { "-t", "--type", "-p",
+	    "--property", "-H", "--host", "-M", "--machine", "-n", "--lines",
+	    "-o", "--output", "--state", "-s", "--signal", "--kill-whom",
+	    "--kill-value", "--root", "--image", "--job-mode", "--what",
+	    "--timestamp", "--preset-mode", "--boot-loader-entry",
+	    "--boot-loader-menu", "--reboot-argument", "--drop-in",
+	    "--when", "-P", "--message", NULL };
+	int i, user = has_arg(c, "--user"), halt = 0;
 
+	if (has_arg(c, "--help") || has_arg(c, "-h") ||
+	    has_arg(c, "--version"))
+		return;
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
+		int k;
 
-		if (is_opt(f))
+		if (is_opt(f)) {
+			if (eq_any(f, valued))
+				i++;
 			continue;
+		}
 		if (user) {
 			/* The user's own services: only persistence counts. */
 			if (eq_any(f, persist))
@@ -1930,11 +1993,122 @@ h_systemctl(struct pl_an *an, struct pl_cmd *c)
 			    "'systemctl %s' stops or restarts the host", f->s);
 			return;
 		}
+		for (k = i + 1; k < c->argc && (eq_any(f, starts) ||
+		    eq(f, "stop") || eq(f, "kill") || eq(f, "mask")); k++) {
+			const char *u = c->argv[k].s;
+			size_t n = c->argv[k].len;
+
+			if (is_opt(&c->argv[k]))
+				continue;
+			if (eq_any(f, starts) && power_unit(u, &halt)) {
+				sysconf(an, c, "builtin:service",
+				    "changes service state");
+				pl_find_floor(an, halt ? PL_FLOOR_POWER : NULL,
+				    VG_CAT_DISRUPTION, "builtin:power",
+				    c->off, c->len, "'systemctl %s %s' "
+				    "switches the host to another state",
+				    f->s, u);
+				return;
+			}
+			if (!eq_any(f, starts) && ((n > 5 && strcmp(u + n - 5,
+			    ".swap") == 0) || strcmp(u, "swap.target") == 0)) {
+				pl_find(an, VG_CAT_DISRUPTION,
+				    "builtin:swap-off", c->off, c->len,
+				    "'systemctl %s %s' turns swap off", f->s,
+				    u);
+				return;
+			}
+		}
 		if (!eq_any(f, ok))
 			sysconf(an, c, "builtin:service",
 			    "changes service state");
 		return;
 	}
+}
+
+/* Methods of logind and the systemd manager that halt, reboot or
+ * suspend the host, called over D-Bus (busctl, dbus-send, gdbus,
+ * qdbus). */
+static void
+h_dbus(struct pl_an *an, struct pl_cmd *c)
+{
+	static const char *const halts[] = { "PowerOff", "Reboot", "Halt",
+	    "KExec", "SoftReboot", "PowerOffWithFlags", "RebootWithFlags",
+	    "HaltWithFlags", "KExecWithFlags", "ScheduleShutdown", NULL };
+	static const char *const others[] = { "Suspend", "Hibernate",
+	    "HybridSleep", "SuspendThenHibernate", "SuspendWithFlags",
+	    "HibernateWithFlags", "Sleep", "TerminateUser",
+	    "TerminateSession", "TerminateSeat", "KillUser", "KillSession",
+	    "StartUnit", "StartUnitReplace", "Exit", NULL };
+	const char *m = NULL;
+	int i, k, bus = 0, halt = 0;
+
+	/* busctl and gdbus only act with "call"; dbus-send and qdbus
+	 * always call the method they are given. */
+	if ((strcmp(c->name, "busctl") == 0 || strcmp(c->name, "gdbus") == 0)
+	    && !has_arg(c, "call"))
+		return;
+	for (i = 1; i < c->argc; i++) {
+		const char *s = c->argv[i].s, *dot = strrchr(s, '.');
+		const char *name = dot != NULL ? dot + 1 : s;
+
+		if (strstr(s, "org.freedesktop.login1") != NULL ||
+		    strstr(s, "org.freedesktop.systemd1") != NULL)
+			bus = 1;
+		for (k = 0; halts[k] != NULL && m == NULL; k++)
+			if (strcmp(name, halts[k]) == 0) {
+				m = halts[k];
+				halt = 1;
+			}
+		for (k = 0; others[k] != NULL && m == NULL; k++)
+			if (strcmp(name, others[k]) == 0)
+				m = others[k];
+	}
+	if (!bus || m == NULL)
+		return;
+	/* StartUnit is power only for a power target. */
+	if (strncmp(m, "StartUnit", 9) == 0) {
+		for (i = 1; i < c->argc; i++) {
+			const char *s = c->argv[i].s, *q = strchr(s, ':');
+
+			if (power_unit(q != NULL ? q + 1 : s, &halt))
+				break;
+		}
+		if (i == c->argc)
+			return;
+	}
+	pl_find_floor(an, halt ? PL_FLOOR_POWER : NULL, VG_CAT_DISRUPTION,
+	    "builtin:power", c->off, c->len, "'%s' asks the system manager "
+	    "to %s (%s)", c->name, halt ? "halt or reboot the host" :
+	    "suspend the host or end sessions", m);
+}
+
+/* Desktop and firmware front ends of the host's power state. */
+static void
+h_power_front(struct pl_an *an, struct pl_cmd *c)
+{
+	static const char *const rtc_off[] = { "off", "disk", "mem",
+	    "standby", "freeze", NULL };
+	static const char *const desk[] = { "--halt", "--reboot",
+	    "--power-off", "--suspend", "--hibernate", "--hybrid-sleep",
+	    "--shutdown", NULL };
+	const struct pl_field *m;
+	int halt;
+
+	if (strcmp(c->name, "rtcwake") == 0) {
+		m = opt_val(an, c, 'm', "--mode");
+		if (m == NULL || !eq_any(m, rtc_off))
+			return;
+		halt = eq(m, "off");
+	} else {
+		if (!has_any(c, desk))
+			return;
+		halt = has_arg(c, "--halt") || has_arg(c, "--reboot") ||
+		    has_arg(c, "--power-off") || has_arg(c, "--shutdown");
+	}
+	pl_find_floor(an, halt ? PL_FLOOR_POWER : NULL, VG_CAT_DISRUPTION,
+	    "builtin:power", c->off, c->len, "'%s' %s the host", c->name,
+	    halt ? "powers off or restarts" : "suspends");
 }
 
 static void
@@ -2082,7 +2256,8 @@ h_ip(struct pl_an *an, struct pl_cmd *c)
 {
 	static const char *const verbs[] = { "add", "del", "delete", "set",
 	    "flush", "change", "replace", "append", "down", "up", "modify",
-	    "off", NULL };
+	    "off", "mod", "disconnect", "connect", "reapply", "edit", "load",
+	    "reload", "import", "on", NULL };
 	const char *n = c->name;
 	int i;
 
@@ -2104,6 +2279,103 @@ h_ip(struct pl_an *an, struct pl_cmd *c)
 	if (has_any(c, verbs))
 		sysconf(an, c, "builtin:network",
 		    "changes network configuration");
+}
+
+/* Network tools beyond ip/ifconfig/nmcli, each with the words (verbs,
+ * or options for option-driven tools) that change the host's network:
+ * the rest of their forms only show. */
+static const struct net_tool {
+	const char		*name;
+	const char *const	*change;
+	int			 opts;	/* change words are options */
+	int			 nargs;	/* 0, or: a verb changes only with
+					 * at least this many operands */
+} net_tools[] = {
+	{ .name = "ipset", .change = (const char *const[]){
+	  "create", "-N", "-C", "add", "-A", "del", "-D", "destroy", "-X",
+	  "flush", "-F", "rename", "-E", "swap", "-W", "restore", "-R", "n",
+	  "a", "d", "x", "f", NULL } },
+	{ .name = "conntrack", .change = (const char *const[]){
+	  "-F", "--flush", "-D", "--delete", "-U", "--update", "-I",
+	  "--create", NULL }, .opts = 1 },
+	{ .name = "tc", .change = (const char *const[]){
+	  "add", "del", "delete", "change", "replace", "link", "flush",
+	  "exec", NULL } },
+	{ .name = "ethtool", .change = (const char *const[]){
+	  "-s", "--change", "-K", "--features", "--offload", "-G",
+	  "--set-ring", "-A", "--pause", "-C", "--coalesce", "-L",
+	  "--set-channels", "-E", "--change-eeprom", "-f", "--flash", "-r",
+	  "--negotiate", "-X", "--set-rxfh-indir", "--rxfh", "-N", "-U",
+	  "--config-nfc", "--config-ntuple", "--reset", "-W", "--set-dump",
+	  "--set-eee", "--set-fec", "--set-priv-flags", "--set-phy-tunable",
+	  "--set-tunable", "--set-module", "--set-plca-cfg", "--set-mm",
+	  "--set-pse", NULL }, .opts = 1 },
+	{ .name = "iw", .change = (const char *const[]){
+	  "set", "del", "connect", "disconnect", "add", "join", "leave",
+	  "reg", NULL } },
+	{ .name = "iwconfig", .change = (const char *const[]){
+	  "essid", "mode", "freq", "channel", "txpower", "power", "key", "ap",
+	  "rate", "retry", "commit", NULL } },
+	{ .name = "brctl", .change = (const char *const[]){
+	  "addbr", "delbr", "addif", "delif", "stp", "setageing",
+	  "setbridgeprio", "setfd", "sethello", "setmaxage", "setpathcost",
+	  "setportprio", "sethashel", "sethashmax", "setmclmc", NULL } },
+	{ .name = "bridge", .change = (const char *const[]){
+	  "add", "del", "delete", "set", "replace", "change", "flush",
+	  "append", NULL } },
+	{ .name = "wg", .change = (const char *const[]){
+	  "set", "setconf", "addconf", "syncconf", NULL } },
+	{ .name = "wg-quick", .change = (const char *const[]){
+	  "up", "down", "save", NULL } },
+	{ .name = "arp", .change = (const char *const[]){
+	  "-s", "--set", "-d", "--delete", "-f", "--file", NULL }, .opts = 1 },
+	{ .name = "netplan", .change = (const char *const[]){
+	  "apply", "try", "generate", "set", NULL } },
+	{ .name = "networkctl", .change = (const char *const[]){
+	  "up", "down", "reload", "reconfigure", "renew", "forcerenew",
+	  "delete", "edit", NULL } },
+	{ .name = "resolvectl", .change = (const char *const[]){
+	  "dns", "domain", "default-route", "llmnr", "mdns", "dnssec",
+	  "dnsovertls", "nta", "revert", "flush-caches", "reset-statistics",
+	  "reset-server-features", NULL }, .nargs = 2 },
+	{ .name = "ifenslave", .change = (const char *const[]){
+	  "-d", "--detach", "-c", "--change-active", "-a", NULL }, .nargs = 2 },
+	{ .name = "vconfig", .change = (const char *const[]){
+	  "add", "rem", "set_flag", "set_egress_map", "set_ingress_map",
+	  "set_name_type", NULL } },
+	{ .name = "nmtui", .change = (const char *const[]){
+	  "edit", "connect", "hostname", NULL } },
+};
+
+static void
+h_net(struct pl_an *an, struct pl_cmd *c)
+{
+	size_t k;
+	int i;
+
+	if (has_arg(c, "--help") || has_arg(c, "-h") ||
+	    has_arg(c, "--version"))
+		return;
+	for (k = 0; k < sizeof(net_tools) / sizeof(net_tools[0]); k++) {
+		const struct net_tool *t = &net_tools[k];
+
+		if (strcmp(t->name, c->name) != 0)
+			continue;
+		for (i = 1; i < c->argc; i++) {
+			const struct pl_field *f = &c->argv[i];
+
+			if (!t->opts && is_opt(f) && !eq_any(f, t->change))
+				continue;
+			if (!eq_any(f, t->change))
+				continue;
+			if (t->nargs > 0 && c->argc - i - 1 < t->nargs)
+				return;
+			sysconf(an, c, "builtin:network",
+			    "changes network configuration");
+			return;
+		}
+		return;
+	}
 }
 
 static void
@@ -3007,6 +3279,7 @@ static const struct handler handlers[] = {
 	{ "delgroup", h_priv }, { "chpasswd", h_priv }, { "passwd", h_priv },
 	{ "chage", h_priv }, { "vipw", h_priv }, { "vigr", h_priv },
 	{ "chsh", h_priv }, { "chfn", h_priv }, { "pwconv", h_priv },
+	{ "sudoedit", h_priv }, { "ksu", h_priv },
 	{ "crontab", h_crontab }, { "at", h_at }, { "batch", h_at },
 	{ "systemctl", h_systemctl }, { "service", h_service },
 	{ "update-rc.d", h_service }, { "chkconfig", h_service },
@@ -3026,6 +3299,12 @@ static const struct handler handlers[] = {
 	{ "hwclock", h_hostconf }, { "localectl", h_hostconf },
 	{ "ip", h_ip }, { "ifconfig", h_ip }, { "ifdown", h_ip },
 	{ "ifup", h_ip }, { "nmcli", h_ip }, { "route", h_ip },
+	{ "ipset", h_net }, { "conntrack", h_net }, { "tc", h_net },
+	{ "ethtool", h_net }, { "iw", h_net }, { "iwconfig", h_net },
+	{ "brctl", h_net }, { "bridge", h_net }, { "wg", h_net },
+	{ "wg-quick", h_net }, { "arp", h_net }, { "netplan", h_net },
+	{ "networkctl", h_net }, { "resolvectl", h_net },
+	{ "ifenslave", h_net }, { "vconfig", h_net }, { "nmtui", h_net },
 	{ "apt", h_pkg }, { "apt-get", h_pkg }, { "aptitude", h_pkg },
 	{ "dpkg", h_pkg }, { "yum", h_pkg }, { "dnf", h_pkg },
 	{ "rpm", h_pkg }, { "zypper", h_pkg }, { "pacman", h_pkg },
@@ -3039,6 +3318,11 @@ static const struct handler handlers[] = {
 	{ "shutdown", h_power }, { "reboot", h_power }, { "halt", h_power },
 	{ "poweroff", h_power }, { "init", h_power }, { "telinit", h_power },
 	{ "kexec", h_power }, { "loginctl", h_power },
+	{ "busctl", h_dbus }, { "dbus-send", h_dbus }, { "gdbus", h_dbus },
+	{ "qdbus", h_dbus }, { "qdbus6", h_dbus }, { "qdbus-qt5", h_dbus },
+	{ "rtcwake", h_power_front }, { "xfce4-session-logout", h_power_front },
+	{ "gnome-session-quit", h_power_front },
+	{ "lxqt-leave", h_power_front },
 	{ "scancel", h_scancel }, { "scontrol", h_scontrol },
 	{ "sacctmgr", h_sacctmgr }, { "sbatch", h_sbatch },
 	{ "squeue", h_squeue }, { "sinfo", h_squeue }, { "sacct", h_squeue },

@@ -107,6 +107,12 @@ static const char *const sysrun_long[] = { "-p", "--property", "-E",
     NULL };
 static const char *const proxy_long[] = { "-f", NULL };
 static const char *const valgrind_long[] = { NULL };
+static const char *const run0_long[] = { "--user", "--group", "--nice",
+    "--chdir", "--setenv", "--unit", "--property", "--description",
+    "--slice", "--background", "--machine", "-u", "-g", "-D", NULL };
+static const char *const help_stop[] = { "--help", "-h", "--version", NULL };
+static const char *const setpriv_stop[] = { "--dump", "-d", "--list-caps",
+    "-L", "--help", "-h", "--version", "-V", NULL };
 static const char *const setpriv_long[] = { "--reuid", "--regid",
     "--groups", "--securebits", "--selinux-label", "--apparmor-profile",
     "--inh-caps", "--ambient-caps", "--bounding-set", NULL };
@@ -117,10 +123,13 @@ static const struct wrapper wrappers[] = {
 	  .stop = sudo_stop, .flags = W_PRIV },
 	{ .name = "doas", .shortargs = "uC", .flags = W_PRIV },
 	{ .name = "pkexec", .longargs = (const char *const[]){ "--user",
-	  NULL }, .flags = W_PRIV },
+	  NULL }, .stop = help_stop, .flags = W_PRIV },
+	{ .name = "run0", .shortargs = "ugD", .longargs = run0_long,
+	  .stop = help_stop, .flags = W_PRIV },
 	{ .name = "gosu", .npos = 1, .flags = W_PRIV },
 	{ .name = "su-exec", .npos = 1, .flags = W_PRIV },
-	{ .name = "setpriv", .longargs = setpriv_long, .flags = W_PRIV },
+	{ .name = "setpriv", .longargs = setpriv_long, .stop = setpriv_stop,
+	  .flags = W_PRIV },
 	{ .name = "env", .shortargs = "uCSP", .longargs = env_long,
 	  .flags = W_NOCMD_OK },
 	{ .name = "command", .shortargs = "" },
@@ -158,7 +167,8 @@ static const struct wrapper wrappers[] = {
 	{ .name = "firejail" },
 	{ .name = "faketime", .npos = 1 },
 	{ .name = "chroot", .npos = 1, .longargs = (const char *const[]){
-	  "--userspec", "--groups", NULL } },
+	  "--userspec", "--groups", NULL }, .stop = help_stop,
+	  .flags = W_PRIV },
 	{ .name = "unshare", .longargs = (const char *const[]){ "--setuid",
 	  "--setgid", "--wd", "--root", "-S", "-G", "-w", "-R", NULL } },
 	{ .name = "nsenter", .shortargs = "tSGwr", .longargs = nsenter_long },
@@ -212,7 +222,8 @@ static const struct wrapper wrappers[] = {
 	{ .name = "rye", .subcmd = "run", .flags = W_SUBCMD },
 	{ .name = "bundle", .subcmd = "exec", .flags = W_SUBCMD },
 	{ .name = "direnv", .subcmd = "exec", .npos = 1, .flags = W_SUBCMD },
-	{ .name = "systemd-run", .shortargs = "pEuMH", .longargs = sysrun_long },
+	{ .name = "systemd-run", .shortargs = "pEuMH", .longargs = sysrun_long,
+	  .stop = help_stop },
 	{ .name = "screen", .shortargs = "Scehp", .longargs = screen_long,
 	  .flags = W_NOCMD_OK },
 	{ .name = "coproc" },
@@ -328,6 +339,109 @@ priv_finding(struct pl_an *an, const struct pl_cmd *c, int k)
 	    "'%s' runs %s%s%s with other privileges", c->name,
 	    what ? "'" : "a shell", what ? what : "",
 	    what ? "'" : "");
+}
+
+/* systemd-run without --user asks the system manager, which runs the
+ * command as root unless told otherwise: a privilege boundary. */
+static int
+sysrun_system(const struct pl_cmd *c, int k)
+{
+	int i;
+
+	if (strcmp(c->name, "systemd-run") != 0)
+		return 0;
+	for (i = 1; i < k && i < c->argc; i++)
+		if (strcmp(c->argv[i].s, "--user") == 0)
+			return 0;
+	return 1;
+}
+
+/* unshare mapping the caller to root in a new user namespace. */
+static int
+unshare_root(const struct pl_cmd *c, int k)
+{
+	int i;
+
+	if (strcmp(c->name, "unshare") != 0)
+		return 0;
+	for (i = 1; i < k && i < c->argc; i++) {
+		const char *s = c->argv[i].s;
+
+		if (strcmp(s, "-r") == 0 || strcmp(s, "--map-root-user") == 0 ||
+		    strcmp(s, "--map-user=0") == 0 ||
+		    strcmp(s, "--map-user=root") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Privilege front ends with subcommands: capsh (runs bash after "--"
+ * with changed capabilities or user; --print and friends only look) and
+ * machinectl shell/login (a shell as USER@MACHINE, ".host" being this
+ * host).  Returns the index of a command to unwrap, or 0.
+ */
+static int
+priv_front(struct pl_an *an, struct pl_cmd *c, int *priv, int *handled)
+{
+	static const char *const capsh_look[] = { "--print", "--current",
+	    "--help", "--version", "--decode", "--supports", "--has-p",
+	    "--has-i", "--has-a", "--has-b", "--iab", "--explain", NULL };
+	int i;
+
+	*handled = 1;
+	if (strcmp(c->name, "capsh") == 0) {
+		for (i = 1; i < c->argc; i++) {
+			const char *s = c->argv[i].s, *e = strchr(s, '=');
+			size_t n = e ? (size_t)(e - s) : c->argv[i].len;
+
+			if (strcmp(s, "--") == 0)
+				break;
+			if (in_list(capsh_look, s, n))
+				return 0;
+		}
+		*priv = 1;
+		pl_find(an, VG_CAT_PRIVILEGE, "builtin:priv-wrapper", c->off,
+		    c->len, "'capsh' runs a shell with changed capabilities "
+		    "or user");
+		if (i + 2 < c->argc && strcmp(c->argv[i + 1].s, "-c") == 0) {
+			struct pl_stream in, out;
+
+			pl_stream_unknown(&in, 0);
+			pl_analyse_text(an, c->argv[i + 2].s,
+			    c->argv[i + 2].len, c->off, c->len, &in, &out);
+		}
+		return 0;
+	}
+	/* machinectl [OPTIONS] shell|login [[USER@]MACHINE [CMD ...]] */
+	for (i = 1; i < c->argc && c->argv[i].s[0] == '-'; i++)
+		if (strcmp(c->argv[i].s, "--uid") == 0 ||
+		    strcmp(c->argv[i].s, "-E") == 0 ||
+		    strcmp(c->argv[i].s, "--setenv") == 0 ||
+		    strcmp(c->argv[i].s, "-M") == 0 ||
+		    strcmp(c->argv[i].s, "-H") == 0 ||
+		    strcmp(c->argv[i].s, "--machine") == 0 ||
+		    strcmp(c->argv[i].s, "--host") == 0)
+			i++;
+	if (i >= c->argc || (strcmp(c->argv[i].s, "shell") != 0 &&
+	    strcmp(c->argv[i].s, "login") != 0)) {
+		*handled = 0;
+		return 0;
+	}
+	*priv = 1;
+	pl_find(an, VG_CAT_PRIVILEGE, "builtin:priv-wrapper", c->off, c->len,
+	    "'machinectl %s' opens a session as another user or in another "
+	    "machine", c->argv[i].s);
+	for (i++; i < c->argc && c->argv[i].s[0] == '-'; i++)
+		if (strcmp(c->argv[i].s, "--uid") == 0 ||
+		    strcmp(c->argv[i].s, "-E") == 0 ||
+		    strcmp(c->argv[i].s, "--setenv") == 0)
+			i++;
+	if (i + 1 < c->argc) {
+		*handled = 0;
+		return i + 1;
+	}
+	return 0;
 }
 
 /* Splits known xargs input into items. */
@@ -626,6 +740,9 @@ pl_unwrap(struct pl_an *an, struct pl_cmd *c, int *priv, int *handled)
 		}
 		break;
 	}
+	if (strcmp(c->name, "capsh") == 0 || strcmp(c->name, "machinectl") ==
+	    0)
+		return priv_front(an, c, priv, handled);
 	w = find_wrapper(c->name);
 	if (w == NULL)
 		return 0;
@@ -665,7 +782,7 @@ pl_unwrap(struct pl_an *an, struct pl_cmd *c, int *priv, int *handled)
 				    "schedules a command with a systemd "
 				    "timer (persistence)");
 	}
-	if (w->flags & W_PRIV) {
+	if ((w->flags & W_PRIV) || sysrun_system(c, k) || unshare_root(c, k)) {
 		*priv = 1;
 		priv_finding(an, c, k);
 	}
