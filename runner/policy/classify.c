@@ -1392,6 +1392,76 @@ h_netsend(struct pl_an *an, struct pl_cmd *c)
 		return;
 	}
 	out_default(c);
+	if (strcmp(c->name, "openssl") == 0) {
+		/* openssl pkcs12 -export -inkey KEY, openssl pkey -in KEY:
+		 * a private key read (and packed or printed). */
+		static const char opts[] = "\0-in\0-inkey\0-key\0";
+		const char *o;
+
+		for (o = opts + 1; *o; o += strlen(o) + 1) {
+			const struct pl_field *v = opt_val(an, c, 0, o);
+			struct pl_path p;
+
+			if (v == NULL)
+				continue;
+			pl_path_classify(an, v, &p);
+			if (p.attr & PA_SECRET) {
+				secret_read(an, c, &p);
+				return;
+			}
+		}
+	}
+}
+
+/* Private key export and credential printers: gpg --export-secret-keys
+ * (any destination: the key leaves its keyring), and tools whose output
+ * is a credential (kubectl config view --raw, pass show, aws configure
+ * get *secret*, gh auth token ...), tainted so that sending it is
+ * exfiltration. */
+static void
+h_keys(struct pl_an *an, struct pl_cmd *c)
+{
+	static const char *const exports[] = { "--export-secret-keys",
+	    "--export-secret-key", "--export-secret-subkeys",
+	    "--export-secret-key-p12", "--export-secret-key-p8",
+	    "--export-secret-key-raw", "--export-secret-key-ssh", NULL };
+	const char *n = c->name;
+	int i;
+
+	if (strncmp(n, "gpg", 3) == 0) {
+		for (i = 1; i < c->argc; i++)
+			if (eq_any(&c->argv[i], exports)) {
+				pl_find(an, VG_CAT_EXFILTRATION,
+				    "builtin:key-export", c->off, c->len,
+				    "'%s %s' exports private keys", n,
+				    c->argv[i].s);
+				c->out->taint |= T_SECRET;
+				return;
+			}
+		h_reader(an, c);
+		return;
+	}
+	out_default(c);
+	if ((strcmp(n, "kubectl") == 0 && has_arg(c, "config") &&
+	    has_arg(c, "view") && (has_arg(c, "--raw") ||
+	    has_arg(c, "--flatten"))) ||
+	    (strcmp(n, "pass") == 0 && (c->argc == 2 || has_arg(c, "show"))) ||
+	    (strcmp(n, "aws") == 0 && has_arg(c, "configure") &&
+	    has_arg(c, "get")) ||
+	    (strcmp(n, "aws") == 0 && (has_arg(c, "get-session-token") ||
+	    has_arg(c, "get-login-password"))) ||
+	    (strcmp(n, "gh") == 0 && has_arg(c, "auth") &&
+	    has_arg(c, "token")) ||
+	    (strcmp(n, "gcloud") == 0 && (has_arg(c, "print-access-token") ||
+	    has_arg(c, "print-identity-token"))) ||
+	    (strcmp(n, "az") == 0 && has_arg(c, "get-access-token")) ||
+	    (strcmp(n, "vault") == 0 && (has_arg(c, "read") ||
+	    has_arg(c, "get"))) ||
+	    (strcmp(n, "op") == 0 && (has_arg(c, "read") ||
+	    has_arg(c, "get"))) ||
+	    (strcmp(n, "secret-tool") == 0 && has_arg(c, "lookup")) ||
+	    (strcmp(n, "security") == 0 && has_arg(c, "-w")))
+		c->out->taint |= T_SECRET;
 }
 
 /* scp, rsync, sftp: secrets copied to another host. */
@@ -1489,6 +1559,15 @@ script_file(struct pl_an *an, struct pl_cmd *c, const struct pl_field *f,
 
 	if (f->proc != NULL) {
 		pl_code_to_interp(an, c, lang, f->proc, f->off, f->slen);
+		return 1;
+	}
+	/* ". $(curl URL)": the file to run is named by downloaded or
+	 * decoded text, so what runs is chosen remotely. */
+	if (f->taint & (T_NET | T_DECODED)) {
+		pl_find(an, (f->taint & T_NET) ? VG_CAT_REMOTE_CODE :
+		    VG_CAT_OBFUSCATION, "builtin:script-name", c->off, c->len,
+		    "'%s' runs a script whose name comes from %s data",
+		    c->name, (f->taint & T_NET) ? "downloaded" : "decoded");
 		return 1;
 	}
 	if (eq(f, "/dev/stdin") || eq(f, "-")) {
@@ -3220,7 +3299,11 @@ static const struct handler handlers[] = {
 	{ "fgrep", h_reader }, { "rg", h_reader }, { "zcat", h_reader },
 	{ "tar", h_reader }, { "zip", h_reader }, { "7z", h_reader },
 	{ "sort", h_reader }, { "uniq", h_reader }, { "cut", h_reader },
-	{ "jq", h_reader }, { "gpg", h_reader }, { "vim", h_reader },
+	{ "jq", h_reader }, { "gpg", h_keys }, { "gpg2", h_keys },
+	{ "gpgsm", h_keys }, { "kubectl", h_keys }, { "pass", h_keys },
+	{ "aws", h_keys }, { "gh", h_keys }, { "gcloud", h_keys },
+	{ "az", h_keys }, { "vault", h_keys }, { "op", h_keys },
+	{ "secret-tool", h_keys }, { "security", h_keys }, { "vim", h_reader },
 	{ "vi", h_reader }, { "nano", h_reader }, { "view", h_reader },
 	{ "bat", h_reader }, { "diff", h_reader }, { "md5sum", h_reader },
 	{ "wc", h_reader }, { "paste", h_reader }, { "column", h_reader },
