@@ -584,6 +584,87 @@ h_reader(struct pl_an *an, struct pl_cmd *c)
 		*c->out = *c->in;
 }
 
+/* Editors run by a script rather than a person: ed and ex read their
+ * commands from stdin or -c, vim/vi/nvim with -c, --cmd, +CMD, -s, -S,
+ * -e/-E or --headless; they write their file operands (judged as
+ * writes) unless read-only (-R, -M, view).  An interactive editor
+ * (no script) is only a reader. */
+static void
+h_editor(struct pl_an *an, struct pl_cmd *c)
+{
+	static const char *const valued[] = { "-c", "--cmd", "-S", "-s", "-T",
+	    "-u", "-U", "-i", "-w", "-W", "-t", "-q", "--listen",
+	    "--servername", "--remote", "-r", "-V", NULL };
+	const char *n = c->name;
+	int ed = strcmp(n, "ed") == 0 || strcmp(n, "red") == 0 ||
+	    strcmp(n, "ex") == 0;
+	int scripted = strcmp(n, "ed") == 0 || strcmp(n, "ex") == 0;
+	int ro = strcmp(n, "view") == 0 || strcmp(n, "red") == 0, i;
+
+	for (i = 1; i < c->argc; i++) {
+		const struct pl_field *f = &c->argv[i];
+
+		if (eq(f, "-R") || eq(f, "-M") || eq(f, "--help") ||
+		    eq(f, "--version"))
+			ro = 1;
+		if (f->s[0] == '+' || eq(f, "-c") || eq(f, "--cmd") ||
+		    eq(f, "-S") || eq(f, "--headless") || eq(f, "-es") ||
+		    eq(f, "-Es") || eq(f, "-e") || eq(f, "-E") ||
+		    (eq(f, "-s") && !ed) || (f->s[0] == '-' && f->s[1] != '-' &&
+		    strchr(f->s, 'c') != NULL && ed))
+			scripted = 1;
+	}
+	if (!scripted || ro) {
+		h_reader(an, c);
+		return;
+	}
+	for (i = 1; i < c->argc; i++) {
+		const struct pl_field *f = &c->argv[i];
+
+		if (eq(f, "--"))
+			continue;
+		if (is_opt(f) || f->s[0] == '+') {
+			if (eq_any(f, valued) && !(ed && eq(f, "-s")))
+				i++;
+			continue;
+		}
+		pl_classify_write(an, f, 0, n);
+	}
+	out_default(c);
+}
+
+/* sponge FILE: soaks stdin up, then writes FILE. */
+static void
+h_sponge(struct pl_an *an, struct pl_cmd *c)
+{
+	int dd = 0, i = next_operand(c, 1, NULL, &dd);
+
+	if (i < c->argc)
+		pl_classify_write(an, &c->argv[i], has_opt(c, 'a', NULL),
+		    "'sponge'");
+}
+
+/* crudini --set/--del/--merge FILE ...: edits FILE in place. */
+static void
+h_crudini(struct pl_an *an, struct pl_cmd *c)
+{
+	static const char *const edits[] = { "--set", "--del", "--merge",
+	    NULL };
+	int i;
+
+	for (i = 1; i + 1 < c->argc; i++)
+		if (eq_any(&c->argv[i], edits)) {
+			int k = i + 1;
+
+			while (k < c->argc && is_opt(&c->argv[k]))
+				k++;
+			if (k < c->argc)
+				pl_classify_write(an, &c->argv[k], 0,
+				    "'crudini'");
+			return;
+		}
+}
+
 static void
 h_sed(struct pl_an *an, struct pl_cmd *c)
 {
@@ -1711,14 +1792,23 @@ h_interp(struct pl_an *an, struct pl_cmd *c)
 static void
 h_awk(struct pl_an *an, struct pl_cmd *c)
 {
-	int i;
+	int i, inplace = 0;
 
 	out_default(c);
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
 
+		/* gawk -i inplace (also --include=inplace, -iinplace)
+		 * rewrites its file operands. */
+		if ((eq(f, "-i") || eq(f, "--include")) && i + 1 < c->argc &&
+		    (eq(&c->argv[i + 1], "inplace") ||
+		    eq(&c->argv[i + 1], "inplace.awk")))
+			inplace = 1;
+		if (eq(f, "-iinplace") || eq(f, "--include=inplace"))
+			inplace = 1;
 		if (eq(f, "-F") || eq(f, "-v") || eq(f, "-f") || eq(f, "-e") ||
-		    eq(f, "--file") || eq(f, "--assign")) {
+		    eq(f, "--file") || eq(f, "--assign") || eq(f, "-i") ||
+		    eq(f, "--include")) {
 			i++;
 			continue;
 		}
@@ -1736,6 +1826,12 @@ h_awk(struct pl_an *an, struct pl_cmd *c)
 		for (i++; i < c->argc; i++) {
 			struct pl_path p;
 
+			if (inplace && !is_opt(&c->argv[i]) &&
+			    memchr(c->argv[i].s, '=', c->argv[i].len) == NULL) {
+				pl_classify_write(an, &c->argv[i], 0,
+				    "'awk -i inplace'");
+				continue;
+			}
 			pl_path_classify(an, &c->argv[i], &p);
 			if (p.attr & PA_SECRET)
 				secret_read(an, c, &p);
@@ -3299,12 +3395,14 @@ static const struct handler handlers[] = {
 	{ "fgrep", h_reader }, { "rg", h_reader }, { "zcat", h_reader },
 	{ "tar", h_reader }, { "zip", h_reader }, { "7z", h_reader },
 	{ "sort", h_reader }, { "uniq", h_reader }, { "cut", h_reader },
+	{ "ed", h_editor }, { "red", h_editor }, { "ex", h_editor },
+	{ "nvim", h_editor }, { "sponge", h_sponge }, { "crudini", h_crudini },
 	{ "jq", h_reader }, { "gpg", h_keys }, { "gpg2", h_keys },
 	{ "gpgsm", h_keys }, { "kubectl", h_keys }, { "pass", h_keys },
 	{ "aws", h_keys }, { "gh", h_keys }, { "gcloud", h_keys },
 	{ "az", h_keys }, { "vault", h_keys }, { "op", h_keys },
-	{ "secret-tool", h_keys }, { "security", h_keys }, { "vim", h_reader },
-	{ "vi", h_reader }, { "nano", h_reader }, { "view", h_reader },
+	{ "secret-tool", h_keys }, { "security", h_keys }, { "vim", h_editor },
+	{ "vi", h_editor }, { "nano", h_reader }, { "view", h_editor },
 	{ "bat", h_reader }, { "diff", h_reader }, { "md5sum", h_reader },
 	{ "wc", h_reader }, { "paste", h_reader }, { "column", h_reader },
 	{ "chmod", h_chmod }, { "chown", h_chown }, { "chgrp", h_chown },
