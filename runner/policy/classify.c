@@ -2384,6 +2384,9 @@ h_module(struct pl_an *an, struct pl_cmd *c)
 	    || has_opt(c, 'D', NULL) || has_arg(c, "--help") ||
 	    has_opt(c, 'V', NULL)))
 		return;
+	if (has_arg(c, "--help") || has_arg(c, "-h") ||
+	    has_arg(c, "--version") || has_arg(c, "-V"))
+		return;
 	if (c->argc < 2)
 		return;
 	sysconf(an, c, "builtin:kmod", "loads or unloads kernel modules");
@@ -2558,8 +2561,17 @@ h_pkg(struct pl_an *an, struct pl_cmd *c)
 {
 	static const char *const removes[] = { "remove", "purge",
 	    "autoremove", "erase", "del", "--purge", "--remove", "-P", NULL };
+	/* Forms that only print what would happen, or help. */
+	static const char *const dry[] = { "-s", "--simulate", "--dry-run",
+	    "--just-print", "--no-act", "--recon", "--assumeno", "--test",
+	    "--print", "-p", "--help", "-h", "--version", "-V", "help",
+	    "--print-uris", "--no-download", NULL };
 	int i;
 
+	if (has_any(c, dry) || (strcmp(c->name, "pacman") == 0 &&
+	    has_arg(c, "-Rp")) || (strcmp(c->name, "zypper") == 0 &&
+	    has_arg(c, "-D")))
+		return;
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
 
@@ -2906,6 +2918,18 @@ h_docker(struct pl_an *an, struct pl_cmd *c)
 {
 	int i, run = 0;
 
+	/* docker volume rm/prune and system prune --volumes delete the
+	 * data of named volumes. */
+	if ((has_arg(c, "volume") && (has_arg(c, "rm") ||
+	    has_arg(c, "remove") || has_arg(c, "prune"))) ||
+	    (has_arg(c, "system") && has_arg(c, "prune") &&
+	    has_arg(c, "--volumes"))) {
+		if (!has_arg(c, "--help"))
+			pl_find(an, VG_CAT_DESTRUCTIVE, "builtin:volume-delete",
+			    c->off, c->len, "'%s' deletes container volumes "
+			    "and their data", c->name);
+		return;
+	}
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
 		const char *s = f->s, *v = NULL;
