@@ -590,9 +590,10 @@ classify_field(struct pl_an *an, const struct pl_field *f,
 	classify_abs(an, pl_path_resolve(an, s, n), o);
 }
 
-/* True when p is "/", the home directory, /home, a system tree or a
- * top-level site directory itself, or a glob over one of them; see
- * paths.h. */
+/* True when p is "/", the home directory, /home or a system tree
+ * itself, or a glob over one of them (top-level site directories such
+ * as /scratch are protected but below the floor: a site may allow their
+ * purge); see paths.h. */
 int
 pl_path_top(const struct pl_an *an, const struct pl_path *p)
 {
@@ -621,9 +622,5 @@ pl_path_top(const struct pl_an *an, const struct pl_path *p)
 	for (k = 0; sys[k] != NULL; k++)
 		if (strlen(sys[k]) == n && strncmp(s, sys[k], n) == 0)
 			return 1;
-	for (k = 0; tops[k] != NULL; k++)
-		if (strlen(tops[k]) == n - 1 && strncmp(s + 1, tops[k],
-		    n - 1) == 0)
-			return 1;
-	return 0;
+	return n == 5 && strncmp(s, "/home", 5) == 0;
 }

@@ -49,9 +49,9 @@ struct pl_path {
 /* Resolves and classifies field f into out (abs in the arena). */
 void	pl_path_classify(struct pl_an *an, const struct pl_field *f,
 	    struct pl_path *out);
-/* True when p (classified) is "/", the home directory, /home, a system
- * tree or top-level site directory itself, or a glob over one: what the
- * built-in floor protects from recursive deletion and overwrite. */
+/* True when p (classified) is "/", the home directory, /home or a
+ * system tree itself, or a glob over one: what the built-in floor
+ * protects from recursive deletion and overwrite. */
 int	pl_path_top(const struct pl_an *an, const struct pl_path *p);
 /* Resolves len bytes of s against the current directory (/ when
  * unknown) and folds . and ..; the result is in the arena. */
