@@ -164,22 +164,28 @@ json_text(struct check *ck, struct vg_json_writer *w, const char *s,
 	vg_json_strn(w, ck->js.data ? ck->js.data : "", ck->js.len);
 }
 
-/* Prints one verdict as text; cmd is n bytes (NULs shown as '?'). */
+/* Prints one verdict as text (NULs of cmd shown as '?'); built in one
+ * buffer and written with one stdio call. */
 static void
-print_text(const char *cmd, const struct vg_verdict *v)
+print_text(struct check *ck, const char *cmd, const struct vg_verdict *v)
 {
+	struct vg_buf *b = &ck->js;
 	int k;
 
-	printf("%s: %s\n", !v->flagged ? "allow" : v->allowed ? "approve" :
-	    "deny", cmd);
+	vg_buf_reset(b);
+	vg_buf_adds(b, !v->flagged ? "allow: " : v->allowed ? "approve: " :
+	    "deny: ");
+	vg_buf_adds(b, cmd);
+	vg_buf_addc(b, '\n');
 	for (k = 0; k < v->nfindings; k++) {
 		const struct vg_finding *f = &v->findings[k];
 		int len = f->span_len > 120 ? 120 : (int)f->span_len;
 
-		printf("  %s [%s] at %zu+%zu '%.*s': %s\n", f->category,
-		    f->rule, f->span_off, f->span_len, len, cmd + f->span_off,
-		    f->reason);
+		vg_buf_printf(b, "  %s [%s] at %zu+%zu '%.*s': %s\n",
+		    f->category, f->rule, f->span_off, f->span_len, len,
+		    cmd + f->span_off, f->reason);
 	}
+	fwrite(b->data, 1, b->len, stdout);
 }
 
 /* Prints one verdict as a JSON object on one line. */
@@ -484,7 +490,7 @@ check_one(struct check *ck, const char *cmd, size_t n)
 	if (ck->json)
 		print_json(ck, cmd, n, &v, vg_policy_mode(ck->cp.policy));
 	else
-		print_text(show, &v);
+		print_text(ck, show, &v);
 	check_queue(ck, show, &v);
 	return !v.allowed;
 }
