@@ -479,7 +479,8 @@ pl_rules_apply(const struct pl_rules *rs, struct pl_an *an,
 
 		/* Only a site rule naming it lifts a floor rule. */
 		for (k = 0; k < rs->n && f.floor != NULL; k++)
-			if (rs->v[k].floor == f.floor && rs->v[k].site &&
+			if (rs->v[k].floor != NULL && rs->v[k].site &&
+			    strcmp(rs->v[k].floor, f.floor) == 0 &&
 			    rule_hits(&rs->v[k], f.category, f.norm))
 				f.floor = NULL;
 		if (f.floor != NULL) {
