@@ -10,8 +10,8 @@
  * grouped: a writer thread redacts the decisions and writes them (the
  * audit file in one write(2), the database in one transaction) when
  * CHECK_BATCH are pending, when the oldest is CHECK_FLUSH_MS old, before
- * waiting for more input, at exit and on SIGTERM, SIGINT and SIGHUP
- * (after which vigil ends by the same signal).  A line holding a NUL byte without -0 is judged whole
+ * waiting for more input, at exit and on SIGTERM, SIGINT, SIGHUP and
+ * SIGPIPE (after which vigil ends by the same signal).  A line holding a NUL byte without -0 is judged whole
  * (and refused as unparseable), never cut at the NUL.  --json output is
  * valid JSON whatever the input: bytes that are not UTF-8 are written
  * as U+FFFD; offsets and lengths count bytes of the input.
@@ -499,7 +499,7 @@ check_one(struct check *ck, const char *cmd, size_t n)
 static void
 check_signals(void)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGPIPE };
 	struct sigaction sa;
 	size_t k;
 

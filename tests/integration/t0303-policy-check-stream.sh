@@ -2,7 +2,7 @@
 # t0303-policy-check-stream.sh - vigil check --stdin as a stream: a line
 # holding a NUL byte is refused whole, --json stays valid JSON for bytes
 # that are not UTF-8, every verdict reaches the audit table of the state
-# database (grouped writes) on a normal end and on SIGTERM, SIGINT and
+# database (grouped writes) on a normal end and on SIGTERM, SIGINT, SIGPIPE and
 # SIGHUP, and `vigil gc --audit-older-than` prunes the table.
 set -u
 VIGIL=${VIGIL:?}
@@ -70,6 +70,13 @@ for sig in TERM INT HUP; do
 	[ $rc -eq $want ] || fail "$sig rc $rc"
 	[ $(($(rows) - before)) -eq 3 ] || fail "$sig audit rows $(rows) - $before"
 done
+
+# A reader that stops early (SIGPIPE): what was judged is audited.
+before=$(rows)
+"$VIGIL" check --stdin <many.txt | head -n 1 >/dev/null
+after=$(rows)
+[ $((after - before)) -ge 1 ] || fail "sigpipe audit rows $after - $before"
+[ $((after - before)) -le 6000 ] || fail "sigpipe audit rows $after - $before"
 
 # Retention: gc deletes audit records older than the given age.
 "$VIGIL" gc --no-reap --audit-older-than 30d >gc.txt || fail "gc rc"
