@@ -2,8 +2,8 @@
 # t0303-policy-check-stream.sh - vigil check --stdin as a stream: a line
 # holding a NUL byte is refused whole, --json stays valid JSON for bytes
 # that are not UTF-8, every verdict reaches the audit table of the state
-# database (grouped writes) on a normal end and on SIGTERM, SIGINT, SIGPIPE and
-# SIGHUP, and `vigil gc --audit-older-than` prunes the table.
+# database (grouped writes) on a normal end and on SIGTERM, SIGINT,
+# SIGHUP and SIGPIPE, and `vigil gc --audit-older-than` prunes the table.
 set -u
 VIGIL=${VIGIL:?}
 tmp=$(mktemp -d)
