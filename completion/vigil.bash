@@ -100,8 +100,8 @@ _vigil()
 		subs="list pull verify gc rm"
 		;;
 	gc)
-		opts="--older-than -n --dry-run --no-reap"
-		takes=" --older-than "
+		opts="--older-than --audit-older-than -n --dry-run --no-reap"
+		takes=" --older-than --audit-older-than "
 		;;
 	version)
 		opts=""

@@ -3,6 +3,9 @@
  * run directories and database rows), then asks every backend that can
  * to reap leftovers of dead runs (containers, remote directories).
  * Runs that have not ended are never removed: they may be resumed.
+ * Policy audit records older than --audit-older-than (default 90 days)
+ * are deleted too: every vigil check and exec adds one, so the table
+ * would otherwise grow without bound.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,8 @@
 
 /* Default age: 30 days. */
 #define GC_DEFAULT_AGE	(30.0 * 86400)
+/* Default age of the policy audit records kept: 90 days. */
+#define GC_AUDIT_AGE	(90.0 * 86400)
 
 struct gc_ctx {
 	double		 cutoff;
@@ -44,13 +49,18 @@ cmd_gc_exec(struct vg_args *a)
 	struct vg_buf report = VG_BUF_INIT;
 	struct vg_err e;
 	const char *age_s = vg_args_get(a, "older-than");
-	double age = GC_DEFAULT_AGE;
+	const char *aud_s = vg_args_get(a, "audit-older-than");
+	double age = GC_DEFAULT_AGE, aud = GC_AUDIT_AGE;
+	long long pruned = 0;
 	int rc = 0, dry = vg_args_has(a, "dry-run");
 	size_t i;
 
 	if (age_s != NULL && (vg_parse_duration(age_s, &age) != 0 || age < 0))
 		return vg_cmd_usage_error(a, "--older-than takes a duration "
 		    "(30d, 12h, 90m, 0), not '%s'", age_s);
+	if (aud_s != NULL && (vg_parse_duration(aud_s, &aud) != 0 || aud < 0))
+		return vg_cmd_usage_error(a, "--audit-older-than takes a "
+		    "duration (90d, 12h, 90m, 0), not '%s'", aud_s);
 	if ((rc = vg_launch_store(&st, NULL)) != 0)
 		return rc;
 	memset(&c, 0, sizeof(c));
@@ -77,6 +87,15 @@ cmd_gc_exec(struct vg_args *a)
 	}
 	printf("%zu run%s %s\n", c.ids.n, c.ids.n == 1 ? "" : "s",
 	    dry ? "would be removed" : "removed");
+	if (!dry) {
+		if ((rc = vg_store_audit_prune(st, vg_now() - aud, &pruned,
+		    &e)) != 0) {
+			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+			goto out;
+		}
+		printf("%lld audit record%s removed\n", pruned, pruned == 1 ?
+		    "" : "s");
+	}
 	if (dry || vg_args_has(a, "no-reap"))
 		goto out;
 	for (b = vg_backends; *b != NULL; b++) {
@@ -108,10 +127,15 @@ const struct vg_cmd_entry vg_cmd_gc = {
 	.help = "Removes the run directories and records of runs that ended "
 	    "more than\n--older-than ago (default 30d; 0 = every ended run), "
 	    "then lets each\nbackend reap leftovers of dead runs (docker "
-	    "containers, remote dirs).\nRuns that have not ended are kept.",
+	    "containers, remote dirs).\nRuns that have not ended are kept.  "
+	    "Policy audit records older than\n--audit-older-than (default "
+	    "90d; 0 = all) are deleted.",
 	.opts = (const struct vg_opt[]){
 		{ .name = "older-than", .has_arg = 1, .arg = "AGE",
 		  .help = "only runs ended longer ago (default 30d)" },
+		{ .name = "audit-older-than", .has_arg = 1, .arg = "AGE",
+		  .help = "delete policy audit records older than AGE "
+		  "(default 90d)" },
 		VG_OPT_DRY_RUN("say what would be removed, remove nothing"),
 		{ .name = "no-reap", .help = "skip the backends' reap step" },
 		{ NULL },

@@ -1317,3 +1317,65 @@ vg_store_audit_each(struct vg_store *s, const char *run_id,
 	sqlite3_finalize(st);
 	return rc;
 }
+
+/*
+ * Records n policy decisions in one transaction with one prepared
+ * statement (vigil check --stdin groups its audit writes this way).
+ * Joins the caller's transaction when one is open.
+ */
+int
+vg_store_audit_many(struct vg_store *s, const struct vg_audit_rec *recs,
+    size_t n, struct vg_err *e)
+{
+	struct vg_audit_rec row;
+	sqlite3_stmt *st;
+	int rc, own = !s->in_txn;
+	size_t i;
+
+	if (n == 0)
+		return 0;
+	if (own && (rc = vg_store_begin(s, e)) != 0)
+		return rc;
+	if ((rc = db_prepare_gen(s, sql_insert(&audit_def, "INSERT"), &st,
+	    e)) != 0)
+		goto fail;
+	for (i = 0; i < n && rc == 0; i++) {
+		row = recs[i];
+		if (row.time <= 0)
+			row.time = vg_now();
+		if (row.verdict == NULL)
+			row.verdict = "deny";
+		row_bind(st, &audit_def, &row, 0);
+		rc = db_done(s, st, e, "recording a policy decision");
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+	}
+	sqlite3_finalize(st);
+	if (rc != 0)
+		goto fail;
+	return own ? vg_store_commit(s, e) : 0;
+fail:
+	if (own)
+		vg_store_rollback(s);
+	return rc;
+}
+
+/* Deletes the audit records older than before (epoch seconds); the
+ * number removed goes to *removed (may be NULL). */
+int
+vg_store_audit_prune(struct vg_store *s, double before, long long *removed,
+    struct vg_err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = db_prepare(s, "DELETE FROM audit WHERE time < ?1", &st,
+	    e)) != 0)
+		return rc;
+	sqlite3_bind_double(st, 1, before);
+	rc = db_done(s, st, e, "pruning the audit log");
+	if (rc == 0 && removed != NULL)
+		*removed = sqlite3_changes(s->db);
+	sqlite3_finalize(st);
+	return rc;
+}

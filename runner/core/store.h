@@ -242,4 +242,13 @@ int	vg_store_audit_each(struct vg_store *s, const char *run_id,
 	    int (*cb)(void *arg, const struct vg_audit_rec *rec), void *arg,
 	    struct vg_err *e);
 
+/* Records n decisions in one transaction (joins an open one). */
+int	vg_store_audit_many(struct vg_store *s,
+	    const struct vg_audit_rec *recs, size_t n, struct vg_err *e);
+
+/* Deletes audit records older than before (epoch seconds); *removed
+ * (may be NULL) gets how many. */
+int	vg_store_audit_prune(struct vg_store *s, double before,
+	    long long *removed, struct vg_err *e);
+
 #endif

@@ -61,13 +61,13 @@ pl_span(struct pl_an *an, size_t *off, size_t *len)
 	}
 }
 
-/* Records a finding; see actx.h. */
-void
-pl_find(struct pl_an *an, const char *cat, const char *rule, size_t off,
-    size_t len, const char *fmt, ...)
+/* Records a finding, of the built-in floor when floor is set; a second
+ * finding of the same rule only upgrades the first to the floor. */
+static void
+find_v(struct pl_an *an, const char *floor, const char *cat,
+    const char *rule, size_t off, size_t len, const char *fmt, va_list ap)
 {
-	struct pl_finding *f;
-	va_list ap;
+	struct pl_finding *f = NULL;
 	int k;
 
 	pl_span(an, &off, &len);
@@ -77,17 +77,44 @@ pl_find(struct pl_an *an, const char *cat, const char *rule, size_t off,
 		len = an->srclen - off;
 	for (k = 0; k < an->nfind; k++)
 		if (an->find[k].rule == rule)
-			return;
-	if (an->nfind >= PL_MAX_FIND)
+			f = &an->find[k];
+	if (f != NULL && (floor == NULL || f->floor != NULL))
 		return;
-	f = &an->find[an->nfind++];
+	if (f == NULL) {
+		if (an->nfind >= PL_MAX_FIND)
+			return;
+		f = &an->find[an->nfind++];
+	}
 	f->category = cat;
 	f->rule = rule;
+	f->floor = floor;
 	f->off = off;
 	f->len = len;
 	f->norm = an->curnorm;
-	va_start(ap, fmt);
 	vsnprintf(f->reason, sizeof(f->reason), fmt, ap);
+}
+
+/* Records a finding; see actx.h. */
+void
+pl_find(struct pl_an *an, const char *cat, const char *rule, size_t off,
+    size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	find_v(an, NULL, cat, rule, off, len, fmt, ap);
+	va_end(ap);
+}
+
+/* Records a finding of the built-in floor; see actx.h. */
+void
+pl_find_floor(struct pl_an *an, const char *floor, const char *cat,
+    const char *rule, size_t off, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	find_v(an, floor, cat, rule, off, len, fmt, ap);
 	va_end(ap);
 }
 

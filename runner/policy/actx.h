@@ -88,6 +88,8 @@ struct pl_file {
 struct pl_finding {
 	const char	*category;
 	const char	*rule;		/* "builtin:..." */
+	const char	*floor;		/* "floor:..." when the built-in floor
+					 * refuses it in every mode */
 	char		 reason[256];
 	size_t		 off;
 	size_t		 len;
@@ -184,6 +186,21 @@ void	pl_span(struct pl_an *an, size_t *off, size_t *len);
 void	pl_find(struct pl_an *an, const char *cat, const char *rule,
 	    size_t off, size_t len, const char *fmt, ...)
 	    __attribute__((format(printf, 6, 7)));
+
+/* Records a finding that is also a rule of the built-in floor (one of
+ * the PL_FLOOR_* ids): refused in every mode unless the site policy
+ * lifts that id. */
+void	pl_find_floor(struct pl_an *an, const char *floor, const char *cat,
+	    const char *rule, size_t off, size_t len, const char *fmt, ...)
+	    __attribute__((format(printf, 7, 8)));
+
+/* The rules of the built-in floor (docs/policy.md lists them). */
+#define PL_FLOOR_DELETE		"floor:delete-root"
+#define PL_FLOOR_DISK		"floor:disk-destroy"
+#define PL_FLOOR_FORKBOMB	"floor:fork-bomb"
+#define PL_FLOOR_POWER		"floor:host-power"
+#define PL_FLOOR_KILLALL	"floor:kill-all"
+#define PL_FLOOR_PERMS		"floor:perms-root"
 
 /* The variable named name, or NULL. */
 struct pl_var *pl_var_get(struct pl_an *an, const char *name, size_t nlen);

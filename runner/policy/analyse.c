@@ -622,7 +622,8 @@ pl_analyse_node(struct pl_an *an, struct pl_node *n, struct pl_stream *in,
 		f->next = an->funcs;
 		an->funcs = f;
 		if (self_spawn(n->kids, n->name, n->namelen, 0, 0))
-			pl_find(an, VG_CAT_DISRUPTION, "builtin:fork-bomb",
+			pl_find_floor(an, PL_FLOOR_FORKBOMB, VG_CAT_DISRUPTION,
+			    "builtin:fork-bomb",
 			    off, len, "function '%.*s' starts copies of "
 			    "itself in a pipeline or the background "
 			    "(fork bomb)", (int)(n->namelen > 40 ? 40 :
@@ -656,7 +657,8 @@ call_func(struct pl_an *an, struct pl_func *f, struct pl_field *argv,
 
 	if (f->active) {
 		if (an->bg || an->inpipe)
-			pl_find(an, VG_CAT_DISRUPTION, "builtin:fork-bomb",
+			pl_find_floor(an, PL_FLOOR_FORKBOMB, VG_CAT_DISRUPTION,
+			    "builtin:fork-bomb",
 			    off, len, "function '%.*s' starts copies of "
 			    "itself in a pipeline or the background "
 			    "(fork bomb)", (int)(f->nlen > 40 ? 40 : f->nlen),

@@ -237,14 +237,16 @@ pl_classify_write(struct pl_an *an, const struct pl_field *f, int append,
 	pl_path_classify(an, f, &p);
 	pl_span(an, &off, &len);
 	if (p.cls == PC_DEVICE) {
-		pl_find(an, VG_CAT_DISK, "builtin:write-device", off, len,
+		pl_find_floor(an, PL_FLOOR_DISK, VG_CAT_DISK,
+		    "builtin:write-device", off, len,
 		    "%s writes to the device '%s'", why, pshow(&p));
 		return;
 	}
 	if (p.cls != PC_PROTECTED || (p.attr & PA_UNRESOLVED))
 		return;
 	if (p.attr & PA_SYSRQ)
-		pl_find(an, VG_CAT_DISRUPTION, "builtin:sysrq", off, len,
+		pl_find_floor(an, PL_FLOOR_POWER, VG_CAT_DISRUPTION,
+		    "builtin:sysrq", off, len,
 		    "%s writes to the kernel's sysrq trigger", why);
 	else if (p.attr & PA_SUDOERS)
 		pl_find(an, VG_CAT_PRIVILEGE, "builtin:write-auth", off, len,
@@ -288,7 +290,8 @@ delete_target(struct pl_an *an, struct pl_cmd *c, const struct pl_field *f,
 
 	pl_path_classify(an, f, &p);
 	if (p.cls == PC_DEVICE) {
-		pl_find(an, VG_CAT_DISK, "builtin:delete-device", c->off, c->len,
+		pl_find_floor(an, recursive ? PL_FLOOR_DISK : NULL, VG_CAT_DISK,
+		    "builtin:delete-device", c->off, c->len,
 		    "'%s' destroys the device '%s'", c->name, pshow(&p));
 		return;
 	}
@@ -313,7 +316,8 @@ delete_target(struct pl_an *an, struct pl_cmd *c, const struct pl_field *f,
 		    pshow(&p));
 		return;
 	}
-	pl_find(an, VG_CAT_DESTRUCTIVE, recursive ? "builtin:rm-protected" :
+	pl_find_floor(an, recursive && pl_path_top(an, &p) ? PL_FLOOR_DELETE :
+	    NULL, VG_CAT_DESTRUCTIVE, recursive ? "builtin:rm-protected" :
 	    "builtin:delete-protected", c->off, c->len,
 	    "'%s' deletes%s the protected path '%s'", c->name,
 	    recursive ? " recursively" : "", pshow(&p));
@@ -422,7 +426,9 @@ h_copy(struct pl_an *an, struct pl_cmd *c)
 			continue;
 		}
 		if (mv && p.cls == PC_PROTECTED && !(p.attr & PA_UNRESOLVED))
-			pl_find(an, VG_CAT_DESTRUCTIVE, "builtin:mv-protected",
+			pl_find_floor(an, pl_path_top(an, &p) ?
+			    PL_FLOOR_DELETE : NULL, VG_CAT_DESTRUCTIVE,
+			    "builtin:mv-protected",
 			    c->off, c->len, "'mv' moves the protected path "
 			    "'%s' away", pshow(&p));
 		if (mv && p.cls == PC_DEVICE)
@@ -578,6 +584,87 @@ h_reader(struct pl_an *an, struct pl_cmd *c)
 		*c->out = *c->in;
 }
 
+/* Editors run by a script rather than a person: ed and ex read their
+ * commands from stdin or -c, vim/vi/nvim with -c, --cmd, +CMD, -s, -S,
+ * -e/-E or --headless; they write their file operands (judged as
+ * writes) unless read-only (-R, -M, view).  An interactive editor
+ * (no script) is only a reader. */
+static void
+h_editor(struct pl_an *an, struct pl_cmd *c)
+{
+	static const char *const valued[] = { "-c", "--cmd", "-S", "-s", "-T",
+	    "-u", "-U", "-i", "-w", "-W", "-t", "-q", "--listen",
+	    "--servername", "--remote", "-r", "-V", NULL };
+	const char *n = c->name;
+	int ed = strcmp(n, "ed") == 0 || strcmp(n, "red") == 0 ||
+	    strcmp(n, "ex") == 0;
+	int scripted = strcmp(n, "ed") == 0 || strcmp(n, "ex") == 0;
+	int ro = strcmp(n, "view") == 0 || strcmp(n, "red") == 0, i;
+
+	for (i = 1; i < c->argc; i++) {
+		const struct pl_field *f = &c->argv[i];
+
+		if (eq(f, "-R") || eq(f, "-M") || eq(f, "--help") ||
+		    eq(f, "--version"))
+			ro = 1;
+		if (f->s[0] == '+' || eq(f, "-c") || eq(f, "--cmd") ||
+		    eq(f, "-S") || eq(f, "--headless") || eq(f, "-es") ||
+		    eq(f, "-Es") || eq(f, "-e") || eq(f, "-E") ||
+		    (eq(f, "-s") && !ed) || (f->s[0] == '-' && f->s[1] != '-' &&
+		    strchr(f->s, 'c') != NULL && ed))
+			scripted = 1;
+	}
+	if (!scripted || ro) {
+		h_reader(an, c);
+		return;
+	}
+	for (i = 1; i < c->argc; i++) {
+		const struct pl_field *f = &c->argv[i];
+
+		if (eq(f, "--"))
+			continue;
+		if (is_opt(f) || f->s[0] == '+') {
+			if (eq_any(f, valued) && !(ed && eq(f, "-s")))
+				i++;
+			continue;
+		}
+		pl_classify_write(an, f, 0, n);
+	}
+	out_default(c);
+}
+
+/* sponge FILE: soaks stdin up, then writes FILE. */
+static void
+h_sponge(struct pl_an *an, struct pl_cmd *c)
+{
+	int dd = 0, i = next_operand(c, 1, NULL, &dd);
+
+	if (i < c->argc)
+		pl_classify_write(an, &c->argv[i], has_opt(c, 'a', NULL),
+		    "'sponge'");
+}
+
+/* crudini --set/--del/--merge FILE ...: edits FILE in place. */
+static void
+h_crudini(struct pl_an *an, struct pl_cmd *c)
+{
+	static const char *const edits[] = { "--set", "--del", "--merge",
+	    NULL };
+	int i;
+
+	for (i = 1; i + 1 < c->argc; i++)
+		if (eq_any(&c->argv[i], edits)) {
+			int k = i + 1;
+
+			while (k < c->argc && is_opt(&c->argv[k]))
+				k++;
+			if (k < c->argc)
+				pl_classify_write(an, &c->argv[k], 0,
+				    "'crudini'");
+			return;
+		}
+}
+
 static void
 h_sed(struct pl_an *an, struct pl_cmd *c)
 {
@@ -696,8 +783,9 @@ h_chmod(struct pl_an *an, struct pl_cmd *c)
 		    (p.attr & (PA_ROOT | PA_ETC | PA_SYSBIN)) ||
 		    ((p.attr & (PA_HOME | PA_SSH | PA_RC | PA_SECRET |
 		    PA_TMPROOT | PA_HISTORY)) == 0))
-			pl_find(an, VG_CAT_PERMISSIONS, "builtin:chmod-protected",
-			    c->off, c->len, "'chmod %s%s' on the protected "
+			pl_find_floor(an, rec && pl_path_top(an, &p) ?
+			    PL_FLOOR_PERMS : NULL, VG_CAT_PERMISSIONS,
+			    "builtin:chmod-protected", c->off, c->len, "'chmod %s%s' on the protected "
 			    "path '%s'", rec ? "-R " : "", mode, pshow(&p));
 	}
 }
@@ -725,7 +813,8 @@ h_chown(struct pl_an *an, struct pl_cmd *c)
 			continue;
 		if ((p.attr & PA_UNRESOLVED) && !rec)
 			continue;
-		pl_find(an, VG_CAT_PERMISSIONS, "builtin:chown-protected",
+		pl_find_floor(an, rec && pl_path_top(an, &p) ? PL_FLOOR_PERMS :
+		    NULL, VG_CAT_PERMISSIONS, "builtin:chown-protected",
 		    c->off, c->len, "'%s%s' changes ownership or attributes "
 		    "of the protected path '%s'", c->name, rec ? " -R" : "",
 		    pshow(&p));
@@ -762,65 +851,261 @@ any_device(struct pl_an *an, const struct pl_cmd *c, int from, int unknown)
 	return 0;
 }
 
+/* True when any argument starts with one of the prefixes in list. */
+static int
+has_prefix(const struct pl_cmd *c, const char *const *list)
+{
+	int i, k;
+
+	for (i = 1; i < c->argc; i++)
+		for (k = 0; list[k] != NULL; k++)
+			if (strncmp(c->argv[i].s, list[k], strlen(list[k])) == 0)
+				return 1;
+	return 0;
+}
+
+/* The operand words of parted after the device: a script of commands,
+ * read-only when every command only prints. */
+static int
+parted_reads(const struct pl_cmd *c)
+{
+	static const char *const looks[] = { "print", "p", "unit", "help",
+	    "version", "align-check", "quit", "list", "free", "B", "s", "MiB",
+	    "GiB", "MB", "GB", "kB", "KiB", "TB", "TiB", "%", "cyl", "chs",
+	    "compact", "minimal", "optimal", "min", "opt", "all", NULL };
+	int i, dev = 0, ops = 0;
+
+	for (i = 1; i < c->argc; i++) {
+		const struct pl_field *f = &c->argv[i];
+
+		if (is_opt(f) || (f->s[0] >= '0' && f->s[0] <= '9'))
+			continue;
+		if (!dev && f->s[0] == '/') {
+			dev = 1;
+			continue;
+		}
+		ops++;
+		if (!eq_any(f, looks))
+			return 0;
+	}
+	return ops > 0;
+}
+
+/* Tools that only inspect: the disk table's read-only forms. */
+static int
+disk_reads(struct pl_cmd *c)
+{
+	static const char *const sgdisk_ro[] = { "-p", "--print", "-i",
+	    "--info", "-v", "--verify", "-L", "--list-types", "-O",
+	    "--print-mbr", "-b", "--backup", "-P", "--pretend", NULL };
+	static const char *const sfdisk_ro[] = { "-l", "--list", "-d",
+	    "--dump", "-s", "--show-size", "-V", "--verify", "-J", "--json",
+	    "-g", "--show-geometry", "-F", "--list-free", "-r", "--raw",
+	    "-n", "--no-act", "-T", "--list-types", NULL };
+	const char *n = c->name;
+
+	if (has_arg(c, "--help") || has_arg(c, "--version") ||
+	    (c->argc == 2 && (eq(&c->argv[1], "-h") || eq(&c->argv[1], "-V"))))
+		return 1;
+	if (strcmp(n, "fdisk") == 0 || strcmp(n, "cfdisk") == 0)
+		return has_opt(c, 'l', "--list") || has_arg(c, "-x") ||
+		    has_arg(c, "--list-details");
+	if (strcmp(n, "sfdisk") == 0)
+		return has_any(c, sfdisk_ro);
+	if (strcmp(n, "gdisk") == 0)
+		return has_opt(c, 'l', NULL);
+	if (strcmp(n, "sgdisk") == 0) {
+		int i;
+
+		if (has_arg(c, "-P") || has_arg(c, "--pretend"))
+			return 1;
+		for (i = 1; i < c->argc; i++)
+			if (is_opt(&c->argv[i]) && !eq_any(&c->argv[i],
+			    sgdisk_ro))
+				return 0;
+		return 1;
+	}
+	if (strcmp(n, "parted") == 0)
+		return has_opt(c, 'l', "--list") || parted_reads(c);
+	if (strcmp(n, "wipefs") == 0)
+		return !has_opt(c, 'a', "--all") && !has_opt(c, 'o',
+		    "--offset") && !has_arg(c, "--types") && !has_arg(c, "-t");
+	if (strcmp(n, "hdparm") == 0)
+		return !has_arg(c, "--security-erase") &&
+		    !has_arg(c, "--security-erase-enhanced") &&
+		    !has_arg(c, "--trim-sector-ranges") &&
+		    !has_arg(c, "--write-sector") && !has_arg(c, "-z") &&
+		    !has_arg(c, "--security-set-pass") && !has_arg(c, "--dco-restore");
+	if (strcmp(n, "badblocks") == 0)
+		return !has_opt(c, 'w', NULL) && !has_opt(c, 'n', NULL);
+	if (strcmp(n, "losetup") == 0)
+		return c->argc == 1 || has_opt(c, 'a', "--all") ||
+		    has_opt(c, 'l', "--list") || has_arg(c, "-f");
+	if (strcmp(n, "mdadm") == 0)
+		return has_opt(c, 'D', "--detail") || has_opt(c, 'E',
+		    "--examine") || has_arg(c, "--query") || has_arg(c, "-Q") ||
+		    has_arg(c, "--detail-platform") || has_arg(c, "--monitor");
+	if (strcmp(n, "cryptsetup") == 0)
+		return c->argc > 1 && (has_arg(c, "status") ||
+		    has_arg(c, "luksDump") || has_arg(c, "isLuks") ||
+		    has_arg(c, "benchmark") || has_arg(c, "luksUUID"));
+	if (strcmp(n, "zpool") == 0 || strcmp(n, "zfs") == 0)
+		return c->argc < 2 || eq(&c->argv[1], "list") ||
+		    eq(&c->argv[1], "status") || eq(&c->argv[1], "get") ||
+		    eq(&c->argv[1], "iostat") || eq(&c->argv[1], "history") ||
+		    eq(&c->argv[1], "events");
+	if (strcmp(n, "dmsetup") == 0)
+		return c->argc < 2 || eq(&c->argv[1], "ls") ||
+		    eq(&c->argv[1], "info") || eq(&c->argv[1], "status") ||
+		    eq(&c->argv[1], "table") || eq(&c->argv[1], "deps");
+	if (strcmp(n, "nvme") == 0)
+		return c->argc < 2 || !(eq(&c->argv[1], "format") ||
+		    eq(&c->argv[1], "sanitize") ||
+		    eq(&c->argv[1], "write-zeroes") ||
+		    eq(&c->argv[1], "write") || eq(&c->argv[1], "fw-download") ||
+		    eq(&c->argv[1], "fw-commit") ||
+		    eq(&c->argv[1], "delete-ns") ||
+		    eq(&c->argv[1], "create-ns"));
+	if (strcmp(n, "tune2fs") == 0 || strcmp(n, "e2fsck") == 0 ||
+	    strcmp(n, "fsck") == 0 || strcmp(n, "xfs_repair") == 0)
+		return has_opt(c, 'l', NULL) || has_opt(c, 'n', NULL);
+	if (strcmp(n, "efibootmgr") == 0) {
+		static const char *const w[] = { "-c", "--create", "-C",
+		    "--create-only", "-B", "--delete-bootnum", "-o",
+		    "--bootorder", "-O", "--delete-bootorder", "-a", "--active",
+		    "-A", "--inactive", "-n", "--bootnext", "-N",
+		    "--delete-bootnext", "-t", "--timeout", "-T",
+		    "--delete-timeout", "-w", "--write-signature", "-D",
+		    "--remove-dups", NULL };
+
+		return !has_any(c, w);
+	}
+	if (strcmp(n, "flashrom") == 0)
+		return !has_opt(c, 'w', "--write") && !has_opt(c, 'E',
+		    "--erase") && !has_arg(c, "--wp-enable") &&
+		    !has_arg(c, "--wp-disable");
+	if (strcmp(n, "blockdev") == 0) {
+		static const char *const w[] = { "--set", "--flushbufs",
+		    "--rereadpt", NULL };
+
+		return !has_prefix(c, w);
+	}
+	if (strcmp(n, "bootctl") == 0)
+		return c->argc < 2 || !(has_arg(c, "install") ||
+		    has_arg(c, "update") || has_arg(c, "remove") ||
+		    has_arg(c, "set-default") || has_arg(c, "set-oneshot") ||
+		    has_arg(c, "set-timeout") || has_arg(c, "unlink") ||
+		    has_arg(c, "cleanup") || has_arg(c, "random-seed"));
+	if (strncmp(n, "pv", 2) == 0 || strncmp(n, "vg", 2) == 0 ||
+	    strncmp(n, "lv", 2) == 0)
+		return has_opt(c, 't', "--test");
+	return 0;
+}
+
+/* Disk tools that destroy what a device holds (the built-in floor):
+ * new filesystems or swap, wiping, discarding, zapping, secure erase. */
+static int
+disk_destroys(struct pl_cmd *c)
+{
+	const char *n = c->name;
+
+	if (strcmp(n, "mkfs") == 0 || strcmp(n, "mkswap") == 0 ||
+	    strcmp(n, "wipefs") == 0 || strcmp(n, "blkdiscard") == 0 ||
+	    strcmp(n, "mkdosfs") == 0 || strcmp(n, "mkntfs") == 0 ||
+	    strcmp(n, "sg_format") == 0)
+		return 1;
+	if (strcmp(n, "sgdisk") == 0)
+		return has_opt(c, 'Z', "--zap-all") || has_opt(c, 'z', "--zap");
+	if (strcmp(n, "mdadm") == 0)
+		return has_arg(c, "--zero-superblock");
+	if (strcmp(n, "cryptsetup") == 0)
+		return has_arg(c, "luksFormat") || has_arg(c, "erase") ||
+		    has_arg(c, "luksErase");
+	if (strcmp(n, "nvme") == 0)
+		return c->argc > 1 && (eq(&c->argv[1], "format") ||
+		    eq(&c->argv[1], "sanitize"));
+	if (strcmp(n, "hdparm") == 0)
+		return has_arg(c, "--security-erase") ||
+		    has_arg(c, "--security-erase-enhanced") ||
+		    has_arg(c, "--write-sector");
+	return 0;
+}
+
+/* Disk, partition table, bootloader, LVM, RAID and firmware writers:
+ * their read-only forms pass (disk_reads); the others change what a
+ * disk holds.  Those that change metadata or firmware without naming a
+ * device (LVM, RAID, encryption, pools, bootloaders, flash) are judged
+ * by their verb; the rest when given a device. */
 static void
 h_disk(struct pl_an *an, struct pl_cmd *c)
 {
+	static const char *const always[] = { "zpool", "zfs", "vgremove",
+	    "lvremove", "vgcreate", "lvcreate", "pvremove", "dmsetup",
+	    "cryptsetup", "mdadm", "vgextend", "vgreduce", "vgchange",
+	    "vgrename", "vgmerge", "vgsplit", "lvresize", "lvextend",
+	    "lvreduce", "lvconvert", "lvrename", "lvchange", "pvmove",
+	    "pvresize", "pvchange", "grub-install", "grub2-install",
+	    "efibootmgr", "flashrom", "bootctl", "nvme", NULL };
 	const char *n = c->name;
-	int listing = 0;
+	struct pl_field name = { .s = n, .len = strlen(n) };
+	int dev;
 
-	if (strcmp(n, "fdisk") == 0 || strcmp(n, "sfdisk") == 0 ||
-	    strcmp(n, "gdisk") == 0 || strcmp(n, "sgdisk") == 0)
-		listing = has_opt(c, 'l', "--list") || has_arg(c, "-d") ||
-		    has_arg(c, "--dump") || has_arg(c, "-p") ||
-		    has_arg(c, "--print") || has_arg(c, "-s") ||
-		    has_arg(c, "--show-size");
-	else if (strcmp(n, "parted") == 0)
-		listing = has_opt(c, 'l', "--list") ||
-		    (c->argc >= 3 && eq(&c->argv[c->argc - 1], "print"));
-	else if (strcmp(n, "wipefs") == 0)
-		listing = !has_opt(c, 'a', "--all") && !has_opt(c, 'o',
-		    "--offset");
-	else if (strcmp(n, "hdparm") == 0)
-		listing = !has_arg(c, "--security-erase") &&
-		    !has_arg(c, "--security-erase-enhanced") &&
-		    !has_arg(c, "--trim-sector-ranges") &&
-		    !has_arg(c, "--write-sector") && !has_arg(c, "-z");
-	else if (strcmp(n, "badblocks") == 0)
-		listing = !has_opt(c, 'w', NULL);
-	else if (strcmp(n, "losetup") == 0)
-		listing = c->argc == 1 || has_opt(c, 'a', "--all") ||
-		    has_opt(c, 'l', "--list") || has_arg(c, "-f");
-	else if (strcmp(n, "mdadm") == 0)
-		listing = has_opt(c, 'D', "--detail") || has_opt(c, 'E',
-		    "--examine") || has_arg(c, "--query") || has_arg(c, "-Q");
-	else if (strcmp(n, "cryptsetup") == 0)
-		listing = c->argc > 1 && (eq(&c->argv[1], "status") ||
-		    eq(&c->argv[1], "luksDump") || eq(&c->argv[1], "isLuks"));
-	else if (strcmp(n, "zpool") == 0 || strcmp(n, "zfs") == 0)
-		listing = c->argc < 2 || eq(&c->argv[1], "list") ||
-		    eq(&c->argv[1], "status") || eq(&c->argv[1], "get") ||
-		    eq(&c->argv[1], "iostat") || eq(&c->argv[1], "history");
-	else if (strcmp(n, "dmsetup") == 0)
-		listing = c->argc < 2 || eq(&c->argv[1], "ls") ||
-		    eq(&c->argv[1], "info") || eq(&c->argv[1], "status") ||
-		    eq(&c->argv[1], "table");
-	else if (strcmp(n, "nvme") == 0)
-		listing = c->argc < 2 || !(eq(&c->argv[1], "format") ||
-		    eq(&c->argv[1], "sanitize") ||
-		    eq(&c->argv[1], "write-zeroes"));
-	else if (strcmp(n, "tune2fs") == 0 || strcmp(n, "e2fsck") == 0 ||
-	    strcmp(n, "fsck") == 0 || strcmp(n, "xfs_repair") == 0)
-		listing = has_opt(c, 'l', NULL) || has_opt(c, 'n', NULL);
-	if (listing || c->argc < 2)
+	if (disk_reads(c) || (c->argc < 2 && strcmp(n, "dmsetup") != 0))
 		return;
-	if (strncmp(n, "zpool", 5) == 0 || strncmp(n, "zfs", 3) == 0 ||
-	    strcmp(n, "vgremove") == 0 || strcmp(n, "lvremove") == 0 ||
-	    strcmp(n, "vgcreate") == 0 || strcmp(n, "lvcreate") == 0 ||
-	    strcmp(n, "pvremove") == 0 || strcmp(n, "dmsetup") == 0 ||
-	    strcmp(n, "cryptsetup") == 0 || strcmp(n, "mdadm") == 0 ||
-	    any_device(an, c, 1, 1))
-		pl_find(an, VG_CAT_DISK, "builtin:disk-tool", c->off, c->len,
-		    "'%s' changes a disk, partition table or filesystem", n);
+	dev = any_device(an, c, 1, 1);
+	if (!dev && !eq_any(&name, always))
+		return;
+	pl_find_floor(an, dev && disk_destroys(c) ? PL_FLOOR_DISK : NULL,
+	    VG_CAT_DISK, "builtin:disk-tool", c->off, c->len,
+	    "'%s' changes a disk, partition table, bootloader, volume or "
+	    "firmware", n);
+}
+
+/* Image and clone tools: the operand they write. */
+static void
+h_imager(struct pl_an *an, struct pl_cmd *c)
+{
+	const char *n = c->name;
+	int ops[8], nops = 0, dd = 0, i;
+
+	if (strcmp(n, "qemu-img") == 0) {
+		if (c->argc < 2)
+			return;
+		if (eq(&c->argv[1], "dd")) {
+			for (i = 2; i < c->argc; i++)
+				if (strncmp(c->argv[i].s, "of=", 3) == 0)
+					pl_classify_write(an, subfield(an,
+					    &c->argv[i], 3), 0, "'qemu-img dd'");
+			return;
+		}
+		if (!eq(&c->argv[1], "convert"))
+			return;
+		for (i = 2; (i = next_operand(c, i, "fOoBlrRsStTmWC", &dd)) <
+		    c->argc && nops < 8; i++)
+			ops[nops++] = i;
+		if (nops >= 2)
+			pl_classify_write(an, &c->argv[ops[nops - 1]], 0,
+			    "'qemu-img convert'");
+		return;
+	}
+	if (strncmp(n, "partclone", 9) == 0 || strcmp(n, "ntfsclone") == 0) {
+		const struct pl_field *o = opt_val(an, c, 'o', "--output");
+
+		if (o == NULL)
+			o = opt_val(an, c, 'O', "--overwrite");
+		if (o != NULL)
+			pl_classify_write(an, o, 0, n);
+		return;
+	}
+	/* ddrescue IN OUT [MAP], bmaptool copy IN OUT. */
+	for (i = 1; (i = next_operand(c, i, "bcimsxKT", &dd)) < c->argc &&
+	    nops < 8; i++)
+		ops[nops++] = i;
+	if (strcmp(n, "bmaptool") == 0 && nops >= 3 && eq(&c->argv[ops[0]],
+	    "copy"))
+		pl_classify_write(an, &c->argv[ops[2]], 0, "'bmaptool copy'");
+	else if (strcmp(n, "ddrescue") == 0 && nops >= 2)
+		pl_classify_write(an, &c->argv[ops[1]], 0, "'ddrescue'");
 }
 
 static void
@@ -1188,6 +1473,76 @@ h_netsend(struct pl_an *an, struct pl_cmd *c)
 		return;
 	}
 	out_default(c);
+	if (strcmp(c->name, "openssl") == 0) {
+		/* openssl pkcs12 -export -inkey KEY, openssl pkey -in KEY:
+		 * a private key read (and packed or printed). */
+		static const char opts[] = "\0-in\0-inkey\0-key\0";
+		const char *o;
+
+		for (o = opts + 1; *o; o += strlen(o) + 1) {
+			const struct pl_field *v = opt_val(an, c, 0, o);
+			struct pl_path p;
+
+			if (v == NULL)
+				continue;
+			pl_path_classify(an, v, &p);
+			if (p.attr & PA_SECRET) {
+				secret_read(an, c, &p);
+				return;
+			}
+		}
+	}
+}
+
+/* Private key export and credential printers: gpg --export-secret-keys
+ * (any destination: the key leaves its keyring), and tools whose output
+ * is a credential (kubectl config view --raw, pass show, aws configure
+ * get *secret*, gh auth token ...), tainted so that sending it is
+ * exfiltration. */
+static void
+h_keys(struct pl_an *an, struct pl_cmd *c)
+{
+	static const char *const exports[] = { "--export-secret-keys",
+	    "--export-secret-key", "--export-secret-subkeys",
+	    "--export-secret-key-p12", "--export-secret-key-p8",
+	    "--export-secret-key-raw", "--export-secret-key-ssh", NULL };
+	const char *n = c->name;
+	int i;
+
+	if (strncmp(n, "gpg", 3) == 0) {
+		for (i = 1; i < c->argc; i++)
+			if (eq_any(&c->argv[i], exports)) {
+				pl_find(an, VG_CAT_EXFILTRATION,
+				    "builtin:key-export", c->off, c->len,
+				    "'%s %s' exports private keys", n,
+				    c->argv[i].s);
+				c->out->taint |= T_SECRET;
+				return;
+			}
+		h_reader(an, c);
+		return;
+	}
+	out_default(c);
+	if ((strcmp(n, "kubectl") == 0 && has_arg(c, "config") &&
+	    has_arg(c, "view") && (has_arg(c, "--raw") ||
+	    has_arg(c, "--flatten"))) ||
+	    (strcmp(n, "pass") == 0 && (c->argc == 2 || has_arg(c, "show"))) ||
+	    (strcmp(n, "aws") == 0 && has_arg(c, "configure") &&
+	    has_arg(c, "get")) ||
+	    (strcmp(n, "aws") == 0 && (has_arg(c, "get-session-token") ||
+	    has_arg(c, "get-login-password"))) ||
+	    (strcmp(n, "gh") == 0 && has_arg(c, "auth") &&
+	    has_arg(c, "token")) ||
+	    (strcmp(n, "gcloud") == 0 && (has_arg(c, "print-access-token") ||
+	    has_arg(c, "print-identity-token"))) ||
+	    (strcmp(n, "az") == 0 && has_arg(c, "get-access-token")) ||
+	    (strcmp(n, "vault") == 0 && (has_arg(c, "read") ||
+	    has_arg(c, "get"))) ||
+	    (strcmp(n, "op") == 0 && (has_arg(c, "read") ||
+	    has_arg(c, "get"))) ||
+	    (strcmp(n, "secret-tool") == 0 && has_arg(c, "lookup")) ||
+	    (strcmp(n, "security") == 0 && has_arg(c, "-w")))
+		c->out->taint |= T_SECRET;
 }
 
 /* scp, rsync, sftp: secrets copied to another host. */
@@ -1220,7 +1575,9 @@ h_remote_copy(struct pl_an *an, struct pl_cmd *c)
 
 		pl_path_classify(an, d, &p);
 		if (rsync && has_arg(c, "--delete") && p.cls == PC_PROTECTED)
-			pl_find(an, VG_CAT_DESTRUCTIVE, "builtin:rsync-delete",
+			pl_find_floor(an, pl_path_top(an, &p) ?
+			    PL_FLOOR_DELETE : NULL, VG_CAT_DESTRUCTIVE,
+			    "builtin:rsync-delete",
 			    c->off, c->len, "'rsync --delete' into the "
 			    "protected path '%s'", pshow(&p));
 		else
@@ -1283,6 +1640,15 @@ script_file(struct pl_an *an, struct pl_cmd *c, const struct pl_field *f,
 
 	if (f->proc != NULL) {
 		pl_code_to_interp(an, c, lang, f->proc, f->off, f->slen);
+		return 1;
+	}
+	/* ". $(curl URL)": the file to run is named by downloaded or
+	 * decoded text, so what runs is chosen remotely. */
+	if (f->taint & (T_NET | T_DECODED)) {
+		pl_find(an, (f->taint & T_NET) ? VG_CAT_REMOTE_CODE :
+		    VG_CAT_OBFUSCATION, "builtin:script-name", c->off, c->len,
+		    "'%s' runs a script whose name comes from %s data",
+		    c->name, (f->taint & T_NET) ? "downloaded" : "decoded");
 		return 1;
 	}
 	if (eq(f, "/dev/stdin") || eq(f, "-")) {
@@ -1426,14 +1792,23 @@ h_interp(struct pl_an *an, struct pl_cmd *c)
 static void
 h_awk(struct pl_an *an, struct pl_cmd *c)
 {
-	int i;
+	int i, inplace = 0;
 
 	out_default(c);
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
 
+		/* gawk -i inplace (also --include=inplace, -iinplace)
+		 * rewrites its file operands. */
+		if ((eq(f, "-i") || eq(f, "--include")) && i + 1 < c->argc &&
+		    (eq(&c->argv[i + 1], "inplace") ||
+		    eq(&c->argv[i + 1], "inplace.awk")))
+			inplace = 1;
+		if (eq(f, "-iinplace") || eq(f, "--include=inplace"))
+			inplace = 1;
 		if (eq(f, "-F") || eq(f, "-v") || eq(f, "-f") || eq(f, "-e") ||
-		    eq(f, "--file") || eq(f, "--assign")) {
+		    eq(f, "--file") || eq(f, "--assign") || eq(f, "-i") ||
+		    eq(f, "--include")) {
 			i++;
 			continue;
 		}
@@ -1451,6 +1826,12 @@ h_awk(struct pl_an *an, struct pl_cmd *c)
 		for (i++; i < c->argc; i++) {
 			struct pl_path p;
 
+			if (inplace && !is_opt(&c->argv[i]) &&
+			    memchr(c->argv[i].s, '=', c->argv[i].len) == NULL) {
+				pl_classify_write(an, &c->argv[i], 0,
+				    "'awk -i inplace'");
+				continue;
+			}
 			pl_path_classify(an, &c->argv[i], &p);
 			if (p.attr & PA_SECRET)
 				secret_read(an, c, &p);
@@ -1634,6 +2015,12 @@ h_priv(struct pl_an *an, struct pl_cmd *c)
 		return;
 	if (strcmp(c->name, "chage") == 0 && has_opt(c, 'l', "--list"))
 		return;
+	if (strcmp(c->name, "sudoedit") == 0 || strcmp(c->name, "ksu") == 0) {
+		pl_find(an, VG_CAT_PRIVILEGE, "builtin:priv-wrapper", c->off,
+		    c->len, "'%s' acts as another user (root by default)",
+		    c->name);
+		return;
+	}
 	pl_find(an, VG_CAT_PRIVILEGE, "builtin:account", c->off, c->len,
 	    "'%s' changes users, groups, passwords or privileges", c->name);
 	cmd = opt_val(an, c, 'c', "--command");
@@ -1686,28 +2073,87 @@ h_at(struct pl_an *an, struct pl_cmd *c)
 	pl_code_to_interp(an, c, "sh", c->in, c->off, c->len);
 }
 
+/* True when unit u (a systemd unit name) is a power or run-level
+ * target ("poweroff.target", "rescue"); *halt when it halts or reboots. */
+static int
+power_unit(const char *u, int *halt)
+{
+	static const char *const halts[] = { "poweroff", "reboot", "halt",
+	    "kexec", "soft-reboot", "ctrl-alt-del", "shutdown", "exit",
+	    "final", "systemd-poweroff", "systemd-reboot", "systemd-halt",
+	    "systemd-kexec", "systemd-soft-reboot", NULL };
+	static const char *const levels[] = { "rescue", "emergency",
+	    "suspend", "hibernate", "hybrid-sleep", "suspend-then-hibernate",
+	    "sleep", "systemd-suspend", "systemd-hibernate",
+	    "systemd-hybrid-sleep", "runlevel0", "runlevel1", "runlevel6",
+	    NULL };
+	size_t n = strlen(u);
+	int k;
+
+	if (n > 7 && strcmp(u + n - 7, ".target") == 0)
+		n -= 7;
+	else if (n > 8 && strcmp(u + n - 8, ".service") == 0)
+		n -= 8;
+	for (k = 0; halts[k] != NULL; k++)
+		if (strlen(halts[k]) == n && strncmp(u, halts[k], n) == 0) {
+			*halt = strcmp(halts[k], "exit") != 0;
+			return 1;
+		}
+	for (k = 0; levels[k] != NULL; k++)
+		if (strlen(levels[k]) == n && strncmp(u, levels[k], n) == 0) {
+			*halt = strncmp(u, "runlevel0", 9) == 0 ||
+			    strncmp(u, "runlevel6", 9) == 0;
+			return 1;
+		}
+	return 0;
+}
+
+/* systemctl [OPTIONS] VERB [UNIT...]: looking verbs (and no verb, which
+ * lists units) pass; the host's power state and run level (power verbs,
+ * or start/isolate of a power target) are host disruption, turning swap
+ * off too; other changes of system services are system configuration. */
 static void
 h_systemctl(struct pl_an *an, struct pl_cmd *c)
 {
 	static const char *const stop[] = { "poweroff", "reboot", "halt",
 	    "kexec", "suspend", "hibernate", "hybrid-sleep", "rescue",
 	    "emergency", "suspend-then-hibernate", "soft-reboot", NULL };
+	static const char *const halts[] = { "poweroff", "reboot", "halt",
+	    "kexec", "soft-reboot", NULL };
 	static const char *const ok[] = { "status", "show", "cat", "help",
 	    "list-units", "list-unit-files", "list-timers", "list-sockets",
 	    "list-dependencies", "list-jobs", "list-machines",
 	    "is-active", "is-enabled", "is-failed", "is-system-running",
 	    "get-default", "show-environment", "--version", "--help",
-	    "list-automounts", "list-paths", NULL };
+	    "list-automounts", "list-paths", "whoami", "log-level",
+	    "log-target", "service-log-level", "service-log-target", NULL };
 	static const char *const persist[] = { "enable", "link", "preset",
 	    "preset-all", "edit", "set-property", "revert", "add-wants",
 	    "add-requires", "set-environment", "import-environment", NULL };
-	int i, user = has_arg(c, "--user");
+	static const char *const starts[] = { "start", "isolate", "restart",
+	    "try-restart", "reload-or-restart", "try-reload-or-restart",
+	    "default", NULL };
+	static const char *const valued[] = { "-t", "--type", "-p",
+	    "--property", "-H", "--host", "-M", "--machine", "-n", "--lines",
+	    "-o", "--output", "--state", "-s", "--signal", "--kill-whom",
+	    "--kill-value", "--root", "--image", "--job-mode", "--what",
+	    "--timestamp", "--preset-mode", "--boot-loader-entry",
+	    "--boot-loader-menu", "--reboot-argument", "--drop-in",
+	    "--when", "-P", "--message", NULL };
+	int i, user = has_arg(c, "--user"), halt = 0;
 
+	if (has_arg(c, "--help") || has_arg(c, "-h") ||
+	    has_arg(c, "--version"))
+		return;
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
+		int k;
 
-		if (is_opt(f))
+		if (is_opt(f)) {
+			if (eq_any(f, valued))
+				i++;
 			continue;
+		}
 		if (user) {
 			/* The user's own services: only persistence counts. */
 			if (eq_any(f, persist))
@@ -1716,16 +2162,128 @@ h_systemctl(struct pl_an *an, struct pl_cmd *c)
 			return;
 		}
 		if (eq_any(f, stop)) {
-			pl_find(an, VG_CAT_DISRUPTION, "builtin:power",
+			pl_find_floor(an, eq_any(f, halts) ? PL_FLOOR_POWER :
+			    NULL, VG_CAT_DISRUPTION, "builtin:power",
 			    c->off, c->len,
 			    "'systemctl %s' stops or restarts the host", f->s);
 			return;
+		}
+		for (k = i + 1; k < c->argc && (eq_any(f, starts) ||
+		    eq(f, "stop") || eq(f, "kill") || eq(f, "mask")); k++) {
+			const char *u = c->argv[k].s;
+			size_t n = c->argv[k].len;
+
+			if (is_opt(&c->argv[k]))
+				continue;
+			if (eq_any(f, starts) && power_unit(u, &halt)) {
+				sysconf(an, c, "builtin:service",
+				    "changes service state");
+				pl_find_floor(an, halt ? PL_FLOOR_POWER : NULL,
+				    VG_CAT_DISRUPTION, "builtin:power",
+				    c->off, c->len, "'systemctl %s %s' "
+				    "switches the host to another state",
+				    f->s, u);
+				return;
+			}
+			if (!eq_any(f, starts) && ((n > 5 && strcmp(u + n - 5,
+			    ".swap") == 0) || strcmp(u, "swap.target") == 0)) {
+				pl_find(an, VG_CAT_DISRUPTION,
+				    "builtin:swap-off", c->off, c->len,
+				    "'systemctl %s %s' turns swap off", f->s,
+				    u);
+				return;
+			}
 		}
 		if (!eq_any(f, ok))
 			sysconf(an, c, "builtin:service",
 			    "changes service state");
 		return;
 	}
+}
+
+/* Methods of logind and the systemd manager that halt, reboot or
+ * suspend the host, called over D-Bus (busctl, dbus-send, gdbus,
+ * qdbus). */
+static void
+h_dbus(struct pl_an *an, struct pl_cmd *c)
+{
+	static const char *const halts[] = { "PowerOff", "Reboot", "Halt",
+	    "KExec", "SoftReboot", "PowerOffWithFlags", "RebootWithFlags",
+	    "HaltWithFlags", "KExecWithFlags", "ScheduleShutdown", NULL };
+	static const char *const others[] = { "Suspend", "Hibernate",
+	    "HybridSleep", "SuspendThenHibernate", "SuspendWithFlags",
+	    "HibernateWithFlags", "Sleep", "TerminateUser",
+	    "TerminateSession", "TerminateSeat", "KillUser", "KillSession",
+	    "StartUnit", "StartUnitReplace", "Exit", NULL };
+	const char *m = NULL;
+	int i, k, bus = 0, halt = 0;
+
+	/* busctl and gdbus only act with "call"; dbus-send and qdbus
+	 * always call the method they are given. */
+	if ((strcmp(c->name, "busctl") == 0 || strcmp(c->name, "gdbus") == 0)
+	    && !has_arg(c, "call"))
+		return;
+	for (i = 1; i < c->argc; i++) {
+		const char *s = c->argv[i].s, *dot = strrchr(s, '.');
+		const char *name = dot != NULL ? dot + 1 : s;
+
+		if (strstr(s, "org.freedesktop.login1") != NULL ||
+		    strstr(s, "org.freedesktop.systemd1") != NULL)
+			bus = 1;
+		for (k = 0; halts[k] != NULL && m == NULL; k++)
+			if (strcmp(name, halts[k]) == 0) {
+				m = halts[k];
+				halt = 1;
+			}
+		for (k = 0; others[k] != NULL && m == NULL; k++)
+			if (strcmp(name, others[k]) == 0)
+				m = others[k];
+	}
+	if (!bus || m == NULL)
+		return;
+	/* StartUnit is power only for a power target. */
+	if (strncmp(m, "StartUnit", 9) == 0) {
+		for (i = 1; i < c->argc; i++) {
+			const char *s = c->argv[i].s, *q = strchr(s, ':');
+
+			if (power_unit(q != NULL ? q + 1 : s, &halt))
+				break;
+		}
+		if (i == c->argc)
+			return;
+	}
+	pl_find_floor(an, halt ? PL_FLOOR_POWER : NULL, VG_CAT_DISRUPTION,
+	    "builtin:power", c->off, c->len, "'%s' asks the system manager "
+	    "to %s (%s)", c->name, halt ? "halt or reboot the host" :
+	    "suspend the host or end sessions", m);
+}
+
+/* Desktop and firmware front ends of the host's power state. */
+static void
+h_power_front(struct pl_an *an, struct pl_cmd *c)
+{
+	static const char *const rtc_off[] = { "off", "disk", "mem",
+	    "standby", "freeze", NULL };
+	static const char *const desk[] = { "--halt", "--reboot",
+	    "--power-off", "--suspend", "--hibernate", "--hybrid-sleep",
+	    "--shutdown", NULL };
+	const struct pl_field *m;
+	int halt;
+
+	if (strcmp(c->name, "rtcwake") == 0) {
+		m = opt_val(an, c, 'm', "--mode");
+		if (m == NULL || !eq_any(m, rtc_off))
+			return;
+		halt = eq(m, "off");
+	} else {
+		if (!has_any(c, desk))
+			return;
+		halt = has_arg(c, "--halt") || has_arg(c, "--reboot") ||
+		    has_arg(c, "--power-off") || has_arg(c, "--shutdown");
+	}
+	pl_find_floor(an, halt ? PL_FLOOR_POWER : NULL, VG_CAT_DISRUPTION,
+	    "builtin:power", c->off, c->len, "'%s' %s the host", c->name,
+	    halt ? "powers off or restarts" : "suspends");
 }
 
 static void
@@ -1826,6 +2384,9 @@ h_module(struct pl_an *an, struct pl_cmd *c)
 	    || has_opt(c, 'D', NULL) || has_arg(c, "--help") ||
 	    has_opt(c, 'V', NULL)))
 		return;
+	if (has_arg(c, "--help") || has_arg(c, "-h") ||
+	    has_arg(c, "--version") || has_arg(c, "-V"))
+		return;
 	if (c->argc < 2)
 		return;
 	sysconf(an, c, "builtin:kmod", "loads or unloads kernel modules");
@@ -1873,7 +2434,8 @@ h_ip(struct pl_an *an, struct pl_cmd *c)
 {
 	static const char *const verbs[] = { "add", "del", "delete", "set",
 	    "flush", "change", "replace", "append", "down", "up", "modify",
-	    "off", NULL };
+	    "off", "mod", "disconnect", "connect", "reapply", "edit", "load",
+	    "reload", "import", "on", NULL };
 	const char *n = c->name;
 	int i;
 
@@ -1897,13 +2459,119 @@ h_ip(struct pl_an *an, struct pl_cmd *c)
 		    "changes network configuration");
 }
 
+/* Network tools beyond ip/ifconfig/nmcli, each with the words (verbs,
+ * or options for option-driven tools) that change the host's network:
+ * the rest of their forms only show. */
+static const struct net_tool {
+	const char		*name;
+	const char *const	*change;
+	int			 opts;	/* change words are options */
+	int			 nargs;	/* 0, or: a verb changes only with
+					 * at least this many operands */
+} net_tools[] = {
+	{ .name = "ipset", .change = (const char *const[]){
+	  "create", "-N", "-C", "add", "-A", "del", "-D", "destroy", "-X",
+	  "flush", "-F", "rename", "-E", "swap", "-W", "restore", "-R", "n",
+	  "a", "d", "x", "f", NULL } },
+	{ .name = "conntrack", .change = (const char *const[]){
+	  "-F", "--flush", "-D", "--delete", "-U", "--update", "-I",
+	  "--create", NULL }, .opts = 1 },
+	{ .name = "tc", .change = (const char *const[]){
+	  "add", "del", "delete", "change", "replace", "link", "flush",
+	  "exec", NULL } },
+	{ .name = "ethtool", .change = (const char *const[]){
+	  "-s", "--change", "-K", "--features", "--offload", "-G",
+	  "--set-ring", "-A", "--pause", "-C", "--coalesce", "-L",
+	  "--set-channels", "-E", "--change-eeprom", "-f", "--flash", "-r",
+	  "--negotiate", "-X", "--set-rxfh-indir", "--rxfh", "-N", "-U",
+	  "--config-nfc", "--config-ntuple", "--reset", "-W", "--set-dump",
+	  "--set-eee", "--set-fec", "--set-priv-flags", "--set-phy-tunable",
+	  "--set-tunable", "--set-module", "--set-plca-cfg", "--set-mm",
+	  "--set-pse", NULL }, .opts = 1 },
+	{ .name = "iw", .change = (const char *const[]){
+	  "set", "del", "connect", "disconnect", "add", "join", "leave",
+	  "reg", NULL } },
+	{ .name = "iwconfig", .change = (const char *const[]){
+	  "essid", "mode", "freq", "channel", "txpower", "power", "key", "ap",
+	  "rate", "retry", "commit", NULL } },
+	{ .name = "brctl", .change = (const char *const[]){
+	  "addbr", "delbr", "addif", "delif", "stp", "setageing",
+	  "setbridgeprio", "setfd", "sethello", "setmaxage", "setpathcost",
+	  "setportprio", "sethashel", "sethashmax", "setmclmc", NULL } },
+	{ .name = "bridge", .change = (const char *const[]){
+	  "add", "del", "delete", "set", "replace", "change", "flush",
+	  "append", NULL } },
+	{ .name = "wg", .change = (const char *const[]){
+	  "set", "setconf", "addconf", "syncconf", NULL } },
+	{ .name = "wg-quick", .change = (const char *const[]){
+	  "up", "down", "save", NULL } },
+	{ .name = "arp", .change = (const char *const[]){
+	  "-s", "--set", "-d", "--delete", "-f", "--file", NULL }, .opts = 1 },
+	{ .name = "netplan", .change = (const char *const[]){
+	  "apply", "try", "generate", "set", NULL } },
+	{ .name = "networkctl", .change = (const char *const[]){
+	  "up", "down", "reload", "reconfigure", "renew", "forcerenew",
+	  "delete", "edit", NULL } },
+	{ .name = "resolvectl", .change = (const char *const[]){
+	  "dns", "domain", "default-route", "llmnr", "mdns", "dnssec",
+	  "dnsovertls", "nta", "revert", "flush-caches", "reset-statistics",
+	  "reset-server-features", NULL }, .nargs = 2 },
+	{ .name = "ifenslave", .change = (const char *const[]){
+	  "-d", "--detach", "-c", "--change-active", "-a", NULL }, .nargs = 2 },
+	{ .name = "vconfig", .change = (const char *const[]){
+	  "add", "rem", "set_flag", "set_egress_map", "set_ingress_map",
+	  "set_name_type", NULL } },
+	{ .name = "nmtui", .change = (const char *const[]){
+	  "edit", "connect", "hostname", NULL } },
+};
+
+static void
+h_net(struct pl_an *an, struct pl_cmd *c)
+{
+	size_t k;
+	int i;
+
+	if (has_arg(c, "--help") || has_arg(c, "-h") ||
+	    has_arg(c, "--version"))
+		return;
+	for (k = 0; k < sizeof(net_tools) / sizeof(net_tools[0]); k++) {
+		const struct net_tool *t = &net_tools[k];
+
+		if (strcmp(t->name, c->name) != 0)
+			continue;
+		for (i = 1; i < c->argc; i++) {
+			const struct pl_field *f = &c->argv[i];
+
+			if (!t->opts && is_opt(f) && !eq_any(f, t->change))
+				continue;
+			if (!eq_any(f, t->change))
+				continue;
+			if (t->nargs > 0 && c->argc - i - 1 < t->nargs)
+				return;
+			sysconf(an, c, "builtin:network",
+			    "changes network configuration");
+			return;
+		}
+		return;
+	}
+}
+
 static void
 h_pkg(struct pl_an *an, struct pl_cmd *c)
 {
 	static const char *const removes[] = { "remove", "purge",
 	    "autoremove", "erase", "del", "--purge", "--remove", "-P", NULL };
+	/* Forms that only print what would happen, or help. */
+	static const char *const dry[] = { "-s", "--simulate", "--dry-run",
+	    "--just-print", "--no-act", "--recon", "--assumeno", "--test",
+	    "--print", "-p", "--help", "-h", "--version", "-V", "help",
+	    "--print-uris", "--no-download", NULL };
 	int i;
 
+	if (has_any(c, dry) || (strcmp(c->name, "pacman") == 0 &&
+	    has_arg(c, "-Rp")) || (strcmp(c->name, "zypper") == 0 &&
+	    has_arg(c, "-D")))
+		return;
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
 
@@ -1953,15 +2621,21 @@ h_security(struct pl_an *an, struct pl_cmd *c)
 
 /* ---- host disruption ---- */
 
+/* kill [-s SIG | -n NUM | -SIG] [--] PID...: the first "-N" is a signal
+ * when PIDs follow it ("kill -1 4242" sends SIGHUP to 4242), a PID when
+ * it is alone or comes after the signal ("kill -1", "kill -9 -1": every
+ * process); PID 1 is init. */
 static void
 h_kill(struct pl_an *an, struct pl_cmd *c)
 {
-	int i, dd = 0;
+	int i, dd = 0, sig = 0;
 
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
+		int pid = dd || !is_opt(f);
 
-		if (eq(f, "-l") || eq(f, "-L") || eq(f, "--list"))
+		if (!dd && (eq(f, "-l") || eq(f, "-L") || eq(f, "--list") ||
+		    eq(f, "--help") || eq(f, "--table")))
 			return;
 		if (!dd && eq(f, "--")) {
 			dd = 1;
@@ -1969,13 +2643,18 @@ h_kill(struct pl_an *an, struct pl_cmd *c)
 		}
 		if (!dd && (eq(f, "-s") || eq(f, "-n") || eq(f, "--signal"))) {
 			i++;
+			sig = 1;
 			continue;
 		}
-		if (!dd && f->s[0] == '-' && !(f->len == 2 && f->s[1] == '1'))
+		if (!pid && !sig && i + 1 < c->argc) {
+			sig = 1;	/* -SIG, or -N followed by PIDs */
 			continue;
+		}
+		if (!pid && !eq(f, "-1"))
+			continue;	/* other options, process groups */
 		if (eq(f, "-1") || eq(f, "1")) {
-			pl_find(an, VG_CAT_DISRUPTION, "builtin:kill-all",
-			    c->off, c->len, eq(f, "1") ?
+			pl_find_floor(an, PL_FLOOR_KILLALL, VG_CAT_DISRUPTION,
+			    "builtin:kill-all", c->off, c->len, eq(f, "1") ?
 			    "'kill' signals init (PID 1)" :
 			    "'kill -1' signals every process");
 			return;
@@ -2010,8 +2689,9 @@ h_pkill(struct pl_an *an, struct pl_cmd *c)
 	int i, ops = 0;
 
 	if (strcmp(c->name, "killall5") == 0) {
-		pl_find(an, VG_CAT_DISRUPTION, "builtin:kill-all", c->off,
-		    c->len, "'killall5' signals every process");
+		pl_find_floor(an, PL_FLOOR_KILLALL, VG_CAT_DISRUPTION,
+		    "builtin:kill-all", c->off, c->len,
+		    "'killall5' signals every process");
 		return;
 	}
 	int byuser = 0;
@@ -2058,6 +2738,7 @@ static void
 h_power(struct pl_an *an, struct pl_cmd *c)
 {
 	const char *n = c->name;
+	int halt;
 
 	if (has_arg(c, "--help") || (strcmp(n, "shutdown") == 0 &&
 	    has_opt(c, 'c', NULL)))
@@ -2076,7 +2757,13 @@ h_power(struct pl_an *an, struct pl_cmd *c)
 	if (strcmp(n, "kexec") == 0 && !has_opt(c, 'e', "--exec") &&
 	    !has_opt(c, 'f', "--force"))
 		return;
-	pl_find(an, VG_CAT_DISRUPTION, "builtin:power", c->off, c->len,
+	halt = strcmp(n, "shutdown") == 0 || strcmp(n, "reboot") == 0 ||
+	    strcmp(n, "halt") == 0 || strcmp(n, "poweroff") == 0 ||
+	    strcmp(n, "kexec") == 0 || (c->argc >= 2 &&
+	    (eq(&c->argv[1], "0") || eq(&c->argv[1], "6") ||
+	    eq(&c->argv[1], "poweroff") || eq(&c->argv[1], "reboot")));
+	pl_find_floor(an, halt ? PL_FLOOR_POWER : NULL, VG_CAT_DISRUPTION,
+	    "builtin:power", c->off, c->len,
 	    "'%s' stops, restarts or switches the host's run level", n);
 }
 
@@ -2231,6 +2918,18 @@ h_docker(struct pl_an *an, struct pl_cmd *c)
 {
 	int i, run = 0;
 
+	/* docker volume rm/prune and system prune --volumes delete the
+	 * data of named volumes. */
+	if ((has_arg(c, "volume") && (has_arg(c, "rm") ||
+	    has_arg(c, "remove") || has_arg(c, "prune"))) ||
+	    (has_arg(c, "system") && has_arg(c, "prune") &&
+	    has_arg(c, "--volumes"))) {
+		if (!has_arg(c, "--help"))
+			pl_find(an, VG_CAT_DESTRUCTIVE, "builtin:volume-delete",
+			    c->off, c->len, "'%s' deletes container volumes "
+			    "and their data", c->name);
+		return;
+	}
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
 		const char *s = f->s, *v = NULL;
@@ -2720,8 +3419,14 @@ static const struct handler handlers[] = {
 	{ "fgrep", h_reader }, { "rg", h_reader }, { "zcat", h_reader },
 	{ "tar", h_reader }, { "zip", h_reader }, { "7z", h_reader },
 	{ "sort", h_reader }, { "uniq", h_reader }, { "cut", h_reader },
-	{ "jq", h_reader }, { "gpg", h_reader }, { "vim", h_reader },
-	{ "vi", h_reader }, { "nano", h_reader }, { "view", h_reader },
+	{ "ed", h_editor }, { "red", h_editor }, { "ex", h_editor },
+	{ "nvim", h_editor }, { "sponge", h_sponge }, { "crudini", h_crudini },
+	{ "jq", h_reader }, { "gpg", h_keys }, { "gpg2", h_keys },
+	{ "gpgsm", h_keys }, { "kubectl", h_keys }, { "pass", h_keys },
+	{ "aws", h_keys }, { "gh", h_keys }, { "gcloud", h_keys },
+	{ "az", h_keys }, { "vault", h_keys }, { "op", h_keys },
+	{ "secret-tool", h_keys }, { "security", h_keys }, { "vim", h_editor },
+	{ "vi", h_editor }, { "nano", h_reader }, { "view", h_editor },
 	{ "bat", h_reader }, { "diff", h_reader }, { "md5sum", h_reader },
 	{ "wc", h_reader }, { "paste", h_reader }, { "column", h_reader },
 	{ "chmod", h_chmod }, { "chown", h_chown }, { "chgrp", h_chown },
@@ -2739,6 +3444,17 @@ static const struct handler handlers[] = {
 	{ "fsck", h_disk }, { "debugfs", h_disk }, { "xfs_repair", h_disk },
 	{ "mkdosfs", h_disk }, { "mkntfs", h_disk }, { "btrfs", h_disk },
 	{ "sg_format", h_disk }, { "partprobe", h_disk },
+	{ "vgextend", h_disk }, { "vgreduce", h_disk }, { "vgchange", h_disk },
+	{ "vgrename", h_disk }, { "vgmerge", h_disk }, { "vgsplit", h_disk },
+	{ "lvresize", h_disk }, { "lvextend", h_disk }, { "lvreduce", h_disk },
+	{ "lvconvert", h_disk }, { "lvrename", h_disk }, { "lvchange", h_disk },
+	{ "pvmove", h_disk }, { "pvresize", h_disk }, { "pvchange", h_disk },
+	{ "grub-install", h_disk }, { "grub2-install", h_disk },
+	{ "efibootmgr", h_disk }, { "flashrom", h_disk },
+	{ "bootctl", h_disk }, { "blockdev", h_disk },
+	{ "qemu-img", h_imager }, { "ddrescue", h_imager },
+	{ "bmaptool", h_imager }, { "partclone", h_imager },
+	{ "ntfsclone", h_imager }, { "dcfldd", h_dd }, { "dc3dd", h_dd },
 	{ "mount", h_mount }, { "umount", h_mount }, { "swapon", h_mount },
 	{ "swapoff", h_mount },
 	{ "curl", h_curl }, { "wget", h_curl },
@@ -2768,6 +3484,7 @@ static const struct handler handlers[] = {
 	{ "delgroup", h_priv }, { "chpasswd", h_priv }, { "passwd", h_priv },
 	{ "chage", h_priv }, { "vipw", h_priv }, { "vigr", h_priv },
 	{ "chsh", h_priv }, { "chfn", h_priv }, { "pwconv", h_priv },
+	{ "sudoedit", h_priv }, { "ksu", h_priv },
 	{ "crontab", h_crontab }, { "at", h_at }, { "batch", h_at },
 	{ "systemctl", h_systemctl }, { "service", h_service },
 	{ "update-rc.d", h_service }, { "chkconfig", h_service },
@@ -2787,6 +3504,12 @@ static const struct handler handlers[] = {
 	{ "hwclock", h_hostconf }, { "localectl", h_hostconf },
 	{ "ip", h_ip }, { "ifconfig", h_ip }, { "ifdown", h_ip },
 	{ "ifup", h_ip }, { "nmcli", h_ip }, { "route", h_ip },
+	{ "ipset", h_net }, { "conntrack", h_net }, { "tc", h_net },
+	{ "ethtool", h_net }, { "iw", h_net }, { "iwconfig", h_net },
+	{ "brctl", h_net }, { "bridge", h_net }, { "wg", h_net },
+	{ "wg-quick", h_net }, { "arp", h_net }, { "netplan", h_net },
+	{ "networkctl", h_net }, { "resolvectl", h_net },
+	{ "ifenslave", h_net }, { "vconfig", h_net }, { "nmtui", h_net },
 	{ "apt", h_pkg }, { "apt-get", h_pkg }, { "aptitude", h_pkg },
 	{ "dpkg", h_pkg }, { "yum", h_pkg }, { "dnf", h_pkg },
 	{ "rpm", h_pkg }, { "zypper", h_pkg }, { "pacman", h_pkg },
@@ -2800,6 +3523,11 @@ static const struct handler handlers[] = {
 	{ "shutdown", h_power }, { "reboot", h_power }, { "halt", h_power },
 	{ "poweroff", h_power }, { "init", h_power }, { "telinit", h_power },
 	{ "kexec", h_power }, { "loginctl", h_power },
+	{ "busctl", h_dbus }, { "dbus-send", h_dbus }, { "gdbus", h_dbus },
+	{ "qdbus", h_dbus }, { "qdbus6", h_dbus }, { "qdbus-qt5", h_dbus },
+	{ "rtcwake", h_power_front }, { "xfce4-session-logout", h_power_front },
+	{ "gnome-session-quit", h_power_front },
+	{ "lxqt-leave", h_power_front },
 	{ "scancel", h_scancel }, { "scontrol", h_scontrol },
 	{ "sacctmgr", h_sacctmgr }, { "sbatch", h_sbatch },
 	{ "squeue", h_squeue }, { "sinfo", h_squeue }, { "sacct", h_squeue },
@@ -2896,6 +3624,8 @@ pl_prog_name(struct pl_arena *a, const char *s, size_t len)
 		return "nc";
 	if (PFX("fsck."))
 		return "fsck";
+	if (PFX("partclone."))
+		return "partclone";
 #undef PFX
 #undef REST_VER
 	o = pl_strndup(a, b, n);
@@ -2937,6 +3667,53 @@ run_written(struct pl_an *an, struct pl_cmd *c)
 	return 1;
 }
 
+/* Programs that only read the devices they are given (the read-only
+ * table of docs/policy.md); tools with a handler judge their own
+ * read-only forms (disk_reads). */
+static const char *const device_readers[] = { "lsblk", "blkid", "findmnt",
+    "lsscsi", "smartctl", "iostat", "isoinfo", "isosize", "udevadm", "file",
+    "stat", "df", "du", "dumpe2fs", "xfs_info", "xfs_db", "ntfsinfo",
+    "partx", "kpartx", "sg_inq", "sg_map", "sginfo", "sg_readcap",
+    "sg_vpd", "lsof", "fuser", "pvs", "vgs", "lvs", "pvdisplay",
+    "vgdisplay", "lvdisplay", "pvscan", "vgscan", "lvscan", "lvmdiskscan",
+    "multipath", "hwinfo", "lshw", "inxi", "pv", "cmp", "sha1sum",
+    "sha256sum", "sha512sum", "b2sum", "cksum", "xxd", "eject", "mountpoint",
+    "realpath", "readlink", "ls", "test", "[", "echo", "printf", "id",
+    "e2freefrag", "filefrag", "sg_scan", "ledctl", "udisksctl", "fstrim",
+    "cfdisk", "lsusb", "lspci", "dmidecode", "blkparse", "blktrace",
+    "fio", NULL };
+
+/* An unknown program given a block device (as an operand, "of=/dev/x"
+ * or "--opt=/dev/x") may write it: a raw disk finding unless the
+ * program is in the read-only table. */
+static void
+device_operand(struct pl_an *an, struct pl_cmd *c)
+{
+	struct pl_field name;
+	int i;
+
+	for (i = 1; i < c->argc; i++) {
+		const struct pl_field *f = &c->argv[i];
+		const char *d = memmem(f->s, f->len, "/dev/", 5);
+		struct pl_path p;
+
+		if (d == NULL || (d != f->s && d[-1] != '='))
+			continue;
+		pl_path_classify(an, d == f->s ? f : subfield(an, f,
+		    (size_t)(d - f->s)), &p);
+		if (p.cls != PC_DEVICE)
+			continue;
+		name.s = c->name;
+		name.len = strlen(c->name);
+		if (eq_any(&name, device_readers))
+			return;
+		pl_find(an, VG_CAT_DISK, "builtin:device-operand", c->off,
+		    c->len, "'%s' is given the block device '%s' and is no "
+		    "known read-only tool", c->name, pshow(&p));
+		return;
+	}
+}
+
 void
 pl_classify(struct pl_an *an, struct pl_cmd *c)
 {
@@ -2953,6 +3730,7 @@ pl_classify(struct pl_an *an, struct pl_cmd *c)
 		return;
 	}
 	out_default(c);
+	device_operand(an, c);
 	/* Unknown programs: operands that are secrets are still read. */
 	if (c->argc > 1 && c->argc < 16) {
 		int i;

@@ -934,7 +934,13 @@ scan_path_calls(struct scan *sc, const char *const *apis, int write)
 				continue;
 			}
 			pl_path_classify(sc->an, &f, &pp);
-			if (pp.cls == PC_PROTECTED || pp.cls == PC_DEVICE)
+			if (pl_path_top(sc->an, &pp))
+				pl_find_floor(sc->an, PL_FLOOR_DELETE,
+				    VG_CAT_DESTRUCTIVE,
+				    "builtin:script-delete", sc->off, sc->slen,
+				    "%s code deletes the protected path '%s'",
+				    sc->lang, pp.abs);
+			else if (pp.cls == PC_PROTECTED || pp.cls == PC_DEVICE)
 				pl_find(sc->an, VG_CAT_DESTRUCTIVE,
 				    "builtin:script-delete", sc->off, sc->slen,
 				    "%s code deletes the protected path '%s'",
@@ -1054,7 +1060,8 @@ pl_scan_script(struct pl_an *an, const char *lang, const char *code,
 		pl_find(an, VG_CAT_OBFUSCATION, "builtin:script-decode-exec",
 		    off, slen, "%s code runs decoded data", lang);
 	if (fork_loop(&sc))
-		pl_find(an, VG_CAT_DISRUPTION, "builtin:script-forkbomb", off,
+		pl_find_floor(an, PL_FLOOR_FORKBOMB, VG_CAT_DISRUPTION,
+		    "builtin:script-forkbomb", off,
 		    slen, "%s code forks in a loop", lang);
 	if (has_any(&sc, secrets))
 		pl_find(an, VG_CAT_EXFILTRATION, "builtin:script-secret", off,
@@ -1073,7 +1080,8 @@ pl_scan_script(struct pl_an *an, const char *lang, const char *code,
 	if (has(&sc, "kill(-1") || has(&sc, "kill(-1,") ||
 	    has(&sc, "kill -9, -1") || has(&sc, "KILL, -1") ||
 	    has(&sc, "kill(9, -1") || has(&sc, "killpg(1"))
-		pl_find(an, VG_CAT_DISRUPTION, "builtin:script-killall", off,
+		pl_find_floor(an, PL_FLOOR_KILLALL, VG_CAT_DISRUPTION,
+		    "builtin:script-killall", off,
 		    slen, "%s code signals every process", lang);
 	scan_shell_calls(&sc, py ? shell_py : shell_other);
 	if (awk) {

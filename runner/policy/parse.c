@@ -1362,6 +1362,43 @@ parse_do(struct ps *p, struct pl_node *n, struct pl_node **kt)
 }
 
 /* Parses a compound or simple command with its redirections. */
+/* True when the compound command that starts at p->i begins a
+ * compound command: a group, a subshell, or a compound keyword. */
+static int
+at_compound(const struct ps *p)
+{
+	return at_kw(p, "{") || peekc(p, 0) == '(' || at_kw(p, "while") ||
+	    at_kw(p, "until") || at_kw(p, "for") || at_kw(p, "if") ||
+	    at_kw(p, "case") || at_kw(p, "select") || at_kw(p, "[[");
+}
+
+/* At "coproc": skips "coproc [NAME]" when a compound command follows
+ * and returns 1; leaves p and returns 0 for "coproc simple-command"
+ * (the coproc wrapper of the analysis handles that form). */
+static int
+coproc_compound(struct ps *p)
+{
+	size_t save = p->i, w;
+
+	p->i += 6;
+	skip_blanks(p);
+	if (at_compound(p))
+		return 1;
+	w = p->i;
+	while (p->i < p->len && ((p->s[p->i] >= 'a' && p->s[p->i] <= 'z') ||
+	    (p->s[p->i] >= 'A' && p->s[p->i] <= 'Z') ||
+	    (p->s[p->i] >= '0' && p->s[p->i] <= '9') || p->s[p->i] == '_'))
+		p->i++;
+	if (p->i > w && (p->i == p->len || p->s[p->i] == ' ' ||
+	    p->s[p->i] == '\t')) {
+		skip_blanks(p);
+		if (at_compound(p))
+			return 1;
+	}
+	p->i = save;
+	return 0;
+}
+
 static struct pl_node *
 parse_command(struct ps *p)
 {
@@ -1374,6 +1411,12 @@ parse_command(struct ps *p)
 		return fail(p, "nesting too deep");
 	if (!step(p))
 		return NULL;
+	if (at_kw(p, "coproc") && coproc_compound(p)) {
+		/* coproc [NAME] COMPOUND: the compound command runs (in
+		 * the background, connected by pipes). */
+		p->depth--;
+		return parse_command(p);
+	}
 	if (at_kw(p, "{")) {
 		p->i++;
 		n = pl_alloc(p->a, sizeof(*n));
@@ -1597,7 +1640,28 @@ parse_command(struct ps *p)
 	return n;
 }
 
-/* Parses [!] command [| command]... */
+/* At "time": skips the reserved word (and -p) when a compound command
+ * follows it, which the time wrapper of the analysis could not take;
+ * "time make" stays a simple command. */
+static int
+time_keyword(struct ps *p)
+{
+	size_t save = p->i;
+
+	p->i += 4;
+	skip_blanks(p);
+	if (peekc(p, 0) == '-' && peekc(p, 1) == 'p' && (p->i + 2 == p->len ||
+	    p->s[p->i + 2] == ' ' || p->s[p->i + 2] == '\t')) {
+		p->i += 2;
+		skip_blanks(p);
+	}
+	if (at_compound(p) || at_kw(p, "!"))
+		return 1;
+	p->i = save;
+	return 0;
+}
+
+/* Parses [!] [time [-p]] command [| command]... */
 static struct pl_node *
 parse_pipeline(struct ps *p)
 {
@@ -1607,9 +1671,15 @@ parse_pipeline(struct ps *p)
 
 	skip_blanks(p);
 	start = p->i;
-	while (at_kw(p, "!")) {
-		bang = !bang;
-		p->i++;
+	for (;;) {
+		if (at_kw(p, "!")) {
+			bang = !bang;
+			p->i++;
+		} else if (at_kw(p, "time") && time_keyword(p)) {
+			/* "time [-p] pipeline": the reserved word. */
+		} else {
+			break;
+		}
 		skip_blanks(p);
 	}
 	first = parse_command(p);

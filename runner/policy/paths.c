@@ -112,6 +112,17 @@ depth(const char *p)
 	return d;
 }
 
+/* System trees (protected at every depth) and top-level site
+ * directories (protected themselves). */
+static const char *const sys[] = { "/usr", "/bin", "/sbin", "/lib",
+    "/lib32", "/lib64", "/libx32", "/boot", "/var", "/opt", "/root", "/srv",
+    "/snap", "/run", "/efi", "/nix", NULL };
+static const char *const tops[] = { "home", "scratch", "data", "lustre",
+    "gpfs", "work", "project", "projects", "apps", "software", "shared",
+    "global", "cvmfs", "nfs", "net", "mnt", "media", "storage", "archive",
+    "local", "fs", "datasets", "users", "group", "groups", "u",
+    "lost+found", "cluster", "sw", NULL };
+
 static const char *const rcfiles[] = { ".bashrc", ".bash_profile",
     ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
     ".zshenv", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".login",
@@ -193,6 +204,26 @@ pl_path_is_secret(const struct pl_an *an, const char *p)
 	return 0;
 }
 
+/* True for a character device under /dev (d is the name after "/dev/")
+ * that is no disk and no memory: terminals, serial ports, sound, video,
+ * GPUs, input.  Writing to one is not a raw disk write. */
+static int
+char_device(const char *d)
+{
+	static const char *const pre[] = { "tty", "pts", "snd", "dri",
+	    "nvidia", "input", "video", "hidraw", "usb", "bus", "net",
+	    "vhost", "kvm", "fuse", "rfkill", "uinput", "lp", "printer",
+	    "mqueue", "hugepages", "autofs", "cuse", "userfaultfd", "vcs",
+	    "kfd", "accel", "infiniband", "ppp", "uhid", "gpiochip", "i2c-",
+	    "spidev", "media", "v4l", NULL };
+	int k;
+
+	for (k = 0; pre[k] != NULL; k++)
+		if (strncmp(d, pre[k], strlen(pre[k])) == 0)
+			return 1;
+	return 0;
+}
+
 /* Classifies a concrete absolute path (no unknown parts, no glob). */
 static void
 classify_abs(struct pl_an *an, const char *p, struct pl_path *o)
@@ -219,11 +250,11 @@ classify_abs(struct pl_an *an, const char *p, struct pl_path *o)
 		}
 		if (comp_is(d, "null") || comp_is(d, "zero") ||
 		    comp_is(d, "full") || comp_is(d, "random") ||
-		    comp_is(d, "urandom") || comp_is(d, "tty") ||
-		    comp_is(d, "stdin") || comp_is(d, "stdout") ||
-		    comp_is(d, "stderr") || comp_is(d, "fd") ||
-		    comp_is(d, "ptmx") || comp_is(d, "pts") ||
-		    comp_is(d, "console") || comp_is(d, "log")) {
+		    comp_is(d, "urandom") || comp_is(d, "stdin") ||
+		    comp_is(d, "stdout") || comp_is(d, "stderr") ||
+		    comp_is(d, "fd") || comp_is(d, "ptmx") ||
+		    comp_is(d, "pts") || comp_is(d, "console") ||
+		    comp_is(d, "log") || char_device(d)) {
 			o->cls = PC_SPECIAL;
 			return;
 		}
@@ -409,23 +440,9 @@ classify_abs(struct pl_an *an, const char *p, struct pl_path *o)
 		o->attr |= PA_CRON;
 		return;
 	}
-	if ((comp_is(p, "/usr/local") && depth(p) >= 4) ||
-	    (comp_is(p, "/opt") && depth(p) >= 3)) {
-		o->cls = PC_OTHER;
-		return;
-	}
+	/* /usr and /opt are protected at every depth, /usr/local and
+	 * /opt/X included (software installed for everyone). */
 	{
-		static const char *const sys[] = { "/usr", "/bin", "/sbin",
-		    "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/var",
-		    "/opt", "/root", "/srv", "/snap", "/run", "/efi", "/nix",
-		    NULL };
-		static const char *const tops[] = { "home", "scratch", "data",
-		    "lustre", "gpfs", "work", "project", "projects", "apps",
-		    "software", "shared", "global", "cvmfs", "nfs", "net",
-		    "mnt", "media", "storage", "archive", "local", "fs",
-		    "datasets", "users", "group", "groups", "u", "lost+found",
-		    "cluster", "sw", NULL };
-
 		for (k = 0; sys[k] != NULL; k++) {
 			if (comp_is(p, sys[k])) {
 				o->cls = PC_PROTECTED;
@@ -571,4 +588,39 @@ classify_field(struct pl_an *an, const struct pl_field *f,
 		return;
 	}
 	classify_abs(an, pl_path_resolve(an, s, n), o);
+}
+
+/* True when p is "/", the home directory, /home or a system tree
+ * itself, or a glob over one of them (top-level site directories such
+ * as /scratch are protected but below the floor: a site may allow their
+ * purge); see paths.h. */
+int
+pl_path_top(const struct pl_an *an, const struct pl_path *p)
+{
+	const char *s = p->abs;
+	size_t n;
+	int k;
+
+	if (p->cls != PC_PROTECTED || (p->attr & PA_UNRESOLVED) || s == NULL)
+		return 0;
+	if (p->attr & (PA_ROOT | PA_HOME))
+		return 1;
+	n = strlen(s);
+	/* Globs and trailing slashes: the directory they range over. */
+	while (n > 1 && (s[n - 1] == '*' || s[n - 1] == '.' ||
+	    s[n - 1] == '/'))
+		n--;
+	if (an->home != NULL && strlen(an->home) == n &&
+	    strncmp(s, an->home, n) == 0)
+		return 1;
+	if (n <= 1)
+		return 1;
+	if (memchr(s + 1, '/', n - 1) != NULL)
+		return 0;
+	if (n == 4 && strncmp(s, "/etc", 4) == 0)
+		return 1;
+	for (k = 0; sys[k] != NULL; k++)
+		if (strlen(sys[k]) == n && strncmp(s, sys[k], n) == 0)
+			return 1;
+	return n == 5 && strncmp(s, "/home", 5) == 0;
 }

@@ -49,6 +49,10 @@ struct pl_path {
 /* Resolves and classifies field f into out (abs in the arena). */
 void	pl_path_classify(struct pl_an *an, const struct pl_field *f,
 	    struct pl_path *out);
+/* True when p (classified) is "/", the home directory, /home or a
+ * system tree itself, or a glob over one: what the built-in floor
+ * protects from recursive deletion and overwrite. */
+int	pl_path_top(const struct pl_an *an, const struct pl_path *p);
 /* Resolves len bytes of s against the current directory (/ when
  * unknown) and folds . and ..; the result is in the arena. */
 const char *pl_path_resolve(struct pl_an *an, const char *s, size_t len);

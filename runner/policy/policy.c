@@ -26,6 +26,19 @@ struct vg_policy {
 	char			*audit_log;
 	struct pl_arena		 arena;
 	struct vg_buf		 bufs[PL_MAX_BUFS];
+	int			 audit_hold;	/* lines wait for a flush */
+	int			 audit_fd;	/* open audit file, or -1 */
+	struct vg_buf		 audit_held;	/* complete JSON lines */
+	/* The directories of the last context (an_setup), reused while
+	 * the caller passes the same context with the same strings. */
+	struct pl_setup {
+		const struct vg_policy_ctx *ctx;
+		struct vg_policy_ctx	 key;
+		size_t			 nenv;
+		const char		*home, *cwd, *task_dir, *wscwd;
+		const char		*tmproots[8];
+		int			 ntmproots;
+	}			 setup;
 };
 
 /* ---- modes ---- */
@@ -131,6 +144,7 @@ policy_new(void)
 	struct vg_policy *p = vg_xcalloc(1, sizeof(*p));
 
 	p->rules.site_mode = -1;
+	p->audit_fd = -1;
 	return p;
 }
 
@@ -191,6 +205,15 @@ vg_policy_free(struct vg_policy *p)
 
 	if (p == NULL)
 		return;
+	if (p->audit_held.len > 0) {
+		struct vg_err e;
+
+		vg_err_init(&e);
+		(void)vg_policy_audit_flush(p, &e);
+	}
+	if (p->audit_fd >= 0)
+		close(p->audit_fd);
+	vg_buf_release(&p->audit_held);
 	pl_rules_release(&p->rules);
 	free(p->audit_log);
 	pl_arena_release(&p->arena);
@@ -222,7 +245,9 @@ vg_policy_audit(struct vg_policy *p, const char *run_id, int task_index,
 		r.rule = v->findings[0].rule;
 		r.reason = v->findings[0].reason;
 	}
-	if (p->audit_log != NULL)
+	if (p->audit_log != NULL && p->audit_hold)
+		pl_audit_line(&p->audit_held, &r);
+	else if (p->audit_log != NULL)
 		rc = pl_audit_append(p->audit_log, &r, e);
 	if (rc == 0 && sink != NULL)
 		rc = sink(arg, &r, e);
@@ -230,11 +255,27 @@ vg_policy_audit(struct vg_policy *p, const char *run_id, int task_index,
 	return rc;
 }
 
+/* Holds audit file lines until vg_policy_audit_flush; see policy.h. */
+void
+vg_policy_audit_hold(struct vg_policy *p, int on)
+{
+	p->audit_hold = on;
+}
+
+/* Writes the held audit lines; see policy.h. */
+int
+vg_policy_audit_flush(struct vg_policy *p, struct vg_err *e)
+{
+	if (p->audit_log == NULL)
+		return 0;
+	return pl_audit_write(p->audit_log, &p->audit_fd, &p->audit_held, e);
+}
+
 /* ---- evaluation ---- */
 
 /* Fills the directories the analysis reasons about. */
 static void
-an_setup(struct pl_an *an, const struct vg_policy_ctx *ctx)
+an_setup_new(struct pl_an *an, const struct vg_policy_ctx *ctx)
 {
 	static const char *const tmpvars[] = { "TMPDIR", "SCRATCH",
 	    "SLURM_TMPDIR", "LOCAL_SCRATCH", "PSCRATCH", "TMP", "TEMP",
@@ -281,6 +322,49 @@ an_setup(struct pl_an *an, const struct vg_policy_ctx *ctx)
 		an->wscwd = an->cwd;
 }
 
+/* an_setup_new, or its result for the context of the previous call
+ * when the caller passes the same one (every string is borrowed from
+ * the context, so the same pointers mean the same directories). */
+static void
+an_setup(struct vg_policy *p, struct pl_an *an,
+    const struct vg_policy_ctx *ctx)
+{
+	struct pl_setup *s = &p->setup;
+	size_t nenv = ctx && ctx->env ? ctx->env->n : 0;
+
+	if (ctx == NULL || s->ctx != ctx || s->key.cwd != ctx->cwd ||
+	    s->key.home != ctx->home || s->key.task_dir != ctx->task_dir ||
+	    s->key.env != ctx->env || s->nenv != nenv) {
+		an_setup_new(an, ctx);
+		s->ctx = ctx;
+		if (ctx != NULL)
+			s->key = *ctx;
+		s->nenv = nenv;
+		s->home = an->home;
+		s->cwd = an->cwd;
+		s->task_dir = an->task_dir;
+		s->wscwd = an->wscwd;
+		memcpy(s->tmproots, an->tmproots, sizeof(s->tmproots));
+		s->ntmproots = an->ntmproots;
+		return;
+	}
+	an->home = s->home;
+	an->cwd = an->startcwd = s->cwd;
+	an->task_dir = s->task_dir;
+	an->wscwd = s->wscwd;
+	an->npos = -1;
+	memcpy(an->tmproots, s->tmproots, sizeof(an->tmproots));
+	an->ntmproots = s->ntmproots;
+}
+
+/* True for the rule id of a finding no mode can approve. */
+static int
+is_hard(const char *rule)
+{
+	return strncmp(rule, "site:", 5) == 0 ||
+	    strncmp(rule, "floor:", 6) == 0;
+}
+
 /* Copies findings into the verdict and writes the summary. */
 static void
 fill_verdict(struct vg_policy *p, struct pl_an *an, struct pl_finding *fv,
@@ -290,11 +374,11 @@ fill_verdict(struct vg_policy *p, struct pl_an *an, struct pl_finding *fv,
 
 	v->flagged = n > 0;
 	v->hard = hard;
-	/* Hard (site) findings decide first. */
+	/* Hard (floor and site) findings decide first. */
 	for (i = 0; i < n && k < VG_POLICY_MAX_FINDINGS; i++) {
 		struct vg_finding *o;
 
-		if (hard && strncmp(fv[i].rule, "site:", 5) != 0)
+		if (hard && !is_hard(fv[i].rule))
 			continue;
 		o = &v->findings[k++];
 		o->category = fv[i].category;
@@ -306,7 +390,7 @@ fill_verdict(struct vg_policy *p, struct pl_an *an, struct pl_finding *fv,
 	for (i = 0; hard && i < n && k < VG_POLICY_MAX_FINDINGS; i++) {
 		struct vg_finding *o;
 
-		if (strncmp(fv[i].rule, "site:", 5) == 0)
+		if (is_hard(fv[i].rule))
 			continue;
 		o = &v->findings[k++];
 		o->category = fv[i].category;
@@ -339,12 +423,21 @@ int
 vg_policy_eval(struct vg_policy *p, const char *command,
     const struct vg_policy_ctx *ctx, struct vg_verdict *v)
 {
+	if (command == NULL)
+		return VG_EINVAL;
+	return vg_policy_eval_n(p, command, strlen(command), ctx, v);
+}
+
+int
+vg_policy_eval_n(struct vg_policy *p, const char *command, size_t len,
+    const struct vg_policy_ctx *ctx, struct vg_verdict *v)
+{
 	struct pl_an an;
 	struct pl_parse_err err;
 	struct pl_finding fv[PL_MAX_FIND];
 	struct pl_stream in, out;
 	struct pl_node *root;
-	size_t len, i;
+	size_t i;
 	char *text;
 	int n, hard;
 
@@ -358,13 +451,20 @@ vg_policy_eval(struct vg_policy *p, const char *command,
 	an.bufs = p->bufs;
 	an.work = PL_MAX_WORK;
 	an.want_norm = p->rules.has_match;
-	len = strlen(command);
 	an.src = command;
 	an.srclen = len;
-	an_setup(&an, ctx);
+	an_setup(p, &an, ctx);
 	if (len > PL_MAX_INPUT) {
 		pl_find(&an, VG_CAT_UNPARSEABLE, "builtin:too-long", 0, 0,
 		    "the command is longer than %d bytes", PL_MAX_INPUT);
+		goto decide;
+	}
+	/* A shell would stop at the NUL, a file reader would not: the
+	 * text is ambiguous, so it is refused whole. */
+	if ((text = memchr(command, '\0', len)) != NULL) {
+		pl_find(&an, VG_CAT_UNPARSEABLE, "builtin:nul-byte",
+		    (size_t)(text - command), 1, "the command contains a NUL "
+		    "byte at offset %zu", (size_t)(text - command));
 		goto decide;
 	}
 	/* The marker bytes must not come from the input. */

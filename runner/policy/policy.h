@@ -13,8 +13,9 @@
  * what a flagged command means.  The gate is accident prevention; process
  * isolation (backends) is the security boundary.
  *
- * A struct vg_policy owns a per-command arena, so one policy must not be
- * used by two threads at once; create one per thread instead.  Nothing
+ * A struct vg_policy owns a per-command arena, so one policy must not
+ * evaluate in two threads at once; create one per thread instead (one
+ * thread may audit while another evaluates, see vg_policy_audit_hold).  Nothing
  * here prints, exits or blocks, except vg_policy_open (reads the site
  * file) and vg_policy_audit (appends to the audit file).
  */
@@ -145,6 +146,11 @@ const char *vg_policy_mode_name(enum vg_policy_mode m);
 int	vg_policy_eval(struct vg_policy *p, const char *command,
 	    const struct vg_policy_ctx *ctx, struct vg_verdict *v);
 
+/* Same for len bytes at command; a NUL byte among them makes the
+ * command unparseable (builtin:nul-byte) rather than cutting it. */
+int	vg_policy_eval_n(struct vg_policy *p, const char *command,
+	    size_t len, const struct vg_policy_ctx *ctx, struct vg_verdict *v);
+
 /* Same for a command given as an argv vector (run without a shell). */
 int	vg_policy_eval_argv(struct vg_policy *p, char *const argv[],
 	    const struct vg_policy_ctx *ctx, struct vg_verdict *v);
@@ -171,6 +177,16 @@ int	vg_policy_audit(struct vg_policy *p, const char *run_id,
 	    int task_index, const char *command, const struct vg_verdict *v,
 	    const char *verdict, vg_audit_sink sink, void *arg,
 	    struct vg_err *e);
+
+/*
+ * With on set, vg_policy_audit keeps the audit file's lines in memory
+ * until vg_policy_audit_flush writes them with one write(2) (whole lines,
+ * O_APPEND, the file kept open); vg_policy_free flushes what is left.
+ * vg_policy_audit and the flush touch only the audit state, so one
+ * thread may audit while another evaluates with the same policy.
+ */
+void	vg_policy_audit_hold(struct vg_policy *p, int on);
+int	vg_policy_audit_flush(struct vg_policy *p, struct vg_err *e);
 
 /*
  * The calling process as a policy context, for vigil check and exec:

@@ -25,6 +25,20 @@
  *     - driver: scratchvol     # map a host path (see host-access.h)
  *       reason: per-job volumes on node-local disk, made by the plugin
  *
+ * Below every rule lies the built-in floor (pl_floor_rules): findings
+ * the analysis marks as catastrophic (deleting /, wiping a disk, a fork
+ * bomb, powering off the host ...) are refused in every mode, whatever a
+ * manifest allows, unless a site allow rule names the floor rule:
+ *
+ *   allow:
+ *     - id: lab-reimage
+ *       floor: disk-destroy     # or floor:disk-destroy
+ *       match: "dd * of=/dev/sdz*"
+ *       reason: the imaging station rewrites its scratch disk
+ *
+ * Such a rule only lifts the floor (match and category, when given,
+ * narrow it); the finding is then judged by the mode like any other.
+ *
  * The YAML is read with libyaml's document API so that every problem can
  * be reported as FILE:LINE:COL.
  */
@@ -46,6 +60,26 @@ const char *const vg_policy_categories[] = {
 	VG_CAT_OBFUSCATION, VG_CAT_SCHEDULER, VG_CAT_HOST_ACCESS, VG_CAT_RULE,
 	VG_CAT_UNPARSEABLE, NULL
 };
+
+const char *const pl_floor_rules[] = {
+	PL_FLOOR_DELETE, PL_FLOOR_DISK, PL_FLOOR_FORKBOMB, PL_FLOOR_POWER,
+	PL_FLOOR_KILLALL, PL_FLOOR_PERMS, NULL
+};
+
+/* The static floor rule id for name ("disk-destroy" or
+ * "floor:disk-destroy"), or NULL. */
+static const char *
+pl_floor_id(const char *name)
+{
+	int k;
+
+	if (strncmp(name, "floor:", 6) == 0)
+		name += 6;
+	for (k = 0; pl_floor_rules[k] != NULL; k++)
+		if (strcmp(pl_floor_rules[k] + 6, name) == 0)
+			return pl_floor_rules[k];
+	return NULL;
+}
 
 /* The static category string for name, or NULL. */
 static const char *
@@ -194,14 +228,15 @@ check_rule(struct vg_diag *d, const char *file, int line, int col,
 /*
  * Reads one list entry r of the site file: a mapping of plain strings
  * whose keys are among keys (NULL-terminated); vals[i] gets the value of
- * keys[i] or stays NULL.  what names the entry in messages ("rule"),
- * shape says what it must be.  Returns -1 when r is not a mapping, else
- * the number of bad fields (each reported).
+ * keys[i] or stays NULL, and nodes[i] (when nodes is not NULL) its
+ * node, for messages about the value.  what names the entry in messages
+ * ("rule"), shape says what it must be.  Returns -1 when r is not a
+ * mapping, else the number of bad fields (each reported).
  */
 static int
 entry_fields(yaml_document_t *doc, yaml_node_t *r, const char *file,
     struct vg_diag *d, const char *what, const char *shape,
-    const char *const *keys, const char **vals)
+    const char *const *keys, const char **vals, yaml_node_t **nodes)
 {
 	struct vg_buf valid = VG_BUF_INIT;
 	yaml_node_pair_t *pr;
@@ -209,6 +244,8 @@ entry_fields(yaml_document_t *doc, yaml_node_t *r, const char *file,
 
 	for (i = 0; keys[i] != NULL; i++) {
 		vals[i] = NULL;
+		if (nodes != NULL)
+			nodes[i] = NULL;
 		vg_buf_printf(&valid, "%s%s", i ? ", " : "", keys[i]);
 	}
 	if (r->type != YAML_MAPPING_NODE) {
@@ -237,6 +274,8 @@ entry_fields(yaml_document_t *doc, yaml_node_t *r, const char *file,
 			;
 		if (keys[i] != NULL) {
 			vals[i] = vs;
+			if (nodes != NULL)
+				nodes[i] = v;
 			continue;
 		}
 		diag(d, file, (int)k->start_mark.line + 1,
@@ -265,25 +304,49 @@ site_rules(struct pl_rules *rs, yaml_document_t *doc, yaml_node_t *seq,
 	for (it = seq->data.sequence.items.start;
 	    it < seq->data.sequence.items.top; it++) {
 		static const char *const keys[] = { "id", "match",
+			"category", "reason", "floor", NULL };
+		static const char *const keys4[] = { "id", "match",
 			"category", "reason", NULL };
 		yaml_node_t *r = yaml_document_get_node(doc, *it);
-		const char *f[4], *c;
+		const char *f[5], *c, *fl;
+		yaml_node_t *fn[5] = { NULL };
 		int line, col, n;
 
 		if (r == NULL)
 			continue;
 		line = (int)r->start_mark.line + 1;
 		col = (int)r->start_mark.column + 1;
+		f[4] = NULL;
+		/* floor: lifts a built-in floor rule; allow rules only. */
 		if ((n = entry_fields(doc, r, file, d, "rule", "a mapping "
-		    "with id, match or category, and reason", keys, f)) < 0) {
+		    "with id, match or category, and reason", deny ? keys4 :
+		    keys, f, fn)) < 0) {
 			bad++;
 			continue;
 		}
 		bad += n;
-		if (check_rule(d, file, line, col, f[0], f[1], f[2], f[3],
-		    &c) == 0)
+		fl = NULL;
+		if (f[4] != NULL && (fl = pl_floor_id(f[4])) == NULL) {
+			struct vg_buf b = VG_BUF_INIT;
+			int j;
+
+			for (j = 0; pl_floor_rules[j] != NULL; j++)
+				vg_buf_printf(&b, "%s%s", j ? ", " : "",
+				    pl_floor_rules[j] + 6);
+			diag(d, file, (int)fn[4]->start_mark.line + 1,
+			    (int)fn[4]->start_mark.column + 1, "unknown floor "
+			    "rule '%s' (valid: %s)", f[4], vg_buf_str(&b));
+			vg_buf_release(&b);
+			bad++;
+			continue;
+		}
+		/* A floor rule needs neither match nor category. */
+		if (check_rule(d, file, line, col, f[0], fl != NULL &&
+		    f[1] == NULL && f[2] == NULL ? "*" : f[1], f[2], f[3],
+		    &c) == 0) {
 			rule_add(rs, f[0], f[1], c, f[3], deny, 1);
-		else
+			rs->v[rs->n - 1].floor = fl;
+		} else
 			bad++;
 	}
 	return bad;
@@ -374,7 +437,7 @@ site_drivers(struct pl_rules *rs, yaml_document_t *doc, yaml_node_t *seq,
 		line = (int)r->start_mark.line + 1;
 		col = (int)r->start_mark.column + 1;
 		b = entry_fields(doc, r, file, d, "safe volume driver",
-		    "a mapping with driver and reason", keys, f);
+		    "a mapping with driver and reason", keys, f, NULL);
 		if (b == 0 && check_driver(rs, d, file, line, col, f[0],
 		    f[1]) == 0) {
 			rs->drivers = vg_xgrow(rs->drivers, &rs->cap_drivers,
@@ -549,15 +612,38 @@ pl_rules_apply(const struct pl_rules *rs, struct pl_an *an,
 	int i, n = 0;
 
 	*hard = 0;
-	/* Built-in findings: site deny holds, allow rules may drop. */
+	/* Built-in findings: the floor and site deny rules hold, allow
+	 * rules may drop the rest. */
 	for (i = 0; i < an->nfind; i++) {
 		struct pl_finding f = an->find[i];
 		const struct pl_rule *deny = NULL, *allow = NULL;
 
+		/* Only a site rule naming it lifts a floor rule. */
+		for (k = 0; k < rs->n && f.floor != NULL; k++)
+			if (rs->v[k].floor != NULL && rs->v[k].site &&
+			    strcmp(rs->v[k].floor, f.floor) == 0 &&
+			    rule_hits(&rs->v[k], f.category, f.norm))
+				f.floor = NULL;
+		if (f.floor != NULL) {
+			static const char pfx[] = "built-in floor: ";
+			size_t l = strlen(f.reason);
+
+			if (l > sizeof(f.reason) - sizeof(pfx))
+				l = sizeof(f.reason) - sizeof(pfx);
+			memmove(f.reason + sizeof(pfx) - 1, f.reason, l);
+			memcpy(f.reason, pfx, sizeof(pfx) - 1);
+			f.reason[sizeof(pfx) - 1 + l] = '\0';
+			f.rule = f.floor;
+			*hard = 1;
+			if (n < PL_MAX_FIND)
+				out[n++] = f;
+			continue;
+		}
 		for (k = 0; k < rs->n; k++) {
 			const struct pl_rule *r = &rs->v[k];
 
-			if (!rule_hits(r, f.category, f.norm))
+			if (r->floor != NULL ||
+			    !rule_hits(r, f.category, f.norm))
 				continue;
 			if (r->deny && (deny == NULL || (r->site &&
 			    !deny->site)))

@@ -19,6 +19,8 @@ struct pl_rule {
 	char		*reason;
 	int		 deny;
 	int		 site;
+	const char	*floor;		/* site allow: the floor rule it lifts
+					 * (static "floor:..."), or NULL */
 };
 
 /* A volume driver the site file lists as safe (safe_volume_drivers). */
@@ -55,5 +57,8 @@ int	pl_rules_conf(struct pl_rules *rs, const struct vg_policy_conf *conf,
 void	pl_rules_apply(const struct pl_rules *rs, struct pl_an *an,
 	    struct pl_finding *out, int *nout, int *hard);
 void	pl_rules_release(struct pl_rules *rs);
+
+/* NULL-terminated list of the built-in floor's rule ids. */
+extern const char *const pl_floor_rules[];
 
 #endif

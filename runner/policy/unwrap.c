@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "runner/policy/unwrap.h"
+#include "runner/policy/paths.h"
 #include "runner/policy/analyse.h"
 #include "runner/policy/arena.h"
 #include "runner/policy/bounds.h"
@@ -107,6 +108,12 @@ static const char *const sysrun_long[] = { "-p", "--property", "-E",
     NULL };
 static const char *const proxy_long[] = { "-f", NULL };
 static const char *const valgrind_long[] = { NULL };
+static const char *const run0_long[] = { "--user", "--group", "--nice",
+    "--chdir", "--setenv", "--unit", "--property", "--description",
+    "--slice", "--background", "--machine", "-u", "-g", "-D", NULL };
+static const char *const help_stop[] = { "--help", "-h", "--version", NULL };
+static const char *const setpriv_stop[] = { "--dump", "-d", "--list-caps",
+    "-L", "--help", "-h", "--version", "-V", NULL };
 static const char *const setpriv_long[] = { "--reuid", "--regid",
     "--groups", "--securebits", "--selinux-label", "--apparmor-profile",
     "--inh-caps", "--ambient-caps", "--bounding-set", NULL };
@@ -117,10 +124,13 @@ static const struct wrapper wrappers[] = {
 	  .stop = sudo_stop, .flags = W_PRIV },
 	{ .name = "doas", .shortargs = "uC", .flags = W_PRIV },
 	{ .name = "pkexec", .longargs = (const char *const[]){ "--user",
-	  NULL }, .flags = W_PRIV },
+	  NULL }, .stop = help_stop, .flags = W_PRIV },
+	{ .name = "run0", .shortargs = "ugD", .longargs = run0_long,
+	  .stop = help_stop, .flags = W_PRIV },
 	{ .name = "gosu", .npos = 1, .flags = W_PRIV },
 	{ .name = "su-exec", .npos = 1, .flags = W_PRIV },
-	{ .name = "setpriv", .longargs = setpriv_long, .flags = W_PRIV },
+	{ .name = "setpriv", .longargs = setpriv_long, .stop = setpriv_stop,
+	  .flags = W_PRIV },
 	{ .name = "env", .shortargs = "uCSP", .longargs = env_long,
 	  .flags = W_NOCMD_OK },
 	{ .name = "command", .shortargs = "" },
@@ -158,7 +168,8 @@ static const struct wrapper wrappers[] = {
 	{ .name = "firejail" },
 	{ .name = "faketime", .npos = 1 },
 	{ .name = "chroot", .npos = 1, .longargs = (const char *const[]){
-	  "--userspec", "--groups", NULL } },
+	  "--userspec", "--groups", NULL }, .stop = help_stop,
+	  .flags = W_PRIV },
 	{ .name = "unshare", .longargs = (const char *const[]){ "--setuid",
 	  "--setgid", "--wd", "--root", "-S", "-G", "-w", "-R", NULL } },
 	{ .name = "nsenter", .shortargs = "tSGwr", .longargs = nsenter_long },
@@ -212,7 +223,8 @@ static const struct wrapper wrappers[] = {
 	{ .name = "rye", .subcmd = "run", .flags = W_SUBCMD },
 	{ .name = "bundle", .subcmd = "exec", .flags = W_SUBCMD },
 	{ .name = "direnv", .subcmd = "exec", .npos = 1, .flags = W_SUBCMD },
-	{ .name = "systemd-run", .shortargs = "pEuMH", .longargs = sysrun_long },
+	{ .name = "systemd-run", .shortargs = "pEuMH", .longargs = sysrun_long,
+	  .stop = help_stop },
 	{ .name = "screen", .shortargs = "Scehp", .longargs = screen_long,
 	  .flags = W_NOCMD_OK },
 	{ .name = "coproc" },
@@ -330,9 +342,116 @@ priv_finding(struct pl_an *an, const struct pl_cmd *c, int k)
 	    what ? "'" : "");
 }
 
-/* Splits known xargs input into items. */
+/* systemd-run without --user asks the system manager, which runs the
+ * command as root unless told otherwise: a privilege boundary. */
 static int
-split_items(struct pl_an *an, const struct pl_stream *in, int nul,
+sysrun_system(const struct pl_cmd *c, int k)
+{
+	int i;
+
+	if (strcmp(c->name, "systemd-run") != 0)
+		return 0;
+	for (i = 1; i < k && i < c->argc; i++)
+		if (strcmp(c->argv[i].s, "--user") == 0)
+			return 0;
+	return 1;
+}
+
+/* unshare mapping the caller to root in a new user namespace. */
+static int
+unshare_root(const struct pl_cmd *c, int k)
+{
+	int i;
+
+	if (strcmp(c->name, "unshare") != 0)
+		return 0;
+	for (i = 1; i < k && i < c->argc; i++) {
+		const char *s = c->argv[i].s;
+
+		if (strcmp(s, "-r") == 0 || strcmp(s, "--map-root-user") == 0 ||
+		    strcmp(s, "--map-user=0") == 0 ||
+		    strcmp(s, "--map-user=root") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Privilege front ends with subcommands: capsh (runs bash after "--"
+ * with changed capabilities or user; --print and friends only look) and
+ * machinectl shell/login (a shell as USER@MACHINE, ".host" being this
+ * host).  Returns the index of a command to unwrap, or 0.
+ */
+static int
+priv_front(struct pl_an *an, struct pl_cmd *c, int *priv, int *handled)
+{
+	static const char *const capsh_look[] = { "--print", "--current",
+	    "--help", "--version", "--decode", "--supports", "--has-p",
+	    "--has-i", "--has-a", "--has-b", "--iab", "--explain", NULL };
+	int i;
+
+	*handled = 1;
+	if (strcmp(c->name, "capsh") == 0) {
+		for (i = 1; i < c->argc; i++) {
+			const char *s = c->argv[i].s, *e = strchr(s, '=');
+			size_t n = e ? (size_t)(e - s) : c->argv[i].len;
+
+			if (strcmp(s, "--") == 0)
+				break;
+			if (in_list(capsh_look, s, n))
+				return 0;
+		}
+		*priv = 1;
+		pl_find(an, VG_CAT_PRIVILEGE, "builtin:priv-wrapper", c->off,
+		    c->len, "'capsh' runs a shell with changed capabilities "
+		    "or user");
+		if (i + 2 < c->argc && strcmp(c->argv[i + 1].s, "-c") == 0) {
+			struct pl_stream in, out;
+
+			pl_stream_unknown(&in, 0);
+			pl_analyse_text(an, c->argv[i + 2].s,
+			    c->argv[i + 2].len, c->off, c->len, &in, &out);
+		}
+		return 0;
+	}
+	/* machinectl [OPTIONS] shell|login [[USER@]MACHINE [CMD ...]] */
+	for (i = 1; i < c->argc && c->argv[i].s[0] == '-'; i++)
+		if (strcmp(c->argv[i].s, "--uid") == 0 ||
+		    strcmp(c->argv[i].s, "-E") == 0 ||
+		    strcmp(c->argv[i].s, "--setenv") == 0 ||
+		    strcmp(c->argv[i].s, "-M") == 0 ||
+		    strcmp(c->argv[i].s, "-H") == 0 ||
+		    strcmp(c->argv[i].s, "--machine") == 0 ||
+		    strcmp(c->argv[i].s, "--host") == 0)
+			i++;
+	if (i >= c->argc || (strcmp(c->argv[i].s, "shell") != 0 &&
+	    strcmp(c->argv[i].s, "login") != 0)) {
+		*handled = 0;
+		return 0;
+	}
+	*priv = 1;
+	pl_find(an, VG_CAT_PRIVILEGE, "builtin:priv-wrapper", c->off, c->len,
+	    "'machinectl %s' opens a session as another user or in another "
+	    "machine", c->argv[i].s);
+	for (i++; i < c->argc && c->argv[i].s[0] == '-'; i++)
+		if (strcmp(c->argv[i].s, "--uid") == 0 ||
+		    strcmp(c->argv[i].s, "-E") == 0 ||
+		    strcmp(c->argv[i].s, "--setenv") == 0)
+			i++;
+	if (i + 1 < c->argc) {
+		*handled = 0;
+		return i + 1;
+	}
+	return 0;
+}
+
+/* How input is cut into items: blanks (xargs' default), or at each
+ * delimiter byte (-0, -d, and whole lines for -I, -L and parallel). */
+#define SPLIT_BLANKS	(-1)
+
+/* Splits known xargs or parallel input into items. */
+static int
+split_items(struct pl_an *an, const struct pl_stream *in, int delim,
     struct pl_field *items, int max)
 {
 	const char *s = in->s, *e = in->s + in->len;
@@ -341,8 +460,8 @@ split_items(struct pl_an *an, const struct pl_stream *in, int nul,
 	while (s < e && n < max) {
 		const char *t = s;
 
-		if (nul) {
-			while (t < e && *t != '\0')
+		if (delim != SPLIT_BLANKS) {
+			while (t < e && *t != (char)delim)
 				t++;
 		} else {
 			while (s < e && (*s == ' ' || *s == '\n' || *s == '\t'))
@@ -454,50 +573,128 @@ run_items(struct pl_an *an, struct pl_cmd *c, struct pl_field *cmd, int n,
 	pl_stream_unknown(c->out, T_PROG);
 }
 
-/* xargs: the command comes from the arguments, its operands from stdin. */
+/* The value of option f of xargs or parallel when it is "--name=V" or
+ * a short option with the value attached ("-I{}"); NULL otherwise. */
+static const char *
+attached(const struct pl_field *f, const char *lng, char sh)
+{
+	size_t n = strlen(lng);
+
+	if (strncmp(f->s, lng, n) == 0 && f->s[n] == '=')
+		return f->s + n + 1;
+	if (sh && f->s[0] == '-' && f->s[1] == sh && f->s[2] != '\0')
+		return f->s + 2;
+	return NULL;
+}
+
+/* The delimiter byte an xargs -d/--delimiter value names. */
+static int
+delim_of(const char *v)
+{
+	if (v[0] == '\\' && v[1] == 'n')
+		return '\n';
+	if (v[0] == '\\' && v[1] == 't')
+		return '\t';
+	if (v[0] == '\\' && v[1] == '0')
+		return '\0';
+	return (unsigned char)v[0];
+}
+
+/* The items xargs or parallel read from a file (-a FILE): the file's
+ * content when the command wrote it earlier, else unknown. */
+static int
+file_items(struct pl_an *an, const struct pl_field *file, int delim,
+    struct pl_field *items, int max)
+{
+	const char *abs = pl_path_resolve(an, file->s, file->len);
+	struct pl_file *tf = pl_file_find(an, abs);
+	struct pl_stream s;
+
+	if (tf != NULL && tf->content != NULL) {
+		pl_stream_text(&s, tf->content, tf->clen, tf->taint);
+		return split_items(an, &s, delim, items, max);
+	}
+	pl_stream_unknown(&s, tf != NULL ? tf->taint : T_PROG);
+	unknown_item(an, &s, &items[0]);
+	return 1;
+}
+
+/*
+ * xargs [OPTIONS] [CMD [ARGS]]: the command comes from the arguments,
+ * its operands from stdin or from -a FILE.  Options taking a value:
+ * -a/--arg-file, -d/--delimiter, -E, -I, -L, -n/--max-args,
+ * -P/--max-procs, -s/--max-chars, --process-slot-var; optional
+ * attached ones: -e[EOF]/--eof[=EOF], -i[R]/--replace[=R],
+ * -l[N]/--max-lines[=N].  -I, -i and -L take whole lines as items.
+ */
 static void
 do_xargs(struct pl_an *an, struct pl_cmd *c)
 {
+	static const char *const valued[] = { "-a", "--arg-file", "-d",
+	    "--delimiter", "-E", "-I", "-L", "-n", "--max-args", "-P",
+	    "--max-procs", "-s", "--max-chars", "--process-slot-var", NULL };
 	struct pl_field items[8];
-	const char *rep = NULL;
+	const struct pl_field *file = NULL;
+	const char *rep = NULL, *v;
 	size_t rlen = 0;
-	int i = 1, nul = 0, nitems;
+	int i = 1, delim = SPLIT_BLANKS, nitems;
 
 	while (i < c->argc) {
-		const char *s = c->argv[i].s;
-		size_t n = c->argv[i].len;
+		const struct pl_field *f = &c->argv[i];
+		const char *s = f->s;
 
-		if (n < 2 || s[0] != '-')
+		if (f->len < 2 || s[0] != '-' || (f->flags & F_UNK))
 			break;
 		if (strcmp(s, "--") == 0) {
 			i++;
 			break;
 		}
+		if (strcmp(s, "--help") == 0 || strcmp(s, "--version") == 0)
+			return;
 		if (strcmp(s, "-0") == 0 || strcmp(s, "--null") == 0) {
-			nul = 1;
-		} else if (strcmp(s, "-I") == 0 && i + 1 < c->argc) {
-			rep = c->argv[++i].s;
-			rlen = c->argv[i].len;
-		} else if (strncmp(s, "-I", 2) == 0) {
+			delim = '\0';
+		} else if (in_list(valued, s, f->len) && i + 1 < c->argc) {
+			const struct pl_field *val = &c->argv[++i];
+
+			if (s[1] == 'a' || strcmp(s, "--arg-file") == 0)
+				file = val;
+			else if (s[1] == 'd' || strcmp(s, "--delimiter") == 0)
+				delim = delim_of(val->s);
+			else if (s[1] == 'I') {
+				rep = val->s;
+				rlen = val->len;
+				delim = '\n';
+			} else if (s[1] == 'L' && delim == SPLIT_BLANKS)
+				delim = '\n';
+		} else if ((v = attached(f, "--arg-file", 'a')) != NULL) {
+			struct pl_field *ff = pl_alloc(an->a, sizeof(*ff));
+
+			*ff = *f;
+			ff->s = v;
+			ff->len = strlen(v);
+			file = ff;
+		} else if ((v = attached(f, "--delimiter", 'd')) != NULL) {
+			delim = delim_of(v);
+		} else if (s[1] == 'I') {
 			rep = s + 2;
-			rlen = n - 2;
-		} else if (strncmp(s, "-i", 2) == 0 ||
-		    strncmp(s, "--replace", 9) == 0) {
-			rep = "{}";
-			rlen = 2;
-			if (n > 2 && s[1] == 'i') {
-				rep = s + 2;
-				rlen = n - 2;
-			}
-		} else if (strchr("dLnPsEae", s[1]) != NULL && n == 2) {
-			i++;
+			rlen = f->len - 2;
+			delim = '\n';
+		} else if (s[1] == 'i' || strncmp(s, "--replace", 9) == 0) {
+			v = attached(f, "--replace", 'i');
+			rep = v != NULL ? v : "{}";
+			rlen = strlen(rep);
+			delim = '\n';
+		} else if ((s[1] == 'L' || s[1] == 'l' ||
+		    strncmp(s, "--max-lines", 11) == 0) &&
+		    delim == SPLIT_BLANKS) {
+			delim = '\n';
 		}
 		i++;
 	}
-	if (c->in->known && !(c->in->taint & (T_NET | T_DECODED)))
-		nitems = split_items(an, c->in, nul, items, 8);
+	if (file != NULL)
+		nitems = file_items(an, file, delim, items, 8);
 	else if (c->in->known)
-		nitems = split_items(an, c->in, nul, items, 8);
+		nitems = split_items(an, c->in, delim, items, 8);
 	else {
 		unknown_item(an, c->in, &items[0]);
 		nitems = 1;
@@ -516,13 +713,37 @@ do_parallel(struct pl_an *an, struct pl_cmd *c)
 	int i = 1, sep = -1, nitems = 0, k;
 	static const char *const argopts[] = { "-j", "--jobs", "-S",
 	    "--sshlogin", "-a", "--arg-file", "-N", "-n", "-P", "--joblog",
-	    "--results", "--tmpdir", "-I", "--colsep", "-d", "-E",
-	    "--delay", "--timeout", "--retries", "--memfree", "--load",
-	    "--halt", NULL };
+	    "--results", "--res", "--tmpdir", "-I", "--colsep", "-C", "-d",
+	    "--delimiter", "-E", "--eof", "--delay", "--timeout", "--retries",
+	    "--memfree", "--load", "--halt", "--sshloginfile", "--slf",
+	    "--workdir", "--wd", "--env", "--basefile", "--bf", "--return",
+	    "--transferfile", "--tf", "--max-replace-args", "-L",
+	    "--max-lines", "-s", "--max-chars", "--block", "--block-size",
+	    "--recstart", "--recend", "--tagstring", "--tag-string",
+	    "--header", "--limit", "--nice", "--semaphorename", "--id",
+	    "--termseq", "--ssh", "--rpl", "--max-procs", "--jobslot",
+	    "--shebang-wrap", "--sqlmaster", "--sqlworker", "--sqlandworker",
+	    "--pipepart", "--filter", "--retry-failed", "--seqreplace",
+	    "--startpos", "--ctagstring", "--results-dir", "--plain", NULL };
+	const struct pl_field *file = NULL;
 
 	while (i < c->argc && c->argv[i].len > 1 && c->argv[i].s[0] == '-' &&
-	    strcmp(c->argv[i].s, ":::") != 0) {
-		if (in_list(argopts, c->argv[i].s, c->argv[i].len))
+	    strcmp(c->argv[i].s, ":::") != 0 &&
+	    strcmp(c->argv[i].s, "::::") != 0) {
+		const char *s = c->argv[i].s;
+
+		/* --dry-run only prints the commands; --help, --version,
+		 * --number-of-cpus ... run none. */
+		if (strcmp(s, "--dry-run") == 0 || strcmp(s, "--dryrun") == 0 ||
+		    strcmp(s, "--help") == 0 || strcmp(s, "--version") == 0 ||
+		    strncmp(s, "--number-of-", 12) == 0 ||
+		    strcmp(s, "--citation") == 0 ||
+		    strcmp(s, "--minversion") == 0)
+			return;
+		if ((strcmp(s, "-a") == 0 || strcmp(s, "--arg-file") == 0) &&
+		    i + 1 < c->argc)
+			file = &c->argv[i + 1];
+		if (in_list(argopts, s, c->argv[i].len))
 			i++;
 		i++;
 	}
@@ -536,8 +757,12 @@ do_parallel(struct pl_an *an, struct pl_cmd *c)
 		for (k = sep + 1; k < c->argc && nitems < 8; k++)
 			if (strcmp(c->argv[k].s, ":::") != 0)
 				items[nitems++] = c->argv[k];
+	} else if (file != NULL) {
+		nitems = file_items(an, file, '\n', items, 8);
+		sep = c->argc;
 	} else if (c->in->known) {
-		nitems = split_items(an, c->in, 0, items, 8);
+		/* parallel reads one argument (or command) per line. */
+		nitems = split_items(an, c->in, '\n', items, 8);
 		sep = c->argc;
 	} else {
 		unknown_item(an, c->in, &items[0]);
@@ -626,6 +851,9 @@ pl_unwrap(struct pl_an *an, struct pl_cmd *c, int *priv, int *handled)
 		}
 		break;
 	}
+	if (strcmp(c->name, "capsh") == 0 || strcmp(c->name, "machinectl") ==
+	    0)
+		return priv_front(an, c, priv, handled);
 	w = find_wrapper(c->name);
 	if (w == NULL)
 		return 0;
@@ -665,7 +893,7 @@ pl_unwrap(struct pl_an *an, struct pl_cmd *c, int *priv, int *handled)
 				    "schedules a command with a systemd "
 				    "timer (persistence)");
 	}
-	if (w->flags & W_PRIV) {
+	if ((w->flags & W_PRIV) || sysrun_system(c, k) || unshare_root(c, k)) {
 		*priv = 1;
 		priv_finding(an, c, k);
 	}

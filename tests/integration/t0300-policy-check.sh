@@ -1,7 +1,8 @@
 #!/bin/sh
 # t0300-policy-check.sh - vigil check: verdicts, exit codes, --stdin and
 # -0, --json, a site policy file with rules, errors with FILE:LINE:COL,
-# modes, and the JSON-lines audit file with secrets redacted.
+# modes and the built-in floor, and the JSON-lines audit file with
+# secrets redacted.
 set -u
 VIGIL=${VIGIL:?}
 tmp=$(mktemp -d)
@@ -16,7 +17,7 @@ out=$("$VIGIL" check 'rm -rf build/' </dev/null) || fail "allowed rc"
 out=$("$VIGIL" check 'rm -rf /' </dev/null); rc=$?
 [ $rc -eq 3 ] || fail "denied rc $rc"
 printf '%s\n' "$out" | grep -qx "deny: rm -rf /" || fail "deny line: $out"
-printf '%s\n' "$out" | grep -qF "destructive [builtin:rm-protected] at 0+8 'rm -rf /': 'rm' deletes recursively the protected path '/'" ||
+printf '%s\n' "$out" | grep -qF "destructive [floor:delete-root] at 0+8 'rm -rf /': built-in floor: 'rm' deletes recursively the protected path '/'" ||
 	fail "finding line: $out"
 
 # Several words are one command.
@@ -37,7 +38,7 @@ grep -qx "allow: ls" out.txt || fail "-0 second"
 
 # --json
 out=$("$VIGIL" check --json 'sudo reboot' </dev/null)
-[ "$out" = '{"command":"sudo reboot","verdict":"deny","mode":"auto-deny","findings":[{"category":"privilege","rule":"builtin:priv-wrapper","offset":0,"length":11,"text":"sudo reboot","reason":"'"'"'sudo'"'"' runs '"'"'reboot'"'"' with other privileges"},{"category":"host-disruption","rule":"builtin:power","offset":0,"length":11,"text":"sudo reboot","reason":"'"'"'reboot'"'"' stops, restarts or switches the host'"'"'s run level"}]}' ] ||
+[ "$out" = '{"command":"sudo reboot","verdict":"deny","mode":"auto-deny","findings":[{"category":"host-disruption","rule":"floor:host-power","offset":0,"length":11,"text":"sudo reboot","reason":"built-in floor: '"'"'reboot'"'"' stops, restarts or switches the host'"'"'s run level"},{"category":"privilege","rule":"builtin:priv-wrapper","offset":0,"length":11,"text":"sudo reboot","reason":"'"'"'sudo'"'"' runs '"'"'reboot'"'"' with other privileges"}]}' ] ||
 	fail "json: $out"
 
 # Usage errors exit 2.
@@ -47,9 +48,28 @@ grep -q "give one command, or --stdin" err.txt || fail "usage text"
 grep -q "mode must be auto-deny, auto-approve or interactive, not 'sometimes'" err.txt ||
 	fail "bad mode text"
 
-# Modes: auto-approve lets flagged commands through (and says so).
-out=$("$VIGIL" check --mode auto-approve 'rm -rf /' </dev/null) || fail "approve rc"
-printf '%s\n' "$out" | grep -qx "approve: rm -rf /" || fail "approve text"
+# Modes: auto-approve lets flagged commands through (and says so)...
+out=$("$VIGIL" check --mode auto-approve 'rm -rf /var/log' </dev/null) || fail "approve rc"
+printf '%s\n' "$out" | grep -qx "approve: rm -rf /var/log" || fail "approve text"
+# ...but not those of the built-in floor, which name their floor rule.
+for c in 'rm -rf /' 'sudo mkfs.ext4 /dev/sda1' ':(){ :|:& };:' 'systemctl reboot' \
+    'kill -9 -1' 'chmod -R 777 /' 'eval "$(echo cm0gLXJmIH4= | base64 -d)"'; do
+	out=$("$VIGIL" check --mode auto-approve "$c" </dev/null); rc=$?
+	[ $rc -eq 3 ] || fail "floor rc $rc: $c"
+	printf '%s\n' "$out" | grep -q "^  [a-z-]* \[floor:[a-z-]*\] .*built-in floor: " ||
+		fail "floor text: $out"
+done
+# Only a site rule naming the floor rule lifts it.
+printf 'allow:\n  - id: lab\n    floor: host-power\n    reason: a test machine\n' >lift.yaml
+out=$("$VIGIL" check --policy lift.yaml --mode auto-approve 'systemctl reboot' </dev/null) ||
+	fail "lifted floor rc: $out"
+printf '%s\n' "$out" | grep -qx "approve: systemctl reboot" || fail "lifted text: $out"
+"$VIGIL" check --policy lift.yaml --mode auto-approve 'rm -rf /' </dev/null >/dev/null
+[ $? -eq 3 ] || fail "other floor rule lifted"
+printf 'allow:\n  - id: lab\n    floor: all\n    reason: r\n' >badlift.yaml
+"$VIGIL" check --policy badlift.yaml ls </dev/null 2>err.txt; [ $? -eq 2 ] || fail "bad floor rc"
+grep -q "^badlift.yaml:3:12: unknown floor rule 'all' (valid: delete-root," err.txt ||
+	fail "bad floor text: $(cat err.txt)"
 
 # A site policy file: rules, the floor, and validation errors.
 cat >site.yaml <<'EOF2'

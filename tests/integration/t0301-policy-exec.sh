@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 [ $rc -eq 3 ] || fail "denied rc $rc"
 [ ! -e "$tmp/marker" ] || fail "denied command ran"
 [ "$(wc -l <err.txt)" -eq 1 ] || fail "one line: $(cat err.txt)"
-grep -qF "vigil: exec: deny: destructive [builtin:rm-protected] 'rm -rf /': 'rm' deletes recursively the protected path '/'" err.txt ||
+grep -qF "vigil: exec: deny: destructive [floor:delete-root] 'rm -rf /': built-in floor: 'rm' deletes recursively the protected path '/'" err.txt ||
 	fail "reason: $(cat err.txt)"
 # argv form is judged word by word.
 "$VIGIL" exec -- rm -rf / </dev/null 2>/dev/null; [ $? -eq 3 ] || fail "argv deny"

@@ -116,13 +116,14 @@ test_audit(void **state)
 	assert_int_equal(seen.calls, 1);
 	assert_string_equal(seen.cmd, "TOKEN=*** rm -rf /");
 	assert_string_equal(seen.verdict, "deny");
-	assert_string_equal(seen.rule, "builtin:rm-protected");
+	assert_string_equal(seen.rule, "floor:delete-root");
 	assert_int_equal(vg_read_file(path, 65536, &text, &e), 0);
 	s = vg_buf_str(&text);
 	assert_non_null(strstr(s, "\"run\":\"run-1\",\"task\":3,"
 	    "\"mode\":\"auto-deny\",\"verdict\":\"deny\","
-	    "\"category\":\"destructive\",\"rule\":\"builtin:rm-protected\","
-	    "\"reason\":\"'rm' deletes recursively the protected path '/'\","
+	    "\"category\":\"destructive\",\"rule\":\"floor:delete-root\","
+	    "\"reason\":\"built-in floor: 'rm' deletes recursively the "
+	    "protected path '/'\","
 	    "\"command\":\"TOKEN=*** rm -rf /\"}\n"));
 	assert_non_null(strstr(s, "\"run\":null,\"task\":null,"
 	    "\"mode\":\"auto-deny\",\"verdict\":\"allow\",\"category\":null,"

@@ -247,11 +247,16 @@ test_modes(void **state)
 	(void)state;
 	assert_int_equal(open_site(NULL, &conf, &p, &d, &e), 0);
 	assert_int_equal(vg_policy_mode(p), VG_POLICY_AUTO_APPROVE);
-	assert_int_equal(vg_policy_eval(p, "rm -rf /", &ctx, &v), 0);
+	assert_int_equal(vg_policy_eval(p, "rm -rf /var/log", &ctx, &v), 0);
 	assert_true(v.allowed);
 	assert_true(v.flagged);
 	assert_false(v.hard);
 	assert_non_null(strstr(v.summary, "approve: destructive"));
+	/* The built-in floor holds under auto-approve. */
+	assert_int_equal(vg_policy_eval(p, "rm -rf /", &ctx, &v), 0);
+	assert_false(v.allowed);
+	assert_true(v.hard);
+	assert_string_equal(v.findings[0].rule, "floor:delete-root");
 	assert_int_equal(vg_policy_set_mode(p, VG_POLICY_AUTO_DENY, &e), 0);
 	assert_int_equal(vg_policy_eval(p, "rm -rf /", &ctx, &v), 0);
 	assert_false(v.allowed);
