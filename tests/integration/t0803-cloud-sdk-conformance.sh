@@ -10,14 +10,11 @@
 # package "modal" is an unrelated widget), so fake-modal.py is checked
 # against the published proto only (t0802).
 set -u
-. "$(dirname "$0")/engine-lib.sh"
-top=$(cd "$(dirname "$0")/../.." && pwd)
+PROVIDER=daytona
+. "$(dirname "$0")/cloud-lib.sh"
 DAYTONA_SDK=0.218.0
 VERCEL_SDK=3.5.0
 SDK=${VIGIL_SDK_CACHE:-$top/build/sdk-npm}
-FAKE_PID=
-trap 'stop_fake; rm -rf "$W"' EXIT
-trap 'exit 1' INT TERM
 
 skip() { echo "skipped: $*"; exit 77; }
 command -v node >/dev/null || skip "node is not installed"
@@ -50,34 +47,6 @@ fi
 installed @daytonaio/sdk $DAYTONA_SDK || fail "the daytona SDK install \
 in $SDK does not hold $DAYTONA_SDK"
 
-# start_fake PROVIDER ARGS...: sets FD (its dir) and PORT.
-n=0
-start_fake() {
-	stop_fake
-	n=$((n + 1))
-	FD=$W/fake$n
-	mkdir -p "$FD"
-	p=$1
-	shift
-	python3 "$top/tests/harness/fake-$p.py" --dir "$FD" "$@" \
-	    2>"$FD/stderr" &
-	FAKE_PID=$!
-	i=0
-	until [ -s "$FD/port" ]; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || fail "fake $p did not start: $(cat \
-"$FD/stderr")"
-		sleep 0.1
-	done
-	PORT=$(cat "$FD/port")
-}
-stop_fake() {
-	[ -n "$FAKE_PID" ] || return 0
-	kill "$FAKE_PID" 2>/dev/null
-	wait "$FAKE_PID" 2>/dev/null
-	FAKE_PID=
-}
-
 # sdk NAME ARGS...: runs tests/harness/sdk/NAME.mjs; fails with its
 # output and the requests the fake saw.
 sdk() {
@@ -93,28 +62,31 @@ $(cat "$FD/requests")"
 	cat "$W/$name.out"
 }
 
-TOKEN=tok-$$-secret
-start_fake daytona --token "$TOKEN"
-sdk daytona "http://127.0.0.1:$PORT/api" "$TOKEN"
+# cloud-lib.sh's start_fake: a fresh fake of $PROVIDER with fake_args,
+# FD its dir, EP its API URL.
+start_fake
+sdk daytona "$EP" "$TOKEN"
 expect_eq "daytona steps" 10 "$(grep -c '^ok ' "$W/daytona.out")"
 # The SDK really went through the toolbox of the sandbox it made.
 grep -q '^GET /toolbox/.*/command/.*/logs 200$' "$FD/requests" ||
     fail "daytona: no logs request: $(cat "$FD/requests")"
 # A wrong key is refused the way the SDK reports it.
 if timeout 60 node "$top/tests/harness/sdk/daytona.mjs" "$SDK" \
-    "http://127.0.0.1:$PORT/api" wrong >"$W/bad.out" 2>&1; then
+    "$EP" wrong >"$W/bad.out" 2>&1; then
 	fail "daytona SDK accepted a wrong key"
 fi
 grep -qi 'invalid credentials\|401\|unauthorized' "$W/bad.out" ||
     fail "daytona: wrong key: $(cat "$W/bad.out")"
 
-start_fake vercel --token "$TOKEN" --team team_sdk --project prj_sdk
-sdk vercel "http://127.0.0.1:$PORT" "$TOKEN" team_sdk prj_sdk
+PROVIDER=vercel
+fake_args() { echo --token "$TOKEN" --team team_sdk --project prj_sdk; }
+start_fake
+sdk vercel "${EP%/api}" "$TOKEN" team_sdk prj_sdk
 expect_eq "vercel steps" 9 "$(grep -c '^ok ' "$W/vercel.out")"
 grep -q '^POST /api/v3/sandboxes?teamId=team_sdk 200$' "$FD/requests" ||
     fail "vercel: no create request: $(cat "$FD/requests")"
 if timeout 60 node "$top/tests/harness/sdk/vercel.mjs" "$SDK" \
-    "http://127.0.0.1:$PORT" wrong team_sdk prj_sdk >"$W/bad.out" 2>&1; then
+    "${EP%/api}" wrong team_sdk prj_sdk >"$W/bad.out" 2>&1; then
 	fail "vercel SDK accepted a wrong token"
 fi
 grep -qi 'forbidden\|not authorized\|403' "$W/bad.out" ||
