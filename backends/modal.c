@@ -1053,6 +1053,7 @@ static int
 modal_resolve_net(const struct vg_modal_conf *mc, int *mode, char *why,
     size_t wsize, struct vg_err *e)
 {
+	const struct vg_cloud_conf *cc = mc != NULL ? &mc->cloud : NULL;
 	struct vg_modal_res r;
 	struct vg_cloud c;
 	struct vg_err le;
@@ -1063,8 +1064,7 @@ modal_resolve_net(const struct vg_modal_conf *mc, int *mode, char *why,
 		return rc;
 	*mode = r.mode;
 	vg_err_init(&le);
-	if ((rc = vg_cloud_open(&c, mode_ops(r.mode), &mc->cloud, NULL,
-	    &le)) == 0)
+	if ((rc = vg_cloud_open(&c, mode_ops(r.mode), cc, NULL, &le)) == 0)
 		rc = mode_ops(r.mode)->ping(&c, &le);
 	vg_cloud_close(&c);
 	if (rc != 0 && r.mode == VG_MODAL_MANAGED &&
@@ -1072,8 +1072,8 @@ modal_resolve_net(const struct vg_modal_conf *mc, int *mode, char *why,
 		snprintf(why, wsize, "%s", le.msg);
 		*mode = VG_MODAL_DIRECT;
 		vg_err_init(&le);
-		if ((rc = vg_cloud_open(&c, &modal_direct_ops, &mc->cloud,
-		    NULL, &le)) == 0)
+		if ((rc = vg_cloud_open(&c, &modal_direct_ops, cc, NULL,
+		    &le)) == 0)
 			rc = direct_ping(&c, &le);
 		vg_cloud_close(&c);
 	}
