@@ -1208,7 +1208,9 @@ config_only(const struct vg_field *f, const struct vg_ynode *n, void *p,
 {
 	(void)f;
 	(void)p;
-	if (!c->config)
+	/* raw: vigil's own effective-manifest record, merged from config
+	 * files already. */
+	if (!c->config && !c->raw)
 		vg_dctx_error(c, n, "%s: set it in a vigil config file (site or "
 		    "user), not in a manifest", c->path);
 }
