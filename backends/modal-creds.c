@@ -169,7 +169,7 @@ vg_modal_toml(const char *text, size_t n,
 				    (int)(s - p) + 1);
 			s = skip_ws(s + 1, eol);
 			if (toml_key(&s, eol, table, sizeof(table)) != 0 ||
-			    *(s = skip_ws(s, eol)) != ']')
+			    (s = skip_ws(s, eol)) >= eol || *s != ']')
 				return vg_err_set(e, VG_EPARSE, "%d:%d: a table "
 				    "header is [name]", line, (int)(s - p) + 1);
 			s = skip_ws(s + 1, eol);

@@ -8,8 +8,9 @@
  * trailers to the header callback after the body, so both go through
  * vg_grpc_status_line.  http:// URLs are h2c (prior knowledge), https://
  * negotiates h2 by ALPN.  Every call of a channel shares one curl multi
- * handle, so the two log streams of a sandbox run side by side; each
- * call has its own connection (see call_start).
+ * handle, so the two log streams of a sandbox run side by side, and one
+ * connection, its calls multiplexed (h2c with libcurl before 8.0.0 opens
+ * one per call; see vg_grpc_open).
  *
  * Retries follow Modal's clients (modal-labs/modal-client
  * _utils/grpc_utils.py, go/client.go): transient codes and transport
@@ -42,6 +43,7 @@ struct vg_grpc {
 	const volatile sig_atomic_t *stop;
 	char			*redact;
 	size_t			 open;		/* calls not yet done */
+	int			 reuse;		/* calls share a connection */
 };
 
 struct vg_grpc_call {
@@ -355,6 +357,15 @@ vg_grpc_open(struct vg_grpc **gp, const char *url,
 		    "http:// or https://", url);
 	g = vg_xcalloc(1, sizeof(*g));
 	g->tls = url[4] == 's';
+	/* The calls of a channel share one HTTP/2 connection, but not over
+	 * h2c before libcurl 8.0.0: on reuse it stacked a second HTTP/2
+	 * filter on the connection and failed the call with "Error in the
+	 * HTTP2 framing layer" before sending it (curl issue #10634, fixed
+	 * by curl PR #10643 in 8.0.0; `curl --http2-prior-knowledge U
+	 * --next --http2-prior-knowledge U` shows it).  Over TLS 7.88
+	 * reuses fine. */
+	g->reuse = g->tls ||
+	    curl_version_info(CURLVERSION_NOW)->version_num >= 0x080000;
 	g->base = vg_xstrdup(url);
 	n = strlen(g->base);
 	while (n > 0 && g->base[n - 1] == '/')
@@ -449,6 +460,7 @@ call_start(struct vg_grpc *g, const char *method, const struct vg_buf *msg,
 {
 	struct vg_grpc_call *c = vg_xcalloc(1, sizeof(*c));
 	char *url, line[128], tmo[32];
+	const char *ca;
 	size_t i;
 
 	c->g = g;
@@ -491,12 +503,18 @@ call_start(struct vg_grpc *g, const char *method, const struct vg_buf *msg,
 	curl_easy_setopt(c->easy, CURLOPT_HEADERDATA, c);
 	curl_easy_setopt(c->easy, CURLOPT_ERRORBUFFER, c->errbuf);
 	curl_easy_setopt(c->easy, CURLOPT_NOSIGNAL, 1L);
-	/* One connection per call: libcurl 7.88 fails a second stream on a
-	 * reused h2c connection ("Error in the HTTP2 framing layer"). */
-	curl_easy_setopt(c->easy, CURLOPT_FORBID_REUSE, 1L);
-	curl_easy_setopt(c->easy, CURLOPT_FRESH_CONNECT, 1L);
+	if (g->reuse)
+		curl_easy_setopt(c->easy, CURLOPT_PIPEWAIT, 1L);
+	else {
+		curl_easy_setopt(c->easy, CURLOPT_FORBID_REUSE, 1L);
+		curl_easy_setopt(c->easy, CURLOPT_FRESH_CONNECT, 1L);
+	}
 	curl_easy_setopt(c->easy, CURLOPT_CONNECTTIMEOUT, 30L);
 	curl_easy_setopt(c->easy, CURLOPT_PRIVATE, c);
+	if (g->tls && (ca = getenv("SSL_CERT_FILE")) != NULL && *ca)
+		curl_easy_setopt(c->easy, CURLOPT_CAINFO, ca);
+	/* libcurl's trace of each call on stderr (docs/backends/modal.md,
+	 * "Debugging"). */
 	if (getenv("VIGIL_GRPC_DEBUG") != NULL)
 		curl_easy_setopt(c->easy, CURLOPT_VERBOSE, 1L);
 	if (timeout > 0)

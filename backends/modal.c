@@ -260,18 +260,11 @@ direct_app(struct vg_cloud *c, int create, struct vg_err *e)
 /* Direct: create                                                      */
 /* ------------------------------------------------------------------ */
 
-/* One message of ImageJoinStreaming: keeps the last result. */
-struct join {
-	int		 status;
-	char		 exception[256];
-	char		 entry[128];
-};
-
-/* Deframed ImageJoinStreamingResponse. */
-static int
-join_msg(void *arg, const uint8_t *p, size_t n)
+/* Takes one ImageJoinStreamingResponse; see modal.h. */
+int
+vg_modal_join_msg(void *arg, const uint8_t *p, size_t n)
 {
-	struct join *j = arg;
+	struct vg_modal_join *j = arg;
 	Modal__Client__ImageJoinStreamingResponse *r;
 
 	if ((r = modal__client__image_join_streaming_response__unpack(NULL, n,
@@ -297,7 +290,7 @@ image_join(struct vg_cloud *c, const char *image_id, double deadline,
 	    MODAL__CLIENT__IMAGE_JOIN_STREAMING_REQUEST__INIT;
 	struct vg_grpc_status st;
 	struct vg_grpc_call *call;
-	struct join j = { 0 };
+	struct vg_modal_join j = { 0 };
 	char msg[256];
 	int rc = 0, fails = 0;
 
@@ -310,7 +303,7 @@ image_join(struct vg_cloud *c, const char *image_id, double deadline,
 			    "while the image was built");
 		req.last_entry_id = j.entry;
 		call = vg_grpc_stream(chan(c), "ImageJoinStreaming", &req.base,
-		    MODAL_LOG_TIMEOUT + 5, join_msg, &j);
+		    MODAL_LOG_TIMEOUT + 5, vg_modal_join_msg, &j);
 		while (!vg_grpc_call_done(call, &st, msg, sizeof(msg)))
 			if ((rc = vg_grpc_poll(chan(c), 0.2)) != 0)
 				break;
@@ -534,32 +527,57 @@ struct logs {
 	double			 retry_at;
 };
 
+/* Takes one TaskLogsBatch; see modal.h. */
+int
+vg_modal_logs_batch(const uint8_t *p, size_t n,
+    int (*out)(void *, const char *, size_t), void *arg, char *entry,
+    size_t esize, int *eof, size_t *items)
+{
+	Modal__Client__TaskLogsBatch *b;
+	size_t i;
+	int rc = 0;
+
+	*items = 0;
+	if ((b = modal__client__task_logs_batch__unpack(NULL, n, p)) == NULL)
+		return VG_EPARSE;
+	for (i = 0; i < b->n_items && rc == 0; i++)
+		if (b->items[i]->has_data && b->items[i]->data.len > 0)
+			rc = out(arg, (const char *)b->items[i]->data.data,
+			    b->items[i]->data.len);
+	if (rc == 0 && b->entry_id != NULL && *b->entry_id)
+		snprintf(entry, esize, "%s", b->entry_id);
+	*items = b->n_items;
+	if (b->has_eof && b->eof)
+		*eof = 1;
+	modal__client__task_logs_batch__free_unpacked(b, NULL);
+	return rc;
+}
+
+/* Writes log bytes into the task's file; a failure is remembered. */
+static int
+logs_write(void *arg, const char *p, size_t n)
+{
+	struct logs *l = arg;
+	int rc = vg_cloud_out_write(&l->t->out, l->fd, p, n);
+
+	if (rc != 0)
+		l->io = 1;
+	return rc;
+}
+
 /* Deframed TaskLogsBatch: its items go to the file, then entry_id
  * moves, so a resumed stream neither loses nor repeats a batch. */
 static int
 logs_msg(void *arg, const uint8_t *p, size_t n)
 {
 	struct logs *l = arg;
-	Modal__Client__TaskLogsBatch *b;
-	size_t i;
-	int rc = 0;
+	size_t items;
+	int rc;
 
-	if ((b = modal__client__task_logs_batch__unpack(NULL, n, p)) == NULL)
-		return VG_EPARSE;
-	for (i = 0; i < b->n_items && rc == 0; i++)
-		if (b->items[i]->has_data && b->items[i]->data.len > 0)
-			rc = vg_cloud_out_write(&l->t->out, l->fd,
-			    (const char *)b->items[i]->data.data,
-			    b->items[i]->data.len);
-	if (rc != 0)
-		l->io = 1;
-	if (rc == 0 && b->entry_id != NULL && *b->entry_id)
-		snprintf(l->entry, sizeof(l->entry), "%s", b->entry_id);
-	if (b->n_items > 0)
+	rc = vg_modal_logs_batch(p, n, logs_write, l, l->entry,
+	    sizeof(l->entry), &l->eof, &items);
+	if (items > 0)
 		l->fails = 0;
-	if (b->has_eof && b->eof)
-		l->eof = 1;
-	modal__client__task_logs_batch__free_unpacked(b, NULL);
 	return rc;
 }
 
@@ -705,6 +723,29 @@ direct_kill(struct vg_cloud_task *t, double grace, int *sig)
 	(void)direct_terminate(&t->c, t->sandbox, &e);
 }
 
+/* A listed sandbox's tags; see modal.h. */
+void
+vg_modal_sandbox_tags(const Modal__Client__SandboxInfo *s,
+    const char *want[3])
+{
+	size_t j;
+
+	want[0] = want[1] = want[2] = NULL;
+	for (j = 0; j < s->n_tags; j++) {
+		const char *k = s->tags[j]->tag_name, *v =
+		    s->tags[j]->tag_value;
+
+		if (k == NULL || v == NULL)
+			continue;
+		if (strcmp(k, VG_CLOUD_LABEL_RUN) == 0)
+			want[0] = v;
+		else if (strcmp(k, VG_CLOUD_LABEL_TASK) == 0)
+			want[1] = v;
+		else if (strcmp(k, VG_CLOUD_LABEL_OWNER) == 0)
+			want[2] = v;
+	}
+}
+
 /* Reap: SandboxList of the app by tag, terminating those to go. */
 static int
 direct_reap(const char *run_id, struct vg_buf *report, struct vg_err *e)
@@ -717,7 +758,7 @@ direct_reap(const char *run_id, struct vg_buf *report, struct vg_err *e)
 	struct vg_cloud c;
 	struct vg_err le;
 	const char *want[3];
-	size_t i, j;
+	size_t i;
 	int rc, page;
 
 	/* Without credentials vigil cannot have made a sandbox here. */
@@ -747,20 +788,7 @@ direct_reap(const char *run_id, struct vg_buf *report, struct vg_err *e)
 		for (i = 0; i < resp->n_sandboxes; i++) {
 			Modal__Client__SandboxInfo *s = resp->sandboxes[i];
 
-			want[0] = want[1] = want[2] = NULL;
-			for (j = 0; j < s->n_tags; j++) {
-				const char *k = s->tags[j]->tag_name, *v =
-				    s->tags[j]->tag_value;
-
-				if (k == NULL || v == NULL)
-					continue;
-				if (strcmp(k, VG_CLOUD_LABEL_RUN) == 0)
-					want[0] = v;
-				else if (strcmp(k, VG_CLOUD_LABEL_TASK) == 0)
-					want[1] = v;
-				else if (strcmp(k, VG_CLOUD_LABEL_OWNER) == 0)
-					want[2] = v;
-			}
+			vg_modal_sandbox_tags(s, want);
 			if (s->id == NULL || (run_id != NULL ? want[0] == NULL
 			    || strcmp(want[0], run_id) != 0 :
 			    !vg_backend_owner_dead(want[2])))
@@ -1041,6 +1069,7 @@ static int
 modal_resolve_net(const struct vg_modal_conf *mc, int *mode, char *why,
     size_t wsize, struct vg_err *e)
 {
+	const struct vg_cloud_conf *cc = mc != NULL ? &mc->cloud : NULL;
 	struct vg_modal_res r;
 	struct vg_cloud c;
 	struct vg_err le;
@@ -1051,8 +1080,7 @@ modal_resolve_net(const struct vg_modal_conf *mc, int *mode, char *why,
 		return rc;
 	*mode = r.mode;
 	vg_err_init(&le);
-	if ((rc = vg_cloud_open(&c, mode_ops(r.mode), &mc->cloud, NULL,
-	    &le)) == 0)
+	if ((rc = vg_cloud_open(&c, mode_ops(r.mode), cc, NULL, &le)) == 0)
 		rc = mode_ops(r.mode)->ping(&c, &le);
 	vg_cloud_close(&c);
 	if (rc != 0 && r.mode == VG_MODAL_MANAGED &&
@@ -1060,8 +1088,8 @@ modal_resolve_net(const struct vg_modal_conf *mc, int *mode, char *why,
 		snprintf(why, wsize, "%s", le.msg);
 		*mode = VG_MODAL_DIRECT;
 		vg_err_init(&le);
-		if ((rc = vg_cloud_open(&c, &modal_direct_ops, &mc->cloud,
-		    NULL, &le)) == 0)
+		if ((rc = vg_cloud_open(&c, &modal_direct_ops, cc, NULL,
+		    &le)) == 0)
 			rc = direct_ping(&c, &le);
 		vg_cloud_close(&c);
 	}

@@ -212,4 +212,28 @@ void	vg_modal_res_release(struct vg_modal_res *r);
 int	vg_modal_result(const Modal__Client__GenericResult *g, int *ended,
 	    long *code, struct vg_err *e);
 
+/* What ImageJoinStreaming said so far: the last entry_id and, once the
+ * build ended, its status (0 before) and exception. */
+struct vg_modal_join {
+	int		 status;
+	char		 exception[256];
+	char		 entry[128];
+};
+
+/* Decodes one ImageJoinStreamingResponse into arg (a struct
+ * vg_modal_join): 0, or VG_EPARSE.  A deframer callback. */
+int	vg_modal_join_msg(void *arg, const uint8_t *p, size_t n);
+
+/* Decodes one TaskLogsBatch: each item's data to out in order, then (out
+ * having taken all) its entry_id into entry; *eof set by its eof,
+ * *items its item count.  0, VG_EPARSE, or out's error. */
+int	vg_modal_logs_batch(const uint8_t *p, size_t n,
+	    int (*out)(void *, const char *, size_t), void *arg, char *entry,
+	    size_t esize, int *eof, size_t *items);
+
+/* The vigil-run, vigil-task and vigil-owner tags of a listed sandbox
+ * (NULL where absent), borrowed from s. */
+void	vg_modal_sandbox_tags(const Modal__Client__SandboxInfo *s,
+	    const char *want[3]);
+
 #endif

@@ -25,8 +25,13 @@ b5a5d9e78):
   stdout line after 01 01 01, each stderr line after 02 02 02, a newline
   added to a last partial line; the exit code is known only after the
   output is complete.  With "X-Daytona-Split-Output: true" and no
-  X-Daytona-SDK-Version the raw log is returned, otherwise the markers are
-  stripped (pkg/session/log.go, common.go).
+  X-Daytona-SDK-Version the raw log is returned, without either the
+  markers are stripped (pkg/session/log.go, common.go); a request with
+  X-Daytona-SDK-Version (the SDKs send it) gets the JSON
+  SessionCommandLogsResponse {output, stdout, stderr} that
+  @daytonaio/sdk 0.218's Process.getSessionCommandLogs reads.
+Conformance: tests/integration/t0803-cloud-sdk-conformance.sh runs that
+SDK's create / list / exec / logs / delete against this fake.
 
 Commands really run, locally, as `sh -c '. FILE'` in a per-sandbox
 directory with a small environment of their own (PATH, HOME), like a
@@ -67,6 +72,10 @@ CREATE_FIELDS = {
     "memory": int, "disk": int, "autoStopInterval": int,
     "autoArchiveInterval": int, "autoDeleteInterval": int, "volumes": list,
     "buildInfo": dict, "class": str,
+    # Fields @daytonaio/sdk 0.218's create() sends when set.
+    "gpuType": list, "spot": bool, "autoPauseInterval": int,
+    "ttlMinutes": int, "kvm": bool, "outboundProxyUrl": str,
+    "otelEndpointOverride": str, "linkedSandbox": str, "secrets": list,
 }
 
 
@@ -172,6 +181,21 @@ def nest_error(path, status, message):
         "statusCode": status, "error": names.get(status, "Error"),
         "message": message,
     }
+
+
+def split_log(log):
+    """The SessionCommandLogsResponse an SDK gets: the combined output
+    and each stream apart (what @daytonaio/sdk's Process reads)."""
+    out, err = [], []
+    for line in log.splitlines(keepends=True):
+        if line.startswith(OUT):
+            out.append(line[3:])
+        elif line.startswith(ERR):
+            err.append(line[3:])
+    text = log.replace(OUT, b"").replace(ERR, b"")
+    return {"output": text.decode("utf-8", "replace"),
+            "stdout": b"".join(out).decode("utf-8", "replace"),
+            "stderr": b"".join(err).decode("utf-8", "replace")}
 
 
 def check_create(body):
@@ -344,7 +368,9 @@ class Handler(BaseHTTPRequestHandler):
                 with c.lock:
                     log = c.log
                 split = self.headers.get("X-Daytona-Split-Output") == "true"
-                if self.headers.get("X-Daytona-SDK-Version") or not split:
+                if self.headers.get("X-Daytona-SDK-Version"):
+                    return 200, split_log(log)
+                if not split:
                     log = log.replace(OUT, b"").replace(ERR, b"")
                 return 200, log
         return 404, {"message": "not found"}

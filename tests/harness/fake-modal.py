@@ -25,7 +25,8 @@ Knobs: --cut-logs N (each log stream of the first sandbox ends with
 UNAVAILABLE after N batches, once), --unavailable N (the first N
 SandboxCreate fail UNAVAILABLE), --throttle N:SECS (the first N
 SandboxCreate fail RESOURCE_EXHAUSTED with an RPCRetryPolicy detail in
-grpc-status-details-bin), --delay SECS (before every unary reply).
+grpc-status-details-bin), --delay SECS (before every unary reply),
+--tls CERT KEY (HTTP/2 over TLS instead of h2c).
 
 Usage: fake-modal.py --dir DIR --token-id ID --token-secret S [knobs]
 Writes its port to DIR/port and one line per call to DIR/requests:
@@ -341,13 +342,19 @@ def main():
     p.add_argument("--unavailable", type=int, default=0)
     p.add_argument("--throttle", default="0:0")
     p.add_argument("--delay", type=float, default=0)
+    p.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     a = p.parse_args()
     n, secs = a.throttle.split(":")
     a.throttle_n, a.throttle_secs = int(n), float(secs)
     svc = Servicer(a)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=32))
     pbg.add_ModalClientServicer_to_server(svc, server)
-    port = server.add_insecure_port("127.0.0.1:0")
+    if a.tls:
+        with open(a.tls[0], "rb") as c, open(a.tls[1], "rb") as k:
+            creds = grpc.ssl_server_credentials([(k.read(), c.read())])
+        port = server.add_secure_port("127.0.0.1:0", creds)
+    else:
+        port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     tmp = os.path.join(a.dir, "port.tmp")
     with open(tmp, "w") as f:

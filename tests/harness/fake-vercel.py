@@ -15,14 +15,19 @@ body), under the base URL's /api prefix:
     GET    /v2/sandboxes/sessions/S/cmd/C/logs          ndjson log lines
     POST   /v2/sandboxes/sessions/S/cmd/C/kill {"signal"} {"command"}
     POST   /v2/sandboxes/sessions/S/stop                {session, sandbox}
-    GET    /v2/sandboxes/NAME?projectId=P               {sandbox, routes}
+    GET    /v2/sandboxes/NAME?projectId=P      {sandbox, session, routes}
     DELETE /v2/sandboxes/NAME?projectId=P               {sandbox}
     GET    /v2/sandboxes?project=P&tags=K:V&limit=N&cursor=C
                                             {sandboxes, pagination}
 Every request needs "Authorization: Bearer TOKEN" and ?teamId=TEAM;
 projectId must name the project.  Bodies are checked field by field as
 the SDK's types say, unknown fields refused (stricter than the API, so a
-misspelt field fails the test); tags at most 5.
+misspelt field fails the test); tags at most 5.  A sandbox's env is
+the default of each of its commands (the SDK's Sandbox.create docs).
+
+Conformance: tests/integration/t0803-cloud-sdk-conformance.sh runs the
+SDK itself (3.5, its create / list / runCommand / logs / wait / stop /
+get / delete; replies checked by its zod validators) against this fake.
 
 Commands really run, locally, without a shell (command + args), in a
 per-sandbox directory with an environment of their own (PATH, HOME) plus
@@ -72,6 +77,9 @@ class Cmd:
         self.cv = threading.Condition()
         self.started = now_ms()
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": sess.dir}
+        # The sandbox's env is every command's default (the SDK's
+        # Sandbox.create docs), the command's own wins.
+        env.update(sess.sandbox.body.get("env", {}))
         env.update(body.get("env", {}))
         try:
             self.proc = subprocess.Popen(
@@ -290,7 +298,8 @@ class Handler(BaseHTTPRequestHandler):
             if box is None:
                 return err(404, "not_found", "Sandbox not found")
             if m == "GET":
-                return 200, {"sandbox": box.dto(), "routes": []}
+                return 200, {"sandbox": box.dto(),
+                             "session": box.session.dto(), "routes": []}
             if m == "DELETE":
                 box.session.stop()
                 shutil.rmtree(box.session.dir, ignore_errors=True)

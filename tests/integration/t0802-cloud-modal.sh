@@ -308,7 +308,44 @@ no_env
 grep -q "^modal: missing (modal: mode auto: no credentials" "$W/doc" ||
     fail "doctor without: $(cat "$W/doc")"
 
-# 11. The committed generated code is that of proto/modal.proto.
+# 11. HTTP/2 over TLS (a self-signed certificate, trusted through
+# SSL_CERT_FILE): the attempt's calls share one connection, streams
+# multiplexed on it; over h2c libcurl before 8.0.0 gets one per call.
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$W/key.pem" \
+    -out "$W/cert.pem" -days 1 -subj /CN=127.0.0.1 \
+    -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 ||
+    fail "openssl could not make a certificate"
+start_fake --tls "$W/cert.pem" "$W/key.pem"
+direct_env
+EP=https://127.0.0.1:$(cat "$FD/port")
+mf tls "'echo o; echo e >&2'"
+VIGIL_GRPC_DEBUG=1 SSL_CERT_FILE=$W/cert.pem run_task tls
+expect_eq "tls state" "SUCCEEDED 0" "$ST"
+expect_eq "tls streams" "o e" "$OUT $ERR"
+# One connection for prepare's ClientHello, one for the attempt.
+expect_eq "tls connections" 2 "$(grep -ac '^\* Connected to' "$W/tls.err")"
+[ "$(grep -ac '^\* Re-using existing connection' "$W/tls.err")" -ge 6 ] ||
+    fail "tls: calls not on one connection: $(grep -a '^\*' "$W/tls.err")"
+run_task tls
+expect_eq "untrusted certificate" "BACKEND_ERROR" "${ST% *}"
+case $REASON in
+*ClientHello*certificate*|*ClientHello*SSL*) ;;
+*) fail "untrusted certificate: reason '$REASON'" ;;
+esac
+start_fake
+EP=http://127.0.0.1:$(cat "$FD/port")
+mf h2c "'echo o'"
+VIGIL_GRPC_DEBUG=1 run_task h2c
+expect_eq "h2c state" "SUCCEEDED 0" "$ST"
+conns=$(grep -ac '^\* Connected to' "$W/h2c.err")
+calls=$(grep -ac '^\* Using Stream ID' "$W/h2c.err")
+if [ "$(curl-config --vernum 2>/dev/null || echo 075801)" \< 080000 ]; then
+	expect_eq "h2c: one connection per call" "$calls" "$conns"
+else
+	expect_eq "h2c connections" 2 "$conns"
+fi
+
+# 12. The committed generated code is that of proto/modal.proto.
 if command -v protoc-c >/dev/null; then
 	mkdir -p "$W/gen"
 	protoc-c --proto_path="$top/proto" --c_out="$W/gen" \

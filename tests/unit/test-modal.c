@@ -140,6 +140,7 @@ test_toml(void **state)
 	    "token_secret = 'as-\\2'\n[\"my ws\"]\nactive = true\nn = 3\n";
 	struct kv x = { "" };
 	struct vg_err e;
+	char *cut;
 
 	(void)state;
 	vg_err_init(&e);
@@ -157,6 +158,69 @@ test_toml(void **state)
 	assert_string_equal(e.msg, "1:5: unterminated string");
 	assert_int_equal(vg_modal_toml("k = v\n", 6, collect, &x, &e),
 	    VG_EPARSE);
+	/* A header cut at the end of the text, which has no NUL after it. */
+	cut = vg_xmalloc(2);
+	memcpy(cut, "[x", 2);
+	assert_int_equal(vg_modal_toml(cut, 2, collect, &x, &e), VG_EPARSE);
+	assert_string_equal(e.msg, "1:3: a table header is [name]");
+	free(cut);
+}
+
+/* Collects log bytes; refuses once *arg is "full". */
+static int
+logs_out(void *arg, const char *p, size_t n)
+{
+	struct vg_buf *b = arg;
+
+	if (b->len >= 4)
+		return VG_EIO;
+	vg_buf_add(b, p, n);
+	return 0;
+}
+
+/* Log batches: items in order, entry_id and eof; refusals kept apart. */
+static void
+test_logs_batch(void **state)
+{
+	Modal__Client__TaskLogsBatch b = MODAL__CLIENT__TASK_LOGS_BATCH__INIT;
+	Modal__Client__TaskLogs it[2], *pit[2] = { &it[0], &it[1] };
+	struct vg_buf out = VG_BUF_INIT;
+	uint8_t wire[256], d1[] = "ab", d2[] = "cd";
+	char entry[16] = "", e7[] = "7-0", e8[] = "8-0";
+	size_t n, items;
+	int eof = 0;
+
+	(void)state;
+	modal__client__task_logs__init(&it[0]);
+	modal__client__task_logs__init(&it[1]);
+	it[0].has_data = it[1].has_data = 1;
+	it[0].data.data = d1;
+	it[0].data.len = 2;
+	it[1].data.data = d2;
+	it[1].data.len = 2;
+	b.n_items = 2;
+	b.items = pit;
+	b.entry_id = e7;
+	n = modal__client__task_logs_batch__pack(&b, wire);
+	assert_int_equal(vg_modal_logs_batch(wire, n, logs_out, &out, entry,
+	    sizeof(entry), &eof, &items), 0);
+	assert_int_equal(items, 2);
+	assert_string_equal(vg_buf_str(&out), "abcd");
+	assert_string_equal(entry, "7-0");
+	assert_int_equal(eof, 0);
+	/* The file refuses: the entry does not move, the error comes back. */
+	b.entry_id = e8;
+	b.has_eof = b.eof = 1;
+	n = modal__client__task_logs_batch__pack(&b, wire);
+	assert_int_equal(vg_modal_logs_batch(wire, n, logs_out, &out, entry,
+	    sizeof(entry), &eof, &items), VG_EIO);
+	assert_string_equal(entry, "7-0");
+	assert_int_equal(eof, 1);
+	/* Not a batch. */
+	assert_int_equal(vg_modal_logs_batch((const uint8_t *)"\xff", 1,
+	    logs_out, &out, entry, sizeof(entry), &eof, &items), VG_EPARSE);
+	assert_int_equal(items, 0);
+	vg_buf_release(&out);
 }
 
 /* Results: the SDK's exit codes, failures of the platform as errors. */
@@ -199,6 +263,7 @@ main(void)
 		cmocka_unit_test(test_deframe),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_toml),
+		cmocka_unit_test(test_logs_batch),
 		cmocka_unit_test(test_result),
 	};
 
