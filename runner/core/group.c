@@ -349,8 +349,10 @@ vg_group_acquire(struct vg_store *st, const struct vg_group_req *rq,
 		now = vg_now();
 		if (rq->overlap == VG_OVERLAP_SKIP)
 			break;
-		if (rq->overlap == VG_OVERLAP_REPLACE && res->holder[0] !=
-		    '\0' && strcmp(cancelled, res->holder) != 0) {
+		/* Only a recorded holder can be cancelled; one that has the
+		 * lock but no run yet is waited for. */
+		if (rq->overlap == VG_OVERLAP_REPLACE && found &&
+		    strcmp(cancelled, res->holder) != 0) {
 			if ((rc = cancel_holder(st, res->holder, e)) != 0)
 				goto fail;
 			vg_strlcpy(cancelled, res->holder, sizeof(cancelled));

@@ -507,52 +507,80 @@ expand_env(const char *v, struct vg_buf *out, char *miss, size_t n)
 	return 0;
 }
 
+/* One channel of a delivery. */
+struct chan {
+	char	*what;			/* "webhook http://host/…" */
+	/* Returns 0 delivered, 1 failed and worth another try, 2 failed
+	 * for good; why says how. */
+	int	(*attempt)(struct dlv *, void *, double, char *, size_t);
+	void	*arg;
+	int	 done;			/* 1 delivered or given up */
+};
+
 /*
- * Runs the attempts of one channel: attempt(d, arg, timeout, why) returns
- * 0 delivered, 1 failed and worth another try, 2 failed for good.
+ * Runs the channels in rounds: every channel's first attempt before any
+ * retry, so one dead receiver cannot starve the others; then the failed
+ * ones again after 1 s, then 2 s, all within notify.total.
  */
-static int
-attempts(struct dlv *d, const char *what,
-    int (*attempt)(struct dlv *, void *, double, char *, size_t), void *arg)
+static void
+run_rounds(struct dlv *d, struct chan *ch, size_t n)
 {
-	char why[400];
 	double backoff = BACKOFF_FIRST, t;
-	int k, rc = 2;
+	char why[400];
+	size_t i, open;
+	int k, rc;
 
 	for (k = 1; k <= VG_NOTIFY_ATTEMPTS; k++) {
-		t = left(d);
-		if (t <= 0) {
-			tell(d, "%s not sent: notify.total (%gs) spent", what,
-			    d->m->notify.total);
-			break;
+		open = 0;
+		for (i = 0; i < n; i++) {
+			if (ch[i].done)
+				continue;
+			if ((t = left(d)) <= 0) {
+				tell(d, "%s not sent: notify.total (%gs) spent",
+				    ch[i].what, d->m->notify.total);
+				ch[i].done = 1;
+				d->stats->failed++;
+				continue;
+			}
+			if (t > d->m->notify.timeout)
+				t = d->m->notify.timeout;
+			why[0] = '\0';
+			rc = ch[i].attempt(d, ch[i].arg, t, why, sizeof(why));
+			if (rc == 0) {
+				tell(d, "%s delivered%s%s", ch[i].what,
+				    why[0] ? ": " : "", why);
+				ch[i].done = 1;
+				d->stats->sent++;
+				continue;
+			}
+			if (rc == 2 || k == VG_NOTIFY_ATTEMPTS) {
+				tell(d, "%s failed (attempt %d of %d): %s; "
+				    "given up", ch[i].what, k,
+				    VG_NOTIFY_ATTEMPTS, why);
+				ch[i].done = 1;
+				d->stats->failed++;
+				continue;
+			}
+			tell(d, "%s failed (attempt %d of %d): %s", ch[i].what,
+			    k, VG_NOTIFY_ATTEMPTS, why);
+			open++;
 		}
-		if (t > d->m->notify.timeout)
-			t = d->m->notify.timeout;
-		why[0] = '\0';
-		if ((rc = attempt(d, arg, t, why, sizeof(why))) == 0) {
-			tell(d, "%s delivered%s%s", what, why[0] ? ": " : "",
-			    why);
-			d->stats->sent++;
-			return 0;
-		}
-		if (rc == 2 || k == VG_NOTIFY_ATTEMPTS) {
-			tell(d, "%s failed (attempt %d of %d): %s", what, k,
-			    VG_NOTIFY_ATTEMPTS, why);
-			break;
-		}
+		if (open == 0)
+			return;
 		if (left(d) <= backoff) {
-			tell(d, "%s failed (attempt %d of %d): %s; "
-			    "notify.total (%gs) leaves no time to retry", what,
-			    k, VG_NOTIFY_ATTEMPTS, why, d->m->notify.total);
-			break;
+			for (i = 0; i < n; i++)
+				if (!ch[i].done) {
+					tell(d, "%s not retried: notify.total "
+					    "(%gs) leaves no time", ch[i].what,
+					    d->m->notify.total);
+					ch[i].done = 1;
+					d->stats->failed++;
+				}
+			return;
 		}
-		tell(d, "%s failed (attempt %d of %d): %s; retrying in %gs",
-		    what, k, VG_NOTIFY_ATTEMPTS, why, backoff);
 		pause_for(backoff);
 		backoff *= 2;
 	}
-	d->stats->failed++;
-	return -1;
 }
 
 /* One POST of the payload to webhook arg. */
@@ -604,7 +632,7 @@ webhook_attempt(struct dlv *d, void *arg, double timeout, char *why,
 	rc = vg_http_do(h, &req, &resp, &e);
 	vg_http_free(h);
 	if (rc == VG_ETIMEOUT) {
-		snprintf(why, n, "no answer within %gs", timeout);
+		snprintf(why, n, "no answer within %.1fs", timeout);
 		rc = 1;
 	} else if (rc == VG_ELIMIT) {
 		snprintf(why, n, "HTTP %ld with a reply over 64 KiB",
@@ -718,7 +746,7 @@ spawn_feed(struct dlv *d, char *const argv[], char *const envp[],
 		kill(pid, SIGKILL);
 		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
 			;
-		snprintf(why, n, "'%s' did not finish within %gs (killed)",
+		snprintf(why, n, "'%s' did not finish within %.1fs (killed)",
 		    argv[0], timeout);
 		return 1;
 	}
@@ -819,18 +847,21 @@ vg_notify_deliver(struct vg_store *st, const struct vg_manifest *m,
 	struct vg_notify_stats dummy;
 	struct vg_buf what = VG_BUF_INIT;
 	struct vg_strv env = VG_STRV_INIT;
+	struct chan *ch;
 	struct dlv d;
 	struct mail ml;
 	struct cmd c;
 	struct vg_err e;
 	char *denied = NULL;
 	double t0 = vg_now();
-	size_t i;
+	size_t i, n = 0;
 
 	if (stats == NULL)
 		stats = &dummy;
 	memset(stats, 0, sizeof(*stats));
 	memset(&d, 0, sizeof(d));
+	memset(&ml, 0, sizeof(ml));
+	memset(&c, 0, sizeof(c));
 	d.st = st;
 	d.m = m;
 	d.rep = rep;
@@ -839,29 +870,27 @@ vg_notify_deliver(struct vg_store *st, const struct vg_manifest *m,
 	d.deadline = t0 + nc->total;
 	d.out_fd = out_fd;
 	vg_buf_init(&d.payload);
+	vg_buf_init(&ml.msg);
 	vg_run_report_json(rep, &d.payload);
+	ch = vg_xcalloc(nc->nwebhook + 2, sizeof(*ch));
 	for (i = 0; i < nc->nwebhook; i++) {
 		vg_buf_reset(&what);
 		vg_buf_adds(&what, "webhook ");
 		redact_url(nc->webhook[i].url, &what);
-		(void)attempts(&d, vg_buf_str(&what), webhook_attempt,
-		    &nc->webhook[i]);
+		ch[n].what = vg_xstrdup(vg_buf_str(&what));
+		ch[n].attempt = webhook_attempt;
+		ch[n++].arg = &nc->webhook[i];
 	}
 	if (nc->email.n > 0) {
-		memset(&ml, 0, sizeof(ml));
 		ml.argv[0] = vg_xstrdup(nc->sendmail != NULL ?
 		    nc->sendmail : "sendmail");
 		ml.argv[1] = vg_xstrdup("-t");
 		ml.argv[2] = vg_xstrdup("-oi");
-		vg_buf_init(&ml.msg);
 		mail_message(&d, &ml.msg);
-		vg_buf_reset(&what);
-		vg_buf_printf(&what, "mail to %zu recipient%s", nc->email.n,
-		    nc->email.n == 1 ? "" : "s");
-		(void)attempts(&d, vg_buf_str(&what), mail_attempt, &ml);
-		vg_buf_release(&ml.msg);
-		for (i = 0; i < 3; i++)
-			free(ml.argv[i]);
+		ch[n].what = vg_xasprintf("mail to %zu recipient%s",
+		    nc->email.n, nc->email.n == 1 ? "" : "s");
+		ch[n].attempt = mail_attempt;
+		ch[n++].arg = &ml;
 	}
 	if (nc->command.n > 0) {
 		vg_buf_reset(&what);
@@ -871,6 +900,7 @@ vg_notify_deliver(struct vg_store *st, const struct vg_manifest *m,
 		c.argv = vg_xcalloc(nc->command.n + 1, sizeof(*c.argv));
 		for (i = 0; i < nc->command.n; i++)
 			c.argv[i] = nc->command.v[i];
+		/* Gated like a task, before anything is sent. */
 		if (vg_gate_argv(m, c.argv, rep->test ? NULL : rep->r.id, -1,
 		    rep->test ? NULL : st, &denied, &e) != 0) {
 			tell(&d, "%s not run: policy gate: %s",
@@ -882,14 +912,22 @@ vg_notify_deliver(struct vg_store *st, const struct vg_manifest *m,
 			stats->failed++;
 		} else {
 			c.envp = command_env(&d, &env);
-			(void)attempts(&d, vg_buf_str(&what),
-			    command_attempt, &c);
-			free(c.envp);
+			ch[n].what = vg_xstrdup(vg_buf_str(&what));
+			ch[n].attempt = command_attempt;
+			ch[n++].arg = &c;
 		}
 		free(denied);
-		free(c.argv);
 	}
+	run_rounds(&d, ch, n);
 	stats->seconds = vg_now() - t0;
+	for (i = 0; i < n; i++)
+		free(ch[i].what);
+	free(ch);
+	for (i = 0; i < 3; i++)
+		free(ml.argv[i]);
+	free(c.argv);
+	free(c.envp);
+	vg_buf_release(&ml.msg);
 	vg_strv_release(&env);
 	vg_buf_release(&what);
 	vg_buf_release(&d.payload);

@@ -762,7 +762,8 @@ check_notify_command(const struct vg_field *f, const struct vg_ynode *n,
 	const struct vg_strv *sv = p;
 
 	(void)f;
-	if (n != NULL && sv->n == 0)
+	/* The effective manifest (JSON) writes an unset list as []. */
+	if (n != NULL && sv->n == 0 && !c->raw)
 		vg_dctx_error(c, n, "'%s' needs a program (an argv list)",
 		    c->path);
 }
