@@ -710,6 +710,7 @@ check_webhook(const struct vg_section *s, const struct vg_ynode *n,
     void *base, struct vg_dctx *c)
 {
 	const struct vg_webhook *w = base;
+	const struct vg_ynode *un, *hn, *kn;
 	const char *u = w->url, *k;
 	size_t i;
 
@@ -718,19 +719,25 @@ check_webhook(const struct vg_section *s, const struct vg_ynode *n,
 		vg_dctx_error(c, n, "'%s' needs 'url'", c->path);
 		return;
 	}
+	/* Point at the value at fault when the tree has it. */
+	un = vg_ynode_get(n, "url");
+	hn = vg_ynode_get(n, "headers");
 	if ((strncmp(u, "http://", 7) != 0 && strncmp(u, "https://", 8) !=
 	    0) || strlen(u) <= (u[4] == 's' ? 8u : 7u) || has_control(u) ||
 	    strchr(u, ' ') != NULL)
-		vg_dctx_error(c, n, "'%s.url' must be an http:// or https:// "
-		    "URL, not '%.80s'", c->path, u);
+		vg_dctx_error(c, un != NULL ? un : n, "'%s.url' must be an "
+		    "http:// or https:// URL, not '%.80s'", c->path, u);
 	for (i = 0; i < w->headers.n; i++) {
 		k = w->headers.v[i].key;
+		kn = hn != NULL ? vg_ynode_get(hn, k) : NULL;
+		if (kn == NULL)
+			kn = hn != NULL ? hn : n;
 		if (*k == '\0' || k[strcspn(k, " \t:()<>@,;\\\"/[]?={}")] !=
 		    '\0' || has_control(k))
-			vg_dctx_error(c, n, "header name '%s' of '%s' is not "
+			vg_dctx_error(c, kn, "header name '%s' of '%s' is not "
 			    "an HTTP token", k, c->path);
 		else
-			check_header_value(n, k, w->headers.v[i].value, c);
+			check_header_value(kn, k, w->headers.v[i].value, c);
 	}
 }
 
@@ -748,7 +755,9 @@ check_email(const struct vg_field *f, const struct vg_ynode *n, void *p,
 		a = sv->v[i];
 		if (*a == '-' || strchr(a, '@') == NULL || a[strcspn(a,
 		    " \t,;<>\"'()")] != '\0' || has_control(a))
-			vg_dctx_error(c, n, "'%s[%zu]': '%.80s' is not a mail "
+			vg_dctx_error(c, n != NULL && n->kind == VG_Y_SEQ &&
+			    i < n->n ? n->items[i] : n, "'%s[%zu]': '%.80s' "
+			    "is not a mail "
 			    "address (user@host, no spaces, commas or "
 			    "quotes)", c->path, i, a);
 	}
