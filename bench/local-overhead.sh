@@ -7,6 +7,12 @@
 #      (target: vigil <= 1.25 x xargs).
 #   2. A 10,000-task run's peak RSS (GNU time's %M); target < 30 MB.
 #
+# With --cron instead: what overlap control costs.  RUNS=40 one-task runs
+# of `vigil run -q` and as many of `vigil run --cron` (group lock, holder
+# scan of the store, log capture), alternating so the store grows alike
+# for both; prints both times and the ratio (target: cron <= 1.05 x
+# plain, i.e. no measurable cost).
+#
 # N=... and BIG=... change the task counts.  Uses build/vigil unless
 # VIGIL is set.
 set -eu
@@ -38,6 +44,28 @@ manifest() {
 }
 
 now_ms() { date +%s%3N; }
+
+if [ "${1:-}" = --cron ]; then
+	RUNS=${RUNS:-40}
+	printf 'version: 1\nname: bench-cron\ncommand: ["true"]\n' >"$W/one.yaml"
+	"$VIGIL" run -q "$W/one.yaml"		# the store exists for both
+	plain=0 cron=0 k=0
+	while [ $k -lt "$RUNS" ]; do
+		t0=$(now_ms)
+		"$VIGIL" run -q "$W/one.yaml"
+		t1=$(now_ms)
+		"$VIGIL" run --cron "$W/one.yaml"
+		t2=$(now_ms)
+		plain=$((plain + t1 - t0))
+		cron=$((cron + t2 - t1))
+		k=$((k + 1))
+	done
+	echo "vigil run -q:     $RUNS one-task runs in ${plain} ms"
+	echo "vigil run --cron: $RUNS one-task runs in ${cron} ms"
+	awk -v c="$cron" -v p="$plain" \
+	    'BEGIN { r = c / p; printf "ratio cron/plain: %.3f (target <= 1.05): %s\n", r, r <= 1.05 ? "ok" : "OVER" }'
+	exit 0
+fi
 
 manifest "$N"
 manifest "$BIG"
