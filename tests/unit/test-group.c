@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "common/json.h"
 #include "common/path.h"
@@ -250,6 +251,36 @@ test_claim(void **state)
 	assert_null(grp);
 }
 
+/* A schema-1 database (runs, no run_groups) gains the table on open. */
+static void
+test_migrate(void **state)
+{
+	struct ctx *c = *state;
+	struct vg_err e;
+	char *path, *grp = NULL;
+	sqlite3 *db;
+
+	vg_err_init(&e);
+	add_run(c, "old", "g", "direct", VG_ST_SUCCEEDED, VG_ST_SUCCEEDED, "",
+	    0);
+	vg_store_close(c->st);
+	c->st = NULL;
+	path = vg_path_join(c->home, "vigil.db");
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE run_groups;"
+	    " DELETE FROM migrations WHERE version = 2;"
+	    " PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	free(path);
+	assert_int_equal(vg_store_open(c->home, &c->st, &e), 0);
+	assert_int_equal(vg_store_group_get(c->st, "old", &grp, NULL, &e), 0);
+	assert_null(grp);
+	assert_int_equal(vg_store_group_set(c->st, "old", "g", NULL, &e), 0);
+	assert_int_equal(vg_store_group_get(c->st, "old", &grp, NULL, &e), 0);
+	assert_string_equal(grp, "g");
+	free(grp);
+}
+
 static void
 test_report(void **state)
 {
@@ -328,6 +359,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_claim, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate, setup, teardown),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_wants),
 	};
