@@ -679,6 +679,9 @@ spawn_feed(struct dlv *d, char *const argv[], char *const envp[],
     const char *input, size_t len, double timeout, char *why, size_t n)
 {
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t sa;
+	sigset_t none, dfl;
+	void (*oldpipe)(int);
 	struct pollfd pfd;
 	double end = vg_now() + timeout;
 	char *path;
@@ -704,7 +707,18 @@ spawn_feed(struct dlv *d, char *const argv[], char *const envp[],
 		posix_spawn_file_actions_adddup2(&fa, ofd, 1);
 		posix_spawn_file_actions_adddup2(&fa, ofd, 2);
 	}
-	rc = posix_spawn(&pid, path, &fa, NULL, argv, envp);
+	/* The driver blocks its signals (signalfd) and ignores SIGPIPE
+	 * here; the child starts with neither. */
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	posix_spawnattr_init(&sa);
+	posix_spawnattr_setsigmask(&sa, &none);
+	posix_spawnattr_setsigdefault(&sa, &dfl);
+	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGMASK |
+	    POSIX_SPAWN_SETSIGDEF);
+	rc = posix_spawn(&pid, path, &fa, &sa, argv, envp);
+	posix_spawnattr_destroy(&sa);
 	posix_spawn_file_actions_destroy(&fa);
 	close(p[0]);
 	if (opened && ofd >= 0)
@@ -718,7 +732,7 @@ spawn_feed(struct dlv *d, char *const argv[], char *const envp[],
 	}
 	(void)vg_fd_nonblock(p[1]);
 	/* A reader that went away is an EPIPE, not a SIGPIPE. */
-	signal(SIGPIPE, SIG_IGN);
+	oldpipe = signal(SIGPIPE, SIG_IGN);
 	while (off < len && vg_now() < end) {
 		w = write(p[1], input + off, len - off);
 		if (w > 0) {
@@ -733,6 +747,7 @@ spawn_feed(struct dlv *d, char *const argv[], char *const envp[],
 		(void)poll(&pfd, 1, ms > 0 ? ms : 1);
 	}
 	close(p[1]);
+	signal(SIGPIPE, oldpipe);
 	while (vg_now() < end) {
 		if ((rc = waitpid(pid, &ws, WNOHANG)) == pid) {
 			got = 1;
