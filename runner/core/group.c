@@ -30,6 +30,8 @@
 #define GROUP_POLL_MS	50
 /* How long a skipping run waits for a new holder to write its id. */
 #define HOLDER_ID_MS	1000
+/* Bytes of the holder record in the lock file. */
+#define LOCK_REC	256
 
 static const char *const overlap_names[] = {
 	[VG_OVERLAP_ALLOW] = "allow",
@@ -235,18 +237,26 @@ lock_try(struct vg_group *g, struct vg_err *e)
 	return vg_err_errno(e, "cannot lock '%s'", g->path);
 }
 
-/* Writes "RUN_ID PID HOST" of the new holder into the lock file. */
+/*
+ * Writes "RUN_ID PID HOST" of the new holder into the lock file, padded
+ * to a fixed size: rewriting in place, never truncating (ext4 flushes a
+ * file truncated to zero and rewritten when it is closed, which would
+ * cost every run a disk write).
+ */
 static void
 lock_write(struct vg_group *g, const char *self)
 {
-	char host[256] = "", line[512];
+	char host[256] = "", line[LOCK_REC];
 	int n;
 
 	(void)gethostname(host, sizeof(host) - 1);
-	n = snprintf(line, sizeof(line), "%s %ld %s\n", self != NULL ? self :
+	n = snprintf(line, sizeof(line), "%s %ld %.200s", self != NULL ? self :
 	    "-", (long)getpid(), host);
-	if (ftruncate(g->fd, 0) == 0)
-		(void)!pwrite(g->fd, line, (size_t)n, 0);
+	if (n < 0 || n >= (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 2;
+	memset(line + n, ' ', sizeof(line) - 1 - (size_t)n);
+	line[sizeof(line) - 1] = '\n';
+	(void)!pwrite(g->fd, line, sizeof(line), 0);
 }
 
 /* Reads the holder's run id from the lock file (busy lock); waits up to
