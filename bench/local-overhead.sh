@@ -7,6 +7,12 @@
 #      (target: vigil <= 1.25 x xargs).
 #   2. A 10,000-task run's peak RSS (GNU time's %M); target < 30 MB.
 #
+# With --cron instead: what overlap control costs.  RUNS=40 one-task runs
+# of `vigil run -q` and as many of `vigil run --cron` (group lock, holder
+# scan of the store, log capture), alternating so the store grows alike
+# for both; prints both totals and medians and the ratio of the medians
+# (target: cron <= 1.05 x plain, i.e. no measurable cost).
+#
 # N=... and BIG=... change the task counts.  Uses build/vigil unless
 # VIGIL is set.
 set -eu
@@ -38,6 +44,33 @@ manifest() {
 }
 
 now_ms() { date +%s%3N; }
+
+if [ "${1:-}" = --cron ]; then
+	RUNS=${RUNS:-40}
+	printf 'version: 1\nname: bench-cron\ncommand: ["true"]\n' >"$W/one.yaml"
+	"$VIGIL" run -q "$W/one.yaml"		# the store exists for both
+	: >"$W/plain" && : >"$W/cron"
+	k=0
+	while [ $k -lt "$RUNS" ]; do
+		t0=$(now_ms)
+		"$VIGIL" run -q "$W/one.yaml"
+		t1=$(now_ms)
+		"$VIGIL" run --cron "$W/one.yaml"
+		t2=$(now_ms)
+		echo $((t1 - t0)) >>"$W/plain"
+		echo $((t2 - t1)) >>"$W/cron"
+		k=$((k + 1))
+	done
+	# Medians: the machine is shared, a sum is at the mercy of outliers.
+	median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+	sum() { awk '{ s += $1 } END { print s }' "$1"; }
+	p=$(median "$W/plain") c=$(median "$W/cron")
+	echo "vigil run -q:     $RUNS one-task runs in $(sum "$W/plain") ms, median ${p} ms"
+	echo "vigil run --cron: $RUNS one-task runs in $(sum "$W/cron") ms, median ${c} ms"
+	awk -v c="$c" -v p="$p" \
+	    'BEGIN { r = c / p; printf "ratio cron/plain (medians): %.3f (target <= 1.05): %s\n", r, r <= 1.05 ? "ok" : "OVER" }'
+	exit 0
+fi
 
 manifest "$N"
 manifest "$BIG"

@@ -23,6 +23,8 @@ enum vg_state {
 	VG_ST_BOOT_FAIL,
 	VG_ST_DEADLINE,
 	VG_ST_BACKEND_ERROR,	/* the backend failed, not the task */
+	VG_ST_SKIPPED,		/* a run not started: its concurrency group
+				   was held (runner/core/group.h) */
 	VG_ST__COUNT
 };
 

@@ -12,14 +12,14 @@ _vigil()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
 	if [ "$COMP_CWORD" -le 1 ]; then
-		COMPREPLY=($(compgen -W "run submit status logs report cancel resume retry validate check exec doctor scratch cache gc version help" -- "$cur"))
+		COMPREPLY=($(compgen -W "run submit status logs report cancel resume retry validate check exec doctor scratch cache gc notify version help" -- "$cur"))
 		return 0
 	fi
 	cmd=${COMP_WORDS[1]}
 	subs=
 	case $cmd in
 	run)
-		opts="-j --jobs --set -n --dry-run --json --mode -q --quiet"
+		opts="-j --jobs --set -n --dry-run --json --mode -q --quiet --cron"
 		takes=" -j --jobs --set --mode "
 		case $prev in
 		--mode)
@@ -28,7 +28,7 @@ _vigil()
 		esac
 		;;
 	submit)
-		opts="-j --jobs --set"
+		opts="-j --jobs --set --cron"
 		takes=" -j --jobs --set "
 		;;
 	status|st)
@@ -103,6 +103,11 @@ _vigil()
 		opts="--older-than --audit-older-than -n --dry-run --no-reap"
 		takes=" --older-than --audit-older-than "
 		;;
+	notify)
+		opts="--test --set"
+		takes=" --set "
+		subs=""
+		;;
 	version)
 		opts=""
 		takes=" "
@@ -110,7 +115,7 @@ _vigil()
 	help)
 		opts="--man --bash-completion"
 		takes=" "
-		subs="run submit status logs report cancel resume retry validate check exec doctor scratch cache gc version help"
+		subs="run submit status logs report cancel resume retry validate check exec doctor scratch cache gc notify version help"
 		;;
 	*)
 		return 0 ;;

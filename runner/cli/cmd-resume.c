@@ -2,28 +2,35 @@
  * cmd-resume.c - vigil resume RUN: continues a run whose vigil died (kill
  * -9, a reboot, a lost session) in the foreground.  Finished tasks stay
  * finished; attempts that were running are killed and run again without
- * counting against retry.max (docs/state.md).
+ * counting against retry.max (docs/state.md).  A run of a concurrency
+ * group takes the group's lock for the time it is driven.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "runner/cli/cmd.h"
 #include "runner/cli/launch.h"
+#include "runner/core/group.h"
 
 static int
 cmd_resume_exec(struct vg_args *a)
 {
+	struct vg_group g = VG_GROUP_INIT;
+	struct vg_group_result gr;
+	struct vg_group_req rq;
 	struct vg_manifest *m = NULL;
 	struct vg_taskset ts = { NULL, 0 };
 	struct vg_store *st = NULL;
 	struct vg_run_info r;
 	struct vg_err e;
+	char *home = NULL;
 	long jobs;
 	int rc;
 
 	if (vg_args_int(a, "jobs", 1, 100000, 0, &jobs) != 0)
 		return VG_EXIT_USAGE;
-	if ((rc = vg_launch_store(&st, NULL)) != 0)
+	if ((rc = vg_launch_store(&st, &home)) != 0)
 		return rc;
 	vg_err_init(&e);
 	if ((rc = vg_store_run_get(st, a->argv[0], &r, &e)) != 0) {
@@ -43,11 +50,31 @@ cmd_resume_exec(struct vg_args *a)
 	}
 	if ((rc = vg_launch_load_run(st, r.id, &m, &ts)) != 0)
 		goto out;
+	if (vg_overlap_parse(m->concurrency.overlap, 0) > VG_OVERLAP_ALLOW) {
+		memset(&rq, 0, sizeof(rq));
+		rq.home = home;
+		rq.name = m->concurrency.group != NULL ? m->concurrency.group :
+		    "";
+		rq.overlap = VG_OVERLAP_SKIP;
+		rq.self = r.id;
+		if ((rc = vg_group_acquire(st, &rq, &g, &gr, &e)) != 0) {
+			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+			goto out;
+		}
+		if (gr.held) {
+			rc = vg_cmd_fail(VG_EXIT_USAGE, "run '%s': its "
+			    "concurrency group '%s' is %s; resume it when that "
+			    "ends", r.id, rq.name, gr.why);
+			goto out;
+		}
+	}
 	if (!vg_args_has(a, "quiet") && !vg_args_has(a, "json"))
 		fprintf(stderr, "vigil: resuming run %s\n", r.id);
 	rc = vg_launch_drive(st, r.id, m, &ts, (int)jobs,
 	    vg_args_has(a, "json"), vg_args_has(a, "quiet"));
 out:
+	vg_group_release(&g);
+	free(home);
 	vg_run_info_release(&r);
 	vg_taskset_release(&ts);
 	vg_manifest_free(m);

@@ -12,6 +12,7 @@
 #include "runner/cli/cmd.h"
 #include "common/json.h"
 #include "runner/cli/launch.h"
+#include "runner/core/group.h"
 
 /* Prints the tasks and verdicts of a dry run; returns the exit status. */
 static int
@@ -113,16 +114,22 @@ static int
 cmd_run_exec(struct vg_args *a)
 {
 	struct vg_gate_opts go = { .mode = vg_args_get(a, "mode") };
+	struct vg_group g = VG_GROUP_INIT;
 	struct vg_manifest *m = NULL;
 	struct vg_taskset ts = { NULL, 0 };
 	struct vg_store *st = NULL;
-	char id[VG_RUN_ID_MAX], *home = NULL;
+	char id[VG_RUN_ID_MAX] = "", *home = NULL;
 	size_t ndenied = 0;
 	long jobs;
-	int rc;
+	int rc, cron = vg_args_has(a, "cron"), skipped = 0, quiet;
 
 	if (vg_args_int(a, "jobs", 1, 100000, 0, &jobs) != 0)
 		return VG_EXIT_USAGE;
+	quiet = cron || vg_args_has(a, "quiet");
+	if (cron && (vg_args_has(a, "json") || vg_args_has(a, "dry-run")))
+		return vg_cmd_fail(VG_EXIT_USAGE, "--cron prints nothing on "
+		    "success; it does not go with --%s", vg_args_has(a,
+		    "json") ? "json" : "dry-run");
 	if ((rc = vg_launch_load(a->argv[0], vg_args_all(a, "set"), &m,
 	    &ts)) != 0)
 		return rc;
@@ -130,16 +137,25 @@ cmd_run_exec(struct vg_args *a)
 		rc = dry_run(m, &ts, go.mode, vg_args_has(a, "json"));
 		goto out;
 	}
+	if (cron)
+		vg_launch_cron_begin();
 	if ((rc = vg_launch_store(&st, &home)) != 0)
 		goto out;
-	if ((rc = vg_launch_create(st, home, m, &ts, &go, id, &ndenied)) != 0)
+	if ((rc = vg_launch_group(st, home, m, cron, id, &g, &skipped)) != 0 ||
+	    skipped)
 		goto out;
-	if (!vg_args_has(a, "quiet") && !vg_args_has(a, "json"))
+	if ((rc = vg_launch_create(st, home, m, &ts, &go, id, &ndenied,
+	    cron)) != 0)
+		goto out;
+	if (!quiet && !vg_args_has(a, "json"))
 		fprintf(stderr, "vigil: run %s: %zu task%s\n", id, ts.n,
 		    ts.n == 1 ? "" : "s");
 	rc = vg_launch_drive(st, id, m, &ts, (int)jobs,
-	    vg_args_has(a, "json"), vg_args_has(a, "quiet"));
+	    vg_args_has(a, "json"), quiet);
 out:
+	if (cron)
+		rc = vg_launch_cron_end(st, skipped ? NULL : id, rc);
+	vg_group_release(&g);
 	vg_store_close(st);
 	vg_taskset_release(&ts);
 	vg_manifest_free(m);
@@ -157,7 +173,10 @@ const struct vg_cmd_entry vg_cmd_run = {
 	    "Ctrl-C cancels (tasks are killed\nand recorded CANCELLED); a "
 	    "second Ctrl-C kills at once.\nExit status: 0 all tasks "
 	    "succeeded, 1 some failed, 2 usage or manifest\nerror, 3 some "
-	    "denied, 4 internal error, 5 cancelled.",
+	    "denied, 4 internal error, 5 cancelled.\n"
+	    "With --cron: nothing on stdout or stderr when every task "
+	    "succeeded or the\nrun was skipped (concurrency.overlap, skip "
+	    "by default), otherwise one\nsummary on stderr.",
 	.opts = (const struct vg_opt[]){
 		VG_OPT_JOBS,
 		VG_OPT_SET,
@@ -166,6 +185,7 @@ const struct vg_cmd_entry vg_cmd_run = {
 		VG_OPT_JSON_RUN,
 		VG_OPT_MODE("policy mode: auto-deny, auto-approve, interactive"),
 		VG_OPT_QUIET,
+		VG_OPT_CRON,
 		{ NULL },
 	},
 	.min_args = 1,

@@ -238,16 +238,23 @@ event_cb(void *arg, const struct vg_event_rec *ev)
 	return 0;
 }
 
-/* Prints the run's isolation downgrades (events of the run itself). */
+/* Prints the run's isolation downgrades and notification deliveries
+ * (events of the run itself). */
 static int
 downgrade_cb(void *arg, const struct vg_event_rec *ev)
 {
 	static const char prefix[] = "isolation downgraded: ";
+	static const char notify[] = "notify: ";
 	struct vg_buf *out = arg;
+	char tb[32];
 
 	if (ev->reason != NULL &&
 	    strncmp(ev->reason, prefix, sizeof(prefix) - 1) == 0)
 		vg_buf_printf(out, "%s\n", ev->reason);
+	else if (ev->reason != NULL &&
+	    strncmp(ev->reason, notify, sizeof(notify) - 1) == 0)
+		vg_buf_printf(out, "%s  %s\n", vg_fmt_time(ev->time, 0, tb),
+		    ev->reason);
 	return 0;
 }
 

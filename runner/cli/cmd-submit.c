@@ -1,8 +1,11 @@
 /*
  * cmd-submit.c - vigil submit FILE: records the run (the policy gate in
- * auto-deny mode: nobody is there to ask), prints its id, and drives it
- * in a detached process (double fork, setsid, stdin from /dev/null,
- * stdout and stderr to RUN_DIR/vigil.log) that outlives the shell.
+ * auto-deny mode: nobody is there to ask, unless the manifest opts in
+ * with policy.mode auto-approve), prints its id, and drives it in a
+ * detached process (double fork, setsid, stdin from /dev/null, stdout
+ * and stderr to RUN_DIR/vigil.log) that outlives the shell.  The
+ * concurrency group's lock is taken here and inherited by the detached
+ * driver, which holds it until the run ends.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +18,7 @@
 
 #include "runner/cli/cmd.h"
 #include "runner/cli/launch.h"
+#include "runner/core/group.h"
 #include "runner/core/leftover.h"
 #include "common/log.h"
 #include "common/path.h"
@@ -60,6 +64,8 @@ detached(const char *id, long jobs, int ready_fd,
 		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
 	else
 		rc = vg_run_exit_status(&res);
+	/* The summary a --cron run prints, in RUN_DIR/vigil.log. */
+	rc = vg_launch_cron_end(st, id, rc);
 out:
 	if (ready_fd >= 0)
 		close(ready_fd);
@@ -91,12 +97,13 @@ static int
 cmd_submit_exec(struct vg_args *a)
 {
 	struct vg_gate_opts go = { .force_deny = 1 };
+	struct vg_group g = VG_GROUP_INIT;
 	struct vg_manifest *m = NULL;
 	struct vg_taskset ts = { NULL, 0 };
 	struct vg_store *st = NULL;
-	char id[VG_RUN_ID_MAX], *home = NULL, c;
+	char id[VG_RUN_ID_MAX] = "", *home = NULL, c;
 	size_t ndenied = 0, ntasks;
-	int rc, pfd[2], ws;
+	int rc, pfd[2], ws, cron = vg_args_has(a, "cron"), skipped = 0;
 	long jobs;
 	pid_t pid;
 
@@ -106,9 +113,16 @@ cmd_submit_exec(struct vg_args *a)
 	    &ts)) != 0)
 		return rc;
 	ntasks = ts.n;
+	/* Only an explicit opt-in lifts auto-deny. */
+	if (m->policy.mode != NULL && strcmp(m->policy.mode,
+	    "auto-approve") == 0)
+		go.force_deny = 0;
 	if ((rc = vg_launch_store(&st, &home)) != 0)
 		goto out;
-	rc = vg_launch_create(st, home, m, &ts, &go, id, &ndenied);
+	if ((rc = vg_launch_group(st, home, m, cron, id, &g, &skipped)) != 0 ||
+	    skipped)
+		goto out;
+	rc = vg_launch_create(st, home, m, &ts, &go, id, &ndenied, cron);
 	/* The detached process opens its own connection. */
 	vg_store_close(st);
 	st = NULL;
@@ -156,13 +170,17 @@ cmd_submit_exec(struct vg_args *a)
 	while (read(pfd[0], &c, 1) < 0 && errno == EINTR)
 		;
 	close(pfd[0]);
-	printf("%s\n", id);
-	if (ndenied > 0)
+	if (!cron)
+		printf("%s\n", id);
+	if (ndenied > 0 && !cron)
 		fprintf(stderr, "vigil: %zu of %zu task%s denied by the policy "
-		    "gate (auto-deny); see 'vigil status %s'\n", ndenied,
-		    ntasks, ntasks == 1 ? "" : "s", id);
+		    "gate (%s); see 'vigil status %s'\n", ndenied, ntasks,
+		    ntasks == 1 ? "" : "s", vg_gate_mode_name(), id);
 	rc = ndenied == ntasks && ntasks > 0 ? VG_EXIT_DENIED : VG_EXIT_OK;
+	if (cron && rc != VG_EXIT_OK && vg_launch_store(&st, NULL) == 0)
+		(void)vg_launch_cron_end(st, id, rc);
 out:
+	vg_group_release(&g);
 	vg_store_close(st);
 	vg_taskset_release(&ts);
 	vg_manifest_free(m);
@@ -176,12 +194,16 @@ const struct vg_cmd_entry vg_cmd_submit = {
 	.summary = "start a run detached and print its id",
 	.help = "Like 'vigil run', but prints the run id at once and drives "
 	    "the run in a\ndetached process that survives the shell; its log "
-	    "is RUN_DIR/vigil.log.\nThe policy gate runs in auto-deny mode.  "
-	    "Follow it with 'vigil status\nRUN --watch' or 'vigil logs "
-	    "RUN/TASK -f'.",
+	    "is RUN_DIR/vigil.log.\nThe policy gate runs in auto-deny mode "
+	    "unless the manifest sets\npolicy.mode: auto-approve.  Follow it "
+	    "with 'vigil status RUN --watch'\nor 'vigil logs RUN/TASK -f'.  "
+	    "With --cron: no run id, nothing on stdout\nor stderr unless "
+	    "the run could not start; its end goes to notify and to\n"
+	    "RUN_DIR/vigil.log.",
 	.opts = (const struct vg_opt[]){
 		VG_OPT_JOBS,
 		VG_OPT_SET,
+		VG_OPT_CRON,
 		{ NULL },
 	},
 	.min_args = 1,

@@ -2,6 +2,8 @@
  * launch.c - shared pieces of the run-related commands.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,9 @@
 #include "common/json.h"
 #include "runner/cli/launch.h"
 #include "common/path.h"
+#include "common/log.h"
+#include "runner/core/group.h"
+#include "runner/core/notify.h"
 #include "runner/core/progress.h"
 #include "runner/core/usage.h"
 
@@ -159,10 +164,23 @@ out:
 	return rc;
 }
 
+/* Records the run's concurrency group (for holder checks). */
+static int
+record_group(struct vg_store *st, const char *id, const struct vg_manifest *m,
+    const char *holder, struct vg_err *e)
+{
+	char *grp = vg_group_of(m);
+	int rc;
+
+	rc = vg_store_group_set(st, id, grp, holder, e);
+	free(grp);
+	return rc;
+}
+
 int
 vg_launch_create(struct vg_store *st, const char *home,
     const struct vg_manifest *m, const struct vg_taskset *ts,
-    const struct vg_gate_opts *go, char *id, size_t *ndenied)
+    const struct vg_gate_opts *go, char *id, size_t *ndenied, int quiet)
 {
 	struct vg_diag diag = { VG_STRV_INIT };
 	struct vg_gate_opts o = *go;
@@ -174,7 +192,8 @@ vg_launch_create(struct vg_store *st, const char *home,
 	int rc;
 
 	vg_err_init(&e);
-	vg_run_id_make(id);
+	if (id[0] == '\0')
+		vg_run_id_make(id);
 	o.home = home;
 	if ((rc = vg_gate_tasks(m, ts, id, st, &o, &denied, ndenied, &diag,
 	    &e)) != 0) {
@@ -183,7 +202,7 @@ vg_launch_create(struct vg_store *st, const char *home,
 		return rc;
 	}
 	vg_diag_release(&diag);
-	for (i = 0; i < ts->n; i++) {
+	for (i = 0; i < ts->n && !quiet; i++) {
 		if (denied[i] == NULL)
 			continue;
 		vg_buf_reset(&lb);
@@ -199,6 +218,8 @@ vg_launch_create(struct vg_store *st, const char *home,
 	plan.manifest_json = vg_buf_str(&json);
 	plan.denied = denied;
 	rc = vg_run_create(st, &plan, &dir, &e);
+	if (rc == 0)
+		rc = record_group(st, id, m, NULL, &e);
 	vg_gate_free(denied, ts->n);
 	vg_buf_release(&json);
 	vg_buf_release(&lb);
@@ -240,6 +261,129 @@ vg_launch_drive(struct vg_store *st, const char *id,
 		printf("%s\n", vg_buf_str(&out));
 		vg_buf_release(&out);
 	}
+	return code;
+}
+
+/* Records run id SKIPPED (no tasks) because res names its group held. */
+static int
+record_skipped(struct vg_store *st, const struct vg_manifest *m,
+    const char *id, const struct vg_group_result *res, struct vg_err *e)
+{
+	struct vg_taskset none = { NULL, 0 };
+	struct vg_run_plan plan;
+	struct vg_buf json = VG_BUF_INIT;
+	char *dir = NULL;
+	int rc;
+
+	vg_manifest_to_json(m, &json);
+	memset(&plan, 0, sizeof(plan));
+	plan.id = id;
+	plan.m = m;
+	plan.ts = &none;
+	plan.manifest_json = vg_buf_str(&json);
+	if ((rc = vg_run_create(st, &plan, &dir, e)) == 0 &&
+	    (rc = vg_store_begin(st, e)) == 0) {
+		if ((rc = record_group(st, id, m, res->holder[0] != '\0' ?
+		    res->holder : NULL, e)) != 0 ||
+		    (rc = vg_store_run_set_state(st, id, VG_ST_SKIPPED,
+		    res->why, e)) != 0 ||
+		    (rc = vg_store_commit(st, e)) != 0)
+			vg_store_rollback(st);
+	}
+	free(dir);
+	vg_buf_release(&json);
+	return rc;
+}
+
+int
+vg_launch_group(struct vg_store *st, const char *home, struct vg_manifest *m,
+    int cron, char *id, struct vg_group *g, int *skipped)
+{
+	struct vg_group_result res;
+	struct vg_group_req rq;
+	struct vg_err e;
+	char *grp;
+	int ov, rc;
+
+	*skipped = 0;
+	vg_err_init(&e);
+	if ((ov = vg_overlap_parse(m->concurrency.overlap, cron)) < 0)
+		return vg_cmd_fail(VG_EXIT_USAGE, "unknown concurrency.overlap "
+		    "'%s'", m->concurrency.overlap);
+	grp = vg_group_of(m);
+	/* The stored manifest says what this run was, for resume. */
+	free(m->concurrency.group);
+	m->concurrency.group = grp;
+	free(m->concurrency.overlap);
+	m->concurrency.overlap = vg_xstrdup(vg_overlap_name(ov));
+	vg_run_id_make(id);
+	if (ov == VG_OVERLAP_ALLOW)
+		return 0;
+	memset(&rq, 0, sizeof(rq));
+	rq.home = home;
+	rq.name = grp;
+	rq.overlap = (enum vg_overlap)ov;
+	rq.wait = m->concurrency.wait;
+	rq.self = id;
+	if ((rc = vg_group_acquire(st, &rq, g, &res, &e)) != 0)
+		return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+	if (!res.held)
+		return 0;
+	*skipped = 1;
+	if ((rc = record_skipped(st, m, id, &res, &e)) != 0)
+		return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+	if (ov == VG_OVERLAP_SKIP) {
+		if (!cron)
+			fprintf(stderr, "vigil: run %s SKIPPED: concurrency "
+			    "group '%s' %s\n", id, grp, res.why);
+		return VG_EXIT_OK;
+	}
+	fprintf(stderr, "vigil: run %s SKIPPED: concurrency group '%s' %s "
+	    "(concurrency.wait %gs)\n", id, grp, res.why,
+	    m->concurrency.wait);
+	return VG_EXIT_FAILED;
+}
+
+/* The memory file that holds log lines under --cron; -1 when off. */
+static int cron_log = -1;
+
+void
+vg_launch_cron_begin(void)
+{
+	if ((cron_log = memfd_create("vigil-cron-log", MFD_CLOEXEC)) >= 0)
+		vg_log_set_fd(cron_log);
+	else
+		vg_log_set_level(VG_LOG_ERROR);
+}
+
+int
+vg_launch_cron_end(struct vg_store *st, const char *id, int code)
+{
+	struct vg_run_report rep;
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_err e;
+	char chunk[4096];
+	ssize_t n;
+
+	vg_log_set_fd(2);
+	if (code != 0 && cron_log >= 0 && lseek(cron_log, 0, SEEK_SET) == 0)
+		while ((n = read(cron_log, chunk, sizeof(chunk))) > 0)
+			(void)!write(2, chunk, (size_t)n);
+	if (cron_log >= 0)
+		close(cron_log);
+	cron_log = -1;
+	if (code == 0 || st == NULL || id == NULL || id[0] == '\0')
+		return code;
+	vg_err_init(&e);
+	if (vg_run_report_load(st, id, &rep, &e) != 0) {
+		fprintf(stderr, "vigil: run %s: %s\n", id, e.msg);
+		return code;
+	}
+	vg_run_report_text(&rep, &b);
+	fflush(stdout);
+	fputs(vg_buf_str(&b), stderr);
+	vg_buf_release(&b);
+	vg_run_report_release(&rep);
 	return code;
 }
 
@@ -381,6 +525,7 @@ vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
 	struct vg_run_info r;
 	struct task_json tj = { &w, NULL, 0 };
 	struct vg_usage_sum sum;
+	char *grp = NULL, *holder = NULL;
 	int rc;
 
 	if ((rc = vg_store_run_get(st, id, &r, e)) != 0)
@@ -421,6 +566,16 @@ vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
 		vg_json_null(&w);
 	vg_json_key(&w, "ntasks");
 	vg_json_int(&w, r.ntasks);
+	if ((rc = vg_store_group_get(st, r.id, &grp, &holder, e)) != 0) {
+		vg_run_info_release(&r);
+		return rc;
+	}
+	vg_json_key(&w, "group");
+	vg_json_str(&w, grp);
+	vg_json_key(&w, "holder");
+	vg_json_str(&w, holder);
+	free(grp);
+	free(holder);
 	vg_json_key(&w, "counts");
 	json_counts(&w, r.counts);
 	vg_json_key(&w, "usage");

@@ -38,13 +38,16 @@ int	vg_launch_load_dir(const char *run_dir, long index,
 	    struct vg_manifest **mp, struct vg_task *t);
 
 /*
- * Gates every task and records a new run; prints a line per denied task
- * on stderr.  id gets the run id (VG_RUN_ID_MAX).  Returns an exit
- * status (0 even when tasks were denied: the run records them).
+ * Gates every task and records a new run with its concurrency group;
+ * prints a line per denied task on stderr unless quiet.  id gets the run
+ * id (VG_RUN_ID_MAX), or gives it when not empty (vg_launch_group made
+ * it).  Returns an exit status (0 even when tasks were denied: the run
+ * records them).
  */
 int	vg_launch_create(struct vg_store *st, const char *home,
 	    const struct vg_manifest *m, const struct vg_taskset *ts,
-	    const struct vg_gate_opts *go, char *id, size_t *ndenied);
+	    const struct vg_gate_opts *go, char *id, size_t *ndenied,
+	    int quiet);
 
 /*
  * Drives run id in the foreground with a progress display on stderr
@@ -54,6 +57,32 @@ int	vg_launch_create(struct vg_store *st, const char *home,
 int	vg_launch_drive(struct vg_store *st, const char *id,
 	    const struct vg_manifest *m, const struct vg_taskset *ts,
 	    int jobs, int json, int quiet);
+
+struct vg_group;
+
+/*
+ * Overlap control before a run is created (run, submit): settles m's
+ * concurrency.group and .overlap (allow, or skip with cron, when the
+ * manifest is silent) so the stored manifest carries them, makes the
+ * run id into id, and takes the group per the overlap (g then holds the
+ * lock; a forked driver inherits it).  When the group stays held it
+ * records a SKIPPED run naming the holder and sets *skipped; with skip
+ * it says so on stderr unless cron and returns 0; a wait or replace that
+ * ran out of time says so and returns 1.  Otherwise returns an exit
+ * status.
+ */
+int	vg_launch_group(struct vg_store *st, const char *home,
+	    struct vg_manifest *m, int cron, char *id, struct vg_group *g,
+	    int *skipped);
+
+/*
+ * `--cron` output: vg_launch_cron_begin keeps vigil's log lines in
+ * memory instead of stderr; vg_launch_cron_end prints nothing when code
+ * is 0, else the kept lines and the run's summary (notify.h) on stderr.
+ * Returns code.
+ */
+void	vg_launch_cron_begin(void);
+int	vg_launch_cron_end(struct vg_store *st, const char *id, int code);
 
 /* Appends the JSON status of one run with its tasks to out. */
 int	vg_status_run_json(struct vg_store *st, const char *id,

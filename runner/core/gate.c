@@ -187,3 +187,59 @@ vg_gate_free(char **denied, size_t n)
 	free(denied);
 }
 
+
+int
+vg_gate_argv(const struct vg_manifest *m, char *const argv[],
+    const char *run_id, int task_index, struct vg_store *st, char **denied,
+    struct vg_err *e)
+{
+	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_policy *p = NULL;
+	struct vg_policy_ctx ctx;
+	struct vg_verdict v;
+	struct vg_buf cmd = VG_BUF_INIT;
+	char cwd[4096];
+	size_t i;
+	int rc;
+
+	*denied = NULL;
+	if ((rc = vg_policy_open(&m->policy, NULL, &p, &diag, e)) != 0) {
+		if (diag.lines.n > 0)
+			vg_err_set(e, rc, "%s", diag.lines.v[0]);
+		vg_diag_release(&diag);
+		return rc;
+	}
+	vg_diag_release(&diag);
+	/* Nobody is there to ask. */
+	if (vg_policy_mode(p) == VG_POLICY_INTERACTIVE &&
+	    (rc = vg_policy_set_mode(p, VG_POLICY_AUTO_DENY, e)) != 0)
+		goto out;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cwd = getcwd(cwd, sizeof(cwd));
+	ctx.home = getenv("HOME");
+	ctx.env = &m->env;
+	memset(&v, 0, sizeof(v));
+	if ((rc = vg_policy_eval_argv(p, argv, &ctx, &v)) != 0) {
+		vg_err_set(e, rc, "policy gate failed on '%s'", argv[0]);
+		goto out;
+	}
+	for (i = 0; argv[i] != NULL; i++) {
+		if (i > 0)
+			vg_buf_addc(&cmd, ' ');
+		vg_buf_shquote(&cmd, argv[i]);
+	}
+	if (!v.allowed)
+		*denied = vg_xstrdup(v.summary[0] != '\0' ? v.summary :
+		    "denied by the policy gate");
+	rc = vg_policy_audit(p, run_id, task_index, vg_buf_str(&cmd), &v,
+	    v.allowed ? "allow" : "deny", st != NULL ? audit_sink : NULL, st,
+	    e);
+	if (rc != 0) {
+		free(*denied);
+		*denied = NULL;
+	}
+out:
+	vg_buf_release(&cmd);
+	vg_policy_free(p);
+	return rc;
+}

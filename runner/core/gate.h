@@ -37,4 +37,14 @@ void	vg_gate_free(char **denied, size_t n);
 /* The effective mode's name after vg_gate_tasks ("auto-deny", ...). */
 const char *vg_gate_mode_name(void);
 
+/*
+ * Evaluates one argv outside a task (notify.command) in m's policy mode,
+ * interactive counting as auto-deny, and audits it as task task_index
+ * of run_id in st (NULL: not audited).  *denied gets the reason it is
+ * refused (caller frees) or NULL when it may run.
+ */
+int	vg_gate_argv(const struct vg_manifest *m, char *const argv[],
+	    const char *run_id, int task_index, struct vg_store *st,
+	    char **denied, struct vg_err *e);
+
 #endif

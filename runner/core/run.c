@@ -25,6 +25,7 @@
 #include "scratch/scratch.h"
 #include "common/json.h"
 #include "runner/core/leftover.h"
+#include "runner/core/notify.h"
 #include "common/log.h"
 #include "common/path.h"
 #include "common/str.h"
@@ -1114,7 +1115,7 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	unsigned long long self_start = 0;
 	long long t0, t1 = 0, t2 = 0;
 	size_t i;
-	int rc, had_owner;
+	int rc, had_owner, notify = 0;
 
 	memset(res, 0, sizeof(*res));
 	memset(&d, 0, sizeof(d));
@@ -1209,8 +1210,12 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 		if ((rc = vg_store_run_set_state(st, run_id, res->state,
 		    d.cancel_why, e)) != 0 ||
 		    (rc = vg_store_run_set_owner(st, run_id, 0, 0, e)) != 0 ||
-		    (rc = vg_store_commit(st, e)) != 0)
+		    (rc = vg_notify_claim(st, run_id, m, res->state,
+		    &notify, e)) != 0 ||
+		    (rc = vg_store_commit(st, e)) != 0) {
 			vg_store_rollback(st);
+			notify = 0;
+		}
 	}
 	memcpy(res->counts, d.counts, sizeof(res->counts));
 	res->ntasks = (int)d.n;
@@ -1218,6 +1223,9 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 		vg_progress_done(d.pg, res->state);
 		usage_note(&d);
 	}
+	/* Claimed with the end: told once, whichever driver ended it. */
+	if (notify)
+		vg_notify_run(st, run_id, m);
 out:
 	if (rc != 0 && d.sched_open && d.live != NULL) {
 		/* Leave nothing running behind a failed driver. */

@@ -125,6 +125,16 @@ static const struct migration migrations[] = {
 		"ALTER TABLE attempts ADD COLUMN alloc_gpus INTEGER;"
 		"ALTER TABLE attempts ADD COLUMN alloc_mem INTEGER;",
 	},
+	{
+		.version = 4,
+		.description = "run groups and notification claims",
+		.sql =
+		"CREATE TABLE run_groups ("
+		" run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE"
+		" CASCADE, grp TEXT NOT NULL, holder TEXT, notified REAL NOT"
+		" NULL DEFAULT 0) WITHOUT ROWID;"
+		"CREATE INDEX run_groups_grp ON run_groups (grp);",
+	},
 };
 
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -1178,7 +1188,7 @@ vg_store_task_request_cancel(struct vg_store *s, const char *run_id,
 	    " run_id = ?1 AND (?2 < 0 OR idx = ?2) AND state NOT IN (%s)",
 	    "'SUCCEEDED','FAILED','TIMEOUT','OOM','CANCELLED','DENIED',"
 	    "'LOST','NODE_FAIL','PREEMPTED','BOOT_FAIL','DEADLINE',"
-	    "'BACKEND_ERROR'");
+	    "'BACKEND_ERROR','SKIPPED'");
 	if ((rc = db_prepare(s, sql, &st, e)) != 0)
 		return rc;
 	bind_str(st, 1, run_id);
@@ -1377,5 +1387,100 @@ vg_store_audit_prune(struct vg_store *s, double before, long long *removed,
 	if (rc == 0 && removed != NULL)
 		*removed = sqlite3_changes(s->db);
 	sqlite3_finalize(st);
+	return rc;
+}
+
+/* ---- run groups and notification claims (migration 4) ---- */
+
+int
+vg_store_group_set(struct vg_store *s, const char *run_id, const char *grp,
+    const char *holder, struct vg_err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = db_prepare(s, "INSERT INTO run_groups (run_id, grp, holder)"
+	    " VALUES (?1, ?2, ?3) ON CONFLICT (run_id) DO UPDATE SET"
+	    " grp = excluded.grp, holder = excluded.holder", &st, e)) != 0)
+		return rc;
+	bind_str(st, 1, run_id);
+	bind_str(st, 2, grp);
+	bind_str(st, 3, holder);
+	rc = db_done(s, st, e, "recording a run's group");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+vg_store_group_get(struct vg_store *s, const char *run_id, char **grp,
+    char **holder, struct vg_err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*grp = NULL;
+	if (holder != NULL)
+		*holder = NULL;
+	if ((rc = db_prepare(s, "SELECT grp, holder FROM run_groups WHERE"
+	    " run_id = ?1", &st, e)) != 0)
+		return rc;
+	bind_str(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*grp = col_dup(st, 0);
+		if (holder != NULL)
+			*holder = col_dup(st, 1);
+		rc = 0;
+	} else if (rc == SQLITE_DONE)
+		rc = 0;
+	else
+		rc = db_err(s, e, "reading a run's group");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+vg_store_group_open(struct vg_store *s, const char *grp,
+    int (*cb)(void *arg, const char *run_id), void *arg, struct vg_err *e)
+{
+	sqlite3_stmt *st;
+	int rc, stop = 0;
+
+	if ((rc = db_prepare(s, "SELECT g.run_id FROM run_groups g JOIN runs r"
+	    " ON r.id = g.run_id WHERE g.grp = ?1 AND r.state IN"
+	    " ('PENDING', 'RUNNING') ORDER BY r.created DESC", &st, e)) != 0)
+		return rc;
+	bind_str(st, 1, grp);
+	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		stop = cb(arg, (const char *)sqlite3_column_text(st, 0));
+	if (!stop && rc != SQLITE_DONE)
+		rc = db_err(s, e, "listing the runs of a group");
+	else
+		rc = 0;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+vg_store_notify_claim(struct vg_store *s, const char *run_id, int *claimed,
+    struct vg_err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*claimed = 0;
+	/* The claim is the end time it was made for: a run retried later
+	 * ends again and may be claimed again, the same end never twice. */
+	if ((rc = db_prepare(s, "INSERT INTO run_groups (run_id, grp,"
+	    " notified) SELECT id, coalesce(name, ''), ended FROM runs WHERE"
+	    " id = ?1 AND ended > 0 ON CONFLICT (run_id) DO UPDATE SET"
+	    " notified = excluded.notified WHERE notified <"
+	    " excluded.notified", &st, e)) != 0)
+		return rc;
+	bind_str(st, 1, run_id);
+	rc = db_done(s, st, e, "claiming a run's notification");
+	sqlite3_finalize(st);
+	if (rc == 0)
+		*claimed = sqlite3_changes(s->db) > 0;
 	return rc;
 }

@@ -28,7 +28,7 @@
 struct vg_store;
 
 /* The schema version this vigil writes (PRAGMA user_version). */
-#define VG_STORE_SCHEMA	3
+#define VG_STORE_SCHEMA	4
 
 /* Run ids: "YYYYMMDD-HHMMSS-xxxxxx" (UTC, 6 random hex digits). */
 #define VG_RUN_ID_MAX	32
@@ -250,5 +250,31 @@ int	vg_store_audit_many(struct vg_store *s,
  * (may be NULL) gets how many. */
 int	vg_store_audit_prune(struct vg_store *s, double before,
 	    long long *removed, struct vg_err *e);
+
+/*
+ * Run groups (runner/core/group.h) and notification claims
+ * (runner/core/notify.h), in table run_groups.  vg_store_group_set
+ * records run_id's concurrency group and, for a SKIPPED run, the run
+ * that held it (holder may be NULL).  vg_store_group_get reads them back
+ * (*grp NULL when none is recorded; caller frees).  vg_store_group_open
+ * calls cb with each run of group grp still PENDING or RUNNING, newest
+ * first; cb returns non-zero to stop.
+ */
+int	vg_store_group_set(struct vg_store *s, const char *run_id,
+	    const char *grp, const char *holder, struct vg_err *e);
+int	vg_store_group_get(struct vg_store *s, const char *run_id,
+	    char **grp, char **holder, struct vg_err *e);
+int	vg_store_group_open(struct vg_store *s, const char *grp,
+	    int (*cb)(void *arg, const char *run_id), void *arg,
+	    struct vg_err *e);
+
+/*
+ * Claims the notification of the latest end of run run_id: *claimed is
+ * 1 for the first caller after the run's end was recorded, 0 for every
+ * later one (and while the run has not ended).  Durable on return, or
+ * with the caller's transaction.
+ */
+int	vg_store_notify_claim(struct vg_store *s, const char *run_id,
+	    int *claimed, struct vg_err *e);
 
 #endif

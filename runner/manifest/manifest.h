@@ -165,6 +165,42 @@ struct vg_mlocs {
 	size_t		 cap;
 };
 
+/* concurrency: overlap control of a group of runs (runner/core/group.h). */
+struct vg_concurrency {
+	char		*group;		/* NULL = the manifest name */
+	char		*overlap;	/* skip|wait|replace|allow; NULL =
+					   allow, skip under --cron */
+	double		 wait;		/* seconds: the bound of wait, and of
+					   replace's wait for the holder */
+};
+
+/* notify.on bits. */
+enum vg_notify_on {
+	VG_NOTIFY_FAILURE	= 1 << 0,	/* the run ended FAILED */
+	VG_NOTIFY_SUCCESS	= 1 << 1,
+	VG_NOTIFY_ALWAYS	= 1 << 2,
+	VG_NOTIFY_DENIED	= 1 << 3,
+};
+
+/* One notify.webhook entry. */
+struct vg_webhook {
+	char		*url;
+	struct vg_kvs	 headers;	/* values may use ${{ env.NAME }} */
+	struct vg_loc	 loc;
+};
+
+/* notify: who hears of a run's end (runner/core/notify.h). */
+struct vg_notify_conf {
+	unsigned	 on;		/* enum vg_notify_on bits */
+	struct vg_webhook *webhook;
+	size_t		 nwebhook;
+	struct vg_strv	 email;		/* recipients, through sendmail -t */
+	struct vg_strv	 command;	/* argv; the payload on stdin */
+	char		*sendmail;	/* program; default "sendmail" */
+	double		 timeout;	/* seconds per delivery attempt */
+	double		 total;		/* seconds for every delivery */
+};
+
 /* Room for every plugin section's struct; checked when the schema is
  * built (runner/manifest/manifest.c). */
 #define VG_MANIFEST_EXT	2048
@@ -193,6 +229,8 @@ struct vg_manifest {
 	char			*workdir;	/* cwd for the task */
 	struct vg_isolation_conf isolation;
 	struct vg_limits	 limits;
+	struct vg_concurrency	 concurrency;
+	struct vg_notify_conf	 notify;
 	/* The plugins' sections (plugin.h), at offsets fixed when the
 	 * schema is built; read them with vg_manifest_conf(). */
 	_Alignas(16) unsigned char ext[VG_MANIFEST_EXT];
