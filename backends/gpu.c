@@ -264,30 +264,48 @@ capture(char *const argv[], struct vg_buf *out)
 	return ok && WIFEXITED(ws) && WEXITSTATUS(ws) == 0 ? 0 : -1;
 }
 
-/* GPUs from nvidia-smi on PATH; 1 when it answered with some. */
+typedef int (*smi_parse_fn)(const char *text, struct vg_pool *p,
+    struct vg_err *e);
+
+/* GPUs from tool (on PATH) run with the arguments args (at most 3),
+ * its output read by parse; 1 when it answered with some. */
 static int
-from_smi(struct vg_pool *p)
+from_tool(const char *tool, const char *const *args, smi_parse_fn parse,
+    struct vg_pool *p)
 {
-	char *bin = vg_which("nvidia-smi");
-	char q[] = "--query-gpu=index,uuid,name,memory.total";
-	char f[] = "--format=csv,noheader";
-	char *argv[] = { bin, q, f, NULL };
+	char *bin = vg_which(tool), *argv[5];
 	struct vg_buf out;
 	struct vg_err e;
+	size_t i;
 	int ok = 0;
 
 	if (bin == NULL)
 		return 0;
+	argv[0] = bin;
+	for (i = 0; i < 3 && args[i] != NULL; i++)
+		argv[i + 1] = (char *)(uintptr_t)args[i];
+	argv[i + 1] = NULL;
 	vg_buf_init(&out);
 	vg_err_init(&e);
-	if (capture(argv, &out) == 0 &&
-	    vg_gpu_parse_smi(vg_buf_str(&out), p, &e) == 0 && p->ngpus > 0)
+	if (capture(argv, &out) == 0 && parse(vg_buf_str(&out), p, &e) == 0 &&
+	    p->ngpus > 0)
 		ok = 1;
 	else
 		p->ngpus = 0;
 	vg_buf_release(&out);
 	free(bin);
 	return ok;
+}
+
+/* GPUs from nvidia-smi on PATH; 1 when it answered with some. */
+static int
+from_smi(struct vg_pool *p)
+{
+	static const char *const args[] = {
+		"--query-gpu=index,uuid,name,memory.total",
+		"--format=csv,noheader", NULL };
+
+	return from_tool("nvidia-smi", args, vg_gpu_parse_smi, p);
 }
 
 /* Index of the column named name (case aside) in the header fields, or
@@ -382,28 +400,13 @@ vg_gpu_parse_rocm(const char *text, struct vg_pool *p, struct vg_err *e)
 static int
 from_rocm_smi(struct vg_pool *p)
 {
-	char *bin = vg_which("rocm-smi");
-	char a1[] = "--showproductname", a2[] = "--showuniqueid",
-	    a3[] = "--csv";
-	char *argv[] = { bin, a1, a2, a3, NULL };
-	struct vg_buf out;
-	struct vg_err e;
-	int ok = 0;
+	static const char *const args[] = { "--showproductname",
+		"--showuniqueid", "--csv", NULL };
 
-	if (bin == NULL)
+	if (!from_tool("rocm-smi", args, vg_gpu_parse_rocm, p))
 		return 0;
-	vg_buf_init(&out);
-	vg_err_init(&e);
-	if (capture(argv, &out) == 0 &&
-	    vg_gpu_parse_rocm(vg_buf_str(&out), p, &e) == 0 && p->ngpus > 0)
-		ok = 1;
-	else
-		p->ngpus = 0;
-	if (ok)
-		p->vendor = VG_GPU_AMD;
-	vg_buf_release(&out);
-	free(bin);
-	return ok;
+	p->vendor = VG_GPU_AMD;
+	return 1;
 }
 
 /* Reads a small file into buf; 0 on success. */

@@ -884,29 +884,37 @@ struct check {
 	struct vg_strv		 reported;
 };
 
+/* Builds the current task to report what is wrong with it. */
+static void
+check_report(struct walker *w, long inc, struct check *ck)
+{
+	struct vg_task t;
+	struct subst st;
+	struct build b;
+
+	task_build(w, inc, ck->plan, ck->index, &t, &st);
+	memset(&b, 0, sizeof(b));
+	b.d = ck->d;
+	b.reported = ck->reported;
+	report_task(&b, &t, &st, w->m);
+	ck->reported = b.reported;
+	ck->errors += b.errors;
+	vg_task_release(&t);
+}
+
 /* Looks every referenced name up in the current task, without
  * building it; builds it only to describe a problem. */
 static int
 check_fn(struct walker *w, long inc, void *arg)
 {
 	struct check *ck = arg;
-	struct vg_task t;
-	struct subst st;
-	struct build b;
 	size_t i;
 
 	for (i = 0; i < ck->refs.n; i++) {
 		if (task_value(w, inc, ck->refs.v[i],
 		    strlen(ck->refs.v[i])) != NULL)
 			continue;
-		task_build(w, inc, ck->plan, ck->index, &t, &st);
-		memset(&b, 0, sizeof(b));
-		b.d = ck->d;
-		b.reported = ck->reported;
-		report_task(&b, &t, &st, w->m);
-		ck->reported = b.reported;
-		ck->errors += b.errors;
-		vg_task_release(&t);
+		check_report(w, inc, ck);
 		break;
 	}
 	ck->index++;
@@ -920,9 +928,7 @@ res_check_fn(struct walker *w, long inc, void *arg)
 {
 	struct check *ck = arg;
 	struct vg_resources r;
-	struct vg_task t;
 	struct subst st;
-	struct build b;
 
 	memset(&st, 0, sizeof(st));
 	st.w = w;
@@ -933,14 +939,7 @@ res_check_fn(struct walker *w, long inc, void *arg)
 	vg_schema_release(&vg_resources_section, &r);
 	if (st.res_loc != NULL) {
 		free(st.why);
-		task_build(w, inc, ck->plan, ck->index, &t, &st);
-		memset(&b, 0, sizeof(b));
-		b.d = ck->d;
-		b.reported = ck->reported;
-		report_task(&b, &t, &st, w->m);
-		ck->reported = b.reported;
-		ck->errors += b.errors;
-		vg_task_release(&t);
+		check_report(w, inc, ck);
 	}
 	ck->index++;
 	return ck->reported.n >= 5;
