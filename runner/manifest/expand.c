@@ -921,6 +921,24 @@ check_fn(struct walker *w, long inc, void *arg)
 	return ck->reported.n >= 5;
 }
 
+/* Fills r with the current task's resources (a copy of m's, templates
+ * decoded; the caller releases it); -1 when a template fails. */
+static int
+task_res(struct walker *w, long inc, const struct plan *p, long index,
+    struct vg_resources *r)
+{
+	struct subst st;
+
+	memset(&st, 0, sizeof(st));
+	st.w = w;
+	st.inc = inc;
+	st.index = index;
+	vg_schema_copy(&vg_resources_section, r, &w->m->resources);
+	res_apply(w->m, p, &st, r);
+	free(st.why);
+	return st.res_loc != NULL ? -1 : 0;
+}
+
 /* Decodes every task's resources templates, building a task only to
  * describe a problem. */
 static int
@@ -928,19 +946,10 @@ res_check_fn(struct walker *w, long inc, void *arg)
 {
 	struct check *ck = arg;
 	struct vg_resources r;
-	struct subst st;
 
-	memset(&st, 0, sizeof(st));
-	st.w = w;
-	st.inc = inc;
-	st.index = ck->index;
-	memset(&r, 0, sizeof(r));
-	res_apply(w->m, ck->plan, &st, &r);
-	vg_schema_release(&vg_resources_section, &r);
-	if (st.res_loc != NULL) {
-		free(st.why);
+	if (task_res(w, inc, ck->plan, ck->index, &r) != 0)
 		check_report(w, inc, ck);
-	}
+	vg_schema_release(&vg_resources_section, &r);
 	ck->index++;
 	return ck->reported.n >= 5;
 }
@@ -1095,16 +1104,8 @@ res_walk_fn(struct walker *w, long inc, void *arg)
 {
 	struct res_walk *rw = arg;
 	struct vg_resources r;
-	struct subst st;
 
-	memset(&st, 0, sizeof(st));
-	st.w = w;
-	st.inc = inc;
-	st.index = rw->index;
-	vg_schema_copy(&vg_resources_section, &r, &w->m->resources);
-	res_apply(w->m, rw->plan, &st, &r);
-	free(st.why);
-	if (st.res_loc == NULL)
+	if (task_res(w, inc, rw->plan, rw->index, &r) == 0)
 		rw->rc = rw->fn(rw->index, &r, rw->arg);
 	vg_schema_release(&vg_resources_section, &r);
 	rw->index++;
