@@ -663,6 +663,13 @@ host_size(const struct vg_pool_conf *conf, struct vg_pool *p)
 		p->memory = (uint64_t)strtoull(s, NULL, 10) << 20;
 		vg_strlcpy(p->mem_from, "SLURM_MEM_PER_NODE",
 		    sizeof(p->mem_from));
+	} else if (getenv("SLURM_JOB_ID") != NULL) {
+		/* A job without --mem: MemTotal is the node's, not the
+		 * allocation's; Slurm itself refuses a step that asks more
+		 * than the job holds. */
+		p->memory = 0;
+		vg_strlcpy(p->mem_from, "a Slurm job without "
+		    "SLURM_MEM_PER_NODE", sizeof(p->mem_from));
 	} else if (read_small("/proc/meminfo", text, sizeof(text)) == 0 &&
 	    (s = strstr(text, "MemTotal:")) != NULL) {
 		p->memory = (uint64_t)strtoull(s + 9, NULL, 10) << 10;
@@ -779,6 +786,9 @@ vg_pool_report(const struct vg_pool *p, struct vg_buf *out)
 	if (p->memory > 0)
 		vg_buf_printf(out, "pool memory: %llu MiB (from %s)\n",
 		    (unsigned long long)(p->memory >> 20), p->mem_from);
+	else if (p->mem_from[0] != '\0')
+		vg_buf_printf(out, "pool memory: not limited (%s)\n",
+		    p->mem_from);
 	vg_buf_printf(out, "pool gpus: %zu %s (from %s)\n", p->ngpus,
 	    vg_gpu_vendor_name(p->vendor), p->gpu_from);
 	for (i = 0; i < p->ngpus; i++) {

@@ -19,7 +19,8 @@
  * With 1. and `pool.gpus` both set, the config restricts the pool to
  * the ids both name.  CPUs: SLURM_CPUS_ON_NODE, else the CPUs vigil may
  * run on (sched_getaffinity); memory: SLURM_MEM_PER_NODE (MiB), else
- * MemTotal; `pool.cpus` and `pool.memory` replace either.
+ * MemTotal (inside a Slurm job without it: not limited, Slurm enforces
+ * the job's); `pool.cpus` and `pool.memory` replace either.
  */
 #ifndef VG_GPU_H
 #define VG_GPU_H

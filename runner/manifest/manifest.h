@@ -71,7 +71,8 @@ struct vg_resources {
 	char		*gpu_type;	/* Slurm gres type, cloud GPU type */
 	/* Values holding ${{ ... }}, by key ("cpus" -> "${{ matrix.c }}"),
 	 * loc at the value: each task decodes its own (vg_task.resources,
-	 * runner/manifest/expand.c); the field itself is then unset here. */
+	 * runner/manifest/expand.c); the field's value here is then not
+	 * what any task asks: read a task's, or vg_expand_peak. */
 	struct vg_kvs	 tmpl;
 };
 
