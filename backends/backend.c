@@ -102,9 +102,12 @@ int
 vg_backend_pool(const struct vg_backend_ops *ops, const struct vg_manifest *m,
     struct vg_pool *p, struct vg_err *e)
 {
+	struct vg_resources peak;
+
 	if (ops->pool != NULL)
 		return ops->pool(m, p, e);
-	return vg_pool_host(vg_pool_conf_of(m), m->resources.gpus > 0, p, e);
+	vg_expand_peak(m, &peak);
+	return vg_pool_host(vg_pool_conf_of(m), peak.gpus > 0, p, e);
 }
 
 int

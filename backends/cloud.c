@@ -984,12 +984,33 @@ vg_cloud_probe(const struct vg_cloud_ops *ops, struct vg_buf *out)
 	vg_cloud_close(&c);
 }
 
+struct gpu_ask {
+	int	 gpus;		/* some task asks for GPUs */
+	char	 type[64];	/* the first such task's gpu_type */
+};
+
+/* Notes whether a task asks for GPUs, and of what type. */
+static int
+gpu_ask_fn(long index, const struct vg_resources *r, void *arg)
+{
+	struct gpu_ask *gw = arg;
+
+	(void)index;
+	if (r->gpus <= 0)
+		return 0;
+	gw->gpus = 1;
+	if (r->gpu_type != NULL && gw->type[0] == '\0')
+		vg_strlcpy(gw->type, r->gpu_type, sizeof(gw->type));
+	return 0;
+}
+
 /* Checks the provider's section beyond its schema. */
 int
 vg_cloud_validate(const struct vg_cloud_ops *ops, const struct vg_manifest *m,
     struct vg_diag *d)
 {
 	const struct vg_cloud_conf *cc = vg_manifest_conf(m, ops->section);
+	struct gpu_ask gw;
 	struct vg_loc loc;
 	struct vg_err e;
 	int bad = 0;
@@ -1030,17 +1051,18 @@ vg_cloud_validate(const struct vg_cloud_ops *ops, const struct vg_manifest *m,
 		    e.msg);
 		bad = 1;
 	}
-	if (m->resources.gpus > 0 && ops->gpus == 0) {
+	memset(&gw, 0, sizeof(gw));
+	vg_expand_resources(m, gpu_ask_fn, &gw);
+	if (gw.gpus && ops->gpus == 0) {
 		vg_diag_add(d, &loc, "resources.gpus: backend %s cannot give "
 		    "a task GPUs (its API has no GPU field); use local, "
 		    "docker, apptainer, slurm or a cloud backend with GPUs",
 		    ops->name);
 		bad = 1;
-	} else if (m->resources.gpus > 0 && m->resources.gpu_type != NULL &&
-	    ops->gpus != VG_CLOUD_GPU_TYPE) {
+	} else if (gw.type[0] != '\0' && ops->gpus != VG_CLOUD_GPU_TYPE) {
 		vg_diag_add(d, &loc, "resources.gpu_type: backend %s takes a "
 		    "GPU count but no GPU type ('%s'); leave gpu_type out",
-		    ops->name, m->resources.gpu_type);
+		    ops->name, gw.type);
 		bad = 1;
 	}
 	return bad ? VG_EINVAL : 0;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -161,15 +162,16 @@ smi_memory(const char *s)
 int
 vg_gpu_parse_smi(const char *text, struct vg_pool *p, struct vg_err *e)
 {
-	char *copy = vg_xstrdup(text), *line, *save = NULL, *f[4], *q;
+	char *copy = vg_xstrdup(text), *line, *save = NULL, *f[4], *q, *whole;
 	struct vg_gpu *g;
 	int lineno = 0, nf, rc = 0;
 
 	for (line = strtok_r(copy, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
 		lineno++;
-		if (*trim(line) == '\0')
+		if (*(line = trim(line)) == '\0')
 			continue;
+		whole = vg_xstrdup(line);	/* for a message */
 		nf = 0;
 		for (q = line; nf < 4; nf++) {
 			f[nf] = q;
@@ -182,9 +184,11 @@ vg_gpu_parse_smi(const char *text, struct vg_pool *p, struct vg_err *e)
 		if (nf != 4 || q != NULL || !all_digits(trim(f[0]))) {
 			rc = vg_err_set(e, VG_EPARSE, "nvidia-smi line %d: "
 			    "'%s' is not 'index, uuid, name, memory.total'",
-			    lineno, trim(line));
+			    lineno, whole);
+			free(whole);
 			break;
 		}
+		free(whole);
 		g = gpu_add(p);
 		vg_strlcpy(g->id, trim(f[0]), sizeof(g->id));
 		vg_strlcpy(g->uuid, trim(f[1]), sizeof(g->uuid));
@@ -260,30 +264,149 @@ capture(char *const argv[], struct vg_buf *out)
 	return ok && WIFEXITED(ws) && WEXITSTATUS(ws) == 0 ? 0 : -1;
 }
 
-/* GPUs from nvidia-smi on PATH; 1 when it answered with some. */
+typedef int (*smi_parse_fn)(const char *text, struct vg_pool *p,
+    struct vg_err *e);
+
+/* GPUs from tool (on PATH) run with the arguments args (at most 3),
+ * its output read by parse; 1 when it answered with some. */
 static int
-from_smi(struct vg_pool *p)
+from_tool(const char *tool, const char *const *args, smi_parse_fn parse,
+    struct vg_pool *p)
 {
-	char *bin = vg_which("nvidia-smi");
-	char q[] = "--query-gpu=index,uuid,name,memory.total";
-	char f[] = "--format=csv,noheader";
-	char *argv[] = { bin, q, f, NULL };
+	char *bin = vg_which(tool), *argv[5];
 	struct vg_buf out;
 	struct vg_err e;
+	size_t i;
 	int ok = 0;
 
 	if (bin == NULL)
 		return 0;
+	argv[0] = bin;
+	for (i = 0; i < 3 && args[i] != NULL; i++)
+		argv[i + 1] = (char *)(uintptr_t)args[i];
+	argv[i + 1] = NULL;
 	vg_buf_init(&out);
 	vg_err_init(&e);
-	if (capture(argv, &out) == 0 &&
-	    vg_gpu_parse_smi(vg_buf_str(&out), p, &e) == 0 && p->ngpus > 0)
+	if (capture(argv, &out) == 0 && parse(vg_buf_str(&out), p, &e) == 0 &&
+	    p->ngpus > 0)
 		ok = 1;
 	else
 		p->ngpus = 0;
 	vg_buf_release(&out);
 	free(bin);
 	return ok;
+}
+
+/* GPUs from nvidia-smi on PATH; 1 when it answered with some. */
+static int
+from_smi(struct vg_pool *p)
+{
+	static const char *const args[] = {
+		"--query-gpu=index,uuid,name,memory.total",
+		"--format=csv,noheader", NULL };
+
+	return from_tool("nvidia-smi", args, vg_gpu_parse_smi, p);
+}
+
+/* Index of the column named name (case aside) in the header fields, or
+ * -1. */
+static int
+csv_col(char *const *h, int nh, const char *name)
+{
+	int i;
+
+	for (i = 0; i < nh; i++)
+		if (strcasecmp(h[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* Splits line at commas into at most max trimmed fields; returns how
+ * many, or max + 1 when there are more. */
+static int
+csv_split(char *line, char **f, int max)
+{
+	char *q = line;
+	int n = 0, i;
+
+	for (;;) {
+		if (n == max)
+			return max + 1;
+		f[n++] = q;
+		if ((q = strchr(q, ',')) == NULL)
+			break;
+		*q++ = '\0';
+	}
+	for (i = 0; i < n; i++)
+		f[i] = trim(f[i]);
+	return n;
+}
+
+int
+vg_gpu_parse_rocm(const char *text, struct vg_pool *p, struct vg_err *e)
+{
+	char *copy = vg_xstrdup(text), *line, *save = NULL, *h[32], *f[32];
+	char *hline = NULL;
+	int lineno = 0, nh = 0, nf, cname = -1, cuid = -1, rc = 0;
+	struct vg_gpu *g;
+
+	for (line = strtok_r(copy, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		lineno++;
+		if (*(line = trim(line)) == '\0')
+			continue;
+		if (hline == NULL) {
+			/* Banners ("=== ROCm System Management ...") come
+			 * before the header on some versions. */
+			if (strncasecmp(line, "device,", 7) != 0)
+				continue;
+			hline = line;
+			if ((nh = csv_split(line, h, 32)) > 32) {
+				rc = vg_err_set(e, VG_EPARSE, "rocm-smi line "
+				    "%d: more than 32 columns", lineno);
+				break;
+			}
+			cname = csv_col(h, nh, "Card series");
+			if (cname < 0)
+				cname = csv_col(h, nh, "Card model");
+			cuid = csv_col(h, nh, "Unique ID");
+			continue;
+		}
+		if (strncmp(line, "card", 4) != 0)
+			continue;
+		nf = csv_split(line, f, 32);
+		if (nf != nh || !all_digits(f[0] + 4)) {
+			rc = vg_err_set(e, VG_EPARSE, "rocm-smi line %d: '%s' "
+			    "does not match its header (%d fields, the first "
+			    "cardN)", lineno, f[0], nh);
+			break;
+		}
+		g = gpu_add(p);
+		vg_strlcpy(g->id, f[0] + 4, sizeof(g->id));
+		if (cname >= 0)
+			vg_strlcpy(g->name, f[cname], sizeof(g->name));
+		if (cuid >= 0 && strcmp(f[cuid], "N/A") != 0)
+			vg_strlcpy(g->uuid, f[cuid], sizeof(g->uuid));
+		gpu_default_dev(g, VG_GPU_AMD);
+	}
+	if (rc == 0 && hline == NULL && p->ngpus == 0)
+		rc = vg_err_set(e, VG_EPARSE, "rocm-smi: no 'device,...' CSV "
+		    "header in its output");
+	free(copy);
+	return rc;
+}
+
+/* AMD GPUs from rocm-smi on PATH; 1 when it answered with some. */
+static int
+from_rocm_smi(struct vg_pool *p)
+{
+	static const char *const args[] = { "--showproductname",
+		"--showuniqueid", "--csv", NULL };
+
+	if (!from_tool("rocm-smi", args, vg_gpu_parse_rocm, p))
+		return 0;
+	p->vendor = VG_GPU_AMD;
+	return 1;
 }
 
 /* Reads a small file into buf; 0 on success. */
@@ -540,6 +663,13 @@ host_size(const struct vg_pool_conf *conf, struct vg_pool *p)
 		p->memory = (uint64_t)strtoull(s, NULL, 10) << 20;
 		vg_strlcpy(p->mem_from, "SLURM_MEM_PER_NODE",
 		    sizeof(p->mem_from));
+	} else if (getenv("SLURM_JOB_ID") != NULL) {
+		/* A job without --mem: MemTotal is the node's, not the
+		 * allocation's; Slurm itself refuses a step that asks more
+		 * than the job holds. */
+		p->memory = 0;
+		vg_strlcpy(p->mem_from, "a Slurm job without "
+		    "SLURM_MEM_PER_NODE", sizeof(p->mem_from));
 	} else if (read_small("/proc/meminfo", text, sizeof(text)) == 0 &&
 	    (s = strstr(text, "MemTotal:")) != NULL) {
 		p->memory = (uint64_t)strtoull(s + 9, NULL, 10) << 10;
@@ -586,9 +716,12 @@ vg_pool_host(const struct vg_pool_conf *conf, int want_gpus,
 	else if (from_kfd(p))
 		vg_strlcpy(p->gpu_from, "/sys/class/kfd",
 		    sizeof(p->gpu_from));
+	else if (from_rocm_smi(p))
+		vg_strlcpy(p->gpu_from, "rocm-smi", sizeof(p->gpu_from));
 	else
 		vg_strlcpy(p->gpu_from, "none found (no CUDA_VISIBLE_DEVICES,"
-		    " pool.gpus, nvidia-smi or kfd)", sizeof(p->gpu_from));
+		    " pool.gpus, nvidia-smi, kfd or rocm-smi)",
+		    sizeof(p->gpu_from));
 	return 0;
 }
 
@@ -653,6 +786,9 @@ vg_pool_report(const struct vg_pool *p, struct vg_buf *out)
 	if (p->memory > 0)
 		vg_buf_printf(out, "pool memory: %llu MiB (from %s)\n",
 		    (unsigned long long)(p->memory >> 20), p->mem_from);
+	else if (p->mem_from[0] != '\0')
+		vg_buf_printf(out, "pool memory: not limited (%s)\n",
+		    p->mem_from);
 	vg_buf_printf(out, "pool gpus: %zu %s (from %s)\n", p->ngpus,
 	    vg_gpu_vendor_name(p->vendor), p->gpu_from);
 	for (i = 0; i < p->ngpus; i++) {

@@ -13,12 +13,14 @@
  *   2. the `pool.gpus` list of the site or user config (or --set)
  *   3. `nvidia-smi --query-gpu=index,uuid,name,memory.total
  *      --format=csv,noheader`, else /proc/driver/nvidia/gpus/
- *   4. AMD: /sys/class/kfd/kfd/topology/nodes/ (the nodes with a gpu_id)
+ *   4. AMD: /sys/class/kfd/kfd/topology/nodes/ (the nodes with a gpu_id),
+ *      else `rocm-smi --showproductname --showuniqueid --csv`
  *
  * With 1. and `pool.gpus` both set, the config restricts the pool to
  * the ids both name.  CPUs: SLURM_CPUS_ON_NODE, else the CPUs vigil may
  * run on (sched_getaffinity); memory: SLURM_MEM_PER_NODE (MiB), else
- * MemTotal; `pool.cpus` and `pool.memory` replace either.
+ * MemTotal (inside a Slurm job without it: not limited, Slurm enforces
+ * the job's); `pool.cpus` and `pool.memory` replace either.
  */
 #ifndef VG_GPU_H
 #define VG_GPU_H
@@ -88,6 +90,14 @@ void	vg_pool_release(struct vg_pool *p);
 /* Parses nvidia-smi's CSV (index, uuid, name, memory.total) into p's
  * GPUs; VG_EPARSE naming the line on anything else. */
 int	vg_gpu_parse_smi(const char *text, struct vg_pool *p,
+	    struct vg_err *e);
+
+/* Parses the CSV of `rocm-smi --showproductname --showuniqueid --csv`
+ * (a "device,..." header, then one "cardN,..." row a GPU; banner lines
+ * before the header are skipped) into p's GPUs: id N, name from "Card
+ * series" (else "Card model"), uuid from "Unique ID".  VG_EPARSE naming
+ * the line on a row that does not match the header, or without one. */
+int	vg_gpu_parse_rocm(const char *text, struct vg_pool *p,
 	    struct vg_err *e);
 
 /* Parses a CUDA_VISIBLE_DEVICES-style list ("0,1", "GPU-...,3") into

@@ -216,12 +216,14 @@ vg_local_downgrades(const struct vg_manifest *m, struct vg_err *e)
 {
 	const struct vg_sandbox *sb;
 	struct vg_cgroup_limits cl;
+	struct vg_resources peak;
 
 	if (sandbox_for(m, &sb, e) != 0)
 		return NULL;
 	vg_buf_reset(&cache.downgrades);
 	vg_buf_adds(&cache.downgrades, vg_sandbox_downgrades(sb));
-	cgroup_limits(m, m->resources.memory, &cl);
+	vg_expand_peak(m, &peak);
+	cgroup_limits(m, peak.memory, &cl);
 	vg_cgroup_plan_downgrades(&cl, &cache.downgrades);
 	return vg_buf_str(&cache.downgrades);
 }
@@ -1284,6 +1286,7 @@ local_prepare(const struct vg_manifest *m, const char *run_dir,
 	int rc;
 
 	struct vg_cgroup_limits cl;
+	struct vg_resources peak;
 	struct vg_buf why = VG_BUF_INIT;
 
 	if ((rc = shim_path(&path, NULL, e)) != 0)
@@ -1291,7 +1294,8 @@ local_prepare(const struct vg_manifest *m, const char *run_dir,
 	if ((rc = sandbox_for(m, &sb, e)) != 0)
 		return rc;
 	/* Refused before any task starts, like a sandbox downgrade. */
-	cgroup_limits(m, m->resources.memory, &cl);
+	vg_expand_peak(m, &peak);
+	cgroup_limits(m, peak.memory, &cl);
 	if (cl.required) {
 		vg_cgroup_plan_downgrades(&cl, &why);
 		if (why.len > 0)

@@ -71,19 +71,29 @@ struct direct {
 static const struct vg_cloud_ops modal_direct_ops;
 static const struct vg_cloud_ops modal_managed_ops;
 
-/* The GPU type a task asks Modal for: modal.gpu, else resources.gpu_type
- * (the generic spelling); NULL when neither is set. */
+/* The GPU type a task asking r asks Modal for: modal.gpu, else
+ * resources.gpu_type (the generic spelling); NULL when neither is set. */
 static const char *
-modal_gpu_type(const struct vg_manifest *m)
+modal_gpu_type(const struct vg_manifest *m, const struct vg_resources *r)
 {
 	const struct vg_modal_conf *mc = vg_manifest_conf(m,
 	    &vg_modal_msection);
 
 	if (mc->gpu != NULL && *mc->gpu != '\0')
 		return mc->gpu;
-	if (m->resources.gpu_type != NULL && *m->resources.gpu_type != '\0')
-		return m->resources.gpu_type;
+	if (r->gpu_type != NULL && *r->gpu_type != '\0')
+		return r->gpu_type;
 	return NULL;
+}
+
+/* Stops at a task (index + 2 into arg) asking GPUs of no type. */
+static int
+untyped_gpu_fn(long index, const struct vg_resources *r, void *arg)
+{
+	const struct vg_manifest *m = arg;
+
+	return r->gpus > 0 && modal_gpu_type(m, r) == NULL ?
+	    (int)(index + 2) : 0;
 }
 
 /* The modal section of m, or NULL. */
@@ -470,8 +480,9 @@ direct_create(struct vg_cloud_task *t, struct vg_err *e)
 		res.memory_mb = (uint32_t)((a->res.memory + (1 << 20) - 1) >>
 		    20);
 	}
-	if (modal_gpu_type(a->m) != NULL) {
-		gpu.gpu_type = (char *)(uintptr_t)modal_gpu_type(a->m);
+	if (modal_gpu_type(a->m, &a->res) != NULL) {
+		gpu.gpu_type = (char *)(uintptr_t)modal_gpu_type(a->m,
+		    &a->res);
 		gpu.has_count = 1;
 		gpu.count = a->res.gpus > 0 ? (uint32_t)a->res.gpus : 1;
 		res.gpu_config = &gpu;
@@ -1201,7 +1212,8 @@ modal_validate(const struct vg_manifest *m, struct vg_diag *d)
 		    "modal.gateway_token_env names");
 		bad = 1;
 	}
-	if (m->resources.gpus > 0 && modal_gpu_type(m) == NULL) {
+	if (vg_expand_resources(m, untyped_gpu_fn,
+	    (void *)(uintptr_t)m) != 0) {
 		vg_diag_add(d, vg_manifest_locf(m, &loc, "resources.gpus"),
 		    "resources.gpus: modal needs the GPU type in "
 		    "resources.gpu_type or modal.gpu (T4, L4, A10G, A100, "

@@ -950,14 +950,16 @@ singularity_prepare(const struct vg_manifest *m, const char *run_dir,
     struct vg_err *e)
 {
 	struct vg_cache_pin *pin = NULL;
+	struct vg_resources peak;
 	char *binary = NULL, *image = NULL;
 	int rc;
 
 	(void)run_dir;
+	vg_expand_peak(m, &peak);
 	if ((rc = vg_singularity_find(vg_singularity_of(m)->binary, &binary,
 	    e)) == 0)
 		rc = resolve_image(m, binary, vg_now() + need_for(m->timeout,
-		    m->resources.time), &image, &pin, e);
+		    peak.time), &image, &pin, e);
 	vg_cache_unpin(pin);
 	free(binary);
 	free(image);

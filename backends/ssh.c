@@ -942,6 +942,7 @@ ssh_validate(const struct vg_manifest *m, struct vg_diag *d)
 	const struct vg_ssh_conf *c = vg_ssh_of(m);
 	struct vg_loc loc;
 	struct vg_ssh_jump j;
+	struct vg_resources peak;
 	struct vg_err e;
 	struct stat st;
 	char *p;
@@ -991,7 +992,8 @@ ssh_validate(const struct vg_manifest *m, struct vg_diag *d)
 		}
 		free(p);
 	}
-	if (m->resources.gpus > 0 && c->gpus.n == 0) {
+	vg_expand_peak(m, &peak);
+	if (peak.gpus > 0 && c->gpus.n == 0) {
 		vg_diag_add(d, &loc, "resources.gpus: backend 'ssh' gives GPUs "
 		    "only from a declared pool: list the remote host's GPU ids "
 		    "in ssh.gpus (e.g. [0, 1])");

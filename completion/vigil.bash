@@ -78,8 +78,8 @@ _vigil()
 		esac
 		;;
 	doctor)
-		opts="-b --backend"
-		takes=" -b --backend "
+		opts="-b --backend --set"
+		takes=" -b --backend --set "
 		;;
 	scratch)
 		opts="--base -n --dry-run"

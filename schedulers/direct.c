@@ -318,19 +318,48 @@ backend_of(const struct vg_manifest *m, const struct vg_backend_ops *ops)
 	    "local");
 }
 
-/* How many attempts of m fit in p at once (at least 1). */
+/* How many attempts asking r fit in p at once (at least 1). */
 static int
-fit_count(const struct vg_manifest *m, const struct vg_pool *p)
+fit_count(const struct vg_resources *r, const struct vg_pool *p)
 {
-	int cpus = m->resources.cpus > 0 ? m->resources.cpus : 1, n;
+	int cpus = r->cpus > 0 ? r->cpus : 1, n;
 
 	n = p->cpus / cpus;
-	if (m->resources.gpus > 0 && (int)p->ngpus / m->resources.gpus < n)
-		n = (int)p->ngpus / m->resources.gpus;
-	if (m->resources.memory > 0 && p->memory > 0 &&
-	    (uint64_t)n > p->memory / m->resources.memory)
-		n = (int)(p->memory / m->resources.memory);
+	if (r->gpus > 0 && (int)p->ngpus / r->gpus < n)
+		n = (int)p->ngpus / r->gpus;
+	if (r->memory > 0 && p->memory > 0 &&
+	    (uint64_t)n > p->memory / r->memory)
+		n = (int)(p->memory / r->memory);
 	return n > 0 ? n : 1;
+}
+
+struct fit_walk {
+	const struct vg_pool	*pool;
+	int			 most;
+};
+
+/* Keeps the most attempts of one task that fit at once. */
+static int
+most_fit_fn(long index, const struct vg_resources *r, void *arg)
+{
+	struct fit_walk *fw = arg;
+	int n = fit_count(r, fw->pool);
+
+	(void)index;
+	if (n > fw->most)
+		fw->most = n;
+	return 0;
+}
+
+/* How many of m's smallest tasks fit in p at once: the window must hold
+ * enough of them to fill the pool. */
+static int
+most_fit(const struct vg_manifest *m, const struct vg_pool *p)
+{
+	struct fit_walk fw = { p, 1 };
+
+	vg_expand_resources(m, most_fit_fn, &fw);
+	return fw.most;
 }
 
 static int
@@ -373,7 +402,7 @@ direct_open(struct vg_sched *s, struct vg_err *e)
 	/* Keep twice what can run at once in hand so a freed slot is
 	 * refilled inside the same poll, without a round trip through the
 	 * driver. */
-	fit = pool.unbounded || s->m == NULL ? s->jobs : fit_count(s->m,
+	fit = pool.unbounded || s->m == NULL ? s->jobs : most_fit(s->m,
 	    &pool);
 	s->window = 2 * (fit < s->jobs ? fit : s->jobs);
 	s->priv = d;
@@ -409,48 +438,71 @@ direct_submit(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
 	return 0;
 }
 
+struct never_walk {
+	struct direct	 d;		/* only its pool */
+	long		 first;		/* index of the first misfit */
+	long		 nbad;
+	char		 why[384];
+};
+
+/* Counts the tasks that could never fit, keeping the first's reason. */
+static int
+never_fn(long index, const struct vg_resources *r, void *arg)
+{
+	struct never_walk *nw = arg;
+	struct vg_attempt a;
+	struct dslot sl;
+	char why[384];
+
+	memset(&a, 0, sizeof(a));
+	memset(&sl, 0, sizeof(sl));
+	a.res = *r;
+	slot_needs(&sl, &a);
+	if (never_fits(&nw->d, &sl, why, sizeof(why)) && nw->nbad++ == 0) {
+		nw->first = index;
+		memcpy(nw->why, why, sizeof(why));
+	}
+	return 0;
+}
+
 /*
- * A manifest whose tasks could never fit in the pool is refused when the
- * run is created, naming a task, what it asks and what there is.
+ * A manifest with a task that could never fit in the pool is refused
+ * when the run is created, naming the (first such) task, what it asks
+ * and what there is.
  */
 static int
 direct_validate(const struct vg_manifest *m, struct vg_diag *diag)
 {
 	const struct vg_backend_ops *ops = backend_of(m, NULL);
 	struct vg_loc loc = { .file = m->file };
-	struct vg_attempt a;
-	struct vg_pool pool;
-	struct dslot sl;
-	struct direct d;
+	struct never_walk nw;
 	struct vg_err e;
-	char why[384];
+	char more[64] = "";
 	size_t n;
-	int rc = 0;
 
-	if (ops == NULL || (m->resources.cpus <= 1 && m->resources.gpus <= 0 &&
+	if (ops == NULL || (m->resources.tmpl.n == 0 &&
+	    m->resources.cpus <= 1 && m->resources.gpus <= 0 &&
 	    m->resources.memory == 0))
 		return 0;
+	memset(&nw, 0, sizeof(nw));
 	vg_err_init(&e);
-	if (vg_backend_pool(ops, m, &pool, &e) != 0) {
+	if (vg_backend_pool(ops, m, &nw.d.pool, &e) != 0) {
 		vg_diag_add(diag, &loc, "%s", e.msg);
 		return VG_EINVAL;
 	}
-	memset(&a, 0, sizeof(a));
-	memset(&sl, 0, sizeof(sl));
-	memset(&d, 0, sizeof(d));
-	a.res = m->resources;
-	slot_needs(&sl, &a);
-	d.pool = pool;
-	if (never_fits(&d, &sl, why, sizeof(why))) {
-		n = vg_expand_count(m);
-		vg_diag_add(diag, &loc, "resources: task 0%s %s, so it could "
-		    "never start with scheduler 'direct' (ask less, or run "
-		    "it where there is more)", n > 1 ? " (and every other "
-		    "task)" : "", why);
-		rc = VG_EINVAL;
-	}
-	vg_pool_release(&pool);
-	return rc;
+	vg_expand_resources(m, never_fn, &nw);
+	vg_pool_release(&nw.d.pool);
+	if (nw.nbad == 0)
+		return 0;
+	if (nw.first < 0 && (n = vg_expand_count(m)) > 1)
+		snprintf(more, sizeof(more), " (and every other task)");
+	else if (nw.nbad > 1)
+		snprintf(more, sizeof(more), " (and %ld other task%s)",
+		    nw.nbad - 1, nw.nbad > 2 ? "s" : "");
+	vg_diag_add(diag, &loc, "resources: task %ld%s %s, so it could never "
+	    "start with scheduler 'direct' (ask less, or run it where there "
+	    "is more)", nw.first < 0 ? 0 : nw.first, more, nw.why);
+	return VG_EINVAL;
 }
 
 /* Converts a waitid result into a wait(2) status word. */

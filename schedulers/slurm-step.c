@@ -403,7 +403,20 @@ vg_slurm_step_log(const char *task_dir)
 	return text != NULL ? text : vg_xstrdup("");
 }
 
-/* Applies inside an allocation that wants steps; sets --jobs from CPUs. */
+/* Keeps the fewest CPUs one task asks (arg: int, 0 = none seen). */
+static int
+least_cpus_fn(long index, const struct vg_resources *r, void *arg)
+{
+	int *least = arg, c = r->cpus > 0 ? r->cpus : 1;
+
+	(void)index;
+	if (*least == 0 || c < *least)
+		*least = c;
+	return 0;
+}
+
+/* Applies inside an allocation that wants steps; sets --jobs from CPUs
+ * (as many steps as the smallest tasks fill; the pool packs them). */
 static int
 srun_open(struct vg_launcher *l, struct vg_sched *s, struct vg_err *e)
 {
@@ -419,8 +432,11 @@ srun_open(struct vg_launcher *l, struct vg_sched *s, struct vg_err *e)
 	    realpath("/proc/self/exe", NULL);
 	if (vigil == NULL)
 		return vg_err_errno(e, "finding the path of vigil itself");
-	per = s->m != NULL && s->m->resources.cpus > 0 ?
-	    s->m->resources.cpus : 1;
+	per = 0;
+	if (s->m != NULL)
+		vg_expand_resources(s->m, least_cpus_fn, &per);
+	if (per <= 0)
+		per = 1;
 	/* One step per free slot: more sruns would only wait in
 	 * slurmctld's step queue and poll it. */
 	if (s->jobs <= 0 && cpus > 0)

@@ -703,22 +703,21 @@ slurm_submit(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
 	return 0;
 }
 
-/* Orders unsent attempts by request, then by index. */
+/* Orders unsent attempts by request (every resources row: tasks of a
+ * sweep may each ask their own), then by index. */
 static char *
 group_key(const struct sl *p, const struct sl_att *t)
 {
-	const struct vg_resources *r = &t->a->res;
+	struct vg_buf b = VG_BUF_INIT;
 	const char *excl = "";
 	size_t i;
 
 	for (i = 0; i < p->nexcl; i++)
 		if (p->excl[i].index == t->index)
 			excl = p->excl[i].nodes;
-	return vg_xasprintf("%d|%llu|%d|%llu|%s|%s|%s|%s|%s|%d", r->cpus,
-	    (unsigned long long)r->memory, r->gpus,
-	    (unsigned long long)r->time, r->partition ? r->partition : "",
-	    r->account ? r->account : "", r->qos ? r->qos : "",
-	    r->constraint ? r->constraint : "", excl, t->a->attempt);
+	vg_resources_key(&t->a->res, &b);
+	vg_buf_printf(&b, "|%s|%d", excl, t->a->attempt);
+	return vg_buf_detach(&b);
 }
 
 /* Sleeps ms milliseconds plus up to 50% jitter. */

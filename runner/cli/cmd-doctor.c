@@ -25,6 +25,9 @@
 static const struct vg_opt doctor_opts[] = {
 	{ .name = "backend", .shortname = 'b', .has_arg = 1, .repeat = 1,
 	  .arg = "NAME", .help = "only probe this backend (repeatable)" },
+	{ .name = "set", .has_arg = 1, .repeat = 1, .arg = "KEY=VALUE",
+	  .help = "override a config value, as run does "
+	  "(pool.gpus=[0,1], pool.cpus=8)" },
 	{ NULL }
 };
 
@@ -62,10 +65,11 @@ report_dirs(struct vg_buf *out)
 }
 
 /* Appends the pool direct runs pack into: CPUs, memory and GPUs, where
- * each came from (the site and user config's pool section applies), and
- * the device nodes the sandbox grants a task given each GPU. */
-static void
-report_pool(struct vg_buf *out)
+ * each came from (the site and user config's pool section applies, then
+ * sets), and the device nodes the sandbox grants a task given each GPU.
+ * A set that does not load is printed, and VG_EINVAL returned. */
+static int
+report_pool(const char **sets, struct vg_buf *out)
 {
 	static const char probe[] = "version: 1\ncommand: 'true'\n";
 	struct vg_load_opts opts;
@@ -73,11 +77,23 @@ report_pool(struct vg_buf *out)
 	struct vg_diag diag = { VG_STRV_INIT };
 	struct vg_pool pool;
 	struct vg_err e;
+	size_t i;
+	int rc;
 
 	memset(&opts, 0, sizeof(opts));
+	opts.sets = sets;
 	vg_err_init(&e);
-	(void)vg_manifest_load_mem("(config)", probe, sizeof(probe) - 1,
+	rc = vg_manifest_load_mem("(config)", probe, sizeof(probe) - 1,
 	    &opts, &m, &diag, &e);
+	if (rc != 0 && sets[0] != NULL) {
+		/* Only --set can make the probe fail: say which. */
+		for (i = 0; i < diag.lines.n; i++)
+			fprintf(stderr, "vigil: doctor: %s\n", diag.lines.v[i]);
+		if (diag.lines.n == 0)
+			fprintf(stderr, "vigil: doctor: %s\n", e.msg);
+		vg_diag_release(&diag);
+		return VG_EINVAL;
+	}
 	vg_diag_release(&diag);
 	vg_err_init(&e);
 	if (vg_pool_host(m != NULL ? vg_pool_conf_of(m) : NULL, 1, &pool,
@@ -87,6 +103,7 @@ report_pool(struct vg_buf *out)
 		vg_pool_report(&pool, out);
 	vg_pool_release(&pool);
 	vg_manifest_free(m);
+	return 0;
 }
 
 static int
@@ -105,7 +122,10 @@ cmd_doctor_exec(struct vg_args *a)
 
 	vg_sandbox_report(&out);
 	report_dirs(&out);
-	report_pool(&out);
+	if (report_pool(vg_args_all(a, "set"), &out) != 0) {
+		vg_buf_release(&out);
+		return VG_EXIT_USAGE;
+	}
 	for (s = vg_schedulers; *s != NULL; s++)
 		vg_scheduler_probe(*s, &out);
 	for (b = vg_backends; *b != NULL; b++) {

@@ -304,7 +304,7 @@ cmd_task_exec_exec(struct vg_args *a)
 	at.task_dir = task_dir;
 	at.scratch_dir = scratch;
 	at.attempt = attempt_number();
-	at.res = m->resources;
+	at.res = t->resources;
 	at.timeout = m->timeout;
 	if ((hb = getenv("VIGIL_TIMEOUT")) != NULL && strtod(hb, NULL) > 0)
 		at.timeout = strtod(hb, NULL);

@@ -172,8 +172,8 @@ vg_run_create(struct vg_store *st, const struct vg_run_plan *p, char **dirp,
 		tr.index = t->index;
 		tr.state = why != NULL ? VG_ST_DENIED : VG_ST_PENDING;
 		tr.exit_code = -1;
-		tr.memory = m->resources.memory;
-		tr.time = m->resources.time;
+		tr.memory = t->resources.memory;
+		tr.time = t->resources.time;
 		tr.timeout = m->timeout;
 		if (why != NULL)
 			vg_strlcpy(tr.reason, why, sizeof(tr.reason));
@@ -443,7 +443,7 @@ submit_task(struct drv *d, size_t i, struct vg_err *e)
 	b->a.task_dir = b->task_dir;
 	b->a.scratch_dir = b->scratch_dir;
 	b->a.attempt = t->attempts + 1;
-	b->a.res = d->m->resources;
+	b->a.res = d->ts->v[i].resources;
 	b->a.res.memory = t->memory;
 	b->a.res.time = t->time;
 	b->a.timeout = t->timeout;
@@ -887,7 +887,7 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 			b->a.run_id = d->run_id;
 			b->a.task_dir = b->task_dir;
 			b->a.attempt = t->attempts;
-			b->a.res = d->m->resources;
+			b->a.res = d->ts->v[i].resources;
 			b->a.res.memory = t->memory;
 			b->a.res.time = t->time;
 			b->a.timeout = t->timeout;

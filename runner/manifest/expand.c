@@ -13,7 +13,11 @@
  *
  * Substitution: values go into a string command shell-quoted
  * (vg_buf_shquote), so a matrix value is always one word and never shell
- * syntax; into argv elements and env values they go verbatim.
+ * syntax; into argv elements and env values they go verbatim.  A
+ * resources value holding ${{ matrix.NAME }} or ${{ task.index }}
+ * (vg_resources.tmpl) is substituted verbatim and decoded with its row's
+ * type and range into the task's own resources; vg_expand_check tries
+ * every task's values when the manifest is loaded.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -361,8 +365,10 @@ struct plan {
 	struct tmpl	 shell;
 	struct tmpl	*argv;
 	struct tmpl	*env;
+	struct tmpl	*res;		/* m->resources.tmpl, in its order */
 	size_t		 nargv;
 	size_t		 nenv;
+	size_t		 nres;
 };
 
 static void
@@ -375,8 +381,11 @@ plan_release(struct plan *p)
 		free(p->argv[i].segs);
 	for (i = 0; i < p->nenv; i++)
 		free(p->env[i].segs);
+	for (i = 0; i < p->nres; i++)
+		free(p->res[i].segs);
 	free(p->argv);
 	free(p->env);
+	free(p->res);
 }
 
 /* Splits s into t; a malformed template is reported at loc. */
@@ -395,6 +404,26 @@ tmpl_init(struct tmpl *t, const char *s, const struct vg_loc *loc,
 		t->n = 0;
 		return VG_EINVAL;
 	}
+	return 0;
+}
+
+/* Splits resources template kv into t: only matrix values and the task
+ * index, and a row that exists. */
+static int
+res_tmpl_init(struct tmpl *t, const struct vg_kv *kv, struct vg_diag *d)
+{
+	size_t i;
+
+	if (tmpl_init(t, kv->value, &kv->loc, d) != 0)
+		return VG_EINVAL;
+	for (i = 0; i < t->n; i++)
+		if (t->segs[i].kind == VG_SUB_ENV) {
+			vg_diag_add(d, &kv->loc, "'resources.%s': only "
+			    "${{ matrix.NAME }} and ${{ task.index }} "
+			    "expand here, not ${{ env.%.*s }}", kv->key,
+			    (int)t->segs[i].len, t->s + t->segs[i].off);
+			return VG_EINVAL;
+		}
 	return 0;
 }
 
@@ -418,6 +447,9 @@ plan_init(struct plan *p, const struct vg_manifest *m, struct vg_diag *d)
 	for (i = 0; i < m->env.n; i++, p->nenv++)
 		rc |= tmpl_init(&p->env[i], m->env.v[i].value,
 		    &m->env.v[i].loc, d);
+	p->res = vg_xcalloc(m->resources.tmpl.n + 1, sizeof(*p->res));
+	for (i = 0; i < m->resources.tmpl.n; i++, p->nres++)
+		rc |= res_tmpl_init(&p->res[i], &m->resources.tmpl.v[i], d);
 	return rc ? VG_EINVAL : 0;
 }
 
@@ -429,6 +461,10 @@ struct subst {
 	const struct vg_kvs	*env;		/* substituted env so far */
 	const char		*missing;	/* first undefined name */
 	size_t			 missing_len;
+	const struct vg_loc	*res_loc;	/* a resources template failed
+						   (missing, or why): its place */
+	char			*why;		/* a value its row refuses:
+						   "FILE:L:C: message" */
 };
 
 /* Appends template t for the current task; quote: shell-quote values. */
@@ -476,6 +512,67 @@ tmpl_apply(const struct tmpl *t, struct subst *st, int quote,
 		else
 			vg_buf_adds(out, v);
 	}
+}
+
+/* The resources row named key. */
+static const struct vg_field *
+res_field(const char *key)
+{
+	const struct vg_field *f;
+
+	for (f = vg_resources_section.fields; f->key != NULL; f++)
+		if (strcmp(f->key, key) == 0)
+			break;
+	return f;
+}
+
+/*
+ * Decodes the resources templates of the current task onto r (a copy
+ * of m's).  On a name without a value (st->missing) or a value its row
+ * refuses (st->why, to free) sets st->res_loc and stops.
+ */
+static void
+res_apply(const struct vg_manifest *m, const struct plan *p,
+    struct subst *st, struct vg_resources *r)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_diag d;
+	struct vg_dctx c;
+	struct vg_ynode n;
+	const struct vg_kv *kv;
+	size_t i;
+
+	memset(&d, 0, sizeof(d));
+	for (i = 0; i < p->nres && st->missing == NULL; i++) {
+		kv = &m->resources.tmpl.v[i];
+		vg_buf_reset(&b);
+		tmpl_apply(&p->res[i], st, 0, &b);
+		if (st->missing != NULL) {
+			st->res_loc = &kv->loc;
+			break;
+		}
+		memset(&c, 0, sizeof(c));
+		c.d = &d;
+		c.file = kv->loc.file;
+		snprintf(c.path, sizeof(c.path), "resources.%s", kv->key);
+		memset(&n, 0, sizeof(n));
+		n.kind = VG_Y_SCALAR;
+		n.style = VG_YS_PLAIN;
+		n.line = kv->loc.line;
+		n.col = kv->loc.col;
+		vg_buf_adds(&b, "");	/* b.data is set even when empty */
+		n.str = b.data;
+		n.len = b.len;
+		vg_schema_decode_field(res_field(kv->key), &n, r, &c);
+		if (c.errors > 0) {
+			st->res_loc = &kv->loc;
+			st->why = vg_xstrdup(d.lines.n > 0 ? d.lines.v[0] :
+			    kv->value);
+			break;
+		}
+	}
+	vg_diag_release(&d);
+	vg_buf_release(&b);
 }
 
 /* "VIGIL_MATRIX_" + name upper-cased, other bytes as '_'. */
@@ -561,6 +658,9 @@ task_build(struct walker *w, long inc, const struct plan *p, long index,
 		vg_kvs_set(&t->env, name, t->matrix.v[i].value);
 		free(name);
 	}
+	vg_schema_copy(&vg_resources_section, &t->resources, &m->resources);
+	if (p->nres > 0)
+		res_apply(m, p, st, &t->resources);
 	vg_buf_release(&b);
 }
 
@@ -613,6 +713,42 @@ report_missing(struct build *b, const struct vg_task *t,
 	vg_buf_release(&desc);
 }
 
+/* Reports a resources value of task t its row refuses (once per
+ * message), and frees st->why. */
+static void
+report_why(struct build *b, const struct vg_task *t, struct subst *st)
+{
+	struct vg_buf desc = VG_BUF_INIT;
+	size_t i;
+
+	b->errors++;
+	for (i = 0; i < b->reported.n; i++)
+		if (strcmp(b->reported.v[i], st->why) == 0)
+			break;
+	if (i == b->reported.n) {
+		describe(t, &desc);
+		vg_strv_take(&b->d->lines, vg_xasprintf("%s (in task %d: %s)",
+		    st->why, t->index, vg_buf_str(&desc)));
+		vg_strv_take(&b->reported, st->why);
+		st->why = NULL;
+	}
+	free(st->why);
+	st->why = NULL;
+	vg_buf_release(&desc);
+}
+
+/* Reports what went wrong substituting task t, if anything. */
+static void
+report_task(struct build *b, const struct vg_task *t, struct subst *st,
+    const struct vg_manifest *m)
+{
+	if (st->missing != NULL)
+		report_missing(b, t, st, st->res_loc != NULL ? st->res_loc :
+		    &m->command.loc);
+	else if (st->why != NULL)
+		report_why(b, t, st);
+}
+
 static int
 build_fn(struct walker *w, long inc, void *arg)
 {
@@ -624,8 +760,7 @@ build_fn(struct walker *w, long inc, void *arg)
 	if (b->want >= 0 && index != b->want)
 		return 0;
 	task_build(w, inc, b->plan, index, &t, &st);
-	if (st.missing != NULL)
-		report_missing(b, &t, &st, &w->m->command.loc);
+	report_task(b, &t, &st, w->m);
 	if (b->errors > 0) {
 		vg_task_release(&t);
 	} else if (b->out != NULL) {
@@ -749,32 +884,72 @@ struct check {
 	struct vg_strv		 reported;
 };
 
+/* Builds the current task to report what is wrong with it. */
+static void
+check_report(struct walker *w, long inc, struct check *ck)
+{
+	struct vg_task t;
+	struct subst st;
+	struct build b;
+
+	task_build(w, inc, ck->plan, ck->index, &t, &st);
+	memset(&b, 0, sizeof(b));
+	b.d = ck->d;
+	b.reported = ck->reported;
+	report_task(&b, &t, &st, w->m);
+	ck->reported = b.reported;
+	ck->errors += b.errors;
+	vg_task_release(&t);
+}
+
 /* Looks every referenced name up in the current task, without
  * building it; builds it only to describe a problem. */
 static int
 check_fn(struct walker *w, long inc, void *arg)
 {
 	struct check *ck = arg;
-	struct vg_task t;
-	struct subst st;
-	struct build b;
 	size_t i;
 
 	for (i = 0; i < ck->refs.n; i++) {
 		if (task_value(w, inc, ck->refs.v[i],
 		    strlen(ck->refs.v[i])) != NULL)
 			continue;
-		task_build(w, inc, ck->plan, ck->index, &t, &st);
-		memset(&b, 0, sizeof(b));
-		b.d = ck->d;
-		b.reported = ck->reported;
-		if (st.missing != NULL)
-			report_missing(&b, &t, &st, &w->m->command.loc);
-		ck->reported = b.reported;
-		ck->errors += b.errors;
-		vg_task_release(&t);
+		check_report(w, inc, ck);
 		break;
 	}
+	ck->index++;
+	return ck->reported.n >= 5;
+}
+
+/* Fills r with the current task's resources (a copy of m's, templates
+ * decoded; the caller releases it); -1 when a template fails. */
+static int
+task_res(struct walker *w, long inc, const struct plan *p, long index,
+    struct vg_resources *r)
+{
+	struct subst st;
+
+	memset(&st, 0, sizeof(st));
+	st.w = w;
+	st.inc = inc;
+	st.index = index;
+	vg_schema_copy(&vg_resources_section, r, &w->m->resources);
+	res_apply(w->m, p, &st, r);
+	free(st.why);
+	return st.res_loc != NULL ? -1 : 0;
+}
+
+/* Decodes every task's resources templates, building a task only to
+ * describe a problem. */
+static int
+res_check_fn(struct walker *w, long inc, void *arg)
+{
+	struct check *ck = arg;
+	struct vg_resources r;
+
+	if (task_res(w, inc, ck->plan, ck->index, &r) != 0)
+		check_report(w, inc, ck);
+	vg_schema_release(&vg_resources_section, &r);
 	ck->index++;
 	return ck->reported.n >= 5;
 }
@@ -811,6 +986,12 @@ vg_expand_check(const struct vg_manifest *m, struct vg_diag *d)
 	/* Every task has every axis unless includes are involved. */
 	if (ck.refs.n > 0 && m->matrix.ninclude > 0)
 		walk(&w, check_fn, &ck);
+	if (p.nres > 0 && ck.errors == 0) {
+		walker_release(&w);
+		walker_init(&w, m);
+		ck.index = 0;
+		walk(&w, res_check_fn, &ck);
+	}
 	errors = ck.errors;
 	vg_strv_release(&ck.refs);
 	vg_strv_release(&ck.reported);
@@ -849,8 +1030,8 @@ expand_run(const struct vg_manifest *m, struct build *b,
 	walk(&w, build_fn, b);
 	vg_strv_release(&b->reported);
 	if (b->errors > 0)
-		rc = vg_err_set(e, VG_EINVAL, "'%s': undefined matrix value",
-		    m->file);
+		rc = vg_err_set(e, VG_EINVAL, "'%s': a task's ${{ ... }} "
+		    "value is undefined or invalid", m->file);
 	else if (b->stop != 0)
 		rc = b->stop;
 out:
@@ -909,6 +1090,78 @@ vg_expand_task(const struct vg_manifest *m, size_t index, struct vg_task *t,
 	return 0;
 }
 
+struct res_walk {
+	const struct plan	*plan;
+	vg_res_fn		 fn;
+	void			*arg;
+	long			 index;
+	int			 rc;
+};
+
+/* Decodes the current task's resources and hands them to fn. */
+static int
+res_walk_fn(struct walker *w, long inc, void *arg)
+{
+	struct res_walk *rw = arg;
+	struct vg_resources r;
+
+	if (task_res(w, inc, rw->plan, rw->index, &r) == 0)
+		rw->rc = rw->fn(rw->index, &r, rw->arg);
+	vg_schema_release(&vg_resources_section, &r);
+	rw->index++;
+	return rw->rc != 0;
+}
+
+int
+vg_expand_resources(const struct vg_manifest *m, vg_res_fn fn, void *arg)
+{
+	struct res_walk rw;
+	struct walker w;
+	struct plan p;
+	struct vg_diag d;
+
+	if (m->resources.tmpl.n == 0)
+		return fn(-1, &m->resources, arg);
+	memset(&d, 0, sizeof(d));
+	memset(&rw, 0, sizeof(rw));
+	if (plan_init(&p, m, &d) == 0) {
+		rw.plan = &p;
+		rw.fn = fn;
+		rw.arg = arg;
+		walker_init(&w, m);
+		walk(&w, res_walk_fn, &rw);
+		walker_release(&w);
+	}
+	plan_release(&p);
+	vg_diag_release(&d);
+	return rw.rc;
+}
+
+/* Raises the peak (arg) to what one task asks. */
+static int
+peak_fn(long index, const struct vg_resources *r, void *arg)
+{
+	struct vg_resources *pk = arg;
+
+	(void)index;
+	if (r->cpus > pk->cpus)
+		pk->cpus = r->cpus;
+	if (r->gpus > pk->gpus)
+		pk->gpus = r->gpus;
+	if (r->memory > pk->memory)
+		pk->memory = r->memory;
+	if (r->time > pk->time)
+		pk->time = r->time;
+	return 0;
+}
+
+void
+vg_expand_peak(const struct vg_manifest *m, struct vg_resources *peak)
+{
+	memset(peak, 0, sizeof(*peak));
+	vg_expand_resources(m, peak_fn, peak);
+}
+
 void
 vg_task_release(struct vg_task *t)
 {
@@ -918,6 +1171,7 @@ vg_task_release(struct vg_task *t)
 	vg_kvs_release(&t->env);
 	free(t->command.shell);
 	vg_strv_release(&t->command.argv);
+	vg_schema_release(&vg_resources_section, &t->resources);
 	memset(t, 0, sizeof(*t));
 }
 

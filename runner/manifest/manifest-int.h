@@ -33,6 +33,10 @@ struct vg_mload {
 	const char		*cmd_file;
 };
 
+/* The resources section's rows (per task: expand.c decodes its
+ * templates). */
+extern const struct vg_section vg_resources_section;
+
 /* A new manifest holding every default; the caller frees it. */
 struct vg_manifest *vg_manifest_new(void);
 /* Copies name into m->sources and returns the copy (borrowed). */

@@ -498,8 +498,11 @@ static const int level_values[] = { VG_ISO_STANDARD, VG_ISO_NONE,
 	VG_ISO_STRICT };
 static const char *const ptrace_names[] = { "children", "deny", NULL };
 
-static const struct vg_section resources_section = {
+/* Every row takes ${{ matrix.NAME }} (tmpl_off): expand.c decodes it
+ * per task with the row's type and range. */
+const struct vg_section vg_resources_section = {
 	.name = "resources",
+	.tmpl_off = 1 + OFF(vg_resources, tmpl),
 	.fields = (const struct vg_field[]){
 		INT(vg_resources, "cpus", cpus, NULL, 1, 1048576,
 		    "CPUs per task"),
@@ -884,7 +887,7 @@ static const struct vg_field core_fields[] = {
 	  .flags = VG_FF_NOCONFIG,
 	  .help = "axes, include, exclude" },
 	SECTION(vg_manifest, "resources", resources,
-	    &resources_section, "what each task needs"),
+	    &vg_resources_section, "what each task needs"),
 	DUR(vg_manifest, "timeout", timeout, NULL, 0, 100 * YEAR,
 	    "wall-clock limit per attempt"),
 	DUR(vg_manifest, "kill_grace", kill_grace, "10", 0, 3600,
@@ -1617,4 +1620,13 @@ fail:
 	vg_ytree_free(t);
 	vg_diag_release(&d);
 	return rc;
+}
+
+void
+vg_resources_key(const struct vg_resources *r, struct vg_buf *out)
+{
+	struct vg_json_writer w;
+
+	vg_json_writer_init(&w, out);
+	vg_schema_encode(&vg_resources_section, r, &w);
 }

@@ -69,6 +69,11 @@ struct vg_resources {
 	char		*qos;
 	char		*constraint;
 	char		*gpu_type;	/* Slurm gres type, cloud GPU type */
+	/* Values holding ${{ ... }}, by key ("cpus" -> "${{ matrix.c }}"),
+	 * loc at the value: each task decodes its own (vg_task.resources,
+	 * runner/manifest/expand.c); the field's value here is then not
+	 * what any task asks: read a task's, or vg_expand_peak. */
+	struct vg_kvs	 tmpl;
 };
 
 enum vg_retry_on {
@@ -285,6 +290,11 @@ int	vg_manifest_loc(const struct vg_manifest *m, const char *path,
 const struct vg_loc *vg_manifest_locf(const struct vg_manifest *m,
 	    struct vg_loc *loc, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
+
+/* Appends to out a text that is the same for two resources exactly when
+ * every row of them is (the JSON of its fields): tasks that ask the same
+ * can share one Slurm array. */
+void	vg_resources_key(const struct vg_resources *r, struct vg_buf *out);
 
 /* Parses "10", "1.5G", "512MiB" into bytes; "30", "5m", "1h30m",
  * "1-00:00:00" (Slurm) into seconds.  Return VG_EINVAL on bad input. */

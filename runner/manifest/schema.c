@@ -910,6 +910,47 @@ unknown_key(const struct vg_section *s, const struct vg_ynode *k,
 	vg_buf_release(&all);
 }
 
+/* The templates of s in base (tmpl_off), or NULL. */
+static struct vg_kvs *
+tmpl_of(const struct vg_section *s, void *base)
+{
+	return s->tmpl_off == 0 ? NULL :
+	    (struct vg_kvs *)((char *)base + s->tmpl_off - 1);
+}
+
+/* Decodes field f's value v, or keeps it as a template when s takes
+ * them and v holds "${{". */
+static void
+decode_or_keep(const struct vg_section *s, const struct vg_field *f,
+    const struct vg_ynode *v, void *base, struct vg_dctx *c)
+{
+	struct vg_kvs *tm = tmpl_of(s, base);
+	int before = c->errors;
+	long i;
+
+	if (tm == NULL || v == NULL || v->kind != VG_Y_SCALAR ||
+	    vg_ynode_is_null(v) || strstr(v->str, "${{") == NULL) {
+		vg_schema_decode_field(f, v, base, c);
+		if (tm != NULL && c->errors == before)
+			kvs_del(tm, f->key);
+		return;
+	}
+	if (c->config) {
+		vg_dctx_error(c, v, "'%s': '${{ ... }}' takes a task's matrix "
+		    "values: it belongs in a manifest, not in a config file",
+		    c->path);
+		return;
+	}
+	if (strlen(v->str) != v->len) {
+		vg_dctx_error(c, v, "'%s' must not contain NUL bytes",
+		    c->path);
+		return;
+	}
+	vg_kvs_set(tm, f->key, v->str);
+	i = kvs_find(tm, f->key);
+	tm->v[i].loc = (struct vg_loc){ c->file, v->line, v->col };
+}
+
 void
 vg_schema_decode(const struct vg_section *s, const struct vg_ynode *n,
     void *base, struct vg_dctx *c)
@@ -962,8 +1003,7 @@ vg_schema_decode(const struct vg_section *s, const struct vg_ynode *n,
 		} else {
 			if (idx < 128)
 				seen[idx] = k;
-			vg_schema_decode_field(f, n->items[2 * i + 1], base,
-			    c);
+			decode_or_keep(s, f, n->items[2 * i + 1], base, c);
 		}
 		vg_dctx_pop(c, len);
 	}
@@ -1066,6 +1106,77 @@ vg_schema_release(const struct vg_section *s, void *base)
 
 	for (f = s->fields; f->key != NULL; f++)
 		field_release(f, base);
+	vg_kvs_release(tmpl_of(s, base));
+}
+
+/* Copies one field of src to dst. */
+static void
+field_copy(const struct vg_field *f, void *dst, const void *src)
+{
+	void *d = (char *)dst + f->off;
+	const void *p = (const char *)src + f->off;
+	const struct vg_strv *sv = p;
+	const struct vg_kvs *kv = p;
+	size_t i;
+
+	if (f->flags & VG_FF_SETFLAG)
+		memcpy((char *)dst + f->off2, (const char *)src + f->off2,
+		    sizeof(int));
+	switch (f->type) {
+	case VG_F_STR:
+		*(char **)d = vg_xstrdup(*(char *const *)p);
+		break;
+	case VG_F_INT:
+	case VG_F_BOOL:
+	case VG_F_ENUM:
+		memcpy(d, p, sizeof(int));
+		break;
+	case VG_F_FLAGS:
+		memcpy(d, p, sizeof(unsigned));
+		break;
+	case VG_F_U64:
+	case VG_F_BYTES:
+	case VG_F_DUR_U64:
+		memcpy(d, p, sizeof(uint64_t));
+		break;
+	case VG_F_FLOAT:
+	case VG_F_DUR:
+		memcpy(d, p, sizeof(double));
+		break;
+	case VG_F_STRV:
+		memset(d, 0, sizeof(struct vg_strv));
+		for (i = 0; i < sv->n; i++)
+			vg_strv_push(d, sv->v[i]);
+		break;
+	case VG_F_KVS:
+		memset(d, 0, sizeof(struct vg_kvs));
+		for (i = 0; i < kv->n; i++)
+			vg_kvs_set(d, kv->v[i].key, kv->v[i].value);
+		break;
+	case VG_F_SECTION:
+		vg_schema_copy(f->sub, d, p);
+		break;
+	case VG_F_LIST:
+	case VG_F_CUSTOM:
+		fprintf(stderr, "vigil: vg_schema_copy: field '%s' cannot "
+		    "be copied\n", f->key);
+		abort();
+	}
+}
+
+void
+vg_schema_copy(const struct vg_section *s, void *dst, const void *src)
+{
+	const struct vg_field *f;
+
+	for (f = s->fields; f->key != NULL; f++)
+		field_copy(f, dst, src);
+	if (s->tmpl_off != 0)
+		memset(tmpl_of(s, dst), 0, sizeof(struct vg_kvs));
+	if (s->loc_off != 0)
+		memcpy((char *)dst + s->loc_off - 1,
+		    (const char *)src + s->loc_off - 1,
+		    sizeof(struct vg_loc));
 }
 
 /* Emits the separator the writer owes before a raw value. */
@@ -1209,14 +1320,20 @@ void
 vg_schema_encode(const struct vg_section *s, const void *base,
     struct vg_json_writer *w)
 {
+	const struct vg_kvs *tm = s->tmpl_off == 0 ? NULL :
+	    (const struct vg_kvs *)((const char *)base + s->tmpl_off - 1);
 	const struct vg_field *f;
+	const char *t;
 
 	vg_json_obj_begin(w);
 	for (f = s->fields; f->key != NULL; f++) {
 		if (f->flags & VG_FF_NOJSON)
 			continue;
 		vg_json_key(w, f->key);
-		field_encode(f, base, w);
+		if (tm != NULL && (t = vg_kvs_get(tm, f->key)) != NULL)
+			vg_json_str(w, t);
+		else
+			field_encode(f, base, w);
 	}
 	vg_json_obj_end(w);
 }

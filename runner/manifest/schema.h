@@ -74,6 +74,15 @@ struct vg_section {
 	void			(*check)(const struct vg_section *s,
 				    const struct vg_ynode *n, void *base,
 				    struct vg_dctx *c);
+	size_t			 tmpl_off;	/* 1 + offsetof a struct vg_kvs:
+						   a scalar value holding
+						   "${{" is kept there verbatim
+						   (key: the field's, loc: the
+						   value's) instead of being
+						   decoded, for expansion to
+						   decode per task; a later
+						   layer's plain value drops
+						   it.  0 = none */
 };
 
 struct vg_field {
@@ -130,6 +139,11 @@ void	vg_schema_decode_field(const struct vg_field *f,
 void	vg_schema_defaults(const struct vg_section *s, void *base);
 /* Frees everything the fields of s own in base (not base itself). */
 void	vg_schema_release(const struct vg_section *s, void *base);
+/* Deep-copies the fields of s from src to dst (dst is overwritten, not
+ * released); the templates (tmpl_off) are not copied.  Sections of
+ * lists or custom fields are not supported (abort). */
+void	vg_schema_copy(const struct vg_section *s, void *dst,
+	    const void *src);
 /* Writes base as a JSON object with every field. */
 void	vg_schema_encode(const struct vg_section *s, const void *base,
 	    struct vg_json_writer *w);

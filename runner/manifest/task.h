@@ -7,7 +7,9 @@
  * VIGIL_MATRIX_<NAME> for each axis.  The per-launch variables
  * VIGIL_RUN_ID, VIGIL_TASK_INDEX and VIGIL_TASK_DIR are added by the
  * launcher (vg_task_env in backends/task-env.c), since they depend on
- * the run.
+ * the run.  Each task carries its own resources: the manifest's, with
+ * any ${{ matrix.NAME }} in them decoded for that task, so one sweep may
+ * mix tasks of 1, 2 and 4 CPUs.
  */
 #ifndef VG_TASK_H
 #define VG_TASK_H
@@ -19,6 +21,9 @@ struct vg_task {
 	struct vg_kvs		matrix;		/* axis name -> value */
 	struct vg_command	command;	/* substituted */
 	struct vg_kvs		env;		/* manifest env + VIGIL_MATRIX_* */
+	struct vg_resources	resources;	/* the manifest's, with this
+						   task's ${{ matrix.NAME }}
+						   values decoded; owned */
 };
 
 struct vg_taskset {
@@ -57,5 +62,23 @@ int	vg_expand_each(const struct vg_manifest *m, vg_task_fn fn, void *arg,
  */
 int	vg_expand_task(const struct vg_manifest *m, size_t index,
 	    struct vg_task *t, struct vg_diag *diag, struct vg_err *e);
+
+/*
+ * Calls fn with the resources of each task of m in order, without
+ * building the tasks (for checks over a whole run: what the biggest
+ * task asks, whether any asks for GPUs).  When no resources value of m
+ * is a template, calls fn once with index -1 and m->resources: every
+ * task asks the same.  A value that does not decode is skipped
+ * (vg_manifest_load refused it already).  A non-zero return of fn stops
+ * the walk and is returned.
+ */
+typedef int (*vg_res_fn)(long index, const struct vg_resources *r,
+    void *arg);
+int	vg_expand_resources(const struct vg_manifest *m, vg_res_fn fn,
+	    void *arg);
+
+/* The most any task of m asks: cpus, gpus, memory and time are the
+ * maxima over the tasks; the other fields are left zero (NULL). */
+void	vg_expand_peak(const struct vg_manifest *m, struct vg_resources *peak);
 
 #endif

@@ -82,7 +82,9 @@ MODAL_CONFIG_PATH=$tmp/no-modal.toml DAYTONA_API_KEY=example
 VERCEL_TOKEN=example
 export MODAL_TOKEN_ID MODAL_TOKEN_SECRET MODAL_CONFIG_PATH DAYTONA_API_KEY \
     VERCEL_TOKEN
+# The GPU examples need a pool with GPUs to fit (two, as t0210 gives).
 for f in examples/jobs/*.yaml; do
-	"$VIGIL" validate "$f" >/dev/null || { echo "FAIL $f"; fail=1; }
+	CUDA_VISIBLE_DEVICES=0,1 "$VIGIL" validate "$f" >/dev/null ||
+	    { echo "FAIL $f"; fail=1; }
 done
 exit $fail

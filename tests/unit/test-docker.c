@@ -675,6 +675,59 @@ test_create_body_mounts(void **state)
 	vg_kvs_release(&d->sysctls);
 }
 
+/* HostConfig.DeviceRequests of a GPU attempt: the assigned ids, else a
+ * count; the judge lets exactly that through and nothing else. */
+static void
+test_create_body_gpus(void **state)
+{
+	struct fixture *f = *state;
+	struct vg_buf b = VG_BUF_INIT, why = VG_BUF_INIT;
+	const char *p;
+
+	/* No gpus: no DeviceRequests at all. */
+	vg_docker_create_body(&f->a, "o", &b);
+	assert_null(strstr(b.data, "DeviceRequests"));
+	vg_buf_reset(&b);
+	/* Ids the direct scheduler gave (Count 0: the two are exclusive). */
+	f->a.res.gpus = 2;
+	f->a.gpu_set = 1;
+	snprintf(f->a.gpu_ids, sizeof(f->a.gpu_ids), "1,3");
+	vg_docker_create_body(&f->a, "o", &b);
+	assert_non_null(p = strstr(b.data, "\"DeviceRequests\":"));
+	assert_memory_equal(p, "\"DeviceRequests\":[{\"Driver\":\"nvidia\","
+	    "\"Count\":0,\"DeviceIDs\":[\"1\",\"3\"],\"Capabilities\":"
+	    "[[\"gpu\"]],\"Options\":{}}]", 108);
+	assert_int_equal(judge(f, NULL, &why, NULL), 0);
+	/* The same GPUs written otherwise, or another GPU, or all of
+	 * them: host access. */
+	assert_int_equal(judge_raw(f, "{\"HostConfig\":{\"DeviceRequests\":"
+	    "[{\"Driver\":\"nvidia\",\"Count\":0,\"DeviceIDs\":[\"1\","
+	    "\"2\"],\"Capabilities\":[[\"gpu\"]],\"Options\":{}}]}}", &why),
+	    1);
+	assert_string_equal(vg_buf_str(&why), "HostConfig.DeviceRequests "
+	    "passes host devices (GPUs)\n");
+	assert_int_equal(judge_raw(f, "{\"HostConfig\":{\"DeviceRequests\":"
+	    "[{\"Driver\":\"nvidia\",\"Count\":-1,\"DeviceIDs\":[],"
+	    "\"Capabilities\":[[\"gpu\"]],\"Options\":{}}]}}", &why), 1);
+	vg_buf_reset(&b);
+	/* No assignment here (a cloud or Slurm pool): the count. */
+	f->a.gpu_set = 0;
+	f->a.gpu_ids[0] = '\0';
+	vg_docker_create_body(&f->a, "o", &b);
+	assert_non_null(p = strstr(b.data, "\"DeviceRequests\":"));
+	assert_memory_equal(p, "\"DeviceRequests\":[{\"Driver\":\"nvidia\","
+	    "\"Count\":2,\"DeviceIDs\":[],\"Capabilities\":[[\"gpu\"]],"
+	    "\"Options\":{}}]", 101);
+	assert_int_equal(judge(f, NULL, &why, NULL), 0);
+	/* A task without gpus may not ask for any. */
+	f->a.res.gpus = 0;
+	assert_int_equal(judge_raw(f, "{\"HostConfig\":{\"DeviceRequests\":"
+	    "[{\"Driver\":\"nvidia\",\"Count\":2,\"DeviceIDs\":[],"
+	    "\"Capabilities\":[[\"gpu\"]],\"Options\":{}}]}}", &why), 1);
+	vg_buf_release(&b);
+	vg_buf_release(&why);
+}
+
 /* The create body for a shell command with defaults. */
 static void
 test_create_body_defaults(void **state)
@@ -999,6 +1052,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test(test_volume_judge),
 		cmocka_unit_test(test_mount_parse),
+		cmocka_unit_test_setup_teardown(test_create_body_gpus,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_body_defaults,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_body_options,

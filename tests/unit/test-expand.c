@@ -1,6 +1,7 @@
 /*
  * test-expand.c - matrix expansion order, include/exclude semantics,
- * substitution and quoting, VIGIL_MATRIX_* variables, counts and limits.
+ * substitution and quoting, VIGIL_MATRIX_* variables, counts and limits,
+ * per-task resources from ${{ matrix.NAME }}.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -328,6 +329,155 @@ test_each_and_one(void **state)
 	assert_null(t.command.shell);
 }
 
+/* Counts tasks and sums their cpus (vg_expand_resources). */
+static int
+sum_fn(long index, const struct vg_resources *r, void *arg)
+{
+	long *acc = arg;
+
+	acc[0]++;
+	acc[1] += r->cpus;
+	acc[2] = index;
+	return 0;
+}
+
+/* Loads text, which must fail; returns every diagnostic, one a line. */
+static const char *
+load_fails(struct fixture *f, const char *text)
+{
+	struct vg_load_opts opts = { .no_configs = 1 };
+	static char buf[2048];
+	size_t i, o = 0;
+
+	vg_manifest_free(f->m);
+	f->m = NULL;
+	vg_diag_release(&f->diag);
+	assert_int_not_equal(vg_manifest_load_mem("t.yaml", text,
+	    strlen(text), &opts, &f->m, &f->diag, &f->e), 0);
+	assert_null(f->m);
+	buf[0] = '\0';
+	for (i = 0; i < f->diag.lines.n; i++)
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s\n",
+		    f->diag.lines.v[i]);
+	return buf;
+}
+
+static void
+test_resources_per_task(void **state)
+{
+	struct fixture *f = *state;
+	struct vg_manifest *back = NULL;
+	struct vg_resources peak;
+	struct vg_buf js = VG_BUF_INIT;
+	struct vg_task t;
+	long acc[3] = { 0, 0, 0 };
+
+	/* The direct scheduler checks every task fits the pool. */
+	setenv("SLURM_CPUS_ON_NODE", "8", 1);
+	expand(f, "command: x\nmatrix:\n  c: [1, 2, 4]\n  include:\n"
+	    "    - {c: 4, mem: 2G, ty: h100}\n    - {c: 1, mem: 512M}\n"
+	    "    - {c: 2, mem: '1G'}\n"
+	    "resources:\n  cpus: ${{ matrix.c }}\n"
+	    "  memory: '${{ matrix.mem }}'\n"
+	    "  gpu_type: a${{ matrix.c }}\n  time: ${{ matrix.c }}m\n"
+	    "  partition: p\n");
+	assert_int_equal(f->ts.n, 3);
+	assert_int_equal(f->ts.v[0].resources.cpus, 1);
+	assert_int_equal(f->ts.v[1].resources.cpus, 2);
+	assert_int_equal(f->ts.v[2].resources.cpus, 4);
+	assert_true(f->ts.v[0].resources.memory == 512ULL << 20);
+	assert_true(f->ts.v[2].resources.memory == 2ULL << 30);
+	assert_string_equal(f->ts.v[2].resources.gpu_type, "a4");
+	assert_true(f->ts.v[1].resources.time == 120);
+	/* Rows without a template are the manifest's, copied. */
+	assert_string_equal(f->ts.v[1].resources.partition, "p");
+	assert_ptr_not_equal(f->ts.v[1].resources.partition,
+	    f->m->resources.partition);
+	assert_int_equal(f->ts.v[1].resources.tmpl.n, 0);
+	/* The manifest keeps the templates; the field is unset there. */
+	assert_int_equal(f->m->resources.cpus, 0);
+	assert_string_equal(vg_kvs_get(&f->m->resources.tmpl, "cpus"),
+	    "${{ matrix.c }}");
+	assert_int_equal(f->m->resources.tmpl.v[0].loc.line, 9);
+	assert_int_equal(f->m->resources.tmpl.v[0].loc.col, 9);
+	/* Walking resources only; the peak. */
+	assert_int_equal(vg_expand_resources(f->m, sum_fn, acc), 0);
+	assert_int_equal(acc[0], 3);
+	assert_int_equal(acc[1], 7);
+	assert_int_equal(acc[2], 2);
+	vg_expand_peak(f->m, &peak);
+	assert_int_equal(peak.cpus, 4);
+	assert_int_equal(peak.gpus, 0);
+	assert_true(peak.memory == 2ULL << 30);
+	assert_true(peak.time == 240);
+	/* One task by index, and the JSON form keeps the templates. */
+	assert_int_equal(vg_expand_task(f->m, 2, &t, &f->diag, &f->e), 0);
+	assert_int_equal(t.resources.cpus, 4);
+	vg_task_release(&t);
+	vg_manifest_to_json(f->m, &js);
+	assert_non_null(strstr(js.data, "\"cpus\":\"${{ matrix.c }}\""));
+	assert_int_equal(vg_manifest_from_json(js.data, js.len, &back,
+	    &f->e), 0);
+	assert_int_equal(vg_expand_task(back, 1, &t, &f->diag, &f->e), 0);
+	assert_int_equal(t.resources.cpus, 2);
+	assert_true(t.resources.memory == 1ULL << 30);
+	vg_task_release(&t);
+	vg_manifest_free(back);
+	vg_buf_release(&js);
+	/* Without templates every task asks the same: called once. */
+	expand(f, "command: x\nmatrix: {c: [1, 2]}\nresources: {cpus: 3}\n");
+	memset(acc, 0, sizeof(acc));
+	assert_int_equal(vg_expand_resources(f->m, sum_fn, acc), 0);
+	assert_int_equal(acc[0], 1);
+	assert_int_equal(acc[2], -1);
+	assert_int_equal(f->ts.v[1].resources.cpus, 3);
+	unsetenv("SLURM_CPUS_ON_NODE");
+}
+
+static void
+test_resources_bad(void **state)
+{
+	struct fixture *f = *state;
+	struct vg_load_opts opts = { .no_configs = 1 };
+	const char *sets[] = { "resources.cpus=2", NULL };
+
+	/* Type and range of the row, at the template, naming the task. */
+	assert_string_equal(load_fails(f, "command: x\nmatrix:\n"
+	    "  c: [1, two, 0]\nresources:\n  cpus: ${{ matrix.c }}\n"),
+	    "t.yaml:5:9: 'resources.cpus' must be a whole number, not 'two' "
+	    "(in task 1: c=two)\n"
+	    "t.yaml:5:9: 'resources.cpus' must be between 1 and 1048576, "
+	    "not 0 (in task 2: c=0)\n");
+	assert_string_equal(load_fails(f, "command: x\nmatrix:\n"
+	    "  m: [1G, lots]\nresources:\n  memory: ${{ matrix.m }}\n"),
+	    "t.yaml:5:11: 'resources.memory' must be a size such as "
+	    "512M, 4G, 1.5GiB or 2000MB, not 'lots' (in task 1: m=lots)\n");
+	/* A name some task lacks, at the template (the GPUs the others
+	 * ask exist). */
+	setenv("CUDA_VISIBLE_DEVICES", "0,1", 1);
+	assert_string_equal(load_fails(f, "command: x\nmatrix:\n"
+	    "  c: [1]\n  include: [{c: 1, g: 2}, {c: 9}]\n"
+	    "resources:\n  gpus: ${{ matrix.g }}\n"),
+	    "t.yaml:6:9: 'matrix.g' has no value in task 1 (c=9)\n");
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	/* env is not a task's own value here; malformed templates. */
+	assert_string_equal(load_fails(f, "command: x\nenv: {A: '1'}\n"
+	    "resources:\n  cpus: ${{ env.A }}\n"),
+	    "t.yaml:4:9: 'resources.cpus': only ${{ matrix.NAME }} and "
+	    "${{ task.index }} expand here, not ${{ env.A }}\n");
+	assert_non_null(strstr(load_fails(f, "command: x\nresources:\n"
+	    "  cpus: ${{ matrix.c\n"), "t.yaml:3:9: unterminated"));
+	/* A later layer's plain value replaces the template. */
+	vg_manifest_free(f->m);
+	f->m = NULL;
+	opts.sets = sets;
+	assert_int_equal(vg_manifest_load_mem("t.yaml", "command: x\n"
+	    "matrix: {c: [1, 4]}\nresources: {cpus: '${{ matrix.c }}'}\n",
+	    68, &opts, &f->m, &f->diag, &f->e), 0);
+	assert_int_equal(f->m->resources.tmpl.n, 0);
+	assert_int_equal(f->m->resources.cpus, 2);
+}
+
 int
 main(void)
 {
@@ -350,6 +500,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_many_tasks, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_each_and_one, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_resources_per_task, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_resources_bad, setup,
 		    teardown),
 	};
 
