@@ -16,7 +16,8 @@ set -eu
 BUILD="build-essential pkg-config libyaml-dev libsqlite3-dev
 libcurl4-openssl-dev libssh-dev libssl-dev libseccomp-dev libslurm-dev
 musl-tools libprotobuf-c-dev"
-TEST="$BUILD libcmocka-dev valgrind clang sqlite3 procps psmisc python3"
+TEST="$BUILD libcmocka-dev valgrind clang sqlite3 procps psmisc python3
+siftool"
 FUZZ="$BUILD clang libclang-rt-14-dev"
 BENCH="$BUILD procps time"
 

@@ -12,9 +12,10 @@ set -u
 . "$(dirname "$0")/engine-lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 PY=/usr/bin/python3
+# grpc_tools.protoc imports pkg_resources (python3-pkg-resources).
 "$top/scripts/deps.sh" python3-grpcio python3-grpc-tools python3-protobuf \
-    >/dev/null 2>&1 || true
-$PY -c 'import grpc, grpc_tools' 2>/dev/null || {
+    python3-pkg-resources >/dev/null 2>&1 || true
+$PY -c 'import grpc, grpc_tools.protoc' 2>/dev/null || {
 	echo "skipped: python3-grpcio and python3-grpc-tools are not installed \
 and could not be (run scripts/deps.sh python3-grpcio python3-grpc-tools as \
 root)"; exit 77; }

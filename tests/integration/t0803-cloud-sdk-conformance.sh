@@ -17,6 +17,11 @@ VERCEL_SDK=3.5.0
 SDK=${VIGIL_SDK_CACHE:-$top/build/sdk-npm}
 
 skip() { echo "skipped: $*"; exit 77; }
+# Debian's Node.js and npm when the machine has none (a machine with
+# another Node.js keeps it).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	"$top/scripts/deps.sh" nodejs npm >/dev/null 2>&1 || true
+fi
 command -v node >/dev/null || skip "node is not installed"
 command -v npm >/dev/null || skip "npm is not installed"
 
