@@ -12,10 +12,13 @@ trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 export VIGIL_HOME="$tmp/home"
 cd "$tmp" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
+# Audit records: one row each in audit, n per packed row in audit_pack.
 rows() {
 	python3 -c 'import sqlite3,sys
 print(sqlite3.connect(sys.argv[1]).execute(
-    "select count(*) from audit").fetchone()[0])' "$VIGIL_HOME/vigil.db"
+    "select (select count(*) from audit) +"
+    " (select coalesce(sum(n), 0) from audit_pack)").fetchone()[0])' \
+	    "$VIGIL_HOME/vigil.db"
 }
 
 # Without -0 a NUL inside a line is not a separator: the line is judged
