@@ -1,7 +1,8 @@
 /*
  * store.c - run state in sqlite: opening with the right modes and pragmas,
  * schema migrations, and the rows of runs, tasks, attempts, events and
- * audit records.
+ * audit records (grouped decisions packed into one row each, see
+ * vg_store_audit_many).
  *
  * The driver writes in short transactions (one per scheduler poll), so
  * WAL with synchronous=NORMAL gives durability against a crash of vigil
