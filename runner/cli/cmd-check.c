@@ -79,6 +79,7 @@ struct check_ent {
 	char			*red;		/* redacted command */
 	char			*tail;
 	size_t			 tlen;
+	struct vg_audit_rec	 rec;		/* the record but its time */
 };
 
 /* Cached decisions (CHECK_WAYS per set) and the longest cached text. */
@@ -367,7 +368,7 @@ check_ent_new(struct check *ck, const struct check_batch *b,
 {
 	struct check_ent *e = vg_xcalloc(1, sizeof(*e));
 	struct vg_buf red = VG_BUF_INIT, tail = VG_BUF_INIT;
-	struct vg_audit_rec r;
+	struct vg_audit_rec *r = &e->rec;
 
 	e->hash = h;
 	e->klen = d->klen;
@@ -381,15 +382,14 @@ check_ent_new(struct check *ck, const struct check_batch *b,
 	}
 	vg_policy_redact(e->key, &red);
 	e->red = vg_xstrdup(vg_buf_str(&red));
-	memset(&r, 0, sizeof(r));
-	r.task_index = -1;
-	r.mode = vg_policy_mode_name(vg_policy_mode(ck->cp.policy));
-	r.command = e->red;
-	r.verdict = e->verdict;
-	r.category = e->category;
-	r.rule = e->rule;
-	r.reason = e->reason;
-	vg_policy_audit_line_tail(&tail, &r);
+	r->task_index = -1;
+	r->mode = vg_policy_mode_name(vg_policy_mode(ck->cp.policy));
+	r->command = e->red;
+	r->verdict = e->verdict;
+	r->category = e->category;
+	r->rule = e->rule;
+	r->reason = e->reason;
+	vg_policy_audit_line_tail(&tail, r);
 	e->tlen = tail.len;
 	e->tail = vg_xstrdup(vg_buf_str(&tail));
 	vg_buf_release(&red);
@@ -439,7 +439,6 @@ check_write(struct check *ck, struct check_batch *b)
 {
 	struct check_audit *au = &ck->au;
 	struct vg_buf *held = vg_policy_audit_held(ck->cp.policy);
-	const char *mode = vg_policy_mode_name(vg_policy_mode(ck->cp.policy));
 	struct vg_store *st;
 	struct vg_err e;
 	size_t i;
@@ -457,15 +456,8 @@ check_write(struct check *ck, struct check_batch *b)
 			vg_policy_audit_line_head(held, d->time);
 			vg_buf_add(held, c->tail, c->tlen);
 		}
-		memset(r, 0, sizeof(*r));
+		*r = c->rec;
 		r->time = d->time;
-		r->task_index = -1;
-		r->mode = mode;
-		r->command = c->red;
-		r->verdict = c->verdict;
-		r->category = c->category;
-		r->rule = c->rule;
-		r->reason = c->reason;
 	}
 	au->n = b->n;
 	vg_err_init(&e);
