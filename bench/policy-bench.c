@@ -10,7 +10,10 @@
  * must stay flat (the per-command arena is reused).  It also times the
  * gate with this process's own context (working directory, $HOME,
  * $TMPDIR ...), the context `vigil check` uses, which bench/policy.sh
- * compares `vigil check --stdin` against.
+ * compares `vigil check --stdin` against.  Each rate is given per
+ * second of wall time and per CPU second of the timing thread (on a
+ * shared machine only the latter is repeatable); the exit status
+ * judges the CPU rate.
  */
 #include <regex.h>
 #include <stdio.h>
@@ -45,23 +48,37 @@ rss_kib(void)
 	return res * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-/* Evaluates every command in a loop for secs seconds; commands/s. */
+/* CPU seconds this thread has used (a shared machine's other load
+ * does not count, unlike the wall clock). */
+static double
+cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Evaluates every command in a loop for secs seconds; commands/s of
+ * wall time, and per CPU second in *cpu_rate. */
 static double
 gate_rate(struct vg_policy *p, char **cmds, size_t ncmds,
-    const struct vg_policy_ctx *ctx, double secs)
+    const struct vg_policy_ctx *ctx, double secs, double *cpu_rate)
 {
 	struct vg_verdict v;
-	double t0, t;
+	double t0, c0, t;
 	long n = 0;
 	size_t i;
 
 	t0 = now();
+	c0 = cpu_now();
 	do {
 		for (i = 0; i < ncmds; i++)
 			vg_policy_eval(p, cmds[i], ctx, &v);
 		n += (long)ncmds;
 		t = now() - t0;
 	} while (t < secs);
+	*cpu_rate = n / (cpu_now() - c0);
 	return n / t;
 }
 
@@ -95,6 +112,7 @@ main(int argc, char **argv)
 	char **cmds = NULL, line[8192];
 	size_t ncmds = 0, cap = 0, i;
 	double secs = argc > 1 ? atof(argv[1]) : 3, t0, t, rate, brate, prate;
+	double crate, cprate;
 	long n, rss0, rss1;
 	int k, npat;
 
@@ -132,7 +150,7 @@ main(int argc, char **argv)
 	for (i = 0; i < ncmds; i++)
 		vg_policy_eval(p, cmds[i], &ctx, &v);
 	rss0 = rss_kib();
-	rate = gate_rate(p, cmds, ncmds, &ctx, secs);
+	rate = gate_rate(p, cmds, ncmds, &ctx, secs, &crate);
 	rss1 = rss_kib();
 	for (npat = 0; pats[npat] != NULL; npat++)
 		if (regcomp(&re[npat], pats[npat], REG_EXTENDED | REG_NOSUB))
@@ -149,16 +167,17 @@ main(int argc, char **argv)
 	} while (t < secs);
 	brate = n / t;
 	vg_policy_env_init(&pe);
-	prate = gate_rate(p, cmds, ncmds, &pe.ctx, secs);
+	prate = gate_rate(p, cmds, ncmds, &pe.ctx, secs, &cprate);
 	vg_policy_env_release(&pe);
 	printf("commands: %zu distinct, %.1f s per gate\n", ncmds, secs);
-	printf("vigil gate:       %10.0f commands/s (%.2f us each)\n", rate,
-	    1e6 / rate);
+	printf("vigil gate:       %10.0f commands/s (%.2f us each), "
+	    "%.0f per CPU second\n", rate, 1e6 / rate, crate);
 	printf("regex-list gate:  %10.0f commands/s (baseline, %d patterns)\n",
 	    brate, npat);
 	printf("ratio vigil/baseline: %.2f\n", rate / brate);
 	printf("vigil gate, this process's context: %10.0f commands/s "
-	    "(%.2f us each)\n", prate, 1e6 / prate);
+	    "(%.2f us each), %.0f per CPU second\n", prate, 1e6 / prate,
+	    cprate);
 	printf("rss: %ld KiB after warm-up, %ld KiB at end (%+ld KiB)\n", rss0,
 	    rss1, rss1 - rss0);
 	for (k = 0; k < npat; k++)
@@ -168,5 +187,5 @@ main(int argc, char **argv)
 	free(cmds);
 	vg_policy_free(p);
 	vg_strv_release(&diag.lines);
-	return rate >= 200000 ? 0 : 1;
+	return crate >= 200000 ? 0 : 1;
 }

@@ -8,11 +8,14 @@
  * With --stdin the commands stream: each complete line (or NUL-separated
  * record with -0) is judged as soon as it is read, and the audit is
  * grouped: a writer thread redacts the decisions and writes them (the
- * audit file in one write(2), the database in one transaction) when
- * CHECK_BATCH are pending, when the oldest is CHECK_FLUSH_MS old, before
- * waiting for more input, at exit and on SIGTERM, SIGINT, SIGHUP and
- * SIGPIPE (after which vigil ends by the same signal).  A line holding a NUL byte without -0 is judged whole
- * (and refused as unparseable), never cut at the NUL.  --json output is
+ * audit file in one write(2), the database as one packed row in one
+ * transaction) when CHECK_BATCH are pending, when the oldest is
+ * CHECK_FLUSH_MS old and the writer is idle, before waiting for more
+ * input, at exit and on SIGTERM, SIGINT, SIGHUP and SIGPIPE (after which
+ * vigil ends by the same signal).  The writer caches the redacted text
+ * and audit line of recent decisions, so a repeated command costs a hash
+ * lookup.  A line holding a NUL byte without -0 is judged whole (and
+ * refused as unparseable), never cut at the NUL.  --json output is
  * valid JSON whatever the input: bytes that are not UTF-8 are written
  * as U+FFFD; offsets and lengths count bytes of the input.
  */
@@ -43,7 +46,9 @@
 /* One decision waiting to be audited; strings are offsets into the
  * batch's strs (SIZE_MAX for none). */
 struct check_dec {
-	size_t		 cmd;
+	double		 time;
+	size_t		 cmd;		/* cmd, rule, reason follow in strs */
+	size_t		 klen;		/* bytes of the three */
 	size_t		 rule;
 	size_t		 reason;
 	const char	*category;	/* static */
@@ -58,14 +63,40 @@ struct check_batch {
 	double			 first;		/* time of the oldest */
 };
 
-/* Database rows of one batch, built by the writer; strings are offsets
- * into strs until the rows are written. */
-struct check_rows {
+/* The audit of one decision as the writer made it: the redacted
+ * command and the audit file's line without its time.  The writer keeps
+ * CHECK_CACHE of them by the decision's text, so a repeated command is
+ * redacted and formatted once.  key holds command, rule and reason
+ * (each NUL-terminated). */
+struct check_ent {
+	unsigned long long	 hash;
+	char			*key;
+	size_t			 klen;
+	const char		*verdict;
+	const char		*category;
+	const char		*rule;		/* in key, or NULL */
+	const char		*reason;	/* in key, or NULL */
+	char			*red;		/* redacted command */
+	char			*tail;
+	size_t			 tlen;
+	struct vg_audit_rec	 rec;		/* the record but its time */
+};
+
+/* Cached decisions (CHECK_WAYS per set) and the longest cached text. */
+#define CHECK_CACHE	8192
+#define CHECK_WAYS	4
+#define CHECK_KEYMAX	1024
+
+/* The writer's state: the cache, entries evicted or never cached that
+ * the current batch's rows still point to, and the rows. */
+struct check_audit {
+	struct check_ent	*way[CHECK_CACHE];
+	struct check_ent	**old;
+	size_t			 nold;
+	size_t			 capold;
 	struct vg_audit_rec	*v;
-	size_t			(*offs)[6];
 	size_t			 n;
 	size_t			 cap;
-	struct vg_buf		 strs;
 };
 
 /* The state of one vigil check.  The main thread judges and prints and
@@ -76,7 +107,7 @@ struct check {
 	struct vg_cmd_policy	 cp;
 	struct check_batch	 bat[2];
 	struct check_batch	*cur;
-	struct check_rows	 rows;
+	struct check_audit	 au;
 	pthread_t		 writer;
 	int			 threaded;
 	pthread_mutex_t		 mu;
@@ -164,6 +195,21 @@ json_text(struct check *ck, struct vg_json_writer *w, const char *s,
 	vg_json_strn(w, ck->js.data ? ck->js.data : "", ck->js.len);
 }
 
+/* Appends v in decimal (a printf call per finding cost more than the
+ * rest of the line). */
+static void
+add_size(struct vg_buf *b, size_t v)
+{
+	char c[24];
+	size_t n = sizeof(c);
+
+	do {
+		c[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v > 0);
+	vg_buf_add(b, c + n, sizeof(c) - n);
+}
+
 /* Prints one verdict as text (NULs of cmd shown as '?'); built in one
  * buffer and written with one stdio call. */
 static void
@@ -181,9 +227,19 @@ print_text(struct check *ck, const char *cmd, const struct vg_verdict *v)
 		const struct vg_finding *f = &v->findings[k];
 		int len = f->span_len > 120 ? 120 : (int)f->span_len;
 
-		vg_buf_printf(b, "  %s [%s] at %zu+%zu '%.*s': %s\n",
-		    f->category, f->rule, f->span_off, f->span_len, len,
-		    cmd + f->span_off, f->reason);
+		vg_buf_adds(b, "  ");
+		vg_buf_adds(b, f->category);
+		vg_buf_adds(b, " [");
+		vg_buf_adds(b, f->rule);
+		vg_buf_adds(b, "] at ");
+		add_size(b, f->span_off);
+		vg_buf_addc(b, '+');
+		add_size(b, f->span_len);
+		vg_buf_adds(b, " '");
+		vg_buf_add(b, cmd + f->span_off, (size_t)len);
+		vg_buf_adds(b, "': ");
+		vg_buf_adds(b, f->reason);
+		vg_buf_addc(b, '\n');
 	}
 	fwrite(b->data, 1, b->len, stdout);
 }
@@ -264,86 +320,157 @@ check_warn(struct check *ck, const struct vg_err *e)
 	ck->failed = 1;
 }
 
-/* Audit sink: copies the redacted record into the rows of the batch. */
-static int
-rows_sink(void *arg, const struct vg_audit_rec *rec, struct vg_err *e)
+/* A hash of n bytes of s (eight at a time) and two static pointers. */
+static unsigned long long
+check_hash(const char *s, size_t n, const void *p, const void *q)
 {
-	struct check_rows *r = arg;
-	const char *f[6] = { rec->mode, rec->command, rec->verdict,
-	    rec->category, rec->rule, rec->reason };
-	int k;
+	unsigned long long h = 0x9E3779B97F4A7C15ull ^ n, w;
+	size_t i;
 
-	(void)e;
-	if (r->n == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 256;
-		r->v = vg_xrealloc(r->v, r->cap * sizeof(*r->v));
-		r->offs = vg_xrealloc(r->offs, r->cap * sizeof(*r->offs));
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
 	}
-	r->v[r->n] = *rec;
-	for (k = 0; k < 6; k++) {
-		r->offs[r->n][k] = SIZE_MAX;
-		if (f[k] == NULL)
-			continue;
-		r->offs[r->n][k] = r->strs.len;
-		vg_buf_add(&r->strs, f[k], strlen(f[k]) + 1);
-	}
-	r->n++;
-	return 0;
+	w = 0;
+	memcpy(&w, s + i, n - i);
+	h = (h ^ w ^ (uintptr_t)p ^ ((unsigned long long)(uintptr_t)q << 1)) *
+	    0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
 }
 
-/* The string at offset o of b, or NULL. */
-static const char *
-bstr(const struct vg_buf *b, size_t o)
+/* Keeps e until the current batch is written, then frees it. */
+static void
+check_retire(struct check_audit *au, struct check_ent *e)
 {
-	return o == SIZE_MAX ? NULL : b->data + o;
+	if (au->nold == au->capold) {
+		au->capold = au->capold ? au->capold * 2 : 64;
+		au->old = vg_xrealloc(au->old, au->capold * sizeof(*au->old));
+	}
+	au->old[au->nold++] = e;
+}
+
+/* Frees one entry. */
+static void
+check_ent_free(struct check_ent *e)
+{
+	free(e->key);
+	free(e->red);
+	free(e->tail);
+	free(e);
+}
+
+/* Makes the entry of decision d of batch b: the redacted command and
+ * the audit line's tail. */
+static struct check_ent *
+check_ent_new(struct check *ck, const struct check_batch *b,
+    const struct check_dec *d, unsigned long long h)
+{
+	struct check_ent *e = vg_xcalloc(1, sizeof(*e));
+	struct vg_buf red = VG_BUF_INIT, tail = VG_BUF_INIT;
+	struct vg_audit_rec *r = &e->rec;
+
+	e->hash = h;
+	e->klen = d->klen;
+	e->key = vg_xmalloc(d->klen);
+	memcpy(e->key, b->strs.data + d->cmd, d->klen);
+	e->verdict = d->verdict;
+	e->category = d->category;
+	if (d->rule != SIZE_MAX) {
+		e->rule = e->key + (d->rule - d->cmd);
+		e->reason = e->key + (d->reason - d->cmd);
+	}
+	vg_policy_redact(e->key, &red);
+	e->red = vg_xstrdup(vg_buf_str(&red));
+	r->task_index = -1;
+	r->mode = vg_policy_mode_name(vg_policy_mode(ck->cp.policy));
+	r->command = e->red;
+	r->verdict = e->verdict;
+	r->category = e->category;
+	r->rule = e->rule;
+	r->reason = e->reason;
+	vg_policy_audit_line_tail(&tail, r);
+	e->tlen = tail.len;
+	e->tail = vg_xstrdup(vg_buf_str(&tail));
+	vg_buf_release(&red);
+	vg_buf_release(&tail);
+	return e;
+}
+
+/* The entry of decision d: from the cache when the same decision was
+ * audited recently, else made (and cached unless its text is long). */
+static struct check_ent *
+check_ent_get(struct check *ck, const struct check_batch *b,
+    const struct check_dec *d)
+{
+	struct check_audit *au = &ck->au;
+	const char *k = b->strs.data + d->cmd;
+	unsigned long long h = check_hash(k, d->klen, d->verdict,
+	    d->category);
+	struct check_ent **set = &au->way[(size_t)(h & (CHECK_CACHE /
+	    CHECK_WAYS - 1)) * CHECK_WAYS];
+	struct check_ent *e;
+	int w;
+
+	for (w = 0; w < CHECK_WAYS; w++) {
+		e = set[w];
+		if (e != NULL && e->hash == h && e->klen == d->klen &&
+		    e->verdict == d->verdict && e->category == d->category &&
+		    memcmp(e->key, k, d->klen) == 0)
+			return e;
+	}
+	e = check_ent_new(ck, b, d, h);
+	if (d->klen > CHECK_KEYMAX) {
+		check_retire(au, e);
+		return e;
+	}
+	/* The newest way first; the oldest is dropped. */
+	if (set[CHECK_WAYS - 1] != NULL)
+		check_retire(au, set[CHECK_WAYS - 1]);
+	memmove(set + 1, set, (CHECK_WAYS - 1) * sizeof(*set));
+	set[0] = e;
+	return e;
 }
 
 /* Audits a batch: the audit file's lines in one write, the database
- * rows in one transaction.  Runs in the writer thread. */
+ * records in one packed row.  Runs in the writer thread. */
 static void
 check_write(struct check *ck, struct check_batch *b)
 {
-	struct check_rows *r = &ck->rows;
-	struct vg_verdict v;
+	struct check_audit *au = &ck->au;
+	struct vg_buf *held = vg_policy_audit_held(ck->cp.policy);
 	struct vg_store *st;
 	struct vg_err e;
 	size_t i;
-	int k;
 
-	r->n = 0;
-	vg_buf_reset(&r->strs);
+	if (au->cap < b->n) {
+		au->cap = b->n;
+		au->v = vg_xrealloc(au->v, au->cap * sizeof(*au->v));
+	}
 	for (i = 0; i < b->n; i++) {
 		const struct check_dec *d = &b->v[i];
+		const struct check_ent *c = check_ent_get(ck, b, d);
+		struct vg_audit_rec *r = &au->v[i];
 
-		v.nfindings = d->category != NULL;
-		if (d->category != NULL) {
-			v.findings[0].category = d->category;
-			vg_strlcpy(v.findings[0].rule, bstr(&b->strs, d->rule),
-			    sizeof(v.findings[0].rule));
-			vg_strlcpy(v.findings[0].reason, bstr(&b->strs,
-			    d->reason), sizeof(v.findings[0].reason));
+		if (held != NULL) {
+			vg_policy_audit_line_head(held, d->time);
+			vg_buf_add(held, c->tail, c->tlen);
 		}
-		vg_err_init(&e);
-		if (vg_policy_audit(ck->cp.policy, NULL, -1, bstr(&b->strs,
-		    d->cmd), &v, d->verdict, rows_sink, r, &e) != 0)
-			check_warn(ck, &e);
+		*r = c->rec;
+		r->time = d->time;
 	}
+	au->n = b->n;
 	vg_err_init(&e);
 	if (vg_policy_audit_flush(ck->cp.policy, &e) != 0)
 		check_warn(ck, &e);
-	if (r->n > 0 && (st = check_store(ck)) != NULL) {
-		for (i = 0; i < r->n; i++) {
-			const char **f[6] = { &r->v[i].mode, &r->v[i].command,
-			    &r->v[i].verdict, &r->v[i].category,
-			    &r->v[i].rule, &r->v[i].reason };
-
-			for (k = 0; k < 6; k++)
-				*f[k] = bstr(&r->strs, r->offs[i][k]);
-		}
+	if (au->n > 0 && (st = check_store(ck)) != NULL) {
 		vg_err_init(&e);
-		if (vg_store_audit_many(st, r->v, r->n, &e) != 0)
+		if (vg_store_audit_many(st, au->v, au->n, &e) != 0)
 			check_warn(ck, &e);
 	}
+	for (i = 0; i < au->nold; i++)
+		check_ent_free(au->old[i]);
+	au->nold = 0;
 	b->n = 0;
 	vg_buf_reset(&b->strs);
 }
@@ -411,6 +538,22 @@ check_flush(struct check *ck)
 	ck->cur = b == &ck->bat[0] ? &ck->bat[1] : &ck->bat[0];
 }
 
+/* True when the writer has no batch in hand (an old batch is handed
+ * over then; while the writer is busy it keeps filling, so a slow
+ * writer gets bigger batches rather than a waiting gate). */
+static int
+check_idle(struct check *ck)
+{
+	int idle;
+
+	if (!ck->threaded)
+		return 1;
+	pthread_mutex_lock(&ck->mu);
+	idle = ck->pending == NULL;
+	pthread_mutex_unlock(&ck->mu);
+	return idle;
+}
+
 /* Writes everything pending and stops the writer. */
 static void
 check_finish(struct check *ck)
@@ -431,9 +574,11 @@ check_finish(struct check *ck)
 		free(ck->bat[k].v);
 		vg_buf_release(&ck->bat[k].strs);
 	}
-	free(ck->rows.v);
-	free(ck->rows.offs);
-	vg_buf_release(&ck->rows.strs);
+	for (k = 0; k < CHECK_CACHE; k++)
+		if (ck->au.way[k] != NULL)
+			check_ent_free(ck->au.way[k]);
+	free(ck->au.old);
+	free(ck->au.v);
 }
 
 /* Queues one decision for the writer. */
@@ -451,6 +596,7 @@ check_queue(struct check *ck, const char *cmd, const struct vg_verdict *v)
 	if (b->n == 0)
 		b->first = now;
 	d = &b->v[b->n++];
+	d->time = now;
 	d->verdict = !v->allowed ? "deny" : "allow";
 	d->category = NULL;
 	d->rule = d->reason = SIZE_MAX;
@@ -465,7 +611,9 @@ check_queue(struct check *ck, const char *cmd, const struct vg_verdict *v)
 		vg_buf_add(&b->strs, v->findings[0].reason,
 		    strlen(v->findings[0].reason) + 1);
 	}
-	if (b->n >= CHECK_BATCH || now - b->first >= CHECK_FLUSH_MS / 1000.0)
+	d->klen = b->strs.len - d->cmd;
+	if (b->n >= CHECK_BATCH || (now - b->first >= CHECK_FLUSH_MS /
+	    1000.0 && check_idle(ck)))
 		check_flush(ck);
 }
 

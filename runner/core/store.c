@@ -1,7 +1,8 @@
 /*
  * store.c - run state in sqlite: opening with the right modes and pragmas,
  * schema migrations, and the rows of runs, tasks, attempts, events and
- * audit records.
+ * audit records (grouped decisions packed into one row each, see
+ * vg_store_audit_many).
  *
  * The driver writes in short transactions (one per scheduler poll), so
  * WAL with synchronous=NORMAL gives durability against a crash of vigil
@@ -23,6 +24,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +56,7 @@ struct vg_store {
 	char		*home;
 	int		 in_txn;
 	sqlite3_stmt	*stmt[ST__COUNT];
+	sqlite3_stmt	*audit_pack;	/* insert, prepared on first use */
 };
 
 /* One schema step: applied in order inside one transaction each. */
@@ -134,6 +137,16 @@ static const struct migration migrations[] = {
 		" CASCADE, grp TEXT NOT NULL, holder TEXT, notified REAL NOT"
 		" NULL DEFAULT 0) WITHOUT ROWID;"
 		"CREATE INDEX run_groups_grp ON run_groups (grp);",
+	},
+	{
+		.version = 5,
+		.description = "packed audit records",
+		/* n decisions of first..last in one row (see pack_encode). */
+		.sql =
+		"CREATE TABLE audit_pack ("
+		" id INTEGER PRIMARY KEY, first REAL NOT NULL, last REAL NOT"
+		" NULL, run_id TEXT, n INTEGER NOT NULL, data BLOB NOT NULL);"
+		"CREATE INDEX audit_pack_run ON audit_pack (run_id);",
 	},
 };
 
@@ -782,6 +795,7 @@ vg_store_close(struct vg_store *s)
 		return;
 	for (i = 0; i < ST__COUNT; i++)
 		sqlite3_finalize(s->stmt[i]);
+	sqlite3_finalize(s->audit_pack);
 	if (s->db != NULL)
 		sqlite3_close(s->db);
 	free(s->home);
@@ -1303,80 +1317,398 @@ vg_store_audit(struct vg_store *s, const struct vg_audit_rec *rec,
 	return rc;
 }
 
+/*
+ * Packed audit records (the audit_pack table): vg_store_audit_many
+ * stores a group of decisions as one row, since a row per decision costs
+ * more than judging the command.  The row holds the group's first and
+ * last time, its run id (a group never mixes runs), its count, and data:
+ *
+ *   varint nstr, then nstr strings (varint length, bytes);
+ *   varint n, then n records: zigzag varint microseconds since first,
+ *   zigzag varint task, and for run_id, mode, command, verdict,
+ *   category, rule, reason a varint: 0 for NULL, k + 1 for string k.
+ *
+ * Strings are shared by address: records whose fields point to the same
+ * text (a repeated command) store it once.  Readers unpack rows in
+ * vg_store_audit_each, merged with the one-row-per-decision table by time.
+ */
+
+#define PACK_NF	7	/* string fields of a packed record */
+
+/* The string fields of r, in pack order. */
+static void
+pack_fields(const struct vg_audit_rec *r, const char *f[PACK_NF])
+{
+	f[0] = r->run_id;
+	f[1] = r->mode;
+	f[2] = r->command;
+	f[3] = r->verdict;
+	f[4] = r->category;
+	f[5] = r->rule;
+	f[6] = r->reason;
+}
+
+/* Writes v as a little-endian base-128 varint at c (room for 10);
+ * returns the bytes written. */
+static size_t
+put_varint(char *c, unsigned long long v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		c[n++] = (char)(v | 0x80);
+		v >>= 7;
+	}
+	c[n++] = (char)v;
+	return n;
+}
+
+/* Writes a signed value zigzag-coded; see put_varint. */
+static size_t
+put_zigzag(char *c, long long v)
+{
+	return put_varint(c, ((unsigned long long)v << 1) ^
+	    (unsigned long long)(v < 0 ? -1 : 0));
+}
+
+/* Reads a varint at *p (below end) into *v; -1 when truncated. */
+static int
+get_varint(const unsigned char **p, const unsigned char *end,
+    unsigned long long *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (*p < end && shift < 64) {
+		unsigned char c = *(*p)++;
+
+		*v |= (unsigned long long)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return 0;
+		shift += 7;
+	}
+	return -1;
+}
+
+/* Reads a zigzag-coded signed value. */
+static int
+get_zigzag(const unsigned char **p, const unsigned char *end, long long *v)
+{
+	unsigned long long u;
+
+	if (get_varint(p, end, &u) != 0)
+		return -1;
+	*v = (long long)(u >> 1) ^ -(long long)(u & 1);
+	return 0;
+}
+
+/* Encodes recs[0..n) into data (strings first, then the records); each
+ * record is built in a small array and appended at once. */
+static void
+pack_encode(const struct vg_audit_rec *recs, size_t n, double first,
+    struct vg_buf *data)
+{
+	struct vg_buf strs = VG_BUF_INIT, body = VG_BUF_INIT;
+	const char **key, *f[PACK_NF];
+	size_t *idx, cap = 16, nstr = 0, i, h, m;
+	char c[10 * (PACK_NF + 2)], lc[10];
+	int k;
+
+	while (cap < n * 8)
+		cap *= 2;
+	key = vg_xcalloc(cap, sizeof(*key));
+	idx = vg_xcalloc(cap, sizeof(*idx));
+	vg_buf_add(&body, c, put_varint(c, n));
+	for (i = 0; i < n; i++) {
+		m = put_zigzag(c, (long long)((recs[i].time - first) * 1e6 +
+		    0.5));
+		m += put_zigzag(c + m, recs[i].task_index);
+		pack_fields(&recs[i], f);
+		for (k = 0; k < PACK_NF; k++) {
+			if (f[k] == NULL) {
+				c[m++] = 0;
+				continue;
+			}
+			h = (size_t)(((uintptr_t)f[k] *
+			    0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+			while (key[h] != NULL && key[h] != f[k])
+				h = (h + 1) & (cap - 1);
+			if (key[h] == NULL) {
+				size_t len = strlen(f[k]);
+
+				key[h] = f[k];
+				idx[h] = nstr++;
+				vg_buf_add(&strs, lc, put_varint(lc, len));
+				vg_buf_add(&strs, f[k], len);
+			}
+			m += put_varint(c + m, idx[h] + 1);
+		}
+		vg_buf_add(&body, c, m);
+	}
+	vg_buf_add(data, lc, put_varint(lc, nstr));
+	vg_buf_add(data, strs.data, strs.len);
+	vg_buf_add(data, body.data, body.len);
+	vg_buf_release(&strs);
+	vg_buf_release(&body);
+	free(key);
+	free(idx);
+}
+
+/* One unpacked row: its strings NUL-terminated in text, its records. */
+struct pack {
+	char			*text;
+	const char		**str;
+	struct vg_audit_rec	*rec;
+	size_t			 n;
+};
+
+/* Releases an unpacked row. */
+static void
+pack_release(struct pack *pk)
+{
+	free(pk->text);
+	free(pk->str);
+	free(pk->rec);
+	memset(pk, 0, sizeof(*pk));
+}
+
+/* Decodes row id's data (len bytes, count n) into pk; a malformed row
+ * is an error naming it. */
+static int
+pack_decode(struct vg_store *s, long long id, const void *data, size_t len,
+    double first, long long n, struct pack *pk, struct vg_err *e)
+{
+	const unsigned char *p = data, *end = p + len;
+	unsigned long long nstr, l, v;
+	long long dt, task;
+	size_t i, off = 0;
+	int k;
+
+	memset(pk, 0, sizeof(*pk));
+	if (get_varint(&p, end, &nstr) != 0 || nstr > len)
+		goto bad;
+	pk->text = vg_xmalloc(len + 1);
+	pk->str = vg_xcalloc(nstr + 1, sizeof(*pk->str));
+	for (i = 0; i < nstr; i++) {
+		if (get_varint(&p, end, &l) != 0 || l > (size_t)(end - p))
+			goto bad;
+		pk->str[i] = pk->text + off;
+		memcpy(pk->text + off, p, l);
+		pk->text[off + l] = '\0';
+		off += l + 1;
+		p += l;
+	}
+	if (get_varint(&p, end, &v) != 0 || n < 0 || v != (unsigned long
+	    long)n || v > len)
+		goto bad;
+	pk->rec = vg_xcalloc(v + 1, sizeof(*pk->rec));
+	for (i = 0; i < v; i++) {
+		const char **f[PACK_NF] = { &pk->rec[i].run_id,
+		    &pk->rec[i].mode, &pk->rec[i].command,
+		    &pk->rec[i].verdict, &pk->rec[i].category,
+		    &pk->rec[i].rule, &pk->rec[i].reason };
+
+		if (get_zigzag(&p, end, &dt) != 0 ||
+		    get_zigzag(&p, end, &task) != 0 || task < -1 ||
+		    task > 0x7fffffff)
+			goto bad;
+		pk->rec[i].time = first + (double)dt / 1e6;
+		pk->rec[i].task_index = (int)task;
+		for (k = 0; k < PACK_NF; k++) {
+			if (get_varint(&p, end, &l) != 0 || l > nstr)
+				goto bad;
+			*f[k] = l == 0 ? NULL : pk->str[l - 1];
+		}
+		if (pk->rec[i].verdict == NULL)
+			goto bad;
+	}
+	if (p != end)
+		goto bad;
+	pk->n = v;
+	return 0;
+bad:
+	pack_release(pk);
+	return vg_err_set(e, VG_ESTATE, "state database '%s/vigil.db': "
+	    "audit_pack row %lld is malformed", s->home, id);
+}
+
+/* Reads the next audit_pack row of st into pk (pk->n 0 at the end). */
+static int
+pack_next(struct vg_store *s, sqlite3_stmt *st, struct pack *pk,
+    struct vg_err *e)
+{
+	int rc;
+
+	pack_release(pk);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((rc = pack_decode(s, sqlite3_column_int64(st, 0),
+		    sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st,
+		    3), sqlite3_column_double(st, 1), sqlite3_column_int64(st,
+		    2), pk, e)) != 0)
+			return rc;
+		if (pk->n > 0)
+			return 0;
+		pack_release(pk);
+	}
+	if (rc != SQLITE_DONE)
+		return db_err(s, e, "reading the audit log");
+	return 0;
+}
+
+/*
+ * Calls cb for the audit records of a run (NULL: all), oldest first:
+ * the rows of audit (in insertion order) and of audit_pack (unpacked),
+ * merged by time.
+ */
 int
 vg_store_audit_each(struct vg_store *s, const char *run_id,
     int (*cb)(void *arg, const struct vg_audit_rec *rec), void *arg,
     struct vg_err *e)
 {
 	struct vg_audit_rec r;
-	sqlite3_stmt *st;
-	int rc, stop = 0;
+	struct pack pk;
+	sqlite3_stmt *st, *ps = NULL;
+	size_t pi = 0;
+	int rc, stop = 0, have;
 
+	memset(&pk, 0, sizeof(pk));
 	if ((rc = db_prepare_gen(s, sql_select(&audit_def, " WHERE ?1 IS NULL"
 	    " OR run_id = ?1 ORDER BY id"), &st, e)) != 0)
 		return rc;
 	bind_str(st, 1, run_id);
-	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		row_read(st, &audit_def, &r, sizeof(r));
+	if ((rc = db_prepare(s, "SELECT id, first, n, data FROM audit_pack"
+	    " WHERE ?1 IS NULL OR run_id = ?1 ORDER BY id", &ps, e)) != 0)
+		goto out;
+	bind_str(ps, 1, run_id);
+	if ((rc = pack_next(s, ps, &pk, e)) != 0)
+		goto out;
+	rc = sqlite3_step(st);
+	while (!stop && (rc == SQLITE_ROW || pk.n > 0)) {
+		have = rc == SQLITE_ROW;
+		if (have)
+			row_read(st, &audit_def, &r, sizeof(r));
+		if (pk.n > 0 && (!have || pk.rec[pi].time < r.time)) {
+			stop = cb(arg, &pk.rec[pi]);
+			if (++pi == pk.n) {
+				pi = 0;
+				if ((rc = pack_next(s, ps, &pk, e)) != 0)
+					goto out;
+			}
+			rc = have ? SQLITE_ROW : SQLITE_DONE;
+			continue;
+		}
 		stop = cb(arg, &r);
+		rc = sqlite3_step(st);
 	}
 	if (!stop && rc != SQLITE_DONE)
 		rc = db_err(s, e, "reading the audit log");
 	else
 		rc = 0;
+out:
+	pack_release(&pk);
+	sqlite3_finalize(ps);
 	sqlite3_finalize(st);
 	return rc;
 }
 
+/* Inserts recs[0..n) (one run) as one audit_pack row. */
+static int
+pack_insert(struct vg_store *s, sqlite3_stmt *st,
+    const struct vg_audit_rec *recs, size_t n, struct vg_buf *data,
+    struct vg_err *e)
+{
+	double first = recs[0].time, last = recs[0].time;
+	size_t i;
+	int rc;
+
+	for (i = 1; i < n; i++) {
+		if (recs[i].time < first)
+			first = recs[i].time;
+		if (recs[i].time > last)
+			last = recs[i].time;
+	}
+	vg_buf_reset(data);
+	pack_encode(recs, n, first, data);
+	sqlite3_bind_double(st, 1, first);
+	sqlite3_bind_double(st, 2, last);
+	bind_str(st, 3, recs[0].run_id);
+	sqlite3_bind_int64(st, 4, (long long)n);
+	sqlite3_bind_blob(st, 5, data->data, (int)data->len, SQLITE_STATIC);
+	rc = db_done(s, st, e, "recording policy decisions");
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc;
+}
+
+/* True when two run ids (either may be NULL) are the same. */
+static int
+same_run(const char *a, const char *b)
+{
+	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
 /*
- * Records n policy decisions in one transaction with one prepared
- * statement (vigil check --stdin groups its audit writes this way).
- * Joins the caller's transaction when one is open.
+ * Records n policy decisions as packed rows (one per run among them) in
+ * one transaction (vigil check --stdin groups its audit writes this
+ * way).  A record's time 0 means now and a NULL verdict "deny".  Joins
+ * the caller's transaction when one is open.
  */
 int
 vg_store_audit_many(struct vg_store *s, const struct vg_audit_rec *recs,
     size_t n, struct vg_err *e)
 {
-	struct vg_audit_rec row;
+	struct vg_audit_rec *v;
+	struct vg_buf data = VG_BUF_INIT;
 	sqlite3_stmt *st;
+	double now = vg_now();
 	int rc, own = !s->in_txn;
-	size_t i;
+	size_t i, j;
 
 	if (n == 0)
 		return 0;
-	if (own && (rc = vg_store_begin(s, e)) != 0)
-		return rc;
-	if ((rc = db_prepare_gen(s, sql_insert(&audit_def, "INSERT"), &st,
-	    e)) != 0)
-		goto fail;
-	for (i = 0; i < n && rc == 0; i++) {
-		row = recs[i];
-		if (row.time <= 0)
-			row.time = vg_now();
-		if (row.verdict == NULL)
-			row.verdict = "deny";
-		row_bind(st, &audit_def, &row, 0);
-		rc = db_done(s, st, e, "recording a policy decision");
-		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
+	v = vg_xmalloc(n * sizeof(*v));
+	for (i = 0; i < n; i++) {
+		v[i] = recs[i];
+		if (v[i].time <= 0)
+			v[i].time = now;
+		if (v[i].verdict == NULL)
+			v[i].verdict = "deny";
 	}
-	sqlite3_finalize(st);
+	if (own && (rc = vg_store_begin(s, e)) != 0)
+		goto out;
+	if (s->audit_pack == NULL && (rc = db_prepare(s, "INSERT INTO"
+	    " audit_pack (first, last, run_id, n, data) VALUES (?1, ?2, ?3,"
+	    " ?4, ?5)", &s->audit_pack, e)) != 0)
+		goto fail;
+	st = s->audit_pack;
+	for (i = 0; i < n && rc == 0; i = j) {
+		for (j = i + 1; j < n && same_run(v[j].run_id, v[i].run_id);
+		    j++)
+			;
+		rc = pack_insert(s, st, v + i, j - i, &data, e);
+	}
 	if (rc != 0)
 		goto fail;
-	return own ? vg_store_commit(s, e) : 0;
+	rc = own ? vg_store_commit(s, e) : 0;
+	goto out;
 fail:
 	if (own)
 		vg_store_rollback(s);
+out:
+	vg_buf_release(&data);
+	free(v);
 	return rc;
 }
 
-/* Deletes the audit records older than before (epoch seconds); the
- * number removed goes to *removed (may be NULL). */
+/* Deletes the audit records older than before (epoch seconds): rows of
+ * audit by their time, packed rows once their newest record is older.
+ * The number of records removed goes to *removed (may be NULL). */
 int
 vg_store_audit_prune(struct vg_store *s, double before, long long *removed,
     struct vg_err *e)
 {
 	sqlite3_stmt *st;
+	long long n = 0;
 	int rc;
 
 	if ((rc = db_prepare(s, "DELETE FROM audit WHERE time < ?1", &st,
@@ -1384,9 +1716,20 @@ vg_store_audit_prune(struct vg_store *s, double before, long long *removed,
 		return rc;
 	sqlite3_bind_double(st, 1, before);
 	rc = db_done(s, st, e, "pruning the audit log");
-	if (rc == 0 && removed != NULL)
-		*removed = sqlite3_changes(s->db);
+	n = sqlite3_changes(s->db);
 	sqlite3_finalize(st);
+	if (rc != 0)
+		return rc;
+	if ((rc = db_prepare(s, "DELETE FROM audit_pack WHERE last < ?1"
+	    " RETURNING n", &st, e)) != 0)
+		return rc;
+	sqlite3_bind_double(st, 1, before);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		n += sqlite3_column_int64(st, 0);
+	rc = rc == SQLITE_DONE ? 0 : db_err(s, e, "pruning the audit log");
+	sqlite3_finalize(st);
+	if (rc == 0 && removed != NULL)
+		*removed = n;
 	return rc;
 }
 

@@ -28,7 +28,7 @@
 struct vg_store;
 
 /* The schema version this vigil writes (PRAGMA user_version). */
-#define VG_STORE_SCHEMA	4
+#define VG_STORE_SCHEMA	5
 
 /* Run ids: "YYYYMMDD-HHMMSS-xxxxxx" (UTC, 6 random hex digits). */
 #define VG_RUN_ID_MAX	32
@@ -237,12 +237,15 @@ int	vg_store_event_each(struct vg_store *s, const char *run_id, int task,
 int	vg_store_audit(struct vg_store *s, const struct vg_audit_rec *rec,
 	    struct vg_err *e);
 
-/* Calls cb for the audit records of a run (NULL: all), oldest first. */
+/* Calls cb for the audit records of a run (NULL: all), oldest first
+ * (single and packed records merged by time). */
 int	vg_store_audit_each(struct vg_store *s, const char *run_id,
 	    int (*cb)(void *arg, const struct vg_audit_rec *rec), void *arg,
 	    struct vg_err *e);
 
-/* Records n decisions in one transaction (joins an open one). */
+/* Records n decisions in one transaction (joins an open one) as packed
+ * rows of audit_pack, one per run among them; vg_store_audit_each and
+ * vg_store_audit_prune read and prune them with the rows of audit. */
 int	vg_store_audit_many(struct vg_store *s,
 	    const struct vg_audit_rec *recs, size_t n, struct vg_err *e);
 

@@ -271,6 +271,13 @@ vg_policy_audit_flush(struct vg_policy *p, struct vg_err *e)
 	return pl_audit_write(p->audit_log, &p->audit_fd, &p->audit_held, e);
 }
 
+/* The held audit lines; see policy.h. */
+struct vg_buf *
+vg_policy_audit_held(struct vg_policy *p)
+{
+	return p->audit_log != NULL && p->audit_hold ? &p->audit_held : NULL;
+}
+
 /* ---- evaluation ---- */
 
 /* Fills the directories the analysis reasons about. */

@@ -189,6 +189,20 @@ void	vg_policy_audit_hold(struct vg_policy *p, int on);
 int	vg_policy_audit_flush(struct vg_policy *p, struct vg_err *e);
 
 /*
+ * For callers that format audit lines themselves (vigil check reuses the
+ * line of a repeated decision): the buffer of held lines, to which whole
+ * lines may be appended before vg_policy_audit_flush; NULL when there is
+ * no audit file or lines are not held.  The line of a record is
+ * vg_policy_audit_line_head (its time) then vg_policy_audit_line_tail
+ * (the other fields and the newline), exactly what vg_policy_audit
+ * writes.
+ */
+struct vg_buf	*vg_policy_audit_held(struct vg_policy *p);
+void	vg_policy_audit_line_head(struct vg_buf *b, double time);
+void	vg_policy_audit_line_tail(struct vg_buf *b,
+	    const struct vg_audit_rec *r);
+
+/*
  * The calling process as a policy context, for vigil check and exec:
  * the working directory, $HOME, $VIGIL_TASK_DIR, and TMPDIR, SCRATCH,
  * SLURM_TMPDIR (and a few other scratch variables) when set.  Strings

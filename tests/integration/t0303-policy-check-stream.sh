@@ -3,7 +3,8 @@
 # holding a NUL byte is refused whole, --json stays valid JSON for bytes
 # that are not UTF-8, every verdict reaches the audit table of the state
 # database (grouped writes) on a normal end and on SIGTERM, SIGINT,
-# SIGHUP and SIGPIPE, and `vigil gc --audit-older-than` prunes the table.
+# SIGHUP and SIGPIPE (repeated commands included: their redacted audit
+# line is reused), and `vigil gc --audit-older-than` prunes the table.
 set -u
 VIGIL=${VIGIL:?}
 tmp=$(mktemp -d)
@@ -12,10 +13,13 @@ trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 export VIGIL_HOME="$tmp/home"
 cd "$tmp" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
+# Audit records: one row each in audit, n per packed row in audit_pack.
 rows() {
 	python3 -c 'import sqlite3,sys
 print(sqlite3.connect(sys.argv[1]).execute(
-    "select count(*) from audit").fetchone()[0])' "$VIGIL_HOME/vigil.db"
+    "select (select count(*) from audit) +"
+    " (select coalesce(sum(n), 0) from audit_pack)").fetchone()[0])' \
+	    "$VIGIL_HOME/vigil.db"
 }
 
 # Without -0 a NUL inside a line is not a separator: the line is judged
@@ -48,6 +52,29 @@ i=0
 while [ $i -lt 3000 ]; do echo "ls /tmp/x$i"; echo "rm -rf /etc"; i=$((i + 1)); done >many.txt
 "$VIGIL" check --stdin <many.txt >/dev/null; [ $? -eq 3 ] || fail "many rc"
 [ $(($(rows) - before)) -eq 6000 ] || fail "audit rows $(rows) - $before"
+
+# Repeated decisions (the writer reuses a recent one's redacted line):
+# every line of the audit file is redacted, has its own time, in order,
+# and the database holds as many records as the file has lines.
+before=$(rows)
+i=0
+while [ $i -lt 2000 ]; do
+	echo "curl -H 'Authorization: Bearer s3cr$((i % 3))t' https://h/"
+	echo "GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz make"
+	i=$((i + 1))
+done >rep.txt
+"$VIGIL" check --stdin --audit-log "$tmp/rep.jsonl" <rep.txt >/dev/null
+python3 - "$tmp/rep.jsonl" <<'PY' || fail "repeated audit lines"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(recs) == 4000, len(recs)
+times = [r['time'] for r in recs]
+assert times == sorted(times), 'times out of order'
+assert all('s3cr' not in r['command'] and 'ghp_' not in r['command']
+           for r in recs), [r['command'] for r in recs][:4]
+assert len({r['command'] for r in recs}) == 2, {r['command'] for r in recs}
+PY
+[ $(($(rows) - before)) -eq 4000 ] || fail "repeated rows $(rows) - $before"
 
 # A stream ended by a signal: the verdicts given so far are audited
 # before vigil exits by the signal.

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "common/json.h"
 #include "common/path.h"
 #include "runner/policy/policy.h"
 
@@ -149,12 +150,59 @@ test_audit(void **state)
 	rmdir(dir);
 }
 
+/* The audit line of a record is valid JSON escaped as vg_json_quote
+ * escapes (quotes, backslashes, control bytes, DEL; UTF-8 kept), with
+ * its time in microseconds, the task index and nulls. */
+static void
+test_audit_line(void **state)
+{
+	static const char nasty[] = "a\"b\\c\n\r\t\x01\x1f\x7f caf\xc3\xa9 }";
+	struct vg_audit_rec r;
+	struct vg_buf got = VG_BUF_INIT, want = VG_BUF_INIT;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.time = 1718000000.25;
+	r.run_id = "r-1";
+	r.task_index = 12;
+	r.mode = "auto-deny";
+	r.verdict = "deny";
+	r.category = "destructive";
+	r.rule = nasty;
+	r.reason = NULL;
+	r.command = nasty;
+	vg_policy_audit_line_head(&got, r.time);
+	vg_policy_audit_line_tail(&got, &r);
+	vg_buf_adds(&want, "{\"time\":1718000000.250000,\"run\":\"r-1\","
+	    "\"task\":12,\"mode\":\"auto-deny\",\"verdict\":\"deny\","
+	    "\"category\":\"destructive\",\"rule\":");
+	vg_json_quote(&want, nasty, strlen(nasty));
+	vg_buf_adds(&want, ",\"reason\":null,\"command\":");
+	vg_json_quote(&want, nasty, strlen(nasty));
+	vg_buf_adds(&want, "}\n");
+	assert_string_equal(vg_buf_str(&got), vg_buf_str(&want));
+	vg_buf_reset(&got);
+	r.task_index = -1;
+	r.time = 5.0;
+	r.run_id = NULL;
+	r.rule = r.command = "";
+	vg_policy_audit_line_head(&got, r.time);
+	vg_policy_audit_line_tail(&got, &r);
+	assert_string_equal(vg_buf_str(&got), "{\"time\":5.000000,\"run\":null,"
+	    "\"task\":null,\"mode\":\"auto-deny\",\"verdict\":\"deny\","
+	    "\"category\":\"destructive\",\"rule\":\"\",\"reason\":null,"
+	    "\"command\":\"\"}\n");
+	vg_buf_release(&got);
+	vg_buf_release(&want);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_audit),
+		cmocka_unit_test(test_audit_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -564,6 +564,123 @@ test_audit(void **state)
 	vg_buf_release(&b);
 }
 
+/* Appends time:fields; of each record (the packed-audit tests). */
+static int
+audit_time_cb(void *arg, const struct vg_audit_rec *r)
+{
+	struct vg_buf *b = arg;
+
+	vg_buf_printf(b, "%.3f:", r->time);
+	return audit_cb(arg, r);
+}
+
+/* Stops after the first record. */
+static int
+audit_stop_cb(void *arg, const struct vg_audit_rec *r)
+{
+	(*(int *)arg)++;
+	(void)r;
+	return 1;
+}
+
+/* Runs one SQL statement on the test's database file directly. */
+static void
+raw_sql(struct ctx *c, const char *sql)
+{
+	char *path = vg_path_join(c->home, "vigil.db");
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	free(path);
+}
+
+/*
+ * vg_store_audit_many packs decisions (one row per run among them,
+ * shared strings stored once, NULL fields kept); vg_store_audit_each
+ * unpacks them merged with single rows by time and filters by run;
+ * prune counts packed records and drops a pack once its newest is
+ * older; a malformed pack is an error naming its row.
+ */
+static void
+test_audit_pack(void **state)
+{
+	struct ctx *c = *state;
+	struct vg_audit_rec r[5], one;
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_err e;
+	long long removed = -1;
+	int k, n = 0;
+	const char *cmd = "ls /tmp";
+
+	vg_err_init(&e);
+	memset(r, 0, sizeof(r));
+	for (k = 0; k < 5; k++) {
+		r[k].time = 1000.0 + k;
+		r[k].task_index = -1;
+		r[k].mode = "auto-deny";
+		r[k].verdict = "allow";
+		r[k].command = cmd;
+	}
+	r[1].command = "rm -rf /";
+	r[1].verdict = "deny";
+	r[1].category = "destructive";
+	r[1].rule = "floor:delete-root";
+	r[1].reason = "deletes /";
+	r[3].run_id = "R9";
+	r[3].task_index = 2;
+	r[4].verdict = NULL;		/* stored as deny */
+	memset(&one, 0, sizeof(one));
+	one.time = 1002.5;
+	one.task_index = -1;
+	one.mode = "auto-deny";
+	one.verdict = "allow";
+	one.command = "single";
+	assert_int_equal(vg_store_audit(c->st, &one, &e), 0);
+	assert_int_equal(vg_store_audit_many(c->st, r, 5, &e), 0);
+	assert_int_equal(vg_store_audit_each(c->st, NULL, audit_time_cb, &b,
+	    &e), 0);
+	assert_string_equal(vg_buf_str(&b),
+	    "1000.000:-:-1:auto-deny:allow:-:-:ls /tmp;"
+	    "1001.000:-:-1:auto-deny:deny:destructive:floor:delete-root:"
+	    "rm -rf /;"
+	    "1002.000:-:-1:auto-deny:allow:-:-:ls /tmp;"
+	    "1002.500:-:-1:auto-deny:allow:-:-:single;"
+	    "1003.000:R9:2:auto-deny:allow:-:-:ls /tmp;"
+	    "1004.000:-:-1:auto-deny:deny:-:-:ls /tmp;");
+	vg_buf_reset(&b);
+	assert_int_equal(vg_store_audit_each(c->st, "R9", audit_cb, &b, &e),
+	    0);
+	assert_string_equal(vg_buf_str(&b), "R9:2:auto-deny:allow:-:-:ls /tmp;");
+	assert_int_equal(vg_store_audit_each(c->st, NULL, audit_stop_cb, &n,
+	    &e), 0);
+	assert_int_equal(n, 1);
+	/* Three packs: records 0-2, 3 (R9), 4. */
+	assert_int_equal(vg_store_audit_prune(c->st, 1002.2, &removed, &e),
+	    0);
+	assert_int_equal(removed, 3);
+	assert_int_equal(vg_store_audit_prune(c->st, 1003.5, &removed, &e),
+	    0);
+	assert_int_equal(removed, 2);	/* "single" and the R9 pack */
+	vg_buf_reset(&b);
+	assert_int_equal(vg_store_audit_each(c->st, NULL, audit_cb, &b, &e),
+	    0);
+	assert_string_equal(vg_buf_str(&b), "-:-1:auto-deny:deny:-:-:ls /tmp;");
+	/* A malformed pack is refused by name, not read past its end. */
+	raw_sql(c, "UPDATE audit_pack SET data = x'0105'");
+	assert_int_not_equal(vg_store_audit_each(c->st, NULL, audit_cb, &b,
+	    &e), 0);
+	assert_non_null(strstr(e.msg, "audit_pack row"));
+	assert_non_null(strstr(e.msg, "malformed"));
+	vg_err_init(&e);
+	raw_sql(c, "UPDATE audit_pack SET data = x'00', n = 1");
+	assert_int_not_equal(vg_store_audit_each(c->st, NULL, audit_cb, &b,
+	    &e), 0);
+	assert_non_null(strstr(e.msg, "malformed"));
+	vg_buf_release(&b);
+}
+
 static void
 test_unique_run_id(void **state)
 {
@@ -599,6 +716,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_every_field, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_audit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_pack, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_unique_run_id, setup,
 		    teardown),
 	};
