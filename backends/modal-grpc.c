@@ -28,6 +28,7 @@
 
 #include <curl/curl.h>
 
+#include "common/base64.h"
 #include "common/path.h"
 #include "backends/modal.h"
 
@@ -145,23 +146,6 @@ vg_grpc_frame(struct vg_buf *out, const void *msg, size_t n)
 	vg_buf_add(out, msg, n);
 }
 
-/* The value of one base64 character, or -1. */
-static int
-b64val(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+' || c == '-')
-		return 62;
-	if (c == '/' || c == '_')
-		return 63;
-	return -1;
-}
-
 /* Decodes base64; see modal.h. */
 long
 vg_grpc_b64_decode(const char *in, size_t n, unsigned char *out, size_t size)
@@ -174,7 +158,7 @@ vg_grpc_b64_decode(const char *in, size_t n, unsigned char *out, size_t size)
 	    in[n - 1] == '\n' || in[n - 1] == ' '))
 		n--;
 	for (i = 0; i < n; i++) {
-		if ((v = b64val((unsigned char)in[i])) < 0)
+		if ((v = vg_base64_value((unsigned char)in[i])) < 0)
 			return -1;
 		acc = (acc << 6 | (unsigned long)v) & 0xffffff;
 		if ((bits += 6) >= 8) {

@@ -20,16 +20,6 @@
 
 #define WAIT_STEP_MS	100
 
-static int
-state_cb(void *arg, const struct vg_task_rec *t, const char *mj,
-    const char *label)
-{
-	(void)mj;
-	(void)label;
-	*(enum vg_state *)arg = t->state;
-	return 1;
-}
-
 /* Waits until the run (task < 0) or the task has ended. */
 static int
 wait_ended(struct vg_store *st, const char *id, int task, long max_ms)
@@ -49,8 +39,8 @@ wait_ended(struct vg_store *st, const char *id, int task, long max_ms)
 		vg_run_info_release(&r);
 		if (!done && task >= 0) {
 			s = VG_ST_PENDING;
-			if (vg_store_task_each(st, id, task, state_cb, &s,
-			    &e) == 0 && vg_state_terminal(s))
+			if (vg_store_task_state(st, id, task, &s, &e) == 0 &&
+			    vg_state_terminal(s))
 				done = 1;
 		}
 		if (done)

@@ -36,17 +36,6 @@ copy_out(int fd)
 	}
 }
 
-/* State of one task (for -f). */
-static int
-state_cb(void *arg, const struct vg_task_rec *t, const char *mj,
-    const char *label)
-{
-	(void)mj;
-	(void)label;
-	*(enum vg_state *)arg = t->state;
-	return 1;
-}
-
 /* True when the task has ended, or the run's vigil is gone. */
 static int
 task_over(struct vg_store *st, const char *run_id, int task)
@@ -57,7 +46,7 @@ task_over(struct vg_store *st, const char *run_id, int task)
 	int over;
 
 	vg_err_init(&e);
-	if (vg_store_task_each(st, run_id, task, state_cb, &s, &e) != 0)
+	if (vg_store_task_state(st, run_id, task, &s, &e) != 0)
 		return 1;
 	if (vg_state_terminal(s))
 		return 1;

@@ -1827,3 +1827,21 @@ vg_store_notify_claim(struct vg_store *s, const char *run_id, int *claimed,
 		*claimed = sqlite3_changes(s->db) > 0;
 	return rc;
 }
+
+/* Keeps the state of the one task vg_store_task_each hands over. */
+static int
+task_state_cb(void *arg, const struct vg_task_rec *t, const char *mj,
+    const char *label)
+{
+	(void)mj;
+	(void)label;
+	*(enum vg_state *)arg = t->state;
+	return 1;
+}
+
+int
+vg_store_task_state(struct vg_store *s, const char *run_id, int index,
+    enum vg_state *state, struct vg_err *e)
+{
+	return vg_store_task_each(s, run_id, index, task_state_cb, state, e);
+}

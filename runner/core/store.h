@@ -167,6 +167,10 @@ int	vg_store_task_each(struct vg_store *s, const char *run_id, int index,
 	    int (*cb)(void *arg, const struct vg_task_rec *t,
 	    const char *matrix_json, const char *label), void *arg,
 	    struct vg_err *e);
+/* The state of task index of run_id into *state (left alone when the
+ * run has no such task). */
+int	vg_store_task_state(struct vg_store *s, const char *run_id, int index,
+	    enum vg_state *state, struct vg_err *e);
 
 /*
  * Marks tasks for cancellation (index -1: every task not yet ended);

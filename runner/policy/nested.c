@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base64.h"
 #include "runner/policy/nested.h"
 #include "runner/policy/analyse.h"
 #include "runner/policy/arena.h"
@@ -267,22 +268,6 @@ d_printf(struct pl_an *an, struct pl_cmd *c, struct pl_stream *out)
 	return 1;
 }
 
-static int
-b64val(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+' || c == '-')
-		return 62;
-	if (c == '/' || c == '_')
-		return 63;
-	return -1;
-}
-
 static void
 b64dec(struct vg_buf *b, const char *s, size_t n)
 {
@@ -291,7 +276,7 @@ b64dec(struct vg_buf *b, const char *s, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if ((v = b64val((unsigned char)s[i])) < 0)
+		if ((v = vg_base64_value((unsigned char)s[i])) < 0)
 			continue;
 		acc = (acc << 6) | (unsigned)v;
 		bits += 6;
