@@ -23,6 +23,7 @@ static const char *state_names[VG_ST__COUNT] = {
 	[VG_ST_BOOT_FAIL] = "BOOT_FAIL",
 	[VG_ST_DEADLINE] = "DEADLINE",
 	[VG_ST_BACKEND_ERROR] = "BACKEND_ERROR",
+	[VG_ST_DEPENDENCY] = "DEPENDENCY_NEVER_SATISFIED",
 };
 
 const char *

@@ -770,6 +770,51 @@ exclude_for(const struct vg_sched *s, const struct sl *p, int index)
 	return vg_buf_detach(&b);
 }
 
+/*
+ * The --dependency value for what the driver says the run waits for:
+ * "afterok:12:13,afterany:14", one array job id per array ("12_3" and
+ * "12_4" make "12": Slurm then waits for every element); NULL when
+ * nothing.  Caller frees.
+ */
+static char *
+dependency_of(const struct vg_sched *s)
+{
+	static const char *const kind[] = { "afterok", "afterany",
+	    "afternotok" };
+	struct vg_buf b = VG_BUF_INIT, one = VG_BUF_INIT;
+	unsigned long *jobs;
+	size_t i, k, m, nj;
+
+	for (i = 0; i < s->ndeps; i++) {
+		const struct vg_sched_dep *d = &s->deps[i];
+
+		if (d->n == 0 || d->cond < 0 || d->cond > 2)
+			continue;
+		jobs = vg_xcalloc(d->n, sizeof(*jobs));
+		for (k = nj = 0; k < d->n; k++) {
+			unsigned long j = strtoul(d->handles[k], NULL, 10);
+
+			for (m = 0; m < nj && jobs[m] != j; m++)
+				;
+			if (j != 0 && m == nj)
+				jobs[nj++] = j;
+		}
+		vg_buf_reset(&one);
+		for (m = 0; m < nj; m++)
+			vg_buf_printf(&one, ":%lu", jobs[m]);
+		free(jobs);
+		if (nj > 0)
+			vg_buf_printf(&b, "%s%s%s", b.len > 0 ? "," : "",
+			    kind[d->cond], vg_buf_str(&one));
+	}
+	vg_buf_release(&one);
+	if (b.len == 0) {
+		vg_buf_release(&b);
+		return NULL;
+	}
+	return vg_buf_detach(&b);
+}
+
 /* Writes the script of one chunk and submits it. */
 static int
 submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
@@ -779,7 +824,7 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	struct vg_slurm_job j;
 	struct vg_buf spec = VG_BUF_INIT, script = VG_BUF_INIT;
 	struct vg_err se;
-	char *path = NULL, *name = NULL, *excl;
+	char *path = NULL, *name = NULL, *excl, *dep = NULL;
 	int *idx, r, tries, delay = 500;
 	unsigned long job = 0;
 	size_t i;
@@ -821,6 +866,26 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	    VG_SLURM_SIGNAL_DEFAULT;
 	j.requeue = vg_slurm_of(m)->requeue;
 	j.exclude = *excl != '\0' ? excl : NULL;
+	j.nodes = v[0]->a->res.nodes;
+	j.ntasks = v[0]->a->res.ntasks;
+	j.ntasks_per_node = v[0]->a->res.ntasks_per_node;
+	if (j.cpus == 0)
+		j.cpus = v[0]->a->res.cpus_per_task;
+	j.mem_per_cpu = v[0]->a->res.mem_per_cpu;
+	j.gpus_per_task = v[0]->a->res.gpus_per_task;
+	j.exclusive = v[0]->a->res.exclusive;
+	j.srun = vg_slurm_use_srun(&v[0]->a->res);
+	j.options = &vg_slurm_of(m)->options;
+	if (vg_kvs_get(j.options, "signal") != NULL)
+		j.signal = NULL;	/* slurm.options.signal replaces it */
+	if (j.constraint != NULL && vg_kvs_get(j.options, "constraint") !=
+	    NULL) {
+		r = vg_err_set(e, VG_EINVAL, "slurm.options.constraint: "
+		    "resources.constraint is given too; give one");
+		goto out;
+	}
+	dep = dependency_of(s);
+	j.dependency = dep;
 	if ((r = vg_slurm_script(&j, &script, e)) != 0)
 		goto out;
 	name = vg_xasprintf("submit-%d.sh", ++p->seq);
@@ -859,6 +924,7 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 out:
 	free(idx);
 	free(excl);
+	free(dep);
 	free(name);
 	free(path);
 	vg_buf_release(&spec);
@@ -1577,7 +1643,7 @@ out:
 }
 
 const struct vg_scheduler_ops vg_scheduler_slurm = {
-	.caps = VG_SCAP_JOBS,
+	.caps = VG_SCAP_JOBS | VG_SCAP_DEPEND,
 	.probe = slurm_probe,
 	.p = {
 		.kind = VG_PLUGIN_SCHEDULER,
@@ -1612,6 +1678,38 @@ check_slurm(const struct vg_section *s, const struct vg_ynode *n,
 		    "'slurm.poll_max' (%gs)", sl->poll_min, sl->poll_max);
 }
 
+/* slurm.options: each key on the allowlist, each value one printable
+ * line (resources.constraint is checked against it at submission). */
+static void
+check_options(const struct vg_field *f, const struct vg_ynode *n, void *p,
+    struct vg_dctx *c)
+{
+	const struct vg_kvs *kv = p;
+	const struct vg_ynode *k;
+	const char *near;
+	char why[256];
+	size_t i, j, nn = 0;
+
+	(void)f;
+	while (vg_slurm_allowed_options[nn] != NULL)
+		nn++;
+	for (i = 0; i < kv->n; i++) {
+		if (vg_slurm_option_check(kv->v[i].key, kv->v[i].value, NULL,
+		    why, sizeof why) == 0)
+			continue;
+		/* The key's own node, for its line and column. */
+		k = n;
+		for (j = 0; n != NULL && n->kind == VG_Y_MAP && j < n->n; j++)
+			if (strcmp(n->items[2 * j]->str, kv->v[i].key) == 0)
+				k = n->items[2 * j];
+		near = strncmp(why, "not an", 6) == 0 ? vg_did_you_mean(
+		    kv->v[i].key, vg_slurm_allowed_options, nn) : NULL;
+		vg_dctx_error(c, k, "'slurm.options.%s': %s%s%s%s",
+		    kv->v[i].key, why, near != NULL ? "; did you mean '" :
+		    "", near != NULL ? near : "", near != NULL ? "'?" : "");
+	}
+}
+
 static const char *const interface_names[] = { "auto", "lib", "cli", NULL };
 
 static const struct vg_section slurm_section = {
@@ -1632,6 +1730,9 @@ static const struct vg_section slurm_section = {
 		    "shortest poll interval"),
 		DUR(vg_slurm_conf, "poll_max", poll_max, NULL, 0, 3600,
 		    "longest poll interval"),
+		{ .key = "options", .type = VG_F_KVS,
+		  .off = OFF(vg_slurm_conf, options), .check = check_options,
+		  .help = "further sbatch long options (an allowlist)" },
 		{ .key = NULL },
 	},
 };

@@ -124,8 +124,9 @@ cmd_run_exec(struct vg_args *a)
 	if (vg_args_int(a, "jobs", 1, 100000, 0, &jobs) != 0)
 		return VG_EXIT_USAGE;
 	if ((rc = vg_launch_load(a->argv[0], vg_args_all(a, "set"), &m,
-	    &ts)) != 0)
-		return rc;
+	    &ts)) != 0 || (rc = vg_launch_after(m,
+	    vg_args_all(a, "after"))) != 0)
+		goto out;
 	if (vg_args_has(a, "dry-run")) {
 		rc = dry_run(m, &ts, go.mode, vg_args_has(a, "json"));
 		goto out;
@@ -161,6 +162,7 @@ const struct vg_cmd_entry vg_cmd_run = {
 	.opts = (const struct vg_opt[]){
 		VG_OPT_JOBS,
 		VG_OPT_SET,
+		VG_OPT_AFTER,
 		VG_OPT_DRY_RUN("show the tasks and the gate's verdicts, run "
 		    "nothing"),
 		VG_OPT_JSON_RUN,

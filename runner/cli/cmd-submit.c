@@ -103,8 +103,9 @@ cmd_submit_exec(struct vg_args *a)
 	if (vg_args_int(a, "jobs", 1, 100000, 0, &jobs) != 0)
 		return VG_EXIT_USAGE;
 	if ((rc = vg_launch_load(a->argv[0], vg_args_all(a, "set"), &m,
-	    &ts)) != 0)
-		return rc;
+	    &ts)) != 0 || (rc = vg_launch_after(m,
+	    vg_args_all(a, "after"))) != 0)
+		goto out;
 	ntasks = ts.n;
 	if ((rc = vg_launch_store(&st, &home)) != 0)
 		goto out;
@@ -182,6 +183,7 @@ const struct vg_cmd_entry vg_cmd_submit = {
 	.opts = (const struct vg_opt[]){
 		VG_OPT_JOBS,
 		VG_OPT_SET,
+		VG_OPT_AFTER,
 		{ NULL },
 	},
 	.min_args = 1,

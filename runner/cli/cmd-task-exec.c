@@ -44,6 +44,7 @@
 #include "runner/cli/cmd.h"
 #include "runner/cli/launch.h"
 #include "common/path.h"
+#include "schedulers/slurm.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -309,6 +310,11 @@ cmd_task_exec_exec(struct vg_args *a)
 	if ((hb = getenv("VIGIL_TIMEOUT")) != NULL && strtod(hb, NULL) > 0)
 		at.timeout = strtod(hb, NULL);
 	pass_slurm_env(t);
+	/* resources.launcher srun: the batch script says so; one run of
+	 * the command per Slurm task (MPI rank). */
+	if ((hb = getenv("VIGIL_LAUNCHER")) != NULL &&
+	    strcmp(hb, "srun") == 0 && getenv("SLURM_STEP_ID") == NULL)
+		vg_slurm_launch_wrap(&t->command);
 	at.kill_grace = m->kill_grace > 0 ? m->kill_grace : 10;
 	at.pidfd = -1;
 	sigemptyset(&set);

@@ -1122,7 +1122,7 @@ vg_store_task_request_cancel(struct vg_store *s, const char *run_id,
 	    " run_id = ?1 AND (?2 < 0 OR idx = ?2) AND state NOT IN (%s)",
 	    "'SUCCEEDED','FAILED','TIMEOUT','OOM','CANCELLED','DENIED',"
 	    "'LOST','NODE_FAIL','PREEMPTED','BOOT_FAIL','DEADLINE',"
-	    "'BACKEND_ERROR'");
+	    "'BACKEND_ERROR','DEPENDENCY_NEVER_SATISFIED'");
 	if ((rc = db_prepare(s, sql, &st, e)) != 0)
 		return rc;
 	bind_str(st, 1, run_id);
