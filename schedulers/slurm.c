@@ -70,6 +70,9 @@ struct sl_att {
 	double			 ended;		/* Slurm said terminal at */
 	double			 held;		/* killed record kept since */
 	struct vg_result	 slurm;		/* Slurm's terminal verdict */
+	int			 confirm;	/* sacct lacks it: squeue must
+						   not know it either to be
+						   LOST */
 };
 
 /* Nodes a task must avoid after a NODE_FAIL. */
@@ -106,7 +109,15 @@ struct sl {
 	struct vg_slurm_jentry		*journal;
 	size_t				 njournal;
 	char				 last_error[VG_ERR_MSG_MAX];
+	/* With accounting: the next query asks squeue instead of sacct
+	 * (sacct failed, or a job it lacks may still be queued); sacct is
+	 * tried again from sacct_retry (mono ms) on. */
+	int				 use_squeue;
+	long long			 sacct_retry;
 };
+
+/* Seconds before sacct is asked again after it failed. */
+#define SACCT_RETRY	30
 
 /*
  * Crash points for resume tests: VIGIL_SLURM_KILL_AT=submitted kills vigil
@@ -1134,9 +1145,10 @@ settle(struct sl *p, struct sl_att *t, double now)
 	return 1;
 }
 
-/* Applies one query answer to every active attempt; returns changes. */
+/* Applies one query answer (from sacct when acct) to every active
+ * attempt; returns changes. */
 static int
-apply_rows(struct sl *p, const struct vg_slurm_rows *rows)
+apply_rows(struct sl *p, const struct vg_slurm_rows *rows, int acct)
 {
 	const struct vg_slurm_row *row;
 	struct vg_result r;
@@ -1175,11 +1187,18 @@ apply_rows(struct sl *p, const struct vg_slurm_rows *rows)
 			    now - t->since < p->grace ||
 			    (hb >= 0 && hb < p->stale))
 				continue;
+			if (acct) {
+				/* slurmdbd may lag or be down: squeue gets
+				 * the last word, at the next poll. */
+				t->confirm = 1;
+				p->use_squeue = 1;
+				continue;
+			}
 			memset(&r, 0, sizeof r);
 			r.exit_code = -1;
 			snprintf(why, sizeof why, "job %lu_%ld is unknown to "
 			    "Slurm (%s), no result record after %.0fs, %s",
-			    t->job, t->task, p->ci.accounting ? "sacct" :
+			    t->job, t->task, t->confirm ? "sacct and squeue" :
 			    "squeue", now - t->gone, hb < 0 ?
 			    "no heartbeat" : "heartbeat stopped");
 			snprintf(r.reason, sizeof r.reason, "%s", why);
@@ -1187,6 +1206,7 @@ apply_rows(struct sl *p, const struct vg_slurm_rows *rows)
 			continue;
 		}
 		t->gone = 0;
+		t->confirm = 0;
 		t->seen = 1;
 		if (!vg_state_terminal(st)) {
 			t->ended = 0;
@@ -1272,7 +1292,7 @@ query(struct vg_sched *s, struct sl *p, struct vg_err *e)
 	unsigned long *jobs;
 	size_t i, k, nj = 0;
 	double wait;
-	int changed, r;
+	int changed, r, acct;
 
 	jobs = vg_xcalloc(p->n + 1, sizeof *jobs);
 	for (i = 0; i < p->n; i++) {
@@ -1298,13 +1318,26 @@ query(struct vg_sched *s, struct sl *p, struct vg_err *e)
 		free(jobs);
 		return 0;
 	}
-	r = p->iface->query(s->run_id, jobs, nj, p->ci.accounting, &rows, e);
+	if (p->use_squeue && p->sacct_retry > 0 && vg_mono_ms() >=
+	    p->sacct_retry) {
+		p->use_squeue = 0;
+		p->sacct_retry = 0;
+	}
+	acct = p->ci.accounting && !p->use_squeue;
+	r = p->iface->query(s->run_id, jobs, nj, acct, &rows, e);
 	free(jobs);
 	/* One line per Slurm call: bench/slurm-tracking.sh counts them. */
 	vg_debug("slurm: query: %zu array job(s), %zu row(s), %s via %s%s",
-	    nj, rows.n, r == 0 ? "ok" : "failed", p->ci.accounting ?
+	    nj, rows.n, r == 0 ? "ok" : "failed", acct ?
 	    "sacct" : p->iface == &vg_slurm_cli ? "squeue" : "slurm_load_jobs",
-	    p->iface == &vg_slurm_cli || p->ci.accounting ? "" : " (lib)");
+	    p->iface == &vg_slurm_cli || acct ? "" : " (lib)");
+	if (r == 0 && !acct && p->sacct_retry == 0)
+		p->use_squeue = 0;	/* one squeue pass confirmed */
+	if (r != 0 && acct) {
+		/* sacct (slurmdbd) is down: squeue until it is back. */
+		p->use_squeue = 1;
+		p->sacct_retry = vg_mono_ms() + SACCT_RETRY * 1000LL;
+	}
 	if (r != 0) {
 		/* A failed query is no news: nothing changes state. */
 		snprintf(p->last_error, sizeof p->last_error, "%s", e->msg);
@@ -1317,7 +1350,7 @@ query(struct vg_sched *s, struct sl *p, struct vg_err *e)
 	}
 	if (rows.n > 1)
 		qsort(rows.v, rows.n, sizeof *rows.v, cmp_row);
-	changed = apply_rows(p, &rows);
+	changed = apply_rows(p, &rows, acct);
 	vg_slurm_rows_release(&rows);
 	p->next_query = vg_mono_ms() +
 	    (long long)(vg_slurm_pacer_next(&p->pacer, changed) * 1000);

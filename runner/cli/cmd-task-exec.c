@@ -79,6 +79,11 @@ static const char *const slurm_env[] = {
 	"SLURM_JOB_PARTITION", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS",
 	"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
 	"ZE_AFFINITY_MASK",
+	/* what srun inside the job needs for its steps (launcher srun,
+	 * or a command calling srun or mpirun itself) */
+	"SLURM_CONF", "SLURM_NTASKS", "SLURM_NPROCS", "SLURM_NNODES",
+	"SLURM_JOB_NUM_NODES", "SLURM_TASKS_PER_NODE", "SLURM_NTASKS_PER_NODE",
+	"SLURM_JOB_CPUS_PER_NODE", "SLURM_GPUS_PER_TASK",
 };
 
 /* Adds the Slurm variables of this job to the task's environment. */
