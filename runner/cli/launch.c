@@ -204,7 +204,8 @@ vg_launch_create(struct vg_store *st, const char *home,
 	vg_buf_release(&lb);
 	free(dir);
 	if (rc != 0)
-		return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+		return vg_cmd_fail(rc == VG_EINVAL ? vg_cmd_exit_for_rc(rc) :
+		    VG_EXIT_INTERNAL, "%s", e.msg);
 	return 0;
 }
 

@@ -146,7 +146,7 @@ vg_run_create(struct vg_store *st, const struct vg_run_plan *p, char **dirp,
 
 		if ((rc = vg_after_resolve(st, m->after.v[i].run, 0, aid,
 		    e)) != 0)
-			return rc;
+			return rc == VG_ENOENT ? (e->rc = VG_EINVAL) : rc;
 	}
 	runs = vg_path_join(vg_store_home(st), "runs");
 	dir = vg_path_join(runs, p->id);
@@ -710,6 +710,9 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 			(void)vg_pid_start_time(t->pid, &t->pid_start);
 		t->started = b->a.started > 0 ? b->a.started : vg_now();
 		t->ended = 0;
+		/* Where it runs, when the scheduler knows (Slurm). */
+		if (u->result.node[0] != '\0')
+			vg_strlcpy(t->node, u->result.node, sizeof(t->node));
 	}
 	if ((rc = put_attempt(d, t, b->a.attempt, u->state, 1, NULL, 0,
 	    u->reason, e)) != 0)

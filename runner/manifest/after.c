@@ -70,7 +70,7 @@ vg_after_add(struct vg_afters *a, const char *spec, const struct vg_loc *loc,
 	int k;
 
 	if (*p == '\0') {
-		snprintf(why, n, "'after': an empty run reference");
+		snprintf(why, n, "an empty run reference");
 		return -1;
 	}
 	while (*p != '\0') {
@@ -86,14 +86,14 @@ vg_after_add(struct vg_afters *a, const char *spec, const struct vg_loc *loc,
 		}
 		snprintf(run, sizeof(run), "%.*s", (int)len, p);
 		if (len == 0 || len >= sizeof(run) || !run_ok(run)) {
-			snprintf(why, n, "'after': '%.*s' is not a run id or "
-			    "name (printable, without blanks, ',' or ':')",
+			snprintf(why, n, "'%.*s' is not a run id or name "
+			    "(printable, without blanks, ',' or ':')",
 			    (int)(end - p), p);
 			return -1;
 		}
 		if (k < 0) {
-			snprintf(why, n, "'after': bad condition in '%.*s' "
-			    "(valid: ok, any, notok)", (int)(end - p), p);
+			snprintf(why, n, "bad condition in '%.*s' (valid: ok, "
+			    "any, notok)", (int)(end - p), p);
 			return -1;
 		}
 		push(a, run, len, k, loc != NULL ? loc : &none);
@@ -111,7 +111,7 @@ scalar_entries(struct vg_afters *a, const struct vg_ynode *n,
 	char why[320];
 
 	if (vg_after_add(a, n->str, &loc, why, sizeof(why)) != 0)
-		vg_dctx_error(c, n, "%s", why);
+		vg_dctx_error(c, n, "'%s': %s", c->path, why);
 }
 
 /* Decodes one mapping entry {run: RUN, when: COND}. */
