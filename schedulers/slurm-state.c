@@ -180,10 +180,12 @@ vg_slurm_state_map(const struct vg_slurm_row *row, struct vg_result *r)
 		break;
 	case K_TERMINAL:
 		snprintf(r->reason, sizeof r->reason, "%s", states[i].why);
-		/* --kill-on-invalid-dep: Slurm cancels a job whose
-		 * dependency failed. */
-		if (r->state == VG_ST_CANCELLED &&
-		    strcmp(row->reason, "DependencyNeverSatisfied") == 0) {
+		/* --kill-on-invalid-dep: Slurm itself (no "by UID")
+		 * cancels a job whose dependency failed; squeue says
+		 * DependencyNeverSatisfied, sacct the pending reason
+		 * Dependency. */
+		if (r->state == VG_ST_CANCELLED && row->by_uid < 0 &&
+		    strncmp(row->reason, "Dependency", 10) == 0) {
 			r->state = VG_ST_DEPENDENCY;
 			snprintf(r->reason, sizeof r->reason, "%s", "Slurm: "
 			    "the jobs of a run it waits for (after:) did not "

@@ -70,6 +70,7 @@ struct sl_att {
 	double			 ended;		/* Slurm said terminal at */
 	double			 held;		/* killed record kept since */
 	struct vg_result	 slurm;		/* Slurm's terminal verdict */
+	int			 dep;		/* submitted with --dependency */
 	int			 confirm;	/* sacct lacks it: squeue must
 						   not know it either to be
 						   LOST */
@@ -926,6 +927,7 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 		v[i]->job = job;
 		v[i]->task = v[i]->index - offset;
 		v[i]->since = vg_now();
+		v[i]->dep = dep != NULL;
 	}
 	if ((r = journal_add(p, v, n, e)) != 0)
 		goto out;
@@ -1165,6 +1167,16 @@ apply_rows(struct sl *p, const struct vg_slurm_rows *rows, int acct)
 		row = find_row(rows, t);
 		if (row != NULL) {
 			st = vg_slurm_state_map(row, &r);
+			/* Cancelled by Slurm itself (no "by UID"), not by
+			 * vigil, while it waited: --kill-on-invalid-dep
+			 * (sacct may say no more than that). */
+			if (st == VG_ST_CANCELLED && row->by_uid < 0 &&
+			    t->dep && !t->cancel) {
+				st = r.state = VG_ST_DEPENDENCY;
+				snprintf(r.reason, sizeof r.reason, "%s",
+				    "Slurm cancelled it: the jobs of a run it "
+				    "waits for (after:) did not end as asked");
+			}
 			if (vg_state_terminal(st) && t->ended == 0) {
 				t->ended = now;
 				t->slurm = r;
