@@ -909,7 +909,10 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	for (tries = 1;; tries++) {
 		if ((r = take_token(p, e)) != 0)
 			goto out;
-		r = p->iface->submit(&j, vg_buf_str(&script), path, &job, e);
+		/* slurm.options have no libslurm form: sbatch reads them
+		 * from the script. */
+		r = (j.options != NULL && j.options->n > 0 ? &vg_slurm_cli :
+		    p->iface)->submit(&j, vg_buf_str(&script), path, &job, e);
 		if (r == 0 || r != VG_EAGAIN || tries == SUBMIT_TRIES)
 			break;
 		vg_debug("slurm: submission %d failed (%s); retrying", tries,

@@ -541,8 +541,8 @@ check_resources_tasks(const struct vg_section *s, const struct vg_ynode *n,
 	    !(r->nodes > 0 && r->ntasks_per_node > 0))
 		vg_dctx_error(c, n, "'resources.gpus_per_task' needs a task "
 		    "count: 'resources.ntasks', or 'resources.nodes' with "
-		    "'resources.ntasks_per_node' (Slurm refuses "
-		    "--gpus-per-task without one)");
+		    "'resources.ntasks_per_node' (sbatch: --gpus-per-task "
+		    "requires a task count)");
 }
 
 static const struct vg_section resources_section = {

@@ -96,4 +96,32 @@ expect_eq "squeue/sacct calls = batched queries ($(cat "$W/calls" | sort | uniq 
 [ "$calls" -ge 1 ] && [ "$calls" -le 12 ] ||
 	fail "$calls tracking calls for a 3-task run of about 5 s"
 echo "tracking: $calls call(s) for 3 tasks on 3 nodes"
+
+# The examples, for real: examples/jobs/mpi.yaml (three ranks on three
+# nodes), examples/jobs/slurm-array.yaml (six elements, three at once),
+# and examples/sbatch/sweep.sbatch (vigil inside an allocation of two
+# nodes, its tasks job steps).
+top=$(cd "$(dirname "$0")/../.." && pwd)
+"$VIGIL" run -q "$top/examples/jobs/mpi.yaml" >"$W/out" 2>&1 ||
+	fail "examples/jobs/mpi.yaml: $(cat "$W/out")"
+id=$(last_run)
+expect_eq "mpi example" \
+    "rank 0 of 3 on node1|rank 1 of 3 on node2|rank 2 of 3 on node3" \
+    "$(sort "$VIGIL_HOME/runs/$id/tasks/0/stdout" | tr '\n' '|' | sed 's/|$//')"
+"$VIGIL" run -q "$top/examples/jobs/slurm-array.yaml" >"$W/out" 2>&1 ||
+	fail "examples/jobs/slurm-array.yaml: $(cat "$W/out")"
+id=$(last_run)
+expect_eq "array example" "SUCCEEDED SUCCEEDED SUCCEEDED SUCCEEDED SUCCEEDED SUCCEEDED" "$(states "$id")"
+grep -qx '#SBATCH --array=0-5%3' "$VIGIL_HOME/runs/$id/slurm/submit-1.sh" ||
+	fail "array example: no throttle: $(cat "$VIGIL_HOME/runs/$id/slurm/submit-1.sh")"
+grep -qx '#SBATCH --comment="vigil example sweep"' "$VIGIL_HOME/runs/$id/slurm/submit-1.sh" ||
+	fail "array example: no comment"
+sb=$(sbatch --parsable --wait -o "$W/sbatch.out" \
+    --export="ALL,VIGIL=$VIGIL,SWEEP=$top/examples/jobs/sweep.yaml" \
+    "$top/examples/sbatch/sweep.sbatch") ||
+	fail "examples/sbatch/sweep.sbatch: $(cat "$W/sbatch.out")"
+id=$(last_run)
+expect_eq "sbatch wrapper run" "sweep SUCCEEDED 6" "$(jq_run "$id" 'd["name"] + " " + d["state"] + " " + str(d["counts"]["SUCCEEDED"])')"
+steps=$(sacct -n -P -j "$sb" -o JobID,NodeList | grep -c "^$sb\.[0-9]")
+expect_eq "job steps of the wrapper" 6 "$steps"
 pass
