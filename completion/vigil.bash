@@ -19,8 +19,8 @@ _vigil()
 	subs=
 	case $cmd in
 	run)
-		opts="-j --jobs --set -n --dry-run --json --mode -q --quiet"
-		takes=" -j --jobs --set --mode "
+		opts="-j --jobs --set --after -n --dry-run --json --mode -q --quiet"
+		takes=" -j --jobs --set --after --mode "
 		case $prev in
 		--mode)
 			COMPREPLY=($(compgen -W "auto-deny auto-approve interactive" -- "$cur"))
@@ -28,8 +28,8 @@ _vigil()
 		esac
 		;;
 	submit)
-		opts="-j --jobs --set"
-		takes=" -j --jobs --set "
+		opts="-j --jobs --set --after"
+		takes=" -j --jobs --set --after "
 		;;
 	status|st)
 		opts="--json -w --watch"

@@ -175,6 +175,34 @@ static const char *const hostile[] = {
 	"\\",
 };
 
+/*
+ * The scripts plain (option opt given the value "plain") and b (the same
+ * with value v) read back by sbatch's reader as the same arguments, but
+ * for --opt=v in place of --opt=plain.
+ */
+static void
+same_but(const struct vg_buf *plain, const struct vg_buf *b, const char *opt,
+    const char *v)
+{
+	struct vg_strv args = VG_STRV_INIT, pargs = VG_STRV_INIT;
+	char want[256];
+	size_t k;
+
+	sbatch_args(vg_buf_str(b), &args);
+	sbatch_args(vg_buf_str(plain), &pargs);
+	assert_int_equal(args.n, pargs.n);
+	for (k = 0; k < args.n; k++) {
+		snprintf(want, sizeof want, "--%s=plain", opt);
+		if (strcmp(pargs.v[k], want) == 0) {
+			snprintf(want, sizeof want, "--%s=%s", opt, v);
+			assert_string_equal(args.v[k], want);
+		} else
+			assert_string_equal(args.v[k], pargs.v[k]);
+	}
+	vg_strv_release(&args);
+	vg_strv_release(&pargs);
+}
+
 /* Every hostile value comes back as exactly one argument, and the rest
  * of the script is the same as with a plain value. */
 static void
@@ -182,11 +210,9 @@ test_script_hostile_values(void **state)
 {
 	struct vg_slurm_job j = base;
 	struct vg_buf b = VG_BUF_INIT, plain = VG_BUF_INIT;
-	struct vg_strv args = VG_STRV_INIT, pargs = VG_STRV_INIT;
 	struct vg_err e;
 	const char **field;
-	char want[256];
-	size_t i, f, k;
+	size_t i, f;
 	const char *names[] = { "partition", "account", "qos", "constraint",
 	    "exclude" };
 
@@ -202,30 +228,13 @@ test_script_hostile_values(void **state)
 			*field = hostile[i];
 			vg_buf_reset(&b);
 			assert_int_equal(vg_slurm_script(&j, &b, &e), 0);
-			vg_strv_release(&args);
-			vg_strv_release(&pargs);
-			sbatch_args(vg_buf_str(&b), &args);
-			sbatch_args(vg_buf_str(&plain), &pargs);
-			assert_int_equal(args.n, pargs.n);
-			for (k = 0; k < args.n; k++) {
-				snprintf(want, sizeof want, "--%s=plain",
-				    names[f]);
-				if (strcmp(pargs.v[k], want) == 0) {
-					snprintf(want, sizeof want, "--%s=%s",
-					    names[f], hostile[i]);
-					assert_string_equal(args.v[k], want);
-				} else
-					assert_string_equal(args.v[k],
-					    pargs.v[k]);
-			}
+			same_but(&plain, &b, names[f], hostile[i]);
 			/* The shell part is untouched. */
 			assert_string_equal(strstr(vg_buf_str(&b),
 			    "\nVIGIL_ATTEMPT"), strstr(vg_buf_str(&plain),
 			    "\nVIGIL_ATTEMPT"));
 		}
 	}
-	vg_strv_release(&args);
-	vg_strv_release(&pargs);
 	vg_buf_release(&b);
 	vg_buf_release(&plain);
 	(void)state;
@@ -315,11 +324,9 @@ test_script_hostile_options(void **state)
 {
 	struct vg_slurm_job j = base;
 	struct vg_buf b = VG_BUF_INIT, plain = VG_BUF_INIT;
-	struct vg_strv args = VG_STRV_INIT, pargs = VG_STRV_INIT;
 	struct vg_kvs opts = { NULL, 0, 0 };
 	struct vg_err e;
-	char want[256];
-	size_t i, k;
+	size_t i;
 
 	j.options = &opts;
 	for (i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
@@ -331,23 +338,9 @@ test_script_hostile_options(void **state)
 		vg_kvs_set(&opts, "comment", hostile[i]);
 		vg_buf_reset(&b);
 		assert_int_equal(vg_slurm_script(&j, &b, &e), 0);
-		vg_strv_release(&args);
-		vg_strv_release(&pargs);
-		sbatch_args(vg_buf_str(&b), &args);
-		sbatch_args(vg_buf_str(&plain), &pargs);
-		assert_int_equal(args.n, pargs.n);
-		for (k = 0; k < args.n; k++) {
-			if (strcmp(pargs.v[k], "--comment=plain") == 0) {
-				snprintf(want, sizeof want, "--comment=%s",
-				    hostile[i]);
-				assert_string_equal(args.v[k], want);
-			} else
-				assert_string_equal(args.v[k], pargs.v[k]);
-		}
+		same_but(&plain, &b, "comment", hostile[i]);
 	}
 	vg_kvs_release(&opts);
-	vg_strv_release(&args);
-	vg_strv_release(&pargs);
 	vg_buf_release(&b);
 	vg_buf_release(&plain);
 	(void)state;
