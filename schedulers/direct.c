@@ -580,6 +580,22 @@ direct_close(struct vg_sched *s)
 	s->priv = NULL;
 }
 
+/* plugin validate: a task of several Slurm tasks (MPI ranks) needs the
+ * slurm scheduler; direct runs one process per task. */
+static int
+direct_validate(const struct vg_manifest *m, struct vg_diag *d)
+{
+	const struct vg_resources *r = &m->resources;
+	struct vg_loc loc = { .file = m->file };
+
+	if (r->nodes <= 1 && r->ntasks <= 1 && r->ntasks_per_node <= 1)
+		return 0;
+	vg_diag_add(d, &loc, "resources.nodes, ntasks and ntasks_per_node "
+	    "above 1 need 'scheduler: slurm' (the direct scheduler runs one "
+	    "process per task)");
+	return VG_EINVAL;
+}
+
 const struct vg_scheduler_ops vg_scheduler_direct = {
 	.caps = VG_SCAP_LOCAL,
 	.p = {
@@ -587,6 +603,7 @@ const struct vg_scheduler_ops vg_scheduler_direct = {
 		.name = "direct",
 		.flags = VG_PLUGIN_DEFAULT,
 		.help = "on this host (or as job steps inside an allocation)",
+		.validate = direct_validate,
 	},
 	.open = direct_open,
 	.submit = direct_submit,
