@@ -26,6 +26,10 @@
  * the job, its heartbeat stopped and no record appeared within the grace
  * window.  A failed query changes nothing (a restarting slurmctld makes
  * no task fail); COMPLETED without a record is LOST, never SUCCEEDED.
+ * With accounting, squeue stands in while sacct fails and has the last
+ * word before a job sacct lacks is LOST.  With slurm.requeue, PREEMPTED
+ * and NODE_FAIL are ends only when Slurm does not requeue the element.
+ * Attempts may wait for other runs' jobs (--dependency, vg_sched.deps).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +75,9 @@ struct sl_att {
 	double			 held;		/* killed record kept since */
 	struct vg_result	 slurm;		/* Slurm's terminal verdict */
 	int			 dep;		/* submitted with --dependency */
+	double			 requeue_at;	/* Slurm said PREEMPTED or
+						   NODE_FAIL of a --requeue
+						   job at */
 	int			 confirm;	/* sacct lacks it: squeue must
 						   not know it either to be
 						   LOST */
@@ -115,6 +122,7 @@ struct sl {
 	 * tried again from sacct_retry (mono ms) on. */
 	int				 use_squeue;
 	long long			 sacct_retry;
+	int				 requeue;	/* slurm.requeue */
 };
 
 /* Seconds before sacct is asked again after it failed. */
@@ -634,6 +642,7 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 	if ((r = adopt_intents(s, p, e)) != 0)
 		goto fail;
 	p->grace = env_num("VIGIL_SLURM_GRACE", GRACE_DEFAULT);
+	p->requeue = vg_slurm_of(s->m)->requeue;
 	p->stale = env_num("VIGIL_SLURM_HEARTBEAT_STALE", HEARTBEAT_STALE);
 	pmin = vg_slurm_of(s->m)->poll_min > 0 ? vg_slurm_of(s->m)->poll_min : 2;
 	pmax = vg_slurm_of(s->m)->poll_max > 0 ? vg_slurm_of(s->m)->poll_max : 60;
@@ -1150,6 +1159,37 @@ settle(struct sl *p, struct sl_att *t, double now)
 	return 1;
 }
 
+/*
+ * slurm.requeue: Slurm restarts a preempted or node-failed element under
+ * the same job id, so its PREEMPTED or NODE_FAIL record (sacct shows it
+ * until the requeued one appears) is no end: REQUEUED, for up to the
+ * grace window.  When the element is back (pending or running), the
+ * record its killed run left is set aside: the requeued run writes its
+ * own.
+ */
+static void
+requeue_check(struct sl *p, struct sl_att *t, enum vg_state *st,
+    struct vg_result *r, double now)
+{
+	if (!p->requeue)
+		return;
+	if (*st == VG_ST_PREEMPTED || *st == VG_ST_NODE_FAIL) {
+		if (t->requeue_at == 0)
+			t->requeue_at = now;
+		if (now - t->requeue_at < p->grace) {
+			snprintf(r->reason, sizeof r->reason, "%s; Slurm "
+			    "requeues it (slurm.requeue)", vg_state_name(*st));
+			*st = r->state = VG_ST_REQUEUED;
+		}
+		return;
+	}
+	if (vg_state_terminal(*st) || t->requeue_at == 0)
+		return;
+	t->requeue_at = 0;
+	t->held = 0;
+	vg_slurm_set_aside(t->a->task_dir, "result.json", t->a->attempt);
+}
+
 /* Applies one query answer (from sacct when acct) to every active
  * attempt; returns changes. */
 static int
@@ -1180,6 +1220,7 @@ apply_rows(struct sl *p, const struct vg_slurm_rows *rows, int acct)
 				    "Slurm cancelled it: the jobs of a run it "
 				    "waits for (after:) did not end as asked");
 			}
+			requeue_check(p, t, &st, &r, now);
 			if (vg_state_terminal(st) && t->ended == 0) {
 				t->ended = now;
 				t->slurm = r;

@@ -5,7 +5,8 @@
 # submits with --no-requeue (slurm.requeue false), so Slurm ends that
 # job PREEMPTED: the attempt is recorded PREEMPTED (the time is printed),
 # retried per retry.on once the high job is done, and the other tasks
-# succeed at their first attempt.
+# succeed at their first attempt.  With slurm.requeue: true Slurm
+# requeues it instead and the same attempt runs again.
 set -u
 SLURM_HARNESS=slurm-cluster
 . "$(dirname "$0")/slurm-lib.sh"
@@ -51,4 +52,29 @@ k=$(jq_run "$id" '[t["index"] for t in d["tasks"] if t["attempts"] == 2][0]')
 "$VIGIL" status "$id/$k" | grep -q 'attempt 1  PREEMPTED' ||
 	fail "attempt 1 of task $k not PREEMPTED: $("$VIGIL" status "$id/$k")"
 expect_eq "high job" COMPLETED "$(sacct -X -n -P -j "$hi" -o State | head -n 1)"
+
+# slurm.requeue: true: Slurm requeues the preempted element under the
+# same job id and starts it again once cred_expire (30 s) + 1 s passed;
+# vigil sees it QUEUED again, then RUNNING, within the same attempt.
+sed -e 's/^  poll_min: 1s/  requeue: true\n  poll_min: 1s/' \
+    -e 's/^retry:/retry_unused:/' -e '/^retry_unused:/,/^slurm:/{/^slurm:/!d}' \
+    -e 's/^name: preempt/name: requeue/' "$W/p.yaml" |
+    sed 's/^command: .*/command: sleep 12/' >"$W/q.yaml"
+grep -q '^  requeue: true' "$W/q.yaml" || fail "q.yaml: $(cat "$W/q.yaml")"
+"$VIGIL" run -q "$W/q.yaml" >"$W/out" 2>&1 &
+vpid=$!
+sleep 1
+id=$(wait_run)
+wait_count "$id" RUNNING 3 60
+t0=$(date +%s)
+hi=$(sbatch --parsable -p high -n1 -o /dev/null --wrap 'sleep 3') ||
+	fail "cannot submit to the high partition"
+wait "$vpid"
+expect_eq "requeue: vigil exit status: $(cat "$W/out")" 0 $?
+echo "requeued element done $(( $(date +%s) - t0 )) s after job $hi was submitted"
+expect_eq "requeue: states" "SUCCEEDED SUCCEEDED SUCCEEDED" "$(states "$id")"
+expect_eq "requeue: attempts" "1 1 1" "$(jq_run "$id" '" ".join(str(t["attempts"]) for t in d["tasks"])')"
+job=$(jq_run "$id" 'd["tasks"][0]["job_id"].split("_")[0]')
+expect_eq "requeue: sacct -D" "PREEMPTED COMPLETED COMPLETED COMPLETED" \
+    "$(sacct -D -X -n -P -j "$job" -o State | sort -r | uniq -c | awk '{ for (i = 0; i < $1; i++) printf "%s ", $2 }' | sed 's/ $//')"
 pass
