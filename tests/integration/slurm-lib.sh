@@ -82,3 +82,20 @@ wait_run() {
 	done
 	fail "no run appeared"
 }
+# slurm_yaml FILE NAME N COMMAND [TOP [RES [SLURM]]]: writes a manifest
+# of N one-CPU tasks (matrix i: 0..N-1) on the slurm scheduler through
+# the commands, polled every 1-2 s; TOP is more top-level YAML, RES more
+# lines under resources:, SLURM more under slurm: (each "key: value"
+# lines, indented by the caller when nested).
+slurm_yaml() {
+	{
+		printf 'version: 1\nname: %s\nscheduler: slurm\n' "$2"
+		printf 'matrix:\n  i: [%s]\n' "$(seq -s, 0 $(($3 - 1)))"
+		printf 'resources:\n  cpus: 1\n'
+		[ -z "${6:-}" ] || printf '%s\n' "$6" | sed 's/^/  /'
+		printf 'slurm:\n  interface: cli\n  poll_min: 1s\n  poll_max: 2s\n'
+		[ -z "${7:-}" ] || printf '%s\n' "$7" | sed 's/^/  /'
+		[ -z "${5:-}" ] || printf '%s\n' "$5"
+		printf 'command: %s\n' "$4"
+	} >"$1"
+}

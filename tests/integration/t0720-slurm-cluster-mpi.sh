@@ -69,20 +69,7 @@ grep -qx 'VIGIL_LAUNCHER=srun' "$VIGIL_HOME/runs/$id/slurm/submit-1.sh" ||
 	fail "launcher srun not in the script"
 
 : >"$W/calls"
-cat >"$W/arr.yaml" <<Y
-version: 1
-name: spread
-scheduler: slurm
-matrix:
-  i: [0, 1, 2]
-resources:
-  cpus: 1
-slurm:
-  interface: cli
-  poll_min: 1s
-  poll_max: 2s
-command: hostname; sleep 3
-Y
+slurm_yaml "$W/arr.yaml" spread 3 "hostname; sleep 3"
 VIGIL_DEBUG=1 "$VIGIL" run -q "$W/arr.yaml" >"$W/out" 2>&1 ||
 	fail "array run: $(cat "$W/out")"
 id=$(last_run)

@@ -11,24 +11,9 @@ set -u
 SLURM_HARNESS=slurm-cluster
 . "$(dirname "$0")/slurm-lib.sh"
 
-cat >"$W/nf.yaml" <<Y
-version: 1
-name: nodefail
-scheduler: slurm
-matrix:
-  i: [0, 1, 2]
-resources:
-  cpus: 1
-retry:
-  max: 1
-  on: [node_fail]
-  backoff: 0
-slurm:
-  interface: cli
-  poll_min: 1s
-  poll_max: 2s
-command: if [ "\$VIGIL_ATTEMPT" = 1 ]; then sleep 45; else sleep 1; fi
-Y
+slurm_yaml "$W/nf.yaml" nodefail 3 \
+    'if [ "$VIGIL_ATTEMPT" = 1 ]; then sleep 45; else sleep 1; fi' \
+    "retry: {max: 1, on: [node_fail], backoff: 0}"
 "$VIGIL" run -q "$W/nf.yaml" >"$W/out" 2>&1 &
 vpid=$!
 id=$(wait_run)

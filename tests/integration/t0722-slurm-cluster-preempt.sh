@@ -11,25 +11,9 @@ set -u
 SLURM_HARNESS=slurm-cluster
 . "$(dirname "$0")/slurm-lib.sh"
 
-cat >"$W/p.yaml" <<Y
-version: 1
-name: preempt
-scheduler: slurm
-matrix:
-  i: [0, 1, 2]
-resources:
-  cpus: 1
-  partition: low
-retry:
-  max: 1
-  on: [preempted]
-  backoff: 0
-slurm:
-  interface: cli
-  poll_min: 1s
-  poll_max: 2s
-command: if [ "\$VIGIL_ATTEMPT" = 1 ]; then sleep 25; else sleep 1; fi
-Y
+slurm_yaml "$W/p.yaml" preempt 3 \
+    'if [ "$VIGIL_ATTEMPT" = 1 ]; then sleep 25; else sleep 1; fi' \
+    "retry: {max: 1, on: [preempted], backoff: 0}" "partition: low"
 "$VIGIL" run -q "$W/p.yaml" >"$W/out" 2>&1 &
 vpid=$!
 id=$(wait_run)
@@ -56,11 +40,8 @@ expect_eq "high job" COMPLETED "$(sacct -X -n -P -j "$hi" -o State | head -n 1)"
 # slurm.requeue: true: Slurm requeues the preempted element under the
 # same job id and starts it again once cred_expire (30 s) + 1 s passed;
 # vigil sees it QUEUED again, then RUNNING, within the same attempt.
-sed -e 's/^  poll_min: 1s/  requeue: true\n  poll_min: 1s/' \
-    -e 's/^retry:/retry_unused:/' -e '/^retry_unused:/,/^slurm:/{/^slurm:/!d}' \
-    -e 's/^name: preempt/name: requeue/' "$W/p.yaml" |
-    sed 's/^command: .*/command: sleep 12/' >"$W/q.yaml"
-grep -q '^  requeue: true' "$W/q.yaml" || fail "q.yaml: $(cat "$W/q.yaml")"
+slurm_yaml "$W/q.yaml" requeue 3 "sleep 12" "" "partition: low" \
+    "requeue: true"
 "$VIGIL" run -q "$W/q.yaml" >"$W/out" 2>&1 &
 vpid=$!
 sleep 1

@@ -6,20 +6,7 @@ set -u
 SLURM_HARNESS=slurm-cluster
 . "$(dirname "$0")/slurm-lib.sh"
 
-cat >"$W/r.yaml" <<Y
-version: 1
-name: ctld-restart
-scheduler: slurm
-matrix:
-  i: [0, 1, 2]
-resources:
-  cpus: 1
-slurm:
-  interface: cli
-  poll_min: 1s
-  poll_max: 2s
-command: sleep 15
-Y
+slurm_yaml "$W/r.yaml" ctld-restart 3 "sleep 15"
 "$VIGIL" run -q "$W/r.yaml" >"$W/out" 2>&1 &
 vpid=$!
 id=$(wait_run)

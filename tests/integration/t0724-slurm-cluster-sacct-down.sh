@@ -10,20 +10,7 @@ SLURM_HARNESS=slurm-cluster
 
 VIGIL_SLURM_GRACE=3
 export VIGIL_SLURM_GRACE
-cat >"$W/s.yaml" <<Y
-version: 1
-name: sacct-down
-scheduler: slurm
-matrix:
-  i: [0, 1, 2, 3]
-resources:
-  cpus: 1
-slurm:
-  interface: cli
-  poll_min: 1s
-  poll_max: 2s
-command: sleep 12
-Y
+slurm_yaml "$W/s.yaml" sacct-down 4 "sleep 12"
 VIGIL_DEBUG=1 "$VIGIL" run -q "$W/s.yaml" >"$W/out" 2>&1 &
 vpid=$!
 id=$(wait_run)
