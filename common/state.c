@@ -24,6 +24,7 @@ static const char *state_names[VG_ST__COUNT] = {
 	[VG_ST_DEADLINE] = "DEADLINE",
 	[VG_ST_BACKEND_ERROR] = "BACKEND_ERROR",
 	[VG_ST_SKIPPED] = "SKIPPED",
+	[VG_ST_DEPENDENCY] = "DEPENDENCY_NEVER_SATISFIED",
 };
 
 const char *

@@ -25,6 +25,8 @@ enum vg_state {
 	VG_ST_BACKEND_ERROR,	/* the backend failed, not the task */
 	VG_ST_SKIPPED,		/* a run not started: its concurrency group
 				   was held (runner/core/group.h) */
+	VG_ST_DEPENDENCY,	/* a run it waits for (after:) ended so
+				   that its condition can never be met */
 	VG_ST__COUNT
 };
 

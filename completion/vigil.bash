@@ -19,8 +19,8 @@ _vigil()
 	subs=
 	case $cmd in
 	run)
-		opts="-j --jobs --set -n --dry-run --json --mode -q --quiet --cron"
-		takes=" -j --jobs --set --mode "
+		opts="-j --jobs --set --after -n --dry-run --json --mode -q --quiet --cron"
+		takes=" -j --jobs --set --after --mode "
 		case $prev in
 		--mode)
 			COMPREPLY=($(compgen -W "auto-deny auto-approve interactive" -- "$cur"))
@@ -28,8 +28,8 @@ _vigil()
 		esac
 		;;
 	submit)
-		opts="-j --jobs --set --cron"
-		takes=" -j --jobs --set "
+		opts="-j --jobs --set --cron --after"
+		takes=" -j --jobs --set --after "
 		;;
 	status|st)
 		opts="--json -w --watch"

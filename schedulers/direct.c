@@ -465,10 +465,27 @@ never_fn(long index, const struct vg_resources *r, void *arg)
 	return 0;
 }
 
+/* A task of several Slurm tasks (MPI ranks) needs the slurm scheduler;
+ * direct runs one process per task. */
+static int
+parallel_refused(const struct vg_manifest *m, struct vg_diag *d)
+{
+	const struct vg_resources *r = &m->resources;
+	struct vg_loc loc;
+
+	if (r->nodes <= 1 && r->ntasks <= 1 && r->ntasks_per_node <= 1)
+		return 0;
+	vg_diag_add(d, vg_manifest_locf(m, &loc, "resources"),
+	    "resources.nodes, ntasks and ntasks_per_node above 1 need "
+	    "'scheduler: slurm' (the direct scheduler runs one process per "
+	    "task)");
+	return VG_EINVAL;
+}
+
 /*
- * A manifest with a task that could never fit in the pool is refused
- * when the run is created, naming the (first such) task, what it asks
- * and what there is.
+ * plugin validate: a task of several Slurm tasks is refused, and so is a
+ * manifest with a task that could never fit in the pool, when the run is
+ * created, naming the (first such) task, what it asks and what there is.
  */
 static int
 direct_validate(const struct vg_manifest *m, struct vg_diag *diag)
@@ -480,6 +497,8 @@ direct_validate(const struct vg_manifest *m, struct vg_diag *diag)
 	char more[64] = "";
 	size_t n;
 
+	if (parallel_refused(m, diag) != 0)
+		return VG_EINVAL;
 	if (ops == NULL || (m->resources.tmpl.n == 0 &&
 	    m->resources.cpus <= 1 && m->resources.gpus <= 0 &&
 	    m->resources.memory == 0))

@@ -49,6 +49,21 @@ struct vg_sched_update {
 #define VG_SCAP_JOBS		0x02	/* handles are cluster job ids and
 					   attempts have a node (status shows
 					   them) */
+#define VG_SCAP_DEPEND		0x04	/* can hold attempts until jobs of
+					   another run end (deps below) */
+
+/*
+ * A run that this run waits for (after:), handed to a VG_SCAP_DEPEND
+ * scheduler while it is still going: the handles of its attempts not yet
+ * ended, all of them submitted by the same scheduler.  Attempts submitted
+ * while deps is set wait for those jobs (cond: enum vg_after_cond).
+ */
+struct vg_sched_dep {
+	int			 cond;
+	char			*run_id;
+	char			**handles;
+	size_t			 n;
+};
 
 /* An unfinished task of a run whose vigil is gone, for cancel_orphans. */
 struct vg_sched_orphan {
@@ -75,6 +90,10 @@ struct vg_sched {
 	 * (Slurm jobs, job steps), which makes their scratch directories
 	 * where they land; the driver makes none here. */
 	int				 remote;
+	/* Set by the driver (VG_SCAP_DEPEND only): what attempts submitted
+	 * from now on wait for; NULL = nothing. */
+	const struct vg_sched_dep	*deps;
+	size_t				 ndeps;
 };
 
 struct vg_scheduler_ops {

@@ -204,15 +204,39 @@ lib_submit(const struct vg_slurm_job *j, const char *script,
 	d.std_out = out.data;
 	d.std_err = out.data;
 	d.work_dir = (char *)(uintptr_t)j->run_dir;
-	d.min_nodes = 1;
-	d.max_nodes = 1;
-	d.num_tasks = 1;
+	/* As vg_slurm_script's #SBATCH lines: one node and one task
+	 * unless the request says otherwise. */
+	if (j->nodes > 0)
+		d.min_nodes = d.max_nodes = (uint32_t)j->nodes;
+	else if (j->ntasks <= 1 && j->ntasks_per_node <= 1)
+		d.min_nodes = d.max_nodes = 1;
+	if (j->ntasks > 0)
+		d.num_tasks = (uint32_t)j->ntasks;
+	else if (j->nodes <= 0 && j->ntasks_per_node <= 0)
+		d.num_tasks = 1;
+	if (j->ntasks_per_node > 0)
+		d.ntasks_per_node = (uint16_t)j->ntasks_per_node;
 	d.user_id = getuid();
 	d.group_id = getgid();
 	if (j->cpus > 0)
 		d.cpus_per_task = (uint16_t)j->cpus;
 	if (j->memory > 0)
 		d.pn_min_memory = (j->memory + (1 << 20) - 1) >> 20;
+	if (j->mem_per_cpu > 0)
+		d.pn_min_memory = ((j->mem_per_cpu + (1 << 20) - 1) >> 20) |
+		    MEM_PER_CPU;
+	if (j->gpus_per_task > 0) {
+		static char gt[32];
+
+		snprintf(gt, sizeof gt, "gres:gpu:%d", j->gpus_per_task);
+		d.tres_per_task = gt;
+	}
+	if (j->exclusive)
+		d.shared = JOB_SHARED_NONE;
+	if (j->dependency != NULL && *j->dependency != '\0') {
+		d.dependency = (char *)(uintptr_t)j->dependency;
+		d.bitflags |= KILL_INV_DEP;
+	}
 	if (j->gpus > 0) {
 		static char g[96];
 

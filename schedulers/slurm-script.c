@@ -215,6 +215,178 @@ signame(int sig)
 	return NULL;
 }
 
+/*
+ * slurm.options: further sbatch long options.  The allowlist holds
+ * options that change where, when or how a job runs without taking
+ * anything from vigil; flags take no value.  Options vigil writes itself,
+ * or that have a manifest field, are refused with the reason.
+ */
+const char *const vg_slurm_allowed_options[] = {
+	"acctg-freq", "begin", "comment", "constraint", "contiguous",
+	"core-spec", "cores-per-socket", "cpu-freq", "cluster-constraint",
+	"deadline", "delay-boot", "distribution", "gpu-bind", "gpu-freq",
+	"gres", "gres-flags", "hint", "licenses", "mail-type", "mail-user",
+	"mcs-label", "mem-bind", "mincpus", "network", "nice", "nodelist",
+	"no-kill", "overcommit", "oversubscribe", "power", "prefer",
+	"priority", "profile", "reservation", "signal", "sockets-per-node",
+	"spread-job", "switches", "thread-spec", "threads-per-core",
+	"time-min", "tmp", "use-min-nodes", "wckey",
+	NULL,
+};
+
+/* Allowed options that take no value. */
+static const char *const flag_options[] = {
+	"contiguous", "no-kill", "overcommit", "oversubscribe", "spread-job",
+	"use-min-nodes", NULL,
+};
+
+/* Options refused, with the reason. */
+static const struct {
+	const char	*key;
+	const char	*why;
+} refused_options[] = {
+	{ "array", "vigil makes the job arrays itself (one element per "
+	  "task)" },
+	{ "wrap", "vigil writes the batch script itself" },
+	{ "job-name", "vigil names every job after its run id, which it "
+	  "tracks jobs by" },
+	{ "output", "vigil keeps job output under the run directory" },
+	{ "error", "vigil keeps job output under the run directory" },
+	{ "input", "tasks read no standard input" },
+	{ "open-mode", "vigil keeps job output under the run directory" },
+	{ "parsable", "vigil reads sbatch's answer itself" },
+	{ "chdir", "tasks run in their workdir (use workdir:)" },
+	{ "dependency", "use after: (vigil follows the runs it waits for)" },
+	{ "kill-on-invalid-dep", "vigil sets it with after:" },
+	{ "requeue", "use slurm.requeue" },
+	{ "no-requeue", "use slurm.requeue" },
+	{ "exclude", "use slurm.exclude (vigil adds failed nodes to it)" },
+	{ "export", "the task's environment comes from env:" },
+	{ "export-file", "the task's environment comes from env:" },
+	{ "get-user-env", "the task's environment comes from env:" },
+	{ "hold", "a held job never starts; vigil would wait forever" },
+	{ "wait", "vigil tracks jobs itself; sbatch must return" },
+	{ "test-only", "vigil must submit the job to track it" },
+	{ "clusters", "vigil tracks jobs on the cluster it submits to" },
+	{ "uid", "jobs run as the user who submits them" },
+	{ "gid", "jobs run as the user who submits them" },
+	{ "batch", "vigil writes the batch script itself" },
+	{ "propagate", "the task's limits come from limits:" },
+	{ "account", "use resources.account" },
+	{ "partition", "use resources.partition" },
+	{ "qos", "use resources.qos" },
+	{ "time", "use resources.time or timeout" },
+	{ "nodes", "use resources.nodes" },
+	{ "ntasks", "use resources.ntasks" },
+	{ "ntasks-per-node", "use resources.ntasks_per_node" },
+	{ "cpus-per-task", "use resources.cpus_per_task (or cpus)" },
+	{ "mem", "use resources.memory" },
+	{ "mem-per-cpu", "use resources.mem_per_cpu" },
+	{ "gpus", "use resources.gpus" },
+	{ "gpus-per-task", "use resources.gpus_per_task" },
+	{ "exclusive", "use resources.exclusive" },
+};
+
+/* True when an allowed option takes no value. */
+static int
+is_flag(const char *key)
+{
+	size_t i;
+
+	for (i = 0; flag_options[i] != NULL; i++)
+		if (strcmp(flag_options[i], key) == 0)
+			return 1;
+	return 0;
+}
+
+int
+vg_slurm_option_check(const char *key, const char *value,
+    const struct vg_resources *r, char *why, size_t n)
+{
+	struct vg_err e;
+	size_t i;
+	int ok = 0, sig, secs, batch;
+
+	for (i = 0; i < sizeof refused_options / sizeof refused_options[0];
+	    i++)
+		if (strcmp(refused_options[i].key, key) == 0) {
+			snprintf(why, n, "refused: %s", refused_options[i].why);
+			return -1;
+		}
+	for (i = 0; vg_slurm_allowed_options[i] != NULL; i++)
+		if (strcmp(vg_slurm_allowed_options[i], key) == 0)
+			ok = 1;
+	if (!ok) {
+		snprintf(why, n, "not an sbatch option vigil passes on (see "
+		    "the allowlist in docs/schedulers/slurm.md)");
+		return -1;
+	}
+	vg_err_init(&e);
+	if (value == NULL)
+		value = "";
+	if (vg_slurm_value_check(key, value, &e) != 0) {
+		snprintf(why, n, "%s", e.msg);
+		return -1;
+	}
+	if (is_flag(key)) {
+		if (*value != '\0' && strcmp(value, "true") != 0 &&
+		    strcmp(value, "false") != 0) {
+			snprintf(why, n, "a flag: give true, false or an "
+			    "empty value, not '%s'", value);
+			return -1;
+		}
+		return 0;
+	}
+	if (*value == '\0') {
+		snprintf(why, n, "needs a value");
+		return -1;
+	}
+	if (strcmp(key, "signal") == 0 &&
+	    vg_slurm_parse_signal(value, &sig, &secs, &batch, &e) != 0) {
+		snprintf(why, n, "%s", e.msg);
+		return -1;
+	}
+	if (strcmp(key, "constraint") == 0 && r != NULL &&
+	    r->constraint != NULL) {
+		snprintf(why, n, "resources.constraint is given too; give "
+		    "one");
+		return -1;
+	}
+	return 0;
+}
+
+int
+vg_slurm_use_srun(const struct vg_resources *r)
+{
+	if (r->launcher != NULL)
+		return strcmp(r->launcher, "srun") == 0;
+	return r->ntasks > 1 || r->nodes > 1 || r->ntasks_per_node > 1;
+}
+
+void
+vg_slurm_launch_wrap(struct vg_command *cmd)
+{
+	struct vg_strv v = VG_STRV_INIT;
+	size_t i;
+
+	vg_strv_push(&v, "srun");
+	vg_strv_push(&v, "--kill-on-bad-exit=1");
+	vg_strv_push(&v, "--");
+	if (cmd->is_argv) {
+		for (i = 0; i < cmd->argv.n; i++)
+			vg_strv_push(&v, cmd->argv.v[i]);
+	} else {
+		vg_strv_push(&v, "/bin/sh");
+		vg_strv_push(&v, "-c");
+		vg_strv_push(&v, cmd->shell != NULL ? cmd->shell : "");
+		free(cmd->shell);
+		cmd->shell = NULL;
+		cmd->is_argv = 1;
+	}
+	vg_strv_release(&cmd->argv);
+	cmd->argv = v;
+}
+
 /* Appends "#SBATCH --opt=VALUE\n" with VALUE escaped, after checking it. */
 static int
 opt_line(struct vg_buf *b, const char *opt, const char *field, const char *v,
@@ -229,6 +401,60 @@ opt_line(struct vg_buf *b, const char *opt, const char *field, const char *v,
 	vg_buf_printf(b, "#SBATCH --%s=", opt);
 	vg_slurm_escape(b, v);
 	vg_buf_addc(b, '\n');
+	return 0;
+}
+
+/* Bytes rounded up to whole MiB, Slurm's unit. */
+static unsigned long long
+mib(uint64_t bytes)
+{
+	return (unsigned long long)((bytes + (1 << 20) - 1) >> 20);
+}
+
+/* Appends --nodes, --ntasks and --ntasks-per-node: as given, or one node
+ * and one task when the request names none of them. */
+static void
+tasks_lines(const struct vg_slurm_job *j, struct vg_buf *b)
+{
+	if (j->nodes > 0)
+		vg_buf_printf(b, "#SBATCH --nodes=%d\n", j->nodes);
+	else if (j->ntasks <= 1 && j->ntasks_per_node <= 1)
+		vg_buf_adds(b, "#SBATCH --nodes=1\n");
+	if (j->ntasks > 0)
+		vg_buf_printf(b, "#SBATCH --ntasks=%d\n", j->ntasks);
+	else if (j->nodes <= 0 && j->ntasks_per_node <= 0)
+		vg_buf_adds(b, "#SBATCH --ntasks=1\n");
+	if (j->ntasks_per_node > 0)
+		vg_buf_printf(b, "#SBATCH --ntasks-per-node=%d\n",
+		    j->ntasks_per_node);
+}
+
+/* Appends the slurm.options lines, each checked again (the JSON form of
+ * a manifest is not trusted to have been validated). */
+static int
+options_lines(const struct vg_slurm_job *j, struct vg_buf *b,
+    struct vg_err *e)
+{
+	const struct vg_kv *kv;
+	char why[256];
+	size_t i;
+	int r;
+
+	for (i = 0; j->options != NULL && i < j->options->n; i++) {
+		kv = &j->options->v[i];
+		if (vg_slurm_option_check(kv->key, kv->value, NULL, why,
+		    sizeof why) != 0)
+			return vg_err_set(e, VG_EINVAL, "slurm.options.%s: %s",
+			    kv->key, why);
+		if (is_flag(kv->key)) {
+			if (strcmp(kv->value, "false") != 0)
+				vg_buf_printf(b, "#SBATCH --%s\n", kv->key);
+			continue;
+		}
+		if ((r = opt_line(b, kv->key, "slurm.options", kv->value,
+		    e)) != 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -270,12 +496,15 @@ vg_slurm_script(const struct vg_slurm_job *j, struct vg_buf *out,
 	vg_slurm_escape_pattern(&b, vg_buf_str(&path), "%A_%a.out");
 	vg_buf_adds(&b, "\n#SBATCH --chdir=");
 	vg_slurm_escape(&b, j->run_dir);
-	vg_buf_adds(&b, "\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n");
+	vg_buf_addc(&b, '\n');
+	tasks_lines(j, &b);
 	if (j->cpus > 0)
 		vg_buf_printf(&b, "#SBATCH --cpus-per-task=%d\n", j->cpus);
 	if (j->memory > 0)
-		vg_buf_printf(&b, "#SBATCH --mem=%lluM\n",
-		    (unsigned long long)((j->memory + (1 << 20) - 1) >> 20));
+		vg_buf_printf(&b, "#SBATCH --mem=%lluM\n", mib(j->memory));
+	if (j->mem_per_cpu > 0)
+		vg_buf_printf(&b, "#SBATCH --mem-per-cpu=%lluM\n",
+		    mib(j->mem_per_cpu));
 	/* One task per job (array element): --gres, per node, is the
 	 * task's; resources.gpu_type is the gres type. */
 	if (j->gpus > 0 && j->gpu_type != NULL && *j->gpu_type != '\0')
@@ -283,6 +512,11 @@ vg_slurm_script(const struct vg_slurm_job *j, struct vg_buf *out,
 		    j->gpus);
 	else if (j->gpus > 0)
 		vg_buf_printf(&b, "#SBATCH --gres=gpu:%d\n", j->gpus);
+	if (j->gpus_per_task > 0)
+		vg_buf_printf(&b, "#SBATCH --gpus-per-task=%d\n",
+		    j->gpus_per_task);
+	if (j->exclusive)
+		vg_buf_adds(&b, "#SBATCH --exclusive\n");
 	if (j->time > 0) {
 		vg_slurm_time(j->time, tbuf, sizeof tbuf);
 		vg_buf_printf(&b, "#SBATCH --time=%s\n", tbuf);
@@ -296,6 +530,20 @@ vg_slurm_script(const struct vg_slurm_job *j, struct vg_buf *out,
 	    j->constraint, e)) != 0 ||
 	    (r = opt_line(&b, "exclude", "slurm.exclude", j->exclude, e)) != 0)
 		goto out;
+	if ((r = options_lines(j, &b, e)) != 0)
+		goto out;
+	if (j->dependency != NULL && *j->dependency != '\0') {
+		/* Made by vigil of job ids; no length cap (a run of many
+		 * array jobs has a long list). */
+		if (strspn(j->dependency, "0123456789:,_abdefknortyz") !=
+		    strlen(j->dependency)) {
+			r = vg_err_set(e, VG_EINVAL, "slurm: bad dependency "
+			    "'%s'", j->dependency);
+			goto out;
+		}
+		vg_buf_printf(&b, "#SBATCH --dependency=%s\n"
+		    "#SBATCH --kill-on-invalid-dep=yes\n", j->dependency);
+	}
 	if (j->signal != NULL && *j->signal != '\0') {
 		if ((r = vg_slurm_parse_signal(j->signal, &sig, &secs, &batch,
 		    e)) != 0)
@@ -312,6 +560,8 @@ vg_slurm_script(const struct vg_slurm_job *j, struct vg_buf *out,
 	    "#SBATCH --no-requeue\n");
 	vg_buf_printf(&b, "VIGIL_ATTEMPT=%d\nexport VIGIL_ATTEMPT\n",
 	    j->attempt > 0 ? j->attempt : 1);
+	if (j->srun)
+		vg_buf_adds(&b, "VIGIL_LAUNCHER=srun\nexport VIGIL_LAUNCHER\n");
 	vg_buf_adds(&b, "exec ");
 	vg_buf_shquote(&b, j->vigil);
 	vg_buf_adds(&b, " task-exec ");

@@ -181,6 +181,19 @@ vg_slurm_state_map(const struct vg_slurm_row *row, struct vg_result *r)
 		break;
 	case K_TERMINAL:
 		snprintf(r->reason, sizeof r->reason, "%s", states[i].why);
+		/* --kill-on-invalid-dep: Slurm itself (no "by UID")
+		 * cancels a job whose dependency failed; squeue says
+		 * DependencyNeverSatisfied, sacct the pending reason
+		 * Dependency. */
+		if (r->state == VG_ST_CANCELLED && row->by_uid < 0 &&
+		    strncmp(row->reason, "Dependency", 10) == 0) {
+			r->state = VG_ST_DEPENDENCY;
+			snprintf(r->reason, sizeof r->reason, "%s", "Slurm: "
+			    "the jobs of a run it waits for (after:) did not "
+			    "end as asked");
+			add_node(r, row);
+			break;
+		}
 		if (r->state == VG_ST_CANCELLED && row->by_uid >= 0) {
 			size_t len = strlen(r->reason);
 
@@ -211,7 +224,8 @@ static const struct {
 	{ .reason = "Resources", .text = "waiting for resources" },
 	{ .reason = "JobArrayTaskLimit",
 	    .text = "array throttle (slurm.array_parallelism) reached" },
-	{ .reason = "Dependency", .text = "waiting for a dependency" },
+	{ .reason = "Dependency",
+	    .text = "waiting for the jobs of a run it waits for (after:)" },
 	{ .reason = "DependencyNeverSatisfied",
 	    .text = "its dependency can never be satisfied" },
 	{ .reason = "BeginTime", .text = "its start time is not reached" },

@@ -26,6 +26,10 @@
  * the job, its heartbeat stopped and no record appeared within the grace
  * window.  A failed query changes nothing (a restarting slurmctld makes
  * no task fail); COMPLETED without a record is LOST, never SUCCEEDED.
+ * With accounting, squeue stands in while sacct fails and has the last
+ * word before a job sacct lacks is LOST.  With slurm.requeue, PREEMPTED
+ * and NODE_FAIL are ends only when Slurm does not requeue the element.
+ * Attempts may wait for other runs' jobs (--dependency, vg_sched.deps).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +75,13 @@ struct sl_att {
 	double			 held;		/* killed record kept since */
 	struct vg_result	 slurm;		/* Slurm's terminal verdict */
 	struct vg_usage		 usage;		/* Slurm's latest usage */
+	int			 dep;		/* submitted with --dependency */
+	double			 requeue_at;	/* Slurm said PREEMPTED or
+						   NODE_FAIL of a --requeue
+						   job at */
+	int			 confirm;	/* sacct lacks it: squeue must
+						   not know it either to be
+						   LOST */
 };
 
 /* Nodes a task must avoid after a NODE_FAIL. */
@@ -107,7 +118,16 @@ struct sl {
 	struct vg_slurm_jentry		*journal;
 	size_t				 njournal;
 	char				 last_error[VG_ERR_MSG_MAX];
+	/* With accounting: the next query asks squeue instead of sacct
+	 * (sacct failed, or a job it lacks may still be queued); sacct is
+	 * tried again from sacct_retry (mono ms) on. */
+	int				 use_squeue;
+	long long			 sacct_retry;
+	int				 requeue;	/* slurm.requeue */
 };
+
+/* Seconds before sacct is asked again after it failed. */
+#define SACCT_RETRY	30
 
 /*
  * Crash points for resume tests: VIGIL_SLURM_KILL_AT=submitted kills vigil
@@ -623,6 +643,7 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 	if ((r = adopt_intents(s, p, e)) != 0)
 		goto fail;
 	p->grace = env_num("VIGIL_SLURM_GRACE", GRACE_DEFAULT);
+	p->requeue = vg_slurm_of(s->m)->requeue;
 	p->stale = env_num("VIGIL_SLURM_HEARTBEAT_STALE", HEARTBEAT_STALE);
 	pmin = vg_slurm_of(s->m)->poll_min > 0 ? vg_slurm_of(s->m)->poll_min : 2;
 	pmax = vg_slurm_of(s->m)->poll_max > 0 ? vg_slurm_of(s->m)->poll_max : 60;
@@ -770,6 +791,51 @@ exclude_for(const struct vg_sched *s, const struct sl *p, int index)
 	return vg_buf_detach(&b);
 }
 
+/*
+ * The --dependency value for what the driver says the run waits for:
+ * "afterok:12:13,afterany:14", one array job id per array ("12_3" and
+ * "12_4" make "12": Slurm then waits for every element); NULL when
+ * nothing.  Caller frees.
+ */
+static char *
+dependency_of(const struct vg_sched *s)
+{
+	static const char *const kind[] = { "afterok", "afterany",
+	    "afternotok" };
+	struct vg_buf b = VG_BUF_INIT, one = VG_BUF_INIT;
+	unsigned long *jobs;
+	size_t i, k, m, nj;
+
+	for (i = 0; i < s->ndeps; i++) {
+		const struct vg_sched_dep *d = &s->deps[i];
+
+		if (d->n == 0 || d->cond < 0 || d->cond > 2)
+			continue;
+		jobs = vg_xcalloc(d->n, sizeof(*jobs));
+		for (k = nj = 0; k < d->n; k++) {
+			unsigned long j = strtoul(d->handles[k], NULL, 10);
+
+			for (m = 0; m < nj && jobs[m] != j; m++)
+				;
+			if (j != 0 && m == nj)
+				jobs[nj++] = j;
+		}
+		vg_buf_reset(&one);
+		for (m = 0; m < nj; m++)
+			vg_buf_printf(&one, ":%lu", jobs[m]);
+		free(jobs);
+		if (nj > 0)
+			vg_buf_printf(&b, "%s%s%s", b.len > 0 ? "," : "",
+			    kind[d->cond], vg_buf_str(&one));
+	}
+	vg_buf_release(&one);
+	if (b.len == 0) {
+		vg_buf_release(&b);
+		return NULL;
+	}
+	return vg_buf_detach(&b);
+}
+
 /* Writes the script of one chunk and submits it. */
 static int
 submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
@@ -779,7 +845,7 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	struct vg_slurm_job j;
 	struct vg_buf spec = VG_BUF_INIT, script = VG_BUF_INIT;
 	struct vg_err se;
-	char *path = NULL, *name = NULL, *excl;
+	char *path = NULL, *name = NULL, *excl, *dep = NULL;
 	int *idx, r, tries, delay = 500;
 	unsigned long job = 0;
 	size_t i;
@@ -822,6 +888,26 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	    VG_SLURM_SIGNAL_DEFAULT;
 	j.requeue = vg_slurm_of(m)->requeue;
 	j.exclude = *excl != '\0' ? excl : NULL;
+	j.nodes = v[0]->a->res.nodes;
+	j.ntasks = v[0]->a->res.ntasks;
+	j.ntasks_per_node = v[0]->a->res.ntasks_per_node;
+	if (j.cpus == 0)
+		j.cpus = v[0]->a->res.cpus_per_task;
+	j.mem_per_cpu = v[0]->a->res.mem_per_cpu;
+	j.gpus_per_task = v[0]->a->res.gpus_per_task;
+	j.exclusive = v[0]->a->res.exclusive;
+	j.srun = vg_slurm_use_srun(&v[0]->a->res);
+	j.options = &vg_slurm_of(m)->options;
+	if (vg_kvs_get(j.options, "signal") != NULL)
+		j.signal = NULL;	/* slurm.options.signal replaces it */
+	if (j.constraint != NULL && vg_kvs_get(j.options, "constraint") !=
+	    NULL) {
+		r = vg_err_set(e, VG_EINVAL, "slurm.options.constraint: "
+		    "resources.constraint is given too; give one");
+		goto out;
+	}
+	dep = dependency_of(s);
+	j.dependency = dep;
 	if ((r = vg_slurm_script(&j, &script, e)) != 0)
 		goto out;
 	name = vg_xasprintf("submit-%d.sh", ++p->seq);
@@ -833,7 +919,10 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	for (tries = 1;; tries++) {
 		if ((r = take_token(p, e)) != 0)
 			goto out;
-		r = p->iface->submit(&j, vg_buf_str(&script), path, &job, e);
+		/* slurm.options have no libslurm form: sbatch reads them
+		 * from the script. */
+		r = (j.options != NULL && j.options->n > 0 ? &vg_slurm_cli :
+		    p->iface)->submit(&j, vg_buf_str(&script), path, &job, e);
 		if (r == 0 || r != VG_EAGAIN || tries == SUBMIT_TRIES)
 			break;
 		vg_debug("slurm: submission %d failed (%s); retrying", tries,
@@ -851,6 +940,7 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 		v[i]->job = job;
 		v[i]->task = v[i]->index - offset;
 		v[i]->since = vg_now();
+		v[i]->dep = dep != NULL;
 	}
 	if ((r = journal_add(p, v, n, e)) != 0)
 		goto out;
@@ -860,6 +950,7 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 out:
 	free(idx);
 	free(excl);
+	free(dep);
 	free(name);
 	free(path);
 	vg_buf_release(&spec);
@@ -1071,9 +1162,41 @@ settle(struct sl *p, struct sl_att *t, double now)
 	return 1;
 }
 
-/* Applies one query answer to every active attempt; returns changes. */
+/*
+ * slurm.requeue: Slurm restarts a preempted or node-failed element under
+ * the same job id, so its PREEMPTED or NODE_FAIL record (sacct shows it
+ * until the requeued one appears) is no end: REQUEUED, for up to the
+ * grace window.  When the element is back (pending or running), the
+ * record its killed run left is set aside: the requeued run writes its
+ * own.
+ */
+static void
+requeue_check(struct sl *p, struct sl_att *t, enum vg_state *st,
+    struct vg_result *r, double now)
+{
+	if (!p->requeue)
+		return;
+	if (*st == VG_ST_PREEMPTED || *st == VG_ST_NODE_FAIL) {
+		if (t->requeue_at == 0)
+			t->requeue_at = now;
+		if (now - t->requeue_at < p->grace) {
+			snprintf(r->reason, sizeof r->reason, "%s; Slurm "
+			    "requeues it (slurm.requeue)", vg_state_name(*st));
+			*st = r->state = VG_ST_REQUEUED;
+		}
+		return;
+	}
+	if (vg_state_terminal(*st) || t->requeue_at == 0)
+		return;
+	t->requeue_at = 0;
+	t->held = 0;
+	vg_slurm_set_aside(t->a->task_dir, "result.json", t->a->attempt);
+}
+
+/* Applies one query answer (from sacct when acct) to every active
+ * attempt; returns changes. */
 static int
-apply_rows(struct sl *p, const struct vg_slurm_rows *rows)
+apply_rows(struct sl *p, const struct vg_slurm_rows *rows, int acct)
 {
 	const struct vg_slurm_row *row;
 	struct vg_result r;
@@ -1091,6 +1214,17 @@ apply_rows(struct sl *p, const struct vg_slurm_rows *rows)
 		if (row != NULL) {
 			st = vg_slurm_state_map(row, &r);
 			t->usage = r.usage;
+			/* Cancelled by Slurm itself (no "by UID"), not by
+			 * vigil, while it waited: --kill-on-invalid-dep
+			 * (sacct may say no more than that). */
+			if (st == VG_ST_CANCELLED && row->by_uid < 0 &&
+			    t->dep && !t->cancel) {
+				st = r.state = VG_ST_DEPENDENCY;
+				snprintf(r.reason, sizeof r.reason, "%s",
+				    "Slurm cancelled it: the jobs of a run it "
+				    "waits for (after:) did not end as asked");
+			}
+			requeue_check(p, t, &st, &r, now);
 			if (vg_state_terminal(st) && t->ended == 0) {
 				t->ended = now;
 				t->slurm = r;
@@ -1119,11 +1253,18 @@ apply_rows(struct sl *p, const struct vg_slurm_rows *rows)
 			    now - t->since < p->grace ||
 			    (hb >= 0 && hb < p->stale))
 				continue;
+			if (acct) {
+				/* slurmdbd may lag or be down: squeue gets
+				 * the last word, at the next poll. */
+				t->confirm = 1;
+				p->use_squeue = 1;
+				continue;
+			}
 			memset(&r, 0, sizeof r);
 			r.exit_code = -1;
 			snprintf(why, sizeof why, "job %lu_%ld is unknown to "
 			    "Slurm (%s), no result record after %.0fs, %s",
-			    t->job, t->task, p->ci.accounting ? "sacct" :
+			    t->job, t->task, t->confirm ? "sacct and squeue" :
 			    "squeue", now - t->gone, hb < 0 ?
 			    "no heartbeat" : "heartbeat stopped");
 			snprintf(r.reason, sizeof r.reason, "%s", why);
@@ -1131,6 +1272,7 @@ apply_rows(struct sl *p, const struct vg_slurm_rows *rows)
 			continue;
 		}
 		t->gone = 0;
+		t->confirm = 0;
 		t->seen = 1;
 		if (!vg_state_terminal(st)) {
 			t->ended = 0;
@@ -1216,7 +1358,7 @@ query(struct vg_sched *s, struct sl *p, struct vg_err *e)
 	unsigned long *jobs;
 	size_t i, k, nj = 0;
 	double wait;
-	int changed, r;
+	int changed, r, acct;
 
 	jobs = vg_xcalloc(p->n + 1, sizeof *jobs);
 	for (i = 0; i < p->n; i++) {
@@ -1242,13 +1384,26 @@ query(struct vg_sched *s, struct sl *p, struct vg_err *e)
 		free(jobs);
 		return 0;
 	}
-	r = p->iface->query(s->run_id, jobs, nj, p->ci.accounting, &rows, e);
+	if (p->use_squeue && p->sacct_retry > 0 && vg_mono_ms() >=
+	    p->sacct_retry) {
+		p->use_squeue = 0;
+		p->sacct_retry = 0;
+	}
+	acct = p->ci.accounting && !p->use_squeue;
+	r = p->iface->query(s->run_id, jobs, nj, acct, &rows, e);
 	free(jobs);
 	/* One line per Slurm call: bench/slurm-tracking.sh counts them. */
 	vg_debug("slurm: query: %zu array job(s), %zu row(s), %s via %s%s",
-	    nj, rows.n, r == 0 ? "ok" : "failed", p->ci.accounting ?
+	    nj, rows.n, r == 0 ? "ok" : "failed", acct ?
 	    "sacct" : p->iface == &vg_slurm_cli ? "squeue" : "slurm_load_jobs",
-	    p->iface == &vg_slurm_cli || p->ci.accounting ? "" : " (lib)");
+	    p->iface == &vg_slurm_cli || acct ? "" : " (lib)");
+	if (r == 0 && !acct && p->sacct_retry == 0)
+		p->use_squeue = 0;	/* one squeue pass confirmed */
+	if (r != 0 && acct) {
+		/* sacct (slurmdbd) is down: squeue until it is back. */
+		p->use_squeue = 1;
+		p->sacct_retry = vg_mono_ms() + SACCT_RETRY * 1000LL;
+	}
 	if (r != 0) {
 		/* A failed query is no news: nothing changes state. */
 		snprintf(p->last_error, sizeof p->last_error, "%s", e->msg);
@@ -1261,7 +1416,7 @@ query(struct vg_sched *s, struct sl *p, struct vg_err *e)
 	}
 	if (rows.n > 1)
 		qsort(rows.v, rows.n, sizeof *rows.v, cmp_row);
-	changed = apply_rows(p, &rows);
+	changed = apply_rows(p, &rows, acct);
 	vg_slurm_rows_release(&rows);
 	p->next_query = vg_mono_ms() +
 	    (long long)(vg_slurm_pacer_next(&p->pacer, changed) * 1000);
@@ -1587,7 +1742,7 @@ out:
 }
 
 const struct vg_scheduler_ops vg_scheduler_slurm = {
-	.caps = VG_SCAP_JOBS,
+	.caps = VG_SCAP_JOBS | VG_SCAP_DEPEND,
 	.probe = slurm_probe,
 	.p = {
 		.kind = VG_PLUGIN_SCHEDULER,
@@ -1622,6 +1777,38 @@ check_slurm(const struct vg_section *s, const struct vg_ynode *n,
 		    "'slurm.poll_max' (%gs)", sl->poll_min, sl->poll_max);
 }
 
+/* slurm.options: each key on the allowlist, each value one printable
+ * line (resources.constraint is checked against it at submission). */
+static void
+check_options(const struct vg_field *f, const struct vg_ynode *n, void *p,
+    struct vg_dctx *c)
+{
+	const struct vg_kvs *kv = p;
+	const struct vg_ynode *k;
+	const char *near;
+	char why[256];
+	size_t i, j, nn = 0;
+
+	(void)f;
+	while (vg_slurm_allowed_options[nn] != NULL)
+		nn++;
+	for (i = 0; i < kv->n; i++) {
+		if (vg_slurm_option_check(kv->v[i].key, kv->v[i].value, NULL,
+		    why, sizeof why) == 0)
+			continue;
+		/* The key's own node, for its line and column. */
+		k = n;
+		for (j = 0; n != NULL && n->kind == VG_Y_MAP && j < n->n; j++)
+			if (strcmp(n->items[2 * j]->str, kv->v[i].key) == 0)
+				k = n->items[2 * j];
+		near = strncmp(why, "not an", 6) == 0 ? vg_did_you_mean(
+		    kv->v[i].key, vg_slurm_allowed_options, nn) : NULL;
+		vg_dctx_error(c, k, "'slurm.options.%s': %s%s%s%s",
+		    kv->v[i].key, why, near != NULL ? "; did you mean '" :
+		    "", near != NULL ? near : "", near != NULL ? "'?" : "");
+	}
+}
+
 static const char *const interface_names[] = { "auto", "lib", "cli", NULL };
 
 static const struct vg_section slurm_section = {
@@ -1642,6 +1829,9 @@ static const struct vg_section slurm_section = {
 		    "shortest poll interval"),
 		DUR(vg_slurm_conf, "poll_max", poll_max, NULL, 0, 3600,
 		    "longest poll interval"),
+		{ .key = "options", .type = VG_F_KVS,
+		  .off = OFF(vg_slurm_conf, options), .check = check_options,
+		  .help = "further sbatch long options (an allowlist)" },
 		{ .key = NULL },
 	},
 };

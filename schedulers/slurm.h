@@ -54,7 +54,46 @@ struct vg_slurm_job {
 	int		 requeue;
 	const char	*exclude;	/* "n1,n2" or NULL */
 	const char	*gpu_type;	/* gres type ("a100"); NULL = any */
+	/* Parallel tasks (0 = unset: one node, one task). */
+	int		 nodes;
+	int		 ntasks;
+	int		 ntasks_per_node;
+	uint64_t	 mem_per_cpu;	/* bytes; instead of memory */
+	int		 gpus_per_task;
+	int		 exclusive;
+	int		 srun;		/* launcher srun: VIGIL_LAUNCHER=srun */
+	/* slurm.options, checked by vg_slurm_option_check; NULL = none. */
+	const struct vg_kvs *options;
+	/* --dependency value ("afterok:12:13,afterany:14"); NULL = none. */
+	const char	*dependency;
 };
+
+/* Whether an attempt with resources r runs its command through srun
+ * (resources.launcher, by default srun when Slurm would start more than
+ * one task: ntasks > 1, or nodes > 1 or ntasks_per_node > 1). */
+int	vg_slurm_use_srun(const struct vg_resources *r);
+
+/*
+ * Wraps the command of a task for launcher srun: argv becomes `srun
+ * --kill-on-bad-exit=1 -- ARGV...`, a shell command `srun ... -- /bin/sh
+ * -c CMD`; srun takes the task count from the job's environment, so each
+ * Slurm task (MPI rank) runs the command once.  task-exec applies it when
+ * the batch script exported VIGIL_LAUNCHER=srun.
+ */
+void	vg_slurm_launch_wrap(struct vg_command *cmd);
+
+/*
+ * Checks one slurm.options entry: key an sbatch long option on the
+ * allowlist (docs/schedulers/slurm.md), value printable; flags take ""
+ * or true/false.  r is the run's resources, for options that duplicate a
+ * resources field.  Fills why with the reason and returns -1 when the
+ * option is refused, 0 when it is fine.
+ */
+int	vg_slurm_option_check(const char *key, const char *value,
+	    const struct vg_resources *r, char *why, size_t n);
+
+/* The allowlist, NULL-terminated (for docs and did-you-mean). */
+extern const char *const vg_slurm_allowed_options[];
 
 /*
  * Checks that a manifest value can be handed to Slurm: no control
@@ -372,6 +411,7 @@ struct vg_slurm_conf {
 	struct vg_strv	 exclude;	/* nodes */
 	double		 poll_min;	/* seconds */
 	double		 poll_max;
+	struct vg_kvs	 options;	/* further sbatch long options */
 };
 
 /* The slurm: section (owned by the slurm scheduler). */

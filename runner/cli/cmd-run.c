@@ -131,8 +131,9 @@ cmd_run_exec(struct vg_args *a)
 		    "success; it does not go with --%s", vg_args_has(a,
 		    "json") ? "json" : "dry-run");
 	if ((rc = vg_launch_load(a->argv[0], vg_args_all(a, "set"), &m,
-	    &ts)) != 0)
-		return rc;
+	    &ts)) != 0 || (rc = vg_launch_after(m,
+	    vg_args_all(a, "after"))) != 0)
+		goto out;
 	if (vg_args_has(a, "dry-run")) {
 		rc = dry_run(m, &ts, go.mode, vg_args_has(a, "json"));
 		goto out;
@@ -180,6 +181,7 @@ const struct vg_cmd_entry vg_cmd_run = {
 	.opts = (const struct vg_opt[]){
 		VG_OPT_JOBS,
 		VG_OPT_SET,
+		VG_OPT_AFTER,
 		VG_OPT_DRY_RUN("show the tasks and the gate's verdicts, run "
 		    "nothing"),
 		VG_OPT_JSON_RUN,

@@ -110,8 +110,9 @@ cmd_submit_exec(struct vg_args *a)
 	if (vg_args_int(a, "jobs", 1, 100000, 0, &jobs) != 0)
 		return VG_EXIT_USAGE;
 	if ((rc = vg_launch_load(a->argv[0], vg_args_all(a, "set"), &m,
-	    &ts)) != 0)
-		return rc;
+	    &ts)) != 0 || (rc = vg_launch_after(m,
+	    vg_args_all(a, "after"))) != 0)
+		goto out;
 	ntasks = ts.n;
 	/* Only an explicit opt-in lifts auto-deny. */
 	if (m->policy.mode != NULL && strcmp(m->policy.mode,
@@ -204,6 +205,7 @@ const struct vg_cmd_entry vg_cmd_submit = {
 		VG_OPT_JOBS,
 		VG_OPT_SET,
 		VG_OPT_CRON,
+		VG_OPT_AFTER,
 		{ NULL },
 	},
 	.min_args = 1,

@@ -44,6 +44,7 @@
 #include "runner/cli/cmd.h"
 #include "runner/cli/launch.h"
 #include "common/path.h"
+#include "schedulers/slurm.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -78,6 +79,11 @@ static const char *const slurm_env[] = {
 	"SLURM_JOB_PARTITION", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS",
 	"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
 	"ZE_AFFINITY_MASK",
+	/* what srun inside the job needs for its steps (launcher srun,
+	 * or a command calling srun or mpirun itself) */
+	"SLURM_CONF", "SLURM_NTASKS", "SLURM_NPROCS", "SLURM_NNODES",
+	"SLURM_JOB_NUM_NODES", "SLURM_TASKS_PER_NODE", "SLURM_NTASKS_PER_NODE",
+	"SLURM_JOB_CPUS_PER_NODE", "SLURM_GPUS_PER_TASK",
 };
 
 /* Adds the Slurm variables of this job to the task's environment. */
@@ -309,6 +315,11 @@ cmd_task_exec_exec(struct vg_args *a)
 	if ((hb = getenv("VIGIL_TIMEOUT")) != NULL && strtod(hb, NULL) > 0)
 		at.timeout = strtod(hb, NULL);
 	pass_slurm_env(t);
+	/* resources.launcher srun: the batch script says so; one run of
+	 * the command per Slurm task (MPI rank). */
+	if ((hb = getenv("VIGIL_LAUNCHER")) != NULL &&
+	    strcmp(hb, "srun") == 0 && getenv("SLURM_STEP_ID") == NULL)
+		vg_slurm_launch_wrap(&t->command);
 	at.kill_grace = m->kill_grace > 0 ? m->kill_grace : 10;
 	at.pidfd = -1;
 	sigemptyset(&set);

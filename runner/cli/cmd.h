@@ -51,6 +51,10 @@ struct vg_opt {
 #define VG_OPT_SET { .name = "set", .has_arg = 1, .repeat = 1, \
 	.arg = "KEY=VALUE", \
 	.help = "override a manifest value (resources.memory=4G)" }
+#define VG_OPT_AFTER { .name = "after", .has_arg = 1, .repeat = 1, \
+	.arg = "RUN[:COND]", \
+	.help = "wait for run RUN (id or name) to end: COND ok (default), " \
+	"any or notok" }
 #define VG_OPT_QUIET { .name = "quiet", .shortname = 'q', \
 	.help = "no progress display" }
 #define VG_OPT_CRON { .name = "cron", .help = "unattended: silent unless " \

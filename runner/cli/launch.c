@@ -13,6 +13,7 @@
 #include "runner/cli/cmd.h"
 #include "common/json.h"
 #include "runner/cli/launch.h"
+#include "runner/manifest/after.h"
 #include "common/path.h"
 #include "common/log.h"
 #include "runner/core/group.h"
@@ -225,7 +226,8 @@ vg_launch_create(struct vg_store *st, const char *home,
 	vg_buf_release(&lb);
 	free(dir);
 	if (rc != 0)
-		return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+		return vg_cmd_fail(rc == VG_EINVAL ? vg_cmd_exit_for_rc(rc) :
+		    VG_EXIT_INTERNAL, "%s", e.msg);
 	return 0;
 }
 
@@ -614,5 +616,18 @@ vg_parse_run_task(const char *arg, char *run, size_t n, int *task)
 		return vg_cmd_fail(VG_EXIT_USAGE, "bad task '%s' in '%s' (a "
 		    "task index is a whole number from 0)", slash + 1, arg);
 	*task = (int)v;
+	return 0;
+}
+
+int
+vg_launch_after(struct vg_manifest *m, const char **afters)
+{
+	char why[320];
+	size_t i;
+
+	for (i = 0; afters != NULL && afters[i] != NULL; i++)
+		if (vg_after_add(&m->after, afters[i], NULL, why,
+		    sizeof(why)) != 0)
+			return vg_cmd_fail(VG_EXIT_USAGE, "--after: %s", why);
 	return 0;
 }

@@ -26,6 +26,10 @@ int	vg_launch_store(struct vg_store **st, char **homep);
 int	vg_launch_load(const char *path, const char **sets,
 	    struct vg_manifest **mp, struct vg_taskset *ts);
 
+/* Adds the --after values (NULL-terminated) to m's after: list.
+ * Returns an exit status (a usage error for a bad one). */
+int	vg_launch_after(struct vg_manifest *m, const char **afters);
+
 /* Loads and expands the manifest stored with a run (resume, retry).
  * Returns an exit status. */
 int	vg_launch_load_run(struct vg_store *st, const char *run_id,

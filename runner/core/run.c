@@ -24,6 +24,7 @@
 
 #include "scratch/scratch.h"
 #include "common/json.h"
+#include "runner/core/after.h"
 #include "runner/core/leftover.h"
 #include "runner/core/notify.h"
 #include "common/log.h"
@@ -68,7 +69,15 @@ struct drv {
 	char				*scratch_base;	/* NULL: none here */
 	char				*unprepared;	/* why the backend's
 							   prepare failed */
+	/* after: first attempts wait while gated (after_gate). */
+	int				 after_gated;
+	double				 after_next;	/* next check */
+	double				 created;	/* of the run */
+	struct vg_after_state		 after;
 };
+
+/* Seconds between checks of the runs a waiting run waits for. */
+#define AFTER_RECHECK	2.0
 
 void
 vg_task_label(const struct vg_task *t, struct vg_buf *b)
@@ -133,6 +142,14 @@ vg_run_create(struct vg_store *st, const struct vg_run_plan *p, char **dirp,
 	int rc;
 
 	*dirp = NULL;
+	/* Every run waited for must exist now (after.c). */
+	for (i = 0; i < m->after.n; i++) {
+		char aid[VG_RUN_ID_MAX];
+
+		if ((rc = vg_after_resolve(st, m->after.v[i].run, 0, aid,
+		    e)) != 0)
+			return rc == VG_ENOENT ? (e->rc = VG_EINVAL) : rc;
+	}
 	runs = vg_path_join(vg_store_home(st), "runs");
 	dir = vg_path_join(runs, p->id);
 	free(runs);
@@ -505,7 +522,7 @@ submit_ready(struct drv *d, struct vg_err *e)
 	}
 	/* First attempts, and tasks that resume or retry put back, in
 	 * index order. */
-	while (d->cursor < d->n && window_open(d)) {
+	while (!d->after_gated && d->cursor < d->n && window_open(d)) {
 		k = d->cursor++;
 		if (d->tr[k].state != VG_ST_PENDING || d->tr[k].next_at > 0)
 			continue;
@@ -513,6 +530,51 @@ submit_ready(struct drv *d, struct vg_err *e)
 			return rc;
 	}
 	return 0;
+}
+
+/*
+ * after: while the run is gated, checks the runs it waits for (at most
+ * every AFTER_RECHECK s): first attempts then wait PENDING with the
+ * reason, start (handing the waiting to the scheduler where it can), or
+ * end DEPENDENCY_NEVER_SATISFIED.
+ */
+static int
+after_gate(struct drv *d, struct vg_err *e)
+{
+	struct vg_task_rec *t;
+	double now = vg_now();
+	enum vg_after_verdict v;
+	size_t i;
+	int rc;
+
+	if (!d->after_gated || now < d->after_next)
+		return 0;
+	d->after_next = now + AFTER_RECHECK;
+	if ((rc = vg_after_check(d->st, d->m, d->created, d->sched.ops,
+	    &d->after, e)) != 0)
+		return rc;
+	v = d->after.verdict;
+	for (i = 0; i < d->n && v != VG_AFTER_OPEN &&
+	    v != VG_AFTER_HANDOFF; i++) {
+		t = &d->tr[i];
+		if (t->state != VG_ST_PENDING || d->live[i] != NULL ||
+		    t->next_at > 0 || strcmp(t->reason, d->after.why) == 0)
+			continue;
+		if ((rc = set_task(d, i, v == VG_AFTER_NEVER ?
+		    VG_ST_DEPENDENCY : VG_ST_PENDING, t->attempts,
+		    d->after.why, e)) != 0)
+			return rc;
+	}
+	if (v == VG_AFTER_WAIT)
+		return 0;
+	if (v == VG_AFTER_HANDOFF) {
+		d->sched.deps = d->after.deps;
+		d->sched.ndeps = d->after.ndeps;
+	}
+	d->after_gated = 0;
+	return vg_store_event(d->st, d->run_id, -1, 0, VG_ST_RUNNING,
+	    d->after.why[0] != '\0' ? d->after.why :
+	    "the runs it waits for ended as asked", e);
 }
 
 /* The retry.on bit that covers state st; 0 when it is never retried. */
@@ -691,6 +753,9 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 		t->ended = 0;
 		vg_strlcpy(t->gpus, b->a.gpu_set ? b->a.gpu_ids : "",
 		    sizeof(t->gpus));
+		/* Where it runs, when the scheduler knows (Slurm). */
+		if (u->result.node[0] != '\0')
+			vg_strlcpy(t->node, u->result.node, sizeof(t->node));
 	}
 	if ((rc = put_attempt(d, t, b->a.attempt, u->state, 1, NULL, 0,
 	    u->reason, e)) != 0)
@@ -1066,7 +1131,8 @@ drive_step(struct drv *d, int timeout_ms, struct vg_err *e)
 	for (k = 0; k < nups; k++)
 		if ((rc = apply_update(d, &ups[k], e)) != 0)
 			goto fail;
-	if ((rc = read_signals(d, e)) != 0)
+	if ((rc = read_signals(d, e)) != 0 ||
+	    (!d->cancelling && (rc = after_gate(d, e)) != 0))
 		goto fail;
 	if ((rc = submit_ready(d, e)) != 0)
 		goto fail;
@@ -1099,6 +1165,8 @@ poll_timeout(struct drv *d, struct vg_err *e)
 	if (d->pg != NULL && (tick = vg_progress_tick(d->pg)) >= 0 &&
 	    (wait < 0 || tick < wait))
 		wait = tick;
+	if (d->after_gated && (wait < 0 || wait > AFTER_RECHECK * 1000))
+		wait = (long long)(AFTER_RECHECK * 1000);
 	if (wait > 60000)
 		wait = 60000;
 	return (int)wait;
@@ -1137,6 +1205,8 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	d.m = m;
 	d.ts = ts;
 	d.pg = o->progress;
+	d.created = ri.created;
+	d.after_gated = m->after.n > 0;
 	if ((rc = vg_store_tasks_load(st, run_id, &d.tr, &d.n, e)) != 0)
 		goto out;
 	if (d.n != ts->n) {
@@ -1182,6 +1252,7 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	    had_owner ? "resumed" : "started", e)) != 0 ||
 	    (rc = recover(&d, had_owner, e)) != 0 ||
 	    (d.unprepared != NULL && (rc = unprepared_tasks(&d, e)) != 0) ||
+	    (rc = after_gate(&d, e)) != 0 ||
 	    (rc = submit_ready(&d, e)) != 0 ||
 	    (t1 = vg_mono_ms(), 0) ||
 	    (rc = vg_sched_flush(&d.sched, e)) != 0 ||
@@ -1196,7 +1267,7 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	    t2 - t1, vg_mono_ms() - t2);
 	while (!all_done(&d)) {
 		if (vg_sched_active(&d.sched) == 0 && d.nretry == 0 &&
-		    d.cursor >= d.n) {
+		    d.cursor >= d.n && !d.after_gated) {
 			rc = vg_err_set(e, VG_ESTATE, "run '%s': tasks left "
 			    "open with nothing running (state database "
 			    "edited?)", run_id);
@@ -1249,6 +1320,7 @@ out:
 	free(d.run_dir);
 	free(d.scratch_base);
 	free(d.unprepared);
+	vg_after_release(&d.after);
 	vg_buf_release(&d.label);
 	vg_run_info_release(&ri);
 	return rc;

@@ -1193,7 +1193,7 @@ vg_store_task_request_cancel(struct vg_store *s, const char *run_id,
     int index, int *n, struct vg_err *e)
 {
 	sqlite3_stmt *st;
-	char sql[256];
+	char sql[512];
 	int rc;
 
 	if (n != NULL)
@@ -1202,7 +1202,7 @@ vg_store_task_request_cancel(struct vg_store *s, const char *run_id,
 	    " run_id = ?1 AND (?2 < 0 OR idx = ?2) AND state NOT IN (%s)",
 	    "'SUCCEEDED','FAILED','TIMEOUT','OOM','CANCELLED','DENIED',"
 	    "'LOST','NODE_FAIL','PREEMPTED','BOOT_FAIL','DEADLINE',"
-	    "'BACKEND_ERROR','SKIPPED'");
+	    "'BACKEND_ERROR','SKIPPED','DEPENDENCY_NEVER_SATISFIED'");
 	if ((rc = db_prepare(s, sql, &st, e)) != 0)
 		return rc;
 	bind_str(st, 1, run_id);

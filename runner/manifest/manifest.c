@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runner/manifest/after.h"
 #include "runner/manifest/manifest-int.h"
 #include "runner/manifest/plugin.h"
 #include "runner/manifest/schema-table.h"
@@ -498,10 +499,57 @@ static const int level_values[] = { VG_ISO_STANDARD, VG_ISO_NONE,
 	VG_ISO_STRICT };
 static const char *const ptrace_names[] = { "children", "deny", NULL };
 
+static const char *const launcher_names[] = { "srun", "none", NULL };
+
+/*
+ * resources: parallel tasks, the combinations Slurm refuses or that
+ * cannot mean what they say (docs/schedulers/slurm.md lists them).
+ */
+static void
+check_resources_tasks(const struct vg_section *s, const struct vg_ynode *n,
+    void *base, struct vg_dctx *c)
+{
+	const struct vg_resources *r = base;
+
+	(void)s;
+	if (r->cpus > 0 && r->cpus_per_task > 0 && r->cpus != r->cpus_per_task)
+		vg_dctx_error(c, n, "'resources.cpus' (%d) and "
+		    "'resources.cpus_per_task' (%d) are the same request; "
+		    "give one", r->cpus, r->cpus_per_task);
+	if (r->memory > 0 && r->mem_per_cpu > 0)
+		vg_dctx_error(c, n, "'resources.memory' (--mem) and "
+		    "'resources.mem_per_cpu' (--mem-per-cpu) are mutually "
+		    "exclusive in Slurm; give one");
+	if (r->ntasks > 0 && r->nodes > r->ntasks)
+		vg_dctx_error(c, n, "'resources.nodes' (%d) is more than "
+		    "'resources.ntasks' (%d): every node needs a task",
+		    r->nodes, r->ntasks);
+	if (r->ntasks > 0 && r->ntasks_per_node > r->ntasks)
+		vg_dctx_error(c, n, "'resources.ntasks_per_node' (%d) is more "
+		    "than 'resources.ntasks' (%d)", r->ntasks_per_node,
+		    r->ntasks);
+	if (r->ntasks > 0 && r->nodes > 0 && r->ntasks_per_node > 0 &&
+	    (long long)r->nodes * r->ntasks_per_node < r->ntasks)
+		vg_dctx_error(c, n, "'resources.ntasks' (%d) does not fit in "
+		    "'resources.nodes' (%d) x 'resources.ntasks_per_node' "
+		    "(%d)", r->ntasks, r->nodes, r->ntasks_per_node);
+	if (r->gpus > 0 && r->gpus_per_task > 0)
+		vg_dctx_error(c, n, "'resources.gpus' (--gres=gpu, per node) "
+		    "and 'resources.gpus_per_task' (--gpus-per-task) cannot "
+		    "both be given; give one");
+	if (r->gpus_per_task > 0 && r->ntasks == 0 &&
+	    !(r->nodes > 0 && r->ntasks_per_node > 0))
+		vg_dctx_error(c, n, "'resources.gpus_per_task' needs a task "
+		    "count: 'resources.ntasks', or 'resources.nodes' with "
+		    "'resources.ntasks_per_node' (sbatch: --gpus-per-task "
+		    "requires a task count)");
+}
+
 /* Every row takes ${{ matrix.NAME }} (tmpl_off): expand.c decodes it
  * per task with the row's type and range. */
 const struct vg_section vg_resources_section = {
 	.name = "resources",
+	.check = check_resources_tasks,
 	.tmpl_off = 1 + OFF(vg_resources, tmpl),
 	.fields = (const struct vg_field[]){
 		INT(vg_resources, "cpus", cpus, NULL, 1, 1048576,
@@ -520,6 +568,24 @@ const struct vg_section vg_resources_section = {
 		    "Slurm node features"),
 		SLURMSTR(vg_resources, "gpu_type", gpu_type,
 		    "GPU model (Slurm gres type, cloud GPU type)"),
+		/* Parallel tasks; checked by check_resources_tasks. */
+		INT(vg_resources, "nodes", nodes, NULL, 1, 1000000,
+		    "nodes per task (Slurm --nodes)"),
+		INT(vg_resources, "ntasks", ntasks, NULL, 1, 10000000,
+		    "Slurm tasks (MPI ranks) per task"),
+		INT(vg_resources, "ntasks_per_node", ntasks_per_node, NULL, 1,
+		    1000000, "Slurm tasks per node"),
+		INT(vg_resources, "cpus_per_task", cpus_per_task, NULL, 1,
+		    1048576, "CPUs per Slurm task (as cpus)"),
+		BYTES(vg_resources, "mem_per_cpu", mem_per_cpu, 1, BIG,
+		    "memory per CPU (Slurm --mem-per-cpu)"),
+		INT(vg_resources, "gpus_per_task", gpus_per_task, NULL, 1,
+		    4096, "GPUs per Slurm task"),
+		BOOL(vg_resources, "exclusive", exclusive, "false",
+		    "whole nodes (Slurm --exclusive)"),
+		CHOICE(vg_resources, "launcher", launcher, NULL,
+		    launcher_names, "srun starts one rank per Slurm task; "
+		    "default srun when ntasks > 1"),
 		{ .key = NULL },
 	},
 };
@@ -909,6 +975,10 @@ static const struct vg_field core_fields[] = {
 	    &concurrency_section, "overlap control of runs"),
 	SECTION(vg_manifest, "notify", notify, &notify_section,
 	    "who hears of a run's end"),
+	{ .key = "after", .type = VG_F_CUSTOM,
+	  .off = OFF(vg_manifest, after), .ops = &vg_after_ops,
+	  .flags = VG_FF_NOCONFIG,
+	  .help = "runs to wait for: ids or names, each ok|any|notok" },
 };
 
 #define NCORE		(sizeof(core_fields) / sizeof(core_fields[0]))

@@ -68,6 +68,17 @@ struct vg_resources {
 	char		*account;
 	char		*qos;
 	char		*constraint;
+	/* Parallel tasks (Slurm): 0 = unset.  cpus_per_task is cpus by
+	 * another name (either may be given, not both differently). */
+	int		 nodes;
+	int		 ntasks;
+	int		 ntasks_per_node;
+	int		 cpus_per_task;
+	uint64_t	 mem_per_cpu;	/* bytes */
+	int		 gpus_per_task;
+	int		 exclusive;	/* whole nodes */
+	char		*launcher;	/* "srun" | "none"; NULL = srun when
+					   more than one Slurm task */
 	char		*gpu_type;	/* Slurm gres type, cloud GPU type */
 	/* Values holding ${{ ... }}, by key ("cpus" -> "${{ matrix.c }}"),
 	 * loc at the value: each task decodes its own (vg_task.resources,
@@ -206,6 +217,25 @@ struct vg_notify_conf {
 	double		 total;		/* seconds for every delivery */
 };
 
+/* after: a run this run waits for (runner/manifest/after.c). */
+enum vg_after_cond {
+	VG_AFTER_OK = 0,	/* it succeeded (default) */
+	VG_AFTER_ANY,		/* it ended */
+	VG_AFTER_NOTOK,		/* it ended and did not succeed */
+};
+
+struct vg_after {
+	char		*run;		/* id or name; an id once created */
+	int		 cond;		/* enum vg_after_cond */
+	struct vg_loc	 loc;
+};
+
+struct vg_afters {
+	struct vg_after	*v;
+	size_t		 n;
+	size_t		 cap;
+};
+
 /* Room for every plugin section's struct; checked when the schema is
  * built (runner/manifest/manifest.c). */
 #define VG_MANIFEST_EXT	2048
@@ -243,6 +273,7 @@ struct vg_manifest {
 	 * every layer (empty for a manifest read back from JSON); read it
 	 * with vg_manifest_loc(). */
 	struct vg_mlocs		 locs;
+	struct vg_afters	 after;		/* runs waited for */
 };
 
 /* Options for loading: overrides and which configs to layer under. */

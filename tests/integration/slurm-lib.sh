@@ -2,6 +2,8 @@
 # cluster of tests/harness/slurm-up (with accounting unless
 # SLURM_UP_ARGS=--no-accounting), a private VIGIL_HOME and work dir, and
 # tears everything down on exit.  Helpers assert exact values.
+# SLURM_HARNESS=slurm-cluster picks the three-node cluster of
+# tests/harness/slurm-cluster-up instead (t072x).
 here=$(cd "$(dirname "$0")" && pwd)
 harness=$(cd "$here/../harness" && pwd)
 W=$(mktemp -d /tmp/vigil-slurm-it-XXXXXX)
@@ -20,7 +22,7 @@ cleanup() {
 	for r in "$VIGIL_HOME"/runs/*; do
 		[ -d "$r" ] && scancel --name="${r##*/}" >/dev/null 2>&1
 	done
-	"$harness/slurm-down" >/dev/null 2>&1
+	"$harness/${SLURM_HARNESS:-slurm}-down" >/dev/null 2>&1
 	rm -rf "$W"
 }
 trap cleanup EXIT
@@ -29,7 +31,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 expect_eq() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; }
 pass() { echo "ok"; exit 0; }
 # shellcheck disable=SC2086
-env=$("$harness/slurm-up" ${SLURM_UP_ARGS:-}) || fail "slurm-up failed"
+env=$("$harness/${SLURM_HARNESS:-slurm}-up" ${SLURM_UP_ARGS:-}) ||
+	fail "${SLURM_HARNESS:-slurm}-up failed"
 eval "$env"
 # Field of the JSON status of run $1: python expression on d.
 jq_run() { "$VIGIL" status "$1" --json | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"; }
@@ -78,4 +81,21 @@ wait_run() {
 		sleep 0.1; i=$((i + 1))
 	done
 	fail "no run appeared"
+}
+# slurm_yaml FILE NAME N COMMAND [TOP [RES [SLURM]]]: writes a manifest
+# of N one-CPU tasks (matrix i: 0..N-1) on the slurm scheduler through
+# the commands, polled every 1-2 s; TOP is more top-level YAML, RES more
+# lines under resources:, SLURM more under slurm: (each "key: value"
+# lines, indented by the caller when nested).
+slurm_yaml() {
+	{
+		printf 'version: 1\nname: %s\nscheduler: slurm\n' "$2"
+		printf 'matrix:\n  i: [%s]\n' "$(seq -s, 0 $(($3 - 1)))"
+		printf 'resources:\n  cpus: 1\n'
+		[ -z "${6:-}" ] || printf '%s\n' "$6" | sed 's/^/  /'
+		printf 'slurm:\n  interface: cli\n  poll_min: 1s\n  poll_max: 2s\n'
+		[ -z "${7:-}" ] || printf '%s\n' "$7" | sed 's/^/  /'
+		[ -z "${5:-}" ] || printf '%s\n' "$5"
+		printf 'command: %s\n' "$4"
+	} >"$1"
 }

@@ -491,8 +491,8 @@ test_set(void **state)
 	    "name, scheduler, backend, image, command, env, matrix, "
 	    "resources, timeout, kill_grace, retry, policy, scratch, "
 	    "outputs, workdir, isolation, limits, concurrency, notify, "
-	    "docker, ssh, singularity, cache, modal, daytona, vercel, pool, "
-	    "slurm)\n"
+	    "after, docker, ssh, singularity, cache, modal, daytona, vercel, "
+	    "pool, slurm)\n"
 	    "--set '=1':1:1: expected KEY.PATH=VALUE, for example "
 	    "resources.memory=4G\n"
 	    "--set 'resources.cpus=[1':1:18: invalid YAML: did not find "
@@ -847,6 +847,39 @@ check_documented(const struct vg_section *s, const char *prefix,
 	}
 }
 
+/* after: entries from a list, a scalar added by --set, the JSON form. */
+static void
+test_after(void **state)
+{
+	struct fixture *f = *state;
+	const char *sets[] = { "after=z:any,w", NULL };
+
+	assert_int_equal(load(f, "command: x\nafter: [prep, {run: x, "
+	    "when: any}, 'y:notok']\n"), 0);
+	assert_int_equal(f->m->after.n, 3);
+	assert_string_equal(f->m->after.v[0].run, "prep");
+	assert_int_equal(f->m->after.v[0].cond, VG_AFTER_OK);
+	assert_int_equal(f->m->after.v[0].loc.line, 2);
+	assert_string_equal(f->m->after.v[1].run, "x");
+	assert_int_equal(f->m->after.v[1].cond, VG_AFTER_ANY);
+	assert_string_equal(f->m->after.v[2].run, "y");
+	assert_int_equal(f->m->after.v[2].cond, VG_AFTER_NOTOK);
+	roundtrip(f->m);
+	f->opts.sets = sets;
+	assert_int_equal(load(f, "command: x\nafter: [prep]\n"), 0);
+	f->opts.sets = NULL;
+	assert_int_equal(f->m->after.n, 3);
+	assert_string_equal(f->m->after.v[1].run, "z");
+	assert_int_equal(f->m->after.v[1].cond, VG_AFTER_ANY);
+	assert_string_equal(f->m->after.v[2].run, "w");
+	roundtrip(f->m);
+	assert_int_equal(load(f, "command: x\nafter: {run: x}\n"),
+	    VG_EINVAL);
+	assert_string_equal(diags(f), "t.yaml:2:8: 'after' must be a list of "
+	    "runs (ids or names, or {run: RUN, when: ok|any|notok}), not a "
+	    "mapping\n");
+}
+
 /* docs/manifest.md names every manifest key. */
 static void
 test_documented(void **state)
@@ -869,6 +902,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_json_roundtrip, setup,
 		    teardown),
 		cmocka_unit_test(test_json_bad),
+		cmocka_unit_test_setup_teardown(test_after, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configs, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_config_errors, setup,

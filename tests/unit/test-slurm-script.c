@@ -175,6 +175,34 @@ static const char *const hostile[] = {
 	"\\",
 };
 
+/*
+ * The scripts plain (option opt given the value "plain") and b (the same
+ * with value v) read back by sbatch's reader as the same arguments, but
+ * for --opt=v in place of --opt=plain.
+ */
+static void
+same_but(const struct vg_buf *plain, const struct vg_buf *b, const char *opt,
+    const char *v)
+{
+	struct vg_strv args = VG_STRV_INIT, pargs = VG_STRV_INIT;
+	char want[256];
+	size_t k;
+
+	sbatch_args(vg_buf_str(b), &args);
+	sbatch_args(vg_buf_str(plain), &pargs);
+	assert_int_equal(args.n, pargs.n);
+	for (k = 0; k < args.n; k++) {
+		snprintf(want, sizeof want, "--%s=plain", opt);
+		if (strcmp(pargs.v[k], want) == 0) {
+			snprintf(want, sizeof want, "--%s=%s", opt, v);
+			assert_string_equal(args.v[k], want);
+		} else
+			assert_string_equal(args.v[k], pargs.v[k]);
+	}
+	vg_strv_release(&args);
+	vg_strv_release(&pargs);
+}
+
 /* Every hostile value comes back as exactly one argument, and the rest
  * of the script is the same as with a plain value. */
 static void
@@ -182,11 +210,9 @@ test_script_hostile_values(void **state)
 {
 	struct vg_slurm_job j = base;
 	struct vg_buf b = VG_BUF_INIT, plain = VG_BUF_INIT;
-	struct vg_strv args = VG_STRV_INIT, pargs = VG_STRV_INIT;
 	struct vg_err e;
 	const char **field;
-	char want[256];
-	size_t i, f, k;
+	size_t i, f;
 	const char *names[] = { "partition", "account", "qos", "constraint",
 	    "exclude" };
 
@@ -202,32 +228,214 @@ test_script_hostile_values(void **state)
 			*field = hostile[i];
 			vg_buf_reset(&b);
 			assert_int_equal(vg_slurm_script(&j, &b, &e), 0);
-			vg_strv_release(&args);
-			vg_strv_release(&pargs);
-			sbatch_args(vg_buf_str(&b), &args);
-			sbatch_args(vg_buf_str(&plain), &pargs);
-			assert_int_equal(args.n, pargs.n);
-			for (k = 0; k < args.n; k++) {
-				snprintf(want, sizeof want, "--%s=plain",
-				    names[f]);
-				if (strcmp(pargs.v[k], want) == 0) {
-					snprintf(want, sizeof want, "--%s=%s",
-					    names[f], hostile[i]);
-					assert_string_equal(args.v[k], want);
-				} else
-					assert_string_equal(args.v[k],
-					    pargs.v[k]);
-			}
+			same_but(&plain, &b, names[f], hostile[i]);
 			/* The shell part is untouched. */
 			assert_string_equal(strstr(vg_buf_str(&b),
 			    "\nVIGIL_ATTEMPT"), strstr(vg_buf_str(&plain),
 			    "\nVIGIL_ATTEMPT"));
 		}
 	}
-	vg_strv_release(&args);
-	vg_strv_release(&pargs);
 	vg_buf_release(&b);
 	vg_buf_release(&plain);
+	(void)state;
+}
+
+/* A parallel request: nodes, tasks, memory per CPU, GPUs per task,
+ * whole nodes, the srun launcher, further options and a dependency. */
+static void
+test_script_parallel(void **state)
+{
+	struct vg_slurm_job j = base;
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_kvs opts = { NULL, 0, 0 };
+	struct vg_err e;
+
+	vg_kvs_set(&opts, "reservation", "maint");
+	vg_kvs_set(&opts, "mail-type", "END,FAIL");
+	vg_kvs_set(&opts, "comment", "sweep #3 \"lr\"");
+	vg_kvs_set(&opts, "contiguous", "true");
+	vg_kvs_set(&opts, "spread-job", "false");
+	j.nodes = 3;
+	j.ntasks = 6;
+	j.ntasks_per_node = 2;
+	j.cpus = 1;
+	j.mem_per_cpu = 300ULL << 20;
+	j.gpus_per_task = 1;
+	j.exclusive = 1;
+	j.srun = 1;
+	j.options = &opts;
+	j.dependency = "afterok:12:13,afterany:14";
+	assert_int_equal(vg_slurm_script(&j, &b, &e), 0);
+	assert_non_null(strstr(vg_buf_str(&b),
+	    "#SBATCH --nodes=3\n"
+	    "#SBATCH --ntasks=6\n"
+	    "#SBATCH --ntasks-per-node=2\n"
+	    "#SBATCH --cpus-per-task=1\n"
+	    "#SBATCH --mem-per-cpu=300M\n"
+	    "#SBATCH --gpus-per-task=1\n"
+	    "#SBATCH --exclusive\n"));
+	assert_non_null(strstr(vg_buf_str(&b),
+	    "#SBATCH --reservation=maint\n"
+	    "#SBATCH --mail-type=END,FAIL\n"
+	    "#SBATCH --comment=\"sweep #3 \\\"lr\\\"\"\n"
+	    "#SBATCH --contiguous\n"
+	    "#SBATCH --dependency=afterok:12:13,afterany:14\n"
+	    "#SBATCH --kill-on-invalid-dep=yes\n"));
+	assert_null(strstr(vg_buf_str(&b), "spread-job"));
+	assert_non_null(strstr(vg_buf_str(&b),
+	    "VIGIL_LAUNCHER=srun\nexport VIGIL_LAUNCHER\n"));
+	/* Only nodes: Slurm starts one task per node. */
+	j = base;
+	j.nodes = 2;
+	vg_buf_reset(&b);
+	assert_int_equal(vg_slurm_script(&j, &b, &e), 0);
+	assert_non_null(strstr(vg_buf_str(&b), "#SBATCH --nodes=2\n#SBATCH"));
+	assert_null(strstr(vg_buf_str(&b), "--ntasks"));
+	/* Only ntasks: Slurm picks the nodes. */
+	j = base;
+	j.ntasks = 4;
+	vg_buf_reset(&b);
+	assert_int_equal(vg_slurm_script(&j, &b, &e), 0);
+	assert_null(strstr(vg_buf_str(&b), "--nodes"));
+	assert_non_null(strstr(vg_buf_str(&b), "#SBATCH --ntasks=4\n"));
+	assert_null(strstr(vg_buf_str(&b), "VIGIL_LAUNCHER"));
+	/* A refused option in a manifest that skipped validation. */
+	j = base;
+	vg_kvs_release(&opts);
+	vg_kvs_set(&opts, "wrap", "rm -rf ~");
+	j.options = &opts;
+	vg_buf_reset(&b);
+	assert_int_equal(vg_slurm_script(&j, &b, &e), VG_EINVAL);
+	assert_string_equal(e.msg, "slurm.options.wrap: refused: vigil "
+	    "writes the batch script itself");
+	j = base;
+	j.dependency = "afterok:1;rm";
+	assert_int_equal(vg_slurm_script(&j, &b, &e), VG_EINVAL);
+	assert_string_equal(e.msg, "slurm: bad dependency 'afterok:1;rm'");
+	assert_int_equal(b.len, 0);
+	vg_kvs_release(&opts);
+	vg_buf_release(&b);
+	(void)state;
+}
+
+/* Hostile slurm.options values stay one argument each. */
+static void
+test_script_hostile_options(void **state)
+{
+	struct vg_slurm_job j = base;
+	struct vg_buf b = VG_BUF_INIT, plain = VG_BUF_INIT;
+	struct vg_kvs opts = { NULL, 0, 0 };
+	struct vg_err e;
+	size_t i;
+
+	j.options = &opts;
+	for (i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+		vg_kvs_release(&opts);
+		vg_kvs_set(&opts, "comment", "plain");
+		vg_buf_reset(&plain);
+		assert_int_equal(vg_slurm_script(&j, &plain, &e), 0);
+		vg_kvs_release(&opts);
+		vg_kvs_set(&opts, "comment", hostile[i]);
+		vg_buf_reset(&b);
+		assert_int_equal(vg_slurm_script(&j, &b, &e), 0);
+		same_but(&plain, &b, "comment", hostile[i]);
+	}
+	vg_kvs_release(&opts);
+	vg_buf_release(&b);
+	vg_buf_release(&plain);
+	(void)state;
+}
+
+/* The allowlist: allowed, refused with the reason, unknown, bad values. */
+static void
+test_option_check(void **state)
+{
+	struct vg_resources r;
+	char why[256], ib[] = "ib";
+
+	memset(&r, 0, sizeof r);
+	assert_int_equal(vg_slurm_option_check("reservation", "r1", &r, why,
+	    sizeof why), 0);
+	assert_int_equal(vg_slurm_option_check("begin", "now+1hour", &r, why,
+	    sizeof why), 0);
+	assert_int_equal(vg_slurm_option_check("contiguous", "", &r, why,
+	    sizeof why), 0);
+	assert_int_equal(vg_slurm_option_check("contiguous", "yes", &r, why,
+	    sizeof why), -1);
+	assert_string_equal(why, "a flag: give true, false or an empty "
+	    "value, not 'yes'");
+	assert_int_equal(vg_slurm_option_check("output", "/tmp/x", &r, why,
+	    sizeof why), -1);
+	assert_string_equal(why, "refused: vigil keeps job output under the "
+	    "run directory");
+	assert_int_equal(vg_slurm_option_check("dependency", "afterok:1", &r,
+	    why, sizeof why), -1);
+	assert_string_equal(why, "refused: use after: (vigil follows the "
+	    "runs it waits for)");
+	assert_int_equal(vg_slurm_option_check("mem", "1G", &r, why,
+	    sizeof why), -1);
+	assert_string_equal(why, "refused: use resources.memory");
+	assert_int_equal(vg_slurm_option_check("reservaton", "r1", &r, why,
+	    sizeof why), -1);
+	assert_string_equal(why, "not an sbatch option vigil passes on (see "
+	    "the allowlist in docs/schedulers/slurm.md)");
+	assert_int_equal(vg_slurm_option_check("comment", "", &r, why,
+	    sizeof why), -1);
+	assert_string_equal(why, "needs a value");
+	assert_int_equal(vg_slurm_option_check("comment", "a\nb", &r, why,
+	    sizeof why), -1);
+	assert_int_equal(vg_slurm_option_check("signal", "B:USR9", &r, why,
+	    sizeof why), -1);
+	assert_int_equal(vg_slurm_option_check("signal", "B:USR1@60", &r, why,
+	    sizeof why), 0);
+	r.constraint = ib;
+	assert_int_equal(vg_slurm_option_check("constraint", "a100", &r, why,
+	    sizeof why), -1);
+	assert_string_equal(why, "resources.constraint is given too; give "
+	    "one");
+	(void)state;
+}
+
+/* launcher: the default and the wrapped command. */
+static void
+test_launcher(void **state)
+{
+	struct vg_resources r;
+	struct vg_command c;
+	char none[] = "none", srun[] = "srun";
+
+	memset(&r, 0, sizeof r);
+	assert_false(vg_slurm_use_srun(&r));
+	r.ntasks = 1;
+	assert_false(vg_slurm_use_srun(&r));
+	r.ntasks = 2;
+	assert_true(vg_slurm_use_srun(&r));
+	r.launcher = none;
+	assert_false(vg_slurm_use_srun(&r));
+	r.ntasks = 0;
+	r.launcher = NULL;
+	r.nodes = 3;
+	assert_true(vg_slurm_use_srun(&r));
+	r.nodes = 0;
+	r.launcher = srun;
+	assert_true(vg_slurm_use_srun(&r));
+
+	memset(&c, 0, sizeof c);
+	c.shell = strdup("hostname; echo $X");
+	vg_slurm_launch_wrap(&c);
+	assert_true(c.is_argv);
+	assert_null(c.shell);
+	assert_int_equal(c.argv.n, 6);
+	assert_string_equal(c.argv.v[0], "srun");
+	assert_string_equal(c.argv.v[1], "--kill-on-bad-exit=1");
+	assert_string_equal(c.argv.v[2], "--");
+	assert_string_equal(c.argv.v[3], "/bin/sh");
+	assert_string_equal(c.argv.v[4], "-c");
+	assert_string_equal(c.argv.v[5], "hostname; echo $X");
+	vg_slurm_launch_wrap(&c);
+	assert_int_equal(c.argv.n, 9);
+	assert_string_equal(c.argv.v[3], "srun");
+	vg_strv_release(&c.argv);
 	(void)state;
 }
 
@@ -472,6 +680,10 @@ main(void)
 		cmocka_unit_test(test_array_spec),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_script_parallel),
+		cmocka_unit_test(test_script_hostile_options),
+		cmocka_unit_test(test_option_check),
+		cmocka_unit_test(test_launcher),
 		cmocka_unit_test(test_step_argv),
 	};
 

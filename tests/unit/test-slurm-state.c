@@ -343,6 +343,18 @@ test_state_map(void **state)
 	assert_int_equal(map("CANCELLED", 0, 0, 0, "None", &r),
 	    VG_ST_CANCELLED);
 	assert_string_equal(r.reason, "cancelled by root (uid 0) on n7");
+	/* --kill-on-invalid-dep: Slurm cancels, sacct keeps the pending
+	 * reason, squeue says why; a user's scancel stays CANCELLED. */
+	assert_int_equal(map("CANCELLED", 0, 0, -1, "Dependency", &r),
+	    VG_ST_DEPENDENCY);
+	assert_string_equal(r.reason, "Slurm: the jobs of a run it waits for "
+	    "(after:) did not end as asked on n7");
+	assert_int_equal(map("CANCELLED", 0, 0, -1,
+	    "DependencyNeverSatisfied", &r), VG_ST_DEPENDENCY);
+	assert_int_equal(map("CANCELLED", 0, 0, 0, "Dependency", &r),
+	    VG_ST_CANCELLED);
+	assert_int_equal(map("PENDING", 0, 0, -1, "Dependency", &r),
+	    VG_ST_QUEUED);
 	assert_int_equal(map("TIMEOUT", 0, 15, -1, "None", &r),
 	    VG_ST_TIMEOUT);
 	assert_string_equal(r.reason, "reached its Slurm time limit on n7");
