@@ -98,4 +98,15 @@ int	vg_local_proc_wait(struct vg_attempt *a, struct vg_local_proc *lp,
  * fine.  Does not close a->pidfd. */
 void	vg_local_proc_free(struct vg_local_proc *lp);
 
+/* Sessions of the local backend (local-session.c; backend.h, the
+ * session ops). */
+struct vg_session;
+struct vg_session_cmd;
+struct vg_result;
+int	vg_local_session_open(struct vg_session *s, struct vg_err *e);
+int	vg_local_session_exec(const struct vg_session *s,
+	    const struct vg_session_cmd *c, struct vg_result *r,
+	    struct vg_err *e);
+int	vg_local_session_close(const struct vg_session *s, struct vg_err *e);
+
 #endif

@@ -12,6 +12,7 @@
 #include "runner/cli/cmd.h"
 #include "runner/cli/launch.h"
 #include "common/path.h"
+#include "runner/core/session.h"
 
 /* Default age: 30 days. */
 #define GC_DEFAULT_AGE	(30.0 * 86400)
@@ -77,6 +78,15 @@ cmd_gc_exec(struct vg_args *a)
 	}
 	printf("%zu run%s %s\n", c.ids.n, c.ids.n == 1 ? "" : "s",
 	    dry ? "would be removed" : "removed");
+	/* Sessions: those whose keeper is gone or time is up are closed,
+	 * ended ones older than the cutoff removed (docs/sessions.md). */
+	vg_err_init(&e);
+	if (vg_sess_gc(st, c.cutoff, dry, &report, &e) != 0) {
+		fprintf(stderr, "vigil: gc: %s\n", e.msg);
+		rc = VG_EXIT_INTERNAL;
+	}
+	fwrite(report.data, 1, report.len, stdout);
+	vg_buf_reset(&report);
 	if (dry || vg_args_has(a, "no-reap"))
 		goto out;
 	for (b = vg_backends; *b != NULL; b++) {

@@ -31,6 +31,7 @@ struct vg_mload {
 	int			 cmd_seen;	/* some layer gave command */
 	int			 bad_root;	/* manifest is not a mapping */
 	const char		*cmd_file;
+	int			 session;	/* vg_load_opts.session */
 };
 
 /* A new manifest holding every default; the caller frees it. */
