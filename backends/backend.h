@@ -332,6 +332,11 @@ void	vg_session_script(const char *root, const struct vg_session_cmd *c,
  */
 char	*vg_session_kill_script(const char *root, const char *job, int sig);
 
+/* A shell script that kills (SIGKILL) the tree of every job of the
+ * session at root_word (one shell word: quoted, or "$d"), for closing
+ * it.  Caller frees. */
+char	*vg_session_close_script(const char *root_word);
+
 /*
  * Copies what a backend wrote to fd (opened on c->dir's stdout or
  * stderr, the whole copy) onward to c->out: writes p to fd and passes

@@ -16,6 +16,7 @@
  * would not keep them either); docs/sessions.md says so.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,32 +105,55 @@ vg_session_script(const char *root, const struct vg_session_cmd *c,
 	vg_buf_release(&w);
 }
 
+/* Appends __vg_kill SIG PIDFILE: kills the tree whose top's pid is in
+ * PIDFILE, walking /proc/PID/status for children. */
+static void
+kill_function(struct vg_buf *b)
+{
+	vg_buf_adds(b, "__vg_kill() {\n"
+	    "  read -r t <\"$2\" 2>/dev/null || return 0\n"
+	    "  all=$t; new=$t\n"
+	    "  while [ -n \"$new\" ]; do\n"
+	    "    next=\n"
+	    "    for p in /proc/[0-9]*; do\n"
+	    "      pp=\n"
+	    "      while read -r k v; do\n"
+	    "        [ \"$k\" = PPid: ] && { pp=$v; break; }\n"
+	    "      done <\"$p/status\" 2>/dev/null\n"
+	    "      for n in $new; do\n"
+	    "        [ \"$pp\" = \"$n\" ] && next=\"$next ${p#/proc/}\"\n"
+	    "      done\n"
+	    "    done\n"
+	    "    all=\"$all $next\"; new=$next\n"
+	    "  done\n"
+	    "  kill -\"$1\" $all 2>/dev/null\n"
+	    "  return 0\n"
+	    "}\n");
+}
+
 char *
 vg_session_kill_script(const char *root, const char *job, int sig)
 {
 	struct vg_buf b = VG_BUF_INIT;
 
-	vg_buf_adds(&b, "read -r t <");
+	kill_function(&b);
+	vg_buf_printf(&b, "__vg_kill %d ", sig);
 	vg_buf_squote(&b, root);
 	vg_buf_adds(&b, "/cmds/");
 	vg_buf_squote(&b, job);
-	vg_buf_printf(&b, "/pid 2>/dev/null || exit 0\n"
-	    "all=$t; new=$t\n"
-	    "while [ -n \"$new\" ]; do\n"
-	    "  next=\n"
-	    "  for p in /proc/[0-9]*; do\n"
-	    "    pp=\n"
-	    "    while read -r k v; do\n"
-	    "      [ \"$k\" = PPid: ] && { pp=$v; break; }\n"
-	    "    done <\"$p/status\" 2>/dev/null\n"
-	    "    for n in $new; do\n"
-	    "      [ \"$pp\" = \"$n\" ] && next=\"$next ${p#/proc/}\"\n"
-	    "    done\n"
-	    "  done\n"
-	    "  all=\"$all $next\"; new=$next\n"
-	    "done\n"
-	    "kill -%d $all 2>/dev/null\n"
-	    "exit 0\n", sig);
+	vg_buf_adds(&b, "/pid\nexit 0\n");
+	return vg_buf_detach(&b);
+}
+
+char *
+vg_session_close_script(const char *root_word)
+{
+	struct vg_buf b = VG_BUF_INIT;
+
+	kill_function(&b);
+	vg_buf_printf(&b, "for f in %s", root_word);
+	vg_buf_printf(&b, "/cmds/*/pid; do [ -f \"$f\" ] && __vg_kill %d "
+	    "\"$f\"; done\n", SIGKILL);
 	return vg_buf_detach(&b);
 }
 

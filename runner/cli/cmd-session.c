@@ -539,9 +539,13 @@ session_output(struct vg_args *a, struct vg_sess *ss)
 		(void)vg_sess_job_get(ss, job, &j, &e);
 	}
 	fflush(stdout);
-	fo = job_file(&j, "stdout");
-	fe = job_file(&j, "stderr");
+	fo = fe = -1;
 	for (;;) {
+		/* The runner may not have made them yet. */
+		if (fo < 0)
+			fo = job_file(&j, "stdout");
+		if (fe < 0)
+			fe = job_file(&j, "stderr");
 		pump(fo, 1);
 		pump(fe, 2);
 		if (!follow || strcmp(j.state, "running") != 0)
@@ -549,6 +553,10 @@ session_output(struct vg_args *a, struct vg_sess *ss)
 		nanosleep(&ts, NULL);
 		(void)vg_sess_job_get(ss, job, &j, &e);
 	}
+	if (fo < 0)
+		fo = job_file(&j, "stdout");
+	if (fe < 0)
+		fe = job_file(&j, "stderr");
 	pump(fo, 1);
 	pump(fe, 2);
 	if (fo >= 0)

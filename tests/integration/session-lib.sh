@@ -101,7 +101,7 @@ check_timeout() {
 	out=$(x "$id" -- 'echo alive ${AFTER:-unset}') || fail "session after timeout"
 	[ "$out" = "alive unset" ] || fail "after timeout: $out"
 	# The tree is gone: no sleep 60/61 left in the sandbox.
-	out=$(x "$id" -- 'for p in /proc/[0-9]*; do tr "\0" " " <$p/cmdline 2>/dev/null; echo; done | grep -c "^sleep 6[01]" || true')
+	out=$(x "$id" -- 'for p in /proc/[0-9]*; do tr "\0" " " 2>/dev/null <$p/cmdline; echo; done | grep -c "^sleep 6[01]" || true')
 	[ "$out" = 0 ] || fail "timed-out tree still runs ($out processes)"
 }
 
@@ -264,7 +264,7 @@ check_errors() {
 	grep -q "duration" err.txt || fail "idle message: $(cat err.txt)"
 	sess_start --mode sometimes 2>err.txt; [ $? -eq 2 ] || fail "bad mode"
 	printf 'command: echo hi\n' >withcmd.yaml
-	sess_start -f withcmd.yaml 2>err.txt; [ $? -eq 2 ] || fail "manifest with a command"
+	"$VIGIL" session start -f withcmd.yaml 2>err.txt; [ $? -eq 2 ] || fail "manifest with a command"
 	grep -q "withcmd.yaml:1:1: a session has no 'command'" err.txt ||
 	    fail "command message: $(cat err.txt)"
 	"$VIGIL" exec --session nope -- true 2>err.txt; [ $? -eq 2 ] || fail "unknown session"
