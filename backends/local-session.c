@@ -93,22 +93,131 @@ note_proc(const struct vg_session_cmd *c, const struct vg_attempt *a)
 }
 
 int
+vg_local_session_follow(int pidfd, const struct vg_session_cmd *c,
+    double started, void (*signal)(void *arg, int sig), void *arg,
+    int *why, int *sig, struct vg_err *e)
+{
+	struct pollfd pfd;
+	double deadline = 0, kill_at = 0, now;
+	int rc = 0, fo, fe;
+
+	*why = *sig = 0;
+	fo = follow_open(c->dir, "stdout");
+	fe = follow_open(c->dir, "stderr");
+	if (c->timeout > 0)
+		deadline = started + c->timeout;
+	pfd.fd = pidfd;
+	pfd.events = POLLIN;
+	for (;;) {
+		pfd.revents = 0;
+		if (poll(&pfd, 1, FOLLOW_MS) < 0 && errno != EINTR) {
+			rc = vg_err_errno(e, "waiting for job %s", c->job);
+			break;
+		}
+		/* Opened late when the process had not made them yet. */
+		if (fo < 0)
+			fo = follow_open(c->dir, "stdout");
+		if (fe < 0)
+			fe = follow_open(c->dir, "stderr");
+		follow(c, fo, 1);
+		follow(c, fe, 2);
+		if (pfd.revents != 0)
+			break;
+		now = vg_now();
+		if (*why == 0 && ((deadline > 0 && now >= deadline) ||
+		    (c->stop != NULL && *c->stop))) {
+			*why = deadline > 0 && now >= deadline ?
+			    VG_ST_TIMEOUT : VG_ST_CANCELLED;
+			*sig = SIGTERM;
+			kill_at = now + (c->kill_grace > 0 ? c->kill_grace : 0);
+		} else if (*why != 0 && *sig != SIGKILL && now >= kill_at) {
+			*sig = SIGKILL;
+		} else {
+			continue;
+		}
+		signal(arg, *sig);
+	}
+	if (rc != 0)
+		signal(arg, SIGKILL);
+	if (fo >= 0)
+		close(fo);
+	if (fe >= 0)
+		close(fe);
+	return rc;
+}
+
+/* What a confined command's signal callback needs. */
+struct run_kill {
+	struct vg_attempt	*a;
+	struct vg_local_proc	*lp;
+	void			(*kill_tree)(void *arg, int sig);
+	void			*arg;
+};
+
+/* Signals a confined command: its other processes first, then its tree. */
+static void
+run_signal(void *arg, int sig)
+{
+	struct run_kill *k = arg;
+
+	if (k->kill_tree != NULL)
+		k->kill_tree(k->arg, sig);
+	(void)vg_local_proc_signal(k->a, k->lp, sig, NULL);
+}
+
+void
+vg_local_session_settle(struct vg_result *r, int why, int sig)
+{
+	if (why == 0)
+		return;
+	r->state = (enum vg_state)why;
+	snprintf(r->reason, sizeof(r->reason), "%s; its processes were sent "
+	    "%s", why == VG_ST_TIMEOUT ? "timed out" : "stopped",
+	    sig == SIGKILL ? "SIGKILL" : "SIGTERM");
+}
+
+int
+vg_local_session_run(struct vg_attempt *a, char *const argv[],
+    char *const envp[], enum vg_local_confine how,
+    const struct vg_session_cmd *c,
+    void (*kill_tree)(void *arg, int sig), void *arg, struct vg_result *r,
+    struct vg_err *e)
+{
+	struct run_kill k = { .a = a, .kill_tree = kill_tree, .arg = arg };
+	int rc, ws = 0, why, sig;
+
+	memset(r, 0, sizeof(*r));
+	if ((rc = vg_local_proc_start(a, argv, envp, how, &k.lp, e)) != 0)
+		return rc;
+	note_proc(c, a);
+	rc = vg_local_session_follow(a->pidfd, c, a->started, run_signal, &k,
+	    &why, &sig, e);
+	while (waitpid(a->pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	if (rc == 0) {
+		(void)vg_local_proc_finish(a, k.lp, ws, r, NULL);
+		vg_local_session_settle(r, why, sig);
+	}
+	if (a->pidfd >= 0)
+		close(a->pidfd);
+	a->pidfd = -1;
+	vg_local_proc_free(k.lp);
+	return rc;
+}
+
+int
 vg_local_session_exec(const struct vg_session *s,
     const struct vg_session_cmd *c, struct vg_result *r, struct vg_err *e)
 {
 	static const char *const keep[] = { "TMPDIR", "VIGIL_TASK_DIR",
 	    "VIGIL_JOB", NULL };
 	struct vg_strv argv = VG_STRV_INIT, env = VG_STRV_INIT;
-	struct vg_local_proc *lp = NULL;
 	struct vg_attempt a;
 	struct vg_task t;
-	struct pollfd pfd;
-	double deadline = 0, kill_at = 0, now;
-	int rc, ws = 0, fo = -1, fe = -1, why = 0, sig = 0;
+	int rc;
 
 	memset(&a, 0, sizeof(a));
 	memset(&t, 0, sizeof(t));
-	memset(r, 0, sizeof(*r));
 	t.env = s->m->env;
 	a.m = s->m;
 	a.task = &t;
@@ -126,63 +235,10 @@ vg_local_session_exec(const struct vg_session *s,
 	vg_strv_pushf(&env, "VIGIL_SESSION_ID=%s", s->id);
 	vg_strv_pushf(&env, "VIGIL_SESSION_DIR=%s", s->dir);
 	vg_strv_pushf(&env, "VIGIL_JOB=%s", c->job);
-	rc = vg_local_proc_start(&a, argv.v, env.v, VG_LOCAL_ISOLATION, &lp,
-	    e);
+	rc = vg_local_session_run(&a, argv.v, env.v, VG_LOCAL_ISOLATION, c,
+	    NULL, NULL, r, e);
 	vg_strv_release(&argv);
 	vg_strv_release(&env);
-	if (rc != 0)
-		return rc;
-	note_proc(c, &a);
-	fo = follow_open(c->dir, "stdout");
-	fe = follow_open(c->dir, "stderr");
-	if (c->timeout > 0)
-		deadline = a.started + c->timeout;
-	pfd.fd = a.pidfd;
-	pfd.events = POLLIN;
-	for (;;) {
-		pfd.revents = 0;
-		if (poll(&pfd, 1, FOLLOW_MS) < 0 && errno != EINTR) {
-			rc = vg_err_errno(e, "waiting for job %s", c->job);
-			break;
-		}
-		follow(c, fo, 1);
-		follow(c, fe, 2);
-		if (pfd.revents != 0)
-			break;
-		now = vg_now();
-		if (why == 0 && ((deadline > 0 && now >= deadline) ||
-		    (c->stop != NULL && *c->stop))) {
-			why = deadline > 0 && now >= deadline ? VG_ST_TIMEOUT :
-			    VG_ST_CANCELLED;
-			sig = SIGTERM;
-			kill_at = now + (c->kill_grace > 0 ? c->kill_grace : 0);
-			(void)vg_local_proc_signal(&a, lp, SIGTERM, NULL);
-		} else if (why != 0 && sig != SIGKILL && now >= kill_at) {
-			sig = SIGKILL;
-			(void)vg_local_proc_signal(&a, lp, SIGKILL, NULL);
-		}
-	}
-	if (rc != 0)
-		(void)vg_local_proc_signal(&a, lp, SIGKILL, NULL);
-	while (waitpid(a.pid, &ws, 0) < 0 && errno == EINTR)
-		;
-	follow(c, fo, 1);
-	follow(c, fe, 2);
-	if (rc == 0) {
-		(void)vg_local_proc_finish(&a, lp, ws, r, NULL);
-		if (why != 0) {
-			r->state = (enum vg_state)why;
-			snprintf(r->reason, sizeof(r->reason), "%s",
-			    why == VG_ST_TIMEOUT ? "timed out" : "stopped");
-		}
-	}
-	if (fo >= 0)
-		close(fo);
-	if (fe >= 0)
-		close(fe);
-	if (a.pidfd >= 0)
-		close(a.pidfd);
-	vg_local_proc_free(lp);
 	return rc;
 }
 
