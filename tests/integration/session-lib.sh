@@ -211,8 +211,8 @@ check_idle() {
 check_gc_after_kill() {
 	id=$(sess_start) || fail "gc start"
 	x "$id" -- true || fail "gc exec"
-	j=$(x "$id" --background -- 'sleep 300')
-	x "$id" -- 'sleep 301' >/dev/null 2>&1 &
+	j=$(x "$id" --background -- 'sleep 3017')
+	x "$id" -- 'sleep 3018' >/dev/null 2>&1 &
 	p=$!
 	sleep 1
 	keeper=$(owner_pid "$id")

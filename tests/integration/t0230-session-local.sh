@@ -17,7 +17,7 @@ cd "$tmp" || exit 1
 sess_start() { "$VIGIL" session start "$@"; }
 sb_gone() {
 	! pgrep -f "$VIGIL_HOME/sessions/$1" >/dev/null &&
-	    ! pgrep -f 'sleep 30[01]' >/dev/null
+	    ! pgrep -f 'sleep 301[78]' >/dev/null
 }
 
 session_suite
