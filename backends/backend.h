@@ -309,7 +309,8 @@ int	vg_backend_session_close(const struct vg_backend_ops *ops,
 
 /*
  * The argv that runs c in a sandbox whose session directory is root
- * (["/bin/sh", "-c", WRAPPER, "vigil-session", COMMAND]): the wrapper
+ * (["/bin/sh", "-c", WRAPPER, "vigil-session", COMMAND]; a root of
+ * "~/x" is $HOME/x where the command runs): the wrapper
  * records its pid in root/cmds/JOB/pid, sources root/env (`export -p`
  * of the previous command) and enters the directory in root/cwd (else
  * root/work, made when missing), reads stdin from stdin_in (a path in

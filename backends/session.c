@@ -64,6 +64,18 @@ vg_backend_session_close(const struct vg_backend_ops *ops,
 	return ops->session_close(s, e);
 }
 
+/* Appends root as one shell word; a leading "~/" is "$HOME". */
+static void
+root_word(struct vg_buf *b, const char *root)
+{
+	if (root[0] == '~' && root[1] == '/') {
+		vg_buf_adds(b, "\"$HOME\"/");
+		vg_buf_squote(b, root + 2);
+	} else {
+		vg_buf_squote(b, root);
+	}
+}
+
 void
 vg_session_script(const char *root, const struct vg_session_cmd *c,
     const char *stdin_in, const char *const *keep, struct vg_strv *out)
@@ -72,7 +84,7 @@ vg_session_script(const char *root, const struct vg_session_cmd *c,
 	size_t i;
 
 	vg_buf_adds(&w, "__vg_r=");
-	vg_buf_squote(&w, root);
+	root_word(&w, root);
 	vg_buf_adds(&w, "; __vg_d=\"$__vg_r/cmds/\"");
 	vg_buf_squote(&w, c->job);
 	vg_buf_adds(&w, "\n[ -d \"$__vg_d\" ] || mkdir -p \"$__vg_d\"\n"
@@ -95,7 +107,7 @@ vg_session_script(const char *root, const struct vg_session_cmd *c,
 		    ">\"$__vg_r/cwd.$$\" && mv -f \"$__vg_r/cwd.$$\" "
 		    "\"$__vg_r/cwd\"; exit $__vg_s' EXIT\n");
 	vg_buf_adds(&w, "exec <");
-	vg_buf_squote(&w, stdin_in != NULL ? stdin_in : "/dev/null");
+	root_word(&w, stdin_in != NULL ? stdin_in : "/dev/null");
 	vg_buf_adds(&w, "\nunset __vg_d __vg_w\neval \"$__vg_c\"\n");
 	vg_strv_push(out, "/bin/sh");
 	vg_strv_push(out, "-c");
@@ -138,7 +150,7 @@ vg_session_kill_script(const char *root, const char *job, int sig)
 
 	kill_function(&b);
 	vg_buf_printf(&b, "__vg_kill %d ", sig);
-	vg_buf_squote(&b, root);
+	root_word(&b, root);
 	vg_buf_adds(&b, "/cmds/");
 	vg_buf_squote(&b, job);
 	vg_buf_adds(&b, "/pid\nexit 0\n");
