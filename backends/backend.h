@@ -312,11 +312,12 @@ int	vg_backend_session_close(const struct vg_backend_ops *ops,
  * (["/bin/sh", "-c", WRAPPER, "vigil-session", COMMAND]; a root of
  * "~/x" is $HOME/x where the command runs): the wrapper
  * records its pid in root/cmds/JOB/pid, sources root/env (`export -p`
- * of the previous command) and enters the directory in root/cwd (else
- * root/work, made when missing), reads stdin from stdin_in (a path in
- * the sandbox; NULL: /dev/null), evals the command in the same shell,
- * and (c->save) writes env and cwd again on exit, through a temporary
- * file and a rename, keeping the command's exit status.  Variables named
+ * of the previous command, its directory as __VG_CWD) and enters that
+ * directory (else root/work, made when missing), reads stdin from
+ * stdin_in (a path in the sandbox; NULL: /dev/null), evals the command in
+ * the same shell, and (c->save) writes env again on exit through a
+ * temporary file and a rename (and root/cwd, a plain copy of the
+ * directory), keeping the command's exit status.  Variables named
  * in keep (NULL-terminated, may be NULL) keep the value this command was
  * started with (per-command ones: TMPDIR).  Caller releases out.
  */

@@ -5,13 +5,15 @@
  * sandboxes where vigil holds no handle on a command's processes, and
  * the copy of a command's output to its whole file and onward.
  *
- * The wrapper keeps a session's shell state in two files of the session
+ * The wrapper keeps a session's shell state in one file of the session
  * directory in the sandbox: env, the `export -p` of the last foreground
- * command's shell when it ended, and cwd, its working directory.  Each
- * command is a fresh `/bin/sh -c` that sources env, enters cwd, evals the
- * command in that same shell and, on exit (a trap, so `exit 3` keeps its
- * status), writes both files again through a rename, so a command killed
- * half way leaves the previous state whole.  Shell functions, aliases,
+ * command's shell when it ended, its working directory included as
+ * __VG_CWD.  Each command is a fresh `/bin/sh -c` that sources env,
+ * enters that directory, evals the command in that same shell and, on
+ * exit (a trap, so `exit 3` keeps its status), writes env again through
+ * a temporary file and a rename, so a command killed half way leaves the
+ * previous state whole.  cwd holds a plain copy of the directory for the
+ * gate's path context.  Shell functions, aliases,
  * unexported variables and shell options do not persist (a subshell
  * would not keep them either); docs/sessions.md says so.
  */
@@ -97,15 +99,17 @@ vg_session_script(const char *root, const struct vg_session_cmd *c,
 	for (i = 0; keep != NULL && keep[i] != NULL; i++)
 		vg_buf_printf(&w, "[ -n \"$__vg_k%zu\" ] && export %s=\"$__vg_"
 		    "k%zu\"\n", i, keep[i], i);
-	vg_buf_adds(&w, "if [ -f \"$__vg_r/cwd\" ] && read -r __vg_w "
-	    "<\"$__vg_r/cwd\" && cd -- \"$__vg_w\" 2>/dev/null; then :; "
-	    "else cd -- \"$__vg_r/work\" || exit 126; fi\n"
+	vg_buf_adds(&w, "if [ -n \"${__VG_CWD-}\" ] && cd -- \"$__VG_CWD\" "
+	    "2>/dev/null; then :; else cd -- \"$__vg_r/work\" || exit 126; fi\n"
+	    "unset __VG_CWD\n"
 	    "__vg_c=$1; shift\n");
+	/* One file, one rename: the cwd travels in the export list; cwd
+	 * alone is a copy for the gate's path context. */
 	if (c->save)
-		vg_buf_adds(&w, "trap '__vg_s=$?; export -p >\"$__vg_r/env.$$\""
-		    " && mv -f \"$__vg_r/env.$$\" \"$__vg_r/env\"; pwd "
-		    ">\"$__vg_r/cwd.$$\" && mv -f \"$__vg_r/cwd.$$\" "
-		    "\"$__vg_r/cwd\"; exit $__vg_s' EXIT\n");
+		vg_buf_adds(&w, "trap '__vg_s=$?; export __VG_CWD=\"$PWD\"; "
+		    "export -p >\"$__vg_r/env.$$\" && mv -f \"$__vg_r/env.$$\" "
+		    "\"$__vg_r/env\"; printf '\\''%s\\n'\\'' \"$PWD\" "
+		    ">\"$__vg_r/cwd\"; exit $__vg_s' EXIT\n");
 	vg_buf_adds(&w, "exec <");
 	root_word(&w, stdin_in != NULL ? stdin_in : "/dev/null");
 	vg_buf_adds(&w, "\nunset __vg_d __vg_w\neval \"$__vg_c\"\n");

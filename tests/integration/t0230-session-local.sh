@@ -34,4 +34,14 @@ x "$id" --timeout 1 -- 'sleep 62 & sleep 63' 2>/dev/null
 sleep 0.3
 pgrep -f 'sleep 6[23]' >/dev/null && fail "timed-out tree left on the host"
 "$VIGIL" session stop "$id" >/dev/null
+
+# The example agent loop runs as documented and leaves nothing open.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+VIGIL=$VIGIL sh "$top/examples/sessions/agent-loop.sh" >ex.txt 2>ex.err ||
+    fail "example: $(cat ex.err)"
+grep -q '"stdout":"hello from .*/work/project\\n"' ex.txt || fail "example cwd/env: $(cat ex.txt)"
+grep -q '"denied":true' ex.txt || fail "example denial"
+grep -q '^tick 3$' ex.txt || fail "example background job"
+[ -z "$(sqlite3 -cmd ".timeout 5000" "$VIGIL_HOME/vigil.db" \
+    "select id from sessions where ended = 0")" ] || fail "example left a session open"
 echo "all passed"
