@@ -135,7 +135,7 @@ kill_function(struct vg_buf *b)
 	    "      pp=\n"
 	    "      while read -r k v; do\n"
 	    "        [ \"$k\" = PPid: ] && { pp=$v; break; }\n"
-	    "      done <\"$p/status\" 2>/dev/null\n"
+	    "      done 2>/dev/null <\"$p/status\"\n"
 	    "      for n in $new; do\n"
 	    "        [ \"$pp\" = \"$n\" ] && next=\"$next ${p#/proc/}\"\n"
 	    "      done\n"
