@@ -348,31 +348,21 @@ run_background(struct vg_sess *ss, struct vg_session_cmd *c, int json)
 	struct vg_err e;
 	unsigned long long start = 0;
 	char line[96], *log, ok;
-	int pfd[2], fd, n, ws;
+	int pfd[2], fd, n;
 	pid_t pid;
 
 	if (pipe2(pfd, O_CLOEXEC) != 0)
 		return vg_cmd_fail(VG_EXIT_INTERNAL, "pipe: %s",
 		    strerror(errno));
-	fflush(stdout);
-	fflush(stderr);
-	if ((pid = fork()) < 0)
+	if ((pid = vg_launch_detach()) < 0)
 		return vg_cmd_fail(VG_EXIT_INTERNAL, "fork: %s",
 		    strerror(errno));
 	if (pid == 0) {
 		close(pfd[0]);
-		if (setsid() < 0 || (pid = fork()) < 0)
-			_exit(1);
-		if (pid > 0)
-			_exit(0);
 		log = vg_path_join(c->dir, "runner.log");
-		fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-		    0600);
-		free(log);
-		n = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || n < 0 || dup2(n, 0) < 0 || dup2(fd, 1) < 0 ||
-		    dup2(fd, 2) < 0)
+		if (vg_launch_redirect(log) != 0)
 			_exit(1);
+		free(log);
 		(void)vg_proc_starttime(getpid(), &start);
 		n = snprintf(line, sizeof(line), "%ld %llu %.6f\n",
 		    (long)getpid(), start, vg_now());
@@ -397,8 +387,6 @@ run_background(struct vg_sess *ss, struct vg_session_cmd *c, int json)
 		_exit(0);
 	}
 	close(pfd[1]);
-	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-		;
 	n = (int)read(pfd[0], &ok, 1);
 	close(pfd[0]);
 	if (n != 1)

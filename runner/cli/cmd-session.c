@@ -102,14 +102,10 @@ keeper_main(const char *id, const char *dir, int ready)
 	struct vg_sess ss;
 	struct vg_err e;
 	char *log = vg_path_join(dir, "keeper.log");
-	int fd, nul;
 
-	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	free(log);
-	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(fd, 1) < 0 ||
-	    dup2(fd, 2) < 0)
+	if (vg_launch_redirect(log) != 0)
 		_exit(1);
+	free(log);
 	vg_err_init(&e);
 	if (vg_launch_store(&st, NULL) != 0)
 		_exit(1);
@@ -132,29 +128,21 @@ static int
 keeper_start(struct vg_sess *ss, struct vg_err *e)
 {
 	char ok;
-	int pfd[2], ws, n;
+	int pfd[2], n;
 	pid_t pid;
 
 	if (pipe2(pfd, O_CLOEXEC) != 0)
 		return vg_err_errno(e, "pipe");
-	fflush(stdout);
-	fflush(stderr);
-	if ((pid = fork()) < 0) {
+	if ((pid = vg_launch_detach()) < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
 		return vg_err_errno(e, "fork");
 	}
 	if (pid == 0) {
 		close(pfd[0]);
-		if (setsid() < 0 || (pid = fork()) < 0)
-			_exit(1);
-		if (pid > 0)
-			_exit(0);
 		keeper_main(ss->rec.id, ss->rec.dir, pfd[1]);
 	}
 	close(pfd[1]);
-	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-		;
 	n = (int)read(pfd[0], &ok, 1);
 	close(pfd[0]);
 	if (n != 1)
@@ -233,21 +221,33 @@ out:
 	return vg_cmd_finish_stdout(rc);
 }
 
-/* Formats an age in seconds as "3d", "5h", "12m" or "40s". */
-static const char *
-age(double secs, char *buf, size_t len)
+/* One member of a JSON object: key and value. */
+static void
+kstr(struct vg_json_writer *w, const char *k, const char *v)
 {
-	long s = secs < 0 ? 0 : (long)secs;
+	vg_json_key(w, k);
+	vg_json_str(w, v);
+}
 
-	if (s >= 86400)
-		snprintf(buf, len, "%ldd", s / 86400);
-	else if (s >= 3600)
-		snprintf(buf, len, "%ldh", s / 3600);
-	else if (s >= 60)
-		snprintf(buf, len, "%ldm", s / 60);
-	else
-		snprintf(buf, len, "%lds", s);
-	return buf;
+static void
+knum(struct vg_json_writer *w, const char *k, double v)
+{
+	vg_json_key(w, k);
+	vg_json_num(w, v);
+}
+
+static void
+kint(struct vg_json_writer *w, const char *k, long long v)
+{
+	vg_json_key(w, k);
+	vg_json_int(w, v);
+}
+
+static void
+kbool(struct vg_json_writer *w, const char *k, int v)
+{
+	vg_json_key(w, k);
+	vg_json_bool(w, v);
 }
 
 struct list_ctx {
@@ -274,40 +274,26 @@ list_cb(void *arg, const struct vg_session_rec *r)
 	if (!l->json) {
 		vg_buf_printf(&l->out, "%-26s %-12s %-12s %-9s %6s %6s %5d\n",
 		    r->id, r->name[0] ? r->name : "-", r->backend, r->state,
-		    age(now - r->created, a1, sizeof(a1)),
-		    age((r->ended > 0 ? r->ended : now) - r->last_used, a2,
+		    vg_fmt_age(now - r->created, a1, sizeof(a1)),
+		    vg_fmt_age((r->ended > 0 ? r->ended : now) - r->last_used, a2,
 		    sizeof(a2)), r->jobs);
 		return 0;
 	}
 	vg_json_obj_begin(&l->w);
-	vg_json_key(&l->w, "id");
-	vg_json_str(&l->w, r->id);
-	vg_json_key(&l->w, "name");
-	vg_json_str(&l->w, r->name);
-	vg_json_key(&l->w, "backend");
-	vg_json_str(&l->w, r->backend);
-	vg_json_key(&l->w, "state");
-	vg_json_str(&l->w, r->state);
-	vg_json_key(&l->w, "reason");
-	vg_json_str(&l->w, r->reason);
-	vg_json_key(&l->w, "created");
-	vg_json_num(&l->w, r->created);
-	vg_json_key(&l->w, "last_used");
-	vg_json_num(&l->w, r->last_used);
-	vg_json_key(&l->w, "ended");
-	vg_json_num(&l->w, r->ended);
-	vg_json_key(&l->w, "idle_timeout");
-	vg_json_num(&l->w, r->idle_timeout);
-	vg_json_key(&l->w, "max_age");
-	vg_json_num(&l->w, r->max_age);
-	vg_json_key(&l->w, "mode");
-	vg_json_str(&l->w, r->mode);
-	vg_json_key(&l->w, "jobs");
-	vg_json_int(&l->w, r->jobs);
-	vg_json_key(&l->w, "dir");
-	vg_json_str(&l->w, r->dir);
-	vg_json_key(&l->w, "handle");
-	vg_json_str(&l->w, r->handle);
+	kstr(&l->w, "id", r->id);
+	kstr(&l->w, "name", r->name);
+	kstr(&l->w, "backend", r->backend);
+	kstr(&l->w, "state", r->state);
+	kstr(&l->w, "reason", r->reason);
+	knum(&l->w, "created", r->created);
+	knum(&l->w, "last_used", r->last_used);
+	knum(&l->w, "ended", r->ended);
+	knum(&l->w, "idle_timeout", r->idle_timeout);
+	knum(&l->w, "max_age", r->max_age);
+	kstr(&l->w, "mode", r->mode);
+	kint(&l->w, "jobs", r->jobs);
+	kstr(&l->w, "dir", r->dir);
+	kstr(&l->w, "handle", r->handle);
 	vg_json_obj_end(&l->w);
 	return 0;
 }
@@ -425,30 +411,23 @@ jobs_cb(void *arg, const struct vg_sess_job *j)
 		snprintf(code, sizeof(code), "%d", j->exit_code);
 		vg_buf_printf(&c->out, "%4d %-4s %-8s %4s %6s  %s\n", j->job,
 		    j->background ? "bg" : "fg", j->state, j->exit_code >= 0 ?
-		    code : "-", age((j->ended > 0 ? j->ended : vg_now()) -
+		    code : "-", vg_fmt_age((j->ended > 0 ? j->ended : vg_now()) -
 		    j->started, a1, sizeof(a1)), j->command);
 		return 0;
 	}
 	vg_json_obj_begin(&c->w);
-	vg_json_key(&c->w, "job");
-	vg_json_int(&c->w, j->job);
-	vg_json_key(&c->w, "background");
-	vg_json_bool(&c->w, j->background);
-	vg_json_key(&c->w, "state");
-	vg_json_str(&c->w, j->state);
+	kint(&c->w, "job", j->job);
+	kbool(&c->w, "background", j->background);
+	kstr(&c->w, "state", j->state);
 	vg_json_key(&c->w, "exit_code");
 	if (j->exit_code >= 0)
 		vg_json_int(&c->w, j->exit_code);
 	else
 		vg_json_null(&c->w);
-	vg_json_key(&c->w, "started");
-	vg_json_num(&c->w, j->started);
-	vg_json_key(&c->w, "ended");
-	vg_json_num(&c->w, j->ended);
-	vg_json_key(&c->w, "command");
-	vg_json_str(&c->w, j->command);
-	vg_json_key(&c->w, "dir");
-	vg_json_str(&c->w, j->dir);
+	knum(&c->w, "started", j->started);
+	knum(&c->w, "ended", j->ended);
+	kstr(&c->w, "command", j->command);
+	kstr(&c->w, "dir", j->dir);
 	vg_json_obj_end(&c->w);
 	return 0;
 }
