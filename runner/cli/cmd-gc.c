@@ -2,6 +2,8 @@
  * cmd-gc.c - vigil gc: removes ended runs older than --older-than (their
  * run directories and database rows), then asks every backend that can
  * to reap leftovers of dead runs (containers, remote directories).
+ * Sessions (runner/core/session.c): those whose keeper is gone or whose
+ * time is up are closed, ended ones older than the cutoff removed.
  * Runs that have not ended are never removed: they may be resumed.
  */
 #include <stdio.h>
@@ -117,8 +119,10 @@ const struct vg_cmd_entry vg_cmd_gc = {
 	.summary = "remove old ended runs and backend leftovers",
 	.help = "Removes the run directories and records of runs that ended "
 	    "more than\n--older-than ago (default 30d; 0 = every ended run), "
-	    "then lets each\nbackend reap leftovers of dead runs (docker "
-	    "containers, remote dirs).\nRuns that have not ended are kept.",
+	    "closes sessions whose\nkeeper is gone or whose time is up and "
+	    "removes ended ones as old, then\nlets each backend reap leftovers "
+	    "of dead runs (docker containers, remote\ndirs).  Runs that have "
+	    "not ended are kept.",
 	.opts = (const struct vg_opt[]){
 		{ .name = "older-than", .has_arg = 1, .arg = "AGE",
 		  .help = "only runs ended longer ago (default 30d)" },

@@ -126,6 +126,8 @@ vg_sess_create(struct vg_store *st, const char *home, struct vg_manifest *m,
 	}
 	vg_strlcpy(ss->rec.handle, ss->s.handle, sizeof(ss->rec.handle));
 	vg_strlcpy(ss->rec.root, ss->s.root, sizeof(ss->rec.root));
+	/* Idleness counts from when the sandbox is ready. */
+	ss->rec.last_used = vg_now();
 	return vg_store_session_put(st, &ss->rec, e);
 }
 
@@ -420,7 +422,8 @@ vg_sess_job_new(struct vg_store *st, struct vg_sess *ss, const char *command,
 	int rc, n;
 
 	memset(job, 0, sizeof(*job));
-	if ((rc = vg_store_session_next_job(st, ss->rec.id, &n, e)) != 0)
+	if ((rc = vg_store_session_next_job(st, ss->rec.id, &n, e)) != 0 ||
+	    (rc = vg_store_session_touch(st, ss->rec.id, vg_now(), e)) != 0)
 		return rc;
 	job->job = n;
 	job->background = background;
