@@ -35,7 +35,7 @@ for cmd in \
 	terminal "$cmd"
 done
 
-# A long-running helper in the background, its output read while it runs.
+# A long-running job in the background, its output read while it runs.
 job=$("$VIGIL" exec --session "$sid" --background -- \
     'for i in 1 2 3; do echo "tick $i"; sleep 0.2; done')
 "$VIGIL" session output "$sid" "$job" --follow
