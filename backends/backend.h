@@ -30,6 +30,7 @@
 #ifndef VG_BACKEND_H
 #define VG_BACKEND_H
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include "common/buf.h"
@@ -40,6 +41,8 @@
 #include "runner/manifest/task.h"
 
 struct vg_pool;
+struct vg_session;
+struct vg_session_cmd;
 
 /* One attempt of one task, shared between scheduler and backend. */
 struct vg_attempt {
@@ -109,6 +112,32 @@ struct vg_backend_ops {
 	 * host's (vg_pool_host).  Optional. */
 	int	(*pool)(const struct vg_manifest *m, struct vg_pool *p,
 		    struct vg_err *e);
+	/*
+	 * Sessions (struct vg_session below; docs/sessions.md): a sandbox
+	 * kept between commands.  All three optional; a backend without
+	 * session_open has no sessions.
+	 *
+	 * session_open   creates the sandbox of s (container, instance,
+	 *                remote directory, cloud sandbox) named and labelled
+	 *                by s->id, makes s->root there, and fills s->handle
+	 *                and s->root; may block
+	 * session_exec   runs c->command there through the wrapper of
+	 *                vg_session_script (so the cwd and exports of the
+	 *                previous command are back), streams its output to
+	 *                c->out as it comes and keeps it whole in c->dir's
+	 *                stdout and stderr, honours c->timeout and *c->stop
+	 *                by killing the command's process tree (never the
+	 *                sandbox), and fills r; blocks
+	 * session_close  removes the sandbox, found by s->handle or, when
+	 *                that is empty (a start killed before it was
+	 *                recorded), by s->id; removing what is already gone
+	 *                succeeds
+	 */
+	int	(*session_open)(struct vg_session *s, struct vg_err *e);
+	int	(*session_exec)(const struct vg_session *s,
+		    const struct vg_session_cmd *c, struct vg_result *r,
+		    struct vg_err *e);
+	int	(*session_close)(const struct vg_session *s, struct vg_err *e);
 };
 
 extern const struct vg_backend_ops vg_backend_local;
@@ -231,5 +260,91 @@ void	vg_usage_given(struct vg_usage *u, const struct vg_resources *res);
 /* Fills r as VG_ST_BACKEND_ERROR with e's message as the reason; returns
  * e->rc, or VG_EBACKEND when e holds none. */
 int	vg_result_fail(struct vg_result *r, const struct vg_err *e);
+
+/* ---- sessions (backends/session.c; docs/sessions.md) ---- */
+
+/* Longest handle and root a backend may record for a session. */
+#define VG_SESSION_HANDLE_MAX	256
+#define VG_SESSION_ROOT_MAX	1024
+
+/* One session: what every op is given; the strings are borrowed. */
+struct vg_session {
+	const char		*id;	/* "s-20261201-163255-1a2b3c" */
+	const char		*dir;	/* on this host: cmds/<job>/ live here */
+	const struct vg_manifest *m;	/* its backend options */
+	const char		*owner;	/* vg_backend_owner_label of the
+					   process that opened it */
+	/* Filled by session_open, recorded, given back to exec/close. */
+	char			 handle[VG_SESSION_HANDLE_MAX];
+	char			 root[VG_SESSION_ROOT_MAX];	/* where the
+					   state files are, in the sandbox */
+};
+
+/* One command of a session. */
+struct vg_session_cmd {
+	const char		*job;		/* "3": root/cmds/3 there */
+	const char		*command;	/* shell text */
+	const char		*dir;		/* this host: stdout, stderr */
+	const char		*stdin_path;	/* this host; NULL: none */
+	int			 save;		/* keep the cwd and exports
+						   it leaves (foreground) */
+	double			 timeout;	/* seconds; 0 = none */
+	double			 kill_grace;	/* SIGTERM -> SIGKILL */
+	const volatile sig_atomic_t *stop;	/* set: stop it (may be NULL) */
+	/* Output as it arrives (stream 1 or 2); may be NULL. */
+	void			(*out)(void *arg, int stream, const char *p,
+				    size_t n);
+	void			*arg;
+};
+
+/* True when ops has sessions. */
+int	vg_backend_has_sessions(const struct vg_backend_ops *ops);
+int	vg_backend_session_open(const struct vg_backend_ops *ops,
+	    struct vg_session *s, struct vg_err *e);
+int	vg_backend_session_exec(const struct vg_backend_ops *ops,
+	    const struct vg_session *s, const struct vg_session_cmd *c,
+	    struct vg_result *r, struct vg_err *e);
+int	vg_backend_session_close(const struct vg_backend_ops *ops,
+	    const struct vg_session *s, struct vg_err *e);
+
+/*
+ * The argv that runs c in a sandbox whose session directory is root
+ * (["/bin/sh", "-c", WRAPPER, "vigil-session", COMMAND]; a root of
+ * "~/x" is $HOME/x where the command runs): the wrapper
+ * records its pid in root/cmds/JOB/pid, sources root/env (`export -p`
+ * of the previous command, its directory as __VG_CWD) and enters that
+ * directory (else root/work, made when missing), reads stdin from
+ * stdin_in (a path in the sandbox; NULL: /dev/null), evals the command in
+ * the same shell, and (c->save) writes env again on exit through a
+ * temporary file and a rename (and root/cwd, a plain copy of the
+ * directory), keeping the command's exit status.  Variables named
+ * in keep (NULL-terminated, may be NULL) keep the value this command was
+ * started with (per-command ones: TMPDIR).  Caller releases out.
+ */
+void	vg_session_script(const char *root, const struct vg_session_cmd *c,
+	    const char *stdin_in, const char *const *keep,
+	    struct vg_strv *out);
+
+/*
+ * A shell command that kills the process tree whose top's pid is in
+ * root/cmds/JOB/pid with signal sig (descendants found through
+ * /proc/PID/status), for sandboxes where vigil has no handle on the
+ * command's processes (containers, remote hosts, cloud sandboxes).
+ * Caller frees.
+ */
+char	*vg_session_kill_script(const char *root, const char *job, int sig);
+
+/* A shell script that kills (SIGKILL) the tree of every job of the
+ * session at root_word (one shell word: quoted, or "$d"), for closing
+ * it.  Caller frees. */
+char	*vg_session_close_script(const char *root_word);
+
+/*
+ * Copies what a backend wrote to fd (opened on c->dir's stdout or
+ * stderr, the whole copy) onward to c->out: writes p to fd and passes
+ * it on.  0, or VG_EIO with e set when the whole copy cannot be written.
+ */
+int	vg_session_output(const struct vg_session_cmd *c, int fd, int stream,
+	    const char *p, size_t n, struct vg_err *e);
 
 #endif

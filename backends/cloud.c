@@ -536,13 +536,20 @@ vg_cloud_script(const struct vg_attempt *a, const char *cwd,
 	vg_strv_release(&argv);
 }
 
+/* The owner label of the sandbox being made for a session ("session:ID":
+ * reap leaves it to the session record), else NULL: this process. */
+static const char *cloud_owner;
+
 /* Adds the labels of a's sandbox to the open object of w. */
 void
 vg_cloud_labels(const struct vg_attempt *a, struct vg_json_writer *w)
 {
 	char owner[320], num[32];
 
-	vg_backend_owner_label(owner, sizeof(owner));
+	if (cloud_owner != NULL)
+		vg_strlcpy(owner, cloud_owner, sizeof(owner));
+	else
+		vg_backend_owner_label(owner, sizeof(owner));
 	vg_json_key(w, VG_CLOUD_LABEL);
 	vg_json_str(w, "1");
 	vg_json_key(w, VG_CLOUD_LABEL_RUN);
@@ -588,6 +595,8 @@ vg_cloud_out_write(struct vg_cloud_out *o, int stream, const char *p,
 	p += k;
 	n -= (size_t)k;
 	o->written[stream] = end;
+	if (o->tee != NULL && o->tee->out != NULL)
+		o->tee->out(o->tee->arg, stream, p, n);
 	return vg_write_all(o->fd[stream], p, n) != 0 ? VG_EIO : 0;
 }
 
@@ -1089,3 +1098,285 @@ const struct vg_section vg_cloud_schema = {
 		{ .key = NULL },
 	},
 };
+
+/* ---- sessions ---- */
+
+/* Where a session's state lives in its sandbox. */
+#define SESSION_ROOT		"~/.vigil-session"
+/* What the sandbox runs between commands, where create starts one. */
+#define SESSION_IDLE \
+	"trap 'exit 0' TERM INT; while :; do sleep 86400 & wait $!; done"
+/* Longest --stdin a cloud command takes (it travels as an argument). */
+#define SESSION_STDIN_MAX	(256u << 10)
+/* How long the tree kill of a timed-out command may take. */
+#define SESSION_KILL_TIMEOUT	30.0
+
+/* An attempt for session s: job is the task index, step the attempt
+ * (1 the command, 2 and 4 its tree kills, 3 its stdin), argv the
+ * command. */
+static void
+session_attempt(const struct vg_session *s, struct vg_attempt *a,
+    struct vg_task *t, int job, int step, const struct vg_strv *argv,
+    double timeout)
+{
+	memset(a, 0, sizeof(*a));
+	memset(t, 0, sizeof(*t));
+	t->index = job;
+	t->env = s->m->env;
+	t->command.is_argv = 1;
+	t->command.argv = *argv;
+	a->m = s->m;
+	a->task = t;
+	a->run_id = s->id;
+	a->attempt = step;
+	a->res = s->m->resources;
+	a->timeout = timeout;
+	a->kill_grace = s->m->kill_grace;
+	a->pidfd = -1;
+}
+
+int
+vg_cloud_session_open(const struct vg_cloud_ops *ops, struct vg_session *s,
+    struct vg_err *e)
+{
+	struct vg_strv argv = VG_STRV_INIT;
+	struct vg_cloud_task t;
+	struct vg_attempt a;
+	struct vg_task tk;
+	struct vg_err le;
+	char *owner = vg_xasprintf("session:%s", s->id);
+	int rc;
+
+	vg_strv_push(&argv, "/bin/sh");
+	vg_strv_push(&argv, "-c");
+	vg_strv_push(&argv, SESSION_IDLE);
+	/* The sandbox's own lifetime: a day, or the session's max age. */
+	session_attempt(s, &a, &tk, 0, 1, &argv, 86400);
+	memset(&t, 0, sizeof(t));
+	t.a = &a;
+	t.out.fd[0] = t.out.fd[1] = t.out.fd[2] = -1;
+	if ((rc = vg_cloud_open(&t.c, ops, vg_cloud_conf_of(ops, s->m), NULL,
+	    e)) != 0)
+		goto out;
+	cloud_owner = owner;
+	rc = ops->create(&t, e);
+	cloud_owner = NULL;
+	if (rc != 0) {
+		vg_err_init(&le);
+		if (t.sandbox != NULL)
+			(void)ops->destroy(&t.c, t.sandbox, &le);
+		goto out;
+	}
+	snprintf(s->handle, sizeof(s->handle), "%s%s%s", t.sandbox,
+	    t.session != NULL ? " " : "", t.session != NULL ? t.session : "");
+	vg_strlcpy(s->root, SESSION_ROOT, sizeof(s->root));
+out:
+	task_release(&t);
+	vg_strv_release(&argv);
+	free(owner);
+	return rc;
+}
+
+/* Readies t for one command of s: connection, sandbox, attach. */
+static int
+session_task(const struct vg_cloud_ops *ops, const struct vg_session *s,
+    struct vg_cloud_task *t, struct vg_attempt *a,
+    const volatile sig_atomic_t *stop, struct vg_err *e)
+{
+	const char *sp = strchr(s->handle, ' ');
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	t->a = a;
+	t->out.fd[0] = t->out.fd[1] = t->out.fd[2] = -1;
+	if (s->handle[0] == '\0')
+		return vg_err_set(e, VG_ENOENT, "%s: session '%s' has no "
+		    "sandbox", ops->name, s->id);
+	t->sandbox = sp != NULL ? vg_xstrndup(s->handle,
+	    (size_t)(sp - s->handle)) : vg_xstrdup(s->handle);
+	if (sp != NULL)
+		t->session = vg_xstrdup(sp + 1);
+	if ((rc = vg_cloud_open(&t->c, ops, vg_cloud_conf_of(ops, s->m), stop,
+	    e)) != 0)
+		return rc;
+	return ops->attach != NULL ? ops->attach(t, e) : 0;
+}
+
+/* Runs argv as step of job in s's sandbox to its end, output dropped;
+ * for the tree kill and the stdin upload.  Returns its exit code or a
+ * negative vg_rc. */
+static int
+session_side(const struct vg_cloud_ops *ops, const struct vg_session *s,
+    int job, int step, const struct vg_strv *argv, struct vg_err *e)
+{
+	struct vg_cloud_task t;
+	struct vg_attempt a;
+	struct vg_task tk;
+	long code = -1;
+	int rc;
+
+	session_attempt(s, &a, &tk, job, step, argv, SESSION_KILL_TIMEOUT);
+	if ((rc = session_task(ops, s, &t, &a, NULL, e)) == 0 &&
+	    (rc = ops->exec != NULL ? ops->exec(&t, e) : 0) == 0)
+		rc = ops->wait(&t, vg_mono() + SESSION_KILL_TIMEOUT, &code, e);
+	task_release(&t);
+	return rc != 0 ? rc : (int)code;
+}
+
+/* Puts the command's stdin into its directory in the sandbox. */
+static int
+session_stdin(const struct vg_cloud_ops *ops, const struct vg_session *s,
+    const struct vg_session_cmd *c, int job, struct vg_err *e)
+{
+	struct vg_strv argv = VG_STRV_INIT;
+	struct vg_buf in = VG_BUF_INIT;
+	int rc;
+
+	if ((rc = vg_read_file(c->stdin_path, SESSION_STDIN_MAX, &in, e)) != 0)
+		goto out;
+	if (in.len > 0 && memchr(in.data, '\0', in.len) != NULL) {
+		rc = vg_err_set(e, VG_EINVAL, "%s: --stdin with NUL bytes "
+		    "cannot reach a cloud sandbox", ops->name);
+		goto out;
+	}
+	vg_strv_push(&argv, "/bin/sh");
+	vg_strv_push(&argv, "-c");
+	vg_strv_push(&argv, "d=$HOME/.vigil-session/cmds/$1; mkdir -p \"$d\" "
+	    "&& printf %s \"$2\" >\"$d/stdin\"");
+	vg_strv_push(&argv, "sh");
+	vg_strv_push(&argv, c->job);
+	vg_strv_push(&argv, in.data != NULL ? in.data : "");
+	rc = session_side(ops, s, job, 3, &argv, e);
+	if (rc > 0)
+		rc = vg_err_set(e, VG_EBACKEND, "%s: writing the stdin of job "
+		    "%s failed (exit %d)", ops->name, c->job, rc);
+out:
+	vg_strv_release(&argv);
+	vg_buf_release(&in);
+	return rc;
+}
+
+/* Kills the tree of job c with sig by one more command. */
+static void
+session_kill_tree(const struct vg_cloud_ops *ops, const struct vg_session *s,
+    const struct vg_session_cmd *c, int job, int sig)
+{
+	struct vg_strv argv = VG_STRV_INIT;
+	struct vg_err le;
+	char *script = vg_session_kill_script(s->root, c->job, sig);
+
+	vg_strv_push(&argv, "/bin/sh");
+	vg_strv_push(&argv, "-c");
+	vg_strv_push(&argv, script);
+	vg_err_init(&le);
+	/* Steps 2 and 4: each its own provider command. */
+	(void)session_side(ops, s, job, sig == SIGKILL ? 4 : 2, &argv, &le);
+	vg_strv_release(&argv);
+	free(script);
+}
+
+int
+vg_cloud_session_exec(const struct vg_cloud_ops *ops,
+    const struct vg_session *s, const struct vg_session_cmd *c,
+    struct vg_result *r, struct vg_err *e)
+{
+	struct vg_strv argv = VG_STRV_INIT;
+	struct vg_cloud_task t;
+	struct vg_attempt a;
+	struct vg_task tk;
+	struct vg_err le;
+	char *stdin_in = NULL;
+	long code = -1;
+	int rc, job = atoi(c->job), sig = 0;
+
+	memset(r, 0, sizeof(*r));
+	memset(&t, 0, sizeof(t));
+	t.out.fd[1] = t.out.fd[2] = -1;
+	r->state = VG_ST_BACKEND_ERROR;
+	r->exit_code = -1;
+	r->started = vg_now();
+	snprintf(r->node, sizeof(r->node), "%s", ops->name);
+	if (c->stdin_path != NULL) {
+		if ((rc = session_stdin(ops, s, c, job, e)) != 0)
+			goto out;
+		stdin_in = vg_xasprintf("%s/cmds/%s/stdin", s->root, c->job);
+	}
+	/* The wrapper reads stdin from the sandbox's own path. */
+	vg_session_script(s->root, c, stdin_in, NULL, &argv);
+	/* The provider's own limit, where it takes one, is a backstop a
+	 * little after ours, so that ours decides. */
+	session_attempt(s, &a, &tk, job, 1, &argv, c->timeout > 0 ?
+	    c->timeout + 10 : 0);
+	if ((rc = session_task(ops, s, &t, &a, c->stop, e)) != 0 ||
+	    (rc = vg_cloud_out_open(&t.out, c->dir, e)) != 0)
+		goto out;
+	t.out.tee = c;
+	vg_err_init(&le);
+	rc = ops->exec != NULL ? ops->exec(&t, &le) : 0;
+	if (rc == 0)
+		rc = ops->wait(&t, c->timeout > 0 ? vg_mono() + c->timeout : 0,
+		    &code, &le);
+	if (rc == VG_ETIMEOUT || (rc == VG_ECANCELED && c->stop != NULL &&
+	    *c->stop)) {
+		/* The command's tree first, then the provider's own stop of
+		 * the command: the sandbox stays. */
+		t.c.stop = t.tb.stop = NULL;
+		session_kill_tree(ops, s, c, job, SIGTERM);
+		ops->kill(&t, c->kill_grace, &sig);
+		session_kill_tree(ops, s, c, job, SIGKILL);
+		r->state = rc == VG_ETIMEOUT ? VG_ST_TIMEOUT : VG_ST_CANCELLED;
+		r->signal = sig;
+		snprintf(r->reason, sizeof(r->reason), "%s; its processes "
+		    "were sent %s", rc == VG_ETIMEOUT ? "timed out" :
+		    "stopped", sig == SIGKILL ? "SIGKILL" : "SIGTERM");
+		rc = 0;
+	} else if (rc != 0) {
+		vg_err_set(e, rc, "%s", le.msg);
+	} else {
+		result_exit(r, code);
+	}
+out:
+	r->ended = vg_now();
+	task_release(&t);
+	tk.command.argv = (struct vg_strv)VG_STRV_INIT;
+	vg_strv_release(&argv);
+	free(stdin_in);
+	return rc;
+}
+
+int
+vg_cloud_session_close(const struct vg_cloud_ops *ops,
+    const struct vg_session *s, struct vg_err *e)
+{
+	struct vg_cloud_boxes boxes = { 0 };
+	struct vg_cloud c;
+	const char *sp = strchr(s->handle, ' ');
+	char *id, *owner = vg_xasprintf("session:%s", s->id);
+	size_t i;
+	int rc;
+
+	if ((rc = vg_cloud_open(&c, ops, vg_cloud_conf_of(ops, s->m), NULL,
+	    e)) != 0)
+		goto out;
+	if (s->handle[0] != '\0') {
+		id = sp != NULL ? vg_xstrndup(s->handle,
+		    (size_t)(sp - s->handle)) : vg_xstrdup(s->handle);
+		rc = ops->destroy(&c, id, e);
+		free(id);
+		if (rc == VG_ENOENT)
+			rc = 0;
+		goto out;
+	}
+	/* A start killed before the handle was recorded: by its label. */
+	if (ops->list_path == NULL || (rc = cloud_list(&c, s->id, &boxes,
+	    e)) != 0)
+		goto out;
+	for (i = 0; i < boxes.n && rc == 0; i++)
+		if (strcmp(boxes.v[i].owner, owner) == 0)
+			rc = ops->destroy(&c, boxes.v[i].id, e);
+out:
+	vg_cloud_boxes_release(&boxes);
+	vg_cloud_close(&c);
+	free(owner);
+	return rc;
+}

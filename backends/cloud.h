@@ -90,6 +90,8 @@ struct vg_cloud_out {
 	int			fd[3];
 	unsigned long long	written[3];	/* bytes in each file */
 	unsigned long long	seen[3];	/* bytes of the log read now */
+	/* Sessions: new bytes are passed on here too (may be NULL). */
+	const struct vg_session_cmd *tee;
 };
 
 /* One attempt in one sandbox. */
@@ -170,6 +172,14 @@ struct vg_cloud_ops {
 	 * manifest with gpus is refused), VG_CLOUD_GPU_COUNT a count,
 	 * VG_CLOUD_GPU_TYPE a count and resources.gpu_type. */
 	int		 gpus;
+	/* Sessions: readies t for one more command in the existing sandbox
+	 * t->sandbox (t->session: what the handle recorded after create,
+	 * may be NULL), e.g. a provider session of its own per command so
+	 * that kill stops that command only.  Optional: nothing to do. */
+	int	(*attach)(struct vg_cloud_task *t, struct vg_err *e);
+	/* Sessions: output comes only when the command ends (a gateway
+	 * that reports it once); said in the docs, not an error. */
+	int		 no_stream;
 };
 
 #define VG_CLOUD_GPU_COUNT	1
@@ -323,6 +333,22 @@ int	vg_cloud_validate(const struct vg_cloud_ops *ops,
  * described by the struct vg_cloud_ops OPS: every operation goes to
  * the shared implementation above.
  */
+/*
+ * Sessions (backend.h): one sandbox per session, made by ops->create
+ * with an idle command and labelled as owned by the session; each
+ * command is ops->attach, exec and wait of the session wrapper in it
+ * (rooted at ~/.vigil-session in the sandbox), its output streamed to
+ * the command's files and onward; a timeout runs the tree kill as one
+ * more command, then ops->kill; close is ops->destroy.
+ */
+int	vg_cloud_session_open(const struct vg_cloud_ops *ops,
+	    struct vg_session *s, struct vg_err *e);
+int	vg_cloud_session_exec(const struct vg_cloud_ops *ops,
+	    const struct vg_session *s, const struct vg_session_cmd *c,
+	    struct vg_result *r, struct vg_err *e);
+int	vg_cloud_session_close(const struct vg_cloud_ops *ops,
+	    const struct vg_session *s, struct vg_err *e);
+
 #define VG_CLOUD_BACKEND(NAME, OPS)					\
 static int								\
 NAME##_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)	\
@@ -344,6 +370,22 @@ NAME##_validate(const struct vg_manifest *m, struct vg_diag *d)		\
 {									\
 	return vg_cloud_validate(&(OPS), m, d);				\
 }									\
+static int								\
+NAME##_session_open(struct vg_session *s, struct vg_err *e)		\
+{									\
+	return vg_cloud_session_open(&(OPS), s, e);			\
+}									\
+static int								\
+NAME##_session_exec(const struct vg_session *s,				\
+    const struct vg_session_cmd *c, struct vg_result *r, struct vg_err *e) \
+{									\
+	return vg_cloud_session_exec(&(OPS), s, c, r, e);		\
+}									\
+static int								\
+NAME##_session_close(const struct vg_session *s, struct vg_err *e)	\
+{									\
+	return vg_cloud_session_close(&(OPS), s, e);			\
+}									\
 static const struct vg_msection *const NAME##_sections[] = {		\
 	&NAME##_msection, NULL					\
 };									\
@@ -359,6 +401,9 @@ const struct vg_backend_ops vg_backend_##NAME = {			\
 	.run = NAME##_run,						\
 	.reap = NAME##_reap,						\
 	.pool = vg_cloud_pool,						\
+	.session_open = NAME##_session_open,				\
+	.session_exec = NAME##_session_exec,				\
+	.session_close = NAME##_session_close,				\
 }
 
 /* ---- pure parts of the providers, for tests and fuzzing ---- */

@@ -209,11 +209,44 @@ state_failed(const char *s)
 }
 
 /* POST /sandbox, then GET /sandbox/{id} until it has started. */
+/* Opens t's toolbox connection (tb: the sandbox's toolboxProxyUrl, may
+ * be NULL) and creates process session name there (t->session). */
+static int
+toolbox_session(struct vg_cloud_task *t, const char *tb, const char *name,
+    struct vg_err *e)
+{
+	struct vg_buf sess = VG_BUF_INIT;
+	struct vg_json_writer w;
+	char *base;
+	int r;
+
+	/* The toolbox of older deployments sits under the API itself
+	 * (toolbox.deprecated.controller.ts). */
+	base = tb != NULL && *tb ? vg_xasprintf("%s%s%s", tb,
+	    tb[strlen(tb) - 1] == '/' ? "" : "/", t->sandbox) :
+	    vg_xasprintf("%s/toolbox/%s/toolbox", t->c.endpoint, t->sandbox);
+	r = vg_cloud_open_like(&t->tb, &t->c, base, e);
+	t->have_tb = 1;
+	free(base);
+	if (r != 0)
+		return r;
+	vg_http_add_header(t->tb.h, "X-Daytona-Split-Output: true");
+	vg_json_writer_init(&w, &sess);
+	vg_json_obj_begin(&w);
+	vg_json_key(&w, "sessionId");
+	vg_json_str(&w, name);
+	vg_json_obj_end(&w);
+	if ((r = vg_cloud_call(&t->tb, "POST", "/process/session", &sess, NULL,
+	    "creating the session", e)) == 0)
+		t->session = vg_xstrdup(name);
+	vg_buf_release(&sess);
+	return r;
+}
+
 static int
 daytona_create(struct vg_cloud_task *t, struct vg_err *e)
 {
-	struct vg_buf body = VG_BUF_INIT, sess = VG_BUF_INIT;
-	struct vg_json_writer w;
+	struct vg_buf body = VG_BUF_INIT;
 	struct vg_json_doc *doc = NULL;
 	struct vg_cloud_req rq = {
 		.method = "POST",
@@ -223,7 +256,7 @@ daytona_create(struct vg_cloud_task *t, struct vg_err *e)
 		.timeout = VG_CLOUD_CREATE_TIMEOUT,
 	};
 	const char *id;
-	char state[64], why[256], *tb = NULL, *path = NULL, *base;
+	char state[64], why[256], *tb = NULL, *path = NULL;
 	double end = vg_mono() + VG_CLOUD_CREATE_TIMEOUT, pause = 0.25;
 	int r;
 
@@ -267,30 +300,38 @@ daytona_create(struct vg_cloud_task *t, struct vg_err *e)
 		    sizeof(why), &tb, e)) != 0)
 			goto out;
 	}
-	/* The toolbox of older deployments sits under the API itself
-	 * (toolbox.deprecated.controller.ts). */
-	base = tb != NULL && *tb ? vg_xasprintf("%s%s%s", tb,
-	    tb[strlen(tb) - 1] == '/' ? "" : "/", t->sandbox) :
-	    vg_xasprintf("%s/toolbox/%s/toolbox", t->c.endpoint, t->sandbox);
-	r = vg_cloud_open_like(&t->tb, &t->c, base, e);
-	t->have_tb = 1;
-	free(base);
-	if (r != 0)
-		goto out;
-	vg_http_add_header(t->tb.h, "X-Daytona-Split-Output: true");
-	vg_json_writer_init(&w, &sess);
-	vg_json_obj_begin(&w);
-	vg_json_key(&w, "sessionId");
-	vg_json_str(&w, DAYTONA_SESSION);
-	vg_json_obj_end(&w);
-	if ((r = vg_cloud_call(&t->tb, "POST", "/process/session", &sess, NULL,
-	    "creating the session", e)) == 0)
-		t->session = vg_xstrdup(DAYTONA_SESSION);
+	r = toolbox_session(t, tb, DAYTONA_SESSION, e);
 out:
 	vg_json_free(doc);
 	vg_buf_release(&body);
-	vg_buf_release(&sess);
 	free(path);
+	free(tb);
+	return r;
+}
+
+/* Sessions: a started sandbox's toolbox and a process session of this
+ * command's own, which kill deletes without touching the others. */
+static int
+daytona_attach(struct vg_cloud_task *t, struct vg_err *e)
+{
+	char state[64], why[256], *tb = NULL, *path, name[64];
+	int r;
+
+	free(t->session);
+	t->session = NULL;
+	path = vg_xasprintf("/sandbox/%s", t->sandbox);
+	r = vg_cloud_call(&t->c, "GET", path, NULL, NULL, "finding the "
+	    "session's sandbox", e);
+	free(path);
+	if (r == 0 && (r = sandbox_state(&t->c, state, sizeof(state), why,
+	    sizeof(why), &tb, e)) == 0 && strcmp(state, "started") != 0)
+		r = vg_err_set(e, VG_EBACKEND, "daytona: the session's sandbox "
+		    "%s is '%s'%s%s", t->sandbox, state, why[0] ? ": " : "",
+		    why);
+	snprintf(name, sizeof(name), "%s-%d-%d", DAYTONA_SESSION,
+	    t->a->task != NULL ? t->a->task->index : 0, t->a->attempt);
+	if (r == 0)
+		r = toolbox_session(t, tb, name, e);
 	free(tb);
 	return r;
 }
@@ -523,6 +564,7 @@ static const struct vg_cloud_ops daytona_cloud = {
 	.list_labels = "labels",
 	.list_next = "nextCursor",
 	.ping = daytona_ping,
+	.attach = daytona_attach,
 };
 
 VG_CLOUD_BACKEND(daytona, daytona_cloud);

@@ -1365,4 +1365,8 @@ const struct vg_backend_ops vg_backend_local = {
 	.cancel = local_cancel,
 	.cleanup = local_cleanup,
 	.run = local_run,
+	/* Sessions: local-session.c. */
+	.session_open = vg_local_session_open,
+	.session_exec = vg_local_session_exec,
+	.session_close = vg_local_session_close,
 };

@@ -98,4 +98,42 @@ int	vg_local_proc_wait(struct vg_attempt *a, struct vg_local_proc *lp,
  * fine.  Does not close a->pidfd. */
 void	vg_local_proc_free(struct vg_local_proc *lp);
 
+/* Sessions of the local backend (local-session.c; backend.h, the
+ * session ops). */
+struct vg_session;
+struct vg_session_cmd;
+int	vg_local_session_open(struct vg_session *s, struct vg_err *e);
+int	vg_local_session_exec(const struct vg_session *s,
+	    const struct vg_session_cmd *c, struct vg_result *r,
+	    struct vg_err *e);
+int	vg_local_session_close(const struct vg_session *s, struct vg_err *e);
+
+/*
+ * Runs argv for session command c as vg_local_proc_start starts it (how,
+ * envp), a->task_dir = c->dir: follows its output files to c->out while
+ * it runs, honours c->timeout and *c->stop (kill_tree(arg, sig) first
+ * when not NULL, for processes outside the local tree, then the tree
+ * itself; SIGTERM, SIGKILL after c->kill_grace) and fills r.  The
+ * shim's pid is kept in c->dir/proc for vg_local_session_close.
+ */
+int	vg_local_session_run(struct vg_attempt *a, char *const argv[],
+	    char *const envp[], enum vg_local_confine how,
+	    const struct vg_session_cmd *c,
+	    void (*kill_tree)(void *arg, int sig), void *arg,
+	    struct vg_result *r, struct vg_err *e);
+
+/*
+ * The loop of vg_local_session_run for any process of this host: waits
+ * for pidfd while following c->dir's stdout and stderr to c->out, and
+ * calls signal(arg, SIGTERM), later SIGKILL, at c->timeout (from
+ * started) or *c->stop; *why is then VG_ST_TIMEOUT or VG_ST_CANCELLED
+ * and *sig the last signal.  Does not reap.
+ */
+int	vg_local_session_follow(int pidfd, const struct vg_session_cmd *c,
+	    double started, void (*signal)(void *arg, int sig), void *arg,
+	    int *why, int *sig, struct vg_err *e);
+
+/* Makes r TIMEOUT or CANCELLED after vg_local_session_follow said so. */
+void	vg_local_session_settle(struct vg_result *r, int why, int sig);
+
 #endif

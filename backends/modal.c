@@ -1058,6 +1058,7 @@ static const struct vg_cloud_ops modal_managed_ops = {
 	.kill = managed_kill,
 	.destroy = managed_destroy,
 	.ping = managed_ping,
+	.no_stream = 1,
 };
 
 /* ------------------------------------------------------------------ */
@@ -1274,6 +1275,72 @@ static const struct vg_msection *const modal_sections[] = {
 	&vg_modal_msection, NULL
 };
 
+/* ------------------------------------------------------------------ */
+/* Sessions: one sandbox per session through the gateway's execs      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A session is one gateway sandbox; each command is POST .../execs of
+ * the session wrapper, polled to its end (the gateway reports a
+ * command's output, stdout and stderr together, once it has ended: no
+ * streaming), cancelled with .../cancel; close is .../terminate.  The
+ * direct gRPC API would need Modal's container exec calls, which this
+ * backend does not speak: a session there is refused with what to set.
+ */
+static int
+session_ops(const struct vg_manifest *m, const struct vg_cloud_ops **ops,
+    struct vg_err *e)
+{
+	struct vg_modal_res res;
+	int rc;
+
+	if ((rc = vg_modal_resolve(conf_of(m), &res, e)) != 0)
+		return rc;
+	rc = res.mode;
+	vg_modal_res_release(&res);
+	if (rc != VG_MODAL_MANAGED)
+		return vg_err_set(e, VG_EUNSUPPORTED, "modal: sessions run "
+		    "through a tool gateway's exec calls (modal.gateway_url "
+		    "in a vigil config file, or MODAL_GATEWAY_URL, with "
+		    "modal.mode auto or managed)");
+	*ops = &modal_managed_ops;
+	return 0;
+}
+
+static int
+modal_session_open(struct vg_session *s, struct vg_err *e)
+{
+	const struct vg_cloud_ops *ops;
+	int rc;
+
+	if ((rc = session_ops(s->m, &ops, e)) != 0)
+		return rc;
+	return vg_cloud_session_open(ops, s, e);
+}
+
+static int
+modal_session_exec(const struct vg_session *s, const struct vg_session_cmd *c,
+    struct vg_result *r, struct vg_err *e)
+{
+	const struct vg_cloud_ops *ops;
+	int rc;
+
+	if ((rc = session_ops(s->m, &ops, e)) != 0)
+		return rc;
+	return vg_cloud_session_exec(ops, s, c, r, e);
+}
+
+static int
+modal_session_close(const struct vg_session *s, struct vg_err *e)
+{
+	const struct vg_cloud_ops *ops;
+	int rc;
+
+	if ((rc = session_ops(s->m, &ops, e)) != 0)
+		return rc;
+	return vg_cloud_session_close(ops, s, e);
+}
+
 const struct vg_backend_ops vg_backend_modal = {
 	.p = {
 		.kind = VG_PLUGIN_BACKEND,
@@ -1287,4 +1354,8 @@ const struct vg_backend_ops vg_backend_modal = {
 	.pool = vg_cloud_pool,
 	.run = modal_run,
 	.reap = modal_reap,
+	/* Sessions: the block above. */
+	.session_open = modal_session_open,
+	.session_exec = modal_session_exec,
+	.session_close = modal_session_close,
 };

@@ -35,6 +35,8 @@
 
 #include "common/log.h"
 #include "common/path.h"
+#include "common/proc.h"
+#include "common/str.h"
 #include "common/home.h"
 #include "common/which.h"
 #include "runner/policy/host-access.h"
@@ -1055,6 +1057,314 @@ static const struct vg_msection *const singularity_sections[] = {
 	&vg_singularity_msection, &vg_cache_msection, NULL
 };
 
+/* ------------------------------------------------------------------ */
+/* Sessions: an apptainer instance per session                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A session is `apptainer instance start` of the image, named after the
+ * session, with the session directory bound at its host path and the
+ * confinement flags of a task (--no-privs always); each command is
+ * `apptainer exec instance://NAME` of the session wrapper, started like a
+ * task (vg_local_proc_start, tree kill only) and followed through its
+ * output files.  A command's processes live in the instance's PID
+ * namespace, outside the tree of the exec process, so a timeout first
+ * runs the tree kill inside the instance.  Close is `instance stop -F`.
+ * The session's environment goes through APPTAINERENV_ variables, which
+ * --cleanenv keeps.
+ */
+
+/* The instance name of a session: [A-Za-z0-9_.-], from the id alone. */
+static char *
+session_instance(const struct vg_session *s)
+{
+	char *name = vg_xasprintf("vigil-%s", s->id), *p;
+
+	for (p = name; *p != '\0'; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' ||
+		    *p == '-'))
+			*p = '_';
+	return name;
+}
+
+/*
+ * Runs argv (apptainer itself) with our environment, its output in the
+ * session's file log; returns its exit status, or -1 with e set.
+ */
+static int
+session_tool(const struct vg_session *s, char *const argv[], const char *log,
+    struct vg_buf *out, struct vg_err *e)
+{
+	char *path = vg_path_join(s->dir, log);
+	int fd, nul, ws;
+	pid_t pid;
+
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || nul < 0) {
+		vg_err_errno(e, "opening '%s'", path);
+		goto fail;
+	}
+	if ((pid = fork()) < 0) {
+		vg_err_errno(e, "fork");
+		goto fail;
+	}
+	if (pid == 0) {
+		if (dup2(nul, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		execve(argv[0], argv, environ);
+		_exit(127);
+	}
+	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	close(fd);
+	close(nul);
+	if (out != NULL)
+		(void)vg_read_file(path, 8192, out, NULL);
+	free(path);
+	return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (nul >= 0)
+		close(nul);
+	free(path);
+	return -1;
+}
+
+/* The last line of apptainer's output, for a message. */
+static const char *
+last_line(struct vg_buf *b)
+{
+	char *nl;
+
+	while (b->len > 0 && b->data[b->len - 1] == '\n')
+		b->data[--b->len] = '\0';
+	nl = b->len > 0 ? strrchr(b->data, '\n') : NULL;
+	return nl != NULL ? nl + 1 : vg_buf_str(b);
+}
+
+static int
+singularity_session_open(struct vg_session *s, struct vg_err *e)
+{
+	const struct vg_singularity_conf *c = vg_singularity_of(s->m);
+	struct vg_strv argv = VG_STRV_INIT;
+	struct vg_buf out = VG_BUF_INIT;
+	struct vg_cache_pin *pin = NULL;
+	char *binary = NULL, *image = NULL, *name = session_instance(s);
+	char *caps = NULL, *bind, *work = vg_path_join(s->dir, "work");
+	size_t i;
+	int rc;
+
+	if ((rc = vg_mkdir_p(work, 0700, e)) != 0 ||
+	    (rc = vg_singularity_find(c->binary, &binary, e)) != 0 ||
+	    (rc = resolve_image(s->m, binary, vg_now() + 86400, &image, &pin,
+	    e)) != 0 || (rc = vg_singularity_check_caps(&c->add_caps,
+	    &s->m->policy, &caps, e)) != 0)
+		goto out;
+	vg_strv_push(&argv, binary);
+	vg_strv_push(&argv, "instance");
+	vg_strv_push(&argv, "start");
+	if (c->containall)
+		vg_strv_push(&argv, "--containall");
+	if (c->no_home)
+		vg_strv_push(&argv, "--no-home");
+	if (c->cleanenv)
+		vg_strv_push(&argv, "--cleanenv");
+	if (c->writable_tmpfs)
+		vg_strv_push(&argv, "--writable-tmpfs");
+	vg_strv_push(&argv, "--no-privs");
+	if (caps != NULL) {
+		vg_strv_push(&argv, "--add-caps");
+		vg_strv_push(&argv, caps);
+	}
+	vg_strv_push(&argv, "--bind");
+	vg_strv_pushf(&argv, "%s:%s", s->dir, s->dir);
+	for (i = 0; i < c->binds.n; i++) {
+		if ((rc = vg_singularity_check_bind(c->binds.v[i],
+		    &s->m->policy, &bind, e)) != 0) {
+			vg_err_prefix(e, "singularity.binds[%zu]: ", i);
+			goto out;
+		}
+		vg_strv_push(&argv, "--bind");
+		vg_strv_take(&argv, bind);
+	}
+	for (i = 0; i < c->flags.n; i++) {
+		if ((rc = vg_singularity_check_flag(c->flags.v[i], e)) != 0)
+			goto out;
+		vg_strv_push(&argv, c->flags.v[i]);
+	}
+	vg_strv_push(&argv, image);
+	vg_strv_push(&argv, name);
+	rc = session_tool(s, argv.v, "instance.log", &out, e);
+	if (rc != 0) {
+		rc = rc < 0 ? e->rc : vg_err_set(e, VG_EBACKEND, "apptainer "
+		    "instance start: %s", last_line(&out));
+		goto out;
+	}
+	vg_strlcpy(s->handle, name, sizeof(s->handle));
+	vg_strlcpy(s->root, s->dir, sizeof(s->root));
+out:
+	if (pin != NULL)
+		vg_cache_unpin(pin);
+	vg_strv_release(&argv);
+	vg_buf_release(&out);
+	free(binary);
+	free(image);
+	free(name);
+	free(caps);
+	free(work);
+	return rc;
+}
+
+/* What a command's signal callback needs. */
+struct session_kill {
+	const struct vg_session		*s;
+	const struct vg_session_cmd	*c;
+	const char			*binary;
+	pid_t				 pid;	/* apptainer exec: a group */
+};
+
+/* Signals a command: its tree inside the instance (where its processes
+ * live), then the apptainer exec process group here. */
+static void
+session_signal(void *arg, int sig)
+{
+	struct session_kill *k = arg;
+	struct vg_strv argv = VG_STRV_INIT;
+	char *script = vg_session_kill_script(k->s->root, k->c->job, sig);
+
+	vg_strv_push(&argv, k->binary);
+	vg_strv_push(&argv, "exec");
+	vg_strv_pushf(&argv, "instance://%s", k->s->handle);
+	vg_strv_push(&argv, "/bin/sh");
+	vg_strv_push(&argv, "-c");
+	vg_strv_push(&argv, script);
+	(void)session_tool(k->s, argv.v, "kill.log", NULL, NULL);
+	(void)kill(-k->pid, sig);
+	vg_strv_release(&argv);
+	free(script);
+}
+
+/* Starts argv in a process group of its own, output to c->dir. */
+static pid_t
+session_spawn(const struct vg_session_cmd *c, char *const argv[],
+    char *const envp[], struct vg_err *e)
+{
+	int fd[3];
+	pid_t pid;
+
+	fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	fd[1] = vg_task_output_open(c->dir, "stdout", 0, e);
+	fd[2] = vg_task_output_open(c->dir, "stderr", 0, e);
+	if (fd[0] < 0 || fd[1] < 0 || fd[2] < 0)
+		pid = -1;
+	else if ((pid = fork()) < 0)
+		vg_err_errno(e, "fork");
+	else if (pid == 0) {
+		if (setpgid(0, 0) != 0 || dup2(fd[0], 0) < 0 ||
+		    dup2(fd[1], 1) < 0 || dup2(fd[2], 2) < 0)
+			_exit(127);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	if (pid > 0)
+		(void)setpgid(pid, pid);
+	for (int i = 0; i < 3; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	return pid;
+}
+
+static int
+singularity_session_exec(const struct vg_session *s,
+    const struct vg_session_cmd *c, struct vg_result *r, struct vg_err *e)
+{
+	struct vg_strv argv = VG_STRV_INIT, env = VG_STRV_INIT;
+	struct session_kill k = { .s = s, .c = c };
+	char *binary = NULL, tail[STDERR_TAIL];
+	int rc, pidfd = -1, ws = 0, why = 0, sig = 0;
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->state = VG_ST_BACKEND_ERROR;
+	r->exit_code = -1;
+	if ((rc = vg_singularity_find(vg_singularity_of(s->m)->binary,
+	    &binary, e)) != 0)
+		return rc;
+	k.binary = binary;
+	vg_strv_push(&argv, binary);
+	vg_strv_push(&argv, "exec");
+	vg_strv_pushf(&argv, "instance://%s", s->handle);
+	vg_session_script(s->root, c, c->stdin_path, NULL, &argv);
+	for (i = 0; environ[i] != NULL; i++)
+		vg_strv_push(&env, environ[i]);
+	for (i = 0; i < s->m->env.n; i++)
+		vg_strv_pushf(&env, "APPTAINERENV_%s=%s", s->m->env.v[i].key,
+		    s->m->env.v[i].value);
+	vg_strv_pushf(&env, "APPTAINERENV_VIGIL_SESSION_ID=%s", s->id);
+	vg_strv_pushf(&env, "APPTAINERENV_VIGIL_JOB=%s", c->job);
+	r->started = vg_now();
+	if ((k.pid = session_spawn(c, argv.v, env.v, e)) < 0) {
+		rc = e->rc != 0 ? e->rc : VG_EIO;
+		goto out;
+	}
+	if ((pidfd = vg_pidfd_open(k.pid)) < 0) {
+		rc = vg_err_errno(e, "pidfd_open");
+		(void)kill(-k.pid, SIGKILL);
+	} else {
+		rc = vg_local_session_follow(pidfd, c, r->started,
+		    session_signal, &k, &why, &sig, e);
+	}
+	while (waitpid(k.pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	r->ended = vg_now();
+	if (rc != 0)
+		goto out;
+	stderr_tail(c->dir, tail, sizeof(tail));
+	(void)vg_singularity_classify(ws, tail, r);
+	vg_local_session_settle(r, why, sig);
+out:
+	if (pidfd >= 0)
+		close(pidfd);
+	vg_strv_release(&argv);
+	vg_strv_release(&env);
+	free(binary);
+	return rc;
+}
+
+static int
+singularity_session_close(const struct vg_session *s, struct vg_err *e)
+{
+	struct vg_strv argv = VG_STRV_INIT;
+	struct vg_buf out = VG_BUF_INIT;
+	char *binary = NULL, *name = session_instance(s);
+	int rc;
+
+	(void)vg_local_session_close(s, NULL);
+	if ((rc = vg_singularity_find(vg_singularity_of(s->m)->binary,
+	    &binary, e)) != 0)
+		goto out;
+	vg_strv_push(&argv, binary);
+	vg_strv_push(&argv, "instance");
+	vg_strv_push(&argv, "stop");
+	vg_strv_push(&argv, "-F");
+	vg_strv_push(&argv, name);
+	rc = session_tool(s, argv.v, "instance.log", &out, e);
+	if (rc > 0 && strstr(vg_buf_str(&out), "no instance found") != NULL)
+		rc = 0;		/* gone already */
+	else if (rc != 0)
+		rc = rc < 0 ? e->rc : vg_err_set(e, VG_EBACKEND, "apptainer "
+		    "instance stop: %s", last_line(&out));
+out:
+	vg_strv_release(&argv);
+	vg_buf_release(&out);
+	free(binary);
+	free(name);
+	return rc;
+}
+
 const struct vg_backend_ops vg_backend_singularity = {
 	.p = {
 		.kind = VG_PLUGIN_BACKEND,
@@ -1072,6 +1382,10 @@ const struct vg_backend_ops vg_backend_singularity = {
 	.cancel = singularity_cancel,
 	.cleanup = singularity_cleanup,
 	.run = singularity_run,
+	/* Sessions: the block above. */
+	.session_open = singularity_session_open,
+	.session_exec = singularity_session_exec,
+	.session_close = singularity_session_close,
 };
 
 /* ---- the singularity: section ---- */

@@ -1571,6 +1571,284 @@ ssh_pool(const struct vg_manifest *m, struct vg_pool *p, struct vg_err *e)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Sessions: a remote session directory, one exec channel per command */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A session lives in <remote_dir>/<session id>/ on the host (absolute,
+ * as the remote shell resolved it at open; that is s->root).  Each
+ * command is one exec channel running the session wrapper; its output
+ * is read from the channel as it comes.  Connections are made as a task
+ * run makes them, with the same retry window for a busy server; a
+ * connection lost during a command ends that command (sshd hangs its
+ * process group up) as a backend error, and the next command connects
+ * again.
+ */
+
+/* Sets x up for session s (no local files: the caller's are used). */
+static int
+session_ctx(struct ssh_ctx *x, const struct vg_session *s, struct vg_err *e)
+{
+	struct vg_attempt a;
+	struct vg_err le;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	memset(x, 0, sizeof(*x));
+	x->fd[0] = x->fd[1] = x->fd[2] = -1;
+	x->c = vg_ssh_of(s->m);
+	if (x->c->host == NULL || *x->c->host == '\0')
+		return vg_err_set(e, VG_EINVAL, "ssh.host: required by backend "
+		    "'ssh'");
+	if (x->c->proxy_jump != NULL) {
+		if (vg_ssh_jump_parse(x->c->proxy_jump, &x->jump, e) != 0)
+			return VG_EINVAL;
+		x->has_jump = 1;
+	}
+	x->user = x->c->user != NULL ? vg_xstrdup(x->c->user) : local_user();
+	x->identity = expand_home(x->c->identity);
+	x->known_hosts = expand_home(x->c->known_hosts);
+	x->kh_shown = x->known_hosts != NULL ? vg_xstrdup(x->known_hosts) :
+	    expand_home("~/.ssh/known_hosts");
+	vg_err_init(&le);
+	rc = reconnect(x, vg_mono() + (double)(x->c->connect_timeout > 0 ?
+	    x->c->connect_timeout : 10), 0, &le);
+	if (rc != 0)
+		return vg_err_set(e, rc == VG_ETIMEOUT ? VG_EBACKEND : rc,
+		    "%s", le.msg);
+	return 0;
+}
+
+/* Runs script with sh on the host; VG_EBACKEND with its stderr when it
+ * fails. */
+static int
+session_sh(struct ssh_ctx *x, const char *script, struct vg_buf *out,
+    struct vg_err *e)
+{
+	struct vg_buf err = VG_BUF_INIT;
+	int rc, status;
+
+	rc = remote_exec(x, "/bin/sh -s", script, out, &err, &status, e);
+	if (rc == 0 && status != 0)
+		rc = vg_err_set(e, VG_EBACKEND, "ssh: on %s: %s (exit %d)",
+		    x->c->host, trimmed(&err), status);
+	vg_buf_release(&err);
+	return rc;
+}
+
+/* The remote session directory as the remote shell spells it. */
+static char *
+session_remote_dir(const struct vg_session *s)
+{
+	const char *base = vg_ssh_of(s->m)->remote_dir;
+
+	return vg_xasprintf("%s/%s", base != NULL && *base ? base :
+	    "~/.vigil/runs", s->id);
+}
+
+static int
+ssh_session_open(struct vg_session *s, struct vg_err *e)
+{
+	struct vg_buf script = VG_BUF_INIT, out = VG_BUF_INIT;
+	struct ssh_ctx x;
+	char *dir = session_remote_dir(s);
+	int rc;
+
+	if ((rc = session_ctx(&x, s, e)) != 0)
+		goto out;
+	vg_buf_adds(&script, "set -e\nd=");
+	vg_ssh_path_word(&script, dir);
+	vg_buf_adds(&script, "\nmkdir -p \"$d/work\" \"$d/cmds\"\n"
+	    "chmod 700 \"$d\"\ncd \"$d\"\npwd\n");
+	if ((rc = session_sh(&x, vg_buf_str(&script), &out, e)) != 0)
+		goto out;
+	trimmed(&out);
+	if (out.len == 0 || out.data[0] != '/' || out.len >= sizeof(s->root)) {
+		rc = vg_err_set(e, VG_EBACKEND, "ssh: on %s: the session "
+		    "directory '%s' did not resolve", x.c->host, dir);
+		goto out;
+	}
+	vg_strlcpy(s->root, vg_buf_str(&out), sizeof(s->root));
+	vg_strlcpy(s->handle, s->root, sizeof(s->handle));
+out:
+	ssh_ctx_release(&x);
+	vg_buf_release(&script);
+	vg_buf_release(&out);
+	free(dir);
+	return rc;
+}
+
+/* Reads what the channel has now; 1 at its end, -1 on trouble. */
+static int
+session_pump(ssh_channel ch, const struct vg_session_cmd *c, const int *fd,
+    int *bad)
+{
+	char buf[16384];
+	int n, k, got = 0;
+
+	for (k = 0; k < 2; k++) {
+		while ((n = ssh_channel_read_nonblocking(ch, buf, sizeof(buf),
+		    k)) > 0) {
+			got = 1;
+			if (vg_session_output(c, fd[k + 1], k + 1, buf,
+			    (size_t)n, NULL) != 0)
+				*bad = 1;
+		}
+		if (n == SSH_ERROR)
+			return -1;
+	}
+	if (!got && ssh_channel_is_eof(ch))
+		return 1;
+	return 0;
+}
+
+static int
+ssh_session_exec(const struct vg_session *s, const struct vg_session_cmd *c,
+    struct vg_result *r, struct vg_err *e)
+{
+	struct vg_strv argv = VG_STRV_INIT;
+	struct vg_buf cmd = VG_BUF_INIT, in = VG_BUF_INIT;
+	struct ssh_ctx x;
+	ssh_channel ch = NULL;
+	char *stdin_in = NULL, *script;
+	double deadline = 0, kill_at = 0;
+	int rc, fd[3] = { -1, -1, -1 }, bad = 0, why = 0, sig = 0, st;
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->state = VG_ST_BACKEND_ERROR;
+	r->exit_code = -1;
+	snprintf(r->node, sizeof(r->node), "%s", vg_ssh_of(s->m)->host ?
+	    vg_ssh_of(s->m)->host : "?");
+	if ((rc = session_ctx(&x, s, e)) != 0)
+		goto out;
+	if ((fd[1] = vg_task_output_open(c->dir, "stdout", 0, e)) < 0 ||
+	    (fd[2] = vg_task_output_open(c->dir, "stderr", 0, e)) < 0) {
+		rc = e->rc;
+		goto out;
+	}
+	/* The job's directory first, with its stdin when there is one. */
+	x.dir = vg_xasprintf("%s/cmds/%s", s->root, c->job);
+	x.sdir = vg_ssh_sftp_path(x.dir);
+	if ((rc = sftp_mkdir_p(&x, x.sdir, e)) != 0)
+		goto out;
+	if (c->stdin_path != NULL) {
+		if ((rc = vg_read_file(c->stdin_path, (size_t)1 << 30, &in,
+		    e)) != 0 || (rc = put_file(&x, "stdin", in.data != NULL ?
+		    in.data : "", in.len, 0600, e)) != 0)
+			goto out;
+		stdin_in = vg_xasprintf("%s/stdin", x.dir);
+	}
+	vg_session_script(s->root, c, stdin_in, NULL, &argv);
+	for (i = 0; i < argv.n; i++) {
+		if (i > 0)
+			vg_buf_addc(&cmd, ' ');
+		vg_buf_squote(&cmd, argv.v[i]);
+	}
+	if ((ch = ssh_channel_new(x.conn.s)) == NULL ||
+	    ssh_channel_open_session(ch) != SSH_OK ||
+	    ssh_channel_request_exec(ch, vg_buf_str(&cmd)) != SSH_OK) {
+		rc = vg_err_set(e, VG_EBACKEND, "ssh: starting job %s on %s: "
+		    "%s", c->job, x.c->host, ssh_get_error(x.conn.s));
+		goto out;
+	}
+	r->started = vg_now();
+	if (c->timeout > 0)
+		deadline = vg_mono() + c->timeout;
+	for (;;) {
+		st = session_pump(ch, c, fd, &bad);
+		if (st < 0) {
+			rc = vg_err_set(e, VG_EBACKEND, "ssh: job %s on %s: the "
+			    "connection was lost: %s", c->job, x.c->host,
+			    ssh_get_error(x.conn.s));
+			goto out;
+		}
+		if (st > 0)
+			break;
+		if (why == 0 && ((deadline > 0 && vg_mono() >= deadline) ||
+		    (c->stop != NULL && *c->stop))) {
+			why = deadline > 0 && vg_mono() >= deadline ?
+			    VG_ST_TIMEOUT : VG_ST_CANCELLED;
+			sig = SIGTERM;
+			kill_at = vg_mono() + c->kill_grace;
+		} else if (why != 0 && sig == SIGTERM && vg_mono() >= kill_at) {
+			sig = SIGKILL;
+		} else {
+			(void)ssh_channel_poll_timeout(ch, 50, 0);
+			continue;
+		}
+		script = vg_session_kill_script(s->root, c->job, sig);
+		(void)session_sh(&x, script, NULL, NULL);
+		free(script);
+	}
+	while (!ssh_channel_is_closed(ch) &&
+	    ssh_channel_get_exit_status(ch) == -1 &&
+	    ssh_channel_poll_timeout(ch, 100, 0) != SSH_ERROR &&
+	    !ssh_channel_is_eof(ch))
+		;
+	if (why != 0) {
+		r->state = (enum vg_state)why;
+		r->signal = sig;
+		snprintf(r->reason, sizeof(r->reason), "%s; its processes "
+		    "were sent %s", why == VG_ST_TIMEOUT ? "timed out" :
+		    "stopped", sig == SIGKILL ? "SIGKILL" : "SIGTERM");
+	} else {
+		r->exit_code = ssh_channel_get_exit_status(ch);
+		r->state = r->exit_code == 0 ? VG_ST_SUCCEEDED : VG_ST_FAILED;
+		if (r->exit_code != 0)
+			snprintf(r->reason, sizeof(r->reason), "exit code %d",
+			    r->exit_code);
+	}
+	rc = bad ? vg_err_set(e, VG_EIO, "ssh: job %s: its output could not "
+	    "be kept whole", c->job) : 0;
+out:
+	r->ended = vg_now();
+	if (ch != NULL) {
+		ssh_channel_close(ch);
+		ssh_channel_free(ch);
+	}
+	if (fd[1] >= 0)
+		close(fd[1]);
+	if (fd[2] >= 0)
+		close(fd[2]);
+	free(stdin_in);
+	ssh_ctx_release(&x);
+	vg_strv_release(&argv);
+	vg_buf_release(&cmd);
+	vg_buf_release(&in);
+	return rc;
+}
+
+static int
+ssh_session_close(const struct vg_session *s, struct vg_err *e)
+{
+	struct vg_buf script = VG_BUF_INIT;
+	struct ssh_ctx x;
+	char *dir = session_remote_dir(s), *kill;
+	int rc;
+
+	if ((rc = session_ctx(&x, s, e)) != 0)
+		goto out;
+	/* By the recorded root, else where open would have made it. */
+	vg_buf_adds(&script, "d=");
+	if (s->root[0] == '/')
+		vg_buf_squote(&script, s->root);
+	else
+		vg_ssh_path_word(&script, dir);
+	vg_buf_adds(&script, "\n[ -d \"$d\" ] || exit 0\n");
+	kill = vg_session_close_script("\"$d\"");
+	vg_buf_adds(&script, kill);
+	free(kill);
+	vg_buf_adds(&script, "rm -rf -- \"$d\"\n");
+	rc = session_sh(&x, vg_buf_str(&script), NULL, e);
+out:
+	ssh_ctx_release(&x);
+	vg_buf_release(&script);
+	free(dir);
+	return rc;
+}
+
 const struct vg_backend_ops vg_backend_ssh = {
 	.p = {
 		.kind = VG_PLUGIN_BACKEND,
@@ -1582,6 +1860,10 @@ const struct vg_backend_ops vg_backend_ssh = {
 	.probe = ssh_probe,
 	.run = ssh_run,
 	.pool = ssh_pool,
+	/* Sessions: the block above. */
+	.session_open = ssh_session_open,
+	.session_exec = ssh_session_exec,
+	.session_close = ssh_session_close,
 };
 
 /* ---- the ssh: section ---- */

@@ -12,7 +12,7 @@ _vigil()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
 	if [ "$COMP_CWORD" -le 1 ]; then
-		COMPREPLY=($(compgen -W "run submit status logs report cancel resume retry validate check exec doctor scratch cache gc notify version help" -- "$cur"))
+		COMPREPLY=($(compgen -W "run submit status logs report cancel resume retry validate check exec session doctor scratch cache gc notify version help" -- "$cur"))
 		return 0
 	fi
 	cmd=${COMP_WORDS[1]}
@@ -69,13 +69,23 @@ _vigil()
 		esac
 		;;
 	exec)
-		opts="--backend --policy --mode --timeout --audit-log"
-		takes=" --backend --policy --mode --timeout --audit-log "
+		opts="--backend --policy --mode --timeout --audit-log --session --stdin --json --background --output-limit"
+		takes=" --backend --policy --mode --timeout --audit-log --session --output-limit "
 		case $prev in
 		--mode)
 			COMPREPLY=($(compgen -W "auto-deny auto-approve interactive" -- "$cur"))
 			return 0 ;;
 		esac
+		;;
+	session)
+		opts="--backend --image -f --file --set --name --idle-timeout --max-age --mode --policy --json --wait --follow"
+		takes=" --backend --image -f --file --set --name --idle-timeout --max-age --mode --policy "
+		case $prev in
+		--mode)
+			COMPREPLY=($(compgen -W "auto-deny auto-approve interactive" -- "$cur"))
+			return 0 ;;
+		esac
+		subs="start list stop jobs output kill"
 		;;
 	doctor)
 		opts="-b --backend --set"
@@ -115,7 +125,7 @@ _vigil()
 	help)
 		opts="--man --bash-completion"
 		takes=" "
-		subs="run submit status logs report cancel resume retry validate check exec doctor scratch cache gc notify version help"
+		subs="run submit status logs report cancel resume retry validate check exec session doctor scratch cache gc notify version help"
 		;;
 	*)
 		return 0 ;;

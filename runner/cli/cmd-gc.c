@@ -2,6 +2,8 @@
  * cmd-gc.c - vigil gc: removes ended runs older than --older-than (their
  * run directories and database rows), then asks every backend that can
  * to reap leftovers of dead runs (containers, remote directories).
+ * Sessions (runner/core/session.c): those whose keeper is gone or whose
+ * time is up are closed, ended ones older than the cutoff removed.
  * Runs that have not ended are never removed: they may be resumed.
  * Policy audit records older than --audit-older-than (default 90 days)
  * are deleted too: every vigil check and exec adds one, so the table
@@ -15,6 +17,7 @@
 #include "runner/cli/cmd.h"
 #include "runner/cli/launch.h"
 #include "common/path.h"
+#include "runner/core/session.h"
 
 /* Default age: 30 days. */
 #define GC_DEFAULT_AGE	(30.0 * 86400)
@@ -96,6 +99,15 @@ cmd_gc_exec(struct vg_args *a)
 		printf("%lld audit record%s removed\n", pruned, pruned == 1 ?
 		    "" : "s");
 	}
+	/* Sessions: those whose keeper is gone or time is up are closed,
+	 * ended ones older than the cutoff removed (docs/sessions.md). */
+	vg_err_init(&e);
+	if (vg_sess_gc(st, c.cutoff, dry, &report, &e) != 0) {
+		fprintf(stderr, "vigil: gc: %s\n", e.msg);
+		rc = VG_EXIT_INTERNAL;
+	}
+	fwrite(report.data, 1, report.len, stdout);
+	vg_buf_reset(&report);
 	if (dry || vg_args_has(a, "no-reap"))
 		goto out;
 	for (b = vg_backends; *b != NULL; b++) {
@@ -126,10 +138,11 @@ const struct vg_cmd_entry vg_cmd_gc = {
 	.summary = "remove old ended runs and backend leftovers",
 	.help = "Removes the run directories and records of runs that ended "
 	    "more than\n--older-than ago (default 30d; 0 = every ended run), "
-	    "then lets each\nbackend reap leftovers of dead runs (docker "
-	    "containers, remote dirs).\nRuns that have not ended are kept.  "
-	    "Policy audit records older than\n--audit-older-than (default "
-	    "90d; 0 = all) are deleted.",
+	    "closes sessions whose\nkeeper is gone or whose time is up and "
+	    "removes ended ones as old, then\nlets each backend reap leftovers "
+	    "of dead runs (docker containers, remote\ndirs).  Runs that have "
+	    "not ended are kept.  Policy audit records older\nthan "
+	    "--audit-older-than (default 90d; 0 = all) are deleted.",
 	.opts = (const struct vg_opt[]){
 		{ .name = "older-than", .has_arg = 1, .arg = "AGE",
 		  .help = "only runs ended longer ago (default 30d)" },

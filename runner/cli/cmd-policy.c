@@ -17,18 +17,28 @@ int
 vg_cmd_policy_open(struct vg_args *a, struct vg_cmd_policy *cp)
 {
 	struct vg_policy_conf conf;
+
+	memset(&conf, 0, sizeof(conf));
+	return vg_cmd_policy_open_conf(a, &conf, vg_args_get(a, "policy"),
+	    vg_args_get(a, "mode"), vg_args_get(a, "audit-log"), cp);
+}
+
+int
+vg_cmd_policy_open_conf(struct vg_args *a, const struct vg_policy_conf *base,
+    const char *file, const char *mode, const char *audit_log,
+    struct vg_cmd_policy *cp)
+{
+	struct vg_policy_conf conf = *base;
 	struct vg_diag diag = { VG_STRV_INIT };
 	struct vg_err e;
-	const char *mode = vg_args_get(a, "mode");
 	size_t k;
 	int m, rc;
 
 	memset(cp, 0, sizeof(*cp));
-	memset(&conf, 0, sizeof(conf));
 	vg_err_init(&e);
-	conf.audit_log = (char *)(uintptr_t)vg_args_get(a, "audit-log");
-	rc = vg_policy_open(&conf, vg_args_get(a, "policy"), &cp->policy,
-	    &diag, &e);
+	if (audit_log != NULL)
+		conf.audit_log = (char *)(uintptr_t)audit_log;
+	rc = vg_policy_open(&conf, file, &cp->policy, &diag, &e);
 	if (rc != 0) {
 		for (k = 0; k < diag.lines.n; k++)
 			fprintf(stderr, "%s\n", diag.lines.v[k]);
@@ -80,11 +90,19 @@ int
 vg_cmd_policy_audit(struct vg_cmd_policy *cp, const char *cmd,
     const struct vg_verdict *v, const char *verdict)
 {
+	return vg_cmd_policy_audit_in(cp, NULL, -1, cmd, v, verdict);
+}
+
+int
+vg_cmd_policy_audit_in(struct vg_cmd_policy *cp, const char *run_id,
+    int task, const char *cmd, const struct vg_verdict *v,
+    const char *verdict)
+{
 	struct vg_err e;
 
 	vg_err_init(&e);
-	if (vg_policy_audit(cp->policy, NULL, -1, cmd, v, verdict, store_sink,
-	    cp, &e) != 0) {
+	if (vg_policy_audit(cp->policy, run_id, task, cmd, v, verdict,
+	    store_sink, cp, &e) != 0) {
 		fprintf(stderr, "vigil: warning: audit: %s\n", e.msg);
 		return -1;
 	}

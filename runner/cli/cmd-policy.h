@@ -26,6 +26,19 @@ int	vg_cmd_policy_open(struct vg_args *a, struct vg_cmd_policy *cp);
 int	vg_cmd_policy_audit(struct vg_cmd_policy *cp, const char *cmd,
 	    const struct vg_verdict *v, const char *verdict);
 
+/* Like vg_cmd_policy_open with the policy section base (a manifest's),
+ * the policy file, mode and audit log given (NULL: the file's, the
+ * default, base's). */
+int	vg_cmd_policy_open_conf(struct vg_args *a,
+	    const struct vg_policy_conf *base, const char *file,
+	    const char *mode, const char *audit_log, struct vg_cmd_policy *cp);
+
+/* vg_cmd_policy_audit recorded under run_id (a session id) and task (a
+ * job number). */
+int	vg_cmd_policy_audit_in(struct vg_cmd_policy *cp, const char *run_id,
+	    int task, const char *cmd, const struct vg_verdict *v,
+	    const char *verdict);
+
 void	vg_cmd_policy_close(struct vg_cmd_policy *cp);
 
 #endif

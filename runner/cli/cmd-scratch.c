@@ -17,25 +17,9 @@
 #include "common/buf.h"
 #include "runner/cli/cmd-config.h"
 #include "runner/cli/cmd.h"
+#include "runner/cli/launch.h"
 #include "common/err.h"
 #include "runner/core/store.h"
-
-/* Formats an age in seconds as "3d", "5h", "12m" or "40s". */
-static const char *
-age(double secs, char *buf, size_t len)
-{
-	long s = secs < 0 ? 0 : (long)secs;
-
-	if (s >= 86400)
-		snprintf(buf, len, "%ldd", s / 86400);
-	else if (s >= 3600)
-		snprintf(buf, len, "%ldh", s / 3600);
-	else if (s >= 60)
-		snprintf(buf, len, "%ldm", s / 60);
-	else
-		snprintf(buf, len, "%lds", s);
-	return buf;
-}
 
 /* vigil scratch list|gc [--base DIR] [--dry-run] */
 static int
@@ -88,7 +72,7 @@ cmd_scratch_exec(struct vg_args *a)
 			    l.v[i].run_id, l.v[i].running ? "running" :
 			    "finished", l.v[i].tasks,
 			    vg_scratch_fmt_size(l.v[i].bytes, sz, sizeof(sz)),
-			    l.v[i].tasks > 0 ? age((double)time(NULL) -
+			    l.v[i].tasks > 0 ? vg_fmt_age((double)time(NULL) -
 			    l.v[i].mtime, ag, sizeof(ag)) : "-", l.v[i].path,
 			    l.v[i].owner ? " (" : "",
 			    l.v[i].owner ? l.v[i].owner : "",

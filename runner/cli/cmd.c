@@ -22,6 +22,7 @@ extern const struct vg_cmd_entry vg_cmd_run, vg_cmd_submit, vg_cmd_status,
     vg_cmd_task_exec, vg_cmd_scratch, vg_cmd_cache, vg_cmd_gc;
 extern const struct vg_cmd_entry vg_cmd_report;
 extern const struct vg_cmd_entry vg_cmd_notify;
+extern const struct vg_cmd_entry vg_cmd_session;
 
 const struct vg_cmd_entry *const vg_cmds[] = {
 	&vg_cmd_run,
@@ -35,6 +36,7 @@ const struct vg_cmd_entry *const vg_cmds[] = {
 	&vg_cmd_validate,
 	&vg_cmd_check,
 	&vg_cmd_exec,
+	&vg_cmd_session,
 	&vg_cmd_doctor,
 	&vg_cmd_scratch,
 	&vg_cmd_cache,

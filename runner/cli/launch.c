@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -630,4 +631,59 @@ vg_launch_after(struct vg_manifest *m, const char **afters)
 		    sizeof(why)) != 0)
 			return vg_cmd_fail(VG_EXIT_USAGE, "--after: %s", why);
 	return 0;
+}
+
+const char *
+vg_fmt_age(double secs, char *buf, size_t len)
+{
+	long s = secs < 0 ? 0 : (long)secs;
+
+	if (s >= 86400)
+		snprintf(buf, len, "%ldd", s / 86400);
+	else if (s >= 3600)
+		snprintf(buf, len, "%ldh", s / 3600);
+	else if (s >= 60)
+		snprintf(buf, len, "%ldm", s / 60);
+	else
+		snprintf(buf, len, "%lds", s);
+	return buf;
+}
+
+pid_t
+vg_launch_detach(void)
+{
+	pid_t pid;
+	int ws;
+
+	fflush(stdout);
+	fflush(stderr);
+	if ((pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		if (setsid() < 0 || (pid = fork()) < 0)
+			_exit(1);
+		if (pid > 0)
+			_exit(0);
+		return 0;
+	}
+	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	return pid;
+}
+
+int
+vg_launch_redirect(const char *log)
+{
+	int fd, nul, rc = -1;
+
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && nul >= 0 && dup2(nul, 0) >= 0 && dup2(fd, 1) >= 0 &&
+	    dup2(fd, 2) >= 0)
+		rc = 0;
+	if (fd >= 0)
+		close(fd);
+	if (nul >= 0)
+		close(nul);
+	return rc;
 }

@@ -10,6 +10,8 @@
 #ifndef VG_LAUNCH_H
 #define VG_LAUNCH_H
 
+#include <sys/types.h>
+
 #include "common/buf.h"
 #include "runner/core/gate.h"
 #include "runner/manifest/manifest.h"
@@ -103,5 +105,20 @@ const char *vg_fmt_time(double t, int iso, char *buf);
 /* Splits "RUN/TASK" into the run part (written to run, size n) and the
  * task index (-1 when absent).  Returns an exit status. */
 int	vg_parse_run_task(const char *arg, char *run, size_t n, int *task);
+
+/* Formats an age in seconds as "3d", "5h", "12m" or "40s" into buf. */
+const char *vg_fmt_age(double secs, char *buf, size_t len);
+
+/*
+ * Forks a detached process (double fork, setsid), as vigil submit's
+ * driver and a session's keeper and runners are: returns 0 in it, the
+ * pid of the intermediate child (already reaped) in the caller, or -1
+ * with errno set.  stdio is flushed first.
+ */
+pid_t	vg_launch_detach(void);
+
+/* In a detached process: stdin from /dev/null, stdout and stderr
+ * appended to log (created 0600).  0, or -1 with errno set. */
+int	vg_launch_redirect(const char *log);
 
 #endif

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -147,6 +148,19 @@ static const struct migration migrations[] = {
 		" id INTEGER PRIMARY KEY, first REAL NOT NULL, last REAL NOT"
 		" NULL, run_id TEXT, n INTEGER NOT NULL, data BLOB NOT NULL);"
 		"CREATE INDEX audit_pack_run ON audit_pack (run_id);",
+	},
+	{
+		.version = 6,
+		.description = "sessions",
+		.sql =
+		"CREATE TABLE sessions ("
+		" id TEXT PRIMARY KEY, name TEXT NOT NULL, backend TEXT NOT"
+		" NULL, dir TEXT NOT NULL, state TEXT NOT NULL, reason TEXT"
+		" NOT NULL, created REAL NOT NULL, last_used REAL NOT NULL,"
+		" ended REAL NOT NULL, idle_timeout REAL NOT NULL, max_age"
+		" REAL NOT NULL, mode TEXT NOT NULL, policy TEXT NOT NULL,"
+		" handle TEXT NOT NULL, root TEXT NOT NULL, owner TEXT NOT"
+		" NULL, jobs INTEGER NOT NULL, manifest TEXT NOT NULL);",
 	},
 };
 
@@ -1844,4 +1858,205 @@ vg_store_task_state(struct vg_store *s, const char *run_id, int index,
     enum vg_state *state, struct vg_err *e)
 {
 	return vg_store_task_each(s, run_id, index, task_state_cb, state, e);
+}
+
+/* ---- sessions ---- */
+
+#define SES(n, t, f, fl)	COL(struct vg_session_rec, n, t, f, fl)
+static const struct col session_cols[] = {
+	SES("id", COL_CHARS, id, COL_KEY),
+	SES("name", COL_CHARS, name, 0),
+	SES("backend", COL_CHARS, backend, 0),
+	SES("dir", COL_CHARS, dir, 0),
+	SES("state", COL_CHARS, state, 0),
+	SES("reason", COL_CHARS, reason, 0),
+	SES("created", COL_REAL, created, 0),
+	SES("last_used", COL_REAL, last_used, 0),
+	SES("ended", COL_REAL, ended, 0),
+	SES("idle_timeout", COL_REAL, idle_timeout, 0),
+	SES("max_age", COL_REAL, max_age, 0),
+	SES("mode", COL_CHARS, mode, 0),
+	SES("policy", COL_CHARS, policy, 0),
+	SES("handle", COL_CHARS, handle, 0),
+	SES("root", COL_CHARS, root, 0),
+	SES("owner", COL_CHARS, owner, 0),
+	SES("jobs", COL_INT, jobs, 0),
+	SES("manifest", COL_DUP, manifest, 0),
+};
+#undef SES
+static const struct row_def session_def = ROW_DEF("sessions", session_cols);
+
+/* Runs one statement of sql with text parameters (NULL-terminated). */
+static int
+session_stmt(struct vg_store *s, const char *sql, const char *what,
+    struct vg_err *e, ...)
+{
+	sqlite3_stmt *st;
+	const char *v;
+	va_list ap;
+	int rc, i = 1;
+
+	if ((rc = db_prepare(s, sql, &st, e)) != 0)
+		return rc;
+	va_start(ap, e);
+	while ((v = va_arg(ap, const char *)) != NULL)
+		bind_str(st, i++, v);
+	va_end(ap);
+	rc = db_done(s, st, e, what);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+vg_store_session_put(struct vg_store *s, const struct vg_session_rec *r,
+    struct vg_err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = db_prepare_gen(s, sql_insert(&session_def,
+	    "INSERT OR REPLACE"), &st, e)) != 0)
+		return rc;
+	row_bind(st, &session_def, r, 0);
+	rc = db_done(s, st, e, "recording a session");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Reads the first rows (at most 2) of a session query with key as ?1
+ * into r; *n gets how many there were. */
+static int
+session_query(struct vg_store *s, const char *tail, const char *key,
+    struct vg_session_rec *r, int *n, struct vg_err *e)
+{
+	struct vg_session_rec tmp;
+	sqlite3_stmt *st;
+	int rc;
+
+	*n = 0;
+	if ((rc = db_prepare_gen(s, sql_select(&session_def, tail), &st,
+	    e)) != 0)
+		return rc;
+	bind_str(st, 1, key);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		row_read(st, &session_def, *n == 0 ? r : &tmp, sizeof(tmp));
+		if (*n > 0)
+			free(tmp.manifest);
+		(*n)++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_err(s, e, "reading a session");
+	return 0;
+}
+
+int
+vg_store_session_get(struct vg_store *s, const char *key,
+    struct vg_session_rec *r, struct vg_err *e)
+{
+	int rc, n;
+
+	memset(r, 0, sizeof(*r));
+	rc = session_query(s, " WHERE id = ?1 OR (name = ?1 AND name != ''"
+	    " AND ended = 0) ORDER BY id = ?1 DESC LIMIT 1", key, r, &n, e);
+	if (rc == 0 && n == 0)
+		rc = session_query(s, " WHERE substr(id, 1, length(?1)) = ?1"
+		    " LIMIT 2", key, r, &n, e);
+	if (rc == 0 && n > 1)
+		rc = vg_err_set(e, VG_EINVAL, "session '%s' is ambiguous "
+		    "(give more of the id)", key);
+	else if (rc == 0 && n == 0)
+		rc = vg_err_set(e, VG_ENOENT, "no session '%s' (vigil session "
+		    "list shows them)", key);
+	if (rc != 0) {
+		free(r->manifest);
+		memset(r, 0, sizeof(*r));
+	}
+	return rc;
+}
+
+int
+vg_store_session_list(struct vg_store *s,
+    int (*cb)(void *arg, const struct vg_session_rec *r), void *arg,
+    struct vg_err *e)
+{
+	struct vg_session_rec r;
+	sqlite3_stmt *st;
+	int rc, stop = 0;
+
+	if ((rc = db_prepare_gen(s, sql_select(&session_def,
+	    " ORDER BY created DESC, id DESC"), &st, e)) != 0)
+		return rc;
+	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		row_read(st, &session_def, &r, sizeof(r));
+		free(r.manifest);
+		r.manifest = NULL;
+		stop = cb(arg, &r);
+	}
+	if (!stop && rc != SQLITE_DONE)
+		rc = db_err(s, e, "reading sessions");
+	else
+		rc = 0;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+vg_store_session_move(struct vg_store *s, const char *id, const char *from,
+    const char *to, const char *reason, int *won, struct vg_err *e)
+{
+	char ended[32];
+	int rc, open_ = strcmp(to, "active") == 0 || strcmp(to, "starting") ==
+	    0 || strcmp(to, "closing") == 0;
+
+	snprintf(ended, sizeof(ended), "%.6f", open_ ? 0.0 : vg_now());
+	rc = session_stmt(s, "UPDATE sessions SET state = ?2, reason ="
+	    " CASE WHEN ?3 != '' THEN ?3 ELSE reason END, ended = CASE WHEN ?5 + 0 > 0 THEN ?5 + 0"
+	    " ELSE ended END WHERE id = ?1 AND instr(' ' || ?4 || ' ',"
+	    " ' ' || state || ' ') > 0", "moving a session", e, id, to,
+	    reason != NULL ? reason : "", from, ended, (const char *)NULL);
+	if (won != NULL)
+		*won = rc == 0 && sqlite3_changes(s->db) > 0;
+	return rc;
+}
+
+int
+vg_store_session_touch(struct vg_store *s, const char *id, double t,
+    struct vg_err *e)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%.6f", t);
+	return session_stmt(s, "UPDATE sessions SET last_used = max(last_used,"
+	    " ?2 + 0) WHERE id = ?1", "touching a session", e, id, v,
+	    (const char *)NULL);
+}
+
+int
+vg_store_session_next_job(struct vg_store *s, const char *id, int *job,
+    struct vg_err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*job = 0;
+	if ((rc = db_prepare(s, "UPDATE sessions SET jobs = jobs + 1 WHERE"
+	    " id = ?1 RETURNING jobs", &st, e)) != 0)
+		return rc;
+	bind_str(st, 1, id);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		*job = sqlite3_column_int(st, 0);
+	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 :
+	    db_err(s, e, "numbering a job");
+	sqlite3_finalize(st);
+	if (rc == 0 && *job == 0)
+		rc = vg_err_set(e, VG_ENOENT, "no session '%s'", id);
+	return rc;
+}
+
+int
+vg_store_session_delete(struct vg_store *s, const char *id, struct vg_err *e)
+{
+	return session_stmt(s, "DELETE FROM sessions WHERE id = ?1",
+	    "deleting a session", e, id, (const char *)NULL);
 }

@@ -28,7 +28,7 @@
 struct vg_store;
 
 /* The schema version this vigil writes (PRAGMA user_version). */
-#define VG_STORE_SCHEMA	5
+#define VG_STORE_SCHEMA	6
 
 /* Run ids: "YYYYMMDD-HHMMSS-xxxxxx" (UTC, 6 random hex digits). */
 #define VG_RUN_ID_MAX	32
@@ -283,5 +283,71 @@ int	vg_store_group_open(struct vg_store *s, const char *grp,
  */
 int	vg_store_notify_claim(struct vg_store *s, const char *run_id,
 	    int *claimed, struct vg_err *e);
+
+/* ---- sessions (runner/core/session.c; docs/sessions.md) ---- */
+
+/* One session, as recorded; fixed size but for the manifest. */
+struct vg_session_rec {
+	char		 id[VG_RUN_ID_MAX + 4];	/* "s-" + a run id */
+	char		 name[64];		/* "" when none */
+	char		 backend[32];
+	char		 dir[1024];		/* session directory here */
+	char		 state[16];		/* starting, active, closing,
+						   stopped, expired, failed */
+	char		 reason[256];
+	double		 created;
+	double		 last_used;		/* end of the last command */
+	double		 ended;			/* 0 while open */
+	double		 idle_timeout;		/* seconds; 0 = none */
+	double		 max_age;		/* seconds; 0 = none */
+	char		 mode[24];		/* policy mode */
+	char		 policy[1024];		/* --policy FILE, "" = site's */
+	char		 handle[256];		/* the backend's */
+	char		 root[1024];		/* session dir in the sandbox */
+	char		 owner[320];		/* who keeps it (label) */
+	int		 jobs;			/* commands started so far */
+	char		*manifest;		/* effective JSON (owned when
+						   read; put borrows it) */
+};
+
+/* Inserts or replaces the record of a session. */
+int	vg_store_session_put(struct vg_store *s, const struct vg_session_rec *r,
+	    struct vg_err *e);
+
+/*
+ * Looks a session up by id, by a unique prefix of an id, or by the name
+ * of a session still open.  Fills r (free r->manifest); VG_ENOENT when
+ * nothing matches, VG_EINVAL when a prefix is ambiguous.
+ */
+int	vg_store_session_get(struct vg_store *s, const char *key,
+	    struct vg_session_rec *r, struct vg_err *e);
+
+/* Calls cb for every session, newest first (r->manifest is NULL and r
+ * valid only during the call); cb returns non-zero to stop. */
+int	vg_store_session_list(struct vg_store *s,
+	    int (*cb)(void *arg, const struct vg_session_rec *r), void *arg,
+	    struct vg_err *e);
+
+/*
+ * Moves session id from state from (one of a space-separated list) to
+ * state to with reason (may be NULL), setting ended when to is not
+ * "active" or "starting"; *won (may be NULL) is 1 when this call made the
+ * move, 0 when the session was in another state (someone else moved it).
+ */
+int	vg_store_session_move(struct vg_store *s, const char *id,
+	    const char *from, const char *to, const char *reason, int *won,
+	    struct vg_err *e);
+
+/* Sets last_used of session id to t (a command started or ended). */
+int	vg_store_session_touch(struct vg_store *s, const char *id, double t,
+	    struct vg_err *e);
+
+/* Takes the next job number of session id into *job (1, 2, ...). */
+int	vg_store_session_next_job(struct vg_store *s, const char *id,
+	    int *job, struct vg_err *e);
+
+/* Deletes the record of session id (not its directory). */
+int	vg_store_session_delete(struct vg_store *s, const char *id,
+	    struct vg_err *e);
 
 #endif

@@ -339,6 +339,7 @@ load_begin(struct vg_mload *ls, const char *name,
 	memset(ls, 0, sizeof(*ls));
 	ls->m = vg_manifest_new();
 	ls->m->file = vg_xstrdup(name);
+	ls->session = opts->session;
 	return add_configs(ls, opts, diag, parse_rc, e);
 }
 

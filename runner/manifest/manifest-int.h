@@ -31,6 +31,7 @@ struct vg_mload {
 	int			 cmd_seen;	/* some layer gave command */
 	int			 bad_root;	/* manifest is not a mapping */
 	const char		*cmd_file;
+	int			 session;	/* vg_load_opts.session */
 };
 
 /* The resources section's rows (per task: expand.c decodes its

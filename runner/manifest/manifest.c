@@ -37,6 +37,9 @@ command_decode(const struct vg_field *f, const struct vg_ynode *n, void *p,
 	char buf[64];
 
 	(void)f;
+	/* A session's manifest is stored without a command. */
+	if (c->raw && n != NULL && vg_ynode_is_null(n))
+		return;
 	if (ls != NULL)
 		ls->cmd_seen = 1;
 	if (n == NULL || vg_ynode_is_null(n) ||
@@ -1510,7 +1513,16 @@ vg_mload_finish(struct vg_mload *ls, struct vg_diag *d)
 	int matrix_ok = !tainted(ls, "matrix"), env_ok = !tainted(ls, "env");
 	int cmd_ok = !tainted(ls, "command"), bad = 0;
 
-	if (m->command.shell == NULL && !m->command.is_argv &&
+	if (ls->session) {
+		/* A session's commands come from vigil exec --session. */
+		if (ls->cmd_seen && vg_manifest_loc(m, "command", &loc) == 0)
+			vg_diag_add(d, &loc, "a session has no 'command' (its "
+			    "commands come from 'vigil exec --session')");
+		if (m->matrix.naxes > 0 &&
+		    vg_manifest_loc(m, "matrix", &loc) == 0)
+			vg_diag_add(d, &loc, "a session has no 'matrix' (it "
+			    "is one sandbox)");
+	} else if (m->command.shell == NULL && !m->command.is_argv &&
 	    !ls->cmd_seen && !ls->bad_root) {
 		vg_manifest_loc(m, "command", &loc);
 		vg_diag_add(d, &loc, "missing required key 'command'");

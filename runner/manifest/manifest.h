@@ -282,6 +282,8 @@ struct vg_load_opts {
 	const char	 *site_config;	/* NULL = /etc/vigil/config.yaml */
 	const char	 *user_config;	/* NULL = $XDG_CONFIG_HOME/... */
 	int		  no_configs;	/* ignore site and user configs */
+	int		  session;	/* a session's: no command, no matrix
+					   (docs/sessions.md) */
 };
 
 /*

@@ -1,0 +1,185 @@
+/*
+ * session.c - what every backend's sessions share: the wrappers around
+ * the optional session ops, the shell wrapper that makes a series of
+ * `sh -c` commands behave as one persistent shell, the tree kill for
+ * sandboxes where vigil holds no handle on a command's processes, and
+ * the copy of a command's output to its whole file and onward.
+ *
+ * The wrapper keeps a session's shell state in one file of the session
+ * directory in the sandbox: env, the `export -p` of the last foreground
+ * command's shell when it ended, its working directory included as
+ * __VG_CWD.  Each command is a fresh `/bin/sh -c` that sources env,
+ * enters that directory, evals the command in that same shell and, on
+ * exit (a trap, so `exit 3` keeps its status), writes env again through
+ * a temporary file and a rename, so a command killed half way leaves the
+ * previous state whole.  cwd holds a plain copy of the directory for the
+ * gate's path context.  Shell functions, aliases,
+ * unexported variables and shell options do not persist (a subshell
+ * would not keep them either); docs/sessions.md says so.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backends/backend.h"
+#include "common/buf.h"
+#include "common/path.h"
+
+int
+vg_backend_has_sessions(const struct vg_backend_ops *ops)
+{
+	return ops != NULL && ops->session_open != NULL &&
+	    ops->session_exec != NULL && ops->session_close != NULL;
+}
+
+int
+vg_backend_session_open(const struct vg_backend_ops *ops,
+    struct vg_session *s, struct vg_err *e)
+{
+	if (!vg_backend_has_sessions(ops))
+		return vg_err_set(e, VG_EUNSUPPORTED, "backend '%s' has no "
+		    "sessions", ops->p.name);
+	return ops->session_open(s, e);
+}
+
+int
+vg_backend_session_exec(const struct vg_backend_ops *ops,
+    const struct vg_session *s, const struct vg_session_cmd *c,
+    struct vg_result *r, struct vg_err *e)
+{
+	if (!vg_backend_has_sessions(ops))
+		return vg_err_set(e, VG_EUNSUPPORTED, "backend '%s' has no "
+		    "sessions", ops->p.name);
+	return ops->session_exec(s, c, r, e);
+}
+
+int
+vg_backend_session_close(const struct vg_backend_ops *ops,
+    const struct vg_session *s, struct vg_err *e)
+{
+	if (!vg_backend_has_sessions(ops))
+		return vg_err_set(e, VG_EUNSUPPORTED, "backend '%s' has no "
+		    "sessions", ops->p.name);
+	return ops->session_close(s, e);
+}
+
+/* Appends root as one shell word; a leading "~/" is "$HOME". */
+static void
+root_word(struct vg_buf *b, const char *root)
+{
+	if (root[0] == '~' && root[1] == '/') {
+		vg_buf_adds(b, "\"$HOME\"/");
+		vg_buf_squote(b, root + 2);
+	} else {
+		vg_buf_squote(b, root);
+	}
+}
+
+void
+vg_session_script(const char *root, const struct vg_session_cmd *c,
+    const char *stdin_in, const char *const *keep, struct vg_strv *out)
+{
+	struct vg_buf w = VG_BUF_INIT;
+	size_t i;
+
+	vg_buf_adds(&w, "__vg_r=");
+	root_word(&w, root);
+	vg_buf_adds(&w, "; __vg_d=\"$__vg_r/cmds/\"");
+	vg_buf_squote(&w, c->job);
+	vg_buf_adds(&w, "\n[ -d \"$__vg_d\" ] || mkdir -p \"$__vg_d\"\n"
+	    "echo $$ >\"$__vg_d/pid\"\n"
+	    "[ -d \"$__vg_r/work\" ] || mkdir -p \"$__vg_r/work\"\n");
+	/* Per-command variables survive the source of the saved state. */
+	for (i = 0; keep != NULL && keep[i] != NULL; i++)
+		vg_buf_printf(&w, "__vg_k%zu=${%s-}\n", i, keep[i]);
+	vg_buf_adds(&w, "[ -f \"$__vg_r/env\" ] && . \"$__vg_r/env\"\n");
+	for (i = 0; keep != NULL && keep[i] != NULL; i++)
+		vg_buf_printf(&w, "[ -n \"$__vg_k%zu\" ] && export %s=\"$__vg_"
+		    "k%zu\"\n", i, keep[i], i);
+	vg_buf_adds(&w, "if [ -n \"${__VG_CWD-}\" ] && cd -- \"$__VG_CWD\" "
+	    "2>/dev/null; then :; else cd -- \"$__vg_r/work\" || exit 126; fi\n"
+	    "unset __VG_CWD\n"
+	    "__vg_c=$1; shift\n");
+	/* One file, one rename: the cwd travels in the export list; cwd
+	 * alone is a copy for the gate's path context. */
+	if (c->save)
+		vg_buf_adds(&w, "trap '__vg_s=$?; export __VG_CWD=\"$PWD\"; "
+		    "export -p >\"$__vg_r/env.$$\" && mv -f \"$__vg_r/env.$$\" "
+		    "\"$__vg_r/env\"; printf '\\''%s\\n'\\'' \"$PWD\" "
+		    ">\"$__vg_r/cwd\"; exit $__vg_s' EXIT\n");
+	vg_buf_adds(&w, "exec <");
+	root_word(&w, stdin_in != NULL ? stdin_in : "/dev/null");
+	vg_buf_adds(&w, "\nunset __vg_d __vg_w\neval \"$__vg_c\"\n");
+	vg_strv_push(out, "/bin/sh");
+	vg_strv_push(out, "-c");
+	vg_strv_push(out, vg_buf_str(&w));
+	vg_strv_push(out, "vigil-session");
+	vg_strv_push(out, c->command);
+	vg_buf_release(&w);
+}
+
+/* Appends __vg_kill SIG PIDFILE: kills the tree whose top's pid is in
+ * PIDFILE, walking /proc/PID/status for children. */
+static void
+kill_function(struct vg_buf *b)
+{
+	vg_buf_adds(b, "__vg_kill() {\n"
+	    "  read -r t <\"$2\" 2>/dev/null || return 0\n"
+	    "  all=$t; new=$t\n"
+	    "  while [ -n \"$new\" ]; do\n"
+	    "    next=\n"
+	    "    for p in /proc/[0-9]*; do\n"
+	    "      pp=\n"
+	    "      while read -r k v; do\n"
+	    "        [ \"$k\" = PPid: ] && { pp=$v; break; }\n"
+	    "      done 2>/dev/null <\"$p/status\"\n"
+	    "      for n in $new; do\n"
+	    "        [ \"$pp\" = \"$n\" ] && next=\"$next ${p#/proc/}\"\n"
+	    "      done\n"
+	    "    done\n"
+	    "    all=\"$all $next\"; new=$next\n"
+	    "  done\n"
+	    "  kill -\"$1\" $all 2>/dev/null\n"
+	    "  return 0\n"
+	    "}\n");
+}
+
+char *
+vg_session_kill_script(const char *root, const char *job, int sig)
+{
+	struct vg_buf b = VG_BUF_INIT;
+
+	kill_function(&b);
+	vg_buf_printf(&b, "__vg_kill %d ", sig);
+	root_word(&b, root);
+	vg_buf_adds(&b, "/cmds/");
+	vg_buf_squote(&b, job);
+	vg_buf_adds(&b, "/pid\nexit 0\n");
+	return vg_buf_detach(&b);
+}
+
+char *
+vg_session_close_script(const char *root_word)
+{
+	struct vg_buf b = VG_BUF_INIT;
+
+	kill_function(&b);
+	vg_buf_printf(&b, "for f in %s", root_word);
+	vg_buf_printf(&b, "/cmds/*/pid; do [ -f \"$f\" ] && __vg_kill %d "
+	    "\"$f\"; done\n", SIGKILL);
+	return vg_buf_detach(&b);
+}
+
+int
+vg_session_output(const struct vg_session_cmd *c, int fd, int stream,
+    const char *p, size_t n, struct vg_err *e)
+{
+	if (fd >= 0 && vg_write_all(fd, p, n) != 0)
+		return vg_err_errno(e, "writing the output of job %s", c->job);
+	if (c->out != NULL && n > 0)
+		c->out(c->arg, stream, p, n);
+	return 0;
+}

@@ -1,0 +1,700 @@
+/*
+ * session.c - agent sessions: records, jobs and lifetimes (session.h;
+ * docs/sessions.md).  Generic: every sandbox operation goes through the
+ * vg_backend_session_* wrappers.
+ *
+ * Who ends a session: `vigil session stop`, the keeper (a detached vigil
+ * process per session that sleeps until the idle or age deadline), every
+ * `vigil exec --session` and `vigil session list` (which close a session
+ * whose time is up when they see it), and `vigil gc` (sessions whose
+ * keeper is gone, e.g. after a SIGKILL).  They race safely: the first to
+ * move the record to closing does the work, and closing a sandbox that
+ * is already gone succeeds.
+ *
+ * Jobs live in files of the session directory, not in the database: a
+ * command writes its own directory only, so two agents in two sessions
+ * (or two commands of one) never wait on each other's rows.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/path.h"
+#include "common/proc.h"
+#include "common/str.h"
+#include "runner/core/session.h"
+
+/* Seconds the keeper sleeps at most between two looks. */
+#define KEEP_MAX_SLEEP	60.0
+/* Seconds close waits for background runners to record their end. */
+#define CLOSE_WAIT	3.0
+
+/* Fills the backend's view of ss from its record. */
+static void
+sess_view(struct vg_sess *ss)
+{
+	ss->s.id = ss->rec.id;
+	ss->s.dir = ss->rec.dir;
+	ss->s.m = ss->m;
+	ss->s.owner = ss->rec.owner;
+	vg_strlcpy(ss->s.handle, ss->rec.handle, sizeof(ss->s.handle));
+	vg_strlcpy(ss->s.root, ss->rec.root, sizeof(ss->s.root));
+}
+
+/* Name check: a live session already has it. */
+static int
+name_cb(void *arg, const struct vg_session_rec *r)
+{
+	const char **name = arg;
+
+	if (r->ended == 0 && strcmp(r->name, *name) == 0) {
+		*name = NULL;
+		return 1;
+	}
+	return 0;
+}
+
+int
+vg_sess_create(struct vg_store *st, const char *home, struct vg_manifest *m,
+    const struct vg_sess_opts *o, struct vg_sess *ss, struct vg_err *e)
+{
+	struct vg_buf json = VG_BUF_INIT;
+	struct vg_err e2;
+	char run[VG_RUN_ID_MAX], *dir, real[PATH_MAX];
+	const char *name = o->name;
+	int rc;
+
+	memset(ss, 0, sizeof(*ss));
+	if ((ss->ops = vg_backend_find(m->backend)) == NULL ||
+	    !vg_backend_has_sessions(ss->ops))
+		return vg_err_set(e, VG_EUNSUPPORTED, "backend '%s' has no "
+		    "sessions", m->backend);
+	if (name != NULL && (rc = vg_store_session_list(st, name_cb, &name,
+	    e)) != 0)
+		return rc;
+	if (o->name != NULL && name == NULL)
+		return vg_err_set(e, VG_EINVAL, "a session named '%s' is "
+		    "open already (vigil session list)", o->name);
+	vg_run_id_make(run);
+	snprintf(ss->rec.id, sizeof(ss->rec.id), "s-%s", run);
+	dir = vg_xasprintf("%s/sessions/%s", home, ss->rec.id);
+	rc = vg_mkdir_p(dir, 0700, e);
+	vg_strlcpy(ss->rec.dir, dir, sizeof(ss->rec.dir));
+	free(dir);
+	if (rc != 0)
+		return rc;
+	vg_strlcpy(ss->rec.name, o->name != NULL ? o->name : "",
+	    sizeof(ss->rec.name));
+	vg_strlcpy(ss->rec.backend, ss->ops->p.name, sizeof(ss->rec.backend));
+	vg_strlcpy(ss->rec.state, "starting", sizeof(ss->rec.state));
+	ss->rec.created = ss->rec.last_used = vg_now();
+	ss->rec.idle_timeout = o->idle_timeout;
+	ss->rec.max_age = o->max_age;
+	vg_strlcpy(ss->rec.mode, o->mode != NULL ? o->mode : "auto-deny",
+	    sizeof(ss->rec.mode));
+	if (o->policy != NULL)
+		vg_strlcpy(ss->rec.policy, realpath(o->policy, real) != NULL ?
+		    real : o->policy, sizeof(ss->rec.policy));
+	vg_backend_owner_label(ss->rec.owner, sizeof(ss->rec.owner));
+	vg_manifest_to_json(m, &json);
+	ss->rec.manifest = vg_buf_detach(&json);
+	ss->m = m;
+	if ((rc = vg_store_session_put(st, &ss->rec, e)) != 0) {
+		ss->m = NULL;
+		vg_sess_release(ss);
+		return rc;
+	}
+	sess_view(ss);
+	if ((rc = vg_backend_session_open(ss->ops, &ss->s, e)) != 0) {
+		vg_err_init(&e2);
+		(void)vg_backend_session_close(ss->ops, &ss->s, &e2);
+		vg_strlcpy(ss->rec.state, "failed", sizeof(ss->rec.state));
+		vg_strlcpy(ss->rec.reason, e->msg, sizeof(ss->rec.reason));
+		ss->rec.ended = vg_now();
+		(void)vg_store_session_put(st, &ss->rec, &e2);
+		ss->m = NULL;
+		vg_sess_release(ss);
+		return rc;
+	}
+	vg_strlcpy(ss->rec.handle, ss->s.handle, sizeof(ss->rec.handle));
+	vg_strlcpy(ss->rec.root, ss->s.root, sizeof(ss->rec.root));
+	/* Idleness counts from when the sandbox is ready. */
+	ss->rec.last_used = vg_now();
+	return vg_store_session_put(st, &ss->rec, e);
+}
+
+int
+vg_sess_load(struct vg_store *st, const char *key, struct vg_sess *ss,
+    struct vg_err *e)
+{
+	int rc;
+
+	memset(ss, 0, sizeof(*ss));
+	if ((rc = vg_store_session_get(st, key, &ss->rec, e)) != 0)
+		return rc;
+	if ((ss->ops = vg_backend_find(ss->rec.backend)) == NULL) {
+		rc = vg_err_set(e, VG_EUNSUPPORTED, "session '%s' uses backend "
+		    "'%s', which this vigil lacks", ss->rec.id,
+		    ss->rec.backend);
+		vg_sess_release(ss);
+		return rc;
+	}
+	if ((rc = vg_manifest_from_json(ss->rec.manifest,
+	    strlen(ss->rec.manifest), &ss->m, e)) != 0) {
+		vg_err_prefix(e, "session '%s': ", ss->rec.id);
+		vg_sess_release(ss);
+		return rc;
+	}
+	sess_view(ss);
+	return 0;
+}
+
+void
+vg_sess_release(struct vg_sess *ss)
+{
+	free(ss->rec.manifest);
+	vg_manifest_free(ss->m);
+	memset(ss, 0, sizeof(*ss));
+}
+
+int
+vg_sess_own(struct vg_store *st, struct vg_sess *ss, struct vg_err *e)
+{
+	vg_backend_owner_label(ss->rec.owner, sizeof(ss->rec.owner));
+	vg_strlcpy(ss->rec.state, "active", sizeof(ss->rec.state));
+	return vg_store_session_put(st, &ss->rec, e);
+}
+
+/* Reads "pid start" from file dir/name; 0 when alive there. */
+static int
+proc_file_alive(const char *dir, const char *name, pid_t *pidp)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	char *p = vg_path_join(dir, name);
+	unsigned long long start;
+	long pid;
+	int alive = 0;
+
+	if (vg_read_file(p, 256, &b, NULL) == 0 && sscanf(vg_buf_str(&b),
+	    "%ld %llu", &pid, &start) == 2 && pid > 0) {
+		alive = vg_proc_alive((pid_t)pid, start);
+		if (pidp != NULL)
+			*pidp = (pid_t)pid;
+	}
+	vg_buf_release(&b);
+	free(p);
+	return alive;
+}
+
+/* True when dir/name exists. */
+static int
+has_file(const char *dir, const char *name)
+{
+	char *p = vg_path_join(dir, name);
+	int ok = access(p, F_OK) == 0;
+
+	free(p);
+	return ok;
+}
+
+/* True when a command of ss runs now (a live runner, no result yet). */
+static int
+sess_busy(const struct vg_sess *ss)
+{
+	char *cmds = vg_path_join(ss->rec.dir, "cmds"), *d;
+	struct dirent *de;
+	DIR *dir;
+	int busy = 0;
+
+	if ((dir = opendir(cmds)) == NULL) {
+		free(cmds);
+		return 0;
+	}
+	while (!busy && (de = readdir(dir)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		d = vg_path_join(cmds, de->d_name);
+		busy = !has_file(d, "result.json") &&
+		    proc_file_alive(d, "runner", NULL);
+		free(d);
+	}
+	closedir(dir);
+	free(cmds);
+	return busy;
+}
+
+const char *
+vg_sess_expired(const struct vg_sess *ss, double now, char *buf,
+    size_t size)
+{
+	const struct vg_session_rec *r = &ss->rec;
+
+	if (r->max_age > 0 && now >= r->created + r->max_age) {
+		snprintf(buf, size, "older than its max age of %gs",
+		    r->max_age);
+		return buf;
+	}
+	if (r->idle_timeout > 0 && now >= r->last_used + r->idle_timeout &&
+	    !sess_busy(ss)) {
+		snprintf(buf, size, "idle for more than %gs", r->idle_timeout);
+		return buf;
+	}
+	return NULL;
+}
+
+/* Sends sig to the process an owner label names, unless it is us. */
+static void
+signal_owner(const char *owner, int sig)
+{
+	char host[256], mine[256];
+	unsigned long long start;
+	long pid;
+
+	if (sscanf(owner, "%255[^:]:%ld:%llu", host, &pid, &start) != 3 ||
+	    pid <= 0 || pid == (long)getpid() ||
+	    gethostname(mine, sizeof(mine)) != 0 || strcmp(host, mine) != 0)
+		return;
+	if (vg_proc_alive((pid_t)pid, start))
+		(void)kill((pid_t)pid, sig);
+}
+
+/* Job callback of close: stops the running background jobs. */
+static int
+stop_bg_cb(void *arg, const struct vg_sess_job *j)
+{
+	int *n = arg;
+	pid_t pid;
+
+	if (strcmp(j->state, "running") == 0 &&
+	    proc_file_alive(j->dir, "runner", &pid)) {
+		(void)kill(pid, SIGTERM);
+		(*n)++;
+	}
+	return 0;
+}
+
+int
+vg_sess_close(struct vg_store *st, struct vg_sess *ss, const char *to,
+    const char *reason, struct vg_err *e)
+{
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	struct vg_err e2;
+	double until;
+	int won = 0, rc, n = 0;
+
+	if ((rc = vg_store_session_move(st, ss->rec.id,
+	    "starting active closing", "closing", NULL, &won, e)) != 0)
+		return rc;
+	if (!won)
+		return 0;
+	vg_err_init(&e2);
+	(void)vg_sess_jobs(ss, stop_bg_cb, &n, &e2);
+	for (until = vg_now() + CLOSE_WAIT; n > 0 && sess_busy(ss) &&
+	    vg_now() < until;)
+		nanosleep(&ts, NULL);
+	signal_owner(ss->rec.owner, SIGTERM);
+	if ((rc = vg_backend_session_close(ss->ops, &ss->s, e)) != 0) {
+		vg_err_init(&e2);
+		(void)vg_store_session_move(st, ss->rec.id, "closing",
+		    "closing", e->msg, NULL, &e2);
+		return rc;
+	}
+	if ((rc = vg_store_session_move(st, ss->rec.id, "closing", to, reason,
+	    NULL, e)) != 0)
+		return rc;
+	vg_strlcpy(ss->rec.state, to, sizeof(ss->rec.state));
+	return 0;
+}
+
+int
+vg_sess_check(struct vg_store *st, struct vg_sess *ss, struct vg_err *e)
+{
+	char why[128];
+	const char *over;
+	int rc;
+
+	if (strcmp(ss->rec.state, "active") != 0)
+		return vg_err_set(e, VG_ENOENT, "session '%s' is %s%s%s",
+		    ss->rec.id, ss->rec.state, ss->rec.reason[0] ? ": " : "",
+		    ss->rec.reason);
+	if ((over = vg_sess_expired(ss, vg_now(), why, sizeof(why))) == NULL)
+		return 0;
+	if ((rc = vg_sess_close(st, ss, "expired", over, e)) != 0)
+		return rc;
+	return vg_err_set(e, VG_ENOENT, "session '%s' expired: %s",
+	    ss->rec.id, over);
+}
+
+static volatile sig_atomic_t keep_stop;
+
+/* SIGTERM, SIGINT, SIGHUP in the keeper: leave the loop. */
+static void
+keep_on_signal(int sig)
+{
+	(void)sig;
+	keep_stop = 1;
+}
+
+int
+vg_sess_keep(struct vg_store *st, const char *id, struct vg_err *e)
+{
+	struct sigaction sa;
+	struct vg_sess ss;
+	struct timespec ts;
+	char why[128];
+	const char *over;
+	double now, next;
+	int rc;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = keep_on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	while (!keep_stop) {
+		if ((rc = vg_sess_load(st, id, &ss, e)) != 0)
+			return rc;
+		if (strcmp(ss.rec.state, "active") != 0) {
+			vg_sess_release(&ss);
+			return 0;
+		}
+		now = vg_now();
+		if ((over = vg_sess_expired(&ss, now, why, sizeof(why))) !=
+		    NULL) {
+			rc = vg_sess_close(st, &ss, "expired", over, e);
+			vg_sess_release(&ss);
+			return rc;
+		}
+		next = now + KEEP_MAX_SLEEP;
+		if (ss.rec.max_age > 0 && ss.rec.created + ss.rec.max_age <
+		    next)
+			next = ss.rec.created + ss.rec.max_age;
+		if (ss.rec.idle_timeout > 0) {
+			double idle = ss.rec.last_used + ss.rec.idle_timeout;
+
+			/* Busy: look again soon, the command may end. */
+			if (idle <= now)
+				idle = now + (ss.rec.idle_timeout < 1 ?
+				    ss.rec.idle_timeout : 1);
+			if (idle < next)
+				next = idle;
+		}
+		vg_sess_release(&ss);
+		next -= now;
+		if (next < 0.05)
+			next = 0.05;
+		ts.tv_sec = (time_t)next;
+		ts.tv_nsec = (long)((next - (double)ts.tv_sec) * 1e9);
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+/* Writes a small file into dir (mode 0600, not synced: bookkeeping). */
+static int
+put_file(const char *dir, const char *name, const char *data, size_t n,
+    struct vg_err *e)
+{
+	char *p = vg_path_join(dir, name);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), rc = 0;
+
+	if (fd < 0 || vg_write_all(fd, data, n) != 0)
+		rc = vg_err_errno(e, "writing '%s'", p);
+	if (fd >= 0)
+		close(fd);
+	free(p);
+	return rc;
+}
+
+int
+vg_sess_job_new(struct vg_store *st, struct vg_sess *ss, const char *command,
+    int background, const char *stdin_data, size_t stdin_len,
+    struct vg_sess_job *job, struct vg_err *e)
+{
+	int rc, n;
+
+	memset(job, 0, sizeof(*job));
+	if ((rc = vg_store_session_next_job(st, ss->rec.id, &n, e)) != 0 ||
+	    (rc = vg_store_session_touch(st, ss->rec.id, vg_now(), e)) != 0)
+		return rc;
+	job->job = n;
+	job->background = background;
+	vg_strlcpy(job->state, "running", sizeof(job->state));
+	job->exit_code = -1;
+	job->started = vg_now();
+	snprintf(job->dir, sizeof(job->dir), "%s/cmds/%d", ss->rec.dir, n);
+	vg_strlcpy(job->command, command, sizeof(job->command));
+	if ((rc = vg_mkdir_p(job->dir, 0700, e)) != 0)
+		return rc;
+	if ((rc = put_file(job->dir, "command", command, strlen(command),
+	    e)) != 0 || (rc = put_file(job->dir, "kind", background ? "bg\n" :
+	    "fg\n", 3, e)) != 0)
+		return rc;
+	if (stdin_data != NULL && (rc = put_file(job->dir, "stdin",
+	    stdin_data, stdin_len, e)) != 0)
+		return rc;
+	return 0;
+}
+
+int
+vg_sess_job_run(struct vg_store *st, struct vg_sess *ss,
+    struct vg_session_cmd *c, struct vg_result *r, struct vg_err *e)
+{
+	unsigned long long start = 0;
+	struct vg_err e2;
+	char line[96];
+	int rc, n;
+
+	(void)vg_proc_starttime(getpid(), &start);
+	n = snprintf(line, sizeof(line), "%ld %llu %.6f\n", (long)getpid(),
+	    start, vg_now());
+	if ((rc = put_file(c->dir, "runner", line, (size_t)n, e)) != 0)
+		return rc;
+	rc = vg_backend_session_exec(ss->ops, &ss->s, c, r, e);
+	if (rc != 0)
+		(void)vg_result_fail(r, e);
+	if (r->started == 0)
+		r->started = vg_now();
+	if (r->ended == 0)
+		r->ended = vg_now();
+	vg_err_init(&e2);
+	(void)vg_result_write(c->dir, r, &e2);
+	(void)vg_store_session_touch(st, ss->rec.id, vg_now(), &e2);
+	return rc;
+}
+
+/* The state word of a job from its result. */
+static const char *
+job_state(const struct vg_result *r)
+{
+	switch (r->state) {
+	case VG_ST_SUCCEEDED:
+	case VG_ST_FAILED:
+		return "exited";
+	case VG_ST_TIMEOUT:
+		return "timeout";
+	case VG_ST_CANCELLED:
+		return "killed";
+	default:
+		return "failed";
+	}
+}
+
+int
+vg_sess_job_get(const struct vg_sess *ss, int job, struct vg_sess_job *j,
+    struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_result r;
+	struct vg_err e2;
+	char *p, *nl;
+	unsigned long long start;
+	long pid;
+
+	memset(j, 0, sizeof(*j));
+	j->job = job;
+	j->exit_code = -1;
+	snprintf(j->dir, sizeof(j->dir), "%s/cmds/%d", ss->rec.dir, job);
+	p = vg_path_join(j->dir, "command");
+	if (vg_read_file(p, 1 << 20, &b, NULL) != 0) {
+		free(p);
+		vg_buf_release(&b);
+		return vg_err_set(e, VG_ENOENT, "session '%s' has no job %d "
+		    "(vigil session jobs %s)", ss->rec.id, job, ss->rec.id);
+	}
+	free(p);
+	vg_strlcpy(j->command, vg_buf_str(&b), sizeof(j->command));
+	if ((nl = strchr(j->command, '\n')) != NULL)
+		*nl = '\0';
+	vg_buf_reset(&b);
+	p = vg_path_join(j->dir, "kind");
+	j->background = vg_read_file(p, 16, &b, NULL) == 0 &&
+	    strncmp(vg_buf_str(&b), "bg", 2) == 0;
+	free(p);
+	vg_buf_reset(&b);
+	p = vg_path_join(j->dir, "runner");
+	if (vg_read_file(p, 256, &b, NULL) == 0)
+		(void)sscanf(vg_buf_str(&b), "%ld %llu %lf", &pid, &start,
+		    &j->started);
+	free(p);
+	vg_buf_release(&b);
+	vg_err_init(&e2);
+	if (vg_result_read(j->dir, &r, &e2) == 0) {
+		vg_strlcpy(j->state, job_state(&r), sizeof(j->state));
+		j->exit_code = r.exit_code;
+		j->signal = r.signal;
+		j->ended = r.ended;
+		if (r.started > 0)
+			j->started = r.started;
+	} else if (proc_file_alive(j->dir, "runner", NULL) ||
+	    !has_file(j->dir, "runner")) {
+		vg_strlcpy(j->state, "running", sizeof(j->state));
+	} else {
+		vg_strlcpy(j->state, "lost", sizeof(j->state));
+	}
+	return 0;
+}
+
+/* Orders job numbers. */
+static int
+int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int
+vg_sess_jobs(const struct vg_sess *ss,
+    int (*cb)(void *arg, const struct vg_sess_job *j), void *arg,
+    struct vg_err *e)
+{
+	char *cmds = vg_path_join(ss->rec.dir, "cmds"), *end;
+	struct vg_sess_job j;
+	struct dirent *de;
+	int *v = NULL, rc = 0;
+	size_t n = 0, i;
+	long k;
+	DIR *dir;
+
+	if ((dir = opendir(cmds)) != NULL) {
+		while ((de = readdir(dir)) != NULL) {
+			k = strtol(de->d_name, &end, 10);
+			if (*end != '\0' || k <= 0 || k > INT_MAX)
+				continue;
+			v = vg_xrealloc(v, (n + 1) * sizeof(*v));
+			v[n++] = (int)k;
+		}
+		closedir(dir);
+	}
+	free(cmds);
+	if (n > 0)
+		qsort(v, n, sizeof(*v), int_cmp);
+	for (i = 0; i < n && rc == 0; i++)
+		if (vg_sess_job_get(ss, v[i], &j, e) == 0 && cb(arg, &j))
+			break;
+	free(v);
+	return rc;
+}
+
+int
+vg_sess_job_kill(const struct vg_sess *ss, int job, struct vg_err *e)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	struct vg_sess_job j;
+	double until;
+	pid_t pid;
+	int rc;
+
+	if ((rc = vg_sess_job_get(ss, job, &j, e)) != 0)
+		return rc;
+	if (strcmp(j.state, "running") != 0 ||
+	    !proc_file_alive(j.dir, "runner", &pid))
+		return 0;
+	if (kill(pid, SIGTERM) != 0 && errno != ESRCH)
+		return vg_err_errno(e, "stopping job %d", job);
+	/* The runner kills the tree and records the end; wait for that. */
+	until = vg_now() + (ss->m->kill_grace > 0 ? ss->m->kill_grace : 10) +
+	    5;
+	while (!has_file(j.dir, "result.json") &&
+	    proc_file_alive(j.dir, "runner", NULL) && vg_now() < until)
+		nanosleep(&ts, NULL);
+	return 0;
+}
+
+/* Collects the ids of every session for gc. */
+struct gc_list {
+	struct vg_strv	 open;
+	struct vg_strv	 old;
+	double		 cutoff;
+};
+
+static int
+gc_cb(void *arg, const struct vg_session_rec *r)
+{
+	struct gc_list *g = arg;
+
+	if (r->ended == 0)
+		vg_strv_push(&g->open, r->id);
+	else if (r->ended < g->cutoff)
+		vg_strv_push(&g->old, r->id);
+	return 0;
+}
+
+int
+vg_sess_gc(struct vg_store *st, double cutoff, int dry, struct vg_buf *report,
+    struct vg_err *e)
+{
+	struct gc_list g;
+	struct vg_sess ss;
+	struct vg_err e2;
+	char why[128];
+	const char *over;
+	size_t i;
+	int rc, bad = 0;
+
+	memset(&g, 0, sizeof(g));
+	g.cutoff = cutoff;
+	if ((rc = vg_store_session_list(st, gc_cb, &g, e)) != 0)
+		return rc;
+	for (i = 0; i < g.open.n; i++) {
+		vg_err_init(&e2);
+		if (vg_sess_load(st, g.open.v[i], &ss, &e2) != 0) {
+			vg_buf_printf(report, "session %s: %s\n", g.open.v[i],
+			    e2.msg);
+			bad = 1;
+			continue;
+		}
+		over = vg_sess_expired(&ss, vg_now(), why, sizeof(why));
+		if (over == NULL && vg_backend_owner_dead(ss.rec.owner))
+			over = strcmp(ss.rec.state, "starting") == 0 ?
+			    "its start was killed" : "its keeper is gone";
+		if (over != NULL && dry) {
+			vg_buf_printf(report, "would close session %s (%s)\n",
+			    ss.rec.id, over);
+		} else if (over != NULL) {
+			if (vg_sess_close(st, &ss, strcmp(over,
+			    "its keeper is gone") == 0 || strcmp(over, "its "
+			    "start was killed") == 0 ? "stopped" : "expired",
+			    over, &e2) != 0) {
+				vg_buf_printf(report, "session %s: %s\n",
+				    ss.rec.id, e2.msg);
+				bad = 1;
+			} else {
+				vg_buf_printf(report, "closed session %s (%s)"
+				    "\n", ss.rec.id, over);
+			}
+		}
+		vg_sess_release(&ss);
+	}
+	for (i = 0; i < g.old.n; i++) {
+		struct vg_session_rec r;
+
+		vg_err_init(&e2);
+		if (vg_store_session_get(st, g.old.v[i], &r, &e2) != 0)
+			continue;
+		free(r.manifest);
+		vg_buf_printf(report, "%s session %s\n", dry ? "would remove" :
+		    "removed", r.id);
+		if (dry)
+			continue;
+		if (vg_rm_rf(r.dir, &e2) != 0 ||
+		    vg_store_session_delete(st, r.id, &e2) != 0) {
+			vg_buf_printf(report, "session %s: %s\n", r.id,
+			    e2.msg);
+			bad = 1;
+		}
+	}
+	vg_strv_release(&g.open);
+	vg_strv_release(&g.old);
+	return bad ? vg_err_set(e, VG_EBACKEND, "some sessions could not be "
+	    "closed or removed (see above)") : 0;
+}

@@ -1,0 +1,143 @@
+/*
+ * session.h - agent sessions: a sandbox kept between commands, its
+ * record in the state database, its commands (jobs) in the session
+ * directory, and its lifetime (idle timeout, max age) kept by a small
+ * detached keeper process and checked again by every call and by
+ * `vigil gc` (docs/sessions.md).
+ *
+ * Session directory ($VIGIL_HOME/sessions/<id>/ on this host):
+ *   work/              the first working directory (local, docker,
+ *                      apptainer: the same path in the sandbox)
+ *   env, cwd           the shell state the last foreground command left
+ *                      (backends/session.c), where the sandbox sees them
+ *   cmds/<job>/        one per command: command, kind (fg|bg), runner
+ *                      (pid and start time of the vigil running it),
+ *                      stdin, stdout, stderr (whole), result.json
+ */
+#ifndef VG_SESSION_H
+#define VG_SESSION_H
+
+#include "backends/backend.h"
+#include "runner/core/store.h"
+
+/* An open session: its record, manifest, backend and what ops get. */
+struct vg_sess {
+	struct vg_session_rec		 rec;
+	struct vg_manifest		*m;
+	const struct vg_backend_ops	*ops;
+	struct vg_session		 s;
+};
+
+/* What `vigil session start` asks for. */
+struct vg_sess_opts {
+	const char	*name;		/* NULL: none */
+	double		 idle_timeout;	/* seconds; 0 = none */
+	double		 max_age;	/* seconds; 0 = none */
+	const char	*mode;		/* policy mode name */
+	const char	*policy;	/* policy file, NULL = the site's */
+};
+
+/*
+ * Records a new session for manifest m (taken over by out on success:
+ * out->m) under home, then opens its sandbox.  The record exists before
+ * the sandbox (state starting, owned by this process), so `vigil gc`
+ * finds a sandbox whose start was killed half way.  On a failure of the
+ * backend the session is recorded as failed and everything made is
+ * removed.
+ */
+int	vg_sess_create(struct vg_store *st, const char *home,
+	    struct vg_manifest *m, const struct vg_sess_opts *o,
+	    struct vg_sess *out, struct vg_err *e);
+
+/* Loads session key (id, prefix or name) with its manifest. */
+int	vg_sess_load(struct vg_store *st, const char *key, struct vg_sess *out,
+	    struct vg_err *e);
+void	vg_sess_release(struct vg_sess *ss);
+
+/* Records who keeps the session now (this process) and makes it
+ * active. */
+int	vg_sess_own(struct vg_store *st, struct vg_sess *ss, struct vg_err *e);
+
+/*
+ * Why session ss is over now ("idle for 30s", "older than 1h"), or NULL
+ * while it may go on.  A session with a command running is never idle.
+ */
+const char *vg_sess_expired(const struct vg_sess *ss, double now,
+	    char *buf, size_t size);
+
+/*
+ * Ends session ss as state to ("stopped", "expired") with reason: moves
+ * it to closing (only one caller wins; the others return 0 at once),
+ * stops its background jobs and its keeper, closes the sandbox and
+ * records the end.  A backend failure leaves it closing with the reason,
+ * for `vigil gc` to try again.
+ */
+int	vg_sess_close(struct vg_store *st, struct vg_sess *ss, const char *to,
+	    const char *reason, struct vg_err *e);
+
+/*
+ * Checks that ss may run a command now: open, not expired (an expired
+ * one is closed here, the keeper's work done by the caller when the
+ * keeper is gone).  VG_ENOENT with e set when it is over.
+ */
+int	vg_sess_check(struct vg_store *st, struct vg_sess *ss, struct vg_err *e);
+
+/*
+ * The keeper's loop (in a detached process that owns the session):
+ * sleeps until the next deadline, closes the session when it is over,
+ * returns when the session ended or on SIGTERM.
+ */
+int	vg_sess_keep(struct vg_store *st, const char *id, struct vg_err *e);
+
+/* One command of a session, as its directory tells. */
+struct vg_sess_job {
+	int		 job;
+	int		 background;
+	char		 state[16];	/* running, exited, killed, timeout,
+					   lost, failed */
+	int		 exit_code;	/* -1 while running or when killed */
+	int		 signal;
+	double		 started;
+	double		 ended;		/* 0 while running */
+	char		 command[256];	/* first line, shortened */
+	char		 dir[1200];
+};
+
+/*
+ * Starts job bookkeeping for command: takes the next job number, makes
+ * cmds/<job>/ with command, kind and stdin (stdin_data, may be NULL),
+ * and fills c (job, dir, stdin_path point into *job).
+ */
+int	vg_sess_job_new(struct vg_store *st, struct vg_sess *ss,
+	    const char *command, int background, const char *stdin_data,
+	    size_t stdin_len, struct vg_sess_job *job, struct vg_err *e);
+
+/*
+ * Runs job c in the session (this process is its runner): records the
+ * runner, calls the backend, writes result.json, touches last_used.
+ */
+int	vg_sess_job_run(struct vg_store *st, struct vg_sess *ss,
+	    struct vg_session_cmd *c, struct vg_result *r, struct vg_err *e);
+
+/* Reads job number job of ss; VG_ENOENT when there is none. */
+int	vg_sess_job_get(const struct vg_sess *ss, int job,
+	    struct vg_sess_job *out, struct vg_err *e);
+
+/* Calls cb for each job of ss in number order. */
+int	vg_sess_jobs(const struct vg_sess *ss,
+	    int (*cb)(void *arg, const struct vg_sess_job *j), void *arg,
+	    struct vg_err *e);
+
+/* Stops a running job (its runner kills the command's tree); 0 when
+ * it had already ended. */
+int	vg_sess_job_kill(const struct vg_sess *ss, int job, struct vg_err *e);
+
+/*
+ * vigil gc's part: closes open sessions whose keeper is gone or whose
+ * time is up, and removes ended sessions (directory and record) that
+ * ended before cutoff.  Appends one line per action to report.
+ */
+int	vg_sess_gc(struct vg_store *st, double cutoff, int dry,
+	    struct vg_buf *report, struct vg_err *e);
+
+#endif
