@@ -1638,7 +1638,7 @@ vg_docker_stats_parse(const char *body, size_t len,
 	struct vg_json_limits lim = { .max_bytes = DOCKER_JSON_MAX };
 	struct vg_json_doc *doc = NULL;
 	const struct vg_json_value *root, *cpu, *mem;
-	const char *read;
+	const char *when;
 	double tot, user, sys, peak, cur;
 	int rc = 0;
 
@@ -1658,8 +1658,8 @@ vg_docker_stats_parse(const char *body, size_t len,
 		rc = vg_err_set(e, VG_EPARSE, "docker: stats: not an object");
 		goto out;
 	}
-	read = vg_json_get_str(root, "read", "");
-	if (strncmp(read, "0001-", 5) == 0) {
+	when = vg_json_get_str(root, "read", "");
+	if (strncmp(when, "0001-", 5) == 0) {
 		rc = vg_err_set(e, VG_ENOENT, "docker: stats: no sample (the "
 		    "container is not running)");
 		goto out;
