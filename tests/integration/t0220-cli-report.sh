@@ -168,8 +168,12 @@ t1=$(date +%s%3N)
 size=$(stat -c %s "$W/big.html")
 echo "100,000-task report: $size bytes in $((t1 - t0)) ms"
 [ "$size" -lt 20000000 ] || fail "report of $size bytes (limit 20 MB)"
-# Generous here (a shared, loaded machine); bench/report.sh holds the 2 s.
-[ $((t1 - t0)) -lt 10000 ] || fail "report took $((t1 - t0)) ms"
+# Generous here (a shared, loaded machine; a binary under ASan and UBSan,
+# VIGIL_SANITIZED=1, runs several times slower); bench/report.sh holds
+# the 2 s.
+limit=10000
+[ "${VIGIL_SANITIZED:-}" = 1 ] && limit=60000
+[ $((t1 - t0)) -lt $limit ] || fail "report took $((t1 - t0)) ms (limit $limit)"
 render "$W/big.html" "$W/big" 20000
 grep -q 'data-mode="aggregated"' "$W/big.dom" || fail "big timeline not aggregated"
 grep -q 'showing 2000 of 100000 matching (100000 tasks)' "$W/big.dom" ||
