@@ -11,22 +11,13 @@ set -u
 . "$(dirname "$0")/report-lib.sh"
 
 # --- accounting: a task that touches 200 MB and spins 1 s of CPU ---
-cat >"$W/known.yaml" <<'Y'
+cat >"$W/known.yaml" <<Y
 version: 1
 name: known
 resources:
   memory: 1G
   cpus: 1
-command: |
-  python3 -c '
-  import time
-  b = bytearray(200 << 20)
-  for i in range(0, len(b), 4096):
-      b[i] = 1
-  t = time.process_time()
-  while time.process_time() - t < 1.0:
-      pass
-  '
+command: [python3, "$REPO/tests/data/known-use.py"]
 Y
 "$VIGIL" run "$W/known.yaml" >/dev/null 2>"$W/known.err" || fail "known: $(cat "$W/known.err")"
 grep -Eq '^vigil: cpu [0-9]+% of requested, peak memory [0-9.]+M of 1G asked \([0-9]+%\)$' \

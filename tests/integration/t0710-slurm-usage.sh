@@ -12,6 +12,7 @@ set -u
 . "$(dirname "$0")/slurm-lib.sh"
 
 ACCT=$VIGIL_SLURM_ACCOUNTING
+KNOWN=$(cd "$(dirname "$0")/../data" && pwd)/known-use.py
 cat >"$W/check.py" <<'P'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -61,16 +62,7 @@ slurm:
   interface: $iface
   poll_min: 1s
   poll_max: 2s
-command: |
-  python3 -c '
-  import time
-  b = bytearray(200 << 20)
-  for i in range(0, len(b), 4096):
-      b[i] = 1
-  t = time.process_time()
-  while time.process_time() - t < 1.0:
-      pass
-  '
+command: [python3, "$KNOWN"]
 Y
 	"$VIGIL" run "$W/k.yaml" >"$W/out" 2>"$W/err" ||
 	    fail "$iface: run: $(cat "$W/err")"
