@@ -16,18 +16,10 @@ grep -Eq '^vigil: cpu [0-9]+% of requested, peak memory 2[0-9][0-9]M of 1G asked
     "$tmp/run.err" && echo "ok: efficiency line" ||
     { echo "FAIL: efficiency line: $(cat "$tmp/run.err")"; fail=1; }
 "$VIGIL" status last --json >"$tmp/known.json"
-if python3 - "$tmp/known.json" <<'P'
-import json, sys
-u = json.load(open(sys.argv[1]))["tasks"][0]["usage"]
-mb = u["max_rss"] / 2**20
-assert 200 <= mb <= 320, ("peak", mb, u)
-assert 1.0 <= u["cpu"] <= 3.0, ("cpu", u)
-assert abs(u["cpu"] - u["cpu_user"] - u["cpu_sys"]) < 1e-6, u
-assert u["cpus"] == 1 and u["mem_limit"] == 2**30, u
-assert 0.19 < u["mem_eff"] < 0.32, u
-P
+if python3 "$top/tests/data/known-usage.py" "$tmp/known.json" \
+    --given 1:1073741824 --mem-eff 0.19:0.32
 then echo "ok: usage of the known task"
-else echo "FAIL: usage of the known task: $(cat "$tmp/known.json")"; fail=1
+else fail=1
 fi
 check "remote attempt dir removed" "$(ls "$tmp/remote"/*/0 2>/dev/null)" ""
 
