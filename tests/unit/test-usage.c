@@ -85,6 +85,24 @@ test_fmt_bytes(void **state)
 	vg_buf_release(&b);
 }
 
+/* The suggestion for one attempt u that ended in st (and, with
+ * unsized, a second succeeded one given nothing), into b. */
+static const char *
+suggest_one(struct vg_buf *b, struct vg_usage u, enum vg_state st,
+    int unsized)
+{
+	struct vg_usage_sum s;
+	struct vg_usage v = use(-1, 1LL << 20, -1, -1);
+
+	vg_usage_sum_init(&s);
+	vg_usage_sum_add(&s, &u, st, 10);
+	if (unsized)
+		vg_usage_sum_add(&s, &v, VG_ST_SUCCEEDED, 10);
+	vg_buf_reset(b);
+	vg_usage_suggest(&s, b);
+	return vg_buf_str(b);
+}
+
 /* A sweep that asked 1G and 2 CPUs and used 200M and half a core: the
  * line and the suggestion; failed attempts stay out of the suggestion. */
 static void
@@ -123,44 +141,22 @@ test_sum_suggest(void **state)
 	    "of 2 asked)");
 
 	/* Used most of what was given: nothing to suggest. */
-	vg_usage_sum_init(&s);
-	u = use(7.5, 800LL << 20, 1, 1LL << 30);
-	vg_usage_sum_add(&s, &u, VG_ST_SUCCEEDED, 10);
-	vg_buf_reset(&b);
-	vg_usage_suggest(&s, &b);
-	assert_int_equal(b.len, 0);
-
+	assert_string_equal(suggest_one(&b, use(7.5, 800LL << 20, 1,
+	    1LL << 30), VG_ST_SUCCEEDED, 0), "");
 	/* Rounding steps: 256M below 16G, whole G above. */
-	vg_usage_sum_init(&s);
-	u = use(-1, 3LL << 30, -1, 64LL << 30);
-	vg_usage_sum_add(&s, &u, VG_ST_SUCCEEDED, 10);
-	vg_buf_reset(&b);
-	vg_usage_suggest(&s, &b);
-	assert_string_equal(vg_buf_str(&b), "resources.memory: 3840M (peak "
-	    "3G of 64G asked)");
-	vg_usage_sum_init(&s);
-	u = use(-1, 20LL << 30, -1, 256LL << 30);
-	vg_usage_sum_add(&s, &u, VG_ST_SUCCEEDED, 10);
-	vg_buf_reset(&b);
-	vg_usage_suggest(&s, &b);
-	assert_string_equal(vg_buf_str(&b), "resources.memory: 25600M (peak "
-	    "20G of 256G asked)");
-
-	/* One succeeded attempt that was given no memory: no memory
+	assert_string_equal(suggest_one(&b, use(-1, 3LL << 30, -1,
+	    64LL << 30), VG_ST_SUCCEEDED, 0), "resources.memory: 3840M "
+	    "(peak 3G of 64G asked)");
+	assert_string_equal(suggest_one(&b, use(-1, 20LL << 30, -1,
+	    256LL << 30), VG_ST_SUCCEEDED, 0), "resources.memory: 25600M "
+	    "(peak 20G of 256G asked)");
+	/* A second succeeded attempt that was given no memory: no memory
 	 * suggestion, which would not fit it. */
-	u = use(-1, 1LL << 20, -1, -1);
-	vg_usage_sum_add(&s, &u, VG_ST_SUCCEEDED, 10);
-	vg_buf_reset(&b);
-	vg_usage_suggest(&s, &b);
-	assert_int_equal(b.len, 0);
-
+	assert_string_equal(suggest_one(&b, use(-1, 20LL << 30, -1,
+	    256LL << 30), VG_ST_SUCCEEDED, 1), "");
 	/* Only failures: no suggestion at all. */
-	vg_usage_sum_init(&s);
-	u = use(1, 1LL << 20, 4, 8LL << 30);
-	vg_usage_sum_add(&s, &u, VG_ST_OOM, 10);
-	vg_buf_reset(&b);
-	vg_usage_suggest(&s, &b);
-	assert_int_equal(b.len, 0);
+	assert_string_equal(suggest_one(&b, use(1, 1LL << 20, 4, 8LL << 30),
+	    VG_ST_OOM, 0), "");
 	vg_buf_release(&b);
 }
 
