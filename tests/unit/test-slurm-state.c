@@ -129,13 +129,16 @@ test_parse_sacct_usage(void **state)
 }
 
 /* What Slurm 22.05 with jobacct_gather/none answers (the test cluster's
- * sacct, verbatim): zero CPU and no MaxRSS are no measurement, the
- * allocation is. */
+ * sacct, verbatim, then a line with a zero MaxRSS): zero CPU and no
+ * MaxRSS are no measurement, the allocation is. */
 static const char sacct_nogather_out[] =
     "225_0|COMPLETED|0:0|None|vm|00:00:00|00:00:00|00:00:00||00:00:03|1|"
     "256M|billing=1,cpu=1,mem=256M,node=1\n"
-    "225_0.batch|COMPLETED|0:0||vm|00:00:00|00:00:00|00:00:00|0|00:00:03|"
-    "1||cpu=1,mem=256M,node=1\n";
+    "225_0.batch|COMPLETED|0:0||vm|00:00:00|00:00:00|00:00:00||00:00:03|"
+    "1||cpu=1,mem=256M,node=1\n"
+    /* Not seen here, but a zero peak is no measurement either. */
+    "226|COMPLETED|0:0|None|vm|00:00:00|00:00:00|00:00:00|0|00:00:03|1|"
+    "256M|billing=1,cpu=1,mem=256M,node=1\n";
 
 static void
 test_parse_sacct_nogather(void **state)
@@ -146,7 +149,9 @@ test_parse_sacct_nogather(void **state)
 	vg_err_init(&e);
 	assert_int_equal(vg_slurm_parse_sacct(sacct_nogather_out, &rows, &e),
 	    0);
-	assert_int_equal(rows.n, 1);
+	assert_int_equal(rows.n, 2);
+	assert_int_equal(rows.v[1].job, 226);
+	assert_int_equal(rows.v[1].usage.known, VG_USAGE_CPUS | VG_USAGE_MEM);
 	assert_int_equal(rows.v[0].job, 225);
 	assert_int_equal(rows.v[0].usage.known, VG_USAGE_CPUS | VG_USAGE_MEM);
 	assert_int_equal(rows.v[0].usage.cpus, 1);
