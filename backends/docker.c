@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1617,6 +1618,109 @@ vg_docker_demux_done(const struct vg_docker_demux *d)
 	return d->hlen == 0 && d->left == 0;
 }
 
+/* A counter of a stats reply: a number >= 0 (absent: -1, bad: -2). */
+static double
+stats_num(const struct vg_json_value *o, const char *key)
+{
+	const struct vg_json_value *v = vg_json_get(o, key);
+
+	if (v == NULL || v->type == VG_JSON_NULL)
+		return -1;
+	if (v->type != VG_JSON_NUMBER || !(v->num >= 0) || v->num > 9e18)
+		return -2;
+	return v->num;
+}
+
+/* Parses one stats reply; see docker.h. */
+int
+vg_docker_stats_parse(const char *body, size_t len,
+    struct vg_docker_stats *s, struct vg_err *e)
+{
+	struct vg_json_limits lim = { .max_bytes = DOCKER_JSON_MAX };
+	struct vg_json_doc *doc = NULL;
+	const struct vg_json_value *root, *cpu, *mem;
+	const char *when;
+	double tot, user, sys, peak, cur;
+	int rc = 0;
+
+	memset(s, 0, sizeof(*s));
+	while (len > 0 && (*body == ' ' || *body == '\n' || *body == '\r' ||
+	    *body == '\t')) {
+		body++;
+		len--;
+	}
+	if (len == 0)
+		return vg_err_set(e, VG_ENOENT, "docker: stats: empty reply "
+		    "(the container is not running)");
+	if (vg_json_parse(body, len, &lim, &doc, e) != 0)
+		return vg_err_prefix(e, "docker: stats: ");
+	root = vg_json_root(doc);
+	if (root->type != VG_JSON_OBJECT) {
+		rc = vg_err_set(e, VG_EPARSE, "docker: stats: not an object");
+		goto out;
+	}
+	when = vg_json_get_str(root, "read", "");
+	if (strncmp(when, "0001-", 5) == 0) {
+		rc = vg_err_set(e, VG_ENOENT, "docker: stats: no sample (the "
+		    "container is not running)");
+		goto out;
+	}
+	cpu = vg_json_get(vg_json_get(root, "cpu_stats"), "cpu_usage");
+	tot = stats_num(cpu, "total_usage");
+	user = stats_num(cpu, "usage_in_usermode");
+	sys = stats_num(cpu, "usage_in_kernelmode");
+	mem = vg_json_get(root, "memory_stats");
+	peak = stats_num(mem, "max_usage");
+	cur = stats_num(mem, "usage");
+	if (tot == -2 || user == -2 || sys == -2 || peak == -2 ||
+	    cur == -2) {
+		rc = vg_err_set(e, VG_EPARSE, "docker: stats: a counter is "
+		    "not a number >= 0");
+		goto out;
+	}
+	if (user + sys > 0) {
+		s->cpu_user = (user > 0 ? user : 0) / 1e9;
+		s->cpu_sys = (sys > 0 ? sys : 0) / 1e9;
+		s->known |= VG_USAGE_CPU;
+	} else if (tot > 0) {
+		s->cpu_user = tot / 1e9;
+		s->known |= VG_USAGE_CPU;
+	}
+	if (peak > 0) {
+		s->mem = (long long)peak;
+		s->mem_exact = 1;
+		s->known |= VG_USAGE_RSS;
+	} else if (cur > 0) {
+		s->mem = (long long)cur;
+		s->known |= VG_USAGE_RSS;
+	}
+	if (s->known == 0)
+		rc = vg_err_set(e, VG_ENOENT, "docker: stats: no CPU or "
+		    "memory counter");
+out:
+	vg_json_free(doc);
+	return rc;
+}
+
+/* Folds one sample into the running maxima; see docker.h. */
+void
+vg_docker_stats_merge(struct vg_docker_stats *acc,
+    const struct vg_docker_stats *s)
+{
+	if ((s->known & VG_USAGE_CPU) && (!(acc->known & VG_USAGE_CPU) ||
+	    s->cpu_user + s->cpu_sys >= acc->cpu_user + acc->cpu_sys)) {
+		acc->cpu_user = s->cpu_user;
+		acc->cpu_sys = s->cpu_sys;
+		acc->known |= VG_USAGE_CPU;
+	}
+	if ((s->known & VG_USAGE_RSS) && (!(acc->known & VG_USAGE_RSS) ||
+	    s->mem > acc->mem)) {
+		acc->mem = s->mem;
+		acc->known |= VG_USAGE_RSS;
+	}
+	acc->mem_exact |= s->mem_exact;
+}
+
 /* ------------------------------------------------------------------ */
 /* The engine                                                          */
 /* ------------------------------------------------------------------ */
@@ -2239,6 +2343,148 @@ docker_oom_killed(struct docker_conn *c, const char *id)
 	return oom;
 }
 
+/*
+ * Accounting.  The engine's stats describe a running container only:
+ * podman 4.3 answers an exited one with an empty body, dockerd with
+ * zeros.  So a thread samples GET /containers/ID/stats?stream=false
+ * (one-shot: no wait for a second sample) on a connection of its own
+ * while the container runs, every twentieth of the time it has run so
+ * far, within [DOCKER_SAMPLE_MIN, DOCKER_SAMPLE_MAX] seconds, and keeps
+ * the largest counters seen.  CPU time so misses at most what the
+ * container used after the last sample.
+ */
+#define DOCKER_SAMPLE_MIN	0.1
+#define DOCKER_SAMPLE_MAX	1.0
+#define DOCKER_SAMPLE_SHARE	20.0
+
+struct docker_sampler {
+	pthread_t		 th;
+	int			 on;		/* the thread runs */
+	struct vg_http		*h;		/* its own connection */
+	char			*path;		/* prefix + stats path */
+	double			 t0;		/* vg_mono() at start */
+	volatile sig_atomic_t	 done;		/* stops its request too */
+	pthread_mutex_t		 mu;
+	pthread_cond_t		 cv;		/* on CLOCK_MONOTONIC */
+	struct vg_docker_stats	 acc;		/* under mu */
+};
+
+/* The sampling thread: one stats call, then a wait, until done. */
+static void *
+sampler_main(void *arg)
+{
+	struct docker_sampler *sp = arg;
+	struct vg_http_req req = {
+		.method = "GET", .path = sp->path,
+		.timeout = DOCKER_CALL_TIMEOUT, .stop = &sp->done,
+	};
+	struct vg_http_resp resp = { 0, VG_BUF_INIT, VG_BUF_INIT };
+	struct vg_docker_stats one;
+	struct timespec ts;
+	double wait;
+	int got;
+
+	pthread_mutex_lock(&sp->mu);
+	while (!sp->done) {
+		pthread_mutex_unlock(&sp->mu);
+		got = vg_http_do(sp->h, &req, &resp, NULL) == 0 &&
+		    resp.status == 200 && vg_docker_stats_parse(
+		    resp.body.data, resp.body.len, &one, NULL) == 0;
+		pthread_mutex_lock(&sp->mu);
+		if (got)
+			vg_docker_stats_merge(&sp->acc, &one);
+		wait = (vg_mono() - sp->t0) / DOCKER_SAMPLE_SHARE;
+		wait = wait < DOCKER_SAMPLE_MIN ? DOCKER_SAMPLE_MIN :
+		    wait > DOCKER_SAMPLE_MAX ? DOCKER_SAMPLE_MAX : wait;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += (time_t)wait;
+		ts.tv_nsec += (long)((wait - (double)(time_t)wait) * 1e9);
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		while (!sp->done &&
+		    pthread_cond_timedwait(&sp->cv, &sp->mu, &ts) == 0)
+			;
+	}
+	pthread_mutex_unlock(&sp->mu);
+	vg_http_resp_release(&resp);
+	return NULL;
+}
+
+/* Starts sampling container id; without a thread or a connection the
+ * attempt simply goes unaccounted. */
+static void
+sampler_start(struct docker_sampler *sp, const char *endpoint,
+    const char *prefix, const char *id)
+{
+	pthread_condattr_t ca;
+	sigset_t block, old;
+
+	memset(sp, 0, sizeof(*sp));
+	if (vg_http_open(endpoint, &sp->h, NULL) != 0)
+		return;
+	sp->path = vg_xasprintf("%s/containers/%s/stats?stream=false&"
+	    "one-shot=true", prefix, id);
+	sp->t0 = vg_mono();
+	pthread_mutex_init(&sp->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&sp->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	/* SIGTERM and SIGINT stay the waiting thread's to take. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	sp->on = pthread_create(&sp->th, NULL, sampler_main, sp) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!sp->on) {
+		pthread_cond_destroy(&sp->cv);
+		pthread_mutex_destroy(&sp->mu);
+	}
+}
+
+/* Stops sampling (idempotent) and hands back what was seen. */
+static void
+sampler_stop(struct docker_sampler *sp, struct vg_docker_stats *out)
+{
+	if (sp->on) {
+		pthread_mutex_lock(&sp->mu);
+		sp->done = 1;
+		pthread_cond_signal(&sp->cv);
+		pthread_mutex_unlock(&sp->mu);
+		pthread_join(sp->th, NULL);
+		*out = sp->acc;
+		pthread_cond_destroy(&sp->cv);
+		pthread_mutex_destroy(&sp->mu);
+		sp->on = 0;
+	}
+	vg_http_free(sp->h);
+	sp->h = NULL;
+	free(sp->path);
+	sp->path = NULL;
+}
+
+/* Fills r's usage from what the attempt asked for and the samples. */
+static void
+usage_fill(const struct vg_attempt *a, const struct vg_docker_stats *st,
+    struct vg_result *r)
+{
+	struct vg_usage *u = &r->usage;
+
+	vg_usage_given(u, &a->res);
+	if (st->known & VG_USAGE_CPU) {
+		u->cpu_user = st->cpu_user;
+		u->cpu_sys = st->cpu_sys;
+		u->known |= VG_USAGE_CPU;
+	}
+	if (st->known & VG_USAGE_RSS) {
+		u->max_rss = st->mem;
+		u->known |= VG_USAGE_RSS;
+	}
+}
+
 /* A container name from the run, task and attempt: [A-Za-z0-9_.-]. */
 static char *
 container_name(const struct vg_attempt *a)
@@ -2355,6 +2601,8 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	struct docker_conn c;
 	struct log_sink ls = { .fd = { -1, -1, -1 } };
 	struct vg_docker_demux dm;
+	struct docker_sampler smp = { .on = 0 };
+	struct vg_docker_stats stats = { .known = 0 };
 	struct vg_http_req req = { .method = "GET" };
 	struct vg_buf body = VG_BUF_INIT;
 	struct vg_err le;
@@ -2411,6 +2659,7 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	r->started = vg_now();
 	if (a->timeout > 0)
 		deadline = vg_mono() + a->timeout;
+	sampler_start(&smp, docker_endpoint(a->m), c.prefix, id);
 
 	/* The log stream ends when the container does. */
 	vg_docker_demux_init(&dm, log_out, &ls);
@@ -2446,6 +2695,8 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 			goto remove;
 		}
 	}
+	sampler_stop(&smp, &stats);
+	usage_fill(a, &stats, r);
 	if (timed_out || cancelled) {
 		/* A stop request must not stop the stopping. */
 		c.stop = NULL;
@@ -2481,6 +2732,7 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 		rc = vg_result_fail(r, e);
 	}
 remove:
+	sampler_stop(&smp, &stats);
 	c.stop = NULL;
 	vg_err_init(&le);
 	if (docker_remove(&c, id, &le) != 0 && rc == 0)

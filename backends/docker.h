@@ -202,4 +202,33 @@ vg_docker_of(const struct vg_manifest *m)
 	return vg_manifest_conf(m, &vg_docker_msection);
 }
 
+/*
+ * One reply of GET /containers/ID/stats?stream=false, reduced to what
+ * accounting keeps.  CPU: cpu_stats.cpu_usage.usage_in_usermode and
+ * usage_in_kernelmode (nanoseconds; total_usage as user time when the
+ * engine splits nothing).  Memory: memory_stats.max_usage when the
+ * engine gives it (dockerd on cgroup v1: the cgroup's own peak), else
+ * memory_stats.usage (podman 4.3 gives only usage and limit; dockerd on
+ * cgroup v2 has no peak either), so a peak is then the largest sample.
+ * An empty reply, which podman 4.3 sends for a container that has
+ * exited, or one read at the zero time, which dockerd sends then, holds
+ * nothing.
+ */
+struct vg_docker_stats {
+	unsigned	known;		/* VG_USAGE_CPU, VG_USAGE_RSS bits */
+	double		cpu_user;	/* seconds */
+	double		cpu_sys;	/* seconds */
+	long long	mem;		/* bytes: max_usage, else usage */
+	int		mem_exact;	/* mem is the engine's own peak */
+};
+
+/* Parses one stats reply into s (zeroed first); VG_EPARSE when it is not
+ * a stats object, VG_ENOENT when it holds no sample. */
+int	vg_docker_stats_parse(const char *body, size_t len,
+	    struct vg_docker_stats *s, struct vg_err *e);
+/* Folds sample s into acc: the largest CPU times and memory seen, as
+ * every counter only grows while the container runs. */
+void	vg_docker_stats_merge(struct vg_docker_stats *acc,
+	    const struct vg_docker_stats *s);
+
 #endif

@@ -4,7 +4,8 @@
  * ssh-remote.h.  Pure: no network, no libssh.
  *
  * The remote host needs a POSIX sh, setsid (util-linux or BusyBox),
- * sleep and kill.  run.sh and the 0600 env file arrive over SFTP; the
+ * sleep and kill; a /usr/bin/time that takes -f and -o (GNU time,
+ * BusyBox) adds the task's peak memory to its accounting.  run.sh and the 0600 env file arrive over SFTP; the
  * user's login shell parses only "/bin/sh PATH/run.sh", and the kill
  * script is fed to `/bin/sh -s` on standard input.  No command line ever
  * carries the task's environment.
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/path.h"
+#include "common/state.h"
 #include "backends/ssh-remote.h"
 
 void
@@ -142,9 +144,12 @@ vg_ssh_wrapper_script(const struct vg_ssh_launch *l, struct vg_buf *w)
 		    "wd=$!\n", whole_secs(l->timeout), whole_secs(l->grace));
 	}
 	/* setsid does not fork here (the wrapper's child is no group
-	 * leader), so tpid is the task's pid and process group. */
-	vg_buf_adds(w, "setsid /bin/sh -c 'echo $$ >tpid; . ./env || exit 126; "
-	    "cd \"$1\" || exit 126; shift; exec \"$@\"' vigil-task ");
+	 * leader, and neither is time's), so tpid is the task's pid and
+	 * process group.  The command goes into "$@" so that time can
+	 * be put in front of it without quoting it twice. */
+	vg_buf_adds(w, "set -- setsid /bin/sh -c 'echo $$ >tpid; . ./env || "
+	    "exit 126; cd \"$1\" || exit 126; shift; exec \"$@\"' "
+	    "vigil-task ");
 	if (l->workdir != NULL && *l->workdir != '\0')
 		vg_ssh_path_word(w, l->workdir);
 	else
@@ -153,10 +158,23 @@ vg_ssh_wrapper_script(const struct vg_ssh_launch *l, struct vg_buf *w)
 		vg_buf_addc(w, ' ');
 		vg_buf_squote(w, l->argv->v[i]);
 	}
-	/* One write(2) of a few bytes: a reader sees all or nothing of
-	 * the line, and the newline marks it complete. */
-	vg_buf_adds(w, " </dev/null >out 2>err\n"
-	    "printf '%s\\n' \"$?\" >status\n"
+	/* Accounting: a time(1) that takes -f and -o (GNU, BusyBox) adds
+	 * the peak RSS; the wrapper's `times` (POSIX) gives the CPU time
+	 * of what it reaped, the task tree, once the task has ended.
+	 * usage is complete before status exists.  One write(2) of a
+	 * few bytes for status: a reader sees all or nothing of the
+	 * line, and the newline marks it complete. */
+	vg_buf_adds(w, "\n"
+	    "if [ -x /usr/bin/time ] && /usr/bin/time -f 'vigil-maxrss %M' "
+	    "-o usage true </dev/null >/dev/null 2>&1; then\n"
+	    "\tset -- /usr/bin/time -f 'vigil-maxrss %M' -o usage \"$@\"\n"
+	    "else\n"
+	    "\t: >usage\n"
+	    "fi\n"
+	    "\"$@\" </dev/null >out 2>err\n"
+	    "rc=$?\n"
+	    "times >>usage\n"
+	    "printf '%s\\n' \"$rc\" >status\n"
 	    /* The watchdog and its sleep share the wrapper's group. */
 	    "if [ -n \"$wd\" ]; then trap '' TERM; kill -TERM 0; fi\n"
 	    "exit 0\n");
@@ -248,6 +266,73 @@ vg_ssh_status_parse(const char *text, size_t len, int *code)
 		return -1;
 	*code = v;
 	return 0;
+}
+
+/* Parses "MmS.FFFs" (a time of `times`) into seconds; the end or NULL. */
+static const char *
+times_word(const char *p, const char *end, double *out)
+{
+	double min = 0, sec = 0, frac = 0.1;
+	int digits = 0;
+
+	for (; p < end && *p >= '0' && *p <= '9' && min < 1e9; p++, digits++)
+		min = min * 10 + (*p - '0');
+	if (digits == 0 || p >= end || *p++ != 'm')
+		return NULL;
+	for (digits = 0; p < end && *p >= '0' && *p <= '9' && sec < 1e9;
+	    p++, digits++)
+		sec = sec * 10 + (*p - '0');
+	if (digits == 0)
+		return NULL;
+	if (p < end && *p == '.')
+		for (p++; p < end && *p >= '0' && *p <= '9'; p++, frac /= 10)
+			sec += (*p - '0') * frac;
+	if (p >= end || *p++ != 's')
+		return NULL;
+	*out = min * 60 + sec;
+	return p;
+}
+
+int
+vg_ssh_usage_parse(const char *text, size_t len, struct vg_usage *u)
+{
+	const char *p = text, *end = text + len, *nl, *q;
+	double t[2], user = 0, sys = 0;
+	long long kb;
+	int ntimes = 0, rss = 0;
+
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		if ((size_t)(nl - p) > 13 &&
+		    memcmp(p, "vigil-maxrss ", 13) == 0) {
+			for (kb = 0, q = p + 13; q < nl && *q >= '0' &&
+			    *q <= '9' && kb < (1LL << 40); q++)
+				kb = kb * 10 + (*q - '0');
+			if (q == nl && q > p + 13 && kb < (1LL << 40)) {
+				u->max_rss = kb * 1024;
+				rss = 1;
+			}
+			continue;
+		}
+		if ((q = times_word(p, nl, &t[0])) != NULL && q < nl &&
+		    *q == ' ' && (q = times_word(q + 1, nl, &t[1])) == nl) {
+			/* Lines of `times` come in pairs: the shell's,
+			 * then its children's. */
+			if (ntimes++ % 2 == 1) {
+				user = t[0];
+				sys = t[1];
+			}
+		}
+	}
+	if (rss)
+		u->known |= VG_USAGE_RSS;
+	if (ntimes >= 2 && ntimes % 2 == 0) {
+		u->cpu_user = user;
+		u->cpu_sys = sys;
+		u->known |= VG_USAGE_CPU;
+	}
+	return rss || (u->known & VG_USAGE_CPU) ? 0 : -1;
 }
 
 void

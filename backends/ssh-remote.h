@@ -16,6 +16,11 @@
  *   pid      the wrapper's pid (its own session and process group)
  *   tpid     the task's pid = its process group (a session of its own)
  *   out err  the task's stdout and stderr
+ *   usage    the task tree's accounting, complete before status is
+ *            written: "vigil-maxrss KIB" from /usr/bin/time -f %M when
+ *            the host has a time(1) that takes -f and -o, then the two
+ *            lines of the wrapper's `times` (its own CPU, then that of
+ *            the children it reaped: the task tree)
  *   status   the task's exit status as the shell reports it ("N\n"),
  *            written with one write(2) after the task has ended
  *   timedout present when the remote watchdog or vigil hit the deadline
@@ -27,6 +32,7 @@
 
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/state.h"
 
 /* What the launcher needs to start one attempt. */
 struct vg_ssh_launch {
@@ -93,6 +99,14 @@ void	vg_ssh_kill_script(const char *dir, double grace, int timed_out,
 /* Parses a status record ("N\n", 0..255); returns 0, or -1 when it
  * is malformed or not complete yet (no newline). */
 int	vg_ssh_status_parse(const char *text, size_t len, int *code);
+
+/*
+ * Reads a usage file into u: CPU time (user, system; seconds) from the
+ * children's line of `times` ("MmS.FFFs MmS.FFFs"), the peak RSS from
+ * "vigil-maxrss KIB"; other lines (time's "Command exited with ...")
+ * are skipped.  Sets the known bits of what it found; -1 when nothing.
+ */
+int	vg_ssh_usage_parse(const char *text, size_t len, struct vg_usage *u);
 
 /* A parsed proxy_jump: [user@]host[:port] (host may be [v6addr]). */
 struct vg_ssh_jump {

@@ -1255,6 +1255,22 @@ collect(struct ssh_ctx *x, struct vg_attempt *a, struct vg_err *e)
 	return 0;
 }
 
+/* Fills r's usage: what the attempt asked for, and what the remote
+ * wrapper measured (its usage file; nothing when it is missing). */
+static void
+usage_fetch(struct ssh_ctx *x, const struct vg_attempt *a,
+    struct vg_result *r)
+{
+	char buf[512];
+	struct vg_err le;
+	size_t len;
+
+	vg_usage_given(&r->usage, &a->res);
+	vg_err_init(&le);
+	if (read_small(x, "usage", buf, sizeof(buf) - 1, &len, &le) == 1)
+		(void)vg_ssh_usage_parse(buf, len, &r->usage);
+}
+
 /* Fills r from the remote status code and how the attempt was stopped. */
 static void
 settle(struct vg_result *r, int code, int timed_out, int cancelled,
@@ -1456,6 +1472,7 @@ lost:
 		    &stlen, &le) == 1;
 	}
 	settle(r, code, timed_out, cancelled, a->timeout);
+	usage_fetch(x, a, r);
 	rc = 0;
 out:
 	free(buf);

@@ -400,6 +400,11 @@ vg_slurm_parse_usage(char **f, struct vg_slurm_row *row)
 	int per_cpu;
 	long n;
 
+	/* jobacct_gather/none leaves every CPU field at 00:00:00 and
+	 * MaxRSS empty (Slurm 22.05): no measurement, so unknown.  A job
+	 * that ran has some CPU time at Slurm's millisecond resolution. */
+	if (tot == 0 && usr <= 0 && sys <= 0)
+		tot = usr = sys = -1;
 	if (usr >= 0 && sys >= 0) {
 		u->cpu_user = usr;
 		u->cpu_sys = sys;
@@ -412,7 +417,7 @@ vg_slurm_parse_usage(char **f, struct vg_slurm_row *row)
 		u->cpu_sys = 0;
 		u->known |= VG_USAGE_CPU;
 	}
-	if (rss >= 0) {
+	if (rss > 0) {
 		u->max_rss = (long long)rss;
 		u->known |= VG_USAGE_RSS;
 	}

@@ -82,6 +82,7 @@ struct sl_att {
 	int			 confirm;	/* sacct lacks it: squeue must
 						   not know it either to be
 						   LOST */
+	unsigned long		 usage_q;	/* record waits for query nr */
 };
 
 /* Nodes a task must avoid after a NODE_FAIL. */
@@ -124,6 +125,7 @@ struct sl {
 	int				 use_squeue;
 	long long			 sacct_retry;
 	int				 requeue;	/* slurm.requeue */
+	unsigned long			 nquery;	/* answered queries */
 };
 
 /* Seconds before sacct is asked again after it failed. */
@@ -1073,6 +1075,19 @@ check_record(struct sl *p, struct sl_att *t)
 		if (now - t->held < p->grace)
 			return 0;
 	}
+	/* With accounting, what the job was given is sacct's to say: a
+	 * record that came before any answer with the job's allocation
+	 * waits for one query more (not longer), so that the attempt
+	 * carries it. */
+	if (t->ended == 0 && p->ci.accounting &&
+	    !(t->usage.known & VG_USAGE_CPUS)) {
+		if (t->usage_q == 0) {
+			t->usage_q = p->nquery + 1;
+			p->next_query = vg_mono_ms();
+		}
+		if (p->nquery < t->usage_q)
+			return 0;
+	}
 	if (t->ended > 0)
 		vg_slurm_merge(&rec, &t->slurm);
 	else
@@ -1416,6 +1431,7 @@ query(struct vg_sched *s, struct sl *p, struct vg_err *e)
 	}
 	if (rows.n > 1)
 		qsort(rows.v, rows.n, sizeof *rows.v, cmp_row);
+	p->nquery++;
 	changed = apply_rows(p, &rows, acct);
 	vg_slurm_rows_release(&rows);
 	p->next_query = vg_mono_ms() +

@@ -391,7 +391,7 @@ put_attempt(struct drv *d, const struct vg_task_rec *t, int attempt,
 		ar.node = t->node;
 		ar.gpus = t->gpus[0] != '\0' ? t->gpus : NULL;
 	}
-	if (r != NULL)
+	if (r != NULL && !vg_usage_off())
 		ar.usage = r->usage;
 	return vg_store_attempt_put(d->st, d->run_id, &ar, e);
 }
@@ -707,6 +707,8 @@ usage_note(struct drv *d)
 	struct vg_buf b = VG_BUF_INIT;
 	struct vg_err e;
 
+	if (vg_usage_off())
+		return;
 	vg_err_init(&e);
 	vg_usage_sum_init(&sum);
 	if (vg_store_attempt_each(d->st, d->run_id, -1, usage_cb, &sum,

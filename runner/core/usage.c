@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/str.h"
 
@@ -275,4 +276,17 @@ vg_usage_sum_json(struct vg_json_writer *w, const struct vg_usage_sum *s)
 	vg_json_str(w, b.len > 0 ? vg_buf_str(&b) : NULL);
 	vg_json_obj_end(w);
 	vg_buf_release(&b);
+}
+
+int
+vg_usage_off(void)
+{
+	static int off = -1;
+	const char *v;
+
+	if (off < 0) {
+		v = getenv("VIGIL_NO_ACCOUNTING");
+		off = v != NULL && strcmp(v, "1") == 0;
+	}
+	return off;
 }

@@ -103,4 +103,12 @@ void	vg_usage_json(struct vg_json_writer *w, const struct vg_usage *u,
 void	vg_usage_sum_json(struct vg_json_writer *w,
 	    const struct vg_usage_sum *s);
 
+/*
+ * True when VIGIL_NO_ACCOUNTING=1 is in the environment: the driver then
+ * records no usage and prints no efficiency line.  A switch for
+ * bench/local-overhead.sh --accounting, which measures what accounting
+ * costs in one binary; not a user setting (undocumented in the CLI).
+ */
+int	vg_usage_off(void);
+
 #endif

@@ -11,22 +11,13 @@ set -u
 . "$(dirname "$0")/report-lib.sh"
 
 # --- accounting: a task that touches 200 MB and spins 1 s of CPU ---
-cat >"$W/known.yaml" <<'Y'
+cat >"$W/known.yaml" <<Y
 version: 1
 name: known
 resources:
   memory: 1G
   cpus: 1
-command: |
-  python3 -c '
-  import time
-  b = bytearray(200 << 20)
-  for i in range(0, len(b), 4096):
-      b[i] = 1
-  t = time.process_time()
-  while time.process_time() - t < 1.0:
-      pass
-  '
+command: [python3, "$REPO/tests/data/known-use.py"]
 Y
 "$VIGIL" run "$W/known.yaml" >/dev/null 2>"$W/known.err" || fail "known: $(cat "$W/known.err")"
 grep -Eq '^vigil: cpu [0-9]+% of requested, peak memory [0-9.]+M of 1G asked \([0-9]+%\)$' \
@@ -34,15 +25,12 @@ grep -Eq '^vigil: cpu [0-9]+% of requested, peak memory [0-9.]+M of 1G asked \([
 kid=$("$VIGIL" status --json | python3 -c \
     'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])')
 "$VIGIL" status "$kid" --json >"$W/known.json"
-python3 - "$W/known.json" <<'P' || fail "known usage"
+python3 "$REPO/tests/data/known-usage.py" "$W/known.json" \
+    --given 1:1073741824 --mem-eff 0.19:0.32 || fail "known usage"
+python3 - "$W/known.json" <<'P' || fail "known usage: efficiency and wall"
 import json, sys
 u = json.load(open(sys.argv[1]))["tasks"][0]["usage"]
-mb = u["max_rss"] / 2**20
-assert 200 <= mb <= 320, ("peak", mb, u)
-assert 1.0 <= u["cpu"] <= 3.0, ("cpu", u)
-assert abs(u["cpu"] - u["cpu_user"] - u["cpu_sys"]) < 1e-6, u
-assert u["cpus"] == 1 and u["mem_limit"] == 2**30, u
-assert 0 < u["cpu_eff"] <= 1.5 and 0.19 < u["mem_eff"] < 0.32, u
+assert 0 < u["cpu_eff"] <= 1.5, u
 assert u["wall"] >= u["cpu"] * 0.5, u
 P
 "$VIGIL" status "$kid" >"$W/known.table"
@@ -168,8 +156,12 @@ t1=$(date +%s%3N)
 size=$(stat -c %s "$W/big.html")
 echo "100,000-task report: $size bytes in $((t1 - t0)) ms"
 [ "$size" -lt 20000000 ] || fail "report of $size bytes (limit 20 MB)"
-# Generous here (a shared, loaded machine); bench/report.sh holds the 2 s.
-[ $((t1 - t0)) -lt 10000 ] || fail "report took $((t1 - t0)) ms"
+# Generous here (a shared, loaded machine; a binary under ASan and UBSan,
+# VIGIL_SANITIZED=1, runs several times slower); bench/report.sh holds
+# the 2 s.
+limit=10000
+[ "${VIGIL_SANITIZED:-}" = 1 ] && limit=60000
+[ $((t1 - t0)) -lt $limit ] || fail "report took $((t1 - t0)) ms (limit $limit)"
 render "$W/big.html" "$W/big" 20000
 grep -q 'data-mode="aggregated"' "$W/big.dom" || fail "big timeline not aggregated"
 grep -q 'showing 2000 of 100000 matching (100000 tasks)' "$W/big.dom" ||

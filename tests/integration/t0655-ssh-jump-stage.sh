@@ -59,5 +59,5 @@ check "stage_out missing: task fails" "$(task_line)" "FAILED exit=0 \
 signal=None reason=ssh.stage_out: '$tmp/remote/$run_id/0/1/absent.txt': no \
 such file"
 check "stage_out missing: remote dir kept" "$(ls "$tmp/remote/$run_id/0/1" |
-	tr '\n' ' ')" "env err in.txt indir out outdir pid result.txt run.sh status tpid "
+	tr '\n' ' ')" "env err in.txt indir out outdir pid result.txt run.sh status tpid usage "
 exit $fail

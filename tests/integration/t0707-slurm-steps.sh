@@ -20,11 +20,14 @@ command: |
   s=\$(date +%s.%N); sleep 2
   echo "\$SLURM_JOB_ID \$SLURM_STEP_ID \$s \$(date +%s.%N)" > $W/t-\${{ matrix.i }}
 Y
+# More than the allocation (2 CPUs x DefMemPerCPU 256M) but less than the
+# host: the direct scheduler's pool (the host's memory) lets it through
+# and srun refuses the step.
 cat >"$W/big.yaml" <<'Y'
 version: 1
 name: big
 resources:
-  memory: 64G
+  memory: 8G
 command: "true"
 # A pool that claims the memory, so that the step reaches srun, which
 # refuses it (the allocation has far less).

@@ -1,8 +1,8 @@
 /*
  * test-docker.c - the pure parts of the docker backend: API version
  * negotiation, volume specs, the host access check, named volume
- * inspection, the create body, image references and the log stream
- * demultiplexer.
+ * inspection, the create body, image references, the log stream
+ * demultiplexer and the stats replies accounting samples.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -1034,6 +1034,92 @@ test_demux_errors(void **state)
 	vg_buf_release(&in);
 }
 
+/* A stats reply as podman 4.3 sends it for a running container (cgroup
+ * v1, this machine): CPU split, memory usage and limit, no max_usage. */
+static const char podman_stats[] =
+    "{\"read\":\"2026-12-01T16:33:29.397915861Z\",\"preread\":"
+    "\"0001-01-01T00:00:00Z\",\"pids_stats\":{\"current\":3},"
+    "\"cpu_stats\":{\"cpu_usage\":{\"total_usage\":486517479,"
+    "\"percpu_usage\":[393984662,92532817],\"usage_in_kernelmode\":"
+    "100000000,\"usage_in_usermode\":386517479},\"system_cpu_usage\":"
+    "4574570840161,\"online_cpus\":2},\"precpu_stats\":{\"cpu_usage\":"
+    "{\"total_usage\":0}},\"memory_stats\":{\"usage\":937984,\"limit\":"
+    "25324732416},\"name\":\"agitated_mendel\"}\n";
+
+/* Stats replies: podman's, dockerd's with max_usage, totals only, the
+ * empty and zero-time replies of an exited container, bad counters; the
+ * merge keeps the largest. */
+static void
+test_stats(void **state)
+{
+	struct vg_docker_stats s, acc;
+	struct vg_err e;
+	const char *v1 = "{\"read\":\"2026-01-01T00:00:00Z\",\"cpu_stats\":"
+	    "{\"cpu_usage\":{\"total_usage\":3000000000,"
+	    "\"usage_in_usermode\":2500000000,\"usage_in_kernelmode\":"
+	    "500000000}},\"memory_stats\":{\"usage\":1048576,"
+	    "\"max_usage\":209715200,\"limit\":1073741824}}";
+	const char *tot = "{\"read\":\"2026-01-01T00:00:00Z\",\"cpu_stats\":"
+	    "{\"cpu_usage\":{\"total_usage\":1500000000}}}";
+	const char *zero = "{\"read\":\"0001-01-01T00:00:00Z\",\"cpu_stats\":"
+	    "{\"cpu_usage\":{\"total_usage\":0}},\"memory_stats\":{}}";
+	const char *bad = "{\"read\":\"2026-01-01T00:00:00Z\",\"memory_stats\":"
+	    "{\"usage\":-5}}";
+
+	(void)state;
+	vg_err_init(&e);
+	assert_int_equal(vg_docker_stats_parse(podman_stats,
+	    strlen(podman_stats), &s, &e), 0);
+	assert_int_equal(s.known, VG_USAGE_CPU | VG_USAGE_RSS);
+	assert_true(s.cpu_user > 0.3865 && s.cpu_user < 0.3866);
+	assert_true(s.cpu_sys > 0.0999 && s.cpu_sys < 0.1001);
+	assert_int_equal(s.mem, 937984);
+	assert_int_equal(s.mem_exact, 0);
+
+	assert_int_equal(vg_docker_stats_parse(v1, strlen(v1), &s, &e), 0);
+	assert_true(s.cpu_user > 2.49 && s.cpu_user < 2.51);
+	assert_int_equal(s.mem, 209715200);
+	assert_int_equal(s.mem_exact, 1);
+
+	assert_int_equal(vg_docker_stats_parse(tot, strlen(tot), &s, &e), 0);
+	assert_int_equal(s.known, VG_USAGE_CPU);
+	assert_true(s.cpu_user > 1.49 && s.cpu_sys == 0);
+
+	vg_err_init(&e);
+	assert_int_equal(vg_docker_stats_parse("\n", 1, &s, &e), VG_ENOENT);
+	assert_non_null(strstr(e.msg, "not running"));
+	vg_err_init(&e);
+	assert_int_equal(vg_docker_stats_parse(zero, strlen(zero), &s, &e),
+	    VG_ENOENT);
+	vg_err_init(&e);
+	assert_int_equal(vg_docker_stats_parse(bad, strlen(bad), &s, &e),
+	    VG_EPARSE);
+	assert_non_null(strstr(e.msg, "not a number"));
+	vg_err_init(&e);
+	assert_int_equal(vg_docker_stats_parse("[1]", 3, &s, &e), VG_EPARSE);
+	vg_err_init(&e);
+	assert_int_equal(vg_docker_stats_parse("{\"cpu", 5, &s, &e),
+	    VG_EPARSE);
+	vg_err_init(&e);
+	assert_int_equal(vg_docker_stats_parse("{}", 2, &s, &e), VG_ENOENT);
+
+	/* The largest CPU and memory seen win; a later smaller memory
+	 * sample (freed) leaves the peak. */
+	memset(&acc, 0, sizeof(acc));
+	assert_int_equal(vg_docker_stats_parse(v1, strlen(v1), &s, &e), 0);
+	vg_docker_stats_merge(&acc, &s);
+	assert_int_equal(vg_docker_stats_parse(podman_stats,
+	    strlen(podman_stats), &s, &e), 0);
+	vg_docker_stats_merge(&acc, &s);
+	assert_int_equal(acc.mem, 209715200);
+	assert_true(acc.cpu_user > 2.49 && acc.cpu_sys > 0.49);
+	s.cpu_user = 10;
+	s.mem = 300 << 20;
+	vg_docker_stats_merge(&acc, &s);
+	assert_true(acc.cpu_user == 10 && acc.mem == 300 << 20);
+	assert_int_equal(acc.mem_exact, 1);
+}
+
 int
 main(void)
 {
@@ -1061,6 +1147,7 @@ main(void)
 		cmocka_unit_test(test_image_ref),
 		cmocka_unit_test(test_demux),
 		cmocka_unit_test(test_demux_errors),
+		cmocka_unit_test(test_stats),
 	};
 
 	return cmocka_run_group_tests_name("docker", tests, NULL, NULL);

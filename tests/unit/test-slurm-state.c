@@ -128,6 +128,39 @@ test_parse_sacct_usage(void **state)
 	(void)state;
 }
 
+/* What Slurm 22.05 with jobacct_gather/none answers (the test cluster's
+ * sacct, verbatim, then a line with a zero MaxRSS): zero CPU and no
+ * MaxRSS are no measurement, the allocation is. */
+static const char sacct_nogather_out[] =
+    "225_0|COMPLETED|0:0|None|vm|00:00:00|00:00:00|00:00:00||00:00:03|1|"
+    "256M|billing=1,cpu=1,mem=256M,node=1\n"
+    "225_0.batch|COMPLETED|0:0||vm|00:00:00|00:00:00|00:00:00||00:00:03|"
+    "1||cpu=1,mem=256M,node=1\n"
+    /* Not seen here, but a zero peak is no measurement either. */
+    "226|COMPLETED|0:0|None|vm|00:00:00|00:00:00|00:00:00|0|00:00:03|1|"
+    "256M|billing=1,cpu=1,mem=256M,node=1\n";
+
+static void
+test_parse_sacct_nogather(void **state)
+{
+	struct vg_slurm_rows rows = { NULL, 0, 0 };
+	struct vg_err e;
+
+	vg_err_init(&e);
+	assert_int_equal(vg_slurm_parse_sacct(sacct_nogather_out, &rows, &e),
+	    0);
+	assert_int_equal(rows.n, 2);
+	assert_int_equal(rows.v[1].job, 226);
+	assert_int_equal(rows.v[1].usage.known, VG_USAGE_CPUS | VG_USAGE_MEM);
+	assert_int_equal(rows.v[0].job, 225);
+	assert_int_equal(rows.v[0].usage.known, VG_USAGE_CPUS | VG_USAGE_MEM);
+	assert_int_equal(rows.v[0].usage.cpus, 1);
+	assert_int_equal(rows.v[0].usage.mem_limit, 256LL << 20);
+	assert_true(fabs(rows.v[0].elapsed - 3) < 1e-9);
+	vg_slurm_rows_release(&rows);
+	(void)state;
+}
+
 /* A record's usage is completed by Slurm's allocation. */
 static void
 test_merge_usage(void **state)
@@ -463,6 +496,7 @@ main(void)
 		cmocka_unit_test(test_parse_sacct),
 		cmocka_unit_test(test_parse_sacct_bad),
 		cmocka_unit_test(test_parse_sacct_usage),
+		cmocka_unit_test(test_parse_sacct_nogather),
 		cmocka_unit_test(test_merge_usage),
 		cmocka_unit_test(test_parse_squeue),
 		cmocka_unit_test(test_parse_misc),

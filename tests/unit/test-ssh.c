@@ -241,6 +241,7 @@ test_wrapper_runs(void **state)
 	struct vg_buf want = VG_BUF_INIT;
 	char *dir = tmpdir(), *out, *p;
 	struct vg_ssh_launch l = { .dir = dir, .argv = &argv };
+	struct vg_usage u;
 	size_t i;
 
 	(void)state;
@@ -269,6 +270,16 @@ test_wrapper_runs(void **state)
 	free(p);
 	out = slurp(dir, "timedout");
 	assert_null(out);
+	/* The usage file is complete once status is there. */
+	out = slurp(dir, "usage");
+	assert_non_null(out);
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(vg_ssh_usage_parse(out, strlen(out), &u), 0);
+	assert_true(u.known & VG_USAGE_CPU);
+	assert_true(u.cpu_user >= 0 && u.cpu_user < 10);
+	if (access("/usr/bin/time", X_OK) == 0)
+		assert_true((u.known & VG_USAGE_RSS) && u.max_rss > 0);
+	free(out);
 
 	vg_strv_release(&argv);
 	vg_buf_release(&want);
@@ -479,6 +490,53 @@ test_offsets(void **state)
 	free(dir);
 }
 
+/* usage files: GNU time's lines, dash's and BusyBox's `times`, time
+ * alone, times alone, and nothing usable. */
+static void
+test_usage_parse(void **state)
+{
+	struct vg_usage u;
+	const char *gnu = "Command exited with non-zero status 3\n"
+	    "vigil-maxrss 205336\n"
+	    "0m0.001000s 0m0.002000s\n"
+	    "0m1.250000s 1m0.500000s\n";
+	const char *bb = "0m0.000s 0m0.000s\n0m2.020s 0m0.130s\n";
+	const char *bad[] = {
+		"", "vigil-maxrss\n", "vigil-maxrss 12x\n",
+		"vigil-maxrss 99999999999999999999\n",
+		"0m1.0s 0m1.0s\n",		/* the shell's line only */
+		"0m1.0s 0m1.0s\nm1.0s 0m1.0s\n", "1.0s 2.0s\n0m1s\n",
+		"0m1.0s 0m1.0s\n0m1.0s 0m1.0s 0m1.0s\n",
+	};
+	size_t i;
+
+	(void)state;
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(vg_ssh_usage_parse(gnu, strlen(gnu), &u), 0);
+	assert_int_equal(u.known, VG_USAGE_CPU | VG_USAGE_RSS);
+	assert_int_equal(u.max_rss, 205336LL * 1024);
+	assert_true(u.cpu_user > 1.2499 && u.cpu_user < 1.2501);
+	assert_true(u.cpu_sys > 60.4999 && u.cpu_sys < 60.5001);
+
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(vg_ssh_usage_parse(bb, strlen(bb), &u), 0);
+	assert_int_equal(u.known, VG_USAGE_CPU);
+	assert_true(u.cpu_user > 2.0199 && u.cpu_sys > 0.1299 &&
+	    u.cpu_sys < 0.1301);
+
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(vg_ssh_usage_parse("vigil-maxrss 4\n", 15, &u), 0);
+	assert_int_equal(u.known, VG_USAGE_RSS);
+	assert_int_equal(u.max_rss, 4096);
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&u, 0, sizeof(u));
+		assert_int_equal(vg_ssh_usage_parse(bad[i], strlen(bad[i]),
+		    &u), -1);
+		assert_int_equal(u.known, 0);
+	}
+}
+
 int
 main(void)
 {
@@ -490,6 +548,7 @@ main(void)
 		cmocka_unit_test(test_wrapper_timeout),
 		cmocka_unit_test(test_scripts_quote),
 		cmocka_unit_test(test_status_parse),
+		cmocka_unit_test(test_usage_parse),
 		cmocka_unit_test(test_jump_parse),
 		cmocka_unit_test(test_hostkey_verdict),
 		cmocka_unit_test(test_offsets),
