@@ -176,7 +176,7 @@ check_denied() {
 	before=$(x "$id" -- 'pwd; echo ${DENIED_SET:-}')
 	x "$id" -- 'cd /tmp; export DENIED_SET=2; rm -rf /' 2>err.txt; rc=$?
 	[ $rc -eq 3 ] || fail "denied rc $rc"
-	grep -q "rm-protected" err.txt || fail "denied reason: $(cat err.txt)"
+	grep -q "floor:delete-root" err.txt || fail "denied reason: $(cat err.txt)"
 	after=$(x "$id" -- 'pwd; echo ${DENIED_SET:-}')
 	[ "$before" = "$after" ] || fail "denied command changed the session: $before / $after"
 	out=$(x "$id" --json -- 'rm -rf /'); [ $? -eq 3 ] || fail "json denied rc"
