@@ -84,6 +84,7 @@ struct vg_local_proc {
 	char			*tmp_dir;	/* private TMPDIR, or NULL */
 	int			 tmp_gone;	/* the shim removed it */
 	int			 tmp_slot;	/* its slot in tmp_pool, or -1 */
+	char			*out_dir;	/* where stdout and stderr are */
 	struct vg_cgroup	*cg;		/* limits; NULL when none asked */
 	uint64_t		 cg_memory;	/* the memory limit in it */
 };
@@ -730,6 +731,7 @@ local_free(struct vg_local_proc *la)
 	vg_cgroup_free(la->cg);
 	free(la->argv0);
 	free(la->tmp_dir);
+	free(la->out_dir);
 	free(la);
 }
 
@@ -930,6 +932,7 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		env_set(&env, "TMPDIR", la->tmp_dir);
 	}
 	la->argv0 = vg_xstrdup(argv.v[0]);
+	la->out_dir = vg_xstrdup(a->task_dir);
 
 	P.argv = argv.v;
 	/* A strv is NULL-terminated; an empty one has no array at all. */
@@ -1228,9 +1231,28 @@ local_cancel(struct vg_attempt *a, int sig, struct vg_err *e)
 	return vg_local_proc_signal(a, a->priv, sig, e);
 }
 
+/* Removes name in dir when it is an empty regular file. */
+static void
+unlink_empty(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) <
+	    sizeof(path) && lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size == 0)
+		(void)unlink(path);
+}
+
 void
 vg_local_proc_free(struct vg_local_proc *la)
 {
+	/* Output files only where there is output: the attempt's tree is
+	 * gone (the shim saw to it), nothing writes them any more. */
+	if (la != NULL && la->out_dir != NULL) {
+		unlink_empty(la->out_dir, "stdout");
+		unlink_empty(la->out_dir, "stderr");
+	}
 	if (la != NULL && la->tmp_slot >= 0) {
 		tmp_pool_put(la->tmp_slot);
 		la->tmp_slot = -1;

@@ -127,7 +127,7 @@ if [ "$SCALE" = 1 ]; then
 	run=$(ls -t "$VIGIL_HOME/runs" | head -n 1)
 	l0=$(load)
 	t0=$(now_ms); "$VIGIL" status "$run" >/dev/null; t1=$(now_ms)
-	"$VIGIL" status "$run/54321" >/dev/null; t2=$(now_ms)
+	"$VIGIL" status "$run/$((${SCALE_N:-100000} / 2))" >/dev/null; t2=$(now_ms)
 	echo "vigil status RUN: $((t1 - t0)) ms, vigil status RUN/TASK:" \
 	    "$((t2 - t1)) ms (load $l0; target <= 50 ms each)"
 	awk 'NR == 1 { p1 = $2 / $1 } NR == 2 { p2 = $2 / $1; r = $3 }

@@ -584,6 +584,10 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	int rc;
 
 	describe(r, why, sizeof(why));
+	/* Made by the driver at the start; kept only when something is in
+	 * it (the backend removed empty output files). */
+	if (!d->sched.remote)
+		(void)rmdir(b->task_dir);
 	if (b->scratch_dir != NULL)
 		(void)vg_scratch_finish(b->scratch_dir, d->m->scratch.keep,
 		    u->state == VG_ST_SUCCEEDED, NULL);
