@@ -923,7 +923,11 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		 * child of clone), in parallel with vigil. */
 		const char *slot;
 
-		if ((la->tmp_slot = tmp_pool_get(a->task_dir, &slot)) >= 0) {
+		/* A private /tmp is bound from beneath the task directory,
+		 * which stays visible under the new /tmp; a slot's might
+		 * not. */
+		if (!vg_sandbox_private_tmp(sb) &&
+		    (la->tmp_slot = tmp_pool_get(a->task_dir, &slot)) >= 0) {
 			la->tmp_dir = vg_xstrdup(slot);
 			l.flags |= VG_SHIM_KEEPTMP;
 		} else
