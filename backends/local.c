@@ -35,6 +35,7 @@
  * reads the shim's report.  Output never passes through vigil: the task's
  * stdout and stderr are the files themselves.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -82,6 +83,8 @@ struct vg_local_proc {
 	char			*argv0;
 	char			*tmp_dir;	/* private TMPDIR, or NULL */
 	int			 tmp_gone;	/* the shim removed it */
+	int			 tmp_slot;	/* its slot in tmp_pool, or -1 */
+	char			*out_dir;	/* where stdout and stderr are */
 	struct vg_cgroup	*cg;		/* limits; NULL when none asked */
 	uint64_t		 cg_memory;	/* the memory limit in it */
 };
@@ -249,6 +252,110 @@ vg_local_reset(void)
 	if (shim.fd_open)
 		close(shim.fd);
 	shim.fd_open = 0;
+}
+
+/*
+ * Temp directories by slot: a task of a run (task_dir RUN/tasks/I) gets
+ * RUN/tmp/PID.K, K the lowest slot no running attempt of this process
+ * holds.  The shim makes it at first use and leaves it; cleanup empties
+ * it when the task left something there, and exit removes them all.  So
+ * a run of many tasks makes one directory per --jobs slot, not a mkdir
+ * and rmdir per task (on a busy ext4 the inode churn costs more than the
+ * rest of a task start).
+ */
+struct tmp_slot {
+	char	*dir;
+	int	 busy;
+};
+static struct {
+	struct tmp_slot	*v;
+	size_t		 n, cap;
+	int		 atexit_set;
+} tmp_pool;
+
+/* Removes the slots' directories (and their RUN/tmp when empty). */
+static void
+tmp_pool_drop(void)
+{
+	char *up;
+	size_t i;
+
+	for (i = 0; i < tmp_pool.n; i++) {
+		if (rmdir(tmp_pool.v[i].dir) != 0 && errno != ENOENT)
+			vg_rm_rf(tmp_pool.v[i].dir, NULL);
+		if ((up = strrchr(tmp_pool.v[i].dir, '/')) != NULL) {
+			*up = '\0';
+			(void)rmdir(tmp_pool.v[i].dir);
+		}
+		free(tmp_pool.v[i].dir);
+	}
+	free(tmp_pool.v);
+	tmp_pool.v = NULL;
+	tmp_pool.n = tmp_pool.cap = 0;
+}
+
+/* Takes a free slot's directory for task_dir's run, or returns -1 when
+ * task_dir is not RUN/tasks/I (the attempt then has its own tmp). */
+static int
+tmp_pool_get(const char *task_dir, const char **dir)
+{
+	const char *slash = strrchr(task_dir, '/');
+	size_t i, rl;
+	char *path;
+
+	if (slash == NULL || slash - task_dir < 6 ||
+	    strncmp(slash - 6, "/tasks", 6) != 0)
+		return -1;
+	rl = (size_t)(slash - 6 - task_dir);
+	for (i = 0; i < tmp_pool.n; i++)
+		if (!tmp_pool.v[i].busy &&
+		    strncmp(tmp_pool.v[i].dir, task_dir, rl) == 0 &&
+		    strncmp(tmp_pool.v[i].dir + rl, "/tmp/", 5) == 0)
+			break;
+	if (i == tmp_pool.n) {
+		path = vg_xasprintf("%.*s/tmp", (int)rl, task_dir);
+		if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+			free(path);
+			return -1;
+		}
+		free(path);
+		tmp_pool.v = vg_xgrow(tmp_pool.v, &tmp_pool.cap,
+		    tmp_pool.n + 1, sizeof(*tmp_pool.v));
+		tmp_pool.v[i].dir = vg_xasprintf("%.*s/tmp/%ld.%zu", (int)rl,
+		    task_dir, (long)getpid(), i);
+		tmp_pool.v[i].busy = 0;
+		tmp_pool.n++;
+		if (!tmp_pool.atexit_set && atexit(tmp_pool_drop) == 0)
+			tmp_pool.atexit_set = 1;
+	}
+	tmp_pool.v[i].busy = 1;
+	*dir = tmp_pool.v[i].dir;
+	return (int)i;
+}
+
+/* Gives slot k back, emptied. */
+static void
+tmp_pool_put(int k)
+{
+	struct tmp_slot *t;
+	struct dirent *de;
+	DIR *d;
+	int empty = 1;
+
+	if (k < 0 || (size_t)k >= tmp_pool.n)
+		return;
+	t = &tmp_pool.v[k];
+	if ((d = opendir(t->dir)) != NULL) {
+		while (empty && (de = readdir(d)) != NULL)
+			if (strcmp(de->d_name, ".") != 0 &&
+			    strcmp(de->d_name, "..") != 0)
+				empty = 0;
+		closedir(d);
+	}
+	/* The shim makes it again at the next task's start. */
+	if (!empty)
+		vg_rm_rf(t->dir, NULL);
+	t->busy = 0;
 }
 
 /* True when path is an executable regular file. */
@@ -626,6 +733,7 @@ local_free(struct vg_local_proc *la)
 	vg_cgroup_free(la->cg);
 	free(la->argv0);
 	free(la->tmp_dir);
+	free(la->out_dir);
 	free(la);
 }
 
@@ -792,6 +900,7 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		return rc;
 	la = vg_xcalloc(1, sizeof(*la));
 	la->ctl_fd = -1;
+	la->tmp_slot = -1;
 	if (how == VG_LOCAL_ISOLATION && (rc = cgroup_for(a, la, &P, e)) != 0)
 		goto out;
 
@@ -814,11 +923,22 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	    a->m->isolation.level != VG_ISO_NONE)) {
 		/* Created by the shim (or, for a private /tmp, by the
 		 * child of clone), in parallel with vigil. */
-		la->tmp_dir = vg_path_join(a->task_dir, "tmp");
+		const char *slot;
+
+		/* A private /tmp is bound from beneath the task directory,
+		 * which stays visible under the new /tmp; a slot's might
+		 * not. */
+		if (!vg_sandbox_private_tmp(sb) &&
+		    (la->tmp_slot = tmp_pool_get(a->task_dir, &slot)) >= 0) {
+			la->tmp_dir = vg_xstrdup(slot);
+			l.flags |= VG_SHIM_KEEPTMP;
+		} else
+			la->tmp_dir = vg_path_join(a->task_dir, "tmp");
 		l.flags |= VG_SHIM_MKTMP;
 		env_set(&env, "TMPDIR", la->tmp_dir);
 	}
 	la->argv0 = vg_xstrdup(argv.v[0]);
+	la->out_dir = vg_xstrdup(a->task_dir);
 
 	P.argv = argv.v;
 	/* A strv is NULL-terminated; an empty one has no array at all. */
@@ -1117,11 +1237,34 @@ local_cancel(struct vg_attempt *a, int sig, struct vg_err *e)
 	return vg_local_proc_signal(a, a->priv, sig, e);
 }
 
+/* Removes name in dir when it is an empty regular file. */
+static void
+unlink_empty(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) <
+	    sizeof(path) && lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size == 0)
+		(void)unlink(path);
+}
+
 void
 vg_local_proc_free(struct vg_local_proc *la)
 {
+	/* Output files only where there is output: the attempt's tree is
+	 * gone (the shim saw to it), nothing writes them any more. */
+	if (la != NULL && la->out_dir != NULL) {
+		unlink_empty(la->out_dir, "stdout");
+		unlink_empty(la->out_dir, "stderr");
+	}
+	if (la != NULL && la->tmp_slot >= 0) {
+		tmp_pool_put(la->tmp_slot);
+		la->tmp_slot = -1;
+	}
 	/* Usually empty: one rmdir, the tree walk only when needed. */
-	if (la != NULL && la->tmp_dir != NULL && !la->tmp_gone &&
+	else if (la != NULL && la->tmp_dir != NULL && !la->tmp_gone &&
 	    rmdir(la->tmp_dir) != 0 && errno != ENOENT)
 		vg_rm_rf(la->tmp_dir, NULL);
 	local_free(la);

@@ -701,6 +701,12 @@ vg_sandbox_pidns(const struct vg_sandbox *sb)
 	return sb->pidns;
 }
 
+int
+vg_sandbox_private_tmp(const struct vg_sandbox *sb)
+{
+	return sb->private_tmp;
+}
+
 /* Writes a whole string to a file (child side). */
 static int
 write_file(const char *path, const char *s)

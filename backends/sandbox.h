@@ -76,6 +76,9 @@ unsigned long long vg_sandbox_clone_flags(const struct vg_sandbox *sb);
 /* True when the task's first process is the init of a PID namespace. */
 int	vg_sandbox_pidns(const struct vg_sandbox *sb);
 
+/* True when the task's TMPDIR is bound over /tmp (a private /tmp). */
+int	vg_sandbox_private_tmp(const struct vg_sandbox *sb);
+
 /* Per-task paths, all absolute; scratch_dir may be NULL. */
 struct vg_sandbox_paths {
 	const char	*task_dir;

@@ -419,7 +419,8 @@ main(int argc, char **argv, char **envp)
 	}
 	/* Usually empty; vigil removes what is left otherwise.  (Landlock
 	 * allows it: tmp_dir is beneath a writable directory.) */
-	if ((in.l.flags & VG_SHIM_MKTMP) && rmdir(vg_shim_launch_str(&in.l,
+	if ((in.l.flags & VG_SHIM_MKTMP) && !(in.l.flags & VG_SHIM_KEEPTMP) &&
+	    rmdir(vg_shim_launch_str(&in.l,
 	    in.l.tmp_dir)) == 0)
 		tmp_gone = 1;
 	shim_exit(VG_SHIM_DONE, 0, "", tstatus);

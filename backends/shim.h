@@ -52,8 +52,9 @@ enum vg_shim_flag {
 	VG_SHIM_LL_PROC		= 1 << 3,	/* read rule on /proc (strict) */
 	VG_SHIM_LL_TMP		= 1 << 4,	/* own rule for tmp_dir */
 	VG_SHIM_MKTMP		= 1 << 5,	/* create tmp_dir, remove it */
+	VG_SHIM_KEEPTMP		= 1 << 6,	/* ... but leave it: a slot's */
 };
-#define VG_SHIM_FLAGS_KNOWN	0x3f
+#define VG_SHIM_FLAGS_KNOWN	0x7f
 
 /* One Landlock path-beneath rule on an fd the shim inherits. */
 struct vg_shim_rule {

@@ -136,3 +136,81 @@ awk -v v="$vigil_ms" -v x="$xargs_ms" \
 /usr/bin/time -f %M -o "$W/rss" "$VIGIL" run -q --jobs 2 "$W/m$BIG.yaml"
 rss=$(tail -n 1 "$W/rss")
 echo "vigil run of $BIG tasks: peak RSS ${rss} kB (target < 30720 kB): $( [ "$rss" -lt 30720 ] && echo ok || echo OVER)"
+
+# --- Scale (issue 19): vigil against `xargs -P2` and a bare posix_spawn
+# loop of the same `true` (bench/spawn-loop.c, two at a time), all in
+# this run, at 1,000 tasks and, with --scale (or SCALE=1, or BIG=1), at
+# 100,000.  Prints per-task times, their ratios, the growth of vigil's
+# per-task time from 1,000 to 100,000 tasks (target <= 1.1), peak RSS
+# (target <= 50 MB at 100,000), `vigil status` times on the big run
+# (target <= 50 ms each), the files the run left, and the load average
+# beside each figure (the machine is shared).  SCALE_N=... changes the
+# big count (a multiple of 1000).
+SCALE=${SCALE:-0}
+for a in "$@"; do [ "$a" = --scale ] && SCALE=1; done
+[ "$BIG" = 1 ] && SCALE=1
+make -s --no-print-directory bench-build >/dev/null
+SPAWN=$PWD/build/release/bench/spawn-loop
+
+# A manifest of 1000 * $2 tasks: two axes, so that it stays small.
+manifest2() {
+	{
+		echo "version: 1"
+		echo "name: scale-$1"
+		echo "command: [\"true\"]"
+		echo "matrix:"
+		echo "  a: [$(seq -s ', ' 0 999)]"
+		echo "  b: [$(seq -s ', ' 0 $(($2 - 1)))]"
+	} >"$W/s$1.yaml"
+}
+
+load() { cut -d' ' -f1 /proc/loadavg; }
+
+# scale_one N: one line per runner, with per-task ms and ratios.
+scale_one() {
+	n=$1
+	manifest2 "$n" $((n / 1000))
+	l0=$(load)
+	t0=$(now_ms)
+	/usr/bin/time -f %M -o "$W/x.rss" sh -c \
+	    "seq $n | xargs -P2 -I{} $true_bin"
+	t1=$(now_ms)
+	sp=$("$SPAWN" "$n" 2 "$true_bin")
+	t2=$(now_ms)
+	/usr/bin/time -f %M -o "$W/v.rss" "$VIGIL" run -q --jobs 2 \
+	    "$W/s$n.yaml"
+	t3=$(now_ms)
+	l1=$(load)
+	x_ms=$((t1 - t0)); s_ms=${sp% *}; v_ms=$((t3 - t2))
+	v_rss=$(tail -n 1 "$W/v.rss")
+	run=$(ls -t "$VIGIL_HOME/runs" | head -n 1)
+	files=$(find "$VIGIL_HOME/runs/$run" | wc -l)
+	awk -v n="$n" -v x="$x_ms" -v s="$s_ms" -v v="$v_ms" \
+	    -v xr="$(tail -n 1 "$W/x.rss")" -v sr="${sp#* }" -v vr="$v_rss" \
+	    -v l0="$l0" -v l1="$l1" -v f="$files" 'BEGIN {
+		printf "scale %d tasks (load %s..%s):\n", n, l0, l1
+		printf "  spawn loop -P2: %7d ms  %6.3f ms/task  rss %6d kB\n", s, s / n, sr
+		printf "  xargs -P2:      %7d ms  %6.3f ms/task  rss %6d kB\n", x, x / n, xr
+		printf "  vigil -j 2:     %7d ms  %6.3f ms/task  rss %6d kB\n", v, v / n, vr
+		printf "  ratio vigil/xargs %.2f (target <= 1.25): %s; vigil/spawn loop %.2f\n", v / x, v / x <= 1.25 ? "ok" : "OVER", v / s
+		printf "  files and directories in the run directory: %d\n", f
+	}'
+	echo "$n $v_ms $v_rss" >>"$W/scale"
+}
+
+: >"$W/scale"
+scale_one 1000
+if [ "$SCALE" = 1 ]; then
+	big=${SCALE_N:-100000}
+	scale_one "$big"
+	run=$(ls -t "$VIGIL_HOME/runs" | head -n 1)
+	l0=$(load)
+	t0=$(now_ms); "$VIGIL" status >/dev/null; t1=$(now_ms)
+	"$VIGIL" status "$run/$((big / 2))" >/dev/null; t2=$(now_ms)
+	echo "vigil status: $((t1 - t0)) ms, vigil status RUN/TASK:" \
+	    "$((t2 - t1)) ms (load $l0; target <= 50 ms each)"
+	awk -v big="$big" 'NR == 1 { p1 = $2 / $1 } NR == 2 { p2 = $2 / $1; r = $3 }
+	    END { g = p2 / p1
+		printf "per-task time %d / 1000 tasks: %.2f (target <= 1.1): %s\n", big, g, g <= 1.1 ? "ok" : "OVER"
+		printf "peak RSS of the %d-task run: %d kB (target <= 51200 kB at 100000): %s\n", big, r, r <= 51200 ? "ok" : "OVER" }' "$W/scale"
+fi

@@ -306,7 +306,8 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 	memset(&c, 0, sizeof(c));
 	c.out = out;
 	c.n = r.ntasks > 0 ? (size_t)r.ntasks : 0;
-	if ((rc = vg_usage_load_last(st, r.id, c.n, &c.last, &e)) != 0)
+	if ((rc = vg_usage_load_last_of(st, r.id, c.n, task, &c.last,
+	    &e)) != 0)
 		goto out;
 	vg_usage_sum_init(&sum);
 	vg_usage_sum_last(&sum, c.last, c.n);

@@ -38,11 +38,36 @@
  * does not say. */
 #define DEFAULT_KILL_GRACE	10.0
 
+/*
+ * A task as the driver keeps it for the whole drive: its row without the
+ * strings, so that a large run costs under 100 bytes a task.  The reason
+ * is written afresh with every change; handle, node and GPU ids belong
+ * to the latest attempt and live in its box while it is in flight, and
+ * are read back from the store by key for a task written without one.
+ */
+struct trec {
+	double			 started, ended, next_at, timeout;
+	uint64_t		 memory, time;
+	unsigned long long	 pid_start;
+	int			 index, attempts, tries, exit_code, signal;
+	int			 cancel_req;
+	pid_t			 pid;
+	enum vg_state		 state;
+};
+
+/* The strings of a task row that belong to its latest attempt. */
+struct tstrings {
+	char	handle[64];
+	char	node[64];
+	char	gpus[256];
+};
+
 /* One attempt in flight, with the storage its borrowed strings need. */
 struct box {
 	struct vg_attempt	 a;
 	char			*task_dir;
 	char			*scratch_dir;
+	struct tstrings		 s;
 };
 
 struct drv {
@@ -51,8 +76,8 @@ struct drv {
 	char				*run_dir;
 	const struct vg_manifest	*m;
 	const struct vg_taskset		*ts;
-	struct vg_task_rec		*tr;
-	size_t				 n;
+	struct trec			*tr;
+	size_t				 n, ncap;
 	struct box			**live;		/* by task index */
 	struct vg_sched			 sched;
 	int				 sched_open;
@@ -72,6 +97,8 @@ struct drv {
 	/* after: first attempts wait while gated (after_gate). */
 	int				 after_gated;
 	double				 after_next;	/* next check */
+	char				 after_said[256]; /* the reason the
+							   waiting tasks hold */
 	double				 created;	/* of the run */
 	struct vg_after_state		 after;
 };
@@ -343,18 +370,117 @@ drv_label(struct drv *d, size_t i)
 	return vg_buf_str(&d->label);
 }
 
+/* Copies the compact part of a task row. */
+static void
+trec_of(struct trec *c, const struct vg_task_rec *t)
+{
+	c->started = t->started;
+	c->ended = t->ended;
+	c->next_at = t->next_at;
+	c->timeout = t->timeout;
+	c->memory = t->memory;
+	c->time = t->time;
+	c->pid_start = t->pid_start;
+	c->index = t->index;
+	c->attempts = t->attempts;
+	c->tries = t->tries;
+	c->exit_code = t->exit_code;
+	c->signal = t->signal;
+	c->cancel_req = t->cancel_req;
+	c->pid = t->pid;
+	c->state = t->state;
+}
+
+/* The whole row of a task from its compact part and its strings. */
+static void
+rec_of(struct vg_task_rec *t, const struct trec *c, const struct tstrings *s)
+{
+	memset(t, 0, sizeof(*t));
+	t->started = c->started;
+	t->ended = c->ended;
+	t->next_at = c->next_at;
+	t->timeout = c->timeout;
+	t->memory = c->memory;
+	t->time = c->time;
+	t->pid_start = c->pid_start;
+	t->index = c->index;
+	t->attempts = c->attempts;
+	t->tries = c->tries;
+	t->exit_code = c->exit_code;
+	t->signal = c->signal;
+	t->cancel_req = c->cancel_req;
+	t->pid = c->pid;
+	t->state = c->state;
+	vg_strlcpy(t->handle, s->handle, sizeof(t->handle));
+	vg_strlcpy(t->node, s->node, sizeof(t->node));
+	vg_strlcpy(t->gpus, s->gpus, sizeof(t->gpus));
+}
+
+/* Takes the strings of the task row the store gives (arg). */
+static int
+strings_cb(void *arg, const struct vg_task_rec *t, const char *mj,
+    const char *label)
+{
+	struct tstrings *s = arg;
+
+	(void)mj;
+	(void)label;
+	vg_strlcpy(s->handle, t->handle, sizeof(s->handle));
+	vg_strlcpy(s->node, t->node, sizeof(s->node));
+	vg_strlcpy(s->gpus, t->gpus, sizeof(s->gpus));
+	return 1;
+}
+
+/* The strings of task i: its attempt's in flight, else the store's (none
+ * before a first attempt). */
+static int
+task_strings(struct drv *d, size_t i, struct tstrings *s, struct vg_err *e)
+{
+	if (d->live[i] != NULL) {
+		*s = d->live[i]->s;
+		return 0;
+	}
+	memset(s, 0, sizeof(*s));
+	if (d->tr[i].attempts == 0)
+		return 0;
+	return vg_store_task_each(d->st, d->run_id, d->tr[i].index,
+	    strings_cb, s, e);
+}
+
+/* Adds one task row to the driver's records (arg), while they have
+ * room; more rows than that are only counted. */
+static int
+load_cb(void *arg, const struct vg_task_rec *t, const char *mj,
+    const char *label)
+{
+	struct drv *d = arg;
+
+	(void)mj;
+	(void)label;
+	if (d->n < d->ncap)
+		trec_of(&d->tr[d->n], t);
+	d->n++;
+	return 0;
+}
+
 /* Moves task i to state st (counts, progress, task row, event). */
 static int
 set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
     const char *reason, struct vg_err *e)
 {
-	struct vg_task_rec *t = &d->tr[i];
+	struct trec *t = &d->tr[i];
+	struct vg_task_rec full;
+	struct tstrings s;
 	int rc;
 
+	if ((rc = task_strings(d, i, &s, e)) != 0)
+		return rc;
 	d->counts[t->state]--;
 	t->state = st;
 	d->counts[st]++;
-	if ((rc = record_task(d->st, d->run_id, t, attempt, reason, e)) != 0)
+	rec_of(&full, t, &s);
+	if ((rc = record_task(d->st, d->run_id, &full, attempt, reason,
+	    e)) != 0)
 		return rc;
 	if (d->pg != NULL)
 		vg_progress_task(d->pg, t->index, drv_label(d, i), st, attempt,
@@ -369,9 +495,9 @@ set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
  * code -1, no signal) and ended its end (0 while not ended).
  */
 static int
-put_attempt(struct drv *d, const struct vg_task_rec *t, int attempt,
-    enum vg_state st, int seen, const struct vg_result *r, double ended,
-    const char *reason, struct vg_err *e)
+put_attempt(struct drv *d, const struct trec *t, const struct tstrings *s,
+    int attempt, enum vg_state st, int seen, const struct vg_result *r,
+    double ended, const char *reason, struct vg_err *e)
 {
 	struct vg_attempt_rec ar;
 
@@ -387,9 +513,9 @@ put_attempt(struct drv *d, const struct vg_task_rec *t, int attempt,
 		ar.started = t->started;
 		ar.pid = t->pid;
 		ar.pid_start = t->pid_start;
-		ar.handle = t->handle;
-		ar.node = t->node;
-		ar.gpus = t->gpus[0] != '\0' ? t->gpus : NULL;
+		ar.handle = s->handle;
+		ar.node = s->node;
+		ar.gpus = s->gpus[0] != '\0' ? s->gpus : NULL;
 	}
 	if (r != NULL && !vg_usage_off())
 		ar.usage = r->usage;
@@ -420,7 +546,7 @@ box_free(struct box *b)
 static int
 submit_task(struct drv *d, size_t i, struct vg_err *e)
 {
-	struct vg_task_rec *t = &d->tr[i];
+	struct trec *t = &d->tr[i];
 	struct box *b;
 	char idx[32];
 	char *tasks;
@@ -467,19 +593,25 @@ submit_task(struct drv *d, size_t i, struct vg_err *e)
 	b->a.kill_grace = d->m->kill_grace > 0 ? d->m->kill_grace :
 	    DEFAULT_KILL_GRACE;
 	b->a.pidfd = -1;
-	t->attempts++;
-	t->pid = 0;
-	t->pid_start = 0;
-	t->handle[0] = '\0';
-	t->exit_code = -1;
-	t->signal = 0;
-	if ((rc = put_attempt(d, t, t->attempts, VG_ST_QUEUED, 0, NULL, 0,
-	    NULL, e)) != 0 ||
-	    (rc = set_task(d, i, VG_ST_QUEUED, t->attempts, NULL, e)) != 0) {
+	/* The previous attempt's node and GPUs stay until this one's. */
+	if ((rc = task_strings(d, i, &b->s, e)) != 0) {
 		box_free(b);
 		return rc;
 	}
+	b->s.handle[0] = '\0';
+	t->attempts++;
+	t->pid = 0;
+	t->pid_start = 0;
+	t->exit_code = -1;
+	t->signal = 0;
 	d->live[i] = b;
+	if ((rc = put_attempt(d, t, &b->s, t->attempts, VG_ST_QUEUED, 0, NULL,
+	    0, NULL, e)) != 0 ||
+	    (rc = set_task(d, i, VG_ST_QUEUED, t->attempts, NULL, e)) != 0) {
+		d->live[i] = NULL;
+		box_free(b);
+		return rc;
+	}
 	if ((rc = vg_sched_submit(&d->sched, &b->a, e)) != 0) {
 		d->live[i] = NULL;
 		box_free(b);
@@ -541,7 +673,7 @@ submit_ready(struct drv *d, struct vg_err *e)
 static int
 after_gate(struct drv *d, struct vg_err *e)
 {
-	struct vg_task_rec *t;
+	struct trec *t;
 	double now = vg_now();
 	enum vg_after_verdict v;
 	size_t i;
@@ -554,17 +686,20 @@ after_gate(struct drv *d, struct vg_err *e)
 	    &d->after, e)) != 0)
 		return rc;
 	v = d->after.verdict;
+	/* The waiting tasks are told once per new reason, not per check. */
 	for (i = 0; i < d->n && v != VG_AFTER_OPEN &&
-	    v != VG_AFTER_HANDOFF; i++) {
+	    v != VG_AFTER_HANDOFF && (v == VG_AFTER_NEVER ||
+	    strcmp(d->after_said, d->after.why) != 0); i++) {
 		t = &d->tr[i];
 		if (t->state != VG_ST_PENDING || d->live[i] != NULL ||
-		    t->next_at > 0 || strcmp(t->reason, d->after.why) == 0)
+		    t->next_at > 0)
 			continue;
 		if ((rc = set_task(d, i, v == VG_AFTER_NEVER ?
 		    VG_ST_DEPENDENCY : VG_ST_PENDING, t->attempts,
 		    d->after.why, e)) != 0)
 			return rc;
 	}
+	vg_strlcpy(d->after_said, d->after.why, sizeof(d->after_said));
 	if (v == VG_AFTER_WAIT)
 		return 0;
 	if (v == VG_AFTER_HANDOFF) {
@@ -638,7 +773,7 @@ static int
 task_ended(struct drv *d, size_t i, struct box *b,
     const struct vg_sched_update *u, struct vg_err *e)
 {
-	struct vg_task_rec *t = &d->tr[i];
+	struct trec *t = &d->tr[i];
 	const struct vg_retry *rp = &d->m->retry;
 	const struct vg_result *r = &u->result;
 	char why[256], msg[256];
@@ -647,6 +782,10 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	int rc;
 
 	describe(r, why, sizeof(why));
+	/* Made by the driver at the start; kept only when something is in
+	 * it (the backend removed empty output files). */
+	if (!d->sched.remote)
+		(void)rmdir(b->task_dir);
 	if (b->scratch_dir != NULL)
 		(void)vg_scratch_finish(b->scratch_dir, d->m->scratch.keep,
 		    u->state == VG_ST_SUCCEEDED, NULL);
@@ -656,9 +795,9 @@ task_ended(struct drv *d, size_t i, struct box *b,
 		t->started = r->started;
 	t->ended = r->ended > 0 ? r->ended : vg_now();
 	if (r->node[0] != '\0')
-		vg_strlcpy(t->node, r->node, sizeof(t->node));
-	if ((rc = put_attempt(d, t, b->a.attempt, u->state, 1, r, t->ended,
-	    why, e)) != 0)
+		vg_strlcpy(b->s.node, r->node, sizeof(b->s.node));
+	if ((rc = put_attempt(d, t, &b->s, b->a.attempt, u->state, 1, r,
+	    t->ended, why, e)) != 0)
 		return rc;
 	on = rp->on != 0 ? rp->on : ~0u;
 	t->tries++;
@@ -731,7 +870,7 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 {
 	struct box *b = (struct box *)u->a;
 	size_t i = (size_t)(b->a.task - d->ts->v);
-	struct vg_task_rec *t;
+	struct trec *t;
 	int rc;
 
 	if (i >= d->n || d->live[i] != b)
@@ -739,7 +878,7 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 		    "attempt vigil does not know");
 	t = &d->tr[i];
 	if (u->handle[0] != '\0')
-		vg_strlcpy(t->handle, u->handle, sizeof(t->handle));
+		vg_strlcpy(b->s.handle, u->handle, sizeof(b->s.handle));
 	if (vg_state_terminal(u->state)) {
 		rc = task_ended(d, i, b, u, e);
 		d->live[i] = NULL;
@@ -753,14 +892,14 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 			(void)vg_pid_start_time(t->pid, &t->pid_start);
 		t->started = b->a.started > 0 ? b->a.started : vg_now();
 		t->ended = 0;
-		vg_strlcpy(t->gpus, b->a.gpu_set ? b->a.gpu_ids : "",
-		    sizeof(t->gpus));
+		vg_strlcpy(b->s.gpus, b->a.gpu_set ? b->a.gpu_ids : "",
+		    sizeof(b->s.gpus));
 		/* Where it runs, when the scheduler knows (Slurm). */
 		if (u->result.node[0] != '\0')
-			vg_strlcpy(t->node, u->result.node, sizeof(t->node));
+			vg_strlcpy(b->s.node, u->result.node, sizeof(b->s.node));
 	}
-	if ((rc = put_attempt(d, t, b->a.attempt, u->state, 1, NULL, 0,
-	    u->reason, e)) != 0)
+	if ((rc = put_attempt(d, t, &b->s, b->a.attempt, u->state, 1, NULL,
+	    0, u->reason, e)) != 0)
 		return rc;
 	return set_task(d, i, u->state, b->a.attempt,
 	    u->reason[0] != '\0' ? u->reason : NULL, e);
@@ -770,7 +909,7 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 static int
 cancel_task(struct drv *d, size_t i, const char *why, struct vg_err *e)
 {
-	struct vg_task_rec *t = &d->tr[i];
+	struct trec *t = &d->tr[i];
 
 	if (vg_state_terminal(t->state))
 		return 0;
@@ -915,7 +1054,8 @@ signals_off(struct drv *d)
 static int
 recover(struct drv *d, int had_owner, struct vg_err *e)
 {
-	struct vg_task_rec *t;
+	struct trec *t;
+	struct tstrings s;
 	struct vg_err ke;
 	const char *why = "interrupted: vigil exited";
 	size_t i;
@@ -941,6 +1081,8 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 		 * handle recorded (vigil died between handing the attempt
 		 * over and recording its job id), the scheduler may still
 		 * know it: slurm finds it in its job journal. */
+		if ((rc = task_strings(d, i, &s, e)) != 0)
+			return rc;
 		if (!vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL)) {
 			struct box *b = vg_xcalloc(1, sizeof(*b));
 			char idx[32], *tasks;
@@ -961,8 +1103,9 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 			b->a.kill_grace = d->m->kill_grace > 0 ?
 			    d->m->kill_grace : DEFAULT_KILL_GRACE;
 			b->a.pidfd = -1;
+			b->s = s;
 			vg_err_init(&ke);
-			if (vg_sched_reattach(&d->sched, &b->a, t->handle,
+			if (vg_sched_reattach(&d->sched, &b->a, s.handle,
 			    &ke) == 0) {
 				d->live[i] = b;
 				continue;
@@ -977,7 +1120,7 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 			(void)vg_kill_leftovers(d->run_id, t->index, NULL, NULL);
 			swept = 1;
 		}
-		if ((rc = put_attempt(d, t, t->attempts, VG_ST_LOST, 1, NULL,
+		if ((rc = put_attempt(d, t, &s, t->attempts, VG_ST_LOST, 1, NULL,
 		    vg_now(), why, e)) != 0)
 			return rc;
 		if ((rc = vg_store_event(d->st, d->run_id, t->index,
@@ -1156,7 +1299,7 @@ poll_timeout(struct drv *d, struct vg_err *e)
 
 	(void)e;
 	for (k = 0; k < d->nretry; k++) {
-		const struct vg_task_rec *t = &d->tr[d->retry[k]];
+		const struct trec *t = &d->tr[d->retry[k]];
 
 		if (t->state == VG_ST_PENDING &&
 		    (soon == 0 || t->next_at < soon))
@@ -1209,7 +1352,11 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	d.pg = o->progress;
 	d.created = ri.created;
 	d.after_gated = m->after.n > 0;
-	if ((rc = vg_store_tasks_load(st, run_id, &d.tr, &d.n, e)) != 0)
+	/* Row by row into the compact records: the full rows of a large
+	 * run would cost eight times as much, even for a moment. */
+	d.tr = vg_xcalloc(ts->n + 1, sizeof(*d.tr));
+	d.ncap = ts->n;
+	if ((rc = vg_store_task_each(st, run_id, -1, load_cb, &d, e)) != 0)
 		goto out;
 	if (d.n != ts->n) {
 		rc = vg_err_set(e, VG_ESTATE, "run '%s' has %zu tasks "

@@ -162,6 +162,14 @@ static const struct migration migrations[] = {
 		" handle TEXT NOT NULL, root TEXT NOT NULL, owner TEXT NOT"
 		" NULL, jobs INTEGER NOT NULL, manifest TEXT NOT NULL);",
 	},
+	{
+		.version = 7,
+		.description = "task counts by state from an index",
+		/* vigil status counts a run's tasks by state (GROUP BY):
+		 * from this covering index, not the rows. */
+		.sql =
+		"CREATE INDEX tasks_state ON tasks (run_id, state);",
+	},
 };
 
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -1184,9 +1192,10 @@ vg_store_task_each(struct vg_store *s, const char *run_id, int index,
 	sqlite3_stmt *st;
 	int rc, stop = 0;
 
-	if ((rc = db_prepare_gen(s, sql_select(&task_def, " WHERE"
-	    " run_id = ?1 AND (?2 < 0 OR idx = ?2) ORDER BY idx"), &st,
-	    e)) != 0)
+	/* Two forms: an OR of the key would make sqlite scan the run. */
+	if ((rc = db_prepare_gen(s, sql_select(&task_def, index < 0 ?
+	    " WHERE run_id = ?1 AND ?2 < 0 ORDER BY idx" :
+	    " WHERE run_id = ?1 AND idx = ?2"), &st, e)) != 0)
 		return rc;
 	bind_str(st, 1, run_id);
 	sqlite3_bind_int(st, 2, index);
@@ -1246,9 +1255,10 @@ vg_store_attempt_each(struct vg_store *s, const char *run_id, int index,
 	sqlite3_stmt *st;
 	int rc, stop = 0;
 
-	if ((rc = db_prepare_gen(s, sql_select(&attempt_def, " WHERE"
-	    " run_id = ?1 AND (?2 < 0 OR idx = ?2) ORDER BY idx, attempt"),
-	    &st, e)) != 0)
+	if ((rc = db_prepare_gen(s, sql_select(&attempt_def, index < 0 ?
+	    " WHERE run_id = ?1 AND ?2 < 0 ORDER BY idx, attempt" :
+	    " WHERE run_id = ?1 AND idx = ?2 ORDER BY attempt"), &st,
+	    e)) != 0)
 		return rc;
 	bind_str(st, 1, run_id);
 	sqlite3_bind_int(st, 2, index);
@@ -1293,7 +1303,8 @@ vg_store_event_each(struct vg_store *s, const char *run_id, int task,
 
 	if ((rc = db_prepare_gen(s, sql_select(&event_def,
 	    /* -2: VG_STORE_EVENTS_ALL */
-	    " WHERE run_id = ?1 AND (?2 = -2 OR task = ?2) ORDER BY id"),
+	    task == -2 ? " WHERE run_id = ?1 AND ?2 = -2 ORDER BY id" :
+	    " WHERE run_id = ?1 AND task = ?2 ORDER BY id"),
 	    &st, e)) != 0)
 		return rc;
 	bind_str(st, 1, run_id);

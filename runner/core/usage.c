@@ -200,10 +200,17 @@ int
 vg_usage_load_last(struct vg_store *st, const char *run_id, size_t ntasks,
     struct vg_usage_last **out, struct vg_err *e)
 {
+	return vg_usage_load_last_of(st, run_id, ntasks, -1, out, e);
+}
+
+int
+vg_usage_load_last_of(struct vg_store *st, const char *run_id,
+    size_t ntasks, int task, struct vg_usage_last **out, struct vg_err *e)
+{
 	struct last_ctx c = { vg_xcalloc(ntasks + 1, sizeof(*c.v)), ntasks };
 	int rc;
 
-	if ((rc = vg_store_attempt_each(st, run_id, -1, last_cb, &c,
+	if ((rc = vg_store_attempt_each(st, run_id, task, last_cb, &c,
 	    e)) != 0) {
 		free(c.v);
 		return rc;

@@ -85,6 +85,11 @@ struct vg_usage_last {
  */
 int	vg_usage_load_last(struct vg_store *st, const char *run_id,
 	    size_t ntasks, struct vg_usage_last **out, struct vg_err *e);
+/* The same for one task (task >= 0: only its entry is filled), by the
+ * run's key and the task's, without reading the other tasks' attempts. */
+int	vg_usage_load_last_of(struct vg_store *st, const char *run_id,
+	    size_t ntasks, int task, struct vg_usage_last **out,
+	    struct vg_err *e);
 
 /* Adds the ended ones of n latest attempts (vg_usage_load_last) to s. */
 void	vg_usage_sum_last(struct vg_usage_sum *s,

@@ -270,6 +270,7 @@ test_migrate(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "DROP TABLE run_groups;"
 	    " DROP TABLE audit_pack; DROP TABLE sessions;"
+	    " DROP INDEX tasks_state;"
 	    " DELETE FROM migrations WHERE version >= 4;"
 	    " PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);

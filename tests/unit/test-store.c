@@ -146,7 +146,7 @@ test_reopen_and_newer_schema(void **state)
 	struct ctx *c = *state;
 	struct vg_store *s2 = NULL;
 	struct vg_err e;
-	char *path, *want;
+	char *path, *want, *sql;
 	sqlite3 *db;
 
 	vg_err_init(&e);
@@ -155,14 +155,15 @@ test_reopen_and_newer_schema(void **state)
 	vg_store_close(s2);
 	path = vg_path_join(c->home, "vigil.db");
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL,
-	    NULL, NULL), SQLITE_OK);
+	sql = vg_xasprintf("PRAGMA user_version = %d", VG_STORE_SCHEMA + 1);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	free(sql);
 	sqlite3_close(db);
 	assert_int_equal(vg_store_open(c->home, &s2, &e), VG_ESTATE);
 	assert_null(s2);
-	want = vg_xasprintf("state database '%s/vigil.db' has schema 7, "
+	want = vg_xasprintf("state database '%s/vigil.db' has schema %d, "
 	    "newer than this vigil's %d (upgrade vigil)", c->home,
-	    VG_STORE_SCHEMA);
+	    VG_STORE_SCHEMA + 1, VG_STORE_SCHEMA);
 	assert_string_equal(e.msg, want);
 	free(want);
 	free(path);
