@@ -132,6 +132,12 @@ Y
 "$VIGIL" submit --cron "$W/det.yaml" >"$W/o" 2>"$W/e"
 expect_eq "submit --cron exit" 0 $?
 expect_eq "submit --cron silent" "0 0" "$(wc -c <"$W/o") $(wc -c <"$W/e")"
+# The detached driver marks the run RUNNING a moment after submit
+# returns (later still on a loaded machine).
+n=0
+while [ "$(count "$(runs_in det RUNNING)")" -ne 1 ] && [ $n -lt 100 ]; do
+	sleep 0.05; n=$((n + 1))
+done
 hid=$(runs_in det RUNNING)
 expect_eq "detached holder running" 1 "$(count "$hid")"
 "$VIGIL" run --cron "$W/det.yaml" >"$W/o" 2>"$W/e"
