@@ -28,40 +28,7 @@
 #include "runner/core/session.h"
 #include "runner/core/store.h"
 
-struct ctx {
-	char		*dir;
-	char		*home;
-	struct vg_store	*st;
-};
-
-static int
-setup(void **state)
-{
-	char tmpl[] = "/tmp/vigil-session-XXXXXX";
-	struct ctx *c = calloc(1, sizeof(*c));
-	struct vg_err e;
-
-	assert_non_null(mkdtemp(tmpl));
-	c->dir = vg_xstrdup(tmpl);
-	c->home = vg_path_join(tmpl, "home");
-	vg_err_init(&e);
-	assert_int_equal(vg_store_open(c->home, &c->st, &e), 0);
-	*state = c;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct ctx *c = *state;
-
-	vg_store_close(c->st);
-	(void)vg_rm_rf(c->dir, NULL);
-	free(c->dir);
-	free(c->home);
-	free(c);
-	return 0;
-}
+#include "store-fixture.h"
 
 /* Records a session with id, name and state. */
 static void

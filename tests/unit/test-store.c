@@ -18,40 +18,7 @@
 #include "common/path.h"
 #include "runner/core/store.h"
 
-struct ctx {
-	char		*home;
-	struct vg_store	*st;
-};
-
-static int
-setup(void **state)
-{
-	char tmpl[] = "/tmp/vigil-store-XXXXXX";
-	struct ctx *c = calloc(1, sizeof(*c));
-	struct vg_err e;
-
-	assert_non_null(mkdtemp(tmpl));
-	c->home = vg_path_join(tmpl, "home");
-	vg_err_init(&e);
-	assert_int_equal(vg_store_open(c->home, &c->st, &e), 0);
-	*state = c;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct ctx *c = *state;
-	char *parent = vg_xstrdup(c->home);
-
-	vg_store_close(c->st);
-	*strrchr(parent, '/') = '\0';
-	(void)vg_rm_rf(parent, NULL);
-	free(parent);
-	free(c->home);
-	free(c);
-	return 0;
-}
+#include "store-fixture.h"
 
 /* Adds a run with n pending tasks. */
 static void
