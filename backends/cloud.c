@@ -933,7 +933,7 @@ out:
  * a token there is nothing vigil could have created: no error.
  */
 int
-vg_cloud_reap(const struct vg_cloud_ops *ops, const char *run_id,
+vg_cloud_reap(const struct vg_cloud_ops *ops, const char *run_id, int task,
     struct vg_buf *report, struct vg_err *e)
 {
 	struct vg_cloud_boxes boxes = { 0 };
@@ -952,8 +952,12 @@ vg_cloud_reap(const struct vg_cloud_ops *ops, const char *run_id,
 		goto out;
 	for (i = 0; i < boxes.n; i++) {
 		b = &boxes.v[i];
-		if (run_id != NULL ? strcmp(b->run, run_id) != 0 :
+		if (run_id != NULL ? b->run == NULL ||
+		    strcmp(b->run, run_id) != 0 :
 		    !vg_backend_owner_dead(b->owner))
+			continue;
+		if (run_id != NULL && task >= 0 && (b->task == NULL ||
+		    atoi(b->task) != task))
 			continue;
 		if ((rc = ops->destroy(&c, b->id, e)) != 0)
 			goto out;
@@ -964,6 +968,27 @@ vg_cloud_reap(const struct vg_cloud_ops *ops, const char *run_id,
 out:
 	vg_cloud_boxes_release(&boxes);
 	vg_cloud_close(&c);
+	return rc;
+}
+
+/* Reattach: the sandbox of a is found by its tags and deleted (its
+ * command cannot be followed from a new process); see cloud.h. */
+int
+vg_cloud_reattach(const struct vg_cloud_ops *ops, struct vg_attempt *a,
+    struct vg_result *r, struct vg_err *e)
+{
+	struct vg_buf said = VG_BUF_INIT;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	rc = vg_cloud_reap(ops, a->run_id, a->task != NULL ? a->task->index :
+	    0, &said, e);
+	if (rc == 0)
+		rc = vg_err_set(e, VG_ENOENT, "%s: %s", ops->name, said.len > 0 ?
+		    "the attempt's sandbox was deleted (its command cannot be "
+		    "followed by a new monitor)" : "no sandbox of the attempt "
+		    "was left");
+	vg_buf_release(&said);
 	return rc;
 }
 

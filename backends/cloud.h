@@ -313,7 +313,12 @@ void	vg_cloud_labels(const struct vg_attempt *a, struct vg_json_writer *w);
 int	vg_cloud_run(const struct vg_cloud_ops *ops, struct vg_attempt *a,
 	    struct vg_result *r, struct vg_err *e);
 int	vg_cloud_reap(const struct vg_cloud_ops *ops, const char *run_id,
-	    struct vg_buf *report, struct vg_err *e);
+	    int task, struct vg_buf *report, struct vg_err *e);
+/* The backend's reattach op: finds the sandbox of a by its tags and,
+ * as the provider's command cannot be followed from a new process,
+ * deletes it; VG_ENOENT (the task runs again). */
+int	vg_cloud_reattach(const struct vg_cloud_ops *ops, struct vg_attempt *a,
+	    struct vg_result *r, struct vg_err *e);
 void	vg_cloud_probe(const struct vg_cloud_ops *ops, struct vg_buf *out);
 int	vg_cloud_validate(const struct vg_cloud_ops *ops,
 	    const struct vg_manifest *m, struct vg_diag *d);
@@ -330,9 +335,17 @@ NAME##_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)	\
 	return vg_cloud_run(&(OPS), a, r, e);				\
 }									\
 static int								\
-NAME##_reap(const char *run_id, struct vg_buf *report, struct vg_err *e) \
+NAME##_reap(const struct vg_manifest *m, const char *run_id, int task,	\
+    struct vg_buf *report, struct vg_err *e)				\
 {									\
-	return vg_cloud_reap(&(OPS), run_id, report, e);		\
+	(void)m;							\
+	return vg_cloud_reap(&(OPS), run_id, task, report, e);		\
+}									\
+static int								\
+NAME##_reattach(struct vg_attempt *a, struct vg_result *r,		\
+    struct vg_err *e)							\
+{									\
+	return vg_cloud_reattach(&(OPS), a, r, e);			\
 }									\
 static void								\
 NAME##_probe(struct vg_buf *out)					\
@@ -359,6 +372,7 @@ const struct vg_backend_ops vg_backend_##NAME = {			\
 	.run = NAME##_run,						\
 	.reap = NAME##_reap,						\
 	.pool = vg_cloud_pool,						\
+	.reattach = NAME##_reattach,					\
 }
 
 /* ---- pure parts of the providers, for tests and fuzzing ---- */

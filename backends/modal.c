@@ -707,7 +707,8 @@ direct_kill(struct vg_cloud_task *t, double grace, int *sig)
 
 /* Reap: SandboxList of the app by tag, terminating those to go. */
 static int
-direct_reap(const char *run_id, struct vg_buf *report, struct vg_err *e)
+direct_reap(const char *run_id, int task, struct vg_buf *report,
+    struct vg_err *e)
 {
 	Modal__Client__SandboxListRequest req =
 	    MODAL__CLIENT__SANDBOX_LIST_REQUEST__INIT;
@@ -764,6 +765,9 @@ direct_reap(const char *run_id, struct vg_buf *report, struct vg_err *e)
 			if (s->id == NULL || (run_id != NULL ? want[0] == NULL
 			    || strcmp(want[0], run_id) != 0 :
 			    !vg_backend_owner_dead(want[2])))
+				continue;
+			if (run_id != NULL && task >= 0 && (want[1] == NULL ||
+			    atoi(want[1]) != task))
 				continue;
 			if ((rc = direct_terminate(&c, s->id, e)) != 0)
 				break;
@@ -1114,9 +1118,32 @@ modal_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 
 /* Leftovers: the direct API can list them; the gateway cannot. */
 static int
-modal_reap(const char *run_id, struct vg_buf *report, struct vg_err *e)
+modal_reap(const struct vg_manifest *m, const char *run_id, int task,
+    struct vg_buf *report, struct vg_err *e)
 {
-	return direct_reap(run_id, report, e);
+	(void)m;
+	return direct_reap(run_id, task, report, e);
+}
+
+/* After vigil and the monitor died: a sandbox's exec stream cannot be
+ * picked up by another client, so the sandbox of the attempt is
+ * terminated (direct API; the gateway cannot list sandboxes, whose own
+ * timeout then ends them) and the task runs again. */
+static int
+modal_reattach(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
+{
+	struct vg_buf said = VG_BUF_INIT;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	rc = direct_reap(a->run_id, a->task != NULL ? a->task->index : 0,
+	    &said, e);
+	vg_buf_release(&said);
+	if (rc != 0)
+		return rc;
+	return vg_err_set(e, VG_ENOENT, "modal: an exec stream cannot be "
+	    "followed by a new monitor; the attempt's sandbox was "
+	    "terminated");
 }
 
 /* `vigil doctor`: the resolved mode, where its credentials come from and
@@ -1247,4 +1274,5 @@ const struct vg_backend_ops vg_backend_modal = {
 	.pool = vg_cloud_pool,
 	.run = modal_run,
 	.reap = modal_reap,
+	.reattach = modal_reattach,
 };

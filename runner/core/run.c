@@ -41,6 +41,7 @@ struct box {
 	struct vg_attempt	 a;
 	char			*task_dir;
 	char			*scratch_dir;
+	int			 reattached;	/* taken over by resume */
 };
 
 struct drv {
@@ -67,6 +68,7 @@ struct drv {
 	char				*scratch_base;	/* NULL: none here */
 	char				*unprepared;	/* why the backend's
 							   prepare failed */
+	const struct vg_backend_ops	*backend;	/* the run's, or NULL */
 };
 
 void
@@ -255,6 +257,49 @@ out:
 	return rc;
 }
 
+/* The directory of task index of the run in run_dir; caller frees. */
+static char *
+task_dir_of(const char *run_dir, int index)
+{
+	char idx[32], *tasks, *dir;
+
+	snprintf(idx, sizeof(idx), "%d", index);
+	tasks = vg_path_join(run_dir, "tasks");
+	dir = vg_path_join(tasks, idx);
+	free(tasks);
+	return dir;
+}
+
+int
+vg_run_reap(struct vg_store *st, const struct vg_run_info *r, int task,
+    struct vg_buf *said, struct vg_err *e)
+{
+	const struct vg_backend_ops *ops;
+	struct vg_manifest *m = NULL;
+	struct vg_buf json = VG_BUF_INIT;
+	char *dir;
+	int rc, i;
+
+	if (r->backend == NULL || (ops = vg_backend_find(r->backend)) == NULL ||
+	    !vg_backend_can_reap(ops))
+		return 0;
+	/* Monitors that outlived their vigil would go on following. */
+	for (i = 0; r->dir != NULL && i < r->ntasks; i++) {
+		if (task >= 0 && i != task)
+			continue;
+		dir = task_dir_of(r->dir, i);
+		(void)vg_backend_monitor_kill(dir, 0);
+		free(dir);
+	}
+	if ((rc = vg_store_run_manifest(st, r->id, &json, e)) == 0 &&
+	    (rc = vg_manifest_from_json(vg_buf_str(&json), json.len, &m,
+	    e)) == 0)
+		rc = vg_backend_reap(ops, m, r->id, task, said, e);
+	vg_manifest_free(m);
+	vg_buf_release(&json);
+	return rc;
+}
+
 int
 vg_run_cancel_orphan(struct vg_store *st, const struct vg_run_info *r,
     int task, struct vg_buf *said, struct vg_err *e)
@@ -284,8 +329,21 @@ vg_run_cancel_orphan(struct vg_store *st, const struct vg_run_info *r,
 		if ((rc = vg_scheduler_cancel_orphans(ops, r->id, r->dir, o, no,
 		    task < 0, said, e)) != 0)
 			goto out;
-	} else
+	} else {
+		struct vg_buf reaped = VG_BUF_INIT;
+
 		vg_buf_adds(said, "leftover processes killed");
+		/* What the backend left running (containers, remote tasks,
+		 * sandboxes) of the cancelled tasks. */
+		rc = vg_run_reap(st, r, task, &reaped, e);
+		while (reaped.len > 0 && reaped.data[reaped.len - 1] == '\n')
+			reaped.data[--reaped.len] = '\0';
+		if (reaped.len > 0)
+			vg_buf_printf(said, "\n%s", vg_buf_str(&reaped));
+		vg_buf_release(&reaped);
+		if (rc != 0)
+			goto out;
+	}
 	if ((rc = vg_store_begin(st, e)) != 0)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -514,11 +572,16 @@ submit_ready(struct drv *d, struct vg_err *e)
 	return 0;
 }
 
-/* The retry.on bit that covers state st; 0 when it is never retried. */
+/* The retry.on bit that covers state st (of a backend failure with
+ * cause); 0 when it is never retried. */
 static unsigned
-retry_bit(enum vg_state st)
+retry_bit(enum vg_state st, int cause)
 {
 	switch (st) {
+	case VG_ST_BACKEND_ERROR:
+		/* A permanent cause (bad image, credentials, host access)
+		 * fails the same way every time. */
+		return cause == VG_CAUSE_TRANSIENT ? VG_RETRY_BACKEND_ERROR : 0;
 	case VG_ST_FAILED:
 		return VG_RETRY_FAILED;
 	case VG_ST_TIMEOUT:
@@ -587,6 +650,20 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	if (b->scratch_dir != NULL)
 		(void)vg_scratch_finish(b->scratch_dir, d->m->scratch.keep,
 		    u->state == VG_ST_SUCCEEDED, NULL);
+	if (b->reattached && u->state == VG_ST_LOST) {
+		/* Resume found nothing of it left to follow: interrupted,
+		 * not counted against retry.max; it runs again. */
+		if ((rc = put_attempt(d, t, b->a.attempt, VG_ST_LOST, 1, r,
+		    vg_now(), why, e)) != 0 ||
+		    (rc = vg_store_event(d->st, d->run_id, t->index,
+		    b->a.attempt, VG_ST_LOST, why, e)) != 0)
+			return rc;
+		t->next_at = 0;
+		t->pid = 0;
+		t->pid_start = 0;
+		return set_task(d, i, VG_ST_PENDING, b->a.attempt,
+		    "interrupted: vigil exited; runs again", e);
+	}
 	t->exit_code = r->exit_code;
 	t->signal = r->signal;
 	if (r->started > 0)
@@ -599,7 +676,8 @@ task_ended(struct drv *d, size_t i, struct box *b,
 		return rc;
 	on = rp->on != 0 ? rp->on : ~0u;
 	t->tries++;
-	if (!d->cancelling && !t->cancel_req && (retry_bit(u->state) & on) &&
+	if (!d->cancelling && !t->cancel_req &&
+	    (retry_bit(u->state, r->cause) & on) &&
 	    t->tries <= rp->max) {
 		if (u->state == VG_ST_OOM && rp->memory_factor > 1 &&
 		    t->memory > 0)
@@ -841,6 +919,71 @@ signals_off(struct drv *d)
 }
 
 /*
+ * The attempt box of in-flight task i as the dead vigil started it, handed
+ * to the scheduler's reattach; NULL (e says why) when it could not be
+ * taken over.
+ */
+static struct box *
+recover_box(struct drv *d, size_t i, struct vg_err *e)
+{
+	struct vg_task_rec *t = &d->tr[i];
+	struct box *b = vg_xcalloc(1, sizeof(*b));
+	double ran;
+
+	b->task_dir = task_dir_of(d->run_dir, t->index);
+	b->a.m = d->m;
+	b->a.task = &d->ts->v[i];
+	b->a.run_id = d->run_id;
+	b->a.task_dir = b->task_dir;
+	b->a.attempt = t->attempts;
+	b->a.res = d->m->resources;
+	b->a.res.memory = t->memory;
+	b->a.res.time = t->time;
+	b->a.timeout = t->timeout;
+	/* What is left of the time limit, at least a second. */
+	ran = t->started > 0 ? vg_now() - t->started : 0;
+	if (b->a.timeout > 0 && ran > 0)
+		b->a.timeout = b->a.timeout - ran > 1 ? b->a.timeout - ran : 1;
+	b->a.kill_grace = d->m->kill_grace > 0 ? d->m->kill_grace :
+	    DEFAULT_KILL_GRACE;
+	b->a.pidfd = -1;
+	b->a.pid = t->pid;
+	b->a.pid_start = t->pid_start;
+	b->a.started = t->started;
+	b->reattached = 1;
+	vg_err_init(e);
+	/* The same scratch directory as the attempt was given (reused). */
+	if (d->scratch_base != NULL && vg_scratch_task_dir_min(d->scratch_base,
+	    d->run_id, t->index, 0, &b->scratch_dir, e) == 0)
+		b->a.scratch_dir = b->scratch_dir;
+	vg_err_init(e);
+	if (vg_sched_reattach(&d->sched, &b->a, t->handle, e) == 0)
+		return b;
+	box_free(b);
+	return NULL;
+}
+
+/* Removes, through the backend's reap, what attempt of task i that could
+ * not be taken over left running (a container, a remote task). */
+static void
+recover_reap(struct drv *d, size_t i)
+{
+	struct vg_err re;
+	char *dir;
+
+	if (d->backend == NULL || !vg_backend_can_reap(d->backend))
+		return;
+	dir = task_dir_of(d->run_dir, d->tr[i].index);
+	(void)vg_backend_monitor_kill(dir, 0);
+	free(dir);
+	vg_err_init(&re);
+	if (vg_backend_reap(d->backend, d->m, d->run_id, d->tr[i].index, NULL,
+	    &re) != 0)
+		vg_warn("run %s: task %d: leftovers not removed: %s",
+		    d->run_id, d->tr[i].index, re.msg);
+}
+
+/*
  * Takes over attempts a dead vigil left QUEUED or RUNNING: reattach when
  * the scheduler can, else kill what is left and run the task again.
  */
@@ -849,6 +992,7 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 {
 	struct vg_task_rec *t;
 	struct vg_err ke;
+	struct box *b;
 	const char *why = "interrupted: vigil exited";
 	size_t i;
 	int rc, swept = 0;
@@ -869,38 +1013,19 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 		}
 		if (vg_state_terminal(t->state))
 			continue;
-		/* QUEUED, RUNNING, SUSPENDED, REQUEUED: in flight.  With no
-		 * handle recorded (vigil died between handing the attempt
-		 * over and recording its job id), the scheduler may still
-		 * know it: slurm finds it in its job journal. */
-		if (!vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL)) {
-			struct box *b = vg_xcalloc(1, sizeof(*b));
-			char idx[32], *tasks;
-
-			snprintf(idx, sizeof(idx), "%d", t->index);
-			tasks = vg_path_join(d->run_dir, "tasks");
-			b->task_dir = vg_path_join(tasks, idx);
-			free(tasks);
-			b->a.m = d->m;
-			b->a.task = &d->ts->v[i];
-			b->a.run_id = d->run_id;
-			b->a.task_dir = b->task_dir;
-			b->a.attempt = t->attempts;
-			b->a.res = d->m->resources;
-			b->a.res.memory = t->memory;
-			b->a.res.time = t->time;
-			b->a.timeout = t->timeout;
-			b->a.kill_grace = d->m->kill_grace > 0 ?
-			    d->m->kill_grace : DEFAULT_KILL_GRACE;
-			b->a.pidfd = -1;
-			vg_err_init(&ke);
-			if (vg_sched_reattach(&d->sched, &b->a, t->handle,
-			    &ke) == 0) {
-				d->live[i] = b;
-				continue;
-			}
-			box_free(b);
-		} else if (t->pid > 0 && vg_pid_is(t->pid, t->pid_start)) {
+		/* QUEUED, RUNNING, SUSPENDED, REQUEUED: in flight.  The
+		 * scheduler takes it over when it can: slurm by job id (with
+		 * no handle recorded, because vigil died between handing the
+		 * attempt over and recording its job id, from its job
+		 * journal); direct through the backend, when the attempt runs
+		 * behind a monitor (its monitor, its record, or what it left
+		 * running where the backend runs it). */
+		if ((b = recover_box(d, i, &ke)) != NULL) {
+			d->live[i] = b;
+			continue;
+		}
+		if (vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL) &&
+		    t->pid > 0 && vg_pid_is(t->pid, t->pid_start)) {
 			/* Its exit status can never be collected now. */
 			(void)kill(-t->pid, SIGKILL);
 			(void)kill(t->pid, SIGKILL);
@@ -908,6 +1033,7 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 		if (vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL)) {
 			(void)vg_kill_leftovers(d->run_id, t->index, NULL, NULL);
 			swept = 1;
+			recover_reap(d, i);
 		}
 		if ((rc = put_attempt(d, t, t->attempts, VG_ST_LOST, 1, NULL,
 		    vg_now(), why, e)) != 0)
@@ -1153,6 +1279,8 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 		d.counts[d.tr[i].state]++;
 	}
 	d.live = vg_xcalloc(d.n + 1, sizeof(*d.live));
+	d.backend = o->backend != NULL ? o->backend :
+	    vg_backend_find(vg_manifest_plugin(m, VG_PLUGIN_BACKEND));
 	if (d.pg != NULL)
 		vg_progress_bind(d.pg, d.counts, d.n);
 	if ((rc = sched_open(&d, &ri, o, e)) != 0 ||

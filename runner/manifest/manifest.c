@@ -483,9 +483,10 @@ check_retry(const struct vg_section *s, const struct vg_ynode *n,
 /* ---- tables ---- */
 
 static const char *const retry_on_names[] = { "failed", "timeout", "oom",
-	"node_fail", "preempted", "lost", NULL };
+	"node_fail", "preempted", "lost", "backend_error", NULL };
 static const int retry_on_values[] = { VG_RETRY_FAILED, VG_RETRY_TIMEOUT,
-	VG_RETRY_OOM, VG_RETRY_NODE_FAIL, VG_RETRY_PREEMPTED, VG_RETRY_LOST };
+	VG_RETRY_OOM, VG_RETRY_NODE_FAIL, VG_RETRY_PREEMPTED, VG_RETRY_LOST,
+	VG_RETRY_BACKEND_ERROR };
 static const char *const mode_names[] = { "auto-deny", "auto-approve",
 	"interactive", NULL };
 static const char *const keep_names[] = { "on-failure", "always", "never",
@@ -528,7 +529,8 @@ static const struct vg_section retry_section = {
 		INT(vg_retry, "max", max, "0", 0, 100,
 		    "extra attempts after the first"),
 		{ .key = "on", .type = VG_F_FLAGS, .off = OFF(vg_retry, on),
-		  .def = "failed,timeout,oom,node_fail,preempted,lost",
+		  .def = "failed,timeout,oom,node_fail,preempted,lost,"
+		      "backend_error",
 		  .values = retry_on_names, .ivalues = retry_on_values,
 		  .help = "which outcomes are retried" },
 		DUR(vg_retry, "backoff", backoff, "1", 0, 86400,

@@ -78,6 +78,7 @@ enum vg_retry_on {
 	VG_RETRY_NODE_FAIL	= 1 << 3,
 	VG_RETRY_PREEMPTED	= 1 << 4,
 	VG_RETRY_LOST		= 1 << 5,
+	VG_RETRY_BACKEND_ERROR	= 1 << 6,	/* transient causes only */
 };
 
 struct vg_retry {

@@ -142,7 +142,7 @@ test_defaults(void **state)
 	assert_int_equal(m->retry.max, 0);
 	assert_int_equal(m->retry.on, VG_RETRY_FAILED | VG_RETRY_TIMEOUT |
 	    VG_RETRY_OOM | VG_RETRY_NODE_FAIL | VG_RETRY_PREEMPTED |
-	    VG_RETRY_LOST);
+	    VG_RETRY_LOST | VG_RETRY_BACKEND_ERROR);
 	assert_true(m->retry.backoff == 1);
 	assert_true(m->retry.backoff_max == 300);
 	assert_true(m->retry.memory_factor == 1);
