@@ -984,6 +984,41 @@ recover_reap(struct drv *d, size_t i)
 }
 
 /*
+ * Kills what attempts started in the instant between their start and its
+ * record left: the whole run's processes at once, unless attempts were
+ * taken over (their tasks' processes, in containers too, carry the same
+ * VIGIL_RUN_ID); then each task recorded PENDING whose directory exists
+ * (a start makes it), and the monitor such a start recorded.
+ */
+static void
+recover_unrecorded(struct drv *d)
+{
+	struct stat sb;
+	size_t i;
+	char *dir;
+	int taken = 0;
+
+	for (i = 0; i < d->n; i++)
+		taken += d->live[i] != NULL;
+	if (!taken) {
+		(void)vg_kill_leftovers(d->run_id, -1, NULL, NULL);
+		return;
+	}
+	for (i = 0; i < d->n; i++) {
+		if (d->live[i] != NULL || d->tr[i].state != VG_ST_PENDING)
+			continue;
+		dir = task_dir_of(d->run_dir, d->tr[i].index);
+		if (stat(dir, &sb) == 0) {
+			(void)vg_backend_monitor_kill(dir,
+			    d->tr[i].attempts + 1);
+			(void)vg_kill_leftovers(d->run_id, d->tr[i].index,
+			    NULL, NULL);
+		}
+		free(dir);
+	}
+}
+
+/*
  * Takes over attempts a dead vigil left QUEUED or RUNNING: reattach when
  * the scheduler can, else kill what is left and run the task again.
  */
@@ -1051,7 +1086,7 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 	/* Processes started but not yet recorded when vigil died. */
 	if (had_owner && !swept && vg_scheduler_has(d->sched.ops,
 	    VG_SCAP_LOCAL))
-		(void)vg_kill_leftovers(d->run_id, -1, NULL, NULL);
+		recover_unrecorded(d);
 	return 0;
 }
 

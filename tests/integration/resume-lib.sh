@@ -1,0 +1,130 @@
+# resume-lib.sh - kill -9 of vigil mid-run, then vigil resume, for the
+# remote backends (sourced after docker-lib.sh, ssh-lib.sh or
+# cloud-lib.sh, which set VIGIL, VIGIL_HOME, tmp, check and fail).
+#
+#   resume_case NAME MANIFEST NTASKS MODE
+#       runs MANIFEST (whose tasks append one line to the counter file
+#       "$tmp/count/NAME.<index>" or, with COUNT_IN_TASK_DIR=1, to
+#       "$VIGIL_TASK_DIR/count", print "begin", sleep, print "end"),
+#       waits until every task has started, then SIGKILLs vigil (MODE
+#       vigil) or vigil and every monitor it recorded (MODE all: the
+#       backend's reattach must find the attempt where it runs), checks
+#       the run is INTERRUPTED, runs `vigil resume` and checks: every task
+#       SUCCEEDED, each ran once (one counter line), its stdout is
+#       "begin\nend" (nothing lost, nothing twice), and the attempt count.
+#   RUN_ID      the run of the last resume_case
+#
+# The caller then checks the remote side (containers, processes, dirs,
+# sandboxes) for leftovers.
+
+# Task dirs of the last run.
+rl_dir() {
+	"$VIGIL" status --json "$RUN_ID" | python3 -c '
+import json, sys; print(json.load(sys.stdin)["dir"])'
+}
+
+# "STATE STATE ..." of the run's tasks.
+rl_states() {
+	"$VIGIL" status --json "$RUN_ID" | python3 -c '
+import json, sys
+print(" ".join(t["state"] for t in json.load(sys.stdin)["tasks"]))'
+}
+
+# The counter file of task $2 of case $1.
+rl_count() {
+	if [ "${COUNT_IN_TASK_DIR:-0}" = 1 ]; then
+		cat "$(rl_dir)/tasks/$2/count" 2>/dev/null | wc -l
+	else
+		cat "$tmp/count/$1.$2" 2>/dev/null | wc -l
+	fi
+}
+
+resume_case() {
+	name=$1 mf=$2 n=$3 mode=$4
+	mkdir -p "$tmp/count"
+	"$VIGIL" run -q --jobs "$n" "$mf" >"$tmp/$name.run.out" \
+		2>"$tmp/$name.run.err" &
+	vpid=$!
+	prev=${RUN_ID:-}
+	RUN_ID=
+	i=0
+	while [ $i -lt 600 ]; do
+		RUN_ID=$("$VIGIL" status --json last 2>/dev/null | python3 -c '
+import json, sys; print(json.load(sys.stdin)["id"])' 2>/dev/null)
+		[ -n "$RUN_ID" ] && [ "$RUN_ID" != "$prev" ] && break
+		RUN_ID=
+		sleep 0.1
+		i=$((i + 1))
+	done
+	# Every task started: its counter line and its "begin" are here.
+	i=0
+	while [ $i -lt 900 ]; do
+		ok=0
+		k=0
+		while [ $k -lt "$n" ]; do
+			[ "$(rl_count "$name" $k)" -ge 1 ] &&
+			    grep -q begin "$(rl_dir)/tasks/$k/stdout" \
+			    2>/dev/null && ok=$((ok + 1))
+			k=$((k + 1))
+		done
+		[ $ok -eq "$n" ] && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	check "$name: every task started before the kill" "$ok" "$n"
+	monitors=
+	k=0
+	while [ $k -lt "$n" ]; do
+		m=$(cut -d' ' -f1 "$(rl_dir)/tasks/$k/monitor" 2>/dev/null)
+		monitors="$monitors $m"
+		k=$((k + 1))
+	done
+	kill -9 "$vpid"
+	if [ "$mode" = all ]; then
+		for m in $monitors; do
+			kill -9 "$m" 2>/dev/null
+		done
+	fi
+	wait "$vpid" 2>/dev/null
+	check "$name: interrupted" "$("$VIGIL" status --json "$RUN_ID" |
+	    python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')" \
+	    INTERRUPTED
+	"$VIGIL" resume -q "$RUN_ID" >"$tmp/$name.resume.out" \
+		2>"$tmp/$name.resume.err"
+	rc=$?
+	check "$name: resume exit status" "$rc" 0
+	[ $rc -eq 0 ] || cat "$tmp/$name.resume.err"
+	want=
+	k=0
+	while [ $k -lt "$n" ]; do
+		want="$want SUCCEEDED"
+		k=$((k + 1))
+	done
+	check "$name: every task completed" "$(rl_states)" "${want# }"
+	k=0
+	while [ $k -lt "$n" ]; do
+		check "$name: task $k ran once" "$(rl_count "$name" $k)" 1
+		check "$name: task $k output whole" \
+		    "$(cat "$(rl_dir)/tasks/$k/stdout")" "begin
+end"
+		k=$((k + 1))
+	done
+	if [ "$mode" = all ]; then
+		# Each attempt was followed by a new monitor.
+		after=
+		k=0
+		while [ $k -lt "$n" ]; do
+			after="$after $(cut -d' ' -f1 \
+			    "$(rl_dir)/tasks/$k/monitor" 2>/dev/null)"
+			k=$((k + 1))
+		done
+		check "$name: new monitors followed" "$(for m in $after; do
+		    case " $monitors " in *" $m "*) echo same;; esac; done)" ""
+	fi
+	check "$name: one attempt each" "$("$VIGIL" status --json "$RUN_ID" |
+	    python3 -c '
+import json, sys
+print(" ".join(str(t["attempts"]) for t in json.load(sys.stdin)["tasks"]))')" \
+	    "$(k=0; while [ $k -lt "$n" ]; do printf '1'; k=$((k + 1));
+	    [ $k -lt "$n" ] && printf ' '; done)"
+}
