@@ -933,20 +933,21 @@ out:
  * a token there is nothing vigil could have created: no error.
  */
 int
-vg_cloud_reap(const struct vg_cloud_ops *ops, const char *run_id, int task,
-    struct vg_buf *report, struct vg_err *e)
+vg_cloud_reap(const struct vg_cloud_ops *ops, const struct vg_manifest *m,
+    const char *run_id, int task, struct vg_buf *report, struct vg_err *e)
 {
+	const struct vg_cloud_conf *conf = vg_cloud_conf_of(ops, m);
 	struct vg_cloud_boxes boxes = { 0 };
 	struct vg_cloud c;
 	struct vg_cloud_box *b;
 	size_t i;
 	int rc;
 
-	if (env_value(ops->token_env) == NULL ||
+	if (env_value(token_var(ops, conf)) == NULL ||
 	    (ops->team_env != NULL && env_value(ops->team_env) == NULL) ||
 	    (ops->project_env != NULL && env_value(ops->project_env) == NULL))
 		return 0;
-	if ((rc = vg_cloud_open(&c, ops, NULL, NULL, e)) != 0)
+	if ((rc = vg_cloud_open(&c, ops, conf, NULL, e)) != 0)
 		goto out;
 	if ((rc = cloud_list(&c, run_id, &boxes, e)) != 0)
 		goto out;
@@ -981,8 +982,8 @@ vg_cloud_reattach(const struct vg_cloud_ops *ops, struct vg_attempt *a,
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	rc = vg_cloud_reap(ops, a->run_id, a->task != NULL ? a->task->index :
-	    0, &said, e);
+	rc = vg_cloud_reap(ops, a->m, a->run_id, a->task != NULL ?
+	    a->task->index : 0, &said, e);
 	if (rc == 0)
 		rc = vg_err_set(e, VG_ENOENT, "%s: %s", ops->name, said.len > 0 ?
 		    "the attempt's sandbox was deleted (its command cannot be "

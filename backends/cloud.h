@@ -312,8 +312,9 @@ void	vg_cloud_labels(const struct vg_attempt *a, struct vg_json_writer *w);
 
 int	vg_cloud_run(const struct vg_cloud_ops *ops, struct vg_attempt *a,
 	    struct vg_result *r, struct vg_err *e);
-int	vg_cloud_reap(const struct vg_cloud_ops *ops, const char *run_id,
-	    int task, struct vg_buf *report, struct vg_err *e);
+int	vg_cloud_reap(const struct vg_cloud_ops *ops,
+	    const struct vg_manifest *m, const char *run_id, int task,
+	    struct vg_buf *report, struct vg_err *e);
 /* The backend's reattach op: finds the sandbox of a by its tags and,
  * as the provider's command cannot be followed from a new process,
  * deletes it; VG_ENOENT (the task runs again). */
@@ -338,8 +339,7 @@ static int								\
 NAME##_reap(const struct vg_manifest *m, const char *run_id, int task,	\
     struct vg_buf *report, struct vg_err *e)				\
 {									\
-	(void)m;							\
-	return vg_cloud_reap(&(OPS), run_id, task, report, e);		\
+	return vg_cloud_reap(&(OPS), m, run_id, task, report, e);	\
 }									\
 static int								\
 NAME##_reattach(struct vg_attempt *a, struct vg_result *r,		\

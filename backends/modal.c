@@ -707,8 +707,8 @@ direct_kill(struct vg_cloud_task *t, double grace, int *sig)
 
 /* Reap: SandboxList of the app by tag, terminating those to go. */
 static int
-direct_reap(const char *run_id, int task, struct vg_buf *report,
-    struct vg_err *e)
+direct_reap(const struct vg_manifest *m, const char *run_id, int task,
+    struct vg_buf *report, struct vg_err *e)
 {
 	Modal__Client__SandboxListRequest req =
 	    MODAL__CLIENT__SANDBOX_LIST_REQUEST__INIT;
@@ -726,7 +726,8 @@ direct_reap(const char *run_id, int task, struct vg_buf *report,
 	if (vg_modal_direct_find(&probe, &le) != 0)
 		return 0;
 	vg_modal_direct_release(&probe);
-	if ((rc = direct_open(&c, &modal_direct_ops, NULL, NULL, e)) != 0)
+	if ((rc = direct_open(&c, &modal_direct_ops, m != NULL ?
+	    &conf_of(m)->cloud : NULL, NULL, e)) != 0)
 		goto out;
 	if ((rc = direct_app(&c, 0, e)) != 0) {
 		if (rc == VG_ENOENT)
@@ -1121,8 +1122,7 @@ static int
 modal_reap(const struct vg_manifest *m, const char *run_id, int task,
     struct vg_buf *report, struct vg_err *e)
 {
-	(void)m;
-	return direct_reap(run_id, task, report, e);
+	return direct_reap(m, run_id, task, report, e);
 }
 
 /* After vigil and the monitor died: a sandbox's exec stream cannot be
@@ -1136,8 +1136,8 @@ modal_reattach(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	rc = direct_reap(a->run_id, a->task != NULL ? a->task->index : 0,
-	    &said, e);
+	rc = direct_reap(a->m, a->run_id, a->task != NULL ? a->task->index :
+	    0, &said, e);
 	vg_buf_release(&said);
 	if (rc != 0)
 		return rc;

@@ -661,6 +661,7 @@ task_ended(struct drv *d, size_t i, struct box *b,
 		t->next_at = 0;
 		t->pid = 0;
 		t->pid_start = 0;
+		retry_add(d, i);
 		return set_task(d, i, VG_ST_PENDING, b->a.attempt,
 		    "interrupted: vigil exited; runs again", e);
 	}

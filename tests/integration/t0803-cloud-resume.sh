@@ -1,0 +1,32 @@
+#!/bin/sh
+# Cloud backends (the Daytona and Vercel fakes): kill -9 of vigil
+# mid-run, then vigil resume.  With only vigil dead, the monitors are
+# adopted: every task completes once and its output is whole.  With vigil
+# and every monitor dead, the sandbox (found by its tags) is deleted and
+# the task runs again, once.  Either way no sandbox is left (the fake's
+# own list).
+for PROVIDER in daytona vercel; do
+	(
+	. "$(dirname "$0")/cloud-lib.sh"
+	tmp=$W
+	check() {
+		[ "$2" = "$3" ] || fail "$PROVIDER: $1: expected '$3', got '$2'"
+	}
+	. "$(dirname "$0")/resume-lib.sh"
+	start_fake
+	cmd() {
+		printf '%s' "'echo x >>$tmp/count/$1.\$VIGIL_TASK_INDEX; echo begin; sleep $2; echo end'"
+	}
+	mf adopt "$(cmd adopt 4)" 'matrix:
+  i: [0, 1, 2]'
+	resume_case adopt "$W/adopt.yaml" 3 vigil
+	check "adopt: no sandbox left" "$(boxes)" ""
+	mf follow "$(cmd follow 6)" 'matrix:
+  i: [0, 1, 2]'
+	RL_RUNS=2
+	resume_case follow "$W/follow.yaml" 3 all
+	check "follow: no sandbox left" "$(boxes)" ""
+	echo "ok: $PROVIDER"
+	) || exit 1
+done
+echo ok
