@@ -25,6 +25,7 @@
 #include "scratch/scratch.h"
 #include "common/json.h"
 #include "runner/core/leftover.h"
+#include "runner/core/outputs.h"
 #include "common/log.h"
 #include "common/path.h"
 #include "common/str.h"
@@ -633,6 +634,24 @@ describe(const struct vg_result *r, char *out, size_t n)
 		snprintf(out, n, "exit %d", r->exit_code);
 }
 
+/* Collects the outputs of attempt b of task i, which ended in st; a
+ * failure is warned and recorded in the task's outputs.json, and does
+ * not change the attempt's outcome. */
+static void
+outputs_collect(struct drv *d, size_t i, const struct box *b,
+    enum vg_state st)
+{
+	struct vg_err oe;
+
+	if (d->m->outputs.paths.n == 0 || d->sched.remote)
+		return;
+	vg_err_init(&oe);
+	if (vg_outputs_collect(&d->m->outputs, &d->ts->v[i], d->run_dir,
+	    b->task_dir, b->scratch_dir, b->a.attempt, st, &oe) != 0)
+		vg_warn("run %s: task %d: %s", d->run_id, d->tr[i].index,
+		    oe.msg);
+}
+
 /* Records a terminal update of task i and decides what comes next. */
 static int
 task_ended(struct drv *d, size_t i, struct box *b,
@@ -647,6 +666,9 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	int rc;
 
 	describe(r, why, sizeof(why));
+	/* Outputs first: scratch.keep may remove the scratch directory. */
+	if (u->state != VG_ST_LOST && u->state != VG_ST_DENIED)
+		outputs_collect(d, i, b, u->state);
 	if (b->scratch_dir != NULL)
 		(void)vg_scratch_finish(b->scratch_dir, d->m->scratch.keep,
 		    u->state == VG_ST_SUCCEEDED, NULL);
