@@ -31,6 +31,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -1212,6 +1213,86 @@ sftp_rm_rf(struct ssh_ctx *x, const char *path, int depth, struct vg_err *e)
 	return rc;
 }
 
+/* True for the wrapper's own files at the top of an attempt dir. */
+static int
+wrapper_file(const char *name)
+{
+	static const char *const names[] = { "env", "run.sh", "pid", "tpid",
+		"out", "err", "status", "timedout", NULL };
+	size_t i;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (strcmp(name, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* True when rel matches one of the outputs globs. */
+static int
+output_match(const struct vg_outputs *o, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < o->paths.n; i++)
+		if (fnmatch(o->paths.v[i], rel, FNM_PATHNAME) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Brings back what the outputs globs match in the remote attempt dir
+ * (the task's directory there), below rel, into the local task dir with
+ * the same relative paths, where the driver's collection takes them
+ * (runner/core/outputs.c).  taken: rel itself matched, so everything
+ * below it is wanted.  Symbolic links and special files stay behind.
+ */
+static int
+fetch_outputs(struct ssh_ctx *x, struct vg_attempt *a, const char *rel,
+    int depth, int taken, struct vg_err *e)
+{
+	sftp_attributes ent;
+	sftp_dir d;
+	char *src, *sub, *dst;
+	int rc = 0, match;
+
+	src = *rel != '\0' ? vg_xasprintf("%s/%s", x->sdir, rel) :
+	    vg_xstrdup(x->sdir);
+	d = sftp_opendir(x->conn.sftp, src);
+	free(src);
+	if (d == NULL)
+		return sftp_answered(x) ? 0 : vg_err_set(e, VG_EAGAIN, "ssh: "
+		    "outputs: listing '%s': %s", x->dir, sftp_msg(x));
+	while (rc == 0 && (ent = sftp_readdir(x->conn.sftp, d)) != NULL) {
+		if (strcmp(ent->name, ".") == 0 || strcmp(ent->name, "..") ==
+		    0 || strchr(ent->name, '/') != NULL || (depth == 0 &&
+		    wrapper_file(ent->name))) {
+			sftp_attributes_free(ent);
+			continue;
+		}
+		sub = *rel != '\0' ? vg_xasprintf("%s/%s", rel, ent->name) :
+		    vg_xstrdup(ent->name);
+		match = taken || output_match(&a->m->outputs, sub);
+		dst = vg_path_join(a->task_dir, sub);
+		if (ent->type == SSH_FILEXFER_TYPE_DIRECTORY &&
+		    depth < SSH_STAGE_DEPTH) {
+			if (match && mkdir(dst, 0700) != 0 && errno != EEXIST)
+				rc = vg_err_errno(e, "ssh: outputs: '%s'", dst);
+			if (rc == 0)
+				rc = fetch_outputs(x, a, sub, depth + 1, match,
+				    e);
+		} else if (ent->type == SSH_FILEXFER_TYPE_REGULAR && match) {
+			src = vg_xasprintf("%s/%s", x->sdir, sub);
+			rc = get_tree(x, src, dst, SSH_STAGE_DEPTH, e);
+			free(src);
+		}
+		free(dst);
+		free(sub);
+		sftp_attributes_free(ent);
+	}
+	sftp_closedir(d);
+	return rc;
+}
+
 /* Copies stage_out back and removes the remote attempt dir, then the
  * task and run dirs above it when they are empty. */
 static int
@@ -1233,6 +1314,8 @@ collect(struct ssh_ctx *x, struct vg_attempt *a, struct vg_err *e)
 		free(s);
 		free(d);
 	}
+	if (rc == 0 && a->m->outputs.paths.n > 0)
+		rc = fetch_outputs(x, a, "", 0, 0, e);
 	if (rc != 0)
 		return rc;
 	for (i = 1; i <= 2; i++)

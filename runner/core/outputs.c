@@ -10,9 +10,9 @@
  * What is refused: a symbolic link whose target leaves the tree it was
  * found in (scratch or task directory), special files, vigil's own files
  * in the task directory (stdout, stderr, result.json, monitor,
- * heartbeat, outputs.json, tmp) and the destination itself.  Limits
- * (outputs.max_files, outputs.max_bytes) stop the collection; what was
- * not collected is listed with why.  The list of what was collected,
+ * heartbeat, outputs.json, tmp) and the destination itself.  Past a
+ * limit (outputs.max_files, outputs.max_bytes) files are left behind and
+ * listed with why (the first 100; then the collection stops).  The list of what was collected,
  * with sizes, is written to tasks/<i>/outputs.json, which `vigil status
  * --json` shows.  Sources are opened with O_NOFOLLOW after their link
  * was checked, and files are written to a temporary name and renamed.
@@ -37,6 +37,7 @@
 #define OUT_RECORD	"outputs.json"
 #define OUT_DEPTH	32	/* directory levels copied */
 #define OUT_CHUNK	(64u << 10)
+#define OUT_OVER_LISTED	100	/* files over a limit named, at most */
 
 /* One collection. */
 struct oc {
@@ -49,7 +50,8 @@ struct oc {
 	int			 task_root;	/* root is the task dir */
 	uint64_t		 bytes, max_bytes;
 	int			 files, max_files;
-	int			 full;		/* a limit was reached */
+	int			 full;		/* stop: enough listed */
+	int			 over;		/* left out by the limits */
 	struct vg_strv		 done;		/* relative paths copied */
 	struct vg_json_writer	 fw, sw;	/* files, skipped lists */
 	struct vg_buf		 fb, sb;
@@ -251,7 +253,9 @@ collect_path(struct oc *c, const char *rel, int depth, struct vg_err *e)
 	    c->max_bytes) {
 		skip(c, rel, c->files >= c->max_files ?
 		    "over outputs.max_files" : "over outputs.max_bytes");
-		c->full = c->files >= c->max_files;
+		/* Name the first ones left behind, then stop looking. */
+		if (++c->over >= OUT_OVER_LISTED)
+			c->full = 1;
 		goto out;
 	}
 	if ((rc = make_parents(c->dest, rel, e)) != 0)
