@@ -375,8 +375,10 @@ status_error(struct vg_cloud *c, const struct vg_cloud_req *rq,
 {
 	char text[512], more[160] = "";
 	long st = c->resp.status;
+	/* 429 and 5xx that outlasted the retries stay transient: a new
+	 * attempt may get through (docs/backends/cloud.md). */
 	int rc = st == 404 ? VG_ENOENT : st == 401 || st == 403 ?
-	    VG_EDENIED : VG_EBACKEND;
+	    VG_EDENIED : st == 429 || st >= 500 ? VG_EAGAIN : VG_EBACKEND;
 
 	vg_cloud_error_text(body->data, body->len, text, sizeof(text));
 	if (st == 401 || st == 403)
@@ -425,7 +427,10 @@ vg_cloud_request(struct vg_cloud *c, const struct vg_cloud_req *rq,
 			if (vg_http_resp_header(&c->resp, "Retry-After", ra,
 			    sizeof(ra)))
 				after = strtod(ra, NULL);
-		} else if (r == VG_EIO && !rq->once && n < VG_CLOUD_TRIES)
+		} else if (r == VG_EIO && !rq->once && !g.delivered &&
+		    n < VG_CLOUD_TRIES)
+			/* (Not once part of a body reached the sink: the
+			 * caller reads it again from where it wants.) */
 			after = 0;
 		else
 			break;

@@ -404,12 +404,26 @@ daytona_wait(struct vg_cloud_task *t, double deadline, long *code,
     struct vg_err *e)
 {
 	double pause = DAYTONA_POLL_MIN, cap, left;
-	int r;
+	int r, bad = 0;
 
 	for (;;) {
 		if ((r = command_exit(t, code, e)) != 0 ||
-		    (r = fetch_logs(t, *code >= 0, e)) != 0)
-			return r;
+		    (r = fetch_logs(t, *code >= 0, e)) != 0) {
+			/* A poll that failed transiently (the toolbox
+			 * proxy reset the connection, a 5xx) is made
+			 * again: each one reads the log from its start. */
+			if ((r != VG_EIO && r != VG_EAGAIN) ||
+			    ++bad >= VG_CLOUD_TRIES)
+				return r;
+			if ((r = vg_cloud_sleep(t->c.stop,
+			    vg_cloud_backoff(bad, 0, 0.5))) != 0)
+				return vg_err_set(e, r, "daytona: "
+				    "interrupted");
+			vg_err_init(e);
+			*code = -1;
+			continue;
+		}
+		bad = 0;
 		if (*code >= 0)
 			return 0;
 		if (deadline > 0 && (left = deadline - vg_mono()) <= 0)
