@@ -102,6 +102,8 @@ struct vg_cloud_task {
 	char			*cmd;		/* provider command id, owned */
 	struct vg_cloud		 tb;		/* a second base URL (toolbox) */
 	int			 have_tb;
+	int			 attached;	/* following an earlier
+						   monitor's command */
 };
 
 /* A sandbox found by list(). */
@@ -170,6 +172,14 @@ struct vg_cloud_ops {
 	 * manifest with gpus is refused), VG_CLOUD_GPU_COUNT a count,
 	 * VG_CLOUD_GPU_TYPE a count and resources.gpu_type. */
 	int		 gpus;
+	/* Takes over the command an earlier monitor started in sandbox
+	 * t->sandbox, whose session and command ids it recorded
+	 * (t->session, t->cmd; vg_cloud_record): sets up what wait and kill
+	 * need, with t->attached set so that wait does not start the
+	 * command again.  VG_ENOENT when the sandbox or command is gone.
+	 * Optional: without it a sandbox found after a crash is deleted
+	 * and the task runs again. */
+	int	(*attach)(struct vg_cloud_task *t, struct vg_err *e);
 };
 
 #define VG_CLOUD_GPU_COUNT	1
@@ -278,6 +288,13 @@ int	vg_cloud_out_open(struct vg_cloud_out *o, const char *task_dir,
  * and only what goes beyond the file's length is written. */
 int	vg_cloud_out_write(struct vg_cloud_out *o, int stream, const char *p,
 	    size_t n);
+/* Output files of a reattached attempt: opened for appending, their
+ * sizes taken as what was written (the log is read from its start). */
+int	vg_cloud_out_reopen(struct vg_cloud_out *o, const char *task_dir,
+	    struct vg_err *e);
+/* Records t's sandbox, session and command ids in the task directory
+ * ("sandbox"), once the command has started, for a later reattach. */
+void	vg_cloud_record(const struct vg_cloud_task *t);
 /* Before reading a whole log again from its start. */
 void	vg_cloud_out_rewind(struct vg_cloud_out *o);
 void	vg_cloud_out_close(struct vg_cloud_out *o);
@@ -318,8 +335,8 @@ int	vg_cloud_reap(const struct vg_cloud_ops *ops,
 /* The backend's reattach op: finds the sandbox of a by its tags and,
  * as the provider's command cannot be followed from a new process,
  * deletes it; VG_ENOENT (the task runs again). */
-int	vg_cloud_reattach(const struct vg_cloud_ops *ops, struct vg_attempt *a,
-	    struct vg_result *r, struct vg_err *e);
+int	vg_cloud_reattach(const struct vg_cloud_ops *ops,
+	    struct vg_attempt *a, struct vg_result *r, struct vg_err *e);
 void	vg_cloud_probe(const struct vg_cloud_ops *ops, struct vg_buf *out);
 int	vg_cloud_validate(const struct vg_cloud_ops *ops,
 	    const struct vg_manifest *m, struct vg_diag *d);

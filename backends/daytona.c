@@ -209,6 +209,28 @@ state_failed(const char *s)
 }
 
 /* POST /sandbox, then GET /sandbox/{id} until it has started. */
+/* Opens t->tb on the sandbox's toolbox (tb: its toolboxProxyUrl, or
+ * NULL). */
+static int
+toolbox_open(struct vg_cloud_task *t, const char *tb, struct vg_err *e)
+{
+	char *base;
+	int r;
+
+	/* The toolbox of older deployments sits under the API itself
+	 * (toolbox.deprecated.controller.ts). */
+	base = tb != NULL && *tb ? vg_xasprintf("%s%s%s", tb,
+	    tb[strlen(tb) - 1] == '/' ? "" : "/", t->sandbox) :
+	    vg_xasprintf("%s/toolbox/%s/toolbox", t->c.endpoint, t->sandbox);
+	r = vg_cloud_open_like(&t->tb, &t->c, base, e);
+	t->have_tb = 1;
+	free(base);
+	if (r == 0)
+		vg_http_add_header(t->tb.h, "X-Daytona-Split-Output: true");
+	return r;
+}
+
+/* Creates the sandbox and its session; see cloud.h. */
 static int
 daytona_create(struct vg_cloud_task *t, struct vg_err *e)
 {
@@ -223,7 +245,7 @@ daytona_create(struct vg_cloud_task *t, struct vg_err *e)
 		.timeout = VG_CLOUD_CREATE_TIMEOUT,
 	};
 	const char *id;
-	char state[64], why[256], *tb = NULL, *path = NULL, *base;
+	char state[64], why[256], *tb = NULL, *path = NULL;
 	double end = vg_mono() + VG_CLOUD_CREATE_TIMEOUT, pause = 0.25;
 	int r;
 
@@ -267,17 +289,8 @@ daytona_create(struct vg_cloud_task *t, struct vg_err *e)
 		    sizeof(why), &tb, e)) != 0)
 			goto out;
 	}
-	/* The toolbox of older deployments sits under the API itself
-	 * (toolbox.deprecated.controller.ts). */
-	base = tb != NULL && *tb ? vg_xasprintf("%s%s%s", tb,
-	    tb[strlen(tb) - 1] == '/' ? "" : "/", t->sandbox) :
-	    vg_xasprintf("%s/toolbox/%s/toolbox", t->c.endpoint, t->sandbox);
-	r = vg_cloud_open_like(&t->tb, &t->c, base, e);
-	t->have_tb = 1;
-	free(base);
-	if (r != 0)
+	if ((r = toolbox_open(t, tb, e)) != 0)
 		goto out;
-	vg_http_add_header(t->tb.h, "X-Daytona-Split-Output: true");
 	vg_json_writer_init(&w, &sess);
 	vg_json_obj_begin(&w);
 	vg_json_key(&w, "sessionId");
@@ -438,6 +451,50 @@ daytona_wait(struct vg_cloud_task *t, double deadline, long *code,
 	}
 }
 
+/*
+ * Takes over the recorded command of t->sandbox (see cloud.h): the
+ * sandbox must still be started (GET /sandbox/ID) and know the command
+ * (GET .../session/S/command/C); VG_ENOENT otherwise.
+ */
+static int
+daytona_attach(struct vg_cloud_task *t, struct vg_err *e)
+{
+	static const long ok404[] = { 404, 0 };
+	char state[64], why[256], *tb = NULL, *path;
+	int r;
+
+	if (t->session == NULL)
+		return vg_err_set(e, VG_ENOENT, "daytona: no session recorded");
+	path = vg_xasprintf("/sandbox/%s", t->sandbox);
+	r = vg_cloud_call(&t->c, "GET", path, NULL, ok404,
+	    "looking up the sandbox", e);
+	free(path);
+	if (r == 0 && t->c.resp.status == 404)
+		return vg_err_set(e, VG_ENOENT, "daytona: sandbox %s is gone",
+		    t->sandbox);
+	if (r != 0 || (r = sandbox_state(&t->c, state, sizeof(state), why,
+	    sizeof(why), &tb, e)) != 0)
+		goto out;
+	if (strcmp(state, "started") != 0) {
+		r = vg_err_set(e, VG_ENOENT, "daytona: sandbox %s is '%s'",
+		    t->sandbox, state);
+		goto out;
+	}
+	if ((r = toolbox_open(t, tb, e)) != 0)
+		goto out;
+	path = vg_xasprintf("/process/session/%s/command/%s", t->session,
+	    t->cmd);
+	r = vg_cloud_call(&t->tb, "GET", path, NULL, ok404,
+	    "looking up the command", e);
+	free(path);
+	if (r == 0 && t->tb.resp.status == 404)
+		r = vg_err_set(e, VG_ENOENT, "daytona: sandbox %s no longer "
+		    "knows command %s", t->sandbox, t->cmd);
+out:
+	free(tb);
+	return r;
+}
+
 /* Keeps the output so far, then deletes the session: the daemon sends
  * SIGTERM to its process group, waits, then SIGKILL (session/delete.go). */
 static void
@@ -528,6 +585,7 @@ static const struct vg_cloud_ops daytona_cloud = {
 	.section = &daytona_msection,
 	.create = daytona_create,
 	.exec = daytona_exec,
+	.attach = daytona_attach,
 	.wait = daytona_wait,
 	.kill = daytona_kill,
 	.destroy = daytona_destroy,

@@ -1691,7 +1691,7 @@ docker_call(struct docker_conn *c, const char *method, const char *path,
 		.stop = c->stop,
 	};
 	struct timespec ts;
-	char *full, msg[512];
+	char *full, msg[512], more[40] = "";
 	double pause = DOCKER_CALL_BACKOFF;
 	const long *k;
 	long st;
@@ -1716,9 +1716,13 @@ docker_call(struct docker_conn *c, const char *method, const char *path,
 			vg_err_init(e);
 	}
 	free(full);
-	if (r != 0)
-		return vg_err_prefix(e, "docker: %s: %s", what, n > 1 ?
-		    "(gave up after several tries) " : "");
+	if (r != 0) {
+		vg_err_prefix(e, "docker: %s: ", what);
+		if (e != NULL && n > 1)
+			snprintf(e->msg + strlen(e->msg), sizeof(e->msg) -
+			    strlen(e->msg), " (gave up after %d tries)", n);
+		return r;
+	}
 	if (c->resp.status < 400)
 		return 0;
 	for (; ok != NULL && *ok != 0; ok++)
@@ -1726,9 +1730,10 @@ docker_call(struct docker_conn *c, const char *method, const char *path,
 			return 0;
 	reply_message(&c->resp, msg, sizeof(msg));
 	st = c->resp.status;
+	if (n > 1)
+		snprintf(more, sizeof(more), " (gave up after %d tries)", n);
 	return vg_err_set(e, st == 404 ? VG_ENOENT : st == 429 || st >= 500 ?
-	    VG_EAGAIN : VG_EBACKEND, "docker: %s: %s%s", what, msg,
-	    n > 1 ? " (gave up after several tries)" : "");
+	    VG_EAGAIN : VG_EBACKEND, "docker: %s: %s%s", what, msg, more);
 }
 
 /* Parses the last reply as JSON. */

@@ -1774,9 +1774,9 @@ ssh_reap(const struct vg_manifest *m, const char *run_id, int task,
 	    e)) != 0)
 		goto out;
 	if (st != 0) {
-		rc = vg_err_set(e, VG_EBACKEND, "ssh: removing leftovers of run "
-		    "%s on %s failed (status %d)%s%s", run_id, x.c->host, st,
-		    err.len > 0 ? ": " : "", trimmed(&err));
+		rc = vg_err_set(e, VG_EBACKEND, "ssh: removing leftovers of "
+		    "run %s on %s failed (status %d)%s%s", run_id, x.c->host,
+		    st, err.len > 0 ? ": " : "", trimmed(&err));
 		goto out;
 	}
 	/* "removed TASK/ATTEMPT" lines, one per attempt dir. */

@@ -306,8 +306,11 @@ stream_line(void *arg, const char *line, size_t n)
 	switch (ev.kind) {
 	case VG_VERCEL_COMMAND:
 		if (cs->t->cmd == NULL && ev.id[0] != '\0' &&
-		    strchr(ev.id, '/') == NULL)
+		    strchr(ev.id, '/') == NULL) {
 			cs->t->cmd = vg_xstrdup(ev.id);
+			/* For a later reattach. */
+			vg_cloud_record(cs->t);
+		}
 		if (ev.exit_code >= 0)
 			cs->code = ev.exit_code;
 		break;
@@ -424,7 +427,9 @@ vercel_wait(struct vg_cloud_task *t, double deadline, long *code,
 	int r, n;
 
 	vg_vercel_cmd_body(t->a, &body);
-	r = read_stream(t, "POST", path, &body, deadline > 0 ?
+	/* Attached: the command runs already; follow its log. */
+	r = t->attached ? resume_stream(t, deadline, code, e) :
+	    read_stream(t, "POST", path, &body, deadline > 0 ?
 	    vg_time_left(deadline, 0.001) : -1, "running the command", code,
 	    e);
 	for (n = 1; (r == VG_EIO || r == VG_EAGAIN) && t->cmd != NULL &&
@@ -442,6 +447,30 @@ vercel_wait(struct vg_cloud_task *t, double deadline, long *code,
 		r = vg_err_set(e, VG_EAGAIN, "vercel: the command stream "
 		    "ended before the command finished");
 	vg_buf_release(&body);
+	free(base);
+	free(path);
+	return r;
+}
+
+/* Takes over the recorded command (see cloud.h): its session must
+ * still know it (GET .../cmd/C); VG_ENOENT otherwise. */
+static int
+vercel_attach(struct vg_cloud_task *t, struct vg_err *e)
+{
+	static const long ok[] = { 404, 410, 0 };
+	char *base, *path;
+	int r;
+
+	if (t->session == NULL)
+		return vg_err_set(e, VG_ENOENT, "vercel: no session recorded");
+	base = vg_xasprintf("/v2/sandboxes/sessions/%s/cmd/%s", t->session,
+	    t->cmd);
+	path = vpath(&t->c, base, NULL);
+	r = vg_cloud_call(&t->c, "GET", path, NULL, ok,
+	    "looking up the command", e);
+	if (r == 0 && t->c.resp.status >= 400)
+		r = vg_err_set(e, VG_ENOENT, "vercel: session %s no longer "
+		    "knows command %s", t->session, t->cmd);
 	free(base);
 	free(path);
 	return r;
@@ -620,6 +649,7 @@ static const struct vg_cloud_ops vercel_cloud = {
 	.create = vercel_create,
 	.wait = vercel_wait,
 	.kill = vercel_kill,
+	.attach = vercel_attach,
 	.destroy = vercel_destroy,
 	.list_path = vercel_list_path,
 	.list_items = "sandboxes",

@@ -86,7 +86,7 @@ struct vg_result {
 	char		node[64];	/* where it ran, when known */
 	char		reason[256];	/* one line, for status/events */
 	struct vg_usage	usage;		/* what it used and was given */
-	int		cause;		/* enum vg_cause (BACKEND_ERROR) */
+	int		cause;		/* enum vg_cause */
 	int		attempt;	/* whose record; 0 = not said */
 };
 

@@ -12,7 +12,8 @@
  * in the task directory (stdout, stderr, result.json, monitor,
  * heartbeat, outputs.json, tmp) and the destination itself.  Past a
  * limit (outputs.max_files, outputs.max_bytes) files are left behind and
- * listed with why (the first 100; then the collection stops).  The list of what was collected,
+ * listed with why (the first 100; then the collection stops).  The list
+ * of what was collected,
  * with sizes, is written to tasks/<i>/outputs.json, which `vigil status
  * --json` shows.  Sources are opened with O_NOFOLLOW after their link
  * was checked, and files are written to a temporary name and renamed.
@@ -72,8 +73,8 @@ static int
 reserved(const struct oc *c, const char *rel)
 {
 	static const char *const names[] = { "stdout", "stderr",
-		"result.json", "monitor", "heartbeat", OUT_RECORD, "tmp",
-		"outputs", NULL };
+		"result.json", "monitor", "sandbox", "heartbeat", OUT_RECORD,
+		"tmp", "outputs", NULL };
 	size_t i, n = strcspn(rel, "/");
 
 	if (!c->task_root)

@@ -19,9 +19,10 @@
  * what was skipped and why, bytes, error).  Returns 0, or the error
  * that stopped the collection (the record says it too).
  */
-int	vg_outputs_collect(const struct vg_outputs *o, const struct vg_task *t,
-	    const char *run_dir, const char *task_dir, const char *scratch_dir,
-	    int attempt, enum vg_state st, struct vg_err *e);
+int	vg_outputs_collect(const struct vg_outputs *o,
+	    const struct vg_task *t, const char *run_dir, const char *task_dir,
+	    const char *scratch_dir, int attempt, enum vg_state st,
+	    struct vg_err *e);
 
 /* Reads task_dir/outputs.json into out; VG_ENOENT when there is none. */
 int	vg_outputs_read(const char *task_dir, struct vg_buf *out);

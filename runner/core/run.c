@@ -69,7 +69,7 @@ struct drv {
 	char				*scratch_base;	/* NULL: none here */
 	char				*unprepared;	/* why the backend's
 							   prepare failed */
-	const struct vg_backend_ops	*backend;	/* the run's, or NULL */
+	const struct vg_backend_ops	*backend;	/* or NULL */
 };
 
 void

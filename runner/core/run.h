@@ -120,8 +120,8 @@ int	vg_run_cancel_orphan(struct vg_store *st, const struct vg_run_info *r,
  * remote tasks and directories, sandboxes).  Appends what it removed to
  * said.  For vigil cancel of an orphaned run and vigil gc.
  */
-int	vg_run_reap(struct vg_store *st, const struct vg_run_info *r, int task,
-	    struct vg_buf *said, struct vg_err *e);
+int	vg_run_reap(struct vg_store *st, const struct vg_run_info *r,
+	    int task, struct vg_buf *said, struct vg_err *e);
 
 /* True when the process recorded as the run's owner is alive. */
 int	vg_run_owner_alive(const struct vg_run_info *r);

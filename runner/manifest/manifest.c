@@ -411,25 +411,28 @@ check_out_paths(const struct vg_field *f, const struct vg_ynode *n, void *p,
     struct vg_dctx *c)
 {
 	const struct vg_strv *sv = p;
+	const struct vg_ynode *at;
 	const char *g, *q;
 	size_t i;
 
 	(void)f;
 	for (i = 0; i < sv->n; i++) {
 		g = sv->v[i];
-		if (*g == '\0' || *g == '/')
-			vg_dctx_error(c, n != NULL && n->kind == VG_Y_SEQ &&
-			    i < n->n ? n->items[i] : n, "'%s[%zu]': '%s' must be "
-			    "a glob relative to the task's scratch and task "
+		at = n != NULL && n->kind == VG_Y_SEQ && i < n->n ?
+		    n->items[i] : n;
+		if (*g == '\0' || *g == '/') {
+			vg_dctx_error(c, at, "'%s[%zu]': '%s' must be a glob "
+			    "relative to the task's scratch and task "
 			    "directories", c->path, i, g);
-		for (q = g; *g != '\0' && *g != '/' && q != NULL;
-		    q = strchr(q, '/'), q = q != NULL ? q + 1 : NULL)
+			continue;
+		}
+		for (q = g; q != NULL; q = strchr(q, '/'),
+		    q = q != NULL ? q + 1 : NULL)
 			if (strncmp(q, "..", 2) == 0 && (q[2] == '/' ||
 			    q[2] == '\0')) {
-				vg_dctx_error(c, n != NULL && n->kind ==
-				    VG_Y_SEQ && i < n->n ? n->items[i] : n,
-				    "'%s[%zu]': '%s' leaves the task's "
-				    "directories ('..')", c->path, i, g);
+				vg_dctx_error(c, at, "'%s[%zu]': '%s' leaves "
+				    "the task's directories ('..')", c->path,
+				    i, g);
 				break;
 			}
 	}

@@ -14,15 +14,20 @@
 #       "begin\nend" (nothing lost, nothing twice), and the attempt count.
 #   RL_RUNS     how many times each task runs in MODE all (default 1;
 #               2 where the backend kills what it cannot follow)
+#   RL_BEFORE_RESUME  shell text run after the kill, before resume
 #   RUN_ID      the run of the last resume_case
 #
 # The caller then checks the remote side (containers, processes, dirs,
 # sandboxes) for leftovers.
 
-# Task dirs of the last run.
+# The run directory of the last run (asked once per run).
 rl_dir() {
-	"$VIGIL" status --json "$RUN_ID" | python3 -c '
-import json, sys; print(json.load(sys.stdin)["dir"])'
+	if [ "${RL_DIR_OF:-}" != "$RUN_ID" ]; then
+		RL_DIR=$("$VIGIL" status --json "$RUN_ID" | python3 -c '
+import json, sys; print(json.load(sys.stdin)["dir"])')
+		RL_DIR_OF=$RUN_ID
+	fi
+	echo "$RL_DIR"
 }
 
 # "STATE STATE ..." of the run's tasks.
@@ -35,7 +40,7 @@ print(" ".join(t["state"] for t in json.load(sys.stdin)["tasks"]))'
 # The counter file of task $2 of case $1.
 rl_count() {
 	if [ "${COUNT_IN_TASK_DIR:-0}" = 1 ]; then
-		cat "$(rl_dir)/tasks/$2/count" 2>/dev/null | wc -l
+		cat "$RL_DIR/tasks/$2/count" 2>/dev/null | wc -l
 	else
 		cat "$tmp/count/$1.$2" 2>/dev/null | wc -l
 	fi
@@ -58,6 +63,7 @@ import json, sys; print(json.load(sys.stdin)["id"])' 2>/dev/null)
 		sleep 0.1
 		i=$((i + 1))
 	done
+	rl_dir >/dev/null
 	# Every task started: its counter line and its "begin" are here.
 	i=0
 	while [ $i -lt 900 ]; do
@@ -65,7 +71,7 @@ import json, sys; print(json.load(sys.stdin)["id"])' 2>/dev/null)
 		k=0
 		while [ $k -lt "$n" ]; do
 			[ "$(rl_count "$name" $k)" -ge 1 ] &&
-			    grep -q begin "$(rl_dir)/tasks/$k/stdout" \
+			    grep -q begin "$RL_DIR/tasks/$k/stdout" \
 			    2>/dev/null && ok=$((ok + 1))
 			k=$((k + 1))
 		done
@@ -88,6 +94,7 @@ import json, sys; print(json.load(sys.stdin)["id"])' 2>/dev/null)
 		done
 	fi
 	wait "$vpid" 2>/dev/null
+	[ -n "${RL_BEFORE_RESUME:-}" ] && eval "$RL_BEFORE_RESUME"
 	check "$name: interrupted" "$("$VIGIL" status --json "$RUN_ID" |
 	    python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')" \
 	    INTERRUPTED

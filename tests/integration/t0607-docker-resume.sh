@@ -26,7 +26,7 @@ command: |
 Y
 }
 
-mf "$tmp/a.yaml" 4
+mf "$tmp/a.yaml" 6
 resume_case adopt "$tmp/a.yaml" 2 vigil
 check "adopt: no container left" "$(vigil_containers "vigil.run=$RUN_ID")" ""
 

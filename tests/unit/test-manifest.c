@@ -202,7 +202,7 @@ test_full(void **state)
 	assert_string_equal(m->policy.deny[0].category, "network");
 	assert_int_equal(m->scratch.keep, VG_KEEP_ALWAYS);
 	assert_int_equal(m->scratch.min_free, 100ULL << 30);
-	assert_int_equal(m->outputs.n, 2);
+	assert_int_equal(m->outputs.paths.n, 2);
 	assert_int_equal(m->isolation.level, VG_ISO_STRICT);
 	assert_int_equal(m->isolation.required, 1);
 	assert_string_equal(m->isolation.ptrace, "deny");
