@@ -480,22 +480,17 @@ static const struct vg_field out_paths_field = {
 	.check = check_out_paths,
 };
 
-/* outputs: a list (paths only) or the mapping. */
+/* outputs: the mapping, or anything else as the list of paths (an
+ * empty value is an empty list; a scalar is refused as for any list). */
 static void
 outputs_decode(const struct vg_field *f, const struct vg_ynode *n, void *p,
     struct vg_dctx *c)
 {
-	char what[64];
-
 	(void)f;
 	if (n->kind == VG_Y_MAP)
 		vg_schema_decode(&outputs_section, n, p, c);
-	else if (n->kind == VG_Y_SEQ)
-		vg_schema_decode_field(&out_paths_field, n, p, c);
 	else
-		vg_dctx_error(c, n, "'%s' must be a list of globs or a mapping "
-		    "(paths, dest, when, max_bytes, max_files, mode), not %s",
-		    c->path, vg_dctx_what(n, what, sizeof(what)));
+		vg_schema_decode_field(&out_paths_field, n, p, c);
 }
 
 /* The list form when only paths differ from the defaults. */
