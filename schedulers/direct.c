@@ -27,6 +27,11 @@
  * fit fails at once.  The driver limits how many attempts it hands over
  * through s->window (2 x what can run at once), so memory stays flat for
  * large runs and the queue always holds the next tasks that could fit.
+ *
+ * After a crash, reattach takes an attempt of the dead vigil over through
+ * vg_backend_reattach (a monitor still running, adopted through its
+ * pidfd, or a new one following what the attempt left); it counts as
+ * running, beyond --jobs if need be.
  */
 #include <errno.h>
 #include <poll.h>
