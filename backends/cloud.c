@@ -863,6 +863,21 @@ result_exit(struct vg_result *r, long code)
 		snprintf(r->reason, sizeof(r->reason), "exit code %ld", code);
 }
 
+/* Starts task t of attempt a, and r as BACKEND_ERROR until known. */
+static void
+task_begin(const struct vg_cloud_ops *ops, struct vg_cloud_task *t,
+    struct vg_attempt *a, struct vg_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	memset(t, 0, sizeof(*t));
+	t->a = a;
+	t->out.fd[1] = t->out.fd[2] = -1;
+	r->state = VG_ST_BACKEND_ERROR;
+	r->exit_code = -1;
+	r->started = vg_now();
+	snprintf(r->node, sizeof(r->node), "%s", ops->name);
+}
+
 /* Frees what a task holds. */
 static void
 task_release(struct vg_cloud_task *t)
@@ -971,14 +986,7 @@ vg_cloud_run(const struct vg_cloud_ops *ops, struct vg_attempt *a,
 	double deadline = 0;
 	int rc;
 
-	memset(r, 0, sizeof(*r));
-	memset(&t, 0, sizeof(t));
-	t.a = a;
-	t.out.fd[1] = t.out.fd[2] = -1;
-	r->state = VG_ST_BACKEND_ERROR;
-	r->exit_code = -1;
-	r->started = vg_now();
-	snprintf(r->node, sizeof(r->node), "%s", ops->name);
+	task_begin(ops, &t, a, r);
 	/* The whole attempt counts, sandbox creation included, as it does
 	 * for the scheduler that started this monitor. */
 	if (a->timeout > 0)
@@ -1111,14 +1119,7 @@ vg_cloud_reattach(const struct vg_cloud_ops *ops, struct vg_attempt *a,
 	double deadline = a->timeout > 0 ? vg_mono() + a->timeout : 0;
 	int rc = VG_ENOENT;
 
-	memset(r, 0, sizeof(*r));
-	memset(&t, 0, sizeof(t));
-	t.a = a;
-	t.out.fd[1] = t.out.fd[2] = -1;
-	r->state = VG_ST_BACKEND_ERROR;
-	r->exit_code = -1;
-	r->started = vg_now();
-	snprintf(r->node, sizeof(r->node), "%s", ops->name);
+	task_begin(ops, &t, a, r);
 	if (ops->attach != NULL && a->task_dir != NULL && record_read(&t) == 0)
 		rc = cloud_follow(ops, &t, deadline, r, e);
 	task_release(&t);

@@ -2534,6 +2534,24 @@ docker_signals(struct sigaction *old_term, struct sigaction *old_int)
 	sigaction(SIGINT, &sa, old_int);
 }
 
+/* Starts r as BACKEND_ERROR until known and connects c to the engine;
+ * r says why when that fails. */
+static int
+docker_begin(struct docker_conn *c, const struct vg_attempt *a,
+    struct vg_result *r, struct vg_err *e)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->state = VG_ST_BACKEND_ERROR;
+	r->exit_code = -1;
+	gethostname(r->node, sizeof(r->node) - 1);
+	if ((rc = docker_open(c, docker_endpoint(a->m), &docker_stop,
+	    e)) != 0)
+		vg_result_fail(r, e);
+	return rc;
+}
+
 /*
  * Runs one attempt to completion; see backend.h.  Returns 0 with r
  * filled for every outcome of the task (including DENIED, TIMEOUT and
@@ -2550,17 +2568,9 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	char *id = NULL, *path = NULL, owner[320];
 	int rc;
 
-	memset(r, 0, sizeof(*r));
-	r->state = VG_ST_BACKEND_ERROR;
-	r->exit_code = -1;
-	gethostname(r->node, sizeof(r->node) - 1);
 	docker_signals(&old_term, &old_int);
-
-	if ((rc = docker_open(&c, docker_endpoint(a->m), &docker_stop,
-	    e)) != 0) {
-		vg_result_fail(r, e);
+	if ((rc = docker_begin(&c, a, r, e)) != 0)
 		goto restore;
-	}
 	vg_backend_owner_label(owner, sizeof(owner));
 	vg_docker_create_body(a, owner, &body);
 	if ((rc = docker_precheck(&c, a, &body, r, e)) != 0) {
@@ -2645,16 +2655,9 @@ docker_reattach(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	char *name = container_name(a), *path, *id = NULL;
 	int rc;
 
-	memset(r, 0, sizeof(*r));
-	r->state = VG_ST_BACKEND_ERROR;
-	r->exit_code = -1;
-	gethostname(r->node, sizeof(r->node) - 1);
 	docker_signals(&old_term, &old_int);
-	if ((rc = docker_open(&c, docker_endpoint(a->m), &docker_stop,
-	    e)) != 0) {
-		vg_result_fail(r, e);
+	if ((rc = docker_begin(&c, a, r, e)) != 0)
 		goto restore;
-	}
 	path = vg_xasprintf("/containers/%s/json", name);
 	rc = docker_call(&c, "GET", path, NULL, DOCKER_CALL_TIMEOUT, NULL,
 	    "inspecting the container", e);

@@ -1625,6 +1625,19 @@ follow_and_collect(struct ssh_ctx *x, struct vg_attempt *a,
 	return 0;
 }
 
+/* Ends an attempt of ssh_run or ssh_reattach: releases x, restores the
+ * signal handlers, and dates r's end. */
+static void
+ssh_end(struct ssh_ctx *x, const struct sigaction *old_term,
+    const struct sigaction *old_int, struct vg_result *r)
+{
+	ssh_ctx_release(x);
+	sigaction(SIGTERM, old_term, NULL);
+	sigaction(SIGINT, old_int, NULL);
+	if (r->ended == 0)
+		r->ended = vg_now();
+}
+
 /* Starts the result of an ssh attempt: BACKEND_ERROR until known. */
 static void
 result_init(struct vg_result *r, const struct vg_attempt *a)
@@ -1674,11 +1687,7 @@ ssh_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	r->started = vg_now();
 	rc = follow_and_collect(&x, a, r, e);
 out:
-	ssh_ctx_release(&x);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGINT, &old_int, NULL);
-	if (r->ended == 0)
-		r->ended = vg_now();
+	ssh_end(&x, &old_term, &old_int, r);
 	return rc;
 }
 
@@ -1731,11 +1740,7 @@ ssh_reattach(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	r->started = vg_now();
 	rc = follow_and_collect(&x, a, r, e);
 out:
-	ssh_ctx_release(&x);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGINT, &old_int, NULL);
-	if (r->ended == 0)
-		r->ended = vg_now();
+	ssh_end(&x, &old_term, &old_int, r);
 	return rc;
 }
 

@@ -27,6 +27,30 @@ resume_case adopt "$tmp/a.yaml" 2 vigil
 check "adopt: no remote process left" "$(remote_procs adopt)" 0
 check "adopt: no remote dir left" "$(ls -A "$tmp/remote")" ""
 
+# vigil gc of an ended run reaps what is left of it on its host: a
+# remote attempt still running (without status) is killed and removed.
+ended=$RUN_ID
+mkdir -p "$tmp/remote/$ended/0/9"
+(cd "$tmp/remote/$ended/0/9" && setsid sh -c \
+    'echo $$ >tpid; sleep 300; : vigil-t0656-gc' \
+    </dev/null >/dev/null 2>&1 &)
+i=0
+until [ -s "$tmp/remote/$ended/0/9/tpid" ] || [ $i -ge 50 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+check "gc: a leftover runs" "$(remote_procs gc)" 1
+"$VIGIL" gc --older-than 0 >"$tmp/gc.out" 2>&1
+check "gc: exit status" "$?" 0
+check "gc: says what it removed" "$(grep '^ssh: ' "$tmp/gc.out")" \
+    "ssh: killed 0/9 (task/attempt of run $ended on 127.0.0.1)
+ssh: removed 0/9 (task/attempt of run $ended on 127.0.0.1)"
+i=0
+while [ "$(remote_procs gc)" -gt 0 ] && [ $i -lt 50 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+check "gc: leftover killed" "$(remote_procs gc)" 0
+check "gc: remote dir removed" "$(ls -A "$tmp/remote")" ""
+
 mf "$tmp/b.yaml" follow 8 "0, 1"
 resume_case follow "$tmp/b.yaml" 2 all
 check "follow: no remote process left" "$(remote_procs follow)" 0
