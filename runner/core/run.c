@@ -42,7 +42,8 @@ struct box {
 	struct vg_attempt	 a;
 	char			*task_dir;
 	char			*scratch_dir;
-	int			 reattached;	/* taken over by resume */
+	int			 reattached;	/* taken over by a resume of
+						   the direct scheduler */
 };
 
 struct drv {
@@ -963,17 +964,22 @@ recover_box(struct drv *d, size_t i, struct vg_err *e)
 	b->a.res.memory = t->memory;
 	b->a.res.time = t->time;
 	b->a.timeout = t->timeout;
-	/* What is left of the time limit, at least a second. */
-	ran = t->started > 0 ? vg_now() - t->started : 0;
-	if (b->a.timeout > 0 && ran > 0)
-		b->a.timeout = b->a.timeout - ran > 1 ? b->a.timeout - ran : 1;
 	b->a.kill_grace = d->m->kill_grace > 0 ? d->m->kill_grace :
 	    DEFAULT_KILL_GRACE;
 	b->a.pidfd = -1;
-	b->a.pid = t->pid;
-	b->a.pid_start = t->pid_start;
-	b->a.started = t->started;
-	b->reattached = 1;
+	if (vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL)) {
+		/* Its LOST (nothing left to follow) is an interruption. */
+		b->reattached = 1;
+		/* A process of this host, watched from now on: what is
+		 * left of its time limit (at least a second). */
+		ran = t->started > 0 ? vg_now() - t->started : 0;
+		if (b->a.timeout > 0 && ran > 0)
+			b->a.timeout = b->a.timeout - ran > 1 ?
+			    b->a.timeout - ran : 1;
+		b->a.pid = t->pid;
+		b->a.pid_start = t->pid_start;
+		b->a.started = t->started;
+	}
 	vg_err_init(e);
 	/* The same scratch directory as the attempt was given (reused). */
 	if (d->scratch_base != NULL && vg_scratch_task_dir_min(d->scratch_base,

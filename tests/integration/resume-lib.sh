@@ -17,6 +17,10 @@
 #   RL_BEFORE_RESUME  shell text run after the kill, before resume
 #   RUN_ID      the run of the last resume_case
 #
+#   cancel_case NAME MANIFEST NTASKS
+#       runs MANIFEST until every task started, SIGKILLs vigil and every
+#       monitor, then `vigil cancel`: exit 0, every task CANCELLED.
+#
 # The caller then checks the remote side (containers, processes, dirs,
 # sandboxes) for leftovers.
 
@@ -140,4 +144,44 @@ import json, sys
 print(" ".join(str(t["attempts"]) for t in json.load(sys.stdin)["tasks"]))')" \
 	    "$(k=0; while [ $k -lt "$n" ]; do printf '%s' "$runs";
 	    k=$((k + 1)); [ $k -lt "$n" ] && printf ' '; done)"
+}
+
+cancel_case() {
+	name=$1 mf=$2 n=$3
+	mkdir -p "$tmp/count"
+	"$VIGIL" run -q --jobs "$n" "$mf" >/dev/null 2>&1 &
+	vpid=$!
+	prev=${RUN_ID:-}
+	RUN_ID=
+	i=0
+	while [ $i -lt 600 ]; do
+		RUN_ID=$("$VIGIL" status --json last 2>/dev/null | python3 -c '
+import json, sys; print(json.load(sys.stdin)["id"])' 2>/dev/null)
+		[ -n "$RUN_ID" ] && [ "$RUN_ID" != "$prev" ] && break
+		RUN_ID=
+		sleep 0.1
+		i=$((i + 1))
+	done
+	rl_dir >/dev/null
+	i=0
+	until [ "$(cat "$RL_DIR"/tasks/*/stdout 2>/dev/null |
+	    grep -c begin)" -ge "$n" ] || [ $i -ge 900 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	mons=$(cat "$RL_DIR"/tasks/*/monitor 2>/dev/null | cut -d' ' -f1)
+	kill -9 "$vpid"
+	for m in $mons; do
+		kill -9 "$m" 2>/dev/null
+	done
+	wait "$vpid" 2>/dev/null
+	"$VIGIL" cancel "$RUN_ID" >"$tmp/$name.cancel.out" 2>&1
+	check "$name: cancel exit status" "$?" 0
+	want=
+	k=0
+	while [ $k -lt "$n" ]; do
+		want="$want CANCELLED"
+		k=$((k + 1))
+	done
+	check "$name: every task cancelled" "$(rl_states)" "${want# }"
 }

@@ -6,6 +6,7 @@
 # (Two tasks: the pool is this host's CPUs, so both run at once.)
 # Every task completes, none runs twice (a counter file the task appends
 # to), the output is whole, and no container is left (podman's list).
+# Then vigil cancel of such a run removes its containers.
 . "$(dirname "$0")/docker-lib.sh"
 . "$here/resume-lib.sh"
 COUNT_IN_TASK_DIR=1
@@ -34,4 +35,12 @@ mf "$tmp/b.yaml" 8
 resume_case follow "$tmp/b.yaml" 2 all
 check "follow: no container left" "$(vigil_containers "vigil.run=$RUN_ID")" ""
 check "no vigil container at all" "$(vigil_containers)" ""
+
+# Cancelled while vigil and its monitors are dead: reap removes the
+# containers.
+mf "$tmp/c.yaml" 120
+cancel_case cancel "$tmp/c.yaml" 2
+check "cancel: containers reported" "$(grep -c '^docker: removed container' \
+    "$tmp/cancel.cancel.out")" 2
+check "cancel: no container left" "$(vigil_containers)" ""
 exit $fail

@@ -7,6 +7,8 @@
 # Vercel's command log stream.  Either way every task ran once and no
 # sandbox is left (the fake's own list).  Then monitors that died before
 # recording their command: the sandboxes are deleted, the tasks run again.
+# And vigil cancel of a run whose vigil and monitors are dead deletes its
+# sandboxes.
 for PROVIDER in daytona vercel; do
 	(
 	. "$(dirname "$0")/cloud-lib.sh"
@@ -37,6 +39,12 @@ for PROVIDER in daytona vercel; do
 	resume_case gone "$W/gone.yaml" 3 all
 	RL_BEFORE_RESUME=
 	check "gone: no sandbox left" "$(boxes)" ""
+	mf cancel "$(cmd cancel 120)" 'matrix:
+  i: [0, 1]'
+	cancel_case cancel "$W/cancel.yaml" 2
+	check "cancel: sandboxes reported" "$(grep -c "^$PROVIDER: removed \
+sandbox" "$W/cancel.cancel.out")" 2
+	check "cancel: no sandbox left" "$(boxes)" ""
 	echo "ok: $PROVIDER"
 	) || exit 1
 done
