@@ -1056,8 +1056,8 @@ modal_resolve_net(const struct vg_modal_conf *mc, int *mode, char *why,
 		return rc;
 	*mode = r.mode;
 	vg_err_init(&le);
-	if ((rc = vg_cloud_open(&c, mode_ops(r.mode), &mc->cloud, NULL,
-	    &le)) == 0)
+	if ((rc = vg_cloud_open(&c, mode_ops(r.mode), mc != NULL ?
+	    &mc->cloud : NULL, NULL, &le)) == 0)
 		rc = mode_ops(r.mode)->ping(&c, &le);
 	vg_cloud_close(&c);
 	if (rc != 0 && r.mode == VG_MODAL_MANAGED &&
