@@ -50,106 +50,12 @@ rl_count() {
 	fi
 }
 
-resume_case() {
-	name=$1 mf=$2 n=$3 mode=$4
+# Starts MANIFEST $2 (case $1, $3 tasks) in the background: sets vpid,
+# RUN_ID and RL_DIR, and waits until every task printed "begin".
+rl_start() {
 	mkdir -p "$tmp/count"
-	"$VIGIL" run -q --jobs "$n" "$mf" >"$tmp/$name.run.out" \
-		2>"$tmp/$name.run.err" &
-	vpid=$!
-	prev=${RUN_ID:-}
-	RUN_ID=
-	i=0
-	while [ $i -lt 600 ]; do
-		RUN_ID=$("$VIGIL" status --json last 2>/dev/null | python3 -c '
-import json, sys; print(json.load(sys.stdin)["id"])' 2>/dev/null)
-		[ -n "$RUN_ID" ] && [ "$RUN_ID" != "$prev" ] && break
-		RUN_ID=
-		sleep 0.1
-		i=$((i + 1))
-	done
-	rl_dir >/dev/null
-	# Every task started: its counter line and its "begin" are here.
-	i=0
-	while [ $i -lt 900 ]; do
-		ok=0
-		k=0
-		while [ $k -lt "$n" ]; do
-			[ "$(rl_count "$name" $k)" -ge 1 ] &&
-			    grep -q begin "$RL_DIR/tasks/$k/stdout" \
-			    2>/dev/null && ok=$((ok + 1))
-			k=$((k + 1))
-		done
-		[ $ok -eq "$n" ] && break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	check "$name: every task started before the kill" "$ok" "$n"
-	monitors=
-	k=0
-	while [ $k -lt "$n" ]; do
-		m=$(cut -d' ' -f1 "$(rl_dir)/tasks/$k/monitor" 2>/dev/null)
-		monitors="$monitors $m"
-		k=$((k + 1))
-	done
-	kill -9 "$vpid"
-	if [ "$mode" = all ]; then
-		for m in $monitors; do
-			kill -9 "$m" 2>/dev/null
-		done
-	fi
-	wait "$vpid" 2>/dev/null
-	[ -n "${RL_BEFORE_RESUME:-}" ] && eval "$RL_BEFORE_RESUME"
-	check "$name: interrupted" "$("$VIGIL" status --json "$RUN_ID" |
-	    python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')" \
-	    INTERRUPTED
-	"$VIGIL" resume -q "$RUN_ID" >"$tmp/$name.resume.out" \
-		2>"$tmp/$name.resume.err"
-	rc=$?
-	[ $rc -eq 0 ] || { cat "$tmp/$name.resume.err"; "$VIGIL" status \
-	    "$RUN_ID"; }
-	check "$name: resume exit status" "$rc" 0
-	want=
-	k=0
-	while [ $k -lt "$n" ]; do
-		want="$want SUCCEEDED"
-		k=$((k + 1))
-	done
-	check "$name: every task completed" "$(rl_states)" "${want# }"
-	k=0
-	runs=1
-	[ "$mode" = all ] && runs=${RL_RUNS:-1}
-	while [ $k -lt "$n" ]; do
-		check "$name: task $k ran $runs time(s)" \
-		    "$(rl_count "$name" $k)" "$runs"
-		check "$name: task $k output whole" \
-		    "$(cat "$(rl_dir)/tasks/$k/stdout")" "begin
-end"
-		k=$((k + 1))
-	done
-	if [ "$mode" = all ] && [ "$runs" = 1 ]; then
-		# Each attempt was followed by a new monitor.
-		after=
-		k=0
-		while [ $k -lt "$n" ]; do
-			after="$after $(cut -d' ' -f1 \
-			    "$(rl_dir)/tasks/$k/monitor" 2>/dev/null)"
-			k=$((k + 1))
-		done
-		check "$name: new monitors followed" "$(for m in $after; do
-		    case " $monitors " in *" $m "*) echo same;; esac; done)" ""
-	fi
-	check "$name: $runs attempt(s) each" "$("$VIGIL" status --json \
-	    "$RUN_ID" | python3 -c '
-import json, sys
-print(" ".join(str(t["attempts"]) for t in json.load(sys.stdin)["tasks"]))')" \
-	    "$(k=0; while [ $k -lt "$n" ]; do printf '%s' "$runs";
-	    k=$((k + 1)); [ $k -lt "$n" ] && printf ' '; done)"
-}
-
-cancel_case() {
-	name=$1 mf=$2 n=$3
-	mkdir -p "$tmp/count"
-	"$VIGIL" run -q --jobs "$n" "$mf" >/dev/null 2>&1 &
+	"$VIGIL" run -q --jobs "$3" "$2" >"$tmp/$1.run.out" \
+		2>"$tmp/$1.run.err" &
 	vpid=$!
 	prev=${RUN_ID:-}
 	RUN_ID=
@@ -165,23 +71,84 @@ import json, sys; print(json.load(sys.stdin)["id"])' 2>/dev/null)
 	rl_dir >/dev/null
 	i=0
 	until [ "$(cat "$RL_DIR"/tasks/*/stdout 2>/dev/null |
-	    grep -c begin)" -ge "$n" ] || [ $i -ge 900 ]; do
+	    grep -c begin)" -ge "$3" ] || [ $i -ge 900 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	mons=$(cat "$RL_DIR"/tasks/*/monitor 2>/dev/null | cut -d' ' -f1)
+	check "$1: every task started before the kill" "$(cat \
+	    "$RL_DIR"/tasks/*/stdout 2>/dev/null | grep -c begin)" "$3"
+}
+
+# SIGKILLs vigil and, with $1 = all, every monitor it recorded (their
+# pids stay in $monitors).
+rl_kill() {
+	monitors=$(cat "$RL_DIR"/tasks/*/monitor 2>/dev/null | cut -d' ' -f1)
 	kill -9 "$vpid"
-	for m in $mons; do
-		kill -9 "$m" 2>/dev/null
-	done
+	if [ "$1" = all ]; then
+		for m in $monitors; do
+			kill -9 "$m" 2>/dev/null
+		done
+	fi
 	wait "$vpid" 2>/dev/null
-	"$VIGIL" cancel "$RUN_ID" >"$tmp/$name.cancel.out" 2>&1
-	check "$name: cancel exit status" "$?" 0
-	want=
+}
+
+# "W W ... W", $2 times.
+rl_repeat() {
 	k=0
+	while [ $k -lt "$2" ]; do
+		printf '%s' "$1"
+		k=$((k + 1))
+		[ $k -lt "$2" ] && printf ' '
+	done
+}
+
+resume_case() {
+	name=$1 mf=$2 n=$3 mode=$4
+	rl_start "$name" "$mf" "$n"
+	rl_kill "$mode"
+	[ -n "${RL_BEFORE_RESUME:-}" ] && eval "$RL_BEFORE_RESUME"
+	check "$name: interrupted" "$("$VIGIL" status --json "$RUN_ID" |
+	    python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')" \
+	    INTERRUPTED
+	"$VIGIL" resume -q "$RUN_ID" >"$tmp/$name.resume.out" \
+		2>"$tmp/$name.resume.err"
+	rc=$?
+	[ $rc -eq 0 ] || { cat "$tmp/$name.resume.err"; "$VIGIL" status \
+	    "$RUN_ID"; }
+	check "$name: resume exit status" "$rc" 0
+	check "$name: every task completed" "$(rl_states)" \
+	    "$(rl_repeat SUCCEEDED "$n")"
+	k=0
+	runs=1
+	[ "$mode" = all ] && runs=${RL_RUNS:-1}
 	while [ $k -lt "$n" ]; do
-		want="$want CANCELLED"
+		check "$name: task $k ran $runs time(s)" \
+		    "$(rl_count "$name" $k)" "$runs"
+		check "$name: task $k output whole" \
+		    "$(cat "$RL_DIR/tasks/$k/stdout")" "begin
+end"
 		k=$((k + 1))
 	done
-	check "$name: every task cancelled" "$(rl_states)" "${want# }"
+	if [ "$mode" = all ] && [ "$runs" = 1 ]; then
+		# Each attempt was followed by a new monitor.
+		after=$(cat "$RL_DIR"/tasks/*/monitor | cut -d' ' -f1)
+		check "$name: new monitors followed" "$(for m in $after; do
+		    case " $(echo $monitors) " in *" $m "*) echo same;; esac
+		    done)" ""
+	fi
+	check "$name: $runs attempt(s) each" "$("$VIGIL" status --json \
+	    "$RUN_ID" | python3 -c '
+import json, sys
+print(" ".join(str(t["attempts"]) for t in json.load(sys.stdin)["tasks"]))')" \
+	    "$(rl_repeat "$runs" "$n")"
+}
+
+cancel_case() {
+	name=$1 mf=$2 n=$3
+	rl_start "$name" "$mf" "$n"
+	rl_kill all
+	"$VIGIL" cancel "$RUN_ID" >"$tmp/$name.cancel.out" 2>&1
+	check "$name: cancel exit status" "$?" 0
+	check "$name: every task cancelled" "$(rl_states)" \
+	    "$(rl_repeat CANCELLED "$n")"
 }
