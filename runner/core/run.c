@@ -458,6 +458,28 @@ box_free(struct box *b)
 	free(b);
 }
 
+/* Fills the attempt of box b (its task_dir and scratch_dir set) as
+ * attempt number `attempt` of task i. */
+static void
+box_fill(struct drv *d, size_t i, struct box *b, int attempt)
+{
+	const struct vg_task_rec *t = &d->tr[i];
+
+	b->a.m = d->m;
+	b->a.task = &d->ts->v[i];
+	b->a.run_id = d->run_id;
+	b->a.task_dir = b->task_dir;
+	b->a.scratch_dir = b->scratch_dir;
+	b->a.attempt = attempt;
+	b->a.res = d->m->resources;
+	b->a.res.memory = t->memory;
+	b->a.res.time = t->time;
+	b->a.timeout = t->timeout;
+	b->a.kill_grace = d->m->kill_grace > 0 ? d->m->kill_grace :
+	    DEFAULT_KILL_GRACE;
+	b->a.pidfd = -1;
+}
+
 /* Makes and submits the next attempt of task i. */
 static int
 submit_task(struct drv *d, size_t i, struct vg_err *e)
@@ -496,19 +518,7 @@ submit_task(struct drv *d, size_t i, struct vg_err *e)
 			    se.msg, e);
 		}
 	}
-	b->a.m = d->m;
-	b->a.task = &d->ts->v[i];
-	b->a.run_id = d->run_id;
-	b->a.task_dir = b->task_dir;
-	b->a.scratch_dir = b->scratch_dir;
-	b->a.attempt = t->attempts + 1;
-	b->a.res = d->m->resources;
-	b->a.res.memory = t->memory;
-	b->a.res.time = t->time;
-	b->a.timeout = t->timeout;
-	b->a.kill_grace = d->m->kill_grace > 0 ? d->m->kill_grace :
-	    DEFAULT_KILL_GRACE;
-	b->a.pidfd = -1;
+	box_fill(d, i, b, t->attempts + 1);
 	t->attempts++;
 	t->pid = 0;
 	t->pid_start = 0;
@@ -955,18 +965,7 @@ recover_box(struct drv *d, size_t i, struct vg_err *e)
 	double ran;
 
 	b->task_dir = task_dir_of(d->run_dir, t->index);
-	b->a.m = d->m;
-	b->a.task = &d->ts->v[i];
-	b->a.run_id = d->run_id;
-	b->a.task_dir = b->task_dir;
-	b->a.attempt = t->attempts;
-	b->a.res = d->m->resources;
-	b->a.res.memory = t->memory;
-	b->a.res.time = t->time;
-	b->a.timeout = t->timeout;
-	b->a.kill_grace = d->m->kill_grace > 0 ? d->m->kill_grace :
-	    DEFAULT_KILL_GRACE;
-	b->a.pidfd = -1;
+	box_fill(d, i, b, t->attempts);
 	if (vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL)) {
 		/* Its LOST (nothing left to follow) is an interruption. */
 		b->reattached = 1;
