@@ -306,10 +306,15 @@ vg_backend_reattach(const struct vg_backend_ops *ops, struct vg_attempt *a,
 		return vg_err_set(e, VG_EUNSUPPORTED, "backend '%s': its "
 		    "attempts end with the vigil that started them",
 		    ops->p.name);
+	/* No monitor ever recorded itself for this attempt: it never
+	 * started (the record is the monitor's first act). */
+	if (monitor_read(a->task_dir, &pid, &start, &att) != 0 ||
+	    att != a->attempt)
+		return vg_err_set(e, VG_ENOENT, "attempt %d never started",
+		    a->attempt);
 	/* Its monitor outlived vigil (it has a process group of its own):
 	 * it still follows the attempt; watch it. */
-	if (monitor_read(a->task_dir, &pid, &start, &att) == 0 &&
-	    att == a->attempt && vg_proc_alive(pid, start) &&
+	if (vg_proc_alive(pid, start) &&
 	    (a->pidfd = vg_pidfd_open(pid)) >= 0) {
 		a->pid = pid;
 		a->pid_start = start;

@@ -174,9 +174,11 @@ int	vg_backend_reap(const struct vg_backend_ops *ops,
  * still runs (a->adopted set), a monitor that exits at once when the
  * attempt's result record is already there, else a new monitor calling
  * the backend's reattach op (whose VG_ENOENT becomes a LOST record
- * saying nothing was left).  VG_EUNSUPPORTED for a backend without a
- * monitor (local, singularity: their attempts die with vigil) or
- * without reattach when the monitor is gone.
+ * saying nothing was left).  VG_ENOENT when no monitor recorded itself
+ * for a->attempt (it never started: nothing to follow or remove);
+ * VG_EUNSUPPORTED for a backend without a monitor (local, singularity:
+ * their attempts die with vigil) or without reattach when the monitor
+ * is gone.
  */
 int	vg_backend_reattach(const struct vg_backend_ops *ops,
 	    struct vg_attempt *a, struct vg_err *e);

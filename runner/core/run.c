@@ -1087,13 +1087,16 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 			d->live[i] = b;
 			continue;
 		}
+		/* (VG_ENOENT from the direct scheduler: the attempt never
+		 * started, so nothing of it is left to kill or reap.) */
 		if (vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL) &&
 		    t->pid > 0 && vg_pid_is(t->pid, t->pid_start)) {
 			/* Its exit status can never be collected now. */
 			(void)kill(-t->pid, SIGKILL);
 			(void)kill(t->pid, SIGKILL);
 		}
-		if (vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL)) {
+		if (vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL) &&
+		    ke.rc != VG_ENOENT) {
 			(void)vg_kill_leftovers(d->run_id, t->index, NULL, NULL);
 			swept = 1;
 			recover_reap(d, i);
