@@ -2364,6 +2364,10 @@ struct docker_sampler {
 	char			*path;		/* prefix + stats path */
 	double			 t0;		/* vg_mono() at start */
 	volatile sig_atomic_t	 done;		/* stops its request too */
+	volatile sig_atomic_t	 exited;	/* stats saw the container end
+						   (podman 4.3: 200 and an empty
+						   body): a log stream left open
+						   by the engine is ended */
 	pthread_mutex_t		 mu;
 	pthread_cond_t		 cv;		/* on CLOCK_MONOTONIC */
 	struct vg_docker_stats	 acc;		/* under mu */
@@ -2390,6 +2394,9 @@ sampler_main(void *arg)
 		got = vg_http_do(sp->h, &req, &resp, NULL) == 0 &&
 		    resp.status == 200 && vg_docker_stats_parse(
 		    resp.body.data, resp.body.len, &one, NULL) == 0;
+		if (!got && (resp.status == 404 || (resp.status == 200 &&
+		    resp.body.len == 0)))
+			sp->exited = 1;
 		pthread_mutex_lock(&sp->mu);
 		if (got)
 			vg_docker_stats_merge(&sp->acc, &one);
@@ -2609,7 +2616,7 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	double deadline = 0;
 	char *id = NULL, *path = NULL, owner[320];
 	long code = -1;
-	int rc, timed_out = 0, cancelled = 0, sig = 0;
+	int rc, timed_out = 0, cancelled = 0, sig = 0, cut = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->state = VG_ST_BACKEND_ERROR;
@@ -2669,6 +2676,7 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	req.sink = logs_sink;
 	req.sink_arg = &dm;
 	req.stop = &docker_stop;
+	req.stop2 = &smp.exited;
 	req.timeout = vg_time_left(deadline, 0.001);
 	vg_err_init(&le);
 	rc = vg_http_do(c.h, &req, &c.resp, &le);
@@ -2677,6 +2685,13 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 		timed_out = 1;
 	else if (rc == VG_ECANCELED && docker_stop)
 		cancelled = 1;
+	else if (rc == VG_ECANCELED && smp.exited) {
+		/* The container ended but the engine kept its log stream
+		 * open (seen with podman 4.3 on very short tasks): the rest of
+		 * the logs is read once the wait below has seen the end. */
+		rc = 0;
+		cut = 1;
+	}
 	else if (rc != 0) {
 		/* Output trouble must not leave the container running;
 		 * record it and still wait for the task's status. */
@@ -2695,6 +2710,8 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 			goto remove;
 		}
 	}
+	if (cut)
+		drain_logs(&c, id, &ls);
 	sampler_stop(&smp, &stats);
 	usage_fill(a, &stats, r);
 	if (timed_out || cancelled) {

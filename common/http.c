@@ -299,7 +299,8 @@ vg_http_do(struct vg_http *h, const struct vg_http_req *req,
 	hdr = http_setup(h, req, &x, url);
 	curl_multi_add_handle(h->multi, h->easy);
 	while (running) {
-		if (req->stop != NULL && *req->stop) {
+		if ((req->stop != NULL && *req->stop) ||
+		    (req->stop2 != NULL && *req->stop2)) {
 			stopped = 1;
 			break;
 		}

@@ -63,6 +63,9 @@ struct vg_http_req {
 	 * handler), the request is abandoned within about 100 ms and fails
 	 * with VG_ECANCELED. */
 	const volatile sig_atomic_t *stop;
+	/* A second such flag, for another thread's verdict (docker's
+	 * sampler: the container has exited); the same VG_ECANCELED. */
+	const volatile sig_atomic_t *stop2;
 };
 
 struct vg_http_resp {
