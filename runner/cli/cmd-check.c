@@ -285,7 +285,8 @@ print_json(struct check *ck, const char *cmd, size_t n,
 	vg_json_arr_end(&w);
 	vg_json_obj_end(&w);
 	vg_buf_addc(&b, '\n');
-	fwrite(b.data, 1, b.len, stdout);
+	if (b.len > 0)
+		fwrite(b.data, 1, b.len, stdout);
 	vg_buf_release(&b);
 }
 

@@ -96,7 +96,8 @@ copy_out(const char *dir, const char *name, FILE *to)
 
 	vg_err_init(&e);
 	if (vg_read_file(path, (size_t)1 << 30, &b, &e) == 0 && b.len > 0)
-		fwrite(b.data, 1, b.len, to);
+		if (b.len > 0)
+			fwrite(b.data, 1, b.len, to);
 	fflush(to);
 	vg_buf_release(&b);
 	free(path);
@@ -295,7 +296,8 @@ print_json(const struct vg_sess *ss, const struct vg_sess_job *j,
 	}
 	vg_json_obj_end(&w);
 	vg_buf_addc(&b, '\n');
-	fwrite(b.data, 1, b.len, stdout);
+	if (b.len > 0)
+		fwrite(b.data, 1, b.len, stdout);
 	vg_buf_release(&b);
 }
 
@@ -419,7 +421,8 @@ print_denied_json(const struct vg_sess *ss, const char *reason)
 	vg_json_str(&w, reason);
 	vg_json_obj_end(&w);
 	vg_buf_addc(&b, '\n');
-	fwrite(b.data, 1, b.len, stdout);
+	if (b.len > 0)
+		fwrite(b.data, 1, b.len, stdout);
 	vg_buf_release(&b);
 }
 

@@ -106,7 +106,8 @@ cmd_gc_exec(struct vg_args *a)
 		fprintf(stderr, "vigil: gc: %s\n", e.msg);
 		rc = VG_EXIT_INTERNAL;
 	}
-	fwrite(report.data, 1, report.len, stdout);
+	if (report.len > 0)
+		fwrite(report.data, 1, report.len, stdout);
 	vg_buf_reset(&report);
 	if (dry || vg_args_has(a, "no-reap"))
 		goto out;

@@ -35,7 +35,8 @@ cmd_report_exec(struct vg_args *a)
 		goto out;
 	}
 	if (json && file == NULL) {
-		fwrite(out.data, 1, out.len, stdout);
+		if (out.len > 0)
+			fwrite(out.data, 1, out.len, stdout);
 		rc = vg_cmd_finish_stdout(VG_EXIT_OK);
 		goto out;
 	}

@@ -338,7 +338,8 @@ session_list(struct vg_args *a)
 		vg_json_arr_end(&l.w);
 		vg_buf_addc(&l.out, '\n');
 	}
-	fwrite(l.out.data, 1, l.out.len, stdout);
+	if (l.out.len > 0)
+		fwrite(l.out.data, 1, l.out.len, stdout);
 	rc = 0;
 	goto out;
 fail:
@@ -453,7 +454,8 @@ session_jobs(struct vg_args *a, struct vg_sess *ss)
 		vg_json_arr_end(&c.w);
 		vg_buf_addc(&c.out, '\n');
 	}
-	fwrite(c.out.data, 1, c.out.len, stdout);
+	if (c.out.len > 0)
+		fwrite(c.out.data, 1, c.out.len, stdout);
 	vg_buf_release(&c.out);
 	return 0;
 }
