@@ -68,8 +68,9 @@ const struct vg_cmd_entry vg_cmd_retry = {
 	.summary = "run an ended run's failed tasks again",
 	.help = "With --failed: every task of RUN that ended FAILED, TIMEOUT, "
 	    "OOM,\nCANCELLED, LOST, NODE_FAIL, PREEMPTED, BOOT_FAIL, "
-	    "DEADLINE or BACKEND_ERROR\nruns again here with a fresh "
-	    "retry budget; SUCCEEDED and DENIED tasks\nare left alone.",
+	    "DEADLINE, BACKEND_ERROR or\nDEPENDENCY_NEVER_SATISFIED runs "
+	    "again here with a fresh retry\nbudget; SUCCEEDED and DENIED "
+	    "tasks are left alone.",
 	.opts = (const struct vg_opt[]){
 		{ .name = "failed", .help = "retry the tasks that did not "
 		  "succeed (required)" },
