@@ -28,6 +28,7 @@
 
 #include <curl/curl.h>
 
+#include "common/curl.h"
 #include "common/base64.h"
 #include "common/path.h"
 #include "backends/modal.h"
@@ -360,7 +361,8 @@ vg_grpc_open(struct vg_grpc **gp, const char *url,
 	g->redact = vg_xstrdup(redact);
 	if ((g->multi = curl_multi_init()) == NULL) {
 		vg_grpc_free(g);
-		return vg_err_set(e, VG_ENOMEM, "modal: curl_multi_init failed");
+		return vg_err_set(e, VG_ENOMEM, "modal: %s",
+		    vg_curl_error());
 	}
 	curl_multi_setopt(g->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
 	*gp = g;

@@ -14,6 +14,7 @@
 
 #include <curl/curl.h>
 
+#include "common/curl.h"
 #include "common/http.h"
 
 /* How often the multi loop wakes to look at the stop flag. */
@@ -78,7 +79,7 @@ vg_http_open(const char *endpoint, struct vg_http **hp, struct vg_err *e)
 	if ((h->easy = curl_easy_init()) == NULL ||
 	    (h->multi = curl_multi_init()) == NULL) {
 		vg_http_free(h);
-		return vg_err_set(e, VG_ENOMEM, "cannot initialise libcurl");
+		return vg_err_set(e, VG_ENOMEM, "%s", vg_curl_error());
 	}
 	*hp = h;
 	return 0;

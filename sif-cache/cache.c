@@ -29,6 +29,7 @@
 
 #include <curl/curl.h>
 
+#include "common/curl.h"
 #include "common/buf.h"
 #include "common/path.h"
 #include "common/home.h"
@@ -978,7 +979,7 @@ pull_http(struct vg_cache *c, const char *url, const char *pinned,
 	vg_sha256_init(&h.sha);
 	cu = curl_easy_init();
 	if (cu == NULL) {
-		rc = vg_err_set(e, VG_ENOMEM, "cannot initialise libcurl");
+		rc = vg_err_set(e, VG_ENOMEM, "%s", vg_curl_error());
 		goto out;
 	}
 	curl_easy_setopt(cu, CURLOPT_URL, url);

@@ -49,6 +49,8 @@ static const struct doc_item env_items[] = {
 	    "is not set." },
 	{ "VIGIL_APPTAINER", "The apptainer or singularity program when "
 	    "singularity.binary is not set." },
+	{ "VIGIL_LIBCURL", "The libcurl to load on the first HTTP call "
+	    "(default libcurl.so.4); vigil is not linked against it." },
 	{ "VIGIL_DEBUG", "Set to 1: debug logging on stderr." },
 	{ "VIGIL_RUN_ID, VIGIL_TASK_INDEX, VIGIL_TASK_DIR, VIGIL_ATTEMPT, "
 	    "VIGIL_MATRIX_NAME", "Set by vigil in every task: the run, the "
