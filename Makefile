@@ -51,10 +51,12 @@ endif
 
 HAVE_SLURM	:= $(shell test -f /usr/include/slurm/slurm.h && echo 1)
 PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-# libcurl is dlopen()ed on its first use (common/curl.c), not linked:
-# its dependencies would cost every vigil process's start.
-PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(filter-out libcurl,$(PKGS)) \
-		   2>/dev/null) -ldl -pthread
+# libcurl, libssh and libcrypto are dlopen()ed on their first use
+# (common/dl.h), not linked: their loading would cost every vigil
+# process's start (bench/startup.sh).
+PKG_LAZY	:= libcurl libssh libcrypto
+PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs \
+		   $(filter-out $(PKG_LAZY),$(PKGS)) 2>/dev/null) -ldl -pthread
 ifeq ($(HAVE_SLURM),1)
 PKG_CFLAGS	+= -DHAVE_LIBSLURM=1
 PKG_LIBS	+= -lslurm

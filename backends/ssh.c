@@ -53,6 +53,7 @@
 
 #include "common/log.h"
 #include "common/path.h"
+#include "backends/ssh-lib.h"
 #include "backends/gpu.h"
 #include "common/str.h"
 #include "backends/backend.h"
@@ -332,7 +333,10 @@ new_session(struct ssh_ctx *x, const char *host, int port, const char *user,
 	int one = 1;
 
 	if (s == NULL) {
-		vg_err_set(e, VG_ENOMEM, "ssh: cannot create a session");
+		const char *why = vg_ssh_lib_error();
+
+		vg_err_set(e, VG_ENOMEM, "ssh: %s", why != NULL ? why :
+		    "cannot create a session");
 		return NULL;
 	}
 	if (ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no) != 0 ||
@@ -928,6 +932,10 @@ ssh_probe(struct vg_buf *out)
 	const char *agent = getenv("SSH_AUTH_SOCK");
 	const char *v = ssh_version(0);
 
+	if (v == NULL) {
+		vg_buf_printf(out, "ssh: missing (%s)\n", vg_ssh_lib_error());
+		return;
+	}
 	/* "0.10.6/openssl/zlib": the version is what matters here. */
 	vg_buf_printf(out, "ssh: ok (libssh %.*s; ssh-agent %s)\n",
 	    (int)strcspn(v, "/"), v, agent != NULL && *agent != '\0' ?

@@ -21,16 +21,11 @@
  */
 #define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "common/curl.h"
-
-#define VG_CURL_SONAME "libcurl.so.4"
+#include "common/dl.h"
 
 /* The functions vigil calls, in the order of curl.h. */
 #define VG_CURL_FUNCS(X) \
@@ -61,57 +56,46 @@ static struct {
 	VG_CURL_FUNCS(X)
 #undef X
 } fn;
-static char why[256];
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static void
-load(void)
+static int
+bind_curl(struct vg_dl *d, void *h)
 {
-	const char *lib = getenv("VIGIL_LIBCURL");
-	void *h;
-
-	if (lib == NULL || *lib == '\0')
-		lib = VG_CURL_SONAME;
-	if ((h = dlopen(lib, RTLD_NOW | RTLD_LOCAL)) == NULL) {
-		const char *d = dlerror();
-
-		snprintf(why, sizeof(why), "cannot load libcurl: %s "
-		    "(install libcurl4, or name the library in "
-		    "VIGIL_LIBCURL)", d != NULL ? d : lib);
-		return;
-	}
 #define X(ret, name, args) \
-	*(void **)&fn.name = dlsym(h, "curl_" #name); \
-	if (fn.name == NULL) { \
-		snprintf(why, sizeof(why), "%s has no curl_%s", \
-		    lib, #name); \
-		memset(&fn, 0, sizeof(fn)); \
-		return; \
-	}
+	if (vg_dl_sym(d, h, "curl_" #name, (void **)&fn.name) != 0) \
+		return -1;
 	VG_CURL_FUNCS(X)
 #undef X
 	/* Once, before any thread makes a handle (libcurl 7.x's global
 	 * initialisation is not thread-safe). */
 	if (fn.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		snprintf(why, sizeof(why), "curl_global_init failed");
-		memset(&fn, 0, sizeof(fn));
+		snprintf(d->why, sizeof(d->why), "curl_global_init failed");
+		return -1;
 	}
+	return 0;
+}
+
+static struct vg_dl lib = {
+	.soname = "libcurl.so.4", .env = "VIGIL_LIBCURL",
+	.package = "libcurl4", .bind = bind_curl, .once = PTHREAD_ONCE_INIT,
+};
+
+static void
+load(void)
+{
+	vg_dl_load(&lib);
 }
 
 /* Loads libcurl once; 0 when it is there. */
 static int
 ready(void)
 {
-	pthread_once(&once, load);
-	return fn.easy_init != NULL ? 0 : -1;
+	return vg_dl_ready(&lib, load);
 }
 
 const char *
 vg_curl_error(void)
 {
-	if (ready() != 0)
-		return why;
-	return "out of memory";
+	return ready() != 0 ? lib.why : "out of memory";
 }
 
 /* Reads the variadic argument of option `opt` (a CURLOPTTYPE_* base plus
@@ -193,7 +177,7 @@ curl_version_info(CURLversion v)
 const char *
 curl_easy_strerror(CURLcode rc)
 {
-	return ready() == 0 ? fn.easy_strerror(rc) : why;
+	return ready() == 0 ? fn.easy_strerror(rc) : lib.why;
 }
 
 /* The rest take a handle only a loaded libcurl made. */

@@ -51,6 +51,8 @@ static const struct doc_item env_items[] = {
 	    "singularity.binary is not set." },
 	{ "VIGIL_LIBCURL", "The libcurl to load on the first HTTP call "
 	    "(default libcurl.so.4); vigil is not linked against it." },
+	{ "VIGIL_LIBSSH", "The libssh the ssh backend loads on its first "
+	    "call (default libssh.so.4)." },
 	{ "VIGIL_DEBUG", "Set to 1: debug logging on stderr." },
 	{ "VIGIL_RUN_ID, VIGIL_TASK_INDEX, VIGIL_TASK_DIR, VIGIL_ATTEMPT, "
 	    "VIGIL_MATRIX_NAME", "Set by vigil in every task: the run, the "
