@@ -34,6 +34,18 @@ pass() { echo "ok"; exit 0; }
 env=$("$harness/${SLURM_HARNESS:-slurm}-up" ${SLURM_UP_ARGS:-}) ||
 	fail "${SLURM_HARNESS:-slurm}-up failed"
 eval "$env"
+# sacct_get JOB FIELD: the first line of sacct's FIELD of JOB's allocation,
+# waiting up to 30 s for slurmdbd to have the record (the controller
+# sends it on its own schedule, later than the job's end under load).
+sacct_get() {
+	_n=0
+	while :; do
+		_v=$(sacct -X -n -P -j "$1" -o "$2" 2>/dev/null | head -n 1)
+		[ -n "$_v" ] || [ $_n -ge 60 ] && break
+		sleep 0.5; _n=$((_n + 1))
+	done
+	echo "$_v"
+}
 # Field of the JSON status of run $1: python expression on d.
 jq_run() { "$VIGIL" status "$1" --json | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"; }
 last_run() { "$VIGIL" status --json | python3 -c \

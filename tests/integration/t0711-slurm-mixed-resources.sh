@@ -41,7 +41,7 @@ for i in 0 1 2 3 4 5; do
 	[ "$i" -lt 3 ] || c=2
 	j=$(jq_run "$id" "d['tasks'][$i]['job_id']")
 	expect_eq "task $i CPUs allocated (sacct)" "$c" \
-	    "$(sacct -X -n -P -j "$j" -o AllocCPUS | head -n 1)"
+	    "$(sacct_get "$j" AllocCPUS)"
 done
 jobs=$(jq_run "$id" '" ".join(sorted(set(t["job_id"].split("_")[0] for t in d["tasks"])))')
 expect_eq "two array jobs" 2 "$(echo "$jobs" | wc -w)"

@@ -35,7 +35,7 @@ expect_eq "attempts (sorted)" "1 1 2" "$(jq_run "$id" '" ".join(sorted(str(t["at
 k=$(jq_run "$id" '[t["index"] for t in d["tasks"] if t["attempts"] == 2][0]')
 "$VIGIL" status "$id/$k" | grep -q 'attempt 1  PREEMPTED' ||
 	fail "attempt 1 of task $k not PREEMPTED: $("$VIGIL" status "$id/$k")"
-expect_eq "high job" COMPLETED "$(sacct -X -n -P -j "$hi" -o State | head -n 1)"
+expect_eq "high job" COMPLETED "$(sacct_get "$hi" State)"
 
 # slurm.requeue: true: Slurm requeues the preempted element under the
 # same job id and starts it again once cred_expire (30 s) + 1 s passed;
