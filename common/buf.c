@@ -301,3 +301,58 @@ vg_strv_copy(struct vg_strv *dst, const struct vg_strv *src)
 	for (i = 0; i < src->n; i++)
 		vg_strv_push(dst, src->v[i]);
 }
+
+void
+vg_put_digits(char *c, size_t *n, unsigned long long v, int min)
+{
+	do {
+		c[--*n] = (char)('0' + v % 10);
+		v /= 10;
+		min--;
+	} while (v > 0 || min > 0);
+}
+
+void
+vg_buf_add_ll(struct vg_buf *b, long long v)
+{
+	char c[24];
+	size_t n = sizeof(c);
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v :
+	    (unsigned long long)v;
+
+	vg_put_digits(c, &n, u, 1);
+	if (v < 0)
+		c[--n] = '-';
+	vg_buf_add(b, c + n, sizeof(c) - n);
+}
+
+void
+vg_buf_add_fixed(struct vg_buf *b, double v, int prec)
+{
+	static const double scale[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6 };
+	unsigned long long u, p = 1;
+	long double x;
+	char c[48];
+	size_t n = sizeof(c);
+	int k;
+
+	if (prec < 0 || prec > 6 || !(v >= 0) || v * scale[prec] >= 9e15) {
+		vg_buf_printf(b, "%.*f", prec, v);
+		return;
+	}
+	/* In extended precision, which holds the exact product of most
+	 * doubles and 10^prec: nearest, an exact half to even as printf. */
+	x = (long double)v * scale[prec];
+	u = (unsigned long long)x;
+	if (x - (long double)u > 0.5L ||
+	    (x - (long double)u == 0.5L && (u & 1) != 0))
+		u++;
+	for (k = 0; k < prec; k++)
+		p *= 10;
+	if (prec > 0) {
+		vg_put_digits(c, &n, u % p, prec);
+		c[--n] = '.';
+	}
+	vg_put_digits(c, &n, u / p, 1);
+	vg_buf_add(b, c + n, sizeof(c) - n);
+}

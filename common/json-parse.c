@@ -42,6 +42,7 @@ struct json_block {
 struct vg_json_doc {
 	struct json_block	*blocks;
 	struct vg_json_value	*root;
+	size_t			 first;	/* the first block's size */
 };
 
 /* A parsed child waiting for its container to close. */
@@ -77,7 +78,7 @@ arena_alloc(struct vg_json_doc *doc, size_t n)
 	if (n == 0)
 		n = align;
 	if (b == NULL || b->size - b->used < n) {
-		size = JSON_BLOCK_MIN;
+		size = b == NULL ? doc->first : JSON_BLOCK_MIN;
 		if (b != NULL && b->size < (1u << 20))
 			size = b->size * 2;
 		if (size < n)
@@ -548,6 +549,10 @@ vg_json_parse(const char *text, size_t len, const struct vg_json_limits *lim,
 		return json_fail(&jp, jp.p,
 		    "byte order mark is not allowed in JSON");
 	doc = vg_xcalloc(1, sizeof(*doc));
+	/* A small document gets a block its size can fill (a report holds
+	 * one per task), a larger one JSON_BLOCK_MIN and doubling. */
+	doc->first = len < (JSON_BLOCK_MIN - 256) / 4 ? 4 * len + 256 :
+	    JSON_BLOCK_MIN;
 	jp.doc = doc;
 	r = parse_value(&jp, &doc->root);
 	if (r == 0) {

@@ -225,7 +225,7 @@ num(struct vg_buf *b, double v, int prec)
 	if (v < 0)
 		vg_buf_adds(b, "null");
 	else
-		vg_buf_printf(b, "%.*f", prec, v);
+		vg_buf_add_fixed(b, v, prec);
 }
 
 /* Appends a string value (NULL: null). */
@@ -262,7 +262,9 @@ write_tasks(struct report *R, struct vg_buf *b)
 		double wall = a != NULL && a->start > 0 ? (a->end > 0 ?
 		    a->end : R->now) - a->start : -1;
 
-		vg_buf_printf(b, "%s\n[%d,", i > 0 ? "," : "", t->t.index);
+		vg_buf_adds(b, i > 0 ? ",\n[" : "\n[");
+		vg_buf_add_ll(b, t->t.index);
+		vg_buf_addc(b, ',');
 		/* The label only where no matrix values say it. */
 		str(b, R->keys.n == 0 ? t->label : NULL);
 		vg_buf_addc(b, ',');
@@ -276,13 +278,19 @@ write_tasks(struct report *R, struct vg_buf *b)
 			str(b, v != NULL && v->type == VG_JSON_STRING ?
 			    v->str : NULL);
 		}
-		vg_buf_printf(b, "],%d,", (int)t->t.state);
+		vg_buf_adds(b, "],");
+		vg_buf_add_ll(b, (int)t->t.state);
+		vg_buf_addc(b, ',');
 		if (t->t.attempts > 0 && vg_state_terminal(t->t.state) &&
 		    t->t.exit_code >= 0)
-			vg_buf_printf(b, "%d", t->t.exit_code);
+			vg_buf_add_ll(b, t->t.exit_code);
 		else
 			vg_buf_adds(b, "null");
-		vg_buf_printf(b, ",%d,%d,", t->t.signal, t->t.attempts);
+		vg_buf_addc(b, ',');
+		vg_buf_add_ll(b, t->t.signal);
+		vg_buf_addc(b, ',');
+		vg_buf_add_ll(b, t->t.attempts);
+		vg_buf_addc(b, ',');
 		num(b, a != NULL ? rel(R, a->start) : -1, 3);
 		vg_buf_addc(b, ',');
 		num(b, wall, 3);
@@ -315,18 +323,27 @@ write_attempts(struct report *R, struct vg_buf *b)
 		const struct ratt *a = &R->a[i];
 		const struct vg_usage *u = &a->u;
 
-		vg_buf_printf(b, "%s\n[%d,%d,%d,%d,", i > 0 ? "," : "", a->task,
-		    a->attempt, (int)a->state, a->lane);
+		vg_buf_adds(b, i > 0 ? ",\n[" : "\n[");
+		vg_buf_add_ll(b, a->task);
+		vg_buf_addc(b, ',');
+		vg_buf_add_ll(b, a->attempt);
+		vg_buf_addc(b, ',');
+		vg_buf_add_ll(b, (int)a->state);
+		vg_buf_addc(b, ',');
+		vg_buf_add_ll(b, a->lane);
+		vg_buf_addc(b, ',');
 		num(b, rel(R, a->start), 3);
 		vg_buf_addc(b, ',');
 		num(b, a->start > 0 ? rel(R, a->end > 0 ? a->end : R->now) :
 		    -1, 3);
 		vg_buf_addc(b, ',');
 		if (vg_state_terminal(a->state) && a->exit_code >= 0)
-			vg_buf_printf(b, "%d", a->exit_code);
+			vg_buf_add_ll(b, a->exit_code);
 		else
 			vg_buf_adds(b, "null");
-		vg_buf_printf(b, ",%d,", a->signal);
+		vg_buf_addc(b, ',');
+		vg_buf_add_ll(b, a->signal);
+		vg_buf_addc(b, ',');
 		num(b, u->known & VG_USAGE_CPU ? u->cpu_user + u->cpu_sys :
 		    -1, 3);
 		vg_buf_addc(b, ',');

@@ -269,18 +269,6 @@ vg_policy_redact(const char *command, struct vg_buf *out)
 	}
 }
 
-/* Writes the decimal digits of v at the end of c[0..*n) going left
- * (at least min of them); *n becomes the first digit's index. */
-static void
-put_digits(char *c, size_t *n, unsigned long long v, int min)
-{
-	do {
-		c[--*n] = (char)('0' + v % 10);
-		v /= 10;
-		min--;
-	} while (v > 0 || min > 0);
-}
-
 /* Starts an audit line with its time; see policy.h.  The time is
  * written in microseconds with integer arithmetic (a printf conversion
  * costs more than the rest of a cached line). */
@@ -293,9 +281,9 @@ vg_policy_audit_line_head(struct vg_buf *b, double time)
 
 	if (us < 0)
 		us = 0;
-	put_digits(c, &n, (unsigned long long)(us % 1000000), 6);
+	vg_put_digits(c, &n, (unsigned long long)(us % 1000000), 6);
 	c[--n] = '.';
-	put_digits(c, &n, (unsigned long long)(us / 1000000), 1);
+	vg_put_digits(c, &n, (unsigned long long)(us / 1000000), 1);
 	vg_buf_adds(b, "{\"time\":");
 	vg_buf_add(b, c + n, sizeof(c) - n);
 }
@@ -367,7 +355,7 @@ vg_policy_audit_line_tail(struct vg_buf *b, const struct vg_audit_rec *r)
 	o += 8;
 	if (r->task_index >= 0) {
 		n = sizeof(c);
-		put_digits(c, &n, (unsigned long long)r->task_index, 1);
+		vg_put_digits(c, &n, (unsigned long long)r->task_index, 1);
 		memcpy(o, c + n, sizeof(c) - n);
 		o += sizeof(c) - n;
 	} else {

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -83,6 +84,39 @@ test_write_all(void **state)
 	assert_int_equal(errno, EBADF);
 }
 
+/* vg_buf_add_ll prints as "%lld" and vg_buf_add_fixed as "%.*f", exact
+ * halves to even as printf does; negative, huge values and a precision
+ * out of range go through printf. */
+static void
+test_numbers(void **state)
+{
+	static const long long ll[] = { 0, 7, -7, 10, 99, 100, 123456789,
+	    -2147483648LL, 9223372036854775807LL,
+	    -9223372036854775807LL - 1 };
+	static const double d[] = { 0, 0.1, 0.25, 1, 1.5, 2.675e-3, 12.34567,
+	    999.9996, 1e9, 123456789.123, 4.5e15, 1e300, -1.5, -0.001 };
+	struct vg_buf b = VG_BUF_INIT;
+	char want[400];
+	size_t i;
+	int prec;
+
+	(void)state;
+	for (i = 0; i < sizeof(ll) / sizeof(ll[0]); i++) {
+		vg_buf_reset(&b);
+		vg_buf_add_ll(&b, ll[i]);
+		snprintf(want, sizeof(want), "%lld", ll[i]);
+		assert_string_equal(vg_buf_str(&b), want);
+	}
+	for (i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+		for (prec = 0; prec <= 7; prec++) {
+			vg_buf_reset(&b);
+			vg_buf_add_fixed(&b, d[i], prec);
+			snprintf(want, sizeof(want), "%.*f", prec, d[i]);
+			assert_string_equal(vg_buf_str(&b), want);
+		}
+	vg_buf_release(&b);
+}
+
 int
 main(void)
 {
@@ -90,6 +124,7 @@ main(void)
 		cmocka_unit_test(test_quote),
 		cmocka_unit_test(test_hexval),
 		cmocka_unit_test(test_write_all),
+		cmocka_unit_test(test_numbers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
