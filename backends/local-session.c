@@ -212,10 +212,14 @@ vg_local_session_exec(const struct vg_session *s,
 	static const char *const keep[] = { "TMPDIR", "VIGIL_TASK_DIR",
 	    "VIGIL_JOB", NULL };
 	struct vg_strv argv = VG_STRV_INIT, env = VG_STRV_INIT;
+	struct vg_session_cmd lc = *c;
 	struct vg_attempt a;
 	struct vg_task t;
 	int rc;
 
+	/* The session directory is a path of this host: vigil renames
+	 * the saved state itself. */
+	lc.commit_here = 1;
 	memset(&a, 0, sizeof(a));
 	memset(&t, 0, sizeof(t));
 	t.env = s->m->env;
@@ -230,13 +234,15 @@ vg_local_session_exec(const struct vg_session *s,
 	a.kill_grace = c->kill_grace;
 	a.pidfd = -1;
 	a.ops = &vg_backend_local;
-	vg_session_script(s->root, c, c->stdin_path, keep, &argv);
+	vg_session_script(s->root, &lc, c->stdin_path, keep, &argv);
 	vg_attempt_env(&a, &env);
 	vg_strv_pushf(&env, "VIGIL_SESSION_ID=%s", s->id);
 	vg_strv_pushf(&env, "VIGIL_SESSION_DIR=%s", s->dir);
 	vg_strv_pushf(&env, "VIGIL_JOB=%s", c->job);
-	rc = vg_local_session_run(&a, argv.v, env.v, VG_LOCAL_ISOLATION, c,
+	rc = vg_local_session_run(&a, argv.v, env.v, VG_LOCAL_ISOLATION, &lc,
 	    NULL, NULL, r, e);
+	if (rc == 0)
+		rc = vg_session_commit(s, &lc, r, e);
 	vg_strv_release(&argv);
 	vg_strv_release(&env);
 	return rc;
