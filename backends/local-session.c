@@ -26,6 +26,7 @@
 
 #include "backends/backend.h"
 #include "backends/local.h"
+#include "backends/sandbox.h"
 #include "common/path.h"
 #include "common/proc.h"
 #include "common/str.h"
@@ -48,7 +49,10 @@ vg_local_session_open(struct vg_session *s, struct vg_err *e)
 	free(work);
 	if (rc != 0)
 		return rc;
-	vg_strlcpy(s->handle, s->dir, sizeof(s->handle));
+	/* The handle is what the host offered at the start (namespaces,
+	 * seccomp): every command is confined as the first was, without
+	 * probing again. */
+	vg_host_caps_word(s->handle, sizeof(s->handle));
 	vg_strlcpy(s->root, s->dir, sizeof(s->root));
 	return 0;
 }
@@ -220,6 +224,7 @@ vg_local_session_exec(const struct vg_session *s,
 	/* The session directory is a path of this host: vigil renames
 	 * the saved state itself. */
 	lc.commit_here = 1;
+	(void)vg_host_caps_keep(s->handle);
 	memset(&a, 0, sizeof(a));
 	memset(&t, 0, sizeof(t));
 	t.env = s->m->env;
