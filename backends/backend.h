@@ -301,6 +301,10 @@ struct vg_session_cmd {
 	 * it in place with vg_session_commit once the command ended, so
 	 * that no `mv` runs in the sandbox. */
 	int			 commit_here;
+	/* Set by a backend that holds the command's process tree itself
+	 * (local: the shim, init of its PID namespace): the wrapper
+	 * records no pid for a tree kill. */
+	int			 tree_held;
 };
 
 /* True when ops has sessions. */
@@ -317,9 +321,10 @@ int	vg_backend_session_close(const struct vg_backend_ops *ops,
  * The argv that runs c in a sandbox whose session directory is root
  * (["/bin/sh", "-c", WRAPPER, "vigil-session", COMMAND]; a root of
  * "~/x" is $HOME/x where the command runs): the wrapper
- * records its pid in root/cmds/JOB/pid, sources root/env (`export -p`
- * of the previous command, its directory as __VG_CWD) and enters that
- * directory (else root/work, made when missing), reads stdin from
+ * records its pid in root/cmds/JOB/pid (not with c->tree_held),
+ * sources root/env (`export -p` of the previous command, its directory
+ * as __VG_CWD) and enters that directory (else root/work, made when
+ * missing), reads stdin from
  * stdin_in (a path in the sandbox; NULL: /dev/null), evals the command in
  * the same shell, and (c->save) writes env again on exit through a
  * temporary file and a rename (and root/cwd, a plain copy of the

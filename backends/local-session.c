@@ -224,6 +224,8 @@ vg_local_session_exec(const struct vg_session *s,
 	/* The session directory is a path of this host: vigil renames
 	 * the saved state itself. */
 	lc.commit_here = 1;
+	/* The shim's pid (proc) is what stops the tree. */
+	lc.tree_held = 1;
 	(void)vg_host_caps_keep(s->handle);
 	memset(&a, 0, sizeof(a));
 	memset(&t, 0, sizeof(t));

@@ -100,9 +100,11 @@ vg_session_script(const char *root, const struct vg_session_cmd *c,
 	root_word(&w, root);
 	vg_buf_adds(&w, "; __vg_d=\"$__vg_r/cmds/\"");
 	vg_buf_squote(&w, c->job);
-	vg_buf_adds(&w, "\n[ -d \"$__vg_d\" ] || mkdir -p \"$__vg_d\"\n"
-	    "echo $$ >\"$__vg_d/pid\"\n"
-	    "[ -d \"$__vg_r/work\" ] || mkdir -p \"$__vg_r/work\"\n");
+	vg_buf_adds(&w, "\n[ -d \"$__vg_d\" ] || mkdir -p \"$__vg_d\"\n");
+	if (!c->tree_held)
+		vg_buf_adds(&w, "echo $$ >\"$__vg_d/pid\"\n");
+	vg_buf_adds(&w, "[ -d \"$__vg_r/work\" ] || "
+	    "mkdir -p \"$__vg_r/work\"\n");
 	/* Per-command variables survive the source of the saved state. */
 	for (i = 0; keep != NULL && keep[i] != NULL; i++)
 		vg_buf_printf(&w, "__vg_k%zu=${%s-}\n", i, keep[i]);
