@@ -295,6 +295,16 @@ struct vg_session_cmd {
 	void			(*out)(void *arg, int stream, const char *p,
 				    size_t n);
 	void			*arg;
+	/* Set by a backend whose sandbox sees the session directory at
+	 * its path on this host (s->root is s->dir): the wrapper leaves
+	 * the state it saves in root/cmds/JOB/env, and the backend puts
+	 * it in place with vg_session_commit once the command ended, so
+	 * that no `mv` runs in the sandbox. */
+	int			 commit_here;
+	/* Set by a backend that holds the command's process tree itself
+	 * (local: the shim, init of its PID namespace): the wrapper
+	 * records no pid for a tree kill. */
+	int			 tree_held;
 };
 
 /* True when ops has sessions. */
@@ -311,19 +321,34 @@ int	vg_backend_session_close(const struct vg_backend_ops *ops,
  * The argv that runs c in a sandbox whose session directory is root
  * (["/bin/sh", "-c", WRAPPER, "vigil-session", COMMAND]; a root of
  * "~/x" is $HOME/x where the command runs): the wrapper
- * records its pid in root/cmds/JOB/pid, sources root/env (`export -p`
- * of the previous command, its directory as __VG_CWD) and enters that
- * directory (else root/work, made when missing), reads stdin from
+ * records its pid in root/cmds/JOB/pid (not with c->tree_held),
+ * sources root/env (`export -p` of the previous command, its directory
+ * as __VG_CWD) and enters that directory (else root/work, made when
+ * missing), reads stdin from
  * stdin_in (a path in the sandbox; NULL: /dev/null), evals the command in
  * the same shell, and (c->save) writes env again on exit through a
  * temporary file and a rename (and root/cwd, a plain copy of the
  * directory), keeping the command's exit status.  Variables named
  * in keep (NULL-terminated, may be NULL) keep the value this command was
- * started with (per-command ones: TMPDIR).  Caller releases out.
+ * started with (per-command ones: TMPDIR).  With c->commit_here the
+ * state goes to root/cmds/JOB/env instead, ended by a line of its own
+ * (": vigil-saved"), for vg_session_commit.  Caller releases out.
  */
 void	vg_session_script(const char *root, const struct vg_session_cmd *c,
 	    const char *stdin_in, const char *const *keep,
 	    struct vg_strv *out);
+
+/*
+ * For c->commit_here: once job c of s ended, renames the state its
+ * shell saved (c->dir/env, when it ends with the wrapper's last line)
+ * over s->dir/env, the state the next command starts from.  A command
+ * that timed out, was stopped or never reached the save leaves the
+ * session's state as it was.  0, or VG_EIO with e set when the rename
+ * fails.
+ */
+int	vg_session_commit(const struct vg_session *s,
+	    const struct vg_session_cmd *c, const struct vg_result *r,
+	    struct vg_err *e);
 
 /*
  * A shell command that kills the process tree whose top's pid is in

@@ -3094,6 +3094,7 @@ docker_session_exec(const struct vg_session *s,
 {
 	struct docker_conn c;
 	struct session_sink sink = { .c = sc, .fd = { -1, -1, -1 } };
+	struct vg_session_cmd lc = *sc;
 	struct vg_docker_demux dm;
 	struct vg_http_req req = { .method = "POST" };
 	struct vg_strv argv = VG_STRV_INIT;
@@ -3120,7 +3121,11 @@ docker_session_exec(const struct vg_session *s,
 		rc = e->rc;
 		goto out;
 	}
-	vg_session_script(s->root, sc, sc->stdin_path, NULL, &argv);
+	/* The session directory is bound at its path here: the state the
+	 * command saves is renamed into place here, not by a `mv` in the
+	 * container. */
+	lc.commit_here = 1;
+	vg_session_script(s->root, &lc, sc->stdin_path, NULL, &argv);
 	if ((rc = session_exec_create(&c, id, s, sc, &argv, 1, &eid, e)) != 0)
 		goto out;
 	r->started = vg_now();
@@ -3187,6 +3192,8 @@ docker_session_exec(const struct vg_session *s,
 		snprintf(r->reason, sizeof(r->reason), "exit code %ld", code);
 	rc = sink.rc != 0 ? vg_err_set(e, VG_EIO, "docker: job %s: its output "
 	    "could not be kept whole", sc->job) : 0;
+	if (rc == 0)
+		rc = vg_session_commit(s, &lc, r, e);
 out:
 	r->ended = vg_now();
 	if (sink.fd[1] >= 0)

@@ -26,6 +26,7 @@
 
 #include "backends/backend.h"
 #include "backends/local.h"
+#include "backends/sandbox.h"
 #include "common/path.h"
 #include "common/proc.h"
 #include "common/str.h"
@@ -48,7 +49,10 @@ vg_local_session_open(struct vg_session *s, struct vg_err *e)
 	free(work);
 	if (rc != 0)
 		return rc;
-	vg_strlcpy(s->handle, s->dir, sizeof(s->handle));
+	/* The handle is what the host offered at the start (namespaces,
+	 * seccomp): every command is confined as the first was, without
+	 * probing again. */
+	vg_host_caps_word(s->handle, sizeof(s->handle));
 	vg_strlcpy(s->root, s->dir, sizeof(s->root));
 	return 0;
 }
@@ -212,10 +216,17 @@ vg_local_session_exec(const struct vg_session *s,
 	static const char *const keep[] = { "TMPDIR", "VIGIL_TASK_DIR",
 	    "VIGIL_JOB", NULL };
 	struct vg_strv argv = VG_STRV_INIT, env = VG_STRV_INIT;
+	struct vg_session_cmd lc = *c;
 	struct vg_attempt a;
 	struct vg_task t;
 	int rc;
 
+	/* The session directory is a path of this host: vigil renames
+	 * the saved state itself. */
+	lc.commit_here = 1;
+	/* The shim's pid (proc) is what stops the tree. */
+	lc.tree_held = 1;
+	(void)vg_host_caps_keep(s->handle);
 	memset(&a, 0, sizeof(a));
 	memset(&t, 0, sizeof(t));
 	t.env = s->m->env;
@@ -230,13 +241,15 @@ vg_local_session_exec(const struct vg_session *s,
 	a.kill_grace = c->kill_grace;
 	a.pidfd = -1;
 	a.ops = &vg_backend_local;
-	vg_session_script(s->root, c, c->stdin_path, keep, &argv);
+	vg_session_script(s->root, &lc, c->stdin_path, keep, &argv);
 	vg_attempt_env(&a, &env);
 	vg_strv_pushf(&env, "VIGIL_SESSION_ID=%s", s->id);
 	vg_strv_pushf(&env, "VIGIL_SESSION_DIR=%s", s->dir);
 	vg_strv_pushf(&env, "VIGIL_JOB=%s", c->job);
-	rc = vg_local_session_run(&a, argv.v, env.v, VG_LOCAL_ISOLATION, c,
+	rc = vg_local_session_run(&a, argv.v, env.v, VG_LOCAL_ISOLATION, &lc,
 	    NULL, NULL, r, e);
+	if (rc == 0)
+		rc = vg_session_commit(s, &lc, r, e);
 	vg_strv_release(&argv);
 	vg_strv_release(&env);
 	return rc;

@@ -260,6 +260,37 @@ probe_cgroup(struct vg_host_caps *c)
 	fclose(f);
 }
 
+/* A namespace verdict kept by vg_host_caps_keep (bits of
+ * probe_namespaces), or -1 to probe. */
+static int kept_ns = -1;
+
+void
+vg_host_caps_word(char *buf, size_t size)
+{
+	const struct vg_host_caps *c = vg_host_caps();
+
+	snprintf(buf, size, "ns%d.api%u", (c->userns ? 1 : 0) |
+	    (c->pidns ? 2 : 0) | (c->netns ? 4 : 0),
+	    c->seccomp ? seccomp_api_get() : 0);
+}
+
+int
+vg_host_caps_keep(const char *word)
+{
+	unsigned ns, api;
+	int n = 0;
+
+	if (word == NULL || sscanf(word, "ns%u.api%u%n", &ns, &api, &n) != 2 ||
+	    word[n] != '\0' || ns > 7)
+		return -1;
+	/* The API level libseccomp found at the start, so that it does not
+	 * probe the kernel's seccomp features again. */
+	if (api > 0 && seccomp_api_set(api) != 0)
+		return -1;
+	kept_ns = (int)ns;
+	return 0;
+}
+
 const struct vg_host_caps *
 vg_host_caps(void)
 {
@@ -284,7 +315,7 @@ vg_host_caps(void)
 	c.seccomp = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0,
 	    &action) == 0;
 	c.root = geteuid() == 0;
-	ns = probe_namespaces(c.root);
+	ns = kept_ns >= 0 ? kept_ns : probe_namespaces(c.root);
 	c.userns = (ns & 1) != 0;
 	c.pidns = (ns & 2) != 0;
 	c.netns = (ns & 4) != 0;

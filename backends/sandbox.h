@@ -54,6 +54,19 @@ struct vg_host_caps {
 const struct vg_host_caps *vg_host_caps(void);
 
 /*
+ * The verdict of the probes of vg_host_caps that cost a child process or
+ * a series of system calls (the namespaces; libseccomp's API level), as
+ * a short word ("ns7.api6") for a caller that keeps it (a session, from
+ * its start).  vg_host_caps_keep(word), before the first vg_host_caps of
+ * the process, takes it instead of probing again: a later command gets
+ * the confinement its session was started with, never another.  The
+ * keep returns 0, or -1 when word is not such a verdict (then the host
+ * is probed as usual).
+ */
+void	vg_host_caps_word(char *buf, size_t size);
+int	vg_host_caps_keep(const char *word);
+
+/*
  * Compiles the sandbox for iso on this host.  Mechanisms the host lacks
  * are left out and listed by vg_sandbox_downgrades; with iso->required
  * set, any downgrade makes this fail with VG_EUNSUPPORTED naming what is

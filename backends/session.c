@@ -12,16 +12,23 @@
  * enters that directory, evals the command in that same shell and, on
  * exit (a trap, so `exit 3` keeps its status), writes env again through
  * a temporary file and a rename, so a command killed half way leaves the
- * previous state whole.  cwd holds a plain copy of the directory for the
- * gate's path context.  Shell functions, aliases,
+ * previous state whole.  Where the sandbox sees the session directory at
+ * its path on this host (local, docker, singularity: c->commit_here),
+ * the shell writes the state into the job's own directory instead, with
+ * a last line of its own, and vigil renames it over env when the command
+ * ended (vg_session_commit): the same atomic replacement without a
+ * fork and exec of mv in the sandbox.  cwd holds a plain copy of the
+ * directory for the gate's path context.  Shell functions, aliases,
  * unexported variables and shell options do not persist (a subshell
  * would not keep them either); docs/sessions.md says so.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backends/backend.h"
@@ -66,6 +73,10 @@ vg_backend_session_close(const struct vg_backend_ops *ops,
 	return ops->session_close(s, e);
 }
 
+/* The last line of the state a wrapper saves for vg_session_commit (a
+ * no-op when the next command sources it). */
+#define SAVED_LINE	": vigil-saved"
+
 /* Appends root as one shell word; a leading "~/" is "$HOME". */
 static void
 root_word(struct vg_buf *b, const char *root)
@@ -89,9 +100,11 @@ vg_session_script(const char *root, const struct vg_session_cmd *c,
 	root_word(&w, root);
 	vg_buf_adds(&w, "; __vg_d=\"$__vg_r/cmds/\"");
 	vg_buf_squote(&w, c->job);
-	vg_buf_adds(&w, "\n[ -d \"$__vg_d\" ] || mkdir -p \"$__vg_d\"\n"
-	    "echo $$ >\"$__vg_d/pid\"\n"
-	    "[ -d \"$__vg_r/work\" ] || mkdir -p \"$__vg_r/work\"\n");
+	vg_buf_adds(&w, "\n[ -d \"$__vg_d\" ] || mkdir -p \"$__vg_d\"\n");
+	if (!c->tree_held)
+		vg_buf_adds(&w, "echo $$ >\"$__vg_d/pid\"\n");
+	vg_buf_adds(&w, "[ -d \"$__vg_r/work\" ] || "
+	    "mkdir -p \"$__vg_r/work\"\n");
 	/* Per-command variables survive the source of the saved state. */
 	for (i = 0; keep != NULL && keep[i] != NULL; i++)
 		vg_buf_printf(&w, "__vg_k%zu=${%s-}\n", i, keep[i]);
@@ -99,13 +112,20 @@ vg_session_script(const char *root, const struct vg_session_cmd *c,
 	for (i = 0; keep != NULL && keep[i] != NULL; i++)
 		vg_buf_printf(&w, "[ -n \"$__vg_k%zu\" ] && export %s=\"$__vg_"
 		    "k%zu\"\n", i, keep[i], i);
+	if (c->save && c->commit_here)
+		vg_buf_adds(&w, "__vg_e=\"$__vg_d/env\"\n");
 	vg_buf_adds(&w, "if [ -n \"${__VG_CWD-}\" ] && cd -- \"$__VG_CWD\" "
 	    "2>/dev/null; then :; else cd -- \"$__vg_r/work\" || exit 126; fi\n"
 	    "unset __VG_CWD\n"
 	    "__vg_c=$1; shift\n");
 	/* One file, one rename: the cwd travels in the export list; cwd
 	 * alone is a copy for the gate's path context. */
-	if (c->save)
+	if (c->save && c->commit_here)
+		vg_buf_printf(&w, "trap '__vg_s=$?; export __VG_CWD=\"$PWD\"; "
+		    "{ export -p && echo \"%s\"; } >\"$__vg_e\" && "
+		    "printf '\\''%%s\\n'\\'' \"$PWD\" >\"$__vg_r/cwd\"; "
+		    "exit $__vg_s' EXIT\n", SAVED_LINE);
+	else if (c->save)
 		vg_buf_adds(&w, "trap '__vg_s=$?; export __VG_CWD=\"$PWD\"; "
 		    "export -p >\"$__vg_r/env.$$\" && mv -f \"$__vg_r/env.$$\" "
 		    "\"$__vg_r/env\"; printf '\\''%s\\n'\\'' \"$PWD\" "
@@ -119,6 +139,38 @@ vg_session_script(const char *root, const struct vg_session_cmd *c,
 	vg_strv_push(out, "vigil-session");
 	vg_strv_push(out, c->command);
 	vg_buf_release(&w);
+}
+
+int
+vg_session_commit(const struct vg_session *s, const struct vg_session_cmd *c,
+    const struct vg_result *r, struct vg_err *e)
+{
+	static const char tail[] = "\n" SAVED_LINE "\n";
+	char end[sizeof(tail) - 1], *from, *to;
+	struct stat st;
+	int fd, ok = 0, rc = 0;
+
+	if (!c->save || !c->commit_here || r->state == VG_ST_TIMEOUT ||
+	    r->state == VG_ST_CANCELLED || r->state == VG_ST_BACKEND_ERROR)
+		return 0;
+	from = vg_path_join(c->dir, "env");
+	/* Whole only when the line written after `export -p` is there:
+	 * a shell killed while saving leaves a file without it. */
+	if ((fd = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+		ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_size >= (off_t)sizeof(end) &&
+		    pread(fd, end, sizeof(end), st.st_size -
+		    (off_t)sizeof(end)) == (ssize_t)sizeof(end) &&
+		    memcmp(end, tail, sizeof(end)) == 0;
+		close(fd);
+	}
+	to = vg_path_join(s->dir, "env");
+	if (ok && rename(from, to) != 0)
+		rc = vg_err_errno(e, "keeping the state of job %s in '%s'",
+		    c->job, to);
+	free(from);
+	free(to);
+	return rc;
 }
 
 /* Appends __vg_kill SIG PIDFILE: kills the tree whose top's pid is in

@@ -1283,6 +1283,7 @@ singularity_session_exec(const struct vg_session *s,
 {
 	struct vg_strv argv = VG_STRV_INIT, env = VG_STRV_INIT;
 	struct session_kill k = { .s = s, .c = c };
+	struct vg_session_cmd lc = *c;
 	char *binary = NULL, tail[STDERR_TAIL];
 	int rc, pidfd = -1, ws = 0, why = 0, sig = 0;
 	size_t i;
@@ -1297,7 +1298,10 @@ singularity_session_exec(const struct vg_session *s,
 	vg_strv_push(&argv, binary);
 	vg_strv_push(&argv, "exec");
 	vg_strv_pushf(&argv, "instance://%s", s->handle);
-	vg_session_script(s->root, c, c->stdin_path, NULL, &argv);
+	/* The session directory is bound at its path here: the saved
+	 * state is renamed into place here, not by a `mv` inside. */
+	lc.commit_here = 1;
+	vg_session_script(s->root, &lc, c->stdin_path, NULL, &argv);
 	for (i = 0; environ[i] != NULL; i++)
 		vg_strv_push(&env, environ[i]);
 	for (i = 0; i < s->m->env.n; i++)
@@ -1325,6 +1329,7 @@ singularity_session_exec(const struct vg_session *s,
 	stderr_tail(c->dir, tail, sizeof(tail));
 	(void)vg_singularity_classify(ws, tail, r);
 	vg_local_session_settle(r, why, sig);
+	rc = vg_session_commit(s, &lc, r, e);
 out:
 	if (pidfd >= 0)
 		close(pidfd);

@@ -481,6 +481,8 @@ exec_session(struct vg_args *a, double timeout)
 	    ss.rec.policy[0] ? ss.rec.policy : NULL, ss.rec.mode,
 	    vg_args_get(a, "audit-log"), &cp)) != 0)
 		goto out;
+	/* The decision goes to the database already open here. */
+	vg_cmd_policy_use_store(&cp, st);
 	/* Paths in the command are judged from where it will run, when
 	 * that is a path of this host too. */
 	if (strcmp(ss.rec.root, ss.rec.dir) == 0) {

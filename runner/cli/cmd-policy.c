@@ -110,9 +110,18 @@ vg_cmd_policy_audit_in(struct vg_cmd_policy *cp, const char *run_id,
 }
 
 void
+vg_cmd_policy_use_store(struct vg_cmd_policy *cp, struct vg_store *st)
+{
+	cp->store = st;
+	cp->store_tried = 1;
+	cp->store_borrowed = 1;
+}
+
+void
 vg_cmd_policy_close(struct vg_cmd_policy *cp)
 {
-	vg_store_close(cp->store);
+	if (!cp->store_borrowed)
+		vg_store_close(cp->store);
 	vg_policy_env_release(&cp->env);
 	vg_policy_free(cp->policy);
 	memset(cp, 0, sizeof(*cp));

@@ -16,6 +16,7 @@ struct vg_cmd_policy {
 	struct vg_policy_env	 env;
 	struct vg_store		*store;
 	int			 store_tried;
+	int			 store_borrowed;	/* the caller's */
 };
 
 /* Opens the policy for a command with options policy, mode and
@@ -38,6 +39,10 @@ int	vg_cmd_policy_open_conf(struct vg_args *a,
 int	vg_cmd_policy_audit_in(struct vg_cmd_policy *cp, const char *run_id,
 	    int task, const char *cmd, const struct vg_verdict *v,
 	    const char *verdict);
+
+/* Audits to st, the caller's open state database (borrowed: it stays
+ * open after vg_cmd_policy_close), instead of opening it again. */
+void	vg_cmd_policy_use_store(struct vg_cmd_policy *cp, struct vg_store *st);
 
 void	vg_cmd_policy_close(struct vg_cmd_policy *cp);
 

@@ -422,9 +422,15 @@ vg_sess_job_new(struct vg_store *st, struct vg_sess *ss, const char *command,
 	int rc, n;
 
 	memset(job, 0, sizeof(*job));
-	if ((rc = vg_store_session_next_job(st, ss->rec.id, &n, e)) != 0 ||
-	    (rc = vg_store_session_touch(st, ss->rec.id, vg_now(), e)) != 0)
+	/* One transaction for the number and the touch. */
+	if ((rc = vg_store_begin(st, e)) != 0)
 		return rc;
+	if ((rc = vg_store_session_next_job(st, ss->rec.id, &n, e)) != 0 ||
+	    (rc = vg_store_session_touch(st, ss->rec.id, vg_now(), e)) != 0 ||
+	    (rc = vg_store_commit(st, e)) != 0) {
+		vg_store_rollback(st);
+		return rc;
+	}
 	job->job = n;
 	job->background = background;
 	vg_strlcpy(job->state, "running", sizeof(job->state));

@@ -284,6 +284,30 @@ test_strict_reads(void **state)
 	assert_int_equal(access("/tmp/vg-private", F_OK), -1);
 }
 
+/* The kept verdict of the host probes: the word this host gives is
+ * taken back, anything else is refused (and the host probed). */
+static void
+test_caps_word(void **state)
+{
+	static const char *const bad[] = { "", "ns8.api6", "ns7", "ns7.api",
+	    "ns7.api6x", "/home/me/.local/state/vigil/sessions/s-1", "api6",
+	    NULL };
+	char word[32];
+	unsigned ns, api;
+	int i;
+
+	(void)state;
+	vg_host_caps_word(word, sizeof(word));
+	assert_int_equal(sscanf(word, "ns%u.api%u", &ns, &api), 2);
+	assert_int_equal(ns, (vg_host_caps()->userns ? 1u : 0u) |
+	    (vg_host_caps()->pidns ? 2u : 0u) |
+	    (vg_host_caps()->netns ? 4u : 0u));
+	assert_int_equal(vg_host_caps_keep(word), 0);
+	for (i = 0; bad[i] != NULL; i++)
+		assert_int_equal(vg_host_caps_keep(bad[i]), -1);
+	assert_int_equal(vg_host_caps_keep(NULL), -1);
+}
+
 static void
 test_compile_errors(void **state)
 {
@@ -377,6 +401,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_strict_reads,
 		    setup_strict, teardown),
 		cmocka_unit_test(test_compile_errors),
+		cmocka_unit_test(test_caps_word),
 		cmocka_unit_test(test_report),
 	};
 	int rc;

@@ -164,16 +164,23 @@ test_manifest(void **state)
 	vg_diag_release(&d);
 }
 
+/* Set while the wrapper tests run in commit mode (the state renamed
+ * into place by vg_session_commit, not by mv in the shell). */
+static int commit_mode;
+
 /* Runs the wrapper of cmd in root with sh; returns its exit status and
- * its stdout in out. */
+ * its stdout in out.  In commit mode, commits the saved state after. */
 static int
 run_wrapped(const char *root, const char *job, const char *cmd, int save,
     const char *stdin_in, struct vg_buf *out)
 {
 	static const char *const keep[] = { "PERCMD", NULL };
 	struct vg_session_cmd c;
+	struct vg_session s;
+	struct vg_result r;
 	struct vg_strv argv = VG_STRV_INIT;
-	char *path = vg_xasprintf("%s/out", root);
+	struct vg_err e;
+	char *path = vg_xasprintf("%s/out", root), *dir;
 	pid_t pid;
 	int ws, fd;
 
@@ -181,6 +188,9 @@ run_wrapped(const char *root, const char *job, const char *cmd, int save,
 	c.job = job;
 	c.command = cmd;
 	c.save = save;
+	c.commit_here = commit_mode;
+	dir = vg_xasprintf("%s/cmds/%s", root, job);
+	c.dir = dir;
 	vg_session_script(root, &c, stdin_in, keep, &argv);
 	fflush(NULL);
 	if ((pid = fork()) == 0) {
@@ -192,11 +202,55 @@ run_wrapped(const char *root, const char *job, const char *cmd, int save,
 	}
 	assert_true(pid > 0);
 	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	memset(&s, 0, sizeof(s));
+	s.dir = root;
+	memset(&r, 0, sizeof(r));
+	r.state = WIFEXITED(ws) && WEXITSTATUS(ws) == 0 ? VG_ST_SUCCEEDED :
+	    VG_ST_FAILED;
+	vg_err_init(&e);
+	assert_int_equal(vg_session_commit(&s, &c, &r, &e), 0);
 	vg_buf_reset(out);
 	(void)vg_read_file(path, 1 << 20, out, NULL);
 	free(path);
+	free(dir);
 	vg_strv_release(&argv);
 	return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+/* Commits two saves that must not become the session's state. */
+static void
+commit_refused(const char *root, struct vg_buf *out)
+{
+	struct vg_session_cmd c;
+	struct vg_session s;
+	struct vg_result r;
+	struct vg_err e;
+	char *dir = vg_xasprintf("%s/cmds/10", root), *p;
+
+	vg_err_init(&e);
+	assert_int_equal(vg_mkdir_p(dir, 0700, &e), 0);
+	memset(&c, 0, sizeof(c));
+	memset(&s, 0, sizeof(s));
+	memset(&r, 0, sizeof(r));
+	c.job = "10";
+	c.dir = dir;
+	c.save = c.commit_here = 1;
+	s.dir = root;
+	p = vg_path_join(dir, "env");
+	r.state = VG_ST_SUCCEEDED;
+	assert_int_equal(vg_write_file_atomic(p, "export V=cut\n", 13, 0600,
+	    &e), 0);
+	assert_int_equal(vg_session_commit(&s, &c, &r, &e), 0);
+	r.state = VG_ST_TIMEOUT;
+	assert_int_equal(vg_write_file_atomic(p, "export V=late\n"
+	    ": vigil-saved\n", 28, 0600, &e), 0);
+	assert_int_equal(vg_session_commit(&s, &c, &r, &e), 0);
+	assert_int_equal(access(p, R_OK), 0);
+	assert_int_equal(run_wrapped(root, "11", "echo \"$V\"", 1, NULL, out),
+	    0);
+	assert_string_equal(vg_buf_str(out), "x'y $z\n");
+	free(p);
+	free(dir);
 }
 
 static void
@@ -204,7 +258,8 @@ test_wrapper(void **state)
 {
 	struct ctx *c = *state;
 	struct vg_buf out = VG_BUF_INIT;
-	char *root = vg_path_join(c->dir, "sess"), *p, *in;
+	char *root = vg_path_join(c->dir, commit_mode ? "commit" : "sess"),
+	    *p, *in;
 	struct vg_err e;
 
 	vg_err_init(&e);
@@ -248,9 +303,22 @@ test_wrapper(void **state)
 	p = vg_xasprintf("%s/cmds/9/pid", root);
 	assert_int_equal(access(p, R_OK), 0);
 	free(p);
+	/* Commit mode: a save cut short (no last line) is not committed,
+	 * nor one of a command that timed out. */
+	if (commit_mode)
+		commit_refused(root, &out);
 	free(in);
 	free(root);
 	vg_buf_release(&out);
+}
+
+/* The same checks with the state committed by vigil after the shell. */
+static void
+test_wrapper_commit(void **state)
+{
+	commit_mode = 1;
+	test_wrapper(state);
+	commit_mode = 0;
 }
 
 static void
@@ -388,6 +456,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test(test_manifest),
 		cmocka_unit_test_setup_teardown(test_wrapper, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrapper_commit, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_kill_script, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_jobs_and_expiry, setup,
