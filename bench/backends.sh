@@ -12,7 +12,12 @@
 # at most 10%.  N tasks each (BENCH_N, default 20), against a private
 # podman service started by tests/harness/podman-up.
 #
-# modal: against tests/harness/fake-modal.py (h2c on loopback).  vigil =
+# modal: against tests/harness/fake-modal.py on loopback over HTTP/2 with
+# TLS (a self-signed certificate trusted through SSL_CERT_FILE on vigil's
+# side and as the channel's root on the client's), as api.modal.com is
+# reached; BENCH_MODAL_H2C=1 uses h2c instead, where libcurl before 8.0.0
+# cannot reuse a connection, so each of vigil's calls opens its own
+# (curl issue #10634).  vigil =
 # `vigil run` of jobs of K and 2K tasks (BENCH_MODAL_K, default 5) running
 # `true`, one at a time (--jobs 1); per task = the difference of their
 # wall times over K, so what a run costs once (store, prepare's
@@ -124,11 +129,25 @@ modal needs python3-grpcio and python3-grpc-tools (scripts/deps.sh bench)" \
 	mt=$(mktemp -d /tmp/vigil-bench-modal.XXXXXX)
 	trap 'kill $fake_pid $raw_pid 2>/dev/null; rm -rf "$mt"' EXIT
 	mkdir -p "$mt/fake" "$mt/gen"
-	$py "$top/tests/harness/fake-modal.py" --dir "$mt/fake" \
+	tls="" scheme=https
+	if [ "${BENCH_MODAL_H2C:-0}" = 1 ]; then
+		scheme=http
+	else
+		openssl req -x509 -newkey rsa:2048 -nodes -keyout "$mt/key.pem" \
+		    -out "$mt/cert.pem" -days 1 -subj /CN=127.0.0.1 \
+		    -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 ||
+		    { echo "backends.sh: openssl could not make a certificate" \
+		    >&2; exit 1; }
+		tls="--tls $mt/cert.pem $mt/key.pem"
+		SSL_CERT_FILE=$mt/cert.pem
+		export SSL_CERT_FILE
+	fi
+	# shellcheck disable=SC2086
+	$py "$top/tests/harness/fake-modal.py" --dir "$mt/fake" $tls \
 	    --token-id ak-bench --token-secret as-bench 2>"$mt/fake.err" &
 	fake_pid=$!
 	until [ -s "$mt/fake/port" ]; do sleep 0.1; done
-	ep=http://127.0.0.1:$(cat "$mt/fake/port")
+	ep=$scheme://127.0.0.1:$(cat "$mt/fake/port")
 	$py -m grpc_tools.protoc -I"$top/proto" --python_out="$mt/gen" \
 	    --grpc_python_out="$mt/gen" "$top/proto/modal.proto"
 	MODAL_TOKEN_ID=ak-bench MODAL_TOKEN_SECRET=as-bench
@@ -159,6 +178,14 @@ import modal_pb2 as pb
 import modal_pb2_grpc as pbg
 
 ep, k = sys.argv[2], int(sys.argv[3])
+root = open(sys.argv[4], "rb").read() if len(sys.argv) > 4 else None
+
+
+def channel():
+    if root is None:
+        return grpc.insecure_channel(ep)
+    return grpc.secure_channel(ep, grpc.ssl_channel_credentials(root))
+
 md = [("x-modal-client-type", "1"), ("x-modal-client-version", "1.0.0"),
       ("x-modal-token-id", "ak-bench"), ("x-modal-token-secret", "as-bench")]
 
@@ -172,7 +199,7 @@ def logs(stub, sid, fd):
 
 
 def task(i):
-    with grpc.insecure_channel(ep) as ch:
+    with channel() as ch:
         s = pbg.ModalClientStub(ch)
         app = s.AppGetOrCreate(pb.AppGetOrCreateRequest(
             app_name="vigil", object_creation_type=1), metadata=md).app_id
@@ -201,14 +228,16 @@ def task(i):
 
 for line in sys.stdin:
     t0 = time.monotonic_ns()
-    with grpc.insecure_channel(ep) as ch:
+    with channel() as ch:
         pbg.ModalClientStub(ch).ClientHello(pb.Empty(), metadata=md)
     for i in range(k):
         task(i)
     print(time.monotonic_ns() - t0, flush=True)
 EOP
 	mkfifo "$mt/in" "$mt/out"
-	$py "$mt/raw.py" "$mt/gen" "${ep#http://}" "$k" <"$mt/in" >"$mt/out" &
+	# shellcheck disable=SC2086
+	$py "$mt/raw.py" "$mt/gen" "${ep#*://}" "$k" ${tls:+"$mt/cert.pem"} \
+	    <"$mt/in" >"$mt/out" &
 	raw_pid=$!
 	exec 8>"$mt/in" 9<"$mt/out"
 	raw_round() { echo go >&8; read -r ns <&9; echo "$ns"; }
@@ -231,6 +260,7 @@ EOP
 	exec 8>&- 9<&-
 	wait $raw_pid 2>/dev/null
 	grep -c '^SandboxCreate' "$mt/fake/requests" >"$mt/creates"
+	echo "modal: HTTP/2 over $([ "$scheme" = https ] && echo TLS || echo h2c) to the fake on loopback"
 	python3 - "$rounds" "$k" "$raw" "$vig1" "$vig2" "$(cat "$mt/creates")" \
 	    <<'EOP'
 import sys
