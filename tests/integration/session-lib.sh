@@ -46,6 +46,16 @@ owner_pid() {
 
 x() { "$VIGIL" exec --session "$@" </dev/null; }
 
+# sb_gone_soon ID: the backend's sb_gone within 5 s (the keeper records
+# the session's end, then removes the sandbox and exits).
+sb_gone_soon() {
+	_n=0
+	until sb_gone "$1"; do
+		[ $_n -ge 50 ] && return 1
+		sleep 0.1; _n=$((_n + 1))
+	done
+}
+
 check_persistence() {
 	id=$1
 	x "$id" -- 'mkdir -p sub/dir && cd sub/dir && export AGENT_VAR="a b'\''c" && touch here' \
@@ -194,7 +204,7 @@ check_stop() {
 	"$VIGIL" session stop "$id" >stop.txt || fail "stop: $(cat stop.txt)"
 	grep -q "stopped $id" stop.txt || fail "stop says: $(cat stop.txt)"
 	[ "$(db_state "$id")" = stopped ] || fail "state after stop: $(db_state "$id")"
-	sb_gone "$id" || fail "sandbox of $id left after stop"
+	sb_gone_soon "$id" || fail "sandbox of $id left after stop"
 	x "$id" -- true 2>err.txt; [ $? -eq 2 ] || fail "exec in a stopped session"
 	grep -q "is stopped" err.txt || fail "stopped message: $(cat err.txt)"
 	"$VIGIL" session stop "$id" | grep -q already || fail "second stop"
@@ -204,7 +214,7 @@ check_idle() {
 	id=$(sess_start --idle-timeout 2s --name idle-one) || fail "idle start"
 	x idle-one -- true || fail "exec by name"
 	wait_state "$id" 15 expired || fail "not expired by its keeper: $(db_state "$id")"
-	sb_gone "$id" || fail "sandbox of $id left after idle expiry"
+	sb_gone_soon "$id" || fail "sandbox of $id left after idle expiry"
 	sqlite3 -cmd ".timeout 5000" "$VIGIL_HOME/vigil.db" "select reason from sessions where id = '$id'" |
 	    grep -q idle || fail "expiry reason"
 	x "$id" -- true 2>/dev/null; [ $? -eq 2 ] || fail "exec in an expired session"
@@ -216,7 +226,7 @@ check_idle() {
 	# max age.
 	id=$(sess_start --max-age 2s) || fail "max-age start"
 	wait_state "$id" 15 expired || fail "max-age not enforced"
-	sb_gone "$id" || fail "sandbox left after max age"
+	sb_gone_soon "$id" || fail "sandbox left after max age"
 }
 
 check_gc_after_kill() {
@@ -234,7 +244,7 @@ check_gc_after_kill() {
 	sleep 0.5
 	"$VIGIL" gc --no-reap >gc.txt 2>&1 || fail "gc: $(cat gc.txt)"
 	grep -q "closed session $id (its keeper is gone)" gc.txt || fail "gc said: $(cat gc.txt)"
-	sb_gone "$id" || fail "sandbox of $id left after gc"
+	sb_gone_soon "$id" || fail "sandbox of $id left after gc"
 	[ "$(db_state "$id")" = stopped ] || fail "gc state"
 	# A start killed half way is found too: a record left in starting.
 	"$VIGIL" gc --no-reap --older-than 0 >gc2.txt 2>&1 || fail "gc 0: $(cat gc2.txt)"
@@ -267,7 +277,7 @@ assert names["agent-a"]["state"] == "active" and names["agent-a"]["jobs"] == 9, 
 ' || fail "list --json"
 	"$VIGIL" session stop agent-a >/dev/null && "$VIGIL" session stop agent-b >/dev/null ||
 	    fail "stop agents"
-	sb_gone "$a" && sb_gone "$b" || fail "agents' sandboxes left"
+	sb_gone_soon "$a" && sb_gone_soon "$b" || fail "agents' sandboxes left"
 }
 
 check_errors() {
