@@ -79,9 +79,9 @@ cd "$here/.." || exit 1
 # The cloud examples need credentials to exist (not to work).
 MODAL_TOKEN_ID=ak-example MODAL_TOKEN_SECRET=as-example
 MODAL_CONFIG_PATH=$tmp/no-modal.toml DAYTONA_API_KEY=example
-VERCEL_TOKEN=example
+VERCEL_TOKEN=example VERCEL_TEAM_ID=team_example VERCEL_PROJECT_ID=prj_example
 export MODAL_TOKEN_ID MODAL_TOKEN_SECRET MODAL_CONFIG_PATH DAYTONA_API_KEY \
-    VERCEL_TOKEN
+    VERCEL_TOKEN VERCEL_TEAM_ID VERCEL_PROJECT_ID
 # The GPU examples need a pool with GPUs to fit (two, as t0210 gives).
 for f in examples/jobs/*.yaml; do
 	CUDA_VISIBLE_DEVICES=0,1 "$VIGIL" validate "$f" >/dev/null ||

@@ -15,6 +15,8 @@ export VIGIL_USER_CONFIG
 MODAL_TOKEN_ID=ak-example MODAL_TOKEN_SECRET=as-example
 MODAL_CONFIG_PATH=$W/no-modal.toml
 export MODAL_TOKEN_ID MODAL_TOKEN_SECRET MODAL_CONFIG_PATH
+DAYTONA_API_KEY=dtn-example VERCEL_TOKEN=vt-example VERCEL_TEAM_ID=team_example VERCEL_PROJECT_ID=prj_example
+export DAYTONA_API_KEY VERCEL_TOKEN VERCEL_TEAM_ID VERCEL_PROJECT_ID
 
 # The site config as the site layer of every example job (with a pool of
 # two GPUs, which gpu-sweep.yaml needs to fit).
