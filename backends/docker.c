@@ -2219,7 +2219,8 @@ docker_on_signal(int sig)
 /* Where a container's log frames go. */
 struct log_sink {
 	int			fd[3];		/* [1] stdout, [2] stderr */
-	unsigned long long	written[3];	/* bytes kept per stream */
+	unsigned long long	written[3];	/* bytes of the log seen per
+						   stream, skipped ones too */
 	unsigned long long	skip[3];	/* bytes to drop first */
 };
 
@@ -2233,6 +2234,7 @@ log_out(void *arg, int stream, const char *p, size_t n)
 	if (ls->skip[stream] > 0) {
 		k = ls->skip[stream] < n ? (size_t)ls->skip[stream] : n;
 		ls->skip[stream] -= k;
+		ls->written[stream] += k;
 		p += k;
 		n -= k;
 	}

@@ -1527,6 +1527,10 @@ follow(struct ssh_ctx *x, struct vg_attempt *a, struct vg_result *r,
 		done = read_small(x, "status", st, sizeof(st) - 1, &stlen, &le);
 		if (done < 0)
 			goto lost;
+		/* The shell creates status before it writes the line: an
+		 * empty one is not written yet. */
+		if (done && stlen == 0)
+			done = 0;
 		if (done && vg_ssh_status_parse(st, stlen, &code) != 0) {
 			rc = vg_err_set(e, VG_EBACKEND, "ssh: remote status "
 			    "file of '%s' is malformed", x->dir);

@@ -140,6 +140,7 @@ cmd_gc_exec(struct vg_args *a)
 	/* Sessions: those whose keeper is gone or time is up are closed,
 	 * ended ones older than the cutoff removed (docs/sessions.md). */
 	vg_err_init(&e);
+	vg_buf_reset(&report);
 	if (vg_sess_gc(st, c.cutoff, dry, &report, &e) != 0) {
 		fprintf(stderr, "vigil: gc: %s\n", e.msg);
 		rc = VG_EXIT_INTERNAL;

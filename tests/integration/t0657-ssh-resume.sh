@@ -17,9 +17,10 @@ mf() {
 	    '  echo begin' "  sleep $3 # vigil-t0657-$2" '  echo end'
 }
 
-# Remote processes of case $1 (their command line names it).
+# Remote tasks of case $1 (their command line names it; the wrapper's
+# time(1), where there is one, names it too and is not counted).
 remote_procs() {
-	ps -eo args= | grep -c "[v]igil-t0656-$1"
+	ps -eo args= | grep "[v]igil-t0657-$1" | grep -vc '^/usr/bin/time '
 }
 
 mf "$tmp/a.yaml" adopt 6 "0, 1"
