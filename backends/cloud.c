@@ -377,7 +377,7 @@ status_error(struct vg_cloud *c, const struct vg_cloud_req *rq,
 	char text[512], more[160] = "";
 	long st = c->resp.status;
 	/* 429 and 5xx that outlasted the retries stay transient: a new
-	 * attempt may get through (docs/backends/cloud.md). */
+	 * attempt may get through (docs/backends/daytona.md, vercel.md). */
 	int rc = st == 404 ? VG_ENOENT : st == 401 || st == 403 ?
 	    VG_EDENIED : st == 429 || st >= 500 ? VG_EAGAIN : VG_EBACKEND;
 
