@@ -1129,7 +1129,8 @@ vg_cloud_reattach(const struct vg_cloud_ops *ops, struct vg_attempt *a,
 	int rc = VG_ENOENT;
 
 	task_begin(ops, &t, a, r);
-	if (ops->reattach != NULL && a->task_dir != NULL && record_read(&t) == 0)
+	if (ops->reattach != NULL && a->task_dir != NULL &&
+	    record_read(&t) == 0)
 		rc = cloud_follow(ops, &t, deadline, r, e);
 	task_release(&t);
 	if (rc != VG_ENOENT) {

@@ -299,7 +299,7 @@ struct vg_manifest {
 	struct vg_retry		 retry;
 	struct vg_policy_conf	 policy;
 	struct vg_scratch_conf	 scratch;
-	struct vg_outputs	 outputs;	/* collected after each attempt */
+	struct vg_outputs	 outputs;	/* collected after attempts */
 	char			*workdir;	/* cwd for the task */
 	struct vg_isolation_conf isolation;
 	struct vg_limits	 limits;
