@@ -10,13 +10,14 @@
  * What is refused: a symbolic link whose target leaves the tree it was
  * found in (scratch or task directory), special files, vigil's own files
  * in the task directory (stdout, stderr, result.json, monitor,
- * heartbeat, outputs.json, tmp) and the destination itself.  Past a
- * limit (outputs.max_files, outputs.max_bytes) files are left behind and
- * listed with why (the first 100; then the collection stops).  The list
- * of what was collected,
- * with sizes, is written to tasks/<i>/outputs.json, which `vigil status
- * --json` shows.  Sources are opened with O_NOFOLLOW after their link
- * was checked, and files are written to a temporary name and renamed.
+ * heartbeat, outputs.json, tmp, a job step's step, step.N and step.log)
+ * and the destination itself.  Past a limit (outputs.max_files,
+ * outputs.max_bytes) files are left behind and listed with why (the
+ * first 100; then the collection stops).  The list of what was
+ * collected, with sizes, is written to tasks/<i>/outputs.json, which
+ * `vigil status --json` shows.  Sources are opened with O_NOFOLLOW after
+ * their link was checked, and files are written to a temporary name and
+ * renamed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -82,7 +83,18 @@ reserved(const struct oc *c, const char *rel)
 	for (i = 0; names[i] != NULL; i++)
 		if (strlen(names[i]) == n && strncmp(rel, names[i], n) == 0)
 			return 1;
-	return 0;
+	/* A job step's record and log (schedulers/slurm-step.c): step,
+	 * step.log, and step.N set aside for attempt N. */
+	if (n == 4 && strncmp(rel, "step", 4) == 0)
+		return 1;
+	if (n <= 5 || strncmp(rel, "step.", 5) != 0)
+		return 0;
+	if (n == 8 && strncmp(rel + 5, "log", 3) == 0)
+		return 1;
+	for (i = 5; i < n; i++)
+		if (rel[i] < '0' || rel[i] > '9')
+			return 0;
+	return 1;
 }
 
 /* Lists rel as not collected, with why. */

@@ -77,6 +77,23 @@ check "list form: into tasks/0/outputs" \
 check "list form: stdout is not an output" \
     "$(ls "$(run_dir)/tasks/0/outputs" | grep -c stdout)" 0
 
+# vigil's own names in the task directory are never outputs, the files
+# of a job step (srun launcher) among them: a glob of everything there
+# takes only the task's file.
+cat >"$tmp/o.yaml" <<Y
+version: 1
+name: local-outputs-own
+command: |
+  for f in mine.txt step step.1 step.log step.x; do
+    echo x >"\$VIGIL_TASK_DIR/\$f"
+  done
+outputs: ["*"]
+Y
+"$VIGIL" run -q "$tmp/o.yaml" >/dev/null 2>&1
+check "own names run" "$?" 0
+check "own names: only the task's files collected" \
+    "$(ls "$(run_dir)/tasks/0/outputs" | tr '\n' ' ')" "mine.txt step.x "
+
 cat >"$tmp/m.yaml" <<Y
 version: 1
 name: local-outputs-limits
