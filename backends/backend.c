@@ -14,7 +14,14 @@
  * number, boolean and null members (a small reader of its own, bounded,
  * so this file needs no general JSON parser).  The usage members
  * (cpu_user, cpu_sys in seconds; max_rss, mem_limit in bytes; cpus,
- * gpus) are null when unknown.
+ * gpus) are null when unknown; "cause" is "transient" or "permanent"
+ * for a backend failure, null otherwise; "attempt" names the attempt the
+ * record is of (absent in records of older vigils).
+ *
+ * A monitor records itself in the task directory ("monitor": "PID
+ * STARTTIME ATTEMPT"), first thing, so that a later vigil can adopt it
+ * (vg_backend_reattach) or stop it (vg_backend_monitor_kill) after the
+ * vigil that forked it died.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +41,7 @@
 #include "common/str.h"
 
 #define RESULT_FILE	"result.json"
+#define MONITOR_FILE	"monitor"
 #define RESULT_MAX	8192	/* bytes; a record is about 400 */
 
 const struct vg_backend_ops *const vg_backends[] = {
@@ -92,10 +100,11 @@ vg_backend_can_reap(const struct vg_backend_ops *ops)
 }
 
 int
-vg_backend_reap(const struct vg_backend_ops *ops, const char *run_id,
-    struct vg_buf *report, struct vg_err *e)
+vg_backend_reap(const struct vg_backend_ops *ops, const struct vg_manifest *m,
+    const char *run_id, int task, struct vg_buf *report, struct vg_err *e)
 {
-	return ops->reap != NULL ? ops->reap(run_id, report, e) : 0;
+	return ops->reap != NULL ? ops->reap(run_id != NULL ? m : NULL,
+	    run_id, run_id != NULL ? task : -1, report, e) : 0;
 }
 
 int
@@ -135,9 +144,54 @@ out:
 	return rc;
 }
 
-/* Body of the monitor process: runs the attempt and records the result. */
+/* What a monitor does: the backend's run, or its reattach. */
+typedef int (*monitor_fn)(struct vg_attempt *, struct vg_result *,
+    struct vg_err *);
+
+/* Records the monitor (this process) in the task directory; best
+ * effort: without it the attempt can still be reattached by the
+ * backend, only not adopted. */
+static void
+monitor_record(const struct vg_attempt *a)
+{
+	unsigned long long start = 0;
+	char line[96], *path;
+	int n;
+
+	if (a->task_dir == NULL)
+		return;
+	(void)vg_proc_starttime(getpid(), &start);
+	n = snprintf(line, sizeof(line), "%ld %llu %d\n", (long)getpid(),
+	    start, a->attempt);
+	path = vg_path_join(a->task_dir, MONITOR_FILE);
+	(void)vg_write_file_atomic(path, line, (size_t)n, 0600, NULL);
+	free(path);
+}
+
+/* Reads the monitor record of task_dir; 0 when it parses. */
+static int
+monitor_read(const char *task_dir, pid_t *pid, unsigned long long *start,
+    int *attempt)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	char *path = vg_path_join(task_dir, MONITOR_FILE);
+	long p;
+	int rc = -1;
+
+	if (vg_read_file(path, 128, &b, NULL) == 0 && b.data != NULL &&
+	    sscanf(b.data, "%ld %llu %d", &p, start, attempt) == 3 && p > 0) {
+		*pid = (pid_t)p;
+		rc = 0;
+	}
+	free(path);
+	vg_buf_release(&b);
+	return rc;
+}
+
+/* Body of the monitor process: runs (or follows) the attempt and
+ * records the result. */
 static void __attribute__((noreturn))
-monitor_main(struct vg_attempt *a)
+monitor_main(struct vg_attempt *a, monitor_fn fn)
 {
 	struct vg_result r;
 	struct vg_err e;
@@ -153,34 +207,71 @@ monitor_main(struct vg_attempt *a)
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	monitor_record(a);
 
 	memset(&r, 0, sizeof(r));
 	vg_err_init(&e);
 	r.started = vg_now();
-	rc = a->ops->run(a, &r, &e);
-	if (rc != 0) {
+	rc = fn(a, &r, &e);
+	if (rc == VG_ENOENT && fn == a->ops->reattach) {
+		/* Nothing of the attempt left to follow: it runs again. */
+		r.state = VG_ST_LOST;
+		r.exit_code = -1;
+		r.signal = 0;
+		r.cause = VG_CAUSE_NONE;
+		snprintf(r.reason, sizeof(r.reason), "interrupted: vigil "
+		    "exited; %.200s", e.msg);
+	} else if (rc != 0) {
 		r.state = VG_ST_BACKEND_ERROR;
 		r.exit_code = -1;
 		r.signal = 0;
 		vg_strlcpy(r.reason, e.msg, sizeof(r.reason));
-	}
+		if (r.cause == VG_CAUSE_NONE)
+			r.cause = vg_cause_of_rc(rc);
+	} else if (r.state == VG_ST_BACKEND_ERROR && r.cause == VG_CAUSE_NONE)
+		r.cause = VG_CAUSE_PERMANENT;
 	if (r.ended == 0)
 		r.ended = vg_now();
+	r.attempt = a->attempt;
 	if (vg_result_write(a->task_dir, &r, &e) != 0)
 		_exit(2);
 	_exit(0);
+}
+
+/* Forks the monitor of a calling fn; sets a->pid, a->pidfd. */
+static int
+monitor_fork(const struct vg_backend_ops *ops, struct vg_attempt *a,
+    monitor_fn fn, struct vg_err *e)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return vg_err_errno(e, "cannot fork the monitor of backend "
+		    "'%s'", ops->p.name);
+	if (pid == 0) {
+		if (fn == NULL)
+			_exit(0);	/* the record is there already */
+		monitor_main(a, fn);
+	}
+	a->pid = pid;
+	a->started = vg_now();
+	a->pidfd = vg_pidfd_open(pid);
+	if (vg_proc_starttime(pid, &a->pid_start) != 0)
+		a->pid_start = 0;
+	return 0;
 }
 
 int
 vg_backend_start(const struct vg_backend_ops *ops, struct vg_attempt *a,
     struct vg_err *e)
 {
-	pid_t pid;
-
 	a->ops = ops;
 	a->pid = 0;
 	a->pidfd = -1;
 	a->priv = NULL;
+	a->adopted = 0;
 	if (ops->start != NULL)
 		return ops->start(a, e);
 	if (ops->run == NULL)
@@ -195,19 +286,72 @@ vg_backend_start(const struct vg_backend_ops *ops, struct vg_attempt *a,
 		unlink(p);
 		free(p);
 	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return vg_err_errno(e, "cannot fork the monitor of backend "
-		    "'%s'", ops->p.name);
-	if (pid == 0)
-		monitor_main(a);
-	a->pid = pid;
-	a->started = vg_now();
-	a->pidfd = vg_pidfd_open(pid);
-	if (vg_proc_starttime(pid, &a->pid_start) != 0)
-		a->pid_start = 0;
-	return 0;
+	return monitor_fork(ops, a, ops->run, e);
+}
+
+/* Takes over an attempt of a dead vigil; see backend.h. */
+int
+vg_backend_reattach(const struct vg_backend_ops *ops, struct vg_attempt *a,
+    struct vg_err *e)
+{
+	struct vg_result r;
+	unsigned long long start = 0;
+	double started = a->started;
+	pid_t pid;
+	int att = 0, rc;
+
+	a->ops = ops;
+	a->pid = 0;
+	a->pidfd = -1;
+	a->priv = NULL;
+	a->adopted = 0;
+	if (ops->start != NULL || ops->run == NULL || a->task_dir == NULL)
+		return vg_err_set(e, VG_EUNSUPPORTED, "backend '%s': its "
+		    "attempts end with the vigil that started them",
+		    ops->p.name);
+	/* No monitor ever recorded itself for this attempt: it never
+	 * started (the record is the monitor's first act). */
+	if (monitor_read(a->task_dir, &pid, &start, &att) != 0 ||
+	    att != a->attempt)
+		return vg_err_set(e, VG_ENOENT, "attempt %d never started",
+		    a->attempt);
+	/* Its monitor outlived vigil (it has a process group of its own):
+	 * it still follows the attempt; watch it. */
+	if (vg_proc_alive(pid, start) &&
+	    (a->pidfd = vg_pidfd_open(pid)) >= 0) {
+		a->pid = pid;
+		a->pid_start = start;
+		a->adopted = 1;
+		a->started = started > 0 ? started : vg_now();
+		return 0;
+	}
+	/* It ended and left its record. */
+	if (vg_result_read(a->task_dir, &r, NULL) == 0 &&
+	    r.attempt == a->attempt)
+		rc = monitor_fork(ops, a, NULL, e);
+	else if (ops->reattach == NULL)
+		return vg_err_set(e, VG_EUNSUPPORTED, "backend '%s' cannot "
+		    "follow an attempt whose monitor is gone", ops->p.name);
+	else
+		rc = monitor_fork(ops, a, ops->reattach, e);
+	if (rc == 0 && started > 0)
+		a->started = started;
+	return rc;
+}
+
+/* Kills the recorded monitor of task_dir; see backend.h. */
+int
+vg_backend_monitor_kill(const char *task_dir, int attempt)
+{
+	unsigned long long start;
+	pid_t pid;
+	int att;
+
+	if (task_dir == NULL || monitor_read(task_dir, &pid, &start,
+	    &att) != 0 || (attempt > 0 && att != attempt) ||
+	    !vg_proc_alive(pid, start))
+		return 0;
+	return kill(pid, SIGKILL) == 0;
 }
 
 /* Fills r from the wait status of a process that did not leave a record. */
@@ -244,12 +388,30 @@ vg_backend_finish(struct vg_attempt *a, int wstatus, struct vg_result *r,
 	vg_err_init(&re);
 	rc = a->task_dir != NULL ? vg_result_read(a->task_dir, r, &re) :
 	    VG_ENOENT;
-	if (rc == 0 && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0)
+	if (rc == 0 && r->attempt != 0 && r->attempt != a->attempt)
+		rc = vg_err_set(&re, VG_ESTATE, "the record is of attempt %d",
+		    r->attempt);
+	if (rc == 0 && (a->adopted || (WIFEXITED(wstatus) &&
+	    WEXITSTATUS(wstatus) == 0)))
 		return 0;
+	if (a->adopted) {
+		/* Not our child: its wait status went to someone else. */
+		r->state = VG_ST_BACKEND_ERROR;
+		r->exit_code = -1;
+		r->signal = 0;
+		r->cause = VG_CAUSE_TRANSIENT;
+		r->ended = vg_now();
+		snprintf(r->reason, sizeof(r->reason), "monitor of backend "
+		    "'%s' (started by an earlier vigil) ended without a "
+		    "result: %.160s", a->ops != NULL ? a->ops->p.name : "?",
+		    re.msg);
+		return 0;
+	}
 	/* The monitor died without a (complete) record: a backend failure,
 	 * with what is known of how it ended. */
 	result_from_wstatus(r, wstatus);
 	r->state = VG_ST_BACKEND_ERROR;
+	r->cause = VG_CAUSE_TRANSIENT;
 	r->ended = vg_now();
 	if (WIFSIGNALED(wstatus))
 		snprintf(r->reason, sizeof(r->reason), "monitor of backend "
@@ -363,6 +525,14 @@ vg_result_write(const char *task_dir, const struct vg_result *r,
 	vg_buf_adds(&b, ",\n\"reason\": ");
 	vg_json_quote(&b, r->reason, strnlen(r->reason, sizeof(r->reason)));
 	usage_write(&b, &r->usage);
+	vg_buf_adds(&b, ",\n\"cause\": ");
+	if (vg_cause_name((enum vg_cause)r->cause) != NULL)
+		vg_json_quote(&b, vg_cause_name((enum vg_cause)r->cause),
+		    strlen(vg_cause_name((enum vg_cause)r->cause)));
+	else
+		vg_buf_adds(&b, "null");
+	if (r->attempt > 0)
+		vg_buf_printf(&b, ",\n\"attempt\": %d", r->attempt);
 	vg_buf_adds(&b, "\n}\n");
 
 	path = vg_path_join(task_dir, RESULT_FILE);
@@ -429,6 +599,26 @@ result_str(const struct vg_json_value *o, const char *key, char *out,
 	if (v->type != VG_JSON_STRING)
 		return -1;
 	vg_strlcpy(out, v->str, size);
+	return 0;
+}
+
+/* Reads the cause member: "transient", "permanent", null or absent. */
+static int
+result_cause(const struct vg_json_value *o, int *out)
+{
+	const struct vg_json_value *v = vg_json_get(o, "cause");
+
+	*out = VG_CAUSE_NONE;
+	if (v == NULL || v->type == VG_JSON_NULL)
+		return 0;
+	if (v->type != VG_JSON_STRING)
+		return -1;
+	if (strcmp(v->str, "transient") == 0)
+		*out = VG_CAUSE_TRANSIENT;
+	else if (strcmp(v->str, "permanent") == 0)
+		*out = VG_CAUSE_PERMANENT;
+	else
+		return -1;
 	return 0;
 }
 
@@ -532,6 +722,11 @@ result_parse(const char *text, size_t len, struct vg_result *r,
 		bad = "node";
 	else if (result_str(o, "reason", r->reason, sizeof(r->reason)) != 0)
 		bad = "reason";
+	else if (result_cause(o, &r->cause) != 0)
+		bad = "cause";
+	else if (result_int(o, "attempt", &r->attempt) != 0 ||
+	    r->attempt < 0)
+		bad = "attempt";
 	else
 		bad = usage_parse(o, &r->usage);
 	if (bad != NULL) {
@@ -620,6 +815,20 @@ vg_task_output_open(const char *task_dir, const char *name, int flags,
 	return fd;
 }
 
+/* Opens a task output file for appending, without truncating it. */
+int
+vg_task_output_reopen(const char *task_dir, const char *name,
+    struct vg_err *e)
+{
+	char *path = vg_path_join(task_dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		vg_err_errno(e, "opening '%s'", path);
+	free(path);
+	return fd;
+}
+
 /* Fills r as a backend failure with e's message; returns the rc. */
 int
 vg_result_fail(struct vg_result *r, const struct vg_err *e)
@@ -627,5 +836,7 @@ vg_result_fail(struct vg_result *r, const struct vg_err *e)
 	r->state = VG_ST_BACKEND_ERROR;
 	snprintf(r->reason, sizeof(r->reason), "%.*s",
 	    (int)sizeof(r->reason) - 1, e->msg);
+	if (r->cause == VG_CAUSE_NONE)
+		r->cause = vg_cause_of_rc(e->rc != 0 ? e->rc : VG_EBACKEND);
 	return e->rc != 0 ? e->rc : VG_EBACKEND;
 }

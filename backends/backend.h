@@ -21,6 +21,11 @@
  *                 itself failed)
  *   cleanup(a)    releases what start made (container, remote dir)
  *
+ * After a crash of vigil, vg_backend_reattach takes an attempt that was
+ * in flight over (the monitor if it still runs, its record if it left
+ * one, else the backend's reattach op in a new monitor), and reap
+ * removes what nobody follows any more.
+ *
  * Backends that can only work synchronously implement run() and leave
  * start/finish/cancel NULL: the wrappers then fork a monitor process that
  * calls run() and writes the result record into the task directory, so
@@ -73,6 +78,11 @@ struct vg_attempt {
 	int			 gpu_vendor;	/* enum vg_gpu_vendor */
 	char			 gpu_ids[256];
 	char			 gpu_devs[512];
+
+	/* Set by vg_backend_reattach: a->pid is a monitor an earlier vigil
+	 * started, not a child of this process; its watcher cannot wait
+	 * for it and takes the end from the result record. */
+	int			 adopted;
 };
 
 struct vg_backend_ops {
@@ -103,10 +113,14 @@ struct vg_backend_ops {
 	 * stops on SIGTERM.  For monitor-based backends and task-exec. */
 	int	(*run)(struct vg_attempt *a, struct vg_result *r,
 		    struct vg_err *e);
-	/* Removes leftovers (containers, remote dirs) of run_id, or of all
-	 * dead runs when run_id is NULL.  Optional. */
-	int	(*reap)(const char *run_id, struct vg_buf *report,
-		    struct vg_err *e);
+	/* Removes leftovers (containers, remote processes and dirs,
+	 * sandboxes) of task `task` of run_id (-1: of every task), or, with
+	 * run_id NULL, of all runs whose owner is dead.  m is the run's
+	 * stored manifest (where a backend finds its host: ssh), NULL when
+	 * run_id is; a backend that needs m does nothing without it.
+	 * Appends one line per thing removed to report.  Optional. */
+	int	(*reap)(const struct vg_manifest *m, const char *run_id,
+		    int task, struct vg_buf *report, struct vg_err *e);
 	/* Fills what the direct scheduler packs tasks into where this
 	 * backend runs them (struct vg_pool, backends/gpu.h); NULL = this
 	 * host's (vg_pool_host).  Optional. */
@@ -138,6 +152,17 @@ struct vg_backend_ops {
 		    const struct vg_session_cmd *c, struct vg_result *r,
 		    struct vg_err *e);
 	int	(*session_close)(const struct vg_session *s, struct vg_err *e);
+	/* Takes over attempt a (a->attempt, a->task_dir as when it was
+	 * started) of a dead vigil whose monitor is gone too: finds what it
+	 * runs (docker: the container by its run, task and attempt; ssh:
+	 * the remote task by its directory; cloud: the sandbox by its tags)
+	 * and follows it to its end like run, appending the output that
+	 * the task files lack, then cleans up as run does.  VG_ENOENT when
+	 * nothing of a is left; when it finds a but cannot follow it, it
+	 * stops and removes it and returns VG_ENOENT as well (the task runs
+	 * again).  Blocking, in the monitor process.  Optional. */
+	int	(*reattach)(struct vg_attempt *a, struct vg_result *r,
+		    struct vg_err *e);
 };
 
 extern const struct vg_backend_ops vg_backend_local;
@@ -168,8 +193,28 @@ int	vg_backend_prepare(const struct vg_backend_ops *ops,
 const char *vg_backend_downgrades(const struct vg_backend_ops *ops,
 	    const struct vg_manifest *m, struct vg_err *e);
 int	vg_backend_can_reap(const struct vg_backend_ops *ops);
-int	vg_backend_reap(const struct vg_backend_ops *ops, const char *run_id,
+int	vg_backend_reap(const struct vg_backend_ops *ops,
+	    const struct vg_manifest *m, const char *run_id, int task,
 	    struct vg_buf *report, struct vg_err *e);
+/*
+ * Takes over attempt a of a dead vigil (a->m, task, run_id, task_dir,
+ * attempt set as for start) for a monitor-based backend, so a watcher
+ * gets a->pid and a->pidfd as from start: the attempt's monitor when it
+ * still runs (a->adopted set), a monitor that exits at once when the
+ * attempt's result record is already there, else a new monitor calling
+ * the backend's reattach op (whose VG_ENOENT becomes a LOST record
+ * saying nothing was left).  VG_ENOENT when no monitor recorded itself
+ * for a->attempt (it never started: nothing to follow or remove);
+ * VG_EUNSUPPORTED for a backend without a monitor (local, singularity:
+ * their attempts die with vigil) or without reattach when the monitor
+ * is gone.
+ */
+int	vg_backend_reattach(const struct vg_backend_ops *ops,
+	    struct vg_attempt *a, struct vg_err *e);
+/* Kills, with SIGKILL, the monitor recorded in task_dir for attempt
+ * (0: whichever) if it still runs; 1 when it did.  For cancelling a run
+ * whose vigil is gone, before reap. */
+int	vg_backend_monitor_kill(const char *task_dir, int attempt);
 /* The pool m's tasks are packed into on ops (this host's without the
  * op); release with vg_pool_release. */
 int	vg_backend_pool(const struct vg_backend_ops *ops,
@@ -251,14 +296,19 @@ int	vg_backend_owner_dead(const char *owner);
  */
 int	vg_task_output_open(const char *task_dir, const char *name,
 	    int flags, struct vg_err *e);
+/* Opens task_dir/name for appending, keeping what it holds (a monitor
+ * that takes an attempt over); created when missing. */
+int	vg_task_output_reopen(const char *task_dir, const char *name,
+	    struct vg_err *e);
 
 /* Records in u what attempt resources res asked for (cpus, gpus,
  * memory, where set) as what the attempt was given; a backend that
  * knows better (a cgroup limit, a Slurm allocation) overwrites it. */
 void	vg_usage_given(struct vg_usage *u, const struct vg_resources *res);
 
-/* Fills r as VG_ST_BACKEND_ERROR with e's message as the reason; returns
- * e->rc, or VG_EBACKEND when e holds none. */
+/* Fills r as VG_ST_BACKEND_ERROR with e's message as the reason and its
+ * cause (vg_cause_of_rc of e->rc) unless r has one; returns e->rc, or
+ * VG_EBACKEND when e holds none. */
 int	vg_result_fail(struct vg_result *r, const struct vg_err *e);
 
 /* ---- sessions (backends/session.c; docs/sessions.md) ---- */

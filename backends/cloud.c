@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -375,8 +376,10 @@ status_error(struct vg_cloud *c, const struct vg_cloud_req *rq,
 {
 	char text[512], more[160] = "";
 	long st = c->resp.status;
+	/* 429 and 5xx that outlasted the retries stay transient: a new
+	 * attempt may get through (docs/backends/daytona.md, vercel.md). */
 	int rc = st == 404 ? VG_ENOENT : st == 401 || st == 403 ?
-	    VG_EDENIED : VG_EBACKEND;
+	    VG_EDENIED : st == 429 || st >= 500 ? VG_EAGAIN : VG_EBACKEND;
 
 	vg_cloud_error_text(body->data, body->len, text, sizeof(text));
 	if (st == 401 || st == 403)
@@ -425,7 +428,10 @@ vg_cloud_request(struct vg_cloud *c, const struct vg_cloud_req *rq,
 			if (vg_http_resp_header(&c->resp, "Retry-After", ra,
 			    sizeof(ra)))
 				after = strtod(ra, NULL);
-		} else if (r == VG_EIO && !rq->once && n < VG_CLOUD_TRIES)
+		} else if (r == VG_EIO && !rq->once && !g.delivered &&
+		    n < VG_CLOUD_TRIES)
+			/* (Not once part of a body reached the sink: the
+			 * caller reads it again from where it wants.) */
 			after = 0;
 		else
 			break;
@@ -575,6 +581,70 @@ vg_cloud_out_open(struct vg_cloud_out *o, const char *task_dir,
 	    (o->fd[2] = vg_task_output_open(task_dir, "stderr", 0, e)) < 0)
 		return VG_EIO;
 	return 0;
+}
+
+/* Opens the output files of a reattached attempt; see cloud.h. */
+int
+vg_cloud_out_reopen(struct vg_cloud_out *o, const char *task_dir,
+    struct vg_err *e)
+{
+	struct stat sb;
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->fd[0] = o->fd[1] = o->fd[2] = -1;
+	if ((o->fd[1] = vg_task_output_reopen(task_dir, "stdout", e)) < 0 ||
+	    (o->fd[2] = vg_task_output_reopen(task_dir, "stderr", e)) < 0)
+		return VG_EIO;
+	for (i = 1; i <= 2; i++)
+		if (fstat(o->fd[i], &sb) == 0)
+			o->written[i] = (unsigned long long)sb.st_size;
+	return 0;
+}
+
+/* The record of a started command: "SANDBOX SESSION CMD". */
+#define CLOUD_RECORD	"sandbox"
+
+/* Writes the record; see cloud.h.  Ids with white space are not
+ * recorded (they would not read back). */
+void
+vg_cloud_record(const struct vg_cloud_task *t)
+{
+	char *line, *path;
+
+	if (t->a == NULL || t->a->task_dir == NULL || t->sandbox == NULL ||
+	    t->cmd == NULL || strpbrk(t->sandbox, " \t\n") != NULL ||
+	    strpbrk(t->cmd, " \t\n") != NULL || (t->session != NULL &&
+	    strpbrk(t->session, " \t\n") != NULL))
+		return;
+	line = vg_xasprintf("%s %s %s %d\n", t->sandbox, t->session != NULL ?
+	    t->session : "-", t->cmd, t->a->attempt);
+	path = vg_path_join(t->a->task_dir, CLOUD_RECORD);
+	(void)vg_write_file_atomic(path, line, strlen(line), 0600, NULL);
+	free(path);
+	free(line);
+}
+
+/* Reads the record of attempt into t; 0 when there is one. */
+static int
+record_read(struct vg_cloud_task *t)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	char box[256], sess[256], cmd[256], *path;
+	int att = 0, rc = -1;
+
+	path = vg_path_join(t->a->task_dir, CLOUD_RECORD);
+	if (vg_read_file(path, 1024, &b, NULL) == 0 && b.data != NULL &&
+	    sscanf(b.data, "%255s %255s %255s %d", box, sess, cmd, &att) == 4 &&
+	    att == t->a->attempt) {
+		t->sandbox = vg_xstrdup(box);
+		t->session = strcmp(sess, "-") != 0 ? vg_xstrdup(sess) : NULL;
+		t->cmd = vg_xstrdup(cmd);
+		rc = 0;
+	}
+	free(path);
+	vg_buf_release(&b);
+	return rc;
 }
 
 /* Writes the part of a piece beyond what the file already holds. */
@@ -802,6 +872,21 @@ result_exit(struct vg_result *r, long code)
 		snprintf(r->reason, sizeof(r->reason), "exit code %ld", code);
 }
 
+/* Starts task t of attempt a, and r as BACKEND_ERROR until known. */
+static void
+task_begin(const struct vg_cloud_ops *ops, struct vg_cloud_task *t,
+    struct vg_attempt *a, struct vg_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	memset(t, 0, sizeof(*t));
+	t->a = a;
+	t->out.fd[1] = t->out.fd[2] = -1;
+	r->state = VG_ST_BACKEND_ERROR;
+	r->exit_code = -1;
+	r->started = vg_now();
+	snprintf(r->node, sizeof(r->node), "%s", ops->name);
+}
+
 /* Frees what a task holds. */
 static void
 task_release(struct vg_cloud_task *t)
@@ -813,6 +898,46 @@ task_release(struct vg_cloud_task *t)
 	free(t->sandbox);
 	free(t->session);
 	free(t->cmd);
+}
+
+/* Installs the stop handler for SIGTERM and SIGINT, saving the old. */
+static void
+cloud_signals(struct sigaction *old_term, struct sigaction *old_int)
+{
+	struct sigaction sa;
+
+	cloud_stop = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cloud_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, old_term);
+	sigaction(SIGINT, &sa, old_int);
+}
+
+/* Deletes (or keeps, with keep) the sandbox of t at the end of an
+ * attempt, noting in r what went wrong. */
+static void
+cloud_finish(const struct vg_cloud_ops *ops, struct vg_cloud_task *t,
+    const struct vg_cloud_conf *conf, struct vg_result *r)
+{
+	char msg[VG_ERR_MSG_MAX + 64];
+	struct vg_err le;
+
+	r->ended = vg_now();
+	t->c.stop = NULL;
+	if (t->sandbox == NULL)
+		return;
+	if (conf != NULL && conf->keep) {
+		snprintf(msg, sizeof(msg), "(sandbox %s kept)", t->sandbox);
+		reason_add(r, msg);
+	} else {
+		vg_err_init(&le);
+		if (ops->destroy(&t->c, t->sandbox, &le) != 0) {
+			snprintf(msg, sizeof(msg), "(sandbox %s not deleted: "
+			    "%s)", t->sandbox, le.msg);
+			reason_add(r, msg);
+		}
+	}
 }
 
 /*
@@ -828,7 +953,9 @@ run_command(const struct vg_cloud_ops *ops, struct vg_cloud_task *t,
 	int rc, sig = 0;
 
 	vg_err_init(&le);
-	rc = ops->exec != NULL ? ops->exec(t, &le) : 0;
+	rc = ops->exec != NULL && !t->attached ? ops->exec(t, &le) : 0;
+	if (rc == 0 && t->cmd != NULL && !t->attached)
+		vg_cloud_record(t);
 	if (rc == 0)
 		rc = ops->wait(t, deadline, &code, &le);
 	if (rc == VG_ECANCELED && !cloud_stop) {
@@ -861,34 +988,20 @@ int
 vg_cloud_run(const struct vg_cloud_ops *ops, struct vg_attempt *a,
     struct vg_result *r, struct vg_err *e)
 {
-	struct sigaction sa, old_term, old_int;
+	struct sigaction old_term, old_int;
 	struct vg_cloud_task t;
 	struct vg_err le;
 	const struct vg_cloud_conf *conf = vg_cloud_conf_of(ops, a->m);
 	double deadline = 0;
-	char msg[VG_ERR_MSG_MAX + 64];
 	int rc;
 
-	memset(r, 0, sizeof(*r));
-	memset(&t, 0, sizeof(t));
-	t.a = a;
-	t.out.fd[1] = t.out.fd[2] = -1;
-	r->state = VG_ST_BACKEND_ERROR;
-	r->exit_code = -1;
-	r->started = vg_now();
-	snprintf(r->node, sizeof(r->node), "%s", ops->name);
+	task_begin(ops, &t, a, r);
 	/* The whole attempt counts, sandbox creation included, as it does
 	 * for the scheduler that started this monitor. */
 	if (a->timeout > 0)
 		deadline = vg_mono() + a->timeout;
 
-	cloud_stop = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = cloud_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGINT, &sa, &old_int);
-
+	cloud_signals(&old_term, &old_int);
 	if ((rc = vg_cloud_out_open(&t.out, a->task_dir, e)) != 0 ||
 	    (rc = vg_cloud_open(&t.c, ops, conf, &cloud_stop, e)) != 0) {
 		vg_result_fail(r, e);
@@ -912,21 +1025,7 @@ vg_cloud_run(const struct vg_cloud_ops *ops, struct vg_attempt *a,
 		    t.sandbox);
 	rc = run_command(ops, &t, deadline, r, e);
 destroy:
-	r->ended = vg_now();
-	t.c.stop = NULL;
-	if (t.sandbox == NULL)
-		goto out;
-	if (conf != NULL && conf->keep) {
-		snprintf(msg, sizeof(msg), "(sandbox %s kept)", t.sandbox);
-		reason_add(r, msg);
-	} else {
-		vg_err_init(&le);
-		if (ops->destroy(&t.c, t.sandbox, &le) != 0) {
-			snprintf(msg, sizeof(msg), "(sandbox %s not deleted: "
-			    "%s)", t.sandbox, le.msg);
-			reason_add(r, msg);
-		}
-	}
+	cloud_finish(ops, &t, conf, r);
 out:
 	task_release(&t);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -942,27 +1041,32 @@ out:
  * a token there is nothing vigil could have created: no error.
  */
 int
-vg_cloud_reap(const struct vg_cloud_ops *ops, const char *run_id,
-    struct vg_buf *report, struct vg_err *e)
+vg_cloud_reap(const struct vg_cloud_ops *ops, const struct vg_manifest *m,
+    const char *run_id, int task, struct vg_buf *report, struct vg_err *e)
 {
+	const struct vg_cloud_conf *conf = vg_cloud_conf_of(ops, m);
 	struct vg_cloud_boxes boxes = { 0 };
 	struct vg_cloud c;
 	struct vg_cloud_box *b;
 	size_t i;
 	int rc;
 
-	if (env_value(ops->token_env) == NULL ||
+	if (env_value(token_var(ops, conf)) == NULL ||
 	    (ops->team_env != NULL && env_value(ops->team_env) == NULL) ||
 	    (ops->project_env != NULL && env_value(ops->project_env) == NULL))
 		return 0;
-	if ((rc = vg_cloud_open(&c, ops, NULL, NULL, e)) != 0)
+	if ((rc = vg_cloud_open(&c, ops, conf, NULL, e)) != 0)
 		goto out;
 	if ((rc = cloud_list(&c, run_id, &boxes, e)) != 0)
 		goto out;
 	for (i = 0; i < boxes.n; i++) {
 		b = &boxes.v[i];
-		if (run_id != NULL ? strcmp(b->run, run_id) != 0 :
+		if (run_id != NULL ? b->run == NULL ||
+		    strcmp(b->run, run_id) != 0 :
 		    !vg_backend_owner_dead(b->owner))
+			continue;
+		if (run_id != NULL && task >= 0 && (b->task == NULL ||
+		    atoi(b->task) != task))
 			continue;
 		if ((rc = ops->destroy(&c, b->id, e)) != 0)
 			goto out;
@@ -973,6 +1077,75 @@ vg_cloud_reap(const struct vg_cloud_ops *ops, const char *run_id,
 out:
 	vg_cloud_boxes_release(&boxes);
 	vg_cloud_close(&c);
+	return rc;
+}
+
+/* Follows the recorded command of t (t->sandbox, session, cmd read) to
+ * its end; VG_ENOENT when the provider finds it gone. */
+static int
+cloud_follow(const struct vg_cloud_ops *ops, struct vg_cloud_task *t,
+    double deadline, struct vg_result *r, struct vg_err *e)
+{
+	const struct vg_cloud_conf *conf = vg_cloud_conf_of(ops, t->a->m);
+	struct sigaction old_term, old_int;
+	struct vg_err le;
+	int rc;
+
+	cloud_signals(&old_term, &old_int);
+	t->attached = 1;
+	vg_err_init(&le);
+	if ((rc = vg_cloud_out_reopen(&t->out, t->a->task_dir, e)) != 0 ||
+	    (rc = vg_cloud_open(&t->c, ops, conf, &cloud_stop, e)) != 0)
+		vg_result_fail(r, e);
+	else if ((rc = ops->reattach(t, &le)) != 0) {
+		vg_err_set(e, rc, "%s", le.msg);
+		if (rc != VG_ENOENT)
+			vg_result_fail(r, e);
+	} else {
+		snprintf(r->node, sizeof(r->node), "%s:%s", ops->name,
+		    t->sandbox);
+		rc = run_command(ops, t, deadline, r, e);
+		cloud_finish(ops, t, conf, r);
+	}
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	return rc;
+}
+
+/*
+ * Reattach (see cloud.h): with the record the monitor left and a
+ * provider that can reattach, the command is followed to its end (the log
+ * read from its start, what the files hold skipped) and the sandbox
+ * deleted as in run; otherwise the sandbox of the task, found by its
+ * tags, is deleted and VG_ENOENT says the task runs again.
+ */
+int
+vg_cloud_reattach(const struct vg_cloud_ops *ops, struct vg_attempt *a,
+    struct vg_result *r, struct vg_err *e)
+{
+	struct vg_buf said = VG_BUF_INIT;
+	struct vg_cloud_task t;
+	double deadline = a->timeout > 0 ? vg_mono() + a->timeout : 0;
+	int rc = VG_ENOENT;
+
+	task_begin(ops, &t, a, r);
+	if (ops->reattach != NULL && a->task_dir != NULL &&
+	    record_read(&t) == 0)
+		rc = cloud_follow(ops, &t, deadline, r, e);
+	task_release(&t);
+	if (rc != VG_ENOENT) {
+		if (r->ended == 0)
+			r->ended = vg_now();
+		return rc;
+	}
+	rc = vg_cloud_reap(ops, a->m, a->run_id, a->task != NULL ?
+	    a->task->index : 0, &said, e);
+	if (rc == 0)
+		rc = vg_err_set(e, VG_ENOENT, "%s: %s", ops->name,
+		    said.len > 0 ? "the attempt's sandbox was deleted (its "
+		    "command could not be followed)" : "no sandbox of the "
+		    "attempt was left");
+	vg_buf_release(&said);
 	return rc;
 }
 

@@ -104,6 +104,8 @@ struct vg_cloud_task {
 	char			*cmd;		/* provider command id, owned */
 	struct vg_cloud		 tb;		/* a second base URL (toolbox) */
 	int			 have_tb;
+	int			 attached;	/* following an earlier
+						   monitor's command */
 };
 
 /* A sandbox found by list(). */
@@ -180,6 +182,14 @@ struct vg_cloud_ops {
 	/* Sessions: output comes only when the command ends (a gateway
 	 * that reports it once); said in the docs, not an error. */
 	int		 no_stream;
+	/* Resume: takes over the command an earlier monitor started in
+	 * sandbox t->sandbox, whose session and command ids it recorded
+	 * (t->session, t->cmd; vg_cloud_record): sets up what wait and
+	 * kill need, with t->attached set so that wait does not start the
+	 * command again.  VG_ENOENT when the sandbox or command is gone.
+	 * Optional: without it a sandbox found after a crash is deleted
+	 * and the task runs again. */
+	int	(*reattach)(struct vg_cloud_task *t, struct vg_err *e);
 };
 
 #define VG_CLOUD_GPU_COUNT	1
@@ -288,6 +298,13 @@ int	vg_cloud_out_open(struct vg_cloud_out *o, const char *task_dir,
  * and only what goes beyond the file's length is written. */
 int	vg_cloud_out_write(struct vg_cloud_out *o, int stream, const char *p,
 	    size_t n);
+/* Output files of a reattached attempt: opened for appending, their
+ * sizes taken as what was written (the log is read from its start). */
+int	vg_cloud_out_reopen(struct vg_cloud_out *o, const char *task_dir,
+	    struct vg_err *e);
+/* Records t's sandbox, session and command ids in the task directory
+ * ("sandbox"), once the command has started, for a later reattach. */
+void	vg_cloud_record(const struct vg_cloud_task *t);
 /* Before reading a whole log again from its start. */
 void	vg_cloud_out_rewind(struct vg_cloud_out *o);
 void	vg_cloud_out_close(struct vg_cloud_out *o);
@@ -322,8 +339,14 @@ void	vg_cloud_labels(const struct vg_attempt *a, struct vg_json_writer *w);
 
 int	vg_cloud_run(const struct vg_cloud_ops *ops, struct vg_attempt *a,
 	    struct vg_result *r, struct vg_err *e);
-int	vg_cloud_reap(const struct vg_cloud_ops *ops, const char *run_id,
+int	vg_cloud_reap(const struct vg_cloud_ops *ops,
+	    const struct vg_manifest *m, const char *run_id, int task,
 	    struct vg_buf *report, struct vg_err *e);
+/* The backend's reattach op: finds the sandbox of a by its tags and,
+ * as the provider's command cannot be followed from a new process,
+ * deletes it; VG_ENOENT (the task runs again). */
+int	vg_cloud_reattach(const struct vg_cloud_ops *ops,
+	    struct vg_attempt *a, struct vg_result *r, struct vg_err *e);
 void	vg_cloud_probe(const struct vg_cloud_ops *ops, struct vg_buf *out);
 int	vg_cloud_validate(const struct vg_cloud_ops *ops,
 	    const struct vg_manifest *m, struct vg_diag *d);
@@ -356,9 +379,16 @@ NAME##_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)	\
 	return vg_cloud_run(&(OPS), a, r, e);				\
 }									\
 static int								\
-NAME##_reap(const char *run_id, struct vg_buf *report, struct vg_err *e) \
+NAME##_reap(const struct vg_manifest *m, const char *run_id, int task,	\
+    struct vg_buf *report, struct vg_err *e)				\
 {									\
-	return vg_cloud_reap(&(OPS), run_id, report, e);		\
+	return vg_cloud_reap(&(OPS), m, run_id, task, report, e);	\
+}									\
+static int								\
+NAME##_reattach(struct vg_attempt *a, struct vg_result *r,		\
+    struct vg_err *e)							\
+{									\
+	return vg_cloud_reattach(&(OPS), a, r, e);			\
 }									\
 static void								\
 NAME##_probe(struct vg_buf *out)					\
@@ -404,6 +434,7 @@ const struct vg_backend_ops vg_backend_##NAME = {			\
 	.session_open = NAME##_session_open,				\
 	.session_exec = NAME##_session_exec,				\
 	.session_close = NAME##_session_close,				\
+	.reattach = NAME##_reattach,					\
 }
 
 /* ---- pure parts of the providers, for tests and fuzzing ---- */

@@ -208,15 +208,11 @@ state_failed(const char *s)
 	    strcmp(s, "destroyed") == 0 || strcmp(s, "destroying") == 0;
 }
 
-/* POST /sandbox, then GET /sandbox/{id} until it has started. */
-/* Opens t's toolbox connection (tb: the sandbox's toolboxProxyUrl, may
- * be NULL) and creates process session name there (t->session). */
+/* Opens t->tb on the sandbox's toolbox (tb: its toolboxProxyUrl, or
+ * NULL). */
 static int
-toolbox_session(struct vg_cloud_task *t, const char *tb, const char *name,
-    struct vg_err *e)
+toolbox_open(struct vg_cloud_task *t, const char *tb, struct vg_err *e)
 {
-	struct vg_buf sess = VG_BUF_INIT;
-	struct vg_json_writer w;
 	char *base;
 	int r;
 
@@ -228,9 +224,23 @@ toolbox_session(struct vg_cloud_task *t, const char *tb, const char *name,
 	r = vg_cloud_open_like(&t->tb, &t->c, base, e);
 	t->have_tb = 1;
 	free(base);
-	if (r != 0)
+	if (r == 0)
+		vg_http_add_header(t->tb.h, "X-Daytona-Split-Output: true");
+	return r;
+}
+
+/* Opens t's toolbox connection (tb: the sandbox's toolboxProxyUrl, may
+ * be NULL) and creates process session name there (t->session). */
+static int
+toolbox_session(struct vg_cloud_task *t, const char *tb, const char *name,
+    struct vg_err *e)
+{
+	struct vg_buf sess = VG_BUF_INIT;
+	struct vg_json_writer w;
+	int r;
+
+	if ((r = toolbox_open(t, tb, e)) != 0)
 		return r;
-	vg_http_add_header(t->tb.h, "X-Daytona-Split-Output: true");
 	vg_json_writer_init(&w, &sess);
 	vg_json_obj_begin(&w);
 	vg_json_key(&w, "sessionId");
@@ -243,6 +253,7 @@ toolbox_session(struct vg_cloud_task *t, const char *tb, const char *name,
 	return r;
 }
 
+/* POST /sandbox, then GET /sandbox/{id} until it has started. */
 static int
 daytona_create(struct vg_cloud_task *t, struct vg_err *e)
 {
@@ -445,12 +456,26 @@ daytona_wait(struct vg_cloud_task *t, double deadline, long *code,
     struct vg_err *e)
 {
 	double pause = DAYTONA_POLL_MIN, cap, left;
-	int r;
+	int r, bad = 0;
 
 	for (;;) {
 		if ((r = command_exit(t, code, e)) != 0 ||
-		    (r = fetch_logs(t, *code >= 0, e)) != 0)
-			return r;
+		    (r = fetch_logs(t, *code >= 0, e)) != 0) {
+			/* A poll that failed transiently (the toolbox
+			 * proxy reset the connection, a 5xx) is made
+			 * again: each one reads the log from its start. */
+			if ((r != VG_EIO && r != VG_EAGAIN) ||
+			    ++bad >= VG_CLOUD_TRIES)
+				return r;
+			if ((r = vg_cloud_sleep(t->c.stop,
+			    vg_cloud_backoff(bad, 0, 0.5))) != 0)
+				return vg_err_set(e, r, "daytona: "
+				    "interrupted");
+			vg_err_init(e);
+			*code = -1;
+			continue;
+		}
+		bad = 0;
 		if (*code >= 0)
 			return 0;
 		if (deadline > 0 && (left = deadline - vg_mono()) <= 0)
@@ -463,6 +488,50 @@ daytona_wait(struct vg_cloud_task *t, double deadline, long *code,
 		    pause ? left : pause)) != 0)
 			return vg_err_set(e, r, "daytona: interrupted");
 	}
+}
+
+/*
+ * Takes over the recorded command of t->sandbox (see cloud.h): the
+ * sandbox must still be started (GET /sandbox/ID) and know the command
+ * (GET .../session/S/command/C); VG_ENOENT otherwise.
+ */
+static int
+daytona_resume(struct vg_cloud_task *t, struct vg_err *e)
+{
+	static const long ok404[] = { 404, 0 };
+	char state[64], why[256], *tb = NULL, *path;
+	int r;
+
+	if (t->session == NULL)
+		return vg_err_set(e, VG_ENOENT, "daytona: no session recorded");
+	path = vg_xasprintf("/sandbox/%s", t->sandbox);
+	r = vg_cloud_call(&t->c, "GET", path, NULL, ok404,
+	    "looking up the sandbox", e);
+	free(path);
+	if (r == 0 && t->c.resp.status == 404)
+		return vg_err_set(e, VG_ENOENT, "daytona: sandbox %s is gone",
+		    t->sandbox);
+	if (r != 0 || (r = sandbox_state(&t->c, state, sizeof(state), why,
+	    sizeof(why), &tb, e)) != 0)
+		goto out;
+	if (strcmp(state, "started") != 0) {
+		r = vg_err_set(e, VG_ENOENT, "daytona: sandbox %s is '%s'",
+		    t->sandbox, state);
+		goto out;
+	}
+	if ((r = toolbox_open(t, tb, e)) != 0)
+		goto out;
+	path = vg_xasprintf("/process/session/%s/command/%s", t->session,
+	    t->cmd);
+	r = vg_cloud_call(&t->tb, "GET", path, NULL, ok404,
+	    "looking up the command", e);
+	free(path);
+	if (r == 0 && t->tb.resp.status == 404)
+		r = vg_err_set(e, VG_ENOENT, "daytona: sandbox %s no longer "
+		    "knows command %s", t->sandbox, t->cmd);
+out:
+	free(tb);
+	return r;
 }
 
 /* Keeps the output so far, then deletes the session: the daemon sends
@@ -555,6 +624,7 @@ static const struct vg_cloud_ops daytona_cloud = {
 	.section = &daytona_msection,
 	.create = daytona_create,
 	.exec = daytona_exec,
+	.attach = daytona_attach,
 	.wait = daytona_wait,
 	.kill = daytona_kill,
 	.destroy = daytona_destroy,
@@ -564,7 +634,7 @@ static const struct vg_cloud_ops daytona_cloud = {
 	.list_labels = "labels",
 	.list_next = "nextCursor",
 	.ping = daytona_ping,
-	.attach = daytona_attach,
+	.reattach = daytona_resume,
 };
 
 VG_CLOUD_BACKEND(daytona, daytona_cloud);

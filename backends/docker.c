@@ -36,6 +36,7 @@
 
 #include "common/http.h"
 #include "common/json.h"
+#include "common/log.h"
 #include "common/path.h"
 #include "common/str.h"
 #include "runner/policy/host-access.h"
@@ -1767,10 +1768,20 @@ reply_message(const struct vg_http_resp *resp, char *out, size_t size)
 	vg_json_free(doc);
 }
 
+/* Tries of one call that fails transiently (connection refused or
+ * reset, HTTP 429 or 5xx), and the first pause between them (doubling). */
+#define DOCKER_CALL_TRIES	4
+#define DOCKER_CALL_BACKOFF	0.25
+
 /*
  * One API call: method on prefix + path, body optional.  On success the
  * reply is in c->resp.  A status of 400 or more is an error naming what
  * (e.g. "creating the container"), except the statuses listed in ok.
+ * Transient failures are tried again in place with backoff (every call
+ * vigil makes may be repeated: create is by name, start of a started
+ * container answers 304); when they persist the error is VG_EAGAIN
+ * (5xx, 429) or VG_EIO (connection), both transient (docs/backends/
+ * docker.md); 404 is VG_ENOENT and any other status VG_EBACKEND.
  */
 static int
 docker_call(struct docker_conn *c, const char *method, const char *path,
@@ -1784,23 +1795,50 @@ docker_call(struct docker_conn *c, const char *method, const char *path,
 		.timeout = timeout,
 		.stop = c->stop,
 	};
-	char *full, msg[512];
-	int r;
+	struct timespec ts;
+	char *full, msg[512], more[40] = "";
+	double pause = DOCKER_CALL_BACKOFF;
+	const long *k;
+	long st;
+	int r, n;
 
 	full = vg_xasprintf("%s%s", c->prefix, path);
 	req.path = full;
-	r = vg_http_do(c->h, &req, &c->resp, e);
+	for (n = 1;; n++) {
+		r = vg_http_do(c->h, &req, &c->resp, e);
+		st = r == 0 ? c->resp.status : 0;
+		for (k = ok; st >= 400 && k != NULL && *k != 0; k++)
+			if (st == *k)
+				st = 0;
+		if (n >= DOCKER_CALL_TRIES || (c->stop != NULL && *c->stop) ||
+		    !(r == VG_EIO || st == 429 || st >= 500))
+			break;
+		ts.tv_sec = (time_t)pause;
+		ts.tv_nsec = (long)((pause - (double)ts.tv_sec) * 1e9);
+		(void)nanosleep(&ts, NULL);
+		pause *= 2;
+		if (e != NULL)
+			vg_err_init(e);
+	}
 	free(full);
-	if (r != 0)
-		return vg_err_prefix(e, "docker: %s: ", what);
+	if (r != 0) {
+		vg_err_prefix(e, "docker: %s: ", what);
+		if (e != NULL && n > 1)
+			snprintf(e->msg + strlen(e->msg), sizeof(e->msg) -
+			    strlen(e->msg), " (gave up after %d tries)", n);
+		return r;
+	}
 	if (c->resp.status < 400)
 		return 0;
 	for (; ok != NULL && *ok != 0; ok++)
 		if (c->resp.status == *ok)
 			return 0;
 	reply_message(&c->resp, msg, sizeof(msg));
-	return vg_err_set(e, c->resp.status == 404 ? VG_ENOENT : VG_EBACKEND,
-	    "docker: %s: %s", what, msg);
+	st = c->resp.status;
+	if (n > 1)
+		snprintf(more, sizeof(more), " (gave up after %d tries)", n);
+	return vg_err_set(e, st == 404 ? VG_ENOENT : st == 429 || st >= 500 ?
+	    VG_EAGAIN : VG_EBACKEND, "docker: %s: %s%s", what, msg, more);
 }
 
 /* Parses the last reply as JSON. */
@@ -2181,7 +2219,8 @@ docker_on_signal(int sig)
 /* Where a container's log frames go. */
 struct log_sink {
 	int			fd[3];		/* [1] stdout, [2] stderr */
-	unsigned long long	written[3];	/* bytes kept per stream */
+	unsigned long long	written[3];	/* bytes of the log seen per
+						   stream, skipped ones too */
 	unsigned long long	skip[3];	/* bytes to drop first */
 };
 
@@ -2195,6 +2234,7 @@ log_out(void *arg, int stream, const char *p, size_t n)
 	if (ls->skip[stream] > 0) {
 		k = ls->skip[stream] < n ? (size_t)ls->skip[stream] : n;
 		ls->skip[stream] -= k;
+		ls->written[stream] += k;
 		p += k;
 		n -= k;
 	}
@@ -2595,91 +2635,78 @@ out:
 	return rc;
 }
 
+/* How often a dropped log stream is picked up again within an attempt,
+ * and the first pause before that (doubling). */
+#define DOCKER_STREAM_TRIES	5
+#define DOCKER_STREAM_BACKOFF	0.2
+
+/* Sleeps secs unless a stop request comes; -1 then. */
+static int
+docker_nap(double secs)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)secs;
+	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
+	while (!docker_stop && nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+	return docker_stop ? -1 : 0;
+}
+
 /*
- * Runs one attempt to completion; see backend.h.  Returns 0 with r
- * filled for every outcome of the task (including DENIED, TIMEOUT and
- * CANCELLED), or a negative vg_rc with r set to BACKEND_ERROR and e
- * saying why.
+ * Streams the logs of running container id into ls until it ends, then
+ * waits for its status, honouring a->timeout and stop requests; fills r.
+ * A log stream that drops (the engine restarted its API, a reset
+ * socket) is read again from its start with what arrived skipped, up to
+ * DOCKER_STREAM_TRIES times with backoff.  The caller removes the
+ * container.
  */
 static int
-docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
+docker_follow(struct docker_conn *c, struct vg_attempt *a, const char *id,
+    struct log_sink *ls, struct vg_result *r, struct vg_err *e)
 {
-	struct sigaction sa, old_term, old_int;
-	struct docker_conn c;
-	struct log_sink ls = { .fd = { -1, -1, -1 } };
 	struct vg_docker_demux dm;
 	struct docker_sampler smp = { .on = 0 };
 	struct vg_docker_stats stats = { .known = 0 };
 	struct vg_http_req req = { .method = "GET" };
-	struct vg_buf body = VG_BUF_INIT;
 	struct vg_err le;
-	double deadline = 0;
-	char *id = NULL, *path = NULL, owner[320];
+	double deadline = 0, pause = DOCKER_STREAM_BACKOFF;
+	char *path;
 	long code = -1;
-	int rc, timed_out = 0, cancelled = 0, sig = 0, cut = 0;
+	int rc, timed_out = 0, cancelled = 0, sig = 0, cut = 0, tries;
 
-	memset(r, 0, sizeof(*r));
-	r->state = VG_ST_BACKEND_ERROR;
-	r->exit_code = -1;
-	gethostname(r->node, sizeof(r->node) - 1);
-
-	docker_stop = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = docker_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGINT, &sa, &old_int);
-
-	if ((rc = docker_open(&c, docker_endpoint(a->m), &docker_stop,
-	    e)) != 0) {
-		vg_result_fail(r, e);
-		goto restore;
-	}
-	vg_backend_owner_label(owner, sizeof(owner));
-	vg_docker_create_body(a, owner, &body);
-	if ((rc = docker_precheck(&c, a, &body, r, e)) != 0) {
-		if (rc == 1)
-			rc = 0;		/* DENIED is an outcome */
-		else
-			vg_result_fail(r, e);
-		goto close;
-	}
-	if ((ls.fd[1] = vg_task_output_open(a->task_dir, "stdout",
-	    0, e)) < 0 ||
-	    (ls.fd[2] = vg_task_output_open(a->task_dir, "stderr",
-	    0, e)) < 0) {
-		rc = vg_result_fail(r, e);
-		goto close;
-	}
-	if ((rc = docker_create(&c, a, &body, &id, e)) != 0) {
-		vg_result_fail(r, e);
-		goto close;
-	}
-	path = vg_xasprintf("/containers/%s/start", id);
-	rc = docker_call(&c, "POST", path, NULL, DOCKER_CALL_TIMEOUT, NULL,
-	    "starting the container", e);
-	free(path);
-	if (rc != 0) {
-		vg_result_fail(r, e);
-		goto remove;
-	}
-	r->started = vg_now();
 	if (a->timeout > 0)
 		deadline = vg_mono() + a->timeout;
-	sampler_start(&smp, docker_endpoint(a->m), c.prefix, id);
+	sampler_start(&smp, docker_endpoint(a->m), c->prefix, id);
 
 	/* The log stream ends when the container does. */
-	vg_docker_demux_init(&dm, log_out, &ls);
 	path = vg_xasprintf("%s/containers/%s/logs?follow=1&stdout=1&stderr=1",
-	    c.prefix, id);
+	    c->prefix, id);
 	req.path = path;
 	req.sink = logs_sink;
 	req.sink_arg = &dm;
 	req.stop = &docker_stop;
 	req.stop2 = &smp.exited;
-	req.timeout = vg_time_left(deadline, 0.001);
-	vg_err_init(&le);
-	rc = vg_http_do(c.h, &req, &c.resp, &le);
+	for (tries = 1;; tries++) {
+		vg_docker_demux_init(&dm, log_out, ls);
+		req.timeout = vg_time_left(deadline, 0.001);
+		vg_err_init(&le);
+		rc = vg_http_do(c->h, &req, &c->resp, &le);
+		if (rc != VG_EIO || tries >= DOCKER_STREAM_TRIES)
+			break;
+		/* Dropped: read it again from the start, skipping what is
+		 * in the files already. */
+		vg_warn("docker: log stream of %.12s dropped (%s); reading "
+		    "it again", id, le.msg);
+		if (docker_nap(pause) != 0) {
+			rc = VG_ECANCELED;
+			break;
+		}
+		pause *= 2;
+		ls->skip[1] = ls->written[1];
+		ls->skip[2] = ls->written[2];
+		ls->written[1] = ls->written[2] = 0;
+	}
 	free(path);
 	if (rc == VG_ETIMEOUT)
 		timed_out = 1;
@@ -2698,27 +2725,27 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 		vg_err_set(e, rc, "%s", le.msg);
 	}
 	if (!timed_out && !cancelled) {
-		rc = docker_wait(&c, id, vg_time_left(deadline, 0.001), &code,
+		rc = docker_wait(c, id, vg_time_left(deadline, 0.001), &code,
 		    &le);
 		if (rc == VG_ETIMEOUT)
 			timed_out = 1;
 		else if (rc == VG_ECANCELED)
 			cancelled = 1;
 		else if (rc != 0) {
+			sampler_stop(&smp, &stats);
 			vg_err_set(e, rc, "%s", le.msg);
-			vg_result_fail(r, e);
-			goto remove;
+			return vg_result_fail(r, e);
 		}
 	}
 	if (cut)
-		drain_logs(&c, id, &ls);
+		drain_logs(c, id, ls);
 	sampler_stop(&smp, &stats);
 	usage_fill(a, &stats, r);
 	if (timed_out || cancelled) {
 		/* A stop request must not stop the stopping. */
-		c.stop = NULL;
-		docker_stop_container(&c, id, a->kill_grace, &sig);
-		drain_logs(&c, id, &ls);
+		c->stop = NULL;
+		docker_stop_container(c, id, a->kill_grace, &sig);
+		drain_logs(c, id, ls);
 		r->signal = sig;
 		r->exit_code = -1;
 		r->state = timed_out ? VG_ST_TIMEOUT : VG_ST_CANCELLED;
@@ -2731,7 +2758,7 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 		r->exit_code = 0;
 	} else {
 		r->exit_code = (int)code;
-		if (code == 128 + SIGKILL && docker_oom_killed(&c, id)) {
+		if (code == 128 + SIGKILL && docker_oom_killed(c, id)) {
 			r->state = VG_ST_OOM;
 			snprintf(r->reason, sizeof(r->reason), "out of memory: "
 			    "killed by the kernel at the %llu-byte limit",
@@ -2743,19 +2770,116 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 		}
 	}
 	r->ended = vg_now();
-	rc = 0;
 	if (e->rc != 0 && r->state == VG_ST_SUCCEEDED) {
 		/* The task succeeded but its output was not all kept. */
-		rc = vg_result_fail(r, e);
+		return vg_result_fail(r, e);
 	}
-remove:
-	sampler_stop(&smp, &stats);
-	c.stop = NULL;
+	return 0;
+}
+
+/* Removes container id at the end of an attempt; a failure is noted in
+ * r's reason. */
+static void
+docker_finish_container(struct docker_conn *c, const char *id,
+    struct vg_result *r)
+{
+	struct vg_err le;
+
+	c->stop = NULL;
 	vg_err_init(&le);
-	if (docker_remove(&c, id, &le) != 0 && rc == 0)
+	if (docker_remove(c, id, &le) != 0)
 		snprintf(r->reason + strlen(r->reason), sizeof(r->reason) -
 		    strlen(r->reason), "%s(container %.12s not removed: %s)",
 		    r->reason[0] ? " " : "", id, le.msg);
+}
+
+/* Installs the stop handler for SIGTERM and SIGINT, saving the old. */
+static void
+docker_signals(struct sigaction *old_term, struct sigaction *old_int)
+{
+	struct sigaction sa;
+
+	docker_stop = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = docker_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, old_term);
+	sigaction(SIGINT, &sa, old_int);
+}
+
+/* Starts r as BACKEND_ERROR until known and connects c to the engine;
+ * r says why when that fails. */
+static int
+docker_begin(struct docker_conn *c, const struct vg_attempt *a,
+    struct vg_result *r, struct vg_err *e)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->state = VG_ST_BACKEND_ERROR;
+	r->exit_code = -1;
+	gethostname(r->node, sizeof(r->node) - 1);
+	if ((rc = docker_open(c, docker_endpoint(a->m), &docker_stop,
+	    e)) != 0)
+		vg_result_fail(r, e);
+	return rc;
+}
+
+/*
+ * Runs one attempt to completion; see backend.h.  Returns 0 with r
+ * filled for every outcome of the task (including DENIED, TIMEOUT and
+ * CANCELLED), or a negative vg_rc with r set to BACKEND_ERROR and e
+ * saying why.
+ */
+static int
+docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
+{
+	struct sigaction old_term, old_int;
+	struct docker_conn c;
+	struct log_sink ls = { .fd = { -1, -1, -1 } };
+	struct vg_buf body = VG_BUF_INIT;
+	char *id = NULL, *path = NULL, owner[320];
+	int rc;
+
+	docker_signals(&old_term, &old_int);
+	if ((rc = docker_begin(&c, a, r, e)) != 0)
+		goto restore;
+	vg_backend_owner_label(owner, sizeof(owner));
+	vg_docker_create_body(a, owner, &body);
+	if ((rc = docker_precheck(&c, a, &body, r, e)) != 0) {
+		if (rc == 1) {
+			rc = 0;		/* DENIED is an outcome */
+		} else {
+			vg_result_fail(r, e);
+			/* A missing image (the engine's 404) will not
+			 * appear by trying again. */
+			if (rc == VG_ENOENT)
+				r->cause = VG_CAUSE_PERMANENT;
+		}
+		goto close;
+	}
+	if ((ls.fd[1] = vg_task_output_open(a->task_dir, "stdout",
+	    0, e)) < 0 ||
+	    (ls.fd[2] = vg_task_output_open(a->task_dir, "stderr",
+	    0, e)) < 0) {
+		rc = vg_result_fail(r, e);
+		goto close;
+	}
+	if ((rc = docker_create(&c, a, &body, &id, e)) != 0) {
+		vg_result_fail(r, e);
+		goto close;
+	}
+	path = vg_xasprintf("/containers/%s/start", id);
+	rc = docker_call(&c, "POST", path, NULL, DOCKER_CALL_TIMEOUT, NULL,
+	    "starting the container", e);
+	free(path);
+	if (rc != 0)
+		vg_result_fail(r, e);
+	else {
+		r->started = vg_now();
+		rc = docker_follow(&c, a, id, &ls, r, e);
+	}
+	docker_finish_container(&c, id, r);
 close:
 	if (ls.fd[1] >= 0)
 		close(ls.fd[1]);
@@ -2772,12 +2896,102 @@ restore:
 	return rc;
 }
 
+/* Bytes already in the task file name (0 when it is missing). */
+static unsigned long long
+file_size(const char *task_dir, const char *name)
+{
+	char *p = vg_path_join(task_dir, name);
+	struct stat sb;
+	unsigned long long n = 0;
+
+	if (stat(p, &sb) == 0)
+		n = (unsigned long long)sb.st_size;
+	free(p);
+	return n;
+}
+
 /*
- * Removes vigil's containers: every one of run_id, or (run_id NULL) those
- * whose owner label names a process of this host that no longer exists.
+ * Takes over the container of attempt a after vigil and its monitor
+ * died; see backend.h.  The container is found by its name (run, task
+ * and attempt, as docker_create named it); its logs are read from the
+ * start with what the task files hold skipped, then it is waited for
+ * and removed like in run.
  */
 static int
-docker_reap(const char *run_id, struct vg_buf *report, struct vg_err *e)
+docker_reattach(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
+{
+	struct sigaction old_term, old_int;
+	struct docker_conn c;
+	struct log_sink ls = { .fd = { -1, -1, -1 } };
+	struct vg_json_doc *doc = NULL;
+	const struct vg_json_value *st;
+	char *name = container_name(a), *path, *id = NULL;
+	int rc;
+
+	docker_signals(&old_term, &old_int);
+	if ((rc = docker_begin(&c, a, r, e)) != 0)
+		goto restore;
+	path = vg_xasprintf("/containers/%s/json", name);
+	rc = docker_call(&c, "GET", path, NULL, DOCKER_CALL_TIMEOUT, NULL,
+	    "inspecting the container", e);
+	free(path);
+	if (rc == VG_ENOENT) {
+		rc = vg_err_set(e, VG_ENOENT, "docker: no container '%s' was "
+		    "left", name);
+		goto close;
+	}
+	if (rc != 0 || (rc = reply_json(&c, &doc, "inspect", e)) != 0) {
+		vg_result_fail(r, e);
+		goto close;
+	}
+	id = vg_xstrdup(vg_json_get_str(vg_json_root(doc), "Id", name));
+	st = vg_json_get(vg_json_root(doc), "State");
+	if (strcmp(vg_json_get_str(st, "Status", ""), "created") == 0) {
+		/* Never started: nothing ran; remove it, run again. */
+		docker_finish_container(&c, id, r);
+		rc = vg_err_set(e, VG_ENOENT, "docker: container '%s' was "
+		    "created but never started; removed", name);
+		goto close;
+	}
+	ls.skip[1] = file_size(a->task_dir, "stdout");
+	ls.skip[2] = file_size(a->task_dir, "stderr");
+	if ((ls.fd[1] = vg_task_output_reopen(a->task_dir, "stdout",
+	    e)) < 0 ||
+	    (ls.fd[2] = vg_task_output_reopen(a->task_dir, "stderr",
+	    e)) < 0) {
+		rc = vg_result_fail(r, e);
+		docker_finish_container(&c, id, r);
+		goto close;
+	}
+	r->started = vg_now();
+	rc = docker_follow(&c, a, id, &ls, r, e);
+	docker_finish_container(&c, id, r);
+close:
+	if (ls.fd[1] >= 0)
+		close(ls.fd[1]);
+	if (ls.fd[2] >= 0)
+		close(ls.fd[2]);
+	vg_json_free(doc);
+	free(id);
+	free(name);
+	docker_close(&c);
+restore:
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	if (r->ended == 0)
+		r->ended = vg_now();
+	return rc;
+}
+
+/*
+ * Removes vigil's containers: every one of run_id (of task `task` when
+ * >= 0), or (run_id NULL) those whose owner label names a process of
+ * this host that no longer exists; then an engine that cannot be reached
+ * has none.
+ */
+static int
+docker_reap(const struct vg_manifest *m, const char *run_id, int task,
+    struct vg_buf *report, struct vg_err *e)
 {
 	struct vg_buf path = VG_BUF_INIT, filt = VG_BUF_INIT;
 	struct vg_json_writer w;
@@ -2787,10 +3001,12 @@ docker_reap(const char *run_id, struct vg_buf *report, struct vg_err *e)
 	const char *id, *owner;
 	char *label;
 	size_t i;
-	int rc, removed = 0;
+	int rc;
 
-	if ((rc = docker_open(&c, docker_endpoint(NULL), NULL, e)) != 0)
-		return rc;
+	if ((rc = docker_open(&c, docker_endpoint(m), NULL, e)) != 0)
+		/* Sweeping for dead owners (gc) where no engine answers:
+		 * nothing here that vigil could have made. */
+		return rc == VG_EIO && run_id == NULL ? 0 : rc;
 	vg_json_writer_init(&w, &filt);
 	vg_json_obj_begin(&w);
 	vg_json_key(&w, "label");
@@ -2798,6 +3014,11 @@ docker_reap(const char *run_id, struct vg_buf *report, struct vg_err *e)
 	vg_json_str(&w, VG_DOCKER_LABEL "=1");
 	if (run_id != NULL) {
 		label = vg_xasprintf("%s=%s", VG_DOCKER_LABEL_RUN, run_id);
+		vg_json_str(&w, label);
+		free(label);
+	}
+	if (run_id != NULL && task >= 0) {
+		label = vg_xasprintf("%s=%d", VG_DOCKER_LABEL_TASK, task);
 		vg_json_str(&w, label);
 		free(label);
 	}
@@ -2826,18 +3047,19 @@ docker_reap(const char *run_id, struct vg_buf *report, struct vg_err *e)
 		if (run_id != NULL && strcmp(vg_json_get_str(labels,
 		    VG_DOCKER_LABEL_RUN, ""), run_id) != 0)
 			continue;
+		if (run_id != NULL && task >= 0 && atoi(vg_json_get_str(labels,
+		    VG_DOCKER_LABEL_TASK, "-1")) != task)
+			continue;
 		if (run_id == NULL && !vg_backend_owner_dead(owner))
 			continue;
 		if ((rc = docker_remove(&c, id, e)) != 0)
 			goto out;
-		removed++;
 		if (report != NULL)
 			vg_buf_printf(report, "docker: removed container %.12s "
 			    "(run %s, task %s)\n", id, vg_json_get_str(labels,
 			    VG_DOCKER_LABEL_RUN, "?"), vg_json_get_str(labels,
 			    VG_DOCKER_LABEL_TASK, "?"));
 	}
-	(void)removed;
 out:
 	vg_json_free(doc);
 	vg_buf_release(&path);
@@ -3243,6 +3465,7 @@ const struct vg_backend_ops vg_backend_docker = {
 	.session_open = docker_session_open,
 	.session_exec = docker_session_exec,
 	.session_close = docker_session_close,
+	.reattach = docker_reattach,
 };
 
 /* ---- the docker: section ---- */

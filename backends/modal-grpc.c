@@ -311,10 +311,14 @@ int
 vg_grpc_error(const struct vg_grpc_status *st, const char *what,
     struct vg_err *e)
 {
+	/* Codes worth another try stay transient (VG_EAGAIN) when they
+	 * outlast the retries: a new attempt may get through. */
 	int rc = st->code == VG_GRPC_UNAUTHENTICATED ||
 	    st->code == VG_GRPC_PERMISSION_DENIED ? VG_EDENIED :
 	    st->code == VG_GRPC_NOT_FOUND ? VG_ENOENT :
-	    st->code == VG_GRPC_DEADLINE_EXCEEDED ? VG_ETIMEOUT : VG_EBACKEND;
+	    st->code == VG_GRPC_DEADLINE_EXCEEDED ? VG_ETIMEOUT :
+	    vg_grpc_transient(st->code) ||
+	    st->code == VG_GRPC_RESOURCE_EXHAUSTED ? VG_EAGAIN : VG_EBACKEND;
 
 	return vg_err_set(e, rc, "modal: %s: %s%s(%s)%s", what, st->message,
 	    st->message[0] ? " " : "", vg_grpc_code_name(st->code),

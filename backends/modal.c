@@ -759,12 +759,14 @@ vg_modal_sandbox_tags(const Modal__Client__SandboxInfo *s,
 
 /* Reap: SandboxList of the app by tag, terminating those to go. */
 static int
-direct_reap(const char *run_id, struct vg_buf *report, struct vg_err *e)
+direct_reap(const struct vg_manifest *m, const char *run_id, int task,
+    struct vg_buf *report, struct vg_err *e)
 {
 	Modal__Client__SandboxListRequest req =
 	    MODAL__CLIENT__SANDBOX_LIST_REQUEST__INIT;
 	Modal__Client__SandboxListResponse *resp = NULL;
 	Modal__Client__SandboxTag tag = MODAL__CLIENT__SANDBOX_TAG__INIT, *pt;
+	const struct vg_modal_conf *mc;
 	struct vg_modal_direct probe;
 	struct vg_cloud c;
 	struct vg_err le;
@@ -777,7 +779,9 @@ direct_reap(const char *run_id, struct vg_buf *report, struct vg_err *e)
 	if (vg_modal_direct_find(&probe, &le) != 0)
 		return 0;
 	vg_modal_direct_release(&probe);
-	if ((rc = direct_open(&c, &modal_direct_ops, NULL, NULL, e)) != 0)
+	mc = conf_of(m);
+	if ((rc = direct_open(&c, &modal_direct_ops, mc != NULL ?
+	    &mc->cloud : NULL, NULL, e)) != 0)
 		goto out;
 	if ((rc = direct_app(&c, 0, e)) != 0) {
 		if (rc == VG_ENOENT)
@@ -803,6 +807,9 @@ direct_reap(const char *run_id, struct vg_buf *report, struct vg_err *e)
 			if (s->id == NULL || (run_id != NULL ? want[0] == NULL
 			    || strcmp(want[0], run_id) != 0 :
 			    !vg_backend_owner_dead(want[2])))
+				continue;
+			if (run_id != NULL && task >= 0 && (want[1] == NULL ||
+			    atoi(want[1]) != task))
 				continue;
 			if ((rc = direct_terminate(&c, s->id, e)) != 0)
 				break;
@@ -1154,9 +1161,31 @@ modal_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 
 /* Leftovers: the direct API can list them; the gateway cannot. */
 static int
-modal_reap(const char *run_id, struct vg_buf *report, struct vg_err *e)
+modal_reap(const struct vg_manifest *m, const char *run_id, int task,
+    struct vg_buf *report, struct vg_err *e)
 {
-	return direct_reap(run_id, report, e);
+	return direct_reap(m, run_id, task, report, e);
+}
+
+/* After vigil and the monitor died: a sandbox's exec stream cannot be
+ * picked up by another client, so the sandbox of the attempt is
+ * terminated (direct API; the gateway cannot list sandboxes, whose own
+ * timeout then ends them) and the task runs again. */
+static int
+modal_reattach(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
+{
+	struct vg_buf said = VG_BUF_INIT;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	rc = direct_reap(a->m, a->run_id, a->task != NULL ? a->task->index :
+	    0, &said, e);
+	vg_buf_release(&said);
+	if (rc != 0)
+		return rc;
+	return vg_err_set(e, VG_ENOENT, "modal: an exec stream cannot be "
+	    "followed by a new monitor; the attempt's sandbox was "
+	    "terminated");
 }
 
 /* `vigil doctor`: the resolved mode, where its credentials come from and
@@ -1358,4 +1387,5 @@ const struct vg_backend_ops vg_backend_modal = {
 	.session_open = modal_session_open,
 	.session_exec = modal_session_exec,
 	.session_close = modal_session_close,
+	.reattach = modal_reattach,
 };

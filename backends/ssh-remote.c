@@ -245,6 +245,44 @@ vg_ssh_kill_script(const char *dir, double grace, int timed_out,
 	    "exit 0\n", whole_secs(grace));
 }
 
+void
+vg_ssh_reap_script(const char *remote_dir, const char *run_id, int task,
+    struct vg_buf *out)
+{
+	char *dir = vg_ssh_attempt_dir(remote_dir, run_id, 0, 0);
+	size_t n = strlen(dir);
+
+	/* vg_ssh_attempt_dir ends in "/0/0": the run dir is before it. */
+	dir[n - 4] = '\0';
+	vg_buf_adds(out, "cd ");
+	vg_ssh_path_word(out, dir);
+	vg_buf_adds(out, " 2>/dev/null || exit 0\n");
+	if (task >= 0)
+		vg_buf_printf(out, "set -- %d/*/\n", task);
+	else
+		vg_buf_adds(out, "set -- */*/\n");
+	vg_buf_adds(out,
+	    "for d do\n"
+	    "\t[ -d \"$d\" ] || continue\n"
+	    "\td=${d%/}\n"
+	    "\tk=\n"
+	    "\tif [ ! -s \"$d/status\" ]; then\n"
+	    "\t\tfor f in pid tpid; do\n"
+	    "\t\t\tp=$(cat \"$d/$f\" 2>/dev/null)\n"
+	    "\t\t\tcase $p in ''|*[!0-9]*) continue;; esac\n"
+	    "\t\t\tkill -KILL \"-$p\" 2>/dev/null && k=1\n"
+	    "\t\tdone\n"
+	    "\tfi\n"
+	    "\t[ -n \"$k\" ] && echo \"killed $d\"\n"
+	    "\trm -rf \"$d\" && echo \"removed $d\"\n"
+	    "\trmdir \"${d%/*}\" 2>/dev/null\n"
+	    "done\n"
+	    "cd .. && rmdir ");
+	vg_ssh_path_word(out, dir);
+	vg_buf_adds(out, " 2>/dev/null\nexit 0\n");
+	free(dir);
+}
+
 int
 vg_ssh_status_parse(const char *text, size_t len, int *code)
 {

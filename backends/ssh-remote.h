@@ -96,6 +96,18 @@ void	vg_ssh_start_command(const char *dir, struct vg_buf *out);
 void	vg_ssh_kill_script(const char *dir, double grace, int timed_out,
 	    struct vg_buf *out);
 
+/*
+ * Appends a script that removes what is left of run_id's attempts under
+ * remote_dir (of task `task` only when >= 0): for each attempt dir
+ * without a status, SIGKILL to the wrapper's and the task's process
+ * groups (pid, tpid); then the attempt dir goes, and the task and run
+ * dirs when empty.  Prints "removed DIR" per attempt dir (relative to the
+ * run dir: TASK/ATTEMPT), and "killed DIR" before it for one that was
+ * still running.
+ */
+void	vg_ssh_reap_script(const char *remote_dir, const char *run_id,
+	    int task, struct vg_buf *out);
+
 /* Parses a status record ("N\n", 0..255); returns 0, or -1 when it
  * is malformed or not complete yet (no newline). */
 int	vg_ssh_status_parse(const char *text, size_t len, int *code);

@@ -31,6 +31,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -1222,6 +1223,86 @@ sftp_rm_rf(struct ssh_ctx *x, const char *path, int depth, struct vg_err *e)
 	return rc;
 }
 
+/* True for the wrapper's own files at the top of an attempt dir. */
+static int
+wrapper_file(const char *name)
+{
+	static const char *const names[] = { "env", "run.sh", "pid", "tpid",
+		"out", "err", "status", "timedout", "usage", NULL };
+	size_t i;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (strcmp(name, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* True when rel matches one of the outputs globs. */
+static int
+output_match(const struct vg_outputs *o, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < o->paths.n; i++)
+		if (fnmatch(o->paths.v[i], rel, FNM_PATHNAME) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Brings back what the outputs globs match in the remote attempt dir
+ * (the task's directory there), below rel, into the local task dir with
+ * the same relative paths, where the driver's collection takes them
+ * (runner/core/outputs.c).  taken: rel itself matched, so everything
+ * below it is wanted.  Symbolic links and special files stay behind.
+ */
+static int
+fetch_outputs(struct ssh_ctx *x, struct vg_attempt *a, const char *rel,
+    int depth, int taken, struct vg_err *e)
+{
+	sftp_attributes ent;
+	sftp_dir d;
+	char *src, *sub, *dst;
+	int rc = 0, match;
+
+	src = *rel != '\0' ? vg_xasprintf("%s/%s", x->sdir, rel) :
+	    vg_xstrdup(x->sdir);
+	d = sftp_opendir(x->conn.sftp, src);
+	free(src);
+	if (d == NULL)
+		return sftp_answered(x) ? 0 : vg_err_set(e, VG_EAGAIN, "ssh: "
+		    "outputs: listing '%s': %s", x->dir, sftp_msg(x));
+	while (rc == 0 && (ent = sftp_readdir(x->conn.sftp, d)) != NULL) {
+		if (strcmp(ent->name, ".") == 0 || strcmp(ent->name, "..") ==
+		    0 || strchr(ent->name, '/') != NULL || (depth == 0 &&
+		    wrapper_file(ent->name))) {
+			sftp_attributes_free(ent);
+			continue;
+		}
+		sub = *rel != '\0' ? vg_xasprintf("%s/%s", rel, ent->name) :
+		    vg_xstrdup(ent->name);
+		match = taken || output_match(&a->m->outputs, sub);
+		dst = vg_path_join(a->task_dir, sub);
+		if (ent->type == SSH_FILEXFER_TYPE_DIRECTORY &&
+		    depth < SSH_STAGE_DEPTH) {
+			if (match && mkdir(dst, 0700) != 0 && errno != EEXIST)
+				rc = vg_err_errno(e, "ssh: outputs: '%s'", dst);
+			if (rc == 0)
+				rc = fetch_outputs(x, a, sub, depth + 1, match,
+				    e);
+		} else if (ent->type == SSH_FILEXFER_TYPE_REGULAR && match) {
+			src = vg_xasprintf("%s/%s", x->sdir, sub);
+			rc = get_tree(x, src, dst, SSH_STAGE_DEPTH, e);
+			free(src);
+		}
+		free(dst);
+		free(sub);
+		sftp_attributes_free(ent);
+	}
+	sftp_closedir(d);
+	return rc;
+}
+
 /* Copies stage_out back and removes the remote attempt dir, then the
  * task and run dirs above it when they are empty. */
 static int
@@ -1243,6 +1324,8 @@ collect(struct ssh_ctx *x, struct vg_attempt *a, struct vg_err *e)
 		free(s);
 		free(d);
 	}
+	if (rc == 0 && a->m->outputs.paths.n > 0)
+		rc = fetch_outputs(x, a, "", 0, 0, e);
 	if (rc != 0)
 		return rc;
 	for (i = 1; i <= 2; i++)
@@ -1336,9 +1419,9 @@ ssh_ctx_release(struct ssh_ctx *x)
 		close(x->fd[2]);
 }
 
-/* Sets x up from the attempt: names, paths, local output files. */
+/* Sets x up from the attempt: names and paths. */
 static int
-ssh_ctx_init(struct ssh_ctx *x, const struct vg_attempt *a,
+ssh_ctx_init_remote(struct ssh_ctx *x, const struct vg_attempt *a,
     struct vg_err *e)
 {
 	const struct vg_ssh_conf *c = vg_ssh_of(a->m);
@@ -1362,7 +1445,25 @@ ssh_ctx_init(struct ssh_ctx *x, const struct vg_attempt *a,
 	x->dir = vg_ssh_attempt_dir(c->remote_dir, a->run_id,
 	    a->task != NULL ? a->task->index : 0, a->attempt);
 	x->sdir = vg_ssh_sftp_path(x->dir);
-	if ((x->fd[1] = vg_task_output_open(a->task_dir,
+	return 0;
+}
+
+/* ssh_ctx_init_remote, then the local output files (kept as they are
+ * with keep: a reattach resumes from their sizes). */
+static int
+ssh_ctx_init(struct ssh_ctx *x, const struct vg_attempt *a, int keep,
+    struct vg_err *e)
+{
+	int rc;
+
+	if ((rc = ssh_ctx_init_remote(x, a, e)) != 0)
+		return rc;
+	if (keep) {
+		if ((x->fd[1] = vg_task_output_reopen(a->task_dir, "stdout",
+		    e)) < 0 || (x->fd[2] = vg_task_output_reopen(a->task_dir,
+		    "stderr", e)) < 0)
+			return e->rc;
+	} else if ((x->fd[1] = vg_task_output_open(a->task_dir,
 	    "stdout", O_APPEND, e)) < 0 ||
 	    (x->fd[2] = vg_task_output_open(a->task_dir,
 	    "stderr", O_APPEND, e)) < 0)
@@ -1434,6 +1535,10 @@ follow(struct ssh_ctx *x, struct vg_attempt *a, struct vg_result *r,
 		done = read_small(x, "status", st, sizeof(st) - 1, &stlen, &le);
 		if (done < 0)
 			goto lost;
+		/* The shell creates status before it writes the line: an
+		 * empty one is not written yet. */
+		if (done && stlen == 0)
+			done = 0;
 		if (done && vg_ssh_status_parse(st, stlen, &code) != 0) {
 			rc = vg_err_set(e, VG_EBACKEND, "ssh: remote status "
 			    "file of '%s' is malformed", x->dir);
@@ -1487,6 +1592,94 @@ out:
 	return rc;
 }
 
+/* Installs the stop handler for SIGTERM and SIGINT, saving the old. */
+static void
+ssh_signals(struct sigaction *old_term, struct sigaction *old_int)
+{
+	struct sigaction sa;
+
+	ssh_stop = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = ssh_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, old_term);
+	sigaction(SIGINT, &sa, old_int);
+}
+
+/*
+ * The first connection of a monitor: a short retry window covers a busy
+ * server (MaxStartups), not a host that is down.  0, VG_ECANCELED on a
+ * stop request, else an error in e (VG_EAGAIN when the host could not be
+ * reached: transient; refused host keys and keys stay permanent).
+ */
+static int
+first_connect(struct ssh_ctx *x, struct vg_err *e)
+{
+	struct vg_err le;
+	int rc;
+
+	vg_err_init(&le);
+	rc = reconnect(x, vg_mono() + (double)(x->c->connect_timeout > 0 ?
+	    x->c->connect_timeout : 10), 1, &le);
+	if (rc == 0 || rc == VG_ECANCELED)
+		return rc;
+	return vg_err_set(e, rc == VG_ETIMEOUT ? VG_EAGAIN : rc, "%s",
+	    le.msg);
+}
+
+/* Follows a started attempt to its end, then copies stage_out (and
+ * outputs) back and removes the remote directory; fills r. */
+static int
+follow_and_collect(struct ssh_ctx *x, struct vg_attempt *a,
+    struct vg_result *r, struct vg_err *e)
+{
+	struct vg_err le;
+	int rc;
+
+	if ((rc = follow(x, a, r, e)) != 0)
+		return vg_result_fail(r, e);
+	r->ended = vg_now();
+	vg_debug("ssh: task ended: %s", vg_state_name(r->state));
+	if (!x->up) {
+		vg_err_init(&le);
+		(void)reconnect(x, vg_mono() + SSH_DRAIN_SLACK, 0, &le);
+	}
+	vg_err_init(&le);
+	if (x->up && collect(x, a, &le) != 0) {
+		if (r->state == VG_ST_SUCCEEDED)
+			r->state = VG_ST_FAILED;
+		snprintf(r->reason + strlen(r->reason), sizeof(r->reason) -
+		    strlen(r->reason), "%s%s", r->reason[0] ? "; " : "",
+		    le.msg);
+	}
+	vg_debug("ssh: collected");
+	return 0;
+}
+
+/* Ends an attempt of ssh_run or ssh_reattach: releases x, restores the
+ * signal handlers, and dates r's end. */
+static void
+ssh_end(struct ssh_ctx *x, const struct sigaction *old_term,
+    const struct sigaction *old_int, struct vg_result *r)
+{
+	ssh_ctx_release(x);
+	sigaction(SIGTERM, old_term, NULL);
+	sigaction(SIGINT, old_int, NULL);
+	if (r->ended == 0)
+		r->ended = vg_now();
+}
+
+/* Starts the result of an ssh attempt: BACKEND_ERROR until known. */
+static void
+result_init(struct vg_result *r, const struct vg_attempt *a)
+{
+	memset(r, 0, sizeof(*r));
+	r->state = VG_ST_BACKEND_ERROR;
+	r->exit_code = -1;
+	snprintf(r->node, sizeof(r->node), "%s", vg_ssh_of(a->m)->host ?
+	    vg_ssh_of(a->m)->host : "?");
+}
+
 /*
  * Runs one attempt to completion; see backend.h.  Returns 0 with r
  * filled for every outcome of the task (TIMEOUT and CANCELLED
@@ -1496,34 +1689,17 @@ out:
 static int
 ssh_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 {
-	struct sigaction sa, old_term, old_int;
+	struct sigaction old_term, old_int;
 	struct ssh_ctx x;
-	struct vg_err le;
 	int rc;
 
-	memset(r, 0, sizeof(*r));
-	r->state = VG_ST_BACKEND_ERROR;
-	r->exit_code = -1;
-	snprintf(r->node, sizeof(r->node), "%s", vg_ssh_of(a->m)->host ?
-	    vg_ssh_of(a->m)->host : "?");
-
-	ssh_stop = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = ssh_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGINT, &sa, &old_int);
-
-	if ((rc = ssh_ctx_init(&x, a, e)) != 0) {
+	result_init(r, a);
+	ssh_signals(&old_term, &old_int);
+	if ((rc = ssh_ctx_init(&x, a, 0, e)) != 0) {
 		vg_result_fail(r, e);
 		goto out;
 	}
-	/* The first connection: a short retry window covers a busy
-	 * server (MaxStartups), not a host that is down. */
-	vg_err_init(&le);
-	rc = reconnect(&x, vg_mono() + (double)(x.c->connect_timeout > 0 ?
-	    x.c->connect_timeout : 10), 1, &le);
-	if (rc == VG_ECANCELED) {
+	if ((rc = first_connect(&x, e)) == VG_ECANCELED) {
 		r->state = VG_ST_CANCELLED;
 		snprintf(r->reason, sizeof(r->reason), "cancelled before the "
 		    "task started");
@@ -1531,8 +1707,6 @@ ssh_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 		goto out;
 	}
 	if (rc != 0) {
-		vg_err_set(e, rc == VG_ETIMEOUT ? VG_EBACKEND : rc, "%s",
-		    le.msg);
 		rc = vg_result_fail(r, e);
 		goto out;
 	}
@@ -1542,32 +1716,118 @@ ssh_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	}
 	vg_debug("ssh: task started in '%s'", x.dir);
 	r->started = vg_now();
-	if ((rc = follow(&x, a, r, e)) != 0) {
+	rc = follow_and_collect(&x, a, r, e);
+out:
+	ssh_end(&x, &old_term, &old_int, r);
+	return rc;
+}
+
+/*
+ * Takes over attempt a after vigil and its monitor died; see backend.h.
+ * The detached remote task is found by its directory; a directory
+ * without the wrapper's pid never started a task and is removed.  The
+ * tail resumes from the sizes of the local output files, as after a
+ * reconnect.
+ */
+static int
+ssh_reattach(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
+{
+	struct sigaction old_term, old_int;
+	struct ssh_ctx x;
+	struct vg_err le;
+	char pid[32];
+	size_t n;
+	int rc;
+
+	result_init(r, a);
+	ssh_signals(&old_term, &old_int);
+	if ((rc = ssh_ctx_init(&x, a, 1, e)) != 0) {
 		vg_result_fail(r, e);
 		goto out;
 	}
-	r->ended = vg_now();
-	vg_debug("ssh: task ended: %s", vg_state_name(r->state));
-	if (!x.up) {
-		vg_err_init(&le);
-		(void)reconnect(&x, vg_mono() + SSH_DRAIN_SLACK, 0, &le);
+	if ((rc = first_connect(&x, e)) != 0) {
+		if (rc == VG_ECANCELED) {
+			r->state = VG_ST_CANCELLED;
+			snprintf(r->reason, sizeof(r->reason), "cancelled "
+			    "while taking the attempt over");
+			rc = 0;
+		} else
+			vg_result_fail(r, e);
+		goto out;
+	}
+	if (!sftp_is_dir(&x, x.sdir)) {
+		rc = vg_err_set(e, VG_ENOENT, "ssh: no remote directory '%s' "
+		    "was left on %s", x.dir, x.c->host);
+		goto out;
 	}
 	vg_err_init(&le);
-	if (x.up && (rc = collect(&x, a, &le)) != 0) {
-		if (r->state == VG_ST_SUCCEEDED)
-			r->state = VG_ST_FAILED;
-		snprintf(r->reason + strlen(r->reason), sizeof(r->reason) -
-		    strlen(r->reason), "%s%s", r->reason[0] ? "; " : "",
-		    le.msg);
+	if (read_small(&x, "pid", pid, sizeof(pid) - 1, &n, &le) != 1) {
+		(void)sftp_rm_rf(&x, x.sdir, 0, &le);
+		rc = vg_err_set(e, VG_ENOENT, "ssh: '%s' on %s never started "
+		    "its task; removed", x.dir, x.c->host);
+		goto out;
 	}
-	vg_debug("ssh: collected");
-	rc = 0;
+	vg_debug("ssh: following the task in '%s' again", x.dir);
+	r->started = vg_now();
+	rc = follow_and_collect(&x, a, r, e);
+out:
+	ssh_end(&x, &old_term, &old_int, r);
+	return rc;
+}
+
+/*
+ * Removes what is left of run_id (task `task` when >= 0) on the run's
+ * ssh host: kills attempts without a status and removes their
+ * directories (vg_ssh_reap_script).  Needs the run's manifest, which
+ * names the host; without it (gc of every dead run) there is nothing
+ * this backend can find.
+ */
+static int
+ssh_reap(const struct vg_manifest *m, const char *run_id, int task,
+    struct vg_buf *report, struct vg_err *e)
+{
+	struct vg_attempt a;
+	struct vg_buf script = VG_BUF_INIT, out = VG_BUF_INIT,
+	    err = VG_BUF_INIT;
+	struct ssh_ctx x;
+	const char *p, *nl;
+	int rc, st;
+
+	if (m == NULL || run_id == NULL || vg_ssh_of(m)->host == NULL)
+		return 0;
+	memset(&a, 0, sizeof(a));
+	a.m = m;
+	a.run_id = run_id;
+	memset(&x, 0, sizeof(x));
+	x.fd[0] = x.fd[1] = x.fd[2] = -1;
+	ssh_stop = 0;
+	/* No task dir: the context opens no output files. */
+	if ((rc = ssh_ctx_init_remote(&x, &a, e)) != 0 ||
+	    (rc = first_connect(&x, e)) != 0)
+		goto out;
+	vg_ssh_reap_script(x.c->remote_dir, run_id, task, &script);
+	if ((rc = remote_exec(&x, "/bin/sh -s", script.data, &out, &err, &st,
+	    e)) != 0)
+		goto out;
+	if (st != 0) {
+		rc = vg_err_set(e, VG_EBACKEND, "ssh: removing leftovers of "
+		    "run %s on %s failed (status %d)%s%s", run_id, x.c->host,
+		    st, err.len > 0 ? ": " : "", trimmed(&err));
+		goto out;
+	}
+	/* "removed TASK/ATTEMPT" lines, one per attempt dir. */
+	for (p = vg_buf_str(&out); report != NULL && *p != '\0'; p = nl) {
+		nl = strchr(p, '\n');
+		nl = nl != NULL ? nl + 1 : p + strlen(p);
+		vg_buf_printf(report, "ssh: %.*s (task/attempt of run %s on "
+		    "%s)\n", (int)(nl - p - (nl[-1] == '\n')), p, run_id,
+		    x.c->host);
+	}
 out:
 	ssh_ctx_release(&x);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGINT, &old_int, NULL);
-	if (r->ended == 0)
-		r->ended = vg_now();
+	vg_buf_release(&script);
+	vg_buf_release(&out);
+	vg_buf_release(&err);
 	return rc;
 }
 
@@ -1884,6 +2144,8 @@ const struct vg_backend_ops vg_backend_ssh = {
 	},
 	.probe = ssh_probe,
 	.run = ssh_run,
+	.reap = ssh_reap,
+	.reattach = ssh_reattach,
 	.pool = ssh_pool,
 	/* Sessions: the block above. */
 	.session_open = ssh_session_open,

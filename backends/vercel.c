@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "backends/cloud.h"
+#include "common/log.h"
 
 /* A log line of the stream; the API sends output in chunks. */
 #define VERCEL_LINE_MAX		(16u << 20)
@@ -305,8 +306,11 @@ stream_line(void *arg, const char *line, size_t n)
 	switch (ev.kind) {
 	case VG_VERCEL_COMMAND:
 		if (cs->t->cmd == NULL && ev.id[0] != '\0' &&
-		    strchr(ev.id, '/') == NULL)
+		    strchr(ev.id, '/') == NULL) {
 			cs->t->cmd = vg_xstrdup(ev.id);
+			/* For a later reattach. */
+			vg_cloud_record(cs->t);
+		}
 		if (ev.exit_code >= 0)
 			cs->code = ev.exit_code;
 		break;
@@ -364,7 +368,55 @@ read_stream(struct vg_cloud_task *t, const char *method, const char *path,
 	return r;
 }
 
-/* Runs the command and streams its output until it exits. */
+/* Picks a command stream that dropped up again this many times, with
+ * backoff, before the attempt ends BACKEND_ERROR (transient). */
+#define VERCEL_STREAM_TRIES	5
+
+/*
+ * After the command stream dropped: GET .../cmd/C/logs follows the log
+ * from its start to the command's end (what the files hold already is
+ * skipped), then GET .../cmd/C gives the exit code.
+ */
+static int
+resume_stream(struct vg_cloud_task *t, double deadline, long *code,
+    struct vg_err *e)
+{
+	struct vg_json_doc *doc = NULL;
+	const struct vg_json_value *ec;
+	char *base = vg_xasprintf("/v2/sandboxes/sessions/%s/cmd/%s",
+	    t->session, t->cmd), *logs = vg_xasprintf("%s/logs", base),
+	    *path = vpath(&t->c, logs, NULL);
+	int r;
+
+	vg_cloud_out_rewind(&t->out);
+	r = read_stream(t, "GET", path, NULL, deadline > 0 ?
+	    vg_time_left(deadline, 0.001) : -1, "reading the command's "
+	    "output again", code, e);
+	free(path);
+	if (r == 0 && *code < 0) {
+		path = vpath(&t->c, base, "wait=true");
+		r = vg_cloud_call(&t->c, "GET", path, NULL, NULL,
+		    "waiting for the command", e);
+		free(path);
+		if (r == 0 && (r = vg_cloud_json(&t->c, &doc, "command status",
+		    e)) == 0) {
+			ec = vg_json_get(vg_json_get(vg_json_root(doc),
+			    "command"), "exitCode");
+			if (ec != NULL && ec->type == VG_JSON_NUMBER)
+				*code = (long)ec->num;
+			else
+				r = vg_err_set(e, VG_EAGAIN, "vercel: the "
+				    "command has no exit code yet");
+			vg_json_free(doc);
+		}
+	}
+	free(logs);
+	free(base);
+	return r;
+}
+
+/* Runs the command and streams its output until it exits; a dropped
+ * stream (connection reset, cut body) is picked up again from the log. */
 static int
 vercel_wait(struct vg_cloud_task *t, double deadline, long *code,
     struct vg_err *e)
@@ -372,16 +424,53 @@ vercel_wait(struct vg_cloud_task *t, double deadline, long *code,
 	struct vg_buf body = VG_BUF_INIT;
 	char *base = vg_xasprintf("/v2/sandboxes/sessions/%s/cmd",
 	    t->session), *path = vpath(&t->c, base, NULL);
-	int r;
+	int r, n;
 
 	vg_vercel_cmd_body(t->a, &body);
-	r = read_stream(t, "POST", path, &body, deadline > 0 ?
+	/* Attached: the command runs already; follow its log. */
+	r = t->attached ? resume_stream(t, deadline, code, e) :
+	    read_stream(t, "POST", path, &body, deadline > 0 ?
 	    vg_time_left(deadline, 0.001) : -1, "running the command", code,
 	    e);
+	for (n = 1; (r == VG_EIO || r == VG_EAGAIN) && t->cmd != NULL &&
+	    n < VERCEL_STREAM_TRIES; n++) {
+		vg_warn("vercel: command stream dropped (%s); reading it "
+		    "again", e->msg);
+		if (vg_cloud_sleep(t->c.stop, vg_cloud_backoff(n, 0,
+		    0.5)) != 0)
+			return vg_err_set(e, VG_ECANCELED, "vercel: "
+			    "interrupted");
+		vg_err_init(e);
+		r = resume_stream(t, deadline, code, e);
+	}
 	if (r == 0 && *code < 0)
-		r = vg_err_set(e, VG_EBACKEND, "vercel: the command stream "
+		r = vg_err_set(e, VG_EAGAIN, "vercel: the command stream "
 		    "ended before the command finished");
 	vg_buf_release(&body);
+	free(base);
+	free(path);
+	return r;
+}
+
+/* Takes over the recorded command (see cloud.h): its session must
+ * still know it (GET .../cmd/C); VG_ENOENT otherwise. */
+static int
+vercel_resume(struct vg_cloud_task *t, struct vg_err *e)
+{
+	static const long ok[] = { 404, 410, 0 };
+	char *base, *path;
+	int r;
+
+	if (t->session == NULL)
+		return vg_err_set(e, VG_ENOENT, "vercel: no session recorded");
+	base = vg_xasprintf("/v2/sandboxes/sessions/%s/cmd/%s", t->session,
+	    t->cmd);
+	path = vpath(&t->c, base, NULL);
+	r = vg_cloud_call(&t->c, "GET", path, NULL, ok,
+	    "looking up the command", e);
+	if (r == 0 && t->c.resp.status >= 400)
+		r = vg_err_set(e, VG_ENOENT, "vercel: session %s no longer "
+		    "knows command %s", t->session, t->cmd);
 	free(base);
 	free(path);
 	return r;
@@ -560,6 +649,7 @@ static const struct vg_cloud_ops vercel_cloud = {
 	.create = vercel_create,
 	.wait = vercel_wait,
 	.kill = vercel_kill,
+	.reattach = vercel_resume,
 	.destroy = vercel_destroy,
 	.list_path = vercel_list_path,
 	.list_items = "sandboxes",

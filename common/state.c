@@ -1,8 +1,9 @@
 /*
- * state.c - names of states.
+ * state.c - names of states and of backend failure causes.
  */
 #include <string.h>
 
+#include "common/err.h"
 #include "common/state.h"
 
 static const char *state_names[VG_ST__COUNT] = {
@@ -50,4 +51,32 @@ int
 vg_state_terminal(enum vg_state s)
 {
 	return s >= VG_ST_SUCCEEDED && s < VG_ST__COUNT;
+}
+
+const char *
+vg_cause_name(enum vg_cause c)
+{
+	switch (c) {
+	case VG_CAUSE_TRANSIENT:
+		return "transient";
+	case VG_CAUSE_PERMANENT:
+		return "permanent";
+	default:
+		return NULL;
+	}
+}
+
+enum vg_cause
+vg_cause_of_rc(int rc)
+{
+	switch (rc) {
+	case 0:
+		return VG_CAUSE_NONE;
+	case VG_EAGAIN:
+	case VG_EIO:
+	case VG_ETIMEOUT:
+		return VG_CAUSE_TRANSIENT;
+	default:
+		return VG_CAUSE_PERMANENT;
+	}
 }

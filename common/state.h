@@ -62,6 +62,24 @@ struct vg_usage {
 	long long	mem_limit;	/* bytes of memory given */
 };
 
+/*
+ * Why a backend failed (BACKEND_ERROR): a transient cause (connection
+ * refused or reset, HTTP 5xx or 429, a dropped stream) may pass on a new
+ * attempt; a permanent one (bad image, bad credentials, refused host
+ * access) never does.  NONE for every other outcome.
+ */
+enum vg_cause {
+	VG_CAUSE_NONE = 0,
+	VG_CAUSE_TRANSIENT,
+	VG_CAUSE_PERMANENT,
+};
+
+/* "transient", "permanent", or NULL for NONE. */
+const char	*vg_cause_name(enum vg_cause c);
+/* The cause of a backend failure that returned rc (enum vg_rc):
+ * VG_EAGAIN, VG_EIO and VG_ETIMEOUT are transient, the rest permanent. */
+enum vg_cause	 vg_cause_of_rc(int rc);
+
 /* Outcome of one attempt, as a backend or scheduler reports it. */
 struct vg_result {
 	enum vg_state	state;		/* a terminal state */
@@ -72,6 +90,8 @@ struct vg_result {
 	char		node[64];	/* where it ran, when known */
 	char		reason[256];	/* one line, for status/events */
 	struct vg_usage	usage;		/* what it used and was given */
+	int		cause;		/* enum vg_cause */
+	int		attempt;	/* whose record; 0 = not said */
 };
 
 #endif

@@ -27,6 +27,11 @@
  * fit fails at once.  The driver limits how many attempts it hands over
  * through s->window (2 x what can run at once), so memory stays flat for
  * large runs and the queue always holds the next tasks that could fit.
+ *
+ * After a crash, reattach takes an attempt of the dead vigil over through
+ * vg_backend_reattach (a monitor still running, adopted through its
+ * pidfd, or a new one following what the attempt left); it counts as
+ * running, beyond --jobs if need be.
  */
 #include <errno.h>
 #include <poll.h>
@@ -76,8 +81,10 @@ struct dslot {
 
 struct direct {
 	struct vg_launcher	 launch;
-	struct dslot		**run;		/* jobs entries */
+	struct dslot		**run;		/* runcap entries */
 	size_t			 nrun;
+	size_t			 runcap;	/* jobs, or more after a
+						   reattach */
 	struct dslot		*qhead, *qtail;
 	size_t			 nqueued;
 	struct vg_sched_update	*ups;
@@ -230,6 +237,18 @@ slot_free(struct direct *d, struct dslot *sl)
 	free(sl);
 }
 
+/* Sets the deadline of slot sl that starts watching now. */
+static void
+slot_deadline(struct direct *d, struct dslot *sl)
+{
+	const struct vg_attempt *a = sl->a;
+
+	if (a->timeout > 0)
+		sl->term_at = vg_mono_ms() + (long long)((a->timeout +
+		    (d->launch.ops->slack != NULL ? d->launch.ops->slack(a) :
+		    0)) * 1000.0 + 0.5);
+}
+
 /* Starts one queued attempt; reports RUNNING or BACKEND_ERROR. */
 static void
 slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
@@ -237,7 +256,6 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 	struct vg_attempt *a = sl->a;
 	struct vg_sched_update *u;
 	struct vg_err e;
-	long long now;
 
 	vg_err_init(&e);
 	a->pid = 0;
@@ -269,11 +287,7 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 	}
 	if (a->started == 0)
 		a->started = vg_now();
-	now = vg_mono_ms();
-	if (a->timeout > 0)
-		sl->term_at = now + (long long)((a->timeout +
-		    (d->launch.ops->slack != NULL ? d->launch.ops->slack(a) :
-		    0)) * 1000.0 + 0.5);
+	slot_deadline(d, sl);
 	d->run[d->nrun++] = sl;
 	u = push_update(d, a, VG_ST_RUNNING);
 	snprintf(u->handle, sizeof(u->handle), "%ld", (long)a->pid);
@@ -395,8 +409,9 @@ direct_open(struct vg_sched *s, struct vg_err *e)
 	d->cpus_free = pool.cpus;
 	d->mem_free = pool.memory;
 	d->gpu_busy = vg_xcalloc(pool.ngpus + 1, 1);
-	d->run = vg_xcalloc((size_t)s->jobs, sizeof(*d->run));
-	d->pfds = vg_xcalloc((size_t)s->jobs + 1, sizeof(*d->pfds));
+	d->runcap = (size_t)s->jobs;
+	d->run = vg_xcalloc(d->runcap, sizeof(*d->run));
+	d->pfds = vg_xcalloc(d->runcap + 1, sizeof(*d->pfds));
 	if (prctl(PR_GET_CHILD_SUBREAPER, &subreaper, 0, 0, 0) == 0)
 		d->subreaper = subreaper;
 	/* Keep twice what can run at once in hand so a freed slot is
@@ -829,6 +844,47 @@ direct_cancel(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
 	return 0;
 }
 
+/*
+ * Takes over an attempt of a dead vigil through the backend
+ * (vg_backend_reattach: its surviving monitor, its record, or a new
+ * monitor following what it left), counting it as running even beyond
+ * --jobs.  Job steps (srun) are not taken over: VG_EUNSUPPORTED, and the
+ * driver kills and runs them again.
+ */
+static int
+direct_reattach(struct vg_sched *s, struct vg_attempt *a, const char *handle,
+    struct vg_err *e)
+{
+	struct direct *d = s->priv;
+	struct vg_sched_update *u;
+	struct dslot *sl;
+	int rc;
+
+	(void)handle;
+	if (d->launch.ops != &vg_launcher_backend)
+		return vg_err_set(e, VG_EUNSUPPORTED, "%s attempts are not "
+		    "taken over", d->launch.ops->name);
+	if ((rc = vg_backend_reattach(d->launch.backend, a, e)) != 0)
+		return rc;
+	if (d->nrun >= d->runcap) {
+		d->runcap *= 2;
+		d->run = vg_xrealloc(d->run, d->runcap * sizeof(*d->run));
+		d->pfds = vg_xrealloc(d->pfds, (d->runcap + 1) *
+		    sizeof(*d->pfds));
+	}
+	sl = vg_xcalloc(1, sizeof(*sl));
+	sl->a = a;
+	sl->own_pidfd = 1;
+	slot_needs(sl, a);
+	/* It runs whatever the pool says; GPUs only when some are free. */
+	(void)slot_take(d, sl);
+	slot_deadline(d, sl);
+	d->run[d->nrun++] = sl;
+	u = push_update(d, a, VG_ST_RUNNING);
+	snprintf(u->handle, sizeof(u->handle), "%ld", (long)a->pid);
+	return 0;
+}
+
 static size_t
 direct_active(struct vg_sched *s)
 {
@@ -895,6 +951,7 @@ const struct vg_scheduler_ops vg_scheduler_direct = {
 	.submit = direct_submit,
 	.poll = direct_poll,
 	.cancel = direct_cancel,
+	.reattach = direct_reattach,
 	.active = direct_active,
 	.close = direct_close,
 };

@@ -45,7 +45,8 @@ struct vg_sched_update {
 /* Capability bits of a scheduler, read through vg_sched_has(). */
 #define VG_SCAP_LOCAL		0x01	/* attempts are processes of the vigil
 					   that started them: after its death
-					   they are killed, never reattached */
+					   they are killed unless the backend
+					   takes them over (reattach) */
 #define VG_SCAP_JOBS		0x02	/* handles are cluster job ids and
 					   attempts have a node (status shows
 					   them) */

@@ -1,7 +1,10 @@
 /*
  * cmd-gc.c - vigil gc: removes ended runs older than --older-than (their
  * run directories and database rows), then asks every backend that can
- * to reap leftovers of dead runs (containers, remote directories).
+ * to reap leftovers of dead runs (containers, remote directories).  Each
+ * removed run's backend first reaps what it left of that run
+ * (vg_run_reap, with the run's stored manifest: the ssh host), then every
+ * backend reaps what dead owners left (by their owner labels).
  * Sessions (runner/core/session.c): those whose keeper is gone or whose
  * time is up are closed, ended ones older than the cutoff removed.
  * Runs that have not ended are never removed: they may be resumed.
@@ -18,6 +21,8 @@
 #include "runner/cli/launch.h"
 #include "common/path.h"
 #include "runner/core/session.h"
+#include "common/str.h"
+#include "runner/core/run.h"
 
 /* Default age: 30 days. */
 #define GC_DEFAULT_AGE	(30.0 * 86400)
@@ -28,6 +33,9 @@ struct gc_ctx {
 	double		 cutoff;
 	struct vg_strv	 ids;
 	struct vg_strv	 dirs;
+	struct vg_strv	 backends;
+	int		*ntasks;
+	size_t		 cap;
 };
 
 static int
@@ -38,9 +46,37 @@ gc_cb(void *arg, const struct vg_run_info *r)
 
 	if (!vg_state_terminal(r->state) || t > c->cutoff)
 		return 0;
+	c->ntasks = vg_xgrow(c->ntasks, &c->cap, c->ids.n + 1,
+	    sizeof(*c->ntasks));
+	c->ntasks[c->ids.n] = r->ntasks;
 	vg_strv_push(&c->ids, r->id);
 	vg_strv_push(&c->dirs, r->dir != NULL ? r->dir : "");
+	vg_strv_push(&c->backends, r->backend != NULL ? r->backend : "");
 	return 0;
+}
+
+/* Lets run i's backend remove what it left of the run before its
+ * records go; a failure is told and does not stop gc. */
+static void
+gc_reap_run(struct vg_store *st, struct gc_ctx *c, size_t i,
+    struct vg_buf *report)
+{
+	struct vg_run_info r;
+	struct vg_err e;
+
+	memset(&r, 0, sizeof(r));
+	vg_strlcpy(r.id, c->ids.v[i], sizeof(r.id));
+	r.dir = *c->dirs.v[i] != '\0' ? c->dirs.v[i] : NULL;
+	r.backend = *c->backends.v[i] != '\0' ? c->backends.v[i] : NULL;
+	r.ntasks = c->ntasks[i];
+	vg_buf_reset(report);
+	vg_err_init(&e);
+	if (vg_run_reap(st, &r, -1, report, &e) != 0)
+		fprintf(stderr, "vigil: gc: run %s: leftovers not removed: "
+		    "%s\n", r.id, e.msg);
+	if (report->len > 0)
+		printf("%s%s", vg_buf_str(report),
+		    report->data[report->len - 1] == '\n' ? "" : "\n");
 }
 
 static int
@@ -78,6 +114,8 @@ cmd_gc_exec(struct vg_args *a)
 		    c.ids.v[i]);
 		if (dry)
 			continue;
+		if (!vg_args_has(a, "no-reap"))
+			gc_reap_run(st, &c, i, &report);
 		if (*c.dirs.v[i] != '\0' &&
 		    (rc = vg_rm_rf(c.dirs.v[i], &e)) != 0) {
 			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
@@ -102,6 +140,7 @@ cmd_gc_exec(struct vg_args *a)
 	/* Sessions: those whose keeper is gone or time is up are closed,
 	 * ended ones older than the cutoff removed (docs/sessions.md). */
 	vg_err_init(&e);
+	vg_buf_reset(&report);
 	if (vg_sess_gc(st, c.cutoff, dry, &report, &e) != 0) {
 		fprintf(stderr, "vigil: gc: %s\n", e.msg);
 		rc = VG_EXIT_INTERNAL;
@@ -116,7 +155,7 @@ cmd_gc_exec(struct vg_args *a)
 			continue;
 		vg_buf_reset(&report);
 		vg_err_init(&e);
-		if (vg_backend_reap(*b, NULL, &report, &e) != 0) {
+		if (vg_backend_reap(*b, NULL, NULL, -1, &report, &e) != 0) {
 			fprintf(stderr, "vigil: gc: backend '%s': %s\n",
 			    (*b)->p.name, e.msg);
 			rc = VG_EXIT_INTERNAL;
@@ -128,6 +167,8 @@ cmd_gc_exec(struct vg_args *a)
 out:
 	vg_strv_release(&c.ids);
 	vg_strv_release(&c.dirs);
+	vg_strv_release(&c.backends);
+	free(c.ntasks);
 	vg_buf_release(&report);
 	vg_store_close(st);
 	return vg_cmd_finish_stdout(rc);

@@ -1,9 +1,11 @@
 /*
  * cmd-resume.c - vigil resume RUN: continues a run whose vigil died (kill
  * -9, a reboot, a lost session) in the foreground.  Finished tasks stay
- * finished; attempts that were running are killed and run again without
- * counting against retry.max (docs/state.md).  A run of a concurrency
- * group takes the group's lock for the time it is driven.
+ * finished; attempts that were running are taken over where the
+ * scheduler and backend can (a Slurm job, a container, a remote task),
+ * else killed and run again without counting against retry.max
+ * (docs/state.md).  A run of a concurrency group takes the group's
+ * lock for the time it is driven.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,6 +15,7 @@
 #include "common/json.h"
 #include "runner/cli/launch.h"
 #include "runner/manifest/after.h"
+#include "runner/core/outputs.h"
 #include "common/path.h"
 #include "common/log.h"
 #include "runner/core/group.h"
@@ -461,7 +462,34 @@ struct task_json {
 	struct vg_json_writer	*w;
 	struct vg_usage_last	*last;		/* by index; may be NULL */
 	size_t			 n;
+	const char		*dir;		/* the run's directory */
 };
+
+/* "outputs": what the last attempt's collection recorded
+ * (tasks/<i>/outputs.json), or null. */
+static void
+task_outputs_json(struct vg_json_writer *w, const char *dir, int index)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	char idx[32], *tasks, *td;
+
+	vg_json_key(w, "outputs");
+	snprintf(idx, sizeof(idx), "%d", index);
+	tasks = vg_path_join(dir != NULL ? dir : ".", "tasks");
+	td = vg_path_join(tasks, idx);
+	/* The task could have written the file itself: only a record
+	 * that parses is shown. */
+	if (dir != NULL && vg_outputs_read(td, &b) == 0 && b.len > 0 &&
+	    vg_outputs_valid(vg_buf_str(&b), b.len)) {
+		while (b.len > 0 && b.data[b.len - 1] == '\n')
+			b.data[--b.len] = '\0';
+		json_raw(w, vg_buf_str(&b));
+	} else
+		vg_json_null(w);
+	free(tasks);
+	free(td);
+	vg_buf_release(&b);
+}
 
 static int
 task_json_cb(void *arg, const struct vg_task_rec *t, const char *mj,
@@ -516,6 +544,7 @@ task_json_cb(void *arg, const struct vg_task_rec *t, const char *mj,
 		l = &tj->last[t->index];
 	vg_json_key(w, "usage");
 	vg_usage_json(w, &l->u, l->wall);
+	task_outputs_json(w, tj->dir, t->index);
 	vg_json_obj_end(w);
 	return 0;
 }
@@ -526,7 +555,7 @@ vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
 {
 	struct vg_json_writer w;
 	struct vg_run_info r;
-	struct task_json tj = { &w, NULL, 0 };
+	struct task_json tj = { &w, NULL, 0, NULL };
 	struct vg_usage_sum sum;
 	char *grp = NULL, *holder = NULL;
 	int rc;
@@ -534,6 +563,7 @@ vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
 	if ((rc = vg_store_run_get(st, id, &r, e)) != 0)
 		return rc;
 	tj.n = r.ntasks > 0 ? (size_t)r.ntasks : 0;
+	tj.dir = r.dir;
 	if ((rc = vg_usage_load_last(st, r.id, tj.n, &tj.last, e)) != 0) {
 		vg_run_info_release(&r);
 		return rc;

@@ -27,6 +27,7 @@
 #include "runner/core/after.h"
 #include "runner/core/leftover.h"
 #include "runner/core/notify.h"
+#include "runner/core/outputs.h"
 #include "common/log.h"
 #include "common/path.h"
 #include "common/str.h"
@@ -68,6 +69,8 @@ struct box {
 	char			*task_dir;
 	char			*scratch_dir;
 	struct tstrings		 s;
+	int			 reattached;	/* taken over by a resume of
+						   the direct scheduler */
 };
 
 struct drv {
@@ -101,6 +104,7 @@ struct drv {
 							   waiting tasks hold */
 	double				 created;	/* of the run */
 	struct vg_after_state		 after;
+	const struct vg_backend_ops	*backend;	/* or NULL */
 };
 
 /* Seconds between checks of the runs a waiting run waits for. */
@@ -300,6 +304,49 @@ out:
 	return rc;
 }
 
+/* The directory of task index of the run in run_dir; caller frees. */
+static char *
+task_dir_of(const char *run_dir, int index)
+{
+	char idx[32], *tasks, *dir;
+
+	snprintf(idx, sizeof(idx), "%d", index);
+	tasks = vg_path_join(run_dir, "tasks");
+	dir = vg_path_join(tasks, idx);
+	free(tasks);
+	return dir;
+}
+
+int
+vg_run_reap(struct vg_store *st, const struct vg_run_info *r, int task,
+    struct vg_buf *said, struct vg_err *e)
+{
+	const struct vg_backend_ops *ops;
+	struct vg_manifest *m = NULL;
+	struct vg_buf json = VG_BUF_INIT;
+	char *dir;
+	int rc, i;
+
+	if (r->backend == NULL || (ops = vg_backend_find(r->backend)) == NULL ||
+	    !vg_backend_can_reap(ops))
+		return 0;
+	/* Monitors that outlived their vigil would go on following. */
+	for (i = 0; r->dir != NULL && i < r->ntasks; i++) {
+		if (task >= 0 && i != task)
+			continue;
+		dir = task_dir_of(r->dir, i);
+		(void)vg_backend_monitor_kill(dir, 0);
+		free(dir);
+	}
+	if ((rc = vg_store_run_manifest(st, r->id, &json, e)) == 0 &&
+	    (rc = vg_manifest_from_json(vg_buf_str(&json), json.len, &m,
+	    e)) == 0)
+		rc = vg_backend_reap(ops, m, r->id, task, said, e);
+	vg_manifest_free(m);
+	vg_buf_release(&json);
+	return rc;
+}
+
 int
 vg_run_cancel_orphan(struct vg_store *st, const struct vg_run_info *r,
     int task, struct vg_buf *said, struct vg_err *e)
@@ -329,8 +376,21 @@ vg_run_cancel_orphan(struct vg_store *st, const struct vg_run_info *r,
 		if ((rc = vg_scheduler_cancel_orphans(ops, r->id, r->dir, o, no,
 		    task < 0, said, e)) != 0)
 			goto out;
-	} else
+	} else {
+		struct vg_buf reaped = VG_BUF_INIT;
+
 		vg_buf_adds(said, "leftover processes killed");
+		/* What the backend left running (containers, remote tasks,
+		 * sandboxes) of the cancelled tasks. */
+		rc = vg_run_reap(st, r, task, &reaped, e);
+		while (reaped.len > 0 && reaped.data[reaped.len - 1] == '\n')
+			reaped.data[--reaped.len] = '\0';
+		if (reaped.len > 0)
+			vg_buf_printf(said, "\n%s", vg_buf_str(&reaped));
+		vg_buf_release(&reaped);
+		if (rc != 0)
+			goto out;
+	}
 	if ((rc = vg_store_begin(st, e)) != 0)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -542,21 +602,38 @@ box_free(struct box *b)
 	free(b);
 }
 
+/* Fills the attempt of box b (its task_dir and scratch_dir set) as
+ * attempt number `attempt` of task i. */
+static void
+box_fill(struct drv *d, size_t i, struct box *b, int attempt)
+{
+	const struct trec *t = &d->tr[i];
+
+	b->a.m = d->m;
+	b->a.task = &d->ts->v[i];
+	b->a.run_id = d->run_id;
+	b->a.task_dir = b->task_dir;
+	b->a.scratch_dir = b->scratch_dir;
+	b->a.attempt = attempt;
+	b->a.res = d->ts->v[i].resources;
+	b->a.res.memory = t->memory;
+	b->a.res.time = t->time;
+	b->a.timeout = t->timeout;
+	b->a.kill_grace = d->m->kill_grace > 0 ? d->m->kill_grace :
+	    DEFAULT_KILL_GRACE;
+	b->a.pidfd = -1;
+}
+
 /* Makes and submits the next attempt of task i. */
 static int
 submit_task(struct drv *d, size_t i, struct vg_err *e)
 {
 	struct trec *t = &d->tr[i];
 	struct box *b;
-	char idx[32];
-	char *tasks;
 	int rc;
 
 	b = vg_xcalloc(1, sizeof(*b));
-	snprintf(idx, sizeof(idx), "%d", t->index);
-	tasks = vg_path_join(d->run_dir, "tasks");
-	b->task_dir = vg_path_join(tasks, idx);
-	free(tasks);
+	b->task_dir = task_dir_of(d->run_dir, t->index);
 	/* Where attempts run through task-exec, it makes the directory
 	 * (one mkdir per task less for a large sweep). */
 	if (!d->sched.remote && mkdir(b->task_dir, 0700) != 0 &&
@@ -580,19 +657,7 @@ submit_task(struct drv *d, size_t i, struct vg_err *e)
 			    se.msg, e);
 		}
 	}
-	b->a.m = d->m;
-	b->a.task = &d->ts->v[i];
-	b->a.run_id = d->run_id;
-	b->a.task_dir = b->task_dir;
-	b->a.scratch_dir = b->scratch_dir;
-	b->a.attempt = t->attempts + 1;
-	b->a.res = d->ts->v[i].resources;
-	b->a.res.memory = t->memory;
-	b->a.res.time = t->time;
-	b->a.timeout = t->timeout;
-	b->a.kill_grace = d->m->kill_grace > 0 ? d->m->kill_grace :
-	    DEFAULT_KILL_GRACE;
-	b->a.pidfd = -1;
+	box_fill(d, i, b, t->attempts + 1);
 	/* The previous attempt's node and GPUs stay until this one's. */
 	if ((rc = task_strings(d, i, &b->s, e)) != 0) {
 		box_free(b);
@@ -712,11 +777,16 @@ after_gate(struct drv *d, struct vg_err *e)
 	    "the runs it waits for ended as asked", e);
 }
 
-/* The retry.on bit that covers state st; 0 when it is never retried. */
+/* The retry.on bit that covers state st (of a backend failure with
+ * cause); 0 when it is never retried. */
 static unsigned
-retry_bit(enum vg_state st)
+retry_bit(enum vg_state st, int cause)
 {
 	switch (st) {
+	case VG_ST_BACKEND_ERROR:
+		/* A permanent cause (bad image, credentials, host access)
+		 * fails the same way every time. */
+		return cause == VG_CAUSE_TRANSIENT ? VG_RETRY_BACKEND_ERROR : 0;
 	case VG_ST_FAILED:
 		return VG_RETRY_FAILED;
 	case VG_ST_TIMEOUT:
@@ -768,6 +838,24 @@ describe(const struct vg_result *r, char *out, size_t n)
 		snprintf(out, n, "exit %d", r->exit_code);
 }
 
+/* Collects the outputs of attempt b of task i, which ended in st; a
+ * failure is warned and recorded in the task's outputs.json, and does
+ * not change the attempt's outcome. */
+static void
+outputs_collect(struct drv *d, size_t i, const struct box *b,
+    enum vg_state st)
+{
+	struct vg_err oe;
+
+	if (d->m->outputs.paths.n == 0 || d->sched.remote)
+		return;
+	vg_err_init(&oe);
+	if (vg_outputs_collect(&d->m->outputs, &d->ts->v[i], d->run_dir,
+	    b->task_dir, b->scratch_dir, b->a.attempt, st, &oe) != 0)
+		vg_warn("run %s: task %d: %s", d->run_id, d->tr[i].index,
+		    oe.msg);
+}
+
 /* Records a terminal update of task i and decides what comes next. */
 static int
 task_ended(struct drv *d, size_t i, struct box *b,
@@ -782,6 +870,9 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	int rc;
 
 	describe(r, why, sizeof(why));
+	/* Outputs first: scratch.keep may remove the scratch directory. */
+	if (u->state != VG_ST_LOST && u->state != VG_ST_DENIED)
+		outputs_collect(d, i, b, u->state);
 	/* Made by the driver at the start; kept only when something is in
 	 * it (the backend removed empty output files). */
 	if (!d->sched.remote)
@@ -789,6 +880,21 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	if (b->scratch_dir != NULL)
 		(void)vg_scratch_finish(b->scratch_dir, d->m->scratch.keep,
 		    u->state == VG_ST_SUCCEEDED, NULL);
+	if (b->reattached && u->state == VG_ST_LOST) {
+		/* Resume found nothing of it left to follow: interrupted,
+		 * not counted against retry.max; it runs again. */
+		if ((rc = put_attempt(d, t, &b->s, b->a.attempt, VG_ST_LOST,
+		    1, r, vg_now(), why, e)) != 0 ||
+		    (rc = vg_store_event(d->st, d->run_id, t->index,
+		    b->a.attempt, VG_ST_LOST, why, e)) != 0)
+			return rc;
+		t->next_at = 0;
+		t->pid = 0;
+		t->pid_start = 0;
+		retry_add(d, i);
+		return set_task(d, i, VG_ST_PENDING, b->a.attempt,
+		    "interrupted: vigil exited; runs again", e);
+	}
 	t->exit_code = r->exit_code;
 	t->signal = r->signal;
 	if (r->started > 0)
@@ -801,7 +907,8 @@ task_ended(struct drv *d, size_t i, struct box *b,
 		return rc;
 	on = rp->on != 0 ? rp->on : ~0u;
 	t->tries++;
-	if (!d->cancelling && !t->cancel_req && (retry_bit(u->state) & on) &&
+	if (!d->cancelling && !t->cancel_req &&
+	    (retry_bit(u->state, r->cause) & on) &&
 	    t->tries <= rp->max) {
 		if (u->state == VG_ST_OOM && rp->memory_factor > 1 &&
 		    t->memory > 0)
@@ -1048,6 +1155,102 @@ signals_off(struct drv *d)
 }
 
 /*
+ * The attempt box of in-flight task i as the dead vigil started it, handed
+ * to the scheduler's reattach; NULL (e says why) when it could not be
+ * taken over.
+ */
+static struct box *
+recover_box(struct drv *d, size_t i, const struct tstrings *s,
+    struct vg_err *e)
+{
+	const struct trec *t = &d->tr[i];
+	struct box *b = vg_xcalloc(1, sizeof(*b));
+	double ran;
+
+	b->task_dir = task_dir_of(d->run_dir, t->index);
+	box_fill(d, i, b, t->attempts);
+	b->s = *s;
+	if (vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL)) {
+		/* Its LOST (nothing left to follow) is an interruption. */
+		b->reattached = 1;
+		/* A process of this host, watched from now on: what is
+		 * left of its time limit (at least a second). */
+		ran = t->started > 0 ? vg_now() - t->started : 0;
+		if (b->a.timeout > 0 && ran > 0)
+			b->a.timeout = b->a.timeout - ran > 1 ?
+			    b->a.timeout - ran : 1;
+		b->a.pid = t->pid;
+		b->a.pid_start = t->pid_start;
+		b->a.started = t->started;
+	}
+	vg_err_init(e);
+	/* The same scratch directory as the attempt was given (reused). */
+	if (d->scratch_base != NULL && vg_scratch_task_dir_min(d->scratch_base,
+	    d->run_id, t->index, 0, &b->scratch_dir, e) == 0)
+		b->a.scratch_dir = b->scratch_dir;
+	vg_err_init(e);
+	if (vg_sched_reattach(&d->sched, &b->a, s->handle, e) == 0)
+		return b;
+	box_free(b);
+	return NULL;
+}
+
+/* Removes, through the backend's reap, what attempt of task i that could
+ * not be taken over left running (a container, a remote task). */
+static void
+recover_reap(struct drv *d, size_t i)
+{
+	struct vg_err re;
+	char *dir;
+
+	if (d->backend == NULL || !vg_backend_can_reap(d->backend))
+		return;
+	dir = task_dir_of(d->run_dir, d->tr[i].index);
+	(void)vg_backend_monitor_kill(dir, 0);
+	free(dir);
+	vg_err_init(&re);
+	if (vg_backend_reap(d->backend, d->m, d->run_id, d->tr[i].index, NULL,
+	    &re) != 0)
+		vg_warn("run %s: task %d: leftovers not removed: %s",
+		    d->run_id, d->tr[i].index, re.msg);
+}
+
+/*
+ * Kills what attempts started in the instant between their start and its
+ * record left: the whole run's processes at once, unless attempts were
+ * taken over (their tasks' processes, in containers too, carry the same
+ * VIGIL_RUN_ID); then each task recorded PENDING whose directory exists
+ * (a start makes it), and the monitor such a start recorded.
+ */
+static void
+recover_unrecorded(struct drv *d)
+{
+	struct stat sb;
+	size_t i;
+	char *dir;
+	int taken = 0;
+
+	for (i = 0; i < d->n; i++)
+		taken += d->live[i] != NULL;
+	if (!taken) {
+		(void)vg_kill_leftovers(d->run_id, -1, NULL, NULL);
+		return;
+	}
+	for (i = 0; i < d->n; i++) {
+		if (d->live[i] != NULL || d->tr[i].state != VG_ST_PENDING)
+			continue;
+		dir = task_dir_of(d->run_dir, d->tr[i].index);
+		if (stat(dir, &sb) == 0) {
+			(void)vg_backend_monitor_kill(dir,
+			    d->tr[i].attempts + 1);
+			(void)vg_kill_leftovers(d->run_id, d->tr[i].index,
+			    NULL, NULL);
+		}
+		free(dir);
+	}
+}
+
+/*
  * Takes over attempts a dead vigil left QUEUED or RUNNING: reattach when
  * the scheduler can, else kill what is left and run the task again.
  */
@@ -1057,6 +1260,7 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 	struct trec *t;
 	struct tstrings s;
 	struct vg_err ke;
+	struct box *b;
 	const char *why = "interrupted: vigil exited";
 	size_t i;
 	int rc, swept = 0;
@@ -1077,48 +1281,32 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 		}
 		if (vg_state_terminal(t->state))
 			continue;
-		/* QUEUED, RUNNING, SUSPENDED, REQUEUED: in flight.  With no
-		 * handle recorded (vigil died between handing the attempt
-		 * over and recording its job id), the scheduler may still
-		 * know it: slurm finds it in its job journal. */
+		/* QUEUED, RUNNING, SUSPENDED, REQUEUED: in flight.  The
+		 * scheduler takes it over when it can: slurm by job id (with
+		 * no handle recorded, because vigil died between handing the
+		 * attempt over and recording its job id, from its job
+		 * journal); direct through the backend, when the attempt runs
+		 * behind a monitor (its monitor, its record, or what it left
+		 * running where the backend runs it). */
 		if ((rc = task_strings(d, i, &s, e)) != 0)
 			return rc;
-		if (!vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL)) {
-			struct box *b = vg_xcalloc(1, sizeof(*b));
-			char idx[32], *tasks;
-
-			snprintf(idx, sizeof(idx), "%d", t->index);
-			tasks = vg_path_join(d->run_dir, "tasks");
-			b->task_dir = vg_path_join(tasks, idx);
-			free(tasks);
-			b->a.m = d->m;
-			b->a.task = &d->ts->v[i];
-			b->a.run_id = d->run_id;
-			b->a.task_dir = b->task_dir;
-			b->a.attempt = t->attempts;
-			b->a.res = d->ts->v[i].resources;
-			b->a.res.memory = t->memory;
-			b->a.res.time = t->time;
-			b->a.timeout = t->timeout;
-			b->a.kill_grace = d->m->kill_grace > 0 ?
-			    d->m->kill_grace : DEFAULT_KILL_GRACE;
-			b->a.pidfd = -1;
-			b->s = s;
-			vg_err_init(&ke);
-			if (vg_sched_reattach(&d->sched, &b->a, s.handle,
-			    &ke) == 0) {
-				d->live[i] = b;
-				continue;
-			}
-			box_free(b);
-		} else if (t->pid > 0 && vg_pid_is(t->pid, t->pid_start)) {
+		if ((b = recover_box(d, i, &s, &ke)) != NULL) {
+			d->live[i] = b;
+			continue;
+		}
+		/* (VG_ENOENT from the direct scheduler: the attempt never
+		 * started, so nothing of it is left to kill or reap.) */
+		if (vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL) &&
+		    t->pid > 0 && vg_pid_is(t->pid, t->pid_start)) {
 			/* Its exit status can never be collected now. */
 			(void)kill(-t->pid, SIGKILL);
 			(void)kill(t->pid, SIGKILL);
 		}
-		if (vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL)) {
+		if (vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL) &&
+		    ke.rc != VG_ENOENT) {
 			(void)vg_kill_leftovers(d->run_id, t->index, NULL, NULL);
 			swept = 1;
+			recover_reap(d, i);
 		}
 		if ((rc = put_attempt(d, t, &s, t->attempts, VG_ST_LOST, 1, NULL,
 		    vg_now(), why, e)) != 0)
@@ -1136,7 +1324,7 @@ recover(struct drv *d, int had_owner, struct vg_err *e)
 	/* Processes started but not yet recorded when vigil died. */
 	if (had_owner && !swept && vg_scheduler_has(d->sched.ops,
 	    VG_SCAP_LOCAL))
-		(void)vg_kill_leftovers(d->run_id, -1, NULL, NULL);
+		recover_unrecorded(d);
 	return 0;
 }
 
@@ -1373,6 +1561,8 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 		d.counts[d.tr[i].state]++;
 	}
 	d.live = vg_xcalloc(d.n + 1, sizeof(*d.live));
+	d.backend = o->backend != NULL ? o->backend :
+	    vg_backend_find(vg_manifest_plugin(m, VG_PLUGIN_BACKEND));
 	if (d.pg != NULL)
 		vg_progress_bind(d.pg, d.counts, d.n);
 	if ((rc = sched_open(&d, &ri, o, e)) != 0 ||

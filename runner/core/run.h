@@ -113,6 +113,16 @@ void	vg_task_matrix_json(const struct vg_task *t, struct vg_buf *b);
 int	vg_run_cancel_orphan(struct vg_store *st, const struct vg_run_info *r,
 	    int task, struct vg_buf *said, struct vg_err *e);
 
+/*
+ * Removes what the backend of run r (by its recorded name) left of task
+ * `task` (-1: of every task): kills monitors that outlived their vigil,
+ * then the backend's reap with the run's stored manifest (containers,
+ * remote tasks and directories, sandboxes).  Appends what it removed to
+ * said.  For vigil cancel of an orphaned run and vigil gc.
+ */
+int	vg_run_reap(struct vg_store *st, const struct vg_run_info *r,
+	    int task, struct vg_buf *said, struct vg_err *e);
+
 /* True when the process recorded as the run's owner is alive. */
 int	vg_run_owner_alive(const struct vg_run_info *r);
 

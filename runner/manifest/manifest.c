@@ -18,6 +18,8 @@
 
 #include "runner/manifest/after.h"
 #include "runner/manifest/manifest-int.h"
+#include "runner/manifest/task.h"
+#include "common/path.h"
 #include "runner/manifest/plugin.h"
 #include "runner/manifest/schema-table.h"
 
@@ -398,6 +400,196 @@ static const struct vg_field_ops matrix_ops = {
 	.release = matrix_release,
 };
 
+/* ---- outputs: a list of globs, or a mapping ---- */
+
+static const char *const out_when_names[] = { "always", "success",
+	"failure", NULL };
+static const int out_when_values[] = { VG_OUT_ALWAYS, VG_OUT_SUCCESS,
+	VG_OUT_FAILURE };
+static const char *const out_mode_names[] = { "copy", "move", NULL };
+static const int out_mode_values[] = { 0, 1 };
+
+/* outputs.paths: relative globs that stay inside the task's trees. */
+static void
+check_out_paths(const struct vg_field *f, const struct vg_ynode *n, void *p,
+    struct vg_dctx *c)
+{
+	const struct vg_strv *sv = p;
+	const struct vg_ynode *at;
+	const char *g, *q;
+	size_t i;
+
+	(void)f;
+	for (i = 0; i < sv->n; i++) {
+		g = sv->v[i];
+		at = n != NULL && n->kind == VG_Y_SEQ && i < n->n ?
+		    n->items[i] : n;
+		if (*g == '\0' || *g == '/') {
+			vg_dctx_error(c, at, "'%s[%zu]': '%s' must be a glob "
+			    "relative to the task's scratch and task "
+			    "directories", c->path, i, g);
+			continue;
+		}
+		for (q = g; q != NULL; q = strchr(q, '/'),
+		    q = q != NULL ? q + 1 : NULL)
+			if (strncmp(q, "..", 2) == 0 && (q[2] == '/' ||
+			    q[2] == '\0')) {
+				vg_dctx_error(c, at, "'%s[%zu]': '%s' leaves "
+				    "the task's directories ('..')", c->path,
+				    i, g);
+				break;
+			}
+	}
+}
+
+/* outputs.dest: a well-formed ${{ }} template. */
+static void
+check_out_dest(const struct vg_field *f, const struct vg_ynode *n, void *p,
+    struct vg_dctx *c)
+{
+	const char *const *s = p, *why = NULL;
+	struct vg_sub_seg *segs = NULL;
+	size_t ns = 0, bad = 0;
+
+	(void)f;
+	if (*s != NULL && vg_sub_split(*s, &segs, &ns, &bad, &why) != 0)
+		vg_dctx_error(c, n, "'%s': %s at offset %zu", c->path, why,
+		    bad);
+	free(segs);
+}
+
+static const struct vg_section outputs_section = {
+	.name = "outputs",
+	.fields = (const struct vg_field[]){
+		{ .key = "paths", .type = VG_F_STRV,
+		  .off = OFF(vg_outputs, paths), .check = check_out_paths,
+		  .help = "globs relative to the scratch and task dirs" },
+		{ .key = "dest", .type = VG_F_STR,
+		  .off = OFF(vg_outputs, dest), .check = check_out_dest,
+		  .help = "where they go (${{ }}; default tasks/<i>/outputs)" },
+		ENUM(vg_outputs, "when", when, "always", out_when_names,
+		    out_when_values, "after which attempts"),
+		BYTES(vg_outputs, "max_bytes", max_bytes, 1, BIG,
+		    "at most this much per attempt (default 1G)"),
+		INT(vg_outputs, "max_files", max_files, NULL, 1, 10000000,
+		    "at most this many files per attempt (default 10000)"),
+		ENUM(vg_outputs, "mode", move, "copy", out_mode_names,
+		    out_mode_values, "copy or move the files"),
+		{ .key = NULL },
+	},
+};
+
+static const struct vg_field out_paths_field = {
+	.key = "outputs", .type = VG_F_STRV, .off = OFF(vg_outputs, paths),
+	.check = check_out_paths,
+};
+
+/* outputs: the mapping, or anything else as the list of paths (an
+ * empty value is an empty list; a scalar is refused as for any list). */
+static void
+outputs_decode(const struct vg_field *f, const struct vg_ynode *n, void *p,
+    struct vg_dctx *c)
+{
+	(void)f;
+	if (n->kind == VG_Y_MAP)
+		vg_schema_decode(&outputs_section, n, p, c);
+	else
+		vg_schema_decode_field(&out_paths_field, n, p, c);
+}
+
+/* The list form when only paths differ from the defaults. */
+static void
+outputs_encode(const struct vg_field *f, const void *p,
+    struct vg_json_writer *w)
+{
+	const struct vg_outputs *o = p;
+	size_t i;
+
+	(void)f;
+	if (o->dest != NULL || o->when != 0 || o->max_bytes != 0 ||
+	    o->max_files != 0 || o->move != 0) {
+		vg_schema_encode(&outputs_section, o, w);
+		return;
+	}
+	vg_json_arr_begin(w);
+	for (i = 0; i < o->paths.n; i++)
+		vg_json_str(w, o->paths.v[i]);
+	vg_json_arr_end(w);
+}
+
+static void
+outputs_release(const struct vg_field *f, void *p)
+{
+	(void)f;
+	vg_schema_release(&outputs_section, p);
+}
+
+static const struct vg_field_ops outputs_ops = {
+	.decode = outputs_decode,
+	.encode = outputs_encode,
+	.release = outputs_release,
+};
+
+/* Fills *out with the destination of o's files; see manifest.h. */
+int
+vg_outputs_dest(const struct vg_outputs *o, const struct vg_task *t,
+    const char *run_dir, char **out, struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_sub_seg *segs = NULL;
+	const char *why = NULL, *v;
+	char num[24], *nm, *tasks;
+	size_t ns = 0, bad = 0, i;
+	int rc = 0;
+
+	*out = NULL;
+	if (o->dest == NULL) {
+		snprintf(num, sizeof(num), "%d", t->index);
+		tasks = vg_path_join(run_dir, "tasks");
+		nm = vg_path_join(tasks, num);
+		*out = vg_path_join(nm, "outputs");
+		free(tasks);
+		free(nm);
+		return 0;
+	}
+	if (vg_sub_split(o->dest, &segs, &ns, &bad, &why) != 0) {
+		free(segs);
+		return vg_err_set(e, VG_EINVAL, "outputs.dest '%s': %s at "
+		    "offset %zu", o->dest, why, bad);
+	}
+	for (i = 0; i < ns && rc == 0; i++) {
+		if (segs[i].kind == VG_SUB_TEXT) {
+			vg_buf_add(&b, o->dest + segs[i].off, segs[i].len);
+			continue;
+		}
+		nm = vg_xstrndup(o->dest + segs[i].off, segs[i].len);
+		v = NULL;
+		if (segs[i].kind == VG_SUB_INDEX) {
+			snprintf(num, sizeof(num), "%d", t->index);
+			v = num;
+		} else if (segs[i].kind == VG_SUB_MATRIX)
+			v = vg_kvs_get(&t->matrix, nm);
+		else if (segs[i].kind == VG_SUB_ENV)
+			v = vg_kvs_get(&t->env, nm);
+		if (v == NULL)
+			rc = vg_err_set(e, VG_EINVAL, "outputs.dest '%s': task "
+			    "%d has no value for '%s'", o->dest, t->index, nm);
+		else if (strchr(v, '/') != NULL || strcmp(v, "..") == 0)
+			rc = vg_err_set(e, VG_EINVAL, "outputs.dest '%s': the "
+			    "value '%s' of '%s' is not one path component",
+			    o->dest, v, nm);
+		else
+			vg_buf_adds(&b, v);
+		free(nm);
+	}
+	free(segs);
+	if (rc == 0)
+		*out = b.len > 0 && b.data[0] == '/' ? vg_xstrdup(b.data) :
+		    vg_path_join(run_dir, vg_buf_str(&b));
+	vg_buf_release(&b);
+	return rc;
+}
+
 /* ---- field checks ---- */
 
 /* version: only 1 exists. */
@@ -487,9 +679,10 @@ check_retry(const struct vg_section *s, const struct vg_ynode *n,
 /* ---- tables ---- */
 
 static const char *const retry_on_names[] = { "failed", "timeout", "oom",
-	"node_fail", "preempted", "lost", NULL };
+	"node_fail", "preempted", "lost", "backend_error", NULL };
 static const int retry_on_values[] = { VG_RETRY_FAILED, VG_RETRY_TIMEOUT,
-	VG_RETRY_OOM, VG_RETRY_NODE_FAIL, VG_RETRY_PREEMPTED, VG_RETRY_LOST };
+	VG_RETRY_OOM, VG_RETRY_NODE_FAIL, VG_RETRY_PREEMPTED, VG_RETRY_LOST,
+	VG_RETRY_BACKEND_ERROR };
 static const char *const mode_names[] = { "auto-deny", "auto-approve",
 	"interactive", NULL };
 static const char *const keep_names[] = { "on-failure", "always", "never",
@@ -600,7 +793,8 @@ static const struct vg_section retry_section = {
 		INT(vg_retry, "max", max, "0", 0, 100,
 		    "extra attempts after the first"),
 		{ .key = "on", .type = VG_F_FLAGS, .off = OFF(vg_retry, on),
-		  .def = "failed,timeout,oom,node_fail,preempted,lost",
+		  .def = "failed,timeout,oom,node_fail,preempted,lost,"
+		      "backend_error",
 		  .values = retry_on_names, .ivalues = retry_on_values,
 		  .help = "which outcomes are retried" },
 		DUR(vg_retry, "backoff", backoff, "1", 0, 86400,
@@ -967,8 +1161,10 @@ static const struct vg_field core_fields[] = {
 	    "policy gate"),
 	SECTION(vg_manifest, "scratch", scratch, &scratch_section,
 	    "per-task scratch"),
-	STRV(vg_manifest, "outputs", outputs,
-	    "globs kept after the task"),
+	{ .key = "outputs", .type = VG_F_CUSTOM,
+	  .off = OFF(vg_manifest, outputs), .ops = &outputs_ops,
+	  .help = "globs collected after each attempt, or {paths, dest, "
+	      "when, max_bytes, max_files, mode}" },
 	STR(vg_manifest, "workdir", workdir, "working directory"),
 	SECTION(vg_manifest, "isolation", isolation,
 	    &isolation_section, "kernel confinement"),

@@ -94,6 +94,7 @@ enum vg_retry_on {
 	VG_RETRY_NODE_FAIL	= 1 << 3,
 	VG_RETRY_PREEMPTED	= 1 << 4,
 	VG_RETRY_LOST		= 1 << 5,
+	VG_RETRY_BACKEND_ERROR	= 1 << 6,	/* transient causes only */
 };
 
 struct vg_retry {
@@ -104,6 +105,44 @@ struct vg_retry {
 	double		 memory_factor;	/* OOM: memory *= factor (>= 1) */
 	double		 time_factor;	/* TIMEOUT: time *= factor (>= 1) */
 };
+
+struct vg_task;
+
+/* outputs.when: after which attempts files are collected. */
+enum vg_out_when {
+	VG_OUT_ALWAYS = 0,
+	VG_OUT_SUCCESS,
+	VG_OUT_FAILURE,
+};
+
+/*
+ * outputs: files collected from a task's scratch and task directories
+ * after each attempt (runner/core/outputs.c, docs/manifest.md).  The
+ * manifest may give a list of globs (paths only) or a mapping; zero
+ * values mean the defaults.
+ */
+struct vg_outputs {
+	struct vg_strv	 paths;		/* globs, relative */
+	char		*dest;		/* ${{ }} template; NULL: tasks/<i>/
+					   outputs in the run directory */
+	int		 when;		/* enum vg_out_when */
+	uint64_t	 max_bytes;	/* 0: VG_OUTPUTS_MAX_BYTES */
+	int		 max_files;	/* 0: VG_OUTPUTS_MAX_FILES */
+	int		 move;		/* mode: move (1) or copy (0) */
+};
+
+#define VG_OUTPUTS_MAX_BYTES	(1ull << 30)
+#define VG_OUTPUTS_MAX_FILES	10000
+
+/*
+ * The destination directory of o for task t of run_id, attempt: o->dest
+ * with ${{ matrix.NAME }}, ${{ env.NAME }} and ${{ task.index }}
+ * substituted (a relative one is below run_dir), else
+ * run_dir/tasks/<index>/outputs.  VG_EINVAL naming the template when it
+ * is malformed or names what the task lacks.  Caller frees *out.
+ */
+int	vg_outputs_dest(const struct vg_outputs *o, const struct vg_task *t,
+	    const char *run_dir, char **out, struct vg_err *e);
 
 /* One allow or deny rule of the policy gate. */
 struct vg_rule {
@@ -260,7 +299,7 @@ struct vg_manifest {
 	struct vg_retry		 retry;
 	struct vg_policy_conf	 policy;
 	struct vg_scratch_conf	 scratch;
-	struct vg_strv		 outputs;	/* globs kept after the task */
+	struct vg_outputs	 outputs;	/* collected after attempts */
 	char			*workdir;	/* cwd for the task */
 	struct vg_isolation_conf isolation;
 	struct vg_limits	 limits;

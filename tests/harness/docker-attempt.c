@@ -209,8 +209,9 @@ main(int argc, char **argv)
 		else
 			printf("prepared\n");
 	} else if (strcmp(op, "reap") == 0) {
-		rc = ops->reap(optind - 1 < argc && task.command.argv.n > 0 ?
-		    task.command.argv.v[0] : NULL, &out, &e);
+		rc = vg_backend_reap(ops, &m, optind - 1 < argc &&
+		    task.command.argv.n > 0 ? task.command.argv.v[0] : NULL,
+		    -1, &out, &e);
 		if (rc != 0)
 			fprintf(stderr, "error: %s\n", e.msg);
 		fputs(vg_buf_str(&out), stdout);

@@ -34,13 +34,15 @@ per-sandbox directory with an environment of their own (PATH, HOME) plus
 the request's env.
 
 Usage: fake-vercel.py --dir DIR --token T --team T --project P
-       [--fail-create N]
+       [--fail-create N] [--drop-streams N]
 Writes its port to DIR/port and one line per request to DIR/requests.
 """
 import json
 import os
 import shutil
 import signal
+import socket
+import struct
 import sys
 import subprocess
 import tempfile
@@ -61,6 +63,10 @@ CREATE = {"projectId": str, "ports": list, "source": dict, "timeout": int,
           "region": str, "failoverRegions": list}
 CMD = {"command": str, "args": list, "cwd": str, "env": dict, "sudo": bool,
        "wait": bool, "logs": bool, "timeout": int}
+
+
+class Dropped(Exception):
+    """Raised by a stream generator to cut the connection (--drop-streams)."""
 
 
 def now_ms():
@@ -220,6 +226,7 @@ class State:
         self.sessions = {}
         self.lock = threading.Lock()
         self.create_failures = args.fail_create
+        self.drops = args.drop_streams
         self.log = open(os.path.join(args.dir, "requests"), "a", buffering=1)
 
 
@@ -252,6 +259,14 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")
+        except Dropped:
+            # Reset the connection mid-body: the client sees the
+            # stream end without its last chunk.
+            self.st.log.write("%s %s dropped\n" % (self.command, self.path))
+            self.wfile.flush()
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                       struct.pack("ii", 1, 0))
+            self.close_connection = True
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
@@ -390,6 +405,11 @@ class Handler(BaseHTTPRequestHandler):
                 for ev in c.follow():
                     if logs:
                         yield ev
+                        with self.st.lock:
+                            drop = self.st.drops > 0
+                            self.st.drops -= drop
+                        if drop:
+                            raise Dropped()
                 yield {"command": c.dto()}
             return 200, lines()
         if len(rest) >= 2 and rest[0] == "cmd":

@@ -9,11 +9,15 @@ from http.server import ThreadingHTTPServer
 
 
 def parse_args(*extra):
-    """--dir, --token, --fail-create N, plus the required options extra."""
+    """--dir, --token, --fail-create N, --drop-streams N, plus the
+    required options extra."""
     ap = argparse.ArgumentParser()
     for name in ("--dir", "--token") + extra:
         ap.add_argument(name, required=True)
     ap.add_argument("--fail-create", type=int, default=0)
+    # Cuts that many command streams after their first log line, the
+    # connection reset without the chunked body's end (a dropped stream).
+    ap.add_argument("--drop-streams", type=int, default=0)
     return ap.parse_args()
 
 

@@ -72,7 +72,7 @@ check "missing image, pull never" "$err" "error: docker: image \
 err=$("$DA" --task-dir "$T" --host "unix://$tmp/none.sock" run -- true 2>&1)
 check "engine unreachable" "$err" "error: docker: connecting to the \
 engine: GET /_ping on unix://$tmp/none.sock: cannot connect: No such file \
-or directory"
+or directory (gave up after 4 tries)"
 
 err=$("$DA" --task-dir "$T" --host "ftp://x" run -- true 2>&1)
 check "bad endpoint" "$err" "error: docker: endpoint 'ftp://x' is not \

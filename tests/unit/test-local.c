@@ -533,6 +533,14 @@ test_result_records(void **state)
 		{ "{\"started\": 1e999, \"state\": \"FAILED\"}",
 		    "'result': not a result record: json: byte 12: "
 		    "number out of range of a double" },
+		{ "{\"state\": \"BACKEND_ERROR\", \"cause\": \"maybe\"}",
+		    "'result': bad value for \"cause\"" },
+		{ "{\"state\": \"BACKEND_ERROR\", \"cause\": 1}",
+		    "'result': bad value for \"cause\"" },
+		{ "{\"state\": \"FAILED\", \"attempt\": -2}",
+		    "'result': bad value for \"attempt\"" },
+		{ "{\"state\": \"FAILED\", \"attempt\": 1.5}",
+		    "'result': bad value for \"attempt\"" },
 	};
 	size_t i;
 
@@ -557,13 +565,15 @@ test_result_records(void **state)
 	    "1700000000.250000,\n\"ended\": 1700000001.500000,\n\"node\": "
 	    "\"\",\n\"reason\": \"tab\\there \\u0001\",\n\"cpu_user\": null,\n"
 	    "\"cpu_sys\": null,\n\"max_rss\": null,\n\"cpus\": null,\n"
-	    "\"gpus\": null,\n\"mem_limit\": null\n}\n");
+	    "\"gpus\": null,\n\"mem_limit\": null,\n\"cause\": null\n}\n");
 	assert_int_equal(r.usage.known, 0);
 	/* Usage round-trips; what is unknown stays unknown. */
 	w.usage.known = VG_USAGE_CPU | VG_USAGE_RSS | VG_USAGE_MEM;
 	w.usage.cpu_user = 1.25;
 	w.usage.cpu_sys = 0.5;
 	w.usage.max_rss = 209715200;
+	w.cause = VG_CAUSE_TRANSIENT;
+	w.attempt = 3;
 	w.usage.mem_limit = 1LL << 40;
 	assert_int_equal(vg_result_write(f->dir, &w, &e), 0);
 	assert_int_equal(vg_result_read(f->dir, &r, &e), 0);
@@ -571,6 +581,14 @@ test_result_records(void **state)
 	assert_true(r.usage.cpu_user == 1.25 && r.usage.cpu_sys == 0.5);
 	assert_int_equal(r.usage.max_rss, 209715200);
 	assert_int_equal(r.usage.mem_limit, 1LL << 40);
+	assert_int_equal(r.cause, VG_CAUSE_TRANSIENT);
+	assert_int_equal(r.attempt, 3);
+	assert_non_null(strstr(fx_read(f, "result.json"),
+	    "\"cause\": \"transient\",\n\"attempt\": 3\n}"));
+	w.cause = VG_CAUSE_PERMANENT;
+	assert_int_equal(vg_result_write(f->dir, &w, &e), 0);
+	assert_int_equal(vg_result_read(f->dir, &r, &e), 0);
+	assert_int_equal(r.cause, VG_CAUSE_PERMANENT);
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		vg_err_init(&e);

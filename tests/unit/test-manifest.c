@@ -142,7 +142,7 @@ test_defaults(void **state)
 	assert_int_equal(m->retry.max, 0);
 	assert_int_equal(m->retry.on, VG_RETRY_FAILED | VG_RETRY_TIMEOUT |
 	    VG_RETRY_OOM | VG_RETRY_NODE_FAIL | VG_RETRY_PREEMPTED |
-	    VG_RETRY_LOST);
+	    VG_RETRY_LOST | VG_RETRY_BACKEND_ERROR);
 	assert_true(m->retry.backoff == 1);
 	assert_true(m->retry.backoff_max == 300);
 	assert_true(m->retry.memory_factor == 1);
@@ -202,7 +202,7 @@ test_full(void **state)
 	assert_string_equal(m->policy.deny[0].category, "network");
 	assert_int_equal(m->scratch.keep, VG_KEEP_ALWAYS);
 	assert_int_equal(m->scratch.min_free, 100ULL << 30);
-	assert_int_equal(m->outputs.n, 2);
+	assert_int_equal(m->outputs.paths.n, 2);
 	assert_int_equal(m->isolation.level, VG_ISO_STRICT);
 	assert_int_equal(m->isolation.required, 1);
 	assert_string_equal(m->isolation.ptrace, "deny");
@@ -892,6 +892,80 @@ test_documented(void **state)
 	check_documented(vg_manifest_schema(), "", doc);
 }
 
+/* outputs: the list and the mapping form, their effective JSON (the list
+ * form stays a list), the destination with ${{ }}, and what is refused. */
+static void
+test_outputs(void **state)
+{
+	struct fixture *f = *state;
+	struct vg_manifest *m2 = NULL;
+	struct vg_buf j = VG_BUF_INIT, j2 = VG_BUF_INIT;
+	struct vg_task t;
+	char *dest = NULL;
+
+	assert_int_equal(load(f, "version: 1\ncommand: x\n"
+	    "outputs: [\"*.csv\", plots]\n"), 0);
+	assert_int_equal(f->m->outputs.paths.n, 2);
+	assert_null(f->m->outputs.dest);
+	vg_manifest_to_json(f->m, &j);
+	assert_non_null(strstr(vg_buf_str(&j),
+	    "\"outputs\":[\"*.csv\",\"plots\"]"));
+	vg_buf_reset(&j);
+
+	assert_int_equal(load(f, "version: 1\ncommand: x\nmatrix:\n"
+	    "  n: [a]\noutputs:\n  paths: [\"*.csv\"]\n"
+	    "  dest: \"res/${{ matrix.n }}-${{ task.index }}\"\n"
+	    "  when: failure\n  mode: move\n  max_files: 3\n"
+	    "  max_bytes: 1M\n"), 0);
+	assert_int_equal(f->m->outputs.when, VG_OUT_FAILURE);
+	assert_int_equal(f->m->outputs.move, 1);
+	assert_int_equal(f->m->outputs.max_files, 3);
+	assert_true(f->m->outputs.max_bytes == 1u << 20);
+	vg_manifest_to_json(f->m, &j);
+	assert_int_equal(vg_manifest_from_json(vg_buf_str(&j), j.len, &m2,
+	    &f->e), 0);
+	vg_manifest_to_json(m2, &j2);
+	assert_string_equal(vg_buf_str(&j), vg_buf_str(&j2));
+	vg_manifest_free(m2);
+
+	memset(&t, 0, sizeof(t));
+	t.index = 4;
+	vg_kvs_set(&t.matrix, "n", "a");
+	assert_int_equal(vg_outputs_dest(&f->m->outputs, &t, "/runs/r",
+	    &dest, &f->e), 0);
+	assert_string_equal(dest, "/runs/r/res/a-4");
+	free(dest);
+	vg_kvs_set(&t.matrix, "n", "../up");
+	assert_int_equal(vg_outputs_dest(&f->m->outputs, &t, "/runs/r",
+	    &dest, &f->e), VG_EINVAL);
+	assert_null(dest);
+	assert_string_equal(f->e.msg, "outputs.dest 'res/${{ matrix.n }}-"
+	    "${{ task.index }}': the value '../up' of 'n' is not one path "
+	    "component");
+	vg_kvs_release(&t.matrix);
+	assert_int_equal(vg_outputs_dest(&f->m->outputs, &t, "/runs/r",
+	    &dest, &f->e), VG_EINVAL);
+	assert_string_equal(f->e.msg, "outputs.dest 'res/${{ matrix.n }}-"
+	    "${{ task.index }}': task 4 has no value for 'n'");
+	assert_int_equal(load(f, "version: 1\ncommand: x\n"
+	    "outputs: [x]\n"), 0);
+	assert_int_equal(vg_outputs_dest(&f->m->outputs, &t, "/runs/r",
+	    &dest, &f->e), 0);
+	assert_string_equal(dest, "/runs/r/tasks/4/outputs");
+	free(dest);
+
+	assert_int_not_equal(load(f, "version: 1\ncommand: x\n"
+	    "outputs: {paths: [\"/abs\", \"a/..\"], when: never}\n"), 0);
+	assert_non_null(strstr(diags(f), "t.yaml:3:19: 'outputs.paths[0]': "
+	    "'/abs' must be a glob relative to the task's scratch and task "
+	    "directories"));
+	assert_non_null(strstr(diags(f), "'outputs.paths[1]': 'a/..' leaves "
+	    "the task's directories ('..')"));
+	assert_non_null(strstr(diags(f), "'outputs.when'"));
+	vg_buf_release(&j);
+	vg_buf_release(&j2);
+}
+
 int
 main(void)
 {
@@ -921,6 +995,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_several_substitutions,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_outputs, setup,
+		    teardown),
 	};
 	const char *src = getenv("VIGIL_SRCDIR");
 

@@ -341,6 +341,80 @@ test_scripts_quote(void **state)
 	vg_buf_release(&b);
 }
 
+/* The reap script, run by /bin/sh on a tree like a remote one: an
+ * attempt without status has its process groups killed, every attempt
+ * dir of the run goes, and the run dir when empty; another run's stays;
+ * a quote in the run id stays quoted. */
+static void
+test_reap_script(void **state)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	char tmpl[] = "/tmp/vigil-reap-XXXXXX", *dir, *cmd, *out;
+	FILE *f;
+	char line[256];
+	pid_t pid;
+	int st;
+
+	(void)state;
+	assert_non_null(dir = mkdtemp(tmpl));
+	cmd = vg_xasprintf("cd '%s' && mkdir -p r1/0/1 r1/1/2 r2/0/1 && "
+	    "echo 0 >r1/1/2/status; setsid sleep 60 </dev/null "
+	    ">/dev/null 2>&1 & echo $!", dir);
+	assert_non_null(f = popen(cmd, "r"));
+	assert_non_null(fgets(line, sizeof(line), f));
+	pclose(f);
+	free(cmd);
+	pid = (pid_t)atoi(line);
+	assert_true(pid > 0);
+	/* Its own session: the group is the pid, as tpid records it. */
+	cmd = vg_xasprintf("%s/r1/0/1/tpid", dir);
+	assert_non_null(f = fopen(cmd, "w"));
+	fprintf(f, "%ld\n", (long)pid);
+	fclose(f);
+	free(cmd);
+	vg_ssh_reap_script(dir, "r1", -1, &b);
+	/* Through a file: the script holds quotes. */
+	cmd = vg_xasprintf("%s/reap.sh", dir);
+	assert_non_null(f = fopen(cmd, "w"));
+	fputs(b.data, f);
+	fclose(f);
+	out = vg_xasprintf("/bin/sh %s >%s/out", cmd, dir);
+	assert_int_equal(system(out), 0);
+	free(out);
+	free(cmd);
+	/* The sleep was killed (reap it: it is our grandchild's, so wait
+	 * until it is gone from /proc instead). */
+	for (st = 0; st < 100 && kill(pid, 0) == 0; st++)
+		usleep(20000);
+	assert_int_not_equal(kill(pid, 0), 0);
+	out = vg_xasprintf("%s/out", dir);
+	assert_non_null(f = fopen(out, "r"));
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "killed 0/1\n");
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "removed 0/1\n");
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "removed 1/2\n");
+	assert_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	free(out);
+	out = vg_xasprintf("%s/r1", dir);
+	assert_int_not_equal(access(out, F_OK), 0);
+	free(out);
+	out = vg_xasprintf("%s/r2/0/1", dir);
+	assert_int_equal(access(out, F_OK), 0);
+	free(out);
+	/* One task only, and a run id that needs quoting. */
+	vg_buf_reset(&b);
+	vg_ssh_reap_script("~/x'y", "r'1", 3, &b);
+	assert_non_null(strstr(b.data, "cd \"$HOME\"'/x'\\''y/r_1' "));
+	assert_non_null(strstr(b.data, "set -- 3/*/\n"));
+	vg_buf_release(&b);
+	cmd = vg_xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
 /* Status records: complete only with the newline. */
 static void
 test_status_parse(void **state)
@@ -552,6 +626,7 @@ main(void)
 		cmocka_unit_test(test_jump_parse),
 		cmocka_unit_test(test_hostkey_verdict),
 		cmocka_unit_test(test_offsets),
+		cmocka_unit_test(test_reap_script),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,453 @@
+/*
+ * outputs.c - collects a task's outputs after each attempt: the
+ * manifest's `outputs:` globs, matched in the attempt's scratch directory
+ * and then in its task directory, are copied (or moved) into the
+ * destination (tasks/<i>/outputs in the run directory, or outputs.dest
+ * with ${{ }} substituted), keeping their paths relative to where they
+ * were found.  The driver calls it when an attempt ends, before
+ * scratch.keep removes the scratch directory (runner/core/run.c).
+ *
+ * What is refused: a symbolic link whose target leaves the tree it was
+ * found in (scratch or task directory), special files, vigil's own files
+ * in the task directory (stdout, stderr, result.json, monitor,
+ * heartbeat, outputs.json, tmp, a job step's step, step.N and step.log)
+ * and the destination itself.  Past a limit (outputs.max_files,
+ * outputs.max_bytes) files are left behind and listed with why (the
+ * first 100; then the collection stops).  The list of what was
+ * collected, with sizes, is written to tasks/<i>/outputs.json, which
+ * `vigil status --json` shows.  Sources are opened with O_NOFOLLOW after
+ * their link was checked, and files are written to a temporary name and
+ * renamed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/json.h"
+#include "common/log.h"
+#include "common/path.h"
+#include "common/str.h"
+#include "runner/core/outputs.h"
+
+#define OUT_RECORD	"outputs.json"
+#define OUT_DEPTH	32	/* directory levels copied */
+#define OUT_CHUNK	(64u << 10)
+#define OUT_OVER_LISTED	100	/* files over a limit named, at most */
+
+/* One collection. */
+struct oc {
+	const struct vg_outputs	*o;
+	const char		*dest;
+	char			*dest_real;	/* dest resolved, for skips */
+	const char		*from;		/* "scratch" or "task" */
+	const char		*root;		/* the tree being read */
+	char			*root_real;
+	int			 task_root;	/* root is the task dir */
+	uint64_t		 bytes, max_bytes;
+	int			 files, max_files;
+	int			 full;		/* stop: enough listed */
+	int			 over;		/* left out by the limits */
+	struct vg_strv		 done;		/* relative paths copied */
+	struct vg_json_writer	 fw, sw;	/* files, skipped lists */
+	struct vg_buf		 fb, sb;
+};
+
+/* Writes raw (a JSON value written by another writer) as a value. */
+static void
+json_raw(struct vg_json_writer *w, const char *raw)
+{
+	/* The writer tracks commas: a placeholder through it, replaced. */
+	vg_json_null(w);
+	w->out->len -= 4;
+	vg_buf_adds(w->out, raw);
+}
+
+/* Names in the task directory that are vigil's, never outputs. */
+static int
+reserved(const struct oc *c, const char *rel)
+{
+	static const char *const names[] = { "stdout", "stderr",
+		"result.json", "monitor", "sandbox", "heartbeat", OUT_RECORD,
+		"tmp", "outputs", NULL };
+	size_t i, n = strcspn(rel, "/");
+
+	if (!c->task_root)
+		return 0;
+	for (i = 0; names[i] != NULL; i++)
+		if (strlen(names[i]) == n && strncmp(rel, names[i], n) == 0)
+			return 1;
+	/* A job step's record and log (schedulers/slurm-step.c): step,
+	 * step.log, and step.N set aside for attempt N. */
+	if (n == 4 && strncmp(rel, "step", 4) == 0)
+		return 1;
+	if (n <= 5 || strncmp(rel, "step.", 5) != 0)
+		return 0;
+	if (n == 8 && strncmp(rel + 5, "log", 3) == 0)
+		return 1;
+	for (i = 5; i < n; i++)
+		if (rel[i] < '0' || rel[i] > '9')
+			return 0;
+	return 1;
+}
+
+/* Lists rel as not collected, with why. */
+static void
+skip(struct oc *c, const char *rel, const char *why)
+{
+	vg_json_obj_begin(&c->sw);
+	vg_json_key(&c->sw, "path");
+	vg_json_str(&c->sw, rel);
+	vg_json_key(&c->sw, "from");
+	vg_json_str(&c->sw, c->from);
+	vg_json_key(&c->sw, "why");
+	vg_json_str(&c->sw, why);
+	vg_json_obj_end(&c->sw);
+}
+
+/* True when path (resolved) is real or below it. */
+static int
+inside(const char *path, const char *real)
+{
+	size_t n = strlen(real);
+
+	return strncmp(path, real, n) == 0 && (path[n] == '\0' ||
+	    path[n] == '/' || (n == 1 && real[0] == '/'));
+}
+
+/* Copies the open file sfd of st to dst (a temporary, then renamed). */
+static int
+copy_fd(int sfd, const struct stat *st, const char *dst, struct vg_err *e)
+{
+	char *tmp = vg_xasprintf("%s.vigil-tmp", dst), *buf;
+	ssize_t n;
+	int dfd, rc = 0;
+
+	dfd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	    (st->st_mode & 0777) | 0600);
+	if (dfd < 0) {
+		rc = vg_err_errno(e, "outputs: cannot create '%s'", tmp);
+		free(tmp);
+		return rc;
+	}
+	buf = vg_xmalloc(OUT_CHUNK);
+	while ((n = read(sfd, buf, OUT_CHUNK)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = vg_err_errno(e, "outputs: reading for '%s'", dst);
+			break;
+		}
+		if (vg_write_all(dfd, buf, (size_t)n) != 0) {
+			rc = vg_err_errno(e, "outputs: writing '%s'", tmp);
+			break;
+		}
+	}
+	free(buf);
+	if (close(dfd) != 0 && rc == 0)
+		rc = vg_err_errno(e, "outputs: writing '%s'", tmp);
+	if (rc == 0 && rename(tmp, dst) != 0)
+		rc = vg_err_errno(e, "outputs: renaming to '%s'", dst);
+	if (rc != 0)
+		(void)unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+/* Makes the parent directories of dest/rel. */
+static int
+make_parents(const char *dest, const char *rel, struct vg_err *e)
+{
+	char *p = vg_path_join(dest, rel), *slash = strrchr(p, '/');
+	int rc = 0;
+
+	if (slash != NULL) {
+		*slash = '\0';
+		rc = vg_mkdir_p(p, 0700, e);
+	}
+	free(p);
+	return rc;
+}
+
+static int collect_path(struct oc *c, const char *rel, int depth,
+    struct vg_err *e);
+
+/* Collects the entries of directory rel. */
+static int
+collect_dir(struct oc *c, const char *rel, int depth, struct vg_err *e)
+{
+	struct dirent *de;
+	struct vg_strv names = VG_STRV_INIT;
+	char *path = vg_path_join(c->root, rel), *sub;
+	DIR *d;
+	size_t i;
+	int rc = 0;
+
+	if (depth >= OUT_DEPTH) {
+		skip(c, rel, "deeper than 32 directory levels");
+		free(path);
+		return 0;
+	}
+	if ((d = opendir(path)) == NULL) {
+		skip(c, rel, strerror(errno));
+		free(path);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0)
+			vg_strv_push(&names, de->d_name);
+	closedir(d);
+	free(path);
+	for (i = 0; i < names.n && rc == 0 && !c->full; i++) {
+		sub = vg_path_join(rel, names.v[i]);
+		rc = collect_path(c, sub, depth + 1, e);
+		free(sub);
+	}
+	vg_strv_release(&names);
+	return rc;
+}
+
+/* True when rel was collected already (from an earlier glob). */
+static int
+seen(const struct oc *c, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < c->done.n; i++)
+		if (strcmp(c->done.v[i], rel) == 0)
+			return 1;
+	return 0;
+}
+
+/* Collects rel (a file, a directory, or a link inside the tree). */
+static int
+collect_path(struct oc *c, const char *rel, int depth, struct vg_err *e)
+{
+	char *path = vg_path_join(c->root, rel), *real = NULL, *dst = NULL;
+	struct stat st;
+	int fd = -1, rc = 0;
+
+	if (reserved(c, rel) || seen(c, rel))
+		goto out;
+	if (lstat(path, &st) != 0) {
+		skip(c, rel, strerror(errno));
+		goto out;
+	}
+	if ((real = realpath(path, NULL)) == NULL) {
+		skip(c, rel, "a symbolic link to nothing");
+		goto out;
+	}
+	if (S_ISLNK(st.st_mode) && !inside(real, c->root_real)) {
+		skip(c, rel, "a symbolic link that leaves the source tree");
+		goto out;
+	}
+	if (c->dest_real != NULL && inside(real, c->dest_real))
+		goto out;	/* the destination itself */
+	if (stat(real, &st) != 0) {
+		skip(c, rel, strerror(errno));
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		rc = collect_dir(c, rel, depth, e);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		skip(c, rel, "not a regular file");
+		goto out;
+	}
+	if (c->files >= c->max_files || c->bytes + (uint64_t)st.st_size >
+	    c->max_bytes) {
+		skip(c, rel, c->files >= c->max_files ?
+		    "over outputs.max_files" : "over outputs.max_bytes");
+		/* Name the first ones left behind, then stop looking. */
+		if (++c->over >= OUT_OVER_LISTED)
+			c->full = 1;
+		goto out;
+	}
+	if ((rc = make_parents(c->dest, rel, e)) != 0)
+		goto out;
+	dst = vg_path_join(c->dest, rel);
+	if (c->o->move && !S_ISLNK(st.st_mode) && rename(path, dst) == 0)
+		goto done;
+	if ((fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
+		skip(c, rel, strerror(errno));
+		goto out;
+	}
+	if ((rc = copy_fd(fd, &st, dst, e)) != 0)
+		goto out;
+	if (c->o->move && !S_ISLNK(st.st_mode))
+		(void)unlink(path);
+done:
+	c->files++;
+	c->bytes += (uint64_t)st.st_size;
+	vg_strv_push(&c->done, rel);
+	vg_json_obj_begin(&c->fw);
+	vg_json_key(&c->fw, "path");
+	vg_json_str(&c->fw, rel);
+	vg_json_key(&c->fw, "from");
+	vg_json_str(&c->fw, c->from);
+	vg_json_key(&c->fw, "bytes");
+	vg_json_int(&c->fw, (long long)st.st_size);
+	vg_json_obj_end(&c->fw);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	free(real);
+	free(dst);
+	return rc;
+}
+
+/* Appends s to b with glob(3) metacharacters escaped. */
+static void
+glob_escape(struct vg_buf *b, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (strchr("*?[]\\", *s) != NULL)
+			vg_buf_addc(b, '\\');
+		vg_buf_addc(b, *s);
+	}
+}
+
+/* Collects every match of every glob in root. */
+static int
+collect_root(struct oc *c, struct vg_err *e)
+{
+	struct vg_buf pat = VG_BUF_INIT;
+	glob_t g;
+	size_t i, j, n;
+	int rc = 0;
+
+	if ((c->root_real = realpath(c->root, NULL)) == NULL)
+		return 0;	/* no such tree this attempt */
+	for (i = 0; i < c->o->paths.n && rc == 0 && !c->full; i++) {
+		vg_buf_reset(&pat);
+		glob_escape(&pat, c->root);
+		vg_buf_addc(&pat, '/');
+		vg_buf_adds(&pat, c->o->paths.v[i]);
+		memset(&g, 0, sizeof(g));
+		if (glob(vg_buf_str(&pat), 0, NULL, &g) != 0) {
+			globfree(&g);
+			continue;
+		}
+		n = strlen(c->root) + 1;
+		for (j = 0; j < g.gl_pathc && rc == 0 && !c->full; j++)
+			if (strlen(g.gl_pathv[j]) > n)
+				rc = collect_path(c, g.gl_pathv[j] + n, 0, e);
+		globfree(&g);
+	}
+	vg_buf_release(&pat);
+	free(c->root_real);
+	c->root_real = NULL;
+	return rc;
+}
+
+int
+vg_outputs_collect(const struct vg_outputs *o, const struct vg_task *t,
+    const char *run_dir, const char *task_dir, const char *scratch_dir,
+    int attempt, enum vg_state st, struct vg_err *e)
+{
+	struct oc c;
+	struct vg_buf rec = VG_BUF_INIT;
+	struct vg_json_writer w;
+	struct vg_err le;
+	char *dest = NULL, *path;
+	int rc;
+
+	if (o->paths.n == 0 || task_dir == NULL ||
+	    (o->when == VG_OUT_SUCCESS && st != VG_ST_SUCCEEDED) ||
+	    (o->when == VG_OUT_FAILURE && st == VG_ST_SUCCEEDED))
+		return 0;
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	c.max_bytes = o->max_bytes > 0 ? o->max_bytes : VG_OUTPUTS_MAX_BYTES;
+	c.max_files = o->max_files > 0 ? o->max_files : VG_OUTPUTS_MAX_FILES;
+	vg_json_writer_init(&c.fw, &c.fb);
+	vg_json_writer_init(&c.sw, &c.sb);
+	vg_json_arr_begin(&c.fw);
+	vg_json_arr_begin(&c.sw);
+	vg_err_init(&le);
+	if ((rc = vg_outputs_dest(o, t, run_dir, &dest, &le)) == 0 &&
+	    (rc = vg_mkdir_p(dest, 0700, &le)) == 0) {
+		c.dest = dest;
+		c.dest_real = realpath(dest, NULL);
+		if (scratch_dir != NULL) {
+			c.from = "scratch";
+			c.root = scratch_dir;
+			rc = collect_root(&c, &le);
+		}
+		if (rc == 0) {
+			c.from = "task";
+			c.root = task_dir;
+			c.task_root = 1;
+			rc = collect_root(&c, &le);
+		}
+	}
+	vg_json_arr_end(&c.fw);
+	vg_json_arr_end(&c.sw);
+
+	vg_json_writer_init(&w, &rec);
+	vg_json_obj_begin(&w);
+	vg_json_key(&w, "attempt");
+	vg_json_int(&w, attempt);
+	vg_json_key(&w, "state");
+	vg_json_str(&w, vg_state_name(st));
+	vg_json_key(&w, "dest");
+	vg_json_str(&w, dest);
+	vg_json_key(&w, "files");
+	json_raw(&w, vg_buf_str(&c.fb));
+	vg_json_key(&w, "skipped");
+	json_raw(&w, vg_buf_str(&c.sb));
+	vg_json_key(&w, "bytes");
+	vg_json_int(&w, (long long)c.bytes);
+	vg_json_key(&w, "error");
+	vg_json_str(&w, rc != 0 ? le.msg : NULL);
+	vg_json_obj_end(&w);
+	vg_buf_addc(&rec, '\n');
+	path = vg_path_join(task_dir, OUT_RECORD);
+	(void)vg_write_file_atomic(path, rec.data, rec.len, 0600, NULL);
+	free(path);
+	if (rc != 0)
+		vg_err_set(e, rc, "%s", le.msg);
+	vg_strv_release(&c.done);
+	vg_buf_release(&c.fb);
+	vg_buf_release(&c.sb);
+	vg_buf_release(&rec);
+	free(c.dest_real);
+	free(dest);
+	return rc;
+}
+
+int
+vg_outputs_read(const char *task_dir, struct vg_buf *out)
+{
+	char *path = vg_path_join(task_dir, OUT_RECORD);
+	int rc = vg_read_file(path, 16u << 20, out, NULL);
+
+	free(path);
+	return rc;
+}
+
+int
+vg_outputs_valid(const char *text, size_t len)
+{
+	static const struct vg_json_limits lim = {
+		.max_bytes = 16u << 20, .max_depth = 4,
+		.max_values = 1u << 20,
+	};
+	struct vg_json_doc *doc = NULL;
+	int ok;
+
+	ok = vg_json_parse(text, len, &lim, &doc, NULL) == 0 &&
+	    vg_json_root(doc)->type == VG_JSON_OBJECT &&
+	    vg_json_get(vg_json_root(doc), "files") != NULL;
+	vg_json_free(doc);
+	return ok;
+}
