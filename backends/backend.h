@@ -73,6 +73,13 @@ struct vg_attempt {
 	int			 gpu_vendor;	/* enum vg_gpu_vendor */
 	char			 gpu_ids[256];
 	char			 gpu_devs[512];
+
+	/* output: stream (docs/state.md): out_set 1 when the driver gives
+	 * the task's stdout and stderr as out_fd[0] and out_fd[1] (pipe
+	 * write ends, borrowed: the backend dups them) instead of files in
+	 * task_dir.  Set only for backends whose ops have stream_output. */
+	int			 out_set;
+	int			 out_fd[2];
 };
 
 struct vg_backend_ops {
@@ -138,6 +145,9 @@ struct vg_backend_ops {
 		    const struct vg_session_cmd *c, struct vg_result *r,
 		    struct vg_err *e);
 	int	(*session_close)(const struct vg_session *s, struct vg_err *e);
+	/* 1 when start honours a->out_set (output: stream); the driver
+	 * gives others files in task_dir. */
+	int	stream_output;
 };
 
 extern const struct vg_backend_ops vg_backend_local;
