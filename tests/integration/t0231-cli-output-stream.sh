@@ -7,7 +7,8 @@
 # tail (half a frame, garbage, half an index record) after a kill -9 is
 # cut by `vigil resume` and nothing before it changes; a kill -9 in the
 # middle of a run followed by resume loses no reported task's output; the
-# config default applies; `output:` takes only files or stream.
+# config default applies; the docker backend keeps files and says so;
+# `output:` takes only files or stream.
 set -u
 . "$(dirname "$0")/engine-lib.sh"
 VIGIL_SITE_CONFIG= VIGIL_USER_CONFIG=
@@ -183,6 +184,8 @@ expect_eq "logs before resume" "out 5 attempt 1" "$("$VIGIL" logs "$rid/5")"
 expect_eq "resume exit status" 0 $?
 grep -q "output stream: cut a torn tail of 15 bytes" "$W/rerr" ||
     fail "resume did not say it cut the tail: $(cat "$W/rerr")"
+"$VIGIL" status "$rid" | grep -q "output stream: cut a torn tail of 15 bytes" ||
+    fail "the cut is not in the run's events: $("$VIGIL" status "$rid")"
 expect_eq "states after resume" "$(for i in $(seq 0 23); do printf 'SUCCEEDED '; done | sed 's/ $//')" \
     "$(states "$rid")"
 cmp -n "$size" "$W/frames.before" "$rdir/stream/0.frames" ||
@@ -217,6 +220,17 @@ VIGIL_USER_CONFIG=$W/user.yaml "$VIGIL" run -q "$W/c2.yaml" || fail "files run"
 cid=$(last_id)
 [ -e "$VIGIL_HOME/runs/$cid/stream" ] && fail "output: files made a stream"
 expect_eq "files output" "f" "$(cat "$VIGIL_HOME/runs/$cid/tasks/0/stdout")"
+
+# --- A backend whose output the driver does not receive keeps files,
+# and says so (no engine here: the run fails, the note comes first).
+printf 'version: 1\nname: d\noutput: stream\nbackend: docker\nimage: alpine\ncommand: "true"\n' >"$W/d.yaml"
+DOCKER_HOST=unix://$W/no-engine.sock "$VIGIL" run -q "$W/d.yaml" 2>"$W/derr"
+grep -q "output: stream does not apply to the backend docker; the output is in files" \
+    "$W/derr" || fail "docker fallback not told: $(cat "$W/derr")"
+did=$(last_id)
+[ -e "$VIGIL_HOME/runs/$did/stream" ] && fail "docker run made a stream"
+"$VIGIL" status "$did" | grep -q "output: stream does not apply" ||
+    fail "fallback not in the run's events: $("$VIGIL" status "$did")"
 
 # --- Bad values are refused with where and what is valid.
 printf 'version: 1\nname: b\ncommand: "true"\noutput: stream2\n' >"$W/b.yaml"
