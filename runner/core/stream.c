@@ -454,7 +454,22 @@ writer_frame(struct vg_stream_writer *w, const struct end *x, size_t n)
 	w->off += VG_STREAM_HDR + n;
 }
 
-/* Frees src; under w->mu. */
+/* Closes what src still holds and frees it. */
+static void
+src_free(struct vg_stream_src *s)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (s->ends[i].fd >= 0)
+			close(s->ends[i].fd);
+		if (s->wfd[i] >= 0)
+			close(s->wfd[i]);
+	}
+	free(s);
+}
+
+/* Takes src out of w's list; under w->mu. */
 static void
 src_unlink(struct vg_stream_writer *w, struct vg_stream_src *s)
 {
@@ -464,7 +479,6 @@ src_unlink(struct vg_stream_writer *w, struct vg_stream_src *s)
 		w->srcs = s->next;
 	if (s->next != NULL)
 		s->next->prev = s->prev;
-	free(s);
 }
 
 /* An end reached its end (or failed): closes it, wakes the waiter. */
@@ -478,9 +492,10 @@ end_close(struct vg_stream_writer *w, struct end *x)
 	pthread_mutex_lock(&w->mu);
 	x->fd = -1;
 	if (--s->open == 0) {
-		if (s->detached && !w->draining)
+		if (s->detached && !w->draining) {
 			src_unlink(w, s);
-		else
+			src_free(s);
+		} else
 			pthread_cond_broadcast(&w->cv);
 	}
 	pthread_mutex_unlock(&w->mu);
@@ -658,20 +673,25 @@ vg_stream_attach(struct vg_stream_writer *w, int task, int attempt,
 	pthread_mutex_unlock(&w->mu);
 	for (i = 0; i < 2; i++) {
 		ev.data.ptr = &s->ends[i];
-		(void)epoll_ctl(w->epfd, EPOLL_CTL_ADD, s->ends[i].fd, &ev);
+		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, s->ends[i].fd,
+		    &ev) != 0) {
+			k = vg_err_errno(e, "output stream: cannot watch the "
+			    "pipe of task %d", task);
+			if (i == 1)
+				(void)epoll_ctl(w->epfd, EPOLL_CTL_DEL,
+				    s->ends[0].fd, NULL);
+			pthread_mutex_lock(&w->mu);
+			src_unlink(w, s);
+			pthread_mutex_unlock(&w->mu);
+			goto fail;
+		}
 	}
 	fds[0] = s->wfd[0];
 	fds[1] = s->wfd[1];
 	*out = s;
 	return 0;
 fail:
-	for (i = 0; i < 2; i++) {
-		if (s->ends[i].fd >= 0)
-			close(s->ends[i].fd);
-		if (s->wfd[i] >= 0)
-			close(s->wfd[i]);
-	}
-	free(s);
+	src_free(s);
 	return k;
 }
 
@@ -694,10 +714,12 @@ vg_stream_detach(struct vg_stream_writer *w, struct vg_stream_src *s)
 	while (s->open > 0 && pthread_cond_timedwait(&w->cv, &w->mu,
 	    &dl) != ETIMEDOUT)
 		;
-	if (s->open > 0)
+	if (s->open > 0) {
 		s->detached = 1;	/* something still holds a pipe */
-	else
+	} else {
 		src_unlink(w, s);
+		src_free(s);
+	}
 	pthread_mutex_unlock(&w->mu);
 }
 
@@ -725,13 +747,7 @@ vg_stream_writer_close(struct vg_stream_writer *w, struct vg_err *e)
 	}
 	for (s = w->srcs; s != NULL; s = next) {
 		next = s->next;
-		for (i = 0; i < 2; i++) {
-			if (s->ends[i].fd >= 0)
-				close(s->ends[i].fd);
-			if (s->wfd[i] >= 0)
-				close(s->wfd[i]);
-		}
-		free(s);
+		src_free(s);
 	}
 	if (w->failed) {
 		if (e != NULL)
