@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -588,6 +589,7 @@ vg_stream_writer_open(const char *run_dir, struct vg_stream_writer **out,
 	struct vg_stream_writer *w;
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 	pthread_condattr_t ca;
+	sigset_t all, old;
 	char *dir;
 	off_t end;
 	int rc;
@@ -619,7 +621,12 @@ vg_stream_writer_open(const char *run_dir, struct vg_stream_writer **out,
 		goto fail;
 	}
 	w->off = (uint64_t)end;
-	if ((rc = pthread_create(&w->th, NULL, writer_main, w)) != 0) {
+	/* The thread takes no signal: the driver reads them (signalfd). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&w->th, NULL, writer_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
 		errno = rc;
 		rc = vg_err_errno(e, "output stream: cannot start the writer");
 		goto fail;

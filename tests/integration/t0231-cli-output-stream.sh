@@ -7,7 +7,7 @@
 # tail (half a frame, garbage, half an index record) after a kill -9 is
 # cut by `vigil resume` and nothing before it changes; a kill -9 in the
 # middle of a run followed by resume loses no reported task's output; the
-# config default applies; the docker backend keeps files and says so;
+# config default applies; SIGTERM cancels as always; the docker backend keeps files and says so;
 # `output:` takes only files or stream.
 set -u
 . "$(dirname "$0")/engine-lib.sh"
@@ -204,6 +204,25 @@ out $i attempt 2" "$("$VIGIL" logs "$rid/$i")"
 done
 expect_eq "frames indexed" "$(( $(stat -c %s "$rdir/stream/0.index") % 32 ))" 0
 expect_eq "task directories" "" "$(ls -A "$rdir/tasks")"
+
+# --- SIGTERM to the driving vigil cancels as without a stream (the
+# writer thread takes no signal), the output up to then kept.
+printf 'version: 1\nname: t\noutput: stream\ncommand: "echo started; sleep 30"\n' >"$W/t.yaml"
+"$VIGIL" run -q "$W/t.yaml" >/dev/null 2>&1 &
+vpid=$!
+i=0
+while [ $i -lt 100 ]; do
+	tid=$(last_id 2>/dev/null)
+	[ -n "$tid" ] && [ "$("$VIGIL" logs "$tid/0" 2>/dev/null)" = started ] &&
+	    break
+	sleep 0.1; i=$((i + 1))
+done
+[ $i -lt 100 ] || fail "the task to cancel never printed"
+kill -TERM $vpid
+wait $vpid
+expect_eq "exit status after SIGTERM" 5 $?
+expect_eq "state after SIGTERM" CANCELLED "$(jq_run "$tid" 'd["state"]')"
+expect_eq "logs of the cancelled task" started "$("$VIGIL" logs "$tid/0")"
 
 # --- The config default: output: stream for every run of the user.
 printf 'output: stream\n' >"$W/user.yaml"
