@@ -81,16 +81,24 @@ show_stream(struct vg_store *st, const struct vg_run_info *r, int task,
 	struct timespec pause = { 0, FOLLOW_MS * 1000000L };
 	struct vg_stream_reader rd;
 	struct vg_err e;
+	int kind = strcmp(stream, "stderr") == 0 ? VG_STREAM_STDERR :
+	    VG_STREAM_STDOUT;
 	int failed = 0, over, rc;
 
 	vg_err_init(&e);
-	if (vg_stream_reader_open(&rd, r->dir, task, strcmp(stream,
-	    "stderr") == 0 ? VG_STREAM_STDERR : VG_STREAM_STDOUT, &e) != 0)
+	if (!follow) {
+		/* One pass over the index for all the tasks of `logs RUN`. */
+		if (vg_stream_task_read(r->dir, task, kind, frame_out, &failed,
+		    &e) != 0)
+			return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+		return failed ? VG_EXIT_INTERNAL : 0;
+	}
+	if (vg_stream_reader_open(&rd, r->dir, task, kind, &e) != 0)
 		return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
 	for (;;) {
 		/* Ended first, read after: nothing written before the end
 		 * is missed. */
-		over = !follow || task_over(st, r->id, task);
+		over = task_over(st, r->id, task);
 		if ((rc = vg_stream_read(&rd, frame_out, &failed, &e)) != 0) {
 			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
 			break;

@@ -874,6 +874,162 @@ vg_stream_reader_close(struct vg_stream_reader *r)
 	r->ifd = r->ffd = -1;
 }
 
+/*
+ * The index of one stream of a run, loaded once and sorted by task (file
+ * order within a task), so that reading every task's output (`vigil logs
+ * RUN`, the tails of a report) costs one pass over the index, not one a
+ * task.  Kept for the last run and stream asked; loaded again when the
+ * index has changed (size or mtime).
+ */
+struct slot {
+	uint32_t	task;
+	uint32_t	len;
+	uint64_t	off;
+	size_t		seq;		/* position in the file */
+};
+
+static struct {
+	char		*dir;
+	int		 stream;
+	uint64_t	 size;		/* of the index when loaded */
+	struct timespec	 mtime;		/* and its mtime */
+	struct slot	*v;
+	size_t		 n;
+} cache;
+
+/* Orders slots by task, then by their place in the file. */
+static int
+slot_cmp(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+
+	if (x->task != y->task)
+		return x->task < y->task ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Loads (or keeps) the cache for run_dir's stream. */
+static int
+cache_load(const char *run_dir, int stream, struct vg_err *e)
+{
+	unsigned char recs[VG_STREAM_REC * 256];
+	struct vg_stream_ent f;
+	struct stat sb;
+	char *ipath = vg_path_join(run_dir, INDEX);
+	size_t cap = 0, i;
+	uint64_t pos = 0;
+	ssize_t n;
+	int fd, rc = 0;
+
+	if ((fd = open(ipath, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd,
+	    &sb) != 0) {
+		rc = vg_err_errno(e, "cannot open '%s'", ipath);
+		goto out;
+	}
+	if (cache.dir != NULL && strcmp(cache.dir, run_dir) == 0 &&
+	    cache.stream == stream && cache.size == (uint64_t)sb.st_size &&
+	    cache.mtime.tv_sec == sb.st_mtim.tv_sec &&
+	    cache.mtime.tv_nsec == sb.st_mtim.tv_nsec)
+		goto out;
+	free(cache.dir);
+	free(cache.v);
+	memset(&cache, 0, sizeof(cache));
+	for (;;) {
+		if ((n = pread_full(fd, recs, sizeof(recs), pos)) < 0) {
+			rc = vg_err_errno(e, "cannot read '%s'", ipath);
+			break;
+		}
+		for (i = 0; i + VG_STREAM_REC <= (size_t)n;
+		    i += VG_STREAM_REC) {
+			/* A torn record ends what can be read (resume cuts
+			 * it); see vg_stream_read. */
+			if (vg_stream_rec_get(recs + i, &f) != 0)
+				goto sort;
+			if (f.stream != (uint32_t)stream)
+				continue;
+			cache.v = vg_xgrow(cache.v, &cap, cache.n + 1,
+			    sizeof(*cache.v));
+			cache.v[cache.n].task = f.task;
+			cache.v[cache.n].len = f.len;
+			cache.v[cache.n].off = f.off;
+			cache.v[cache.n].seq = cache.n;
+			cache.n++;
+		}
+		pos += (uint64_t)n;
+		if ((size_t)n < sizeof(recs))
+			break;
+	}
+sort:
+	if (rc == 0) {
+		qsort(cache.v, cache.n, sizeof(*cache.v), slot_cmp);
+		cache.dir = vg_xstrdup(run_dir);
+		cache.stream = stream;
+		cache.size = (uint64_t)sb.st_size;
+		cache.mtime = sb.st_mtim;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(ipath);
+	return rc;
+}
+
+int
+vg_stream_task_read(const char *run_dir, int task, int stream,
+    int (*sink)(void *arg, const void *p, size_t n), void *arg,
+    struct vg_err *e)
+{
+	struct vg_stream_ent h;
+	unsigned char *buf = NULL;
+	char *fpath = NULL;
+	size_t lo, hi, mid;
+	int fd = -1, rc;
+
+	if ((rc = cache_load(run_dir, stream, e)) != 0)
+		return rc;
+	/* The first slot of task. */
+	lo = 0;
+	hi = cache.n;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (cache.v[mid].task < (uint32_t)task)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= cache.n || cache.v[lo].task != (uint32_t)task)
+		return 0;
+	fpath = vg_path_join(run_dir, FRAMES);
+	if ((fd = open(fpath, O_RDONLY | O_CLOEXEC)) < 0) {
+		rc = vg_err_errno(e, "cannot open '%s'", fpath);
+		goto out;
+	}
+	buf = vg_xmalloc(VG_STREAM_HDR + VG_STREAM_MAX);
+	for (; lo < cache.n && cache.v[lo].task == (uint32_t)task; lo++) {
+		const struct slot *sl = &cache.v[lo];
+
+		if (pread_full(fd, buf, VG_STREAM_HDR + sl->len, sl->off) !=
+		    (ssize_t)(VG_STREAM_HDR + sl->len) ||
+		    vg_stream_frame_check(buf, VG_STREAM_HDR + sl->len,
+		    &h) <= 0 || h.task != sl->task ||
+		    h.stream != (uint32_t)stream) {
+			rc = vg_err_set(e, VG_EPARSE, "'%s': the frame at "
+			    "offset %llu (task %u) does not check (length "
+			    "or checksum)", fpath, (unsigned long long)sl->off,
+			    sl->task);
+			break;
+		}
+		if (sink(arg, buf + VG_STREAM_HDR, sl->len) != 0)
+			break;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	free(fpath);
+	return rc;
+}
+
 /* Keeps the last c->max bytes passed (a sink of vg_stream_read). */
 struct tail {
 	struct vg_buf	*out;
@@ -904,7 +1060,6 @@ int
 vg_task_output_tail(const char *run_dir, int task, int stream,
     size_t max, struct vg_buf *out, int *cut, struct vg_err *e)
 {
-	struct vg_stream_reader r;
 	struct tail t = { out, max, out->len, 0 };
 	struct stat sb;
 	char path[PATH_MAX];
@@ -914,11 +1069,8 @@ vg_task_output_tail(const char *run_dir, int task, int stream,
 
 	*cut = 0;
 	if (vg_stream_present(run_dir)) {
-		if ((rc = vg_stream_reader_open(&r, run_dir, task, stream,
-		    e)) != 0)
-			return rc;
-		rc = vg_stream_read(&r, tail_sink, &t, e);
-		vg_stream_reader_close(&r);
+		rc = vg_stream_task_read(run_dir, task, stream, tail_sink, &t,
+		    e);
 		if (out->len - t.base > max) {
 			memmove(out->data + t.base, out->data + out->len - max,
 			    max);

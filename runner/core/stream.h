@@ -113,6 +113,12 @@ int	vg_stream_read(struct vg_stream_reader *r,
 	    struct vg_err *e);
 void	vg_stream_reader_close(struct vg_stream_reader *r);
 
+/* Passes every frame of task's stream to sink, in order, from an index
+ * loaded once per run and stream (for reading many tasks of a run). */
+int	vg_stream_task_read(const char *run_dir, int task, int stream,
+	    int (*sink)(void *arg, const void *p, size_t n), void *arg,
+	    struct vg_err *e);
+
 /* The last max bytes of task's stdout or stderr (enum vg_stream_kind),
  * from the stream when the run has one, else from RUN/tasks/TASK/NAME;
  * *cut 1 when there was more before.  Nothing when there is no output. */

@@ -4,7 +4,8 @@
  * two attempts' pipes read back per task and stream exactly, recovery
  * cutting a torn tail (a half frame, garbage, a half index record) and
  * skipping a damaged frame in the middle, the reader stopping at a torn
- * index record, and the tails that report and notify read.
+ * index record, the sorted index agreeing with the reader, and the tails
+ * that report and notify read.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,11 +32,13 @@ collect(void *arg, const void *p, size_t n)
 	return 0;
 }
 
-/* What task's stream holds, read back whole. */
+/* What task's stream holds, read back whole, by the reader and by the
+ * sorted index (both must agree). */
 static void
 read_all(const char *dir, int task, int stream, struct vg_buf *out)
 {
 	struct vg_stream_reader r;
+	struct vg_buf b = VG_BUF_INIT;
 	struct vg_err e;
 
 	vg_err_init(&e);
@@ -44,6 +47,12 @@ read_all(const char *dir, int task, int stream, struct vg_buf *out)
 	assert_int_equal(vg_stream_reader_open(&r, dir, task, stream, &e), 0);
 	assert_int_equal(vg_stream_read(&r, collect, out, &e), 0);
 	vg_stream_reader_close(&r);
+	vg_buf_add(&b, "", 0);
+	assert_int_equal(vg_stream_task_read(dir, task, stream, collect, &b,
+	    &e), 0);
+	assert_int_equal(b.len, out->len);
+	assert_memory_equal(b.data, out->data, b.len);
+	vg_buf_release(&b);
 }
 
 static off_t
