@@ -893,6 +893,7 @@ static struct {
 	int		 stream;
 	uint64_t	 size;		/* of the index when loaded */
 	struct timespec	 mtime;		/* and its mtime */
+	ino_t		 ino;		/* and inode (recovery renames) */
 	struct slot	*v;
 	size_t		 n;
 } cache;
@@ -906,6 +907,14 @@ slot_cmp(const void *a, const void *b)
 	if (x->task != y->task)
 		return x->task < y->task ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void
+vg_stream_cache_drop(void)
+{
+	free(cache.dir);
+	free(cache.v);
+	memset(&cache, 0, sizeof(cache));
 }
 
 /* Loads (or keeps) the cache for run_dir's stream. */
@@ -929,11 +938,10 @@ cache_load(const char *run_dir, int stream, struct vg_err *e)
 	if (cache.dir != NULL && strcmp(cache.dir, run_dir) == 0 &&
 	    cache.stream == stream && cache.size == (uint64_t)sb.st_size &&
 	    cache.mtime.tv_sec == sb.st_mtim.tv_sec &&
-	    cache.mtime.tv_nsec == sb.st_mtim.tv_nsec)
+	    cache.mtime.tv_nsec == sb.st_mtim.tv_nsec &&
+	    cache.ino == sb.st_ino)
 		goto out;
-	free(cache.dir);
-	free(cache.v);
-	memset(&cache, 0, sizeof(cache));
+	vg_stream_cache_drop();
 	for (;;) {
 		if ((n = pread_full(fd, recs, sizeof(recs), pos)) < 0) {
 			rc = vg_err_errno(e, "cannot read '%s'", ipath);
@@ -966,6 +974,7 @@ sort:
 		cache.stream = stream;
 		cache.size = (uint64_t)sb.st_size;
 		cache.mtime = sb.st_mtim;
+		cache.ino = sb.st_ino;
 	}
 out:
 	if (fd >= 0)

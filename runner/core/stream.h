@@ -119,6 +119,10 @@ int	vg_stream_task_read(const char *run_dir, int task, int stream,
 	    int (*sink)(void *arg, const void *p, size_t n), void *arg,
 	    struct vg_err *e);
 
+/* Forgets the index vg_stream_task_read loaded (its files were changed
+ * within one timestamp tick, keeping their size and inode). */
+void	vg_stream_cache_drop(void);
+
 /* The last max bytes of task's stdout or stderr (enum vg_stream_kind),
  * from the stream when the run has one, else from RUN/tasks/TASK/NAME;
  * *cut 1 when there was more before.  Nothing when there is no output. */
