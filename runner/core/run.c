@@ -1278,10 +1278,12 @@ stream_open(struct drv *d, const struct vg_run_opts *o, struct vg_err *e)
 	if (ops == NULL)
 		ops = vg_backend_find(name);
 	if (d->sched.remote || ops == NULL || !ops->stream_output) {
-		why = vg_xasprintf("output: stream does not apply to %s %s; "
-		    "the output is in files", d->sched.remote ?
-		    "the scheduler" : "the backend", d->sched.remote ?
-		    vg_manifest_plugin(d->m, VG_PLUGIN_SCHEDULER) : name);
+		why = d->sched.remote ? vg_xasprintf("output: stream does "
+		    "not apply to tasks run by vigil task-exec (scheduler "
+		    "%s); the output is in files",
+		    vg_manifest_plugin(d->m, VG_PLUGIN_SCHEDULER)) :
+		    vg_xasprintf("output: stream does not apply to the "
+		    "backend %s; the output is in files", name);
 	} else {
 		if ((rc = vg_stream_writer_open(d->run_dir, &d->sw, &fix,
 		    e)) != 0)
