@@ -83,6 +83,12 @@ struct vg_attempt {
 	 * started, not a child of this process; its watcher cannot wait
 	 * for it and takes the end from the result record. */
 	int			 adopted;
+	/* output: stream (docs/state.md): out_set 1 when the driver gives
+	 * the task's stdout and stderr as out_fd[0] and out_fd[1] (pipe
+	 * write ends, borrowed: the backend dups them) instead of files in
+	 * task_dir.  Set only for backends whose ops have stream_output. */
+	int			 out_set;
+	int			 out_fd[2];
 };
 
 struct vg_backend_ops {
@@ -163,6 +169,9 @@ struct vg_backend_ops {
 	 * again).  Blocking, in the monitor process.  Optional. */
 	int	(*reattach)(struct vg_attempt *a, struct vg_result *r,
 		    struct vg_err *e);
+	/* 1 when start honours a->out_set (output: stream); the driver
+	 * gives others files in task_dir. */
+	int	stream_output;
 };
 
 extern const struct vg_backend_ops vg_backend_local;

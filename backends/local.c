@@ -938,7 +938,8 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		env_set(&env, "TMPDIR", la->tmp_dir);
 	}
 	la->argv0 = vg_xstrdup(argv.v[0]);
-	la->out_dir = vg_xstrdup(a->task_dir);
+	/* Streamed output has no files to tidy. */
+	la->out_dir = a->out_set ? NULL : vg_xstrdup(a->task_dir);
 
 	P.argv = argv.v;
 	/* A strv is NULL-terminated; an empty one has no array at all. */
@@ -985,7 +986,16 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	if ((rc = null_fd(e)) < 0)
 		goto out;
 	P.fds[0] = rc;
-	if ((P.fds[1] = open_output(a->task_dir, "stdout", e)) < 0 ||
+	if (a->out_set) {
+		/* output: stream: the driver's pipes (copies, closed below). */
+		if ((P.fds[1] = fcntl(a->out_fd[0], F_DUPFD_CLOEXEC,
+		    VG_SHIM_FD_FIRST_RULE)) < 0 ||
+		    (P.fds[2] = fcntl(a->out_fd[1], F_DUPFD_CLOEXEC,
+		    VG_SHIM_FD_FIRST_RULE)) < 0) {
+			rc = vg_err_errno(e, "cannot pass the output pipes");
+			goto out;
+		}
+	} else if ((P.fds[1] = open_output(a->task_dir, "stdout", e)) < 0 ||
 	    (P.fds[2] = open_output(a->task_dir, "stderr", e)) < 0) {
 		rc = e != NULL ? e->rc : VG_EIO;
 		goto out;
@@ -1512,4 +1522,5 @@ const struct vg_backend_ops vg_backend_local = {
 	.session_open = vg_local_session_open,
 	.session_exec = vg_local_session_exec,
 	.session_close = vg_local_session_close,
+	.stream_output = 1,
 };

@@ -166,22 +166,36 @@ echo "vigil run of $BIG tasks: peak RSS ${rss} kB (target < 30720 kB): $( [ "$rs
 # (target <= 50 ms each), the files the run left, and the load average
 # beside each figure (the machine is shared).  SCALE_N=... changes the
 # big count (a multiple of 1000).
+#   At each count also `output: stream` (docs/state.md): the same `true`
+# run with it, then `echo hi` through xargs -P2, vigil with output files
+# and vigil with output: stream, with the entries each vigil run left in
+# its run directory beyond manifest.json, per 1,000 tasks (target with
+# stream: <= 4, and no per-task directory).
 SCALE=${SCALE:-0}
 for a in "$@"; do [ "$a" = --scale ] && SCALE=1; done
 [ "$BIG" = 1 ] && SCALE=1
 make -s --no-print-directory bench-build >/dev/null
 SPAWN=$PWD/build/release/bench/spawn-loop
 
-# A manifest of 1000 * $2 tasks: two axes, so that it stays small.
+# A manifest of 1000 * $2 tasks: two axes, so that it stays small; $3
+# the file's name (default s$1), $4 the command (default true), $5 an
+# extra top-level line.
 manifest2() {
 	{
 		echo "version: 1"
 		echo "name: scale-$1"
-		echo "command: [\"true\"]"
+		echo "command: [${4:-\"true\"}]"
+		[ -n "${5:-}" ] && echo "$5"
 		echo "matrix:"
 		echo "  a: [$(seq -s ', ' 0 999)]"
 		echo "  b: [$(seq -s ', ' 0 $(($2 - 1)))]"
-	} >"$W/s$1.yaml"
+	} >"$W/${3:-s$1}.yaml"
+}
+
+# Entries left in the newest run directory beyond manifest.json.
+run_entries() {
+	run=$(ls -t "$VIGIL_HOME/runs" | head -n 1)
+	find "$VIGIL_HOME/runs/$run" -mindepth 1 ! -name manifest.json | wc -l
 }
 
 load() { cut -d' ' -f1 /proc/loadavg; }
@@ -216,6 +230,35 @@ scale_one() {
 		printf "  files and directories in the run directory: %d\n", f
 	}'
 	echo "$n $v_ms $v_rss" >>"$W/scale"
+
+	# output: stream, on the same `true`, then on `echo hi`.
+	manifest2 "$n" $((n / 1000)) t$n '"true"' "output: stream"
+	manifest2 "$n" $((n / 1000)) e$n '"echo", "hi"'
+	manifest2 "$n" $((n / 1000)) es$n '"echo", "hi"' "output: stream"
+	echo_bin=$(command -v echo)
+	l0=$(load)
+	t0=$(now_ms)
+	"$VIGIL" run -q --jobs 2 "$W/t$n.yaml"
+	t1=$(now_ms)
+	seq $n | xargs -P2 -I{} "$echo_bin" hi >/dev/null
+	t2=$(now_ms)
+	"$VIGIL" run -q --jobs 2 "$W/e$n.yaml"
+	t3=$(now_ms)
+	e_files=$(run_entries)
+	"$VIGIL" run -q --jobs 2 "$W/es$n.yaml"
+	t4=$(now_ms)
+	s_files=$(run_entries)
+	l1=$(load)
+	awk -v n="$n" -v x="$x_ms" -v v="$v_ms" -v vs=$((t1 - t0)) \
+	    -v ex=$((t2 - t1)) -v ef=$((t3 - t2)) -v es=$((t4 - t3)) \
+	    -v nf="$e_files" -v ns="$s_files" -v l0="$l0" -v l1="$l1" 'BEGIN {
+		printf "output: stream, %d tasks (load %s..%s):\n", n, l0, l1
+		printf "  true:    vigil stream %7d ms  %6.3f ms/task  ratio to xargs -P2 %.2f, to vigil files %.2f\n", vs, vs / n, vs / x, vs / v
+		printf "  echo hi: xargs -P2      %7d ms  %6.3f ms/task\n", ex, ex / n
+		printf "  echo hi: vigil files    %7d ms  %6.3f ms/task  ratio to xargs -P2 %.2f\n", ef, ef / n, ef / ex
+		printf "  echo hi: vigil stream   %7d ms  %6.3f ms/task  ratio to xargs -P2 %.2f, to vigil files %.2f\n", es, es / n, es / ex, es / ef
+		printf "  entries beyond manifest.json per 1,000 tasks: files %.1f, stream %.1f (target with stream <= 4): %s\n", nf * 1000 / n, ns * 1000 / n, ns * 1000 / n <= 4 ? "ok" : "OVER"
+	}'
 }
 
 : >"$W/scale"

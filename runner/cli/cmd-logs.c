@@ -2,7 +2,9 @@
  * cmd-logs.c - vigil logs RUN[/TASK]: copies a task's stdout (or stderr)
  * to standard output in fixed-size chunks, so any output size is fine.
  * Without TASK every task's output is shown, each under a header.  -f
- * keeps reading as the file grows until the task has ended.
+ * keeps reading as the file grows until the task has ended.  A run with
+ * `output: stream` is read from its frames (runner/core/stream.c) instead,
+ * the same way.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +17,7 @@
 #include "runner/cli/cmd.h"
 #include "runner/cli/launch.h"
 #include "common/path.h"
+#include "runner/core/stream.h"
 
 #define FOLLOW_MS	200
 
@@ -58,6 +61,61 @@ task_over(struct vg_store *st, const char *run_id, int task)
 	return over;
 }
 
+/* Copies one frame's payload to stdout (a vg_stream_read sink). */
+static int
+frame_out(void *arg, const void *p, size_t n)
+{
+	int *failed = arg;
+
+	if (fwrite(p, 1, n, stdout) != n)
+		*failed = 1;
+	return *failed;
+}
+
+/* Prints one task's output from the run's stream (output: stream);
+ * follows it with -f. */
+static int
+show_stream(struct vg_store *st, const struct vg_run_info *r, int task,
+    const char *stream, int follow)
+{
+	struct timespec pause = { 0, FOLLOW_MS * 1000000L };
+	struct vg_stream_reader rd;
+	struct vg_err e;
+	int kind = strcmp(stream, "stderr") == 0 ? VG_STREAM_STDERR :
+	    VG_STREAM_STDOUT;
+	int failed = 0, over, rc;
+
+	vg_err_init(&e);
+	if (!follow) {
+		/* One pass over the index for all the tasks of `logs RUN`. */
+		if (vg_stream_task_read(r->dir, task, kind, frame_out, &failed,
+		    &e) != 0)
+			return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+		return failed ? VG_EXIT_INTERNAL : 0;
+	}
+	if (vg_stream_reader_open(&rd, r->dir, task, kind, &e) != 0)
+		return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+	for (;;) {
+		/* Ended first, read after: nothing written before the end
+		 * is missed. */
+		over = task_over(st, r->id, task);
+		if ((rc = vg_stream_read(&rd, frame_out, &failed, &e)) != 0) {
+			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+			break;
+		}
+		if (failed) {
+			rc = VG_EXIT_INTERNAL;
+			break;
+		}
+		if (over)
+			break;
+		fflush(stdout);
+		nanosleep(&pause, NULL);
+	}
+	vg_stream_reader_close(&rd);
+	return rc;
+}
+
 /* Prints one task's output file; follows it with -f. */
 static int
 show(struct vg_store *st, const struct vg_run_info *r, int task,
@@ -67,9 +125,11 @@ show(struct vg_store *st, const struct vg_run_info *r, int task,
 	char *path;
 	int fd = -1, rc = 0;
 
-	path = vg_xasprintf("%s/tasks/%d/%s", r->dir, task, stream);
 	if (header)
 		printf("==> %s/%d [%s] %s <==\n", r->id, task, label, stream);
+	if (vg_stream_present(r->dir))
+		return show_stream(st, r, task, stream, follow);
+	path = vg_xasprintf("%s/tasks/%d/%s", r->dir, task, stream);
 	for (;;) {
 		if (fd < 0 && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 &&
 		    errno != ENOENT) {
@@ -172,7 +232,8 @@ const struct vg_cmd_entry vg_cmd_logs = {
 	.help = "Prints the stdout (or --stderr) of task TASK of RUN; "
 	    "without TASK, of\nevery task that ran, each under a header.  "
 	    "The files themselves are in\nthe run directory: "
-	    "$VIGIL_HOME/runs/RUN/tasks/TASK/{stdout,stderr}.",
+	    "$VIGIL_HOME/runs/RUN/tasks/TASK/{stdout,stderr}, or,\n"
+	    "with output: stream, framed in RUN/stream/0.frames.",
 	.opts = (const struct vg_opt[]){
 		{ .name = "follow", .shortname = 'f',
 		  .help = "keep printing new output until the task ends" },

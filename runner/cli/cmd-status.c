@@ -238,13 +238,14 @@ event_cb(void *arg, const struct vg_event_rec *ev)
 	return 0;
 }
 
-/* Prints the run's isolation downgrades and notification deliveries
- * (events of the run itself). */
+/* Prints the run's isolation downgrades, notification deliveries and
+ * output stream notes (events of the run itself). */
 static int
 downgrade_cb(void *arg, const struct vg_event_rec *ev)
 {
 	static const char prefix[] = "isolation downgraded: ";
 	static const char notify[] = "notify: ";
+	static const char output[] = "output";
 	struct vg_buf *out = arg;
 	char tb[32];
 
@@ -252,7 +253,8 @@ downgrade_cb(void *arg, const struct vg_event_rec *ev)
 	    strncmp(ev->reason, prefix, sizeof(prefix) - 1) == 0)
 		vg_buf_printf(out, "%s\n", ev->reason);
 	else if (ev->reason != NULL &&
-	    strncmp(ev->reason, notify, sizeof(notify) - 1) == 0)
+	    (strncmp(ev->reason, notify, sizeof(notify) - 1) == 0 ||
+	    strncmp(ev->reason, output, sizeof(output) - 1) == 0))
 		vg_buf_printf(out, "%s  %s\n", vg_fmt_time(ev->time, 0, tb),
 		    ev->reason);
 	return 0;

@@ -31,6 +31,7 @@
 #include "common/which.h"
 #include "runner/core/gate.h"
 #include "runner/core/notify.h"
+#include "runner/core/stream.h"
 
 extern char **environ;
 
@@ -54,33 +55,21 @@ add_clean(struct vg_buf *b, const char *s, size_t n)
 		    '?' : s[i]);
 }
 
-/* Reads the last VG_REPORT_LINES lines of path into tail. */
+/* Reads the last VG_REPORT_LINES lines of task index's stderr in
+ * run_dir (its file, or its frames with output: stream) into tail. */
 static void
-read_tail(const char *path, struct vg_strv *tail)
+read_tail(const char *run_dir, int index, struct vg_strv *tail)
 {
 	struct vg_buf b = VG_BUF_INIT, line = VG_BUF_INIT;
 	const char *p, *end, *starts[VG_REPORT_LINES + 1];
-	off_t size;
-	ssize_t n;
+	struct vg_err e;
 	size_t k = 0, i, len;
-	int fd;
+	int cut;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	size = lseek(fd, 0, SEEK_END);
-	if (size > TAIL_BYTES)
-		(void)lseek(fd, size - TAIL_BYTES, SEEK_SET);
-	else
-		(void)lseek(fd, 0, SEEK_SET);
+	vg_err_init(&e);
 	vg_buf_add(&b, "", 0);
-	for (;;) {
-		char chunk[8192];
-
-		if ((n = read(fd, chunk, sizeof(chunk))) <= 0)
-			break;
-		vg_buf_add(&b, chunk, (size_t)n);
-	}
-	close(fd);
+	(void)vg_task_output_tail(run_dir, index, VG_STREAM_STDERR,
+	    TAIL_BYTES, &b, &cut, &e);
 	p = vg_buf_str(&b);
 	end = p + b.len;
 	while (end > p && end[-1] == '\n')
@@ -127,7 +116,6 @@ report_task_cb(void *arg, const struct vg_task_rec *t, const char *mj,
 {
 	struct vg_run_report *rep = arg;
 	struct vg_report_task *rt;
-	char *path;
 
 	(void)mj;
 	if (t->state == VG_ST_SUCCEEDED)
@@ -145,10 +133,7 @@ report_task_cb(void *arg, const struct vg_task_rec *t, const char *mj,
 	rt->label = vg_xstrdup(label != NULL ? label : "-");
 	vg_strlcpy(rt->reason, t->reason, sizeof(rt->reason));
 	if (t->attempts > 0 && rep->r.dir != NULL) {
-		path = vg_xasprintf("%s/tasks/%d/stderr", rep->r.dir,
-		    t->index);
-		read_tail(path, &rt->tail);
-		free(path);
+		read_tail(rep->r.dir, t->index, &rt->tail);
 	}
 	return 0;
 }

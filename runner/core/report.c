@@ -21,6 +21,7 @@
 #include "common/path.h"
 #include "common/str.h"
 #include "runner/core/report.h"
+#include "runner/core/stream.h"
 #include "runner/core/usage.h"
 
 /* One task as the report holds it. */
@@ -358,31 +359,24 @@ write_attempts(struct report *R, struct vg_buf *b)
 static void
 stderr_tail(const char *run_dir, int index, struct vg_buf *out)
 {
-	char path[4096], buf[VG_REPORT_TAIL];
-	struct stat sb;
-	ssize_t n;
-	off_t off;
-	char *p;
-	int fd;
+	struct vg_buf raw = VG_BUF_INIT;
+	struct vg_err e;
+	const char *p;
+	int cut = 0;
 
-	snprintf(path, sizeof(path), "%s/tasks/%d/stderr", run_dir, index);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	if (fstat(fd, &sb) == 0) {
-		off = sb.st_size > (off_t)sizeof(buf) ? sb.st_size -
-		    (off_t)sizeof(buf) : 0;
-		n = pread(fd, buf, sizeof(buf), off);
-		if (n > 0) {
-			p = buf;
-			if (off > 0 && (p = memchr(buf, '\n', (size_t)n)) !=
-			    NULL && p + 1 < buf + n)
-				p++;
-			else
-				p = buf;
-			vg_buf_add(out, p, (size_t)(buf + n - p));
-		}
+	vg_err_init(&e);
+	(void)vg_task_output_tail(run_dir, index, VG_STREAM_STDERR,
+	    VG_REPORT_TAIL, &raw, &cut, &e);
+	if (raw.len > 0) {
+		p = raw.data;
+		if (cut && (p = memchr(raw.data, '\n', raw.len)) != NULL &&
+		    p + 1 < raw.data + raw.len)
+			p++;
+		else
+			p = raw.data;
+		vg_buf_add(out, p, (size_t)(raw.data + raw.len - p));
 	}
-	close(fd);
+	vg_buf_release(&raw);
 }
 
 /* Appends the failures: tasks that ended in a state other than

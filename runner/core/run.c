@@ -33,6 +33,7 @@
 #include "common/str.h"
 #include "runner/core/progress.h"
 #include "runner/core/run.h"
+#include "runner/core/stream.h"
 #include "runner/core/usage.h"
 
 /* Seconds a task gets between SIGTERM and SIGKILL when the manifest
@@ -71,6 +72,8 @@ struct box {
 	struct tstrings		 s;
 	int			 reattached;	/* taken over by a resume of
 						   the direct scheduler */
+	struct vg_stream_writer	*sw;		/* output: stream, or NULL */
+	struct vg_stream_src	*out;		/* this attempt's pipes */
 };
 
 struct drv {
@@ -105,6 +108,7 @@ struct drv {
 	double				 created;	/* of the run */
 	struct vg_after_state		 after;
 	const struct vg_backend_ops	*backend;	/* or NULL */
+	struct vg_stream_writer		*sw;		/* output: stream */
 };
 
 /* Seconds between checks of the runs a waiting run waits for. */
@@ -597,6 +601,7 @@ box_free(struct box *b)
 {
 	if (b == NULL)
 		return;
+	vg_stream_detach(b->sw, b->out);
 	free(b->task_dir);
 	free(b->scratch_dir);
 	free(b);
@@ -658,6 +663,15 @@ submit_task(struct drv *d, size_t i, struct vg_err *e)
 		}
 	}
 	box_fill(d, i, b, t->attempts + 1);
+	if (d->sw != NULL) {
+		if ((rc = vg_stream_attach(d->sw, t->index, t->attempts + 1,
+		    b->a.out_fd, &b->out, e)) != 0) {
+			box_free(b);
+			return rc;
+		}
+		b->sw = d->sw;
+		b->a.out_set = 1;
+	}
 	/* The previous attempt's node and GPUs stay until this one's. */
 	if ((rc = task_strings(d, i, &b->s, e)) != 0) {
 		box_free(b);
@@ -870,6 +884,9 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	int rc;
 
 	describe(r, why, sizeof(why));
+	/* Its output framed before its end is recorded (docs/state.md). */
+	vg_stream_detach(b->sw, b->out);
+	b->out = NULL;
 	/* Outputs first: scratch.keep may remove the scratch directory. */
 	if (u->state != VG_ST_LOST && u->state != VG_ST_DENIED)
 		outputs_collect(d, i, b, u->state);
@@ -1429,6 +1446,53 @@ backend_prepare(struct drv *d, const struct vg_run_opts *o,
 	return 0;
 }
 
+/*
+ * output: stream, where the backend takes the driver's pipes and tasks
+ * run here: recovers the run's stream files (a torn tail of a crashed
+ * driver is cut, told on stderr and recorded as an event) and starts the
+ * writer.  Elsewhere the output stays in files, as docs/state.md says.
+ */
+static int
+stream_open(struct drv *d, const struct vg_run_opts *o, struct vg_err *e)
+{
+	const struct vg_backend_ops *ops = o->backend;
+	const char *name = vg_manifest_plugin(d->m, VG_PLUGIN_BACKEND);
+	struct vg_stream_fix fix;
+	char *why = NULL;
+	int rc;
+
+	if (d->m->output != VG_OUTPUT_STREAM)
+		return 0;
+	if (ops == NULL)
+		ops = vg_backend_find(name);
+	if (d->sched.remote || ops == NULL || !ops->stream_output) {
+		why = d->sched.remote ? vg_xasprintf("output: stream does "
+		    "not apply to tasks run by vigil task-exec (scheduler "
+		    "%s); the output is in files",
+		    vg_manifest_plugin(d->m, VG_PLUGIN_SCHEDULER)) :
+		    vg_xasprintf("output: stream does not apply to the "
+		    "backend %s; the output is in files", name);
+	} else {
+		if ((rc = vg_stream_writer_open(d->run_dir, &d->sw, &fix,
+		    e)) != 0)
+			return rc;
+		if (fix.cut > 0 || fix.damaged > 0)
+			why = vg_xasprintf("output stream: cut a torn tail of "
+			    "%llu bytes, skipped %llu damaged bytes; %zu "
+			    "frames kept", (unsigned long long)fix.cut,
+			    (unsigned long long)fix.damaged, fix.frames);
+		else if (fix.reindexed && fix.frames > 0)
+			why = vg_xasprintf("output stream: index rebuilt "
+			    "from %zu frames", fix.frames);
+	}
+	if (why == NULL)
+		return 0;
+	vg_warn("run %s: %s", d->run_id, why);
+	rc = vg_store_event(d->st, d->run_id, -1, 0, VG_ST_PENDING, why, e);
+	free(why);
+	return rc;
+}
+
 /* Ends every task still to start BACKEND_ERROR with why the backend
  * could not be prepared. */
 static int
@@ -1566,7 +1630,8 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	if (d.pg != NULL)
 		vg_progress_bind(d.pg, d.counts, d.n);
 	if ((rc = sched_open(&d, &ri, o, e)) != 0 ||
-	    (rc = backend_prepare(&d, o, e)) != 0)
+	    (rc = backend_prepare(&d, o, e)) != 0 ||
+	    (rc = stream_open(&d, o, e)) != 0)
 		goto out;
 	/* Scratch lives where tasks run: here for direct; on the compute
 	 * node (task-exec) for schedulers that send tasks elsewhere. */
@@ -1652,6 +1717,13 @@ out:
 	if (d.live != NULL)
 		for (i = 0; i < d.n; i++)
 			box_free(d.live[i]);
+	if (d.sw != NULL) {
+		struct vg_err se;
+
+		vg_err_init(&se);
+		if (vg_stream_writer_close(d.sw, &se) != 0)
+			vg_warn("run %s: %s", run_id, se.msg);
+	}
 	signals_off(&d);
 	free(d.live);
 	free(d.tr);

@@ -693,6 +693,8 @@ static const char *const level_names[] = { "standard", "none", "strict",
 	NULL };
 static const int level_values[] = { VG_ISO_STANDARD, VG_ISO_NONE,
 	VG_ISO_STRICT };
+static const char *const output_names[] = { "files", "stream", NULL };
+static const int output_values[] = { VG_OUTPUT_FILES, VG_OUTPUT_STREAM };
 static const char *const ptrace_names[] = { "children", "deny", NULL };
 
 static const char *const launcher_names[] = { "srun", "none", NULL };
@@ -1178,6 +1180,9 @@ static const struct vg_field core_fields[] = {
 	  .off = OFF(vg_manifest, after), .ops = &vg_after_ops,
 	  .flags = VG_FF_NOCONFIG,
 	  .help = "runs to wait for: ids or names, each ok|any|notok" },
+	ENUM(vg_manifest, "output", output, "files", output_names,
+	    output_values, "task output: files per task, or stream "
+	    "(framed files per run)"),
 };
 
 #define NCORE		(sizeof(core_fields) / sizeof(core_fields[0]))

@@ -181,6 +181,12 @@ enum vg_isolation_level {
 	VG_ISO_STRICT,
 };
 
+/* Where task output goes (top-level `output:`; docs/state.md). */
+enum vg_output_mode {
+	VG_OUTPUT_FILES = 0,		/* default: RUN/tasks/I/{stdout,stderr} */
+	VG_OUTPUT_STREAM,		/* framed files RUN/stream/N.* */
+};
+
 struct vg_isolation_conf {
 	enum vg_isolation_level	 level;
 	int			 required;	/* refuse downgrades */
@@ -313,6 +319,7 @@ struct vg_manifest {
 	 * with vg_manifest_loc(). */
 	struct vg_mlocs		 locs;
 	struct vg_afters	 after;		/* runs waited for */
+	enum vg_output_mode	 output;	/* files (default) | stream */
 };
 
 /* Options for loading: overrides and which configs to layer under. */
