@@ -1,6 +1,7 @@
 /*
  * buf.c - growable buffers, checked allocation and shell quoting.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,7 +332,7 @@ vg_buf_add_fixed(struct vg_buf *b, double v, int prec)
 {
 	static const double scale[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6 };
 	unsigned long long u, p = 1;
-	long double x;
+	double x, err, f;
 	char c[48];
 	size_t n = sizeof(c);
 	int k;
@@ -340,12 +341,14 @@ vg_buf_add_fixed(struct vg_buf *b, double v, int prec)
 		vg_buf_printf(b, "%.*f", prec, v);
 		return;
 	}
-	/* In extended precision, which holds the exact product of most
-	 * doubles and 10^prec: nearest, an exact half to even as printf. */
-	x = (long double)v * scale[prec];
+	/* x is v * 10^prec rounded; fma gives the rounding's error exactly
+	 * (the product is x + err), which decides a near-half: to the
+	 * nearest, an exact half to even, as printf rounds the exact value. */
+	x = v * scale[prec];
+	err = fma(v, scale[prec], -x);
 	u = (unsigned long long)x;
-	if (x - (long double)u > 0.5L ||
-	    (x - (long double)u == 0.5L && (u & 1) != 0))
+	f = x - (double)u;
+	if (f > 0.5 || (f == 0.5 && (err > 0 || (err == 0 && (u & 1) != 0))))
 		u++;
 	for (k = 0; k < prec; k++)
 		p *= 10;

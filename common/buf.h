@@ -45,10 +45,9 @@ void	 vg_buf_vprintf(struct vg_buf *b, const char *fmt, va_list ap);
 /* Integers and fixed-point numbers without a printf conversion (which
  * costs more than the rest of a report row or an audit line):
  * vg_buf_add_ll as "%lld"; vg_buf_add_fixed as "%.*f" with prec 0..6
- * (to the nearest, an exact half to even as printf does; a value whose
- * scaling by 10^prec rounds across a half may differ from printf in the
- * last digit), through printf when v is negative, NaN, too large for
- * 64-bit fixed point or prec is out of range. */
+ * (to the nearest, an exact half to even, as printf rounds the exact
+ * value), through printf when v is negative, NaN, too large for 64-bit
+ * fixed point or prec is out of range. */
 void	 vg_buf_add_ll(struct vg_buf *b, long long v);
 void	 vg_buf_add_fixed(struct vg_buf *b, double v, int prec);
 /* The digits of v, at least min of them, ending at c + *n: *n becomes the
