@@ -304,6 +304,33 @@ read_launch(void)
 	_exit(127);
 }
 
+/* Makes the task's TMPDIR.  A slot of the run's pool (RUN/tmp/PID.N) has
+ * a parent that the last vigil process of the run to leave removes when
+ * it is empty: task-exec processes of one Slurm array on one node come
+ * and go side by side, so the parent may vanish between its mkdir and
+ * this one.  It is made again then (once ours is in it, nobody removes
+ * it). */
+static int
+make_tmp(const char *dir)
+{
+	char parent[PATH_MAX];
+	const char *slash;
+	int k;
+
+	for (k = 0; k < 5; k++) {
+		if (mkdir(dir, 0700) == 0 || errno == EEXIST)
+			return 0;
+		if (errno != ENOENT || (slash = strrchr(dir, '/')) == NULL ||
+		    slash == dir || (size_t)(slash - dir) >= sizeof(parent))
+			return -1;
+		memcpy(parent, dir, (size_t)(slash - dir));
+		parent[slash - dir] = '\0';
+		if (mkdir(parent, 0700) != 0 && errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
 int
 main(int argc, char **argv, char **envp)
 {
@@ -367,8 +394,8 @@ main(int argc, char **argv, char **envp)
 
 	/* Made here rather than in vigil, in parallel with it: a mkdir
 	 * costs as much as the rest of a task start on some file systems. */
-	if ((in.l.flags & VG_SHIM_MKTMP) && mkdir(vg_shim_launch_str(&in.l,
-	    in.l.tmp_dir), 0700) != 0 && errno != EEXIST)
+	if ((in.l.flags & VG_SHIM_MKTMP) &&
+	    make_tmp(vg_shim_launch_str(&in.l, in.l.tmp_dir)) != 0)
 		shim_exit(VG_SHIM_SETUP_FAILED, errno, "private TMPDIR", 0);
 	if ((rc = vg_shim_confine(&in.l, &stage)) != 0)
 		shim_exit(VG_SHIM_SETUP_FAILED, -rc, stage, 0);

@@ -608,10 +608,43 @@ test_result_records(void **state)
 	assert_int_equal(vg_result_read("/nonexistent", &r, &e), VG_ENOENT);
 }
 
+/*
+ * A task of a run (RUN/tasks/I) takes its TMPDIR from the run's pool
+ * (RUN/tmp/PID.N).  The last vigil process of a run to leave removes
+ * RUN/tmp when it is empty, while task-exec processes of the same Slurm
+ * array on the node come and go: a slot's parent may be gone when the
+ * next task starts.  The task still starts, and its TMPDIR is there.
+ */
+static void
+test_tmp_pool_parent_gone(void **state)
+{
+	struct fx *f = *state;
+	char task[128], run_tmp[128];
+	const char *keep = f->a.task_dir;
+
+	snprintf(task, sizeof(task), "%s/run/tasks", f->dir);
+	assert_int_equal(vg_mkdir_p(task, 0700, &f->e), 0);
+	snprintf(task, sizeof(task), "%s/run/tasks/0", f->dir);
+	assert_int_equal(mkdir(task, 0700), 0);
+	snprintf(run_tmp, sizeof(run_tmp), "%s/run/tmp", f->dir);
+	f->a.task_dir = task;
+	fx_sh(f, "test -d \"$TMPDIR\" && touch \"$TMPDIR/x\"");
+	assert_int_equal(fx_run(f), 0);
+	assert_int_equal(f->r.state, VG_ST_SUCCEEDED);
+	/* As a sibling process leaving would. */
+	assert_int_equal(vg_rm_rf(run_tmp, NULL), 0);
+	assert_int_equal(fx_run(f), 0);
+	assert_string_equal(f->r.reason, "");
+	assert_int_equal(f->r.state, VG_ST_SUCCEEDED);
+	f->a.task_dir = keep;
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_tmp_pool_parent_gone,
+		    setup_standard, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_codes, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_output_files, setup,
