@@ -7,7 +7,7 @@
 # so in outputs.json, outputs.max_files and max_bytes leaving files
 # behind (said in outputs.json), outputs.when: failure, and the sandbox
 # deleted after all that.
-for PROVIDER in daytona; do
+for PROVIDER in daytona vercel; do
 	(
 	. "$(dirname "$0")/cloud-lib.sh"
 	start_fake
