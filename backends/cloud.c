@@ -1181,21 +1181,35 @@ out:
 	return rc;
 }
 
+/* One line of a listing; see cloud.h. */
+int
+vg_cloud_ls_line(const char *line, char *type, unsigned long long *size,
+    const char **rel)
+{
+	char *end;
+
+	if (strchr("fdlo", line[0]) == NULL || line[0] == '\0' ||
+	    line[1] != ' ' || line[2] < '0' || line[2] > '9')
+		return -1;
+	errno = 0;
+	*size = strtoull(line + 2, &end, 10);
+	if (errno != 0 || *end != ' ' || !outs_rel_ok(end + 1))
+		return -1;
+	*type = line[0];
+	*rel = end + 1;
+	return 0;
+}
+
 /* One line of the listing, "TYPE SIZE PATH". */
 static int
-outs_entry(struct outs *x, char *line, struct vg_err *e)
+outs_entry(struct outs *x, const char *line, struct vg_err *e)
 {
-	char type, *rel, *end;
+	const char *rel;
+	char type;
 	unsigned long long size;
 
-	type = line[0];
-	if (type == '\0' || line[1] != ' ')
-		return 0;
-	size = strtoull(line + 2, &end, 10);
-	if (end == line + 2 || *end != ' ')
-		return 0;
-	rel = end + 1;
-	if (!outs_rel_ok(rel) || !outs_wanted(x->o, rel))
+	if (vg_cloud_ls_line(line, &type, &size, &rel) != 0 ||
+	    !outs_wanted(x->o, rel))
 		return 0;
 	if (outs_reserved(rel)) {
 		outs_leave(x, rel, "a name of vigil's in the task directory");

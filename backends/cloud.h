@@ -490,6 +490,15 @@ int	vg_daytona_demux_feed(struct vg_daytona_demux *d, const char *p,
 /* At the end of the whole log: half a marker is data. */
 int	vg_daytona_demux_end(struct vg_daytona_demux *d);
 
+/*
+ * One line of a sandbox's listing (vg_cloud_ops.list_tree, the listing
+ * command of cloud.c): "TYPE SIZE PATH", TYPE one of f d l o, SIZE
+ * decimal, PATH relative without "." or ".." components.  Fills type,
+ * size and rel (pointing into line); -1 when the line is not one.  Pure.
+ */
+int	vg_cloud_ls_line(const char *line, char *type,
+	    unsigned long long *size, const char **rel);
+
 /* Body of POST /sandbox (Daytona). */
 void	vg_daytona_create_body(const struct vg_attempt *a,
 	    const struct vg_cloud_conf *conf, struct vg_buf *out);
