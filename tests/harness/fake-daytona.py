@@ -94,19 +94,9 @@ CREATE_FIELDS = {
 def go_mode(st):
     """Go's FileMode.String() of an lstat: type letter, then rwx bits."""
     import stat as S
-    kind = "-"
-    if S.S_ISDIR(st.st_mode):
-        kind = "d"
-    elif S.S_ISLNK(st.st_mode):
-        kind = "L"
-    elif S.S_ISFIFO(st.st_mode):
-        kind = "p"
-    elif S.S_ISSOCK(st.st_mode):
-        kind = "S"
-    elif S.S_ISCHR(st.st_mode):
-        kind = "Dc"
-    elif S.S_ISBLK(st.st_mode):
-        kind = "D"
+    kinds = [(S.S_ISDIR, "d"), (S.S_ISLNK, "L"), (S.S_ISFIFO, "p"),
+             (S.S_ISSOCK, "S"), (S.S_ISCHR, "Dc"), (S.S_ISBLK, "D")]
+    kind = next((k for test, k in kinds if test(st.st_mode)), "-")
     bits = "".join(c if st.st_mode & (1 << (8 - i)) else "-"
                    for i, c in enumerate("rwxrwxrwx"))
     return kind + bits
