@@ -5,8 +5,8 @@
 # sandbox) into the task directory, then collected: contents byte for
 # byte, directories whole, a symbolic link left in the sandbox and said
 # so in outputs.json, outputs.max_files and max_bytes leaving files
-# behind (said in outputs.json), outputs.when: failure, and the sandbox
-# deleted after all that.
+# behind (said in outputs.json), outputs.when: failure, a listing that
+# fails (said in the reason), and the sandbox deleted after all that.
 for PROVIDER in daytona vercel; do
 	(
 	. "$(dirname "$0")/cloud-lib.sh"
@@ -86,6 +86,17 @@ sandbox)" "$(skipped)"
 	expect_eq "when failure state" "FAILED 3 None" "$ST"
 	expect_eq "when failure: collected" "r.txt 2" "$(outs)"
 
+	# 5. The listing fails (the working directory is not there): said in
+	# the reason, the outcome is the command's, the sandbox still goes.
+	mf nodir "'true'" "workdir: $W/no-such-dir
+outputs: ['*']"
+	run_task nodir
+	expect_eq "no dir state" FAILED "${ST%% *}"
+	case $REASON in
+	*"(outputs not brought back: $PROVIDER: listing the outputs"*) ;;
+	*) fail "no dir reason: $REASON" ;;
+	esac
+	expect_eq "no dir: nothing" "" "$(outs)"
 	expect_eq "no sandbox left at the end" "" "$(boxes)"
 	stop_fake
 	echo "ok: $PROVIDER"
