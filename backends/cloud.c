@@ -1052,7 +1052,8 @@ vg_cloud_get_file(struct vg_cloud *c, const char *method, const char *path,
 		.path = path,
 		.body = body,
 		.what = "reading an output file",
-		.timeout = -1,
+		/* Big files take long; a stalled reply ends all the same. */
+		.timeout = VG_CLOUD_CREATE_TIMEOUT,
 		.sink = file_sink_write,
 		.sink_arg = &f,
 	};
