@@ -431,4 +431,12 @@ char	*vg_session_close_script(const char *root_word);
 int	vg_session_output(const struct vg_session_cmd *c, int fd, int stream,
 	    const char *p, size_t n, struct vg_err *e);
 
+/*
+ * Outputs a remote backend left on the remote side (links, special files,
+ * files past outputs.max_files or max_bytes): one "WHY<TAB>PATH" line
+ * each in this file of the task directory, which the collection
+ * (runner/core/outputs.c) lists as skipped, from "remote".
+ */
+#define VG_OUTPUTS_LEFT		"outputs.left"
+
 #endif

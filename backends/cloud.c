@@ -14,10 +14,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -983,6 +985,408 @@ run_command(const struct vg_cloud_ops *ops, struct vg_cloud_task *t,
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Outputs                                                             */
+/* ------------------------------------------------------------------ */
+
+/* The listing command of vg_cloud_outputs when the provider has no
+ * listing of its own: POSIX sh and find, as busybox has them too. */
+#define OUTPUTS_LS							\
+	"pwd -P || exit 1\n"						\
+	"find . -mindepth 1 -maxdepth 33 | while IFS= read -r p; do\n"	\
+	"p=${p#./}; s=0\n"						\
+	"if [ -L \"$p\" ]; then t=l; elif [ -d \"$p\" ]; then t=d\n"	\
+	"elif [ -f \"$p\" ]; then t=f; s=$(wc -c <\"$p\") || s=0\n"	\
+	"else t=o; fi\n"						\
+	"printf '%s %s %s\\n' \"$t\" $s \"$p\"\n"			\
+	"done"
+/* Bytes of listing read, and how long the listing may take. */
+#define OUTPUTS_LS_MAX		(64u << 20)
+#define OUTPUTS_LS_TIMEOUT	300.0
+/* Lines of VG_OUTPUTS_LEFT written, at most. */
+#define OUTPUTS_LEFT_MAX	1000
+
+/* One bringing back. */
+struct outs {
+	const struct vg_cloud_ops *ops;
+	struct vg_cloud_task	*t;	/* the listing's task, in the sandbox */
+	const struct vg_outputs	*o;
+	const char		*task_dir;
+	const char		*root;	/* the working directory there */
+	struct vg_buf		 left;
+	int			 nleft;
+	unsigned long long	 bytes, max_bytes;
+	int			 files, max_files;
+};
+
+/* Where a get_file body goes. */
+struct file_sink {
+	int			fd;
+	int			over;	/* the body went past max */
+	unsigned long long	n, max;
+};
+
+/* vg_http_sink: into the file, up to its limit. */
+static int
+file_sink_write(void *arg, const char *p, size_t n)
+{
+	struct file_sink *f = arg;
+
+	if (f->n + n > f->max) {
+		f->over = 1;
+		return VG_ELIMIT;
+	}
+	f->n += n;
+	return vg_write_all(f->fd, p, n) != 0 ? VG_EIO : 0;
+}
+
+/* A file's body into fd; see cloud.h. */
+int
+vg_cloud_get_file(struct vg_cloud *c, const char *method, const char *path,
+    const struct vg_buf *body, int fd, unsigned long long max,
+    struct vg_err *e)
+{
+	struct file_sink f = { .fd = fd, .max = max };
+	struct vg_cloud_req rq = {
+		.method = method,
+		.path = path,
+		.body = body,
+		.what = "reading an output file",
+		/* Big files take long; a stalled reply ends all the same. */
+		.timeout = VG_CLOUD_CREATE_TIMEOUT,
+		.sink = file_sink_write,
+		.sink_arg = &f,
+	};
+	int rc = vg_cloud_request(c, &rq, e);
+
+	return rc != 0 && f.over ? VG_ELIMIT : rc;
+}
+
+/* True when rel, or a directory above it, matches an outputs glob. */
+static int
+outs_wanted(const struct vg_outputs *o, const char *rel)
+{
+	char *p = vg_xstrdup(rel), *slash = NULL;
+	size_t i;
+	int hit = 0;
+
+	do {
+		if (slash != NULL)
+			*slash = '\0';
+		for (i = 0; i < o->paths.n && !hit; i++)
+			hit = fnmatch(o->paths.v[i], p, FNM_PATHNAME |
+			    FNM_PERIOD) == 0;
+	} while (!hit && (slash = strrchr(p, '/')) != NULL);
+	free(p);
+	return hit;
+}
+
+/* True for a path that is relative and stays below its root. */
+static int
+outs_rel_ok(const char *rel)
+{
+	const char *s = rel;
+	size_t n;
+
+	if (*rel == '\0' || *rel == '/')
+		return 0;
+	for (;;) {
+		n = strcspn(s, "/");
+		if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 &&
+		    s[0] == '.' && s[1] == '.'))
+			return 0;
+		if (s[n] == '\0')
+			return 1;
+		s += n + 1;
+	}
+}
+
+/* True when rel would land on a file of vigil's in the task directory
+ * (runner/core/outputs.c lists them). */
+static int
+outs_reserved(const char *rel)
+{
+	static const char *const names[] = { "stdout", "stderr",
+		"result.json", "monitor", "sandbox", "heartbeat",
+		"outputs.json", VG_OUTPUTS_LEFT, "tmp", "outputs",
+		"step", "step.log", NULL };
+	size_t i, n = strcspn(rel, "/");
+
+	for (i = 0; names[i] != NULL; i++)
+		if (strlen(names[i]) == n && strncmp(rel, names[i], n) == 0)
+			return 1;
+	return n > 5 && strncmp(rel, "step.", 5) == 0 &&
+	    strspn(rel + 5, "0123456789") == n - 5;
+}
+
+/* Lists rel as left in the sandbox, with why. */
+static void
+outs_leave(struct outs *x, const char *rel, const char *why)
+{
+	if (x->nleft++ < OUTPUTS_LEFT_MAX)
+		vg_buf_printf(&x->left, "%s\t%s\n", why, rel);
+}
+
+/* Brings file rel (size bytes by the listing) into the task dir. */
+static int
+outs_file(struct outs *x, const char *rel, unsigned long long size,
+    struct vg_err *e)
+{
+	char *dst = vg_path_join(x->task_dir, rel), *src, *tmp, *slash;
+	struct stat sb;
+	int fd, rc;
+
+	if (x->files >= x->max_files || x->bytes + size > x->max_bytes) {
+		outs_leave(x, rel, x->files >= x->max_files ?
+		    "over outputs.max_files" : "over outputs.max_bytes");
+		free(dst);
+		return 0;
+	}
+	slash = strrchr(dst, '/');
+	*slash = '\0';
+	rc = vg_mkdir_p(dst, 0700, e);
+	*slash = '/';
+	if (rc != 0) {
+		free(dst);
+		return rc;
+	}
+	tmp = vg_xasprintf("%s.vigil-tmp", dst);
+	src = vg_xasprintf("%s/%s", x->root, rel);
+	(void)unlink(tmp);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) < 0) {
+		rc = vg_err_errno(e, "%s: outputs: '%s'", x->ops->name, tmp);
+		goto out;
+	}
+	rc = x->ops->get_file(x->t, src, fd, x->max_bytes - x->bytes, e);
+	if (rc == 0 && fstat(fd, &sb) != 0)
+		rc = vg_err_errno(e, "%s: outputs: '%s'", x->ops->name, tmp);
+	close(fd);
+	if (rc == VG_ELIMIT || rc == VG_ENOENT) {
+		/* Grown past the limit, or gone, since the listing. */
+		outs_leave(x, rel, rc == VG_ELIMIT ? "over outputs.max_bytes" :
+		    "gone before it was read");
+		rc = 0;
+	} else if (rc == 0 && rename(tmp, dst) != 0) {
+		rc = vg_err_errno(e, "%s: outputs: '%s'", x->ops->name, dst);
+	} else if (rc == 0) {
+		x->files++;
+		x->bytes += (unsigned long long)sb.st_size;
+		goto out;
+	}
+	(void)unlink(tmp);
+out:
+	free(src);
+	free(tmp);
+	free(dst);
+	return rc;
+}
+
+/* One line of a listing; see cloud.h. */
+int
+vg_cloud_ls_line(const char *line, char *type, unsigned long long *size,
+    const char **rel)
+{
+	char *end;
+
+	if (strchr("fdlo", line[0]) == NULL || line[0] == '\0' ||
+	    line[1] != ' ' || line[2] < '0' || line[2] > '9')
+		return -1;
+	errno = 0;
+	*size = strtoull(line + 2, &end, 10);
+	if (errno != 0 || *end != ' ' || !outs_rel_ok(end + 1))
+		return -1;
+	*type = line[0];
+	*rel = end + 1;
+	return 0;
+}
+
+/* One line of the listing, "TYPE SIZE PATH". */
+static int
+outs_entry(struct outs *x, const char *line, struct vg_err *e)
+{
+	const char *rel;
+	char type;
+	unsigned long long size;
+
+	if (vg_cloud_ls_line(line, &type, &size, &rel) != 0 ||
+	    !outs_wanted(x->o, rel))
+		return 0;
+	if (outs_reserved(rel)) {
+		outs_leave(x, rel, "a name of vigil's in the task directory");
+		return 0;
+	}
+	switch (type) {
+	case 'f':
+		return outs_file(x, rel, size, e);
+	case 'd':
+		return 0;
+	case 'l':
+		outs_leave(x, rel, "a symbolic link (left in the sandbox)");
+		return 0;
+	default:
+		outs_leave(x, rel, "not a regular file");
+		return 0;
+	}
+}
+
+/* Reads the whole of fd (from its start) into out, at most max bytes. */
+static int
+read_back(int fd, size_t max, struct vg_buf *out, struct vg_err *e)
+{
+	char buf[8192];
+	ssize_t n;
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return vg_err_errno(e, "outputs: listing");
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return vg_err_errno(e, "outputs: listing");
+		if (out->len + (size_t)n > max)
+			return vg_err_set(e, VG_ELIMIT, "outputs: the listing "
+			    "of the sandbox is over %zu bytes", max);
+		vg_buf_add(out, buf, (size_t)n);
+	}
+	return 0;
+}
+
+/* The listing by a command in the sandbox, through exec and wait. */
+static int
+outs_ls_command(const struct vg_cloud_ops *ops, struct vg_cloud_task *t,
+    struct vg_buf *out, struct vg_err *e)
+{
+	struct vg_buf err = VG_BUF_INIT;
+	long code = -1;
+	int rc, i;
+
+	for (i = 1; i <= 2; i++)
+		if ((t->out.fd[i] = memfd_create("vigil-outputs",
+		    MFD_CLOEXEC)) < 0)
+			return vg_err_errno(e, "%s: outputs: memfd_create",
+			    ops->name);
+	rc = ops->exec != NULL ? ops->exec(t, e) : 0;
+	if (rc == 0)
+		rc = ops->wait(t, vg_mono() + OUTPUTS_LS_TIMEOUT, &code, e);
+	if (rc == 0 && code != 0) {
+		(void)read_back(t->out.fd[2], 4096, &err, e);
+		rc = vg_err_set(e, VG_EBACKEND, "%s: listing the outputs in "
+		    "the sandbox failed (exit %ld)%s%.300s", ops->name, code,
+		    err.len > 0 ? ": " : "", vg_buf_str(&err));
+	}
+	if (rc == 0)
+		rc = read_back(t->out.fd[1], OUTPUTS_LS_MAX, out, e);
+	vg_buf_release(&err);
+	return rc;
+}
+
+/* Brings the outputs of t's attempt back; see cloud.h. */
+int
+vg_cloud_outputs(const struct vg_cloud_ops *ops, struct vg_cloud_task *t,
+    enum vg_state st, struct vg_err *e)
+{
+	const struct vg_outputs *o = &t->a->m->outputs;
+	struct vg_strv argv = VG_STRV_INIT;
+	struct vg_buf ls = VG_BUF_INIT;
+	struct vg_cloud_task lt;
+	struct vg_attempt la;
+	struct vg_task tk;
+	struct outs x;
+	char *path, *line, *nl;
+	int rc;
+
+	if (t->a->task_dir == NULL || t->a->task == NULL)
+		return 0;
+	path = vg_path_join(t->a->task_dir, VG_OUTPUTS_LEFT);
+	(void)unlink(path);
+	if (o->paths.n == 0 || ops->get_file == NULL || t->sandbox == NULL ||
+	    (o->when == VG_OUT_SUCCESS && st != VG_ST_SUCCEEDED) ||
+	    (o->when == VG_OUT_FAILURE && st == VG_ST_SUCCEEDED)) {
+		free(path);
+		return 0;
+	}
+	/* The listing is a command of its own in the same sandbox (and,
+	 * where the provider has them, in a session of its own: kill may
+	 * have ended the attempt's). */
+	la = *t->a;
+	tk = *t->a->task;
+	vg_strv_push(&argv, "/bin/sh");
+	vg_strv_push(&argv, "-c");
+	vg_strv_push(&argv, OUTPUTS_LS);
+	tk.command.is_argv = 1;
+	tk.command.argv = argv;
+	la.task = &tk;
+	la.timeout = OUTPUTS_LS_TIMEOUT;
+	memset(&lt, 0, sizeof(lt));
+	lt.a = &la;
+	lt.out.fd[0] = lt.out.fd[1] = lt.out.fd[2] = -1;
+	lt.sandbox = vg_xstrdup(t->sandbox);
+	lt.session = t->session != NULL ? vg_xstrdup(t->session) : NULL;
+	memset(&x, 0, sizeof(x));
+	x.ops = ops;
+	x.t = &lt;
+	x.o = o;
+	x.task_dir = t->a->task_dir;
+	x.max_bytes = o->max_bytes > 0 ? o->max_bytes : VG_OUTPUTS_MAX_BYTES;
+	x.max_files = o->max_files > 0 ? o->max_files : VG_OUTPUTS_MAX_FILES;
+	if ((rc = vg_cloud_open_like(&lt.c, &t->c, t->c.endpoint, e)) != 0 ||
+	    (ops->attach != NULL && (rc = ops->attach(&lt, e)) != 0))
+		goto out;
+	rc = ops->list_tree != NULL ? ops->list_tree(&lt, &ls, e) :
+	    outs_ls_command(ops, &lt, &ls, e);
+	if (rc != 0)
+		goto out;
+	/* The first line is the working directory. */
+	line = ls.data;
+	if (line == NULL || (nl = strchr(line, '\n')) == NULL ||
+	    line[0] != '/') {
+		rc = vg_err_set(e, VG_EBACKEND, "%s: outputs: the listing "
+		    "of the sandbox has no working directory", ops->name);
+		goto out;
+	}
+	*nl = '\0';
+	x.root = line;
+	for (line = nl + 1; rc == 0 && *line != '\0'; line = nl + 1) {
+		if ((nl = strchr(line, '\n')) == NULL)
+			break;
+		*nl = '\0';
+		rc = outs_entry(&x, line, e);
+	}
+	if (rc == 0 && x.left.len > 0)
+		rc = vg_write_file_atomic(path, x.left.data, x.left.len, 0600,
+		    e);
+out:
+	tk.command.argv = (struct vg_strv)VG_STRV_INIT;
+	vg_strv_release(&argv);
+	task_release(&lt);
+	vg_buf_release(&ls);
+	vg_buf_release(&x.left);
+	free(path);
+	return rc;
+}
+
+/* Brings the outputs back after a command that ended by itself (a
+ * timeout or cancel stops the monitor, which deletes the sandbox at
+ * once); a failure is noted in r, the outcome stays. */
+static void
+cloud_outputs(const struct vg_cloud_ops *ops, struct vg_cloud_task *t,
+    struct vg_result *r)
+{
+	char msg[VG_ERR_MSG_MAX + 64];
+	struct vg_err le;
+
+	if (cloud_stop || (r->state != VG_ST_SUCCEEDED &&
+	    r->state != VG_ST_FAILED))
+		return;
+	vg_err_init(&le);
+	if (vg_cloud_outputs(ops, t, r->state, &le) != 0) {
+		snprintf(msg, sizeof(msg), "(outputs not brought back: %s)",
+		    le.msg);
+		reason_add(r, msg);
+	}
+}
+
 /* Runs one attempt in a new sandbox; see cloud.h. */
 int
 vg_cloud_run(const struct vg_cloud_ops *ops, struct vg_attempt *a,
@@ -1024,6 +1428,8 @@ vg_cloud_run(const struct vg_cloud_ops *ops, struct vg_attempt *a,
 		snprintf(r->node, sizeof(r->node), "%s:%s", ops->name,
 		    t.sandbox);
 	rc = run_command(ops, &t, deadline, r, e);
+	if (rc == 0)
+		cloud_outputs(ops, &t, r);
 destroy:
 	cloud_finish(ops, &t, conf, r);
 out:
@@ -1105,6 +1511,8 @@ cloud_follow(const struct vg_cloud_ops *ops, struct vg_cloud_task *t,
 		snprintf(r->node, sizeof(r->node), "%s:%s", ops->name,
 		    t->sandbox);
 		rc = run_command(ops, t, deadline, r, e);
+		if (rc == 0)
+			cloud_outputs(ops, t, r);
 		cloud_finish(ops, t, conf, r);
 	}
 	sigaction(SIGTERM, &old_term, NULL);

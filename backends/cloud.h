@@ -190,6 +190,18 @@ struct vg_cloud_ops {
 	 * Optional: without it a sandbox found after a crash is deleted
 	 * and the task runs again. */
 	int	(*reattach)(struct vg_cloud_task *t, struct vg_err *e);
+	/* Outputs (vg_cloud_outputs): copies the sandbox's file path
+	 * (absolute) into fd, VG_ELIMIT past max bytes.  Optional: without
+	 * it the files stay in the sandbox. */
+	int	(*get_file)(struct vg_cloud_task *t, const char *path, int fd,
+		    unsigned long long max, struct vg_err *e);
+	/* Outputs: the working directory of the command (absolute) and
+	 * every entry below it, 33 levels at most, one line each, "TYPE
+	 * SIZE PATH" (f file, d directory, l link, o other; PATH relative),
+	 * appended to out.  Optional: without it a listing command runs
+	 * in the sandbox (find, as @vercel/sandbox's readdir does). */
+	int	(*list_tree)(struct vg_cloud_task *t, struct vg_buf *out,
+		    struct vg_err *e);
 };
 
 #define VG_CLOUD_GPU_COUNT	1
@@ -290,6 +302,23 @@ int	vg_cloud_sleep(const volatile sig_atomic_t *stop, double secs);
  */
 void	vg_cloud_script(const struct vg_attempt *a, const char *cwd,
 	    struct vg_buf *out);
+
+/*
+ * Outputs of the attempt of t (docs/manifest.md, "Where the task ran
+ * elsewhere"): what the manifest's outputs globs match in the command's
+ * working directory in the sandbox is brought into the task directory
+ * with the same relative paths, through ops->get_file, before the
+ * sandbox is deleted; runner/core/outputs.c collects it from there.
+ * Within outputs.max_files and max_bytes; links and special files stay
+ * in the sandbox, listed in VG_OUTPUTS_LEFT (backends/backend.h).
+ */
+int	vg_cloud_outputs(const struct vg_cloud_ops *ops, struct vg_cloud_task *t,
+	    enum vg_state st, struct vg_err *e);
+/* The body of a request (GET or POST body) streamed into fd, at most max
+ * bytes (VG_ELIMIT past them); for get_file. */
+int	vg_cloud_get_file(struct vg_cloud *c, const char *method,
+	    const char *path, const struct vg_buf *body, int fd,
+	    unsigned long long max, struct vg_err *e);
 
 /* Output files: opened truncated in task_dir. */
 int	vg_cloud_out_open(struct vg_cloud_out *o, const char *task_dir,
@@ -460,6 +489,15 @@ int	vg_daytona_demux_feed(struct vg_daytona_demux *d, const char *p,
 	    size_t n);
 /* At the end of the whole log: half a marker is data. */
 int	vg_daytona_demux_end(struct vg_daytona_demux *d);
+
+/*
+ * One line of a sandbox's listing (vg_cloud_ops.list_tree, the listing
+ * command of cloud.c): "TYPE SIZE PATH", TYPE one of f d l o, SIZE
+ * decimal, PATH relative without "." or ".." components.  Fills type,
+ * size and rel (pointing into line); -1 when the line is not one.  Pure.
+ */
+int	vg_cloud_ls_line(const char *line, char *type,
+	    unsigned long long *size, const char **rel);
 
 /* Body of POST /sandbox (Daytona). */
 void	vg_daytona_create_body(const struct vg_attempt *a,

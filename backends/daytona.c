@@ -555,6 +555,134 @@ daytona_kill(struct vg_cloud_task *t, double grace, int *sig)
 	free(path);
 }
 
+/* Entries of the working directory listed, at most. */
+#define DAYTONA_LS_MAX		200000
+#define DAYTONA_LS_DEPTH	33
+
+/* GET {toolbox}/files/download?path=P: the file's bytes. */
+static int
+daytona_get_file(struct vg_cloud_task *t, const char *path, int fd,
+    unsigned long long max, struct vg_err *e)
+{
+	struct vg_buf p = VG_BUF_INIT;
+	int r;
+
+	vg_buf_adds(&p, "/files/download?path=");
+	vg_http_escape(&p, path);
+	r = vg_cloud_get_file(&t->tb, "GET", vg_buf_str(&p), NULL, fd, max,
+	    e);
+	vg_buf_release(&p);
+	return r;
+}
+
+/* The type letter of a FileInfo: its mode is Go's FileMode.String() of
+ * an lstat ("-rw-r--r--", "drwx...", "Lrwx..." for a link). */
+static char
+file_type(const struct vg_json_value *f)
+{
+	const char *mode = vg_json_get_str(f, "mode", "");
+	const struct vg_json_value *dir = vg_json_get(f, "isDir");
+
+	if (mode[0] == 'L')
+		return 'l';
+	if (dir != NULL && dir->type == VG_JSON_BOOL && dir->b)
+		return 'd';
+	return mode[0] == '-' ? 'f' : 'o';
+}
+
+/* GET {toolbox}/files?path=ROOT/REL ([FileInfo]), each entry a line of
+ * out, directories below depth levels followed. */
+static int
+list_dir(struct vg_cloud_task *t, const char *root, const char *rel,
+    int depth, size_t *n, struct vg_buf *out, struct vg_err *e)
+{
+	struct vg_buf p = VG_BUF_INIT;
+	struct vg_json_doc *doc = NULL;
+	const struct vg_json_value *v, *f;
+	const char *name;
+	char *sub, type;
+	size_t i;
+	int r;
+
+	vg_buf_adds(&p, "/files?path=");
+	sub = *rel != '\0' ? vg_xasprintf("%s/%s", root, rel) :
+	    vg_xstrdup(root);
+	vg_http_escape(&p, sub);
+	free(sub);
+	if ((r = vg_cloud_call(&t->tb, "GET", vg_buf_str(&p), NULL, NULL,
+	    "listing the outputs", e)) != 0 ||
+	    (r = vg_cloud_json(&t->tb, &doc, "listing the outputs", e)) != 0)
+		goto out;
+	v = vg_json_root(doc);
+	if (v->type != VG_JSON_ARRAY) {
+		r = vg_err_set(e, VG_EBACKEND, "daytona: listing the outputs: "
+		    "the reply is not a list of files");
+		goto out;
+	}
+	for (i = 0; i < v->len && r == 0; i++) {
+		f = v->items[i];
+		name = vg_json_get_str(f, "name", "");
+		if (*name == '\0' || strchr(name, '/') != NULL ||
+		    strchr(name, '\n') != NULL || strcmp(name, ".") == 0 ||
+		    strcmp(name, "..") == 0)
+			continue;
+		if (++*n > DAYTONA_LS_MAX) {
+			r = vg_err_set(e, VG_ELIMIT, "daytona: outputs: more "
+			    "than %d entries in the working directory",
+			    DAYTONA_LS_MAX);
+			break;
+		}
+		type = file_type(f);
+		sub = *rel != '\0' ? vg_xasprintf("%s/%s", rel, name) :
+		    vg_xstrdup(name);
+		vg_buf_printf(out, "%c %.0f %s\n", type, type == 'f' &&
+		    vg_json_get_num(f, "size", 0) > 0 ?
+		    vg_json_get_num(f, "size", 0) : 0, sub);
+		if (type == 'd' && depth < DAYTONA_LS_DEPTH)
+			r = list_dir(t, root, sub, depth + 1, n, out, e);
+		free(sub);
+	}
+out:
+	vg_json_free(doc);
+	vg_buf_release(&p);
+	return r;
+}
+
+/* The command's working directory (the manifest's workdir, relative to
+ * GET {toolbox}/work-dir), then the tree below it by GET /files. */
+static int
+daytona_list_tree(struct vg_cloud_task *t, struct vg_buf *out,
+    struct vg_err *e)
+{
+	struct vg_json_doc *doc = NULL;
+	const char *wd = t->a->m->workdir, *dir;
+	char *root = NULL;
+	size_t n = 0;
+	int r;
+
+	if (wd != NULL && wd[0] == '/')
+		root = vg_xstrdup(wd);
+	else if ((r = vg_cloud_call(&t->tb, "GET", "/work-dir", NULL, NULL,
+	    "finding the working directory", e)) != 0 ||
+	    (r = vg_cloud_json(&t->tb, &doc, "finding the working directory",
+	    e)) != 0)
+		goto out;
+	else if ((dir = vg_json_get_str(vg_json_root(doc), "dir", NULL)) ==
+	    NULL || dir[0] != '/') {
+		r = vg_err_set(e, VG_EBACKEND, "daytona: finding the working "
+		    "directory: the reply has no absolute \"dir\"");
+		goto out;
+	} else
+		root = wd != NULL && *wd != '\0' ? vg_xasprintf("%s/%s", dir,
+		    wd) : vg_xstrdup(dir);
+	vg_buf_printf(out, "%s\n", root);
+	r = list_dir(t, root, "", 0, &n, out, e);
+out:
+	vg_json_free(doc);
+	free(root);
+	return r;
+}
+
 /* DELETE /sandbox/{id}; a sandbox already gone is fine. */
 static int
 daytona_destroy(struct vg_cloud *c, const char *id, struct vg_err *e)
@@ -635,6 +763,8 @@ static const struct vg_cloud_ops daytona_cloud = {
 	.list_next = "nextCursor",
 	.ping = daytona_ping,
 	.reattach = daytona_resume,
+	.get_file = daytona_get_file,
+	.list_tree = daytona_list_tree,
 };
 
 VG_CLOUD_BACKEND(daytona, daytona_cloud);

@@ -17,6 +17,10 @@
  *   POST   /v2/sandboxes/sessions/S/stop
  *   DELETE /v2/sandboxes/NAME?projectId=P
  *   GET    /v2/sandboxes?project=P&tags=K:V      reap
+ *   POST   /v2/sandboxes/sessions/S/fs/read      {"path", "cwd"}: the
+ *            file's bytes (application/octet-stream), 404 when missing;
+ *            outputs, listed first by a find in the sandbox as the SDK's
+ *            filesystem readdir does (the API has no listing)
  *
  * Every request carries "?teamId=T" and "Authorization: Bearer TOKEN"
  * (an access token: $VERCEL_TOKEN, $VERCEL_TEAM_ID, $VERCEL_PROJECT_ID,
@@ -630,6 +634,34 @@ vercel_ping(struct vg_cloud *c, struct vg_err *e)
 	return r;
 }
 
+/* POST .../sessions/S/fs/read {"path"}: the file's bytes, which the
+ * SDK takes only as application/octet-stream. */
+static int
+vercel_get_file(struct vg_cloud_task *t, const char *path, int fd,
+    unsigned long long max, struct vg_err *e)
+{
+	struct vg_buf body = VG_BUF_INIT;
+	struct vg_json_writer w;
+	char *base = vg_xasprintf("/v2/sandboxes/sessions/%s/fs/read",
+	    t->session), *rp = vpath(&t->c, base, NULL), ct[128];
+	int r;
+
+	vg_json_writer_init(&w, &body);
+	vg_json_obj_begin(&w);
+	vg_json_key(&w, "path");
+	vg_json_str(&w, path);
+	vg_json_obj_end(&w);
+	r = vg_cloud_get_file(&t->c, "POST", rp, &body, fd, max, e);
+	if (r == 0 && (!vg_http_resp_header(&t->c.resp, "Content-Type", ct,
+	    sizeof(ct)) || strstr(ct, "application/octet-stream") == NULL))
+		r = vg_err_set(e, VG_EBACKEND, "vercel: reading '%s': the "
+		    "reply is not application/octet-stream", path);
+	vg_buf_release(&body);
+	free(base);
+	free(rp);
+	return r;
+}
+
 /* The vercel: section. */
 static const struct vg_msection vercel_msection = {
 	.key = "vercel",
@@ -658,6 +690,7 @@ static const struct vg_cloud_ops vercel_cloud = {
 	.list_next_in = "pagination",
 	.list_next = "next",
 	.ping = vercel_ping,
+	.get_file = vercel_get_file,
 };
 
 VG_CLOUD_BACKEND(vercel, vercel_cloud);

@@ -10,10 +10,11 @@
  * What is refused: a symbolic link whose target leaves the tree it was
  * found in (scratch or task directory), special files, vigil's own files
  * in the task directory (stdout, stderr, result.json, monitor,
- * heartbeat, outputs.json, tmp, a job step's step, step.N and step.log)
- * and the destination itself.  Past a limit (outputs.max_files,
- * outputs.max_bytes) files are left behind and listed with why (the
- * first 100; then the collection stops).  The list of what was
+ * heartbeat, outputs.json, outputs.left, tmp, a job step's step, step.N
+ * and step.log) and the destination itself; what a remote backend left
+ * on its side (outputs.left) is listed as skipped from "remote".  Past
+ * a limit (outputs.max_files, outputs.max_bytes) files are left behind
+ * and listed with why (the first 100; then the collection stops).  The list of what was
  * collected, with sizes, is written to tasks/<i>/outputs.json, which
  * `vigil status --json` shows.  Sources are opened with O_NOFOLLOW after
  * their link was checked, and files are written to a temporary name and
@@ -34,6 +35,7 @@
 #include "common/log.h"
 #include "common/path.h"
 #include "common/str.h"
+#include "backends/backend.h"
 #include "runner/core/outputs.h"
 
 #define OUT_RECORD	"outputs.json"
@@ -75,7 +77,7 @@ reserved(const struct oc *c, const char *rel)
 {
 	static const char *const names[] = { "stdout", "stderr",
 		"result.json", "monitor", "sandbox", "heartbeat", OUT_RECORD,
-		"tmp", "outputs", NULL };
+		"tmp", "outputs", VG_OUTPUTS_LEFT, NULL };
 	size_t i, n = strcspn(rel, "/");
 
 	if (!c->task_root)
@@ -349,6 +351,27 @@ collect_root(struct oc *c, struct vg_err *e)
 	return rc;
 }
 
+/* Lists what a remote backend left on its side (VG_OUTPUTS_LEFT). */
+static void
+remote_left(struct oc *c, const char *task_dir)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	char *path = vg_path_join(task_dir, VG_OUTPUTS_LEFT), *line, *nl, *tab;
+
+	c->from = "remote";
+	if (vg_read_file(path, 1u << 20, &b, NULL) == 0 && b.data != NULL)
+		for (line = b.data; (nl = strchr(line, '\n')) != NULL;
+		    line = nl + 1) {
+			*nl = '\0';
+			if ((tab = strchr(line, '\t')) == NULL)
+				continue;
+			*tab = '\0';
+			skip(c, tab + 1, line);
+		}
+	vg_buf_release(&b);
+	free(path);
+}
+
 int
 vg_outputs_collect(const struct vg_outputs *o, const struct vg_task *t,
     const char *run_dir, const char *task_dir, const char *scratch_dir,
@@ -389,6 +412,8 @@ vg_outputs_collect(const struct vg_outputs *o, const struct vg_task *t,
 			c.task_root = 1;
 			rc = collect_root(&c, &le);
 		}
+		if (rc == 0)
+			remote_left(&c, task_dir);
 	}
 	vg_json_arr_end(&c.fw);
 	vg_json_arr_end(&c.sw);

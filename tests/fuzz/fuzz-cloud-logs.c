@@ -2,11 +2,15 @@
  * fuzz-cloud-logs.c - the cloud providers' stream formats, which come
  * from the network: Daytona's marked command log (fed in pieces whose
  * size the input chooses, so markers split across pieces) and Vercel's
- * ndjson command stream (line splitter, then each line's parser).  The
- * first byte picks the format, the second the piece size.
+ * ndjson command stream (line splitter, then each line's parser), and
+ * the listing of a sandbox's working directory that outputs are chosen
+ * from (vg_cloud_ls_line on each line).  The first byte picks the format
+ * (bit 0 Daytona's log, else bit 1 the listing), the second the piece
+ * size.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backends/cloud.h"
@@ -43,6 +47,24 @@ one_line(void *arg, const char *line, size_t n)
 	return 0;
 }
 
+/* Parses one listing line as vg_cloud_outputs does. */
+static int
+ls_line(void *arg, const char *line, size_t n)
+{
+	char *s = strndup(line, n), type;
+	unsigned long long size;
+	const char *rel;
+
+	(void)arg;
+	if (s == NULL)
+		return 0;
+	if (vg_cloud_ls_line(s, &type, &size, &rel) == 0 && (rel < s ||
+	    rel >= s + strlen(s) || *rel == '/' || strstr(rel, "//") != NULL))
+		__builtin_trap();
+	free(s);
+	return 0;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -66,7 +88,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		return 0;
 	}
-	vg_cloud_lines_init(&l, 4096, one_line, NULL);
+	vg_cloud_lines_init(&l, 4096, data[0] & 2 ? ls_line : one_line,
+	    NULL);
 	for (i = 0; i < size; i += k) {
 		k = size - i < step ? size - i : step;
 		if (vg_cloud_lines_feed(&l, p + i, k) != 0)

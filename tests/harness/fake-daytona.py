@@ -21,6 +21,18 @@ b5a5d9e78):
                                                     "exitCode"?}
     GET    /process/session/{sid}/command/{cid}/logs
     DELETE /process/session/{sid}     SIGTERM to the group, grace, SIGKILL
+    GET    /work-dir                  {"dir"}
+    GET    /files?path=P              [FileInfo {name, size, mode, isDir,
+                                      modTime, modifiedAt, owner, group,
+                                      permissions}], of an lstat, mode as
+                                      Go's FileMode.String() ("Lrwx..." for
+                                      a link)
+    GET    /files/download?path=P     the file's bytes
+                                      (application/octet-stream)
+  (pkg/toolbox/fs, pkg/toolbox/info; paths as @daytona/toolbox-api-client
+  0.218's FileSystemApi and InfoApi send them).  Relative paths are taken
+  from the work dir (the sandbox's directory here; commands see this
+  host's file system, so do these calls).
   Logs are kept as the daemon keeps them (pkg/session/execute.go): each
   stdout line after 01 01 01, each stderr line after 02 02 02, a newline
   added to a last partial line; the exit code is known only after the
@@ -77,6 +89,27 @@ CREATE_FIELDS = {
     "ttlMinutes": int, "kvm": bool, "outboundProxyUrl": str,
     "otelEndpointOverride": str, "linkedSandbox": str, "secrets": list,
 }
+
+
+def go_mode(st):
+    """Go's FileMode.String() of an lstat: type letter, then rwx bits."""
+    import stat as S
+    kinds = [(S.S_ISDIR, "d"), (S.S_ISLNK, "L"), (S.S_ISFIFO, "p"),
+             (S.S_ISSOCK, "S"), (S.S_ISCHR, "Dc"), (S.S_ISBLK, "D")]
+    kind = next((k for test, k in kinds if test(st.st_mode)), "-")
+    bits = "".join(c if st.st_mode & (1 << (8 - i)) else "-"
+                   for i, c in enumerate("rwxrwxrwx"))
+    return kind + bits
+
+
+def file_info(path, name):
+    st = os.lstat(path)
+    t = datetime.fromtimestamp(st.st_mtime, timezone.utc)
+    return {"name": name, "size": st.st_size, "mode": go_mode(st),
+            "isDir": os.path.isdir(path) and not os.path.islink(path),
+            "modTime": str(t), "modifiedAt": t.isoformat(),
+            "owner": str(st.st_uid), "group": str(st.st_gid),
+            "permissions": oct(st.st_mode & 0o7777)}
 
 
 class Command:
@@ -266,6 +299,9 @@ class Handler(BaseHTTPRequestHandler):
         if parts[:1] == ["toolbox"] and len(parts) >= 4 and \
                 parts[2:4] == ["process", "session"]:
             return self.toolbox(url.path, parts[1], parts[4:], body)
+        if parts[:1] == ["toolbox"] and len(parts) >= 3 and \
+                self.command == "GET" and parts[2] in ("files", "work-dir"):
+            return self.files(parts[1], parts[2:], q)
         return nest_error(url.path, 404, "Cannot %s %s" % (self.command,
                                                            url.path))
 
@@ -375,9 +411,33 @@ class Handler(BaseHTTPRequestHandler):
                 return 200, log
         return 404, {"message": "not found"}
 
+    def files(self, box_id, rest, q):
+        box = self.st.boxes.get(box_id)
+        if box is None:
+            return 404, {"message": "sandbox not found"}
+        if rest == ["work-dir"]:
+            return 200, {"dir": box.dir}
+        path = os.path.join(box.dir, q.get("path", [""])[0])
+        try:
+            if rest == ["files"]:
+                return 200, [file_info(os.path.join(path, n), n)
+                             for n in sorted(os.listdir(path))]
+            if rest == ["files", "download"]:
+                if os.path.isdir(path):
+                    return 400, {"message": "path is a directory"}
+                with open(path, "rb") as f:
+                    return 200, ("octet", f.read())
+        except FileNotFoundError:
+            return 404, {"message": "no such file or directory"}
+        except OSError as e:
+            return 400, {"message": str(e)}
+        return 404, {"message": "not found"}
+
     def handle_any(self):
         status, obj = self.dispatch()
-        if isinstance(obj, bytes):
+        if isinstance(obj, tuple):
+            self.reply(status, raw=obj[1], ctype="application/octet-stream")
+        elif isinstance(obj, bytes):
             self.reply(status, raw=obj, ctype="text/plain; charset=utf-8")
         else:
             self.reply(status, obj)

@@ -19,6 +19,11 @@ body), under the base URL's /api prefix:
     DELETE /v2/sandboxes/NAME?projectId=P               {sandbox}
     GET    /v2/sandboxes?project=P&tags=K:V&limit=N&cursor=C
                                             {sandboxes, pagination}
+    POST   /v2/sandboxes/sessions/S/fs/read {"path", "cwd"?}: the file's
+           bytes as application/octet-stream, 404 when there is none
+           (api-client.ts readFile; the SDK's readFile reads nothing
+           else); a relative path is taken from cwd, else the session's
+           directory
 Every request needs "Authorization: Bearer TOKEN" and ?teamId=TEAM;
 projectId must name the project.  Bodies are checked field by field as
 the SDK's types say, unknown fields refused (stricter than the API, so a
@@ -412,6 +417,18 @@ class Handler(BaseHTTPRequestHandler):
                             raise Dropped()
                 yield {"command": c.dto()}
             return 200, lines()
+        if rest == ["fs", "read"] and m == "POST":
+            problem = check(body, {"path": str, "cwd": str})
+            if problem is None and not isinstance(body.get("path"), str):
+                problem = "'path' is required"
+            if problem:
+                return err(400, "bad_request", problem)
+            path = os.path.join(body.get("cwd", sess.dir), body["path"])
+            try:
+                with open(path, "rb") as f:
+                    return 200, ("octet", f.read())
+            except (FileNotFoundError, IsADirectoryError):
+                return err(404, "file_not_found", "File not found")
         if len(rest) >= 2 and rest[0] == "cmd":
             c = sess.cmds.get(rest[1])
             if c is None:
@@ -436,6 +453,14 @@ class Handler(BaseHTTPRequestHandler):
         status, obj = self.dispatch()
         if isinstance(obj, dict):
             self.reply(status, obj)
+        elif isinstance(obj, tuple):
+            self.send_response(status)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(len(obj[1])))
+            self.end_headers()
+            self.wfile.write(obj[1])
+            self.st.log.write("%s %s %d\n" % (self.command, self.path,
+                                                status))
         else:
             self.stream(obj)
 

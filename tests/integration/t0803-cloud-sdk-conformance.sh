@@ -71,7 +71,7 @@ $(cat "$FD/requests")"
 # FD its dir, EP its API URL.
 start_fake
 sdk daytona "$EP" "$TOKEN"
-expect_eq "daytona steps" 10 "$(grep -c '^ok ' "$W/daytona.out")"
+expect_eq "daytona steps" 13 "$(grep -c '^ok ' "$W/daytona.out")"
 # The SDK really went through the toolbox of the sandbox it made.
 grep -q '^GET /toolbox/.*/command/.*/logs 200$' "$FD/requests" ||
     fail "daytona: no logs request: $(cat "$FD/requests")"
@@ -87,7 +87,7 @@ PROVIDER=vercel
 fake_args() { echo --token "$TOKEN" --team team_sdk --project prj_sdk; }
 start_fake
 sdk vercel "${EP%/api}" "$TOKEN" team_sdk prj_sdk
-expect_eq "vercel steps" 9 "$(grep -c '^ok ' "$W/vercel.out")"
+expect_eq "vercel steps" 11 "$(grep -c '^ok ' "$W/vercel.out")"
 grep -q '^POST /api/v3/sandboxes?teamId=team_sdk 200$' "$FD/requests" ||
     fail "vercel: no create request: $(cat "$FD/requests")"
 if timeout 60 node "$top/tests/harness/sdk/vercel.mjs" "$SDK" \

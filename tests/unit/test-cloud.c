@@ -456,6 +456,37 @@ test_daytona_demux_error(void **state)
 	assert_int_equal(vg_daytona_demux_feed(&d, "before", 6), 0);
 }
 
+/* The listing lines outputs are chosen from: good ones, then every way
+ * of being bad (type, size, a path that leaves the directory). */
+static void
+test_ls_line(void **state)
+{
+	static const char *const bad[] = { "", "f", "f ", "f 1", "x 1 a",
+		"f -1 a", "f  1 a", "f 1 /etc/passwd", "f 1 ../a",
+		"f 1 a/../b", "f 1 a/..", "f 1 ./a", "f 1 a//b", "f 1 a/",
+		"f 99999999999999999999999 a", "f 1a b", "ff 1 a", NULL };
+	unsigned long long size;
+	const char *rel;
+	char type;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(vg_cloud_ls_line("f 12 res/a b.txt", &type, &size,
+	    &rel), 0);
+	assert_int_equal(type, 'f');
+	assert_true(size == 12);
+	assert_string_equal(rel, "res/a b.txt");
+	assert_int_equal(vg_cloud_ls_line("l 0 .hidden/..x", &type, &size,
+	    &rel), 0);
+	assert_int_equal(type, 'l');
+	assert_string_equal(rel, ".hidden/..x");
+	assert_int_equal(vg_cloud_ls_line("d 0 d", &type, &size, &rel), 0);
+	assert_int_equal(vg_cloud_ls_line("o 0 fifo", &type, &size, &rel), 0);
+	for (i = 0; bad[i] != NULL; i++)
+		if (vg_cloud_ls_line(bad[i], &type, &size, &rel) == 0)
+			fail_msg("accepted '%s'", bad[i]);
+}
+
 /* Parses a line expecting success. */
 static void
 event_ok(const char *line, struct vg_vercel_event *ev,
@@ -778,6 +809,7 @@ main(void)
 		cmocka_unit_test(test_daytona_demux_error),
 		cmocka_unit_test(test_vercel_events),
 		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_ls_line),
 		cmocka_unit_test_setup_teardown(test_request_errors,
 		    srv_setup, srv_teardown),
 		cmocka_unit_test_setup_teardown(test_request_stream,

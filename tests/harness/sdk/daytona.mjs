@@ -2,7 +2,7 @@
 // the npm registry) against tests/harness/fake-daytona.py: create a
 // sandbox with labels, env and resources, list it by label, run a
 // command in a session, read its exit code and its logs (stdout and
-// stderr apart), delete the sandbox.  Prints one "ok WHAT" line per step
+// stderr apart), list and download files, delete the sandbox.  Prints one "ok WHAT" line per step
 // that matched; any mismatch or SDK error exits 1 with the reason.
 //
 // Usage: node daytona.mjs SDK_DIR API_URL API_KEY
@@ -60,6 +60,36 @@ check('logs: stderr', logs.stderr, 'err-1\n');
 // Both streams in the combined output (their order is the pipes' race).
 check('logs: output', logs.output.split('\n').sort().join(' '),
     ' err-1 out-1 out-2');
+
+// Outputs the way vigil brings them back: the work dir, the listing
+// (an lstat each: a link is mode "L..."), the bytes by the toolbox's own
+// generated client (@daytona/toolbox-api-client, FileSystemApi).
+const wr = await sb.process.executeSessionCommand(sid, {
+	command: "mkdir -p out && printf 'a\\nb' >out/f.txt && " +
+	    'ln -s f.txt out/l',
+	runAsync: true,
+});
+await retrying(async () => {
+	const c = await sb.process.getSessionCommand(sid, wr.cmdId);
+	return c.exitCode === undefined || c.exitCode === null ? null : c;
+});
+const wd = await sb.getWorkDir();
+if (typeof wd !== 'string' || !wd.startsWith('/'))
+	fail('work dir: ' + JSON.stringify(wd));
+console.log('ok work dir');
+const ls = await sb.fs.listFiles(wd + '/out');
+check('list files', JSON.stringify(ls.map((f) => [f.name, f.isDir,
+    f.size, f.mode[0]]).sort()), JSON.stringify([['f.txt', false, 3, '-'],
+    ['l', false, 5, 'L']]));
+const { FileSystemApi, Configuration } =
+    require('@daytona/toolbox-api-client');
+const tb = new FileSystemApi(new Configuration({
+	basePath: sb.toolboxProxyUrl.replace(/\/$/, '') + '/' + sb.id,
+	baseOptions: { headers: { Authorization: 'Bearer ' + apiKey } },
+}));
+const dl = await tb.downloadFile(wd + '/out/f.txt',
+    { responseType: 'arraybuffer' });
+check('download file', Buffer.from(dl.data).toString(), 'a\nb');
 
 await sb.process.deleteSession(sid);
 console.log('ok delete session');

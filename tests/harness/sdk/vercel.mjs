@@ -2,7 +2,7 @@
 // npm registry) against tests/harness/fake-vercel.py: create a sandbox
 // with tags, env and resources, list it by tag, run a command waiting for
 // it (logs streamed), run one detached and read its logs and exit code,
-// stop the session, delete the sandbox.  Prints one "ok WHAT" line per
+// read a file back, stop the session, delete the sandbox.  Prints one "ok WHAT" line per
 // step that matched; any mismatch or SDK error exits 1 with the reason.
 //
 // Usage: node vercel.mjs SDK_DIR FAKE_ORIGIN TOKEN TEAM PROJECT
@@ -62,6 +62,19 @@ for await (const l of cmd.logs())
 check('logs: streams', logs.join(''), 'stdout:a\nstderr:b\n');
 const fin = await cmd.wait();
 check('detached: exit code', fin.exitCode, 5);
+
+// Outputs the way vigil reads them: a file written by a command, read
+// back by readFileToBuffer (POST .../fs/read), bytes exact; a missing
+// file is null.
+const wrote = await sb.runCommand({
+	cmd: 'sh', args: ['-c', "printf 'x\\001\\377y' >out.bin; pwd"],
+});
+const cwd = (await wrote.stdout()).trim();
+const got = await sb.readFileToBuffer({ path: cwd + '/out.bin' });
+check('read file', got === null ? 'null' : got.toString('hex'),
+    '7801ff79');
+check('read missing file', await sb.readFileToBuffer({ path: 'nope',
+    cwd }), null);
 
 await sb.stop();
 const after = await Sandbox.get({ ...creds, name: sb.name });
