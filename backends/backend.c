@@ -24,6 +24,7 @@
  * vigil that forked it died.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -567,7 +568,10 @@ result_int(const struct vg_json_value *o, const char *key, int *out)
 
 	if (v == NULL)
 		return 0;
-	if (v->type != VG_JSON_NUMBER || v->num != (double)(int)v->num)
+	/* The range first: converting a double out of int's range is
+	 * undefined. */
+	if (v->type != VG_JSON_NUMBER || !(v->num >= INT_MIN &&
+	    v->num <= INT_MAX) || v->num != (double)(int)v->num)
 		return -1;
 	*out = (int)v->num;
 	return 0;

@@ -483,7 +483,8 @@ from_proc(struct vg_pool *p)
 		snprintf(g->dev, sizeof(g->dev), "/dev/nvidia%s", minor);
 	}
 	closedir(d);
-	qsort(p->gpus, p->ngpus, sizeof(*p->gpus), by_id);
+	if (p->ngpus > 0)
+		qsort(p->gpus, p->ngpus, sizeof(*p->gpus), by_id);
 	return p->ngpus > 0;
 }
 

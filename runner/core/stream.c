@@ -969,7 +969,8 @@ cache_load(const char *run_dir, int stream, struct vg_err *e)
 	}
 sort:
 	if (rc == 0) {
-		qsort(cache.v, cache.n, sizeof(*cache.v), slot_cmp);
+		if (cache.n > 0)
+			qsort(cache.v, cache.n, sizeof(*cache.v), slot_cmp);
 		cache.dir = vg_xstrdup(run_dir);
 		cache.stream = stream;
 		cache.size = (uint64_t)sb.st_size;
