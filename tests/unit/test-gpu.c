@@ -235,7 +235,10 @@ test_pool_rocm_smi(void **state)
 	if (access("/proc/driver/nvidia/gpus", F_OK) == 0 ||
 	    access("/sys/class/kfd", F_OK) == 0) {
 		free(saved);
-		skip();		/* a real driver answers before rocm-smi */
+		/* a real driver answers before rocm-smi */
+		printf("skipped: this host has a GPU driver, which answers "
+		    "before rocm-smi\n");
+		skip();
 	}
 	clear_env();
 	assert_non_null(mkdtemp(dir));

@@ -181,8 +181,10 @@ test_limits(void **state)
 	const char *pre = getenv("LD_PRELOAD");
 
 	/* valgrind virtualises RLIMIT_NOFILE in the processes it runs. */
-	if (pre != NULL && strstr(pre, "vgpreload") != NULL)
+	if (pre != NULL && strstr(pre, "vgpreload") != NULL) {
+		printf("skipped: valgrind virtualises RLIMIT_NOFILE\n");
 		skip();
+	}
 
 	f->m.limits.nofile = 77;
 	f->m.limits.fsize = 4096;

@@ -441,8 +441,10 @@ test_cancel_one_task(void **state)
 	struct rt t;
 
 	(void)state;
-	if (system("command -v sqlite3 >/dev/null") != 0)
+	if (system("command -v sqlite3 >/dev/null") != 0) {
+		printf("skipped: no sqlite3 program to check the file with\n");
 		skip();
+	}
 	rt_create(&t, cmds, 2, NULL);
 	{
 		char *db = vg_xasprintf("%s/vigil.db", t.f.home);

@@ -417,8 +417,10 @@ test_siftool_image(void **state)
 	free(sq);
 	free(def);
 	free(hello);
-	if (skip_it)
+	if (skip_it) {
+		printf("skipped: needs /usr/bin/siftool and /usr/bin/mksquashfs\n");
 		skip();
+	}
 }
 
 int
