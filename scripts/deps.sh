@@ -17,7 +17,7 @@ BUILD="build-essential pkg-config libyaml-dev libsqlite3-dev
 libcurl4-openssl-dev libssh-dev libssl-dev libseccomp-dev libslurm-dev
 musl-tools libprotobuf-c-dev"
 TEST="$BUILD libcmocka-dev valgrind clang sqlite3 procps psmisc python3
-siftool"
+siftool squashfs-tools time"
 FUZZ="$BUILD clang libclang-rt-14-dev"
 BENCH="$BUILD procps time"
 
