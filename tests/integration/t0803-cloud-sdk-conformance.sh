@@ -42,9 +42,13 @@ if ! installed @daytonaio/sdk $DAYTONA_SDK ||
 	    "@daytonaio/sdk@$DAYTONA_SDK" "@vercel/sandbox@$VERCEL_SDK" \
 	    >"$W/npm.log" 2>&1; then
 		rm -rf "$new"
+		# npm's first error lines say why (its last names its log).
+		why=$(grep -m 3 \
+		    '^npm ERR! \(code\|errno\|request\|network\|[0-9]\{3\}\)' \
+		    "$W/npm.log" | sed 's/^npm ERR! //' | tr '\n' ' ')
+		[ -n "$why" ] || why=$(tail -n 1 "$W/npm.log")
 		skip "npm install of @daytonaio/sdk@$DAYTONA_SDK and" \
-		    "@vercel/sandbox@$VERCEL_SDK failed: $(tail -n 1 \
-		    "$W/npm.log")"
+		    "@vercel/sandbox@$VERCEL_SDK failed: $why"
 	fi
 	rm -rf "$SDK"
 	mv "$new" "$SDK"
