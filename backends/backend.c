@@ -439,10 +439,7 @@ vg_backend_cancel(struct vg_attempt *a, int sig, struct vg_err *e)
 		return 0;
 	/* The monitor's run() stops its remote work on SIGTERM; SIGKILL
 	 * only ends the monitor. */
-	if (a->pidfd >= 0)
-		rc = vg_pidfd_send_signal(a->pidfd, sig);
-	else
-		rc = kill(a->pid, sig);
+	rc = vg_proc_signal(a->pidfd, a->pid, sig);
 	if (rc != 0 && errno != ESRCH)
 		return vg_err_errno(e, "cannot signal the monitor (pid %d)",
 		    (int)a->pid);

@@ -1230,10 +1230,7 @@ vg_local_proc_signal(struct vg_attempt *a, struct vg_local_proc *la, int sig,
 	 * the tree instead. */
 	if (sig == SIGKILL && la != NULL && !la->pidns)
 		sig = la->killall_sig;
-	if (a->pidfd >= 0)
-		rc = vg_pidfd_send_signal(a->pidfd, sig);
-	else
-		rc = kill(a->pid, sig);
+	rc = vg_proc_signal(a->pidfd, a->pid, sig);
 	if (rc != 0 && errno != ESRCH)
 		return vg_err_errno(e, "cannot signal task (pid %d)",
 		    (int)a->pid);

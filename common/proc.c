@@ -43,6 +43,18 @@ vg_pidfd_send_signal(int pidfd, int sig)
 	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
 }
 
+int
+vg_proc_signal(int pidfd, pid_t pid, int sig)
+{
+	if (pidfd >= 0) {
+		if (vg_pidfd_send_signal(pidfd, sig) == 0)
+			return 0;
+		if (errno != ENOSYS)
+			return -1;
+	}
+	return kill(pid, sig);
+}
+
 /* Reads /proc/PID/stat and returns the state letter and start time. */
 static int
 read_stat(pid_t pid, char *state, unsigned long long *start)

@@ -18,6 +18,11 @@ int	vg_pidfd_open(pid_t pid);
 /* Like pidfd_send_signal(2) with no siginfo; 0 or -1 with errno set.
  * Async-signal-safe. */
 int	vg_pidfd_send_signal(int pidfd, int sig);
+/* Signals a child of ours by its pidfd (pidfd < 0: by pid), falling back
+ * to kill(2) where pidfd_send_signal(2) is not there (ENOSYS: kernels
+ * before 5.1, valgrind 3.19); an unreaped child's pid is not reused.
+ * 0, or -1 with errno. */
+int	vg_proc_signal(int pidfd, pid_t pid, int sig);
 
 /*
  * Reads field 22 (starttime, clock ticks since boot) of /proc/PID/stat
