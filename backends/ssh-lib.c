@@ -172,7 +172,9 @@ vg_ssh_lib_error(void)
 	return vg_dl_ready(&lib, load) != 0 ? lib.why : NULL;
 }
 
-/* Each call: 0 (NULL, -1 as an int...) without the library. */
+/* Each call: without the library, the zero of its return type (NULL, 0,
+ * SSH_OK as an int) and nothing done; the callers that can come first
+ * (ssh_new, ssh_version) check for NULL and say why. */
 #define X(ret, name, params, args) \
 	ret name params \
 	{ \
