@@ -57,6 +57,18 @@ PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LAZY	:= libcurl libssh libcrypto
 PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs \
 		   $(filter-out $(PKG_LAZY),$(PKGS)) 2>/dev/null) -ldl -pthread
+# libyaml, sqlite3, libseccomp and libprotobuf-c are linked from their
+# archives where installed (Debian's -dev packages ship them): loading
+# four more shared objects costs every vigil process about 0.5 ms
+# (bench/startup.sh), which an agent pays on each `vigil exec`.
+# `make STATIC_LIBS=` links them all as shared objects.
+STATIC_LIBS	?= yaml sqlite3 seccomp protobuf-c
+STATIC_FOUND	:= $(foreach l,$(STATIC_LIBS),$(if $(filter /%,$(shell \
+		   $(CC) -print-file-name=lib$(l).a 2>/dev/null)),$(l)))
+ifneq ($(STATIC_FOUND),)
+PKG_LIBS	:= -Wl,-Bstatic $(STATIC_FOUND:%=-l%) -Wl,-Bdynamic \
+		   $(filter-out $(STATIC_FOUND:%=-l%),$(PKG_LIBS))
+endif
 ifeq ($(HAVE_SLURM),1)
 PKG_CFLAGS	+= -DHAVE_LIBSLURM=1
 PKG_LIBS	+= -lslurm

@@ -502,8 +502,9 @@ usage_write(struct vg_buf *b, const struct vg_usage *u)
 	    (double)u->mem_limit, 1);
 }
 
-int
-vg_result_write(const char *task_dir, const struct vg_result *r,
+/* result.json of r into task_dir, synced when durable. */
+static int
+result_put(const char *task_dir, const struct vg_result *r, int durable,
     struct vg_err *e)
 {
 	struct vg_buf b = VG_BUF_INIT;
@@ -534,10 +535,24 @@ vg_result_write(const char *task_dir, const struct vg_result *r,
 	vg_buf_adds(&b, "\n}\n");
 
 	path = vg_path_join(task_dir, RESULT_FILE);
-	rc = vg_write_file_atomic(path, b.data, b.len, 0600, e);
+	rc = vg_write_file_replace(path, b.data, b.len, 0600, durable, e);
 	free(path);
 	vg_buf_release(&b);
 	return rc;
+}
+
+int
+vg_result_write(const char *task_dir, const struct vg_result *r,
+    struct vg_err *e)
+{
+	return result_put(task_dir, r, 1, e);
+}
+
+int
+vg_result_note(const char *task_dir, const struct vg_result *r,
+    struct vg_err *e)
+{
+	return result_put(task_dir, r, 0, e);
 }
 
 void

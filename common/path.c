@@ -19,6 +19,14 @@ vg_mkdir_p(const char *path, mode_t mode, struct vg_err *e)
 	char *p, *s, c;
 	int rc = 0;
 
+	/* Most calls find the parents made: one mkdir, not one a level. */
+	if (path[0] == '\0')
+		return vg_err_set(e, VG_EINVAL, "cannot create a directory "
+		    "with an empty name");
+	if (mkdir(path, mode) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return vg_err_errno(e, "cannot create directory '%s'", path);
 	p = vg_xstrdup(path);
 	for (s = p + 1; ; s++) {
 		if (*s != '/' && *s != '\0')
@@ -89,6 +97,13 @@ int
 vg_write_file_atomic(const char *path, const void *data, size_t len,
     mode_t mode, struct vg_err *e)
 {
+	return vg_write_file_replace(path, data, len, mode, 1, e);
+}
+
+int
+vg_write_file_replace(const char *path, const void *data, size_t len,
+    mode_t mode, int durable, struct vg_err *e)
+{
 	char host[64], *tmp;
 	int fd, rc = 0;
 
@@ -109,7 +124,7 @@ vg_write_file_atomic(const char *path, const void *data, size_t len,
 		rc = vg_err_errno(e, "cannot write '%s'", tmp);
 		goto out;
 	}
-	if (fchmod(fd, mode) != 0 || fsync(fd) != 0) {
+	if (fchmod(fd, mode) != 0 || (durable && fsync(fd) != 0)) {
 		rc = vg_err_errno(e, "cannot sync '%s'", tmp);
 		goto out;
 	}
@@ -123,7 +138,8 @@ vg_write_file_atomic(const char *path, const void *data, size_t len,
 		rc = vg_err_errno(e, "cannot rename '%s' to '%s'", tmp, path);
 		goto out;
 	}
-	fsync_parent(path);
+	if (durable)
+		fsync_parent(path);
 out:
 	if (fd >= 0)
 		close(fd);

@@ -24,6 +24,14 @@ int	vg_write_file_atomic(const char *path, const void *data, size_t len,
 	    mode_t mode, struct vg_err *e);
 
 /*
+ * The same replacement; without durable neither the file nor its
+ * directory is synced (bookkeeping that a crash may take back to its
+ * previous whole content, never half of it).
+ */
+int	vg_write_file_replace(const char *path, const void *data, size_t len,
+	    mode_t mode, int durable, struct vg_err *e);
+
+/*
  * Reads the whole file into out (appending).  Fails with VG_ELIMIT when the
  * file is larger than max bytes, VG_ENOENT when it does not exist.
  */

@@ -472,7 +472,7 @@ vg_sess_job_run(struct vg_store *st, struct vg_sess *ss,
 	if (r->ended == 0)
 		r->ended = vg_now();
 	vg_err_init(&e2);
-	(void)vg_result_write(c->dir, r, &e2);
+	(void)vg_result_note(c->dir, r, &e2);
 	(void)vg_store_session_touch(st, ss->rec.id, vg_now(), &e2);
 	return rc;
 }
