@@ -23,17 +23,16 @@ else:
 }
 # files DIR: the regular files below DIR, relative, sorted, on one line.
 files() { (cd "$1" 2>/dev/null && find . -type f | sort | tr '\n' ' '); }
+# head_yaml NAME: the start of a 2-element array manifest named NAME.
+head_yaml() {
+	printf 'version: 1\nname: %s\nscheduler: slurm\nmatrix:\n  i: [0, 1]\n' \
+	    "$1"
+	printf 'slurm:\n  poll_min: 1s\n  poll_max: 2s\n'
+}
 
 mkdir -p "$W/scratch"
-cat >"$W/o.yaml" <<Y
-version: 1
-name: slurm-outputs
-scheduler: slurm
-matrix:
-  i: [0, 1]
-slurm:
-  poll_min: 1s
-  poll_max: 2s
+head_yaml slurm-outputs >"$W/o.yaml"
+cat >>"$W/o.yaml" <<Y
 scratch:
   path: $W/scratch
   keep: never
@@ -64,15 +63,8 @@ expect_eq "scratch removed after the collection (keep: never)" "" \
 
 # when: success, mode: move, a dest with ${{ }}: the failing element
 # collects nothing and its files stay where they were.
-cat >"$W/s.yaml" <<Y
-version: 1
-name: slurm-outputs-success
-scheduler: slurm
-matrix:
-  i: [0, 1]
-slurm:
-  poll_min: 1s
-  poll_max: 2s
+head_yaml slurm-outputs-success >"$W/s.yaml"
+cat >>"$W/s.yaml" <<Y
 command: |
   echo "v\${{ matrix.i }}" >"\$VIGIL_TASK_DIR/v.txt"
   [ \${{ matrix.i }} -ne 1 ] || exit 5

@@ -8,7 +8,8 @@
 # behind (said in outputs.json), outputs.when: failure, a listing that
 # fails (said in the reason), the files a command that timed out wrote
 # before it (and a provider that stops answering then: the reading
-# gives up after 30 s), and the sandbox deleted after all that.
+# gives up after 30 s), nothing read after a cancel, and the sandbox
+# deleted after all that.
 for PROVIDER in daytona vercel; do
 	(
 	. "$(dirname "$0")/cloud-lib.sh"
@@ -124,7 +125,22 @@ ck1.txt 2" "$(outs)"
 	[ $((t1 - t0)) -lt 15 ] || fail "timeout took $((t1 - t0)) s"
 	expect_eq "no sandbox after the timeout" "" "$(boxes)"
 
-	# 7. After a timeout the provider stops answering file reads: the
+	# 7. A cancel (Ctrl-C): nothing is read, the sandbox goes.
+	start_fake
+	mf cancel "'echo 1 >ck1.txt; echo started; sleep 60'" \
+	    'outputs: ["ck*"]'
+	run_started cancel
+	kill -INT $vpid
+	wait $vpid
+	expect_eq "cancel exit status" 5 "$?"
+	task_fields
+	expect_eq "cancel state" CANCELLED "${ST%% *}"
+	expect_eq "cancel: nothing collected" "" "$(outs)"
+	expect_eq "cancel: no file read" 0 \
+	    "$(grep -c 'files/download\|fs/read' "$FD/requests")"
+	expect_eq "no sandbox after the cancel" "" "$(boxes)"
+
+	# 8. After a timeout the provider stops answering file reads: the
 	# reading gives up 30 s later, says so, and the sandbox still goes.
 	start_fake --stall-reads
 	mf stall "'echo 1 >ck1.txt; sleep 30'" 'timeout: 2s
