@@ -446,6 +446,14 @@ vg_backend_cancel(struct vg_attempt *a, int sig, struct vg_err *e)
 	return 0;
 }
 
+double
+vg_backend_timeout_slack(const struct vg_attempt *a)
+{
+	if (a->ops == NULL || a->ops->timeout_slack == NULL)
+		return 0;
+	return a->ops->timeout_slack(a);
+}
+
 void
 vg_backend_cleanup(struct vg_attempt *a)
 {

@@ -172,6 +172,11 @@ struct vg_backend_ops {
 	/* 1 when start honours a->out_set (output: stream); the driver
 	 * gives others files in task_dir. */
 	int	stream_output;
+	/* Seconds past a's timeout before the scheduler stops a itself,
+	 * for a backend whose monitor enforces a->timeout and has work to
+	 * do after it (cloud: kill the command, bring the outputs back,
+	 * delete the sandbox).  Optional: 0. */
+	double	(*timeout_slack)(const struct vg_attempt *a);
 };
 
 extern const struct vg_backend_ops vg_backend_local;
@@ -233,6 +238,8 @@ int	vg_backend_start(const struct vg_backend_ops *ops, struct vg_attempt *a,
 int	vg_backend_finish(struct vg_attempt *a, int wstatus,
 	    struct vg_result *r, struct vg_err *e);
 int	vg_backend_cancel(struct vg_attempt *a, int sig, struct vg_err *e);
+/* The timeout_slack of a's backend (a started), 0 without one. */
+double	vg_backend_timeout_slack(const struct vg_attempt *a);
 void	vg_backend_cleanup(struct vg_attempt *a);
 /* Runs a (a->ops set) to completion here, blocking: run when the backend
  * has it, else start, wait for a->pid, finish and cleanup.  For `vigil

@@ -846,11 +846,24 @@ vg_cloud_boxes_release(struct vg_cloud_boxes *b)
 /* Set by SIGTERM/SIGINT while run() works; stops every request. */
 static volatile sig_atomic_t cloud_stop;
 
+/* Set by SIGALRM when the outputs after a timeout took too long. */
+static volatile sig_atomic_t cloud_late;
+
 /* Signal handler: asks run() to stop. */
 static void
 cloud_on_signal(int sig)
 {
 	(void)sig;
+	cloud_stop = 1;
+}
+
+/* SIGALRM handler: the outputs after a timeout are late; stops their
+ * requests. */
+static void
+cloud_on_late(int sig)
+{
+	(void)sig;
+	cloud_late = 1;
 	cloud_stop = 1;
 }
 
@@ -1366,25 +1379,69 @@ out:
 	return rc;
 }
 
-/* Brings the outputs back after a command that ended by itself (a
- * timeout or cancel stops the monitor, which deletes the sandbox at
- * once); a failure is noted in r, the outcome stays. */
+/*
+ * Brings the outputs back after a command that ended by itself (succeeded
+ * or failed) or was stopped at its timeout (a failed attempt too); after
+ * a timeout the reading has VG_CLOUD_OUTPUTS_LATE seconds (SIGALRM), and
+ * a cancel stops it.  After a cancel nothing is read: the user asked the
+ * task to stop.  A failure is noted in r, the outcome stays.
+ */
 static void
 cloud_outputs(const struct vg_cloud_ops *ops, struct vg_cloud_task *t,
     struct vg_result *r)
 {
-	char msg[VG_ERR_MSG_MAX + 64];
+	char msg[VG_ERR_MSG_MAX + 96];
+	struct sigaction sa, old;
 	struct vg_err le;
+	int late, rc;
 
 	if (cloud_stop || (r->state != VG_ST_SUCCEEDED &&
-	    r->state != VG_ST_FAILED))
+	    r->state != VG_ST_FAILED && r->state != VG_ST_TIMEOUT))
 		return;
+	if ((late = r->state == VG_ST_TIMEOUT)) {
+		/* run_command took the stop away for the kill. */
+		t->c.stop = &cloud_stop;
+		if (t->have_tb)
+			t->tb.stop = &cloud_stop;
+		cloud_late = 0;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = cloud_on_late;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGALRM, &sa, &old);
+		alarm(VG_CLOUD_OUTPUTS_LATE);
+	}
 	vg_err_init(&le);
-	if (vg_cloud_outputs(ops, t, r->state, &le) != 0) {
+	rc = vg_cloud_outputs(ops, t, r->state, &le);
+	if (late) {
+		alarm(0);
+		sigaction(SIGALRM, &old, NULL);
+		t->c.stop = t->tb.stop = NULL;
+	}
+	if (rc == 0)
+		return;
+	if (late && cloud_late)
+		snprintf(msg, sizeof(msg), "(outputs not brought back: not "
+		    "done %d s after the timeout: %s)", VG_CLOUD_OUTPUTS_LATE,
+		    le.msg);
+	else
 		snprintf(msg, sizeof(msg), "(outputs not brought back: %s)",
 		    le.msg);
-		reason_add(r, msg);
-	}
+	reason_add(r, msg);
+}
+
+/* The slack of a cloud attempt's timeout; see cloud.h. */
+double
+vg_cloud_timeout_slack(const struct vg_cloud_ops *ops,
+    const struct vg_attempt *a)
+{
+	const struct vg_outputs *o;
+
+	if (a->m == NULL || ops->get_file == NULL)
+		return 0;
+	o = &a->m->outputs;
+	if (o->paths.n == 0 || o->when == VG_OUT_SUCCESS)
+		return 0;
+	return a->kill_grace + VG_CLOUD_OUTPUTS_LATE + VG_CLOUD_CALL_TIMEOUT;
 }
 
 /* Runs one attempt in a new sandbox; see cloud.h. */

@@ -67,6 +67,8 @@ extern const struct vg_section vg_cloud_schema;
 /* Calls that should answer at once, and sandbox creation (image pulls). */
 #define VG_CLOUD_CALL_TIMEOUT	60.0
 #define VG_CLOUD_CREATE_TIMEOUT	900.0
+/* Seconds the outputs may take to come back after a timeout. */
+#define VG_CLOUD_OUTPUTS_LATE	30
 /* Tries of one request that fails transiently (connect, 429, 5xx). */
 #define VG_CLOUD_TRIES		5
 
@@ -366,6 +368,15 @@ void	vg_cloud_labels(const struct vg_attempt *a, struct vg_json_writer *w);
 
 /* ---- the operations, once for every provider ---- */
 
+/*
+ * The time past a's timeout the scheduler leaves the monitor, which stops
+ * the command itself at the timeout: when outputs may be brought back
+ * after a timeout (the provider reads files, a->m's outputs have paths
+ * and `when` is not success), kill_grace, VG_CLOUD_OUTPUTS_LATE and one
+ * call to delete the sandbox; else 0.
+ */
+double	vg_cloud_timeout_slack(const struct vg_cloud_ops *ops,
+	    const struct vg_attempt *a);
 int	vg_cloud_run(const struct vg_cloud_ops *ops, struct vg_attempt *a,
 	    struct vg_result *r, struct vg_err *e);
 int	vg_cloud_reap(const struct vg_cloud_ops *ops,
@@ -440,6 +451,11 @@ NAME##_session_exec(const struct vg_session *s,				\
 {									\
 	return vg_cloud_session_exec(&(OPS), s, c, r, e);		\
 }									\
+static double								\
+NAME##_timeout_slack(const struct vg_attempt *a)			\
+{									\
+	return vg_cloud_timeout_slack(&(OPS), a);			\
+}									\
 static int								\
 NAME##_session_close(const struct vg_session *s, struct vg_err *e)	\
 {									\
@@ -464,6 +480,7 @@ const struct vg_backend_ops vg_backend_##NAME = {			\
 	.session_exec = NAME##_session_exec,				\
 	.session_close = NAME##_session_close,				\
 	.reattach = NAME##_reattach,					\
+	.timeout_slack = NAME##_timeout_slack,				\
 }
 
 /* ---- pure parts of the providers, for tests and fuzzing ---- */

@@ -61,6 +61,8 @@ backend_cleanup(struct vg_launcher *l, struct vg_attempt *a)
 const struct vg_launcher_ops vg_launcher_backend = {
 	.name = "backend",
 	.start = backend_start,
+	/* a monitor that enforces the timeout itself finishes first */
+	.slack = vg_backend_timeout_slack,
 	.signal = backend_signal,
 	.ended = backend_ended,
 	.cleanup = backend_cleanup,

@@ -9,6 +9,11 @@
  *           (default 5) while the task runs, atomically: "TIME HOST PID\n"
  *           RUN_DIR/tasks/INDEX/result.json at the end, atomically
  *           (vg_result_write), before exiting
+ *           RUN_DIR/tasks/INDEX/outputs.json and the manifest's
+ *           outputs (tasks/INDEX/outputs or outputs.dest) when it has
+ *           `outputs:`, collected as the direct driver does, from this
+ *           node's scratch directory and the task directory before
+ *           scratch.keep applies and before result.json is written
  *           RUN_DIR/tasks/INDEX/step "JOB.STEP HOST PID\n" when it runs as
  *           a job step (SLURM_STEP_ID set), so the direct scheduler can
  *           signal it through scancel
@@ -43,6 +48,7 @@
 #include "scratch/scratch.h"
 #include "runner/cli/cmd.h"
 #include "runner/cli/launch.h"
+#include "runner/core/outputs.h"
 #include "common/path.h"
 #include "schedulers/slurm.h"
 
@@ -350,6 +356,10 @@ cmd_task_exec_exec(struct vg_args *a)
 		host[sizeof(host) - 1] = '\0';
 		snprintf(r.node, sizeof(r.node), "%s", host);
 	}
+	/* Outputs first: scratch.keep may remove the scratch directory;
+	 * the driver reads result.json, so they are there before it. */
+	vg_outputs_after(&m->outputs, t, at.run_id, run_dir, task_dir,
+	    scratch, at.attempt, r.state);
 	(void)vg_scratch_finish(scratch, m->scratch.keep,
 	    r.state == VG_ST_SUCCEEDED, NULL);
 	vg_err_init(&e);

@@ -4,8 +4,10 @@
  * and then in its task directory, are copied (or moved) into the
  * destination (tasks/<i>/outputs in the run directory, or outputs.dest
  * with ${{ }} substituted), keeping their paths relative to where they
- * were found.  The driver calls it when an attempt ends, before
- * scratch.keep removes the scratch directory (runner/core/run.c).
+ * were found.  The driver (runner/core/run.c), or task-exec on the node
+ * under a batch scheduler (runner/cli/cmd-task-exec.c), calls it through
+ * vg_outputs_after when an attempt ends, before scratch.keep removes the
+ * scratch directory.
  *
  * What is refused: a symbolic link whose target leaves the tree it was
  * found in (scratch or task directory), special files, vigil's own files
@@ -448,6 +450,21 @@ vg_outputs_collect(const struct vg_outputs *o, const struct vg_task *t,
 	free(c.dest_real);
 	free(dest);
 	return rc;
+}
+
+void
+vg_outputs_after(const struct vg_outputs *o, const struct vg_task *t,
+    const char *run_id, const char *run_dir, const char *task_dir,
+    const char *scratch_dir, int attempt, enum vg_state st)
+{
+	struct vg_err e;
+
+	if (o->paths.n == 0 || st == VG_ST_LOST || st == VG_ST_DENIED)
+		return;
+	vg_err_init(&e);
+	if (vg_outputs_collect(o, t, run_dir, task_dir, scratch_dir, attempt,
+	    st, &e) != 0)
+		vg_warn("run %s: task %d: %s", run_id, t->index, e.msg);
 }
 
 int

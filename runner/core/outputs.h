@@ -24,6 +24,18 @@ int	vg_outputs_collect(const struct vg_outputs *o,
 	    const char *scratch_dir, int attempt, enum vg_state st,
 	    struct vg_err *e);
 
+/*
+ * What follows an attempt of task t (of run run_id) that ended in st,
+ * wherever it ran (the driver, task-exec on a Slurm node): nothing when
+ * o has no paths or the attempt was lost or denied, else
+ * vg_outputs_collect; a failure is warned and recorded in outputs.json
+ * and leaves the attempt's outcome alone.
+ */
+void	vg_outputs_after(const struct vg_outputs *o,
+	    const struct vg_task *t, const char *run_id, const char *run_dir,
+	    const char *task_dir, const char *scratch_dir, int attempt,
+	    enum vg_state st);
+
 /* Reads task_dir/outputs.json into out; VG_ENOENT when there is none. */
 int	vg_outputs_read(const char *task_dir, struct vg_buf *out);
 

@@ -852,24 +852,6 @@ describe(const struct vg_result *r, char *out, size_t n)
 		snprintf(out, n, "exit %d", r->exit_code);
 }
 
-/* Collects the outputs of attempt b of task i, which ended in st; a
- * failure is warned and recorded in the task's outputs.json, and does
- * not change the attempt's outcome. */
-static void
-outputs_collect(struct drv *d, size_t i, const struct box *b,
-    enum vg_state st)
-{
-	struct vg_err oe;
-
-	if (d->m->outputs.paths.n == 0 || d->sched.remote)
-		return;
-	vg_err_init(&oe);
-	if (vg_outputs_collect(&d->m->outputs, &d->ts->v[i], d->run_dir,
-	    b->task_dir, b->scratch_dir, b->a.attempt, st, &oe) != 0)
-		vg_warn("run %s: task %d: %s", d->run_id, d->tr[i].index,
-		    oe.msg);
-}
-
 /* Records a terminal update of task i and decides what comes next. */
 static int
 task_ended(struct drv *d, size_t i, struct box *b,
@@ -887,9 +869,12 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	/* Its output framed before its end is recorded (docs/state.md). */
 	vg_stream_detach(b->sw, b->out);
 	b->out = NULL;
-	/* Outputs first: scratch.keep may remove the scratch directory. */
-	if (u->state != VG_ST_LOST && u->state != VG_ST_DENIED)
-		outputs_collect(d, i, b, u->state);
+	/* Outputs first: scratch.keep may remove the scratch directory.
+	 * Under a remote scheduler task-exec collects them on the node. */
+	if (!d->sched.remote)
+		vg_outputs_after(&d->m->outputs, &d->ts->v[i], d->run_id,
+		    d->run_dir, b->task_dir, b->scratch_dir, b->a.attempt,
+		    u->state);
 	/* Made by the driver at the start; kept only when something is in
 	 * it (the backend removed empty output files). */
 	if (!d->sched.remote)

@@ -53,6 +53,7 @@ decorators say), and unknown fields are refused too (stricter than the
 API, so that a misspelt field fails the test).
 
 Usage: fake-daytona.py --dir DIR --token TOKEN [--fail-create N]
+       [--stall-reads]
 Writes its port to DIR/port and one line per request to DIR/requests.
 """
 import json
@@ -425,6 +426,7 @@ class Handler(BaseHTTPRequestHandler):
             if rest == ["files", "download"]:
                 if os.path.isdir(path):
                     return 400, {"message": "path is a directory"}
+                fakecloud.stall(self.st.args)
                 with open(path, "rb") as f:
                     return 200, ("octet", f.read())
         except FileNotFoundError:

@@ -39,7 +39,7 @@ per-sandbox directory with an environment of their own (PATH, HOME) plus
 the request's env.
 
 Usage: fake-vercel.py --dir DIR --token T --team T --project P
-       [--fail-create N] [--drop-streams N]
+       [--fail-create N] [--drop-streams N] [--stall-reads]
 Writes its port to DIR/port and one line per request to DIR/requests.
 """
 import json
@@ -424,6 +424,7 @@ class Handler(BaseHTTPRequestHandler):
             if problem:
                 return err(400, "bad_request", problem)
             path = os.path.join(body.get("cwd", sess.dir), body["path"])
+            fakecloud.stall(self.st.args)
             try:
                 with open(path, "rb") as f:
                     return 200, ("octet", f.read())

@@ -5,11 +5,13 @@ import argparse
 import os
 import signal
 import sys
+import time
 from http.server import ThreadingHTTPServer
 
 
 def parse_args(*extra):
-    """--dir, --token, --fail-create N, --drop-streams N, plus the
+    """--dir, --token, --fail-create N, --drop-streams N, --stall-reads,
+    plus the
     required options extra."""
     ap = argparse.ArgumentParser()
     for name in ("--dir", "--token") + extra:
@@ -18,7 +20,16 @@ def parse_args(*extra):
     # Cuts that many command streams after their first log line, the
     # connection reset without the chunked body's end (a dropped stream).
     ap.add_argument("--drop-streams", type=int, default=0)
+    # Never answers a file read (a provider that stopped answering): the
+    # request waits until the client gives up.
+    ap.add_argument("--stall-reads", action="store_true")
     return ap.parse_args()
+
+
+def stall(args):
+    """With --stall-reads, holds the request until the fake is stopped."""
+    while args.stall_reads:
+        time.sleep(1)
 
 
 def serve(handler, dir, cleanup):

@@ -122,6 +122,19 @@ newest_run() {
 	"$VIGIL" status --json | python3 -c \
 	    'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])'
 }
+# run_started NAME: runs $W/NAME.yaml in the background until its task
+# printed "started"; sets vpid (that vigil) and RUN (its new run).
+run_started() {
+	last_run=${RUN:-}
+	"$VIGIL" run -q "$W/$1.yaml" >/dev/null 2>&1 &
+	vpid=$!
+	i=0
+	until RUN=$(newest_run 2>/dev/null) && [ "$RUN" != "$last_run" ] &&
+	    wait_for "$VIGIL_HOME/runs/$RUN/tasks/0/stdout" started; do
+		i=$((i + 1)); [ $i -lt 100 ] || fail "$1 never started"
+		sleep 0.1
+	done
+}
 
 cloud_suite() {
 	start_fake
@@ -241,15 +254,7 @@ kill_grace: 1s"
 
 	# 9. Ctrl-C: CANCELLED, sandbox deleted.
 	mf long "'echo started; sleep 60'"
-	last_run=$RUN
-	"$VIGIL" run -q "$W/long.yaml" >/dev/null 2>&1 &
-	vpid=$!
-	i=0
-	until RUN=$(newest_run 2>/dev/null) && [ "$RUN" != "${last_run:-}" ] &&
-	    wait_for "$VIGIL_HOME/runs/$RUN/tasks/0/stdout" started; do
-		i=$((i + 1)); [ $i -lt 100 ] || fail "long task never started"
-		sleep 0.1
-	done
+	run_started long
 	kill -INT $vpid
 	wait $vpid
 	expect_eq "cancel exit status" 5 "$?"

@@ -6,7 +6,10 @@
 # byte, directories whole, a symbolic link left in the sandbox and said
 # so in outputs.json, outputs.max_files and max_bytes leaving files
 # behind (said in outputs.json), outputs.when: failure, a listing that
-# fails (said in the reason), and the sandbox deleted after all that.
+# fails (said in the reason), the files a command that timed out wrote
+# before it (and a provider that stops answering then: the reading
+# gives up after 30 s), nothing read after a cancel, and the sandbox
+# deleted after all that.
 for PROVIDER in daytona vercel; do
 	(
 	. "$(dirname "$0")/cloud-lib.sh"
@@ -98,6 +101,63 @@ outputs: ['*']"
 	esac
 	expect_eq "no dir: nothing" "" "$(outs)"
 	expect_eq "no sandbox left at the end" "" "$(boxes)"
+
+	# 6. A timeout: the command is killed, what it wrote before is
+	# brought back (a timeout is a failed attempt), then the sandbox
+	# goes; the timeout is the monitor's, not the scheduler's later one.
+	mf late "'echo 1 >ck1.txt; mkdir -p ck; echo 22 >ck/2.txt; echo \
+started; sleep 30; echo 3 >ck3.txt'" 'timeout: 2s
+kill_grace: 1s
+outputs:
+  paths: ["ck*"]
+  when: failure'
+	t0=$(date +%s)
+	run_task late
+	t1=$(date +%s)
+	expect_eq "timeout state" TIMEOUT "${ST%% *}"
+	expect_eq "timeout stdout" started "$OUT"
+	expect_eq "timeout: files written before it collected" "ck/2.txt 3
+ck1.txt 2" "$(outs)"
+	case $REASON in
+	"timed out after "*"; command stopped with SIGTERM") ;;
+	*) fail "timeout reason: $REASON" ;;
+	esac
+	[ $((t1 - t0)) -lt 15 ] || fail "timeout took $((t1 - t0)) s"
+	expect_eq "no sandbox after the timeout" "" "$(boxes)"
+
+	# 7. A cancel (Ctrl-C): nothing is read, the sandbox goes.
+	start_fake
+	mf cancel "'echo 1 >ck1.txt; echo started; sleep 60'" \
+	    'outputs: ["ck*"]'
+	run_started cancel
+	kill -INT $vpid
+	wait $vpid
+	expect_eq "cancel exit status" 5 "$?"
+	task_fields
+	expect_eq "cancel state" CANCELLED "${ST%% *}"
+	expect_eq "cancel: nothing collected" "" "$(outs)"
+	expect_eq "cancel: no file read" 0 \
+	    "$(grep -c 'files/download\|fs/read' "$FD/requests")"
+	expect_eq "no sandbox after the cancel" "" "$(boxes)"
+
+	# 8. After a timeout the provider stops answering file reads: the
+	# reading gives up 30 s later, says so, and the sandbox still goes.
+	start_fake --stall-reads
+	mf stall "'echo 1 >ck1.txt; sleep 30'" 'timeout: 2s
+kill_grace: 1s
+outputs: ["ck*"]'
+	t0=$(date +%s)
+	run_task stall
+	t1=$(date +%s)
+	expect_eq "stalled reads state" TIMEOUT "${ST%% *}"
+	case $REASON in
+	*"(outputs not brought back: not done 30 s after the timeout: "*) ;;
+	*) fail "stalled reads reason: $REASON" ;;
+	esac
+	[ $((t1 - t0)) -ge 30 ] && [ $((t1 - t0)) -lt 50 ] ||
+	    fail "stalled reads: the attempt took $((t1 - t0)) s"
+	expect_eq "stalled reads: nothing collected" "" "$(outs)"
+	expect_eq "no sandbox after stalled reads" "" "$(boxes)"
 	stop_fake
 	echo "ok: $PROVIDER"
 	) || exit 1
