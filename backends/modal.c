@@ -790,6 +790,15 @@ logs_ended(struct logs *l, struct vg_err *e)
 	return 0;
 }
 
+/* The timeout of one wait call: MODAL_WAIT_TIMEOUT, or less before the
+ * deadline (0 = none). */
+static float
+wait_slice(double deadline)
+{
+	return deadline > 0 && deadline - vg_mono() < MODAL_WAIT_TIMEOUT ?
+	    (float)(deadline - vg_mono()) : (float)MODAL_WAIT_TIMEOUT;
+}
+
 /* ContainerExecWait until t's exec completed: its exit code. */
 static int
 exec_exit(struct vg_cloud_task *t, double deadline, long *code,
@@ -805,9 +814,7 @@ exec_exit(struct vg_cloud_task *t, double deadline, long *code,
 	while (!done) {
 		if (deadline > 0 && vg_mono() >= deadline)
 			return VG_ETIMEOUT;
-		req.timeout = deadline > 0 && deadline - vg_mono() <
-		    MODAL_WAIT_TIMEOUT ? (float)(deadline - vg_mono()) :
-		    (float)MODAL_WAIT_TIMEOUT;
+		req.timeout = wait_slice(deadline);
 		if ((rc = vg_grpc_unary(chan(&t->c), "ContainerExecWait",
 		    &req.base,
 		    &modal__client__container_exec_wait_response__descriptor,
@@ -838,9 +845,7 @@ direct_exit(struct vg_cloud_task *t, double deadline, long *code,
 	while (!ended) {
 		if (deadline > 0 && vg_mono() >= deadline)
 			return VG_ETIMEOUT;
-		req.timeout = deadline > 0 && deadline - vg_mono() <
-		    MODAL_WAIT_TIMEOUT ? (float)(deadline - vg_mono()) :
-		    (float)MODAL_WAIT_TIMEOUT;
+		req.timeout = wait_slice(deadline);
 		if ((rc = vg_grpc_unary(chan(&t->c), "SandboxWait", &req.base,
 		    &modal__client__sandbox_wait_response__descriptor,
 		    (ProtobufCMessage **)&resp, MODAL_WAIT_TIMEOUT + 30,

@@ -74,6 +74,20 @@ GS = pb.GenericResult
 BATCH_MAX = 16 << 10
 
 
+def pump(owner, chunks, fd, f):
+    """Appends what f gives to chunks, then marks fd done (owner's lock)."""
+    while True:
+        b = os.read(f.fileno(), BATCH_MAX)
+        if not b:
+            break
+        with owner.lock:
+            chunks.append(b)
+            owner.lock.notify_all()
+    with owner.lock:
+        owner.done[fd] = True
+        owner.lock.notify_all()
+
+
 class Box:
     """One sandbox: a real process and its two output logs."""
 
@@ -102,16 +116,7 @@ class Box:
         threading.Thread(target=self.reaper, daemon=True).start()
 
     def pump(self, fd, f):
-        while True:
-            b = os.read(f.fileno(), BATCH_MAX)
-            if not b:
-                break
-            with self.lock:
-                self.logs[fd].append(b)
-                self.lock.notify_all()
-        with self.lock:
-            self.done[fd] = True
-            self.lock.notify_all()
+        pump(self, self.logs[fd], fd, f)
 
     def reaper(self):
         try:
@@ -157,16 +162,7 @@ class Exec:
         threading.Thread(target=self.reaper, daemon=True).start()
 
     def pump(self, fd, f):
-        while True:
-            b = os.read(f.fileno(), BATCH_MAX)
-            if not b:
-                break
-            with self.lock:
-                self.batches[fd].append(b)
-                self.lock.notify_all()
-        with self.lock:
-            self.done[fd] = True
-            self.lock.notify_all()
+        pump(self, self.batches[fd], fd, f)
 
     def reaper(self):
         try:
