@@ -1343,7 +1343,10 @@ vg_cloud_outputs(const struct vg_cloud_ops *ops, struct vg_cloud_task *t,
 	x.task_dir = t->a->task_dir;
 	x.max_bytes = o->max_bytes > 0 ? o->max_bytes : VG_OUTPUTS_MAX_BYTES;
 	x.max_files = o->max_files > 0 ? o->max_files : VG_OUTPUTS_MAX_FILES;
-	if ((rc = vg_cloud_open_like(&lt.c, &t->c, t->c.endpoint, e)) != 0 ||
+	/* A provider with its own open (modal) opens its own way. */
+	rc = ops->open != NULL ? ops->open(&lt.c, ops, t->c.conf, t->c.stop,
+	    e) : vg_cloud_open_like(&lt.c, &t->c, t->c.endpoint, e);
+	if (rc != 0 ||
 	    (ops->attach != NULL && (rc = ops->attach(&lt, e)) != 0))
 		goto out;
 	rc = ops->list_tree != NULL ? ops->list_tree(&lt, &ls, e) :

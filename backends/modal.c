@@ -53,6 +53,11 @@
 /* Consecutive log stream failures without new output before giving up. */
 #define MODAL_LOG_FAILS		8
 #define GATEWAY_POLL		0.25
+/* A ContainerFilesystemExecRequest's operation. */
+#define FS_OP(x)	MODAL__CLIENT__CONTAINER_FILESYSTEM_EXEC_REQUEST__\
+FILE_EXEC_REQUEST_ONEOF_FILE_##x##_REQUEST
+/* Bytes asked per ContainerFileReadRequest. */
+#define MODAL_READ_CHUNK	(4u << 20)
 
 /* A GenericResult status. */
 #define GS(x)	MODAL__CLIENT__GENERIC_RESULT__GENERIC_STATUS__GENERIC_STATUS_##x
@@ -66,6 +71,7 @@ struct direct {
 	struct vg_grpc		*g;
 	struct vg_modal_direct	 creds;
 	char			*app_id;
+	char			*secret_id;	/* exec mode: for the exec */
 };
 
 static const struct vg_cloud_ops modal_direct_ops;
@@ -173,6 +179,7 @@ direct_free(void *priv)
 	vg_grpc_free(d->g);
 	vg_modal_direct_release(&d->creds);
 	free(d->app_id);
+	free(d->secret_id);
 	free(d);
 }
 
@@ -437,6 +444,61 @@ direct_secret(struct vg_cloud_task *t, char **id, struct vg_err *e)
 	    "SecretGetOrCreate: reply has no secret_id");
 }
 
+/* True when the attempt runs as an exec in an idle sandbox, so that its
+ * files can be read after it: only a task with outputs. */
+static int
+exec_mode(const struct vg_attempt *a)
+{
+	return a->m->outputs.paths.n > 0;
+}
+
+/* SandboxGetTaskId until the sandbox has a task: its id to t->session. */
+static int
+task_id_get(struct vg_cloud_task *t, double deadline, struct vg_err *e)
+{
+	Modal__Client__SandboxGetTaskIdRequest req =
+	    MODAL__CLIENT__SANDBOX_GET_TASK_ID_REQUEST__INIT;
+	Modal__Client__SandboxGetTaskIdResponse *resp;
+	int rc, ended = 0;
+	long code;
+
+	req.sandbox_id = t->sandbox;
+	req.has_timeout = 1;
+	req.timeout = (float)MODAL_WAIT_TIMEOUT;
+	req.has_wait_until_ready = 1;
+	req.wait_until_ready = 1;
+	for (;;) {
+		if (deadline > 0 && vg_mono() >= deadline)
+			return vg_err_set(e, VG_ETIMEOUT, "modal: timed out "
+			    "before the sandbox started");
+		if ((rc = vg_grpc_unary(chan(&t->c), "SandboxGetTaskId",
+		    &req.base,
+		    &modal__client__sandbox_get_task_id_response__descriptor,
+		    (ProtobufCMessage **)&resp, MODAL_WAIT_TIMEOUT + 30,
+		    "starting the sandbox (SandboxGetTaskId)", e)) != 0)
+			return rc;
+		if (resp->task_id != NULL && *resp->task_id) {
+			t->session = vg_xstrdup(resp->task_id);
+			rc = 0;
+		} else if (resp->task_result != NULL) {
+			rc = vg_modal_result(resp->task_result, &ended, &code,
+			    e);
+			if (rc == 0)
+				rc = vg_err_set(e, VG_EBACKEND, "modal: the "
+				    "sandbox ended before it ran the command "
+				    "(exit %ld)", code);
+		} else
+			rc = 1;
+		modal__client__sandbox_get_task_id_response__free_unpacked(
+		    resp, NULL);
+		if (rc != 1)
+			return rc;
+		vg_cloud_sleep(t->c.stop, 0.5);
+		if (t->c.stop != NULL && *t->c.stop)
+			return vg_err_set(e, VG_ECANCELED, "modal: canceled");
+	}
+}
+
 /* Creates the sandbox: app, image, secret, SandboxCreate. */
 static int
 direct_create(struct vg_cloud_task *t, struct vg_err *e)
@@ -460,7 +522,11 @@ direct_create(struct vg_cloud_task *t, struct vg_err *e)
 	    (rc = direct_image(t, &image, deadline, e)) != 0 ||
 	    (rc = direct_secret(t, &secret, e)) != 0)
 		goto out;
-	vg_attempt_argv(a, &argv);
+	if (exec_mode(a)) {
+		vg_strv_push(&argv, "sleep");
+		vg_strv_pushf(&argv, "%u", MODAL_MAX_SANDBOX_SECS);
+	} else
+		vg_attempt_argv(a, &argv);
 	sb.n_entrypoint_args = argv.n;
 	sb.entrypoint_args = argv.v;
 	sb.image_id = image;
@@ -515,6 +581,11 @@ direct_create(struct vg_cloud_task *t, struct vg_err *e)
 	if (t->sandbox == NULL || *t->sandbox == '\0')
 		rc = vg_err_set(e, VG_EBACKEND, "modal: SandboxCreate: reply "
 		    "has no sandbox_id");
+	if (rc == 0 && exec_mode(a)) {
+		((struct direct *)t->c.priv)->secret_id = secret;
+		secret = NULL;
+		rc = task_id_get(t, deadline, e);
+	}
 out:
 	vg_strv_release(&argv);
 	free(image);
@@ -532,6 +603,7 @@ struct logs {
 	int			 fd;
 	struct vg_grpc_call	*call;
 	char			 entry[128];	/* last whole batch */
+	unsigned long long	 batch;		/* exec: its last batch */
 	int			 eof;
 	int			 fails;
 	int			 io;		/* writing the file failed */
@@ -564,6 +636,68 @@ vg_modal_logs_batch(const uint8_t *p, size_t n,
 	return rc;
 }
 
+/* Takes one RuntimeOutputBatch; see modal.h. */
+int
+vg_modal_exec_batch(const uint8_t *p, size_t n,
+    int (*out)(void *, const char *, size_t), void *arg,
+    unsigned long long *batch, int *eof, size_t *items)
+{
+	Modal__Client__RuntimeOutputBatch *b;
+	Modal__Client__RuntimeOutputMessage *m;
+	size_t i;
+	int rc = 0;
+
+	*items = 0;
+	if ((b = modal__client__runtime_output_batch__unpack(NULL, n, p)) ==
+	    NULL)
+		return VG_EPARSE;
+	for (i = 0; i < b->n_items && rc == 0; i++) {
+		m = b->items[i];
+		if (m->has_message_bytes && m->message_bytes.len > 0)
+			rc = out(arg, (const char *)m->message_bytes.data,
+			    m->message_bytes.len);
+		else if (m->message != NULL && *m->message)
+			rc = out(arg, m->message, strlen(m->message));
+	}
+	if (rc == 0 && b->has_batch_index)
+		*batch = b->batch_index;
+	*items = b->n_items;
+	if (b->has_exit_code)
+		*eof = 1;
+	modal__client__runtime_output_batch__free_unpacked(b, NULL);
+	return rc;
+}
+
+/* Takes one FilesystemRuntimeOutputBatch; see modal.h. */
+int
+vg_modal_fs_batch(const uint8_t *p, size_t n,
+    int (*out)(void *, const char *, size_t), void *arg, int *eof,
+    char *err, size_t esize)
+{
+	Modal__Client__FilesystemRuntimeOutputBatch *b;
+	size_t i;
+	int rc = 0;
+
+	if ((b = modal__client__filesystem_runtime_output_batch__unpack(NULL,
+	    n, p)) == NULL)
+		return VG_EPARSE;
+	if (b->error != NULL) {
+		snprintf(err, esize, "%s", b->error->error_message != NULL &&
+		    *b->error->error_message ? b->error->error_message :
+		    "error");
+		rc = VG_EBACKEND;
+	}
+	for (i = 0; i < b->n_output && rc == 0; i++)
+		if (b->output[i].len > 0)
+			rc = out(arg, (const char *)b->output[i].data,
+			    b->output[i].len);
+	if (b->has_eof && b->eof)
+		*eof = 1;
+	modal__client__filesystem_runtime_output_batch__free_unpacked(b,
+	    NULL);
+	return rc;
+}
+
 /* Writes log bytes into the task's file; a failure is remembered. */
 static int
 logs_write(void *arg, const char *p, size_t n)
@@ -585,8 +719,12 @@ logs_msg(void *arg, const uint8_t *p, size_t n)
 	size_t items;
 	int rc;
 
-	rc = vg_modal_logs_batch(p, n, logs_write, l, l->entry,
-	    sizeof(l->entry), &l->eof, &items);
+	if (l->t->cmd != NULL)
+		rc = vg_modal_exec_batch(p, n, logs_write, l, &l->batch,
+		    &l->eof, &items);
+	else
+		rc = vg_modal_logs_batch(p, n, logs_write, l, l->entry,
+		    sizeof(l->entry), &l->eof, &items);
 	if (items > 0)
 		l->fails = 0;
 	return rc;
@@ -598,7 +736,24 @@ logs_start(struct logs *l)
 {
 	Modal__Client__SandboxGetLogsRequest req =
 	    MODAL__CLIENT__SANDBOX_GET_LOGS_REQUEST__INIT;
+	Modal__Client__ContainerExecGetOutputRequest xr =
+	    MODAL__CLIENT__CONTAINER_EXEC_GET_OUTPUT_REQUEST__INIT;
 
+	if (l->t->cmd != NULL) {
+		xr.exec_id = l->t->cmd;
+		xr.has_timeout = 1;
+		xr.timeout = MODAL_LOG_TIMEOUT;
+		xr.has_last_batch_index = 1;
+		xr.last_batch_index = l->batch;
+		xr.has_file_descriptor = 1;
+		xr.file_descriptor = (Modal__Client__FileDescriptor)l->fd;
+		xr.has_get_raw_bytes = 1;
+		xr.get_raw_bytes = 1;
+		l->call = vg_grpc_stream(chan(&l->t->c),
+		    "ContainerExecGetOutput", &xr.base, MODAL_LOG_TIMEOUT + 5,
+		    logs_msg, l);
+		return;
+	}
 	req.sandbox_id = l->t->sandbox;
 	req.has_file_descriptor = 1;
 	req.file_descriptor = (Modal__Client__FileDescriptor)l->fd;
@@ -635,6 +790,46 @@ logs_ended(struct logs *l, struct vg_err *e)
 	return 0;
 }
 
+/* The timeout of one wait call: MODAL_WAIT_TIMEOUT, or less before the
+ * deadline (0 = none). */
+static float
+wait_slice(double deadline)
+{
+	return deadline > 0 && deadline - vg_mono() < MODAL_WAIT_TIMEOUT ?
+	    (float)(deadline - vg_mono()) : (float)MODAL_WAIT_TIMEOUT;
+}
+
+/* ContainerExecWait until t's exec completed: its exit code. */
+static int
+exec_exit(struct vg_cloud_task *t, double deadline, long *code,
+    struct vg_err *e)
+{
+	Modal__Client__ContainerExecWaitRequest req =
+	    MODAL__CLIENT__CONTAINER_EXEC_WAIT_REQUEST__INIT;
+	Modal__Client__ContainerExecWaitResponse *resp;
+	int rc, done = 0;
+
+	req.exec_id = t->cmd;
+	req.has_timeout = 1;
+	while (!done) {
+		if (deadline > 0 && vg_mono() >= deadline)
+			return VG_ETIMEOUT;
+		req.timeout = wait_slice(deadline);
+		if ((rc = vg_grpc_unary(chan(&t->c), "ContainerExecWait",
+		    &req.base,
+		    &modal__client__container_exec_wait_response__descriptor,
+		    (ProtobufCMessage **)&resp, MODAL_WAIT_TIMEOUT + 30,
+		    "waiting for the command (ContainerExecWait)", e)) != 0)
+			return rc;
+		done = resp->has_completed && resp->completed;
+		/* No code: ended by a signal (Modal gives none). */
+		*code = resp->has_exit_code ? resp->exit_code : 137;
+		modal__client__container_exec_wait_response__free_unpacked(
+		    resp, NULL);
+	}
+	return 0;
+}
+
 /* SandboxWait until the sandbox has a result. */
 static int
 direct_exit(struct vg_cloud_task *t, double deadline, long *code,
@@ -650,9 +845,7 @@ direct_exit(struct vg_cloud_task *t, double deadline, long *code,
 	while (!ended) {
 		if (deadline > 0 && vg_mono() >= deadline)
 			return VG_ETIMEOUT;
-		req.timeout = deadline > 0 && deadline - vg_mono() <
-		    MODAL_WAIT_TIMEOUT ? (float)(deadline - vg_mono()) :
-		    (float)MODAL_WAIT_TIMEOUT;
+		req.timeout = wait_slice(deadline);
 		if ((rc = vg_grpc_unary(chan(&t->c), "SandboxWait", &req.base,
 		    &modal__client__sandbox_wait_response__descriptor,
 		    (ProtobufCMessage **)&resp, MODAL_WAIT_TIMEOUT + 30,
@@ -698,7 +891,10 @@ direct_wait(struct vg_cloud_task *t, double deadline, long *code,
 		vg_grpc_call_free(l[i].call);
 	if (rc == VG_ECANCELED && !l[0].io && !l[1].io)
 		return rc;	/* the stop flag */
-	return rc != 0 ? rc : direct_exit(t, deadline, code, e);
+	if (rc != 0)
+		return rc;
+	return t->cmd != NULL ? exec_exit(t, deadline, code, e) :
+	    direct_exit(t, deadline, code, e);
 }
 
 /* SandboxTerminate. */
@@ -719,6 +915,209 @@ direct_terminate(struct vg_cloud *c, const char *id, struct vg_err *e)
 	    "(SandboxTerminate)", e);
 	if (resp != NULL)
 		protobuf_c_message_free_unpacked(resp, NULL);
+	return rc;
+}
+
+/* Exec mode: starts the command in the idle sandbox with ContainerExec
+ * (its exec id to t->cmd); else the entrypoint is the command. */
+static int
+direct_exec(struct vg_cloud_task *t, struct vg_err *e)
+{
+	Modal__Client__ContainerExecRequest req =
+	    MODAL__CLIENT__CONTAINER_EXEC_REQUEST__INIT;
+	Modal__Client__ContainerExecResponse *resp;
+	struct vg_strv argv = VG_STRV_INIT;
+	char *secret = ((struct direct *)t->c.priv)->secret_id;
+	int rc;
+
+	if (t->session == NULL)
+		return 0;
+	vg_attempt_argv(t->a, &argv);
+	req.task_id = t->session;
+	req.n_command = argv.n;
+	req.command = argv.v;
+	req.has_stdout_output = req.has_stderr_output = 1;
+	req.stdout_output = req.stderr_output =
+	    MODAL__CLIENT__EXEC_OUTPUT_OPTION__EXEC_OUTPUT_OPTION_PIPE;
+	if (t->a->timeout > 0) {
+		req.has_timeout_secs = 1;
+		req.timeout_secs = t->a->timeout < MODAL_MAX_SANDBOX_SECS ?
+		    (uint32_t)ceil(t->a->timeout) : MODAL_MAX_SANDBOX_SECS;
+	}
+	req.workdir = t->a->m->workdir;
+	if (secret != NULL) {
+		req.n_secret_ids = 1;
+		req.secret_ids = &secret;
+	}
+	rc = vg_grpc_unary(chan(&t->c), "ContainerExec", &req.base,
+	    &modal__client__container_exec_response__descriptor,
+	    (ProtobufCMessage **)&resp, VG_CLOUD_CALL_TIMEOUT, "starting the "
+	    "command (ContainerExec)", e);
+	vg_strv_release(&argv);
+	if (rc != 0)
+		return rc;
+	if (resp->exec_id != NULL && *resp->exec_id)
+		t->cmd = vg_xstrdup(resp->exec_id);
+	modal__client__container_exec_response__free_unpacked(resp, NULL);
+	return t->cmd != NULL ? 0 : vg_err_set(e, VG_EBACKEND, "modal: "
+	    "ContainerExec: reply has no exec_id");
+}
+
+/* Where the output of a file operation goes. */
+struct fs_sink {
+	int			fd;	/* -1: nowhere */
+	unsigned long long	n, max;
+};
+
+/* Takes file bytes: into the file, up to its limit. */
+static int
+fs_sink_write(void *arg, const char *p, size_t n)
+{
+	struct fs_sink *f = arg;
+
+	if (f->fd < 0)
+		return 0;
+	if (f->n + n > f->max)
+		return VG_ELIMIT;
+	f->n += n;
+	return vg_write_all(f->fd, p, n) != 0 ? VG_EIO : 0;
+}
+
+/* One ContainerFilesystemExecGetOutput message. */
+struct fs_out {
+	struct fs_sink	*sink;
+	int		 eof;
+	int		 rc;
+	char		 err[256];
+};
+
+/* Deframed FilesystemRuntimeOutputBatch into o's sink. */
+static int
+fs_msg(void *arg, const uint8_t *p, size_t n)
+{
+	struct fs_out *o = arg;
+	int rc = vg_modal_fs_batch(p, n, fs_sink_write, o->sink, &o->eof,
+	    o->err, sizeof(o->err));
+
+	if (rc != 0 && o->rc == 0)
+		o->rc = rc;
+	return rc;
+}
+
+/* One file operation: ContainerFilesystemExec, then its output streamed
+ * into sink to its eof; *fdesc gets the file descriptor an open made. */
+static int
+fs_exec(struct vg_cloud_task *t, Modal__Client__ContainerFilesystemExecRequest
+    *req, const char *path, char **fdesc, struct fs_sink *sink,
+    struct vg_err *e)
+{
+	Modal__Client__ContainerFilesystemExecGetOutputRequest or =
+	    MODAL__CLIENT__CONTAINER_FILESYSTEM_EXEC_GET_OUTPUT_REQUEST__INIT;
+	Modal__Client__ContainerFilesystemExecResponse *resp;
+	struct fs_out o = { .sink = sink };
+	struct vg_grpc_status st;
+	struct vg_grpc_call *call;
+	char msg[256];
+	int rc = 0;
+
+	req->task_id = t->session;
+	if ((rc = vg_grpc_unary(chan(&t->c), "ContainerFilesystemExec",
+	    &req->base,
+	    &modal__client__container_filesystem_exec_response__descriptor,
+	    (ProtobufCMessage **)&resp, VG_CLOUD_CALL_TIMEOUT, "reading an "
+	    "output file (ContainerFilesystemExec)", e)) != 0)
+		return rc;
+	if (fdesc != NULL && resp->file_descriptor != NULL &&
+	    *resp->file_descriptor)
+		*fdesc = vg_xstrdup(resp->file_descriptor);
+	or.exec_id = resp->exec_id != NULL ? vg_xstrdup(resp->exec_id) : NULL;
+	modal__client__container_filesystem_exec_response__free_unpacked(resp,
+	    NULL);
+	if (or.exec_id == NULL || *or.exec_id == '\0' ||
+	    (fdesc != NULL && *fdesc == NULL)) {
+		free(or.exec_id);
+		return vg_err_set(e, VG_EBACKEND, "modal: "
+		    "ContainerFilesystemExec: reply has no %s", fdesc != NULL &&
+		    *fdesc == NULL ? "file_descriptor" : "exec_id");
+	}
+	or.has_timeout = 1;
+	or.timeout = MODAL_LOG_TIMEOUT;
+	while (rc == 0 && !o.eof && o.rc == 0) {
+		call = vg_grpc_stream(chan(&t->c),
+		    "ContainerFilesystemExecGetOutput", &or.base,
+		    MODAL_LOG_TIMEOUT + 5, fs_msg, &o);
+		while (!vg_grpc_call_done(call, &st, msg, sizeof(msg)))
+			if ((rc = vg_grpc_poll(chan(&t->c), 0.2)) != 0)
+				break;
+		vg_grpc_call_free(call);
+		if (rc != 0)
+			rc = vg_err_set(e, rc, "modal: reading '%s': "
+			    "interrupted", path);
+		else if (o.rc == 0 && st.code != 0)
+			rc = st.code > 0 ? vg_grpc_error(&st, "reading an "
+			    "output file (ContainerFilesystemExecGetOutput)",
+			    e) : vg_err_set(e, VG_EBACKEND, "modal: reading "
+			    "'%s': %s", path, msg);
+	}
+	free(or.exec_id);
+	if (rc == 0 && o.rc == VG_ELIMIT)
+		return VG_ELIMIT;
+	if (rc == 0 && o.rc != 0)
+		rc = o.rc == VG_EBACKEND ? vg_err_set(e, VG_EBACKEND, "modal: "
+		    "'%s': %s", path, o.err) : vg_err_set(e, o.rc, "modal: "
+		    "reading '%s' failed", path);
+	return rc;
+}
+
+/* Outputs: reads the sandbox's file path into fd through Modal's file
+ * API (open "rb", reads until one gives nothing, close). */
+static int
+direct_get_file(struct vg_cloud_task *t, const char *path, int fd,
+    unsigned long long max, struct vg_err *e)
+{
+	Modal__Client__ContainerFilesystemExecRequest req =
+	    MODAL__CLIENT__CONTAINER_FILESYSTEM_EXEC_REQUEST__INIT;
+	Modal__Client__ContainerFileOpenRequest op =
+	    MODAL__CLIENT__CONTAINER_FILE_OPEN_REQUEST__INIT;
+	Modal__Client__ContainerFileReadRequest rd =
+	    MODAL__CLIENT__CONTAINER_FILE_READ_REQUEST__INIT;
+	Modal__Client__ContainerFileCloseRequest cl =
+	    MODAL__CLIENT__CONTAINER_FILE_CLOSE_REQUEST__INIT;
+	struct fs_sink none = { .fd = -1 }, f = { .fd = fd, .max = max };
+	struct vg_err ce;
+	char *fdesc = NULL;
+	unsigned long long before;
+	int rc;
+
+	if (t->session == NULL)
+		return vg_err_set(e, VG_EUNSUPPORTED, "modal: the sandbox has "
+		    "no task to read files from");
+	op.path = (char *)(uintptr_t)path;
+	op.mode = (char *)(uintptr_t)"rb";
+	req.file_exec_request_oneof_case = FS_OP(OPEN);
+	req.file_open_request = &op;
+	if ((rc = fs_exec(t, &req, path, &fdesc, &none, e)) != 0)
+		return rc;
+	rd.file_descriptor = fdesc;
+	rd.has_n = 1;
+	req.file_exec_request_oneof_case = FS_OP(READ);
+	req.file_read_request = &rd;
+	do {
+		before = f.n;
+		/* One byte past the limit tells a file that is too big. */
+		rd.n = max - f.n < MODAL_READ_CHUNK ? (uint32_t)(max - f.n) + 1 :
+		    MODAL_READ_CHUNK;
+		rc = fs_exec(t, &req, path, NULL, &f, e);
+	} while (rc == 0 && f.n > before);
+	cl.file_descriptor = fdesc;
+	req.file_exec_request_oneof_case = FS_OP(CLOSE);
+	req.file_close_request = &cl;
+	vg_err_init(&ce);
+	if (rc == 0)
+		rc = fs_exec(t, &req, path, NULL, &none, e);
+	else
+		(void)fs_exec(t, &req, path, NULL, &none, &ce);
+	free(fdesc);
 	return rc;
 }
 
@@ -846,6 +1245,8 @@ static const struct vg_cloud_ops modal_direct_ops = {
 	.kill = direct_kill,
 	.destroy = direct_terminate,
 	.ping = direct_ping,
+	.exec = direct_exec,
+	.get_file = direct_get_file,
 };
 
 /* ------------------------------------------------------------------ */

@@ -231,6 +231,22 @@ int	vg_modal_logs_batch(const uint8_t *p, size_t n,
 	    int (*out)(void *, const char *, size_t), void *arg, char *entry,
 	    size_t esize, int *eof, size_t *items);
 
+/* Decodes one RuntimeOutputBatch (an exec's output): each item's bytes
+ * (message_bytes, else message) to out in order, then its batch_index
+ * into *batch; *eof set when it has an exit_code (the last batch),
+ * *items its item count.  0, VG_EPARSE, or out's error. */
+int	vg_modal_exec_batch(const uint8_t *p, size_t n,
+	    int (*out)(void *, const char *, size_t), void *arg,
+	    unsigned long long *batch, int *eof, size_t *items);
+
+/* Decodes one FilesystemRuntimeOutputBatch (a file operation's output):
+ * its error's message into err and VG_EBACKEND, else each output chunk
+ * to out; *eof set by its eof.  0, VG_EPARSE, VG_EBACKEND or out's
+ * error. */
+int	vg_modal_fs_batch(const uint8_t *p, size_t n,
+	    int (*out)(void *, const char *, size_t), void *arg, int *eof,
+	    char *err, size_t esize);
+
 /* The vigil-run, vigil-task and vigil-owner tags of a listed sandbox
  * (NULL where absent), borrowed from s. */
 void	vg_modal_sandbox_tags(const Modal__Client__SandboxInfo *s,

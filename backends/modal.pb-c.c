@@ -1408,6 +1408,771 @@ void   modal__client__rpcretry_policy__free_unpacked
   assert(message->base.descriptor == &modal__client__rpcretry_policy__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   modal__client__sandbox_get_task_id_request__init
+                     (Modal__Client__SandboxGetTaskIdRequest         *message)
+{
+  static const Modal__Client__SandboxGetTaskIdRequest init_value = MODAL__CLIENT__SANDBOX_GET_TASK_ID_REQUEST__INIT;
+  *message = init_value;
+}
+size_t modal__client__sandbox_get_task_id_request__get_packed_size
+                     (const Modal__Client__SandboxGetTaskIdRequest *message)
+{
+  assert(message->base.descriptor == &modal__client__sandbox_get_task_id_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__sandbox_get_task_id_request__pack
+                     (const Modal__Client__SandboxGetTaskIdRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__sandbox_get_task_id_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__sandbox_get_task_id_request__pack_to_buffer
+                     (const Modal__Client__SandboxGetTaskIdRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__sandbox_get_task_id_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__SandboxGetTaskIdRequest *
+       modal__client__sandbox_get_task_id_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__SandboxGetTaskIdRequest *)
+     protobuf_c_message_unpack (&modal__client__sandbox_get_task_id_request__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__sandbox_get_task_id_request__free_unpacked
+                     (Modal__Client__SandboxGetTaskIdRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__sandbox_get_task_id_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   modal__client__sandbox_get_task_id_response__init
+                     (Modal__Client__SandboxGetTaskIdResponse         *message)
+{
+  static const Modal__Client__SandboxGetTaskIdResponse init_value = MODAL__CLIENT__SANDBOX_GET_TASK_ID_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t modal__client__sandbox_get_task_id_response__get_packed_size
+                     (const Modal__Client__SandboxGetTaskIdResponse *message)
+{
+  assert(message->base.descriptor == &modal__client__sandbox_get_task_id_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__sandbox_get_task_id_response__pack
+                     (const Modal__Client__SandboxGetTaskIdResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__sandbox_get_task_id_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__sandbox_get_task_id_response__pack_to_buffer
+                     (const Modal__Client__SandboxGetTaskIdResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__sandbox_get_task_id_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__SandboxGetTaskIdResponse *
+       modal__client__sandbox_get_task_id_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__SandboxGetTaskIdResponse *)
+     protobuf_c_message_unpack (&modal__client__sandbox_get_task_id_response__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__sandbox_get_task_id_response__free_unpacked
+                     (Modal__Client__SandboxGetTaskIdResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__sandbox_get_task_id_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   modal__client__container_exec_request__init
+                     (Modal__Client__ContainerExecRequest         *message)
+{
+  static const Modal__Client__ContainerExecRequest init_value = MODAL__CLIENT__CONTAINER_EXEC_REQUEST__INIT;
+  *message = init_value;
+}
+size_t modal__client__container_exec_request__get_packed_size
+                     (const Modal__Client__ContainerExecRequest *message)
+{
+  assert(message->base.descriptor == &modal__client__container_exec_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__container_exec_request__pack
+                     (const Modal__Client__ContainerExecRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__container_exec_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__container_exec_request__pack_to_buffer
+                     (const Modal__Client__ContainerExecRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__container_exec_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__ContainerExecRequest *
+       modal__client__container_exec_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__ContainerExecRequest *)
+     protobuf_c_message_unpack (&modal__client__container_exec_request__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__container_exec_request__free_unpacked
+                     (Modal__Client__ContainerExecRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__container_exec_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   modal__client__container_exec_response__init
+                     (Modal__Client__ContainerExecResponse         *message)
+{
+  static const Modal__Client__ContainerExecResponse init_value = MODAL__CLIENT__CONTAINER_EXEC_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t modal__client__container_exec_response__get_packed_size
+                     (const Modal__Client__ContainerExecResponse *message)
+{
+  assert(message->base.descriptor == &modal__client__container_exec_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__container_exec_response__pack
+                     (const Modal__Client__ContainerExecResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__container_exec_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__container_exec_response__pack_to_buffer
+                     (const Modal__Client__ContainerExecResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__container_exec_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__ContainerExecResponse *
+       modal__client__container_exec_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__ContainerExecResponse *)
+     protobuf_c_message_unpack (&modal__client__container_exec_response__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__container_exec_response__free_unpacked
+                     (Modal__Client__ContainerExecResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__container_exec_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   modal__client__container_exec_get_output_request__init
+                     (Modal__Client__ContainerExecGetOutputRequest         *message)
+{
+  static const Modal__Client__ContainerExecGetOutputRequest init_value = MODAL__CLIENT__CONTAINER_EXEC_GET_OUTPUT_REQUEST__INIT;
+  *message = init_value;
+}
+size_t modal__client__container_exec_get_output_request__get_packed_size
+                     (const Modal__Client__ContainerExecGetOutputRequest *message)
+{
+  assert(message->base.descriptor == &modal__client__container_exec_get_output_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__container_exec_get_output_request__pack
+                     (const Modal__Client__ContainerExecGetOutputRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__container_exec_get_output_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__container_exec_get_output_request__pack_to_buffer
+                     (const Modal__Client__ContainerExecGetOutputRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__container_exec_get_output_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__ContainerExecGetOutputRequest *
+       modal__client__container_exec_get_output_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__ContainerExecGetOutputRequest *)
+     protobuf_c_message_unpack (&modal__client__container_exec_get_output_request__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__container_exec_get_output_request__free_unpacked
+                     (Modal__Client__ContainerExecGetOutputRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__container_exec_get_output_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   modal__client__runtime_output_message__init
+                     (Modal__Client__RuntimeOutputMessage         *message)
+{
+  static const Modal__Client__RuntimeOutputMessage init_value = MODAL__CLIENT__RUNTIME_OUTPUT_MESSAGE__INIT;
+  *message = init_value;
+}
+size_t modal__client__runtime_output_message__get_packed_size
+                     (const Modal__Client__RuntimeOutputMessage *message)
+{
+  assert(message->base.descriptor == &modal__client__runtime_output_message__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__runtime_output_message__pack
+                     (const Modal__Client__RuntimeOutputMessage *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__runtime_output_message__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__runtime_output_message__pack_to_buffer
+                     (const Modal__Client__RuntimeOutputMessage *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__runtime_output_message__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__RuntimeOutputMessage *
+       modal__client__runtime_output_message__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__RuntimeOutputMessage *)
+     protobuf_c_message_unpack (&modal__client__runtime_output_message__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__runtime_output_message__free_unpacked
+                     (Modal__Client__RuntimeOutputMessage *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__runtime_output_message__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   modal__client__runtime_output_batch__init
+                     (Modal__Client__RuntimeOutputBatch         *message)
+{
+  static const Modal__Client__RuntimeOutputBatch init_value = MODAL__CLIENT__RUNTIME_OUTPUT_BATCH__INIT;
+  *message = init_value;
+}
+size_t modal__client__runtime_output_batch__get_packed_size
+                     (const Modal__Client__RuntimeOutputBatch *message)
+{
+  assert(message->base.descriptor == &modal__client__runtime_output_batch__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__runtime_output_batch__pack
+                     (const Modal__Client__RuntimeOutputBatch *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__runtime_output_batch__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__runtime_output_batch__pack_to_buffer
+                     (const Modal__Client__RuntimeOutputBatch *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__runtime_output_batch__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__RuntimeOutputBatch *
+       modal__client__runtime_output_batch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__RuntimeOutputBatch *)
+     protobuf_c_message_unpack (&modal__client__runtime_output_batch__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__runtime_output_batch__free_unpacked
+                     (Modal__Client__RuntimeOutputBatch *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__runtime_output_batch__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   modal__client__container_exec_wait_request__init
+                     (Modal__Client__ContainerExecWaitRequest         *message)
+{
+  static const Modal__Client__ContainerExecWaitRequest init_value = MODAL__CLIENT__CONTAINER_EXEC_WAIT_REQUEST__INIT;
+  *message = init_value;
+}
+size_t modal__client__container_exec_wait_request__get_packed_size
+                     (const Modal__Client__ContainerExecWaitRequest *message)
+{
+  assert(message->base.descriptor == &modal__client__container_exec_wait_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__container_exec_wait_request__pack
+                     (const Modal__Client__ContainerExecWaitRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__container_exec_wait_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__container_exec_wait_request__pack_to_buffer
+                     (const Modal__Client__ContainerExecWaitRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__container_exec_wait_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__ContainerExecWaitRequest *
+       modal__client__container_exec_wait_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__ContainerExecWaitRequest *)
+     protobuf_c_message_unpack (&modal__client__container_exec_wait_request__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__container_exec_wait_request__free_unpacked
+                     (Modal__Client__ContainerExecWaitRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__container_exec_wait_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   modal__client__container_exec_wait_response__init
+                     (Modal__Client__ContainerExecWaitResponse         *message)
+{
+  static const Modal__Client__ContainerExecWaitResponse init_value = MODAL__CLIENT__CONTAINER_EXEC_WAIT_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t modal__client__container_exec_wait_response__get_packed_size
+                     (const Modal__Client__ContainerExecWaitResponse *message)
+{
+  assert(message->base.descriptor == &modal__client__container_exec_wait_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__container_exec_wait_response__pack
+                     (const Modal__Client__ContainerExecWaitResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__container_exec_wait_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__container_exec_wait_response__pack_to_buffer
+                     (const Modal__Client__ContainerExecWaitResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__container_exec_wait_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__ContainerExecWaitResponse *
+       modal__client__container_exec_wait_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__ContainerExecWaitResponse *)
+     protobuf_c_message_unpack (&modal__client__container_exec_wait_response__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__container_exec_wait_response__free_unpacked
+                     (Modal__Client__ContainerExecWaitResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__container_exec_wait_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   modal__client__container_file_open_request__init
+                     (Modal__Client__ContainerFileOpenRequest         *message)
+{
+  static const Modal__Client__ContainerFileOpenRequest init_value = MODAL__CLIENT__CONTAINER_FILE_OPEN_REQUEST__INIT;
+  *message = init_value;
+}
+size_t modal__client__container_file_open_request__get_packed_size
+                     (const Modal__Client__ContainerFileOpenRequest *message)
+{
+  assert(message->base.descriptor == &modal__client__container_file_open_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__container_file_open_request__pack
+                     (const Modal__Client__ContainerFileOpenRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__container_file_open_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__container_file_open_request__pack_to_buffer
+                     (const Modal__Client__ContainerFileOpenRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__container_file_open_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__ContainerFileOpenRequest *
+       modal__client__container_file_open_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__ContainerFileOpenRequest *)
+     protobuf_c_message_unpack (&modal__client__container_file_open_request__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__container_file_open_request__free_unpacked
+                     (Modal__Client__ContainerFileOpenRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__container_file_open_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   modal__client__container_file_read_request__init
+                     (Modal__Client__ContainerFileReadRequest         *message)
+{
+  static const Modal__Client__ContainerFileReadRequest init_value = MODAL__CLIENT__CONTAINER_FILE_READ_REQUEST__INIT;
+  *message = init_value;
+}
+size_t modal__client__container_file_read_request__get_packed_size
+                     (const Modal__Client__ContainerFileReadRequest *message)
+{
+  assert(message->base.descriptor == &modal__client__container_file_read_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__container_file_read_request__pack
+                     (const Modal__Client__ContainerFileReadRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__container_file_read_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__container_file_read_request__pack_to_buffer
+                     (const Modal__Client__ContainerFileReadRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__container_file_read_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__ContainerFileReadRequest *
+       modal__client__container_file_read_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__ContainerFileReadRequest *)
+     protobuf_c_message_unpack (&modal__client__container_file_read_request__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__container_file_read_request__free_unpacked
+                     (Modal__Client__ContainerFileReadRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__container_file_read_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   modal__client__container_file_close_request__init
+                     (Modal__Client__ContainerFileCloseRequest         *message)
+{
+  static const Modal__Client__ContainerFileCloseRequest init_value = MODAL__CLIENT__CONTAINER_FILE_CLOSE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t modal__client__container_file_close_request__get_packed_size
+                     (const Modal__Client__ContainerFileCloseRequest *message)
+{
+  assert(message->base.descriptor == &modal__client__container_file_close_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__container_file_close_request__pack
+                     (const Modal__Client__ContainerFileCloseRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__container_file_close_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__container_file_close_request__pack_to_buffer
+                     (const Modal__Client__ContainerFileCloseRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__container_file_close_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__ContainerFileCloseRequest *
+       modal__client__container_file_close_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__ContainerFileCloseRequest *)
+     protobuf_c_message_unpack (&modal__client__container_file_close_request__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__container_file_close_request__free_unpacked
+                     (Modal__Client__ContainerFileCloseRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__container_file_close_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   modal__client__container_filesystem_exec_request__init
+                     (Modal__Client__ContainerFilesystemExecRequest         *message)
+{
+  static const Modal__Client__ContainerFilesystemExecRequest init_value = MODAL__CLIENT__CONTAINER_FILESYSTEM_EXEC_REQUEST__INIT;
+  *message = init_value;
+}
+size_t modal__client__container_filesystem_exec_request__get_packed_size
+                     (const Modal__Client__ContainerFilesystemExecRequest *message)
+{
+  assert(message->base.descriptor == &modal__client__container_filesystem_exec_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__container_filesystem_exec_request__pack
+                     (const Modal__Client__ContainerFilesystemExecRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__container_filesystem_exec_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__container_filesystem_exec_request__pack_to_buffer
+                     (const Modal__Client__ContainerFilesystemExecRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__container_filesystem_exec_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__ContainerFilesystemExecRequest *
+       modal__client__container_filesystem_exec_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__ContainerFilesystemExecRequest *)
+     protobuf_c_message_unpack (&modal__client__container_filesystem_exec_request__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__container_filesystem_exec_request__free_unpacked
+                     (Modal__Client__ContainerFilesystemExecRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__container_filesystem_exec_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   modal__client__container_filesystem_exec_response__init
+                     (Modal__Client__ContainerFilesystemExecResponse         *message)
+{
+  static const Modal__Client__ContainerFilesystemExecResponse init_value = MODAL__CLIENT__CONTAINER_FILESYSTEM_EXEC_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t modal__client__container_filesystem_exec_response__get_packed_size
+                     (const Modal__Client__ContainerFilesystemExecResponse *message)
+{
+  assert(message->base.descriptor == &modal__client__container_filesystem_exec_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__container_filesystem_exec_response__pack
+                     (const Modal__Client__ContainerFilesystemExecResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__container_filesystem_exec_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__container_filesystem_exec_response__pack_to_buffer
+                     (const Modal__Client__ContainerFilesystemExecResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__container_filesystem_exec_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__ContainerFilesystemExecResponse *
+       modal__client__container_filesystem_exec_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__ContainerFilesystemExecResponse *)
+     protobuf_c_message_unpack (&modal__client__container_filesystem_exec_response__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__container_filesystem_exec_response__free_unpacked
+                     (Modal__Client__ContainerFilesystemExecResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__container_filesystem_exec_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   modal__client__container_filesystem_exec_get_output_request__init
+                     (Modal__Client__ContainerFilesystemExecGetOutputRequest         *message)
+{
+  static const Modal__Client__ContainerFilesystemExecGetOutputRequest init_value = MODAL__CLIENT__CONTAINER_FILESYSTEM_EXEC_GET_OUTPUT_REQUEST__INIT;
+  *message = init_value;
+}
+size_t modal__client__container_filesystem_exec_get_output_request__get_packed_size
+                     (const Modal__Client__ContainerFilesystemExecGetOutputRequest *message)
+{
+  assert(message->base.descriptor == &modal__client__container_filesystem_exec_get_output_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__container_filesystem_exec_get_output_request__pack
+                     (const Modal__Client__ContainerFilesystemExecGetOutputRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__container_filesystem_exec_get_output_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__container_filesystem_exec_get_output_request__pack_to_buffer
+                     (const Modal__Client__ContainerFilesystemExecGetOutputRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__container_filesystem_exec_get_output_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__ContainerFilesystemExecGetOutputRequest *
+       modal__client__container_filesystem_exec_get_output_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__ContainerFilesystemExecGetOutputRequest *)
+     protobuf_c_message_unpack (&modal__client__container_filesystem_exec_get_output_request__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__container_filesystem_exec_get_output_request__free_unpacked
+                     (Modal__Client__ContainerFilesystemExecGetOutputRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__container_filesystem_exec_get_output_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   modal__client__system_error_message__init
+                     (Modal__Client__SystemErrorMessage         *message)
+{
+  static const Modal__Client__SystemErrorMessage init_value = MODAL__CLIENT__SYSTEM_ERROR_MESSAGE__INIT;
+  *message = init_value;
+}
+size_t modal__client__system_error_message__get_packed_size
+                     (const Modal__Client__SystemErrorMessage *message)
+{
+  assert(message->base.descriptor == &modal__client__system_error_message__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__system_error_message__pack
+                     (const Modal__Client__SystemErrorMessage *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__system_error_message__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__system_error_message__pack_to_buffer
+                     (const Modal__Client__SystemErrorMessage *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__system_error_message__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__SystemErrorMessage *
+       modal__client__system_error_message__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__SystemErrorMessage *)
+     protobuf_c_message_unpack (&modal__client__system_error_message__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__system_error_message__free_unpacked
+                     (Modal__Client__SystemErrorMessage *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__system_error_message__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   modal__client__filesystem_runtime_output_batch__init
+                     (Modal__Client__FilesystemRuntimeOutputBatch         *message)
+{
+  static const Modal__Client__FilesystemRuntimeOutputBatch init_value = MODAL__CLIENT__FILESYSTEM_RUNTIME_OUTPUT_BATCH__INIT;
+  *message = init_value;
+}
+size_t modal__client__filesystem_runtime_output_batch__get_packed_size
+                     (const Modal__Client__FilesystemRuntimeOutputBatch *message)
+{
+  assert(message->base.descriptor == &modal__client__filesystem_runtime_output_batch__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t modal__client__filesystem_runtime_output_batch__pack
+                     (const Modal__Client__FilesystemRuntimeOutputBatch *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &modal__client__filesystem_runtime_output_batch__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t modal__client__filesystem_runtime_output_batch__pack_to_buffer
+                     (const Modal__Client__FilesystemRuntimeOutputBatch *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &modal__client__filesystem_runtime_output_batch__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Modal__Client__FilesystemRuntimeOutputBatch *
+       modal__client__filesystem_runtime_output_batch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Modal__Client__FilesystemRuntimeOutputBatch *)
+     protobuf_c_message_unpack (&modal__client__filesystem_runtime_output_batch__descriptor,
+                                allocator, len, data);
+}
+void   modal__client__filesystem_runtime_output_batch__free_unpacked
+                     (Modal__Client__FilesystemRuntimeOutputBatch *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &modal__client__filesystem_runtime_output_batch__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 #define modal__client__empty__field_descriptors NULL
 #define modal__client__empty__field_indices_by_name NULL
 #define modal__client__empty__number_ranges NULL
@@ -3337,6 +4102,1058 @@ const ProtobufCMessageDescriptor modal__client__rpcretry_policy__descriptor =
   (ProtobufCMessageInit) modal__client__rpcretry_policy__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor modal__client__sandbox_get_task_id_request__field_descriptors[3] =
+{
+  {
+    "sandbox_id",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__SandboxGetTaskIdRequest, sandbox_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "timeout",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Modal__Client__SandboxGetTaskIdRequest, has_timeout),
+    offsetof(Modal__Client__SandboxGetTaskIdRequest, timeout),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "wait_until_ready",
+    3,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(Modal__Client__SandboxGetTaskIdRequest, has_wait_until_ready),
+    offsetof(Modal__Client__SandboxGetTaskIdRequest, wait_until_ready),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__sandbox_get_task_id_request__field_indices_by_name[] = {
+  0,   /* field[0] = sandbox_id */
+  1,   /* field[1] = timeout */
+  2,   /* field[2] = wait_until_ready */
+};
+static const ProtobufCIntRange modal__client__sandbox_get_task_id_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor modal__client__sandbox_get_task_id_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.SandboxGetTaskIdRequest",
+  "SandboxGetTaskIdRequest",
+  "Modal__Client__SandboxGetTaskIdRequest",
+  "modal.client",
+  sizeof(Modal__Client__SandboxGetTaskIdRequest),
+  3,
+  modal__client__sandbox_get_task_id_request__field_descriptors,
+  modal__client__sandbox_get_task_id_request__field_indices_by_name,
+  1,  modal__client__sandbox_get_task_id_request__number_ranges,
+  (ProtobufCMessageInit) modal__client__sandbox_get_task_id_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor modal__client__sandbox_get_task_id_response__field_descriptors[2] =
+{
+  {
+    "task_id",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__SandboxGetTaskIdResponse, task_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "task_result",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__SandboxGetTaskIdResponse, task_result),
+    &modal__client__generic_result__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__sandbox_get_task_id_response__field_indices_by_name[] = {
+  0,   /* field[0] = task_id */
+  1,   /* field[1] = task_result */
+};
+static const ProtobufCIntRange modal__client__sandbox_get_task_id_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor modal__client__sandbox_get_task_id_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.SandboxGetTaskIdResponse",
+  "SandboxGetTaskIdResponse",
+  "Modal__Client__SandboxGetTaskIdResponse",
+  "modal.client",
+  sizeof(Modal__Client__SandboxGetTaskIdResponse),
+  2,
+  modal__client__sandbox_get_task_id_response__field_descriptors,
+  modal__client__sandbox_get_task_id_response__field_indices_by_name,
+  1,  modal__client__sandbox_get_task_id_response__number_ranges,
+  (ProtobufCMessageInit) modal__client__sandbox_get_task_id_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor modal__client__container_exec_request__field_descriptors[7] =
+{
+  {
+    "task_id",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__ContainerExecRequest, task_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "command",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Modal__Client__ContainerExecRequest, n_command),
+    offsetof(Modal__Client__ContainerExecRequest, command),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "stdout_output",
+    6,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_ENUM,
+    offsetof(Modal__Client__ContainerExecRequest, has_stdout_output),
+    offsetof(Modal__Client__ContainerExecRequest, stdout_output),
+    &modal__client__exec_output_option__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "stderr_output",
+    7,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_ENUM,
+    offsetof(Modal__Client__ContainerExecRequest, has_stderr_output),
+    offsetof(Modal__Client__ContainerExecRequest, stderr_output),
+    &modal__client__exec_output_option__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "timeout_secs",
+    8,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Modal__Client__ContainerExecRequest, has_timeout_secs),
+    offsetof(Modal__Client__ContainerExecRequest, timeout_secs),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "workdir",
+    9,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__ContainerExecRequest, workdir),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "secret_ids",
+    10,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Modal__Client__ContainerExecRequest, n_secret_ids),
+    offsetof(Modal__Client__ContainerExecRequest, secret_ids),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__container_exec_request__field_indices_by_name[] = {
+  1,   /* field[1] = command */
+  6,   /* field[6] = secret_ids */
+  3,   /* field[3] = stderr_output */
+  2,   /* field[2] = stdout_output */
+  0,   /* field[0] = task_id */
+  4,   /* field[4] = timeout_secs */
+  5,   /* field[5] = workdir */
+};
+static const ProtobufCIntRange modal__client__container_exec_request__number_ranges[2 + 1] =
+{
+  { 1, 0 },
+  { 6, 2 },
+  { 0, 7 }
+};
+const ProtobufCMessageDescriptor modal__client__container_exec_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.ContainerExecRequest",
+  "ContainerExecRequest",
+  "Modal__Client__ContainerExecRequest",
+  "modal.client",
+  sizeof(Modal__Client__ContainerExecRequest),
+  7,
+  modal__client__container_exec_request__field_descriptors,
+  modal__client__container_exec_request__field_indices_by_name,
+  2,  modal__client__container_exec_request__number_ranges,
+  (ProtobufCMessageInit) modal__client__container_exec_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor modal__client__container_exec_response__field_descriptors[1] =
+{
+  {
+    "exec_id",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__ContainerExecResponse, exec_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__container_exec_response__field_indices_by_name[] = {
+  0,   /* field[0] = exec_id */
+};
+static const ProtobufCIntRange modal__client__container_exec_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor modal__client__container_exec_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.ContainerExecResponse",
+  "ContainerExecResponse",
+  "Modal__Client__ContainerExecResponse",
+  "modal.client",
+  sizeof(Modal__Client__ContainerExecResponse),
+  1,
+  modal__client__container_exec_response__field_descriptors,
+  modal__client__container_exec_response__field_indices_by_name,
+  1,  modal__client__container_exec_response__number_ranges,
+  (ProtobufCMessageInit) modal__client__container_exec_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor modal__client__container_exec_get_output_request__field_descriptors[5] =
+{
+  {
+    "exec_id",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__ContainerExecGetOutputRequest, exec_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "timeout",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Modal__Client__ContainerExecGetOutputRequest, has_timeout),
+    offsetof(Modal__Client__ContainerExecGetOutputRequest, timeout),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "last_batch_index",
+    3,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Modal__Client__ContainerExecGetOutputRequest, has_last_batch_index),
+    offsetof(Modal__Client__ContainerExecGetOutputRequest, last_batch_index),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "file_descriptor",
+    4,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_ENUM,
+    offsetof(Modal__Client__ContainerExecGetOutputRequest, has_file_descriptor),
+    offsetof(Modal__Client__ContainerExecGetOutputRequest, file_descriptor),
+    &modal__client__file_descriptor__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "get_raw_bytes",
+    5,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(Modal__Client__ContainerExecGetOutputRequest, has_get_raw_bytes),
+    offsetof(Modal__Client__ContainerExecGetOutputRequest, get_raw_bytes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__container_exec_get_output_request__field_indices_by_name[] = {
+  0,   /* field[0] = exec_id */
+  3,   /* field[3] = file_descriptor */
+  4,   /* field[4] = get_raw_bytes */
+  2,   /* field[2] = last_batch_index */
+  1,   /* field[1] = timeout */
+};
+static const ProtobufCIntRange modal__client__container_exec_get_output_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor modal__client__container_exec_get_output_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.ContainerExecGetOutputRequest",
+  "ContainerExecGetOutputRequest",
+  "Modal__Client__ContainerExecGetOutputRequest",
+  "modal.client",
+  sizeof(Modal__Client__ContainerExecGetOutputRequest),
+  5,
+  modal__client__container_exec_get_output_request__field_descriptors,
+  modal__client__container_exec_get_output_request__field_indices_by_name,
+  1,  modal__client__container_exec_get_output_request__number_ranges,
+  (ProtobufCMessageInit) modal__client__container_exec_get_output_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor modal__client__runtime_output_message__field_descriptors[3] =
+{
+  {
+    "file_descriptor",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_ENUM,
+    offsetof(Modal__Client__RuntimeOutputMessage, has_file_descriptor),
+    offsetof(Modal__Client__RuntimeOutputMessage, file_descriptor),
+    &modal__client__file_descriptor__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "message",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__RuntimeOutputMessage, message),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "message_bytes",
+    3,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BYTES,
+    offsetof(Modal__Client__RuntimeOutputMessage, has_message_bytes),
+    offsetof(Modal__Client__RuntimeOutputMessage, message_bytes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__runtime_output_message__field_indices_by_name[] = {
+  0,   /* field[0] = file_descriptor */
+  1,   /* field[1] = message */
+  2,   /* field[2] = message_bytes */
+};
+static const ProtobufCIntRange modal__client__runtime_output_message__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor modal__client__runtime_output_message__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.RuntimeOutputMessage",
+  "RuntimeOutputMessage",
+  "Modal__Client__RuntimeOutputMessage",
+  "modal.client",
+  sizeof(Modal__Client__RuntimeOutputMessage),
+  3,
+  modal__client__runtime_output_message__field_descriptors,
+  modal__client__runtime_output_message__field_indices_by_name,
+  1,  modal__client__runtime_output_message__number_ranges,
+  (ProtobufCMessageInit) modal__client__runtime_output_message__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor modal__client__runtime_output_batch__field_descriptors[3] =
+{
+  {
+    "items",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Modal__Client__RuntimeOutputBatch, n_items),
+    offsetof(Modal__Client__RuntimeOutputBatch, items),
+    &modal__client__runtime_output_message__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "batch_index",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Modal__Client__RuntimeOutputBatch, has_batch_index),
+    offsetof(Modal__Client__RuntimeOutputBatch, batch_index),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "exit_code",
+    3,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT32,
+    offsetof(Modal__Client__RuntimeOutputBatch, has_exit_code),
+    offsetof(Modal__Client__RuntimeOutputBatch, exit_code),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__runtime_output_batch__field_indices_by_name[] = {
+  1,   /* field[1] = batch_index */
+  2,   /* field[2] = exit_code */
+  0,   /* field[0] = items */
+};
+static const ProtobufCIntRange modal__client__runtime_output_batch__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor modal__client__runtime_output_batch__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.RuntimeOutputBatch",
+  "RuntimeOutputBatch",
+  "Modal__Client__RuntimeOutputBatch",
+  "modal.client",
+  sizeof(Modal__Client__RuntimeOutputBatch),
+  3,
+  modal__client__runtime_output_batch__field_descriptors,
+  modal__client__runtime_output_batch__field_indices_by_name,
+  1,  modal__client__runtime_output_batch__number_ranges,
+  (ProtobufCMessageInit) modal__client__runtime_output_batch__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor modal__client__container_exec_wait_request__field_descriptors[2] =
+{
+  {
+    "exec_id",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__ContainerExecWaitRequest, exec_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "timeout",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Modal__Client__ContainerExecWaitRequest, has_timeout),
+    offsetof(Modal__Client__ContainerExecWaitRequest, timeout),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__container_exec_wait_request__field_indices_by_name[] = {
+  0,   /* field[0] = exec_id */
+  1,   /* field[1] = timeout */
+};
+static const ProtobufCIntRange modal__client__container_exec_wait_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor modal__client__container_exec_wait_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.ContainerExecWaitRequest",
+  "ContainerExecWaitRequest",
+  "Modal__Client__ContainerExecWaitRequest",
+  "modal.client",
+  sizeof(Modal__Client__ContainerExecWaitRequest),
+  2,
+  modal__client__container_exec_wait_request__field_descriptors,
+  modal__client__container_exec_wait_request__field_indices_by_name,
+  1,  modal__client__container_exec_wait_request__number_ranges,
+  (ProtobufCMessageInit) modal__client__container_exec_wait_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor modal__client__container_exec_wait_response__field_descriptors[2] =
+{
+  {
+    "exit_code",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT32,
+    offsetof(Modal__Client__ContainerExecWaitResponse, has_exit_code),
+    offsetof(Modal__Client__ContainerExecWaitResponse, exit_code),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "completed",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(Modal__Client__ContainerExecWaitResponse, has_completed),
+    offsetof(Modal__Client__ContainerExecWaitResponse, completed),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__container_exec_wait_response__field_indices_by_name[] = {
+  1,   /* field[1] = completed */
+  0,   /* field[0] = exit_code */
+};
+static const ProtobufCIntRange modal__client__container_exec_wait_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor modal__client__container_exec_wait_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.ContainerExecWaitResponse",
+  "ContainerExecWaitResponse",
+  "Modal__Client__ContainerExecWaitResponse",
+  "modal.client",
+  sizeof(Modal__Client__ContainerExecWaitResponse),
+  2,
+  modal__client__container_exec_wait_response__field_descriptors,
+  modal__client__container_exec_wait_response__field_indices_by_name,
+  1,  modal__client__container_exec_wait_response__number_ranges,
+  (ProtobufCMessageInit) modal__client__container_exec_wait_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor modal__client__container_file_open_request__field_descriptors[3] =
+{
+  {
+    "file_descriptor",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__ContainerFileOpenRequest, file_descriptor),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "path",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__ContainerFileOpenRequest, path),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "mode",
+    3,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__ContainerFileOpenRequest, mode),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__container_file_open_request__field_indices_by_name[] = {
+  0,   /* field[0] = file_descriptor */
+  2,   /* field[2] = mode */
+  1,   /* field[1] = path */
+};
+static const ProtobufCIntRange modal__client__container_file_open_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor modal__client__container_file_open_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.ContainerFileOpenRequest",
+  "ContainerFileOpenRequest",
+  "Modal__Client__ContainerFileOpenRequest",
+  "modal.client",
+  sizeof(Modal__Client__ContainerFileOpenRequest),
+  3,
+  modal__client__container_file_open_request__field_descriptors,
+  modal__client__container_file_open_request__field_indices_by_name,
+  1,  modal__client__container_file_open_request__number_ranges,
+  (ProtobufCMessageInit) modal__client__container_file_open_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor modal__client__container_file_read_request__field_descriptors[2] =
+{
+  {
+    "file_descriptor",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__ContainerFileReadRequest, file_descriptor),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "n",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Modal__Client__ContainerFileReadRequest, has_n),
+    offsetof(Modal__Client__ContainerFileReadRequest, n),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__container_file_read_request__field_indices_by_name[] = {
+  0,   /* field[0] = file_descriptor */
+  1,   /* field[1] = n */
+};
+static const ProtobufCIntRange modal__client__container_file_read_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor modal__client__container_file_read_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.ContainerFileReadRequest",
+  "ContainerFileReadRequest",
+  "Modal__Client__ContainerFileReadRequest",
+  "modal.client",
+  sizeof(Modal__Client__ContainerFileReadRequest),
+  2,
+  modal__client__container_file_read_request__field_descriptors,
+  modal__client__container_file_read_request__field_indices_by_name,
+  1,  modal__client__container_file_read_request__number_ranges,
+  (ProtobufCMessageInit) modal__client__container_file_read_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor modal__client__container_file_close_request__field_descriptors[1] =
+{
+  {
+    "file_descriptor",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__ContainerFileCloseRequest, file_descriptor),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__container_file_close_request__field_indices_by_name[] = {
+  0,   /* field[0] = file_descriptor */
+};
+static const ProtobufCIntRange modal__client__container_file_close_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor modal__client__container_file_close_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.ContainerFileCloseRequest",
+  "ContainerFileCloseRequest",
+  "Modal__Client__ContainerFileCloseRequest",
+  "modal.client",
+  sizeof(Modal__Client__ContainerFileCloseRequest),
+  1,
+  modal__client__container_file_close_request__field_descriptors,
+  modal__client__container_file_close_request__field_indices_by_name,
+  1,  modal__client__container_file_close_request__number_ranges,
+  (ProtobufCMessageInit) modal__client__container_file_close_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor modal__client__container_filesystem_exec_request__field_descriptors[4] =
+{
+  {
+    "file_open_request",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Modal__Client__ContainerFilesystemExecRequest, file_exec_request_oneof_case),
+    offsetof(Modal__Client__ContainerFilesystemExecRequest, file_open_request),
+    &modal__client__container_file_open_request__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "file_read_request",
+    3,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Modal__Client__ContainerFilesystemExecRequest, file_exec_request_oneof_case),
+    offsetof(Modal__Client__ContainerFilesystemExecRequest, file_read_request),
+    &modal__client__container_file_read_request__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "file_close_request",
+    9,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Modal__Client__ContainerFilesystemExecRequest, file_exec_request_oneof_case),
+    offsetof(Modal__Client__ContainerFilesystemExecRequest, file_close_request),
+    &modal__client__container_file_close_request__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "task_id",
+    10,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__ContainerFilesystemExecRequest, task_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__container_filesystem_exec_request__field_indices_by_name[] = {
+  2,   /* field[2] = file_close_request */
+  0,   /* field[0] = file_open_request */
+  1,   /* field[1] = file_read_request */
+  3,   /* field[3] = task_id */
+};
+static const ProtobufCIntRange modal__client__container_filesystem_exec_request__number_ranges[3 + 1] =
+{
+  { 1, 0 },
+  { 3, 1 },
+  { 9, 2 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor modal__client__container_filesystem_exec_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.ContainerFilesystemExecRequest",
+  "ContainerFilesystemExecRequest",
+  "Modal__Client__ContainerFilesystemExecRequest",
+  "modal.client",
+  sizeof(Modal__Client__ContainerFilesystemExecRequest),
+  4,
+  modal__client__container_filesystem_exec_request__field_descriptors,
+  modal__client__container_filesystem_exec_request__field_indices_by_name,
+  3,  modal__client__container_filesystem_exec_request__number_ranges,
+  (ProtobufCMessageInit) modal__client__container_filesystem_exec_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor modal__client__container_filesystem_exec_response__field_descriptors[2] =
+{
+  {
+    "exec_id",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__ContainerFilesystemExecResponse, exec_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "file_descriptor",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__ContainerFilesystemExecResponse, file_descriptor),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__container_filesystem_exec_response__field_indices_by_name[] = {
+  0,   /* field[0] = exec_id */
+  1,   /* field[1] = file_descriptor */
+};
+static const ProtobufCIntRange modal__client__container_filesystem_exec_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor modal__client__container_filesystem_exec_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.ContainerFilesystemExecResponse",
+  "ContainerFilesystemExecResponse",
+  "Modal__Client__ContainerFilesystemExecResponse",
+  "modal.client",
+  sizeof(Modal__Client__ContainerFilesystemExecResponse),
+  2,
+  modal__client__container_filesystem_exec_response__field_descriptors,
+  modal__client__container_filesystem_exec_response__field_indices_by_name,
+  1,  modal__client__container_filesystem_exec_response__number_ranges,
+  (ProtobufCMessageInit) modal__client__container_filesystem_exec_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor modal__client__container_filesystem_exec_get_output_request__field_descriptors[2] =
+{
+  {
+    "exec_id",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__ContainerFilesystemExecGetOutputRequest, exec_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "timeout",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Modal__Client__ContainerFilesystemExecGetOutputRequest, has_timeout),
+    offsetof(Modal__Client__ContainerFilesystemExecGetOutputRequest, timeout),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__container_filesystem_exec_get_output_request__field_indices_by_name[] = {
+  0,   /* field[0] = exec_id */
+  1,   /* field[1] = timeout */
+};
+static const ProtobufCIntRange modal__client__container_filesystem_exec_get_output_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor modal__client__container_filesystem_exec_get_output_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.ContainerFilesystemExecGetOutputRequest",
+  "ContainerFilesystemExecGetOutputRequest",
+  "Modal__Client__ContainerFilesystemExecGetOutputRequest",
+  "modal.client",
+  sizeof(Modal__Client__ContainerFilesystemExecGetOutputRequest),
+  2,
+  modal__client__container_filesystem_exec_get_output_request__field_descriptors,
+  modal__client__container_filesystem_exec_get_output_request__field_indices_by_name,
+  1,  modal__client__container_filesystem_exec_get_output_request__number_ranges,
+  (ProtobufCMessageInit) modal__client__container_filesystem_exec_get_output_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor modal__client__system_error_message__field_descriptors[2] =
+{
+  {
+    "error_code",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT32,
+    offsetof(Modal__Client__SystemErrorMessage, has_error_code),
+    offsetof(Modal__Client__SystemErrorMessage, error_code),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "error_message",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__SystemErrorMessage, error_message),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__system_error_message__field_indices_by_name[] = {
+  0,   /* field[0] = error_code */
+  1,   /* field[1] = error_message */
+};
+static const ProtobufCIntRange modal__client__system_error_message__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor modal__client__system_error_message__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.SystemErrorMessage",
+  "SystemErrorMessage",
+  "Modal__Client__SystemErrorMessage",
+  "modal.client",
+  sizeof(Modal__Client__SystemErrorMessage),
+  2,
+  modal__client__system_error_message__field_descriptors,
+  modal__client__system_error_message__field_indices_by_name,
+  1,  modal__client__system_error_message__number_ranges,
+  (ProtobufCMessageInit) modal__client__system_error_message__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor modal__client__filesystem_runtime_output_batch__field_descriptors[4] =
+{
+  {
+    "output",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_BYTES,
+    offsetof(Modal__Client__FilesystemRuntimeOutputBatch, n_output),
+    offsetof(Modal__Client__FilesystemRuntimeOutputBatch, output),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "error",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Modal__Client__FilesystemRuntimeOutputBatch, error),
+    &modal__client__system_error_message__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "batch_index",
+    3,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Modal__Client__FilesystemRuntimeOutputBatch, has_batch_index),
+    offsetof(Modal__Client__FilesystemRuntimeOutputBatch, batch_index),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "eof",
+    4,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(Modal__Client__FilesystemRuntimeOutputBatch, has_eof),
+    offsetof(Modal__Client__FilesystemRuntimeOutputBatch, eof),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned modal__client__filesystem_runtime_output_batch__field_indices_by_name[] = {
+  2,   /* field[2] = batch_index */
+  3,   /* field[3] = eof */
+  1,   /* field[1] = error */
+  0,   /* field[0] = output */
+};
+static const ProtobufCIntRange modal__client__filesystem_runtime_output_batch__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor modal__client__filesystem_runtime_output_batch__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "modal.client.FilesystemRuntimeOutputBatch",
+  "FilesystemRuntimeOutputBatch",
+  "Modal__Client__FilesystemRuntimeOutputBatch",
+  "modal.client",
+  sizeof(Modal__Client__FilesystemRuntimeOutputBatch),
+  4,
+  modal__client__filesystem_runtime_output_batch__field_descriptors,
+  modal__client__filesystem_runtime_output_batch__field_indices_by_name,
+  1,  modal__client__filesystem_runtime_output_batch__number_ranges,
+  (ProtobufCMessageInit) modal__client__filesystem_runtime_output_batch__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue modal__client__object_creation_type__enum_values_by_number[3] =
 {
   { "OBJECT_CREATION_TYPE_UNSPECIFIED", "MODAL__CLIENT__OBJECT_CREATION_TYPE__OBJECT_CREATION_TYPE_UNSPECIFIED", 0 },
@@ -3399,7 +5216,39 @@ const ProtobufCEnumDescriptor modal__client__file_descriptor__descriptor =
   modal__client__file_descriptor__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor modal__client__modal_client__method_descriptors[10] =
+static const ProtobufCEnumValue modal__client__exec_output_option__enum_values_by_number[4] =
+{
+  { "EXEC_OUTPUT_OPTION_UNSPECIFIED", "MODAL__CLIENT__EXEC_OUTPUT_OPTION__EXEC_OUTPUT_OPTION_UNSPECIFIED", 0 },
+  { "EXEC_OUTPUT_OPTION_DEVNULL", "MODAL__CLIENT__EXEC_OUTPUT_OPTION__EXEC_OUTPUT_OPTION_DEVNULL", 1 },
+  { "EXEC_OUTPUT_OPTION_PIPE", "MODAL__CLIENT__EXEC_OUTPUT_OPTION__EXEC_OUTPUT_OPTION_PIPE", 2 },
+  { "EXEC_OUTPUT_OPTION_STDOUT", "MODAL__CLIENT__EXEC_OUTPUT_OPTION__EXEC_OUTPUT_OPTION_STDOUT", 3 },
+};
+static const ProtobufCIntRange modal__client__exec_output_option__value_ranges[] = {
+{0, 0},{0, 4}
+};
+static const ProtobufCEnumValueIndex modal__client__exec_output_option__enum_values_by_name[4] =
+{
+  { "EXEC_OUTPUT_OPTION_DEVNULL", 1 },
+  { "EXEC_OUTPUT_OPTION_PIPE", 2 },
+  { "EXEC_OUTPUT_OPTION_STDOUT", 3 },
+  { "EXEC_OUTPUT_OPTION_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor modal__client__exec_output_option__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "modal.client.ExecOutputOption",
+  "ExecOutputOption",
+  "Modal__Client__ExecOutputOption",
+  "modal.client",
+  4,
+  modal__client__exec_output_option__enum_values_by_number,
+  4,
+  modal__client__exec_output_option__enum_values_by_name,
+  1,
+  modal__client__exec_output_option__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCMethodDescriptor modal__client__modal_client__method_descriptors[16] =
 {
   { "AppGetOrCreate", &modal__client__app_get_or_create_request__descriptor, &modal__client__app_get_or_create_response__descriptor },
   { "ClientHello", &modal__client__empty__descriptor, &modal__client__client_hello_response__descriptor },
@@ -3411,14 +5260,26 @@ static const ProtobufCMethodDescriptor modal__client__modal_client__method_descr
   { "SandboxTerminate", &modal__client__sandbox_terminate_request__descriptor, &modal__client__sandbox_terminate_response__descriptor },
   { "SandboxWait", &modal__client__sandbox_wait_request__descriptor, &modal__client__sandbox_wait_response__descriptor },
   { "SecretGetOrCreate", &modal__client__secret_get_or_create_request__descriptor, &modal__client__secret_get_or_create_response__descriptor },
+  { "SandboxGetTaskId", &modal__client__sandbox_get_task_id_request__descriptor, &modal__client__sandbox_get_task_id_response__descriptor },
+  { "ContainerExec", &modal__client__container_exec_request__descriptor, &modal__client__container_exec_response__descriptor },
+  { "ContainerExecGetOutput", &modal__client__container_exec_get_output_request__descriptor, &modal__client__runtime_output_batch__descriptor },
+  { "ContainerExecWait", &modal__client__container_exec_wait_request__descriptor, &modal__client__container_exec_wait_response__descriptor },
+  { "ContainerFilesystemExec", &modal__client__container_filesystem_exec_request__descriptor, &modal__client__container_filesystem_exec_response__descriptor },
+  { "ContainerFilesystemExecGetOutput", &modal__client__container_filesystem_exec_get_output_request__descriptor, &modal__client__filesystem_runtime_output_batch__descriptor },
 };
 const unsigned modal__client__modal_client__method_indices_by_name[] = {
   0,        /* AppGetOrCreate */
   1,        /* ClientHello */
+  11,        /* ContainerExec */
+  12,        /* ContainerExecGetOutput */
+  13,        /* ContainerExecWait */
+  14,        /* ContainerFilesystemExec */
+  15,        /* ContainerFilesystemExecGetOutput */
   2,        /* ImageGetOrCreate */
   3,        /* ImageJoinStreaming */
   4,        /* SandboxCreate */
   5,        /* SandboxGetLogs */
+  10,        /* SandboxGetTaskId */
   6,        /* SandboxList */
   7,        /* SandboxTerminate */
   8,        /* SandboxWait */
@@ -3431,7 +5292,7 @@ const ProtobufCServiceDescriptor modal__client__modal_client__descriptor =
   "ModalClient",
   "Modal__Client__ModalClient",
   "modal.client",
-  10,
+  16,
   modal__client__modal_client__method_descriptors,
   modal__client__modal_client__method_indices_by_name
 };
@@ -3514,6 +5375,54 @@ void modal__client__modal_client__secret_get_or_create(ProtobufCService *service
 {
   assert(service->descriptor == &modal__client__modal_client__descriptor);
   service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void modal__client__modal_client__sandbox_get_task_id(ProtobufCService *service,
+                                                      const Modal__Client__SandboxGetTaskIdRequest *input,
+                                                      Modal__Client__SandboxGetTaskIdResponse_Closure closure,
+                                                      void *closure_data)
+{
+  assert(service->descriptor == &modal__client__modal_client__descriptor);
+  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void modal__client__modal_client__container_exec(ProtobufCService *service,
+                                                 const Modal__Client__ContainerExecRequest *input,
+                                                 Modal__Client__ContainerExecResponse_Closure closure,
+                                                 void *closure_data)
+{
+  assert(service->descriptor == &modal__client__modal_client__descriptor);
+  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void modal__client__modal_client__container_exec_get_output(ProtobufCService *service,
+                                                            const Modal__Client__ContainerExecGetOutputRequest *input,
+                                                            Modal__Client__RuntimeOutputBatch_Closure closure,
+                                                            void *closure_data)
+{
+  assert(service->descriptor == &modal__client__modal_client__descriptor);
+  service->invoke(service, 12, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void modal__client__modal_client__container_exec_wait(ProtobufCService *service,
+                                                      const Modal__Client__ContainerExecWaitRequest *input,
+                                                      Modal__Client__ContainerExecWaitResponse_Closure closure,
+                                                      void *closure_data)
+{
+  assert(service->descriptor == &modal__client__modal_client__descriptor);
+  service->invoke(service, 13, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void modal__client__modal_client__container_filesystem_exec(ProtobufCService *service,
+                                                            const Modal__Client__ContainerFilesystemExecRequest *input,
+                                                            Modal__Client__ContainerFilesystemExecResponse_Closure closure,
+                                                            void *closure_data)
+{
+  assert(service->descriptor == &modal__client__modal_client__descriptor);
+  service->invoke(service, 14, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void modal__client__modal_client__container_filesystem_exec_get_output(ProtobufCService *service,
+                                                                       const Modal__Client__ContainerFilesystemExecGetOutputRequest *input,
+                                                                       Modal__Client__FilesystemRuntimeOutputBatch_Closure closure,
+                                                                       void *closure_data)
+{
+  assert(service->descriptor == &modal__client__modal_client__descriptor);
+  service->invoke(service, 15, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void modal__client__modal_client__init (Modal__Client__ModalClient_Service *service,
                                         Modal__Client__ModalClient_ServiceDestroy destroy)

@@ -47,6 +47,23 @@ typedef struct Modal__Client__SandboxListResponse Modal__Client__SandboxListResp
 typedef struct Modal__Client__Any Modal__Client__Any;
 typedef struct Modal__Client__RPCStatus Modal__Client__RPCStatus;
 typedef struct Modal__Client__RPCRetryPolicy Modal__Client__RPCRetryPolicy;
+typedef struct Modal__Client__SandboxGetTaskIdRequest Modal__Client__SandboxGetTaskIdRequest;
+typedef struct Modal__Client__SandboxGetTaskIdResponse Modal__Client__SandboxGetTaskIdResponse;
+typedef struct Modal__Client__ContainerExecRequest Modal__Client__ContainerExecRequest;
+typedef struct Modal__Client__ContainerExecResponse Modal__Client__ContainerExecResponse;
+typedef struct Modal__Client__ContainerExecGetOutputRequest Modal__Client__ContainerExecGetOutputRequest;
+typedef struct Modal__Client__RuntimeOutputMessage Modal__Client__RuntimeOutputMessage;
+typedef struct Modal__Client__RuntimeOutputBatch Modal__Client__RuntimeOutputBatch;
+typedef struct Modal__Client__ContainerExecWaitRequest Modal__Client__ContainerExecWaitRequest;
+typedef struct Modal__Client__ContainerExecWaitResponse Modal__Client__ContainerExecWaitResponse;
+typedef struct Modal__Client__ContainerFileOpenRequest Modal__Client__ContainerFileOpenRequest;
+typedef struct Modal__Client__ContainerFileReadRequest Modal__Client__ContainerFileReadRequest;
+typedef struct Modal__Client__ContainerFileCloseRequest Modal__Client__ContainerFileCloseRequest;
+typedef struct Modal__Client__ContainerFilesystemExecRequest Modal__Client__ContainerFilesystemExecRequest;
+typedef struct Modal__Client__ContainerFilesystemExecResponse Modal__Client__ContainerFilesystemExecResponse;
+typedef struct Modal__Client__ContainerFilesystemExecGetOutputRequest Modal__Client__ContainerFilesystemExecGetOutputRequest;
+typedef struct Modal__Client__SystemErrorMessage Modal__Client__SystemErrorMessage;
+typedef struct Modal__Client__FilesystemRuntimeOutputBatch Modal__Client__FilesystemRuntimeOutputBatch;
 
 
 /* --- enums --- */
@@ -76,6 +93,13 @@ typedef enum _Modal__Client__FileDescriptor {
   MODAL__CLIENT__FILE_DESCRIPTOR__FILE_DESCRIPTOR_INFO = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODAL__CLIENT__FILE_DESCRIPTOR)
 } Modal__Client__FileDescriptor;
+typedef enum _Modal__Client__ExecOutputOption {
+  MODAL__CLIENT__EXEC_OUTPUT_OPTION__EXEC_OUTPUT_OPTION_UNSPECIFIED = 0,
+  MODAL__CLIENT__EXEC_OUTPUT_OPTION__EXEC_OUTPUT_OPTION_DEVNULL = 1,
+  MODAL__CLIENT__EXEC_OUTPUT_OPTION__EXEC_OUTPUT_OPTION_PIPE = 2,
+  MODAL__CLIENT__EXEC_OUTPUT_OPTION__EXEC_OUTPUT_OPTION_STDOUT = 3
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODAL__CLIENT__EXEC_OUTPUT_OPTION)
+} Modal__Client__ExecOutputOption;
 
 /* --- messages --- */
 
@@ -489,6 +513,248 @@ struct  Modal__Client__RPCRetryPolicy
 #define MODAL__CLIENT__RPCRETRY_POLICY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&modal__client__rpcretry_policy__descriptor) \
     , 0, 0 }
+
+
+/*
+ * Exec in a running sandbox (the legacy server path) and its file API,
+ * used when a task has outputs: the sandbox idles, the command runs as
+ * an exec, and files are read back before it is terminated.
+ */
+struct  Modal__Client__SandboxGetTaskIdRequest
+{
+  ProtobufCMessage base;
+  char *sandbox_id;
+  protobuf_c_boolean has_timeout;
+  float timeout;
+  protobuf_c_boolean has_wait_until_ready;
+  protobuf_c_boolean wait_until_ready;
+};
+#define MODAL__CLIENT__SANDBOX_GET_TASK_ID_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__sandbox_get_task_id_request__descriptor) \
+    , NULL, 0, 0, 0, 0 }
+
+
+struct  Modal__Client__SandboxGetTaskIdResponse
+{
+  ProtobufCMessage base;
+  char *task_id;
+  Modal__Client__GenericResult *task_result;
+};
+#define MODAL__CLIENT__SANDBOX_GET_TASK_ID_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__sandbox_get_task_id_response__descriptor) \
+    , NULL, NULL }
+
+
+struct  Modal__Client__ContainerExecRequest
+{
+  ProtobufCMessage base;
+  char *task_id;
+  size_t n_command;
+  char **command;
+  protobuf_c_boolean has_stdout_output;
+  Modal__Client__ExecOutputOption stdout_output;
+  protobuf_c_boolean has_stderr_output;
+  Modal__Client__ExecOutputOption stderr_output;
+  protobuf_c_boolean has_timeout_secs;
+  uint32_t timeout_secs;
+  char *workdir;
+  size_t n_secret_ids;
+  char **secret_ids;
+};
+#define MODAL__CLIENT__CONTAINER_EXEC_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__container_exec_request__descriptor) \
+    , NULL, 0,NULL, 0, MODAL__CLIENT__EXEC_OUTPUT_OPTION__EXEC_OUTPUT_OPTION_UNSPECIFIED, 0, MODAL__CLIENT__EXEC_OUTPUT_OPTION__EXEC_OUTPUT_OPTION_UNSPECIFIED, 0, 0, NULL, 0,NULL }
+
+
+struct  Modal__Client__ContainerExecResponse
+{
+  ProtobufCMessage base;
+  char *exec_id;
+};
+#define MODAL__CLIENT__CONTAINER_EXEC_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__container_exec_response__descriptor) \
+    , NULL }
+
+
+struct  Modal__Client__ContainerExecGetOutputRequest
+{
+  ProtobufCMessage base;
+  char *exec_id;
+  protobuf_c_boolean has_timeout;
+  float timeout;
+  protobuf_c_boolean has_last_batch_index;
+  uint64_t last_batch_index;
+  protobuf_c_boolean has_file_descriptor;
+  Modal__Client__FileDescriptor file_descriptor;
+  protobuf_c_boolean has_get_raw_bytes;
+  protobuf_c_boolean get_raw_bytes;
+};
+#define MODAL__CLIENT__CONTAINER_EXEC_GET_OUTPUT_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__container_exec_get_output_request__descriptor) \
+    , NULL, 0, 0, 0, 0, 0, MODAL__CLIENT__FILE_DESCRIPTOR__FILE_DESCRIPTOR_UNSPECIFIED, 0, 0 }
+
+
+struct  Modal__Client__RuntimeOutputMessage
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean has_file_descriptor;
+  Modal__Client__FileDescriptor file_descriptor;
+  char *message;
+  protobuf_c_boolean has_message_bytes;
+  ProtobufCBinaryData message_bytes;
+};
+#define MODAL__CLIENT__RUNTIME_OUTPUT_MESSAGE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__runtime_output_message__descriptor) \
+    , 0, MODAL__CLIENT__FILE_DESCRIPTOR__FILE_DESCRIPTOR_UNSPECIFIED, NULL, 0, {0,NULL} }
+
+
+struct  Modal__Client__RuntimeOutputBatch
+{
+  ProtobufCMessage base;
+  size_t n_items;
+  Modal__Client__RuntimeOutputMessage **items;
+  protobuf_c_boolean has_batch_index;
+  uint64_t batch_index;
+  protobuf_c_boolean has_exit_code;
+  int32_t exit_code;
+};
+#define MODAL__CLIENT__RUNTIME_OUTPUT_BATCH__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__runtime_output_batch__descriptor) \
+    , 0,NULL, 0, 0, 0, 0 }
+
+
+struct  Modal__Client__ContainerExecWaitRequest
+{
+  ProtobufCMessage base;
+  char *exec_id;
+  protobuf_c_boolean has_timeout;
+  float timeout;
+};
+#define MODAL__CLIENT__CONTAINER_EXEC_WAIT_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__container_exec_wait_request__descriptor) \
+    , NULL, 0, 0 }
+
+
+struct  Modal__Client__ContainerExecWaitResponse
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean has_exit_code;
+  int32_t exit_code;
+  protobuf_c_boolean has_completed;
+  protobuf_c_boolean completed;
+};
+#define MODAL__CLIENT__CONTAINER_EXEC_WAIT_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__container_exec_wait_response__descriptor) \
+    , 0, 0, 0, 0 }
+
+
+struct  Modal__Client__ContainerFileOpenRequest
+{
+  ProtobufCMessage base;
+  char *file_descriptor;
+  char *path;
+  char *mode;
+};
+#define MODAL__CLIENT__CONTAINER_FILE_OPEN_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__container_file_open_request__descriptor) \
+    , NULL, NULL, NULL }
+
+
+struct  Modal__Client__ContainerFileReadRequest
+{
+  ProtobufCMessage base;
+  char *file_descriptor;
+  protobuf_c_boolean has_n;
+  uint32_t n;
+};
+#define MODAL__CLIENT__CONTAINER_FILE_READ_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__container_file_read_request__descriptor) \
+    , NULL, 0, 0 }
+
+
+struct  Modal__Client__ContainerFileCloseRequest
+{
+  ProtobufCMessage base;
+  char *file_descriptor;
+};
+#define MODAL__CLIENT__CONTAINER_FILE_CLOSE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__container_file_close_request__descriptor) \
+    , NULL }
+
+
+typedef enum {
+  MODAL__CLIENT__CONTAINER_FILESYSTEM_EXEC_REQUEST__FILE_EXEC_REQUEST_ONEOF__NOT_SET = 0,
+  MODAL__CLIENT__CONTAINER_FILESYSTEM_EXEC_REQUEST__FILE_EXEC_REQUEST_ONEOF_FILE_OPEN_REQUEST = 1,
+  MODAL__CLIENT__CONTAINER_FILESYSTEM_EXEC_REQUEST__FILE_EXEC_REQUEST_ONEOF_FILE_READ_REQUEST = 3,
+  MODAL__CLIENT__CONTAINER_FILESYSTEM_EXEC_REQUEST__FILE_EXEC_REQUEST_ONEOF_FILE_CLOSE_REQUEST = 9
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(MODAL__CLIENT__CONTAINER_FILESYSTEM_EXEC_REQUEST__FILE_EXEC_REQUEST_ONEOF__CASE)
+} Modal__Client__ContainerFilesystemExecRequest__FileExecRequestOneofCase;
+
+struct  Modal__Client__ContainerFilesystemExecRequest
+{
+  ProtobufCMessage base;
+  char *task_id;
+  Modal__Client__ContainerFilesystemExecRequest__FileExecRequestOneofCase file_exec_request_oneof_case;
+  union {
+    Modal__Client__ContainerFileOpenRequest *file_open_request;
+    Modal__Client__ContainerFileReadRequest *file_read_request;
+    Modal__Client__ContainerFileCloseRequest *file_close_request;
+  };
+};
+#define MODAL__CLIENT__CONTAINER_FILESYSTEM_EXEC_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__container_filesystem_exec_request__descriptor) \
+    , NULL, MODAL__CLIENT__CONTAINER_FILESYSTEM_EXEC_REQUEST__FILE_EXEC_REQUEST_ONEOF__NOT_SET, {0} }
+
+
+struct  Modal__Client__ContainerFilesystemExecResponse
+{
+  ProtobufCMessage base;
+  char *exec_id;
+  char *file_descriptor;
+};
+#define MODAL__CLIENT__CONTAINER_FILESYSTEM_EXEC_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__container_filesystem_exec_response__descriptor) \
+    , NULL, NULL }
+
+
+struct  Modal__Client__ContainerFilesystemExecGetOutputRequest
+{
+  ProtobufCMessage base;
+  char *exec_id;
+  protobuf_c_boolean has_timeout;
+  float timeout;
+};
+#define MODAL__CLIENT__CONTAINER_FILESYSTEM_EXEC_GET_OUTPUT_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__container_filesystem_exec_get_output_request__descriptor) \
+    , NULL, 0, 0 }
+
+
+struct  Modal__Client__SystemErrorMessage
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean has_error_code;
+  int32_t error_code;
+  char *error_message;
+};
+#define MODAL__CLIENT__SYSTEM_ERROR_MESSAGE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__system_error_message__descriptor) \
+    , 0, 0, NULL }
+
+
+struct  Modal__Client__FilesystemRuntimeOutputBatch
+{
+  ProtobufCMessage base;
+  size_t n_output;
+  ProtobufCBinaryData *output;
+  Modal__Client__SystemErrorMessage *error;
+  protobuf_c_boolean has_batch_index;
+  uint64_t batch_index;
+  protobuf_c_boolean has_eof;
+  protobuf_c_boolean eof;
+};
+#define MODAL__CLIENT__FILESYSTEM_RUNTIME_OUTPUT_BATCH__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&modal__client__filesystem_runtime_output_batch__descriptor) \
+    , 0,NULL, NULL, 0, 0, 0, 0 }
 
 
 /* Modal__Client__Empty methods */
@@ -1083,6 +1349,329 @@ Modal__Client__RPCRetryPolicy *
 void   modal__client__rpcretry_policy__free_unpacked
                      (Modal__Client__RPCRetryPolicy *message,
                       ProtobufCAllocator *allocator);
+/* Modal__Client__SandboxGetTaskIdRequest methods */
+void   modal__client__sandbox_get_task_id_request__init
+                     (Modal__Client__SandboxGetTaskIdRequest         *message);
+size_t modal__client__sandbox_get_task_id_request__get_packed_size
+                     (const Modal__Client__SandboxGetTaskIdRequest   *message);
+size_t modal__client__sandbox_get_task_id_request__pack
+                     (const Modal__Client__SandboxGetTaskIdRequest   *message,
+                      uint8_t             *out);
+size_t modal__client__sandbox_get_task_id_request__pack_to_buffer
+                     (const Modal__Client__SandboxGetTaskIdRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__SandboxGetTaskIdRequest *
+       modal__client__sandbox_get_task_id_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__sandbox_get_task_id_request__free_unpacked
+                     (Modal__Client__SandboxGetTaskIdRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Modal__Client__SandboxGetTaskIdResponse methods */
+void   modal__client__sandbox_get_task_id_response__init
+                     (Modal__Client__SandboxGetTaskIdResponse         *message);
+size_t modal__client__sandbox_get_task_id_response__get_packed_size
+                     (const Modal__Client__SandboxGetTaskIdResponse   *message);
+size_t modal__client__sandbox_get_task_id_response__pack
+                     (const Modal__Client__SandboxGetTaskIdResponse   *message,
+                      uint8_t             *out);
+size_t modal__client__sandbox_get_task_id_response__pack_to_buffer
+                     (const Modal__Client__SandboxGetTaskIdResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__SandboxGetTaskIdResponse *
+       modal__client__sandbox_get_task_id_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__sandbox_get_task_id_response__free_unpacked
+                     (Modal__Client__SandboxGetTaskIdResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Modal__Client__ContainerExecRequest methods */
+void   modal__client__container_exec_request__init
+                     (Modal__Client__ContainerExecRequest         *message);
+size_t modal__client__container_exec_request__get_packed_size
+                     (const Modal__Client__ContainerExecRequest   *message);
+size_t modal__client__container_exec_request__pack
+                     (const Modal__Client__ContainerExecRequest   *message,
+                      uint8_t             *out);
+size_t modal__client__container_exec_request__pack_to_buffer
+                     (const Modal__Client__ContainerExecRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__ContainerExecRequest *
+       modal__client__container_exec_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__container_exec_request__free_unpacked
+                     (Modal__Client__ContainerExecRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Modal__Client__ContainerExecResponse methods */
+void   modal__client__container_exec_response__init
+                     (Modal__Client__ContainerExecResponse         *message);
+size_t modal__client__container_exec_response__get_packed_size
+                     (const Modal__Client__ContainerExecResponse   *message);
+size_t modal__client__container_exec_response__pack
+                     (const Modal__Client__ContainerExecResponse   *message,
+                      uint8_t             *out);
+size_t modal__client__container_exec_response__pack_to_buffer
+                     (const Modal__Client__ContainerExecResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__ContainerExecResponse *
+       modal__client__container_exec_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__container_exec_response__free_unpacked
+                     (Modal__Client__ContainerExecResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Modal__Client__ContainerExecGetOutputRequest methods */
+void   modal__client__container_exec_get_output_request__init
+                     (Modal__Client__ContainerExecGetOutputRequest         *message);
+size_t modal__client__container_exec_get_output_request__get_packed_size
+                     (const Modal__Client__ContainerExecGetOutputRequest   *message);
+size_t modal__client__container_exec_get_output_request__pack
+                     (const Modal__Client__ContainerExecGetOutputRequest   *message,
+                      uint8_t             *out);
+size_t modal__client__container_exec_get_output_request__pack_to_buffer
+                     (const Modal__Client__ContainerExecGetOutputRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__ContainerExecGetOutputRequest *
+       modal__client__container_exec_get_output_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__container_exec_get_output_request__free_unpacked
+                     (Modal__Client__ContainerExecGetOutputRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Modal__Client__RuntimeOutputMessage methods */
+void   modal__client__runtime_output_message__init
+                     (Modal__Client__RuntimeOutputMessage         *message);
+size_t modal__client__runtime_output_message__get_packed_size
+                     (const Modal__Client__RuntimeOutputMessage   *message);
+size_t modal__client__runtime_output_message__pack
+                     (const Modal__Client__RuntimeOutputMessage   *message,
+                      uint8_t             *out);
+size_t modal__client__runtime_output_message__pack_to_buffer
+                     (const Modal__Client__RuntimeOutputMessage   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__RuntimeOutputMessage *
+       modal__client__runtime_output_message__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__runtime_output_message__free_unpacked
+                     (Modal__Client__RuntimeOutputMessage *message,
+                      ProtobufCAllocator *allocator);
+/* Modal__Client__RuntimeOutputBatch methods */
+void   modal__client__runtime_output_batch__init
+                     (Modal__Client__RuntimeOutputBatch         *message);
+size_t modal__client__runtime_output_batch__get_packed_size
+                     (const Modal__Client__RuntimeOutputBatch   *message);
+size_t modal__client__runtime_output_batch__pack
+                     (const Modal__Client__RuntimeOutputBatch   *message,
+                      uint8_t             *out);
+size_t modal__client__runtime_output_batch__pack_to_buffer
+                     (const Modal__Client__RuntimeOutputBatch   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__RuntimeOutputBatch *
+       modal__client__runtime_output_batch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__runtime_output_batch__free_unpacked
+                     (Modal__Client__RuntimeOutputBatch *message,
+                      ProtobufCAllocator *allocator);
+/* Modal__Client__ContainerExecWaitRequest methods */
+void   modal__client__container_exec_wait_request__init
+                     (Modal__Client__ContainerExecWaitRequest         *message);
+size_t modal__client__container_exec_wait_request__get_packed_size
+                     (const Modal__Client__ContainerExecWaitRequest   *message);
+size_t modal__client__container_exec_wait_request__pack
+                     (const Modal__Client__ContainerExecWaitRequest   *message,
+                      uint8_t             *out);
+size_t modal__client__container_exec_wait_request__pack_to_buffer
+                     (const Modal__Client__ContainerExecWaitRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__ContainerExecWaitRequest *
+       modal__client__container_exec_wait_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__container_exec_wait_request__free_unpacked
+                     (Modal__Client__ContainerExecWaitRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Modal__Client__ContainerExecWaitResponse methods */
+void   modal__client__container_exec_wait_response__init
+                     (Modal__Client__ContainerExecWaitResponse         *message);
+size_t modal__client__container_exec_wait_response__get_packed_size
+                     (const Modal__Client__ContainerExecWaitResponse   *message);
+size_t modal__client__container_exec_wait_response__pack
+                     (const Modal__Client__ContainerExecWaitResponse   *message,
+                      uint8_t             *out);
+size_t modal__client__container_exec_wait_response__pack_to_buffer
+                     (const Modal__Client__ContainerExecWaitResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__ContainerExecWaitResponse *
+       modal__client__container_exec_wait_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__container_exec_wait_response__free_unpacked
+                     (Modal__Client__ContainerExecWaitResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Modal__Client__ContainerFileOpenRequest methods */
+void   modal__client__container_file_open_request__init
+                     (Modal__Client__ContainerFileOpenRequest         *message);
+size_t modal__client__container_file_open_request__get_packed_size
+                     (const Modal__Client__ContainerFileOpenRequest   *message);
+size_t modal__client__container_file_open_request__pack
+                     (const Modal__Client__ContainerFileOpenRequest   *message,
+                      uint8_t             *out);
+size_t modal__client__container_file_open_request__pack_to_buffer
+                     (const Modal__Client__ContainerFileOpenRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__ContainerFileOpenRequest *
+       modal__client__container_file_open_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__container_file_open_request__free_unpacked
+                     (Modal__Client__ContainerFileOpenRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Modal__Client__ContainerFileReadRequest methods */
+void   modal__client__container_file_read_request__init
+                     (Modal__Client__ContainerFileReadRequest         *message);
+size_t modal__client__container_file_read_request__get_packed_size
+                     (const Modal__Client__ContainerFileReadRequest   *message);
+size_t modal__client__container_file_read_request__pack
+                     (const Modal__Client__ContainerFileReadRequest   *message,
+                      uint8_t             *out);
+size_t modal__client__container_file_read_request__pack_to_buffer
+                     (const Modal__Client__ContainerFileReadRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__ContainerFileReadRequest *
+       modal__client__container_file_read_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__container_file_read_request__free_unpacked
+                     (Modal__Client__ContainerFileReadRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Modal__Client__ContainerFileCloseRequest methods */
+void   modal__client__container_file_close_request__init
+                     (Modal__Client__ContainerFileCloseRequest         *message);
+size_t modal__client__container_file_close_request__get_packed_size
+                     (const Modal__Client__ContainerFileCloseRequest   *message);
+size_t modal__client__container_file_close_request__pack
+                     (const Modal__Client__ContainerFileCloseRequest   *message,
+                      uint8_t             *out);
+size_t modal__client__container_file_close_request__pack_to_buffer
+                     (const Modal__Client__ContainerFileCloseRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__ContainerFileCloseRequest *
+       modal__client__container_file_close_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__container_file_close_request__free_unpacked
+                     (Modal__Client__ContainerFileCloseRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Modal__Client__ContainerFilesystemExecRequest methods */
+void   modal__client__container_filesystem_exec_request__init
+                     (Modal__Client__ContainerFilesystemExecRequest         *message);
+size_t modal__client__container_filesystem_exec_request__get_packed_size
+                     (const Modal__Client__ContainerFilesystemExecRequest   *message);
+size_t modal__client__container_filesystem_exec_request__pack
+                     (const Modal__Client__ContainerFilesystemExecRequest   *message,
+                      uint8_t             *out);
+size_t modal__client__container_filesystem_exec_request__pack_to_buffer
+                     (const Modal__Client__ContainerFilesystemExecRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__ContainerFilesystemExecRequest *
+       modal__client__container_filesystem_exec_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__container_filesystem_exec_request__free_unpacked
+                     (Modal__Client__ContainerFilesystemExecRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Modal__Client__ContainerFilesystemExecResponse methods */
+void   modal__client__container_filesystem_exec_response__init
+                     (Modal__Client__ContainerFilesystemExecResponse         *message);
+size_t modal__client__container_filesystem_exec_response__get_packed_size
+                     (const Modal__Client__ContainerFilesystemExecResponse   *message);
+size_t modal__client__container_filesystem_exec_response__pack
+                     (const Modal__Client__ContainerFilesystemExecResponse   *message,
+                      uint8_t             *out);
+size_t modal__client__container_filesystem_exec_response__pack_to_buffer
+                     (const Modal__Client__ContainerFilesystemExecResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__ContainerFilesystemExecResponse *
+       modal__client__container_filesystem_exec_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__container_filesystem_exec_response__free_unpacked
+                     (Modal__Client__ContainerFilesystemExecResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Modal__Client__ContainerFilesystemExecGetOutputRequest methods */
+void   modal__client__container_filesystem_exec_get_output_request__init
+                     (Modal__Client__ContainerFilesystemExecGetOutputRequest         *message);
+size_t modal__client__container_filesystem_exec_get_output_request__get_packed_size
+                     (const Modal__Client__ContainerFilesystemExecGetOutputRequest   *message);
+size_t modal__client__container_filesystem_exec_get_output_request__pack
+                     (const Modal__Client__ContainerFilesystemExecGetOutputRequest   *message,
+                      uint8_t             *out);
+size_t modal__client__container_filesystem_exec_get_output_request__pack_to_buffer
+                     (const Modal__Client__ContainerFilesystemExecGetOutputRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__ContainerFilesystemExecGetOutputRequest *
+       modal__client__container_filesystem_exec_get_output_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__container_filesystem_exec_get_output_request__free_unpacked
+                     (Modal__Client__ContainerFilesystemExecGetOutputRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Modal__Client__SystemErrorMessage methods */
+void   modal__client__system_error_message__init
+                     (Modal__Client__SystemErrorMessage         *message);
+size_t modal__client__system_error_message__get_packed_size
+                     (const Modal__Client__SystemErrorMessage   *message);
+size_t modal__client__system_error_message__pack
+                     (const Modal__Client__SystemErrorMessage   *message,
+                      uint8_t             *out);
+size_t modal__client__system_error_message__pack_to_buffer
+                     (const Modal__Client__SystemErrorMessage   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__SystemErrorMessage *
+       modal__client__system_error_message__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__system_error_message__free_unpacked
+                     (Modal__Client__SystemErrorMessage *message,
+                      ProtobufCAllocator *allocator);
+/* Modal__Client__FilesystemRuntimeOutputBatch methods */
+void   modal__client__filesystem_runtime_output_batch__init
+                     (Modal__Client__FilesystemRuntimeOutputBatch         *message);
+size_t modal__client__filesystem_runtime_output_batch__get_packed_size
+                     (const Modal__Client__FilesystemRuntimeOutputBatch   *message);
+size_t modal__client__filesystem_runtime_output_batch__pack
+                     (const Modal__Client__FilesystemRuntimeOutputBatch   *message,
+                      uint8_t             *out);
+size_t modal__client__filesystem_runtime_output_batch__pack_to_buffer
+                     (const Modal__Client__FilesystemRuntimeOutputBatch   *message,
+                      ProtobufCBuffer     *buffer);
+Modal__Client__FilesystemRuntimeOutputBatch *
+       modal__client__filesystem_runtime_output_batch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   modal__client__filesystem_runtime_output_batch__free_unpacked
+                     (Modal__Client__FilesystemRuntimeOutputBatch *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Modal__Client__Empty_Closure)
@@ -1181,6 +1770,57 @@ typedef void (*Modal__Client__RPCStatus_Closure)
 typedef void (*Modal__Client__RPCRetryPolicy_Closure)
                  (const Modal__Client__RPCRetryPolicy *message,
                   void *closure_data);
+typedef void (*Modal__Client__SandboxGetTaskIdRequest_Closure)
+                 (const Modal__Client__SandboxGetTaskIdRequest *message,
+                  void *closure_data);
+typedef void (*Modal__Client__SandboxGetTaskIdResponse_Closure)
+                 (const Modal__Client__SandboxGetTaskIdResponse *message,
+                  void *closure_data);
+typedef void (*Modal__Client__ContainerExecRequest_Closure)
+                 (const Modal__Client__ContainerExecRequest *message,
+                  void *closure_data);
+typedef void (*Modal__Client__ContainerExecResponse_Closure)
+                 (const Modal__Client__ContainerExecResponse *message,
+                  void *closure_data);
+typedef void (*Modal__Client__ContainerExecGetOutputRequest_Closure)
+                 (const Modal__Client__ContainerExecGetOutputRequest *message,
+                  void *closure_data);
+typedef void (*Modal__Client__RuntimeOutputMessage_Closure)
+                 (const Modal__Client__RuntimeOutputMessage *message,
+                  void *closure_data);
+typedef void (*Modal__Client__RuntimeOutputBatch_Closure)
+                 (const Modal__Client__RuntimeOutputBatch *message,
+                  void *closure_data);
+typedef void (*Modal__Client__ContainerExecWaitRequest_Closure)
+                 (const Modal__Client__ContainerExecWaitRequest *message,
+                  void *closure_data);
+typedef void (*Modal__Client__ContainerExecWaitResponse_Closure)
+                 (const Modal__Client__ContainerExecWaitResponse *message,
+                  void *closure_data);
+typedef void (*Modal__Client__ContainerFileOpenRequest_Closure)
+                 (const Modal__Client__ContainerFileOpenRequest *message,
+                  void *closure_data);
+typedef void (*Modal__Client__ContainerFileReadRequest_Closure)
+                 (const Modal__Client__ContainerFileReadRequest *message,
+                  void *closure_data);
+typedef void (*Modal__Client__ContainerFileCloseRequest_Closure)
+                 (const Modal__Client__ContainerFileCloseRequest *message,
+                  void *closure_data);
+typedef void (*Modal__Client__ContainerFilesystemExecRequest_Closure)
+                 (const Modal__Client__ContainerFilesystemExecRequest *message,
+                  void *closure_data);
+typedef void (*Modal__Client__ContainerFilesystemExecResponse_Closure)
+                 (const Modal__Client__ContainerFilesystemExecResponse *message,
+                  void *closure_data);
+typedef void (*Modal__Client__ContainerFilesystemExecGetOutputRequest_Closure)
+                 (const Modal__Client__ContainerFilesystemExecGetOutputRequest *message,
+                  void *closure_data);
+typedef void (*Modal__Client__SystemErrorMessage_Closure)
+                 (const Modal__Client__SystemErrorMessage *message,
+                  void *closure_data);
+typedef void (*Modal__Client__FilesystemRuntimeOutputBatch_Closure)
+                 (const Modal__Client__FilesystemRuntimeOutputBatch *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -1228,6 +1868,30 @@ struct Modal__Client__ModalClient_Service
                                const Modal__Client__SecretGetOrCreateRequest *input,
                                Modal__Client__SecretGetOrCreateResponse_Closure closure,
                                void *closure_data);
+  void (*sandbox_get_task_id)(Modal__Client__ModalClient_Service *service,
+                              const Modal__Client__SandboxGetTaskIdRequest *input,
+                              Modal__Client__SandboxGetTaskIdResponse_Closure closure,
+                              void *closure_data);
+  void (*container_exec)(Modal__Client__ModalClient_Service *service,
+                         const Modal__Client__ContainerExecRequest *input,
+                         Modal__Client__ContainerExecResponse_Closure closure,
+                         void *closure_data);
+  void (*container_exec_get_output)(Modal__Client__ModalClient_Service *service,
+                                    const Modal__Client__ContainerExecGetOutputRequest *input,
+                                    Modal__Client__RuntimeOutputBatch_Closure closure,
+                                    void *closure_data);
+  void (*container_exec_wait)(Modal__Client__ModalClient_Service *service,
+                              const Modal__Client__ContainerExecWaitRequest *input,
+                              Modal__Client__ContainerExecWaitResponse_Closure closure,
+                              void *closure_data);
+  void (*container_filesystem_exec)(Modal__Client__ModalClient_Service *service,
+                                    const Modal__Client__ContainerFilesystemExecRequest *input,
+                                    Modal__Client__ContainerFilesystemExecResponse_Closure closure,
+                                    void *closure_data);
+  void (*container_filesystem_exec_get_output)(Modal__Client__ModalClient_Service *service,
+                                               const Modal__Client__ContainerFilesystemExecGetOutputRequest *input,
+                                               Modal__Client__FilesystemRuntimeOutputBatch_Closure closure,
+                                               void *closure_data);
 };
 typedef void (*Modal__Client__ModalClient_ServiceDestroy)(Modal__Client__ModalClient_Service *);
 void modal__client__modal_client__init (Modal__Client__ModalClient_Service *service,
@@ -1245,7 +1909,13 @@ void modal__client__modal_client__init (Modal__Client__ModalClient_Service *serv
       function_prefix__ ## sandbox_list,\
       function_prefix__ ## sandbox_terminate,\
       function_prefix__ ## sandbox_wait,\
-      function_prefix__ ## secret_get_or_create  }
+      function_prefix__ ## secret_get_or_create,\
+      function_prefix__ ## sandbox_get_task_id,\
+      function_prefix__ ## container_exec,\
+      function_prefix__ ## container_exec_get_output,\
+      function_prefix__ ## container_exec_wait,\
+      function_prefix__ ## container_filesystem_exec,\
+      function_prefix__ ## container_filesystem_exec_get_output  }
 void modal__client__modal_client__app_get_or_create(ProtobufCService *service,
                                                     const Modal__Client__AppGetOrCreateRequest *input,
                                                     Modal__Client__AppGetOrCreateResponse_Closure closure,
@@ -1286,11 +1956,36 @@ void modal__client__modal_client__secret_get_or_create(ProtobufCService *service
                                                        const Modal__Client__SecretGetOrCreateRequest *input,
                                                        Modal__Client__SecretGetOrCreateResponse_Closure closure,
                                                        void *closure_data);
+void modal__client__modal_client__sandbox_get_task_id(ProtobufCService *service,
+                                                      const Modal__Client__SandboxGetTaskIdRequest *input,
+                                                      Modal__Client__SandboxGetTaskIdResponse_Closure closure,
+                                                      void *closure_data);
+void modal__client__modal_client__container_exec(ProtobufCService *service,
+                                                 const Modal__Client__ContainerExecRequest *input,
+                                                 Modal__Client__ContainerExecResponse_Closure closure,
+                                                 void *closure_data);
+void modal__client__modal_client__container_exec_get_output(ProtobufCService *service,
+                                                            const Modal__Client__ContainerExecGetOutputRequest *input,
+                                                            Modal__Client__RuntimeOutputBatch_Closure closure,
+                                                            void *closure_data);
+void modal__client__modal_client__container_exec_wait(ProtobufCService *service,
+                                                      const Modal__Client__ContainerExecWaitRequest *input,
+                                                      Modal__Client__ContainerExecWaitResponse_Closure closure,
+                                                      void *closure_data);
+void modal__client__modal_client__container_filesystem_exec(ProtobufCService *service,
+                                                            const Modal__Client__ContainerFilesystemExecRequest *input,
+                                                            Modal__Client__ContainerFilesystemExecResponse_Closure closure,
+                                                            void *closure_data);
+void modal__client__modal_client__container_filesystem_exec_get_output(ProtobufCService *service,
+                                                                       const Modal__Client__ContainerFilesystemExecGetOutputRequest *input,
+                                                                       Modal__Client__FilesystemRuntimeOutputBatch_Closure closure,
+                                                                       void *closure_data);
 
 /* --- descriptors --- */
 
 extern const ProtobufCEnumDescriptor    modal__client__object_creation_type__descriptor;
 extern const ProtobufCEnumDescriptor    modal__client__file_descriptor__descriptor;
+extern const ProtobufCEnumDescriptor    modal__client__exec_output_option__descriptor;
 extern const ProtobufCMessageDescriptor modal__client__empty__descriptor;
 extern const ProtobufCMessageDescriptor modal__client__generic_result__descriptor;
 extern const ProtobufCEnumDescriptor    modal__client__generic_result__generic_status__descriptor;
@@ -1324,6 +2019,23 @@ extern const ProtobufCMessageDescriptor modal__client__sandbox_list_response__de
 extern const ProtobufCMessageDescriptor modal__client__any__descriptor;
 extern const ProtobufCMessageDescriptor modal__client__rpcstatus__descriptor;
 extern const ProtobufCMessageDescriptor modal__client__rpcretry_policy__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__sandbox_get_task_id_request__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__sandbox_get_task_id_response__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__container_exec_request__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__container_exec_response__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__container_exec_get_output_request__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__runtime_output_message__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__runtime_output_batch__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__container_exec_wait_request__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__container_exec_wait_response__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__container_file_open_request__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__container_file_read_request__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__container_file_close_request__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__container_filesystem_exec_request__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__container_filesystem_exec_response__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__container_filesystem_exec_get_output_request__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__system_error_message__descriptor;
+extern const ProtobufCMessageDescriptor modal__client__filesystem_runtime_output_batch__descriptor;
 extern const ProtobufCServiceDescriptor modal__client__modal_client__descriptor;
 
 PROTOBUF_C__END_DECLS

@@ -4,7 +4,8 @@
  * vigil reads from Modal's API), the rest is fed to its generated unpack
  * function and, where vigil looks further, to vigil's own reading of it
  * (vg_modal_result on a GenericResult, the image join and log batch
- * readers, a listed sandbox's tags, an RPCStatus's retry policy).
+ * readers, a listed sandbox's tags, an RPCStatus's retry policy, an
+ * exec's output batches and a file operation's output).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -25,6 +26,12 @@ static const ProtobufCMessageDescriptor *const replies[] = {
 	&modal__client__sandbox_list_response__descriptor,
 	&modal__client__rpcstatus__descriptor,
 	&modal__client__rpcretry_policy__descriptor,
+	&modal__client__sandbox_get_task_id_response__descriptor,
+	&modal__client__container_exec_response__descriptor,
+	&modal__client__runtime_output_batch__descriptor,
+	&modal__client__container_exec_wait_response__descriptor,
+	&modal__client__container_filesystem_exec_response__descriptor,
+	&modal__client__filesystem_runtime_output_batch__descriptor,
 };
 
 /* Takes log bytes, touching each so the sanitizers see them read. */
@@ -65,6 +72,9 @@ look(const ProtobufCMessageDescriptor *d, const ProtobufCMessage *m)
 	else if (d == &modal__client__sandbox_terminate_response__descriptor)
 		result(((const Modal__Client__SandboxTerminateResponse *)m)->
 		    existing_result);
+	else if (d == &modal__client__sandbox_get_task_id_response__descriptor)
+		result(((const Modal__Client__SandboxGetTaskIdResponse *)m)->
+		    task_result);
 	else if (d == &modal__client__sandbox_list_response__descriptor) {
 		const Modal__Client__SandboxListResponse *l =
 		    (const Modal__Client__SandboxListResponse *)m;
@@ -85,6 +95,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vg_modal_join j = { 0 };
 	struct vg_grpc_status st = { .code = -1 };
 	char entry[128] = "";
+	unsigned long long batch = 0;
 	size_t items, sum = 0;
 	int eof = 0;
 
@@ -104,5 +115,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    sizeof(entry), &eof, &items);
 	else if (d == &modal__client__rpcstatus__descriptor)
 		(void)vg_grpc_status_details(data, size, &st);
+	else if (d == &modal__client__runtime_output_batch__descriptor)
+		(void)vg_modal_exec_batch(data, size, sink, &sum, &batch, &eof,
+		    &items);
+	else if (d ==
+	    &modal__client__filesystem_runtime_output_batch__descriptor)
+		(void)vg_modal_fs_batch(data, size, sink, &sum, &eof, entry,
+		    sizeof(entry));
 	return 0;
 }

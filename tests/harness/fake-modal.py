@@ -20,7 +20,19 @@ and field numbers.  Behaviour follows Modal's SDKs and test servicer:
     resumable through last_entry_id, a final batch with eof;
   - SandboxWait returns a GenericResult once the process ended (none
     before), SandboxTerminate kills it (GENERIC_STATUS_TERMINATED),
-    SandboxList filters by app and tags, newest first, before_timestamp.
+    SandboxList filters by app and tags, newest first, before_timestamp;
+  - SandboxGetTaskId gives the sandbox's task id (wait_until_ready);
+  - ContainerExec (the legacy exec path) starts command as a real
+    process in the running sandbox (workdir, the secrets' environment);
+    ContainerExecGetOutput streams RuntimeOutputBatch per file
+    descriptor with batch_index from 1, resumable through
+    last_batch_index, the last batch carrying exit_code;
+    ContainerExecWait reports completed and exit_code;
+  - ContainerFilesystemExec opens (modes "rb"/"r"), reads (n bytes at
+    most, none at the end) and closes a file of the sandbox by its
+    descriptor; ContainerFilesystemExecGetOutput streams that
+    operation's FilesystemRuntimeOutputBatch: the bytes read and eof, or
+    a SystemErrorMessage (no such file, a directory, a bad descriptor).
 Knobs: --cut-logs N (each log stream of the first sandbox ends with
 UNAVAILABLE after N batches, once), --unavailable N (the first N
 SandboxCreate fail UNAVAILABLE), --throttle N:SECS (the first N
@@ -62,6 +74,20 @@ GS = pb.GenericResult
 BATCH_MAX = 16 << 10
 
 
+def pump(owner, chunks, fd, f):
+    """Appends what f gives to chunks, then marks fd done (owner's lock)."""
+    while True:
+        b = os.read(f.fileno(), BATCH_MAX)
+        if not b:
+            break
+        with owner.lock:
+            chunks.append(b)
+            owner.lock.notify_all()
+    with owner.lock:
+        owner.done[fd] = True
+        owner.lock.notify_all()
+
+
 class Box:
     """One sandbox: a real process and its two output logs."""
 
@@ -75,6 +101,9 @@ class Box:
         self.result = None
         wd = definition.workdir if definition.HasField("workdir") else root
         os.makedirs(wd, exist_ok=True)
+        self.wd = wd
+        self.env = env
+        self.execs = []
         self.proc = subprocess.Popen(
             list(definition.entrypoint_args), cwd=wd, env=env,
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -87,16 +116,7 @@ class Box:
         threading.Thread(target=self.reaper, daemon=True).start()
 
     def pump(self, fd, f):
-        while True:
-            b = os.read(f.fileno(), BATCH_MAX)
-            if not b:
-                break
-            with self.lock:
-                self.logs[fd].append(b)
-                self.lock.notify_all()
-        with self.lock:
-            self.done[fd] = True
-            self.lock.notify_all()
+        pump(self, self.logs[fd], fd, f)
 
     def reaper(self):
         try:
@@ -116,10 +136,45 @@ class Box:
             self.lock.notify_all()
 
     def kill(self):
+        for p in [self.proc] + [x.proc for x in self.execs]:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+class Exec:
+    """One ContainerExec: a real process in its sandbox, output batched."""
+
+    def __init__(self, box, argv, wd, env, timeout):
+        self.batches = {1: [], 2: []}
+        self.done = {1: False, 2: False}
+        self.code = None
+        self.lock = threading.Condition()
+        self.proc = subprocess.Popen(
+            argv, cwd=wd, env=env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            start_new_session=True)
+        self.timeout = timeout or None
+        for fd, f in ((1, self.proc.stdout), (2, self.proc.stderr)):
+            threading.Thread(target=self.pump, args=(fd, f),
+                             daemon=True).start()
+        threading.Thread(target=self.reaper, daemon=True).start()
+
+    def pump(self, fd, f):
+        pump(self, self.batches[fd], fd, f)
+
+    def reaper(self):
         try:
+            rc = self.proc.wait(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+            rc = self.proc.wait()
+        with self.lock:
+            while not (self.done[1] and self.done[2]):
+                self.lock.wait()
+            self.code = rc if rc >= 0 else 128 - rc
+            self.lock.notify_all()
 
 
 class Servicer(pbg.ModalClientServicer):
@@ -133,6 +188,9 @@ class Servicer(pbg.ModalClientServicer):
         self.creates = 0
         self.cuts = {}
         self.first_box = None
+        self.execs = {}      # exec id: Exec
+        self.fs_files = {}   # file descriptor: open file
+        self.fs_out = {}     # filesystem exec id: FilesystemRuntimeOutputBatch
         self.root = tempfile.mkdtemp(prefix="fake-modal-root.")
 
     # -- helpers --
@@ -331,6 +389,140 @@ class Servicer(pbg.ModalClientServicer):
             if len(out) == 2:   # small pages, so paging is exercised
                 break
         return pb.SandboxListResponse(sandboxes=out)
+
+    def task_box(self, ctx, task_id):
+        for b in self.boxes.values():
+            if "ta-" + b.id[3:] == task_id:
+                if b.result is not None:
+                    ctx.abort(grpc.StatusCode.FAILED_PRECONDITION,
+                              "Sandbox has already finished")
+                return b
+        ctx.abort(grpc.StatusCode.NOT_FOUND, "Task %s not found" % task_id)
+
+    def SandboxGetTaskId(self, req, ctx):
+        self.auth(ctx, "SandboxGetTaskId", req)
+        b = self.box(ctx, req.sandbox_id)
+        if b.result is not None:
+            return pb.SandboxGetTaskIdResponse(task_result=b.result)
+        return pb.SandboxGetTaskIdResponse(task_id="ta-" + b.id[3:])
+
+    def ContainerExec(self, req, ctx):
+        self.auth(ctx, "ContainerExec", req)
+        b = self.task_box(ctx, req.task_id)
+        env = dict(b.env)
+        for s in req.secret_ids:
+            if s not in self.secrets:
+                ctx.abort(grpc.StatusCode.NOT_FOUND, "no such secret")
+            env.update(self.secrets[s])
+        if not req.command:
+            ctx.abort(grpc.StatusCode.INVALID_ARGUMENT, "empty command")
+        wd = req.workdir if req.HasField("workdir") else b.wd
+        try:
+            x = Exec(b, list(req.command), wd, env, req.timeout_secs)
+        except OSError as err:
+            ctx.abort(grpc.StatusCode.FAILED_PRECONDITION, str(err))
+        eid = "ce-" + uuid.uuid4().hex[:22]
+        with self.lock:
+            self.execs[eid] = x
+            b.execs.append(x)
+        return pb.ContainerExecResponse(exec_id=eid)
+
+    def exec_of(self, ctx, eid):
+        x = self.execs.get(eid)
+        if x is None:
+            ctx.abort(grpc.StatusCode.NOT_FOUND, "Exec %s not found" % eid)
+        return x
+
+    def ContainerExecGetOutput(self, req, ctx):
+        self.auth(ctx, "ContainerExecGetOutput", req)
+        x = self.exec_of(ctx, req.exec_id)
+        fd = req.file_descriptor
+        if fd not in (1, 2):
+            ctx.abort(grpc.StatusCode.INVALID_ARGUMENT, "bad fd")
+        i = req.last_batch_index
+        end = time.time() + (req.timeout or 55)
+        while time.time() < end and ctx.is_active():
+            with x.lock:
+                while i >= len(x.batches[fd]) and x.code is None and \
+                        time.time() < end:
+                    x.lock.wait(0.2)
+                items = x.batches[fd][i:]
+                code = x.code
+            for chunk in items:
+                i += 1
+                yield pb.RuntimeOutputBatch(items=[pb.RuntimeOutputMessage(
+                    file_descriptor=fd, message_bytes=chunk)],
+                    batch_index=i)
+            if code is not None and i >= len(x.batches[fd]):
+                yield pb.RuntimeOutputBatch(batch_index=i + 1,
+                                            exit_code=code)
+                return
+
+    def ContainerExecWait(self, req, ctx):
+        self.auth(ctx, "ContainerExecWait", req)
+        x = self.exec_of(ctx, req.exec_id)
+        with x.lock:
+            end = time.time() + max(req.timeout, 0)
+            while x.code is None and time.time() < end:
+                x.lock.wait(end - time.time())
+            if x.code is None:
+                return pb.ContainerExecWaitResponse(completed=False)
+            return pb.ContainerExecWaitResponse(exit_code=x.code,
+                                                completed=True)
+
+    def ContainerFilesystemExec(self, req, ctx):
+        self.auth(ctx, "ContainerFilesystemExec", req)
+        self.task_box(ctx, req.task_id)
+        op = req.WhichOneof("file_exec_request_oneof")
+        eid = "fe-" + uuid.uuid4().hex[:22]
+        out = pb.FilesystemRuntimeOutputBatch(batch_index=1, eof=True)
+        fdesc = None
+        try:
+            if op == "file_open_request":
+                o = req.file_open_request
+                if o.mode not in ("rb", "r"):
+                    ctx.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                              "mode %r not served by the fake" % o.mode)
+                if os.path.isdir(o.path):
+                    raise IsADirectoryError(o.path)
+                f = open(o.path, "rb")
+                fdesc = uuid.uuid4().hex
+                self.fs_files[fdesc] = f
+            elif op == "file_read_request":
+                f = self.fs_files.get(req.file_read_request.file_descriptor)
+                if f is None:
+                    raise OSError("bad file descriptor")
+                n = req.file_read_request.n \
+                    if req.file_read_request.HasField("n") else -1
+                data = f.read(n)
+                if data:
+                    out.output.append(data)
+            elif op == "file_close_request":
+                f = self.fs_files.pop(
+                    req.file_close_request.file_descriptor, None)
+                if f is None:
+                    raise OSError("bad file descriptor")
+                f.close()
+            else:
+                ctx.abort(grpc.StatusCode.UNIMPLEMENTED,
+                          "%s not served by the fake" % op)
+        except OSError as err:
+            out = pb.FilesystemRuntimeOutputBatch(
+                batch_index=1, eof=True, error=pb.SystemErrorMessage(
+                    error_code=err.errno or 0, error_message=str(err)))
+        self.fs_out[eid] = out
+        if fdesc is None:
+            return pb.ContainerFilesystemExecResponse(exec_id=eid)
+        return pb.ContainerFilesystemExecResponse(exec_id=eid,
+                                                  file_descriptor=fdesc)
+
+    def ContainerFilesystemExecGetOutput(self, req, ctx):
+        self.auth(ctx, "ContainerFilesystemExecGetOutput", req)
+        out = self.fs_out.pop(req.exec_id, None)
+        if out is None:
+            ctx.abort(grpc.StatusCode.NOT_FOUND,
+                      "Exec %s not found" % req.exec_id)
+        yield out
 
 
 def main():

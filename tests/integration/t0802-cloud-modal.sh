@@ -357,4 +357,80 @@ if command -v protoc-c >/dev/null; then
 	    cmp -s "$W/gen/modal.pb-c.h" "$top/backends/modal.pb-c.h" ||
 	    fail "backends/modal.pb-c.* are stale: run make proto"
 fi
+# 13. outputs: the command runs with ContainerExec in an idle sandbox
+# (streams, environment and exit code as before), its files come back
+# through ContainerFilesystemExec, a link stays behind (said in
+# outputs.json), a file over max_bytes too, and the sandbox is
+# terminated after; a task without outputs makes none of those calls.
+start_fake
+direct_env
+mf outs "|
+  mkdir -p res/sub
+  printf 'a\\nb\\n' >res/a.txt
+  printf '\\001\\000\\377z' >res/sub/b.dat
+  echo one >one.csv
+  head -c 3000 /dev/zero >big.csv
+  echo no >other.log
+  ln -s /etc/passwd res/link
+  echo \"o \$K\"; echo e >&2; exit 3" "env:
+  K: k$$
+workdir: $W/owd
+outputs:
+  paths: [\"res\", \"*.csv\"]
+  max_bytes: 2000"
+run_task outs
+expect_eq "outputs state ($REASON)" "FAILED 3" "$ST"
+expect_eq "outputs stdout" "o k$$" "$OUT"
+expect_eq "outputs stderr" "e" "$ERR"
+o=$VIGIL_HOME/runs/$RUN/tasks/0/outputs
+expect_eq "outputs collected" "one.csv 4
+res/a.txt 4
+res/sub/b.dat 4" "$( [ -d "$o" ] && cd "$o" && find . -type f |
+    sed 's|^\./||' | sort | while read -r f; do echo "$f $(wc -c <"$f")"
+    done)"
+expect_eq "outputs binary bytes" "$(printf '\001\000\377z' | od -An -tx1)" \
+    "$(od -An -tx1 <"$o/res/sub/b.dat" 2>&1)"
+expect_eq "outputs in status" "one.csv res/a.txt res/sub/b.dat" \
+    "$($PY -c 'import json,sys
+t=json.load(sys.stdin)["tasks"][0]["outputs"]
+print(" ".join(sorted(f["path"] for f in t["files"])))' <"$W/st.json")"
+expect_eq "outputs left" "remote big.csv over outputs.max_bytes
+remote res/link a symbolic link (left in the sandbox)" "$($PY -c '
+import json,sys
+for s in sorted(json.load(open(sys.argv[1]))["skipped"],
+                key=lambda s: s["path"]):
+    print(s["from"], s["path"], s["why"])' \
+    "$VIGIL_HOME/runs/$RUN/tasks/0/outputs.json")"
+for m in SandboxGetTaskId ContainerExec ContainerExecGetOutput \
+    ContainerExecWait ContainerFilesystemExec \
+    ContainerFilesystemExecGetOutput SandboxTerminate; do
+	grep -q "^$m attempt=" "$FD/requests" || fail "outputs: no $m"
+done
+grep -q "entrypoint_args: \"sleep\"" "$FD/requests" ||
+    fail "outputs: the sandbox's entrypoint is not idle"
+grep -q "^ContainerExecWait" "$FD/requests" &&
+    ! grep -q "^SandboxWait" "$FD/requests" ||
+    fail "outputs: the exit code is not the exec's"
+pid=$(awk 'NR == 1 {print $3}' "$FD/sandboxes")
+kill -0 "$pid" 2>/dev/null && fail "outputs: the sandbox was left running"
+# Without outputs: the command is the entrypoint, no exec or file calls.
+start_fake
+mf noouts "'echo plain'"
+run_task noouts
+expect_eq "no outputs state" "SUCCEEDED 0" "$ST"
+expect_eq "no outputs stdout" "plain" "$OUT"
+grep -Eq "^(SandboxGetTaskId|ContainerExec|ContainerFilesystemExec)" \
+    "$FD/requests" && fail "a task without outputs made exec calls"
+# The listing cannot run (the command removed its working directory):
+# said in the reason, the outcome stays, the sandbox is terminated.
+mf gone "'rm -rf \"\$PWD\"; echo gone'" "workdir: $W/gone
+outputs: [\"*.txt\"]"
+run_task gone
+expect_eq "listing fails: state" "SUCCEEDED 0" "$ST"
+case $REASON in
+*"outputs not brought back: "*ContainerExec*) ;;
+*) fail "listing fails: reason '$REASON'" ;;
+esac
+pid=$(awk 'END {print $3}' "$FD/sandboxes")
+kill -0 "$pid" 2>/dev/null && fail "listing fails: the sandbox was left"
 pass

@@ -223,6 +223,97 @@ test_logs_batch(void **state)
 	vg_buf_release(&out);
 }
 
+/* Exec output batches: bytes (else text) in order, batch_index moves
+ * only once the file took them, exit_code ends the stream. */
+static void
+test_exec_batch(void **state)
+{
+	Modal__Client__RuntimeOutputBatch b =
+	    MODAL__CLIENT__RUNTIME_OUTPUT_BATCH__INIT;
+	Modal__Client__RuntimeOutputMessage it[2], *pit[2] = { &it[0],
+	    &it[1] };
+	struct vg_buf out = VG_BUF_INIT;
+	uint8_t wire[256], d1[] = "a\0";
+	char text[] = "cd";
+	unsigned long long batch = 0;
+	size_t n, items;
+	int eof = 0;
+
+	(void)state;
+	modal__client__runtime_output_message__init(&it[0]);
+	modal__client__runtime_output_message__init(&it[1]);
+	it[0].has_message_bytes = 1;
+	it[0].message_bytes.data = d1;
+	it[0].message_bytes.len = 2;
+	it[1].message = text;
+	b.n_items = 2;
+	b.items = pit;
+	b.has_batch_index = 1;
+	b.batch_index = 5;
+	n = modal__client__runtime_output_batch__pack(&b, wire);
+	assert_int_equal(vg_modal_exec_batch(wire, n, logs_out, &out, &batch,
+	    &eof, &items), 0);
+	assert_int_equal(items, 2);
+	assert_int_equal(out.len, 4);
+	assert_memory_equal(out.data, "a\0cd", 4);
+	assert_int_equal(batch, 5);
+	assert_int_equal(eof, 0);
+	/* The file refuses: the batch does not move; an exit code ends. */
+	b.batch_index = 6;
+	b.has_exit_code = 1;
+	b.exit_code = 3;
+	n = modal__client__runtime_output_batch__pack(&b, wire);
+	assert_int_equal(vg_modal_exec_batch(wire, n, logs_out, &out, &batch,
+	    &eof, &items), VG_EIO);
+	assert_int_equal(batch, 5);
+	assert_int_equal(eof, 1);
+	assert_int_equal(vg_modal_exec_batch((const uint8_t *)"\xff", 1,
+	    logs_out, &out, &batch, &eof, &items), VG_EPARSE);
+	vg_buf_release(&out);
+}
+
+/* File operation output: chunks in order and eof, or the error's text. */
+static void
+test_fs_batch(void **state)
+{
+	Modal__Client__FilesystemRuntimeOutputBatch b =
+	    MODAL__CLIENT__FILESYSTEM_RUNTIME_OUTPUT_BATCH__INIT;
+	Modal__Client__SystemErrorMessage em =
+	    MODAL__CLIENT__SYSTEM_ERROR_MESSAGE__INIT;
+	ProtobufCBinaryData chunks[2];
+	struct vg_buf out = VG_BUF_INIT;
+	uint8_t wire[256], d1[] = "xy", d2[] = "z";
+	char err[64] = "", msg[] = "no such file";
+	size_t n;
+	int eof = 0;
+
+	(void)state;
+	chunks[0].data = d1;
+	chunks[0].len = 2;
+	chunks[1].data = d2;
+	chunks[1].len = 1;
+	b.n_output = 2;
+	b.output = chunks;
+	b.has_eof = b.eof = 1;
+	n = modal__client__filesystem_runtime_output_batch__pack(&b, wire);
+	assert_int_equal(vg_modal_fs_batch(wire, n, logs_out, &out, &eof, err,
+	    sizeof(err)), 0);
+	assert_string_equal(vg_buf_str(&out), "xyz");
+	assert_int_equal(eof, 1);
+	/* An error: its message, nothing written. */
+	em.error_message = msg;
+	b.error = &em;
+	eof = 0;
+	n = modal__client__filesystem_runtime_output_batch__pack(&b, wire);
+	assert_int_equal(vg_modal_fs_batch(wire, n, logs_out, &out, &eof, err,
+	    sizeof(err)), VG_EBACKEND);
+	assert_string_equal(err, "no such file");
+	assert_string_equal(vg_buf_str(&out), "xyz");
+	assert_int_equal(vg_modal_fs_batch((const uint8_t *)"\xff", 1,
+	    logs_out, &out, &eof, err, sizeof(err)), VG_EPARSE);
+	vg_buf_release(&out);
+}
+
 /* Results: the SDK's exit codes, failures of the platform as errors. */
 static void
 test_result(void **state)
@@ -264,6 +355,8 @@ main(void)
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_toml),
 		cmocka_unit_test(test_logs_batch),
+		cmocka_unit_test(test_exec_batch),
+		cmocka_unit_test(test_fs_batch),
 		cmocka_unit_test(test_result),
 	};
 
