@@ -365,6 +365,7 @@ static struct {
 	size_t	 n, cap;
 	int	 next;		/* the number of the next file put */
 	int	 running, peak;	/* attempts with output files */
+	int	 off;		/* renames into place fail: no pool */
 } out_pool = { .fd = -1 };
 
 /* Removes the pooled files (and RUN/tmp when that leaves it empty). */
@@ -394,6 +395,7 @@ out_pool_drop(void)
 	out_pool.v = NULL;
 	out_pool.n = out_pool.cap = 0;
 	out_pool.fd = -1;
+	out_pool.off = 0;
 }
 
 /* Removes pooled files a dead process left in RUN/tmp (fd). */
@@ -456,15 +458,13 @@ out_pool_for(const char *task_dir, int create)
 static int
 out_pool_put(const char *dir, const char *name)
 {
-	char path[PATH_MAX], pooled[64];
+	char pooled[64];
 	struct stat st;
 	int dfd;
 
-	if (out_pool.n >= (size_t)OUT_POOL_PER_SLOT *
+	if (out_pool.off || out_pool.n >= (size_t)OUT_POOL_PER_SLOT *
 	    (size_t)(out_pool.peak > 0 ? out_pool.peak : 1) ||
-	    !out_pool_for(dir, 1) ||
-	    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
-	    sizeof(path))
+	    !out_pool_for(dir, 1))
 		return 0;
 	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
@@ -511,6 +511,10 @@ out_pool_take(const char *dir, const char *path)
 				out_pool.n--;
 				return fd;
 			}
+			/* EEXIST: kept for the next task; else (no
+			 * RENAME_NOREPLACE here) no pooling in this run. */
+			if (errno != EEXIST)
+				out_pool.off = 1;
 			close(fd);
 			return -1;
 		}

@@ -50,7 +50,7 @@ static struct {
 	int	bfd;		/* base */
 	int	vfd;		/* base/vigil */
 	int	rfd;		/* base/vigil/run */
-	int	rec_ok;		/* this process's record written in run */
+	int	rec_ok;		/* this process's record is in run */
 } kept_run = { .bfd = -1, .vfd = -1, .rfd = -1 };
 
 /* Closes the kept run directory. */
