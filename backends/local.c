@@ -368,6 +368,14 @@ static struct {
 	int	 off;		/* renames into place fail: no pool */
 } out_pool = { .fd = -1 };
 
+/* The name in RUN/tmp of this process's pooled file n. */
+static const char *
+pooled_name(int n, char *buf, size_t len)
+{
+	snprintf(buf, len, "%ld.o%d", (long)getpid(), n);
+	return buf;
+}
+
 /* Removes the pooled files (and RUN/tmp when that leaves it empty). */
 static void
 out_pool_drop(void)
@@ -377,9 +385,8 @@ out_pool_drop(void)
 
 	if (out_pool.fd >= 0) {
 		for (i = 0; i < out_pool.n; i++) {
-			snprintf(name, sizeof(name), "%ld.o%d",
-			    (long)getpid(), out_pool.v[i]);
-			(void)unlinkat(out_pool.fd, name, 0);
+			(void)unlinkat(out_pool.fd, pooled_name(
+			    out_pool.v[i], name, sizeof(name)), 0);
 		}
 		close(out_pool.fd);
 		if (out_pool.run != NULL) {
@@ -458,26 +465,20 @@ out_pool_for(const char *task_dir, int create)
 static int
 out_pool_put(const char *dir, const char *name)
 {
-	char pooled[64];
+	char path[PATH_MAX], pooled[64];
 	struct stat st;
-	int dfd;
 
 	if (out_pool.off || out_pool.n >= (size_t)OUT_POOL_PER_SLOT *
 	    (size_t)(out_pool.peak > 0 ? out_pool.peak : 1) ||
-	    !out_pool_for(dir, 1))
+	    !out_pool_for(dir, 1) ||
+	    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    sizeof(path))
 		return 0;
-	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0)
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size != 0 || st.st_nlink != 1 ||
+	    renameat(AT_FDCWD, path, out_pool.fd, pooled_name(out_pool.next,
+	    pooled, sizeof(pooled))) != 0)
 		return 0;
-	snprintf(pooled, sizeof(pooled), "%ld.o%d", (long)getpid(),
-	    out_pool.next);
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-	    !S_ISREG(st.st_mode) || st.st_size != 0 || st.st_nlink != 1 ||
-	    renameat(dfd, name, out_pool.fd, pooled) != 0) {
-		close(dfd);
-		return 0;
-	}
-	close(dfd);
 	out_pool.v = vg_xgrow(out_pool.v, &out_pool.cap, out_pool.n + 1,
 	    sizeof(*out_pool.v));
 	out_pool.v[out_pool.n++] = out_pool.next++;
@@ -498,8 +499,8 @@ out_pool_take(const char *dir, const char *path)
 	int fd;
 
 	while (out_pool.n > 0 && out_pool_for(dir, 0)) {
-		snprintf(pooled, sizeof(pooled), "%ld.o%d", (long)getpid(),
-		    out_pool.v[out_pool.n - 1]);
+		pooled_name(out_pool.v[out_pool.n - 1], pooled,
+		    sizeof(pooled));
 		fd = openat(out_pool.fd, pooled, O_WRONLY | O_APPEND |
 		    O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
