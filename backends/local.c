@@ -231,6 +231,8 @@ vg_local_downgrades(const struct vg_manifest *m, struct vg_err *e)
 	return vg_buf_str(&cache.downgrades);
 }
 
+static void out_pool_drop(void);
+
 void
 vg_local_reset(void)
 {
@@ -248,6 +250,7 @@ vg_local_reset(void)
 	}
 	resolved_next = 0;
 	vg_buf_release(&blob);
+	out_pool_drop();
 	shim.found = 0;
 	if (shim.fd_open)
 		close(shim.fd);
@@ -280,6 +283,7 @@ tmp_pool_drop(void)
 	char *up;
 	size_t i;
 
+	out_pool_drop();
 	for (i = 0; i < tmp_pool.n; i++) {
 		if (rmdir(tmp_pool.v[i].dir) != 0 && errno != ENOENT)
 			vg_rm_rf(tmp_pool.v[i].dir, NULL);
@@ -294,19 +298,30 @@ tmp_pool_drop(void)
 	tmp_pool.n = tmp_pool.cap = 0;
 }
 
+/* The RUN part of task_dir RUN/tasks/I (its length), or -1. */
+static int
+run_of(const char *task_dir)
+{
+	const char *slash = strrchr(task_dir, '/');
+
+	if (slash == NULL || slash - task_dir < 6 ||
+	    strncmp(slash - 6, "/tasks", 6) != 0)
+		return -1;
+	return (int)(slash - 6 - task_dir);
+}
+
 /* Takes a free slot's directory for task_dir's run, or returns -1 when
  * task_dir is not RUN/tasks/I (the attempt then has its own tmp). */
 static int
 tmp_pool_get(const char *task_dir, const char **dir)
 {
-	const char *slash = strrchr(task_dir, '/');
+	int r = run_of(task_dir);
 	size_t i, rl;
 	char *path;
 
-	if (slash == NULL || slash - task_dir < 6 ||
-	    strncmp(slash - 6, "/tasks", 6) != 0)
+	if (r < 0)
 		return -1;
-	rl = (size_t)(slash - 6 - task_dir);
+	rl = (size_t)r;
 	for (i = 0; i < tmp_pool.n; i++)
 		if (!tmp_pool.v[i].busy &&
 		    strncmp(tmp_pool.v[i].dir, task_dir, rl) == 0 &&
@@ -331,6 +346,185 @@ tmp_pool_get(const char *task_dir, const char **dir)
 	tmp_pool.v[i].busy = 1;
 	*dir = tmp_pool.v[i].dir;
 	return (int)i;
+}
+
+/*
+ * Empty output files kept for the next tasks: an ended task's empty
+ * stdout or stderr is renamed to RUN/tmp/PID.oN instead of unlinked, and
+ * open_output renames one into the next task's directory instead of
+ * creating a file (a rename costs less than a new inode, on ext4 without
+ * a journal much less).  At most OUT_POOL_PER_SLOT per task running at
+ * once; the files go when the process exits, and a dead process's are
+ * removed by the next one to pool files in the run.
+ */
+#define OUT_POOL_PER_SLOT	4
+static struct {
+	char	*run;		/* RUN of the pooled files, or NULL */
+	int	 fd;		/* RUN/tmp */
+	int	*v;		/* numbers N of the pooled PID.oN */
+	size_t	 n, cap;
+	int	 next;		/* the number of the next file put */
+	int	 running, peak;	/* attempts with output files */
+	int	 off;		/* renames into place fail: no pool */
+} out_pool = { .fd = -1 };
+
+/* The name in RUN/tmp of this process's pooled file n. */
+static const char *
+pooled_name(int n, char *buf, size_t len)
+{
+	snprintf(buf, len, "%ld.o%d", (long)getpid(), n);
+	return buf;
+}
+
+/* Removes the pooled files (and RUN/tmp when that leaves it empty). */
+static void
+out_pool_drop(void)
+{
+	char name[64];
+	size_t i;
+
+	if (out_pool.fd >= 0) {
+		for (i = 0; i < out_pool.n; i++) {
+			(void)unlinkat(out_pool.fd, pooled_name(
+			    out_pool.v[i], name, sizeof(name)), 0);
+		}
+		close(out_pool.fd);
+		if (out_pool.run != NULL) {
+			char *tmp = vg_path_join(out_pool.run, "tmp");
+
+			(void)rmdir(tmp);
+			free(tmp);
+		}
+	}
+	free(out_pool.run);
+	free(out_pool.v);
+	out_pool.run = NULL;
+	out_pool.v = NULL;
+	out_pool.n = out_pool.cap = 0;
+	out_pool.fd = -1;
+	out_pool.off = 0;
+}
+
+/* Removes pooled files a dead process left in RUN/tmp (fd). */
+static void
+out_pool_sweep(int fd)
+{
+	struct dirent *de;
+	DIR *d;
+	long pid;
+	int dfd, k;
+	char c;
+
+	if ((dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return;
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (sscanf(de->d_name, "%ld.o%d%c", &pid, &k, &c) == 2 &&
+		    pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+			(void)unlinkat(fd, de->d_name, 0);
+	closedir(d);
+}
+
+/* Makes the pool the one of task_dir's run; false when it has none. */
+static int
+out_pool_for(const char *task_dir, int create)
+{
+	int rl = run_of(task_dir), fd;
+	char *tmp;
+
+	if (rl < 0)
+		return 0;
+	if (out_pool.run != NULL && strlen(out_pool.run) == (size_t)rl &&
+	    strncmp(out_pool.run, task_dir, (size_t)rl) == 0)
+		return 1;
+	if (!create)
+		return 0;
+	out_pool_drop();
+	tmp = vg_xasprintf("%.*s/tmp", rl, task_dir);
+	if (mkdir(tmp, 0700) != 0 && errno != EEXIST) {
+		free(tmp);
+		return 0;
+	}
+	fd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	free(tmp);
+	if (fd < 0)
+		return 0;
+	out_pool_sweep(fd);
+	out_pool.fd = fd;
+	out_pool.run = vg_xstrndup(task_dir, (size_t)rl);
+	if (!tmp_pool.atexit_set && atexit(tmp_pool_drop) == 0)
+		tmp_pool.atexit_set = 1;
+	return 1;
+}
+
+/* Keeps the empty regular file dir/name in the pool; false when it was
+ * not taken (not empty, pool full, no pool for dir). */
+static int
+out_pool_put(const char *dir, const char *name)
+{
+	char path[PATH_MAX], pooled[64];
+	struct stat st;
+
+	if (out_pool.off || out_pool.n >= (size_t)OUT_POOL_PER_SLOT *
+	    (size_t)(out_pool.peak > 0 ? out_pool.peak : 1) ||
+	    !out_pool_for(dir, 1) ||
+	    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    sizeof(path))
+		return 0;
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size != 0 || st.st_nlink != 1 ||
+	    renameat(AT_FDCWD, path, out_pool.fd, pooled_name(out_pool.next,
+	    pooled, sizeof(pooled))) != 0)
+		return 0;
+	out_pool.v = vg_xgrow(out_pool.v, &out_pool.cap, out_pool.n + 1,
+	    sizeof(*out_pool.v));
+	out_pool.v[out_pool.n++] = out_pool.next++;
+	return 1;
+}
+
+/*
+ * Moves a pooled file to path (which must not exist) and returns it open
+ * for appending, or -1 when there is none to take.  A pooled file that is
+ * not an empty regular file of ours, mode 0600, with no other name, is
+ * removed instead of used.
+ */
+static int
+out_pool_take(const char *dir, const char *path)
+{
+	char pooled[64];
+	struct stat st;
+	int fd;
+
+	while (out_pool.n > 0 && out_pool_for(dir, 0)) {
+		pooled_name(out_pool.v[out_pool.n - 1], pooled,
+		    sizeof(pooled));
+		fd = openat(out_pool.fd, pooled, O_WRONLY | O_APPEND |
+		    O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_size == 0 && st.st_nlink == 1 &&
+		    st.st_uid == geteuid() && (st.st_mode & 07777) == 0600) {
+			/* Never over an earlier attempt's output. */
+			if (renameat2(out_pool.fd, pooled, AT_FDCWD, path,
+			    RENAME_NOREPLACE) == 0) {
+				out_pool.n--;
+				return fd;
+			}
+			/* EEXIST: kept for the next task; else (no
+			 * RENAME_NOREPLACE here) no pooling in this run. */
+			if (errno != EEXIST)
+				out_pool.off = 1;
+			close(fd);
+			return -1;
+		}
+		if (fd >= 0)
+			close(fd);
+		(void)unlinkat(out_pool.fd, pooled, 0);
+		out_pool.n--;
+	}
+	return -1;
 }
 
 /* Gives slot k back, emptied. */
@@ -715,6 +909,8 @@ open_output(const char *dir, const char *name, struct vg_err *e)
 	    sizeof(path))
 		return vg_err_set(e, VG_EINVAL, "task directory '%s' is too "
 		    "long", dir);
+	if ((fd = out_pool_take(dir, path)) >= 0)
+		return fd_above(fd);
 	fd = fd_above(open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
 	    O_NOCTTY, 0600));
 	if (fd < 0)
@@ -1036,6 +1232,8 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		a->pid_start = 0;
 	la->ctl_fd = sv[0];
 	sv[0] = -1;
+	if (la->out_dir != NULL && ++out_pool.running > out_pool.peak)
+		out_pool.peak = out_pool.running;
 	*out = la;
 	la = NULL;
 	rc = 0;
@@ -1244,13 +1442,16 @@ local_cancel(struct vg_attempt *a, int sig, struct vg_err *e)
 	return vg_local_proc_signal(a, a->priv, sig, e);
 }
 
-/* Removes name in dir when it is an empty regular file. */
+/* Removes name in dir when it is an empty regular file (keeping it in
+ * the pool of output files when there is room). */
 static void
 unlink_empty(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
 	struct stat st;
 
+	if (out_pool_put(dir, name))
+		return;
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) <
 	    sizeof(path) && lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 	    st.st_size == 0)
@@ -1265,6 +1466,7 @@ vg_local_proc_free(struct vg_local_proc *la)
 	if (la != NULL && la->out_dir != NULL) {
 		unlink_empty(la->out_dir, "stdout");
 		unlink_empty(la->out_dir, "stderr");
+		out_pool.running--;
 	}
 	if (la != NULL && la->tmp_slot >= 0) {
 		tmp_pool_put(la->tmp_slot);

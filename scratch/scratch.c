@@ -30,6 +30,8 @@
 
 #define OWNER_PREFIX	".task-"
 #define OWNER_SUFFIX	".owner"
+/* A process's owner record, linked as each of its tasks' (write_owner). */
+#define PROC_RECORD_PREFIX	".proc-"
 
 /*
  * The run directory of the last task made, kept open: the tasks of a run
@@ -48,7 +50,7 @@ static struct {
 	int	bfd;		/* base */
 	int	vfd;		/* base/vigil */
 	int	rfd;		/* base/vigil/run */
-	char	owner[320];	/* "host pid starttime\n" of pid */
+	int	rec_ok;		/* this process's record is in run */
 } kept_run = { .bfd = -1, .vfd = -1, .rfd = -1 };
 
 /* Closes the kept run directory. */
@@ -61,6 +63,7 @@ last_drop(void)
 		close(kept_run.rfd);
 	}
 	kept_run.pid = 0;
+	kept_run.rec_ok = 0;
 	kept_run.bfd = kept_run.vfd = kept_run.rfd = -1;
 }
 
@@ -360,19 +363,15 @@ make_dir_at(int dfd, const char *name, const char *shown, struct vg_err *e)
 	return fd;
 }
 
-/* Writes the owner record of task index under the run directory runfd. */
-static int
-write_owner(int runfd, int index, const char *shown, struct vg_err *e)
+/* The owner record text of this process, "host pid start\n". */
+static const char *
+owner_text(void)
 {
 	static char rec[320];
 	static pid_t rec_pid;
-	char host[256], name[64], tmp[80];
+	char host[256];
 	unsigned long long start;
-	size_t len;
-	ssize_t n;
-	int fd, rc = 0;
 
-	/* The same for every task this process makes. */
 	if (rec_pid != getpid()) {
 		if (gethostname(host, sizeof(host)) != 0)
 			snprintf(host, sizeof(host), "unknown");
@@ -383,29 +382,143 @@ write_owner(int runfd, int index, const char *shown, struct vg_err *e)
 		    (long)getpid(), start);
 		rec_pid = getpid();
 	}
-	len = strlen(rec);
-	snprintf(name, sizeof(name), OWNER_PREFIX "%d" OWNER_SUFFIX, index);
-	snprintf(tmp, sizeof(tmp), "%s.%ld", name, (long)getpid());
-	fd = openat(runfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	return rec;
+}
+
+/* The name of this process's record file in a run directory; no reader
+ * takes it for a task's owner record (OWNER_PREFIX) or for a task. */
+static void
+proc_record_name(char *name, size_t len)
+{
+	char host[256];
+
+	if (gethostname(host, sizeof(host)) != 0)
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	snprintf(name, len, PROC_RECORD_PREFIX "%s.%ld", host,
+	    (long)getpid());
+}
+
+/* Writes text to a new file name under runfd (replacing a stale one by
+ * unlinking it first, never by writing into it: it may be a link). */
+static int
+write_new(int runfd, const char *name, const char *text, const char *shown,
+    struct vg_err *e)
+{
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd;
+
+	if (unlinkat(runfd, name, 0) != 0 && errno != ENOENT)
+		return vg_err_errno(e, "cannot remove '%s/%s'", shown, name);
+	fd = openat(runfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0600);
-	if (fd < 0) {
-		rc = vg_err_errno(e, "cannot write '%s/%s'", shown, tmp);
-		goto out;
-	}
-	n = write(fd, rec, len);
+	if (fd < 0)
+		return vg_err_errno(e, "cannot write '%s/%s'", shown, name);
+	n = write(fd, text, len);
 	if (n != (ssize_t)len || close(fd) != 0) {
-		rc = vg_err_errno(e, "cannot write '%s/%s'", shown, tmp);
+		if (n >= 0 && n != (ssize_t)len)
+			errno = ENOSPC;
+		vg_err_errno(e, "cannot write '%s/%s'", shown, name);
 		if (n != (ssize_t)len)
 			close(fd);
-		unlinkat(runfd, tmp, 0);
-		goto out;
+		unlinkat(runfd, name, 0);
+		return e != NULL ? e->rc : VG_EIO;
 	}
+	return 0;
+}
+
+/* Writes text into a temporary file and renames it over name. */
+static int
+write_replace(int runfd, const char *name, const char *text,
+    const char *shown, struct vg_err *e)
+{
+	char tmp[400];
+	int rc;
+
+	snprintf(tmp, sizeof(tmp), "%s.%ld", name, (long)getpid());
+	if ((rc = write_new(runfd, tmp, text, shown, e)) != 0)
+		return rc;
 	if (renameat(runfd, tmp, runfd, name) != 0) {
 		rc = vg_err_errno(e, "cannot rename '%s/%s'", shown, tmp);
 		unlinkat(runfd, tmp, 0);
 	}
-out:
 	return rc;
+}
+
+/* Links the process record as owner record name via a temporary name;
+ * returns 0, 1 to fall back to a written record, or an error. */
+static int
+link_owner(int runfd, const char *name, int *rec_ok, const char *shown,
+    struct vg_err *e)
+{
+	char rec[320], tmp[400];
+	int tries, rc;
+
+	proc_record_name(rec, sizeof(rec));
+	snprintf(tmp, sizeof(tmp), "%s.%ld", name, (long)getpid());
+	for (tries = 0; tries < 3; tries++) {
+		/* Written afresh once per run directory: a record left by a
+		 * dead process of the same pid names another start. */
+		if (!*rec_ok) {
+			if (write_replace(runfd, rec, owner_text(), shown,
+			    NULL) != 0)
+				return 1;
+			*rec_ok = 1;
+		}
+		if (linkat(runfd, rec, runfd, tmp, 0) == 0)
+			break;
+		if (errno == EEXIST && unlinkat(runfd, tmp, 0) == 0)
+			continue;
+		if (errno == ENOENT) {		/* removed under us */
+			*rec_ok = 0;
+			continue;
+		}
+		/* EMLINK past the link limit, EPERM, ENOTSUP, EXDEV, ... */
+		return 1;
+	}
+	if (tries == 3)
+		return 1;
+	if (renameat(runfd, tmp, runfd, name) != 0) {
+		rc = vg_err_errno(e, "cannot rename '%s/%s'", shown, tmp);
+		unlinkat(runfd, tmp, 0);
+		return rc;
+	}
+	return 0;
+}
+
+/*
+ * Writes the owner record of task index under the run directory runfd:
+ * a hard link to this process's record file (no new inode), else a file
+ * of its own.  Owner files are only ever replaced by rename, never
+ * written in place, since one is a name of the shared record.
+ */
+static int
+write_owner(int runfd, int index, int *rec_ok, const char *shown,
+    struct vg_err *e)
+{
+	char name[64];
+	int rc;
+
+	snprintf(name, sizeof(name), OWNER_PREFIX "%d" OWNER_SUFFIX, index);
+	if ((rc = link_owner(runfd, name, rec_ok, shown, e)) != 1)
+		return rc;
+	return write_replace(runfd, name, owner_text(), shown, e);
+}
+
+/* Drops this process's record under runfd once no owner record of its
+ * links to it any more (only its own name is left). */
+static void
+drop_record(int runfd, int *rec_ok)
+{
+	char rec[320];
+	struct stat st;
+
+	proc_record_name(rec, sizeof(rec));
+	if (fstatat(runfd, rec, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_nlink <= 1 &&
+	    unlinkat(runfd, rec, 0) == 0 && rec_ok != NULL)
+		*rec_ok = 0;
 }
 
 /* The free-space check on an open directory (fd >= 0) or on dir. */
@@ -448,7 +561,7 @@ task_dir_once(const char *base, const char *run_id, int task_index,
     uint64_t min_free, char **path_out, struct vg_err *e)
 {
 	char *vpath, *rpath, *tpath, idx[16];
-	int bfd = -1, vfd = -1, rfd = -1, tfd = -1, rc = 0, kept;
+	int bfd = -1, vfd = -1, rfd = -1, tfd = -1, rc = 0, kept, rec_ok = 0;
 
 	snprintf(idx, sizeof(idx), "%d", task_index);
 	vpath = vg_path_join(base, "vigil");
@@ -478,7 +591,8 @@ task_dir_once(const char *base, const char *run_id, int task_index,
 		rc = e != NULL ? e->rc : VG_EIO;
 		goto out;
 	}
-	if ((rc = write_owner(rfd, task_index, rpath, e)) != 0)
+	if ((rc = write_owner(rfd, task_index, kept ? &kept_run.rec_ok :
+	    &rec_ok, rpath, e)) != 0)
 		goto out;
 	if (!kept && strlen(base) < sizeof(kept_run.base) &&
 	    strlen(run_id) < sizeof(kept_run.run)) {
@@ -488,6 +602,7 @@ task_dir_once(const char *base, const char *run_id, int task_index,
 		kept_run.bfd = bfd;
 		kept_run.vfd = vfd;
 		kept_run.rfd = rfd;
+		kept_run.rec_ok = rec_ok;
 		bfd = vfd = rfd = -1;
 	}
 	*path_out = tpath;
@@ -674,6 +789,7 @@ vg_scratch_finish(const char *path, enum vg_keep keep, int task_succeeded,
 	snprintf(owner, sizeof(owner), OWNER_PREFIX "%s" OWNER_SUFFIX, task);
 	if (unlinkat(rfd, owner, 0) != 0 && errno != ENOENT && rc == 0)
 		rc = vg_err_errno(e, "cannot remove '%s/%s'", rpath, owner);
+	drop_record(rfd, kept ? &kept_run.rec_ok : NULL);
 	if (!kept)
 		close(rfd);
 	/* The run directory goes once its last task is gone; rmdir(2)

@@ -9,7 +9,10 @@
  * cannot redirect it (vg_scratch_task_dir).  A small owner record beside
  * the task directory (<base>/vigil/<run>/.task-<i>.owner: host, pid,
  * process start time) tells `vigil scratch gc` that the run is still in
- * use; vg_scratch_finish applies scratch.keep and drops the record.
+ * use; vg_scratch_finish applies scratch.keep and drops the record.  The
+ * records of one process are hard links to one file of its own,
+ * <base>/vigil/<run>/.proc-<host>.<pid> (a file of their own where links
+ * fail), which goes with the last of them.
  *
  * Deciding whether a run is still running belongs to the caller: the gc
  * and list functions take a callback; vg_scratch_owner_running is the

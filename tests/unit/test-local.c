@@ -641,12 +641,136 @@ test_tmp_pool_parent_gone(void **state)
 	f->a.task_dir = keep;
 }
 
+/* Counts the regular files in dir; *nonempty those with content, *inos
+ * (up to 8) their inode numbers. */
+static int
+pool_files(const char *dir, int *nonempty, ino_t *inos)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int n = 0;
+
+	*nonempty = 0;
+	if ((d = opendir(dir)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		if (fstatat(dirfd(d), de->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (st.st_size > 0)
+			(*nonempty)++;
+		if (inos != NULL && n < 8)
+			inos[n] = st.st_ino;
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Writes text into every regular file of dir (a pooled file written
+ * after it was pooled, as a leaked descriptor would). */
+static void
+pool_spoil(const char *dir)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	assert_non_null(d = opendir(dir));
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_WRONLY | O_APPEND);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, "junk\n", 5), 5);
+		close(fd);
+	}
+	closedir(d);
+}
+
+/*
+ * A task of a run keeps its empty stdout and stderr in the run's pool of
+ * output files (RUN/tmp/PID.oN) and the next task's are taken from it
+ * instead of created; a pooled file that is not empty is removed, not
+ * used; an earlier attempt's output is never replaced; a dead process's
+ * pooled files are removed; the pool goes with the run.
+ */
+static void
+test_output_pool(void **state)
+{
+	struct fx *f = *state;
+	char task[128], run_tmp[128], path[160];
+	ino_t inos[8];
+	struct stat st;
+	int n, bad, fd;
+
+	snprintf(task, sizeof(task), "%s/run/tasks/0", f->dir);
+	assert_int_equal(vg_mkdir_p(task, 0700, &f->e), 0);
+	snprintf(run_tmp, sizeof(run_tmp), "%s/run/tmp", f->dir);
+	f->a.task_dir = task;
+	fx_sh(f, "true");
+	assert_int_equal(fx_run(f), 0);
+	assert_int_equal(f->r.state, VG_ST_SUCCEEDED);
+	/* both empty files pooled, none left in the task directory */
+	snprintf(path, sizeof(path), "%s/stdout", task);
+	assert_int_not_equal(lstat(path, &st), 0);
+	assert_int_equal(pool_files(run_tmp, &bad, inos), 2);
+	assert_int_equal(bad, 0);
+
+	/* the next task's stdout is a pooled file, mode 0600, appended */
+	snprintf(task, sizeof(task), "%s/run/tasks/1", f->dir);
+	assert_int_equal(mkdir(task, 0700), 0);
+	fx_sh(f, "echo hi");
+	assert_int_equal(fx_run(f), 0);
+	snprintf(path, sizeof(path), "%s/stdout", task);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(st.st_ino == inos[0] || st.st_ino == inos[1]);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	/* its stderr went back to the pool */
+	assert_int_equal(pool_files(run_tmp, &bad, NULL), 1);
+	/* a second attempt appends to its own output, never replaced */
+	fx_sh(f, "echo again");
+	assert_int_equal(fx_run(f), 0);
+	assert_string_equal(fx_read(f, "run/tasks/1/stdout"), "hi\nagain\n");
+
+	/* a pooled file with content is refused (removed) */
+	pool_spoil(run_tmp);
+	snprintf(task, sizeof(task), "%s/run/tasks/2", f->dir);
+	assert_int_equal(mkdir(task, 0700), 0);
+	fx_sh(f, "echo x; echo y >&2");
+	assert_int_equal(fx_run(f), 0);
+	assert_string_equal(fx_read(f, "run/tasks/2/stdout"), "x\n");
+	n = pool_files(run_tmp, &bad, NULL);
+	assert_int_equal(bad, 0);
+	assert_int_equal(n, 0);
+
+	/* the pool goes with the run; a dead process's files with the
+	 * next one to pool in the run */
+	vg_local_reset();
+	assert_int_not_equal(lstat(run_tmp, &st), 0);
+	assert_int_equal(mkdir(run_tmp, 0700), 0);
+	snprintf(path, sizeof(path), "%s/999999999.o3", run_tmp);
+	assert_true((fd = open(path, O_WRONLY | O_CREAT, 0600)) >= 0);
+	close(fd);
+	snprintf(task, sizeof(task), "%s/run/tasks/0", f->dir);
+	fx_sh(f, "true");
+	assert_int_equal(fx_run(f), 0);
+	assert_int_not_equal(lstat(path, &st), 0);
+	assert_int_equal(pool_files(run_tmp, &bad, NULL), 2);
+	vg_local_reset();
+	assert_int_not_equal(lstat(run_tmp, &st), 0);
+	f->a.task_dir = f->dir;
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_tmp_pool_parent_gone,
 		    setup_standard, teardown),
+		cmocka_unit_test_setup_teardown(test_output_pool, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_exit_codes, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_output_files, setup,

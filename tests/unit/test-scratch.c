@@ -572,6 +572,117 @@ test_run_dir_kept(void **state)
 	free(victim);
 }
 
+/* The record file of this process in run directory rdir (caller frees). */
+static char *
+proc_record(const char *rdir)
+{
+	char host[256];
+
+	gethostname(host, sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	return vg_xasprintf("%s/.proc-%s.%ld", rdir, host, (long)getpid());
+}
+
+/* Owner records are links to one record file per process; it goes with
+ * the last of them; a record that cannot be linked falls back to a file
+ * of its own; a dead process's record alone leaves the run to gc. */
+static void
+test_owner_links(void **state)
+{
+	struct fx *f = *state;
+	char *rdir, *rec, *o0, *o1, *o2, *p0, *p1, *p2, host[256], *txt;
+	struct vg_scratch_list l = { NULL, 0 };
+	struct stat r, s0, s1, s2;
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_err e;
+	FILE *fp;
+
+	vg_err_init(&e);
+	rdir = vg_xasprintf("%s/vigil/lr", f->dir);
+	rec = proc_record(rdir);
+	o0 = vg_xasprintf("%s/.task-0.owner", rdir);
+	o1 = vg_xasprintf("%s/.task-1.owner", rdir);
+	o2 = vg_xasprintf("%s/.task-2.owner", rdir);
+	assert_int_equal(vg_scratch_task_dir(f->dir, "lr", 0, &p0, &e), 0);
+	assert_int_equal(vg_scratch_task_dir(f->dir, "lr", 1, &p1, &e), 0);
+	/* one inode: the record and both owner names */
+	assert_int_equal(stat(rec, &r), 0);
+	assert_int_equal(stat(o0, &s0), 0);
+	assert_int_equal(stat(o1, &s1), 0);
+	assert_true(r.st_ino == s0.st_ino && r.st_ino == s1.st_ino);
+	assert_int_equal(r.st_nlink, 3);
+	assert_int_equal(vg_read_file(o1, 4096, &b, &e), 0);
+	gethostname(host, sizeof(host));
+	txt = vg_xasprintf("%s %ld ", host, (long)getpid());
+	assert_int_equal(strncmp(vg_buf_str(&b), txt, strlen(txt)), 0);
+	/* the record alone is not taken for a task or an owner record */
+	assert_int_equal(vg_scratch_list(f->dir, NULL, NULL, &l, &e), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.v[0].tasks, 2);
+	assert_true(l.v[0].running);
+	vg_scratch_list_release(&l);
+
+	/* a record that cannot be linked (a directory: EPERM, as a file
+	 * system without hard links or past its link limit refuses) */
+	assert_int_equal(unlink(rec), 0);
+	assert_int_equal(mkdir(rec, 0700), 0);
+	assert_int_equal(vg_scratch_task_dir(f->dir, "lr", 2, &p2, &e), 0);
+	assert_int_equal(stat(o2, &s2), 0);
+	assert_true(S_ISREG(s2.st_mode));
+	assert_int_equal(s2.st_nlink, 1);
+	vg_buf_reset(&b);
+	assert_int_equal(vg_read_file(o2, 4096, &b, &e), 0);
+	assert_int_equal(strncmp(vg_buf_str(&b), txt, strlen(txt)), 0);
+	/* the earlier owners keep their (now unnamed) record */
+	assert_int_equal(stat(o0, &s0), 0);
+	assert_int_equal(s0.st_nlink, 2);
+	assert_int_equal(rmdir(rec), 0);
+
+	/* removed under us: written afresh and linked again */
+	assert_int_equal(vg_scratch_finish(p2, VG_KEEP_NEVER, 1, &e), 0);
+	free(p2);
+	assert_int_equal(vg_scratch_task_dir(f->dir, "lr", 2, &p2, &e), 0);
+	assert_int_equal(stat(rec, &r), 0);
+	assert_int_equal(stat(o2, &s2), 0);
+	assert_true(r.st_ino == s2.st_ino);
+	assert_int_equal(r.st_nlink, 2);
+
+	/* the record goes with its last owner name, then the run dir */
+	assert_int_equal(vg_scratch_finish(p2, VG_KEEP_NEVER, 1, &e), 0);
+	assert_int_not_equal(stat(rec, &r), 0);
+	assert_int_equal(vg_scratch_finish(p0, VG_KEEP_NEVER, 1, &e), 0);
+	assert_int_equal(vg_scratch_finish(p1, VG_KEEP_NEVER, 1, &e), 0);
+	assert_int_not_equal(stat(rdir, &r), 0);
+	assert_int_equal(errno, ENOENT);
+
+	/* a dead process's leftover record: not running, gc removes it */
+	free(p0);
+	assert_int_equal(vg_scratch_task_dir(f->dir, "lr", 0, &p0, &e), 0);
+	assert_int_equal(vg_scratch_finish(p0, VG_KEEP_ALWAYS, 1, &e), 0);
+	free(rec);
+	rec = vg_xasprintf("%s/.proc-%s.999999999", rdir, host);
+	assert_non_null(fp = fopen(rec, "w"));
+	fprintf(fp, "%s 999999999 1\n", host);
+	fclose(fp);
+	assert_int_equal(vg_scratch_owner_running(f->dir, "lr", NULL), 0);
+	assert_int_equal(vg_scratch_gc(f->dir, NULL, NULL, 0, &l, &e), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.v[0].tasks, 1);
+	vg_scratch_list_release(&l);
+	assert_int_not_equal(stat(rdir, &r), 0);
+
+	vg_buf_release(&b);
+	free(txt);
+	free(p0);
+	free(p1);
+	free(p2);
+	free(o0);
+	free(o1);
+	free(o2);
+	free(rec);
+	free(rdir);
+}
+
 int
 main(void)
 {
@@ -591,6 +702,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_run_dir_kept, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_list_gc, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_owner_links, setup,
 		    teardown),
 	};
 
