@@ -363,40 +363,51 @@ make_dir_at(int dfd, const char *name, const char *shown, struct vg_err *e)
 	return fd;
 }
 
-/* The owner record text of this process, "host pid start\n". */
-static const char *
-owner_text(void)
+/* This process's owner record: its text, "host pid start\n", and the
+ * name of its record file in a run directory, which no reader takes for
+ * a task's owner record (OWNER_PREFIX) or for a task.  Made once per
+ * process (a fork makes its own). */
+static struct {
+	pid_t	pid;
+	char	text[320];
+	char	name[320];
+} self_rec;
+
+/* Fills self_rec for this process if it is another's. */
+static void
+self_record(void)
 {
-	static char rec[320];
-	static pid_t rec_pid;
 	char host[256];
 	unsigned long long start;
 
-	if (rec_pid != getpid()) {
-		if (gethostname(host, sizeof(host)) != 0)
-			snprintf(host, sizeof(host), "unknown");
-		host[sizeof(host) - 1] = '\0';
-		if (vg_proc_starttime(getpid(), &start) != 0)
-			start = 0;
-		snprintf(rec, sizeof(rec), "%s %ld %llu\n", host,
-		    (long)getpid(), start);
-		rec_pid = getpid();
-	}
-	return rec;
-}
-
-/* The name of this process's record file in a run directory; no reader
- * takes it for a task's owner record (OWNER_PREFIX) or for a task. */
-static void
-proc_record_name(char *name, size_t len)
-{
-	char host[256];
-
+	if (self_rec.pid == getpid())
+		return;
 	if (gethostname(host, sizeof(host)) != 0)
 		snprintf(host, sizeof(host), "unknown");
 	host[sizeof(host) - 1] = '\0';
-	snprintf(name, len, PROC_RECORD_PREFIX "%s.%ld", host,
-	    (long)getpid());
+	if (vg_proc_starttime(getpid(), &start) != 0)
+		start = 0;
+	snprintf(self_rec.text, sizeof(self_rec.text), "%s %ld %llu\n", host,
+	    (long)getpid(), start);
+	snprintf(self_rec.name, sizeof(self_rec.name), PROC_RECORD_PREFIX
+	    "%s.%ld", host, (long)getpid());
+	self_rec.pid = getpid();
+}
+
+/* The owner record text of this process. */
+static const char *
+owner_text(void)
+{
+	self_record();
+	return self_rec.text;
+}
+
+/* The name of this process's record file in a run directory. */
+static const char *
+proc_record_name(void)
+{
+	self_record();
+	return self_rec.name;
 }
 
 /* Writes text to a new file name under runfd (replacing a stale one by
@@ -452,10 +463,10 @@ static int
 link_owner(int runfd, const char *name, int *rec_ok, const char *shown,
     struct vg_err *e)
 {
-	char rec[320], tmp[400];
+	const char *rec = proc_record_name();
+	char tmp[400];
 	int tries, rc;
 
-	proc_record_name(rec, sizeof(rec));
 	snprintf(tmp, sizeof(tmp), "%s.%ld", name, (long)getpid());
 	for (tries = 0; tries < 3; tries++) {
 		/* Written afresh once per run directory: a record left by a
@@ -511,10 +522,9 @@ write_owner(int runfd, int index, int *rec_ok, const char *shown,
 static void
 drop_record(int runfd, int *rec_ok)
 {
-	char rec[320];
+	const char *rec = proc_record_name();
 	struct stat st;
 
-	proc_record_name(rec, sizeof(rec));
 	if (fstatat(runfd, rec, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISREG(st.st_mode) && st.st_nlink <= 1 &&
 	    unlinkat(runfd, rec, 0) == 0 && rec_ok != NULL)
