@@ -39,6 +39,8 @@ void	 vg_buf_reset(struct vg_buf *b);
 void	 vg_buf_add(struct vg_buf *b, const void *p, size_t n);
 void	 vg_buf_adds(struct vg_buf *b, const char *s);
 void	 vg_buf_addc(struct vg_buf *b, char c);
+/* Appends a string literal (its length known at compile time). */
+#define VG_BUF_ADDL(b, lit)	vg_buf_add((b), "" lit, sizeof(lit) - 1)
 void	 vg_buf_printf(struct vg_buf *b, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 void	 vg_buf_vprintf(struct vg_buf *b, const char *fmt, va_list ap);

@@ -12,9 +12,10 @@
  * transaction) when CHECK_BATCH are pending, when the oldest is
  * CHECK_FLUSH_MS old and the writer is idle, before waiting for more
  * input, at exit and on SIGTERM, SIGINT, SIGHUP and SIGPIPE (after which
- * vigil ends by the same signal).  The writer caches the redacted text
- * and audit line of recent decisions, so a repeated command costs a hash
- * lookup.  A line holding a NUL byte without -0 is judged whole (and
+ * vigil ends by the same signal).  The judging thread keeps a cache of
+ * recent decisions and hands the writer the entry and the time of each
+ * (a repeated command costs a hash of text still in the processor's
+ * cache); the writer redacts and formats an entry's audit line once.  A line holding a NUL byte without -0 is judged whole (and
  * refused as unparseable), never cut at the NUL.  --json output is
  * valid JSON whatever the input: bytes that are not UTF-8 are written
  * as U+FFFD; offsets and lengths count bytes of the input.
@@ -22,6 +23,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,46 +42,48 @@
 
 /* Decisions handed to the audit writer at once, and their greatest
  * age. */
-#define CHECK_BATCH	2048
-#define CHECK_FLUSH_MS	5
+#define CHECK_BATCH	8192
+#define CHECK_FLUSH_MS	20
 
-/* One decision waiting to be audited; strings are offsets into the
- * batch's strs (SIZE_MAX for none). */
-struct check_dec {
-	double		 time;
-	size_t		 cmd;		/* cmd, rule, reason follow in strs */
-	size_t		 klen;		/* bytes of the three */
-	size_t		 rule;
-	size_t		 reason;
-	const char	*category;	/* static */
-	const char	*verdict;	/* static */
-};
+/* Bytes of verdicts printed at once (sooner before waiting for input). */
+#define CHECK_OUT_MAX	65536
 
-struct check_batch {
-	struct check_dec	*v;
-	size_t			 n;
-	size_t			 cap;
-	struct vg_buf		 strs;
-	double			 first;		/* time of the oldest */
-};
-
-/* The audit of one decision as the writer made it: the redacted
- * command and the audit file's line without its time.  The writer keeps
- * CHECK_CACHE of them by the decision's text, so a repeated command is
- * redacted and formatted once.  key holds command, rule and reason
- * (each NUL-terminated). */
+/* The audit of one decision text: the command, rule and reason as judged
+ * (key, each NUL-terminated), and, once the writer has made them, the
+ * redacted command and the audit file's line without its time.  The
+ * judging thread keeps CHECK_CACHE of them by the decision's text, so a
+ * repeated command is redacted and formatted once; an entry is freed
+ * only after the last batch that can name it is written. */
 struct check_ent {
 	unsigned long long	 hash;
 	char			*key;
 	size_t			 klen;
-	const char		*verdict;
-	const char		*category;
+	const char		*verdict;	/* static */
+	const char		*category;	/* static */
 	const char		*rule;		/* in key, or NULL */
 	const char		*reason;	/* in key, or NULL */
-	char			*red;		/* redacted command */
-	char			*tail;
+	char			*red;		/* redacted command (writer) */
+	char			*tail;		/* (writer) */
 	size_t			 tlen;
 	struct vg_audit_rec	 rec;		/* the record but its time */
+};
+
+/* One decision waiting to be audited. */
+struct check_dec {
+	struct check_ent	*ent;
+	double			 time;
+};
+
+/* Decisions handed to the writer at once, and the entries it frees
+ * after writing them (evicted from the cache, or never cached). */
+struct check_batch {
+	struct check_dec	*v;
+	size_t			 n;
+	size_t			 cap;
+	struct check_ent	**old;
+	size_t			 nold;
+	size_t			 capold;
+	double			 first;		/* time of the oldest */
 };
 
 /* Cached decisions (CHECK_WAYS per set) and the longest cached text. */
@@ -87,15 +91,12 @@ struct check_ent {
 #define CHECK_WAYS	4
 #define CHECK_KEYMAX	1024
 
-/* The writer's state: the cache, entries evicted or never cached that
- * the current batch's rows still point to, and the rows. */
+/* The judging thread's cache, its key being built, and the writer's
+ * rows. */
 struct check_audit {
 	struct check_ent	*way[CHECK_CACHE];
-	struct check_ent	**old;
-	size_t			 nold;
-	size_t			 capold;
+	struct vg_buf		 key;
 	struct vg_audit_rec	*v;
-	size_t			 n;
 	size_t			 cap;
 };
 
@@ -113,10 +114,11 @@ struct check {
 	pthread_mutex_t		 mu;
 	pthread_cond_t		 cv;
 	struct check_batch	*pending;
+	atomic_int		 busy;		/* pending is set */
 	int			 stop;
 	int			 failed;	/* warned once already */
-	struct vg_buf		 show;		/* command as printed */
 	struct vg_buf		 js;		/* UTF-8 cleaned text */
+	struct vg_buf		 out;		/* verdicts not yet printed */
 	int			 json;
 };
 
@@ -195,53 +197,70 @@ json_text(struct check *ck, struct vg_json_writer *w, const char *s,
 	vg_json_strn(w, ck->js.data ? ck->js.data : "", ck->js.len);
 }
 
-/* Appends v in decimal (a printf call per finding cost more than the
- * rest of the line). */
-static void
-add_size(struct vg_buf *b, size_t v)
+/* Copies n bytes of s to o; returns the end. */
+static char *
+put(char *o, const char *s, size_t n)
 {
-	char c[24];
-	size_t n = sizeof(c);
-
-	do {
-		c[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v > 0);
-	vg_buf_add(b, c + n, sizeof(c) - n);
+	memcpy(o, s, n);
+	return o + n;
 }
 
-/* Prints one verdict as text (NULs of cmd shown as '?'); built in one
- * buffer and written with one stdio call. */
+/* Prints one verdict as text (NULs of cmd shown as '?') into the
+ * output buffer. */
 static void
-print_text(struct check *ck, const char *cmd, const struct vg_verdict *v)
+print_text(struct check *ck, const char *cmd, size_t n,
+    const struct vg_verdict *v)
 {
-	struct vg_buf *b = &ck->js;
+	struct vg_buf *b = &ck->out;
+	char num[48];
 	int k;
 
-	vg_buf_reset(b);
-	vg_buf_adds(b, !v->flagged ? "allow: " : v->allowed ? "approve: " :
-	    "deny: ");
-	vg_buf_adds(b, cmd);
+	if (!v->flagged)
+		VG_BUF_ADDL(b, "allow: ");
+	else if (v->allowed)
+		VG_BUF_ADDL(b, "approve: ");
+	else
+		VG_BUF_ADDL(b, "deny: ");
+	vg_buf_add(b, cmd, n);
 	vg_buf_addc(b, '\n');
 	for (k = 0; k < v->nfindings; k++) {
 		const struct vg_finding *f = &v->findings[k];
-		int len = f->span_len > 120 ? 120 : (int)f->span_len;
+		size_t len = f->span_len > 120 ? 120 : f->span_len;
+		size_t lc = strlen(f->category), lr = strlen(f->rule);
+		size_t lw = strlen(f->reason), nn = sizeof(num);
+		char *o;
 
-		vg_buf_adds(b, "  ");
-		vg_buf_adds(b, f->category);
-		vg_buf_adds(b, " [");
-		vg_buf_adds(b, f->rule);
-		vg_buf_adds(b, "] at ");
-		add_size(b, f->span_off);
-		vg_buf_addc(b, '+');
-		add_size(b, f->span_len);
-		vg_buf_adds(b, " '");
-		vg_buf_add(b, cmd + f->span_off, (size_t)len);
-		vg_buf_adds(b, "': ");
-		vg_buf_adds(b, f->reason);
-		vg_buf_addc(b, '\n');
+		/* "  CATEGORY [RULE] at OFF+LEN 'TEXT': REASON\n", made
+		 * in place (16 bytes of punctuation and the NUL). */
+		vg_put_digits(num, &nn, f->span_len, 1);
+		num[--nn] = '+';
+		vg_put_digits(num, &nn, f->span_off, 1);
+		b->data = vg_xgrow(b->data, &b->cap, b->len + lc + lr + lw +
+		    len + (sizeof(num) - nn) + 16, 1);
+		o = b->data + b->len;
+		o = put(o, "  ", 2);
+		o = put(o, f->category, lc);
+		o = put(o, " [", 2);
+		o = put(o, f->rule, lr);
+		o = put(o, "] at ", 5);
+		o = put(o, num + nn, sizeof(num) - nn);
+		o = put(o, " '", 2);
+		o = put(o, cmd + f->span_off, len);
+		o = put(o, "': ", 3);
+		o = put(o, f->reason, lw);
+		*o++ = '\n';
+		*o = '\0';
+		b->len = (size_t)(o - b->data);
 	}
-	fwrite(b->data, 1, b->len, stdout);
+}
+
+/* Hands the verdicts printed so far to stdout in one stdio call. */
+static void
+check_out_flush(struct check *ck)
+{
+	if (ck->out.len > 0)
+		fwrite(ck->out.data, 1, ck->out.len, stdout);
+	vg_buf_reset(&ck->out);
 }
 
 /* Prints one verdict as a JSON object on one line. */
@@ -285,8 +304,7 @@ print_json(struct check *ck, const char *cmd, size_t n,
 	vg_json_arr_end(&w);
 	vg_json_obj_end(&w);
 	vg_buf_addc(&b, '\n');
-	if (b.len > 0)
-		fwrite(b.data, 1, b.len, stdout);
+	vg_buf_add(&ck->out, b.data, b.len);
 	vg_buf_release(&b);
 }
 
@@ -340,15 +358,15 @@ check_hash(const char *s, size_t n, const void *p, const void *q)
 	return h ^ (h >> 29);
 }
 
-/* Keeps e until the current batch is written, then frees it. */
+/* Keeps e until batch b is written, then frees it. */
 static void
-check_retire(struct check_audit *au, struct check_ent *e)
+check_retire(struct check_batch *b, struct check_ent *e)
 {
-	if (au->nold == au->capold) {
-		au->capold = au->capold ? au->capold * 2 : 64;
-		au->old = vg_xrealloc(au->old, au->capold * sizeof(*au->old));
+	if (b->nold == b->capold) {
+		b->capold = b->capold ? b->capold * 2 : 64;
+		b->old = vg_xrealloc(b->old, b->capold * sizeof(*b->old));
 	}
-	au->old[au->nold++] = e;
+	b->old[b->nold++] = e;
 }
 
 /* Frees one entry. */
@@ -361,26 +379,36 @@ check_ent_free(struct check_ent *e)
 	free(e);
 }
 
-/* Makes the entry of decision d of batch b: the redacted command and
- * the audit line's tail. */
+/* Makes the entry of the decision whose text is the klen bytes of key
+ * (command, rule and reason, each NUL-terminated; rule and reason are
+ * offsets into key, SIZE_MAX for none).  The judging thread calls it;
+ * the writer formats the entry (check_ent_format). */
 static struct check_ent *
-check_ent_new(struct check *ck, const struct check_batch *b,
-    const struct check_dec *d, unsigned long long h)
+check_ent_new(const char *key, size_t klen, size_t rule, size_t reason,
+    const char *verdict, const char *category, unsigned long long h)
 {
 	struct check_ent *e = vg_xcalloc(1, sizeof(*e));
+
+	e->hash = h;
+	e->klen = klen;
+	e->key = vg_xmalloc(klen);
+	memcpy(e->key, key, klen);
+	e->verdict = verdict;
+	e->category = category;
+	if (rule != SIZE_MAX) {
+		e->rule = e->key + rule;
+		e->reason = e->key + reason;
+	}
+	return e;
+}
+
+/* Makes e's redacted command and audit line tail, once (the writer). */
+static void
+check_ent_format(struct check *ck, struct check_ent *e)
+{
 	struct vg_buf red = VG_BUF_INIT, tail = VG_BUF_INIT;
 	struct vg_audit_rec *r = &e->rec;
 
-	e->hash = h;
-	e->klen = d->klen;
-	e->key = vg_xmalloc(d->klen);
-	memcpy(e->key, b->strs.data + d->cmd, d->klen);
-	e->verdict = d->verdict;
-	e->category = d->category;
-	if (d->rule != SIZE_MAX) {
-		e->rule = e->key + (d->rule - d->cmd);
-		e->reason = e->key + (d->reason - d->cmd);
-	}
 	vg_policy_redact(e->key, &red);
 	e->red = vg_xstrdup(vg_buf_str(&red));
 	r->task_index = -1;
@@ -395,19 +423,20 @@ check_ent_new(struct check *ck, const struct check_batch *b,
 	e->tail = vg_xstrdup(vg_buf_str(&tail));
 	vg_buf_release(&red);
 	vg_buf_release(&tail);
-	return e;
 }
 
-/* The entry of decision d: from the cache when the same decision was
- * audited recently, else made (and cached unless its text is long). */
+/* The entry of the decision in the cache's key buffer: from the cache
+ * when the same decision was judged recently, else made (and cached
+ * unless its text is long; an entry that leaves the cache, or was never
+ * in it, is freed after the current batch). */
 static struct check_ent *
-check_ent_get(struct check *ck, const struct check_batch *b,
-    const struct check_dec *d)
+check_ent_get(struct check *ck, size_t rule, size_t reason,
+    const char *verdict, const char *category)
 {
 	struct check_audit *au = &ck->au;
-	const char *k = b->strs.data + d->cmd;
-	unsigned long long h = check_hash(k, d->klen, d->verdict,
-	    d->category);
+	const char *k = au->key.data;
+	size_t klen = au->key.len;
+	unsigned long long h = check_hash(k, klen, verdict, category);
 	struct check_ent **set = &au->way[(size_t)(h & (CHECK_CACHE /
 	    CHECK_WAYS - 1)) * CHECK_WAYS];
 	struct check_ent *e;
@@ -415,19 +444,19 @@ check_ent_get(struct check *ck, const struct check_batch *b,
 
 	for (w = 0; w < CHECK_WAYS; w++) {
 		e = set[w];
-		if (e != NULL && e->hash == h && e->klen == d->klen &&
-		    e->verdict == d->verdict && e->category == d->category &&
-		    memcmp(e->key, k, d->klen) == 0)
+		if (e != NULL && e->hash == h && e->klen == klen &&
+		    e->verdict == verdict && e->category == category &&
+		    memcmp(e->key, k, klen) == 0)
 			return e;
 	}
-	e = check_ent_new(ck, b, d, h);
-	if (d->klen > CHECK_KEYMAX) {
-		check_retire(au, e);
+	e = check_ent_new(k, klen, rule, reason, verdict, category, h);
+	if (klen > CHECK_KEYMAX) {
+		check_retire(ck->cur, e);
 		return e;
 	}
 	/* The newest way first; the oldest is dropped. */
 	if (set[CHECK_WAYS - 1] != NULL)
-		check_retire(au, set[CHECK_WAYS - 1]);
+		check_retire(ck->cur, set[CHECK_WAYS - 1]);
 	memmove(set + 1, set, (CHECK_WAYS - 1) * sizeof(*set));
 	set[0] = e;
 	return e;
@@ -450,9 +479,11 @@ check_write(struct check *ck, struct check_batch *b)
 	}
 	for (i = 0; i < b->n; i++) {
 		const struct check_dec *d = &b->v[i];
-		const struct check_ent *c = check_ent_get(ck, b, d);
+		struct check_ent *c = d->ent;
 		struct vg_audit_rec *r = &au->v[i];
 
+		if (c->tail == NULL)
+			check_ent_format(ck, c);
 		if (held != NULL) {
 			vg_policy_audit_line_head(held, d->time);
 			vg_buf_add(held, c->tail, c->tlen);
@@ -460,20 +491,18 @@ check_write(struct check *ck, struct check_batch *b)
 		*r = c->rec;
 		r->time = d->time;
 	}
-	au->n = b->n;
 	vg_err_init(&e);
 	if (vg_policy_audit_flush(ck->cp.policy, &e) != 0)
 		check_warn(ck, &e);
-	if (au->n > 0 && (st = check_store(ck)) != NULL) {
+	if (b->n > 0 && (st = check_store(ck)) != NULL) {
 		vg_err_init(&e);
-		if (vg_store_audit_many(st, au->v, au->n, &e) != 0)
+		if (vg_store_audit_many(st, au->v, b->n, &e) != 0)
 			check_warn(ck, &e);
 	}
-	for (i = 0; i < au->nold; i++)
-		check_ent_free(au->old[i]);
-	au->nold = 0;
+	for (i = 0; i < b->nold; i++)
+		check_ent_free(b->old[i]);
+	b->nold = 0;
 	b->n = 0;
-	vg_buf_reset(&b->strs);
 }
 
 /* The writer thread: audits each batch handed over until told to stop. */
@@ -494,6 +523,7 @@ check_writer(void *arg)
 		check_write(ck, b);
 		pthread_mutex_lock(&ck->mu);
 		ck->pending = NULL;
+		atomic_store(&ck->busy, 0);
 		pthread_cond_broadcast(&ck->cv);
 		pthread_mutex_unlock(&ck->mu);
 	}
@@ -507,6 +537,7 @@ check_start(struct check *ck)
 	sigset_t all, old;
 
 	ck->cur = &ck->bat[0];
+	atomic_init(&ck->busy, 0);
 	vg_policy_audit_hold(ck->cp.policy, 1);
 	pthread_mutex_init(&ck->mu, NULL);
 	pthread_cond_init(&ck->cv, NULL);
@@ -534,6 +565,7 @@ check_flush(struct check *ck)
 	while (ck->pending != NULL)
 		pthread_cond_wait(&ck->cv, &ck->mu);
 	ck->pending = b;
+	atomic_store(&ck->busy, 1);
 	pthread_cond_broadcast(&ck->cv);
 	pthread_mutex_unlock(&ck->mu);
 	ck->cur = b == &ck->bat[0] ? &ck->bat[1] : &ck->bat[0];
@@ -545,14 +577,7 @@ check_flush(struct check *ck)
 static int
 check_idle(struct check *ck)
 {
-	int idle;
-
-	if (!ck->threaded)
-		return 1;
-	pthread_mutex_lock(&ck->mu);
-	idle = ck->pending == NULL;
-	pthread_mutex_unlock(&ck->mu);
-	return idle;
+	return !ck->threaded || !atomic_load(&ck->busy);
 }
 
 /* Writes everything pending and stops the writer. */
@@ -573,23 +598,37 @@ check_finish(struct check *ck)
 	pthread_cond_destroy(&ck->cv);
 	for (k = 0; k < 2; k++) {
 		free(ck->bat[k].v);
-		vg_buf_release(&ck->bat[k].strs);
+		free(ck->bat[k].old);
 	}
 	for (k = 0; k < CHECK_CACHE; k++)
 		if (ck->au.way[k] != NULL)
 			check_ent_free(ck->au.way[k]);
-	free(ck->au.old);
+	vg_buf_release(&ck->au.key);
 	free(ck->au.v);
 }
 
-/* Queues one decision for the writer. */
+/* Queues one decision for the writer: its cache entry (found by the
+ * text just judged, already in the cache's key buffer) and its time. */
 static void
-check_queue(struct check *ck, const char *cmd, const struct vg_verdict *v)
+check_queue(struct check *ck, const struct vg_verdict *v)
 {
 	struct check_batch *b = ck->cur;
+	struct vg_buf *key = &ck->au.key;
+	size_t rule = SIZE_MAX, reason = SIZE_MAX;
+	const char *category = NULL;
 	struct check_dec *d;
 	double now = vg_now();
 
+	vg_buf_addc(key, '\0');
+	if (v->nfindings > 0) {
+		category = v->findings[0].category;
+		rule = key->len;
+		vg_buf_add(key, v->findings[0].rule,
+		    strlen(v->findings[0].rule) + 1);
+		reason = key->len;
+		vg_buf_add(key, v->findings[0].reason,
+		    strlen(v->findings[0].reason) + 1);
+	}
 	if (b->n == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 256;
 		b->v = vg_xrealloc(b->v, b->cap * sizeof(*b->v));
@@ -598,21 +637,8 @@ check_queue(struct check *ck, const char *cmd, const struct vg_verdict *v)
 		b->first = now;
 	d = &b->v[b->n++];
 	d->time = now;
-	d->verdict = !v->allowed ? "deny" : "allow";
-	d->category = NULL;
-	d->rule = d->reason = SIZE_MAX;
-	d->cmd = b->strs.len;
-	vg_buf_add(&b->strs, cmd, strlen(cmd) + 1);
-	if (v->nfindings > 0) {
-		d->category = v->findings[0].category;
-		d->rule = b->strs.len;
-		vg_buf_add(&b->strs, v->findings[0].rule,
-		    strlen(v->findings[0].rule) + 1);
-		d->reason = b->strs.len;
-		vg_buf_add(&b->strs, v->findings[0].reason,
-		    strlen(v->findings[0].reason) + 1);
-	}
-	d->klen = b->strs.len - d->cmd;
+	d->ent = check_ent_get(ck, rule, reason, !v->allowed ? "deny" :
+	    "allow", category);
 	if (b->n >= CHECK_BATCH || (now - b->first >= CHECK_FLUSH_MS /
 	    1000.0 && check_idle(ck)))
 		check_flush(ck);
@@ -623,30 +649,34 @@ check_queue(struct check *ck, const char *cmd, const struct vg_verdict *v)
 static int
 check_one(struct check *ck, const char *cmd, size_t n)
 {
+	struct vg_buf *show = &ck->au.key;
 	struct vg_verdict v;
-	const char *show;
 	size_t i;
 
 	vg_policy_eval_n(ck->cp.policy, cmd, n, &ck->cp.env.ctx, &v);
-	/* A NUL-terminated copy for printing and the audit, NULs shown
-	 * as '?' (the verdict was made on the bytes as given). */
-	vg_buf_reset(&ck->show);
-	vg_buf_add(&ck->show, cmd, n);
-	show = vg_buf_str(&ck->show);
-	for (i = 0; i < n; i++)
-		if (show[i] == '\0')
-			ck->show.data[i] = '?';
+	/* A copy for printing and the audit (the start of the cache's
+	 * key), NULs shown as '?' (the verdict was made on the bytes as
+	 * given). */
+	vg_buf_reset(show);
+	vg_buf_add(show, cmd, n);
+	if (memchr(show->data, '\0', n) != NULL)
+		for (i = 0; i < n; i++)
+			if (show->data[i] == '\0')
+				show->data[i] = '?';
 	if (ck->json)
 		print_json(ck, cmd, n, &v, vg_policy_mode(ck->cp.policy));
 	else
-		print_text(ck, show, &v);
-	check_queue(ck, show, &v);
+		print_text(ck, show->data, n, &v);
+	check_queue(ck, &v);
+	if (ck->out.len >= CHECK_OUT_MAX)
+		check_out_flush(ck);
 	return !v.allowed;
 }
 
-/* Installs the handlers that end a --stdin stream cleanly. */
+/* Installs the handlers that end a --stdin stream cleanly; set gets
+ * their signals. */
 static void
-check_signals(void)
+check_signals(sigset_t *set)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGPIPE };
 	struct sigaction sa;
@@ -655,9 +685,12 @@ check_signals(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = check_on_signal;
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0;	/* no SA_RESTART: read(2) returns EINTR */
-	for (k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
+	sigemptyset(set);
+	sa.sa_flags = 0;	/* no SA_RESTART: ppoll(2) returns EINTR */
+	for (k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) {
 		sigaction(sigs[k], &sa, NULL);
+		sigaddset(set, sigs[k]);
+	}
 }
 
 /* True when stdin has data to read without waiting. */
@@ -672,21 +705,31 @@ input_ready(void)
 /* Judges every record of stdin as it arrives; *denied is set when any
  * is refused.  Returns 0, or an exit status on a read error. */
 static int
-check_stream(struct check *ck, char sep, int *denied)
+check_stream(struct check *ck, const sigset_t *sigs, char sep, int *denied)
 {
 	struct vg_buf in = VG_BUF_INIT;
+	struct pollfd pfd = { .fd = 0, .events = POLLIN };
 	char chunk[65536];
 	size_t s = 0, i = 0;
+	sigset_t open;
 	ssize_t r;
 	int rc = 0;
 
+	/* The signals wait while judging and are taken only inside ppoll
+	 * before each read: one sent just before vigil would block in
+	 * read(2) cannot be missed. */
+	pthread_sigmask(SIG_BLOCK, sigs, &open);
 	for (;;) {
 		/* Judge each complete record in the buffer. */
 		for (; i < in.len && !check_signal; i++) {
+			const char *q = memchr(in.data + i, sep, in.len - i);
 			size_t n;
 
-			if (in.data[i] != sep)
-				continue;
+			if (q == NULL) {
+				i = in.len;
+				break;
+			}
+			i = (size_t)(q - in.data);
 			n = i - s;
 			if (sep == '\n' && n > 0 && in.data[s + n - 1] == '\r')
 				n--;
@@ -704,9 +747,17 @@ check_stream(struct check *ck, char sep, int *denied)
 		}
 		/* Before waiting for input: the verdicts so far reach the
 		 * reader of stdout and the audit. */
-		if (ck->cur->n > 0 && !input_ready()) {
+		if ((ck->cur->n > 0 || ck->out.len > 0) && !input_ready()) {
+			check_out_flush(ck);
 			fflush(stdout);
 			check_flush(ck);
+		}
+		if (ppoll(&pfd, 1, NULL, &open) < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "check: cannot wait "
+			    "for stdin: %s", strerror(errno));
+			break;
 		}
 		r = read(0, chunk, sizeof(chunk));
 		if (r < 0 && errno == EINTR)
@@ -729,6 +780,7 @@ check_stream(struct check *ck, char sep, int *denied)
 		vg_buf_add(&in, chunk, (size_t)r);
 	}
 	vg_buf_release(&in);
+	pthread_sigmask(SIG_SETMASK, &open, NULL);
 	return rc;
 }
 
@@ -737,6 +789,7 @@ cmd_check_exec(struct vg_args *a)
 {
 	struct check ck;
 	struct vg_buf cmd = VG_BUF_INIT;
+	sigset_t sigs;
 	int denied = 0, rc, k, sig;
 	char sep = vg_args_has(a, "null") ? '\0' : '\n';
 
@@ -748,7 +801,7 @@ cmd_check_exec(struct vg_args *a)
 	ck.json = vg_args_has(a, "json");
 	if ((rc = vg_cmd_policy_open(a, &ck.cp)) != 0)
 		return rc;
-	check_signals();
+	check_signals(&sigs);
 	check_start(&ck);
 	if (!vg_args_has(a, "stdin")) {
 		for (k = 0; k < a->argc; k++) {
@@ -759,14 +812,15 @@ cmd_check_exec(struct vg_args *a)
 		denied = check_one(&ck, vg_buf_str(&cmd), cmd.len);
 		rc = 0;
 	} else {
-		rc = check_stream(&ck, sep, &denied);
+		rc = check_stream(&ck, &sigs, sep, &denied);
 	}
 	if (rc == 0)
 		rc = denied ? VG_EXIT_DENIED : VG_EXIT_OK;
+	check_out_flush(&ck);
 	check_finish(&ck);
 	sig = check_signal;
-	vg_buf_release(&ck.show);
 	vg_buf_release(&ck.js);
+	vg_buf_release(&ck.out);
 	vg_buf_release(&cmd);
 	vg_cmd_policy_close(&ck.cp);
 	rc = vg_cmd_finish_stdout(rc);

@@ -52,12 +52,26 @@ enum {
 	ST__COUNT
 };
 
+/* Memory of pack_encode kept between calls (a writer of many packed
+ * rows would otherwise map, fault in and unmap it for each row). */
+struct pack_scratch {
+	const char	**key;
+	size_t		 *idx;
+	size_t		  cap;
+	struct vg_buf	  strs;
+	struct vg_buf	  body;
+	struct vg_buf	  data;
+	struct vg_audit_rec *v;
+	size_t		  nv;
+};
+
 struct vg_store {
 	sqlite3		*db;
 	char		*home;
 	int		 in_txn;
 	sqlite3_stmt	*stmt[ST__COUNT];
 	sqlite3_stmt	*audit_pack;	/* insert, prepared on first use */
+	struct pack_scratch pk;
 };
 
 /* One schema step: applied in order inside one transaction each. */
@@ -818,6 +832,12 @@ vg_store_close(struct vg_store *s)
 	for (i = 0; i < ST__COUNT; i++)
 		sqlite3_finalize(s->stmt[i]);
 	sqlite3_finalize(s->audit_pack);
+	free(s->pk.key);
+	free(s->pk.idx);
+	vg_buf_release(&s->pk.strs);
+	vg_buf_release(&s->pk.body);
+	vg_buf_release(&s->pk.data);
+	free(s->pk.v);
 	if (s->db != NULL)
 		sqlite3_close(s->db);
 	free(s->home);
@@ -1427,13 +1447,14 @@ get_zigzag(const unsigned char **p, const unsigned char *end, long long *v)
 	return 0;
 }
 
-/* Encodes recs[0..n) into data (strings first, then the records); each
- * record is built in a small array and appended at once. */
+/* Encodes recs[0..n) into data (strings first, then the records) with
+ * pk's memory; each record is built in a small array and appended at
+ * once. */
 static void
-pack_encode(const struct vg_audit_rec *recs, size_t n, double first,
-    struct vg_buf *data)
+pack_encode(struct pack_scratch *pk, const struct vg_audit_rec *recs,
+    size_t n, double first, struct vg_buf *data)
 {
-	struct vg_buf strs = VG_BUF_INIT, body = VG_BUF_INIT;
+	struct vg_buf *strs = &pk->strs, *body = &pk->body;
 	const char **key, *f[PACK_NF];
 	size_t *idx, cap = 16, nstr = 0, i, h, m;
 	char c[10 * (PACK_NF + 2)], lc[10];
@@ -1441,9 +1462,19 @@ pack_encode(const struct vg_audit_rec *recs, size_t n, double first,
 
 	while (cap < n * 8)
 		cap *= 2;
-	key = vg_xcalloc(cap, sizeof(*key));
-	idx = vg_xcalloc(cap, sizeof(*idx));
-	vg_buf_add(&body, c, put_varint(c, n));
+	if (pk->cap < cap) {
+		free(pk->key);
+		free(pk->idx);
+		pk->key = vg_xmalloc(cap * sizeof(*pk->key));
+		pk->idx = vg_xmalloc(cap * sizeof(*pk->idx));
+		pk->cap = cap;
+	}
+	key = pk->key;
+	idx = pk->idx;
+	memset(key, 0, cap * sizeof(*key));
+	vg_buf_reset(strs);
+	vg_buf_reset(body);
+	vg_buf_add(body, c, put_varint(c, n));
 	for (i = 0; i < n; i++) {
 		m = put_zigzag(c, (long long)((recs[i].time - first) * 1e6 +
 		    0.5));
@@ -1463,20 +1494,16 @@ pack_encode(const struct vg_audit_rec *recs, size_t n, double first,
 
 				key[h] = f[k];
 				idx[h] = nstr++;
-				vg_buf_add(&strs, lc, put_varint(lc, len));
-				vg_buf_add(&strs, f[k], len);
+				vg_buf_add(strs, lc, put_varint(lc, len));
+				vg_buf_add(strs, f[k], len);
 			}
 			m += put_varint(c + m, idx[h] + 1);
 		}
-		vg_buf_add(&body, c, m);
+		vg_buf_add(body, c, m);
 	}
 	vg_buf_add(data, lc, put_varint(lc, nstr));
-	vg_buf_add(data, strs.data, strs.len);
-	vg_buf_add(data, body.data, body.len);
-	vg_buf_release(&strs);
-	vg_buf_release(&body);
-	free(key);
-	free(idx);
+	vg_buf_add(data, strs->data, strs->len);
+	vg_buf_add(data, body->data, body->len);
 }
 
 /* One unpacked row: its strings NUL-terminated in text, its records. */
@@ -1653,7 +1680,7 @@ pack_insert(struct vg_store *s, sqlite3_stmt *st,
 			last = recs[i].time;
 	}
 	vg_buf_reset(data);
-	pack_encode(recs, n, first, data);
+	pack_encode(&s->pk, recs, n, first, data);
 	sqlite3_bind_double(st, 1, first);
 	sqlite3_bind_double(st, 2, last);
 	bind_str(st, 3, recs[0].run_id);
@@ -1683,7 +1710,6 @@ vg_store_audit_many(struct vg_store *s, const struct vg_audit_rec *recs,
     size_t n, struct vg_err *e)
 {
 	struct vg_audit_rec *v;
-	struct vg_buf data = VG_BUF_INIT;
 	sqlite3_stmt *st;
 	double now = vg_now();
 	int rc, own = !s->in_txn;
@@ -1691,7 +1717,12 @@ vg_store_audit_many(struct vg_store *s, const struct vg_audit_rec *recs,
 
 	if (n == 0)
 		return 0;
-	v = vg_xmalloc(n * sizeof(*v));
+	if (s->pk.nv < n) {
+		free(s->pk.v);
+		s->pk.v = vg_xmalloc(n * sizeof(*v));
+		s->pk.nv = n;
+	}
+	v = s->pk.v;
 	for (i = 0; i < n; i++) {
 		v[i] = recs[i];
 		if (v[i].time <= 0)
@@ -1710,7 +1741,7 @@ vg_store_audit_many(struct vg_store *s, const struct vg_audit_rec *recs,
 		for (j = i + 1; j < n && same_run(v[j].run_id, v[i].run_id);
 		    j++)
 			;
-		rc = pack_insert(s, st, v + i, j - i, &data, e);
+		rc = pack_insert(s, st, v + i, j - i, &s->pk.data, e);
 	}
 	if (rc != 0)
 		goto fail;
@@ -1720,8 +1751,6 @@ fail:
 	if (own)
 		vg_store_rollback(s);
 out:
-	vg_buf_release(&data);
-	free(v);
 	return rc;
 }
 

@@ -271,20 +271,33 @@ vg_policy_redact(const char *command, struct vg_buf *out)
 
 /* Starts an audit line with its time; see policy.h.  The time is
  * written in microseconds with integer arithmetic (a printf conversion
- * costs more than the rest of a cached line). */
+ * costs more than the rest of a cached line), and the line's start up to
+ * the whole seconds is kept per thread: consecutive lines share it. */
 void
 vg_policy_audit_line_head(struct vg_buf *b, double time)
 {
+	static _Thread_local unsigned long long sec = ~0ull;
+	static _Thread_local char head[40];
+	static _Thread_local size_t hlen;
 	long long us = (long long)(time * 1e6 + 0.5);
 	char c[48];
 	size_t n = sizeof(c);
 
 	if (us < 0)
 		us = 0;
+	if ((unsigned long long)(us / 1000000) != sec) {
+		sec = (unsigned long long)(us / 1000000);
+		c[--n] = '.';
+		vg_put_digits(c, &n, sec, 1);
+		n -= 8;
+		memcpy(c + n, "{\"time\":", 8);
+		hlen = sizeof(c) - n;
+		memcpy(head, c + n, hlen);
+		n = sizeof(c);
+	}
 	vg_put_digits(c, &n, (unsigned long long)(us % 1000000), 6);
-	c[--n] = '.';
-	vg_put_digits(c, &n, (unsigned long long)(us / 1000000), 1);
-	vg_buf_adds(b, "{\"time\":");
+	n -= hlen;
+	memcpy(c + n, head, hlen);
 	vg_buf_add(b, c + n, sizeof(c) - n);
 }
 
