@@ -61,8 +61,6 @@ struct pack_scratch {
 	struct vg_buf	  strs;
 	struct vg_buf	  body;
 	struct vg_buf	  data;
-	struct vg_audit_rec *v;
-	size_t		  nv;
 };
 
 struct vg_store {
@@ -837,7 +835,6 @@ vg_store_close(struct vg_store *s)
 	vg_buf_release(&s->pk.strs);
 	vg_buf_release(&s->pk.body);
 	vg_buf_release(&s->pk.data);
-	free(s->pk.v);
 	if (s->db != NULL)
 		sqlite3_close(s->db);
 	free(s->home);
@@ -1380,14 +1377,21 @@ vg_store_audit(struct vg_store *s, const struct vg_audit_rec *rec,
 
 #define PACK_NF	7	/* string fields of a packed record */
 
-/* The string fields of r, in pack order. */
+/* The time of r: its own, or now when it has none. */
+static double
+rec_time(const struct vg_audit_rec *r, double now)
+{
+	return r->time > 0 ? r->time : now;
+}
+
+/* The string fields of r, in pack order (a NULL verdict is "deny"). */
 static void
 pack_fields(const struct vg_audit_rec *r, const char *f[PACK_NF])
 {
 	f[0] = r->run_id;
 	f[1] = r->mode;
 	f[2] = r->command;
-	f[3] = r->verdict;
+	f[3] = r->verdict != NULL ? r->verdict : "deny";
 	f[4] = r->category;
 	f[5] = r->rule;
 	f[6] = r->reason;
@@ -1452,7 +1456,7 @@ get_zigzag(const unsigned char **p, const unsigned char *end, long long *v)
  * once. */
 static void
 pack_encode(struct pack_scratch *pk, const struct vg_audit_rec *recs,
-    size_t n, double first, struct vg_buf *data)
+    size_t n, double first, double now, struct vg_buf *data)
 {
 	struct vg_buf *strs = &pk->strs, *body = &pk->body;
 	const char **key, *f[PACK_NF];
@@ -1476,8 +1480,8 @@ pack_encode(struct pack_scratch *pk, const struct vg_audit_rec *recs,
 	vg_buf_reset(body);
 	vg_buf_add(body, c, put_varint(c, n));
 	for (i = 0; i < n; i++) {
-		m = put_zigzag(c, (long long)((recs[i].time - first) * 1e6 +
-		    0.5));
+		m = put_zigzag(c, (long long)((rec_time(&recs[i], now) -
+		    first) * 1e6 + 0.5));
 		m += put_zigzag(c + m, recs[i].task_index);
 		pack_fields(&recs[i], f);
 		for (k = 0; k < PACK_NF; k++) {
@@ -1666,21 +1670,22 @@ out:
 /* Inserts recs[0..n) (one run) as one audit_pack row. */
 static int
 pack_insert(struct vg_store *s, sqlite3_stmt *st,
-    const struct vg_audit_rec *recs, size_t n, struct vg_buf *data,
-    struct vg_err *e)
+    const struct vg_audit_rec *recs, size_t n, double now,
+    struct vg_buf *data, struct vg_err *e)
 {
-	double first = recs[0].time, last = recs[0].time;
+	double first = rec_time(&recs[0], now), last = first, t;
 	size_t i;
 	int rc;
 
 	for (i = 1; i < n; i++) {
-		if (recs[i].time < first)
-			first = recs[i].time;
-		if (recs[i].time > last)
-			last = recs[i].time;
+		t = rec_time(&recs[i], now);
+		if (t < first)
+			first = t;
+		if (t > last)
+			last = t;
 	}
 	vg_buf_reset(data);
-	pack_encode(&s->pk, recs, n, first, data);
+	pack_encode(&s->pk, recs, n, first, now, data);
 	sqlite3_bind_double(st, 1, first);
 	sqlite3_bind_double(st, 2, last);
 	bind_str(st, 3, recs[0].run_id);
@@ -1709,48 +1714,32 @@ int
 vg_store_audit_many(struct vg_store *s, const struct vg_audit_rec *recs,
     size_t n, struct vg_err *e)
 {
-	struct vg_audit_rec *v;
 	sqlite3_stmt *st;
 	double now = vg_now();
-	int rc, own = !s->in_txn;
+	int rc = 0, own = !s->in_txn;
 	size_t i, j;
 
 	if (n == 0)
 		return 0;
-	if (s->pk.nv < n) {
-		free(s->pk.v);
-		s->pk.v = vg_xmalloc(n * sizeof(*v));
-		s->pk.nv = n;
-	}
-	v = s->pk.v;
-	for (i = 0; i < n; i++) {
-		v[i] = recs[i];
-		if (v[i].time <= 0)
-			v[i].time = now;
-		if (v[i].verdict == NULL)
-			v[i].verdict = "deny";
-	}
 	if (own && (rc = vg_store_begin(s, e)) != 0)
-		goto out;
+		return rc;
 	if (s->audit_pack == NULL && (rc = db_prepare(s, "INSERT INTO"
 	    " audit_pack (first, last, run_id, n, data) VALUES (?1, ?2, ?3,"
 	    " ?4, ?5)", &s->audit_pack, e)) != 0)
 		goto fail;
 	st = s->audit_pack;
 	for (i = 0; i < n && rc == 0; i = j) {
-		for (j = i + 1; j < n && same_run(v[j].run_id, v[i].run_id);
-		    j++)
+		for (j = i + 1; j < n && same_run(recs[j].run_id,
+		    recs[i].run_id); j++)
 			;
-		rc = pack_insert(s, st, v + i, j - i, &s->pk.data, e);
+		rc = pack_insert(s, st, recs + i, j - i, now, &s->pk.data, e);
 	}
 	if (rc != 0)
 		goto fail;
-	rc = own ? vg_store_commit(s, e) : 0;
-	goto out;
+	return own ? vg_store_commit(s, e) : 0;
 fail:
 	if (own)
 		vg_store_rollback(s);
-out:
 	return rc;
 }
 
