@@ -1210,23 +1210,17 @@ vg_store_tasks_load(struct vg_store *s, const char *run_id,
 	return 0;
 }
 
-int
-vg_store_task_each(struct vg_store *s, const char *run_id, int index,
+/* Hands each task row of statement st (a sql_select of task_def) to cb
+ * until it returns non-zero; finalizes st. */
+static int
+task_rows(struct vg_store *s, sqlite3_stmt *st,
     int (*cb)(void *arg, const struct vg_task_rec *t,
     const char *matrix_json, const char *label), void *arg,
     struct vg_err *e)
 {
 	struct task_row row;
-	sqlite3_stmt *st;
 	int rc, stop = 0;
 
-	/* Two forms: an OR of the key would make sqlite scan the run. */
-	if ((rc = db_prepare_gen(s, sql_select(&task_def, index < 0 ?
-	    " WHERE run_id = ?1 AND ?2 < 0 ORDER BY idx" :
-	    " WHERE run_id = ?1 AND idx = ?2"), &st, e)) != 0)
-		return rc;
-	bind_str(st, 1, run_id);
-	sqlite3_bind_int(st, 2, index);
 	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		row_read(st, &task_def, &row, sizeof(row));
 		stop = cb(arg, &row.t, row.matrix, row.label);
@@ -1237,6 +1231,25 @@ vg_store_task_each(struct vg_store *s, const char *run_id, int index,
 		rc = 0;
 	sqlite3_finalize(st);
 	return rc;
+}
+
+int
+vg_store_task_each(struct vg_store *s, const char *run_id, int index,
+    int (*cb)(void *arg, const struct vg_task_rec *t,
+    const char *matrix_json, const char *label), void *arg,
+    struct vg_err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	/* Two forms: an OR of the key would make sqlite scan the run. */
+	if ((rc = db_prepare_gen(s, sql_select(&task_def, index < 0 ?
+	    " WHERE run_id = ?1 AND ?2 < 0 ORDER BY idx" :
+	    " WHERE run_id = ?1 AND idx = ?2"), &st, e)) != 0)
+		return rc;
+	bind_str(st, 1, run_id);
+	sqlite3_bind_int(st, 2, index);
+	return task_rows(s, st, cb, arg, e);
 }
 
 int
@@ -2110,9 +2123,8 @@ vg_store_task_each_state(struct vg_store *s, const char *run_id,
     struct vg_err *e)
 {
 	struct vg_buf tail = VG_BUF_INIT;
-	struct task_row row;
 	sqlite3_stmt *st;
-	int rc, k, first = 1, stop = 0;
+	int rc, k, first = 1;
 
 	/* An IN list of names, not "!=": each name is a range of the
 	 * tasks_state index, so a large run's other tasks are not read. */
@@ -2134,14 +2146,5 @@ vg_store_task_each_state(struct vg_store *s, const char *run_id,
 	if (rc != 0)
 		return rc;
 	bind_str(st, 1, run_id);
-	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		row_read(st, &task_def, &row, sizeof(row));
-		stop = cb(arg, &row.t, row.matrix, row.label);
-	}
-	if (!stop && rc != SQLITE_DONE)
-		rc = db_err(s, e, "reading tasks");
-	else
-		rc = 0;
-	sqlite3_finalize(st);
-	return rc;
+	return task_rows(s, st, cb, arg, e);
 }
