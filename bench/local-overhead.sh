@@ -164,8 +164,9 @@ echo "vigil run of $BIG tasks: peak RSS ${rss} kB (target < 30720 kB): $( [ "$rs
 # this run, at 1,000 tasks and, with --scale (or SCALE=1, or BIG=1), at
 # 100,000.  Prints per-task times, their ratios, the growth of vigil's
 # per-task time from 1,000 to 100,000 tasks (target <= 1.1), peak RSS
-# (target <= 50 MB at 100,000), `vigil status` times on the big run
-# (target <= 50 ms each), the files the run left, and the load average
+# (target <= 50 MB at 100,000), `vigil status`, `vigil status RUN` and
+# `vigil status RUN/TASK` times on the big run of `true` (best of 5,
+# target <= 50 ms each), the files the run left, and the load average
 # beside each figure (the machine is shared).  SCALE_N=... changes the
 # big count (a multiple of 1000).
 #   At each count also `output: stream` (docs/state.md): the same `true`
@@ -232,6 +233,7 @@ scale_one() {
 		printf "  files and directories in the run directory: %d\n", f
 	}'
 	echo "$n $v_ms $v_rss" >>"$W/scale"
+	main_run=$(ls -t "$VIGIL_HOME/runs" | head -n 1)
 
 	# output: stream, on the same `true`, then on `echo hi`.
 	manifest2 "$n" $((n / 1000)) t$n '"true"' "output: stream"
@@ -268,12 +270,23 @@ scale_one 1000
 if [ "$SCALE" = 1 ]; then
 	big=${SCALE_N:-100000}
 	scale_one "$big"
-	run=$(ls -t "$VIGIL_HOME/runs" | head -n 1)
+	# The big run of `true` with output files; best of 5 of each, the
+	# three commands taking turns (load only ever adds time).
+	run=$main_run
 	l0=$(load)
-	t0=$(now_ms); "$VIGIL" status >/dev/null; t1=$(now_ms)
-	"$VIGIL" status "$run/$((big / 2))" >/dev/null; t2=$(now_ms)
-	echo "vigil status: $((t1 - t0)) ms, vigil status RUN/TASK:" \
-	    "$((t2 - t1)) ms (load $l0; target <= 50 ms each)"
+	: >"$W/st"
+	for k in 1 2 3 4 5; do
+		t0=$(now_ms); "$VIGIL" status >/dev/null
+		t1=$(now_ms); "$VIGIL" status "$run" >/dev/null
+		t2=$(now_ms); "$VIGIL" status "$run/$((big / 2))" >/dev/null
+		t3=$(now_ms)
+		echo "$((t1 - t0)) $((t2 - t1)) $((t3 - t2))" >>"$W/st"
+	done
+	awk -v l0="$l0" -v l1="$(load)" '
+	    NR == 1 || $1 < a { a = $1 } NR == 1 || $2 < b { b = $2 }
+	    NR == 1 || $3 < c { c = $3 }
+	    END { ok = a <= 50 && b <= 50 && c <= 50
+		printf "vigil status: %d ms, vigil status RUN: %d ms, vigil status RUN/TASK: %d ms (best of %d, load %s..%s; target <= 50 ms each): %s\n", a, b, c, NR, l0, l1, ok ? "ok" : "OVER" }' "$W/st"
 	awk -v big="$big" 'NR == 1 { p1 = $2 / $1 } NR == 2 { p2 = $2 / $1; r = $3 }
 	    END { g = p2 / p1
 		printf "per-task time %d / 1000 tasks: %.2f (target <= 1.1): %s\n", big, g, g <= 1.1 ? "ok" : "OVER"

@@ -32,8 +32,8 @@ _vigil()
 		takes=" -j --jobs --set --after "
 		;;
 	status|st)
-		opts="--json -w --watch"
-		takes=" "
+		opts="--json -w --watch -a --all --state"
+		takes=" --state "
 		;;
 	logs)
 		opts="-f --follow --stderr"

@@ -32,7 +32,7 @@ cmd_notify_exec(struct vg_args *a)
 	struct vg_notify_stats ns;
 	struct vg_run_report rep;
 	struct vg_manifest *m = NULL;
-	struct vg_taskset ts = { NULL, 0 };
+	struct vg_taskset ts = { NULL, 0, NULL };
 	struct vg_store *st = NULL;
 	struct vg_err e;
 	int rc, test = vg_args_has(a, "test");

@@ -22,7 +22,7 @@ cmd_resume_exec(struct vg_args *a)
 	struct vg_group_result gr;
 	struct vg_group_req rq;
 	struct vg_manifest *m = NULL;
-	struct vg_taskset ts = { NULL, 0 };
+	struct vg_taskset ts = { NULL, 0, NULL };
 	struct vg_store *st = NULL;
 	struct vg_run_info r;
 	struct vg_err e;

@@ -14,7 +14,7 @@ static int
 cmd_retry_exec(struct vg_args *a)
 {
 	struct vg_manifest *m = NULL;
-	struct vg_taskset ts = { NULL, 0 };
+	struct vg_taskset ts = { NULL, 0, NULL };
 	struct vg_store *st = NULL;
 	struct vg_run_info r;
 	struct vg_err e;

@@ -24,6 +24,8 @@ dry_run(const struct vg_manifest *m, const struct vg_taskset *ts,
 	struct vg_json_writer w;
 	struct vg_buf out = VG_BUF_INIT, lb = VG_BUF_INIT, cmd = VG_BUF_INIT;
 	struct vg_err e;
+	struct vg_task tmp = { 0 };
+	const struct vg_task *t;
 	char **denied = NULL;
 	size_t i, j, ndenied = 0;
 	int rc;
@@ -52,8 +54,8 @@ dry_run(const struct vg_manifest *m, const struct vg_taskset *ts,
 		printf("%-5s %-7s %-24s %s\n", "TASK", "VERDICT", "MATRIX",
 		    "COMMAND");
 	for (i = 0; i < ts->n; i++) {
-		const struct vg_task *t = &ts->v[i];
-
+		vg_task_release(&tmp);
+		t = vg_taskset_at(ts, i, &tmp);
 		vg_buf_reset(&lb);
 		vg_buf_reset(&cmd);
 		vg_task_label(t, &lb);
@@ -103,6 +105,7 @@ dry_run(const struct vg_manifest *m, const struct vg_taskset *ts,
 		printf("%zu task%s, %zu denied (policy mode %s); nothing was "
 		    "run\n", ts->n, ts->n == 1 ? "" : "s", ndenied,
 		    vg_gate_mode_name());
+	vg_task_release(&tmp);
 	vg_gate_free(denied, ts->n);
 	vg_buf_release(&out);
 	vg_buf_release(&lb);
@@ -116,7 +119,7 @@ cmd_run_exec(struct vg_args *a)
 	struct vg_gate_opts go = { .mode = vg_args_get(a, "mode") };
 	struct vg_group g = VG_GROUP_INIT;
 	struct vg_manifest *m = NULL;
-	struct vg_taskset ts = { NULL, 0 };
+	struct vg_taskset ts = { NULL, 0, NULL };
 	struct vg_store *st = NULL;
 	char id[VG_RUN_ID_MAX] = "", *home = NULL;
 	size_t ndenied = 0;

@@ -19,6 +19,16 @@
 
 #define WATCH_MS	1000
 
+/* Tasks a run's table lists without --all or --state: a larger run
+ * lists only its tasks that did not succeed, at most this many. */
+#define STATUS_ROWS	1000
+
+/* Which tasks `vigil status RUN` lists. */
+struct rows {
+	int		 all;		/* --all */
+	int		 state;		/* --state, or -1 */
+};
+
 struct list_ctx {
 	struct vg_buf		*out;
 	struct vg_json_writer	*w;
@@ -104,6 +114,10 @@ struct task_ctx {
 	int			 only;
 	struct vg_usage_last	*last;		/* by task index */
 	size_t			 n;
+	/* Some tasks of the run: each row's usage read by its key. */
+	struct vg_store		*st;		/* NULL: last holds all */
+	const char		*run;
+	size_t			 shown;
 };
 
 /* Appends the CPU, PEAK MEM and EFF cells of one attempt. */
@@ -143,6 +157,16 @@ task_cb(void *arg, const struct vg_task_rec *t, const char *mj,
 	double end;
 
 	(void)mj;
+	c->shown++;
+	if (c->st != NULL && c->last != NULL && t->index >= 0 &&
+	    (size_t)t->index < c->n) {
+		struct vg_err e;
+
+		vg_err_init(&e);
+		/* A row without its usage is still a row. */
+		(void)vg_usage_load_last_into(c->st, c->run, c->last, c->n,
+		    t->index, &e);
+	}
 	if (t->signal > 0)
 		snprintf(exitbuf, sizeof(exitbuf), "sig %d", t->signal);
 	else if (t->exit_code >= 0 && vg_state_terminal(t->state) &&
@@ -263,7 +287,7 @@ downgrade_cb(void *arg, const struct vg_event_rec *ev)
 /* Renders one run (and optionally one task's history) into out. */
 static int
 render_run(struct vg_store *st, const char *id, int task, int json,
-    struct vg_buf *out, int *active)
+    const struct rows *rw, struct vg_buf *out, int *active)
 {
 	struct task_ctx c = { 0 };
 	struct vg_run_info r;
@@ -271,7 +295,7 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 	struct vg_buf line = VG_BUF_INIT;
 	struct vg_err e;
 	char tb[32];
-	int rc, s, first = 1;
+	int rc, s, first = 1, some;
 
 	vg_err_init(&e);
 	if ((rc = vg_store_run_get(st, id, &r, &e)) != 0)
@@ -308,11 +332,20 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 	memset(&c, 0, sizeof(c));
 	c.out = out;
 	c.n = r.ntasks > 0 ? (size_t)r.ntasks : 0;
-	if ((rc = vg_usage_load_last_of(st, r.id, c.n, task, &c.last,
+	/* Some tasks of the run: a state asked for, or a large run's
+	 * tasks that did not succeed; their usage is read row by row. */
+	some = task < 0 && (rw->state >= 0 || (!rw->all &&
+	    c.n > STATUS_ROWS));
+	vg_usage_sum_init(&sum);
+	if (some && (rw->state < 0 || r.counts[rw->state] <= STATUS_ROWS)) {
+		c.last = vg_xcalloc(c.n + 1, sizeof(*c.last));
+		c.st = st;
+		c.run = r.id;
+	} else if ((rc = vg_usage_load_last_of(st, r.id, c.n, task, &c.last,
 	    &e)) != 0)
 		goto out;
-	vg_usage_sum_init(&sum);
-	vg_usage_sum_last(&sum, c.last, c.n);
+	else if (!some)
+		vg_usage_sum_last(&sum, c.last, c.n);
 	c.jobs = r.scheduler != NULL && vg_scheduler_has(
 	    vg_scheduler_find(r.scheduler), VG_SCAP_JOBS);
 	vg_buf_printf(out, "%5s  %-13s  %6s  %8s  %8s  %8s  %8s  %5s  ",
@@ -321,8 +354,21 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 	if (c.jobs)
 		vg_buf_printf(out, "%-12s  %-12s  ", "JOBID", "NODE");
 	vg_buf_printf(out, "%-24s  %s\n", "MATRIX", "REASON");
-	if ((rc = vg_store_task_each(st, r.id, task, task_cb, &c, &e)) != 0)
+	if (rw->state >= 0)
+		rc = vg_store_task_each_state(st, r.id,
+		    (enum vg_state)rw->state, 0, 0, task_cb, &c, &e);
+	else if (some)
+		rc = vg_store_task_each_state(st, r.id, VG_ST_SUCCEEDED, 1,
+		    STATUS_ROWS, task_cb, &c, &e);
+	else
+		rc = vg_store_task_each(st, r.id, task, task_cb, &c, &e);
+	if (rc != 0)
 		goto out;
+	if (some && rw->state < 0 && c.shown < c.n)
+		vg_buf_printf(out, "\n%zu of %zu tasks not listed (%d "
+		    "SUCCEEDED): --all lists every task and their usage, "
+		    "--state STATE the tasks in one state\n", c.n - c.shown,
+		    c.n, r.counts[VG_ST_SUCCEEDED]);
 	if (task < 0 && sum.n > 0) {
 		vg_buf_reset(&line);
 		vg_usage_line(&sum, &line);
@@ -360,16 +406,27 @@ cmd_status_exec(struct vg_args *a)
 	char run[VG_RUN_ID_MAX + 32];
 	int rc, task = -1, active = 0, json = vg_args_has(a, "json");
 	int watch = vg_args_has(a, "watch"), tty = isatty(1);
+	struct rows rw = { vg_args_has(a, "all"), -1 };
+	const char *sn = vg_args_get(a, "state");
 
 	if (a->argc == 1 && (rc = vg_parse_run_task(a->argv[0], run,
 	    sizeof(run), &task)) != 0)
 		return rc;
+	if (sn != NULL && (rw.state = vg_state_parse(sn)) < 0)
+		return vg_cmd_fail(VG_EXIT_USAGE, "unknown task state '%s' "
+		    "(one of PENDING, QUEUED, RUNNING, SUCCEEDED, FAILED, "
+		    "TIMEOUT, ...: docs/state.md)", sn);
+	if ((sn != NULL || rw.all) && (a->argc != 1 || task >= 0 || json))
+		return vg_cmd_fail(VG_EXIT_USAGE, "--%s lists the tasks of "
+		    "one run: give RUN, without /TASK or --json", sn != NULL ?
+		    "state" : "all");
 	if ((rc = vg_launch_store(&st, NULL)) != 0)
 		return rc;
 	for (;;) {
 		vg_buf_reset(&out);
 		if (a->argc == 1)
-			rc = render_run(st, run, task, json, &out, &active);
+			rc = render_run(st, run, task, json, &rw, &out,
+			    &active);
 		else
 			rc = render_list(st, json, &out, &active);
 		if (rc != 0)
@@ -396,12 +453,18 @@ const struct vg_cmd_entry vg_cmd_status = {
 	.args_usage = "[RUN[/TASK]]",
 	.summary = "show runs, or one run's tasks",
 	.help = "Without RUN: every run, newest first.  With RUN (an id, a "
-	    "unique prefix\nof one, or 'last'): the run and its tasks.  With "
-	    "RUN/TASK: that task's\nattempts and events too.",
+	    "unique prefix\nof one, or 'last'): the run and its tasks (of a "
+	    "run of more than 1000\ntasks, the first 1000 that did not "
+	    "succeed; --all for every one).  With\nRUN/TASK: that task's "
+	    "attempts and events too.",
 	.opts = (const struct vg_opt[]){
 		VG_OPT_JSON("print JSON (schema in docs/cli.md)"),
 		{ .name = "watch", .shortname = 'w',
 		  .help = "redraw every second until the run ends" },
+		{ .name = "all", .shortname = 'a',
+		  .help = "list every task of RUN, however many" },
+		{ .name = "state", .has_arg = 1, .arg = "STATE",
+		  .help = "list only the tasks of RUN in STATE" },
 		{ NULL },
 	},
 	.min_args = 0,

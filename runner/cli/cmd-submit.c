@@ -99,7 +99,7 @@ cmd_submit_exec(struct vg_args *a)
 	struct vg_gate_opts go = { .force_deny = 1 };
 	struct vg_group g = VG_GROUP_INIT;
 	struct vg_manifest *m = NULL;
-	struct vg_taskset ts = { NULL, 0 };
+	struct vg_taskset ts = { NULL, 0, NULL };
 	struct vg_store *st = NULL;
 	char id[VG_RUN_ID_MAX] = "", *home = NULL, c;
 	size_t ndenied = 0, ntasks;

@@ -72,7 +72,7 @@ vg_launch_load(const char *path, const char **sets, struct vg_manifest **mp,
 	vg_err_init(&e);
 	memset(ts, 0, sizeof(*ts));
 	if ((rc = vg_manifest_load(path, &opts, mp, &diag, &e)) == 0 &&
-	    (rc = vg_expand(*mp, ts, &diag, &e)) != 0) {
+	    (rc = vg_expand_lazy(*mp, ts, &diag, &e)) != 0) {
 		vg_manifest_free(*mp);
 		*mp = NULL;
 	}
@@ -98,7 +98,7 @@ load_json(const char *what, const char *json, size_t len,
 		return vg_cmd_fail(VG_EXIT_INTERNAL, "stored manifest of %s: "
 		    "%s", what, e.msg);
 	}
-	if ((rc = vg_expand(*mp, ts, &diag, &e)) != 0) {
+	if ((rc = vg_expand_lazy(*mp, ts, &diag, &e)) != 0) {
 		vg_manifest_free(*mp);
 		*mp = NULL;
 		rc = print_problems(&diag, &e, rc);
@@ -190,6 +190,8 @@ vg_launch_create(struct vg_store *st, const char *home,
 	struct vg_run_plan plan;
 	struct vg_buf json = VG_BUF_INIT, lb = VG_BUF_INIT;
 	struct vg_err e;
+	struct vg_task tmp = { 0 };
+	const struct vg_task *t;
 	char **denied = NULL, *dir = NULL;
 	size_t i;
 	int rc;
@@ -208,11 +210,14 @@ vg_launch_create(struct vg_store *st, const char *home,
 	for (i = 0; i < ts->n && !quiet; i++) {
 		if (denied[i] == NULL)
 			continue;
+		vg_task_release(&tmp);
+		t = vg_taskset_at(ts, i, &tmp);
 		vg_buf_reset(&lb);
-		vg_task_label(&ts->v[i], &lb);
+		vg_task_label(t, &lb);
 		fprintf(stderr, "vigil: task %d [%s] DENIED: %s\n",
-		    ts->v[i].index, vg_buf_str(&lb), denied[i]);
+		    t->index, vg_buf_str(&lb), denied[i]);
 	}
+	vg_task_release(&tmp);
 	vg_manifest_to_json(m, &json);
 	memset(&plan, 0, sizeof(plan));
 	plan.id = id;
@@ -273,7 +278,7 @@ static int
 record_skipped(struct vg_store *st, const struct vg_manifest *m,
     const char *id, const struct vg_group_result *res, struct vg_err *e)
 {
-	struct vg_taskset none = { NULL, 0 };
+	struct vg_taskset none = { NULL, 0, NULL };
 	struct vg_run_plan plan;
 	struct vg_buf json = VG_BUF_INIT;
 	char *dir = NULL;

@@ -24,7 +24,8 @@
 int	vg_launch_store(struct vg_store **st, char **homep);
 
 /* Loads and expands a manifest file with --set overrides, printing every
- * problem.  Returns an exit status; on 0 the caller owns *mp and *ts. */
+ * problem.  Returns an exit status; on 0 the caller owns *mp and *ts (a
+ * lazy set, vg_expand_lazy: tasks are built by index when needed). */
 int	vg_launch_load(const char *path, const char **sets,
 	    struct vg_manifest **mp, struct vg_taskset *ts);
 

@@ -81,6 +81,8 @@ vg_gate_tasks(const struct vg_manifest *m, const struct vg_taskset *ts,
 	struct vg_policy_ctx ctx;
 	struct vg_verdict v;
 	struct vg_buf cmd = VG_BUF_INIT;
+	struct vg_task tmp = { 0 };
+	const struct vg_task *t;
 	char **denied, cwd[4096], *task_dir = NULL;
 	const char *verdict;
 	size_t i;
@@ -120,8 +122,8 @@ vg_gate_tasks(const struct vg_manifest *m, const struct vg_taskset *ts,
 		in_txn = 1;
 	}
 	for (i = 0; i < ts->n; i++) {
-		const struct vg_task *t = &ts->v[i];
-
+		vg_task_release(&tmp);
+		t = vg_taskset_at(ts, i, &tmp);
 		free(task_dir);
 		task_dir = NULL;
 		if (o->home != NULL && run_id != NULL)
@@ -159,6 +161,7 @@ vg_gate_tasks(const struct vg_manifest *m, const struct vg_taskset *ts,
 	}
 	if (in_txn && (rc = vg_store_commit(st, e)) != 0)
 		goto fail;
+	vg_task_release(&tmp);
 	free(task_dir);
 	vg_buf_release(&cmd);
 	vg_policy_free(p);
@@ -167,6 +170,7 @@ vg_gate_tasks(const struct vg_manifest *m, const struct vg_taskset *ts,
 fail:
 	if (in_txn)
 		vg_store_rollback(st);
+	vg_task_release(&tmp);
 	free(task_dir);
 	vg_buf_release(&cmd);
 	vg_policy_free(p);

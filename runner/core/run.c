@@ -9,7 +9,9 @@
  *
  * Memory is bounded by the task count, not by the output or the number
  * of attempts: per task one fixed-size record; per attempt in flight one
- * small allocation freed at its terminal update.
+ * small allocation, holding the task built for it (by index, from a
+ * lazy taskset), freed at its terminal update.  Nothing is kept per
+ * finished task beyond its record.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -67,6 +69,9 @@ struct tstrings {
 /* One attempt in flight, with the storage its borrowed strings need. */
 struct box {
 	struct vg_attempt	 a;
+	struct vg_task		 task;		/* a.task, built for the
+						   attempt (lazy taskset) */
+	size_t			 i;		/* its task */
 	char			*task_dir;
 	char			*scratch_dir;
 	struct tstrings		 s;
@@ -171,6 +176,8 @@ vg_run_create(struct vg_store *st, const struct vg_run_plan *p, char **dirp,
 	struct vg_run_info ri;
 	struct vg_task_rec tr;
 	struct vg_buf mj = VG_BUF_INIT, lb = VG_BUF_INIT;
+	struct vg_task tmp = { 0 };
+	const struct vg_task *t;
 	char *runs, *dir, *path, *tasks;
 	const struct vg_manifest *m = p->m;
 	size_t i;
@@ -217,9 +224,10 @@ vg_run_create(struct vg_store *st, const struct vg_run_plan *p, char **dirp,
 	if ((rc = vg_store_run_create(st, &ri, p->manifest_json, e)) != 0)
 		goto fail;
 	for (i = 0; i < p->ts->n; i++) {
-		const struct vg_task *t = &p->ts->v[i];
 		const char *why = p->denied != NULL ? p->denied[i] : NULL;
 
+		vg_task_release(&tmp);
+		t = vg_taskset_at(p->ts, i, &tmp);
 		memset(&tr, 0, sizeof(tr));
 		tr.index = t->index;
 		tr.state = why != NULL ? VG_ST_DENIED : VG_ST_PENDING;
@@ -245,6 +253,7 @@ vg_run_create(struct vg_store *st, const struct vg_run_plan *p, char **dirp,
 fail:
 	vg_store_rollback(st);
 out:
+	vg_task_release(&tmp);
 	vg_run_info_release(&ri);
 	vg_buf_release(&mj);
 	vg_buf_release(&lb);
@@ -425,12 +434,19 @@ out:
 	return rc;
 }
 
-/* The label of task i, in a buffer reused by the next call. */
+/* The label of task i, in a buffer reused by the next call: from the
+ * task of its attempt in flight, else built for the moment. */
 static const char *
 drv_label(struct drv *d, size_t i)
 {
+	struct vg_task tmp = { 0 };
+
 	vg_buf_reset(&d->label);
-	vg_task_label(&d->ts->v[i], &d->label);
+	if (d->live[i] != NULL)
+		vg_task_label(d->live[i]->a.task, &d->label);
+	else
+		vg_task_label(vg_taskset_at(d->ts, i, &tmp), &d->label);
+	vg_task_release(&tmp);
 	return vg_buf_str(&d->label);
 }
 
@@ -602,6 +618,7 @@ box_free(struct box *b)
 	if (b == NULL)
 		return;
 	vg_stream_detach(b->sw, b->out);
+	vg_task_release(&b->task);
 	free(b->task_dir);
 	free(b->scratch_dir);
 	free(b);
@@ -614,13 +631,15 @@ box_fill(struct drv *d, size_t i, struct box *b, int attempt)
 {
 	const struct trec *t = &d->tr[i];
 
+	b->i = i;
 	b->a.m = d->m;
-	b->a.task = &d->ts->v[i];
+	vg_task_release(&b->task);
+	b->a.task = vg_taskset_at(d->ts, i, &b->task);
 	b->a.run_id = d->run_id;
 	b->a.task_dir = b->task_dir;
 	b->a.scratch_dir = b->scratch_dir;
 	b->a.attempt = attempt;
-	b->a.res = d->ts->v[i].resources;
+	b->a.res = b->a.task->resources;
 	b->a.res.memory = t->memory;
 	b->a.res.time = t->time;
 	b->a.timeout = t->timeout;
@@ -872,7 +891,7 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	/* Outputs first: scratch.keep may remove the scratch directory.
 	 * Under a remote scheduler task-exec collects them on the node. */
 	if (!d->sched.remote)
-		vg_outputs_after(&d->m->outputs, &d->ts->v[i], d->run_id,
+		vg_outputs_after(&d->m->outputs, b->a.task, d->run_id,
 		    d->run_dir, b->task_dir, b->scratch_dir, b->a.attempt,
 		    u->state);
 	/* Made by the driver at the start; kept only when something is in
@@ -978,7 +997,7 @@ static int
 apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 {
 	struct box *b = (struct box *)u->a;
-	size_t i = (size_t)(b->a.task - d->ts->v);
+	size_t i = b->i;
 	struct trec *t;
 	int rc;
 
@@ -1602,7 +1621,7 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 		goto out;
 	}
 	for (i = 0; i < d.n; i++) {
-		if (d.tr[i].index != ts->v[i].index) {
+		if (d.tr[i].index != (int)i) {
 			rc = vg_err_set(e, VG_ESTATE, "run '%s': task %zu is "
 			    "recorded as index %d", run_id, i, d.tr[i].index);
 			goto out;

@@ -28,7 +28,7 @@
 struct vg_store;
 
 /* The schema version this vigil writes (PRAGMA user_version). */
-#define VG_STORE_SCHEMA	7
+#define VG_STORE_SCHEMA	8
 
 /* Run ids: "YYYYMMDD-HHMMSS-xxxxxx" (UTC, 6 random hex digits). */
 #define VG_RUN_ID_MAX	32
@@ -348,6 +348,18 @@ int	vg_store_session_next_job(struct vg_store *s, const char *id,
 
 /* Deletes the record of session id (not its directory). */
 int	vg_store_session_delete(struct vg_store *s, const char *id,
+	    struct vg_err *e);
+
+/*
+ * Like vg_store_task_each of the whole run, but only its tasks in state
+ * `state` (others 0) or in any other state (others 1), at most limit of
+ * them (0: all), in index order, through the tasks_state index: the
+ * time goes with the tasks read, not with the run's size.
+ */
+int	vg_store_task_each_state(struct vg_store *s, const char *run_id,
+	    enum vg_state state, int others, size_t limit,
+	    int (*cb)(void *arg, const struct vg_task_rec *t,
+	    const char *matrix_json, const char *label), void *arg,
 	    struct vg_err *e);
 
 #endif

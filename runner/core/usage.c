@@ -207,16 +207,25 @@ int
 vg_usage_load_last_of(struct vg_store *st, const char *run_id,
     size_t ntasks, int task, struct vg_usage_last **out, struct vg_err *e)
 {
-	struct last_ctx c = { vg_xcalloc(ntasks + 1, sizeof(*c.v)), ntasks };
+	struct vg_usage_last *v = vg_xcalloc(ntasks + 1, sizeof(*v));
 	int rc;
 
-	if ((rc = vg_store_attempt_each(st, run_id, task, last_cb, &c,
+	if ((rc = vg_usage_load_last_into(st, run_id, v, ntasks, task,
 	    e)) != 0) {
-		free(c.v);
+		free(v);
 		return rc;
 	}
-	*out = c.v;
+	*out = v;
 	return 0;
+}
+
+int
+vg_usage_load_last_into(struct vg_store *st, const char *run_id,
+    struct vg_usage_last *v, size_t ntasks, int task, struct vg_err *e)
+{
+	struct last_ctx c = { v, ntasks };
+
+	return vg_store_attempt_each(st, run_id, task, last_cb, &c, e);
 }
 
 void

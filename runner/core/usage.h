@@ -90,6 +90,12 @@ int	vg_usage_load_last(struct vg_store *st, const char *run_id,
 int	vg_usage_load_last_of(struct vg_store *st, const char *run_id,
 	    size_t ntasks, int task, struct vg_usage_last **out,
 	    struct vg_err *e);
+/* The same into v (ntasks entries, zeroed by the caller), adding task's
+ * entry (task >= 0) or every task's (-1): for a few tasks of a large
+ * run, each read by key. */
+int	vg_usage_load_last_into(struct vg_store *st, const char *run_id,
+	    struct vg_usage_last *v, size_t ntasks, int task,
+	    struct vg_err *e);
 
 /* Adds the ended ones of n latest attempts (vg_usage_load_last) to s. */
 void	vg_usage_sum_last(struct vg_usage_sum *s,

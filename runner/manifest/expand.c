@@ -20,6 +20,7 @@
  * every task's values when the manifest is loaded.
  */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,8 @@ struct walker {
 	unsigned char		*matched;	/* includes matching combo */
 	size_t			*idx;		/* value index per axis */
 	size_t			 product;	/* saturated */
+	size_t			 combo;		/* number of the current
+						   combination (walk) */
 };
 
 /* Index of name among the axes, or -1. */
@@ -260,6 +263,7 @@ walk(struct walker *w, walk_fn fn, void *arg)
 		for (a = 0; a < mx->nexclude && !skip; a++)
 			skip = row_matches(w, w->exc + a * na);
 		if (!skip) {
+			w->combo = i;
 			for (a = 0; a < mx->ninclude; a++) {
 				w->matched[a] = (unsigned char)row_matches(w,
 				    w->inc + a * na);
@@ -1162,6 +1166,125 @@ vg_expand_peak(const struct vg_manifest *m, struct vg_resources *peak)
 	vg_expand_resources(m, peak_fn, peak);
 }
 
+
+/* ---- tasks by index (vg_expand_lazy) ---- */
+
+/* Top bit of a task's place: an include that became its own task. */
+#define AT_INCLUDE	0x80000000u
+
+/* What a lazy taskset holds instead of its tasks. */
+struct vg_task_src {
+	struct walker	 w;
+	struct plan	 p;
+	uint32_t	*at;	/* per task: its combination, or AT_INCLUDE |
+				   include; NULL: task i is combination i */
+};
+
+/* Sets w to product combination combo (the last axis fastest). */
+static void
+walker_seek(struct walker *w, size_t combo)
+{
+	const struct vg_matrix *mx = w->mx;
+	size_t a, k, na = mx->naxes;
+
+	for (a = na; a-- > 0;) {
+		k = mx->axes[a].values.n;
+		w->idx[a] = k > 0 ? combo % k : 0;
+		combo = k > 0 ? combo / k : 0;
+	}
+	for (a = 0; a < mx->ninclude; a++)
+		w->matched[a] = (unsigned char)row_matches(w,
+		    w->inc + a * na);
+}
+
+struct lazy_build {
+	struct build	 b;
+	uint32_t	*at;
+};
+
+/* Checks one task as vg_expand builds it and notes its place. */
+static int
+lazy_fn(struct walker *w, long inc, void *arg)
+{
+	struct lazy_build *lb = arg;
+	size_t index = lb->b.n;
+
+	if (lb->at != NULL)
+		lb->at[index] = inc >= 0 ? AT_INCLUDE | (uint32_t)inc :
+		    (uint32_t)w->combo;
+	return build_fn(w, inc, &lb->b);
+}
+
+int
+vg_expand_lazy(const struct vg_manifest *m, struct vg_taskset *out,
+    struct vg_diag *diag, struct vg_err *e)
+{
+	struct vg_task_src *src;
+	struct lazy_build lb;
+	const struct vg_matrix *mx = &m->matrix;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	memset(&lb, 0, sizeof(lb));
+	src = vg_xcalloc(1, sizeof(*src));
+	walker_init(&src->w, m);
+	if (check_count(m, &src->w, diag) != 0) {
+		rc = vg_err_set(e, VG_ELIMIT, "'%s': too many tasks", m->file);
+		goto out;
+	}
+	if (plan_init(&src->p, m, diag) != 0) {
+		rc = vg_err_set(e, VG_EINVAL, "'%s': bad substitution",
+		    m->file);
+		goto out;
+	}
+	if (mx->nexclude > 0 || mx->ninclude > 0)
+		lb.at = src->at = vg_xcalloc(count_tasks(&src->w) + 1,
+		    sizeof(*src->at));
+	walker_release(&src->w);
+	walker_init(&src->w, m);
+	lb.b.want = -1;
+	lb.b.plan = &src->p;
+	lb.b.d = diag;
+	walk(&src->w, lazy_fn, &lb);
+	vg_strv_release(&lb.b.reported);
+	if (lb.b.errors > 0)
+		rc = vg_err_set(e, VG_EINVAL, "'%s': a task's ${{ ... }} "
+		    "value is undefined or invalid", m->file);
+out:
+	if (rc != 0) {
+		plan_release(&src->p);
+		walker_release(&src->w);
+		free(src->at);
+		free(src);
+		return rc;
+	}
+	out->n = lb.b.n;
+	out->src = src;
+	return 0;
+}
+
+const struct vg_task *
+vg_taskset_at(const struct vg_taskset *ts, size_t i, struct vg_task *tmp)
+{
+	struct vg_task_src *src = ts->src;
+	struct subst st;
+	size_t place = i;
+	long inc = -1;
+
+	if (ts->v != NULL)
+		return &ts->v[i];
+	if (src->at != NULL && (src->at[i] & AT_INCLUDE) != 0)
+		inc = (long)(src->at[i] & ~AT_INCLUDE);
+	else if (src->at != NULL)
+		place = src->at[i];
+	if (inc < 0)
+		walker_seek(&src->w, place);
+	task_build(&src->w, inc, &src->p, (long)i, tmp, &st);
+	/* vg_expand_lazy built every task once: nothing fails here. */
+	free(st.why);
+	return tmp;
+}
+
 void
 vg_task_release(struct vg_task *t)
 {
@@ -1182,9 +1305,14 @@ vg_taskset_release(struct vg_taskset *ts)
 
 	if (ts == NULL)
 		return;
-	for (i = 0; i < ts->n; i++)
+	for (i = 0; ts->v != NULL && i < ts->n; i++)
 		vg_task_release(&ts->v[i]);
 	free(ts->v);
-	ts->v = NULL;
-	ts->n = 0;
+	if (ts->src != NULL) {
+		plan_release(&ts->src->p);
+		walker_release(&ts->src->w);
+		free(ts->src->at);
+		free(ts->src);
+	}
+	memset(ts, 0, sizeof(*ts));
 }

@@ -26,9 +26,18 @@ struct vg_task {
 						   values decoded; owned */
 };
 
+struct vg_task_src;
+
+/*
+ * The tasks of a manifest: built all at once (vg_expand: v holds n
+ * tasks), or one at a time by index (vg_expand_lazy: v is NULL and src,
+ * private to expand.c, holds what builds them).  Read either with
+ * vg_taskset_at.
+ */
 struct vg_taskset {
-	struct vg_task	*v;
-	size_t		 n;
+	struct vg_task		*v;
+	size_t			 n;
+	struct vg_task_src	*src;
 };
 
 /*
@@ -41,6 +50,25 @@ int	vg_expand(const struct vg_manifest *m, struct vg_taskset *out,
 	    struct vg_diag *diag, struct vg_err *e);
 void	vg_taskset_release(struct vg_taskset *ts);
 void	vg_task_release(struct vg_task *t);
+
+/*
+ * Like vg_expand, with the same checks and diagnostics (every task is
+ * built once and released), but keeps no task: out->n tasks are built
+ * again by index with vg_taskset_at.  Memory: 4 bytes a task when the
+ * matrix has include or exclude entries, nothing per task otherwise.
+ * m must outlive out.
+ */
+int	vg_expand_lazy(const struct vg_manifest *m, struct vg_taskset *out,
+	    struct vg_diag *diag, struct vg_err *e);
+
+/*
+ * Task i (< ts->n) of ts: a borrowed pointer into ts->v of an eager set,
+ * or tmp, built afresh, for a lazy one (time independent of i).  The
+ * caller releases tmp (vg_task_release; harmless when unused) and must
+ * zero it before the first call.  Not for concurrent use of one set.
+ */
+const struct vg_task *vg_taskset_at(const struct vg_taskset *ts, size_t i,
+	    struct vg_task *tmp);
 
 /* Number of tasks m expands to, without building them (for limits). */
 size_t	vg_expand_count(const struct vg_manifest *m);

@@ -1,7 +1,7 @@
 /*
  * test-expand.c - matrix expansion order, include/exclude semantics,
  * substitution and quoting, VIGIL_MATRIX_* variables, counts and limits,
- * per-task resources from ${{ matrix.NAME }}.
+ * per-task resources from ${{ matrix.NAME }}, tasks built lazily by index.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -329,6 +329,70 @@ test_each_and_one(void **state)
 	assert_null(t.command.shell);
 }
 
+/* A lazy set builds, by index and in any order, the tasks vg_expand
+ * builds, for every shape of matrix. */
+static void
+test_lazy(void **state)
+{
+	static const char *const texts[] = {
+		"command: [echo, one]\n",
+		"command: r ${{ matrix.a }}${{ matrix.b }} ${{ task.index }}\n"
+		"env: {E: '${{ matrix.a }}'}\nmatrix:\n  a: [x, y, z]\n"
+		"  b: [1, 2, 3, 4]\n",
+		"command: r ${{ matrix.a }}${{ matrix.b }}\nmatrix:\n"
+		"  a: [x, y]\n  b: [1, 2, 3]\n  exclude: [{a: y, b: 2}]\n"
+		"  include: [{a: z, b: 9}, {a: x, c: extra}]\n",
+		"command: [echo, '${{ matrix.n }}']\nmatrix:\n  include:\n"
+		"    - n: 1\n    - n: 2\n",
+		"command: [sh, -c, 'true']\nresources:\n"
+		"  cpus: ${{ matrix.c }}\nmatrix:\n  c: [1, 2]\n",
+	};
+	struct fixture *f = *state;
+	struct vg_taskset lazy = { NULL, 0, NULL };
+	struct vg_task tmp = { 0 };
+	const struct vg_task *t, *want;
+	size_t k, i, j, n;
+
+	for (k = 0; k < sizeof(texts) / sizeof(texts[0]); k++) {
+		expand(f, texts[k]);
+		assert_int_equal(vg_expand_lazy(f->m, &lazy, &f->diag, &f->e),
+		    0);
+		assert_null(lazy.v);
+		assert_int_equal(lazy.n, f->ts.n);
+		n = lazy.n;
+		/* Backwards, then forwards: no state carries over. */
+		for (j = 0; j < 2 * n; j++) {
+			i = j < n ? n - 1 - j : j - n;
+			want = &f->ts.v[i];
+			vg_task_release(&tmp);
+			t = vg_taskset_at(&lazy, i, &tmp);
+			assert_ptr_equal(t, &tmp);
+			assert_int_equal(t->index, want->index);
+			assert_string_equal(mx(t), mx(want));
+			assert_int_equal(t->command.is_argv,
+			    want->command.is_argv);
+			if (!t->command.is_argv)
+				assert_string_equal(t->command.shell,
+				    want->command.shell);
+			assert_int_equal(t->command.argv.n,
+			    want->command.argv.n);
+			assert_int_equal(t->env.n, want->env.n);
+			assert_string_equal(vg_kvs_get(&t->env,
+			    "VIGIL_MATRIX_B") ? vg_kvs_get(&t->env,
+			    "VIGIL_MATRIX_B") : "-", vg_kvs_get(&want->env,
+			    "VIGIL_MATRIX_B") ? vg_kvs_get(&want->env,
+			    "VIGIL_MATRIX_B") : "-");
+			assert_int_equal(t->resources.cpus,
+			    want->resources.cpus);
+		}
+		/* An eager set hands out its own tasks. */
+		assert_ptr_equal(vg_taskset_at(&f->ts, 0, &tmp), &f->ts.v[0]);
+		vg_taskset_release(&lazy);
+		assert_null(lazy.src);
+	}
+	vg_task_release(&tmp);
+}
+
 /* Counts tasks and sums their cpus (vg_expand_resources). */
 static int
 sum_fn(long index, const struct vg_resources *r, void *arg)
@@ -499,6 +563,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_many_tasks, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_lazy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_each_and_one, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_resources_per_task, setup,

@@ -219,11 +219,12 @@ test_claim(void **state)
 }
 
 /* A database from before migration 4 (no run_groups) gains the table on
- * open. */
+ * open, and the later ones (the counts by state of its tasks). */
 static void
 test_migrate(void **state)
 {
 	struct ctx *c = *state;
+	struct vg_run_info r;
 	struct vg_err e;
 	char *path, *grp = NULL;
 	sqlite3 *db;
@@ -237,12 +238,18 @@ test_migrate(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "DROP TABLE run_groups;"
 	    " DROP TABLE audit_pack; DROP TABLE sessions;"
-	    " DROP INDEX tasks_state;"
+	    " DROP INDEX tasks_state; DROP TABLE task_counts;"
+	    " DROP TRIGGER task_counts_add; DROP TRIGGER task_counts_move;"
+	    " DROP TRIGGER task_counts_drop; DROP TRIGGER task_counts_run;"
 	    " DELETE FROM migrations WHERE version >= 4;"
 	    " PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	free(path);
 	assert_int_equal(vg_store_open(c->home, &c->st, &e), 0);
+	/* Migration 8 counted the tasks already there. */
+	assert_int_equal(vg_store_run_get(c->st, "old", &r, &e), 0);
+	assert_int_equal(r.counts[VG_ST_SUCCEEDED], 1);
+	vg_run_info_release(&r);
 	assert_int_equal(vg_store_group_get(c->st, "old", &grp, NULL, &e), 0);
 	assert_null(grp);
 	assert_int_equal(vg_store_group_set(c->st, "old", "g", NULL, &e), 0);

@@ -417,6 +417,66 @@ attempt_copy_cb(void *arg, const struct vg_attempt_rec *a)
 
 /* Every column of a task and an attempt comes back as written; a task
  * is added with only its state, resources and reason. */
+/* Counts by state follow every insert, change of state and delete
+ * (migration 8's triggers); tasks by state come in index order. */
+static void
+test_task_counts(void **state)
+{
+	struct ctx *c = *state;
+	const char *id = "20250101-000000-cccccc";
+	struct vg_task_rec *v;
+	struct vg_run_info r;
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_err e;
+	size_t n;
+
+	vg_err_init(&e);
+	add_run(c, id, 1, 5);
+	add_run(c, "20250101-000000-dddddd", 2, 2);
+	assert_int_equal(vg_store_tasks_load(c->st, id, &v, &n, &e), 0);
+	assert_int_equal(vg_store_begin(c->st, &e), 0);
+	v[1].state = VG_ST_SUCCEEDED;
+	assert_int_equal(vg_store_task_put(c->st, id, &v[1], &e), 0);
+	v[3].state = VG_ST_FAILED;
+	assert_int_equal(vg_store_task_put(c->st, id, &v[3], &e), 0);
+	/* The same state again counts once. */
+	assert_int_equal(vg_store_task_put(c->st, id, &v[3], &e), 0);
+	v[4].state = VG_ST_SUCCEEDED;
+	assert_int_equal(vg_store_task_put(c->st, id, &v[4], &e), 0);
+	assert_int_equal(vg_store_commit(c->st, &e), 0);
+	free(v);
+	assert_int_equal(vg_store_run_get(c->st, id, &r, &e), 0);
+	assert_int_equal(r.counts[VG_ST_PENDING], 2);
+	assert_int_equal(r.counts[VG_ST_SUCCEEDED], 2);
+	assert_int_equal(r.counts[VG_ST_FAILED], 1);
+	vg_run_info_release(&r);
+	assert_int_equal(vg_store_run_get(c->st, "20250101-000000-dddddd",
+	    &r, &e), 0);
+	assert_int_equal(r.counts[VG_ST_PENDING], 2);
+	assert_int_equal(r.counts[VG_ST_SUCCEEDED], 0);
+	vg_run_info_release(&r);
+	assert_int_equal(vg_store_task_each_state(c->st, id, VG_ST_SUCCEEDED,
+	    1, 0, task_cb, &b, &e), 0);
+	assert_string_equal(vg_buf_str(&b), "0:PENDING:{\"x\":\"1\"}:x=1:;"
+	    "2:PENDING:{\"x\":\"1\"}:x=1:;3:FAILED:{\"x\":\"1\"}:x=1:;");
+	vg_buf_reset(&b);
+	assert_int_equal(vg_store_task_each_state(c->st, id, VG_ST_SUCCEEDED,
+	    0, 1, task_cb, &b, &e), 0);
+	assert_string_equal(vg_buf_str(&b), "1:SUCCEEDED:{\"x\":\"1\"}:x=1:;");
+	vg_buf_reset(&b);
+	assert_int_equal(vg_store_task_each_state(c->st, id, VG_ST_OOM, 0, 0,
+	    task_cb, &b, &e), 0);
+	assert_string_equal(vg_buf_str(&b), "");
+	/* A deleted run leaves no counts behind. */
+	assert_int_equal(vg_store_run_delete(c->st, id, &e), 0);
+	assert_int_equal(vg_store_run_get(c->st, id, &r, &e), VG_ENOENT);
+	assert_int_equal(vg_store_run_get(c->st, "20250101-000000-dddddd",
+	    &r, &e), 0);
+	assert_int_equal(r.counts[VG_ST_PENDING], 2);
+	vg_run_info_release(&r);
+	vg_buf_release(&b);
+}
+
 static void
 test_every_field(void **state)
 {
@@ -681,6 +741,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tasks_attempts_events,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_task_counts, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_every_field, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_audit, setup, teardown),
