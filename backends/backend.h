@@ -89,6 +89,10 @@ struct vg_attempt {
 	 * task_dir.  Set only for backends whose ops have stream_output. */
 	int			 out_set;
 	int			 out_fd[2];
+	/* Set: the TMPDIR to give (unless the sandbox makes /tmp private),
+	 * a directory its owner keeps (a session's tmp/: local); NULL: the
+	 * backend's own, removed at the end. */
+	const char		*tmp_dir;
 };
 
 struct vg_backend_ops {
@@ -376,6 +380,11 @@ struct vg_session_cmd {
 	 * records no pid for a tree kill. */
 	int			 tree_held;
 };
+
+/* A session job's record in c->dir: lines "KEY VALUE", appended to and
+ * never rewritten (runner/core/session.c).  A backend whose process holds
+ * a command's tree appends "proc PID START" (/proc starttime) there. */
+#define VG_SESSION_JOB_FILE	"job"
 
 /* True when ops has sessions. */
 int	vg_backend_has_sessions(const struct vg_backend_ops *ops);

@@ -13,7 +13,13 @@
  *
  * Jobs live in files of the session directory, not in the database: a
  * command writes its own directory only, so two agents in two sessions
- * (or two commands of one) never wait on each other's rows.
+ * (or two commands of one) never wait on each other's rows.  A job's
+ * record is one file, cmds/<job>/job, of lines "KEY VALUE": "kind" and
+ * "command" (escaped: one line) written when the job is made, then
+ * appended to, never rewritten: "runner PID START STARTED" by the vigil
+ * that carries it, "proc PID START" by a backend whose process holds the
+ * command's tree (local).  One file, not one per fact: on a filesystem
+ * without a journal every new inode is dear.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -173,25 +179,65 @@ vg_sess_own(struct vg_store *st, struct vg_sess *ss, struct vg_err *e)
 	return vg_store_session_put(st, &ss->rec, e);
 }
 
-/* Reads "pid start" from file dir/name; 0 when alive there. */
+/* The facts of a job record that its readers need. */
+struct job_rec {
+	int			 background;
+	int			 has_runner;
+	long			 runner;	/* pid */
+	unsigned long long	 runner_start;
+	double			 started;
+	char			 command[256];	/* first line */
+};
+
+/* Reads dir's job record into *jr; -1 when there is none. */
 static int
-proc_file_alive(const char *dir, const char *name, pid_t *pidp)
+job_rec_read(const char *dir, struct job_rec *jr)
 {
 	struct vg_buf b = VG_BUF_INIT;
-	char *p = vg_path_join(dir, name);
-	unsigned long long start;
-	long pid;
-	int alive = 0;
+	char *p = vg_path_join(dir, VG_SESSION_JOB_FILE), *line, *nl, *o;
+	const char *v;
+	size_t k;
+	int rc;
 
-	if (vg_read_file(p, 256, &b, NULL) == 0 && sscanf(vg_buf_str(&b),
-	    "%ld %llu", &pid, &start) == 2 && pid > 0) {
-		alive = vg_proc_alive((pid_t)pid, start);
-		if (pidp != NULL)
-			*pidp = (pid_t)pid;
+	memset(jr, 0, sizeof(*jr));
+	rc = vg_read_file(p, (size_t)4 << 20, &b, NULL) == 0 ? 0 : -1;
+	free(p);
+	for (line = b.data; rc == 0 && line != NULL && *line != '\0';
+	    line = nl) {
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl++ = '\0';
+		if (strncmp(line, "kind ", 5) == 0) {
+			jr->background = strcmp(line + 5, "bg") == 0;
+		} else if (strncmp(line, "runner ", 7) == 0) {
+			jr->has_runner = sscanf(line + 7, "%ld %llu %lf",
+			    &jr->runner, &jr->runner_start, &jr->started) >= 2;
+		} else if (strncmp(line, "command ", 8) == 0) {
+			/* Unescaped up to its first newline. */
+			o = jr->command;
+			for (v = line + 8, k = 0; *v != '\0' &&
+			    k + 1 < sizeof(jr->command); v++) {
+				if (*v == '\\' && v[1] == 'n')
+					break;
+				if (*v == '\\' && v[1] != '\0')
+					v++;
+				o[k++] = *v;
+			}
+			o[k] = '\0';
+		}
 	}
 	vg_buf_release(&b);
-	free(p);
-	return alive;
+	return rc;
+}
+
+/* True when job record jr has a runner and it is alive; sets *pidp. */
+static int
+runner_alive(const struct job_rec *jr, pid_t *pidp)
+{
+	if (!jr->has_runner || jr->runner <= 0)
+		return 0;
+	if (pidp != NULL)
+		*pidp = (pid_t)jr->runner;
+	return vg_proc_alive((pid_t)jr->runner, jr->runner_start);
 }
 
 /* True when dir/name exists. */
@@ -210,6 +256,7 @@ static int
 sess_busy(const struct vg_sess *ss)
 {
 	char *cmds = vg_path_join(ss->rec.dir, "cmds"), *d;
+	struct job_rec jr;
 	struct dirent *de;
 	DIR *dir;
 	int busy = 0;
@@ -223,7 +270,7 @@ sess_busy(const struct vg_sess *ss)
 			continue;
 		d = vg_path_join(cmds, de->d_name);
 		busy = !has_file(d, "result.json") &&
-		    proc_file_alive(d, "runner", NULL);
+		    job_rec_read(d, &jr) == 0 && runner_alive(&jr, NULL);
 		free(d);
 	}
 	closedir(dir);
@@ -270,11 +317,12 @@ signal_owner(const char *owner, int sig)
 static int
 stop_bg_cb(void *arg, const struct vg_sess_job *j)
 {
+	struct job_rec jr;
 	int *n = arg;
 	pid_t pid;
 
 	if (strcmp(j->state, "running") == 0 &&
-	    proc_file_alive(j->dir, "runner", &pid)) {
+	    job_rec_read(j->dir, &jr) == 0 && runner_alive(&jr, &pid)) {
 		(void)kill(pid, SIGTERM);
 		(*n)++;
 	}
@@ -414,6 +462,72 @@ put_file(const char *dir, const char *name, const char *data, size_t n,
 	return rc;
 }
 
+/* Appends line (n bytes) to dir's job record, which must exist. */
+static int
+job_rec_append(const char *dir, const char *line, size_t n,
+    struct vg_err *e)
+{
+	char *p = vg_path_join(dir, VG_SESSION_JOB_FILE);
+	int fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC), rc = 0;
+
+	if (fd < 0 || vg_write_all(fd, line, n) != 0)
+		rc = vg_err_errno(e, "writing '%s'", p);
+	if (fd >= 0)
+		close(fd);
+	free(p);
+	return rc;
+}
+
+int
+vg_sess_job_number(struct vg_store *st, const struct vg_sess *ss, int *n,
+    struct vg_err *e)
+{
+	int rc;
+
+	if ((rc = vg_store_session_next_job(st, ss->rec.id, n, e)) != 0)
+		return rc;
+	return vg_store_session_touch(st, ss->rec.id, vg_now(), e);
+}
+
+int
+vg_sess_job_make(const struct vg_sess *ss, int n, const char *command,
+    int background, const char *stdin_data, size_t stdin_len,
+    struct vg_sess_job *job, struct vg_err *e)
+{
+	struct vg_buf rec = VG_BUF_INIT;
+	const char *q;
+	int rc;
+
+	memset(job, 0, sizeof(*job));
+	job->job = n;
+	job->background = background;
+	vg_strlcpy(job->state, "running", sizeof(job->state));
+	job->exit_code = -1;
+	job->started = vg_now();
+	snprintf(job->dir, sizeof(job->dir), "%s/cmds/%d", ss->rec.dir, n);
+	vg_strlcpy(job->command, command, sizeof(job->command));
+	/* cmds/ exists from the first job on: one mkdir, not two. */
+	if (mkdir(job->dir, 0700) != 0 && (rc = vg_mkdir_p(job->dir, 0700,
+	    e)) != 0)
+		return rc;
+	vg_buf_adds(&rec, background ? "kind bg\ncommand " :
+	    "kind fg\ncommand ");
+	for (q = command; *q != '\0'; q++) {
+		if (*q == '\n')
+			vg_buf_adds(&rec, "\\n");
+		else if (*q == '\\')
+			vg_buf_adds(&rec, "\\\\");
+		else
+			vg_buf_addc(&rec, *q);
+	}
+	vg_buf_addc(&rec, '\n');
+	rc = put_file(job->dir, VG_SESSION_JOB_FILE, rec.data, rec.len, e);
+	vg_buf_release(&rec);
+	if (rc == 0 && stdin_data != NULL)
+		rc = put_file(job->dir, "stdin", stdin_data, stdin_len, e);
+	return rc;
+}
+
 int
 vg_sess_job_new(struct vg_store *st, struct vg_sess *ss, const char *command,
     int background, const char *stdin_data, size_t stdin_len,
@@ -425,45 +539,35 @@ vg_sess_job_new(struct vg_store *st, struct vg_sess *ss, const char *command,
 	/* One transaction for the number and the touch. */
 	if ((rc = vg_store_begin(st, e)) != 0)
 		return rc;
-	if ((rc = vg_store_session_next_job(st, ss->rec.id, &n, e)) != 0 ||
-	    (rc = vg_store_session_touch(st, ss->rec.id, vg_now(), e)) != 0 ||
+	if ((rc = vg_sess_job_number(st, ss, &n, e)) != 0 ||
 	    (rc = vg_store_commit(st, e)) != 0) {
 		vg_store_rollback(st);
 		return rc;
 	}
-	job->job = n;
-	job->background = background;
-	vg_strlcpy(job->state, "running", sizeof(job->state));
-	job->exit_code = -1;
-	job->started = vg_now();
-	snprintf(job->dir, sizeof(job->dir), "%s/cmds/%d", ss->rec.dir, n);
-	vg_strlcpy(job->command, command, sizeof(job->command));
-	if ((rc = vg_mkdir_p(job->dir, 0700, e)) != 0)
-		return rc;
-	if ((rc = put_file(job->dir, "command", command, strlen(command),
-	    e)) != 0 || (rc = put_file(job->dir, "kind", background ? "bg\n" :
-	    "fg\n", 3, e)) != 0)
-		return rc;
-	if (stdin_data != NULL && (rc = put_file(job->dir, "stdin",
-	    stdin_data, stdin_len, e)) != 0)
-		return rc;
-	return 0;
+	return vg_sess_job_make(ss, n, command, background, stdin_data,
+	    stdin_len, job, e);
+}
+
+int
+vg_sess_job_runner(const char *dir, struct vg_err *e)
+{
+	unsigned long long start = 0;
+	char line[96];
+	int n;
+
+	(void)vg_proc_starttime(getpid(), &start);
+	n = snprintf(line, sizeof(line), "runner %ld %llu %.6f\n",
+	    (long)getpid(), start, vg_now());
+	return job_rec_append(dir, line, (size_t)n, e);
 }
 
 int
 vg_sess_job_run(struct vg_store *st, struct vg_sess *ss,
     struct vg_session_cmd *c, struct vg_result *r, struct vg_err *e)
 {
-	unsigned long long start = 0;
 	struct vg_err e2;
-	char line[96];
-	int rc, n;
+	int rc;
 
-	(void)vg_proc_starttime(getpid(), &start);
-	n = snprintf(line, sizeof(line), "%ld %llu %.6f\n", (long)getpid(),
-	    start, vg_now());
-	if ((rc = put_file(c->dir, "runner", line, (size_t)n, e)) != 0)
-		return rc;
 	rc = vg_backend_session_exec(ss->ops, &ss->s, c, r, e);
 	if (rc != 0)
 		(void)vg_result_fail(r, e);
@@ -498,40 +602,20 @@ int
 vg_sess_job_get(const struct vg_sess *ss, int job, struct vg_sess_job *j,
     struct vg_err *e)
 {
-	struct vg_buf b = VG_BUF_INIT;
 	struct vg_result r;
+	struct job_rec jr;
 	struct vg_err e2;
-	char *p, *nl;
-	unsigned long long start;
-	long pid;
 
 	memset(j, 0, sizeof(*j));
 	j->job = job;
 	j->exit_code = -1;
 	snprintf(j->dir, sizeof(j->dir), "%s/cmds/%d", ss->rec.dir, job);
-	p = vg_path_join(j->dir, "command");
-	if (vg_read_file(p, 1 << 20, &b, NULL) != 0) {
-		free(p);
-		vg_buf_release(&b);
+	if (job_rec_read(j->dir, &jr) != 0)
 		return vg_err_set(e, VG_ENOENT, "session '%s' has no job %d "
 		    "(vigil session jobs %s)", ss->rec.id, job, ss->rec.id);
-	}
-	free(p);
-	vg_strlcpy(j->command, vg_buf_str(&b), sizeof(j->command));
-	if ((nl = strchr(j->command, '\n')) != NULL)
-		*nl = '\0';
-	vg_buf_reset(&b);
-	p = vg_path_join(j->dir, "kind");
-	j->background = vg_read_file(p, 16, &b, NULL) == 0 &&
-	    strncmp(vg_buf_str(&b), "bg", 2) == 0;
-	free(p);
-	vg_buf_reset(&b);
-	p = vg_path_join(j->dir, "runner");
-	if (vg_read_file(p, 256, &b, NULL) == 0)
-		(void)sscanf(vg_buf_str(&b), "%ld %llu %lf", &pid, &start,
-		    &j->started);
-	free(p);
-	vg_buf_release(&b);
+	vg_strlcpy(j->command, jr.command, sizeof(j->command));
+	j->background = jr.background;
+	j->started = jr.started;
 	vg_err_init(&e2);
 	if (vg_result_read(j->dir, &r, &e2) == 0) {
 		vg_strlcpy(j->state, job_state(&r), sizeof(j->state));
@@ -540,8 +624,7 @@ vg_sess_job_get(const struct vg_sess *ss, int job, struct vg_sess_job *j,
 		j->ended = r.ended;
 		if (r.started > 0)
 			j->started = r.started;
-	} else if (proc_file_alive(j->dir, "runner", NULL) ||
-	    !has_file(j->dir, "runner")) {
+	} else if (!jr.has_runner || runner_alive(&jr, NULL)) {
 		vg_strlcpy(j->state, "running", sizeof(j->state));
 	} else {
 		vg_strlcpy(j->state, "lost", sizeof(j->state));
@@ -596,6 +679,7 @@ vg_sess_job_kill(const struct vg_sess *ss, int job, struct vg_err *e)
 {
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
 	struct vg_sess_job j;
+	struct job_rec jr;
 	double until;
 	pid_t pid;
 	int rc;
@@ -603,15 +687,15 @@ vg_sess_job_kill(const struct vg_sess *ss, int job, struct vg_err *e)
 	if ((rc = vg_sess_job_get(ss, job, &j, e)) != 0)
 		return rc;
 	if (strcmp(j.state, "running") != 0 ||
-	    !proc_file_alive(j.dir, "runner", &pid))
+	    job_rec_read(j.dir, &jr) != 0 || !runner_alive(&jr, &pid))
 		return 0;
 	if (kill(pid, SIGTERM) != 0 && errno != ESRCH)
 		return vg_err_errno(e, "stopping job %d", job);
 	/* The runner kills the tree and records the end; wait for that. */
 	until = vg_now() + (ss->m->kill_grace > 0 ? ss->m->kill_grace : 10) +
 	    5;
-	while (!has_file(j.dir, "result.json") &&
-	    proc_file_alive(j.dir, "runner", NULL) && vg_now() < until)
+	while (!has_file(j.dir, "result.json") && runner_alive(&jr, NULL) &&
+	    vg_now() < until)
 		nanosleep(&ts, NULL);
 	return 0;
 }

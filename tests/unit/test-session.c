@@ -260,6 +260,7 @@ test_wrapper(void **state)
 	struct vg_buf out = VG_BUF_INIT;
 	char *root = vg_path_join(c->dir, commit_mode ? "commit" : "sess"),
 	    *p, *in;
+	struct stat st0, st1, cw0, cw1;
 	struct vg_err e;
 
 	vg_err_init(&e);
@@ -287,9 +288,29 @@ test_wrapper(void **state)
 	/* A command killed before its end leaves the state as it was. */
 	assert_int_equal(run_wrapped(root, "6", "cd /; export V=k; kill -9 $$",
 	    1, NULL, &out), 128 + 9);
+	p = vg_path_join(root, "env");
+	assert_int_equal(stat(p, &st0), 0);
+	free(p);
+	p = vg_path_join(root, "cwd");
+	assert_int_equal(stat(p, &cw0), 0);
 	assert_int_equal(run_wrapped(root, "7", "echo \"$V\"", 1, NULL, &out),
 	    0);
 	assert_string_equal(vg_buf_str(&out), "x'y $z\n");
+	/* A command that changes nothing rewrites neither cwd nor (in
+	 * commit mode) env: its save stays in its own directory. */
+	assert_int_equal(stat(p, &cw1), 0);
+	assert_true(cw0.st_mtim.tv_sec == cw1.st_mtim.tv_sec &&
+	    cw0.st_mtim.tv_nsec == cw1.st_mtim.tv_nsec);
+	free(p);
+	p = vg_path_join(root, "env");
+	assert_int_equal(stat(p, &st1), 0);
+	free(p);
+	if (commit_mode) {
+		assert_true(st0.st_ino == st1.st_ino);
+		p = vg_xasprintf("%s/cmds/7/env", root);
+		assert_int_equal(access(p, R_OK), 0);
+		free(p);
+	}
 	/* stdin from the file named, /dev/null otherwise. */
 	in = vg_path_join(root, "input");
 	assert_int_equal(vg_write_file_atomic(in, "one\ntwo\n", 8, 0600, &e),
