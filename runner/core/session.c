@@ -577,7 +577,12 @@ vg_sess_job_run(struct vg_store *st, struct vg_sess *ss,
 		r->ended = vg_now();
 	vg_err_init(&e2);
 	(void)vg_result_note(c->dir, r, &e2);
-	(void)vg_store_session_touch(st, ss->rec.id, vg_now(), &e2);
+	/* The start touched the session; the end is use again only where
+	 * idleness is counted and the command took a noticeable part of
+	 * it (a write transaction less for the usual short command). */
+	if (ss->rec.idle_timeout > 0 && r->ended - r->started >=
+	    ss->rec.idle_timeout / 100)
+		(void)vg_store_session_touch(st, ss->rec.id, vg_now(), &e2);
 	return rc;
 }
 

@@ -129,7 +129,8 @@ int	vg_sess_job_runner(const char *dir, struct vg_err *e);
 /*
  * Runs job c in the session (this process is its runner, recorded with
  * vg_sess_job_runner): calls the backend, writes result.json, touches
- * last_used.
+ * last_used again when the session has an idle timeout and the command
+ * ran for at least a hundredth of it.
  */
 int	vg_sess_job_run(struct vg_store *st, struct vg_sess *ss,
 	    struct vg_session_cmd *c, struct vg_result *r, struct vg_err *e);
