@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/json.h"
 #include "common/path.h"
 #include "common/proc.h"
 #include "common/str.h"
@@ -55,6 +56,123 @@ sess_view(struct vg_sess *ss)
 	vg_strlcpy(ss->s.root, ss->rec.root, sizeof(ss->s.root));
 }
 
+/* True when JSON values a and b are equal (written alike). */
+static int
+json_same(const struct vg_json_value *a, const struct vg_json_value *b)
+{
+	struct vg_buf x = VG_BUF_INIT, y = VG_BUF_INIT;
+	struct vg_json_writer w;
+	int same;
+
+	vg_json_writer_init(&w, &x);
+	vg_json_value_write(&w, a);
+	vg_json_writer_init(&w, &y);
+	vg_json_value_write(&w, b);
+	same = x.len == y.len && (x.len == 0 || memcmp(x.data, y.data,
+	    x.len) == 0);
+	vg_buf_release(&x);
+	vg_buf_release(&y);
+	return same;
+}
+
+/* Writes the members of object v that differ from those of object d,
+ * objects of both by their differing members in turn. */
+static void
+json_diff(struct vg_json_writer *w, const struct vg_json_value *v,
+    const struct vg_json_value *d)
+{
+	const struct vg_json_value *x, *y;
+	size_t i;
+
+	vg_json_obj_begin(w);
+	for (i = 0; i < v->len; i++) {
+		x = v->items[i];
+		if ((y = vg_json_get(d, v->keys[i])) != NULL && json_same(x, y))
+			continue;
+		vg_json_key(w, v->keys[i]);
+		if (y != NULL && x->type == VG_JSON_OBJECT &&
+		    y->type == VG_JSON_OBJECT)
+			json_diff(w, x, y);
+		else
+			vg_json_value_write(w, x);
+	}
+	vg_json_obj_end(w);
+}
+
+/* Parses JSON text with the limits of a manifest record. */
+static int
+json_doc(const char *text, struct vg_json_doc **doc)
+{
+	struct vg_json_limits lim = { .max_bytes = 64 * 1024 * 1024,
+	    .max_depth = VG_JSON_MAX_DEPTH, .max_values = 4000000 };
+	struct vg_err e;
+
+	vg_err_init(&e);
+	return vg_json_parse(text, strlen(text), &lim, doc, &e);
+}
+
+/*
+ * The session's manifest record: full, m's own JSON, is what every
+ * command parses again (a few KB of defaults, a third of a millisecond).
+ * Kept instead is its manifest's difference from an empty record's (the
+ * defaults a record's reader starts from), when reading that back gives
+ * exactly the full record; else the full one.
+ */
+static char *
+manifest_record(const struct vg_manifest *m)
+{
+	static const char empty[] = "{\"file\":\"-\",\"manifest\":{}}";
+	struct vg_buf full = VG_BUF_INIT, def = VG_BUF_INIT, out = VG_BUF_INIT,
+	    back = VG_BUF_INIT;
+	struct vg_json_doc *fd = NULL, *dd = NULL;
+	const struct vg_json_value *root, *v;
+	struct vg_manifest *dm = NULL, *cm = NULL;
+	struct vg_json_writer w;
+	struct vg_err e;
+	size_t i;
+
+	vg_err_init(&e);
+	vg_manifest_to_json(m, &full);
+	if (vg_manifest_from_json(empty, sizeof(empty) - 1, &dm, &e) != 0)
+		goto out;
+	vg_manifest_to_json(dm, &def);
+	if (json_doc(vg_buf_str(&full), &fd) != 0 ||
+	    json_doc(vg_buf_str(&def), &dd) != 0)
+		goto out;
+	root = vg_json_root(fd);
+	if (root->type != VG_JSON_OBJECT || (v = vg_json_get(vg_json_root(dd),
+	    "manifest")) == NULL || v->type != VG_JSON_OBJECT)
+		goto out;
+	vg_json_writer_init(&w, &out);
+	vg_json_obj_begin(&w);
+	for (i = 0; i < root->len; i++) {
+		vg_json_key(&w, root->keys[i]);
+		if (strcmp(root->keys[i], "manifest") == 0 &&
+		    root->items[i]->type == VG_JSON_OBJECT)
+			json_diff(&w, root->items[i], v);
+		else
+			vg_json_value_write(&w, root->items[i]);
+	}
+	vg_json_obj_end(&w);
+	if (vg_manifest_from_json(vg_buf_str(&out), out.len, &cm, &e) == 0)
+		vg_manifest_to_json(cm, &back);
+out:
+	if (back.len == full.len && full.len > 0 && memcmp(back.data,
+	    full.data, full.len) == 0) {
+		vg_buf_release(&full);
+		full = out;
+		vg_buf_init(&out);
+	}
+	vg_manifest_free(dm);
+	vg_manifest_free(cm);
+	vg_json_free(fd);
+	vg_json_free(dd);
+	vg_buf_release(&def);
+	vg_buf_release(&out);
+	vg_buf_release(&back);
+	return vg_buf_detach(&full);
+}
+
 /* Name check: a live session already has it. */
 static int
 name_cb(void *arg, const struct vg_session_rec *r)
@@ -72,7 +190,6 @@ int
 vg_sess_create(struct vg_store *st, const char *home, struct vg_manifest *m,
     const struct vg_sess_opts *o, struct vg_sess *ss, struct vg_err *e)
 {
-	struct vg_buf json = VG_BUF_INIT;
 	struct vg_err e2;
 	char run[VG_RUN_ID_MAX], *dir, real[PATH_MAX];
 	const char *name = o->name;
@@ -110,8 +227,7 @@ vg_sess_create(struct vg_store *st, const char *home, struct vg_manifest *m,
 		vg_strlcpy(ss->rec.policy, realpath(o->policy, real) != NULL ?
 		    real : o->policy, sizeof(ss->rec.policy));
 	vg_backend_owner_label(ss->rec.owner, sizeof(ss->rec.owner));
-	vg_manifest_to_json(m, &json);
-	ss->rec.manifest = vg_buf_detach(&json);
+	ss->rec.manifest = manifest_record(m);
 	ss->m = m;
 	if ((rc = vg_store_session_put(st, &ss->rec, e)) != 0) {
 		ss->m = NULL;

@@ -469,6 +469,48 @@ test_jobs_and_expiry(void **state)
 	vg_diag_release(&d);
 }
 
+/* A session keeps its manifest as the difference from the defaults,
+ * which reads back as the whole manifest. */
+static void
+test_manifest_record(void **state)
+{
+	static const char text[] = "backend: local\nkill_grace: 3\n"
+	    "env: {FOO: bar, AB: 'x\"y'}\nisolation: {level: strict, "
+	    "writable: [/var/tmp]}\nlimits: {nofile: 100}\n"
+	    "resources: {cpus: 2}\npolicy: {deny: [{id: no-push, "
+	    "match: 'git push*', reason: never}]}\n";
+	struct ctx *c = *state;
+	struct vg_load_opts o = { .session = 1, .no_configs = 1 };
+	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_buf want = VG_BUF_INIT, got = VG_BUF_INIT;
+	struct vg_sess_opts so;
+	struct vg_manifest *m = NULL, *back = NULL;
+	struct vg_sess ss;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	assert_int_equal(vg_manifest_load_mem("s.yaml", text, strlen(text),
+	    &o, &m, &d, &e), 0);
+	vg_manifest_to_json(m, &want);
+	memset(&so, 0, sizeof(so));
+	assert_int_equal(vg_sess_create(c->st, c->home, m, &so, &ss, &e), 0);
+	/* Defaults are left out: retry, notify, docker are not there. */
+	assert_null(strstr(ss.rec.manifest, "\"retry\""));
+	assert_null(strstr(ss.rec.manifest, "\"docker\""));
+	assert_non_null(strstr(ss.rec.manifest, "\"FOO\":\"bar\""));
+	assert_true(strlen(ss.rec.manifest) < want.len / 3);
+	assert_int_equal(vg_manifest_from_json(ss.rec.manifest,
+	    strlen(ss.rec.manifest), &back, &e), 0);
+	vg_manifest_to_json(back, &got);
+	assert_string_equal(vg_buf_str(&got), vg_buf_str(&want));
+	assert_int_equal(vg_backend_session_close(ss.ops, &ss.s, &e), 0);
+	vg_manifest_free(back);
+	vg_sess_release(&ss);
+	vg_buf_release(&want);
+	vg_buf_release(&got);
+	vg_diag_release(&d);
+}
+
 int
 main(void)
 {
@@ -476,6 +518,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_store_rows, setup,
 		    teardown),
 		cmocka_unit_test(test_manifest),
+		cmocka_unit_test_setup_teardown(test_manifest_record, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_wrapper, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrapper_commit, setup,
 		    teardown),
