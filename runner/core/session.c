@@ -562,13 +562,14 @@ vg_sess_keep(struct vg_store *st, const char *id, struct vg_err *e)
 	return 0;
 }
 
-/* Writes a small file into dir (mode 0600, not synced: bookkeeping). */
+/* Writes n bytes to file dir/name opened with flags (mode 0600, not
+ * synced: bookkeeping). */
 static int
-put_file(const char *dir, const char *name, const char *data, size_t n,
-    struct vg_err *e)
+write_in(const char *dir, const char *name, int flags, const char *data,
+    size_t n, struct vg_err *e)
 {
 	char *p = vg_path_join(dir, name);
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), rc = 0;
+	int fd = open(p, flags | O_WRONLY | O_CLOEXEC, 0600), rc = 0;
 
 	if (fd < 0 || vg_write_all(fd, data, n) != 0)
 		rc = vg_err_errno(e, "writing '%s'", p);
@@ -578,20 +579,20 @@ put_file(const char *dir, const char *name, const char *data, size_t n,
 	return rc;
 }
 
+/* Writes a small file into dir. */
+static int
+put_file(const char *dir, const char *name, const char *data, size_t n,
+    struct vg_err *e)
+{
+	return write_in(dir, name, O_CREAT | O_TRUNC, data, n, e);
+}
+
 /* Appends line (n bytes) to dir's job record, which must exist. */
 static int
 job_rec_append(const char *dir, const char *line, size_t n,
     struct vg_err *e)
 {
-	char *p = vg_path_join(dir, VG_SESSION_JOB_FILE);
-	int fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC), rc = 0;
-
-	if (fd < 0 || vg_write_all(fd, line, n) != 0)
-		rc = vg_err_errno(e, "writing '%s'", p);
-	if (fd >= 0)
-		close(fd);
-	free(p);
-	return rc;
+	return write_in(dir, VG_SESSION_JOB_FILE, O_APPEND, line, n, e);
 }
 
 int
