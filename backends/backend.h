@@ -292,10 +292,8 @@ void	vg_attempt_argv(const struct vg_attempt *a, struct vg_strv *out);
  * by monitors and task-exec, read by finish and the Slurm tracker. */
 int	vg_result_write(const char *task_dir, const struct vg_result *r,
 	    struct vg_err *e);
-/* The same record, replaced whole but not synced: for a session's
- * command, whose exit code its caller already has. */
-int	vg_result_note(const char *task_dir, const struct vg_result *r,
-	    struct vg_err *e);
+/* The text of r's record (a JSON object, one member per line). */
+void	vg_result_text(const struct vg_result *r, struct vg_buf *out);
 int	vg_result_read(const char *task_dir, struct vg_result *r,
 	    struct vg_err *e);
 /* Parses the text of a result record (what vg_result_read does after

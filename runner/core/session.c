@@ -18,8 +18,10 @@
  * "command" (escaped: one line) written when the job is made, then
  * appended to, never rewritten: "runner PID START STARTED" by the vigil
  * that carries it, "proc PID START" by a backend whose process holds the
- * command's tree (local).  One file, not one per fact: on a filesystem
- * without a journal every new inode is dear.
+ * command's tree (local), last "result {JSON}" (vg_result_text on one
+ * line) when it ended.  One file, not one per fact: on a filesystem
+ * without a journal every new inode is dear.  (A job of an earlier vigil
+ * may have its result in result.json instead; it is read there.)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -303,6 +305,8 @@ struct job_rec {
 	unsigned long long	 runner_start;
 	double			 started;
 	char			 command[256];	/* first line */
+	int			 has_result;
+	struct vg_result	 result;
 };
 
 /* Reads dir's job record into *jr; -1 when there is none. */
@@ -327,6 +331,9 @@ job_rec_read(const char *dir, struct job_rec *jr)
 		} else if (strncmp(line, "runner ", 7) == 0) {
 			jr->has_runner = sscanf(line + 7, "%ld %llu %lf",
 			    &jr->runner, &jr->runner_start, &jr->started) >= 2;
+		} else if (strncmp(line, "result ", 7) == 0) {
+			jr->has_result = vg_result_parse(line + 7,
+			    strlen(line + 7), &jr->result, NULL) == 0;
 		} else if (strncmp(line, "command ", 8) == 0) {
 			/* Unescaped up to its first newline. */
 			o = jr->command;
@@ -356,17 +363,6 @@ runner_alive(const struct job_rec *jr, pid_t *pidp)
 	return vg_proc_alive((pid_t)jr->runner, jr->runner_start);
 }
 
-/* True when dir/name exists. */
-static int
-has_file(const char *dir, const char *name)
-{
-	char *p = vg_path_join(dir, name);
-	int ok = access(p, F_OK) == 0;
-
-	free(p);
-	return ok;
-}
-
 /* True when a command of ss runs now (a live runner, no result yet). */
 static int
 sess_busy(const struct vg_sess *ss)
@@ -385,8 +381,8 @@ sess_busy(const struct vg_sess *ss)
 		if (de->d_name[0] == '.')
 			continue;
 		d = vg_path_join(cmds, de->d_name);
-		busy = !has_file(d, "result.json") &&
-		    job_rec_read(d, &jr) == 0 && runner_alive(&jr, NULL);
+		busy = job_rec_read(d, &jr) == 0 && !jr.has_result &&
+		    runner_alive(&jr, NULL);
 		free(d);
 	}
 	closedir(dir);
@@ -682,7 +678,9 @@ int
 vg_sess_job_run(struct vg_store *st, struct vg_sess *ss,
     struct vg_session_cmd *c, struct vg_result *r, struct vg_err *e)
 {
+	struct vg_buf line = VG_BUF_INIT;
 	struct vg_err e2;
+	size_t k;
 	int rc;
 
 	rc = vg_backend_session_exec(ss->ops, &ss->s, c, r, e);
@@ -693,7 +691,15 @@ vg_sess_job_run(struct vg_store *st, struct vg_sess *ss,
 	if (r->ended == 0)
 		r->ended = vg_now();
 	vg_err_init(&e2);
-	(void)vg_result_note(c->dir, r, &e2);
+	/* The result is the record's last line (its newlines are spaces:
+	 * inside its strings they are escaped). */
+	vg_buf_adds(&line, "result ");
+	vg_result_text(r, &line);
+	for (k = 7; k + 1 < line.len; k++)
+		if (line.data[k] == '\n')
+			line.data[k] = ' ';
+	(void)job_rec_append(c->dir, line.data, line.len, &e2);
+	vg_buf_release(&line);
 	/* The start touched the session; the end is use again only where
 	 * idleness is counted and the command took a noticeable part of
 	 * it (a write transaction less for the usual short command). */
@@ -739,7 +745,9 @@ vg_sess_job_get(const struct vg_sess *ss, int job, struct vg_sess_job *j,
 	j->background = jr.background;
 	j->started = jr.started;
 	vg_err_init(&e2);
-	if (vg_result_read(j->dir, &r, &e2) == 0) {
+	if (jr.has_result)
+		r = jr.result;
+	if (jr.has_result || vg_result_read(j->dir, &r, &e2) == 0) {
 		vg_strlcpy(j->state, job_state(&r), sizeof(j->state));
 		j->exit_code = r.exit_code;
 		j->signal = r.signal;
@@ -816,8 +824,8 @@ vg_sess_job_kill(const struct vg_sess *ss, int job, struct vg_err *e)
 	/* The runner kills the tree and records the end; wait for that. */
 	until = vg_now() + (ss->m->kill_grace > 0 ? ss->m->kill_grace : 10) +
 	    5;
-	while (!has_file(j.dir, "result.json") && runner_alive(&jr, NULL) &&
-	    vg_now() < until)
+	while (job_rec_read(j.dir, &jr) == 0 && !jr.has_result &&
+	    runner_alive(&jr, NULL) && vg_now() < until)
 		nanosleep(&ts, NULL);
 	return 0;
 }

@@ -44,10 +44,10 @@ x "$id" -- 'true' || fail "quiet command"
 j=$(ls "$VIGIL_HOME/sessions/$id/cmds" | sort -n | tail -n 1)
 d=$VIGIL_HOME/sessions/$id/cmds/$j
 [ -e "$d/stdout" ] || [ -e "$d/stderr" ] && fail "a quiet command left output files: $(ls "$d")"
-for k in kind command runner proc; do
+for k in kind command runner proc result; do
 	grep -q "^$k " "$d/job" || fail "job record without $k: $(cat "$d/job")"
 done
-for f in command kind runner; do
+for f in command kind runner proc result.json; do
 	[ -e "$d/$f" ] && fail "job $j has a file $f besides its record"
 done
 x "$id" -- 'printf "a\\b\nc\n"; echo err >&2' >o.txt 2>e.txt || fail "output command"

@@ -445,6 +445,41 @@ test_jobs_and_expiry(void **state)
 	assert_string_equal(j.command, "echo a");
 	assert_true(j.background);
 	assert_string_equal(j.state, "running");
+	/* Its end is the record's result line (or, from an earlier vigil,
+	 * a result.json). */
+	{
+		struct vg_result res;
+		struct vg_buf b = VG_BUF_INIT;
+		char *p = vg_path_join(j.dir, VG_SESSION_JOB_FILE);
+		size_t k;
+		int fd;
+
+		memset(&res, 0, sizeof(res));
+		res.state = VG_ST_FAILED;
+		res.exit_code = 5;
+		res.started = 10;
+		res.ended = 12;
+		vg_buf_adds(&b, "result ");
+		vg_result_text(&res, &b);
+		for (k = 0; k + 1 < b.len; k++)
+			if (b.data[k] == '\n')
+				b.data[k] = ' ';
+		assert_true((fd = open(p, O_WRONLY | O_APPEND)) >= 0);
+		assert_int_equal(write(fd, b.data, b.len), (ssize_t)b.len);
+		close(fd);
+		assert_int_equal(vg_sess_job_get(&ss, 1, &j, &e), 0);
+		assert_string_equal(j.state, "exited");
+		assert_int_equal(j.exit_code, 5);
+		assert_true(j.ended == 12);
+		assert_int_equal(vg_sess_job_new(c->st, &ss, "old", 0, NULL, 0,
+		    &j, &e), 0);
+		res.exit_code = 6;
+		assert_int_equal(vg_result_write(j.dir, &res, &e), 0);
+		assert_int_equal(vg_sess_job_get(&ss, 2, &j, &e), 0);
+		assert_int_equal(j.exit_code, 6);
+		vg_buf_release(&b);
+		free(p);
+	}
 	assert_int_equal(vg_sess_job_get(&ss, 7, &j, &e), VG_ENOENT);
 	assert_int_equal(vg_sess_job_kill(&ss, 7, &e), VG_ENOENT);
 	vg_sess_release(&ss);
