@@ -297,33 +297,17 @@ vg_sess_own(struct vg_store *st, struct vg_sess *ss, struct vg_err *e)
 	return vg_store_session_put(st, &ss->rec, e);
 }
 
-/* The facts of a job record that its readers need. */
-struct job_rec {
-	int			 background;
-	int			 has_runner;
-	long			 runner;	/* pid */
-	unsigned long long	 runner_start;
-	double			 started;
-	char			 command[256];	/* first line */
-	int			 has_result;
-	struct vg_result	 result;
-};
-
-/* Reads dir's job record into *jr; -1 when there is none. */
-static int
-job_rec_read(const char *dir, struct job_rec *jr)
+void
+vg_sess_jobrec_parse(const char *text, size_t len, struct vg_sess_jobrec *jr)
 {
-	struct vg_buf b = VG_BUF_INIT;
-	char *p = vg_path_join(dir, VG_SESSION_JOB_FILE), *line, *nl, *o;
+	char *buf = vg_xmalloc(len + 1), *line, *nl, *o;
 	const char *v;
 	size_t k;
-	int rc;
 
 	memset(jr, 0, sizeof(*jr));
-	rc = vg_read_file(p, (size_t)4 << 20, &b, NULL) == 0 ? 0 : -1;
-	free(p);
-	for (line = b.data; rc == 0 && line != NULL && *line != '\0';
-	    line = nl) {
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	for (line = buf; line != NULL && *line != '\0'; line = nl) {
 		if ((nl = strchr(line, '\n')) != NULL)
 			*nl++ = '\0';
 		if (strncmp(line, "kind ", 5) == 0) {
@@ -348,13 +332,29 @@ job_rec_read(const char *dir, struct job_rec *jr)
 			o[k] = '\0';
 		}
 	}
+	free(buf);
+}
+
+/* Reads dir's job record into *jr; -1 when there is none. */
+static int
+job_rec_read(const char *dir, struct vg_sess_jobrec *jr)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	char *p = vg_path_join(dir, VG_SESSION_JOB_FILE);
+	int rc;
+
+	memset(jr, 0, sizeof(*jr));
+	rc = vg_read_file(p, (size_t)4 << 20, &b, NULL) == 0 ? 0 : -1;
+	free(p);
+	if (rc == 0)
+		vg_sess_jobrec_parse(b.data != NULL ? b.data : "", b.len, jr);
 	vg_buf_release(&b);
 	return rc;
 }
 
 /* True when job record jr has a runner and it is alive; sets *pidp. */
 static int
-runner_alive(const struct job_rec *jr, pid_t *pidp)
+runner_alive(const struct vg_sess_jobrec *jr, pid_t *pidp)
 {
 	if (!jr->has_runner || jr->runner <= 0)
 		return 0;
@@ -368,7 +368,7 @@ static int
 sess_busy(const struct vg_sess *ss)
 {
 	char *cmds = vg_path_join(ss->rec.dir, "cmds"), *d;
-	struct job_rec jr;
+	struct vg_sess_jobrec jr;
 	struct dirent *de;
 	DIR *dir;
 	int busy = 0;
@@ -429,7 +429,7 @@ signal_owner(const char *owner, int sig)
 static int
 stop_bg_cb(void *arg, const struct vg_sess_job *j)
 {
-	struct job_rec jr;
+	struct vg_sess_jobrec jr;
 	int *n = arg;
 	pid_t pid;
 
@@ -731,7 +731,7 @@ vg_sess_job_get(const struct vg_sess *ss, int job, struct vg_sess_job *j,
     struct vg_err *e)
 {
 	struct vg_result r;
-	struct job_rec jr;
+	struct vg_sess_jobrec jr;
 	struct vg_err e2;
 
 	memset(j, 0, sizeof(*j));
@@ -809,7 +809,7 @@ vg_sess_job_kill(const struct vg_sess *ss, int job, struct vg_err *e)
 {
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
 	struct vg_sess_job j;
-	struct job_rec jr;
+	struct vg_sess_jobrec jr;
 	double until;
 	pid_t pid;
 	int rc;

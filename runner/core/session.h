@@ -135,6 +135,24 @@ int	vg_sess_job_runner(const char *dir, struct vg_err *e);
 int	vg_sess_job_run(struct vg_store *st, struct vg_sess *ss,
 	    struct vg_session_cmd *c, struct vg_result *r, struct vg_err *e);
 
+/* What a job's record (cmds/<job>/job: lines "KEY VALUE", see
+ * session.c) says. */
+struct vg_sess_jobrec {
+	int			 background;
+	int			 has_runner;
+	long			 runner;	/* pid */
+	unsigned long long	 runner_start;	/* /proc starttime */
+	double			 started;
+	char			 command[256];	/* first line */
+	int			 has_result;
+	struct vg_result	 result;
+};
+
+/* Parses len bytes of a job record (written by the command's sandbox
+ * too: any bytes); lines it does not know are skipped. */
+void	vg_sess_jobrec_parse(const char *text, size_t len,
+	    struct vg_sess_jobrec *jr);
+
 /* Reads job number job of ss; VG_ENOENT when there is none. */
 int	vg_sess_job_get(const struct vg_sess *ss, int job,
 	    struct vg_sess_job *out, struct vg_err *e);

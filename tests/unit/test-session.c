@@ -504,6 +504,37 @@ test_jobs_and_expiry(void **state)
 	vg_diag_release(&d);
 }
 
+/* A job record read from any bytes: known lines, unknown ones skipped,
+ * a long command cut, a bad result or runner line not taken. */
+static void
+test_jobrec_parse(void **state)
+{
+	static const char text[] = "kind bg\nwhat ever\nrunner x y\n"
+	    "result {bad\ncommand a\\\\b\\nc\n\0kind fg\n";
+	struct vg_sess_jobrec jr;
+	char *big;
+
+	(void)state;
+	vg_sess_jobrec_parse(text, sizeof(text) - 1, &jr);
+	assert_true(jr.background);
+	assert_false(jr.has_runner);
+	assert_false(jr.has_result);
+	assert_string_equal(jr.command, "a\\b");
+	vg_sess_jobrec_parse("", 0, &jr);
+	assert_false(jr.background);
+	assert_string_equal(jr.command, "");
+	big = vg_xmalloc(5000);
+	memcpy(big, "command ", 8);
+	memset(big + 8, 'x', 4992);
+	vg_sess_jobrec_parse(big, 5000, &jr);
+	assert_int_equal(strlen(jr.command), sizeof(jr.command) - 1);
+	vg_sess_jobrec_parse("runner 12 34 5.5\n", 17, &jr);
+	assert_true(jr.has_runner);
+	assert_int_equal(jr.runner, 12);
+	assert_true(jr.started == 5.5);
+	free(big);
+}
+
 /* A session keeps its manifest as the difference from the defaults,
  * which reads back as the whole manifest. */
 static void
@@ -553,6 +584,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_store_rows, setup,
 		    teardown),
 		cmocka_unit_test(test_manifest),
+		cmocka_unit_test(test_jobrec_parse),
 		cmocka_unit_test_setup_teardown(test_manifest_record, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_wrapper, setup, teardown),
