@@ -436,7 +436,7 @@ exec_session(struct vg_args *a, double timeout)
 	struct vg_result r;
 	struct vg_sess ss;
 	struct vg_err e;
-	const char *verdict = "allow";
+	const char *verdict = "allow", *stdin_data = NULL;
 	char job[16], *p;
 	long limit;
 	int rc, k, txn, audited, json = vg_args_has(a, "json"),
@@ -505,6 +505,8 @@ exec_session(struct vg_args *a, double timeout)
 	if (v.allowed && vg_args_has(a, "stdin") && (rc = read_stdin(&in)) !=
 	    0)
 		goto out;
+	if (vg_args_has(a, "stdin"))
+		stdin_data = in.data != NULL ? in.data : "";
 	/* One transaction for the audit row, the job's number and the
 	 * touch; without it (the database busy) each goes alone. */
 	txn = vg_store_begin(st, &e) == 0;
@@ -536,13 +538,11 @@ exec_session(struct vg_args *a, double timeout)
 	    (rc = vg_store_commit(st, &e)) != 0))
 		vg_store_rollback(st);
 	else if (txn)
-		rc = vg_sess_job_make(&ss, k, vg_buf_str(&cmd), bg,
-		    vg_args_has(a, "stdin") ? in.data != NULL ? in.data : "" :
-		    NULL, in.len, &j, &e);
+		rc = vg_sess_job_make(&ss, k, vg_buf_str(&cmd), bg, stdin_data,
+		    in.len, &j, &e);
 	else
-		rc = vg_sess_job_new(st, &ss, vg_buf_str(&cmd), bg,
-		    vg_args_has(a, "stdin") ? in.data != NULL ? in.data : "" :
-		    NULL, in.len, &j, &e);
+		rc = vg_sess_job_new(st, &ss, vg_buf_str(&cmd), bg, stdin_data,
+		    in.len, &j, &e);
 	if (rc != 0) {
 		rc = vg_cmd_fail(vg_cmd_exit_for_rc(rc), "exec: %s", e.msg);
 		goto out;
