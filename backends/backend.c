@@ -510,6 +510,35 @@ usage_write(struct vg_buf *b, const struct vg_usage *u)
 	    (double)u->mem_limit, 1);
 }
 
+void
+vg_result_text(const struct vg_result *r, struct vg_buf *out)
+{
+	struct vg_buf *b = out;
+
+	/* One member per line: easy to read with grep on a compute node. */
+	vg_buf_adds(b, "{\n\"state\": ");
+	vg_json_quote(b, vg_state_name(r->state),
+	    strlen(vg_state_name(r->state)));
+	vg_buf_printf(b, ",\n\"exit_code\": %d,\n\"signal\": %d,\n",
+	    r->exit_code, r->signal);
+	vg_buf_printf(b, "\"started\": %.6f,\n\"ended\": %.6f,\n",
+	    r->started, r->ended);
+	vg_buf_adds(b, "\"node\": ");
+	vg_json_quote(b, r->node, strnlen(r->node, sizeof(r->node)));
+	vg_buf_adds(b, ",\n\"reason\": ");
+	vg_json_quote(b, r->reason, strnlen(r->reason, sizeof(r->reason)));
+	usage_write(b, &r->usage);
+	vg_buf_adds(b, ",\n\"cause\": ");
+	if (vg_cause_name((enum vg_cause)r->cause) != NULL)
+		vg_json_quote(b, vg_cause_name((enum vg_cause)r->cause),
+		    strlen(vg_cause_name((enum vg_cause)r->cause)));
+	else
+		vg_buf_adds(b, "null");
+	if (r->attempt > 0)
+		vg_buf_printf(b, ",\n\"attempt\": %d", r->attempt);
+	vg_buf_adds(b, "\n}\n");
+}
+
 /* result.json of r into task_dir, synced when durable. */
 static int
 result_put(const char *task_dir, const struct vg_result *r, int durable,
@@ -519,29 +548,7 @@ result_put(const char *task_dir, const struct vg_result *r, int durable,
 	char *path;
 	int rc;
 
-	/* One member per line: easy to read with grep on a compute node. */
-	vg_buf_adds(&b, "{\n\"state\": ");
-	vg_json_quote(&b, vg_state_name(r->state),
-	    strlen(vg_state_name(r->state)));
-	vg_buf_printf(&b, ",\n\"exit_code\": %d,\n\"signal\": %d,\n",
-	    r->exit_code, r->signal);
-	vg_buf_printf(&b, "\"started\": %.6f,\n\"ended\": %.6f,\n",
-	    r->started, r->ended);
-	vg_buf_adds(&b, "\"node\": ");
-	vg_json_quote(&b, r->node, strnlen(r->node, sizeof(r->node)));
-	vg_buf_adds(&b, ",\n\"reason\": ");
-	vg_json_quote(&b, r->reason, strnlen(r->reason, sizeof(r->reason)));
-	usage_write(&b, &r->usage);
-	vg_buf_adds(&b, ",\n\"cause\": ");
-	if (vg_cause_name((enum vg_cause)r->cause) != NULL)
-		vg_json_quote(&b, vg_cause_name((enum vg_cause)r->cause),
-		    strlen(vg_cause_name((enum vg_cause)r->cause)));
-	else
-		vg_buf_adds(&b, "null");
-	if (r->attempt > 0)
-		vg_buf_printf(&b, ",\n\"attempt\": %d", r->attempt);
-	vg_buf_adds(&b, "\n}\n");
-
+	vg_result_text(r, &b);
 	path = vg_path_join(task_dir, RESULT_FILE);
 	rc = vg_write_file_replace(path, b.data, b.len, 0600, durable, e);
 	free(path);
@@ -556,12 +563,6 @@ vg_result_write(const char *task_dir, const struct vg_result *r,
 	return result_put(task_dir, r, 1, e);
 }
 
-int
-vg_result_note(const char *task_dir, const struct vg_result *r,
-    struct vg_err *e)
-{
-	return result_put(task_dir, r, 0, e);
-}
 
 void
 vg_usage_given(struct vg_usage *u, const struct vg_resources *res)

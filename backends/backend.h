@@ -89,6 +89,10 @@ struct vg_attempt {
 	 * task_dir.  Set only for backends whose ops have stream_output. */
 	int			 out_set;
 	int			 out_fd[2];
+	/* Set: the TMPDIR to give (unless the sandbox makes /tmp private),
+	 * a directory its owner keeps (a session's tmp/: local); NULL: the
+	 * backend's own, removed at the end. */
+	const char		*tmp_dir;
 };
 
 struct vg_backend_ops {
@@ -288,10 +292,8 @@ void	vg_attempt_argv(const struct vg_attempt *a, struct vg_strv *out);
  * by monitors and task-exec, read by finish and the Slurm tracker. */
 int	vg_result_write(const char *task_dir, const struct vg_result *r,
 	    struct vg_err *e);
-/* The same record, replaced whole but not synced: for a session's
- * command, whose exit code its caller already has. */
-int	vg_result_note(const char *task_dir, const struct vg_result *r,
-	    struct vg_err *e);
+/* The text of r's record (a JSON object, one member per line). */
+void	vg_result_text(const struct vg_result *r, struct vg_buf *out);
 int	vg_result_read(const char *task_dir, struct vg_result *r,
 	    struct vg_err *e);
 /* Parses the text of a result record (what vg_result_read does after
@@ -376,6 +378,11 @@ struct vg_session_cmd {
 	 * records no pid for a tree kill. */
 	int			 tree_held;
 };
+
+/* A session job's record in c->dir: lines "KEY VALUE", appended to and
+ * never rewritten (runner/core/session.c).  A backend whose process holds
+ * a command's tree appends "proc PID START" (/proc starttime) there. */
+#define VG_SESSION_JOB_FILE	"job"
 
 /* True when ops has sessions. */
 int	vg_backend_has_sessions(const struct vg_backend_ops *ops);

@@ -6,11 +6,14 @@
  * directory as its task directory and the session directory as its
  * scratch directory, the two trees it may write.
  *
- * The shim writes the command's stdout and stderr to the command's
- * directory; this file follows both files while the command runs and
- * hands what appears to the caller, so output arrives as it is written.
- * The shim's pid and start time are kept in the command's directory
- * (proc), so that closing the session kills a command whose vigil died.
+ * The command's stdout and stderr are pipes to this process, which
+ * appends what comes to the whole files in the command's directory (made
+ * at the first byte: a quiet command makes no file) and hands it to the
+ * caller, so output arrives as it is written.  (Other backends whose
+ * processes write files of this host, apptainer, are followed by
+ * reading those files: vg_local_session_follow.)  The shim's pid and
+ * start time are a line of the job's record ("proc"), so that closing
+ * the session kills a command whose vigil died.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,16 +40,20 @@
 int
 vg_local_session_open(struct vg_session *s, struct vg_err *e)
 {
-	char *work = vg_path_join(s->dir, "work");
+	char *work = vg_path_join(s->dir, "work"),
+	    *tmp = vg_path_join(s->dir, "tmp");
 	const char *down;
 	int rc;
 
 	if ((down = vg_local_downgrades(s->m, e)) == NULL) {
 		free(work);
+		free(tmp);
 		return e->rc;
 	}
-	rc = vg_mkdir_p(work, 0700, e);
+	if ((rc = vg_mkdir_p(work, 0700, e)) == 0)
+		rc = vg_mkdir_p(tmp, 0700, e);
 	free(work);
+	free(tmp);
 	if (rc != 0)
 		return rc;
 	/* The handle is what the host offered at the start (namespaces,
@@ -79,15 +86,15 @@ follow_open(const char *dir, const char *name)
 	return fd;
 }
 
-/* Records the shim of a command for vg_local_session_close. */
+/* Records the shim of a command for vg_local_session_close: a line of
+ * the job's record (which the runner made). */
 static void
 note_proc(const struct vg_session_cmd *c, const struct vg_attempt *a)
 {
-	char *p = vg_path_join(c->dir, "proc"), line[64];
-	int n = snprintf(line, sizeof(line), "%ld %llu\n", (long)a->pid,
+	char *p = vg_path_join(c->dir, VG_SESSION_JOB_FILE), line[64];
+	int n = snprintf(line, sizeof(line), "proc %ld %llu\n", (long)a->pid,
 	    a->pid_start);
-
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
 
 	if (fd >= 0) {
 		(void)vg_write_all(fd, line, (size_t)n);
@@ -96,36 +103,105 @@ note_proc(const struct vg_session_cmd *c, const struct vg_attempt *a)
 	free(p);
 }
 
-int
-vg_local_session_follow(int pidfd, const struct vg_session_cmd *c,
-    double started, void (*signal)(void *arg, int sig), void *arg,
+/* A command's output pipe (read end) and its whole file, made when the
+ * first byte comes: a command without output leaves no file. */
+struct pipe_out {
+	int		 fd;		/* read end; -1 at its end */
+	int		 file;		/* -1 until made */
+	int		 stream;	/* 1 or 2 */
+	const char	*name;
+};
+
+/* Moves what pipe o holds to its file and to the caller, until the pipe
+ * is empty (O_NONBLOCK) or ended; returns -1 when the file fails. */
+static int
+pump(const struct vg_session_cmd *c, struct pipe_out *o, struct vg_err *e)
+{
+	char buf[65536], *p;
+	ssize_t n;
+
+	while (o->fd >= 0) {
+		if ((n = read(o->fd, buf, sizeof(buf))) < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n <= 0) {
+			close(o->fd);
+			o->fd = -1;
+			return 0;
+		}
+		if (o->file < 0) {
+			p = vg_path_join(c->dir, o->name);
+			o->file = open(p, O_WRONLY | O_CREAT | O_APPEND |
+			    O_CLOEXEC, 0600);
+			if (o->file < 0)
+				(void)vg_err_errno(e, "writing '%s'", p);
+			free(p);
+			if (o->file < 0)
+				return -1;
+		}
+		if (vg_session_output(c, o->file, o->stream, buf, (size_t)n,
+		    e) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The loop of a running command: waits for pidfd, passing on output
+ * (from pipes o[0] and o[1] when o is not NULL, else from the stdout
+ * and stderr files the process writes in c->dir), signals by the
+ * timeout and c->stop; fills *why and *sig as vg_local_session_follow.
+ */
+static int
+follow_loop(int pidfd, const struct vg_session_cmd *c, double started,
+    struct pipe_out *o, void (*signal)(void *arg, int sig), void *arg,
     int *why, int *sig, struct vg_err *e)
 {
-	struct pollfd pfd;
+	struct pollfd pfd[3];
 	double deadline = 0, kill_at = 0, now;
-	int rc = 0, fo, fe;
+	int rc = 0, fo = -1, fe = -1, np, i, ended;
 
 	*why = *sig = 0;
-	fo = follow_open(c->dir, "stdout");
-	fe = follow_open(c->dir, "stderr");
+	if (o == NULL) {
+		fo = follow_open(c->dir, "stdout");
+		fe = follow_open(c->dir, "stderr");
+	}
 	if (c->timeout > 0)
 		deadline = started + c->timeout;
-	pfd.fd = pidfd;
-	pfd.events = POLLIN;
 	for (;;) {
-		pfd.revents = 0;
-		if (poll(&pfd, 1, FOLLOW_MS) < 0 && errno != EINTR) {
+		pfd[0].fd = pidfd;
+		pfd[0].events = POLLIN;
+		np = 1;
+		for (i = 0; o != NULL && i < 2; i++)
+			if (o[i].fd >= 0) {
+				pfd[np].fd = o[i].fd;
+				pfd[np++].events = POLLIN;
+			}
+		for (i = 0; i < np; i++)
+			pfd[i].revents = 0;
+		/* Pipes wake the poll; files are looked at every FOLLOW_MS. */
+		if (poll(pfd, (nfds_t)np, o != NULL && deadline == 0 &&
+		    c->stop == NULL ? -1 : FOLLOW_MS) < 0 && errno != EINTR) {
 			rc = vg_err_errno(e, "waiting for job %s", c->job);
 			break;
 		}
-		/* Opened late when the process had not made them yet. */
-		if (fo < 0)
-			fo = follow_open(c->dir, "stdout");
-		if (fe < 0)
-			fe = follow_open(c->dir, "stderr");
-		follow(c, fo, 1);
-		follow(c, fe, 2);
-		if (pfd.revents != 0)
+		ended = pfd[0].revents != 0;
+		if (o != NULL) {
+			for (i = 0; i < 2 && rc == 0; i++)
+				rc = pump(c, &o[i], e);
+			if (rc != 0)
+				break;
+		} else {
+			/* Opened late when the process had not made them. */
+			if (fo < 0)
+				fo = follow_open(c->dir, "stdout");
+			if (fe < 0)
+				fe = follow_open(c->dir, "stderr");
+			follow(c, fo, 1);
+			follow(c, fe, 2);
+		}
+		if (ended)
 			break;
 		now = vg_now();
 		if (*why == 0 && ((deadline > 0 && now >= deadline) ||
@@ -148,6 +224,14 @@ vg_local_session_follow(int pidfd, const struct vg_session_cmd *c,
 	if (fe >= 0)
 		close(fe);
 	return rc;
+}
+
+int
+vg_local_session_follow(int pidfd, const struct vg_session_cmd *c,
+    double started, void (*signal)(void *arg, int sig), void *arg,
+    int *why, int *sig, struct vg_err *e)
+{
+	return follow_loop(pidfd, c, started, NULL, signal, arg, why, sig, e);
 }
 
 /* What a confined command's signal callback needs. */
@@ -188,14 +272,36 @@ vg_local_session_run(struct vg_attempt *a, char *const argv[],
     struct vg_err *e)
 {
 	struct run_kill k = { .a = a, .kill_tree = kill_tree, .arg = arg };
-	int rc, ws = 0, why, sig;
+	struct pipe_out o[2] = {
+		{ .fd = -1, .file = -1, .stream = 1, .name = "stdout" },
+		{ .fd = -1, .file = -1, .stream = 2, .name = "stderr" },
+	};
+	int rc, ws = 0, why, sig, i, pp[2];
 
 	memset(r, 0, sizeof(*r));
-	if ((rc = vg_local_proc_start(a, argv, envp, how, &k.lp, e)) != 0)
-		return rc;
+	/* Output through pipes: it arrives as it is written, and the
+	 * files are made only for a stream that has bytes. */
+	a->out_set = 1;
+	a->out_fd[0] = a->out_fd[1] = -1;
+	for (i = 0; i < 2; i++) {
+		if (pipe2(pp, O_CLOEXEC) != 0) {
+			rc = vg_err_errno(e, "cannot make the output pipes");
+			goto out;
+		}
+		o[i].fd = pp[0];
+		a->out_fd[i] = pp[1];
+		(void)fcntl(o[i].fd, F_SETFL, O_NONBLOCK);
+	}
+	rc = vg_local_proc_start(a, argv, envp, how, &k.lp, e);
+	for (i = 0; i < 2; i++) {
+		close(a->out_fd[i]);
+		a->out_fd[i] = -1;
+	}
+	if (rc != 0)
+		goto out;
 	note_proc(c, a);
-	rc = vg_local_session_follow(a->pidfd, c, a->started, run_signal, &k,
-	    &why, &sig, e);
+	rc = follow_loop(a->pidfd, c, a->started, o, run_signal, &k, &why,
+	    &sig, e);
 	while (waitpid(a->pid, &ws, 0) < 0 && errno == EINTR)
 		;
 	if (rc == 0) {
@@ -206,6 +312,15 @@ vg_local_session_run(struct vg_attempt *a, char *const argv[],
 		close(a->pidfd);
 	a->pidfd = -1;
 	vg_local_proc_free(k.lp);
+out:
+	for (i = 0; i < 2; i++) {
+		if (o[i].fd >= 0)
+			close(o[i].fd);
+		if (o[i].file >= 0)
+			close(o[i].file);
+		if (a->out_fd[i] >= 0)
+			close(a->out_fd[i]);
+	}
 	return rc;
 }
 
@@ -219,6 +334,7 @@ vg_local_session_exec(const struct vg_session *s,
 	struct vg_session_cmd lc = *c;
 	struct vg_attempt a;
 	struct vg_task t;
+	char *tmp = vg_path_join(s->dir, "tmp");
 	int rc;
 
 	/* The session directory is a path of this host: vigil renames
@@ -241,6 +357,10 @@ vg_local_session_exec(const struct vg_session *s,
 	a.kill_grace = c->kill_grace;
 	a.pidfd = -1;
 	a.ops = &vg_backend_local;
+	/* One TMPDIR for the session, as a shell keeps its /tmp: what a
+	 * command leaves there the next finds (the session directory is
+	 * writable to each command anyway). */
+	a.tmp_dir = tmp;
 	vg_session_script(s->root, &lc, c->stdin_path, keep, &argv);
 	vg_attempt_env(&a, &env);
 	vg_strv_pushf(&env, "VIGIL_SESSION_ID=%s", s->id);
@@ -252,13 +372,14 @@ vg_local_session_exec(const struct vg_session *s,
 		rc = vg_session_commit(s, &lc, r, e);
 	vg_strv_release(&argv);
 	vg_strv_release(&env);
+	free(tmp);
 	return rc;
 }
 
 int
 vg_local_session_close(const struct vg_session *s, struct vg_err *e)
 {
-	char *cmds = vg_path_join(s->dir, "cmds"), *p;
+	char *cmds = vg_path_join(s->dir, "cmds"), *p, *line;
 	struct vg_buf b = VG_BUF_INIT;
 	unsigned long long start;
 	struct dirent *d;
@@ -273,10 +394,13 @@ vg_local_session_close(const struct vg_session *s, struct vg_err *e)
 	while ((d = readdir(dir)) != NULL) {
 		if (d->d_name[0] == '.')
 			continue;
-		p = vg_xasprintf("%s/%s/proc", cmds, d->d_name);
+		p = vg_xasprintf("%s/%s/" VG_SESSION_JOB_FILE, cmds,
+		    d->d_name);
 		vg_buf_reset(&b);
-		if (vg_read_file(p, 64, &b, NULL) == 0 &&
-		    sscanf(vg_buf_str(&b), "%ld %llu", &pid, &start) == 2 &&
+		/* The shim's line, appended after the runner's. */
+		if (vg_read_file(p, (size_t)4 << 20, &b, NULL) == 0 &&
+		    (line = strstr(vg_buf_str(&b), "\nproc ")) != NULL &&
+		    sscanf(line + 6, "%ld %llu", &pid, &start) == 2 &&
 		    pid > 0 && vg_proc_alive((pid_t)pid, start))
 			(void)kill((pid_t)pid, SIGKILL);
 		free(p);

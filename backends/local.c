@@ -84,6 +84,7 @@ struct vg_local_proc {
 	char			*tmp_dir;	/* private TMPDIR, or NULL */
 	int			 tmp_gone;	/* the shim removed it */
 	int			 tmp_slot;	/* its slot in tmp_pool, or -1 */
+	int			 tmp_kept;	/* a->tmp_dir: its owner's */
 	char			*out_dir;	/* where stdout and stderr are */
 	struct vg_cgroup	*cg;		/* limits; NULL when none asked */
 	uint64_t		 cg_memory;	/* the memory limit in it */
@@ -1124,7 +1125,11 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		/* A private /tmp is bound from beneath the task directory,
 		 * which stays visible under the new /tmp; a slot's might
 		 * not. */
-		if (!vg_sandbox_private_tmp(sb) &&
+		if (!vg_sandbox_private_tmp(sb) && a->tmp_dir != NULL) {
+			la->tmp_dir = vg_xstrdup(a->tmp_dir);
+			la->tmp_kept = 1;
+			l.flags |= VG_SHIM_KEEPTMP;
+		} else if (!vg_sandbox_private_tmp(sb) &&
 		    (la->tmp_slot = tmp_pool_get(a->task_dir, &slot)) >= 0) {
 			la->tmp_dir = vg_xstrdup(slot);
 			l.flags |= VG_SHIM_KEEPTMP;
@@ -1474,7 +1479,7 @@ vg_local_proc_free(struct vg_local_proc *la)
 	}
 	/* Usually empty: one rmdir, the tree walk only when needed. */
 	else if (la != NULL && la->tmp_dir != NULL && !la->tmp_gone &&
-	    rmdir(la->tmp_dir) != 0 && errno != ENOENT)
+	    !la->tmp_kept && rmdir(la->tmp_dir) != 0 && errno != ENOENT)
 		vg_rm_rf(la->tmp_dir, NULL);
 	local_free(la);
 }

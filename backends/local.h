@@ -110,11 +110,13 @@ int	vg_local_session_close(const struct vg_session *s, struct vg_err *e);
 
 /*
  * Runs argv for session command c as vg_local_proc_start starts it (how,
- * envp), a->task_dir = c->dir: follows its output files to c->out while
- * it runs, honours c->timeout and *c->stop (kill_tree(arg, sig) first
- * when not NULL, for processes outside the local tree, then the tree
- * itself; SIGTERM, SIGKILL after c->kill_grace) and fills r.  The
- * shim's pid is kept in c->dir/proc for vg_local_session_close.
+ * envp), a->task_dir = c->dir: its stdout and stderr are pipes whose
+ * bytes go to c->dir's stdout and stderr (made at the first byte) and
+ * to c->out while it runs; honours c->timeout and *c->stop
+ * (kill_tree(arg, sig) first when not NULL, for processes outside the
+ * local tree, then the tree itself; SIGTERM, SIGKILL after
+ * c->kill_grace) and fills r.  The shim's pid is appended to the job's
+ * record (a "proc" line) for vg_local_session_close.
  */
 int	vg_local_session_run(struct vg_attempt *a, char *const argv[],
 	    char *const envp[], enum vg_local_confine how,

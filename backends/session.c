@@ -93,7 +93,7 @@ void
 vg_session_script(const char *root, const struct vg_session_cmd *c,
     const char *stdin_in, const char *const *keep, struct vg_strv *out)
 {
-	struct vg_buf w = VG_BUF_INIT;
+	struct vg_buf w = VG_BUF_INIT, u = VG_BUF_INIT;
 	size_t i;
 
 	vg_buf_adds(&w, "__vg_r=");
@@ -114,22 +114,33 @@ vg_session_script(const char *root, const struct vg_session_cmd *c,
 		    "k%zu\"\n", i, keep[i], i);
 	if (c->save && c->commit_here)
 		vg_buf_adds(&w, "__vg_e=\"$__vg_d/env\"\n");
+	/* __vg_p: the directory cwd already names (a cd back to the
+	 * saved one), so that an unchanged cwd is not written again. */
 	vg_buf_adds(&w, "if [ -n \"${__VG_CWD-}\" ] && cd -- \"$__VG_CWD\" "
-	    "2>/dev/null; then :; else cd -- \"$__vg_r/work\" || exit 126; fi\n"
+	    "2>/dev/null; then __vg_p=$PWD; else __vg_p=; "
+	    "cd -- \"$__vg_r/work\" || exit 126; fi\n"
 	    "unset __VG_CWD\n"
 	    "__vg_c=$1; shift\n");
 	/* One file, one rename: the cwd travels in the export list; cwd
 	 * alone is a copy for the gate's path context. */
+	/* The per-command variables are not state: unset before the save
+	 * (vigil gives them again), so that a command that changes nothing
+	 * saves what it found. */
+	for (i = 0; keep != NULL && keep[i] != NULL; i++)
+		vg_buf_printf(&u, "[ -z \"$__vg_k%zu\" ] || unset %s; ", i,
+		    keep[i]);
 	if (c->save && c->commit_here)
-		vg_buf_printf(&w, "trap '__vg_s=$?; export __VG_CWD=\"$PWD\"; "
+		vg_buf_printf(&w, "trap '__vg_s=$?; %sexport __VG_CWD=\"$PWD\"; "
 		    "{ export -p && echo \"%s\"; } >\"$__vg_e\" && "
-		    "printf '\\''%%s\\n'\\'' \"$PWD\" >\"$__vg_r/cwd\"; "
-		    "exit $__vg_s' EXIT\n", SAVED_LINE);
+		    "{ [ \"$PWD\" = \"$__vg_p\" ] || printf '\\''%%s\\n'\\'' "
+		    "\"$PWD\" >\"$__vg_r/cwd\"; }; exit $__vg_s' EXIT\n",
+		    vg_buf_str(&u), SAVED_LINE);
 	else if (c->save)
-		vg_buf_adds(&w, "trap '__vg_s=$?; export __VG_CWD=\"$PWD\"; "
+		vg_buf_printf(&w, "trap '__vg_s=$?; %sexport __VG_CWD=\"$PWD\"; "
 		    "export -p >\"$__vg_r/env.$$\" && mv -f \"$__vg_r/env.$$\" "
-		    "\"$__vg_r/env\"; printf '\\''%s\\n'\\'' \"$PWD\" "
-		    ">\"$__vg_r/cwd\"; exit $__vg_s' EXIT\n");
+		    "\"$__vg_r/env\"; [ \"$PWD\" = \"$__vg_p\" ] || "
+		    "printf '\\''%%s\\n'\\'' \"$PWD\" >\"$__vg_r/cwd\"; "
+		    "exit $__vg_s' EXIT\n", vg_buf_str(&u));
 	vg_buf_adds(&w, "exec <");
 	root_word(&w, stdin_in != NULL ? stdin_in : "/dev/null");
 	vg_buf_adds(&w, "\nunset __vg_d __vg_w\neval \"$__vg_c\"\n");
@@ -139,6 +150,22 @@ vg_session_script(const char *root, const struct vg_session_cmd *c,
 	vg_strv_push(out, "vigil-session");
 	vg_strv_push(out, c->command);
 	vg_buf_release(&w);
+	vg_buf_release(&u);
+}
+
+/* True when files a (of size n) and b hold the same bytes. */
+static int
+same_file(const char *a, const char *b, size_t n)
+{
+	struct vg_buf x = VG_BUF_INIT, y = VG_BUF_INIT;
+	int same;
+
+	same = vg_read_file(b, n + 1, &y, NULL) == 0 && y.len == n &&
+	    vg_read_file(a, n + 1, &x, NULL) == 0 && x.len == n &&
+	    memcmp(x.data, y.data, n) == 0;
+	vg_buf_release(&x);
+	vg_buf_release(&y);
+	return same;
 }
 
 int
@@ -165,6 +192,10 @@ vg_session_commit(const struct vg_session *s, const struct vg_session_cmd *c,
 		close(fd);
 	}
 	to = vg_path_join(s->dir, "env");
+	/* A state equal to the session's stays where it is: a rename
+	 * over env would free a block (a discard, on some disks). */
+	if (ok && same_file(from, to, (size_t)st.st_size))
+		ok = 0;
 	if (ok && rename(from, to) != 0)
 		rc = vg_err_errno(e, "keeping the state of job %s in '%s'",
 		    c->job, to);

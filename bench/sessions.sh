@@ -13,7 +13,7 @@
 # (targets: local +5 ms; docker +50 ms and at most 1.20x), and `vigil
 # version` as the cost of starting a vigil process at all on this host.
 # Runs are interleaved in blocks so that the load of a shared machine
-# hits both alike.  N=40 commands by default; DOCKER=0 skips docker
+# hits both alike; the load average is printed at the start and the end.  N=40 commands by default; DOCKER=0 skips docker
 # (it starts podman through tests/harness/podman-up).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,6 +57,11 @@ bench() {
 	    printf "%-7s baseline %8.2f ms  vigil %8.2f ms  overhead %+8.2f ms  ratio %.2fx\n",
 	    n, b, m, m - b, m / b }'
 }
+
+# The load average while it runs: the numbers mean little without it.
+load() { echo "load average ($1): $(cut -d' ' -f1-3 /proc/loadavg)"; }
+trap 'load end; cleanup' EXIT
+load start
 
 v_version() { "$VIGIL" version >/dev/null; }
 t0=$(now); i=0

@@ -348,9 +348,8 @@ run_background(struct vg_sess *ss, struct vg_session_cmd *c, int json)
 	struct vg_store *st = NULL;
 	struct vg_result r;
 	struct vg_err e;
-	unsigned long long start = 0;
-	char line[96], *log, ok;
-	int pfd[2], fd, n;
+	char *log, ok;
+	int pfd[2], n;
 	pid_t pid;
 
 	if (pipe2(pfd, O_CLOEXEC) != 0)
@@ -365,15 +364,11 @@ run_background(struct vg_sess *ss, struct vg_session_cmd *c, int json)
 		if (vg_launch_redirect(log) != 0)
 			_exit(1);
 		free(log);
-		(void)vg_proc_starttime(getpid(), &start);
-		n = snprintf(line, sizeof(line), "%ld %llu %.6f\n",
-		    (long)getpid(), start, vg_now());
-		log = vg_path_join(c->dir, "runner");
-		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		free(log);
-		if (fd < 0 || vg_write_all(fd, line, (size_t)n) != 0)
+		vg_err_init(&e);
+		if (vg_sess_job_runner(c->dir, &e) != 0) {
+			fprintf(stderr, "vigil: job %s: %s\n", c->job, e.msg);
 			_exit(1);
-		close(fd);
+		}
 		(void)!write(pfd[1], "1", 1);
 		close(pfd[1]);
 		exec_catch();
@@ -441,11 +436,11 @@ exec_session(struct vg_args *a, double timeout)
 	struct vg_result r;
 	struct vg_sess ss;
 	struct vg_err e;
-	const char *verdict = "allow";
+	const char *verdict = "allow", *stdin_data = NULL;
 	char job[16], *p;
 	long limit;
-	int rc, k, json = vg_args_has(a, "json"), bg = vg_args_has(a,
-	    "background");
+	int rc, k, txn, audited, json = vg_args_has(a, "json"),
+	    bg = vg_args_has(a, "background");
 
 	for (k = 0; not_here[k] != NULL; k++)
 		if (vg_args_has(a, not_here[k]))
@@ -506,13 +501,32 @@ exec_session(struct vg_args *a, double timeout)
 	} else if (!v.allowed) {
 		verdict = "deny";
 	}
-	if (vg_cmd_policy_audit_in(&cp, ss.rec.id, -1, vg_buf_str(&cmd), &v,
-	    verdict) != 0 && v.allowed && v.flagged) {
+	/* Read before the transaction below, which must not wait on it. */
+	if (v.allowed && vg_args_has(a, "stdin") && (rc = read_stdin(&in)) !=
+	    0)
+		goto out;
+	if (vg_args_has(a, "stdin"))
+		stdin_data = in.data != NULL ? in.data : "";
+	/* One transaction for the audit row, the job's number and the
+	 * touch; without it (the database busy) each goes alone. */
+	txn = vg_store_begin(st, &e) == 0;
+	vg_err_init(&e);
+	audited = vg_cmd_policy_audit_in(&cp, ss.rec.id, -1, vg_buf_str(&cmd),
+	    &v, verdict) == 0;
+	if (!audited && txn) {
+		vg_store_rollback(st);
+		txn = 0;
+	}
+	if (!audited && v.allowed && v.flagged) {
 		v.allowed = 0;
 		snprintf(v.summary, sizeof(v.summary), "denied: a flagged "
 		    "command runs only when its decision can be audited");
 	}
 	if (!v.allowed) {
+		if (txn && vg_store_commit(st, &e) != 0) {
+			vg_store_rollback(st);
+			fprintf(stderr, "vigil: warning: audit: %s\n", e.msg);
+		}
 		if (json)
 			print_denied_json(&ss, v.summary);
 		fprintf(stderr, "vigil: exec: %s\n", strcmp(verdict,
@@ -520,11 +534,16 @@ exec_session(struct vg_args *a, double timeout)
 		rc = VG_EXIT_DENIED;
 		goto out;
 	}
-	if (vg_args_has(a, "stdin") && (rc = read_stdin(&in)) != 0)
-		goto out;
-	if ((rc = vg_sess_job_new(st, &ss, vg_buf_str(&cmd), bg,
-	    vg_args_has(a, "stdin") ? in.data != NULL ? in.data : "" : NULL,
-	    in.len, &j, &e)) != 0) {
+	if (txn && ((rc = vg_sess_job_number(st, &ss, &k, &e)) != 0 ||
+	    (rc = vg_store_commit(st, &e)) != 0))
+		vg_store_rollback(st);
+	else if (txn)
+		rc = vg_sess_job_make(&ss, k, vg_buf_str(&cmd), bg, stdin_data,
+		    in.len, &j, &e);
+	else
+		rc = vg_sess_job_new(st, &ss, vg_buf_str(&cmd), bg, stdin_data,
+		    in.len, &j, &e);
+	if (rc != 0) {
 		rc = vg_cmd_fail(vg_cmd_exit_for_rc(rc), "exec: %s", e.msg);
 		goto out;
 	}
@@ -547,7 +566,10 @@ exec_session(struct vg_args *a, double timeout)
 	c.stop = &exec_stop;
 	c.out = json ? NULL : stream_out;
 	memset(&r, 0, sizeof(r));
-	rc = vg_sess_job_run(st, &ss, &c, &r, &e);
+	if ((rc = vg_sess_job_runner(j.dir, &e)) == 0)
+		rc = vg_sess_job_run(st, &ss, &c, &r, &e);
+	else
+		(void)vg_result_fail(&r, &e);
 	free(p);
 	k = result_code(&r);
 	if (json)

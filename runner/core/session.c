@@ -13,7 +13,15 @@
  *
  * Jobs live in files of the session directory, not in the database: a
  * command writes its own directory only, so two agents in two sessions
- * (or two commands of one) never wait on each other's rows.
+ * (or two commands of one) never wait on each other's rows.  A job's
+ * record is one file, cmds/<job>/job, of lines "KEY VALUE": "kind" and
+ * "command" (escaped: one line) written when the job is made, then
+ * appended to, never rewritten: "runner PID START STARTED" by the vigil
+ * that carries it, "proc PID START" by a backend whose process holds the
+ * command's tree (local), last "result {JSON}" (vg_result_text on one
+ * line) when it ended.  One file, not one per fact: on a filesystem
+ * without a journal every new inode is dear.  (A job of an earlier vigil
+ * may have its result in result.json instead; it is read there.)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/json.h"
 #include "common/path.h"
 #include "common/proc.h"
 #include "common/str.h"
@@ -49,6 +58,123 @@ sess_view(struct vg_sess *ss)
 	vg_strlcpy(ss->s.root, ss->rec.root, sizeof(ss->s.root));
 }
 
+/* True when JSON values a and b are equal (written alike). */
+static int
+json_same(const struct vg_json_value *a, const struct vg_json_value *b)
+{
+	struct vg_buf x = VG_BUF_INIT, y = VG_BUF_INIT;
+	struct vg_json_writer w;
+	int same;
+
+	vg_json_writer_init(&w, &x);
+	vg_json_value_write(&w, a);
+	vg_json_writer_init(&w, &y);
+	vg_json_value_write(&w, b);
+	same = x.len == y.len && (x.len == 0 || memcmp(x.data, y.data,
+	    x.len) == 0);
+	vg_buf_release(&x);
+	vg_buf_release(&y);
+	return same;
+}
+
+/* Writes the members of object v that differ from those of object d,
+ * objects of both by their differing members in turn. */
+static void
+json_diff(struct vg_json_writer *w, const struct vg_json_value *v,
+    const struct vg_json_value *d)
+{
+	const struct vg_json_value *x, *y;
+	size_t i;
+
+	vg_json_obj_begin(w);
+	for (i = 0; i < v->len; i++) {
+		x = v->items[i];
+		if ((y = vg_json_get(d, v->keys[i])) != NULL && json_same(x, y))
+			continue;
+		vg_json_key(w, v->keys[i]);
+		if (y != NULL && x->type == VG_JSON_OBJECT &&
+		    y->type == VG_JSON_OBJECT)
+			json_diff(w, x, y);
+		else
+			vg_json_value_write(w, x);
+	}
+	vg_json_obj_end(w);
+}
+
+/* Parses JSON text with the limits of a manifest record. */
+static int
+json_doc(const char *text, struct vg_json_doc **doc)
+{
+	struct vg_json_limits lim = { .max_bytes = 64 * 1024 * 1024,
+	    .max_depth = VG_JSON_MAX_DEPTH, .max_values = 4000000 };
+	struct vg_err e;
+
+	vg_err_init(&e);
+	return vg_json_parse(text, strlen(text), &lim, doc, &e);
+}
+
+/*
+ * The session's manifest record: full, m's own JSON, is what every
+ * command parses again (a few KB of defaults, a third of a millisecond).
+ * Kept instead is its manifest's difference from an empty record's (the
+ * defaults a record's reader starts from), when reading that back gives
+ * exactly the full record; else the full one.
+ */
+static char *
+manifest_record(const struct vg_manifest *m)
+{
+	static const char empty[] = "{\"file\":\"-\",\"manifest\":{}}";
+	struct vg_buf full = VG_BUF_INIT, def = VG_BUF_INIT, out = VG_BUF_INIT,
+	    back = VG_BUF_INIT;
+	struct vg_json_doc *fd = NULL, *dd = NULL;
+	const struct vg_json_value *root, *v;
+	struct vg_manifest *dm = NULL, *cm = NULL;
+	struct vg_json_writer w;
+	struct vg_err e;
+	size_t i;
+
+	vg_err_init(&e);
+	vg_manifest_to_json(m, &full);
+	if (vg_manifest_from_json(empty, sizeof(empty) - 1, &dm, &e) != 0)
+		goto out;
+	vg_manifest_to_json(dm, &def);
+	if (json_doc(vg_buf_str(&full), &fd) != 0 ||
+	    json_doc(vg_buf_str(&def), &dd) != 0)
+		goto out;
+	root = vg_json_root(fd);
+	if (root->type != VG_JSON_OBJECT || (v = vg_json_get(vg_json_root(dd),
+	    "manifest")) == NULL || v->type != VG_JSON_OBJECT)
+		goto out;
+	vg_json_writer_init(&w, &out);
+	vg_json_obj_begin(&w);
+	for (i = 0; i < root->len; i++) {
+		vg_json_key(&w, root->keys[i]);
+		if (strcmp(root->keys[i], "manifest") == 0 &&
+		    root->items[i]->type == VG_JSON_OBJECT)
+			json_diff(&w, root->items[i], v);
+		else
+			vg_json_value_write(&w, root->items[i]);
+	}
+	vg_json_obj_end(&w);
+	if (vg_manifest_from_json(vg_buf_str(&out), out.len, &cm, &e) == 0)
+		vg_manifest_to_json(cm, &back);
+out:
+	if (back.len == full.len && full.len > 0 && memcmp(back.data,
+	    full.data, full.len) == 0) {
+		vg_buf_release(&full);
+		full = out;
+		vg_buf_init(&out);
+	}
+	vg_manifest_free(dm);
+	vg_manifest_free(cm);
+	vg_json_free(fd);
+	vg_json_free(dd);
+	vg_buf_release(&def);
+	vg_buf_release(&out);
+	vg_buf_release(&back);
+	return vg_buf_detach(&full);
+}
+
 /* Name check: a live session already has it. */
 static int
 name_cb(void *arg, const struct vg_session_rec *r)
@@ -66,7 +192,6 @@ int
 vg_sess_create(struct vg_store *st, const char *home, struct vg_manifest *m,
     const struct vg_sess_opts *o, struct vg_sess *ss, struct vg_err *e)
 {
-	struct vg_buf json = VG_BUF_INIT;
 	struct vg_err e2;
 	char run[VG_RUN_ID_MAX], *dir, real[PATH_MAX];
 	const char *name = o->name;
@@ -104,8 +229,7 @@ vg_sess_create(struct vg_store *st, const char *home, struct vg_manifest *m,
 		vg_strlcpy(ss->rec.policy, realpath(o->policy, real) != NULL ?
 		    real : o->policy, sizeof(ss->rec.policy));
 	vg_backend_owner_label(ss->rec.owner, sizeof(ss->rec.owner));
-	vg_manifest_to_json(m, &json);
-	ss->rec.manifest = vg_buf_detach(&json);
+	ss->rec.manifest = manifest_record(m);
 	ss->m = m;
 	if ((rc = vg_store_session_put(st, &ss->rec, e)) != 0) {
 		ss->m = NULL;
@@ -173,36 +297,70 @@ vg_sess_own(struct vg_store *st, struct vg_sess *ss, struct vg_err *e)
 	return vg_store_session_put(st, &ss->rec, e);
 }
 
-/* Reads "pid start" from file dir/name; 0 when alive there. */
-static int
-proc_file_alive(const char *dir, const char *name, pid_t *pidp)
+void
+vg_sess_jobrec_parse(const char *text, size_t len, struct vg_sess_jobrec *jr)
 {
-	struct vg_buf b = VG_BUF_INIT;
-	char *p = vg_path_join(dir, name);
-	unsigned long long start;
-	long pid;
-	int alive = 0;
+	char *buf = vg_xmalloc(len + 1), *line, *nl, *o;
+	const char *v;
+	size_t k;
 
-	if (vg_read_file(p, 256, &b, NULL) == 0 && sscanf(vg_buf_str(&b),
-	    "%ld %llu", &pid, &start) == 2 && pid > 0) {
-		alive = vg_proc_alive((pid_t)pid, start);
-		if (pidp != NULL)
-			*pidp = (pid_t)pid;
+	memset(jr, 0, sizeof(*jr));
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	for (line = buf; line != NULL && *line != '\0'; line = nl) {
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl++ = '\0';
+		if (strncmp(line, "kind ", 5) == 0) {
+			jr->background = strcmp(line + 5, "bg") == 0;
+		} else if (strncmp(line, "runner ", 7) == 0) {
+			jr->has_runner = sscanf(line + 7, "%ld %llu %lf",
+			    &jr->runner, &jr->runner_start, &jr->started) >= 2;
+		} else if (strncmp(line, "result ", 7) == 0) {
+			jr->has_result = vg_result_parse(line + 7,
+			    strlen(line + 7), &jr->result, NULL) == 0;
+		} else if (strncmp(line, "command ", 8) == 0) {
+			/* Unescaped up to its first newline. */
+			o = jr->command;
+			for (v = line + 8, k = 0; *v != '\0' &&
+			    k + 1 < sizeof(jr->command); v++) {
+				if (*v == '\\' && v[1] == 'n')
+					break;
+				if (*v == '\\' && v[1] != '\0')
+					v++;
+				o[k++] = *v;
+			}
+			o[k] = '\0';
+		}
 	}
-	vg_buf_release(&b);
-	free(p);
-	return alive;
+	free(buf);
 }
 
-/* True when dir/name exists. */
+/* Reads dir's job record into *jr; -1 when there is none. */
 static int
-has_file(const char *dir, const char *name)
+job_rec_read(const char *dir, struct vg_sess_jobrec *jr)
 {
-	char *p = vg_path_join(dir, name);
-	int ok = access(p, F_OK) == 0;
+	struct vg_buf b = VG_BUF_INIT;
+	char *p = vg_path_join(dir, VG_SESSION_JOB_FILE);
+	int rc;
 
+	memset(jr, 0, sizeof(*jr));
+	rc = vg_read_file(p, (size_t)4 << 20, &b, NULL) == 0 ? 0 : -1;
 	free(p);
-	return ok;
+	if (rc == 0)
+		vg_sess_jobrec_parse(b.data != NULL ? b.data : "", b.len, jr);
+	vg_buf_release(&b);
+	return rc;
+}
+
+/* True when job record jr has a runner and it is alive; sets *pidp. */
+static int
+runner_alive(const struct vg_sess_jobrec *jr, pid_t *pidp)
+{
+	if (!jr->has_runner || jr->runner <= 0)
+		return 0;
+	if (pidp != NULL)
+		*pidp = (pid_t)jr->runner;
+	return vg_proc_alive((pid_t)jr->runner, jr->runner_start);
 }
 
 /* True when a command of ss runs now (a live runner, no result yet). */
@@ -210,6 +368,7 @@ static int
 sess_busy(const struct vg_sess *ss)
 {
 	char *cmds = vg_path_join(ss->rec.dir, "cmds"), *d;
+	struct vg_sess_jobrec jr;
 	struct dirent *de;
 	DIR *dir;
 	int busy = 0;
@@ -222,8 +381,8 @@ sess_busy(const struct vg_sess *ss)
 		if (de->d_name[0] == '.')
 			continue;
 		d = vg_path_join(cmds, de->d_name);
-		busy = !has_file(d, "result.json") &&
-		    proc_file_alive(d, "runner", NULL);
+		busy = job_rec_read(d, &jr) == 0 && !jr.has_result &&
+		    runner_alive(&jr, NULL);
 		free(d);
 	}
 	closedir(dir);
@@ -270,11 +429,12 @@ signal_owner(const char *owner, int sig)
 static int
 stop_bg_cb(void *arg, const struct vg_sess_job *j)
 {
+	struct vg_sess_jobrec jr;
 	int *n = arg;
 	pid_t pid;
 
 	if (strcmp(j->state, "running") == 0 &&
-	    proc_file_alive(j->dir, "runner", &pid)) {
+	    job_rec_read(j->dir, &jr) == 0 && runner_alive(&jr, &pid)) {
 		(void)kill(pid, SIGTERM);
 		(*n)++;
 	}
@@ -398,19 +558,86 @@ vg_sess_keep(struct vg_store *st, const char *id, struct vg_err *e)
 	return 0;
 }
 
-/* Writes a small file into dir (mode 0600, not synced: bookkeeping). */
+/* Writes n bytes to file dir/name opened with flags (mode 0600, not
+ * synced: bookkeeping). */
 static int
-put_file(const char *dir, const char *name, const char *data, size_t n,
-    struct vg_err *e)
+write_in(const char *dir, const char *name, int flags, const char *data,
+    size_t n, struct vg_err *e)
 {
 	char *p = vg_path_join(dir, name);
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), rc = 0;
+	int fd = open(p, flags | O_WRONLY | O_CLOEXEC, 0600), rc = 0;
 
 	if (fd < 0 || vg_write_all(fd, data, n) != 0)
 		rc = vg_err_errno(e, "writing '%s'", p);
 	if (fd >= 0)
 		close(fd);
 	free(p);
+	return rc;
+}
+
+/* Writes a small file into dir. */
+static int
+put_file(const char *dir, const char *name, const char *data, size_t n,
+    struct vg_err *e)
+{
+	return write_in(dir, name, O_CREAT | O_TRUNC, data, n, e);
+}
+
+/* Appends line (n bytes) to dir's job record, which must exist. */
+static int
+job_rec_append(const char *dir, const char *line, size_t n,
+    struct vg_err *e)
+{
+	return write_in(dir, VG_SESSION_JOB_FILE, O_APPEND, line, n, e);
+}
+
+int
+vg_sess_job_number(struct vg_store *st, const struct vg_sess *ss, int *n,
+    struct vg_err *e)
+{
+	int rc;
+
+	if ((rc = vg_store_session_next_job(st, ss->rec.id, n, e)) != 0)
+		return rc;
+	return vg_store_session_touch(st, ss->rec.id, vg_now(), e);
+}
+
+int
+vg_sess_job_make(const struct vg_sess *ss, int n, const char *command,
+    int background, const char *stdin_data, size_t stdin_len,
+    struct vg_sess_job *job, struct vg_err *e)
+{
+	struct vg_buf rec = VG_BUF_INIT;
+	const char *q;
+	int rc;
+
+	memset(job, 0, sizeof(*job));
+	job->job = n;
+	job->background = background;
+	vg_strlcpy(job->state, "running", sizeof(job->state));
+	job->exit_code = -1;
+	job->started = vg_now();
+	snprintf(job->dir, sizeof(job->dir), "%s/cmds/%d", ss->rec.dir, n);
+	vg_strlcpy(job->command, command, sizeof(job->command));
+	/* cmds/ exists from the first job on: one mkdir, not two. */
+	if (mkdir(job->dir, 0700) != 0 && (rc = vg_mkdir_p(job->dir, 0700,
+	    e)) != 0)
+		return rc;
+	vg_buf_adds(&rec, background ? "kind bg\ncommand " :
+	    "kind fg\ncommand ");
+	for (q = command; *q != '\0'; q++) {
+		if (*q == '\n')
+			vg_buf_adds(&rec, "\\n");
+		else if (*q == '\\')
+			vg_buf_adds(&rec, "\\\\");
+		else
+			vg_buf_addc(&rec, *q);
+	}
+	vg_buf_addc(&rec, '\n');
+	rc = put_file(job->dir, VG_SESSION_JOB_FILE, rec.data, rec.len, e);
+	vg_buf_release(&rec);
+	if (rc == 0 && stdin_data != NULL)
+		rc = put_file(job->dir, "stdin", stdin_data, stdin_len, e);
 	return rc;
 }
 
@@ -425,45 +652,37 @@ vg_sess_job_new(struct vg_store *st, struct vg_sess *ss, const char *command,
 	/* One transaction for the number and the touch. */
 	if ((rc = vg_store_begin(st, e)) != 0)
 		return rc;
-	if ((rc = vg_store_session_next_job(st, ss->rec.id, &n, e)) != 0 ||
-	    (rc = vg_store_session_touch(st, ss->rec.id, vg_now(), e)) != 0 ||
+	if ((rc = vg_sess_job_number(st, ss, &n, e)) != 0 ||
 	    (rc = vg_store_commit(st, e)) != 0) {
 		vg_store_rollback(st);
 		return rc;
 	}
-	job->job = n;
-	job->background = background;
-	vg_strlcpy(job->state, "running", sizeof(job->state));
-	job->exit_code = -1;
-	job->started = vg_now();
-	snprintf(job->dir, sizeof(job->dir), "%s/cmds/%d", ss->rec.dir, n);
-	vg_strlcpy(job->command, command, sizeof(job->command));
-	if ((rc = vg_mkdir_p(job->dir, 0700, e)) != 0)
-		return rc;
-	if ((rc = put_file(job->dir, "command", command, strlen(command),
-	    e)) != 0 || (rc = put_file(job->dir, "kind", background ? "bg\n" :
-	    "fg\n", 3, e)) != 0)
-		return rc;
-	if (stdin_data != NULL && (rc = put_file(job->dir, "stdin",
-	    stdin_data, stdin_len, e)) != 0)
-		return rc;
-	return 0;
+	return vg_sess_job_make(ss, n, command, background, stdin_data,
+	    stdin_len, job, e);
+}
+
+int
+vg_sess_job_runner(const char *dir, struct vg_err *e)
+{
+	unsigned long long start = 0;
+	char line[96];
+	int n;
+
+	(void)vg_proc_starttime(getpid(), &start);
+	n = snprintf(line, sizeof(line), "runner %ld %llu %.6f\n",
+	    (long)getpid(), start, vg_now());
+	return job_rec_append(dir, line, (size_t)n, e);
 }
 
 int
 vg_sess_job_run(struct vg_store *st, struct vg_sess *ss,
     struct vg_session_cmd *c, struct vg_result *r, struct vg_err *e)
 {
-	unsigned long long start = 0;
+	struct vg_buf line = VG_BUF_INIT;
 	struct vg_err e2;
-	char line[96];
-	int rc, n;
+	size_t k;
+	int rc;
 
-	(void)vg_proc_starttime(getpid(), &start);
-	n = snprintf(line, sizeof(line), "%ld %llu %.6f\n", (long)getpid(),
-	    start, vg_now());
-	if ((rc = put_file(c->dir, "runner", line, (size_t)n, e)) != 0)
-		return rc;
 	rc = vg_backend_session_exec(ss->ops, &ss->s, c, r, e);
 	if (rc != 0)
 		(void)vg_result_fail(r, e);
@@ -472,8 +691,21 @@ vg_sess_job_run(struct vg_store *st, struct vg_sess *ss,
 	if (r->ended == 0)
 		r->ended = vg_now();
 	vg_err_init(&e2);
-	(void)vg_result_note(c->dir, r, &e2);
-	(void)vg_store_session_touch(st, ss->rec.id, vg_now(), &e2);
+	/* The result is the record's last line (its newlines are spaces:
+	 * inside its strings they are escaped). */
+	vg_buf_adds(&line, "result ");
+	vg_result_text(r, &line);
+	for (k = 7; k + 1 < line.len; k++)
+		if (line.data[k] == '\n')
+			line.data[k] = ' ';
+	(void)job_rec_append(c->dir, line.data, line.len, &e2);
+	vg_buf_release(&line);
+	/* The start touched the session; the end is use again only where
+	 * idleness is counted and the command took a noticeable part of
+	 * it (a write transaction less for the usual short command). */
+	if (ss->rec.idle_timeout > 0 && r->ended - r->started >=
+	    ss->rec.idle_timeout / 100)
+		(void)vg_store_session_touch(st, ss->rec.id, vg_now(), &e2);
 	return rc;
 }
 
@@ -498,50 +730,31 @@ int
 vg_sess_job_get(const struct vg_sess *ss, int job, struct vg_sess_job *j,
     struct vg_err *e)
 {
-	struct vg_buf b = VG_BUF_INIT;
 	struct vg_result r;
+	struct vg_sess_jobrec jr;
 	struct vg_err e2;
-	char *p, *nl;
-	unsigned long long start;
-	long pid;
 
 	memset(j, 0, sizeof(*j));
 	j->job = job;
 	j->exit_code = -1;
 	snprintf(j->dir, sizeof(j->dir), "%s/cmds/%d", ss->rec.dir, job);
-	p = vg_path_join(j->dir, "command");
-	if (vg_read_file(p, 1 << 20, &b, NULL) != 0) {
-		free(p);
-		vg_buf_release(&b);
+	if (job_rec_read(j->dir, &jr) != 0)
 		return vg_err_set(e, VG_ENOENT, "session '%s' has no job %d "
 		    "(vigil session jobs %s)", ss->rec.id, job, ss->rec.id);
-	}
-	free(p);
-	vg_strlcpy(j->command, vg_buf_str(&b), sizeof(j->command));
-	if ((nl = strchr(j->command, '\n')) != NULL)
-		*nl = '\0';
-	vg_buf_reset(&b);
-	p = vg_path_join(j->dir, "kind");
-	j->background = vg_read_file(p, 16, &b, NULL) == 0 &&
-	    strncmp(vg_buf_str(&b), "bg", 2) == 0;
-	free(p);
-	vg_buf_reset(&b);
-	p = vg_path_join(j->dir, "runner");
-	if (vg_read_file(p, 256, &b, NULL) == 0)
-		(void)sscanf(vg_buf_str(&b), "%ld %llu %lf", &pid, &start,
-		    &j->started);
-	free(p);
-	vg_buf_release(&b);
+	vg_strlcpy(j->command, jr.command, sizeof(j->command));
+	j->background = jr.background;
+	j->started = jr.started;
 	vg_err_init(&e2);
-	if (vg_result_read(j->dir, &r, &e2) == 0) {
+	if (jr.has_result)
+		r = jr.result;
+	if (jr.has_result || vg_result_read(j->dir, &r, &e2) == 0) {
 		vg_strlcpy(j->state, job_state(&r), sizeof(j->state));
 		j->exit_code = r.exit_code;
 		j->signal = r.signal;
 		j->ended = r.ended;
 		if (r.started > 0)
 			j->started = r.started;
-	} else if (proc_file_alive(j->dir, "runner", NULL) ||
-	    !has_file(j->dir, "runner")) {
+	} else if (!jr.has_runner || runner_alive(&jr, NULL)) {
 		vg_strlcpy(j->state, "running", sizeof(j->state));
 	} else {
 		vg_strlcpy(j->state, "lost", sizeof(j->state));
@@ -596,6 +809,7 @@ vg_sess_job_kill(const struct vg_sess *ss, int job, struct vg_err *e)
 {
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
 	struct vg_sess_job j;
+	struct vg_sess_jobrec jr;
 	double until;
 	pid_t pid;
 	int rc;
@@ -603,15 +817,15 @@ vg_sess_job_kill(const struct vg_sess *ss, int job, struct vg_err *e)
 	if ((rc = vg_sess_job_get(ss, job, &j, e)) != 0)
 		return rc;
 	if (strcmp(j.state, "running") != 0 ||
-	    !proc_file_alive(j.dir, "runner", &pid))
+	    job_rec_read(j.dir, &jr) != 0 || !runner_alive(&jr, &pid))
 		return 0;
 	if (kill(pid, SIGTERM) != 0 && errno != ESRCH)
 		return vg_err_errno(e, "stopping job %d", job);
 	/* The runner kills the tree and records the end; wait for that. */
 	until = vg_now() + (ss->m->kill_grace > 0 ? ss->m->kill_grace : 10) +
 	    5;
-	while (!has_file(j.dir, "result.json") &&
-	    proc_file_alive(j.dir, "runner", NULL) && vg_now() < until)
+	while (job_rec_read(j.dir, &jr) == 0 && !jr.has_result &&
+	    runner_alive(&jr, NULL) && vg_now() < until)
 		nanosleep(&ts, NULL);
 	return 0;
 }

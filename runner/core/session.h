@@ -105,19 +105,53 @@ struct vg_sess_job {
 
 /*
  * Starts job bookkeeping for command: takes the next job number, makes
- * cmds/<job>/ with command, kind and stdin (stdin_data, may be NULL),
- * and fills c (job, dir, stdin_path point into *job).
+ * cmds/<job>/ with its record (kind, command) and stdin (stdin_data, may
+ * be NULL), and fills *job.  vg_sess_job_number and vg_sess_job_make
+ * are its two halves, for a caller that takes the number inside a
+ * transaction of its own (vigil exec: with the audit row).
  */
 int	vg_sess_job_new(struct vg_store *st, struct vg_sess *ss,
 	    const char *command, int background, const char *stdin_data,
 	    size_t stdin_len, struct vg_sess_job *job, struct vg_err *e);
+/* Takes ss's next job number into *n and touches ss (no transaction of
+ * its own). */
+int	vg_sess_job_number(struct vg_store *st, const struct vg_sess *ss,
+	    int *n, struct vg_err *e);
+/* Makes job n's directory, record and stdin (see vg_sess_job_new). */
+int	vg_sess_job_make(const struct vg_sess *ss, int n, const char *command,
+	    int background, const char *stdin_data, size_t stdin_len,
+	    struct vg_sess_job *job, struct vg_err *e);
+
+/* Records this process as the runner of the job in dir (appends to its
+ * record); before vg_sess_job_run. */
+int	vg_sess_job_runner(const char *dir, struct vg_err *e);
 
 /*
- * Runs job c in the session (this process is its runner): records the
- * runner, calls the backend, writes result.json, touches last_used.
+ * Runs job c in the session (this process is its runner, recorded with
+ * vg_sess_job_runner): calls the backend, writes result.json, touches
+ * last_used again when the session has an idle timeout and the command
+ * ran for at least a hundredth of it.
  */
 int	vg_sess_job_run(struct vg_store *st, struct vg_sess *ss,
 	    struct vg_session_cmd *c, struct vg_result *r, struct vg_err *e);
+
+/* What a job's record (cmds/<job>/job: lines "KEY VALUE", see
+ * session.c) says. */
+struct vg_sess_jobrec {
+	int			 background;
+	int			 has_runner;
+	long			 runner;	/* pid */
+	unsigned long long	 runner_start;	/* /proc starttime */
+	double			 started;
+	char			 command[256];	/* first line */
+	int			 has_result;
+	struct vg_result	 result;
+};
+
+/* Parses len bytes of a job record (written by the command's sandbox
+ * too: any bytes); lines it does not know are skipped. */
+void	vg_sess_jobrec_parse(const char *text, size_t len,
+	    struct vg_sess_jobrec *jr);
 
 /* Reads job number job of ss; VG_ENOENT when there is none. */
 int	vg_sess_job_get(const struct vg_sess *ss, int job,

@@ -244,7 +244,10 @@ check_gc_after_kill() {
 	sleep 1
 	keeper=$(owner_pid "$id")
 	kill -9 "$keeper" $p
-	runner=$(cut -d' ' -f1 "$VIGIL_HOME/sessions/$id/cmds/$j/runner")
+	# The job's record: "runner PID START STARTED" among its lines.
+	runner=$(awk '$1 == "runner" { print $2 }' \
+	    "$VIGIL_HOME/sessions/$id/cmds/$j/job")
+	[ -n "$runner" ] || fail "no runner in the record of job $j"
 	kill -9 "$runner"
 	wait $p 2>/dev/null
 	sleep 0.5

@@ -33,6 +33,37 @@ x "$id" -- "touch $tmp/outside" 2>/dev/null
 x "$id" --timeout 1 -- 'sleep 62 & sleep 63' 2>/dev/null
 sleep 0.3
 pgrep -f 'sleep 6[23]' >/dev/null && fail "timed-out tree left on the host"
+# TMPDIR is the session's tmp/, kept between commands as a shell's.
+x "$id" -- 'f=$(mktemp) && echo kept >"$f" && export TF="$f"' || fail "mktemp"
+out=$(x "$id" -- 'echo "$TMPDIR"; cat "$TF"') || fail "temporary file"
+[ "$out" = "$VIGIL_HOME/sessions/$id/tmp
+kept" ] || fail "session TMPDIR: $out"
+# One record per job (kind, command, runner, the shim's proc), and a
+# stream without bytes leaves no file; one with bytes keeps them whole.
+x "$id" -- 'true' || fail "quiet command"
+j=$(ls "$VIGIL_HOME/sessions/$id/cmds" | sort -n | tail -n 1)
+d=$VIGIL_HOME/sessions/$id/cmds/$j
+[ -e "$d/stdout" ] || [ -e "$d/stderr" ] && fail "a quiet command left output files: $(ls "$d")"
+for k in kind command runner proc result; do
+	grep -q "^$k " "$d/job" || fail "job record without $k: $(cat "$d/job")"
+done
+for f in command kind runner proc result.json; do
+	[ -e "$d/$f" ] && fail "job $j has a file $f besides its record"
+done
+x "$id" -- 'printf "a\\b\nc\n"; echo err >&2' >o.txt 2>e.txt || fail "output command"
+j=$(ls "$VIGIL_HOME/sessions/$id/cmds" | sort -n | tail -n 1)
+d=$VIGIL_HOME/sessions/$id/cmds/$j
+[ "$(cat "$d/stdout")" = "$(cat o.txt)" ] || fail "stdout file: $(cat "$d/stdout")"
+[ "$(cat "$d/stderr")" = err ] || fail "stderr file: $(cat "$d/stderr")"
+# A command of several lines with backslashes: its first line listed.
+x "$id" -- 'echo "x\\y" \\n
+echo two' >/dev/null || fail "two-line command"
+"$VIGIL" session jobs "$id" --json >jobs.txt || fail "jobs"
+python3 -c '
+import json, sys
+j = json.load(open("jobs.txt"))[-1]
+assert j["command"] == "echo \"x\\\\y\" \\\\n", j
+' || fail "first line of a two-line command: $(cat jobs.txt)"
 "$VIGIL" session stop "$id" >/dev/null
 
 # The example agent loop runs as documented and leaves nothing open.

@@ -260,6 +260,7 @@ test_wrapper(void **state)
 	struct vg_buf out = VG_BUF_INIT;
 	char *root = vg_path_join(c->dir, commit_mode ? "commit" : "sess"),
 	    *p, *in;
+	struct stat st0, st1, cw0, cw1;
 	struct vg_err e;
 
 	vg_err_init(&e);
@@ -287,9 +288,29 @@ test_wrapper(void **state)
 	/* A command killed before its end leaves the state as it was. */
 	assert_int_equal(run_wrapped(root, "6", "cd /; export V=k; kill -9 $$",
 	    1, NULL, &out), 128 + 9);
+	p = vg_path_join(root, "env");
+	assert_int_equal(stat(p, &st0), 0);
+	free(p);
+	p = vg_path_join(root, "cwd");
+	assert_int_equal(stat(p, &cw0), 0);
 	assert_int_equal(run_wrapped(root, "7", "echo \"$V\"", 1, NULL, &out),
 	    0);
 	assert_string_equal(vg_buf_str(&out), "x'y $z\n");
+	/* A command that changes nothing rewrites neither cwd nor (in
+	 * commit mode) env: its save stays in its own directory. */
+	assert_int_equal(stat(p, &cw1), 0);
+	assert_true(cw0.st_mtim.tv_sec == cw1.st_mtim.tv_sec &&
+	    cw0.st_mtim.tv_nsec == cw1.st_mtim.tv_nsec);
+	free(p);
+	p = vg_path_join(root, "env");
+	assert_int_equal(stat(p, &st1), 0);
+	free(p);
+	if (commit_mode) {
+		assert_true(st0.st_ino == st1.st_ino);
+		p = vg_xasprintf("%s/cmds/7/env", root);
+		assert_int_equal(access(p, R_OK), 0);
+		free(p);
+	}
 	/* stdin from the file named, /dev/null otherwise. */
 	in = vg_path_join(root, "input");
 	assert_int_equal(vg_write_file_atomic(in, "one\ntwo\n", 8, 0600, &e),
@@ -424,6 +445,41 @@ test_jobs_and_expiry(void **state)
 	assert_string_equal(j.command, "echo a");
 	assert_true(j.background);
 	assert_string_equal(j.state, "running");
+	/* Its end is the record's result line (or, from an earlier vigil,
+	 * a result.json). */
+	{
+		struct vg_result res;
+		struct vg_buf b = VG_BUF_INIT;
+		char *p = vg_path_join(j.dir, VG_SESSION_JOB_FILE);
+		size_t k;
+		int fd;
+
+		memset(&res, 0, sizeof(res));
+		res.state = VG_ST_FAILED;
+		res.exit_code = 5;
+		res.started = 10;
+		res.ended = 12;
+		vg_buf_adds(&b, "result ");
+		vg_result_text(&res, &b);
+		for (k = 0; k + 1 < b.len; k++)
+			if (b.data[k] == '\n')
+				b.data[k] = ' ';
+		assert_true((fd = open(p, O_WRONLY | O_APPEND)) >= 0);
+		assert_int_equal(write(fd, b.data, b.len), (ssize_t)b.len);
+		close(fd);
+		assert_int_equal(vg_sess_job_get(&ss, 1, &j, &e), 0);
+		assert_string_equal(j.state, "exited");
+		assert_int_equal(j.exit_code, 5);
+		assert_true(j.ended == 12);
+		assert_int_equal(vg_sess_job_new(c->st, &ss, "old", 0, NULL, 0,
+		    &j, &e), 0);
+		res.exit_code = 6;
+		assert_int_equal(vg_result_write(j.dir, &res, &e), 0);
+		assert_int_equal(vg_sess_job_get(&ss, 2, &j, &e), 0);
+		assert_int_equal(j.exit_code, 6);
+		vg_buf_release(&b);
+		free(p);
+	}
 	assert_int_equal(vg_sess_job_get(&ss, 7, &j, &e), VG_ENOENT);
 	assert_int_equal(vg_sess_job_kill(&ss, 7, &e), VG_ENOENT);
 	vg_sess_release(&ss);
@@ -448,6 +504,79 @@ test_jobs_and_expiry(void **state)
 	vg_diag_release(&d);
 }
 
+/* A job record read from any bytes: known lines, unknown ones skipped,
+ * a long command cut, a bad result or runner line not taken. */
+static void
+test_jobrec_parse(void **state)
+{
+	static const char text[] = "kind bg\nwhat ever\nrunner x y\n"
+	    "result {bad\ncommand a\\\\b\\nc\n\0kind fg\n";
+	struct vg_sess_jobrec jr;
+	char *big;
+
+	(void)state;
+	vg_sess_jobrec_parse(text, sizeof(text) - 1, &jr);
+	assert_true(jr.background);
+	assert_false(jr.has_runner);
+	assert_false(jr.has_result);
+	assert_string_equal(jr.command, "a\\b");
+	vg_sess_jobrec_parse("", 0, &jr);
+	assert_false(jr.background);
+	assert_string_equal(jr.command, "");
+	big = vg_xmalloc(5000);
+	memcpy(big, "command ", 8);
+	memset(big + 8, 'x', 4992);
+	vg_sess_jobrec_parse(big, 5000, &jr);
+	assert_int_equal(strlen(jr.command), sizeof(jr.command) - 1);
+	vg_sess_jobrec_parse("runner 12 34 5.5\n", 17, &jr);
+	assert_true(jr.has_runner);
+	assert_int_equal(jr.runner, 12);
+	assert_true(jr.started == 5.5);
+	free(big);
+}
+
+/* A session keeps its manifest as the difference from the defaults,
+ * which reads back as the whole manifest. */
+static void
+test_manifest_record(void **state)
+{
+	static const char text[] = "backend: local\nkill_grace: 3\n"
+	    "env: {FOO: bar, AB: 'x\"y'}\nisolation: {level: strict, "
+	    "writable: [/var/tmp]}\nlimits: {nofile: 100}\n"
+	    "resources: {cpus: 2}\npolicy: {deny: [{id: no-push, "
+	    "match: 'git push*', reason: never}]}\n";
+	struct ctx *c = *state;
+	struct vg_load_opts o = { .session = 1, .no_configs = 1 };
+	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_buf want = VG_BUF_INIT, got = VG_BUF_INIT;
+	struct vg_sess_opts so;
+	struct vg_manifest *m = NULL, *back = NULL;
+	struct vg_sess ss;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	assert_int_equal(vg_manifest_load_mem("s.yaml", text, strlen(text),
+	    &o, &m, &d, &e), 0);
+	vg_manifest_to_json(m, &want);
+	memset(&so, 0, sizeof(so));
+	assert_int_equal(vg_sess_create(c->st, c->home, m, &so, &ss, &e), 0);
+	/* Defaults are left out: retry, notify, docker are not there. */
+	assert_null(strstr(ss.rec.manifest, "\"retry\""));
+	assert_null(strstr(ss.rec.manifest, "\"docker\""));
+	assert_non_null(strstr(ss.rec.manifest, "\"FOO\":\"bar\""));
+	assert_true(strlen(ss.rec.manifest) < want.len / 3);
+	assert_int_equal(vg_manifest_from_json(ss.rec.manifest,
+	    strlen(ss.rec.manifest), &back, &e), 0);
+	vg_manifest_to_json(back, &got);
+	assert_string_equal(vg_buf_str(&got), vg_buf_str(&want));
+	assert_int_equal(vg_backend_session_close(ss.ops, &ss.s, &e), 0);
+	vg_manifest_free(back);
+	vg_sess_release(&ss);
+	vg_buf_release(&want);
+	vg_buf_release(&got);
+	vg_diag_release(&d);
+}
+
 int
 main(void)
 {
@@ -455,6 +584,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_store_rows, setup,
 		    teardown),
 		cmocka_unit_test(test_manifest),
+		cmocka_unit_test(test_jobrec_parse),
+		cmocka_unit_test_setup_teardown(test_manifest_record, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_wrapper, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrapper_commit, setup,
 		    teardown),
