@@ -245,12 +245,15 @@ skip_space(struct ps *p)
 static int
 at_kw(const struct ps *p, const char *kw)
 {
-	size_t n = strlen(kw);
+	size_t n;
 
+	/* Most calls fail at the first byte: test it before the length. */
+	if (p->i >= p->len || p->s[p->i] != kw[0])
+		return 0;
+	n = strlen(kw);
 	if (p->i + n > p->len || memcmp(p->s + p->i, kw, n) != 0)
 		return 0;
-	if (strcmp(kw, "{") == 0 || strcmp(kw, "}") == 0 ||
-	    strcmp(kw, "!") == 0) {
+	if (n == 1 && (kw[0] == '{' || kw[0] == '}' || kw[0] == '!')) {
 		int c = p->i + n < p->len ? (unsigned char)p->s[p->i + n] : -1;
 
 		return c == -1 || c == ' ' || c == '\t' || c == '\n' ||

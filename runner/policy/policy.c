@@ -41,6 +41,37 @@ struct vg_policy {
 	}			 setup;
 };
 
+/* Copies s into d of size n, cut to fit. */
+static void
+copy_str(char *d, size_t n, const char *s)
+{
+	size_t l = strnlen(s, n - 1);
+
+	memcpy(d, s, l);
+	d[l] = '\0';
+}
+
+/* Appends l bytes of s to the string of o bytes in d (size cap), cut to
+ * fit; returns its new length. */
+static size_t
+put_strn(char *d, size_t cap, size_t o, const char *s, size_t l)
+{
+	if (o + 1 >= cap)
+		return o;
+	if (l > cap - 1 - o)
+		l = cap - 1 - o;
+	memcpy(d + o, s, l);
+	d[o + l] = '\0';
+	return o + l;
+}
+
+/* Appends string s; see put_strn. */
+static size_t
+put_str(char *d, size_t cap, size_t o, const char *s)
+{
+	return put_strn(d, cap, o, s, strlen(s));
+}
+
 /* ---- modes ---- */
 
 int
@@ -389,8 +420,8 @@ fill_verdict(struct vg_policy *p, struct pl_an *an, struct pl_finding *fv,
 			continue;
 		o = &v->findings[k++];
 		o->category = fv[i].category;
-		snprintf(o->rule, sizeof(o->rule), "%s", fv[i].rule);
-		snprintf(o->reason, sizeof(o->reason), "%s", fv[i].reason);
+		copy_str(o->rule, sizeof(o->rule), fv[i].rule);
+		copy_str(o->reason, sizeof(o->reason), fv[i].reason);
 		o->span_off = fv[i].off;
 		o->span_len = fv[i].len;
 	}
@@ -401,8 +432,8 @@ fill_verdict(struct vg_policy *p, struct pl_an *an, struct pl_finding *fv,
 			continue;
 		o = &v->findings[k++];
 		o->category = fv[i].category;
-		snprintf(o->rule, sizeof(o->rule), "%s", fv[i].rule);
-		snprintf(o->reason, sizeof(o->reason), "%s", fv[i].reason);
+		copy_str(o->rule, sizeof(o->rule), fv[i].rule);
+		copy_str(o->reason, sizeof(o->reason), fv[i].reason);
 		o->span_off = fv[i].off;
 		o->span_len = fv[i].len;
 	}
@@ -415,14 +446,27 @@ fill_verdict(struct vg_policy *p, struct pl_an *an, struct pl_finding *fv,
 		v->allowed = !v->flagged;
 	}
 	if (!v->flagged) {
-		snprintf(v->summary, sizeof(v->summary), "allow");
+		copy_str(v->summary, sizeof(v->summary), "allow");
 	} else {
+		/* "VERDICT: CATEGORY [RULE] 'TEXT': REASON", TEXT at most 80
+		 * bytes and up to a NUL (a printf per verdict cost more than
+		 * the rest of the verdict). */
 		const struct vg_finding *f = &v->findings[0];
-		int len = f->span_len > 80 ? 80 : (int)f->span_len;
+		size_t len = f->span_len > 80 ? 80 : f->span_len, o = 0;
+		char *d = v->summary;
+		size_t cap = sizeof(v->summary);
 
-		snprintf(v->summary, sizeof(v->summary), "%s: %s [%s] '%.*s': %s",
-		    v->allowed ? "approve" : "deny", f->category, f->rule, len,
-		    an->src + f->span_off, f->reason);
+		d[0] = '\0';
+		o = put_str(d, cap, o, v->allowed ? "approve" : "deny");
+		o = put_str(d, cap, o, ": ");
+		o = put_str(d, cap, o, f->category);
+		o = put_str(d, cap, o, " [");
+		o = put_str(d, cap, o, f->rule);
+		o = put_str(d, cap, o, "] '");
+		o = put_strn(d, cap, o, an->src + f->span_off,
+		    strnlen(an->src + f->span_off, len));
+		o = put_str(d, cap, o, "': ");
+		put_str(d, cap, o, f->reason);
 	}
 }
 
@@ -450,7 +494,10 @@ vg_policy_eval_n(struct vg_policy *p, const char *command, size_t len,
 
 	if (p == NULL || command == NULL || v == NULL)
 		return VG_EINVAL;
-	memset(v, 0, sizeof(*v));
+	/* The verdict's head only: findings past nfindings are never
+	 * read, and zeroing them all cost more than many verdicts. */
+	v->allowed = v->flagged = v->hard = v->nfindings = 0;
+	v->summary[0] = '\0';
 	memset(&an, 0, sizeof(an));
 	pl_arena_reset(&p->arena);
 	an.a = &p->arena;

@@ -271,6 +271,39 @@ test_audit_names_floor(void **state)
 	vg_policy_free(p);
 }
 
+/* The verdict's one-line summary: verdict, category, rule, the text
+ * (at most 80 bytes, up to a NUL) and the reason; "allow" when nothing
+ * was found. */
+static void
+test_summary(void **state)
+{
+	struct vg_policy *p = open_approve(NULL, NULL, 0);
+	struct vg_verdict v;
+	char want[600], cmd[300];
+	int n;
+
+	(void)state;
+	assert_int_equal(vg_policy_eval(p, "ls -l", &ctx, &v), 0);
+	assert_string_equal(v.summary, "allow");
+	assert_int_equal(vg_policy_eval(p, "mkfs.ext4 /dev/sdb", &ctx, &v), 0);
+	snprintf(want, sizeof(want), "deny: %s [%s] '%.*s': %s",
+	    v.findings[0].category, v.findings[0].rule,
+	    (int)v.findings[0].span_len, "mkfs.ext4 /dev/sdb" +
+	    v.findings[0].span_off, v.findings[0].reason);
+	assert_string_equal(v.summary, want);
+	/* A long span is cut to 80 bytes. */
+	n = snprintf(cmd, sizeof(cmd), "mkfs.ext4 /dev/sdb%0200d", 0);
+	assert_true(n > 100);
+	assert_int_equal(vg_policy_eval(p, cmd, &ctx, &v), 0);
+	assert_true(v.findings[0].span_len > 0);
+	snprintf(want, sizeof(want), "deny: %s [%s] '%.*s': %s",
+	    v.findings[0].category, v.findings[0].rule,
+	    (int)(v.findings[0].span_len > 80 ? 80 : v.findings[0].span_len),
+	    cmd + v.findings[0].span_off, v.findings[0].reason);
+	assert_string_equal(v.summary, want);
+	vg_policy_free(p);
+}
+
 int
 main(void)
 {
@@ -280,6 +313,7 @@ main(void)
 		cmocka_unit_test(test_lift),
 		cmocka_unit_test(test_lift_errors),
 		cmocka_unit_test(test_audit_names_floor),
+		cmocka_unit_test(test_summary),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
