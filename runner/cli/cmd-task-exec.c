@@ -24,8 +24,11 @@
  *           SLURM_ARRAY_*, SLURM_CPUS_PER_TASK, ... and GPU bindings
  *           (CUDA_VISIBLE_DEVICES, ...) unless the manifest sets them
  *   signals SIGTERM/SIGINT/SIGHUP: the task gets SIGTERM, then SIGKILL
- *           after kill_grace; result CANCELLED.  SIGUSR1/SIGUSR2 are
- *           passed on to the task (Slurm's --signal warning).
+ *           after kill_grace; result CANCELLED.  Slurm signals every
+ *           process of a step, so a task that ends by such a signal
+ *           first is CANCELLED too when this process gets one within
+ *           half a second.  SIGUSR1/SIGUSR2 are passed on to the task
+ *           (Slurm's --signal warning).
  *   exit    0 SUCCEEDED; the task's exit code when it failed; 128+N when
  *           it was killed by signal N; 124 TIMEOUT; 143 CANCELLED;
  *           4 when vigil or the backend failed (result.json says so
@@ -176,6 +179,39 @@ wstatus_of(const siginfo_t *si)
 	return si->si_status & 0x7f;
 }
 
+/* True when r ended by a signal that cancels (or the shell's exit status
+ * for one): SIGTERM, SIGINT or SIGHUP. */
+static int
+ended_by_term(const struct vg_result *r)
+{
+	int sig = r->signal > 0 ? r->signal : r->exit_code > 128 &&
+	    r->exit_code < 160 ? r->exit_code - 128 : 0;
+
+	return sig == SIGTERM || sig == SIGINT || sig == SIGHUP;
+}
+
+/* Waits up to ms for a cancelling signal on sfd; true when one came.
+ * Slurm signals every process of a step (scancel, a time limit,
+ * preemption), so the task may end by it just before this process
+ * reads its own. */
+static int
+term_follows(int sfd, int ms)
+{
+	struct signalfd_siginfo si;
+	struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+	long long end = vg_mono_ms() + ms, now;
+
+	while ((now = vg_mono_ms()) < end) {
+		if (poll(&pfd, 1, (int)(end - now)) <= 0)
+			continue;
+		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT ||
+			    si.ssi_signo == SIGHUP)
+				return 1;
+	}
+	return 0;
+}
+
 /*
  * Runs attempt a to its end: waits on its pidfd and a signalfd, refreshes
  * the heartbeat, enforces the timeout.  Fills r.
@@ -244,6 +280,9 @@ supervise(struct vg_attempt *a, int sfd, int beat_s, struct vg_result *r,
 			continue;
 		if (vg_backend_finish(a, wstatus_of(&info), r, e) != 0)
 			return e->rc != 0 ? e->rc : VG_EBACKEND;
+		if (!timed_out && !cancelled && ended_by_term(r) &&
+		    term_follows(sfd, 500))
+			cancelled = 1;
 		if (timed_out) {
 			r->state = VG_ST_TIMEOUT;
 			snprintf(r->reason, sizeof(r->reason), "timed out "
