@@ -539,9 +539,8 @@ vg_result_text(const struct vg_result *r, struct vg_buf *out)
 	vg_buf_adds(b, "\n}\n");
 }
 
-/* result.json of r into task_dir, synced when durable. */
-static int
-result_put(const char *task_dir, const struct vg_result *r, int durable,
+int
+vg_result_write(const char *task_dir, const struct vg_result *r,
     struct vg_err *e)
 {
 	struct vg_buf b = VG_BUF_INIT;
@@ -550,17 +549,10 @@ result_put(const char *task_dir, const struct vg_result *r, int durable,
 
 	vg_result_text(r, &b);
 	path = vg_path_join(task_dir, RESULT_FILE);
-	rc = vg_write_file_replace(path, b.data, b.len, 0600, durable, e);
+	rc = vg_write_file_replace(path, b.data, b.len, 0600, 1, e);
 	free(path);
 	vg_buf_release(&b);
 	return rc;
-}
-
-int
-vg_result_write(const char *task_dir, const struct vg_result *r,
-    struct vg_err *e)
-{
-	return result_put(task_dir, r, 1, e);
 }
 
 
