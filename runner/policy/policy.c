@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/path.h"
+#include "common/str.h"
 #include "runner/policy/analyse.h"
 #include "runner/policy/arena.h"
 #include "runner/policy/audit.h"
@@ -40,16 +41,6 @@ struct vg_policy {
 		int			 ntmproots;
 	}			 setup;
 };
-
-/* Copies s into d of size n, cut to fit. */
-static void
-copy_str(char *d, size_t n, const char *s)
-{
-	size_t l = strnlen(s, n - 1);
-
-	memcpy(d, s, l);
-	d[l] = '\0';
-}
 
 /* Appends l bytes of s to the string of o bytes in d (size cap), cut to
  * fit; returns its new length. */
@@ -408,35 +399,25 @@ static void
 fill_verdict(struct vg_policy *p, struct pl_an *an, struct pl_finding *fv,
     int n, int hard, struct vg_verdict *v)
 {
-	int i, k = 0;
+	int i, k = 0, pass;
 
 	v->flagged = n > 0;
 	v->hard = hard;
-	/* Hard (floor and site) findings decide first. */
-	for (i = 0; i < n && k < VG_POLICY_MAX_FINDINGS; i++) {
-		struct vg_finding *o;
+	/* Hard (floor and site) findings decide first: with any, a first
+	 * pass takes them and a second the others. */
+	for (pass = 0; pass < (hard ? 2 : 1); pass++)
+		for (i = 0; i < n && k < VG_POLICY_MAX_FINDINGS; i++) {
+			struct vg_finding *o;
 
-		if (hard && !is_hard(fv[i].rule))
-			continue;
-		o = &v->findings[k++];
-		o->category = fv[i].category;
-		copy_str(o->rule, sizeof(o->rule), fv[i].rule);
-		copy_str(o->reason, sizeof(o->reason), fv[i].reason);
-		o->span_off = fv[i].off;
-		o->span_len = fv[i].len;
-	}
-	for (i = 0; hard && i < n && k < VG_POLICY_MAX_FINDINGS; i++) {
-		struct vg_finding *o;
-
-		if (is_hard(fv[i].rule))
-			continue;
-		o = &v->findings[k++];
-		o->category = fv[i].category;
-		copy_str(o->rule, sizeof(o->rule), fv[i].rule);
-		copy_str(o->reason, sizeof(o->reason), fv[i].reason);
-		o->span_off = fv[i].off;
-		o->span_len = fv[i].len;
-	}
+			if (hard && is_hard(fv[i].rule) != (pass == 0))
+				continue;
+			o = &v->findings[k++];
+			o->category = fv[i].category;
+			vg_strlcpy(o->rule, fv[i].rule, sizeof(o->rule));
+			vg_strlcpy(o->reason, fv[i].reason, sizeof(o->reason));
+			o->span_off = fv[i].off;
+			o->span_len = fv[i].len;
+		}
 	v->nfindings = k;
 	switch (p->mode) {
 	case VG_POLICY_AUTO_APPROVE:
@@ -446,7 +427,7 @@ fill_verdict(struct vg_policy *p, struct pl_an *an, struct pl_finding *fv,
 		v->allowed = !v->flagged;
 	}
 	if (!v->flagged) {
-		copy_str(v->summary, sizeof(v->summary), "allow");
+		vg_strlcpy(v->summary, "allow", sizeof(v->summary));
 	} else {
 		/* "VERDICT: CATEGORY [RULE] 'TEXT': REASON", TEXT at most 80
 		 * bytes and up to a NUL (a printf per verdict cost more than
