@@ -84,6 +84,22 @@ gate_rate(struct vg_policy *p, char **cmds, size_t ncmds,
 	return n / t;
 }
 
+/* Times the gate for secs seconds with this process's own context (the
+ * one vigil check uses) and prints its line; returns its CPU rate. */
+static double
+context_rate(struct vg_policy *p, char **cmds, size_t ncmds, double secs)
+{
+	struct vg_policy_env pe;
+	double rate, cpu;
+
+	vg_policy_env_init(&pe);
+	rate = gate_rate(p, cmds, ncmds, &pe.ctx, secs, &cpu);
+	vg_policy_env_release(&pe);
+	printf("vigil gate, this process's context: %10.0f commands/s "
+	    "(%.2f us each), %.0f per CPU second\n", rate, 1e6 / rate, cpu);
+	return cpu;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -108,12 +124,11 @@ main(int argc, char **argv)
 	    .home = "/home/user" };
 	struct vg_diag diag = { VG_STRV_INIT };
 	struct vg_policy *p;
-	struct vg_policy_env pe;
 	struct vg_verdict v;
 	struct vg_err e;
 	char **cmds = NULL, line[8192];
 	size_t ncmds = 0, cap = 0, i;
-	double secs = argc > 1 ? atof(argv[1]) : 3, t0, t, rate, brate, prate;
+	double secs = argc > 1 ? atof(argv[1]) : 3, t0, t, rate, brate;
 	double crate = 0, cprate = 0;
 	long n, rss0, rss1;
 	int k, npat, only = getenv("POLICY_BENCH_CONTEXT_ONLY") != NULL;
@@ -152,12 +167,7 @@ main(int argc, char **argv)
 	for (i = 0; i < ncmds; i++)
 		vg_policy_eval(p, cmds[i], &ctx, &v);
 	if (only) {
-		vg_policy_env_init(&pe);
-		prate = gate_rate(p, cmds, ncmds, &pe.ctx, secs, &cprate);
-		vg_policy_env_release(&pe);
-		printf("vigil gate, this process's context: %10.0f commands/s "
-		    "(%.2f us each), %.0f per CPU second\n", prate,
-		    1e6 / prate, cprate);
+		cprate = context_rate(p, cmds, ncmds, secs);
 		goto out;
 	}
 	rss0 = rss_kib();
@@ -177,18 +187,13 @@ main(int argc, char **argv)
 		t = now() - t0;
 	} while (t < secs);
 	brate = n / t;
-	vg_policy_env_init(&pe);
-	prate = gate_rate(p, cmds, ncmds, &pe.ctx, secs, &cprate);
-	vg_policy_env_release(&pe);
 	printf("commands: %zu distinct, %.1f s per gate\n", ncmds, secs);
 	printf("vigil gate:       %10.0f commands/s (%.2f us each), "
 	    "%.0f per CPU second\n", rate, 1e6 / rate, crate);
 	printf("regex-list gate:  %10.0f commands/s (baseline, %d patterns)\n",
 	    brate, npat);
 	printf("ratio vigil/baseline: %.2f\n", rate / brate);
-	printf("vigil gate, this process's context: %10.0f commands/s "
-	    "(%.2f us each), %.0f per CPU second\n", prate, 1e6 / prate,
-	    cprate);
+	cprate = context_rate(p, cmds, ncmds, secs);
 	printf("rss: %ld KiB after warm-up, %ld KiB at end (%+ld KiB)\n", rss0,
 	    rss1, rss1 - rss0);
 	for (k = 0; k < npat; k++)
