@@ -415,8 +415,6 @@ attempt_copy_cb(void *arg, const struct vg_attempt_rec *a)
 	return 1;
 }
 
-/* Every column of a task and an attempt comes back as written; a task
- * is added with only its state, resources and reason. */
 /* Counts by state follow every insert, change of state and delete
  * (migration 8's triggers); tasks by state come in index order. */
 static void
@@ -477,6 +475,8 @@ test_task_counts(void **state)
 	vg_buf_release(&b);
 }
 
+/* Every column of a task and an attempt comes back as written; a task
+ * is added with only its state, resources and reason. */
 static void
 test_every_field(void **state)
 {
