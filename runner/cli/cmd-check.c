@@ -55,8 +55,6 @@
  * repeated command is redacted and formatted once; an entry is freed
  * only after the last batch that can name it is written. */
 struct check_ent {
-	unsigned long long	 hash;
-	char			*key;
 	size_t			 klen;
 	const char		*verdict;	/* static */
 	const char		*category;	/* static */
@@ -66,6 +64,7 @@ struct check_ent {
 	char			*tail;		/* (writer) */
 	size_t			 tlen;
 	struct vg_audit_rec	 rec;		/* the record but its time */
+	char			 key[];		/* klen bytes */
 };
 
 /* One decision waiting to be audited. */
@@ -91,12 +90,20 @@ struct check_batch {
 #define CHECK_WAYS	4
 #define CHECK_KEYMAX	1024
 
+/* One way of a set of the cache: an entry and its text's hash, side by
+ * side so that a lookup reads one cache line per set. */
+struct check_way {
+	unsigned long long	 hash;
+	struct check_ent	*ent;
+};
+
 /* The judging thread's cache, its key being built, and the writer's
  * rows. */
 struct check_audit {
-	struct check_ent	*way[CHECK_CACHE];
+	_Alignas(64) struct check_way way[CHECK_CACHE];
 	struct vg_buf		 key;
-	struct vg_audit_rec	*v;
+	const struct vg_audit_rec **rec;	/* a batch's records */
+	double			*time;		/* and their times */
 	size_t			 cap;
 };
 
@@ -373,7 +380,6 @@ check_retire(struct check_batch *b, struct check_ent *e)
 static void
 check_ent_free(struct check_ent *e)
 {
-	free(e->key);
 	free(e->red);
 	free(e->tail);
 	free(e);
@@ -385,13 +391,11 @@ check_ent_free(struct check_ent *e)
  * the writer formats the entry (check_ent_format). */
 static struct check_ent *
 check_ent_new(const char *key, size_t klen, size_t rule, size_t reason,
-    const char *verdict, const char *category, unsigned long long h)
+    const char *verdict, const char *category)
 {
-	struct check_ent *e = vg_xcalloc(1, sizeof(*e));
+	struct check_ent *e = vg_xcalloc(1, sizeof(*e) + klen);
 
-	e->hash = h;
 	e->klen = klen;
-	e->key = vg_xmalloc(klen);
 	memcpy(e->key, key, klen);
 	e->verdict = verdict;
 	e->category = category;
@@ -437,28 +441,29 @@ check_ent_get(struct check *ck, size_t rule, size_t reason,
 	const char *k = au->key.data;
 	size_t klen = au->key.len;
 	unsigned long long h = check_hash(k, klen, verdict, category);
-	struct check_ent **set = &au->way[(size_t)(h & (CHECK_CACHE /
+	struct check_way *set = &au->way[(size_t)(h & (CHECK_CACHE /
 	    CHECK_WAYS - 1)) * CHECK_WAYS];
 	struct check_ent *e;
 	int w;
 
 	for (w = 0; w < CHECK_WAYS; w++) {
-		e = set[w];
-		if (e != NULL && e->hash == h && e->klen == klen &&
+		e = set[w].ent;
+		if (e != NULL && set[w].hash == h && e->klen == klen &&
 		    e->verdict == verdict && e->category == category &&
 		    memcmp(e->key, k, klen) == 0)
 			return e;
 	}
-	e = check_ent_new(k, klen, rule, reason, verdict, category, h);
+	e = check_ent_new(k, klen, rule, reason, verdict, category);
 	if (klen > CHECK_KEYMAX) {
 		check_retire(ck->cur, e);
 		return e;
 	}
 	/* The newest way first; the oldest is dropped. */
-	if (set[CHECK_WAYS - 1] != NULL)
-		check_retire(ck->cur, set[CHECK_WAYS - 1]);
+	if (set[CHECK_WAYS - 1].ent != NULL)
+		check_retire(ck->cur, set[CHECK_WAYS - 1].ent);
 	memmove(set + 1, set, (CHECK_WAYS - 1) * sizeof(*set));
-	set[0] = e;
+	set[0].hash = h;
+	set[0].ent = e;
 	return e;
 }
 
@@ -475,28 +480,32 @@ check_write(struct check *ck, struct check_batch *b)
 
 	if (au->cap < b->n) {
 		au->cap = b->n;
-		au->v = vg_xrealloc(au->v, au->cap * sizeof(*au->v));
+		au->rec = vg_xrealloc(au->rec, au->cap * sizeof(*au->rec));
+		au->time = vg_xrealloc(au->time, au->cap * sizeof(*au->time));
 	}
+	vg_err_init(&e);
 	for (i = 0; i < b->n; i++) {
 		const struct check_dec *d = &b->v[i];
 		struct check_ent *c = d->ent;
-		struct vg_audit_rec *r = &au->v[i];
 
 		if (c->tail == NULL)
 			check_ent_format(ck, c);
 		if (held != NULL) {
 			vg_policy_audit_line_head(held, d->time);
 			vg_buf_add(held, c->tail, c->tlen);
+			/* Written in blocks that stay in the cache. */
+			if (held->len >= CHECK_OUT_MAX && !ck->failed &&
+			    vg_policy_audit_flush(ck->cp.policy, &e) != 0)
+				check_warn(ck, &e);
 		}
-		*r = c->rec;
-		r->time = d->time;
+		au->rec[i] = &c->rec;
+		au->time[i] = d->time;
 	}
-	vg_err_init(&e);
 	if (vg_policy_audit_flush(ck->cp.policy, &e) != 0)
 		check_warn(ck, &e);
 	if (b->n > 0 && (st = check_store(ck)) != NULL) {
 		vg_err_init(&e);
-		if (vg_store_audit_many(st, au->v, b->n, &e) != 0)
+		if (vg_store_audit_many(st, au->rec, au->time, b->n, &e) != 0)
 			check_warn(ck, &e);
 	}
 	for (i = 0; i < b->nold; i++)
@@ -601,10 +610,11 @@ check_finish(struct check *ck)
 		free(ck->bat[k].old);
 	}
 	for (k = 0; k < CHECK_CACHE; k++)
-		if (ck->au.way[k] != NULL)
-			check_ent_free(ck->au.way[k]);
+		if (ck->au.way[k].ent != NULL)
+			check_ent_free(ck->au.way[k].ent);
 	vg_buf_release(&ck->au.key);
-	free(ck->au.v);
+	free(ck->au.rec);
+	free(ck->au.time);
 }
 
 /* Queues one decision for the writer: its cache entry (found by the

@@ -21,6 +21,7 @@
  * schedulers.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -52,13 +53,29 @@ enum {
 	ST__COUNT
 };
 
+/* One slot of pack_encode's tables: an address, what it was given
+ * (a string's index, or where a record's fields' encoding is) and the
+ * generation (the call) that filled it. */
+struct pack_slot {
+	const void	*key;
+	unsigned	 val;
+	unsigned	 gen;
+};
+
 /* Memory of pack_encode kept between calls (a writer of many packed
- * rows would otherwise map, fault in and unmap it for each row). */
+ * rows would otherwise map, fault in and unmap it for each row): two
+ * open-addressing tables by address, of the strings stored so far
+ * (str) and of the records encoded so far (rec, their fields' encoding
+ * in fenc).  A slot is used when its generation is the current call's
+ * (gen), so no table is cleared between rows; the string table grows
+ * with the strings of a row, the record table is sized by its count. */
 struct pack_scratch {
-	const char	**key;
-	size_t		 *idx;
+	struct pack_slot *str;
 	size_t		  cap;
-	struct vg_buf	  strs;
+	struct pack_slot *rec;
+	size_t		  rcap;
+	unsigned	  gen;
+	struct vg_buf	  fenc;
 	struct vg_buf	  body;
 	struct vg_buf	  data;
 };
@@ -858,9 +875,9 @@ vg_store_close(struct vg_store *s)
 	for (i = 0; i < ST__COUNT; i++)
 		sqlite3_finalize(s->stmt[i]);
 	sqlite3_finalize(s->audit_pack);
-	free(s->pk.key);
-	free(s->pk.idx);
-	vg_buf_release(&s->pk.strs);
+	free(s->pk.str);
+	free(s->pk.rec);
+	vg_buf_release(&s->pk.fenc);
 	vg_buf_release(&s->pk.body);
 	vg_buf_release(&s->pk.data);
 	if (s->db != NULL)
@@ -1418,13 +1435,6 @@ vg_store_audit(struct vg_store *s, const struct vg_audit_rec *rec,
 
 #define PACK_NF	7	/* string fields of a packed record */
 
-/* The time of r: its own, or now when it has none. */
-static double
-rec_time(const struct vg_audit_rec *r, double now)
-{
-	return r->time > 0 ? r->time : now;
-}
-
 /* The string fields of r, in pack order (a NULL verdict is "deny"). */
 static void
 pack_fields(const struct vg_audit_rec *r, const char *f[PACK_NF])
@@ -1492,62 +1502,141 @@ get_zigzag(const unsigned char **p, const unsigned char *end, long long *v)
 	return 0;
 }
 
-/* Encodes recs[0..n) into data (strings first, then the records) with
- * pk's memory; each record is built in a small array and appended at
- * once. */
-static void
-pack_encode(struct pack_scratch *pk, const struct vg_audit_rec *recs,
-    size_t n, double first, double now, struct vg_buf *data)
+/* Room for the varint of a row's string count before its strings. */
+#define PACK_HEAD	10
+
+/* The slot of address p in a table of cap (a power of two) slots:
+ * its own, or the empty one where it goes. */
+static struct pack_slot *
+pack_find(struct pack_slot *t, size_t cap, unsigned gen, const void *p)
 {
-	struct vg_buf *strs = &pk->strs, *body = &pk->body;
-	const char **key, *f[PACK_NF];
-	size_t *idx, cap = 16, nstr = 0, i, h, m;
-	char c[10 * (PACK_NF + 2)], lc[10];
+	size_t h = (size_t)(((uintptr_t)p * 0x9E3779B97F4A7C15ull) >> 20) &
+	    (cap - 1);
+
+	while (t[h].gen == gen && t[h].key != p)
+		h = (h + 1) & (cap - 1);
+	return &t[h];
+}
+
+/* Starts a row: a new generation, a record table of at least 2 n
+ * slots, the string table kept (it grows in pack_str). */
+static void
+pack_start(struct pack_scratch *pk, size_t n)
+{
+	size_t rcap = 64;
+
+	while (rcap < n * 2)
+		rcap *= 2;
+	if (pk->gen == UINT_MAX) {
+		/* Every slot could look used: start over. */
+		free(pk->str);
+		free(pk->rec);
+		pk->str = pk->rec = NULL;
+		pk->cap = pk->rcap = 0;
+		pk->gen = 0;
+	}
+	if (pk->cap == 0) {
+		pk->cap = 4096;
+		pk->str = vg_xcalloc(pk->cap, sizeof(*pk->str));
+	}
+	if (pk->rcap < rcap) {
+		free(pk->rec);
+		pk->rec = vg_xcalloc(rcap, sizeof(*pk->rec));
+		pk->rcap = rcap;
+	}
+	pk->gen++;
+}
+
+/* Doubles the string table, keeping this row's strings. */
+static void
+pack_grow(struct pack_scratch *pk)
+{
+	struct pack_slot *old = pk->str, *t;
+	size_t ocap = pk->cap, i;
+
+	pk->cap *= 2;
+	pk->str = vg_xcalloc(pk->cap, sizeof(*pk->str));
+	for (i = 0; i < ocap; i++)
+		if (old[i].gen == pk->gen) {
+			t = pack_find(pk->str, pk->cap, pk->gen, old[i].key);
+			*t = old[i];
+		}
+	free(old);
+}
+
+/* The string index of f plus one; a new string is appended to data. */
+static size_t
+pack_str(struct pack_scratch *pk, const char *f, unsigned *nstr)
+{
+	struct pack_slot *t = pack_find(pk->str, pk->cap, pk->gen, f);
+	size_t len;
+	char lc[10];
+
+	if (t->gen != pk->gen) {
+		if ((size_t)*nstr * 2 >= pk->cap) {
+			pack_grow(pk);
+			t = pack_find(pk->str, pk->cap, pk->gen, f);
+		}
+		len = strlen(f);
+		t->gen = pk->gen;
+		t->key = f;
+		t->val = (*nstr)++;
+		vg_buf_add(&pk->data, lc, put_varint(lc, len));
+		vg_buf_add(&pk->data, f, len);
+	}
+	return (size_t)t->val + 1;
+}
+
+/* Encodes recs[0..n) at times[0..n) with pk's memory: the strings into
+ * pk->data after PACK_HEAD bytes, the records into pk->body, then the
+ * records after the strings; *off is where the row starts in pk->data
+ * (its string count's varint ends at PACK_HEAD).  A record given more
+ * than once (the same address) has its fields encoded once, the bytes
+ * copied after. */
+static void
+pack_encode(struct pack_scratch *pk, const struct vg_audit_rec *const *recs,
+    const double *times, size_t n, double first, double now, size_t *off)
+{
+	struct vg_buf *body = &pk->body, *fenc = &pk->fenc, *data = &pk->data;
+	const char *f[PACK_NF];
+	struct pack_slot *t;
+	size_t i, m, fl;
+	unsigned nstr = 0;
+	char c[10 * (PACK_NF + 2)], lc[1 + 10 * PACK_NF];
 	int k;
 
-	while (cap < n * 8)
-		cap *= 2;
-	if (pk->cap < cap) {
-		free(pk->key);
-		free(pk->idx);
-		pk->key = vg_xmalloc(cap * sizeof(*pk->key));
-		pk->idx = vg_xmalloc(cap * sizeof(*pk->idx));
-		pk->cap = cap;
-	}
-	key = pk->key;
-	idx = pk->idx;
-	memset(key, 0, cap * sizeof(*key));
-	vg_buf_reset(strs);
+	pack_start(pk, n);
 	vg_buf_reset(body);
+	vg_buf_reset(fenc);
+	vg_buf_reset(data);
+	vg_buf_add(data, c, PACK_HEAD);
 	vg_buf_add(body, c, put_varint(c, n));
 	for (i = 0; i < n; i++) {
-		m = put_zigzag(c, (long long)((rec_time(&recs[i], now) -
-		    first) * 1e6 + 0.5));
-		m += put_zigzag(c + m, recs[i].task_index);
-		pack_fields(&recs[i], f);
-		for (k = 0; k < PACK_NF; k++) {
-			if (f[k] == NULL) {
-				c[m++] = 0;
-				continue;
-			}
-			h = (size_t)(((uintptr_t)f[k] *
-			    0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
-			while (key[h] != NULL && key[h] != f[k])
-				h = (h + 1) & (cap - 1);
-			if (key[h] == NULL) {
-				size_t len = strlen(f[k]);
+		double tm = times[i] > 0 ? times[i] : now;
 
-				key[h] = f[k];
-				idx[h] = nstr++;
-				vg_buf_add(strs, lc, put_varint(lc, len));
-				vg_buf_add(strs, f[k], len);
-			}
-			m += put_varint(c + m, idx[h] + 1);
+		m = put_zigzag(c, (long long)((tm - first) * 1e6 + 0.5));
+		m += put_zigzag(c + m, recs[i]->task_index);
+		t = pack_find(pk->rec, pk->rcap, pk->gen, recs[i]);
+		if (t->gen != pk->gen) {
+			/* Its fields' varints after a byte of their length
+			 * (at most 7 x 10). */
+			t->gen = pk->gen;
+			t->key = recs[i];
+			t->val = (unsigned)fenc->len;
+			pack_fields(recs[i], f);
+			for (k = 0, fl = 1; k < PACK_NF; k++)
+				fl += put_varint(lc + fl, f[k] == NULL ? 0 :
+				    pack_str(pk, f[k], &nstr));
+			lc[0] = (char)(fl - 1);
+			vg_buf_add(fenc, lc, fl);
 		}
-		vg_buf_add(body, c, m);
+		fl = (unsigned char)fenc->data[t->val];
+		memcpy(c + m, fenc->data + t->val + 1, fl);
+		vg_buf_add(body, c, m + fl);
 	}
-	vg_buf_add(data, lc, put_varint(lc, nstr));
-	vg_buf_add(data, strs->data, strs->len);
+	m = put_varint(c, nstr);
+	*off = PACK_HEAD - m;
+	memcpy(data->data + *off, c, m);
 	vg_buf_add(data, body->data, body->len);
 }
 
@@ -1708,30 +1797,31 @@ out:
 	return rc;
 }
 
-/* Inserts recs[0..n) (one run) as one audit_pack row. */
+/* Inserts recs[0..n) at times[0..n) (one run) as one audit_pack row. */
 static int
 pack_insert(struct vg_store *s, sqlite3_stmt *st,
-    const struct vg_audit_rec *recs, size_t n, double now,
-    struct vg_buf *data, struct vg_err *e)
+    const struct vg_audit_rec *const *recs, const double *times, size_t n,
+    double now, struct vg_err *e)
 {
-	double first = rec_time(&recs[0], now), last = first, t;
-	size_t i;
+	double first = times[0] > 0 ? times[0] : now, last = first, t;
+	struct vg_buf *data = &s->pk.data;
+	size_t i, off;
 	int rc;
 
 	for (i = 1; i < n; i++) {
-		t = rec_time(&recs[i], now);
+		t = times[i] > 0 ? times[i] : now;
 		if (t < first)
 			first = t;
 		if (t > last)
 			last = t;
 	}
-	vg_buf_reset(data);
-	pack_encode(&s->pk, recs, n, first, now, data);
+	pack_encode(&s->pk, recs, times, n, first, now, &off);
 	sqlite3_bind_double(st, 1, first);
 	sqlite3_bind_double(st, 2, last);
-	bind_str(st, 3, recs[0].run_id);
+	bind_str(st, 3, recs[0]->run_id);
 	sqlite3_bind_int64(st, 4, (long long)n);
-	sqlite3_bind_blob(st, 5, data->data, (int)data->len, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 5, data->data + off, (int)(data->len - off),
+	    SQLITE_STATIC);
 	rc = db_done(s, st, e, "recording policy decisions");
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
@@ -1748,12 +1838,14 @@ same_run(const char *a, const char *b)
 /*
  * Records n policy decisions as packed rows (one per run among them) in
  * one transaction (vigil check --stdin groups its audit writes this
- * way).  A record's time 0 means now and a NULL verdict "deny".  Joins
- * the caller's transaction when one is open.
+ * way): decision i is *recs[i] at times[i] (its own time field is not
+ * read; 0 means now), a NULL verdict "deny".  The same record may be
+ * given many times (a repeated decision).  Joins the caller's
+ * transaction when one is open.
  */
 int
-vg_store_audit_many(struct vg_store *s, const struct vg_audit_rec *recs,
-    size_t n, struct vg_err *e)
+vg_store_audit_many(struct vg_store *s, const struct vg_audit_rec *const *recs,
+    const double *times, size_t n, struct vg_err *e)
 {
 	sqlite3_stmt *st;
 	double now = vg_now();
@@ -1770,10 +1862,10 @@ vg_store_audit_many(struct vg_store *s, const struct vg_audit_rec *recs,
 		goto fail;
 	st = s->audit_pack;
 	for (i = 0; i < n && rc == 0; i = j) {
-		for (j = i + 1; j < n && same_run(recs[j].run_id,
-		    recs[i].run_id); j++)
+		for (j = i + 1; j < n && same_run(recs[j]->run_id,
+		    recs[i]->run_id); j++)
 			;
-		rc = pack_insert(s, st, recs + i, j - i, now, &s->pk.data, e);
+		rc = pack_insert(s, st, recs + i, times + i, j - i, now, e);
 	}
 	if (rc != 0)
 		goto fail;

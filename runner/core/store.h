@@ -247,11 +247,14 @@ int	vg_store_audit_each(struct vg_store *s, const char *run_id,
 	    int (*cb)(void *arg, const struct vg_audit_rec *rec), void *arg,
 	    struct vg_err *e);
 
-/* Records n decisions in one transaction (joins an open one) as packed
- * rows of audit_pack, one per run among them; vg_store_audit_each and
- * vg_store_audit_prune read and prune them with the rows of audit. */
+/* Records n decisions, *recs[i] at times[i] (0: now; the record's own
+ * time is not read; a record may be given many times), in one
+ * transaction (joins an open one) as packed rows of audit_pack, one per
+ * run among them; vg_store_audit_each and vg_store_audit_prune read and
+ * prune them with the rows of audit. */
 int	vg_store_audit_many(struct vg_store *s,
-	    const struct vg_audit_rec *recs, size_t n, struct vg_err *e);
+	    const struct vg_audit_rec *const *recs, const double *times,
+	    size_t n, struct vg_err *e);
 
 /* Deletes audit records older than before (epoch seconds); *removed
  * (may be NULL) gets how many. */

@@ -626,7 +626,8 @@ raw_sql(struct ctx *c, const char *sql)
 
 /*
  * vg_store_audit_many packs decisions (one row per run among them,
- * shared strings stored once, NULL fields kept); vg_store_audit_each
+ * shared strings stored once, a record given twice encoded once and
+ * kept at both times, NULL fields kept); vg_store_audit_each
  * unpacks them merged with single rows by time and filters by run;
  * prune counts packed records and drops a pack once its newest is
  * older; a malformed pack is an error naming its row.
@@ -636,6 +637,9 @@ test_audit_pack(void **state)
 {
 	struct ctx *c = *state;
 	struct vg_audit_rec r[5], one;
+	const struct vg_audit_rec *p[6] = { &r[0], &r[1], &r[0], &r[2],
+	    &r[3], &r[4] };
+	double t[6] = { 1000.0, 1001.0, 1001.5, 1002.0, 1003.0, 1004.0 };
 	struct vg_buf b = VG_BUF_INIT;
 	struct vg_err e;
 	long long removed = -1;
@@ -645,7 +649,7 @@ test_audit_pack(void **state)
 	vg_err_init(&e);
 	memset(r, 0, sizeof(r));
 	for (k = 0; k < 5; k++) {
-		r[k].time = 1000.0 + k;
+		r[k].time = 1.0;	/* not read: t[] holds the times */
 		r[k].task_index = -1;
 		r[k].mode = "auto-deny";
 		r[k].verdict = "allow";
@@ -666,13 +670,14 @@ test_audit_pack(void **state)
 	one.verdict = "allow";
 	one.command = "single";
 	assert_int_equal(vg_store_audit(c->st, &one, &e), 0);
-	assert_int_equal(vg_store_audit_many(c->st, r, 5, &e), 0);
+	assert_int_equal(vg_store_audit_many(c->st, p, t, 6, &e), 0);
 	assert_int_equal(vg_store_audit_each(c->st, NULL, audit_time_cb, &b,
 	    &e), 0);
 	assert_string_equal(vg_buf_str(&b),
 	    "1000.000:-:-1:auto-deny:allow:-:-:ls /tmp;"
 	    "1001.000:-:-1:auto-deny:deny:destructive:floor:delete-root:"
 	    "rm -rf /;"
+	    "1001.500:-:-1:auto-deny:allow:-:-:ls /tmp;"
 	    "1002.000:-:-1:auto-deny:allow:-:-:ls /tmp;"
 	    "1002.500:-:-1:auto-deny:allow:-:-:single;"
 	    "1003.000:R9:2:auto-deny:allow:-:-:ls /tmp;"
@@ -684,10 +689,10 @@ test_audit_pack(void **state)
 	assert_int_equal(vg_store_audit_each(c->st, NULL, audit_stop_cb, &n,
 	    &e), 0);
 	assert_int_equal(n, 1);
-	/* Three packs: records 0-2, 3 (R9), 4. */
+	/* Three packs: decisions 0-3, 4 (R9), 5. */
 	assert_int_equal(vg_store_audit_prune(c->st, 1002.2, &removed, &e),
 	    0);
-	assert_int_equal(removed, 3);
+	assert_int_equal(removed, 4);
 	assert_int_equal(vg_store_audit_prune(c->st, 1003.5, &removed, &e),
 	    0);
 	assert_int_equal(removed, 2);	/* "single" and the R9 pack */
