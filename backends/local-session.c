@@ -13,7 +13,9 @@
  * processes write files of this host, apptainer, are followed by
  * reading those files: vg_local_session_follow.)  The shim's pid and
  * start time are a line of the job's record ("proc"), so that closing
- * the session kills a command whose vigil died.
+ * the session kills a command whose vigil died; since the command can
+ * write that record, only a live vigil-shim of that pid and start time
+ * is killed (vg_proc_runs).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -401,7 +403,8 @@ vg_local_session_close(const struct vg_session *s, struct vg_err *e)
 		if (vg_read_file(p, (size_t)4 << 20, &b, NULL) == 0 &&
 		    (line = strstr(vg_buf_str(&b), "\nproc ")) != NULL &&
 		    sscanf(line + 6, "%ld %llu", &pid, &start) == 2 &&
-		    pid > 0 && vg_proc_alive((pid_t)pid, start))
+		    pid > 0 && vg_proc_runs((pid_t)pid, start,
+		    vg_local_shim(NULL, 0)))
 			(void)kill((pid_t)pid, SIGKILL);
 		free(p);
 	}

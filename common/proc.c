@@ -7,16 +7,19 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/sched.h>
 
 #include "common/proc.h"
+#include "common/str.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -109,6 +112,51 @@ vg_proc_alive(pid_t pid, unsigned long long start)
 	if (pid <= 0 || read_stat(pid, &state, &s) != 0)
 		return 0;
 	return s == start && state != 'Z' && state != 'X';
+}
+
+/* The name of a link target without " (deleted)"; in buf. */
+static const char *
+exe_name(const char *target, char *buf, size_t size)
+{
+	const char *slash = strrchr(target, '/');
+	size_t n;
+
+	vg_strlcpy(buf, slash != NULL ? slash + 1 : target, size);
+	n = strlen(buf);
+	if (n > 10 && strcmp(buf + n - 10, " (deleted)") == 0)
+		buf[n - 10] = '\0';
+	return buf;
+}
+
+int
+vg_proc_runs(pid_t pid, unsigned long long start, const char *exe)
+{
+	char link[64], target[PATH_MAX], self[PATH_MAX], a[256], b[256];
+	struct stat sp, se;
+	ssize_t n;
+
+	if (!vg_proc_alive(pid, start))
+		return 0;
+	snprintf(link, sizeof(link), "/proc/%ld/exe", (long)pid);
+	if (stat(link, &sp) != 0)
+		return 0;
+	if (stat(exe != NULL ? exe : "/proc/self/exe", &se) == 0 &&
+	    sp.st_dev == se.st_dev && sp.st_ino == se.st_ino)
+		return 1;
+	/* Replaced since it started: the same program by name. */
+	if ((n = readlink(link, target, sizeof(target) - 1)) <= 0)
+		return 0;
+	target[n] = '\0';
+	if (strstr(target, " (deleted)") == NULL)
+		return 0;
+	if (exe == NULL) {
+		if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
+			return 0;
+		self[n] = '\0';
+		exe = self;
+	}
+	return strcmp(exe_name(target, a, sizeof(a)),
+	    exe_name(exe, b, sizeof(b))) == 0;
 }
 
 int

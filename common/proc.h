@@ -37,6 +37,17 @@ int	vg_proc_starttime(pid_t pid, unsigned long long *out);
  */
 int	vg_proc_alive(pid_t pid, unsigned long long start);
 
+/*
+ * vg_proc_alive, and the process runs the program file exe (NULL: the
+ * same file as this process; compared by device and inode, so another
+ * path to it counts).  For pids read from files another program could
+ * have written (a session's job records, which the sandbox can write):
+ * vigil signals only its own processes.  A process whose file was
+ * replaced since it started (an upgrade) counts when its program's name
+ * is exe's (or this program's).
+ */
+int	vg_proc_runs(pid_t pid, unsigned long long start, const char *exe);
+
 /* Sets FD_CLOEXEC / O_NONBLOCK on fd; 0 or -1 with errno set. */
 int	vg_fd_cloexec(int fd);
 int	vg_fd_nonblock(int fd);

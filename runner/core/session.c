@@ -352,7 +352,8 @@ job_rec_read(const char *dir, struct vg_sess_jobrec *jr)
 	return rc;
 }
 
-/* True when job record jr has a runner and it is alive; sets *pidp. */
+/* True when job record jr has a runner and it is alive (a vigil
+ * process: the record is in the sandbox's reach); sets *pidp. */
 static int
 runner_alive(const struct vg_sess_jobrec *jr, pid_t *pidp)
 {
@@ -360,7 +361,7 @@ runner_alive(const struct vg_sess_jobrec *jr, pid_t *pidp)
 		return 0;
 	if (pidp != NULL)
 		*pidp = (pid_t)jr->runner;
-	return vg_proc_alive((pid_t)jr->runner, jr->runner_start);
+	return vg_proc_runs((pid_t)jr->runner, jr->runner_start, NULL);
 }
 
 /* True when a command of ss runs now (a live runner, no result yet). */

@@ -4,7 +4,7 @@
 # not the session, background jobs, denials leave the session as it was,
 # idle and max-age expiry by the keeper, stop, gc after SIGKILL of the
 # keeper, a runner and a foreground vigil, two agents at once
-# (session-lib.sh).  Every process of a session carries its directory in
+# (session-lib.sh); a forged job record signals nothing of the host.  Every process of a session carries its directory in
 # its command line (the wrapper's), so "gone" means pgrep finds none.
 set -u
 VIGIL=${VIGIL:?}
@@ -65,6 +65,22 @@ j = json.load(open("jobs.txt"))[-1]
 assert j["command"] == "echo \"x\\\\y\" \\\\n", j
 ' || fail "first line of a two-line command: $(cat jobs.txt)"
 "$VIGIL" session stop "$id" >/dev/null
+
+# A command can write the session's job records: one that forges a job
+# whose runner and shim are a process of the host (its true pid and
+# start time) gets it signalled neither by session kill nor by stop.
+sleep 3019 &
+victim=$!
+vstart=$(awk '{ print $22 }' /proc/$victim/stat)
+id=$(sess_start) || fail start
+x "$id" -- "mkdir -p ../cmds/99 && printf 'kind bg\\ncommand x\\nrunner $victim $vstart 0\\nproc $victim $vstart\\n' >../cmds/99/job" ||
+    fail "forging a job record"
+grep -q "^runner $victim " "$VIGIL_HOME/sessions/$id/cmds/99/job" ||
+    fail "the forged record was not written: $(cat "$VIGIL_HOME/sessions/$id/cmds/99/job" 2>&1)"
+"$VIGIL" session kill "$id" 99 >/dev/null 2>&1
+"$VIGIL" session stop "$id" >/dev/null || fail "stop after a forged record"
+kill -0 $victim 2>/dev/null || fail "a forged job record got a host process signalled"
+kill $victim
 
 # The example agent loop runs as documented and leaves nothing open.
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -50,6 +50,38 @@ test_starttime_and_alive(void **state)
 	assert_false(vg_proc_alive(pid, child));
 }
 
+/* vg_proc_runs: alive with that start time and running that program. */
+static void
+test_proc_runs(void **state)
+{
+	unsigned long long me, st;
+	pid_t pid;
+	int ws;
+
+	(void)state;
+	assert_int_equal(vg_proc_starttime(getpid(), &me), 0);
+	assert_true(vg_proc_runs(getpid(), me, NULL));
+	assert_true(vg_proc_runs(getpid(), me, "/proc/self/exe"));
+	assert_false(vg_proc_runs(getpid(), me + 1, NULL));
+	assert_false(vg_proc_runs(getpid(), me, "/bin/sh"));
+	pid = fork();
+	if (pid == 0) {
+		execl("/bin/sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	/* Until the exec, the child runs this program. */
+	do {
+		usleep(1000);
+		assert_int_equal(vg_proc_starttime(pid, &st), 0);
+	} while (vg_proc_runs(pid, st, NULL));
+	assert_true(vg_proc_runs(pid, st, "/bin/sleep"));
+	assert_false(vg_proc_runs(pid, st, NULL));
+	assert_false(vg_proc_runs(pid, st, "/no/such/program"));
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	assert_false(vg_proc_runs(pid, st, "/bin/sleep"));
+}
+
 static void
 test_pidfd(void **state)
 {
@@ -159,6 +191,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_starttime_and_alive),
+		cmocka_unit_test(test_proc_runs),
 		cmocka_unit_test(test_pidfd),
 		cmocka_unit_test(test_clone_pidfd),
 		cmocka_unit_test(test_fd_helpers),
