@@ -15,9 +15,12 @@
  * shared machine only the latter is repeatable); the exit status
  * judges the CPU rate.  With POLICY_BENCH_CONTEXT_ONLY set in the
  * environment only the last is timed and printed (bench/policy.sh pairs
- * such short runs with runs of vigil check).
+ * such runs with runs of vigil check); with POLICY_BENCH_UNTIL_SIGNAL
+ * as well it prints "ready" once loaded and times until SIGUSR1, so that
+ * it runs exactly beside a vigil check on the same core.
  */
 #include <regex.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +53,18 @@ rss_kib(void)
 	return res * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+/* Set by SIGUSR1 when POLICY_BENCH_UNTIL_SIGNAL is set: the timed loop
+ * then runs until it comes rather than for a number of seconds. */
+static volatile sig_atomic_t stop_now;
+static int until_signal;
+
+static void
+on_usr1(int sig)
+{
+	(void)sig;
+	stop_now = 1;
+}
+
 /* CPU seconds this thread has used (a shared machine's other load
  * does not count, unlike the wall clock). */
 static double
@@ -79,7 +94,7 @@ gate_rate(struct vg_policy *p, char **cmds, size_t ncmds,
 			vg_policy_eval(p, cmds[i], ctx, &v);
 		n += (long)ncmds;
 		t = now() - t0;
-	} while (t < secs);
+	} while (until_signal ? !stop_now : t < secs);
 	*cpu_rate = n / (cpu_now() - c0);
 	return n / t;
 }
@@ -132,6 +147,7 @@ main(int argc, char **argv)
 	double crate = 0, cprate = 0;
 	long n, rss0, rss1;
 	int k, npat, only = getenv("POLICY_BENCH_CONTEXT_ONLY") != NULL;
+	struct sigaction sa;
 
 	for (k = 2; k < argc; k++) {
 		FILE *f = fopen(argv[k], "r");
@@ -167,6 +183,16 @@ main(int argc, char **argv)
 	for (i = 0; i < ncmds; i++)
 		vg_policy_eval(p, cmds[i], &ctx, &v);
 	if (only) {
+		/* Paired with a vigil check run on the same core at the same
+		 * time: until bench/policy.sh signals that it ended. */
+		if (getenv("POLICY_BENCH_UNTIL_SIGNAL") != NULL) {
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = on_usr1;
+			sigaction(SIGUSR1, &sa, NULL);
+			until_signal = 1;
+			printf("ready\n");
+			fflush(stdout);
+		}
 		cprate = context_rate(p, cmds, ncmds, secs);
 		goto out;
 	}
@@ -185,7 +211,7 @@ main(int argc, char **argv)
 					break;
 		n += (long)ncmds;
 		t = now() - t0;
-	} while (t < secs);
+	} while (until_signal ? !stop_now : t < secs);
 	brate = n / t;
 	printf("commands: %zu distinct, %.1f s per gate\n", ncmds, secs);
 	printf("vigil gate:       %10.0f commands/s (%.2f us each), "
