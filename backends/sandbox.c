@@ -543,6 +543,14 @@ build_seccomp(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
 		vg_err_set(e, VG_EIO, "seccomp_attr_set failed");
 		goto out;
 	}
+#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
+	/* A binary tree of syscall numbers rather than a chain: the kernel
+	 * runs the program through every syscall number when each task
+	 * loads it (its action cache), so a short path per number is what
+	 * a task's start pays for.  160 -> 128 us per load here (strace -T
+	 * of a 100-task run).  Optional: without it the chain is kept. */
+	(void)seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+#endif
 	for (i = 0; i < sizeof(denied_syscalls) / sizeof(denied_syscalls[0]);
 	    i++) {
 		nr = seccomp_syscall_resolve_name(denied_syscalls[i]);
