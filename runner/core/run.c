@@ -1633,11 +1633,12 @@ fail:
 	return rc;
 }
 
-/* The group commit window of this drive: GROUP_MS, or VIGIL_GROUP_MS;
- * 0 where the scheduler sends tasks elsewhere (its polls wait on
- * commands, and other runs' after: read its handles). */
-static int
-group_ms_of(struct drv *d, struct vg_err *e)
+/* The group commit window of this drive: GROUP_MS, or VIGIL_GROUP_MS
+ * (a bad value is told and GROUP_MS used: the run exists already); 0
+ * where the scheduler sends tasks elsewhere (its polls wait on commands,
+ * and other runs' after: read its handles). */
+static void
+group_ms_of(struct drv *d)
 {
 	const char *v = getenv("VIGIL_GROUP_MS");
 	char *end;
@@ -1645,16 +1646,16 @@ group_ms_of(struct drv *d, struct vg_err *e)
 
 	d->group_ms = vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL) ?
 	    GROUP_MS : 0;
-	if (v == NULL || *v == '\0')
-		return 0;
+	if (v == NULL || *v == '\0' || d->group_ms == 0)
+		return;
 	errno = 0;
 	ms = strtol(v, &end, 10);
-	if (errno != 0 || *end != '\0' || ms < 0 || ms > GROUP_MS_MAX)
-		return vg_err_set(e, VG_EINVAL, "VIGIL_GROUP_MS='%s': expected "
-		    "milliseconds from 0 to %d", v, GROUP_MS_MAX);
-	if (d->group_ms > 0)
-		d->group_ms = (int)ms;
-	return 0;
+	if (errno != 0 || *end != '\0' || ms < 0 || ms > GROUP_MS_MAX) {
+		vg_warn("VIGIL_GROUP_MS='%s' ignored: expected milliseconds "
+		    "from 0 to %d; using %d", v, GROUP_MS_MAX, GROUP_MS);
+		return;
+	}
+	d->group_ms = (int)ms;
 }
 
 /* Milliseconds the next poll may wait. */
@@ -1746,7 +1747,7 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	if (d.pg != NULL)
 		vg_progress_bind(d.pg, d.counts, d.n);
 	if ((rc = sched_open(&d, &ri, o, e)) != 0 ||
-	    (rc = group_ms_of(&d, e)) != 0 ||
+	    (group_ms_of(&d), 0) ||
 	    (rc = backend_prepare(&d, o, e)) != 0 ||
 	    (rc = stream_open(&d, o, e)) != 0)
 		goto out;
