@@ -96,11 +96,12 @@ expect_eq "leftover processes" 0 "$(run_procs "$id")"
 
 # The window is a number of milliseconds; another value is told and the
 # default used (the run exists by then: it still runs, whole).
+valid="expected milliseconds from 0 to 1000; using 10"
 for bad in x 5ms -1 1001; do
 	VIGIL_GROUP_MS=$bad "$VIGIL" run -q --jobs 2 "$W/m.yaml" >"$W/o" 2>&1 ||
 	    fail "VIGIL_GROUP_MS=$bad: run failed: $(cat "$W/o")"
-	grep -q "VIGIL_GROUP_MS='$bad' ignored: expected milliseconds from 0 to 1000; using 10" \
-	    "$W/o" || fail "VIGIL_GROUP_MS=$bad: $(cat "$W/o")"
+	grep -q "VIGIL_GROUP_MS='$bad' ignored: $valid" "$W/o" ||
+	    fail "VIGIL_GROUP_MS=$bad: $(cat "$W/o")"
 done
 VIGIL_GROUP_MS=0 "$VIGIL" run -q --jobs 2 "$W/m.yaml" >"$W/o" 2>&1 ||
     fail "VIGIL_GROUP_MS=0: $(cat "$W/o")"

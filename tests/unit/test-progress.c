@@ -30,67 +30,81 @@ drain(int fd, char *out, size_t n)
 	out[len] = '\0';
 }
 
-/* A pipe with a non-blocking read end. */
+/* A display writing into a pipe whose read end does not block. */
+struct pfx {
+	int			 p[2];
+	int			 counts[VG_ST__COUNT];
+	struct vg_progress	*pg;
+	char			 buf[4096];
+};
+
+/* Opens the pipe and the display of a run R of total tasks in mode. */
 static void
-open_pipe(int p[2])
+pfx_open(struct pfx *f, enum vg_progress_mode mode, size_t total)
 {
-	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
-	assert_int_equal(fcntl(p[0], F_SETFL, O_NONBLOCK), 0);
+	memset(f, 0, sizeof(*f));
+	assert_int_equal(pipe2(f->p, O_CLOEXEC), 0);
+	assert_int_equal(fcntl(f->p[0], F_SETFL, O_NONBLOCK), 0);
+	f->pg = vg_progress_new(f->p[1], mode, "R", total, f->counts);
+}
+
+/* What the display wrote since the last call. */
+static const char *
+pfx_read(struct pfx *f)
+{
+	drain(f->p[0], f->buf, sizeof(f->buf));
+	return f->buf;
+}
+
+/* Frees the display and closes the pipe. */
+static void
+pfx_close(struct pfx *f)
+{
+	vg_progress_free(f->pg);
+	close(f->p[0]);
+	close(f->p[1]);
 }
 
 /* Lines and notes are written at once when nothing holds them. */
 static void
 test_lines_unheld(void **state)
 {
-	int p[2], counts[VG_ST__COUNT] = { 0 };
-	struct vg_progress *pg;
-	char buf[1024];
+	struct pfx f;
 
 	(void)state;
-	open_pipe(p);
-	pg = vg_progress_new(p[1], VG_PROGRESS_LINES, "R", 2, counts);
-	vg_progress_task(pg, 0, "i=0", VG_ST_RUNNING, 1, -1, 0, NULL);
-	vg_progress_task(pg, 0, "i=0", VG_ST_SUCCEEDED, 1, 0, 0, NULL);
-	vg_progress_note(pg, "a note %d", 7);
-	drain(p[0], buf, sizeof(buf));
-	assert_string_equal(buf, "vigil: R/0 [i=0] RUNNING\n"
+	pfx_open(&f, VG_PROGRESS_LINES, 2);
+	vg_progress_task(f.pg, 0, "i=0", VG_ST_RUNNING, 1, -1, 0, NULL);
+	vg_progress_task(f.pg, 0, "i=0", VG_ST_SUCCEEDED, 1, 0, 0, NULL);
+	vg_progress_note(f.pg, "a note %d", 7);
+	assert_string_equal(pfx_read(&f), "vigil: R/0 [i=0] RUNNING\n"
 	    "vigil: R/0 [i=0] SUCCEEDED exit 0\n"
 	    "vigil: a note 7\n");
-	vg_progress_free(pg);
-	close(p[0]);
-	close(p[1]);
+	pfx_close(&f);
 }
 
 /* Held lines appear only at the release, whole and in order. */
 static void
 test_hold_release(void **state)
 {
-	int p[2], counts[VG_ST__COUNT] = { 0 };
-	struct vg_progress *pg;
-	char buf[1024];
+	struct pfx f;
 
 	(void)state;
-	open_pipe(p);
-	pg = vg_progress_new(p[1], VG_PROGRESS_LINES, "R", 3, counts);
-	vg_progress_hold(pg);
-	vg_progress_task(pg, 1, "i=1", VG_ST_RUNNING, 2, -1, 0, NULL);
-	vg_progress_note(pg, "held");
-	vg_progress_task(pg, 1, "i=1", VG_ST_FAILED, 2, 3, 0, "exit 3");
-	drain(p[0], buf, sizeof(buf));
-	assert_string_equal(buf, "");
-	vg_progress_release(pg, 1);
-	drain(p[0], buf, sizeof(buf));
-	assert_string_equal(buf, "vigil: R/1 [i=1] RUNNING (attempt 2)\n"
+	pfx_open(&f, VG_PROGRESS_LINES, 3);
+	vg_progress_hold(f.pg);
+	vg_progress_task(f.pg, 1, "i=1", VG_ST_RUNNING, 2, -1, 0, NULL);
+	vg_progress_note(f.pg, "held");
+	vg_progress_task(f.pg, 1, "i=1", VG_ST_FAILED, 2, 3, 0, "exit 3");
+	assert_string_equal(pfx_read(&f), "");
+	vg_progress_release(f.pg, 1);
+	assert_string_equal(pfx_read(&f),
+	    "vigil: R/1 [i=1] RUNNING (attempt 2)\n"
 	    "vigil: held\n"
 	    "vigil: R/1 [i=1] FAILED (attempt 2) exit 3: exit 3\n");
 	/* Released: written at once again; a second release is a no-op. */
-	vg_progress_release(pg, 1);
-	vg_progress_note(pg, "after");
-	drain(p[0], buf, sizeof(buf));
-	assert_string_equal(buf, "vigil: after\n");
-	vg_progress_free(pg);
-	close(p[0]);
-	close(p[1]);
+	vg_progress_release(f.pg, 1);
+	vg_progress_note(f.pg, "after");
+	assert_string_equal(pfx_read(&f), "vigil: after\n");
+	pfx_close(&f);
 }
 
 /* A release without printing (a rolled-back transaction) drops what
@@ -98,26 +112,19 @@ test_hold_release(void **state)
 static void
 test_hold_drop(void **state)
 {
-	int p[2], counts[VG_ST__COUNT] = { 0 };
-	struct vg_progress *pg;
-	char buf[1024];
+	struct pfx f;
 
 	(void)state;
-	open_pipe(p);
-	pg = vg_progress_new(p[1], VG_PROGRESS_LINES, "R", 1, counts);
-	vg_progress_hold(pg);
-	vg_progress_task(pg, 0, "-", VG_ST_SUCCEEDED, 1, 0, 0, NULL);
-	vg_progress_release(pg, 0);
-	drain(p[0], buf, sizeof(buf));
-	assert_string_equal(buf, "");
-	vg_progress_hold(pg);
-	vg_progress_note(pg, "kept");
-	vg_progress_release(pg, 1);
-	drain(p[0], buf, sizeof(buf));
-	assert_string_equal(buf, "vigil: kept\n");
-	vg_progress_free(pg);
-	close(p[0]);
-	close(p[1]);
+	pfx_open(&f, VG_PROGRESS_LINES, 1);
+	vg_progress_hold(f.pg);
+	vg_progress_task(f.pg, 0, "-", VG_ST_SUCCEEDED, 1, 0, 0, NULL);
+	vg_progress_release(f.pg, 0);
+	assert_string_equal(pfx_read(&f), "");
+	vg_progress_hold(f.pg);
+	vg_progress_note(f.pg, "kept");
+	vg_progress_release(f.pg, 1);
+	assert_string_equal(pfx_read(&f), "vigil: kept\n");
+	pfx_close(&f);
 }
 
 /* The bar is not redrawn while held (tick asks for no wait of its own);
@@ -125,28 +132,20 @@ test_hold_drop(void **state)
 static void
 test_hold_bar(void **state)
 {
-	int p[2], counts[VG_ST__COUNT] = { 0 };
-	struct vg_progress *pg;
-	char buf[4096];
+	struct pfx f;
 
 	(void)state;
-	open_pipe(p);
-	pg = vg_progress_new(p[1], VG_PROGRESS_BAR, "R", 4, counts);
-	assert_int_equal(vg_progress_tick(pg), 250);	/* first draw */
-	drain(p[0], buf, sizeof(buf));
-	assert_non_null(strstr(buf, "0/4"));
-	counts[VG_ST_SUCCEEDED] = 1;
-	vg_progress_hold(pg);
+	pfx_open(&f, VG_PROGRESS_BAR, 4);
+	assert_int_equal(vg_progress_tick(f.pg), 250);	/* first draw */
+	assert_non_null(strstr(pfx_read(&f), "0/4"));
+	f.counts[VG_ST_SUCCEEDED] = 1;
+	vg_progress_hold(f.pg);
 	usleep(260 * 1000);
-	assert_int_equal(vg_progress_tick(pg), -1);
-	drain(p[0], buf, sizeof(buf));
-	assert_string_equal(buf, "");
-	vg_progress_release(pg, 1);
-	drain(p[0], buf, sizeof(buf));
-	assert_non_null(strstr(buf, "1/4"));
-	vg_progress_free(pg);
-	close(p[0]);
-	close(p[1]);
+	assert_int_equal(vg_progress_tick(f.pg), -1);
+	assert_string_equal(pfx_read(&f), "");
+	vg_progress_release(f.pg, 1);
+	assert_non_null(strstr(pfx_read(&f), "1/4"));
+	pfx_close(&f);
 }
 
 int
