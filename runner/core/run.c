@@ -1607,10 +1607,8 @@ drive_step(struct drv *d, int timeout_ms, struct vg_err *e)
 	int rc, fresh = !d->txn;
 
 	if ((rc = vg_sched_poll(&d->sched, txn_wait(d, timeout_ms),
-	    d->sigfd, &ups, &nups, e)) != 0) {
-		txn_abort(d);
-		return rc;
-	}
+	    d->sigfd, &ups, &nups, e)) != 0)
+		return rc;	/* the open steps are committed at the end */
 	if ((rc = txn_open(d, e)) != 0)
 		return rc;
 	for (k = 0; k < nups; k++)
@@ -1824,7 +1822,14 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	if (notify)
 		vg_notify_run(st, run_id, m);
 out:
-	txn_abort(&d);
+	/* What is open holds whole steps (a failed one is rolled back). */
+	if (d.txn) {
+		struct vg_err ce;
+
+		vg_err_init(&ce);
+		if (txn_commit(&d, &ce) != 0)
+			vg_warn("run %s: %s", run_id, ce.msg);
+	}
 	if (rc != 0 && d.sched_open && d.live != NULL) {
 		/* Leave nothing running behind a failed driver. */
 		for (i = 0; i < d.n; i++)
