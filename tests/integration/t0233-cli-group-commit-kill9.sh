@@ -106,4 +106,14 @@ done
 VIGIL_GROUP_MS=0 "$VIGIL" run -q --jobs 2 "$W/m.yaml" >"$W/o" 2>&1 ||
     fail "VIGIL_GROUP_MS=0: $(cat "$W/o")"
 expect_eq "VIGIL_GROUP_MS=0 says nothing" "" "$(cat "$W/o")"
+# Grouping commits less often than a transaction per poll (the driver's
+# debug line counts its commits).
+commits() {
+	VIGIL_DEBUG=1 VIGIL_GROUP_MS=$1 "$VIGIL" run -q --jobs 2 "$W/m.yaml" \
+	    2>&1 | sed -n "s/.*driver: \([0-9]*\) transaction(s) for $N task(s), group $1 ms/\1/p"
+}
+c0=$(commits 0)
+c10=$(commits 10)
+[ -n "$c0" ] && [ -n "$c10" ] || fail "no commit count: '$c0' '$c10'"
+[ "$c10" -lt "$c0" ] || fail "grouped: $c10 commits, one per poll: $c0"
 pass
