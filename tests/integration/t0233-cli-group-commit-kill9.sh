@@ -110,7 +110,8 @@ expect_eq "VIGIL_GROUP_MS=0 says nothing" "" "$(cat "$W/o")"
 # debug line counts its commits).
 commits() {
 	VIGIL_DEBUG=1 VIGIL_GROUP_MS=$1 "$VIGIL" run -q --jobs 2 "$W/m.yaml" \
-	    2>&1 | sed -n "s/.*driver: \([0-9]*\) transaction(s) for $N task(s), group $1 ms/\1/p"
+	    2>&1 | sed -n "s/.*driver: \([0-9]*\) transaction(s) for $N \
+task(s), group $1 ms/\1/p"
 }
 c0=$(commits 0)
 c10=$(commits 10)
