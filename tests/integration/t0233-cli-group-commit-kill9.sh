@@ -50,7 +50,13 @@ P
 
 "$VIGIL" run --jobs 2 "$W/m.yaml" >/dev/null 2>"$W/p0" &
 vpid=$!
-sleep 0.15
+# Killed once it drives (it has printed the run's id), not before.
+i=0
+while ! grep -q "^vigil: run " "$W/p0" && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 0.1
 kill -9 $vpid
 wait $vpid 2>/dev/null
 id=$(sed -n 's/^vigil: run \([0-9a-f-]*\): .*/\1/p' "$W/p0" | head -1)
