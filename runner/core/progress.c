@@ -6,6 +6,9 @@
  * loop (vg_progress_tick), never from a signal handler or a timer, so the
  * display costs nothing while nothing changes.  Lines are written whole
  * with one write(2) each, so they interleave cleanly with other writers.
+ * While held (vg_progress_hold: the driver's transaction is open), lines
+ * gather in a buffer and the bar stays as it is; the release writes them
+ * in one write(2), whole lines only.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,6 +38,8 @@ struct vg_progress {
 	char			 labels[SHOW_RUNNING][48];
 	int			 nrunning_shown;
 	struct vg_buf		 line;
+	int			 held;		/* vg_progress_hold */
+	struct vg_buf		 kept;		/* lines held back */
 };
 
 struct vg_progress *
@@ -62,6 +67,7 @@ vg_progress_free(struct vg_progress *p)
 		return;
 	free(p->run_id);
 	vg_buf_release(&p->line);
+	vg_buf_release(&p->kept);
 	free(p);
 }
 
@@ -102,6 +108,19 @@ clear_bar(struct vg_progress *p)
 		put(p, "\r\033[K", 4);
 		p->drawn = 0;
 	}
+}
+
+/* Shows the whole line in p->line above the bar, or keeps it while
+ * held. */
+static void
+emit(struct vg_progress *p)
+{
+	if (p->held) {
+		vg_buf_add(&p->kept, p->line.data, p->line.len);
+		return;
+	}
+	clear_bar(p);
+	put(p, p->line.data, p->line.len);
 }
 
 /* Appends a duration as 1h02m03s / 2m03s / 3.4s. */
@@ -226,7 +245,6 @@ vg_progress_task(struct vg_progress *p, int index, const char *label,
 	if (p->mode == VG_PROGRESS_LINES && st == VG_ST_QUEUED)
 		return;
 	vg_buf_reset(b);
-	clear_bar(p);
 	vg_buf_printf(b, "vigil: %s/%d [%s] %s", p->run_id, index, label,
 	    vg_state_name(st));
 	if (attempt > 1)
@@ -240,7 +258,7 @@ vg_progress_task(struct vg_progress *p, int index, const char *label,
 	if (reason != NULL && *reason != '\0')
 		vg_buf_printf(b, ": %s", reason);
 	vg_buf_addc(b, '\n');
-	put(p, b->data, b->len);
+	emit(p);
 }
 
 void
@@ -253,13 +271,12 @@ vg_progress_note(struct vg_progress *p, const char *fmt, ...)
 		return;
 	b = &p->line;
 	vg_buf_reset(b);
-	clear_bar(p);
 	vg_buf_adds(b, "vigil: ");
 	va_start(ap, fmt);
 	vg_buf_vprintf(b, fmt, ap);
 	va_end(ap);
 	vg_buf_addc(b, '\n');
-	put(p, b->data, b->len);
+	emit(p);
 	p->dirty = 1;
 }
 
@@ -272,6 +289,8 @@ vg_progress_tick(struct vg_progress *p)
 		return -1;
 	now = vg_mono_ms();
 	due = p->last + REDRAW_MS;
+	if (now >= due && p->held)
+		return -1;	/* drawn at the release */
 	if (now >= due) {
 		draw(p);
 		return REDRAW_MS;
@@ -310,4 +329,27 @@ vg_progress_done(struct vg_progress *p, enum vg_state run_state)
 	}
 	vg_buf_addc(b, '\n');
 	put(p, b->data, b->len);
+}
+
+void
+vg_progress_hold(struct vg_progress *p)
+{
+	if (p != NULL)
+		p->held = 1;
+}
+
+void
+vg_progress_release(struct vg_progress *p, int print)
+{
+	if (p == NULL || !p->held)
+		return;
+	p->held = 0;
+	if (print && p->kept.len > 0) {
+		clear_bar(p);
+		put(p, p->kept.data, p->kept.len);
+	}
+	vg_buf_reset(&p->kept);
+	if (print && p->mode == VG_PROGRESS_BAR && p->counts != NULL &&
+	    vg_mono_ms() >= p->last + REDRAW_MS)
+		draw(p);
 }

@@ -57,4 +57,16 @@ int	vg_progress_tick(struct vg_progress *p);
 /* Final line: clears the bar and prints the totals. */
 void	vg_progress_done(struct vg_progress *p, enum vg_state run_state);
 
+/*
+ * Holds what is reported from now on: task lines and notes are kept, in
+ * order, instead of written, and the bar is not redrawn, until
+ * vg_progress_release.  The driver holds while a transaction is open, so
+ * that nothing is shown before the commit that records it.
+ */
+void	vg_progress_hold(struct vg_progress *p);
+
+/* Ends a hold: writes the lines kept (print) or drops them (0: their
+ * transaction was rolled back). */
+void	vg_progress_release(struct vg_progress *p, int print);
+
 #endif

@@ -3,8 +3,12 @@
  * scheduler until every task is terminal.
  *
  * One loop iteration is: record the updates of the last poll and the
- * attempts submitted since, in one transaction; read signals; decide
- * retries; submit ready tasks while the scheduler's window allows; poll.
+ * attempts submitted since; read signals; decide retries; submit ready
+ * tasks while the scheduler's window allows; poll.  Iterations share a
+ * transaction for up to GROUP_MS (group commit, docs/state.md): it
+ * commits when that time has passed, before a signal or an after:
+ * decision is acted on, before a poll could wait past it, and at the end
+ * of the drive; what progress reports waits for the commit that holds it.
  * The driver is the only writer of a run's rows while it owns the run.
  *
  * Memory is bounded by the task count, not by the output or the number
@@ -41,6 +45,11 @@
 /* Seconds a task gets between SIGTERM and SIGKILL when the manifest
  * does not say. */
 #define DEFAULT_KILL_GRACE	10.0
+
+/* Milliseconds the driver's transaction stays open across steps, where
+ * tasks run here (VIGIL_GROUP_MS overrides it; 0: one per step). */
+#define GROUP_MS		10
+#define GROUP_MS_MAX		1000
 
 /*
  * A task as the driver keeps it for the whole drive: its row without the
@@ -114,6 +123,12 @@ struct drv {
 	struct vg_after_state		 after;
 	const struct vg_backend_ops	*backend;	/* or NULL */
 	struct vg_stream_writer		*sw;		/* output: stream */
+	/* Group commit: the transaction steps share (txn_open). */
+	int				 txn;		/* one is open */
+	int				 txn_now;	/* commit at step end */
+	long long			 txn_t0;	/* its begin, mono ms */
+	int				 group_ms;	/* 0: one per step */
+	unsigned long			 ncommits;	/* of this drive */
 };
 
 /* Seconds between checks of the runs a waiting run waits for. */
@@ -796,6 +811,7 @@ after_gate(struct drv *d, struct vg_err *e)
 		    VG_ST_DEPENDENCY : VG_ST_PENDING, t->attempts,
 		    d->after.why, e)) != 0)
 			return rc;
+		d->txn_now = 1;
 	}
 	vg_strlcpy(d->after_said, d->after.why, sizeof(d->after_said));
 	if (v == VG_AFTER_WAIT)
@@ -805,6 +821,7 @@ after_gate(struct drv *d, struct vg_err *e)
 		d->sched.ndeps = d->after.ndeps;
 	}
 	d->after_gated = 0;
+	d->txn_now = 1;
 	return vg_store_event(d->st, d->run_id, -1, 0, VG_ST_RUNNING,
 	    d->after.why[0] != '\0' ? d->after.why :
 	    "the runs it waits for ended as asked", e);
@@ -1109,6 +1126,8 @@ read_signals(struct drv *d, struct vg_err *e)
 	if (d->sigfd < 0)
 		return 0;
 	while ((n = read(d->sigfd, &si, sizeof(si))) == (ssize_t)sizeof(si)) {
+		/* What a signal did is durable before vigil acts on it. */
+		d->txn_now = 1;
 		switch (si.ssi_signo) {
 		case SIGUSR1:
 			if ((rc = cancel_marked(d, e)) != 0)
@@ -1516,18 +1535,81 @@ unprepared_tasks(struct drv *d, struct vg_err *e)
 	return 0;
 }
 
-/* One pass: poll, then record everything in one transaction. */
+/* Opens the driver's transaction unless one is open; what progress
+ * reports from now on waits for its commit. */
+static int
+txn_open(struct drv *d, struct vg_err *e)
+{
+	int rc;
+
+	if (d->txn)
+		return 0;
+	if ((rc = vg_store_begin(d->st, e)) != 0)
+		return rc;
+	d->txn = 1;
+	d->txn_now = 0;
+	d->txn_t0 = vg_mono_ms();
+	vg_progress_hold(d->pg);
+	return 0;
+}
+
+/* Rolls the driver's transaction back; what it held is never shown. */
+static void
+txn_abort(struct drv *d)
+{
+	if (!d->txn)
+		return;
+	vg_store_rollback(d->st);
+	d->txn = 0;
+	vg_progress_release(d->pg, 0);
+}
+
+/* Commits the driver's transaction, then shows what it held. */
+static int
+txn_commit(struct drv *d, struct vg_err *e)
+{
+	int rc;
+
+	if (!d->txn)
+		return 0;
+	if ((rc = vg_store_commit(d->st, e)) != 0) {
+		txn_abort(d);
+		return rc;
+	}
+	d->txn = 0;
+	d->ncommits++;
+	vg_progress_release(d->pg, 1);
+	return 0;
+}
+
+/* The longest a poll may wait (ms, -1: no limit) while the driver's
+ * transaction is open: until GROUP_MS after its begin. */
+static int
+txn_wait(const struct drv *d, int timeout_ms)
+{
+	long long left;
+
+	if (!d->txn)
+		return timeout_ms;
+	left = d->txn_t0 + d->group_ms - vg_mono_ms();
+	if (left < 0)
+		left = 0;
+	return timeout_ms < 0 || timeout_ms > left ? (int)left : timeout_ms;
+}
+
+/* One pass: poll, then record everything in the driver's transaction,
+ * committed when GROUP_MS have passed or an action needs it durable. */
 static int
 drive_step(struct drv *d, int timeout_ms, struct vg_err *e)
 {
 	struct vg_sched_update *ups = NULL;
 	size_t nups = 0, k;
-	int rc;
+	int rc, fresh = !d->txn;
 
-	if ((rc = vg_sched_poll(&d->sched, timeout_ms, d->sigfd, &ups,
-	    &nups, e)) != 0)
-		return rc;
-	if ((rc = vg_store_begin(d->st, e)) != 0)
+	if ((rc = vg_sched_poll(&d->sched, txn_wait(d, timeout_ms),
+	    d->sigfd, &ups, &nups, e)) != 0)
+		return rc;	/* the open steps are committed at the end */
+	if ((rc = txn_open(d, e)) != 0)
 		return rc;
 	for (k = 0; k < nups; k++)
 		if ((rc = apply_update(d, &ups[k], e)) != 0)
@@ -1539,10 +1621,39 @@ drive_step(struct drv *d, int timeout_ms, struct vg_err *e)
 		goto fail;
 	if ((rc = vg_sched_flush(&d->sched, e)) != 0)
 		goto fail;
-	return vg_store_commit(d->st, e);
+	/* A quiet step (a timer, a retry due) does not hold the lock on. */
+	if (d->txn_now || (fresh && nups == 0) || d->group_ms <= 0 ||
+	    vg_mono_ms() - d->txn_t0 >= d->group_ms)
+		return txn_commit(d, e);
+	return 0;
 fail:
-	vg_store_rollback(d->st);
+	txn_abort(d);
 	return rc;
+}
+
+/* The group commit window of this drive: GROUP_MS, or VIGIL_GROUP_MS
+ * (a bad value is told and GROUP_MS used: the run exists already); 0
+ * where the scheduler sends tasks elsewhere (its polls wait on commands,
+ * and other runs' after: read its handles). */
+static void
+group_ms_of(struct drv *d)
+{
+	const char *v = getenv("VIGIL_GROUP_MS");
+	char *end;
+	long ms;
+
+	d->group_ms = vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL) ?
+	    GROUP_MS : 0;
+	if (v == NULL || *v == '\0' || d->group_ms == 0)
+		return;
+	errno = 0;
+	ms = strtol(v, &end, 10);
+	if (errno != 0 || *end != '\0' || ms < 0 || ms > GROUP_MS_MAX) {
+		vg_warn("VIGIL_GROUP_MS='%s' ignored: expected milliseconds "
+		    "from 0 to %d; using %d", v, GROUP_MS_MAX, GROUP_MS);
+		return;
+	}
+	d->group_ms = (int)ms;
 }
 
 /* Milliseconds the next poll may wait. */
@@ -1634,6 +1745,7 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	if (d.pg != NULL)
 		vg_progress_bind(d.pg, d.counts, d.n);
 	if ((rc = sched_open(&d, &ri, o, e)) != 0 ||
+	    (group_ms_of(&d), 0) ||
 	    (rc = backend_prepare(&d, o, e)) != 0 ||
 	    (rc = stream_open(&d, o, e)) != 0)
 		goto out;
@@ -1652,7 +1764,8 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 		goto out;
 	(void)vg_pid_start_time(getpid(), &self_start);
 	t0 = vg_mono_ms();
-	if ((rc = vg_store_begin(st, e)) != 0)
+	/* The owner and the first round, committed at once. */
+	if ((rc = txn_open(&d, e)) != 0)
 		goto out;
 	if ((rc = vg_store_run_set_owner(st, run_id, getpid(), self_start,
 	    e)) != 0 ||
@@ -1665,8 +1778,8 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	    (t1 = vg_mono_ms(), 0) ||
 	    (rc = vg_sched_flush(&d.sched, e)) != 0 ||
 	    (t2 = vg_mono_ms(), 0) ||
-	    (rc = vg_store_commit(st, e)) != 0) {
-		vg_store_rollback(st);
+	    (rc = txn_commit(&d, e)) != 0) {
+		txn_abort(&d);
 		goto out;
 	}
 	/* Where the first round's time goes (bench/slurm-submit.sh). */
@@ -1685,17 +1798,20 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 			goto out;
 	}
 	res->state = final_state(&d);
-	if ((rc = vg_store_begin(st, e)) == 0) {
+	/* The run's end joins the last steps' transaction. */
+	if ((rc = txn_open(&d, e)) == 0) {
 		if ((rc = vg_store_run_set_state(st, run_id, res->state,
 		    d.cancel_why, e)) != 0 ||
 		    (rc = vg_store_run_set_owner(st, run_id, 0, 0, e)) != 0 ||
 		    (rc = vg_notify_claim(st, run_id, m, res->state,
 		    &notify, e)) != 0 ||
-		    (rc = vg_store_commit(st, e)) != 0) {
-			vg_store_rollback(st);
+		    (rc = txn_commit(&d, e)) != 0) {
+			txn_abort(&d);
 			notify = 0;
 		}
 	}
+	vg_debug("driver: %lu transaction(s) for %zu task(s), group %d ms",
+	    d.ncommits, d.n, d.group_ms);
 	memcpy(res->counts, d.counts, sizeof(res->counts));
 	res->ntasks = (int)d.n;
 	if (d.pg != NULL) {
@@ -1706,6 +1822,14 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	if (notify)
 		vg_notify_run(st, run_id, m);
 out:
+	/* What is open holds whole steps (a failed one is rolled back). */
+	if (d.txn) {
+		struct vg_err ce;
+
+		vg_err_init(&ce);
+		if (txn_commit(&d, &ce) != 0)
+			vg_warn("run %s: %s", run_id, ce.msg);
+	}
 	if (rc != 0 && d.sched_open && d.live != NULL) {
 		/* Leave nothing running behind a failed driver. */
 		for (i = 0; i < d.n; i++)

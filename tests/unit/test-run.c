@@ -13,6 +13,7 @@
 
 #include "engine-fixture.h"
 #include "runner/core/leftover.h"
+#include "runner/core/progress.h"
 #include "runner/core/run.h"
 #include "runner/core/store.h"
 
@@ -581,6 +582,73 @@ test_cancel_orphan(void **state)
 	rt_release(&t);
 }
 
+/*
+ * Group commit: with a window longer than the run (every step joins one
+ * transaction but for quiet ones) and with none (a transaction per
+ * step), every task's end is recorded, the run ends committed, and
+ * progress printed each task's end once (held lines released).
+ */
+static void
+test_group_commit_reports(void **state)
+{
+	static const char *const cmds[] = {
+		"exit 0", "exit 0", "exit 0", "exit 0", "exit 0", "exit 0",
+	};
+	static const char *const windows[] = { "1000", "0" };
+	struct vg_buf out = VG_BUF_INIT;
+	struct vg_run_result res;
+	struct vg_run_opts o;
+	struct vg_run_info ri;
+	struct vg_task_rec *v;
+	struct vg_err e;
+	struct rt t;
+	const char *at;
+	char *path;
+	size_t k, i;
+	int fd, n;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(setenv("VIGIL_GROUP_MS", windows[k], 1), 0);
+		rt_create(&t, cmds, 6, NULL);
+		path = vg_xasprintf("%s/progress", t.f.home);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		assert_true(fd >= 0);
+		memset(&o, 0, sizeof(o));
+		o.jobs = 2;
+		o.backend = &fx_sh_backend;
+		o.progress = vg_progress_new(fd, VG_PROGRESS_LINES, t.id, 6,
+		    NULL);
+		vg_err_init(&e);
+		assert_int_equal(vg_run_drive(t.st, t.id, &t.f.m, &t.f.ts, &o,
+		    &res, &e), 0);
+		vg_progress_free(o.progress);
+		close(fd);
+		assert_int_equal(res.state, VG_ST_SUCCEEDED);
+		assert_int_equal(res.counts[VG_ST_SUCCEEDED], 6);
+		v = rt_tasks(&t);
+		for (i = 0; i < 6; i++)
+			assert_int_equal(v[i].state, VG_ST_SUCCEEDED);
+		free(v);
+		vg_err_init(&e);
+		assert_int_equal(vg_store_run_get(t.st, t.id, &ri, &e), 0);
+		assert_int_equal(ri.state, VG_ST_SUCCEEDED);
+		assert_int_equal(ri.pid, 0);
+		vg_run_info_release(&ri);
+		vg_buf_reset(&out);
+		assert_int_equal(vg_read_file(path, 1 << 20, &out, NULL), 0);
+		for (n = 0, at = vg_buf_str(&out);
+		    (at = strstr(at, "] SUCCEEDED exit 0\n")) != NULL; at++)
+			n++;
+		assert_int_equal(n, 6);
+		assert_non_null(strstr(vg_buf_str(&out), "SUCCEEDED in "));
+		free(path);
+		rt_release(&t);
+	}
+	unsetenv("VIGIL_GROUP_MS");
+	vg_buf_release(&out);
+}
+
 int
 main(void)
 {
@@ -596,6 +664,7 @@ main(void)
 		cmocka_unit_test(test_reset_failed),
 		cmocka_unit_test(test_task_mismatch),
 		cmocka_unit_test(test_cancel_orphan),
+		cmocka_unit_test(test_group_commit_reports),
 	};
 
 	return cmocka_run_group_tests_name("run", tests, NULL, NULL);
