@@ -511,10 +511,8 @@ usage_write(struct vg_buf *b, const struct vg_usage *u)
 }
 
 void
-vg_result_text(const struct vg_result *r, struct vg_buf *out)
+vg_result_text(const struct vg_result *r, struct vg_buf *b)
 {
-	struct vg_buf *b = out;
-
 	/* One member per line: easy to read with grep on a compute node. */
 	vg_buf_adds(b, "{\n\"state\": ");
 	vg_json_quote(b, vg_state_name(r->state),
@@ -554,7 +552,6 @@ vg_result_write(const char *task_dir, const struct vg_result *r,
 	vg_buf_release(&b);
 	return rc;
 }
-
 
 void
 vg_usage_given(struct vg_usage *u, const struct vg_resources *res)

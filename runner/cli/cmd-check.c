@@ -8,17 +8,18 @@
  * With --stdin the commands stream: each complete line (or NUL-separated
  * record with -0) is judged as soon as it is read, and the audit is
  * grouped: a writer thread redacts the decisions and writes them (the
- * audit file in one write(2), the database as one packed row in one
- * transaction) when CHECK_BATCH are pending, when the oldest is
+ * audit file in writes of about 64 KiB, the database as one packed row
+ * in one transaction) when CHECK_BATCH are pending, when the oldest is
  * CHECK_FLUSH_MS old and the writer is idle, before waiting for more
  * input, at exit and on SIGTERM, SIGINT, SIGHUP and SIGPIPE (after which
  * vigil ends by the same signal).  The judging thread keeps a cache of
  * recent decisions and hands the writer the entry and the time of each
  * (a repeated command costs a hash of text still in the processor's
- * cache); the writer redacts and formats an entry's audit line once.  A line holding a NUL byte without -0 is judged whole (and
- * refused as unparseable), never cut at the NUL.  --json output is
- * valid JSON whatever the input: bytes that are not UTF-8 are written
- * as U+FFFD; offsets and lengths count bytes of the input.
+ * cache); the writer redacts and formats an entry's audit line once.
+ * A line holding a NUL byte without -0 is judged whole (and refused as
+ * unparseable), never cut at the NUL.  --json output is valid JSON
+ * whatever the input: bytes that are not UTF-8 are written as U+FFFD;
+ * offsets and lengths count bytes of the input.
  */
 #include <errno.h>
 #include <poll.h>

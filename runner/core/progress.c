@@ -289,9 +289,9 @@ vg_progress_tick(struct vg_progress *p)
 		return -1;
 	now = vg_mono_ms();
 	due = p->last + REDRAW_MS;
-	if (now >= due && p->held)
-		return -1;	/* drawn at the release */
 	if (now >= due) {
+		if (p->held)
+			return -1;	/* drawn at the release */
 		draw(p);
 		return REDRAW_MS;
 	}

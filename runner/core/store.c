@@ -1505,6 +1505,13 @@ get_zigzag(const unsigned char **p, const unsigned char *end, long long *v)
 /* Room for the varint of a row's string count before its strings. */
 #define PACK_HEAD	10
 
+/* A decision's time as given to vg_store_audit_many: 0 means now. */
+static double
+pack_time(double t, double now)
+{
+	return t > 0 ? t : now;
+}
+
 /* The slot of address p in a table of cap (a power of two) slots:
  * its own, or the empty one where it goes. */
 static struct pack_slot *
@@ -1612,9 +1619,8 @@ pack_encode(struct pack_scratch *pk, const struct vg_audit_rec *const *recs,
 	vg_buf_add(data, c, PACK_HEAD);
 	vg_buf_add(body, c, put_varint(c, n));
 	for (i = 0; i < n; i++) {
-		double tm = times[i] > 0 ? times[i] : now;
-
-		m = put_zigzag(c, (long long)((tm - first) * 1e6 + 0.5));
+		m = put_zigzag(c, (long long)((pack_time(times[i], now) -
+		    first) * 1e6 + 0.5));
 		m += put_zigzag(c + m, recs[i]->task_index);
 		t = pack_find(pk->rec, pk->rcap, pk->gen, recs[i]);
 		if (t->gen != pk->gen) {
@@ -1803,13 +1809,13 @@ pack_insert(struct vg_store *s, sqlite3_stmt *st,
     const struct vg_audit_rec *const *recs, const double *times, size_t n,
     double now, struct vg_err *e)
 {
-	double first = times[0] > 0 ? times[0] : now, last = first, t;
+	double first = pack_time(times[0], now), last = first, t;
 	struct vg_buf *data = &s->pk.data;
 	size_t i, off;
 	int rc;
 
 	for (i = 1; i < n; i++) {
-		t = times[i] > 0 ? times[i] : now;
+		t = pack_time(times[i], now);
 		if (t < first)
 			first = t;
 		if (t > last)
