@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -816,6 +817,41 @@ fail:
 	return rc;
 }
 
+/*
+ * Sets the journal mode and brings the schema up to date.  Two first
+ * opens of a new database at once both read it in rollback mode and then
+ * both want the exclusive lock that switching to WAL takes: sqlite sees
+ * the deadlock and fails one of them at once with "database is locked",
+ * without waiting in the busy handler.  So the set-up runs under an
+ * exclusive flock(2) on the home directory (flock and sqlite's fcntl
+ * locks do not interact), and openers take turns for the few
+ * microseconds it holds once the database is in WAL mode.
+ */
+static int
+store_setup(struct vg_store *s, struct vg_err *e)
+{
+	int fd, rc;
+
+	fd = open(s->home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return vg_err_errno(e, "cannot open state directory '%s'",
+		    s->home);
+	while (flock(fd, LOCK_EX) != 0) {
+		if (errno != EINTR) {
+			rc = vg_err_errno(e, "cannot lock state directory "
+			    "'%s'", s->home);
+			close(fd);
+			return rc;
+		}
+	}
+	if ((rc = db_exec(s, "PRAGMA journal_mode=WAL;"
+	    " PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+	    " PRAGMA cache_size=-2000", e)) == 0)
+		rc = store_migrate(s, e);
+	close(fd);
+	return rc;
+}
+
 int
 vg_store_open(const char *home, struct vg_store **sp, struct vg_err *e)
 {
@@ -854,10 +890,8 @@ vg_store_open(const char *home, struct vg_store **sp, struct vg_err *e)
 	}
 	free(path);
 	sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
-	if ((rc = db_exec(s, "PRAGMA journal_mode=WAL;"
-	    " PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
-	    " PRAGMA cache_size=-2000", e)) != 0 ||
-	    (rc = store_migrate(s, e)) != 0) {
+	rc = store_setup(s, e);
+	if (rc != 0) {
 		vg_store_close(s);
 		return rc;
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -150,6 +151,59 @@ test_open_fails_on_file_home(void **state)
 	assert_non_null(strstr(e.msg, "cannot create directory"));
 	assert_null(s2);
 	free(file);
+}
+
+/*
+ * Eight processes released at once open one new home: every open
+ * succeeds.  Two first opens used to race on the switch to WAL, which
+ * sqlite fails at once ("database is locked") instead of waiting.
+ */
+static void
+test_concurrent_first_open(void **state)
+{
+	enum { OPENERS = 8, ROUNDS = 40 };
+	char tmpl[] = "/tmp/vigil-test-XXXXXX";
+	int round, i, go[2], status, failed = 0;
+	char *home;
+	pid_t pid[OPENERS];
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpl));
+	home = vg_path_join(tmpl, "home");
+	for (round = 0; round < ROUNDS; round++) {
+		assert_int_equal(pipe(go), 0);
+		for (i = 0; i < OPENERS; i++) {
+			pid[i] = fork();
+			assert_true(pid[i] >= 0);
+			if (pid[i] == 0) {
+				struct vg_store *s = NULL;
+				struct vg_err e;
+				char b;
+
+				close(go[1]);
+				(void)read(go[0], &b, 1);
+				vg_err_init(&e);
+				if (vg_store_open(home, &s, &e) != 0) {
+					fprintf(stderr, "round %d: %s\n",
+					    round, e.msg);
+					_exit(1);
+				}
+				vg_store_close(s);
+				_exit(0);
+			}
+		}
+		close(go[0]);
+		close(go[1]);	/* releases every opener at once */
+		for (i = 0; i < OPENERS; i++) {
+			assert_int_equal(waitpid(pid[i], &status, 0), pid[i]);
+			failed += !WIFEXITED(status) ||
+			    WEXITSTATUS(status) != 0;
+		}
+		assert_int_equal(vg_rm_rf(home, NULL), 0);
+	}
+	assert_int_equal(failed, 0);
+	assert_int_equal(vg_rm_rf(tmpl, NULL), 0);
+	free(home);
 }
 
 static void
@@ -741,6 +795,7 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_fails_on_file_home,
 		    setup, teardown),
+		cmocka_unit_test(test_concurrent_first_open),
 		cmocka_unit_test(test_home_dir),
 		cmocka_unit_test(test_run_id),
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
