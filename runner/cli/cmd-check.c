@@ -43,8 +43,8 @@
 
 /* Decisions handed to the audit writer at once, and their greatest
  * age. */
-#define CHECK_BATCH	8192
-#define CHECK_FLUSH_MS	20
+#define CHECK_BATCH	32768
+#define CHECK_FLUSH_MS	50
 
 /* Bytes of verdicts printed at once (sooner before waiting for input). */
 #define CHECK_OUT_MAX	65536
