@@ -980,6 +980,17 @@ disk_reads(struct pl_cmd *c)
 
 		return !has_any(c, w);
 	}
+	if (strcmp(n, "fwupdmgr") == 0 || strcmp(n, "fwupdtool") == 0) {
+		/* Firmware flashers: their get-*, refresh, search and
+		 * security forms only show. */
+		static const char *const w[] = { "install", "update",
+		    "upgrade", "downgrade", "reinstall", "local-install",
+		    "install-blob", "switch-branch", "unlock", "activate",
+		    "modify-config", "reset-config", "set-bios-setting",
+		    "security-fix", "security-undo", "sync", NULL };
+
+		return !has_any(c, w);
+	}
 	if (strcmp(n, "flashrom") == 0)
 		return !has_opt(c, 'w', "--write") && !has_opt(c, 'E',
 		    "--erase") && !has_arg(c, "--wp-enable") &&
@@ -1045,7 +1056,8 @@ h_disk(struct pl_an *an, struct pl_cmd *c)
 	    "vgrename", "vgmerge", "vgsplit", "lvresize", "lvextend",
 	    "lvreduce", "lvconvert", "lvrename", "lvchange", "pvmove",
 	    "pvresize", "pvchange", "grub-install", "grub2-install",
-	    "efibootmgr", "flashrom", "bootctl", "nvme", NULL };
+	    "efibootmgr", "flashrom", "fwupdmgr", "fwupdtool", "bootctl",
+	    "nvme", NULL };
 	const char *n = c->name;
 	struct pl_field name = { .s = n, .len = strlen(n) };
 	int dev;
@@ -1528,7 +1540,7 @@ h_keys(struct pl_an *an, struct pl_cmd *c)
 	    has_arg(c, "--flatten"))) ||
 	    (strcmp(n, "pass") == 0 && (c->argc == 2 || has_arg(c, "show"))) ||
 	    (strcmp(n, "aws") == 0 && has_arg(c, "configure") &&
-	    has_arg(c, "get")) ||
+	    (has_arg(c, "get") || has_arg(c, "export-credentials"))) ||
 	    (strcmp(n, "aws") == 0 && (has_arg(c, "get-session-token") ||
 	    has_arg(c, "get-login-password"))) ||
 	    (strcmp(n, "gh") == 0 && has_arg(c, "auth") &&
@@ -2523,6 +2535,8 @@ static const struct net_tool {
 	  "set_name_type", NULL } },
 	{ .name = "nmtui", .change = (const char *const[]){
 	  "edit", "connect", "hostname", NULL } },
+	{ .name = "rfkill", .change = (const char *const[]){
+	  "block", "unblock", "toggle", NULL } },
 };
 
 static void
@@ -3451,6 +3465,7 @@ static const struct handler handlers[] = {
 	{ "pvmove", h_disk }, { "pvresize", h_disk }, { "pvchange", h_disk },
 	{ "grub-install", h_disk }, { "grub2-install", h_disk },
 	{ "efibootmgr", h_disk }, { "flashrom", h_disk },
+	{ "fwupdmgr", h_disk }, { "fwupdtool", h_disk },
 	{ "bootctl", h_disk }, { "blockdev", h_disk },
 	{ "qemu-img", h_imager }, { "ddrescue", h_imager },
 	{ "bmaptool", h_imager }, { "partclone", h_imager },
@@ -3510,6 +3525,7 @@ static const struct handler handlers[] = {
 	{ "wg-quick", h_net }, { "arp", h_net }, { "netplan", h_net },
 	{ "networkctl", h_net }, { "resolvectl", h_net },
 	{ "ifenslave", h_net }, { "vconfig", h_net }, { "nmtui", h_net },
+	{ "rfkill", h_net },
 	{ "apt", h_pkg }, { "apt-get", h_pkg }, { "aptitude", h_pkg },
 	{ "dpkg", h_pkg }, { "yum", h_pkg }, { "dnf", h_pkg },
 	{ "rpm", h_pkg }, { "zypper", h_pkg }, { "pacman", h_pkg },
