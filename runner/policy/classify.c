@@ -2306,6 +2306,10 @@ h_service(struct pl_an *an, struct pl_cmd *c)
 	    "disable", "remove", "defaults", "add", "del", "on", "off", "load",
 	    "unload", "bootout", "bootstrap", "kill", NULL };
 
+	/* Help, and update-rc.d -n, which shows what it would do. */
+	if (has_arg(c, "--help") || has_arg(c, "--version") ||
+	    (strcmp(c->name, "update-rc.d") == 0 && has_opt(c, 'n', NULL)))
+		return;
 	if (has_any(c, verbs))
 		sysconf(an, c, "builtin:service", "changes service state");
 }
@@ -2697,6 +2701,26 @@ broad_pattern(const char *s)
 	return 0;
 }
 
+/* True when pkill or killall sends signal 0 (-0, -s 0, --signal 0,
+ * --signal=0), which only tests that the processes exist, or when
+ * killall only lists signal names (-l, --list). */
+static int
+pkill_tests(const struct pl_cmd *c)
+{
+	int i, killall = strcmp(c->name, "killall") == 0;
+
+	for (i = 1; i < c->argc; i++) {
+		const struct pl_field *f = &c->argv[i];
+
+		if (eq(f, "-0") || eq(f, "--signal=0") || (killall &&
+		    (eq(f, "-l") || eq(f, "--list"))) ||
+		    ((eq(f, "-s") || eq(f, "--signal")) &&
+		    i + 1 < c->argc && eq(&c->argv[i + 1], "0")))
+			return 1;
+	}
+	return 0;
+}
+
 static void
 h_pkill(struct pl_an *an, struct pl_cmd *c)
 {
@@ -2710,6 +2734,8 @@ h_pkill(struct pl_an *an, struct pl_cmd *c)
 	}
 	int byuser = 0;
 
+	if (pkill_tests(c))
+		return;
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
 
@@ -2736,7 +2762,7 @@ h_pkill(struct pl_an *an, struct pl_cmd *c)
 		if (is_opt(f))
 			continue;
 		ops++;
-		if (broad_pattern(f->s) || (f->flags & F_UNK && 0)) {
+		if (broad_pattern(f->s)) {
 			pl_find(an, VG_CAT_DISRUPTION, "builtin:kill-broad",
 			    c->off, c->len, "'%s %s' kills shared or system "
 			    "processes", c->name, f->s);
