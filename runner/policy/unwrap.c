@@ -754,9 +754,22 @@ do_parallel(struct pl_an *an, struct pl_cmd *c)
 			break;
 		}
 	if (sep >= 0) {
-		for (k = sep + 1; k < c->argc && nitems < 8; k++)
-			if (strcmp(c->argv[k].s, ":::") != 0)
+		/* ::: and :::+ give arguments; :::: and ::::+ give files
+		 * whose lines are the arguments. */
+		int files = 0;
+
+		for (k = sep; k < c->argc && nitems < 8; k++) {
+			const char *s = c->argv[k].s;
+
+			if (strcmp(s, ":::") == 0 || strcmp(s, ":::+") == 0 ||
+			    strcmp(s, "::::") == 0 || strcmp(s, "::::+") == 0)
+				files = s[3] == ':';
+			else if (files)
+				nitems += file_items(an, &c->argv[k], '\n',
+				    items + nitems, 8 - nitems);
+			else
 				items[nitems++] = c->argv[k];
+		}
 	} else if (file != NULL) {
 		nitems = file_items(an, file, '\n', items, 8);
 		sep = c->argc;
