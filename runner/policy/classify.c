@@ -522,6 +522,24 @@ h_dd(struct pl_an *an, struct pl_cmd *c)
 	out_default(c);
 }
 
+/* An archive unpacked into dir writes there: judged as a write when dir
+ * is "/", /etc, a home directory itself, or anywhere under /usr
+ * (/usr/local included), /opt or the system binaries; unpacking into
+ * other directories (the workspace, scratch, /tmp) is ordinary. */
+static void
+extract_into(struct pl_an *an, const struct pl_field *dir, const char *what)
+{
+	struct pl_path p;
+	int sw;
+
+	pl_path_classify(an, dir, &p);
+	sw = (strncmp(p.abs, "/usr", 4) == 0 || strncmp(p.abs, "/opt", 4) ==
+	    0) && (p.abs[4] == '\0' || p.abs[4] == '/');
+	if (p.cls == PC_PROTECTED && (sw || (p.attr & (PA_ROOT | PA_ETC |
+	    PA_SYSBIN | PA_HOME))))
+		pl_classify_write(an, dir, 0, what);
+}
+
 /* Readers of file contents: secrets read are exfiltration. */
 static void
 h_reader(struct pl_an *an, struct pl_cmd *c)
@@ -570,14 +588,15 @@ h_reader(struct pl_an *an, struct pl_cmd *c)
 
 		if (dir != NULL && (has_opt(c, 'x', "--extract") ||
 		    (c->argc > 1 && c->argv[1].s[0] != '-' &&
-		    memchr(c->argv[1].s, 'x', c->argv[1].len)))) {
-			struct pl_path p;
+		    memchr(c->argv[1].s, 'x', c->argv[1].len))))
+			extract_into(an, dir, "'tar -x'");
+	}
+	if (strcmp(c->name, "unzip") == 0 && !has_opt(c, 'l', NULL) &&
+	    !has_opt(c, 't', NULL) && !has_opt(c, 'Z', NULL)) {
+		const struct pl_field *dir = opt_val(an, c, 'd', NULL);
 
-			pl_path_classify(an, dir, &p);
-			if (p.cls == PC_PROTECTED && (p.attr & (PA_ROOT |
-			    PA_ETC | PA_SYSBIN | PA_HOME)))
-				pl_classify_write(an, dir, 0, "'tar -x'");
-		}
+		if (dir != NULL)
+			extract_into(an, dir, "'unzip -d'");
 	}
 	if (nops == 0 && (strcmp(c->name, "cat") == 0 ||
 	    strcmp(c->name, "tac") == 0))
@@ -629,6 +648,84 @@ h_editor(struct pl_an *an, struct pl_cmd *c)
 			continue;
 		}
 		pl_classify_write(an, f, 0, n);
+	}
+	out_default(c);
+}
+
+/* emacs in batch mode (--batch, -batch, --script) with code to run
+ * (--eval, -f, -l, --script, ...) may save the files it visits: its file
+ * operands and --file/--visit/--find-file values are judged as writes.
+ * An interactive emacs (no code) is only a reader. */
+static void
+h_emacs(struct pl_an *an, struct pl_cmd *c)
+{
+	static const char *const code[] = { "--eval", "--execute", "-eval",
+	    "-execute", "-f", "--funcall", "-funcall", "-l", "--load",
+	    "-load", "--script", "-script", "-x", NULL };
+	static const char *const valued[] = { "-L", "--directory",
+	    "--insert", "-insert", "-u", "--user", "--init-directory",
+	    "-t", "--terminal", "-d", "--display", "--chdir", "--fg-color",
+	    "--bg-color", "--name", "--title", "-T", "-fn", "--font", NULL };
+	static const char *const visit[] = { "--file", "--find-file",
+	    "--visit", "-file", "-find-file", "-visit", NULL };
+	int i, batch = 0, runs = 0;
+
+	for (i = 1; i < c->argc; i++) {
+		const struct pl_field *f = &c->argv[i];
+
+		if (eq(f, "--batch") || eq(f, "-batch") || eq(f, "--script") ||
+		    eq(f, "-script"))
+			batch = 1;
+		if (eq_any(f, code))
+			runs = 1;
+	}
+	if (!batch || !runs) {
+		h_reader(an, c);
+		return;
+	}
+	for (i = 1; i < c->argc; i++) {
+		const struct pl_field *f = &c->argv[i];
+
+		if (eq_any(f, code) || eq_any(f, valued)) {
+			i++;
+			continue;
+		}
+		if (eq_any(f, visit) && i + 1 < c->argc) {
+			pl_classify_write(an, &c->argv[++i], 0, "'emacs'");
+			continue;
+		}
+		if (is_opt(f) || f->s[0] == '+')
+			continue;
+		pl_classify_write(an, f, 0, "'emacs'");
+	}
+	out_default(c);
+}
+
+/* sd FIND REPLACE FILE...: replaces in its files in place unless
+ * -p/--preview prints the result instead. */
+static void
+h_sd(struct pl_an *an, struct pl_cmd *c)
+{
+	int dd = 0, i, nop = 0;
+
+	if (has_opt(c, 'p', "--preview") || has_arg(c, "--help") ||
+	    has_arg(c, "-h") || has_arg(c, "--version"))
+		return;
+	for (i = 1; i < c->argc; i++) {
+		const struct pl_field *f = &c->argv[i];
+
+		if (!dd && eq(f, "--")) {
+			dd = 1;
+			continue;
+		}
+		if (!dd && is_opt(f)) {
+			if (eq(f, "-n") || eq(f, "-f") ||
+			    eq(f, "--max-replacements") || eq(f, "--flags"))
+				i++;
+			continue;
+		}
+		if (++nop > 2)
+			pl_classify_write(an, f, 0, "'sd'");
 	}
 	out_default(c);
 }
@@ -1728,14 +1825,51 @@ h_shell(struct pl_an *an, struct pl_cmd *c)
 	pl_stream_unknown(c->out, T_PROG);
 }
 
+/* True when perl or ruby edits its file operands in place: an -i switch
+ * (-i, -i.bak, -pi, -pi.bak, -0777 -i) among the interpreter's own
+ * switches, which end at the first operand.  Letters after a switch
+ * that takes a value (-MList::Util, -rdigest, -I dir, -F:) are that
+ * value, not switches; -e and -E take the next argument. */
+static int
+inplace_switch(const struct pl_cmd *c)
+{
+	int i;
+
+	for (i = 1; i < c->argc; i++) {
+		const struct pl_field *f = &c->argv[i];
+		const char *s;
+
+		if (!is_opt(f) || eq(f, "--"))
+			return 0;
+		if (f->s[1] == '-')
+			continue;
+		for (s = f->s + 1; *s != '\0'; s++) {
+			if (*s == 'i')
+				return 1;
+			if (*s == 'l' || *s == '0')
+				while (s[1] >= '0' && s[1] <= '9')
+					s++;
+			else if (strchr("MmIdDFxCVrKWT", *s) != NULL)
+				break;
+			else if (*s == 'e' || *s == 'E') {
+				i++;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
 static void
 h_interp(struct pl_an *an, struct pl_cmd *c)
 {
 	const char *lang = c->name;
-	int i, code = 0, script = 0;
+	int i, code = 0, script = 0, inplace;
 
 	if (strcmp(lang, "Rscript") == 0)
 		lang = "r";
+	inplace = (strcmp(lang, "perl") == 0 || strcmp(lang, "ruby") == 0) &&
+	    inplace_switch(c);
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
 		const char *s = f->s;
@@ -1747,11 +1881,13 @@ h_interp(struct pl_an *an, struct pl_cmd *c)
 					pl_code_to_interp(an, c, lang, c->in,
 					    c->off, c->len);
 			}
-			if (strcmp(lang, "perl") != 0 || !has_opt(c, 'i', NULL))
+			if (!inplace)
 				break;
-			/* perl -i edits its file operands in place. */
+			/* perl -i and ruby -i edit their file operands in
+			 * place. */
 			if (code)
-				pl_classify_write(an, f, 0, "'perl -i'");
+				pl_classify_write(an, f, 0, strcmp(lang,
+				    "perl") == 0 ? "'perl -i'" : "'ruby -i'");
 			continue;
 		}
 		if ((strcmp(lang, "python") == 0 && eq(f, "-c")) ||
@@ -1761,6 +1897,9 @@ h_interp(struct pl_an *an, struct pl_cmd *c)
 		    (strcmp(lang, "perl") == 0 && s[1] != '-' &&
 		    (s[f->len - 1] == 'e' || s[f->len - 1] == 'E') &&
 		    strspn(s + 1, "lnpaswTtUWXc0123456789") == f->len - 2) ||
+		    (strcmp(lang, "ruby") == 0 && s[1] != '-' && f->len > 2 &&
+		    s[f->len - 1] == 'e' &&
+		    strspn(s + 1, "alnpswdvcyW0123456789") == f->len - 2) ||
 		    (strcmp(lang, "node") == 0 && (eq(f, "-e") ||
 		    eq(f, "--eval") || eq(f, "-p") || eq(f, "--print"))) ||
 		    (strcmp(lang, "php") == 0 && eq(f, "-r"))) {
@@ -3458,9 +3597,11 @@ static const struct handler handlers[] = {
 	{ "strings", h_reader }, { "grep", h_reader }, { "egrep", h_reader },
 	{ "fgrep", h_reader }, { "rg", h_reader }, { "zcat", h_reader },
 	{ "tar", h_reader }, { "zip", h_reader }, { "7z", h_reader },
+	{ "unzip", h_reader },
 	{ "sort", h_reader }, { "uniq", h_reader }, { "cut", h_reader },
 	{ "ed", h_editor }, { "red", h_editor }, { "ex", h_editor },
 	{ "nvim", h_editor }, { "sponge", h_sponge }, { "crudini", h_crudini },
+	{ "emacs", h_emacs }, { "sd", h_sd },
 	{ "jq", h_reader }, { "gpg", h_keys }, { "gpg2", h_keys },
 	{ "gpgsm", h_keys }, { "kubectl", h_keys }, { "pass", h_keys },
 	{ "aws", h_keys }, { "gh", h_keys }, { "gcloud", h_keys },

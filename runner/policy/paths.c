@@ -307,7 +307,9 @@ classify_abs(struct pl_an *an, const char *p, struct pl_path *o)
 		if (in_set(secretdirs, r, cl) || (cl == 7 &&
 		    memcmp(r, ".config", 7) == 0 && (e == NULL ||
 		    comp_is(e + 1, "autostart") || comp_is(e + 1, "systemd") ||
-		    comp_is(e + 1, "environment.d"))) || (cl == 6 &&
+		    comp_is(e + 1, "environment.d") || comp_is(e + 1, "fish") ||
+		    comp_is(e + 1, "nushell") || comp_is(e + 1, "xonsh") ||
+		    comp_is(e + 1, "elvish"))) || (cl == 6 &&
 		    memcmp(r, ".local", 6) == 0 && e == NULL) ||
 		    (o->attr & PA_SECRET)) {
 			o->cls = PC_PROTECTED;
