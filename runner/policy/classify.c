@@ -2166,7 +2166,9 @@ h_priv(struct pl_an *an, struct pl_cmd *c)
 		return;
 	if (strcmp(c->name, "chage") == 0 && has_opt(c, 'l', "--list"))
 		return;
-	if (strcmp(c->name, "sudoedit") == 0 || strcmp(c->name, "ksu") == 0) {
+	if (strcmp(c->name, "sudoedit") == 0 || strcmp(c->name, "ksu") == 0 ||
+	    strcmp(c->name, "pleaseedit") == 0 ||
+	    strcmp(c->name, "calife") == 0) {
 		pl_find(an, VG_CAT_PRIVILEGE, "builtin:priv-wrapper", c->off,
 		    c->len, "'%s' acts as another user (root by default)",
 		    c->name);
@@ -3666,7 +3668,8 @@ static const struct handler handlers[] = {
 	{ "delgroup", h_priv }, { "chpasswd", h_priv }, { "passwd", h_priv },
 	{ "chage", h_priv }, { "vipw", h_priv }, { "vigr", h_priv },
 	{ "chsh", h_priv }, { "chfn", h_priv }, { "pwconv", h_priv },
-	{ "sudoedit", h_priv }, { "ksu", h_priv },
+	{ "sudoedit", h_priv }, { "ksu", h_priv }, { "pleaseedit", h_priv },
+	{ "calife", h_priv },
 	{ "crontab", h_crontab }, { "at", h_at }, { "batch", h_at },
 	{ "systemctl", h_systemctl }, { "service", h_service },
 	{ "update-rc.d", h_service }, { "chkconfig", h_service },

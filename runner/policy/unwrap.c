@@ -40,6 +40,13 @@ static const char *const sudo_long[] = { "--user", "--group", "--close-from",
 static const char *const sudo_stop[] = { "-l", "-v", "-k", "-K", "-V", "-h",
     "--list", "--validate", "--reset-timestamp", "--remove-timestamp",
     "--version", "--help", "-ll", NULL };
+/* please (a sudo alike): -l lists the rules, -w warms the token, -p
+ * purges it, -c FILE checks a configuration; none runs a command. */
+static const char *const please_stop[] = { "-l", "--list", "-w", "--warm",
+    "-p", "--purge", "-c", "--check", "-h", "--help", "-v", "--version",
+    NULL };
+static const char *const please_long[] = { "--target", "--dir", "--group",
+    "--allowenv", NULL };
 static const char *const env_long[] = { "--unset", "--chdir",
     "--split-string", "-u", "-C", "-S", "-P", NULL };
 static const char *const nice_long[] = { "--adjustment", "-n", NULL };
@@ -127,6 +134,8 @@ static const struct wrapper wrappers[] = {
 	  NULL }, .stop = help_stop, .flags = W_PRIV },
 	{ .name = "run0", .shortargs = "ugD", .longargs = run0_long,
 	  .stop = help_stop, .flags = W_PRIV },
+	{ .name = "please", .shortargs = "utdga", .longargs = please_long,
+	  .stop = please_stop, .flags = W_PRIV },
 	{ .name = "gosu", .npos = 1, .flags = W_PRIV },
 	{ .name = "su-exec", .npos = 1, .flags = W_PRIV },
 	{ .name = "setpriv", .longargs = setpriv_long, .stop = setpriv_stop,
