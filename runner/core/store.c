@@ -824,8 +824,9 @@ fail:
  * the deadlock and fails one of them at once with "database is locked",
  * without waiting in the busy handler.  So the set-up runs under an
  * exclusive flock(2) on the home directory (flock and sqlite's fcntl
- * locks do not interact), and openers take turns for the few
- * microseconds it holds once the database is in WAL mode.
+ * locks do not interact), and openers take turns; once the database is
+ * in WAL mode the lock is held for the pragmas and one read of the
+ * schema version.
  */
 static int
 store_setup(struct vg_store *s, struct vg_err *e)

@@ -530,13 +530,10 @@ static void
 extract_into(struct pl_an *an, const struct pl_field *dir, const char *what)
 {
 	struct pl_path p;
-	int sw;
 
 	pl_path_classify(an, dir, &p);
-	sw = (strncmp(p.abs, "/usr", 4) == 0 || strncmp(p.abs, "/opt", 4) ==
-	    0) && (p.abs[4] == '\0' || p.abs[4] == '/');
-	if (p.cls == PC_PROTECTED && (sw || (p.attr & (PA_ROOT | PA_ETC |
-	    PA_SYSBIN | PA_HOME))))
+	if (p.cls == PC_PROTECTED && (p.attr & (PA_ROOT | PA_ETC | PA_SYSBIN |
+	    PA_HOME | PA_SOFTWARE)))
 		pl_classify_write(an, dir, 0, what);
 }
 
@@ -1829,7 +1826,8 @@ h_shell(struct pl_an *an, struct pl_cmd *c)
  * (-i, -i.bak, -pi, -pi.bak, -0777 -i) among the interpreter's own
  * switches, which end at the first operand.  Letters after a switch
  * that takes a value (-MList::Util, -rdigest, -I dir, -F:) are that
- * value, not switches; -e and -E take the next argument. */
+ * value, not switches; -l, -0 and -T take only digits (-l0, -0777,
+ * ruby's -T1); -e and -E take the next argument. */
 static int
 inplace_switch(const struct pl_cmd *c)
 {
@@ -1846,10 +1844,10 @@ inplace_switch(const struct pl_cmd *c)
 		for (s = f->s + 1; *s != '\0'; s++) {
 			if (*s == 'i')
 				return 1;
-			if (*s == 'l' || *s == '0')
+			if (*s == 'l' || *s == '0' || *s == 'T')
 				while (s[1] >= '0' && s[1] <= '9')
 					s++;
-			else if (strchr("MmIdDFxCVrKWT", *s) != NULL)
+			else if (strchr("MmIdDFxCVrKW", *s) != NULL)
 				break;
 			else if (*s == 'e' || *s == 'E') {
 				i++;

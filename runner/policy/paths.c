@@ -448,6 +448,8 @@ classify_abs(struct pl_an *an, const char *p, struct pl_path *o)
 		for (k = 0; sys[k] != NULL; k++) {
 			if (comp_is(p, sys[k])) {
 				o->cls = PC_PROTECTED;
+				if (comp_is(p, "/usr") || comp_is(p, "/opt"))
+					o->attr |= PA_SOFTWARE;
 				if (comp_is(p, "/usr/bin") ||
 				    comp_is(p, "/usr/sbin") ||
 				    comp_is(p, "/usr/lib") || comp_is(p, "/bin") ||

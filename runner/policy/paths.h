@@ -39,6 +39,7 @@ enum pl_pclass {
 #define PA_SYSRQ	0x2000	/* /proc/sysrq-trigger */
 #define PA_AUTHKEYS	0x4000	/* authorized_keys */
 #define PA_TMPROOT	0x8000	/* a temp or scratch root itself */
+#define PA_SOFTWARE	0x10000	/* under /usr or /opt (/usr/local, /opt/X) */
 
 struct pl_path {
 	int		 cls;		/* enum pl_pclass */
