@@ -68,8 +68,8 @@ struct pack_slot {
  * open-addressing tables by address, of the strings stored so far
  * (str) and of the records encoded so far (rec, their fields' encoding
  * in fenc).  A slot is used when its generation is the current call's
- * (gen), so no table is cleared between rows; the string table grows
- * with the strings of a row, the record table is sized by its count. */
+ * (gen), so no table is cleared between rows; each grows to twice
+ * the distinct strings or records of the largest row so far. */
 struct pack_scratch {
 	struct pack_slot *str;
 	size_t		  cap;
@@ -1539,6 +1539,8 @@ get_zigzag(const unsigned char **p, const unsigned char *end, long long *v)
 
 /* Room for the varint of a row's string count before its strings. */
 #define PACK_HEAD	10
+/* The first size of pack_encode's two tables (they double at half). */
+#define PACK_SLOTS	4096
 
 /* A decision's time as given to vg_store_audit_many: 0 means now. */
 static double
@@ -1560,15 +1562,13 @@ pack_find(struct pack_slot *t, size_t cap, unsigned gen, const void *p)
 	return &t[h];
 }
 
-/* Starts a row: a new generation, a record table of at least 2 n
- * slots, the string table kept (it grows in pack_str). */
+/* Starts a row: a new generation; both tables are kept (they grow in
+ * pack_str and pack_encode with the distinct strings and records of a
+ * row, so a row of many repeated decisions probes a table that stays
+ * in the cache). */
 static void
-pack_start(struct pack_scratch *pk, size_t n)
+pack_start(struct pack_scratch *pk)
 {
-	size_t rcap = 64;
-
-	while (rcap < n * 2)
-		rcap *= 2;
 	if (pk->gen == UINT_MAX) {
 		/* Every slot could look used: start over. */
 		free(pk->str);
@@ -1578,30 +1578,29 @@ pack_start(struct pack_scratch *pk, size_t n)
 		pk->gen = 0;
 	}
 	if (pk->cap == 0) {
-		pk->cap = 4096;
+		pk->cap = PACK_SLOTS;
 		pk->str = vg_xcalloc(pk->cap, sizeof(*pk->str));
 	}
-	if (pk->rcap < rcap) {
-		free(pk->rec);
-		pk->rec = vg_xcalloc(rcap, sizeof(*pk->rec));
-		pk->rcap = rcap;
+	if (pk->rcap == 0) {
+		pk->rcap = PACK_SLOTS;
+		pk->rec = vg_xcalloc(pk->rcap, sizeof(*pk->rec));
 	}
 	pk->gen++;
 }
 
-/* Doubles the string table, keeping this row's strings. */
+/* Doubles table *t of *cap slots, keeping generation gen's slots. */
 static void
-pack_grow(struct pack_scratch *pk)
+pack_grow(struct pack_slot **t, size_t *cap, unsigned gen)
 {
-	struct pack_slot *old = pk->str, *t;
-	size_t ocap = pk->cap, i;
+	struct pack_slot *old = *t, *s;
+	size_t ocap = *cap, i;
 
-	pk->cap *= 2;
-	pk->str = vg_xcalloc(pk->cap, sizeof(*pk->str));
+	*cap *= 2;
+	*t = vg_xcalloc(*cap, sizeof(**t));
 	for (i = 0; i < ocap; i++)
-		if (old[i].gen == pk->gen) {
-			t = pack_find(pk->str, pk->cap, pk->gen, old[i].key);
-			*t = old[i];
+		if (old[i].gen == gen) {
+			s = pack_find(*t, *cap, gen, old[i].key);
+			*s = old[i];
 		}
 	free(old);
 }
@@ -1616,7 +1615,7 @@ pack_str(struct pack_scratch *pk, const char *f, unsigned *nstr)
 
 	if (t->gen != pk->gen) {
 		if ((size_t)*nstr * 2 >= pk->cap) {
-			pack_grow(pk);
+			pack_grow(&pk->str, &pk->cap, pk->gen);
 			t = pack_find(pk->str, pk->cap, pk->gen, f);
 		}
 		len = strlen(f);
@@ -1643,11 +1642,11 @@ pack_encode(struct pack_scratch *pk, const struct vg_audit_rec *const *recs,
 	const char *f[PACK_NF];
 	struct pack_slot *t;
 	size_t i, m, fl;
-	unsigned nstr = 0;
+	unsigned nstr = 0, nrec = 0;
 	char c[10 * (PACK_NF + 2)], lc[1 + 10 * PACK_NF];
 	int k;
 
-	pack_start(pk, n);
+	pack_start(pk);
 	vg_buf_reset(body);
 	vg_buf_reset(fenc);
 	vg_buf_reset(data);
@@ -1659,6 +1658,12 @@ pack_encode(struct pack_scratch *pk, const struct vg_audit_rec *const *recs,
 		m += put_zigzag(c + m, recs[i]->task_index);
 		t = pack_find(pk->rec, pk->rcap, pk->gen, recs[i]);
 		if (t->gen != pk->gen) {
+			if ((size_t)nrec * 2 >= pk->rcap) {
+				pack_grow(&pk->rec, &pk->rcap, pk->gen);
+				t = pack_find(pk->rec, pk->rcap, pk->gen,
+				    recs[i]);
+			}
+			nrec++;
 			/* Its fields' varints after a byte of their length
 			 * (at most 7 x 10). */
 			t->gen = pk->gen;

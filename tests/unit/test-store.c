@@ -768,6 +768,62 @@ test_audit_pack(void **state)
 	vg_buf_release(&b);
 }
 
+/* Counts the records read back and checks each against its twin:
+ * record k of the pack is command "c<k mod 6000>". */
+static int
+audit_seq_cb(void *arg, const struct vg_audit_rec *r)
+{
+	int *k = arg;
+	char want[32];
+
+	snprintf(want, sizeof(want), "c%d", *k % 6000);
+	if (strcmp(r->command, want) != 0 || r->task_index != *k % 6000)
+		return 1;
+	(*k)++;
+	return 0;
+}
+
+/* More distinct records and strings in one pack than the packer's
+ * tables first hold (4096 slots, half used at most): both grow within
+ * the row and every decision reads back in order. */
+static void
+test_audit_pack_grow(void **state)
+{
+	struct ctx *c = *state;
+	enum { DISTINCT = 6000, N = 9000 };
+	struct vg_audit_rec *r = calloc(DISTINCT, sizeof(*r));
+	const struct vg_audit_rec **p = calloc(N, sizeof(*p));
+	double *t = calloc(N, sizeof(*t));
+	char (*cmd)[16] = calloc(DISTINCT, sizeof(*cmd));
+	struct vg_err e;
+	int k, n = 0;
+
+	assert_non_null(r);
+	assert_non_null(p);
+	assert_non_null(t);
+	assert_non_null(cmd);
+	vg_err_init(&e);
+	for (k = 0; k < DISTINCT; k++) {
+		snprintf(cmd[k], sizeof(cmd[k]), "c%d", k);
+		r[k].task_index = k;
+		r[k].mode = "auto-deny";
+		r[k].verdict = "allow";
+		r[k].command = cmd[k];
+	}
+	for (k = 0; k < N; k++) {
+		p[k] = &r[k % DISTINCT];	/* 3000 given twice */
+		t[k] = 2000.0 + k * 0.001;
+	}
+	assert_int_equal(vg_store_audit_many(c->st, p, t, N, &e), 0);
+	assert_int_equal(vg_store_audit_each(c->st, NULL, audit_seq_cb, &n,
+	    &e), 0);
+	assert_int_equal(n, N);
+	free(cmd);
+	free(t);
+	free(p);
+	free(r);
+}
+
 static void
 test_unique_run_id(void **state)
 {
@@ -806,6 +862,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_every_field, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_audit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_pack_grow, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_audit_pack, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_unique_run_id, setup,
