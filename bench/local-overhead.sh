@@ -179,6 +179,10 @@ for a in "$@"; do [ "$a" = --scale ] && SCALE=1; done
 [ "$BIG" = 1 ] && SCALE=1
 make -s --no-print-directory bench-build >/dev/null
 SPAWN=$PWD/build/release/bench/spawn-loop
+# What a task directory costs: mkdir+rmdir against the pool's renames
+# (common/dirpool.h), on the file system of the vigil home.
+echo "task directories (bench/dirpool.c, per pair, load $(cut -d' ' -f1 /proc/loadavg)):"
+"$PWD/build/release/bench/dirpool" "$W" 20000 1 | sed 's/^/  /'
 
 # A manifest of 1000 * $2 tasks: two axes, so that it stays small; $3
 # the file's name (default s$1), $4 the command (default true), $5 an

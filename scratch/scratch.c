@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/dirpool.h"
 #include "common/path.h"
 #include "common/proc.h"
 #include "scratch/scratch.h"
@@ -32,6 +33,8 @@
 #define OWNER_SUFFIX	".owner"
 /* A process's owner record, linked as each of its tasks' (write_owner). */
 #define PROC_RECORD_PREFIX	".proc-"
+/* Empty task directories kept for the run's next tasks (kept_run). */
+#define POOL_PREFIX		".pool-"
 
 /*
  * The run directory of the last task made, kept open: the tasks of a run
@@ -51,12 +54,15 @@ static struct {
 	int	vfd;		/* base/vigil */
 	int	rfd;		/* base/vigil/run */
 	int	rec_ok;		/* this process's record is in run */
-} kept_run = { .bfd = -1, .vfd = -1, .rfd = -1 };
+	int	live;		/* its task directories made, not finished */
+	struct vg_dirpool pool;	/* empty task directories of run */
+} kept_run = { .bfd = -1, .vfd = -1, .rfd = -1, .pool = VG_DIRPOOL_INIT };
 
 /* Closes the kept run directory. */
 static void
 last_drop(void)
 {
+	vg_dirpool_close(&kept_run.pool);
 	if (kept_run.pid == getpid()) {
 		close(kept_run.bfd);
 		close(kept_run.vfd);
@@ -64,6 +70,7 @@ last_drop(void)
 	}
 	kept_run.pid = 0;
 	kept_run.rec_ok = 0;
+	kept_run.live = 0;
 	kept_run.bfd = kept_run.vfd = kept_run.rfd = -1;
 }
 
@@ -330,12 +337,14 @@ open_path_nofollow(const char *path, struct vg_err *e)
  * symbolic link and a directory owned by someone else.  Returns its fd.
  */
 static int
-make_dir_at(int dfd, const char *name, const char *shown, struct vg_err *e)
+make_dir_at(int dfd, const char *name, const char *shown,
+    struct vg_dirpool *pool, struct vg_err *e)
 {
 	struct stat st;
 	int fd, made;
 
-	made = mkdirat(dfd, name, 0700) == 0;
+	made = (pool != NULL ? vg_dirpool_mkdirat(pool, dfd, name) :
+	    mkdirat(dfd, name, 0700)) == 0;
 	if (!made && errno != EEXIST) {
 		vg_err_errno(e, "cannot create directory '%s'", shown);
 		return -1;
@@ -371,6 +380,7 @@ static struct {
 	pid_t	pid;
 	char	text[320];
 	char	name[320];
+	char	pool[320];
 } self_rec;
 
 /* Fills self_rec for this process if it is another's. */
@@ -391,6 +401,8 @@ self_record(void)
 	    (long)getpid(), start);
 	snprintf(self_rec.name, sizeof(self_rec.name), PROC_RECORD_PREFIX
 	    "%s.%ld", host, (long)getpid());
+	snprintf(self_rec.pool, sizeof(self_rec.pool), POOL_PREFIX "%s.",
+	    host);
 	self_rec.pid = getpid();
 }
 
@@ -400,6 +412,16 @@ owner_text(void)
 {
 	self_record();
 	return self_rec.text;
+}
+
+/* The prefix of this host's pooled task directories in a run
+ * directory (common/dirpool.h): hidden, as no reader takes them for a
+ * task, and by host, as only this host can tell its dead processes. */
+static const char *
+pool_prefix(void)
+{
+	self_record();
+	return self_rec.pool;
 }
 
 /* The name of this process's record file in a run directory. */
@@ -592,12 +614,17 @@ task_dir_once(const char *base, const char *run_id, int task_index,
 	}
 	if ((rc = preflight(bfd, base, min_free, e)) != 0)
 		goto out;
-	if (!kept && ((vfd = make_dir_at(bfd, "vigil", vpath, e)) < 0 ||
-	    (rfd = make_dir_at(vfd, run_id, rpath, e)) < 0)) {
+	if (!kept && ((vfd = make_dir_at(bfd, "vigil", vpath, NULL, e)) < 0 ||
+	    (rfd = make_dir_at(vfd, run_id, rpath, NULL, e)) < 0)) {
 		rc = e != NULL ? e->rc : VG_EIO;
 		goto out;
 	}
-	if ((tfd = make_dir_at(rfd, idx, tpath, e)) < 0) {
+	/* The pool went with the run's last live task; the run directory
+	 * stayed (something is left in it), so it comes back. */
+	if (kept && kept_run.pool.fd < 0)
+		(void)vg_dirpool_open(&kept_run.pool, rfd, pool_prefix());
+	if ((tfd = make_dir_at(rfd, idx, tpath, kept ? &kept_run.pool : NULL,
+	    e)) < 0) {
 		rc = e != NULL ? e->rc : VG_EIO;
 		goto out;
 	}
@@ -613,8 +640,13 @@ task_dir_once(const char *base, const char *run_id, int task_index,
 		kept_run.vfd = vfd;
 		kept_run.rfd = rfd;
 		kept_run.rec_ok = rec_ok;
+		kept_run.live = 0;
+		(void)vg_dirpool_open(&kept_run.pool, rfd, pool_prefix());
 		bfd = vfd = rfd = -1;
+		kept = 1;
 	}
+	if (kept)
+		kept_run.live++;
 	*path_out = tpath;
 	tpath = NULL;
 out:
@@ -674,29 +706,24 @@ vg_scratch_task_dir(const char *base, const char *run_id, int task_index,
 	    e);
 }
 
-/* Removes name under dfd and everything below it, never following a
- * symbolic link; shown is its path for messages. */
+static int rm_at(int dfd, const char *name, const char *shown,
+    struct vg_err *e);
+
+/* Removes everything below directory name under dfd (st its status),
+ * never following a symbolic link; the directory stays. */
 static int
-rm_at(int dfd, const char *name, const char *shown, struct vg_err *e)
+rm_below(int dfd, const char *name, const struct stat *st,
+    const char *shown, struct vg_err *e)
 {
 	struct dirent *d;
-	struct stat st;
 	DIR *dir;
 	char *sub;
 	int fd, rc = 0;
 
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-		return errno == ENOENT ? 0 :
-		    vg_err_errno(e, "cannot stat '%s'", shown);
-	if (!S_ISDIR(st.st_mode)) {
-		if (unlinkat(dfd, name, 0) != 0 && errno != ENOENT)
-			return vg_err_errno(e, "cannot remove '%s'", shown);
-		return 0;
-	}
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
 	/* A task may leave a directory without read or search permission. */
-	if (fd < 0 && errno == EACCES && st.st_uid == geteuid() &&
+	if (fd < 0 && errno == EACCES && st->st_uid == geteuid() &&
 	    fchmodat(dfd, name, 0700, 0) == 0)
 		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC);
@@ -714,11 +741,39 @@ rm_at(int dfd, const char *name, const char *shown, struct vg_err *e)
 		free(sub);
 	}
 	closedir(dir);
-	if (rc != 0)
+	return rc;
+}
+
+/* Removes name under dfd and everything below it, never following a
+ * symbolic link; shown is its path for messages.  With pool, an ended
+ * task's directory is emptied and kept there instead (dirpool.h). */
+static int
+rm_at_pool(int dfd, const char *name, const char *shown,
+    struct vg_dirpool *pool, struct vg_err *e)
+{
+	struct stat st;
+	int rc;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT ? 0 :
+		    vg_err_errno(e, "cannot stat '%s'", shown);
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dfd, name, 0) != 0 && errno != ENOENT)
+			return vg_err_errno(e, "cannot remove '%s'", shown);
+		return 0;
+	}
+	if ((rc = rm_below(dfd, name, &st, shown, e)) != 0)
 		return rc;
-	if (unlinkat(dfd, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
+	if ((pool != NULL ? vg_dirpool_rmdirat(pool, dfd, name) :
+	    unlinkat(dfd, name, AT_REMOVEDIR)) != 0 && errno != ENOENT)
 		return vg_err_errno(e, "cannot remove '%s'", shown);
 	return 0;
+}
+
+static int
+rm_at(int dfd, const char *name, const char *shown, struct vg_err *e)
+{
+	return rm_at_pool(dfd, name, shown, NULL, e);
 }
 
 /* Sums the allocated bytes of name under dfd; counts task dirs at depth 1
@@ -794,8 +849,16 @@ vg_scratch_finish(const char *path, enum vg_keep keep, int task_succeeded,
 	}
 	remove = keep == VG_KEEP_NEVER ||
 	    (keep == VG_KEEP_ON_FAILURE && task_succeeded);
+	if (kept && kept_run.live > 0)
+		kept_run.live--;
+	/* While other tasks of the run are live here, an empty directory
+	 * is kept for the next; with the last the pool goes too, so the
+	 * run directory can. */
 	if (remove)
-		rc = rm_at(rfd, task, path, e);
+		rc = rm_at_pool(rfd, task, path, kept && kept_run.live > 0 ?
+		    &kept_run.pool : NULL, e);
+	if (kept && kept_run.live == 0)
+		vg_dirpool_close(&kept_run.pool);
 	snprintf(owner, sizeof(owner), OWNER_PREFIX "%s" OWNER_SUFFIX, task);
 	if (unlinkat(rfd, owner, 0) != 0 && errno != ENOENT && rc == 0)
 		rc = vg_err_errno(e, "cannot remove '%s/%s'", rpath, owner);

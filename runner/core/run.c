@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "scratch/scratch.h"
+#include "common/dirpool.h"
 #include "common/json.h"
 #include "runner/core/after.h"
 #include "runner/core/leftover.h"
@@ -129,6 +130,11 @@ struct drv {
 	long long			 txn_t0;	/* its begin, mono ms */
 	int				 group_ms;	/* 0: one per step */
 	unsigned long			 ncommits;	/* of this drive */
+	/* Task directories made here: RUN/tasks (tasks_fd, -1 until the
+	 * first, or when it cannot be opened) and empty ones kept in
+	 * RUN/tmp for the next tasks (common/dirpool.h). */
+	int				 tasks_fd;
+	struct vg_dirpool		 dirs;
 };
 
 /* Seconds between checks of the runs a waiting run waits for. */
@@ -663,6 +669,62 @@ box_fill(struct drv *d, size_t i, struct box *b, int attempt)
 	b->a.pidfd = -1;
 }
 
+/* Opens RUN/tasks and the pool of empty task directories in RUN/tmp
+ * at the first task made here; without them directories are made and
+ * removed by path. */
+static void
+task_dirs_open(struct drv *d)
+{
+	char *p;
+	int fd;
+
+	if (d->tasks_fd >= 0)
+		return;
+	p = vg_path_join(d->run_dir, "tasks");
+	d->tasks_fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	free(p);
+	if (d->tasks_fd < 0)
+		return;
+	p = vg_path_join(d->run_dir, "tmp");
+	if ((mkdir(p, 0700) == 0 || errno == EEXIST) &&
+	    (fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) >= 0) {
+		(void)vg_dirpool_open(&d->dirs, fd, "");
+		close(fd);
+	}
+	free(p);
+}
+
+/* Makes task index's directory dir (RUN/tasks/INDEX) as mkdir(2) does,
+ * from the pool when it has one. */
+static int
+task_mkdir(struct drv *d, int index, const char *dir)
+{
+	char idx[16];
+
+	task_dirs_open(d);
+	if (d->tasks_fd < 0)
+		return mkdir(dir, 0700);
+	snprintf(idx, sizeof(idx), "%d", index);
+	return vg_dirpool_mkdirat(&d->dirs, d->tasks_fd, idx);
+}
+
+/* Removes task index's directory dir when empty, as rmdir(2) does,
+ * into the pool when it has one. */
+static void
+task_rmdir(struct drv *d, int index, const char *dir)
+{
+	char idx[16];
+
+	if (d->tasks_fd < 0) {
+		(void)rmdir(dir);
+		return;
+	}
+	snprintf(idx, sizeof(idx), "%d", index);
+	(void)vg_dirpool_rmdirat(&d->dirs, d->tasks_fd, idx);
+}
+
 /* Makes and submits the next attempt of task i. */
 static int
 submit_task(struct drv *d, size_t i, struct vg_err *e)
@@ -675,7 +737,7 @@ submit_task(struct drv *d, size_t i, struct vg_err *e)
 	b->task_dir = task_dir_of(d->run_dir, t->index);
 	/* Where attempts run through task-exec, it makes the directory
 	 * (one mkdir per task less for a large sweep). */
-	if (!d->sched.remote && mkdir(b->task_dir, 0700) != 0 &&
+	if (!d->sched.remote && task_mkdir(d, t->index, b->task_dir) != 0 &&
 	    errno != EEXIST) {
 		rc = vg_err_errno(e, "cannot create task directory '%s'",
 		    b->task_dir);
@@ -914,7 +976,7 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	/* Made by the driver at the start; kept only when something is in
 	 * it (the backend removed empty output files). */
 	if (!d->sched.remote)
-		(void)rmdir(b->task_dir);
+		task_rmdir(d, t->index, b->task_dir);
 	if (b->scratch_dir != NULL)
 		(void)vg_scratch_finish(b->scratch_dir, d->m->scratch.keep,
 		    u->state == VG_ST_SUCCEEDED, NULL);
@@ -1700,6 +1762,8 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	memset(res, 0, sizeof(*res));
 	memset(&d, 0, sizeof(d));
 	d.sigfd = -1;
+	d.tasks_fd = -1;
+	d.dirs.fd = -1;
 	if ((rc = vg_store_run_get(st, run_id, &ri, e)) != 0)
 		return rc;
 	if (ri.pid > 0 && ri.pid != getpid() && vg_run_owner_alive(&ri)) {
@@ -1856,6 +1920,9 @@ out:
 	free(d.live);
 	free(d.tr);
 	free(d.retry);
+	vg_dirpool_close(&d.dirs);
+	if (d.tasks_fd >= 0)
+		close(d.tasks_fd);
 	free(d.run_dir);
 	free(d.scratch_base);
 	free(d.unprepared);

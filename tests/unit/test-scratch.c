@@ -3,6 +3,7 @@
  * per-task directories created without following symlinks, ownership and
  * free-space checks, scratch.keep, list and gc with running runs.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -342,6 +343,65 @@ test_foreign_owner_and_space(void **state)
 	free(want);
 	assert_int_equal(vg_scratch_preflight(f->dir, 1, &e), 0);
 	free(vig);
+}
+
+/* Counts the entries of dir whose names start with prefix. */
+static int
+count_prefix(const char *dir, const char *prefix)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		n += strncmp(de->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return n;
+}
+
+/* While another task of the run is live in this process, an ended
+ * task's emptied scratch directory is kept hidden in the run directory
+ * and becomes the next task's (the same inode); with the run's last task
+ * the kept ones go and so does the run directory. */
+static void
+test_finish_pool(void **state)
+{
+	struct fx *f = *state;
+	char *a, *b, *n, *run;
+	struct vg_err e;
+	struct stat sa, sn;
+	int fd;
+
+	vg_err_init(&e);
+	run = vg_xasprintf("%s/vigil/p", f->dir);
+	assert_int_equal(vg_scratch_task_dir(f->dir, "p", 0, &a, &e), 0);
+	assert_int_equal(vg_scratch_task_dir(f->dir, "p", 1, &b, &e), 0);
+	assert_int_equal(stat(a, &sa), 0);
+	/* What the task left is removed; the directory is kept. */
+	n = vg_path_join(a, "left");
+	fd = open(n, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	free(n);
+	assert_int_equal(vg_scratch_finish(a, VG_KEEP_NEVER, 1, &e), 0);
+	assert_int_not_equal(stat(a, &sn), 0);
+	assert_int_equal(count_prefix(run, ".pool-"), 1);
+	assert_int_equal(vg_scratch_task_dir(f->dir, "p", 2, &n, &e), 0);
+	assert_int_equal(stat(n, &sn), 0);
+	assert_true(sn.st_ino == sa.st_ino);
+	assert_int_equal(sn.st_mode & 07777, 0700);
+	assert_int_equal(count_prefix(n, ""), 2);	/* . and .. only */
+	assert_int_equal(count_prefix(run, ".pool-"), 0);
+	assert_int_equal(vg_scratch_finish(n, VG_KEEP_NEVER, 1, &e), 0);
+	assert_int_equal(count_prefix(run, ".pool-"), 1);
+	assert_int_equal(vg_scratch_finish(b, VG_KEEP_NEVER, 1, &e), 0);
+	assert_int_not_equal(stat(run, &sn), 0);
+	free(a);
+	free(b);
+	free(n);
+	free(run);
 }
 
 static void
@@ -697,6 +757,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_owner_and_space,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_finish_pool, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_finish_keep, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_run_dir_kept, setup,
