@@ -159,14 +159,15 @@ vg_dirpool_close(struct vg_dirpool *p)
 	char pooled[160];
 	size_t i;
 
-	if (pool_live(p)) {
+	/* Another process's pool (a fork's copy) is released, its
+	 * directories left to their owner. */
+	if (pool_live(p))
 		for (i = 0; i < p->n; i++)
 			(void)unlinkat(p->fd, pooled_name(p, p->v[i], pooled,
 			    sizeof(pooled)), AT_REMOVEDIR);
+	if (p->fd >= 0)
 		close(p->fd);
-		free(p->v);
-	}
-	/* Another process's pool (a fork) is forgotten, not touched. */
+	free(p->v);
 	p->fd = -1;
 	p->v = NULL;
 	p->n = p->cap = 0;

@@ -54,7 +54,8 @@ int	vg_dirpool_rmdirat(struct vg_dirpool *p, int dfd, const char *name);
 size_t	vg_dirpool_count(const struct vg_dirpool *p);
 
 /* Removes the pooled directories and closes the pool (safe to call on
- * a pool never opened, or twice; in another process it only forgets). */
+ * a pool never opened, or twice; a fork's copy is released, its
+ * directories left to the pool's owner). */
 void	vg_dirpool_close(struct vg_dirpool *p);
 
 #endif
