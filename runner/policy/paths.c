@@ -141,6 +141,46 @@ in_set(const char *const *set, const char *s, size_t n)
 	return 0;
 }
 
+/* True when p (below /etc, basename b of bl bytes) is a system private
+ * key or credential: anything in a directory named private (Debian's
+ * /etc/ssl/private, Red Hat's /etc/pki/tls/private), a *.key or
+ * *.keytab file (munge.key, krb5.keytab, kubeadm's pki keys; not apt's
+ * archive keys, which are public),
+ * Let's Encrypt's privkey*.pem, WireGuard's and NetworkManager's
+ * connection files (their PrivateKey and psk), IPsec secrets, the
+ * kubeadm admin credentials and slurmdbd.conf (its StoragePass). */
+static int
+etc_secret(const char *p, const char *b, size_t bl)
+{
+	static const char *const dirs[] = { "/etc/wireguard",
+	    "/etc/NetworkManager/system-connections", "/etc/letsencrypt/keys",
+	    NULL };
+	static const char *const files[] = { "/etc/ipsec.secrets",
+	    "/etc/kubernetes/admin.conf", "/etc/kubernetes/super-admin.conf",
+	    "/etc/slurm/slurmdbd.conf", "/etc/slurm-llnl/slurmdbd.conf",
+	    "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets", NULL };
+	size_t pl = strlen(p), k;
+
+	if (strstr(p, "/private/") != NULL ||
+	    (pl >= 8 && strcmp(p + pl - 8, "/private") == 0))
+		return 1;
+	/* apt's keys are the archives' public keys. */
+	if (((bl > 4 && strcmp(b + bl - 4, ".key") == 0 &&
+	    strncmp(p, "/etc/apt/", 9) != 0) ||
+	    (bl > 7 && strcmp(b + bl - 7, ".keytab") == 0) ||
+	    (strncmp(b, "privkey", 7) == 0 && bl > 4 &&
+	    strcmp(b + bl - 4, ".pem") == 0)))
+		return 1;
+	for (k = 0; dirs[k] != NULL; k++)
+		if (strncmp(p, dirs[k], strlen(dirs[k])) == 0 &&
+		    (p[strlen(dirs[k])] == '/' || p[strlen(dirs[k])] == '\0'))
+			return 1;
+	for (k = 0; files[k] != NULL; k++)
+		if (strcmp(p, files[k]) == 0)
+			return 1;
+	return 0;
+}
+
 /* True when abs is a private key, credentials or a shadow file. */
 static int
 pl_path_is_secret(const struct pl_an *an, const char *p)
@@ -164,6 +204,8 @@ pl_path_is_secret(const struct pl_an *an, const char *p)
 		return 1;
 	if (strncmp(p, "/etc/ssh/ssh_host_", 18) == 0 &&
 	    (bl < 4 || strcmp(b + bl - 4, ".pub") != 0))
+		return 1;
+	if (strncmp(p, "/etc/", 5) == 0 && etc_secret(p, b, bl))
 		return 1;
 	if (strncmp(p, "/proc/", 6) == 0 && strcmp(b, "environ") == 0)
 		return 1;
