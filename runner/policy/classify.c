@@ -2352,20 +2352,29 @@ h_systemctl(struct pl_an *an, struct pl_cmd *c)
 	}
 }
 
-/* Methods of logind and the systemd manager that halt, reboot or
- * suspend the host, called over D-Bus (busctl, dbus-send, gdbus,
- * qdbus). */
+/* Methods of logind, the systemd manager, ConsoleKit, UPower and the
+ * desktops' session managers (GNOME, KDE, Xfce, MATE) that halt,
+ * reboot or suspend the host or end sessions, called over D-Bus
+ * (busctl, dbus-send, gdbus, qdbus). */
 static void
 h_dbus(struct pl_an *an, struct pl_cmd *c)
 {
 	static const char *const halts[] = { "PowerOff", "Reboot", "Halt",
 	    "KExec", "SoftReboot", "PowerOffWithFlags", "RebootWithFlags",
-	    "HaltWithFlags", "KExecWithFlags", "ScheduleShutdown", NULL };
+	    "HaltWithFlags", "KExecWithFlags", "ScheduleShutdown", "Shutdown",
+	    "Restart", "Stop", "RequestShutdown", "RequestReboot",
+	    "logoutAndShutdown", "logoutAndReboot", NULL };
+	static const char *const buses[] = { "org.freedesktop.login1",
+	    "org.freedesktop.systemd1", "org.freedesktop.ConsoleKit",
+	    "org.freedesktop.UPower", "org.gnome.SessionManager",
+	    "org.kde.ksmserver", "org.kde.Shutdown", "org.kde.LogoutPrompt",
+	    "org.xfce.SessionManager", "org.mate.SessionManager", NULL };
 	static const char *const others[] = { "Suspend", "Hibernate",
 	    "HybridSleep", "SuspendThenHibernate", "SuspendWithFlags",
 	    "HibernateWithFlags", "Sleep", "TerminateUser",
 	    "TerminateSession", "TerminateSeat", "KillUser", "KillSession",
-	    "StartUnit", "StartUnitReplace", "Exit", NULL };
+	    "StartUnit", "StartUnitReplace", "Exit", "Logout", "logout",
+	    NULL };
 	const char *m = NULL;
 	int i, k, bus = 0, halt = 0;
 
@@ -2378,9 +2387,9 @@ h_dbus(struct pl_an *an, struct pl_cmd *c)
 		const char *s = c->argv[i].s, *dot = strrchr(s, '.');
 		const char *name = dot != NULL ? dot + 1 : s;
 
-		if (strstr(s, "org.freedesktop.login1") != NULL ||
-		    strstr(s, "org.freedesktop.systemd1") != NULL)
-			bus = 1;
+		for (k = 0; buses[k] != NULL && !bus; k++)
+			if (strstr(s, buses[k]) != NULL)
+				bus = 1;
 		for (k = 0; halts[k] != NULL && m == NULL; k++)
 			if (strcmp(name, halts[k]) == 0) {
 				m = halts[k];
@@ -2623,6 +2632,7 @@ static const struct net_tool {
 	int			 opts;	/* change words are options */
 	int			 nargs;	/* 0, or: a verb changes only with
 					 * at least this many operands */
+	int			 always; /* every run changes it (but help) */
 } net_tools[] = {
 	{ .name = "ipset", .change = (const char *const[]){
 	  "create", "-N", "-C", "add", "-A", "del", "-D", "destroy", "-X",
@@ -2680,6 +2690,28 @@ static const struct net_tool {
 	  "edit", "connect", "hostname", NULL } },
 	{ .name = "rfkill", .change = (const char *const[]){
 	  "block", "unblock", "toggle", NULL } },
+	/* Wireless and DHCP clients: what joins, leaves or reconfigures
+	 * a network; status, scan and list forms only show. */
+	{ .name = "wpa_cli", .change = (const char *const[]){
+	  "disconnect", "reconnect", "reassociate", "reattach", "terminate",
+	  "add_network", "remove_network", "set_network", "enable_network",
+	  "disable_network", "select_network", "save_config", "reconfigure",
+	  "set", "interface_add", "interface_remove", "roam", "bssid",
+	  "wps_pbc", "wps_pin", "wps_reg", "p2p_connect", "p2p_group_add",
+	  "p2p_group_remove", NULL } },
+	{ .name = "iwctl", .change = (const char *const[]){
+	  "connect", "connect-hidden", "disconnect", "forget",
+	  "set-property", "start", "stop", "start-profile", NULL } },
+	{ .name = "connmanctl", .change = (const char *const[]){
+	  "enable", "disable", "connect", "disconnect", "config", "tether",
+	  "remove", "move-before", "move-after", NULL } },
+	/* dhclient configures the interfaces it is given (or all) on
+	 * every run; -r releases and -x stops, both leaving them down. */
+	{ .name = "dhclient", .always = 1 },
+	{ .name = "dhcpcd", .change = (const char *const[]){
+	  "-k", "--release", "-x", "--exit", "-n", "--rebind", "-N",
+	  "--renew", "-g", "--reconfigure", "-S", "--static", "-s",
+	  "--inform", NULL }, .opts = 1 },
 };
 
 static void
@@ -2696,6 +2728,11 @@ h_net(struct pl_an *an, struct pl_cmd *c)
 
 		if (strcmp(t->name, c->name) != 0)
 			continue;
+		if (t->always) {
+			sysconf(an, c, "builtin:network",
+			    "changes network configuration");
+			return;
+		}
 		for (i = 1; i < c->argc; i++) {
 			const struct pl_field *f = &c->argv[i];
 
@@ -3693,7 +3730,8 @@ static const struct handler handlers[] = {
 	{ "wg-quick", h_net }, { "arp", h_net }, { "netplan", h_net },
 	{ "networkctl", h_net }, { "resolvectl", h_net },
 	{ "ifenslave", h_net }, { "vconfig", h_net }, { "nmtui", h_net },
-	{ "rfkill", h_net },
+	{ "rfkill", h_net }, { "wpa_cli", h_net }, { "iwctl", h_net },
+	{ "connmanctl", h_net }, { "dhclient", h_net }, { "dhcpcd", h_net },
 	{ "apt", h_pkg }, { "apt-get", h_pkg }, { "aptitude", h_pkg },
 	{ "dpkg", h_pkg }, { "yum", h_pkg }, { "dnf", h_pkg },
 	{ "rpm", h_pkg }, { "zypper", h_pkg }, { "pacman", h_pkg },

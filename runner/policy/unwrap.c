@@ -45,6 +45,9 @@ static const char *const sudo_stop[] = { "-l", "-v", "-k", "-K", "-V", "-h",
 static const char *const please_stop[] = { "-l", "--list", "-w", "--warm",
     "-p", "--purge", "-c", "--check", "-h", "--help", "-v", "--version",
     NULL };
+/* doas: -C FILE checks a configuration (and matches a command given
+ * after it without running it), -L clears persisted authentications. */
+static const char *const doas_stop[] = { "-C", "-L", NULL };
 static const char *const please_long[] = { "--target", "--dir", "--group",
     "--allowenv", NULL };
 static const char *const env_long[] = { "--unset", "--chdir",
@@ -129,7 +132,8 @@ static const char *const pid_stop[] = { "-p", "--pid", "--all-tasks", NULL };
 static const struct wrapper wrappers[] = {
 	{ .name = "sudo", .shortargs = "ugCDhprtUT", .longargs = sudo_long,
 	  .stop = sudo_stop, .flags = W_PRIV },
-	{ .name = "doas", .shortargs = "uC", .flags = W_PRIV },
+	{ .name = "doas", .shortargs = "uC", .stop = doas_stop,
+	  .flags = W_PRIV },
 	{ .name = "pkexec", .longargs = (const char *const[]){ "--user",
 	  NULL }, .stop = help_stop, .flags = W_PRIV },
 	{ .name = "run0", .shortargs = "ugD", .longargs = run0_long,
