@@ -985,6 +985,88 @@ parted_reads(const struct pl_cmd *c)
 	return ops > 0;
 }
 
+/* True when w is an abbreviation btrfs accepts for full (a prefix of at
+ * least two letters; btrfs takes any unambiguous one). */
+static int
+btrfs_abbrev(const struct pl_field *w, const char *full)
+{
+	return w->len >= 2 && w->len <= strlen(full) &&
+	    strncmp(w->s, full, w->len) == 0;
+}
+
+/* The index of btrfs's command group (the first operand, c->argc when
+ * none) and in *verb the index of its verb (the next operand). */
+static int
+btrfs_words(const struct pl_cmd *c, int *verb)
+{
+	int i, j;
+
+	for (i = 1; i < c->argc && is_opt(&c->argv[i]); i++)
+		;
+	for (j = i + 1; j < c->argc && is_opt(&c->argv[j]); j++)
+		;
+	*verb = j < c->argc ? j : c->argc;
+	return i;
+}
+
+static const struct btrfs_ro {
+	const char		*group;
+	const char *const	*verbs;	/* NULL: every verb */
+} btrfs_ro[] = {
+	{ "subvolume", (const char *const[]){ "list", "show",
+	  "get-default", "find-new", NULL } },
+	{ "filesystem", (const char *const[]){ "df", "show", "usage",
+	  "du", NULL } },
+	{ "device", (const char *const[]){ "stats", "usage", "ready",
+	  NULL } },
+	{ "qgroup", (const char *const[]){ "show", NULL } },
+	{ "scrub", (const char *const[]){ "status", NULL } },
+	{ "balance", (const char *const[]){ "status", NULL } },
+	{ "replace", (const char *const[]){ "status", NULL } },
+	{ "property", (const char *const[]){ "get", "list", NULL } },
+	{ "inspect-internal", NULL },
+};
+
+/* btrfs's read-only forms: listing and showing subvolumes, file
+ * systems, devices, quota groups and properties, the status of scrub,
+ * balance and replace, inspect-internal dumps, check without a repair
+ * option, help and version. */
+static int
+btrfs_reads(struct pl_cmd *c)
+{
+	static const char *const repair[] = { "--repair", "--init-csum-tree",
+	    "--init-extent-tree", "--clear-space-cache", "-z", "--reset",
+	    NULL };
+	const struct pl_field *g = NULL, *v = NULL;
+	size_t k;
+	int i, j;
+
+	i = btrfs_words(c, &j);
+	if (i == c->argc || has_arg(c, "--help") || has_arg(c, "--version"))
+		return 1;
+	g = &c->argv[i];
+	if (eq(g, "help") || eq(g, "version"))
+		return 1;
+	if (has_any(c, repair))
+		return 0;
+	if (btrfs_abbrev(g, "check"))
+		return 1;
+	v = j < c->argc ? &c->argv[j] : NULL;
+	for (k = 0; k < sizeof(btrfs_ro) / sizeof(btrfs_ro[0]); k++) {
+		if (!btrfs_abbrev(g, btrfs_ro[k].group))
+			continue;
+		if (btrfs_ro[k].verbs == NULL)
+			return 1;
+		if (v == NULL)
+			return 1;	/* the group's usage */
+		for (j = 0; btrfs_ro[k].verbs[j] != NULL; j++)
+			if (btrfs_abbrev(v, btrfs_ro[k].verbs[j]))
+				return 1;
+		return 0;
+	}
+	return 0;
+}
+
 /* Tools that only inspect: the disk table's read-only forms. */
 static int
 disk_reads(struct pl_cmd *c)
@@ -1043,6 +1125,8 @@ disk_reads(struct pl_cmd *c)
 		return c->argc > 1 && (has_arg(c, "status") ||
 		    has_arg(c, "luksDump") || has_arg(c, "isLuks") ||
 		    has_arg(c, "benchmark") || has_arg(c, "luksUUID"));
+	if (strcmp(n, "btrfs") == 0)
+		return btrfs_reads(c);
 	if (strcmp(n, "zpool") == 0 || strcmp(n, "zfs") == 0)
 		return c->argc < 2 || eq(&c->argv[1], "list") ||
 		    eq(&c->argv[1], "status") || eq(&c->argv[1], "get") ||
@@ -1154,10 +1238,19 @@ h_disk(struct pl_an *an, struct pl_cmd *c)
 	    "nvme", NULL };
 	const char *n = c->name;
 	struct pl_field name = { .s = n, .len = strlen(n) };
-	int dev;
+	int dev, g, v;
 
 	if (disk_reads(c) || (c->argc < 2 && strcmp(n, "dmsetup") != 0))
 		return;
+	/* Deleting a subvolume deletes its tree, as rm -r does. */
+	if (strcmp(n, "btrfs") == 0 && (g = btrfs_words(c, &v)) < c->argc &&
+	    v < c->argc && btrfs_abbrev(&c->argv[g], "subvolume") &&
+	    btrfs_abbrev(&c->argv[v], "delete")) {
+		for (v++; v < c->argc; v++)
+			if (!is_opt(&c->argv[v]))
+				delete_target(an, c, &c->argv[v], 1);
+		return;
+	}
 	dev = any_device(an, c, 1, 1);
 	if (!dev && !eq_any(&name, always))
 		return;
