@@ -1323,6 +1323,21 @@ h_mount(struct pl_an *an, struct pl_cmd *c)
 	if (strcmp(n, "swapon") == 0 && (has_opt(c, 's', "--summary") ||
 	    has_arg(c, "--show") || c->argc == 1))
 		return;
+	/* udisksctl: mounting, unmounting, locking, unlocking and powering
+	 * off a drive change it; status, info, dump, monitor and loop-setup
+	 * of an image only show or add. */
+	if (strcmp(n, "udisksctl") == 0) {
+		static const char *const change[] = { "mount", "unmount",
+		    "power-off", "lock", "unlock", "loop-delete", NULL };
+
+		if (c->argc < 2 || !eq_any(&c->argv[1], change) ||
+		    has_arg(c, "--help") || has_arg(c, "-h"))
+			return;
+		pl_find(an, VG_CAT_DISK, "builtin:mount", c->off, c->len,
+		    "'udisksctl %s' changes a drive or its mounts",
+		    c->argv[1].s);
+		return;
+	}
 	if (strcmp(n, "mount") == 0) {
 		for (i = 1; i < c->argc; i++)
 			if (!is_opt(&c->argv[i]) && !(i > 1 &&
@@ -3775,7 +3790,7 @@ static const struct handler handlers[] = {
 	{ "bmaptool", h_imager }, { "partclone", h_imager },
 	{ "ntfsclone", h_imager }, { "dcfldd", h_dd }, { "dc3dd", h_dd },
 	{ "mount", h_mount }, { "umount", h_mount }, { "swapon", h_mount },
-	{ "swapoff", h_mount },
+	{ "swapoff", h_mount }, { "udisksctl", h_mount },
 	{ "curl", h_curl }, { "wget", h_curl },
 	{ "nc", h_nc }, { "ncat", h_nc }, { "netcat", h_nc },
 	{ "cryptcat", h_nc }, { "pwncat", h_nc }, { "socat", h_socat },
