@@ -705,6 +705,30 @@ h_emacs(struct pl_an *an, struct pl_cmd *c)
 	out_default(c);
 }
 
+/* conda/mamba init and micromamba shell init|deinit edit the user's
+ * shell start-up files (~/.bashrc, ~/.zshrc, ...) to load the package
+ * manager; --dry-run, --help and the hook forms only print. */
+static void
+h_shell_init(struct pl_an *an, struct pl_cmd *c)
+{
+	int i = 1;
+
+	if (strcmp(c->name, "micromamba") == 0) {
+		if (c->argc < 2 || !eq(&c->argv[1], "shell"))
+			return;
+		i = 2;
+	}
+	if (i >= c->argc || !(eq(&c->argv[i], "init") ||
+	    eq(&c->argv[i], "deinit")))
+		return;
+	if (has_arg(c, "--dry-run") || has_arg(c, "-d") ||
+	    has_arg(c, "--help") || has_arg(c, "-h"))
+		return;
+	pl_find(an, VG_CAT_SYSCONFIG, "builtin:write-startup", c->off, c->len,
+	    "'%s %s' edits the shell's start-up files (~/.bashrc and the "
+	    "like)", c->name, c->argv[i].s);
+}
+
 /* sd FIND REPLACE FILE...: replaces in its files in place unless
  * -p/--preview prints the result instead. */
 static void
@@ -3753,7 +3777,8 @@ static const struct handler handlers[] = {
 	{ "sort", h_reader }, { "uniq", h_reader }, { "cut", h_reader },
 	{ "ed", h_editor }, { "red", h_editor }, { "ex", h_editor },
 	{ "nvim", h_editor }, { "sponge", h_sponge }, { "crudini", h_crudini },
-	{ "emacs", h_emacs }, { "sd", h_sd },
+	{ "emacs", h_emacs }, { "sd", h_sd }, { "conda", h_shell_init },
+	{ "mamba", h_shell_init }, { "micromamba", h_shell_init },
 	{ "jq", h_reader }, { "gpg", h_keys }, { "gpg2", h_keys },
 	{ "gpgsm", h_keys }, { "kubectl", h_keys }, { "pass", h_keys },
 	{ "aws", h_keys }, { "gh", h_keys }, { "gcloud", h_keys },
