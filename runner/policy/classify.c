@@ -707,13 +707,30 @@ h_emacs(struct pl_an *an, struct pl_cmd *c)
 
 /* conda/mamba init and micromamba shell init|deinit edit the user's
  * shell start-up files (~/.bashrc, ~/.zshrc, ...) to load the package
- * manager; --dry-run, --help and the hook forms only print. */
+ * manager; --dry-run, --help and the hook forms only print.  So do
+ * rustup-init (unless --no-modify-path), pipx ensurepath, opam init
+ * (unless -n/--no-setup) and broot --install. */
 static void
 h_shell_init(struct pl_an *an, struct pl_cmd *c)
 {
+	const char *n = c->name;
 	int i = 1;
 
-	if (strcmp(c->name, "micromamba") == 0) {
+	if (has_arg(c, "--help") || has_arg(c, "-h"))
+		return;
+	if ((strcmp(n, "rustup-init") == 0 && !has_arg(c, "--no-modify-path")
+	    && !has_arg(c, "-V") && !has_arg(c, "--version")) ||
+	    (strcmp(n, "pipx") == 0 && c->argc > 1 &&
+	    eq(&c->argv[1], "ensurepath")) ||
+	    (strcmp(n, "opam") == 0 && c->argc > 1 && eq(&c->argv[1], "init") &&
+	    !has_arg(c, "-n") && !has_arg(c, "--no-setup")) ||
+	    (strcmp(n, "broot") == 0 && has_arg(c, "--install"))) {
+		pl_find(an, VG_CAT_SYSCONFIG, "builtin:write-startup", c->off,
+		    c->len, "'%s' edits the shell's start-up files (~/.bashrc "
+		    "and the like)", n);
+		return;
+	}
+	if (strcmp(n, "micromamba") == 0) {
 		if (c->argc < 2 || !eq(&c->argv[1], "shell"))
 			return;
 		i = 2;
@@ -721,8 +738,10 @@ h_shell_init(struct pl_an *an, struct pl_cmd *c)
 	if (i >= c->argc || !(eq(&c->argv[i], "init") ||
 	    eq(&c->argv[i], "deinit")))
 		return;
-	if (has_arg(c, "--dry-run") || has_arg(c, "-d") ||
-	    has_arg(c, "--help") || has_arg(c, "-h"))
+	if (strcmp(n, "conda") != 0 && strcmp(n, "mamba") != 0 &&
+	    strcmp(n, "micromamba") != 0)
+		return;
+	if (has_arg(c, "--dry-run") || has_arg(c, "-d"))
 		return;
 	pl_find(an, VG_CAT_SYSCONFIG, "builtin:write-startup", c->off, c->len,
 	    "'%s %s' edits the shell's start-up files (~/.bashrc and the "
@@ -3779,6 +3798,8 @@ static const struct handler handlers[] = {
 	{ "nvim", h_editor }, { "sponge", h_sponge }, { "crudini", h_crudini },
 	{ "emacs", h_emacs }, { "sd", h_sd }, { "conda", h_shell_init },
 	{ "mamba", h_shell_init }, { "micromamba", h_shell_init },
+	{ "rustup-init", h_shell_init }, { "pipx", h_shell_init },
+	{ "opam", h_shell_init }, { "broot", h_shell_init },
 	{ "jq", h_reader }, { "gpg", h_keys }, { "gpg2", h_keys },
 	{ "gpgsm", h_keys }, { "kubectl", h_keys }, { "pass", h_keys },
 	{ "aws", h_keys }, { "gh", h_keys }, { "gcloud", h_keys },
