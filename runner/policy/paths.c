@@ -172,13 +172,9 @@ etc_secret(const char *p, const char *b, size_t bl)
 	    strcmp(b + bl - 4, ".pem") == 0)))
 		return 1;
 	for (k = 0; dirs[k] != NULL; k++)
-		if (strncmp(p, dirs[k], strlen(dirs[k])) == 0 &&
-		    (p[strlen(dirs[k])] == '/' || p[strlen(dirs[k])] == '\0'))
+		if (under(p, dirs[k], 0))
 			return 1;
-	for (k = 0; files[k] != NULL; k++)
-		if (strcmp(p, files[k]) == 0)
-			return 1;
-	return 0;
+	return in_set(files, p, pl);
 }
 
 /* True when abs is a private key, credentials or a shadow file. */
