@@ -705,47 +705,56 @@ h_emacs(struct pl_an *an, struct pl_cmd *c)
 	out_default(c);
 }
 
-/* conda/mamba init and micromamba shell init|deinit edit the user's
- * shell start-up files (~/.bashrc, ~/.zshrc, ...) to load the package
- * manager; --dry-run, --help and the hook forms only print.  So do
- * rustup-init (unless --no-modify-path), pipx ensurepath, opam init
- * (unless -n/--no-setup) and broot --install. */
+/* Tools that edit the user's shell start-up files (~/.bashrc, ~/.zshrc,
+ * ...) to load themselves: the command word that does it (argv[1];
+ * NULL: every run), for micromamba the word after it, an option that
+ * must be given, and the options under which they only print or leave
+ * the files alone (besides --help). */
+static const char *const rc_dry[] = { "--dry-run", "-d", NULL };
+static const struct rc_editor {
+	const char		*name;
+	const char		*verb;
+	const char *const	*verb2;
+	const char		*opt;
+	const char *const	*keep;
+} rc_editors[] = {
+	{ "conda", "init", NULL, NULL, rc_dry },
+	{ "mamba", "init", NULL, NULL, rc_dry },
+	{ "micromamba", "shell", (const char *const[]){ "init", "deinit",
+	  NULL }, NULL, rc_dry },
+	{ "rustup-init", NULL, NULL, NULL, (const char *const[]){
+	  "--no-modify-path", "-V", "--version", NULL } },
+	{ "pipx", "ensurepath", NULL, NULL, NULL },
+	{ "opam", "init", NULL, NULL, (const char *const[]){ "-n",
+	  "--no-setup", NULL } },
+	{ "broot", NULL, NULL, "--install", NULL },
+};
+
 static void
 h_shell_init(struct pl_an *an, struct pl_cmd *c)
 {
-	const char *n = c->name;
+	const struct rc_editor *r = NULL;
+	size_t k;
 	int i = 1;
 
-	if (has_arg(c, "--help") || has_arg(c, "-h"))
+	for (k = 0; k < sizeof(rc_editors) / sizeof(rc_editors[0]); k++)
+		if (strcmp(rc_editors[k].name, c->name) == 0)
+			r = &rc_editors[k];
+	if (r == NULL || has_arg(c, "--help") || has_arg(c, "-h") ||
+	    (r->keep != NULL && has_any(c, r->keep)))
 		return;
-	if ((strcmp(n, "rustup-init") == 0 && !has_arg(c, "--no-modify-path")
-	    && !has_arg(c, "-V") && !has_arg(c, "--version")) ||
-	    (strcmp(n, "pipx") == 0 && c->argc > 1 &&
-	    eq(&c->argv[1], "ensurepath")) ||
-	    (strcmp(n, "opam") == 0 && c->argc > 1 && eq(&c->argv[1], "init") &&
-	    !has_arg(c, "-n") && !has_arg(c, "--no-setup")) ||
-	    (strcmp(n, "broot") == 0 && has_arg(c, "--install"))) {
-		pl_find(an, VG_CAT_SYSCONFIG, "builtin:write-startup", c->off,
-		    c->len, "'%s' edits the shell's start-up files (~/.bashrc "
-		    "and the like)", n);
+	if (r->verb != NULL && (i >= c->argc || !eq(&c->argv[i++], r->verb)))
 		return;
-	}
-	if (strcmp(n, "micromamba") == 0) {
-		if (c->argc < 2 || !eq(&c->argv[1], "shell"))
-			return;
-		i = 2;
-	}
-	if (i >= c->argc || !(eq(&c->argv[i], "init") ||
-	    eq(&c->argv[i], "deinit")))
+	if (r->verb2 != NULL && (i >= c->argc || !eq_any(&c->argv[i++],
+	    r->verb2)))
 		return;
-	if (strcmp(n, "conda") != 0 && strcmp(n, "mamba") != 0 &&
-	    strcmp(n, "micromamba") != 0)
-		return;
-	if (has_arg(c, "--dry-run") || has_arg(c, "-d"))
+	if (r->opt != NULL && !has_arg(c, r->opt))
 		return;
 	pl_find(an, VG_CAT_SYSCONFIG, "builtin:write-startup", c->off, c->len,
-	    "'%s %s' edits the shell's start-up files (~/.bashrc and the "
-	    "like)", c->name, c->argv[i].s);
+	    "'%s%s%s%s%s' edits the shell's start-up files (~/.bashrc and "
+	    "the like)", c->name, r->verb != NULL ? " " : "", r->verb != NULL ?
+	    r->verb : "", r->verb2 != NULL ? " " : "", r->verb2 != NULL ?
+	    c->argv[i - 1].s : "");
 }
 
 /* sd FIND REPLACE FILE...: replaces in its files in place unless
