@@ -35,7 +35,6 @@
  * reads the shim's report.  Output never passes through vigil: the task's
  * stdout and stderr are the files themselves.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -55,6 +54,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/dirpool.h"
 #include "common/path.h"
 #include "common/proc.h"
 #include "backends/backend.h"
@@ -406,28 +406,6 @@ out_pool_drop(void)
 	out_pool.off = 0;
 }
 
-/* Removes pooled files a dead process left in RUN/tmp (fd). */
-static void
-out_pool_sweep(int fd)
-{
-	struct dirent *de;
-	DIR *d;
-	long pid;
-	int dfd, k;
-	char c;
-
-	if ((dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
-		return;
-	if ((d = fdopendir(dfd)) == NULL) {
-		close(dfd);
-		return;
-	}
-	while ((de = readdir(d)) != NULL)
-		if (sscanf(de->d_name, "%ld.o%d%c", &pid, &k, &c) == 2 &&
-		    pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-			(void)unlinkat(fd, de->d_name, 0);
-	closedir(d);
-}
 
 /* Makes the pool the one of task_dir's run; false when it has none. */
 static int
@@ -453,7 +431,8 @@ out_pool_for(const char *task_dir, int create)
 	free(tmp);
 	if (fd < 0)
 		return 0;
-	out_pool_sweep(fd);
+	/* Pooled files a dead process left there. */
+	vg_pool_sweep(fd, "", 'o', 0);
 	out_pool.fd = fd;
 	out_pool.run = vg_xstrndup(task_dir, (size_t)rl);
 	if (!tmp_pool.atexit_set && atexit(tmp_pool_drop) == 0)
@@ -533,19 +512,14 @@ static void
 tmp_pool_put(int k)
 {
 	struct tmp_slot *t;
-	struct dirent *de;
-	DIR *d;
-	int empty = 1;
+	int empty = 1, fd;
 
 	if (k < 0 || (size_t)k >= tmp_pool.n)
 		return;
 	t = &tmp_pool.v[k];
-	if ((d = opendir(t->dir)) != NULL) {
-		while (empty && (de = readdir(d)) != NULL)
-			if (strcmp(de->d_name, ".") != 0 &&
-			    strcmp(de->d_name, "..") != 0)
-				empty = 0;
-		closedir(d);
+	if ((fd = open(t->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		empty = vg_dir_empty(fd) != 0;
+		close(fd);
 	}
 	/* The shim makes it again at the next task's start. */
 	if (!empty)

@@ -14,6 +14,7 @@
 
 #include "common/dirpool.h"
 #include "common/buf.h"
+#include "common/path.h"
 #include "common/str.h"
 
 /* The name of p's pooled directory n. */
@@ -31,29 +32,29 @@ pool_live(const struct vg_dirpool *p)
 	return p->fd >= 0 && p->pid == getpid();
 }
 
-/* Removes the pooled directories of dead processes under p->fd. */
-static void
-pool_sweep(struct vg_dirpool *p)
+void
+vg_pool_sweep(int dirfd, const char *prefix, char kind, int flags)
 {
-	size_t pl = strlen(p->prefix);
+	size_t pl = strlen(prefix);
 	struct dirent *de;
 	unsigned k;
 	long pid;
 	DIR *d;
 	int dfd;
-	char c;
+	char kc, c;
 
-	if ((dfd = fcntl(p->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+	if ((dfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0)
 		return;
 	if ((d = fdopendir(dfd)) == NULL) {
 		close(dfd);
 		return;
 	}
 	while ((de = readdir(d)) != NULL)
-		if (strncmp(de->d_name, p->prefix, pl) == 0 &&
-		    sscanf(de->d_name + pl, "%ld.d%u%c", &pid, &k, &c) == 2 &&
-		    pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-			(void)unlinkat(p->fd, de->d_name, AT_REMOVEDIR);
+		if (strncmp(de->d_name, prefix, pl) == 0 &&
+		    sscanf(de->d_name + pl, "%ld.%c%u%c", &pid, &kc, &k,
+		    &c) == 3 && kc == kind && pid > 0 &&
+		    kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+			(void)unlinkat(dirfd, de->d_name, flags);
 	closedir(d);
 }
 
@@ -71,7 +72,7 @@ vg_dirpool_open(struct vg_dirpool *p, int parent, const char *prefix)
 		return -1;
 	p->pid = getpid();
 	vg_strlcpy(p->prefix, prefix, sizeof(p->prefix));
-	pool_sweep(p);
+	vg_pool_sweep(p->fd, p->prefix, 'd', AT_REMOVEDIR);
 	return 0;
 }
 
@@ -96,27 +97,6 @@ vg_dirpool_mkdirat(struct vg_dirpool *p, int dfd, const char *name)
 	return mkdirat(dfd, name, 0700);
 }
 
-/* 1 when directory fd holds nothing, 0 when it holds something, -1 with
- * errno when it cannot be read. */
-static int
-dir_empty(int fd)
-{
-	char buf[1024];
-	ssize_t r, off;
-
-	while ((r = getdents64(fd, buf, sizeof(buf))) > 0)
-		for (off = 0; off < r; ) {
-			struct dirent64 *de = (struct dirent64 *)(void *)
-			    (buf + off);
-
-			if (strcmp(de->d_name, ".") != 0 &&
-			    strcmp(de->d_name, "..") != 0)
-				return 0;
-			off += de->d_reclen;
-		}
-	return r == 0 ? 1 : -1;
-}
-
 int
 vg_dirpool_rmdirat(struct vg_dirpool *p, int dfd, const char *name)
 {
@@ -131,7 +111,7 @@ vg_dirpool_rmdirat(struct vg_dirpool *p, int dfd, const char *name)
 	if (fd < 0)
 		return unlinkat(dfd, name, AT_REMOVEDIR);
 	empty = fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
-	    (st.st_mode & 07777) == 0700 ? dir_empty(fd) : -1;
+	    (st.st_mode & 07777) == 0700 ? vg_dir_empty(fd) : -1;
 	close(fd);
 	if (empty == 0) {
 		errno = ENOTEMPTY;

@@ -50,6 +50,14 @@ int	vg_dirpool_mkdirat(struct vg_dirpool *p, int dfd, const char *name);
  */
 int	vg_dirpool_rmdirat(struct vg_dirpool *p, int dfd, const char *name);
 
+/*
+ * Removes the entries of directory dirfd named "<prefix><pid>.<kind><n>"
+ * whose process is gone from this host (unlinkat with flags): what a
+ * killed vigil left in a pool, this one's (kind 'd', AT_REMOVEDIR) or
+ * the local backend's of empty output files (kind 'o').
+ */
+void	vg_pool_sweep(int dirfd, const char *prefix, char kind, int flags);
+
 /* The number of directories in the pool. */
 size_t	vg_dirpool_count(const struct vg_dirpool *p);
 

@@ -1,5 +1,6 @@
 /*
- * path.c - directory creation, bounded reads, atomic writes, tree removal.
+ * path.c - directory creation, bounded reads, atomic writes, tree removal,
+ * directory emptiness.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -297,4 +298,23 @@ vg_time_left(double deadline, double min)
 		return 0;
 	left = deadline - vg_mono();
 	return left < min ? min : left;
+}
+
+int
+vg_dir_empty(int fd)
+{
+	char buf[1024];
+	ssize_t r, off;
+
+	while ((r = getdents64(fd, buf, sizeof(buf))) > 0)
+		for (off = 0; off < r; ) {
+			struct dirent64 *de = (struct dirent64 *)(void *)
+			    (buf + off);
+
+			if (strcmp(de->d_name, ".") != 0 &&
+			    strcmp(de->d_name, "..") != 0)
+				return 0;
+			off += de->d_reclen;
+		}
+	return r == 0 ? 1 : -1;
 }

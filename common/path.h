@@ -50,6 +50,10 @@ char	*vg_path_join(const char *a, const char *b);
 /* Removes a directory tree without following symlinks; missing is fine. */
 int	vg_rm_rf(const char *path, struct vg_err *e);
 
+/* 1 when the open directory fd holds nothing but "." and "..", 0 when it
+ * holds something, -1 with errno when it cannot be read. */
+int	vg_dir_empty(int fd);
+
 /* Wall clock in seconds (realtime) and monotonic milliseconds. */
 double	vg_now(void);
 long long vg_mono_ms(void);
