@@ -100,7 +100,6 @@ vg_dirpool_mkdirat(struct vg_dirpool *p, int dfd, const char *name)
 int
 vg_dirpool_rmdirat(struct vg_dirpool *p, int dfd, const char *name)
 {
-	char pooled[160];
 	struct stat st;
 	int fd, empty;
 
@@ -117,12 +116,22 @@ vg_dirpool_rmdirat(struct vg_dirpool *p, int dfd, const char *name)
 		errno = ENOTEMPTY;
 		return -1;
 	}
-	if (empty < 0)
+	if (empty < 0 || vg_dirpool_put(p, dfd, name) != 0)
 		return unlinkat(dfd, name, AT_REMOVEDIR);
+	return 0;
+}
+
+int
+vg_dirpool_put(struct vg_dirpool *p, int dfd, const char *name)
+{
+	char pooled[160];
+
+	if (!pool_live(p))
+		return -1;
 	p->v = vg_xgrow(p->v, &p->cap, p->n + 1, sizeof(*p->v));
 	pooled_name(p, p->next, pooled, sizeof(pooled));
 	if (renameat2(dfd, name, p->fd, pooled, RENAME_NOREPLACE) != 0)
-		return unlinkat(dfd, name, AT_REMOVEDIR);
+		return -1;
 	p->v[p->n++] = p->next++;
 	return 0;
 }

@@ -51,6 +51,14 @@ int	vg_dirpool_mkdirat(struct vg_dirpool *p, int dfd, const char *name);
 int	vg_dirpool_rmdirat(struct vg_dirpool *p, int dfd, const char *name);
 
 /*
+ * Renames name under dfd into the pool, for a caller that has just
+ * emptied it and seen it is a directory of ours with mode 0700 (no second
+ * look).  Returns 0, or -1 with errno when there is no pool or the
+ * rename fails (name is left where it is).
+ */
+int	vg_dirpool_put(struct vg_dirpool *p, int dfd, const char *name);
+
+/*
  * Removes the entries of directory dirfd named "<prefix><pid>.<kind><n>"
  * whose process is gone from this host (unlinkat with flags): what a
  * killed vigil left in a pool, this one's (kind 'd', AT_REMOVEDIR) or

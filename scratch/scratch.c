@@ -764,8 +764,13 @@ rm_at_pool(int dfd, const char *name, const char *shown,
 	}
 	if ((rc = rm_below(dfd, name, &st, shown, e)) != 0)
 		return rc;
-	if ((pool != NULL ? vg_dirpool_rmdirat(pool, dfd, name) :
-	    unlinkat(dfd, name, AT_REMOVEDIR)) != 0 && errno != ENOENT)
+	/* Emptied just now: a directory of ours with mode 0700 is kept
+	 * as it is, without reading it again. */
+	if (pool != NULL && st.st_uid == geteuid() &&
+	    (st.st_mode & 07777) == 0700 &&
+	    vg_dirpool_put(pool, dfd, name) == 0)
+		return 0;
+	if (unlinkat(dfd, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
 		return vg_err_errno(e, "cannot remove '%s'", shown);
 	return 0;
 }
