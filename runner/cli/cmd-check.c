@@ -57,6 +57,7 @@
  * only after the last batch that can name it is written. */
 struct check_ent {
 	size_t			 klen;
+	size_t			 clen;		/* the command's, in key */
 	const char		*verdict;	/* static */
 	const char		*category;	/* static */
 	const char		*rule;		/* in key, or NULL */
@@ -98,11 +99,11 @@ struct check_way {
 	struct check_ent	*ent;
 };
 
-/* The judging thread's cache, its key being built, and the writer's
- * rows. */
+/* The judging thread's cache, its copy of a command with NULs, and the
+ * writer's rows. */
 struct check_audit {
 	_Alignas(64) struct check_way way[CHECK_CACHE];
-	struct vg_buf		 key;
+	struct vg_buf		 show;
 	const struct vg_audit_rec **rec;	/* a batch's records */
 	double			*time;		/* and their times */
 	size_t			 cap;
@@ -347,9 +348,12 @@ check_warn(struct check *ck, const struct vg_err *e)
 	ck->failed = 1;
 }
 
-/* A hash of n bytes of s (eight at a time) and two static pointers. */
+/* A hash of n bytes of s (eight at a time): a decision's command.  Its
+ * verdict, category, rule and reason are compared, not hashed, as the
+ * command almost always decides them; so the hash is known before the
+ * command is judged, and its set of the cache is fetched meanwhile. */
 static unsigned long long
-check_hash(const char *s, size_t n, const void *p, const void *q)
+check_hash(const char *s, size_t n)
 {
 	unsigned long long h = 0x9E3779B97F4A7C15ull ^ n, w;
 	size_t i;
@@ -361,8 +365,7 @@ check_hash(const char *s, size_t n, const void *p, const void *q)
 	}
 	w = 0;
 	memcpy(&w, s + i, n - i);
-	h = (h ^ w ^ (uintptr_t)p ^ ((unsigned long long)(uintptr_t)q << 1)) *
-	    0xc4ceb9fe1a85ec53ull;
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
 	return h ^ (h >> 29);
 }
 
@@ -386,25 +389,43 @@ check_ent_free(struct check_ent *e)
 	free(e);
 }
 
-/* Makes the entry of the decision whose text is the klen bytes of key
- * (command, rule and reason, each NUL-terminated; rule and reason are
- * offsets into key, SIZE_MAX for none).  The judging thread calls it;
- * the writer formats the entry (check_ent_format). */
+/* Makes the entry of a decision: the n bytes of cmd (no NUL in them),
+ * rule and reason (both NULL or both strings) copied into its key, each
+ * NUL-terminated.  The judging thread calls it; the writer formats the
+ * entry (check_ent_format). */
 static struct check_ent *
-check_ent_new(const char *key, size_t klen, size_t rule, size_t reason,
-    const char *verdict, const char *category)
+check_ent_new(const char *cmd, size_t n, const char *rule,
+    const char *reason, const char *verdict, const char *category)
 {
-	struct check_ent *e = vg_xcalloc(1, sizeof(*e) + klen);
+	size_t lr = rule != NULL ? strlen(rule) + 1 : 0;
+	size_t lw = reason != NULL ? strlen(reason) + 1 : 0;
+	struct check_ent *e = vg_xcalloc(1, sizeof(*e) + n + 1 + lr + lw);
 
-	e->klen = klen;
-	memcpy(e->key, key, klen);
+	e->clen = n;
+	e->klen = n + 1 + lr + lw;
+	memcpy(e->key, cmd, n);
 	e->verdict = verdict;
 	e->category = category;
-	if (rule != SIZE_MAX) {
-		e->rule = e->key + rule;
-		e->reason = e->key + reason;
+	if (rule != NULL) {
+		e->rule = memcpy(e->key + n + 1, rule, lr);
+		e->reason = memcpy(e->key + n + 1 + lr, reason, lw);
 	}
 	return e;
+}
+
+/* True when cached entry e is the decision given: the same command,
+ * verdict, category, rule and reason. */
+static int
+check_ent_is(const struct check_ent *e, const char *cmd, size_t n,
+    const char *rule, const char *reason, const char *verdict,
+    const char *category)
+{
+	if (e->clen != n || e->verdict != verdict || e->category != category ||
+	    memcmp(e->key, cmd, n) != 0)
+		return 0;
+	if (rule == NULL || e->rule == NULL)
+		return rule == NULL && e->rule == NULL;
+	return strcmp(e->rule, rule) == 0 && strcmp(e->reason, reason) == 0;
 }
 
 /* Makes e's redacted command and audit line tail, once (the writer). */
@@ -430,32 +451,35 @@ check_ent_format(struct check *ck, struct check_ent *e)
 	vg_buf_release(&tail);
 }
 
-/* The entry of the decision in the cache's key buffer: from the cache
- * when the same decision was judged recently, else made (and cached
- * unless its text is long; an entry that leaves the cache, or was never
- * in it, is freed after the current batch). */
-static struct check_ent *
-check_ent_get(struct check *ck, size_t rule, size_t reason,
-    const char *verdict, const char *category)
+/* The set of the cache for a command of hash h. */
+static struct check_way *
+check_set(struct check *ck, unsigned long long h)
 {
-	struct check_audit *au = &ck->au;
-	const char *k = au->key.data;
-	size_t klen = au->key.len;
-	unsigned long long h = check_hash(k, klen, verdict, category);
-	struct check_way *set = &au->way[(size_t)(h & (CHECK_CACHE /
-	    CHECK_WAYS - 1)) * CHECK_WAYS];
+	return &ck->au.way[(size_t)(h & (CHECK_CACHE / CHECK_WAYS - 1)) *
+	    CHECK_WAYS];
+}
+
+/* The entry of a decision (see check_ent_new) whose command has hash h:
+ * from the cache when the same decision was judged recently, else made
+ * (and cached unless its text is long; an entry that leaves the cache,
+ * or was never in it, is freed after the current batch). */
+static struct check_ent *
+check_ent_get(struct check *ck, unsigned long long h, const char *cmd,
+    size_t n, const char *rule, const char *reason, const char *verdict,
+    const char *category)
+{
+	struct check_way *set = check_set(ck, h);
 	struct check_ent *e;
 	int w;
 
 	for (w = 0; w < CHECK_WAYS; w++) {
 		e = set[w].ent;
-		if (e != NULL && set[w].hash == h && e->klen == klen &&
-		    e->verdict == verdict && e->category == category &&
-		    memcmp(e->key, k, klen) == 0)
+		if (e != NULL && set[w].hash == h && check_ent_is(e, cmd, n,
+		    rule, reason, verdict, category))
 			return e;
 	}
-	e = check_ent_new(k, klen, rule, reason, verdict, category);
-	if (klen > CHECK_KEYMAX) {
+	e = check_ent_new(cmd, n, rule, reason, verdict, category);
+	if (e->klen > CHECK_KEYMAX) {
 		check_retire(ck->cur, e);
 		return e;
 	}
@@ -613,32 +637,26 @@ check_finish(struct check *ck)
 	for (k = 0; k < CHECK_CACHE; k++)
 		if (ck->au.way[k].ent != NULL)
 			check_ent_free(ck->au.way[k].ent);
-	vg_buf_release(&ck->au.key);
+	vg_buf_release(&ck->au.show);
 	free(ck->au.rec);
 	free(ck->au.time);
 }
 
 /* Queues one decision for the writer: its cache entry (found by the
- * text just judged, already in the cache's key buffer) and its time. */
+ * n bytes of text judged, NULs shown as '?', of hash h) and its time. */
 static void
-check_queue(struct check *ck, const struct vg_verdict *v)
+check_queue(struct check *ck, unsigned long long h, const char *text,
+    size_t n, const struct vg_verdict *v)
 {
 	struct check_batch *b = ck->cur;
-	struct vg_buf *key = &ck->au.key;
-	size_t rule = SIZE_MAX, reason = SIZE_MAX;
-	const char *category = NULL;
+	const char *category = NULL, *rule = NULL, *reason = NULL;
 	struct check_dec *d;
 	double now = vg_now();
 
-	vg_buf_addc(key, '\0');
 	if (v->nfindings > 0) {
 		category = v->findings[0].category;
-		rule = key->len;
-		vg_buf_add(key, v->findings[0].rule,
-		    strlen(v->findings[0].rule) + 1);
-		reason = key->len;
-		vg_buf_add(key, v->findings[0].reason,
-		    strlen(v->findings[0].reason) + 1);
+		rule = v->findings[0].rule;
+		reason = v->findings[0].reason;
 	}
 	if (b->n == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 256;
@@ -648,8 +666,8 @@ check_queue(struct check *ck, const struct vg_verdict *v)
 		b->first = now;
 	d = &b->v[b->n++];
 	d->time = now;
-	d->ent = check_ent_get(ck, rule, reason, !v->allowed ? "deny" :
-	    "allow", category);
+	d->ent = check_ent_get(ck, h, text, n, rule, reason, !v->allowed ?
+	    "deny" : "allow", category);
 	if (b->n >= CHECK_BATCH || (now - b->first >= CHECK_FLUSH_MS /
 	    1000.0 && check_idle(ck)))
 		check_flush(ck);
@@ -660,25 +678,30 @@ check_queue(struct check *ck, const struct vg_verdict *v)
 static int
 check_one(struct check *ck, const char *cmd, size_t n)
 {
-	struct vg_buf *show = &ck->au.key;
+	struct vg_buf *show = &ck->au.show;
+	const char *text = cmd;
+	unsigned long long h;
 	struct vg_verdict v;
 	size_t i;
 
-	vg_policy_eval_n(ck->cp.policy, cmd, n, &ck->cp.env.ctx, &v);
-	/* A copy for printing and the audit (the start of the cache's
-	 * key), NULs shown as '?' (the verdict was made on the bytes as
-	 * given). */
-	vg_buf_reset(show);
-	vg_buf_add(show, cmd, n);
-	if (memchr(show->data, '\0', n) != NULL)
+	/* For printing and the audit, NULs shown as '?' (the verdict is
+	 * made on the bytes as given). */
+	if (memchr(cmd, '\0', n) != NULL) {
+		vg_buf_reset(show);
+		vg_buf_add(show, cmd, n);
 		for (i = 0; i < n; i++)
 			if (show->data[i] == '\0')
 				show->data[i] = '?';
+		text = show->data;
+	}
+	h = check_hash(text, n);
+	__builtin_prefetch(check_set(ck, h));
+	vg_policy_eval_n(ck->cp.policy, cmd, n, &ck->cp.env.ctx, &v);
 	if (ck->json)
 		print_json(ck, cmd, n, &v, vg_policy_mode(ck->cp.policy));
 	else
-		print_text(ck, show->data, n, &v);
-	check_queue(ck, &v);
+		print_text(ck, text, n, &v);
+	check_queue(ck, h, text, n, &v);
 	if (ck->out.len >= CHECK_OUT_MAX)
 		check_out_flush(ck);
 	return !v.allowed;

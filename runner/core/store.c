@@ -1539,6 +1539,9 @@ get_zigzag(const unsigned char **p, const unsigned char *end, long long *v)
 
 /* Room for the varint of a row's string count before its strings. */
 #define PACK_HEAD	10
+/* Bytes of one record's encoded fields: a length byte and PACK_NF
+ * varints of at most 10 bytes (rounded up for a fixed-size copy). */
+#define PACK_FENC	72
 /* The first size of pack_encode's two tables (they double at half). */
 #define PACK_SLOTS	4096
 
@@ -1643,7 +1646,8 @@ pack_encode(struct pack_scratch *pk, const struct vg_audit_rec *const *recs,
 	struct pack_slot *t;
 	size_t i, m, fl;
 	unsigned nstr = 0, nrec = 0;
-	char c[10 * (PACK_NF + 2)], lc[1 + 10 * PACK_NF];
+	char c[10], lc[PACK_FENC];
+	char *o;
 	int k;
 
 	pack_start(pk);
@@ -1653,9 +1657,15 @@ pack_encode(struct pack_scratch *pk, const struct vg_audit_rec *const *recs,
 	vg_buf_add(data, c, PACK_HEAD);
 	vg_buf_add(body, c, put_varint(c, n));
 	for (i = 0; i < n; i++) {
-		m = put_zigzag(c, (long long)((pack_time(times[i], now) -
+		/* Written in place: the time and task (at most 20 bytes),
+		 * then the record's field bytes, copied PACK_FENC at once
+		 * (fenc and body keep that much room beyond their ends). */
+		body->data = vg_xgrow(body->data, &body->cap, body->len + 20 +
+		    PACK_FENC + 1, 1);
+		o = body->data + body->len;
+		m = put_zigzag(o, (long long)((pack_time(times[i], now) -
 		    first) * 1e6 + 0.5));
-		m += put_zigzag(c + m, recs[i]->task_index);
+		m += put_zigzag(o + m, recs[i]->task_index);
 		t = pack_find(pk->rec, pk->rcap, pk->gen, recs[i]);
 		if (t->gen != pk->gen) {
 			if ((size_t)nrec * 2 >= pk->rcap) {
@@ -1675,10 +1685,13 @@ pack_encode(struct pack_scratch *pk, const struct vg_audit_rec *const *recs,
 				    pack_str(pk, f[k], &nstr));
 			lc[0] = (char)(fl - 1);
 			vg_buf_add(fenc, lc, fl);
+			fenc->data = vg_xgrow(fenc->data, &fenc->cap,
+			    fenc->len + PACK_FENC + 1, 1);
 		}
 		fl = (unsigned char)fenc->data[t->val];
-		memcpy(c + m, fenc->data + t->val + 1, fl);
-		vg_buf_add(body, c, m + fl);
+		memcpy(o + m, fenc->data + t->val + 1, PACK_FENC);
+		body->len += m + fl;
+		body->data[body->len] = '\0';
 	}
 	m = put_varint(c, nstr);
 	*off = PACK_HEAD - m;

@@ -2629,6 +2629,49 @@ h_service(struct pl_an *an, struct pl_cmd *c)
 		sysconf(an, c, "builtin:service", "changes service state");
 }
 
+/* A directory option of c (--altdir, --admindir) naming the user's own
+ * or the workspace's tree rather than the system's. */
+static int
+own_dir(struct pl_an *an, const struct pl_cmd *c, const char *opt)
+{
+	const struct pl_field *f = opt_val(an, c, 0, opt);
+	struct pl_path p;
+
+	if (f == NULL || (f->flags & F_UNK))
+		return 0;
+	pl_path_classify(an, f, &p);
+	return p.cls == PC_WORKSPACE || (p.cls == PC_USER &&
+	    !(p.attr & (PA_RC | PA_SSH | PA_SECRET)));
+}
+
+/* update-alternatives (Debian) and alternatives (Red Hat): the verbs
+ * that change the links under /etc/alternatives, as `ln -sf` into it
+ * would; --display, --query, --list and --get-selections only look.
+ * With both --altdir and --admindir in the user's own tree (and an
+ * --install link outside the system's), nothing of the system
+ * changes. */
+static void
+h_alternatives(struct pl_an *an, struct pl_cmd *c)
+{
+	static const char *const verbs[] = { "--install", "--set", "--remove",
+	    "--remove-all", "--auto", "--config", "--all", "--set-selections",
+	    NULL };
+
+	const struct pl_field *link = opt_val(an, c, 0, "--install");
+	struct pl_path p;
+
+	if (!has_any(c, verbs))
+		return;
+	if (link != NULL)
+		pl_path_classify(an, link, &p);
+	if (own_dir(an, c, "--altdir") && own_dir(an, c, "--admindir") &&
+	    (link == NULL || (!(link->flags & F_UNK) &&
+	    p.cls != PC_PROTECTED)))
+		return;
+	sysconf(an, c, "builtin:alternatives", "changes the system's "
+	    "alternatives (the links under /etc/alternatives)");
+}
+
 static void
 h_firewall(struct pl_an *an, struct pl_cmd *c)
 {
@@ -3878,6 +3921,8 @@ static const struct handler handlers[] = {
 	{ "crontab", h_crontab }, { "at", h_at }, { "batch", h_at },
 	{ "systemctl", h_systemctl }, { "service", h_service },
 	{ "update-rc.d", h_service }, { "chkconfig", h_service },
+	{ "update-alternatives", h_alternatives },
+	{ "alternatives", h_alternatives },
 	{ "rc-service", h_service }, { "rc-update", h_service },
 	{ "launchctl", h_service }, { "initctl", h_service },
 	{ "iptables", h_firewall }, { "ip6tables", h_firewall },

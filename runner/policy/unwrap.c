@@ -814,16 +814,18 @@ do_parallel(struct pl_an *an, struct pl_cmd *c)
 
 		pl_stream_unknown(&in, 0);
 		for (k = 0; k < nitems && !an->over; k++) {
+			/* Command lines only known at run time are judged
+			 * as `parallel bash -c {}` on them is: dynamic code
+			 * (remote code when downloaded). */
 			if (items[k].flags & F_UNK) {
-				if (items[k].taint & (T_NET | T_DECODED))
-					pl_find(an, items[k].taint & T_NET ?
-					    VG_CAT_REMOTE_CODE :
-					    VG_CAT_OBFUSCATION,
-					    "builtin:parallel-code", c->off,
-					    c->len, "parallel runs commands "
-					    "read from %s data",
-					    items[k].taint & T_NET ?
-					    "downloaded" : "decoded");
+				pl_find(an, items[k].taint & T_NET ?
+				    VG_CAT_REMOTE_CODE : VG_CAT_OBFUSCATION,
+				    "builtin:parallel-code", c->off, c->len,
+				    "parallel runs commands read from %s",
+				    items[k].taint & T_NET ? "downloaded "
+				    "data" : items[k].taint & T_DECODED ?
+				    "decoded data" : "input only known at "
+				    "run time");
 				continue;
 			}
 			pl_analyse_text(an, items[k].s, items[k].len, c->off,
