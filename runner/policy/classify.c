@@ -106,6 +106,29 @@ has_any(const struct pl_cmd *c, const char *const *words)
 	return 0;
 }
 
+/* The first operand of c that is not an option, or NULL. */
+static const struct pl_field *
+first_word(const struct pl_cmd *c)
+{
+	int i;
+
+	for (i = 1; i < c->argc; i++)
+		if (!is_opt(&c->argv[i]))
+			return &c->argv[i];
+	return NULL;
+}
+
+/* The number of operands of c that are not options. */
+static int
+word_count(const struct pl_cmd *c)
+{
+	int i, n = 0;
+
+	for (i = 1; i < c->argc; i++)
+		n += !is_opt(&c->argv[i]);
+	return n;
+}
+
 /* Index of the first argument after the options listed as taking a
  * value; returns the next operand at or after i, or argc. */
 static int
@@ -1186,6 +1209,12 @@ disk_reads(struct pl_cmd *c)
 		    has_arg(c, "benchmark") || has_arg(c, "luksUUID"));
 	if (strcmp(n, "btrfs") == 0)
 		return btrfs_reads(c);
+	if (strcmp(n, "zpool") == 0 && c->argc >= 2 &&
+	    eq(&c->argv[1], "import") && word_count(c) == 1 &&
+	    !has_opt(c, 'a', NULL))
+		return 1;	/* lists the pools it could import */
+	if (strcmp(n, "debugfs") == 0)	/* read-only unless -w */
+		return !has_opt(c, 'w', NULL);
 	if (strcmp(n, "zpool") == 0 || strcmp(n, "zfs") == 0)
 		return c->argc < 2 || eq(&c->argv[1], "list") ||
 		    eq(&c->argv[1], "status") || eq(&c->argv[1], "get") ||
@@ -1795,6 +1824,19 @@ h_keys(struct pl_an *an, struct pl_cmd *c)
 		h_reader(an, c);
 		return;
 	}
+	/* melt KEY prints an SSH private key as seed words (melt restore
+	 * writes one back); paperkey prints an OpenPGP secret key for
+	 * paper: both take the key out of its file. */
+	if ((strcmp(n, "melt") == 0 && !has_arg(c, "restore") &&
+	    !has_arg(c, "--help") && !has_arg(c, "-h") &&
+	    !has_arg(c, "--version") && !has_arg(c, "-v")) ||
+	    (strcmp(n, "paperkey") == 0 && !has_arg(c, "--pubring") &&
+	    !has_arg(c, "--help") && !has_arg(c, "--version"))) {
+		pl_find(an, VG_CAT_EXFILTRATION, "builtin:key-export", c->off,
+		    c->len, "'%s' exports a private key", n);
+		c->out->taint |= T_SECRET;
+		return;
+	}
 	out_default(c);
 	if ((strcmp(n, "kubectl") == 0 && has_arg(c, "config") &&
 	    has_arg(c, "view") && (has_arg(c, "--raw") ||
@@ -2320,16 +2362,43 @@ h_ssh(struct pl_an *an, struct pl_cmd *c)
 
 /* ---- privilege, accounts ---- */
 
+/* True when sg is shadow's, "sg [-] [GROUP [-c] COMMAND]": ast-grep
+ * installs itself as sg too, and its options (-p, --pattern, --rewrite,
+ * scan --interactive ...) are none of shadow's. */
+static int
+shadow_sg(const struct pl_cmd *c)
+{
+	int i = 1, words = 0;
+
+	if (i < c->argc && eq(&c->argv[i], "-"))
+		i++;
+	for (; i < c->argc && words < 2; i++) {
+		if (!is_opt(&c->argv[i])) {
+			words++;
+			continue;
+		}
+		if (words == 0 || !eq(&c->argv[i], "-c"))
+			return 0;
+		return 1;
+	}
+	return 1;
+}
+
 static void
 h_priv(struct pl_an *an, struct pl_cmd *c)
 {
 	const struct pl_field *cmd;
 
-	if (has_arg(c, "--help") || has_arg(c, "-V"))
+	if (has_arg(c, "--help") || has_arg(c, "-V") ||
+	    has_arg(c, "--version"))
 		return;
 	if (strcmp(c->name, "passwd") == 0 && (has_opt(c, 'S', "--status")))
 		return;
 	if (strcmp(c->name, "chage") == 0 && has_opt(c, 'l', "--list"))
+		return;
+	if (strcmp(c->name, "chsh") == 0 && has_opt(c, 'l', "--list-shells"))
+		return;
+	if (strcmp(c->name, "sg") == 0 && !shadow_sg(c))
 		return;
 	if (strcmp(c->name, "sudoedit") == 0 || strcmp(c->name, "ksu") == 0 ||
 	    strcmp(c->name, "pleaseedit") == 0 ||
@@ -2459,9 +2528,11 @@ h_systemctl(struct pl_an *an, struct pl_cmd *c)
 	    "--boot-loader-menu", "--reboot-argument", "--drop-in",
 	    "--when", "-P", "--message", NULL };
 	int i, user = has_arg(c, "--user"), halt = 0;
+	const struct pl_field *when = opt_val(an, c, 0, "--when");
 
+	/* --when cancel cancels a scheduled shutdown or reboot. */
 	if (has_arg(c, "--help") || has_arg(c, "-h") ||
-	    has_arg(c, "--version"))
+	    has_arg(c, "--version") || (when != NULL && eq(when, "cancel")))
 		return;
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
@@ -2865,7 +2936,7 @@ static const struct net_tool {
 	  "--set-pse", NULL }, .opts = 1 },
 	{ .name = "iw", .change = (const char *const[]){
 	  "set", "del", "connect", "disconnect", "add", "join", "leave",
-	  "reg", NULL } },
+	  "reload", NULL } },
 	{ .name = "iwconfig", .change = (const char *const[]){
 	  "essid", "mode", "freq", "channel", "txpower", "power", "key", "ap",
 	  "rate", "retry", "commit", NULL } },
@@ -2973,7 +3044,8 @@ h_pkg(struct pl_an *an, struct pl_cmd *c)
 	int i;
 
 	if (has_any(c, dry) || (strcmp(c->name, "pacman") == 0 &&
-	    has_arg(c, "-Rp")) || (strcmp(c->name, "zypper") == 0 &&
+	    (has_arg(c, "-Rp") || has_opt(c, 'h', "--help"))) ||
+	    (strcmp(c->name, "zypper") == 0 &&
 	    has_arg(c, "-D")))
 		return;
 	for (i = 1; i < c->argc; i++) {
@@ -3005,6 +3077,9 @@ h_security(struct pl_an *an, struct pl_cmd *c)
 {
 	const char *n = c->name;
 
+	if (has_arg(c, "--help") || (strncmp(n, "aa-", 3) == 0 &&
+	    has_arg(c, "-h")))
+		return;
 	if (strcmp(n, "setenforce") == 0 && c->argc > 1 &&
 	    (eq(&c->argv[1], "0") || eq(&c->argv[1], "Permissive")))
 		sysconf(an, c, "builtin:security-off", "disables SELinux");
@@ -3166,8 +3241,12 @@ h_power(struct pl_an *an, struct pl_cmd *c)
 	const char *n = c->name;
 	int halt;
 
+	/* --wtmp-only (-w) only writes the wtmp record; shutdown -c
+	 * cancels a pending shutdown. */
 	if (has_arg(c, "--help") || (strcmp(n, "shutdown") == 0 &&
-	    has_opt(c, 'c', NULL)))
+	    has_opt(c, 'c', NULL)) || ((strcmp(n, "halt") == 0 ||
+	    strcmp(n, "poweroff") == 0 || strcmp(n, "reboot") == 0) &&
+	    (has_arg(c, "--wtmp-only") || has_arg(c, "-w"))))
 		return;
 	if ((strcmp(n, "init") == 0 || strcmp(n, "telinit") == 0) &&
 	    (c->argc < 2 || !(eq(&c->argv[1], "0") || eq(&c->argv[1], "6") ||
@@ -3856,7 +3935,8 @@ static const struct handler handlers[] = {
 	{ "gpgsm", h_keys }, { "kubectl", h_keys }, { "pass", h_keys },
 	{ "aws", h_keys }, { "gh", h_keys }, { "gcloud", h_keys },
 	{ "az", h_keys }, { "vault", h_keys }, { "op", h_keys },
-	{ "secret-tool", h_keys }, { "security", h_keys }, { "vim", h_editor },
+	{ "secret-tool", h_keys }, { "security", h_keys },
+	{ "melt", h_keys }, { "paperkey", h_keys }, { "vim", h_editor },
 	{ "vi", h_editor }, { "nano", h_reader }, { "view", h_editor },
 	{ "bat", h_reader }, { "diff", h_reader }, { "md5sum", h_reader },
 	{ "wc", h_reader }, { "paste", h_reader }, { "column", h_reader },
@@ -4118,7 +4198,68 @@ static const char *const device_readers[] = { "lsblk", "blkid", "findmnt",
     "realpath", "readlink", "ls", "test", "[", "echo", "printf", "id",
     "e2freefrag", "filefrag", "sg_scan", "ledctl", "udisksctl", "fstrim",
     "cfdisk", "lsusb", "lspci", "dmidecode", "blkparse", "blktrace",
-    "fio", NULL };
+    "fio", "extundelete", "dump.exfat", "handbrakecli", "HandBrakeCLI",
+    "fls", "ils", "icat", "istat", "fsstat", "ffind", "ifind", "blkls",
+    "blkcat", "blkstat", "mmls", "mmstat", "mmcat", "jls", "jcat", "fcat",
+    "img_stat", "img_cat", "tsk_recover", NULL };
+
+/* Device tools beside the read-only table whose reading forms depend on
+ * what they are told (each by its manual): the forms that only read or
+ * show a device, move a tape or eject it. */
+static int
+device_reads(const struct pl_cmd *c)
+{
+	static const char *const tape_moves[] = { "status", "tell", "rewind",
+	    "fsf", "fsr", "bsf", "bsr", "asf", "bsfm", "fsfm", "eod", "seek",
+	    "offline", "rewoffl", "eject", "retension", NULL };
+	static const char *const dm_shows[] = { "list", "report", "print",
+	    "help", NULL };
+	static const char *const cd_reads[] = { "read-cd", "read-toc",
+	    "read-cddb", "read-test", "disk-info", "drive-info", "msinfo",
+	    "scanbus", "discid", "show-toc", "show-data", "toc-info",
+	    "toc-size", NULL };
+	static const char *const serial_shows[] = { "-a", "-b", "-g", "-G",
+	    "-q", "-v", "-V", NULL };
+	const struct pl_field *w = first_word(c);
+	const char *n = c->name;
+	int i;
+
+	if (strcmp(n, "mt") == 0 || strcmp(n, "mt-st") == 0)
+		return has_any(c, tape_moves);
+	if (strcmp(n, "dmstats") == 0)
+		return w != NULL && eq_any(w, dm_shows);
+	if (strcmp(n, "cdrdao") == 0)
+		return w != NULL && eq_any(w, cd_reads);
+	if (strcmp(n, "e2image") == 0)		/* -I writes back */
+		return !has_opt(c, 'I', NULL);
+	if (strcmp(n, "e2undo") == 0)		/* -n: dry run */
+		return has_opt(c, 'n', NULL) || has_opt(c, 'h', NULL);
+	if (strcmp(n, "e4defrag") == 0)		/* -c: only reports */
+		return has_opt(c, 'c', NULL);
+	if (strcmp(n, "fsadm") == 0 || strcmp(n, "lvm_import_vdo") == 0)
+		return has_opt(c, 'n', "--dry-run") || has_opt(c, 'h',
+		    "--help");
+	if (strcmp(n, "ioping") == 0)		/* -W, -write: writes */
+		return !has_opt(c, 'W', NULL) && !has_arg(c, "-write");
+	if (strcmp(n, "readcd") == 0)		/* -w: write mode */
+		return !has_arg(c, "-w");
+	if (strcmp(n, "tune.exfat") == 0)
+		return !has_prefix(c, (const char *const[]){ "--set-", "-L",
+		    "-I", "-U", NULL });
+	if (strcmp(n, "fatlabel") == 0 || strcmp(n, "exfatlabel") == 0 ||
+	    strcmp(n, "e2label") == 0)		/* no new label: shows */
+		return word_count(c) <= 1;
+	if (strcmp(n, "setserial") == 0) {
+		/* Only display options and devices: no parameter set. */
+		for (i = 1; i < c->argc; i++)
+			if (is_opt(&c->argv[i]) ? !eq_any(&c->argv[i],
+			    serial_shows) : memmem(c->argv[i].s,
+			    c->argv[i].len, "/dev/", 5) == NULL)
+				return 0;
+		return 1;
+	}
+	return 0;
+}
 
 /* An unknown program given a block device (as an operand, "of=/dev/x"
  * or "--opt=/dev/x") may write it: a raw disk finding unless the
@@ -4142,7 +4283,7 @@ device_operand(struct pl_an *an, struct pl_cmd *c)
 			continue;
 		name.s = c->name;
 		name.len = strlen(c->name);
-		if (eq_any(&name, device_readers))
+		if (eq_any(&name, device_readers) || device_reads(c))
 			return;
 		pl_find(an, VG_CAT_DISK, "builtin:device-operand", c->off,
 		    c->len, "'%s' is given the block device '%s' and is no "

@@ -248,12 +248,15 @@ pl_path_is_secret(const struct pl_an *an, const char *p)
 static int
 char_device(const char *d)
 {
-	static const char *const pre[] = { "tty", "pts", "snd", "dri",
-	    "nvidia", "input", "video", "hidraw", "usb", "bus", "net",
-	    "vhost", "kvm", "fuse", "rfkill", "uinput", "lp", "printer",
-	    "mqueue", "hugepages", "autofs", "cuse", "userfaultfd", "vcs",
-	    "kfd", "accel", "infiniband", "ppp", "uhid", "gpiochip", "i2c-",
-	    "spidev", "media", "v4l", NULL };
+	/* Names ending in '/' are directories of such devices: a prefix
+	 * alone would take /dev/usbdisk (a udev link to a USB disk) for
+	 * /dev/usb/hiddev0. */
+	static const char *const pre[] = { "tty", "pts", "snd/", "dri/",
+	    "nvidia", "input/", "video", "hidraw", "usb/", "usbmon", "bus/",
+	    "net/", "vhost", "kvm", "fuse", "rfkill", "uinput", "lp",
+	    "printer", "mqueue", "hugepages", "autofs", "cuse", "userfaultfd",
+	    "vcs", "kfd", "accel/", "infiniband/", "ppp", "uhid", "gpiochip",
+	    "i2c-", "spidev", "media", "v4l/", "vfio/", NULL };
 	int k;
 
 	for (k = 0; pre[k] != NULL; k++)
