@@ -1384,13 +1384,16 @@ h_imager(struct pl_an *an, struct pl_cmd *c)
 			pl_classify_write(an, o, 0, n);
 		return;
 	}
-	/* ddrescue IN OUT [MAP], bmaptool copy IN OUT. */
+	/* ddrescue IN OUT [MAP], bmaptool copy IN OUT: the destination is
+	 * bmaptool's last operand (its long options take values:
+	 * --bmap FILE, --bmap-sig FILE). */
 	for (i = 1; (i = next_operand(c, i, "bcimsxKT", &dd)) < c->argc &&
 	    nops < 8; i++)
 		ops[nops++] = i;
 	if (strcmp(n, "bmaptool") == 0 && nops >= 3 && eq(&c->argv[ops[0]],
 	    "copy"))
-		pl_classify_write(an, &c->argv[ops[2]], 0, "'bmaptool copy'");
+		pl_classify_write(an, &c->argv[ops[nops - 1]], 0,
+		    "'bmaptool copy'");
 	else if (strcmp(n, "ddrescue") == 0 && nops >= 2)
 		pl_classify_write(an, &c->argv[ops[1]], 0, "'ddrescue'");
 }
@@ -2837,6 +2840,73 @@ h_module(struct pl_an *an, struct pl_cmd *c)
 	sysconf(an, c, "builtin:kmod", "loads or unloads kernel modules");
 }
 
+/* Whether output option sh/lng of c (-o, --output, -g ...) names a
+ * protected path (/boot, a system tree) or one only known at run time:
+ * 1; another path: 0; no such option: -1. */
+static int
+boot_output(struct pl_an *an, const struct pl_cmd *c, char sh,
+    const char *lng)
+{
+	const struct pl_field *o = opt_val(an, c, sh, lng);
+	struct pl_path p;
+
+	if (o == NULL)
+		return -1;
+	if (o->flags & F_UNK)
+		return 1;
+	pl_path_classify(an, o, &p);
+	return p.cls == PC_PROTECTED;
+}
+
+/* What the host boots: its boot loader configuration, its initramfs,
+ * its kernel modules' index and the debconf answers of installed
+ * packages.  grub-mkconfig without -o prints the configuration;
+ * mkinitcpio -g and depmod -b into the user's own tree change nothing
+ * of the host; the listing and help forms only show. */
+static void
+h_boot(struct pl_an *an, struct pl_cmd *c)
+{
+	const char *n = c->name;
+	int o;
+
+	if (has_arg(c, "--help") || has_arg(c, "-h") ||
+	    has_arg(c, "--version") || has_arg(c, "-V"))
+		return;
+	if (strcmp(n, "grub-mkconfig") == 0 || strcmp(n, "grub2-mkconfig") == 0) {
+		if (boot_output(an, c, 'o', "--output") != 1)
+			return;
+	} else if (strcmp(n, "mkinitcpio") == 0) {
+		if (has_opt(c, 'L', "--listhooks") || has_opt(c, 'M',
+		    "--automods") || has_opt(c, 'H', "--hookhelp"))
+			return;
+		o = boot_output(an, c, 'g', "--generate");
+		if (!has_opt(c, 'P', "--allpresets") && !has_opt(c, 'p',
+		    "--preset") && o != 1)
+			return;
+	} else if (strcmp(n, "dracut") == 0) {
+		if (has_arg(c, "--list-modules") || has_arg(c, "--print-cmdline"))
+			return;
+	} else if (strcmp(n, "depmod") == 0) {
+		if (has_opt(c, 'n', "--dry-run") || boot_output(an, c, 'b',
+		    "--basedir") == 0 || boot_output(an, c, 'o',
+		    "--outdir") == 0)
+			return;
+	} else if (strcmp(n, "grub-editenv") == 0 ||
+	    strcmp(n, "grub2-editenv") == 0) {
+		if (!has_arg(c, "set") && !has_arg(c, "unset") &&
+		    !has_arg(c, "create"))
+			return;		/* list */
+	} else if (strcmp(n, "update-initramfs") == 0) {
+		if (c->argc < 2)
+			return;
+	}
+	sysconf(an, c, "builtin:boot-config", strcmp(n, "dpkg-reconfigure")
+	    == 0 ? "reconfigures installed packages (their files under "
+	    "/etc)" : strcmp(n, "depmod") == 0 ? "rewrites the kernel "
+	    "modules' index" : "rewrites what the host boots (boot loader "
+	    "configuration or initramfs)");
+}
+
 static void
 h_hostconf(struct pl_an *an, struct pl_cmd *c)
 {
@@ -2857,6 +2927,19 @@ h_hostconf(struct pl_an *an, struct pl_cmd *c)
 		if (has_opt(c, 's', "--set"))
 			sysconf(an, c, "builtin:clock", "sets the system clock");
 		out_default(c);
+		return;
+	}
+	if (strcmp(n, "chronyc") == 0 || strcmp(n, "ntpdate") == 0 ||
+	    strcmp(n, "sntp") == 0) {
+		/* chronyc's makestep and settime step the clock; ntpdate
+		 * (unless -q) and sntp -S/-s set it. */
+		if ((strcmp(n, "chronyc") == 0 && (has_arg(c, "makestep") ||
+		    has_arg(c, "settime") || has_arg(c, "manual"))) ||
+		    (strcmp(n, "ntpdate") == 0 && c->argc > 1 &&
+		    !has_opt(c, 'q', NULL) && !has_opt(c, 'd', NULL)) ||
+		    (strcmp(n, "sntp") == 0 && (has_arg(c, "-S") ||
+		    has_arg(c, "-s"))))
+			sysconf(an, c, "builtin:clock", "sets the system clock");
 		return;
 	}
 	if (strcmp(n, "hwclock") == 0) {
@@ -3031,11 +3114,37 @@ h_net(struct pl_an *an, struct pl_cmd *c)
 	}
 }
 
+/* Package sources added or enabled by the other package managers, as
+ * add-apt-repository adds one: dnf/yum config-manager --add-repo and
+ * --set-enabled (dnf5's addrepo), zypper addrepo|ar|modifyrepo. */
+static int
+pkg_source(const struct pl_cmd *c)
+{
+	static const char *const cm[] = { "--add-repo", "--set-enabled",
+	    "--enable", "addrepo", "--from-repofile", NULL };
+	static const char *const zy[] = { "addrepo", "ar", "modifyrepo",
+	    "mr", "addservice", "as", NULL };
+	const char *n = c->name;
+
+	if (strcmp(n, "zypper") == 0)
+		return has_any(c, zy);
+	if (strcmp(n, "flatpak") == 0)
+		return has_arg(c, "remote-add") || has_arg(c, "remote-modify");
+	if (strcmp(n, "yum-config-manager") == 0 ||
+	    strcmp(n, "dnf-config-manager") == 0)
+		return has_prefix(c, cm);
+	if ((strcmp(n, "dnf") == 0 || strcmp(n, "dnf5") == 0 ||
+	    strcmp(n, "yum") == 0) && has_arg(c, "config-manager"))
+		return has_prefix(c, cm);
+	return 0;
+}
+
 static void
 h_pkg(struct pl_an *an, struct pl_cmd *c)
 {
 	static const char *const removes[] = { "remove", "purge",
-	    "autoremove", "erase", "del", "--purge", "--remove", "-P", NULL };
+	    "autoremove", "erase", "del", "--purge", "--remove", "-P",
+	    "uninstall", NULL };
 	/* Forms that only print what would happen, or help. */
 	static const char *const dry[] = { "-s", "--simulate", "--dry-run",
 	    "--just-print", "--no-act", "--recon", "--assumeno", "--test",
@@ -3048,6 +3157,20 @@ h_pkg(struct pl_an *an, struct pl_cmd *c)
 	    (strcmp(c->name, "zypper") == 0 &&
 	    has_arg(c, "-D")))
 		return;
+	/* flatpak's verb is its first word (mask --remove unmasks); with
+	 * --user it removes the user's own applications, as pip does. */
+	if (strcmp(c->name, "flatpak") == 0) {
+		const struct pl_field *w = first_word(c);
+
+		if (w != NULL && (eq(w, "remove") || eq(w, "uninstall")) &&
+		    !has_arg(c, "--user"))
+			sysconf(an, c, "builtin:pkg-remove",
+			    "removes system packages");
+		else if (pkg_source(c))
+			sysconf(an, c, "builtin:pkg-repo",
+			    "adds a package source");
+		return;
+	}
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
 
@@ -3068,7 +3191,7 @@ h_pkg(struct pl_an *an, struct pl_cmd *c)
 			return;
 		}
 	}
-	if (strcmp(c->name, "add-apt-repository") == 0)
+	if (strcmp(c->name, "add-apt-repository") == 0 || pkg_source(c))
 		sysconf(an, c, "builtin:pkg-repo", "adds a package source");
 }
 
@@ -4017,6 +4140,8 @@ static const struct handler handlers[] = {
 	{ "hostname", h_hostconf }, { "hostnamectl", h_hostconf },
 	{ "timedatectl", h_hostconf }, { "date", h_hostconf },
 	{ "hwclock", h_hostconf }, { "localectl", h_hostconf },
+	{ "chronyc", h_hostconf }, { "ntpdate", h_hostconf },
+	{ "sntp", h_hostconf },
 	{ "ip", h_ip }, { "ifconfig", h_ip }, { "ifdown", h_ip },
 	{ "ifup", h_ip }, { "nmcli", h_ip }, { "route", h_ip },
 	{ "ipset", h_net }, { "conntrack", h_net }, { "tc", h_net },
@@ -4031,7 +4156,14 @@ static const struct handler handlers[] = {
 	{ "dpkg", h_pkg }, { "yum", h_pkg }, { "dnf", h_pkg },
 	{ "rpm", h_pkg }, { "zypper", h_pkg }, { "pacman", h_pkg },
 	{ "apk", h_pkg }, { "snap", h_pkg }, { "apt-key", h_pkg },
-	{ "add-apt-repository", h_pkg },
+	{ "add-apt-repository", h_pkg }, { "yum-config-manager", h_pkg },
+	{ "dnf5", h_pkg },
+	{ "update-grub", h_boot }, { "update-grub2", h_boot },
+	{ "grub-mkconfig", h_boot }, { "grub2-mkconfig", h_boot },
+	{ "update-initramfs", h_boot }, { "mkinitcpio", h_boot },
+	{ "dracut", h_boot }, { "depmod", h_boot },
+	{ "dpkg-reconfigure", h_boot }, { "grub-editenv", h_boot },
+	{ "grub2-editenv", h_boot }, { "flatpak", h_pkg },
 	{ "setenforce", h_security }, { "auditctl", h_security },
 	{ "aa-teardown", h_security }, { "aa-disable", h_security },
 	{ "journalctl", h_security }, { "history", h_security },
