@@ -2443,7 +2443,9 @@ sysconf(struct pl_an *an, struct pl_cmd *c, const char *rule,
 static void
 h_crontab(struct pl_an *an, struct pl_cmd *c)
 {
-	if (has_opt(c, 'l', NULL) || has_arg(c, "-V"))
+	/* Slurm's scrontab takes the same -l, -e, -r and FILE. */
+	if (has_opt(c, 'l', NULL) || has_arg(c, "-V") ||
+	    has_arg(c, "--help") || has_arg(c, "--usage"))
 		return;
 	if (has_opt(c, 'r', NULL))
 		sysconf(an, c, "builtin:crontab", "removes the crontab");
@@ -4121,7 +4123,7 @@ static const struct handler handlers[] = {
 	{ "chsh", h_priv }, { "chfn", h_priv }, { "pwconv", h_priv },
 	{ "sudoedit", h_priv }, { "ksu", h_priv }, { "pleaseedit", h_priv },
 	{ "calife", h_priv },
-	{ "crontab", h_crontab }, { "at", h_at }, { "batch", h_at },
+	{ "crontab", h_crontab }, { "scrontab", h_crontab }, { "at", h_at }, { "batch", h_at },
 	{ "systemctl", h_systemctl }, { "service", h_service },
 	{ "update-rc.d", h_service }, { "chkconfig", h_service },
 	{ "update-alternatives", h_alternatives },
