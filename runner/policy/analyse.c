@@ -102,7 +102,26 @@ cond_forever(const struct pl_node *c, int until)
 	return 0;
 }
 
-/* Walks a function body for a call to itself from a pipe or background. */
+/* True when simple command n runs "$0" (or "${0}"): the script
+ * running it, started again. */
+static int
+runs_self(const struct pl_node *n)
+{
+	const struct pl_part *pt, *q;
+
+	if (n->words == NULL || (pt = n->words->parts) == NULL ||
+	    pt->kind != PT_PARAM || pt->op != PO_NONE || pt->len != 1 ||
+	    pt->s[0] != '0')
+		return 0;
+	/* "$0" ends with the empty literal of its closing quote. */
+	for (q = pt->next; q != NULL; q = q->next)
+		if (q->kind != PT_LIT || q->len != 0)
+			return 0;
+	return 1;
+}
+
+/* Walks a function body (name) or a script (name NULL: its calls of
+ * "$0") for a call to itself from a pipe or background. */
 static int
 self_spawn(const struct pl_node *n, const char *name, size_t nlen,
     int ctx, int depth)
@@ -114,6 +133,8 @@ self_spawn(const struct pl_node *n, const char *name, size_t nlen,
 	if (n == NULL || depth > 32)
 		return 0;
 	if (n->kind == N_SIMPLE) {
+		if (name == NULL)
+			return ctx && runs_self(n);
 		s = lit_name(n, &l);
 		return ctx && s != NULL && l == nlen &&
 		    memcmp(s, name, l) == 0;
@@ -646,6 +667,17 @@ pl_analyse_node(struct pl_an *an, struct pl_node *n, struct pl_stream *in,
 	}
 }
 
+void
+pl_script_self_spawn(struct pl_an *an, const struct pl_node *root,
+    size_t off, size_t len)
+{
+	if (self_spawn(root, NULL, 0, 0, 0))
+		pl_find_floor(an, PL_FLOOR_FORKBOMB, VG_CAT_DISRUPTION,
+		    "builtin:fork-bomb", off, len, "the script starts copies "
+		    "of itself ($0) in a pipeline or the background (fork "
+		    "bomb)");
+}
+
 /* Runs a function defined earlier in the command. */
 static void
 call_func(struct pl_an *an, struct pl_func *f, struct pl_field *argv,
@@ -876,6 +908,7 @@ pl_analyse_text(struct pl_an *an, const char *text, size_t len, size_t off,
 		an->span_len = slen;
 	}
 	an->nest++;
+	pl_script_self_spawn(an, n, off, slen);
 	pl_analyse_node(an, n, in, out);
 	an->nest--;
 	an->spanfix = sfix;

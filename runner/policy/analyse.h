@@ -19,6 +19,10 @@ struct pl_node;
  * fills out with what it writes to stdout. */
 void	pl_analyse_node(struct pl_an *an, struct pl_node *n,
 	    struct pl_stream *in, struct pl_stream *out);
+/* A floor finding (span off/len) when the script at root starts copies
+ * of itself ("$0 & $0", "$0 | $0") in a pipeline or the background. */
+void	pl_script_self_spawn(struct pl_an *an, const struct pl_node *root,
+	    size_t off, size_t len);
 /*
  * Parses and analyses len bytes of shell text as nested code; findings
  * get the span off/slen of the original command.  Returns 0, or -1 when

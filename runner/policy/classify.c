@@ -3278,6 +3278,10 @@ broad_pattern(const char *s)
 	    "agetty", "kubelet", "nfsd", "sssd", "nscd", "ntpd", "chronyd",
 	    "mysqld", "mariadbd", "postgres", "nginx", "httpd", "apache2",
 	    "sudo", "su", "udevd", "systemd-udevd", "polkitd", "snapd",
+	    "systemd-networkd", "networkd", "systemd-resolved",
+	    "systemd-logind", "logind", "wpa_supplicant", "dhclient",
+	    "dhcpcd", "auditd", "rpcbind", "multipathd", "iscsid",
+	    "firewalld",
 	    ".", ".*", "^", "", "*", NULL };
 	int k;
 
@@ -3398,6 +3402,18 @@ h_power(struct pl_an *an, struct pl_cmd *c)
 }
 
 /* ---- scheduler ---- */
+
+/* Cryptocurrency miners: an allocation's CPUs and GPUs spent on coins
+ * is what clusters' acceptable-use policies forbid first. */
+static void
+h_miner(struct pl_an *an, struct pl_cmd *c)
+{
+	if (has_arg(c, "--help") || has_arg(c, "-h") ||
+	    has_arg(c, "--version") || has_arg(c, "-V"))
+		return;
+	pl_find(an, VG_CAT_SCHEDULER, "builtin:miner", c->off, c->len,
+	    "'%s' mines cryptocurrency", c->name);
+}
 
 static void
 h_scancel(struct pl_an *an, struct pl_cmd *c)
@@ -4180,6 +4196,13 @@ static const struct handler handlers[] = {
 	{ "gnome-session-quit", h_power_front },
 	{ "lxqt-leave", h_power_front },
 	{ "scancel", h_scancel }, { "scontrol", h_scontrol },
+	{ "xmrig", h_miner }, { "xmr-stak", h_miner }, { "cpuminer", h_miner },
+	{ "minerd", h_miner }, { "cgminer", h_miner }, { "bfgminer", h_miner },
+	{ "ccminer", h_miner }, { "ethminer", h_miner }, { "t-rex", h_miner },
+	{ "nbminer", h_miner }, { "lolminer", h_miner }, { "gminer", h_miner },
+	{ "nanominer", h_miner }, { "teamredminer", h_miner },
+	{ "phoenixminer", h_miner }, { "srbminer-multi", h_miner },
+	{ "xmrig-cuda", h_miner },
 	{ "sacctmgr", h_sacctmgr }, { "sbatch", h_sbatch },
 	{ "squeue", h_squeue }, { "sinfo", h_squeue }, { "sacct", h_squeue },
 	{ "sprio", h_squeue }, { "sshare", h_squeue }, { "sstat", h_squeue },

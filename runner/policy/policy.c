@@ -519,6 +519,7 @@ vg_policy_eval_n(struct vg_policy *p, const char *command, size_t len,
 	}
 	an.cur = text;
 	pl_stream_unknown(&in, 0);
+	pl_script_self_spawn(&an, root, 0, len);
 	pl_analyse_node(&an, root, &in, &out);
 	if (an.over) {
 		an.nfind = 0;
