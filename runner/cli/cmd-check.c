@@ -736,6 +736,18 @@ input_ready(void)
 	return poll(&pfd, 1, 0) > 0;
 }
 
+/* True when the n bytes of a line end in an unescaped backslash (an
+ * odd number of them): the shell's line continuation. */
+static int
+continued(const char *s, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && s[n - 1 - k] == '\\')
+		k++;
+	return (k & 1) != 0;
+}
+
 /* Judges every record of stdin as it arrives; *denied is set when any
  * is refused.  Returns 0, or an exit status on a read error. */
 static int
@@ -765,6 +777,10 @@ check_stream(struct check *ck, const sigset_t *sigs, char sep, int *denied)
 			}
 			i = (size_t)(q - in.data);
 			n = i - s;
+			/* A line ending in a backslash goes on, as in the
+			 * shell: the record is both lines. */
+			if (sep == '\n' && continued(in.data + s, n))
+				continue;
 			if (sep == '\n' && n > 0 && in.data[s + n - 1] == '\r')
 				n--;
 			if (n > 0)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # t0303-policy-check-stream.sh - vigil check --stdin as a stream: a line
-# holding a NUL byte is refused whole, --json stays valid JSON for bytes
+# holding a NUL byte is refused whole, a line ending in a backslash goes
+# on to the next, --json stays valid JSON for bytes
 # that are not UTF-8, every verdict reaches the audit table of the state
 # database (grouped writes) on a normal end and on SIGTERM, SIGINT,
 # SIGHUP and SIGPIPE (repeated commands included: their redacted audit
@@ -29,6 +30,16 @@ printf 'ls\0rm -rf ~\necho ok\n' | "$VIGIL" check --stdin >out.txt
 grep -qF "unparseable [builtin:nul-byte] at 2+1" out.txt || fail "nul: $(cat out.txt)"
 grep -qx "allow: echo ok" out.txt || fail "after nul"
 [ "$(wc -l <out.txt)" -eq 3 ] || fail "nul lines: $(cat out.txt)"
+
+# A line ending in an unescaped backslash goes on to the next, as in the
+# shell: "rm -rf \" then "/" is one command, refused whole; an escaped
+# backslash ends its line.
+printf 'rm -rf \\\n/\necho a\\\\\nls\n' | "$VIGIL" check --stdin >out.txt
+[ $? -eq 3 ] || fail "continuation rc: $(cat out.txt)"
+grep -qF "floor:delete-root" out.txt || fail "continuation: $(cat out.txt)"
+grep -q '^allow: echo a' out.txt || fail "escaped backslash: $(cat out.txt)"
+grep -qx "allow: ls" out.txt || fail "after continuation: $(cat out.txt)"
+[ "$(grep -c '^[a-z]*: ' out.txt)" -eq 3 ] || fail "continuation verdicts: $(cat out.txt)"
 
 # --json is valid JSON (and UTF-8) whatever the bytes; invalid ones are
 # U+FFFD, offsets count input bytes.
