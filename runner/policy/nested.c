@@ -863,6 +863,36 @@ scan_shell_calls(struct scan *sc, const char *const *apis)
 	}
 }
 
+/* A literal path beginning with the home directory as code writes it
+ * ("~/x", Perl's "$ENV{HOME}/x", "$HOME/x"), made absolute. */
+static char *
+home_path(struct scan *sc, char *lit, size_t *l)
+{
+	static const char *const homes[] = { "~", "$ENV{HOME}", "$HOME",
+	    "${HOME}", NULL };
+	const char *h = sc->an->home;
+	size_t hl, pl = 0;
+	char *t;
+	int k;
+
+	if (h == NULL)
+		return lit;
+	for (k = 0; homes[k] != NULL; k++) {
+		pl = strlen(homes[k]);
+		if (*l >= pl && strncmp(lit, homes[k], pl) == 0 &&
+		    (lit[pl] == '/' || lit[pl] == '\0'))
+			break;
+	}
+	if (homes[k] == NULL)
+		return lit;
+	hl = strlen(h);
+	t = pl_alloc(sc->an->a, hl + *l - pl + 1);
+	memcpy(t, h, hl);
+	memcpy(t + hl, lit + pl, *l - pl);
+	*l = hl + *l - pl;
+	return t;
+}
+
 /* Paths given literally to deletion or write calls. */
 static void
 scan_path_calls(struct scan *sc, const char *const *apis, int write)
@@ -885,31 +915,34 @@ scan_path_calls(struct scan *sc, const char *const *apis, int write)
 			if (lit == NULL)
 				continue;
 			if (write == 2) {
-				/* perl open(F, ">/path") */
+				/* perl open(F, ">/path"), and the three
+				 * arguments of open(F, ">>", PATH): the path
+				 * is the next literal, glob("~/x") too. */
 				if (lit[0] != '>' && lit[0] != '+')
 					continue;
 				while (*lit == '>' || *lit == '+' ||
 				    *lit == ' ')
 					lit++, l--;
+				if (l == 0 && (lit = literal_after(sc, end,
+				    &l, &end)) == NULL)
+					continue;
 			}
 			if (write == 1 && strcmp(*api, "open(") == 0) {
 				size_t ml;
-				char *mode = literal_after(sc, end, &ml, NULL);
+				char *mode;
 
+				/* The mode after a nested call's closing
+				 * parenthesis: open(expanduser("~/x"), "a"). */
+				while (end < sc->s + sc->n && (*end == ')' ||
+				    *end == ' '))
+					end++;
+				mode = literal_after(sc, end, &ml, NULL);
 				if (mode == NULL || strpbrk(mode, "wax+") ==
 				    NULL)
 					continue;
 			}
 			memset(&f, 0, sizeof(f));
-			if (l >= 1 && lit[0] == '~' && sc->an->home) {
-				size_t hl = strlen(sc->an->home);
-				char *t = pl_alloc(sc->an->a, hl + l + 1);
-
-				memcpy(t, sc->an->home, hl);
-				memcpy(t + hl, lit + 1, l - 1);
-				lit = t;
-				l = hl + l - 1;
-			}
+			lit = home_path(sc, lit, &l);
 			f.s = lit;
 			f.len = l;
 			f.off = sc->off;
