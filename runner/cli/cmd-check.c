@@ -57,7 +57,7 @@
  * only after the last batch that can name it is written. */
 struct check_ent {
 	size_t			 klen;
-	size_t			 clen;		/* the command's, in key */
+	size_t			 clen;	/* the command's, in key */
 	const char		*verdict;	/* static */
 	const char		*category;	/* static */
 	const char		*rule;		/* in key, or NULL */

@@ -2732,7 +2732,6 @@ h_alternatives(struct pl_an *an, struct pl_cmd *c)
 	static const char *const verbs[] = { "--install", "--set", "--remove",
 	    "--remove-all", "--auto", "--config", "--all", "--set-selections",
 	    NULL };
-
 	const struct pl_field *link = opt_val(an, c, 0, "--install");
 	struct pl_path p;
 
@@ -2874,7 +2873,8 @@ h_boot(struct pl_an *an, struct pl_cmd *c)
 	if (has_arg(c, "--help") || has_arg(c, "-h") ||
 	    has_arg(c, "--version") || has_arg(c, "-V"))
 		return;
-	if (strcmp(n, "grub-mkconfig") == 0 || strcmp(n, "grub2-mkconfig") == 0) {
+	if (strcmp(n, "grub-mkconfig") == 0 ||
+	    strcmp(n, "grub2-mkconfig") == 0) {
 		if (boot_output(an, c, 'o', "--output") != 1)
 			return;
 	} else if (strcmp(n, "mkinitcpio") == 0) {
@@ -2886,7 +2886,8 @@ h_boot(struct pl_an *an, struct pl_cmd *c)
 		    "--preset") && o != 1)
 			return;
 	} else if (strcmp(n, "dracut") == 0) {
-		if (has_arg(c, "--list-modules") || has_arg(c, "--print-cmdline"))
+		if (has_arg(c, "--list-modules") ||
+		    has_arg(c, "--print-cmdline"))
 			return;
 	} else if (strcmp(n, "depmod") == 0) {
 		if (has_opt(c, 'n', "--dry-run") || boot_output(an, c, 'b',
@@ -2941,7 +2942,8 @@ h_hostconf(struct pl_an *an, struct pl_cmd *c)
 		    !has_opt(c, 'q', NULL) && !has_opt(c, 'd', NULL)) ||
 		    (strcmp(n, "sntp") == 0 && (has_arg(c, "-S") ||
 		    has_arg(c, "-s"))))
-			sysconf(an, c, "builtin:clock", "sets the system clock");
+			sysconf(an, c, "builtin:clock",
+			    "sets the system clock");
 		return;
 	}
 	if (strcmp(n, "hwclock") == 0) {
@@ -4139,7 +4141,8 @@ static const struct handler handlers[] = {
 	{ "chsh", h_priv }, { "chfn", h_priv }, { "pwconv", h_priv },
 	{ "sudoedit", h_priv }, { "ksu", h_priv }, { "pleaseedit", h_priv },
 	{ "calife", h_priv },
-	{ "crontab", h_crontab }, { "scrontab", h_crontab }, { "at", h_at }, { "batch", h_at },
+	{ "crontab", h_crontab }, { "scrontab", h_crontab },
+	{ "at", h_at }, { "batch", h_at },
 	{ "systemctl", h_systemctl }, { "service", h_service },
 	{ "update-rc.d", h_service }, { "chkconfig", h_service },
 	{ "update-alternatives", h_alternatives },
