@@ -87,6 +87,13 @@ vg_backend_prepare(const struct vg_backend_ops *ops,
 	return ops->prepare != NULL ? ops->prepare(m, run_dir, e) : 0;
 }
 
+void
+vg_backend_unprepare(const struct vg_backend_ops *ops)
+{
+	if (ops != NULL && ops->unprepare != NULL)
+		ops->unprepare();
+}
+
 const char *
 vg_backend_downgrades(const struct vg_backend_ops *ops,
     const struct vg_manifest *m, struct vg_err *e)

@@ -79,6 +79,20 @@ struct vg_attempt {
 	char			 gpu_ids[256];
 	char			 gpu_devs[512];
 
+	/* Set by the caller before start when it watches a->pidfd only
+	 * until it is readable and takes the end from finish (the direct
+	 * scheduler): start may then run the attempt in a process that
+	 * outlives it (local: a slot's executor, backends/shim.h), and
+	 * says so with watch_only: a->pidfd is then a descriptor that
+	 * becomes readable when the attempt ended, not a pidfd (no
+	 * waitid on it), and a->pid is that longer-lived process. */
+	int			 reuse_ok;
+	int			 watch_only;
+	/* Set by the caller when it removes task_dir with empty stdout
+	 * and stderr in it (the driver's task directories, pooled with
+	 * them: common/dirpool.h): the backend may leave them there. */
+	int			 outputs_stay;
+
 	/* Set by vg_backend_reattach: a->pid is a monitor an earlier vigil
 	 * started, not a child of this process; its watcher cannot wait
 	 * for it and takes the end from the result record. */
@@ -119,6 +133,10 @@ struct vg_backend_ops {
 	int	(*cancel)(struct vg_attempt *a, int sig, struct vg_err *e);
 	/* Frees what start created; never fails loudly. */
 	void	(*cleanup)(struct vg_attempt *a);
+	/* The drive that prepare began has ended: stops what start kept
+	 * from one attempt to the next (local: the slots' executors).
+	 * Optional. */
+	void	(*unprepare)(void);
 	/* Runs a to completion, blocking; honours a->timeout itself and
 	 * stops on SIGTERM.  For monitor-based backends and task-exec. */
 	int	(*run)(struct vg_attempt *a, struct vg_result *r,
@@ -208,6 +226,7 @@ const struct vg_backend_ops *vg_backend_find(const char *name);
 void	vg_backend_probe(const struct vg_backend_ops *ops, struct vg_buf *out);
 int	vg_backend_prepare(const struct vg_backend_ops *ops,
 	    const struct vg_manifest *m, const char *run_dir, struct vg_err *e);
+void	vg_backend_unprepare(const struct vg_backend_ops *ops);
 const char *vg_backend_downgrades(const struct vg_backend_ops *ops,
 	    const struct vg_manifest *m, struct vg_err *e);
 int	vg_backend_can_reap(const struct vg_backend_ops *ops);

@@ -88,6 +88,9 @@ struct vg_local_proc {
 	char			*out_dir;	/* where stdout and stderr are */
 	struct vg_cgroup	*cg;		/* limits; NULL when none asked */
 	uint64_t		 cg_memory;	/* the memory limit in it */
+	int			 outputs_stay;	/* a->outputs_stay */
+	int			 exec_slot;	/* its executor in xpool, or -1 */
+	int			 exec_dead;	/* ... which ended unasked */
 };
 
 /*
@@ -124,6 +127,7 @@ static struct {
 	struct vg_sandbox	*sb;
 	uint64_t		 key;
 	int			 valid;
+	unsigned		 gen;		/* counts the compilations */
 	struct vg_buf		 downgrades;	/* vg_local_downgrades */
 } cache;
 
@@ -211,6 +215,7 @@ sandbox_for(const struct vg_manifest *m, const struct vg_sandbox **out,
 	cache.sb = sb;
 	cache.key = key;
 	cache.valid = 1;
+	cache.gen++;
 	*out = sb;
 	return 0;
 }
@@ -233,12 +238,14 @@ vg_local_downgrades(const struct vg_manifest *m, struct vg_err *e)
 }
 
 static void out_pool_drop(void);
+static void xpool_drop(void);
 
 void
 vg_local_reset(void)
 {
 	size_t i;
 
+	xpool_drop();
 	vg_sandbox_free(cache.sb);
 	cache.sb = NULL;
 	cache.valid = 0;
@@ -338,7 +345,7 @@ tmp_pool_get(const char *task_dir, const char **dir)
 		tmp_pool.v = vg_xgrow(tmp_pool.v, &tmp_pool.cap,
 		    tmp_pool.n + 1, sizeof(*tmp_pool.v));
 		tmp_pool.v[i].dir = vg_xasprintf("%.*s/tmp/%ld.%zu", (int)rl,
-		    task_dir, (long)getpid(), i);
+		    task_dir, (long)vg_self_pid(), i);
 		tmp_pool.v[i].busy = 0;
 		tmp_pool.n++;
 		if (!tmp_pool.atexit_set && atexit(tmp_pool_drop) == 0)
@@ -373,7 +380,7 @@ static struct {
 static const char *
 pooled_name(int n, char *buf, size_t len)
 {
-	snprintf(buf, len, "%ld.o%d", (long)getpid(), n);
+	snprintf(buf, len, "%ld.o%d", (long)vg_self_pid(), n);
 	return buf;
 }
 
@@ -822,6 +829,246 @@ clone_preexec(struct preexec *P, unsigned long long flags, int *pidfd)
 #endif
 }
 
+/*
+ * Slot executors (shim.h, "A slot's executor"): where the caller watches
+ * only for readiness (a->reuse_ok, the direct scheduler), a task whose
+ * sandbox needs nothing of the task's own at namespace set-up (no cgroup
+ * to join, no GPUs, no private /tmp) runs in an executor kept from one
+ * task to the next instead of a new shim in new namespaces: the clone
+ * with CLONE_NEWPID | CLONE_NEWNS, the mount of /proc, the shim's exec and
+ * the namespace's teardown are paid once per slot, not per task.  An
+ * executor runs one task at a time; it is idle when none of it runs.
+ * VIGIL_NO_EXECUTOR=1 turns them off (for bench/local-overhead.sh's
+ * comparison).
+ */
+#define MAX_EXECUTORS	256
+struct executor {
+	pid_t			 pid;		/* 0: free entry */
+	int			 ctl;		/* its fd 3's peer */
+	int			 busy;
+	unsigned		 gen;		/* cache.gen it was made for */
+	unsigned long long	 start;		/* /proc starttime */
+};
+static struct {
+	struct executor		 v[MAX_EXECUTORS];
+	int			 n;		/* entries in use at most */
+} xpool;
+
+/* Stops executor k: end of file on its fd 3 ends it and its task. */
+static void
+xpool_stop(int k)
+{
+	struct executor *x = &xpool.v[k];
+
+	if (x->pid <= 0)
+		return;
+	if (x->busy)		/* not waited for: it goes with its task */
+		(void)kill(x->pid, SIGKILL);
+	close(x->ctl);
+	while (waitpid(x->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	memset(x, 0, sizeof(*x));
+	x->ctl = -1;
+}
+
+/* Stops every executor (the drive ended, or vg_local_reset). */
+static void
+xpool_drop(void)
+{
+	int k;
+
+	for (k = 0; k < xpool.n; k++)
+		xpool_stop(k);
+	xpool.n = 0;
+}
+
+/* backend op: unprepare */
+static void
+local_unprepare(void)
+{
+	xpool_drop();
+}
+
+/*
+ * Starts an executor for the sandbox P describes and returns its entry,
+ * or -1 with errno.  launch is the first task's launch description,
+ * which the executor reads as its own (its argv left out).
+ */
+static int
+xpool_spawn(struct preexec *P, unsigned long long flags,
+    const struct vg_buf *launch, int nullfd)
+{
+	struct vg_shim_launch *l;
+	struct executor *x;
+	static char name[] = VG_SHIM_NAME;
+	char *argv[] = { name, NULL }, *envp[] = { NULL };
+	struct preexec X = *P;
+	sigset_t all, old;
+	int sv[2], k, pidfd = -1, saved;
+	pid_t pid;
+	void *copy;
+
+	for (k = 0; k < MAX_EXECUTORS && xpool.v[k].pid > 0; k++)
+		;
+	if (k == MAX_EXECUTORS) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		return -1;
+	if ((sv[0] = fd_above(sv[0])) < 0 || (sv[1] = fd_above(sv[1])) < 0)
+		goto fail;
+	copy = vg_xmalloc(launch->len);
+	memcpy(copy, launch->data, launch->len);
+	l = copy;
+	l->argc = l->envc = l->argv_off = l->env_off = 0;
+	l->flags &= ~(uint32_t)(VG_SHIM_MKTMP | VG_SHIM_KEEPTMP);
+	saved = send(sv[0], copy, launch->len, MSG_NOSIGNAL) ==
+	    (ssize_t)launch->len;
+	free(copy);
+	if (!saved)
+		goto fail;
+	X.argv = argv;
+	X.envp = envp;
+	X.fds[0] = X.fds[1] = X.fds[2] = nullfd;
+	X.fds[3] = sv[1];
+	X.err = 0;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = clone_preexec(&X, flags, &pidfd);
+	saved = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pidfd >= 0)
+		close(pidfd);
+	close(sv[1]);
+	sv[1] = -1;
+	if (pid < 0 || X.err != 0) {
+		if (pid > 0)
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+		errno = pid < 0 ? saved : X.err;
+		goto fail;
+	}
+	x = &xpool.v[k];
+	x->pid = pid;
+	x->ctl = sv[0];
+	x->busy = 0;
+	x->gen = cache.gen;
+	if (vg_proc_starttime(pid, &x->start) != 0)
+		x->start = 0;
+	if (k >= xpool.n)
+		xpool.n = k + 1;
+	return k;
+fail:
+	saved = errno;
+	if (sv[0] >= 0)
+		close(sv[0]);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	errno = saved;
+	return -1;
+}
+
+/*
+ * Hands the task in the launch buffer to an idle executor of the current
+ * sandbox (started when there is none), with its stdio and the executor's
+ * end of its report socket; returns the executor's entry, or -1 with
+ * errno.  An executor found dead is replaced once.
+ */
+static int
+xpool_run(struct preexec *P, unsigned long long flags, int report)
+{
+	union {
+		struct cmsghdr	h;
+		char		b[CMSG_SPACE(4 * sizeof(int))];
+	} cm;
+	int fds[4] = { P->fds[0], P->fds[1], P->fds[2], report };
+	struct msghdr mh;
+	struct iovec iov;
+	int k, tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		for (k = 0; k < xpool.n; k++) {
+			if (xpool.v[k].pid <= 0 || xpool.v[k].busy)
+				continue;
+			if (xpool.v[k].gen == cache.gen)
+				break;
+			xpool_stop(k);	/* of an earlier sandbox */
+		}
+		if (k == xpool.n && (k = xpool_spawn(P, flags, &blob,
+		    P->fds[0])) < 0)
+			return -1;
+		memset(&mh, 0, sizeof(mh));
+		memset(&cm, 0, sizeof(cm));
+		iov.iov_base = blob.data;
+		iov.iov_len = blob.len;
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cm.b;
+		mh.msg_controllen = sizeof(cm.b);
+		CMSG_FIRSTHDR(&mh)->cmsg_level = SOL_SOCKET;
+		CMSG_FIRSTHDR(&mh)->cmsg_type = SCM_RIGHTS;
+		CMSG_FIRSTHDR(&mh)->cmsg_len = CMSG_LEN(sizeof(fds));
+		memcpy(CMSG_DATA(CMSG_FIRSTHDR(&mh)), fds, sizeof(fds));
+		if (sendmsg(xpool.v[k].ctl, &mh, MSG_NOSIGNAL) ==
+		    (ssize_t)blob.len) {
+			xpool.v[k].busy = 1;
+			return k;
+		}
+		if (errno != EPIPE && errno != ECONNRESET &&
+		    errno != ECONNREFUSED)
+			return -1;
+		xpool_stop(k);	/* it died while idle */
+	}
+	errno = EPIPE;
+	return -1;
+}
+
+/* Gives executor k back after its task's end; a dead one is stopped. */
+static void
+xpool_put(int k, int dead)
+{
+	if (k < 0 || k >= xpool.n || xpool.v[k].pid <= 0)
+		return;
+	if (dead || xpool.v[k].gen != cache.gen)
+		xpool_stop(k);
+	else
+		xpool.v[k].busy = 0;
+}
+
+/* Appends the task's argv and environment to the launch in blob, for an
+ * executor.  Fails when that makes it larger than the shim accepts. */
+static int
+blob_add_argv(char *const *argv, size_t argc, char *const *envp,
+    struct vg_err *e)
+{
+	struct vg_shim_launch l;
+	size_t i, envc = 0;
+
+	memcpy(&l, blob.data, sizeof(l));
+	if (argc > VG_SHIM_MAX_ARGV)
+		return vg_err_set(e, VG_ELIMIT, "%zu arguments", argc);
+	l.argc = (uint32_t)argc;
+	l.argv_off = (uint32_t)blob.len;
+	for (i = 0; i < argc; i++)
+		vg_buf_add(&blob, argv[i], strlen(argv[i]) + 1);
+	for (; envp[envc] != NULL; envc++)
+		;
+	if (envc > VG_SHIM_MAX_ARGV)
+		return vg_err_set(e, VG_ELIMIT, "%zu variables", envc);
+	l.envc = (uint32_t)envc;
+	l.env_off = envc > 0 ? (uint32_t)blob.len : 0;
+	for (i = 0; i < envc; i++)
+		vg_buf_add(&blob, envp[i], strlen(envp[i]) + 1);
+	if (blob.len > VG_SHIM_MAX_SIZE)
+		return vg_err_set(e, VG_ELIMIT, "launch description of %zu "
+		    "bytes", blob.len);
+	l.flags |= VG_SHIM_SERVE;
+	l.size = (uint32_t)blob.len;
+	memcpy(blob.data, &l, sizeof(l));
+	return 0;
+}
+
 /* Returns the value of NAME in a NULL-terminated NAME=value array, or
  * NULL. */
 static const char *
@@ -873,9 +1120,10 @@ null_fd(struct vg_err *e)
 	return fd;
 }
 
-/* Opens a task output file for appending. */
+/* Opens a task output file for appending; one that stays there when
+ * empty (a->outputs_stay) is most often there already. */
 static int
-open_output(const char *dir, const char *name, struct vg_err *e)
+open_output(const char *dir, const char *name, int stay, struct vg_err *e)
 {
 	char path[PATH_MAX];
 	int fd;
@@ -884,6 +1132,9 @@ open_output(const char *dir, const char *name, struct vg_err *e)
 	    sizeof(path))
 		return vg_err_set(e, VG_EINVAL, "task directory '%s' is too "
 		    "long", dir);
+	if (stay && (fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC |
+	    O_NOCTTY | O_NOFOLLOW)) >= 0)
+		return fd_above(fd);
 	if ((fd = out_pool_take(dir, path)) >= 0)
 		return fd_above(fd);
 	fd = fd_above(open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
@@ -1032,6 +1283,50 @@ blob_build(struct vg_shim_launch *l, const struct vg_sandbox *sb,
 	return 0;
 }
 
+/* False when VIGIL_NO_EXECUTOR is set (to something other than 0). */
+static int
+executors_on(void)
+{
+	const char *v = getenv("VIGIL_NO_EXECUTOR");
+
+	return v == NULL || *v == '\0' || strcmp(v, "0") == 0;
+}
+
+/*
+ * Runs the attempt whose launch is in blob in a slot's executor, with
+ * sv as its report socket; returns 1 when it runs (sv[0] is then
+ * la->ctl_fd and a->pidfd, sv[1] closed), 0 when it cannot, blob and
+ * sv as they were, for a shim of its own.
+ */
+static int
+exec_in_slot(struct vg_attempt *a, struct vg_local_proc *la,
+    struct preexec *P, unsigned long long flags, char *const *argv,
+    size_t argc, int sv[2])
+{
+	struct vg_shim_launch head;
+	size_t len = blob.len;
+	int k;
+
+	memcpy(&head, blob.data, sizeof(head));
+	if (blob_add_argv(argv, argc, P->envp, NULL) != 0 ||
+	    (k = xpool_run(P, flags, sv[1])) < 0) {
+		blob.len = len;
+		memcpy(blob.data, &head, sizeof(head));
+		return 0;
+	}
+	close(sv[1]);
+	sv[1] = -1;
+	la->exec_slot = k;
+	la->ctl_fd = sv[0];
+	sv[0] = -1;
+	a->pid = xpool.v[k].pid;
+	a->pid_start = xpool.v[k].start;
+	a->pidfd = la->ctl_fd;
+	a->watch_only = 1;
+	a->started = vg_now();
+	return 1;
+}
+
 /*
  * Starts argv (envp: NULL = the attempt's clean environment) for a under
  * the shim, confined as how says; see vg_local_proc_start.
@@ -1072,6 +1367,7 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	la = vg_xcalloc(1, sizeof(*la));
 	la->ctl_fd = -1;
 	la->tmp_slot = -1;
+	la->exec_slot = -1;
 	if (how == VG_LOCAL_ISOLATION && (rc = cgroup_for(a, la, &P, e)) != 0)
 		goto out;
 
@@ -1113,6 +1409,7 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		env_set(&env, "TMPDIR", la->tmp_dir);
 	}
 	la->argv0 = vg_xstrdup(argv.v[0]);
+	la->outputs_stay = a->outputs_stay;
 	/* Streamed output has no files to tidy. */
 	la->out_dir = a->out_set ? NULL : vg_xstrdup(a->task_dir);
 
@@ -1170,14 +1467,26 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 			rc = vg_err_errno(e, "cannot pass the output pipes");
 			goto out;
 		}
-	} else if ((P.fds[1] = open_output(a->task_dir, "stdout", e)) < 0 ||
-	    (P.fds[2] = open_output(a->task_dir, "stderr", e)) < 0) {
+	} else if ((P.fds[1] = open_output(a->task_dir, "stdout",
+	    a->outputs_stay, e)) < 0 || (P.fds[2] = open_output(a->task_dir,
+	    "stderr", a->outputs_stay, e)) < 0) {
 		rc = e != NULL ? e->rc : VG_EIO;
 		goto out;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0 ||
 	    (sv[0] = fd_above(sv[0])) < 0 || (sv[1] = fd_above(sv[1])) < 0) {
 		rc = vg_err_errno(e, "cannot create a socket pair");
+		goto out;
+	}
+	if (a->reuse_ok && sb != NULL && la->pidns && P.njoin == 0 &&
+	    P.paths.ngpus == 0 && !vg_sandbox_private_tmp(sb) &&
+	    executors_on() && exec_in_slot(a, la, &P, flags, argv.v, argv.n,
+	    sv)) {
+		if (la->out_dir != NULL && ++out_pool.running > out_pool.peak)
+			out_pool.peak = out_pool.running;
+		*out = la;
+		la = NULL;
+		rc = 0;
 		goto out;
 	}
 	P.fds[3] = sv[1];
@@ -1327,9 +1636,16 @@ vg_local_proc_finish(struct vg_attempt *a, struct vg_local_proc *la,
 		close(la->ctl_fd);
 		la->ctl_fd = -1;
 	}
+	if (la != NULL && la->exec_slot >= 0) {
+		a->pidfd = -1;		/* that was ctl_fd */
+		la->exec_dead = n != (ssize_t)sizeof(msg);
+	}
 	if (n != (ssize_t)sizeof(msg)) {
 		/* No report: the shim itself was killed (SIGKILL from
-		 * cancel), which took the whole tree with it. */
+		 * cancel), which took the whole tree with it; or the slot's
+		 * executor was, by someone else. */
+		if (la != NULL && la->exec_slot >= 0)
+			wstatus = SIGKILL;
 		set_from_wstatus(r, wstatus);
 		usage_fill(a, la, NULL, r);
 		if (task_ws != NULL)
@@ -1400,8 +1716,19 @@ vg_local_proc_signal(struct vg_attempt *a, struct vg_local_proc *la, int sig,
 {
 	int rc;
 
-	if (a->pid <= 0)
+	if (a->pid <= 0 || (la == NULL && a->watch_only))
+		return 0;	/* (a->pid: the executor of the next tasks) */
+	if (la != NULL && la->exec_slot >= 0) {
+		/* To its executor, on the task's own socket: a signal that
+		 * arrives after the task's end is lost with the socket,
+		 * never given to the slot's next task. */
+		struct vg_shim_sig sg = { .sig = sig };
+
+		if (la->ctl_fd >= 0)
+			(void)send(la->ctl_fd, &sg, sizeof(sg), MSG_DONTWAIT |
+			    MSG_NOSIGNAL);
 		return 0;
+	}
 	/* SIGKILL to a namespace init kills the namespace.  A subreaper
 	 * shim is asked to kill the tree, since killing it would orphan
 	 * the tree instead. */
@@ -1443,9 +1770,15 @@ vg_local_proc_free(struct vg_local_proc *la)
 	/* Output files only where there is output: the attempt's tree is
 	 * gone (the shim saw to it), nothing writes them any more. */
 	if (la != NULL && la->out_dir != NULL) {
-		unlink_empty(la->out_dir, "stdout");
-		unlink_empty(la->out_dir, "stderr");
+		if (!la->outputs_stay) {
+			unlink_empty(la->out_dir, "stdout");
+			unlink_empty(la->out_dir, "stderr");
+		}
 		out_pool.running--;
+	}
+	if (la != NULL && la->exec_slot >= 0) {
+		xpool_put(la->exec_slot, la->exec_dead);
+		la->exec_slot = -1;
 	}
 	if (la != NULL && la->tmp_slot >= 0) {
 		tmp_pool_put(la->tmp_slot);
@@ -1695,6 +2028,7 @@ const struct vg_backend_ops vg_backend_local = {
 	.finish = local_finish,
 	.cancel = local_cancel,
 	.cleanup = local_cleanup,
+	.unprepare = local_unprepare,
 	.run = local_run,
 	/* Sessions: local-session.c. */
 	.session_open = vg_local_session_open,

@@ -53,6 +53,36 @@ check_str(const char *buf, size_t len, uint32_t off, const char *name,
 	return 0;
 }
 
+/* Checks a list of n strings from offset off: each NUL-terminated inside
+ * the blob after the header (an empty one is allowed: argv may hold ""). */
+static int
+check_strs(const char *buf, size_t len, uint32_t off, uint32_t n,
+    const char *name, char *why, size_t whylen)
+{
+	const char *nul;
+	size_t at = off;
+	uint32_t i;
+
+	if (n == 0)
+		return off == 0 ? 0 : bad(why, whylen, "%s: offset %u with "
+		    "no strings", name, off);
+	if (n > VG_SHIM_MAX_ARGV)
+		return bad(why, whylen, "%s: %u strings, at most %d", name,
+		    n, VG_SHIM_MAX_ARGV);
+	if (off < sizeof(struct vg_shim_launch) || off >= len)
+		return bad(why, whylen, "%s: offset %u outside the strings "
+		    "(%zu..%zu)", name, off, sizeof(struct vg_shim_launch),
+		    len);
+	for (i = 0; i < n; i++) {
+		if (at >= len || (nul = memchr(buf + at, '\0', len - at)) ==
+		    NULL)
+			return bad(why, whylen, "%s: string %u of %u runs "
+			    "past the blob", name, i, n);
+		at = (size_t)(nul - buf) + 1;
+	}
+	return 0;
+}
+
 int
 vg_shim_launch_check(const void *buf, size_t len, char *why, size_t whylen)
 {
@@ -148,6 +178,12 @@ vg_shim_launch_check(const void *buf, size_t len, char *why, size_t whylen)
 		return -1;
 	if ((l->flags & (VG_SHIM_LL_TMP | VG_SHIM_MKTMP)) && l->tmp_dir == 0)
 		return bad(why, whylen, "%s", "a tmp_dir rule without tmp_dir");
+	if (check_strs(b, len, l->argv_off, l->argc, "argv", why, whylen) ||
+	    check_strs(b, len, l->env_off, l->envc, "env", why, whylen))
+		return -1;
+	if (l->argc > 0 && !(l->flags & VG_SHIM_SERVE))
+		return bad(why, whylen, "%s", "argv in the launch of a shim "
+		    "of one task (it takes its own)");
 	return 0;
 }
 
@@ -155,4 +191,18 @@ const char *
 vg_shim_launch_str(const struct vg_shim_launch *l, uint32_t off)
 {
 	return off == 0 ? NULL : (const char *)l + off;
+}
+
+void
+vg_shim_launch_strv(const struct vg_shim_launch *l, uint32_t off,
+    uint32_t n, char **v)
+{
+	char *s = (char *)(uintptr_t)l + off;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		v[i] = s;
+		s += strlen(s) + 1;
+	}
+	v[n] = NULL;
 }

@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <poll.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -53,6 +55,14 @@ static volatile int exec_errno;
  * again after the task (an empty one: the usual case). */
 static int tmp_gone;
 
+/* Where reports go: fd 3, or an executor's task's report socket. */
+static int report_fd = VG_SHIM_FD_CTL;
+
+/* An executor's usage of the task being run (what its reaped processes
+ * used), reported instead of getrusage(RUSAGE_CHILDREN). */
+static struct rusage task_ru;
+static int task_ru_on;
+
 /* Sends one report on the control socket (one message: atomic). */
 static void
 report(int kind, int err, const char *stage, const char *detail, int ws)
@@ -68,7 +78,10 @@ report(int kind, int err, const char *stage, const char *detail, int ws)
 	msg.tmp_gone = tmp_gone;
 	(void)vg_strlcpy(msg.stage, stage, sizeof(msg.stage));
 	(void)vg_strlcpy(msg.detail, detail, sizeof(msg.detail));
-	if (kind == VG_SHIM_DONE && getrusage(RUSAGE_CHILDREN, &ru) == 0) {
+	if (task_ru_on)
+		ru = task_ru;
+	if (kind == VG_SHIM_DONE && (task_ru_on ||
+	    getrusage(RUSAGE_CHILDREN, &ru) == 0)) {
 		msg.utime_us = (uint64_t)ru.ru_utime.tv_sec * 1000000u +
 		    (uint64_t)ru.ru_utime.tv_usec;
 		msg.stime_us = (uint64_t)ru.ru_stime.tv_sec * 1000000u +
@@ -76,7 +89,7 @@ report(int kind, int err, const char *stage, const char *detail, int ws)
 		msg.maxrss_kb = (uint64_t)ru.ru_maxrss;
 	}
 	do
-		n = send(VG_SHIM_FD_CTL, &msg, sizeof(msg), MSG_NOSIGNAL);
+		n = send(report_fd, &msg, sizeof(msg), MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 }
 
@@ -331,6 +344,275 @@ make_tmp(const char *dir)
 	return -1;
 }
 
+/*
+ * Executor mode (shim.h, "A slot's executor").  task_fd holds the
+ * descriptors that came with the task being run: stdin, stdout, stderr,
+ * report socket.
+ */
+static int task_fd[4] = { -1, -1, -1, -1 };
+static char *task_argv[VG_SHIM_MAX_ARGV + 1];
+static char *task_env[VG_SHIM_MAX_ARGV + 1];
+
+/* Closes the descriptors of the task that ended. */
+static void
+task_fds_close(void)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (task_fd[i] >= 0) {
+			close(task_fd[i]);
+			task_fd[i] = -1;
+		}
+}
+
+/* Adds the usage of one reaped process to the task's. */
+static void
+ru_add(const struct rusage *ru)
+{
+	timeradd(&task_ru.ru_utime, &ru->ru_utime, &task_ru.ru_utime);
+	timeradd(&task_ru.ru_stime, &ru->ru_stime, &task_ru.ru_stime);
+	if (ru->ru_maxrss > task_ru.ru_maxrss)
+		task_ru.ru_maxrss = ru->ru_maxrss;
+}
+
+/* Ends the executor: every process of the namespace goes with it. */
+static void __attribute__((noreturn))
+serve_exit(void)
+{
+	kill(-1, SIGKILL);
+	_exit(0);
+}
+
+/*
+ * Receives one task launch and its four descriptors.  Returns 1 when a
+ * task can start, 0 when there was nothing usable (refused launches are
+ * reported on their own socket); ends the executor at end of file.
+ */
+static int
+serve_recv(void)
+{
+	union {
+		struct cmsghdr	h;
+		char		b[CMSG_SPACE(4 * sizeof(int))];
+	} cm;
+	struct msghdr mh;
+	struct iovec iov;
+	struct cmsghdr *c;
+	char why[160];
+	size_t k, nfd = 0;
+	ssize_t n;
+	int fd;
+
+	memset(&mh, 0, sizeof(mh));
+	iov.iov_base = in.b;
+	iov.iov_len = sizeof(in.b);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm.b;
+	mh.msg_controllen = sizeof(cm.b);
+	do
+		n = recvmsg(VG_SHIM_FD_CTL, &mh, MSG_CMSG_CLOEXEC |
+		    MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN)
+		return 0;
+	if (n <= 0)
+		serve_exit();
+	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		    k++) {
+			memcpy(&fd, CMSG_DATA(c) + k * sizeof(int),
+			    sizeof(int));
+			if (nfd < 4)
+				task_fd[nfd++] = fd;
+			else
+				close(fd);
+		}
+	}
+	if (nfd != 4 || (mh.msg_flags & MSG_CTRUNC)) {
+		/* Nowhere to report to: vigil sees its socket close. */
+		task_fds_close();
+		return 0;
+	}
+	report_fd = task_fd[3];
+	if ((mh.msg_flags & MSG_TRUNC) || (size_t)n > sizeof(in.b) - 8)
+		snprintf(why, sizeof(why), "launch description of more "
+		    "than %d bytes", VG_SHIM_MAX_SIZE);
+	else if (vg_shim_launch_check(in.b, (size_t)n, why,
+	    sizeof(why)) != 0)
+		;
+	else if (!(in.l.flags & VG_SHIM_SERVE) || in.l.argc == 0)
+		snprintf(why, sizeof(why), "%s", "a task for an executor "
+		    "needs VG_SHIM_SERVE and its argv");
+	else
+		return 1;
+	report(VG_SHIM_SETUP_FAILED, EINVAL, "launch", why, 0);
+	task_fds_close();
+	return 0;
+}
+
+/* Kills what is left of the task (everything in the namespace but the
+ * executor) and reaps it, adding its usage. */
+static void
+serve_sweep(void)
+{
+	struct rusage ru;
+	pid_t p;
+	int st;
+
+	for (;;) {
+		kill(-1, SIGKILL);
+		p = wait4(-1, &st, 0, &ru);
+		if (p > 0)
+			ru_add(&ru);
+		else if (errno != EINTR)
+			break;
+	}
+}
+
+/* Starts the task just received: vfork, its stdio, its confinement,
+ * then task_main.  Returns its pid, or -1 with errno. */
+static pid_t
+serve_spawn(void)
+{
+	const char *stage = "setup";
+	pid_t task;
+	int i, rc;
+
+	vg_shim_launch_strv(&in.l, in.l.argv_off, in.l.argc, task_argv);
+	vg_shim_launch_strv(&in.l, in.l.env_off, in.l.envc, task_env);
+	exec_errno = 0;
+	task = vfork();
+	if (task == 0) {
+		for (i = 0; i < 3; i++)
+			if (dup2(task_fd[i], i) < 0) {
+				exec_errno = errno;
+				report(VG_SHIM_SETUP_FAILED, errno, "task fds",
+				    NULL, 0);
+				_exit(127);
+			}
+		if ((rc = vg_shim_confine(&in.l, &stage)) != 0) {
+			exec_errno = -rc;
+			report(VG_SHIM_SETUP_FAILED, -rc, stage, NULL, 0);
+			_exit(127);
+		}
+		task_main(task_argv, task_env);
+	}
+	return task;
+}
+
+/* Runs the task just received to its end and reports it. */
+static void
+serve_task(int sfd)
+{
+	struct signalfd_siginfo ssi;
+	struct vg_shim_sig sg;
+	struct pollfd pfd[3];
+	struct rusage ru;
+	int st, tstatus = 0, done = 0, orphaned = 0, i;
+	pid_t task, p;
+	ssize_t n;
+
+	memset(&task_ru, 0, sizeof(task_ru));
+	task_ru_on = 1;
+	tmp_gone = 0;
+	if ((in.l.flags & VG_SHIM_MKTMP) &&
+	    make_tmp(vg_shim_launch_str(&in.l, in.l.tmp_dir)) != 0) {
+		report(VG_SHIM_SETUP_FAILED, errno, "private TMPDIR", NULL, 0);
+		return;
+	}
+	task = serve_spawn();
+	for (i = 0; i < 3; i++) {
+		close(task_fd[i]);
+		task_fd[i] = -1;
+	}
+	if (task < 0) {
+		report(VG_SHIM_SETUP_FAILED, errno, "vfork", NULL, 0);
+		return;
+	}
+	if (exec_errno != 0) {
+		/* The task already reported why. */
+		serve_sweep();
+		return;
+	}
+	pfd[0].fd = sfd;
+	pfd[1].fd = task_fd[3];
+	pfd[2].fd = VG_SHIM_FD_CTL;
+	pfd[0].events = pfd[1].events = POLLIN;
+	pfd[2].events = 0;	/* only its end: vigil gone */
+	while (!done) {
+		if (poll(pfd, 3, -1) < 0)
+			continue;
+		if (pfd[2].revents & (POLLHUP | POLLERR)) {
+			/* vigil is gone: the task runs on, as a task of a
+			 * shim of its own would (resume and cancel find it
+			 * by its environment), and the executor ends with
+			 * it. */
+			orphaned = 1;
+			pfd[2].fd = -1;
+		}
+		if (pfd[1].revents) {
+			n = recv(pfd[1].fd, &sg, sizeof(sg), MSG_DONTWAIT);
+			if (n == (ssize_t)sizeof(sg) && sg.sig > 0 &&
+			    sg.sig < 65)
+				kill(-1, sg.sig);
+			else if (n == 0 || (n < 0 && errno != EAGAIN &&
+			    errno != EINTR))
+				/* Closed: by a vigil that died (fd 3 will
+				 * say) or that stopped watching. */
+				pfd[1].fd = -1;
+		}
+		if (pfd[0].revents) {
+			while (read(sfd, &ssi, sizeof(ssi)) > 0)
+				;
+			while ((p = wait4(-1, &st, WNOHANG, &ru)) > 0) {
+				ru_add(&ru);
+				if (p == task) {
+					tstatus = st;
+					done = 1;
+				}
+			}
+		}
+	}
+	serve_sweep();
+	if ((in.l.flags & VG_SHIM_MKTMP) && !(in.l.flags & VG_SHIM_KEEPTMP) &&
+	    rmdir(vg_shim_launch_str(&in.l, in.l.tmp_dir)) == 0)
+		tmp_gone = 1;
+	report(VG_SHIM_DONE, 0, "", NULL, tstatus);
+	if (orphaned)
+		serve_exit();
+}
+
+/* The executor's loop: one task at a time until vigil closes fd 3. */
+static void __attribute__((noreturn))
+serve(void)
+{
+	struct pollfd pfd;
+	sigset_t chld;
+	int sfd;
+
+	if (!(in.l.flags & VG_SHIM_PIDNS))
+		shim_exit(VG_SHIM_SETUP_FAILED, EINVAL, "executor without "
+		    "a PID namespace", 0);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if ((sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+		shim_exit(VG_SHIM_SETUP_FAILED, errno, "signalfd", 0);
+	pfd.fd = VG_SHIM_FD_CTL;
+	pfd.events = POLLIN;
+	for (;;) {
+		if (poll(&pfd, 1, -1) < 0)
+			continue;
+		if (serve_recv() == 1)
+			serve_task(sfd);
+		task_fds_close();
+		report_fd = VG_SHIM_FD_CTL;
+	}
+}
+
 int
 main(int argc, char **argv, char **envp)
 {
@@ -391,6 +673,9 @@ main(int argc, char **argv, char **envp)
 		sigaction(forwarded[i], &sa, NULL);
 		sigaddset(&wait, forwarded[i]);
 	}
+
+	if (in.l.flags & VG_SHIM_SERVE)
+		serve();
 
 	/* Made here rather than in vigil, in parallel with it: a mkdir
 	 * costs as much as the rest of a task start on some file systems. */

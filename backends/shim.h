@@ -32,12 +32,14 @@
 #include <stdint.h>
 
 #define VG_SHIM_MAGIC		0x48534756u	/* "VGSH" */
-#define VG_SHIM_VERSION		2	/* 2: usage in vg_shim_msg */
+#define VG_SHIM_VERSION		3	/* 2: usage in vg_shim_msg; 3: argv,
+					 * env, VG_SHIM_SERVE */
 #define VG_SHIM_MAX_SIZE	(128 * 1024)
 #define VG_SHIM_MAX_RULES	64
 #define VG_SHIM_MAX_LIMITS	8
 #define VG_SHIM_MAX_BPF		4096	/* BPF_MAXINSNS, linux/bpf_common.h */
 #define VG_SHIM_MAX_STR		4096	/* PATH_MAX, with the NUL */
+#define VG_SHIM_MAX_ARGV	8192	/* argv or env strings in a launch */
 #define VG_SHIM_FD_CTL		3
 #define VG_SHIM_FD_FIRST_RULE	4	/* lowest fd a rule may use */
 
@@ -53,8 +55,9 @@ enum vg_shim_flag {
 	VG_SHIM_LL_TMP		= 1 << 4,	/* own rule for tmp_dir */
 	VG_SHIM_MKTMP		= 1 << 5,	/* create tmp_dir, remove it */
 	VG_SHIM_KEEPTMP		= 1 << 6,	/* ... but leave it: a slot's */
+	VG_SHIM_SERVE		= 1 << 7,	/* a slot's executor (below) */
 };
-#define VG_SHIM_FLAGS_KNOWN	0x7f
+#define VG_SHIM_FLAGS_KNOWN	0xff
 
 /* One Landlock path-beneath rule on an fd the shim inherits. */
 struct vg_shim_rule {
@@ -94,6 +97,14 @@ struct vg_shim_launch {
 	uint32_t		tmp_dir;
 	uint32_t		ll_attr_size;	/* 8, 16 or 24 by Landlock ABI */
 	uint32_t		pad;
+	/* The task's argv and environment, argc (envc) NUL-terminated
+	 * strings one after the other from argv_off (env_off); sent only
+	 * to an executor (VG_SHIM_SERVE), a shim of one task takes its own
+	 * argv and environment. */
+	uint32_t		argc;
+	uint32_t		argv_off;
+	uint32_t		envc;
+	uint32_t		env_off;
 	uint64_t		ll_fs;		/* handled_access_fs */
 	uint64_t		ll_net;		/* handled_access_net */
 	uint64_t		ll_scoped;	/* scoped */
@@ -125,6 +136,31 @@ struct vg_shim_msg {
 };
 
 /*
+ * A slot's executor.  Where the direct scheduler runs tasks one after
+ * another in a slot (backends/local.c: no cgroup, GPU or private /tmp of
+ * the task's own), vigil starts the shim once per slot with
+ * VG_SHIM_SERVE and argc 0: it stays the init of the slot's namespaces
+ * and runs one task at a time, each sent on fd 3 as a launch with
+ * VG_SHIM_SERVE, its argv and environment, and four descriptors
+ * (SCM_RIGHTS): the task's stdin, stdout, stderr and its report socket
+ * (SOCK_SEQPACKET).  The executor forks the task, confines it as its
+ * launch says, and when its main process ends kills what is left of its
+ * tree (kill(-1) from the namespace's init), reaps it, and sends one
+ * struct vg_shim_msg on the report socket, with the usage of that task's
+ * processes only.  vigil may send a struct vg_shim_sig on the report
+ * socket while the task runs: the executor sends that signal to every
+ * process of the task (SIGKILL included); a signal for a task that has
+ * ended goes to a closed socket and is lost, never to the next task.
+ * The executor ends when fd 3 reaches end of file (vigil closed it, or
+ * died): at once when idle, else once its task has ended; a task whose
+ * vigil died runs on, as a shim's would.  The Landlock rule fds of the first launch
+ * stay open in it for every task.
+ */
+struct vg_shim_sig {
+	int32_t	sig;
+};
+
+/*
  * Checks that buf (len bytes, 8-byte aligned) is a launch description
  * this shim can use: magic, version, sizes, every count, offset and
  * string within bounds, flags and values in range.  Returns 0, or -1
@@ -135,6 +171,13 @@ int	vg_shim_launch_check(const void *buf, size_t len, char *why,
 
 /* The string at offset off of a checked launch, or NULL for 0. */
 const char *vg_shim_launch_str(const struct vg_shim_launch *l, uint32_t off);
+
+/*
+ * Points v[0..n-1] at the n strings from offset off of a checked launch
+ * and sets v[n] to NULL (v has room for n + 1).
+ */
+void	vg_shim_launch_strv(const struct vg_shim_launch *l, uint32_t off,
+	    uint32_t n, char **v);
 
 /*
  * In the shim, before the task starts: no_new_privs, the Landlock

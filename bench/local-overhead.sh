@@ -221,18 +221,24 @@ scale_one() {
 	/usr/bin/time -f %M -o "$W/v.rss" "$VIGIL" run -q --jobs 2 \
 	    "$W/s$n.yaml"
 	t3=$(now_ms)
+	run=$(ls -t "$VIGIL_HOME/runs" | head -n 1)
+	files=$(find "$VIGIL_HOME/runs/$run" | wc -l)
+	# The same with a shim and namespaces of its own per task instead
+	# of the slots' executors (backends/shim.h).
+	VIGIL_NO_EXECUTOR=1 "$VIGIL" run -q --jobs 2 "$W/s$n.yaml"
+	t4=$(now_ms)
 	l1=$(load)
 	x_ms=$((t1 - t0)); s_ms=${sp% *}; v_ms=$((t3 - t2))
 	v_rss=$(tail -n 1 "$W/v.rss")
-	run=$(ls -t "$VIGIL_HOME/runs" | head -n 1)
-	files=$(find "$VIGIL_HOME/runs/$run" | wc -l)
 	awk -v n="$n" -v x="$x_ms" -v s="$s_ms" -v v="$v_ms" \
+	    -v ne=$((t4 - t3)) \
 	    -v xr="$(tail -n 1 "$W/x.rss")" -v sr="${sp#* }" -v vr="$v_rss" \
 	    -v l0="$l0" -v l1="$l1" -v f="$files" 'BEGIN {
 		printf "scale %d tasks (load %s..%s):\n", n, l0, l1
 		printf "  spawn loop -P2: %7d ms  %6.3f ms/task  rss %6d kB\n", s, s / n, sr
 		printf "  xargs -P2:      %7d ms  %6.3f ms/task  rss %6d kB\n", x, x / n, xr
 		printf "  vigil -j 2:     %7d ms  %6.3f ms/task  rss %6d kB\n", v, v / n, vr
+		printf "  vigil -j 2, a shim per task (VIGIL_NO_EXECUTOR=1): %d ms  %6.3f ms/task  ratio to xargs -P2 %.2f\n", ne, ne / n, ne / x
 		printf "  ratio vigil/xargs %.2f (target <= 1.25): %s; vigil/spawn loop %.2f\n", v / x, v / x <= 1.25 ? "ok" : "OVER", v / s
 		printf "  files and directories in the run directory: %d\n", f
 	}'

@@ -15,6 +15,7 @@
 #include "common/dirpool.h"
 #include "common/buf.h"
 #include "common/path.h"
+#include "common/proc.h"
 #include "common/str.h"
 
 /* The name of p's pooled directory n. */
@@ -29,7 +30,101 @@ pooled_name(const struct vg_dirpool *p, unsigned n, char *buf, size_t len)
 static int
 pool_live(const struct vg_dirpool *p)
 {
-	return p->fd >= 0 && p->pid == getpid();
+	return p->fd >= 0 && p->pid == vg_self_pid();
+}
+
+/* True when name under fd is an empty regular file of ours, mode
+ * 0600. */
+static int
+empty_file(int fd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_size == 0 &&
+	    st.st_uid == geteuid() && (st.st_mode & 07777) == 0600;
+}
+
+/* True when name is one of the NULL-terminated names. */
+static int
+kept_name(const char *const *names, const char *name)
+{
+	for (; names != NULL && *names != NULL; names++)
+		if (strcmp(*names, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Removes the empty kept files of directory fd. */
+static void
+drop_kept(const char *const *names, int fd)
+{
+	for (; names != NULL && *names != NULL; names++)
+		if (empty_file(fd, *names))
+			(void)unlinkat(fd, *names, 0);
+}
+
+/*
+ * 1 when directory fd holds nothing but empty kept files, 0 when it
+ * holds something else, -1 when it cannot be read.
+ */
+static int
+dir_poolable(const char *const *names, int fd)
+{
+	char buf[1024];
+	ssize_t r, off;
+
+	if (names == NULL)
+		return vg_dir_empty(fd);
+	while ((r = getdents64(fd, buf, sizeof(buf))) > 0)
+		for (off = 0; off < r; ) {
+			struct dirent64 *de = (struct dirent64 *)(void *)
+			    (buf + off);
+
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			if (!kept_name(names, de->d_name) ||
+			    !empty_file(fd, de->d_name))
+				return 0;
+		}
+	return r == 0 ? 1 : -1;
+}
+
+/* Removes pooled directory name under dirfd with the files in it (the
+ * kept ones; with names NULL, every regular file). */
+static void
+rm_pooled(int dirfd, const char *name, const char *const *names)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) == 0 || errno != ENOTEMPTY)
+		return;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (names != NULL)
+		drop_kept(names, fd);
+	else if ((d = fdopendir(fd)) != NULL) {
+		while ((de = readdir(d)) != NULL)
+			if (de->d_type == DT_REG)
+				(void)unlinkat(fd, de->d_name, 0);
+		closedir(d);
+		fd = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	(void)unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+void
+vg_dirpool_keep(struct vg_dirpool *p, const char *const *names)
+{
+	p->keep = names;
 }
 
 void
@@ -49,12 +144,16 @@ vg_pool_sweep(int dirfd, const char *prefix, char kind, int flags)
 		close(dfd);
 		return;
 	}
+	/* A copy shares the caller's offset, maybe at the end already. */
+	rewinddir(d);
 	while ((de = readdir(d)) != NULL)
 		if (strncmp(de->d_name, prefix, pl) == 0 &&
 		    sscanf(de->d_name + pl, "%ld.%c%u%c", &pid, &kc, &k,
 		    &c) == 3 && kc == kind && pid > 0 &&
-		    kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-			(void)unlinkat(dirfd, de->d_name, flags);
+		    kill((pid_t)pid, 0) != 0 && errno == ESRCH &&
+		    unlinkat(dirfd, de->d_name, flags) != 0 &&
+		    errno == ENOTEMPTY)
+			rm_pooled(dirfd, de->d_name, NULL);
 	closedir(d);
 }
 
@@ -70,7 +169,7 @@ vg_dirpool_open(struct vg_dirpool *p, int parent, const char *prefix)
 	}
 	if ((p->fd = fcntl(parent, F_DUPFD_CLOEXEC, 0)) < 0)
 		return -1;
-	p->pid = getpid();
+	p->pid = vg_self_pid();
 	vg_strlcpy(p->prefix, prefix, sizeof(p->prefix));
 	vg_pool_sweep(p->fd, p->prefix, 'd', AT_REMOVEDIR);
 	return 0;
@@ -92,7 +191,7 @@ vg_dirpool_mkdirat(struct vg_dirpool *p, int dfd, const char *name)
 		/* Gone (ENOENT), or no such rename here: not pooled. */
 		p->n--;
 		if (errno != ENOENT)
-			(void)unlinkat(p->fd, pooled, AT_REMOVEDIR);
+			rm_pooled(p->fd, pooled, p->keep);
 	}
 	return mkdirat(dfd, name, 0700);
 }
@@ -101,24 +200,27 @@ int
 vg_dirpool_rmdirat(struct vg_dirpool *p, int dfd, const char *name)
 {
 	struct stat st;
-	int fd, empty;
+	int fd, ok;
 
-	if (!pool_live(p))
+	if (!pool_live(p) && p->keep == NULL)
 		return unlinkat(dfd, name, AT_REMOVEDIR);
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
 	if (fd < 0)
 		return unlinkat(dfd, name, AT_REMOVEDIR);
-	empty = fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
-	    (st.st_mode & 07777) == 0700 ? vg_dir_empty(fd) : -1;
+	ok = fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
+	    (st.st_mode & 07777) == 0700 ? dir_poolable(p->keep, fd) : -1;
+	if (ok == 1 && pool_live(p) && vg_dirpool_put(p, dfd, name) == 0) {
+		close(fd);
+		return 0;
+	}
+	drop_kept(p->keep, fd);
 	close(fd);
-	if (empty == 0) {
+	if (ok == 0) {
 		errno = ENOTEMPTY;
 		return -1;
 	}
-	if (empty < 0 || vg_dirpool_put(p, dfd, name) != 0)
-		return unlinkat(dfd, name, AT_REMOVEDIR);
-	return 0;
+	return unlinkat(dfd, name, AT_REMOVEDIR);
 }
 
 int
@@ -152,8 +254,8 @@ vg_dirpool_close(struct vg_dirpool *p)
 	 * directories left to their owner. */
 	if (pool_live(p))
 		for (i = 0; i < p->n; i++)
-			(void)unlinkat(p->fd, pooled_name(p, p->v[i], pooled,
-			    sizeof(pooled)), AT_REMOVEDIR);
+			rm_pooled(p->fd, pooled_name(p, p->v[i], pooled,
+			    sizeof(pooled)), p->keep);
 	if (p->fd >= 0)
 		close(p->fd);
 	free(p->v);

@@ -23,6 +23,7 @@ struct vg_dirpool {
 	unsigned *v;		/* numbers N of the pooled directories */
 	size_t	  n, cap;
 	unsigned  next;		/* the number of the next one put */
+	const char *const *keep; /* vg_dirpool_keep's names, or NULL */
 };
 
 #define VG_DIRPOOL_INIT	{ .fd = -1 }
@@ -37,6 +38,16 @@ struct vg_dirpool {
 int	vg_dirpool_open(struct vg_dirpool *p, int parent, const char *prefix);
 
 /*
+ * Lets a pooled directory hold the files names (NULL-terminated, kept
+ * by the caller) when each is an empty regular file of ours, mode 0600:
+ * they go into the pool with it and come out with it, so that a task
+ * directory's empty stdout and stderr are not made and removed per task.
+ * Where a directory is not pooled they are removed (vg_dirpool_rmdirat),
+ * so that an empty one is never left behind.
+ */
+void	vg_dirpool_keep(struct vg_dirpool *p, const char *const *names);
+
+/*
  * Like mkdirat(dfd, name, 0700): a pooled directory renamed to name when
  * there is one (never over an existing name), else a new one.  Returns 0,
  * or -1 with errno (EEXIST when name exists).
@@ -45,8 +56,9 @@ int	vg_dirpool_mkdirat(struct vg_dirpool *p, int dfd, const char *name);
 
 /*
  * Like unlinkat(dfd, name, AT_REMOVEDIR): an empty directory of ours
- * with mode 0700 is renamed into the pool, any other removed.  Returns 0,
- * or -1 with errno (ENOTEMPTY when something is in it).
+ * with mode 0700 (but for the kept files) is renamed into the pool, any
+ * other removed.  Returns 0, or -1 with errno (ENOTEMPTY when something
+ * else is in it; its empty kept files are removed then).
  */
 int	vg_dirpool_rmdirat(struct vg_dirpool *p, int dfd, const char *name);
 
@@ -61,8 +73,9 @@ int	vg_dirpool_put(struct vg_dirpool *p, int dfd, const char *name);
 /*
  * Removes the entries of directory dirfd named "<prefix><pid>.<kind><n>"
  * whose process is gone from this host (unlinkat with flags): what a
- * killed vigil left in a pool, this one's (kind 'd', AT_REMOVEDIR) or
- * the local backend's of empty output files (kind 'o').
+ * killed vigil left in a pool, this one's (kind 'd', AT_REMOVEDIR, with
+ * the regular files in them) or the local backend's of empty output
+ * files (kind 'o').
  */
 void	vg_pool_sweep(int dirfd, const char *prefix, char kind, int flags);
 

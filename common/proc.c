@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,6 +218,30 @@ vg_close_from(int lowfd, const int *keep, int nkeep)
 	}
 }
 
+/* This process's pid, once read (0: not yet, or forgotten by a child). */
+static pid_t self_pid;
+
+static void
+self_forget(void)
+{
+	self_pid = 0;
+}
+
+pid_t
+vg_self_pid(void)
+{
+	static int hooked;
+
+	if (self_pid == 0) {
+		if (!hooked) {
+			hooked = 1;
+			(void)pthread_atfork(NULL, NULL, self_forget);
+		}
+		self_pid = getpid();
+	}
+	return self_pid;
+}
+
 pid_t
 vg_clone_pidfd(unsigned long long flags, int *pidfd)
 {
@@ -241,5 +266,7 @@ vg_clone_pidfd(unsigned long long flags, int *pidfd)
 	}
 	if (pid > 0)
 		*pidfd = fd;
+	else if (pid == 0)
+		self_pid = 0;	/* no fork handlers ran */
 	return pid;
 }

@@ -68,4 +68,8 @@ void	vg_close_from(int lowfd, const int *keep, int nkeep);
  */
 pid_t	vg_clone_pidfd(unsigned long long flags, int *pidfd);
 
+/* getpid(2), read once per process (forgotten in a child of fork(2) and
+ * of vg_clone_pidfd): the pools ask it several times per task. */
+pid_t	vg_self_pid(void);
+
 #endif

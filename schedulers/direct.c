@@ -260,6 +260,10 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 	vg_err_init(&e);
 	a->pid = 0;
 	a->pidfd = -1;
+	/* Slots are watched through a->pidfd and ended through finish, so
+	 * the backend may keep a process from one attempt to the next. */
+	a->reuse_ok = 1;
+	a->watch_only = 0;
 	if (d->launch.ops->start(&d->launch, a, &e) != 0) {
 		push_never_ran(d, a, VG_ST_BACKEND_ERROR, e.msg[0] ? e.msg :
 		    "backend failed to start the task");
@@ -633,6 +637,12 @@ slot_reap(struct direct *d, size_t i)
 
 	if (sl->exited)
 		return slot_settle(d, i);
+	if (a->watch_only) {
+		/* Readable: the attempt ended; finish has its status. */
+		sl->ws = 0;
+		sl->reaped_at = vg_mono_ms();
+		return slot_settle(d, i);
+	}
 	memset(&si, 0, sizeof(si));
 	if (waitid(sl->no_pidfd ? P_PID : (idtype_t)P_PIDFD, sl->no_pidfd ?
 	    (id_t)a->pid : (id_t)a->pidfd, &si, WEXITED | WNOHANG) != 0) {

@@ -63,7 +63,7 @@ static void
 last_drop(void)
 {
 	vg_dirpool_close(&kept_run.pool);
-	if (kept_run.pid == getpid()) {
+	if (kept_run.pid == vg_self_pid()) {
 		close(kept_run.bfd);
 		close(kept_run.vfd);
 		close(kept_run.rfd);
@@ -80,7 +80,7 @@ last_is(const char *rpath)
 {
 	size_t n = strlen(kept_run.base);
 
-	return kept_run.pid == getpid() &&
+	return kept_run.pid == vg_self_pid() &&
 	    strncmp(rpath, kept_run.base, n) == 0 &&
 	    strncmp(rpath + n, "/vigil/", 7) == 0 &&
 	    strcmp(rpath + n + 7, kept_run.run) == 0;
@@ -390,20 +390,20 @@ self_record(void)
 	char host[256];
 	unsigned long long start;
 
-	if (self_rec.pid == getpid())
+	if (self_rec.pid == vg_self_pid())
 		return;
 	if (gethostname(host, sizeof(host)) != 0)
 		snprintf(host, sizeof(host), "unknown");
 	host[sizeof(host) - 1] = '\0';
-	if (vg_proc_starttime(getpid(), &start) != 0)
+	if (vg_proc_starttime(vg_self_pid(), &start) != 0)
 		start = 0;
 	snprintf(self_rec.text, sizeof(self_rec.text), "%s %ld %llu\n", host,
-	    (long)getpid(), start);
+	    (long)vg_self_pid(), start);
 	snprintf(self_rec.name, sizeof(self_rec.name), PROC_RECORD_PREFIX
-	    "%s.%ld", host, (long)getpid());
+	    "%s.%ld", host, (long)vg_self_pid());
 	snprintf(self_rec.pool, sizeof(self_rec.pool), POOL_PREFIX "%s.",
 	    host);
-	self_rec.pid = getpid();
+	self_rec.pid = vg_self_pid();
 }
 
 /* The owner record text of this process. */
@@ -469,7 +469,7 @@ write_replace(int runfd, const char *name, const char *text,
 	char tmp[400];
 	int rc;
 
-	snprintf(tmp, sizeof(tmp), "%s.%ld", name, (long)getpid());
+	snprintf(tmp, sizeof(tmp), "%s.%ld", name, (long)vg_self_pid());
 	if ((rc = write_new(runfd, tmp, text, shown, e)) != 0)
 		return rc;
 	if (renameat(runfd, tmp, runfd, name) != 0) {
@@ -489,7 +489,7 @@ link_owner(int runfd, const char *name, int *rec_ok, const char *shown,
 	char tmp[400];
 	int tries, rc;
 
-	snprintf(tmp, sizeof(tmp), "%s.%ld", name, (long)getpid());
+	snprintf(tmp, sizeof(tmp), "%s.%ld", name, (long)vg_self_pid());
 	for (tries = 0; tries < 3; tries++) {
 		/* Written afresh once per run directory: a record left by a
 		 * dead process of the same pid names another start. */
@@ -599,7 +599,7 @@ task_dir_once(const char *base, const char *run_id, int task_index,
 	vpath = vg_path_join(base, "vigil");
 	rpath = vg_path_join(vpath, run_id);
 	tpath = vg_path_join(rpath, idx);
-	kept = kept_run.pid == getpid() &&
+	kept = kept_run.pid == vg_self_pid() &&
 	    strcmp(kept_run.base, base) == 0 &&
 	    strcmp(kept_run.run, run_id) == 0;
 	if (kept) {
@@ -633,7 +633,7 @@ task_dir_once(const char *base, const char *run_id, int task_index,
 		goto out;
 	if (!kept && strlen(base) < sizeof(kept_run.base) &&
 	    strlen(run_id) < sizeof(kept_run.run)) {
-		kept_run.pid = getpid();
+		kept_run.pid = vg_self_pid();
 		strcpy(kept_run.base, base);
 		strcpy(kept_run.run, run_id);
 		kept_run.bfd = bfd;

@@ -115,6 +115,7 @@ struct drv {
 	char				*scratch_base;	/* NULL: none here */
 	char				*unprepared;	/* why the backend's
 							   prepare failed */
+	const struct vg_backend_ops	*prepared;	/* to unprepare */
 	/* after: first attempts wait while gated (after_gate). */
 	int				 after_gated;
 	double				 after_next;	/* next check */
@@ -690,7 +691,13 @@ task_dirs_open(struct drv *d)
 	if ((mkdir(p, 0700) == 0 || errno == EEXIST) &&
 	    (fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) >= 0) {
+		/* A task's empty outputs stay in its directory and go
+		 * into the pool with it (vg_attempt.outputs_stay). */
+		static const char *const outs[] = { "stdout", "stderr",
+		    NULL };
+
 		(void)vg_dirpool_open(&d->dirs, fd, "");
+		vg_dirpool_keep(&d->dirs, outs);
 		close(fd);
 	}
 	free(p);
@@ -744,6 +751,8 @@ submit_task(struct drv *d, size_t i, struct vg_err *e)
 		box_free(b);
 		return rc;
 	}
+	/* task_rmdir removes the task directory with its empty outputs. */
+	b->a.outputs_stay = !d->sched.remote && d->tasks_fd >= 0;
 	if (d->scratch_base != NULL) {
 		struct vg_err se;
 
@@ -1514,6 +1523,7 @@ backend_prepare(struct drv *d, const struct vg_run_opts *o,
 	if (ops == NULL && (ops = vg_backend_find(name)) == NULL)
 		return 0;	/* sched_open has said it is unknown */
 	vg_err_init(&ee);
+	d->prepared = ops;
 	if (vg_backend_prepare(ops, d->m, d->run_dir, &ee) != 0) {
 		d->unprepared = vg_xstrdup(ee.msg);
 		return 0;
@@ -1906,6 +1916,7 @@ out:
 	}
 	if (d.sched_open)
 		vg_sched_close(&d.sched);
+	vg_backend_unprepare(d.prepared);
 	if (d.live != NULL)
 		for (i = 0; i < d.n; i++)
 			box_free(d.live[i]);

@@ -10,7 +10,7 @@
 set -u
 . "$(dirname "$0")/engine-lib.sh"
 
-N=600
+N=3000
 python3 - "$N" >"$W/m.yaml" <<'P'
 import sys
 n = int(sys.argv[1])

@@ -23,13 +23,29 @@ YAML
 doc=$("$VIGIL" doctor --backend local) || fail "doctor exited $?"
 echo "$doc" | grep -qx "local: task launcher: ok ($dir/vigil-shim)" ||
 	fail "doctor: $doc"
-"$VIGIL" run -q "$VIGIL_HOME/m.yaml" || fail "run exited $?"
-out=$("$VIGIL" logs "$(basename "$(ls -d "$VIGIL_HOME"/runs/* | head -n 1)")/0")
-# readlink has ended when the shell expands the glob itself: 1 (shim) and
-# 2 (sh) are all the processes left.
+# A shim per task (VIGIL_NO_EXECUTOR=1): readlink has ended when the
+# shell expands the glob itself: 1 (shim) and 2 (sh) are all the
+# processes left.
+VIGIL_NO_EXECUTOR=1 "$VIGIL" run -q "$VIGIL_HOME/m.yaml" ||
+	fail "run exited $?"
+last_out() {
+	"$VIGIL" logs "$(basename "$(ls -td "$VIGIL_HOME"/runs/* |
+	    head -n 1)")/0"
+}
+out=$(last_out)
 [ "$out" = "2
 $(realpath "$dir/vigil-shim")
 2" ] || fail "task saw: $out"
+# The slot's executor (docs/isolation.md "Slot executors"): the same
+# namespace of two processes; the executor, outside the task's Landlock
+# domain where the kernel has Landlock, cannot be looked into from it.
+sleep 1		# another run id
+"$VIGIL" run -q "$VIGIL_HOME/m.yaml" || fail "run exited $?"
+out=$(last_out)
+[ "$out" = "2
+2" ] || [ "$out" = "2
+$(realpath "$dir/vigil-shim")
+2" ] || fail "task in an executor saw: $out"
 
 # A copy of vigil alone in a directory, no shim installed.
 cp "$VIGIL" "$lone/vigil"

@@ -183,6 +183,91 @@ test_sweep(void **state)
 	vg_dirpool_close(&p);
 }
 
+/* Makes dfd/name a file of mode 0600 holding text (none when NULL). */
+static void
+file_at(int dfd, const char *name, const char *text)
+{
+	int fd = openat(dfd, name, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+
+	assert_true(fd >= 0);
+	if (text != NULL)
+		assert_int_equal(write(fd, text, strlen(text)),
+		    (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* Kept names (vg_dirpool_keep): a directory holding only them, empty,
+ * is pooled with them and comes out with them; one with output in one
+ * is refused and loses the other, empty one; one holding a kept name
+ * that is not an empty file of mode 0600 is refused; without a pool the
+ * empty kept files are removed with the directory; close and the sweep
+ * remove pooled directories with their files. */
+static void
+test_keep(void **state)
+{
+	static const char *const outs[] = { "stdout", "stderr", NULL };
+	struct ctx *c = *state;
+	struct vg_dirpool p = VG_DIRPOOL_INIT, none = VG_DIRPOOL_INIT;
+	char name[128], dead[64];
+	struct stat a, b;
+
+	assert_int_equal(vg_dirpool_open(&p, c->tmp, "k."), 0);
+	vg_dirpool_keep(&p, outs);
+	assert_int_equal(vg_dirpool_mkdirat(&p, c->tasks, "0"), 0);
+	file_at(c->tasks, "0/stdout", NULL);
+	file_at(c->tasks, "0/stderr", NULL);
+	assert_int_equal(fstatat(c->tasks, "0/stdout", &a, 0), 0);
+	assert_int_equal(vg_dirpool_rmdirat(&p, c->tasks, "0"), 0);
+	assert_false(there(c->tasks, "0"));
+	assert_int_equal(vg_dirpool_count(&p), 1);
+	assert_int_equal(vg_dirpool_mkdirat(&p, c->tasks, "1"), 0);
+	assert_int_equal(fstatat(c->tasks, "1/stdout", &b, 0), 0);
+	assert_true(a.st_ino == b.st_ino);
+	assert_true(there(c->tasks, "1/stderr"));
+
+	/* Output in stdout: stays, and its empty stderr goes. */
+	file_at(c->tasks, "1/stdout", "hi\n");
+	errno = 0;
+	assert_int_equal(vg_dirpool_rmdirat(&p, c->tasks, "1"), -1);
+	assert_int_equal(errno, ENOTEMPTY);
+	assert_true(there(c->tasks, "1/stdout"));
+	assert_false(there(c->tasks, "1/stderr"));
+	/* A kept name of another mode is not an empty output. */
+	assert_int_equal(unlinkat(c->tasks, "1/stdout", 0), 0);
+	file_at(c->tasks, "1/stdout", NULL);
+	assert_int_equal(fchmodat(c->tasks, "1/stdout", 0644, 0), 0);
+	assert_int_equal(vg_dirpool_rmdirat(&p, c->tasks, "1"), -1);
+	assert_true(there(c->tasks, "1/stdout"));
+	assert_int_equal(unlinkat(c->tasks, "1/stdout", 0), 0);
+	assert_int_equal(vg_dirpool_rmdirat(&p, c->tasks, "1"), 0);
+
+	/* No pool: removed with its empty kept files. */
+	none.fd = -1;
+	vg_dirpool_keep(&none, outs);
+	assert_int_equal(mkdirat(c->tasks, "2", 0700), 0);
+	file_at(c->tasks, "2/stderr", NULL);
+	assert_int_equal(vg_dirpool_rmdirat(&none, c->tasks, "2"), 0);
+	assert_false(there(c->tasks, "2"));
+
+	/* Close removes a pooled directory with its files. */
+	assert_int_equal(vg_dirpool_mkdirat(&p, c->tasks, "3"), 0);
+	file_at(c->tasks, "3/stdout", NULL);
+	assert_int_equal(vg_dirpool_rmdirat(&p, c->tasks, "3"), 0);
+	pooled("k.", 2, name, sizeof(name));
+	assert_true(there(c->tmp, name));
+	vg_dirpool_close(&p);
+	assert_false(there(c->tmp, name));
+
+	/* A dead vigil's pooled directory with its files is swept. */
+	snprintf(dead, sizeof(dead), "k.%ld.d7", dead_pid());
+	assert_int_equal(mkdirat(c->tmp, dead, 0700), 0);
+	snprintf(name, sizeof(name), "%s/stdout", dead);
+	file_at(c->tmp, name, NULL);
+	assert_int_equal(vg_dirpool_open(&p, c->tmp, "k."), 0);
+	assert_false(there(c->tmp, dead));
+	vg_dirpool_close(&p);
+}
+
 /* A forked child's close forgets the pool; the parent's stays. */
 static void
 test_fork(void **state)
@@ -242,6 +327,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_other_mode, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_sweep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_pool, setup, teardown),
 	};

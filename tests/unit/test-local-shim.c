@@ -79,8 +79,8 @@ test_check(void **state)
 	assert_string_equal(check(len), want);
 	len = blob_valid();
 	assert_string_equal(check(100), "truncated: 100 bytes, the header "
-	    "alone has 1312");
-	assert_string_equal(check(len - 1), "size field says 1328 bytes, 1327 "
+	    "alone has 1328");
+	assert_string_equal(check(len - 1), "size field says 1344 bytes, 1343 "
 	    "arrived");
 	blob.l.flags = 0x400;
 	assert_string_equal(check(len), "unknown flags 0x400");
@@ -118,18 +118,18 @@ test_check(void **state)
 	len = blob_valid();
 	blob.l.nbpf = 3;
 	blob.l.bpf_off = (uint32_t)len - 8;
-	assert_string_equal(check(len), "seccomp program at 1320 (3 "
-	    "instructions) outside the blob of 1328 bytes");
+	assert_string_equal(check(len), "seccomp program at 1336 (3 "
+	    "instructions) outside the blob of 1344 bytes");
 	blob.l.nbpf = 5000;
 	assert_string_equal(check(len), "seccomp program of 5000 "
 	    "instructions, at most 4096");
 	len = blob_valid();
 	blob.l.cwd = 8;
 	assert_string_equal(check(len), "cwd: offset 8 outside the strings "
-	    "(1312..1328)");
+	    "(1328..1344)");
 	blob.l.cwd = (uint32_t)len;
-	assert_string_equal(check(len), "cwd: offset 1328 outside the strings "
-	    "(1312..1328)");
+	assert_string_equal(check(len), "cwd: offset 1344 outside the strings "
+	    "(1328..1344)");
 	len = blob_valid();
 	memset(blob.b + sizeof(blob.l), 'x', 16);
 	assert_string_equal(check(len), "task_dir: not terminated within 16 "
@@ -144,6 +144,41 @@ test_check(void **state)
 	len = blob_valid();
 	blob.l.flags |= VG_SHIM_MKTMP;
 	assert_string_equal(check(len), "a tmp_dir rule without tmp_dir");
+
+	/* An executor's task: argv and env as string lists. */
+	len = blob_valid();
+	memcpy(blob.b + sizeof(blob.l), "/t\0a\0\0X=1\0", 10);
+	blob.l.task_dir = sizeof(blob.l);
+	blob.l.argc = 2;			/* "a", "" */
+	blob.l.argv_off = sizeof(blob.l) + 3;
+	blob.l.envc = 1;
+	blob.l.env_off = sizeof(blob.l) + 6;
+	assert_string_equal(check(len), "argv in the launch of a shim of one "
+	    "task (it takes its own)");
+	blob.l.flags |= VG_SHIM_SERVE;
+	assert_string_equal(check(len), "");
+	{
+		char *v[4];
+
+		vg_shim_launch_strv(&blob.l, blob.l.argv_off, blob.l.argc, v);
+		assert_string_equal(v[0], "a");
+		assert_string_equal(v[1], "");
+		assert_null(v[2]);
+		vg_shim_launch_strv(&blob.l, blob.l.env_off, blob.l.envc, v);
+		assert_string_equal(v[0], "X=1");
+		assert_null(v[1]);
+	}
+	blob.l.envc = 9;
+	assert_string_equal(check(len), "env: string 7 of 9 runs past the "
+	    "blob");
+	blob.l.envc = 9000;
+	assert_string_equal(check(len), "env: 9000 strings, at most 8192");
+	blob.l.envc = 0;
+	assert_string_equal(check(len), "env: offset 1334 with no strings");
+	blob.l.env_off = 0;
+	blob.l.argv_off = (uint32_t)len;
+	assert_string_equal(check(len), "argv: offset 1344 outside the "
+	    "strings (1328..1344)");
 }
 
 /* Runs vigil-shim by hand with fd 3 holding the given (or no) launch;

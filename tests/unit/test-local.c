@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "local-fixture.h"
+#include "backends/sandbox.h"
 
 static int
 setup(void **state)
@@ -322,6 +323,135 @@ test_sigkill_kills_tree(void **state)
 	assert_false(fx_marker_alive(marker));
 	/* Cancelling an ended attempt is harmless. */
 	assert_int_equal(vg_backend_cancel(&f->a, SIGTERM, &f->e), 0);
+}
+
+/* Removes the task files of the last attempt and asks for an executor. */
+static void
+exec_fresh(struct fx *f)
+{
+	char p[128];
+
+	snprintf(p, sizeof(p), "%s/stdout", f->dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/stderr", f->dir);
+	unlink(p);
+	f->a.reuse_ok = 1;
+}
+
+/* Runs f's command in a slot's executor (as the direct scheduler does)
+ * and waits for its end; returns the executor's pid. */
+static pid_t
+exec_run(struct fx *f)
+{
+	exec_fresh(f);
+	assert_int_equal(vg_backend_start(&vg_backend_local, &f->a, &f->e), 0);
+	assert_true(f->a.watch_only);
+	assert_true(fx_wait_exit(f, 10000));
+	return f->a.pid;
+}
+
+/* Ends the attempt exec_run started. */
+static void
+exec_end(struct fx *f)
+{
+	assert_int_equal(vg_backend_finish(&f->a, 0, &f->r, &f->e), 0);
+	vg_backend_cleanup(&f->a);
+	assert_int_equal(f->a.pidfd, -1);
+}
+
+/*
+ * A slot's executor (backends/shim.h): tasks one after another in one
+ * executor, each with its own stdio, status, usage and environment;
+ * what a task leaves behind is killed before its end is reported; a
+ * signal reaches only the task it was sent for; an executor killed from
+ * outside ends its task as killed and is replaced.
+ */
+static void
+test_slot_executor(void **state)
+{
+	struct fx *f = *state;
+	char marker[64];
+	pid_t x, y;
+	int i;
+
+	if (!vg_host_caps()->pidns || !vg_host_caps()->root) {
+		printf("skipped: executors need PID namespaces as root\n");
+		skip();
+	}
+	fx_sh(f, "echo one; echo $VIGIL_T >&2; exit 3");
+	fx_env(f, "VIGIL_T", "env-one");
+	x = exec_run(f);
+	exec_end(f);
+	assert_int_equal(f->r.state, VG_ST_FAILED);
+	assert_int_equal(f->r.exit_code, 3);
+	assert_string_equal(fx_read(f, "stdout"), "one\n");
+	assert_string_equal(fx_read(f, "stderr"), "env-one\n");
+	assert_true(f->r.usage.known & VG_USAGE_CPU);
+
+	/* The same executor; a daemon the task left is gone at its end. */
+	daemon_command(f, marker, sizeof(marker));
+	exec_fresh(f);
+	assert_int_equal(vg_backend_start(&vg_backend_local, &f->a, &f->e), 0);
+	assert_int_equal(f->a.pid, x);
+	for (i = 0; i < 500 && !fx_marker_alive(marker); i++)
+		usleep(10000);
+	assert_true(fx_marker_alive(marker));
+	assert_int_equal(vg_backend_cancel(&f->a, SIGKILL, &f->e), 0);
+	assert_true(fx_wait_exit(f, 10000));
+	exec_end(f);
+	assert_int_equal(f->r.state, VG_ST_FAILED);
+	assert_int_equal(f->r.signal, SIGKILL);
+	assert_false(fx_marker_alive(marker));
+	/* A signal for the ended task is lost, not given to the next. */
+	assert_int_equal(vg_backend_cancel(&f->a, SIGTERM, &f->e), 0);
+	fx_sh(f, "sleep 0.2; echo two");
+	assert_int_equal(exec_run(f), x);
+	exec_end(f);
+	assert_int_equal(f->r.state, VG_ST_SUCCEEDED);
+
+	/* SIGTERM reaches the task's trap. */
+	fx_sh(f, "trap 'echo term; exit 42' TERM; echo up >&2; "
+	    "while :; do sleep 0.05; done");
+	exec_fresh(f);
+	assert_int_equal(vg_backend_start(&vg_backend_local, &f->a, &f->e), 0);
+	assert_true(wait_file(f, "stderr", 5000));
+	assert_int_equal(vg_backend_cancel(&f->a, SIGTERM, &f->e), 0);
+	assert_true(fx_wait_exit(f, 10000));
+	exec_end(f);
+	assert_int_equal(f->r.exit_code, 42);
+
+	/* Killed from outside: the task ends killed, the next task gets a
+	 * new executor. */
+	fx_sh(f, "echo up >&2; sleep 30");
+	exec_fresh(f);
+	assert_int_equal(vg_backend_start(&vg_backend_local, &f->a, &f->e), 0);
+	assert_true(wait_file(f, "stderr", 5000));
+	assert_int_equal(kill(f->a.pid, SIGKILL), 0);
+	assert_true(fx_wait_exit(f, 10000));
+	exec_end(f);
+	assert_int_equal(f->r.signal, SIGKILL);
+	fx_sh(f, "exit 0");
+	y = exec_run(f);
+	exec_end(f);
+	assert_int_equal(f->r.state, VG_ST_SUCCEEDED);
+	assert_int_not_equal(y, x);
+
+	/* A command that cannot be started, and the executor goes on. */
+	fx_argv(f, "no-such-command-here", (const char *)NULL);
+	assert_int_equal(exec_run(f), y);
+	exec_end(f);
+	assert_int_equal(f->r.exit_code, 127);
+	assert_string_equal(f->r.reason, "cannot execute "
+	    "'no-such-command-here': No such file or directory");
+	fx_sh(f, "exit 0");
+	assert_int_equal(exec_run(f), y);
+	exec_end(f);
+	assert_int_equal(f->r.state, VG_ST_SUCCEEDED);
+
+	/* The drive's end stops it. */
+	vg_backend_unprepare(&vg_backend_local);
+	assert_int_equal(kill(y, 0), -1);
+	f->a.reuse_ok = 0;
 }
 
 /* Resident set size of this process, in kB. */
@@ -792,6 +922,8 @@ main(int argc, char **argv)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_big_output_flat_memory,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slot_executor,
+		    setup_standard, teardown),
 		cmocka_unit_test_setup_teardown(test_standard_tmpdir,
 		    setup_standard, teardown),
 		cmocka_unit_test_setup_teardown(test_argv_env_builders, setup,
