@@ -39,6 +39,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				sum += strlen(vg_shim_launch_str(l, offs[i]));
 		for (i = 0; i < (size_t)l->nbpf * 8; i++)
 			sum += ((const unsigned char *)buf)[l->bpf_off + i];
+		/* An executor's argv and environment, as it reads them. */
+		if (l->argc > 0 || l->envc > 0) {
+			static char *v[VG_SHIM_MAX_ARGV + 1];
+
+			vg_shim_launch_strv(l, l->argv_off, l->argc, v);
+			for (i = 0; v[i] != NULL; i++)
+				sum += strlen(v[i]);
+			vg_shim_launch_strv(l, l->env_off, l->envc, v);
+			for (i = 0; v[i] != NULL; i++)
+				sum += strlen(v[i]);
+		}
 	} else if (memchr(why, '\0', sizeof(why)) == NULL)
 		abort();
 	free(buf);

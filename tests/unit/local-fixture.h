@@ -244,6 +244,18 @@ fx_wait_exit(struct fx *f, int ms)
 	return 0;
 }
 
+/* Removes the task's output files (the next attempt appends). */
+static __attribute__((unused)) void
+fx_unlink_output(struct fx *f)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/stdout", f->dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/stderr", f->dir);
+	unlink(path);
+}
+
 /* Reads a file of the task directory into a static buffer. */
 static __attribute__((unused)) const char *
 fx_read(struct fx *f, const char *name)

@@ -329,12 +329,7 @@ test_sigkill_kills_tree(void **state)
 static void
 exec_fresh(struct fx *f)
 {
-	char p[128];
-
-	snprintf(p, sizeof(p), "%s/stdout", f->dir);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/stderr", f->dir);
-	unlink(p);
+	fx_unlink_output(f);
 	f->a.reuse_ok = 1;
 }
 

@@ -137,17 +137,6 @@ test_none_unconfined(void **state)
 	unlink("/tmp/vg-sandbox-none");
 }
 
-/* Removes the task's output files (the next attempt appends). */
-static void
-unlink_output(struct fx *f)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), "%s/stdout", f->dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/stderr", f->dir);
-	unlink(path);
-}
 
 /* Counts the procfs mounts of this (the host's) mount namespace. */
 static int
@@ -200,7 +189,7 @@ test_own_proc(void **state)
 		assert_string_equal(fx_read(f, "stderr"), "");
 		assert_string_equal(fx_read(f, "stdout"), want);
 		assert_int_equal(f->r.state, VG_ST_SUCCEEDED);
-		unlink_output(f);
+		fx_unlink_output(f);
 	}
 	/* The task's /proc mount stayed in its namespace. */
 	assert_int_equal(host_proc_mounts(), before);
