@@ -1480,7 +1480,7 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	}
 	if (a->reuse_ok && sb != NULL && la->pidns && P.njoin == 0 &&
 	    P.paths.ngpus == 0 && !vg_sandbox_private_tmp(sb) &&
-	    executors_on() && exec_in_slot(a, la, &P, flags, argv.v, argv.n,
+	    vg_sandbox_outside_shielded(sb) && executors_on() && exec_in_slot(a, la, &P, flags, argv.v, argv.n,
 	    sv)) {
 		if (la->out_dir != NULL && ++out_pool.running > out_pool.peak)
 			out_pool.peak = out_pool.running;

@@ -170,6 +170,7 @@ struct vg_sandbox {
 	uint64_t		 dev_access;		/* rights on a device */
 
 	struct sock_fprog	 prog;			/* len 0: none */
+	int			 ptrace_denied;		/* by the filter */
 	struct vg_buf		 downgrades;
 };
 
@@ -562,6 +563,7 @@ build_seccomp(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
 			goto out;
 		}
 	}
+	sb->ptrace_denied = deny_ptrace;
 	if (deny_ptrace) {
 		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
 		    SCMP_SYS(ptrace), 0) != 0 ||
@@ -744,6 +746,16 @@ int
 vg_sandbox_private_tmp(const struct vg_sandbox *sb)
 {
 	return sb->private_tmp;
+}
+
+int
+vg_sandbox_outside_shielded(const struct vg_sandbox *sb)
+{
+	/* Nothing confines the task (no filter, no domain): an
+	 * unconfined process beside it gives it nothing it lacks. */
+	if (sb->prog.len == 0 && sb->ll_abi == 0 && !sb->nnp)
+		return 1;
+	return sb->ll_abi > 0 || sb->ptrace_denied;
 }
 
 /* Writes a whole string to a file (child side). */

@@ -92,6 +92,16 @@ int	vg_sandbox_pidns(const struct vg_sandbox *sb);
 /* True when the task's TMPDIR is bound over /tmp (a private /tmp). */
 int	vg_sandbox_private_tmp(const struct vg_sandbox *sb);
 
+/*
+ * True when a task cannot reach into a less confined process beside it
+ * in its PID namespace (a slot's executor, backends/shim.h): its Landlock
+ * domain forbids ptrace out of it, or the filter forbids ptrace, or
+ * nothing confines the task at all.  Without Landlock and with ptrace
+ * allowed a task could take over the executor and shed its seccomp
+ * filter, so it gets a shim of its own instead.
+ */
+int	vg_sandbox_outside_shielded(const struct vg_sandbox *sb);
+
 /* Per-task paths, all absolute; scratch_dir may be NULL. */
 struct vg_sandbox_paths {
 	const char	*task_dir;

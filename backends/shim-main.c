@@ -597,6 +597,10 @@ serve(void)
 	if (!(in.l.flags & VG_SHIM_PIDNS))
 		shim_exit(VG_SHIM_SETUP_FAILED, EINVAL, "executor without "
 		    "a PID namespace", 0);
+	/* Not to be looked into by the tasks beside it (its memory and
+	 * descriptors through /proc/1, ptrace): each task's exec makes
+	 * the task dumpable again. */
+	(void)prctl(PR_SET_DUMPABLE, 0);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	if ((sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)

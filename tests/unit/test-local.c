@@ -373,6 +373,9 @@ test_slot_executor(void **state)
 		printf("skipped: executors need PID namespaces as root\n");
 		skip();
 	}
+	/* Executors only where a task cannot reach into one: where the
+	 * kernel has no Landlock (valgrind hides it), ptrace denied. */
+	f->m.isolation.ptrace = vg_xstrdup("deny");
 	fx_sh(f, "echo one; echo $VIGIL_T >&2; exit 3");
 	fx_env(f, "VIGIL_T", "env-one");
 	x = exec_run(f);
@@ -447,6 +450,8 @@ test_slot_executor(void **state)
 	vg_backend_unprepare(&vg_backend_local);
 	assert_int_equal(kill(y, 0), -1);
 	f->a.reuse_ok = 0;
+	free(f->m.isolation.ptrace);
+	f->m.isolation.ptrace = NULL;
 }
 
 /* Resident set size of this process, in kB. */

@@ -367,6 +367,33 @@ test_report(void **state)
 	vg_buf_release(&b);
 }
 
+/* Where a slot's executor may sit beside a task (backends/shim.h). */
+static void
+test_outside_shielded(void **state)
+{
+	struct vg_isolation_conf iso;
+	struct vg_sandbox *sb;
+	struct vg_err e;
+
+	(void)state;
+	memset(&iso, 0, sizeof(iso));
+	vg_err_init(&e);
+	iso.level = VG_ISO_NONE;
+	assert_int_equal(vg_sandbox_new(&iso, &sb, &e), 0);
+	assert_true(vg_sandbox_outside_shielded(sb));
+	vg_sandbox_free(sb);
+	iso.level = VG_ISO_STANDARD;
+	assert_int_equal(vg_sandbox_new(&iso, &sb, &e), 0);
+	assert_int_equal(vg_sandbox_outside_shielded(sb),
+	    vg_host_caps()->landlock_abi > 0);
+	vg_sandbox_free(sb);
+	iso.ptrace = vg_xstrdup("deny");
+	assert_int_equal(vg_sandbox_new(&iso, &sb, &e), 0);
+	assert_true(vg_sandbox_outside_shielded(sb));
+	vg_sandbox_free(sb);
+	free(iso.ptrace);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -390,6 +417,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_strict_reads,
 		    setup_strict, teardown),
 		cmocka_unit_test(test_compile_errors),
+		cmocka_unit_test(test_outside_shielded),
 		cmocka_unit_test(test_caps_word),
 		cmocka_unit_test(test_report),
 	};
