@@ -89,8 +89,8 @@ struct vg_local_proc {
 	struct vg_cgroup	*cg;		/* limits; NULL when none asked */
 	uint64_t		 cg_memory;	/* the memory limit in it */
 	int			 outputs_stay;	/* a->outputs_stay */
-	int			 exec_slot;	/* its executor in xpool, or -1 */
-	int			 exec_dead;	/* ... which ended unasked */
+	int			 exec_slot;	/* in xpool, or -1 */
+	int			 exec_dead;	/* it ended unasked */
 };
 
 /*
@@ -1480,8 +1480,8 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	}
 	if (a->reuse_ok && sb != NULL && la->pidns && P.njoin == 0 &&
 	    P.paths.ngpus == 0 && !vg_sandbox_private_tmp(sb) &&
-	    vg_sandbox_outside_shielded(sb) && executors_on() && exec_in_slot(a, la, &P, flags, argv.v, argv.n,
-	    sv)) {
+	    vg_sandbox_outside_shielded(sb) && executors_on() &&
+	    exec_in_slot(a, la, &P, flags, argv.v, argv.n, sv)) {
 		if (la->out_dir != NULL && ++out_pool.running > out_pool.peak)
 			out_pool.peak = out_pool.running;
 		*out = la;
