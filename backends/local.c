@@ -829,6 +829,25 @@ clone_preexec(struct preexec *P, unsigned long long flags, int *pidfd)
 #endif
 }
 
+/* clone_preexec with every signal blocked across it, so that none
+ * reaches a vigil handler in the child (the shim takes them with
+ * sigwaitinfo); errno is clone's. */
+static pid_t
+clone_blocked(struct preexec *P, unsigned long long flags, int *pidfd)
+{
+	sigset_t all, old;
+	int saved;
+	pid_t pid;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = clone_preexec(P, flags, pidfd);
+	saved = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	return pid;
+}
+
 /*
  * Slot executors (shim.h, "A slot's executor"): where the caller watches
  * only for readiness (a->reuse_ok, the direct scheduler), a task whose
@@ -903,8 +922,7 @@ xpool_spawn(struct preexec *P, unsigned long long flags,
 	static char name[] = VG_SHIM_NAME;
 	char *argv[] = { name, NULL }, *envp[] = { NULL };
 	struct preexec X = *P;
-	sigset_t all, old;
-	int sv[2], k, pidfd = -1, saved;
+	int sv[2], k, pidfd = -1, saved, sent;
 	pid_t pid;
 	void *copy;
 
@@ -923,21 +941,18 @@ xpool_spawn(struct preexec *P, unsigned long long flags,
 	l = copy;
 	l->argc = l->envc = l->argv_off = l->env_off = 0;
 	l->flags &= ~(uint32_t)(VG_SHIM_MKTMP | VG_SHIM_KEEPTMP);
-	saved = send(sv[0], copy, launch->len, MSG_NOSIGNAL) ==
+	sent = send(sv[0], copy, launch->len, MSG_NOSIGNAL) ==
 	    (ssize_t)launch->len;
 	free(copy);
-	if (!saved)
+	if (!sent)
 		goto fail;
 	X.argv = argv;
 	X.envp = envp;
 	X.fds[0] = X.fds[1] = X.fds[2] = nullfd;
 	X.fds[3] = sv[1];
 	X.err = 0;
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &old);
-	pid = clone_preexec(&X, flags, &pidfd);
+	pid = clone_blocked(&X, flags, &pidfd);
 	saved = errno;
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pidfd >= 0)
 		close(pidfd);
 	close(sv[1]);
@@ -1342,9 +1357,8 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	struct vg_local_proc *la;
 	struct vg_shim_launch l;
 	struct preexec P;
-	sigset_t all, old;
 	unsigned long long flags;
-	int sv[2] = { -1, -1 }, rc, pidfd = -1, saved, i;
+	int sv[2] = { -1, -1 }, rc, pidfd = -1, i;
 	size_t k;
 	pid_t pid;
 
@@ -1481,14 +1495,8 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	if (a->reuse_ok && sb != NULL && la->pidns && P.njoin == 0 &&
 	    P.paths.ngpus == 0 && !vg_sandbox_private_tmp(sb) &&
 	    vg_sandbox_outside_shielded(sb) && executors_on() &&
-	    exec_in_slot(a, la, &P, flags, argv.v, argv.n, sv)) {
-		if (la->out_dir != NULL && ++out_pool.running > out_pool.peak)
-			out_pool.peak = out_pool.running;
-		*out = la;
-		la = NULL;
-		rc = 0;
-		goto out;
-	}
+	    exec_in_slot(a, la, &P, flags, argv.v, argv.n, sv))
+		goto started;
 	P.fds[3] = sv[1];
 	/* Queued before the shim exists: it never waits for it. */
 	if (send(sv[0], blob.data, blob.len, MSG_NOSIGNAL) !=
@@ -1497,15 +1505,7 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		goto out;
 	}
 
-	/* Blocked across clone so that no signal reaches a vigil handler
-	 * in the child; the shim takes them with sigwaitinfo. */
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &old);
-	pid = clone_preexec(&P, flags, &pidfd);
-	saved = errno;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (pid < 0) {
-		errno = saved;
+	if ((pid = clone_blocked(&P, flags, &pidfd)) < 0) {
 		rc = vg_err_errno(e, "cannot start task %d",
 		    a->task != NULL ? a->task->index : 0);
 		goto out;
@@ -1520,6 +1520,7 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		a->pid_start = 0;
 	la->ctl_fd = sv[0];
 	sv[0] = -1;
+started:
 	if (la->out_dir != NULL && ++out_pool.running > out_pool.peak)
 		out_pool.peak = out_pool.running;
 	*out = la;

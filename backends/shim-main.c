@@ -63,6 +63,17 @@ static int report_fd = VG_SHIM_FD_CTL;
 static struct rusage task_ru;
 static int task_ru_on;
 
+/* The usage of everything the shim reaped; an executor's, of the task
+ * being run alone.  0, or -1 with errno. */
+static int
+tree_usage(struct rusage *ru)
+{
+	if (!task_ru_on)
+		return getrusage(RUSAGE_CHILDREN, ru);
+	*ru = task_ru;
+	return 0;
+}
+
 /* Sends one report on the control socket (one message: atomic). */
 static void
 report(int kind, int err, const char *stage, const char *detail, int ws)
@@ -78,10 +89,7 @@ report(int kind, int err, const char *stage, const char *detail, int ws)
 	msg.tmp_gone = tmp_gone;
 	(void)vg_strlcpy(msg.stage, stage, sizeof(msg.stage));
 	(void)vg_strlcpy(msg.detail, detail, sizeof(msg.detail));
-	if (task_ru_on)
-		ru = task_ru;
-	if (kind == VG_SHIM_DONE && (task_ru_on ||
-	    getrusage(RUSAGE_CHILDREN, &ru) == 0)) {
+	if (kind == VG_SHIM_DONE && tree_usage(&ru) == 0) {
 		msg.utime_us = (uint64_t)ru.ru_utime.tv_sec * 1000000u +
 		    (uint64_t)ru.ru_utime.tv_usec;
 		msg.stime_us = (uint64_t)ru.ru_stime.tv_sec * 1000000u +
@@ -281,6 +289,19 @@ fail:
 	_exit(127);
 }
 
+/* Checks the launch of n bytes received into in (n its whole length,
+ * as MSG_TRUNC gives it); 0, or -1 with the reason in why. */
+static int
+launch_check(size_t n, char *why, size_t whylen)
+{
+	if (n > sizeof(in.b) - 8) {
+		snprintf(why, whylen, "launch description of %zu bytes, more "
+		    "than %d", n, VG_SHIM_MAX_SIZE);
+		return -1;
+	}
+	return vg_shim_launch_check(in.b, n, why, whylen);
+}
+
 /* Reads and checks the launch description; exits on a bad one. */
 static void
 read_launch(void)
@@ -300,11 +321,7 @@ read_launch(void)
 		    VG_SHIM_FD_CTL, errno == EAGAIN ? "nothing was sent" :
 		    errno == ENOTSOCK ? "not a socket" :
 		    errno == EBADF ? "not open" : "cannot be read");
-	} else if ((size_t)n > sizeof(in.b) - 8) {
-		snprintf(why, sizeof(why), "launch description of %zd bytes, "
-		    "more than %d", n, VG_SHIM_MAX_SIZE);
-	} else if (vg_shim_launch_check(in.b, (size_t)n, why,
-	    sizeof(why)) == 0)
+	} else if (launch_check((size_t)n, why, sizeof(why)) == 0)
 		return;
 	report(VG_SHIM_SETUP_FAILED, EINVAL, "launch", why, 0);
 	/* One write, so that the line arrives whole (dprintf(3) may make
@@ -413,7 +430,7 @@ serve_recv(void)
 	mh.msg_controllen = sizeof(cm.b);
 	do
 		n = recvmsg(VG_SHIM_FD_CTL, &mh, MSG_CMSG_CLOEXEC |
-		    MSG_DONTWAIT);
+		    MSG_DONTWAIT | MSG_TRUNC);
 	while (n < 0 && errno == EINTR);
 	if (n < 0 && errno == EAGAIN)
 		return 0;
@@ -438,11 +455,7 @@ serve_recv(void)
 		return 0;
 	}
 	report_fd = task_fd[3];
-	if ((mh.msg_flags & MSG_TRUNC) || (size_t)n > sizeof(in.b) - 8)
-		snprintf(why, sizeof(why), "launch description of more "
-		    "than %d bytes", VG_SHIM_MAX_SIZE);
-	else if (vg_shim_launch_check(in.b, (size_t)n, why,
-	    sizeof(why)) != 0)
+	if (launch_check((size_t)n, why, sizeof(why)) != 0)
 		;
 	else if (!(in.l.flags & VG_SHIM_SERVE) || in.l.argc == 0)
 		snprintf(why, sizeof(why), "%s", "a task for an executor "

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,13 @@ drop_kept(const char *const *names, int fd)
 			(void)unlinkat(fd, *names, 0);
 }
 
+/* vg_dir_holds_only's test: an empty file under one of the kept names. */
+static int
+kept_empty(int fd, const char *name, void *names)
+{
+	return kept_name(names, name) && empty_file(fd, name);
+}
+
 /*
  * 1 when directory fd holds nothing but empty kept files, 0 when it
  * holds something else, -1 when it cannot be read.
@@ -71,25 +79,8 @@ drop_kept(const char *const *names, int fd)
 static int
 dir_poolable(const char *const *names, int fd)
 {
-	char buf[1024];
-	ssize_t r, off;
-
-	if (names == NULL)
-		return vg_dir_empty(fd);
-	while ((r = getdents64(fd, buf, sizeof(buf))) > 0)
-		for (off = 0; off < r; ) {
-			struct dirent64 *de = (struct dirent64 *)(void *)
-			    (buf + off);
-
-			off += de->d_reclen;
-			if (strcmp(de->d_name, ".") == 0 ||
-			    strcmp(de->d_name, "..") == 0)
-				continue;
-			if (!kept_name(names, de->d_name) ||
-			    !empty_file(fd, de->d_name))
-				return 0;
-		}
-	return r == 0 ? 1 : -1;
+	return vg_dir_holds_only(fd, names != NULL ? kept_empty : NULL,
+	    (void *)(uintptr_t)names);
 }
 
 /* Removes pooled directory name under dirfd with the files in it (the

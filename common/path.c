@@ -301,7 +301,8 @@ vg_time_left(double deadline, double min)
 }
 
 int
-vg_dir_empty(int fd)
+vg_dir_holds_only(int fd, int (*ok)(int fd, const char *name, void *arg),
+    void *arg)
 {
 	char buf[1024];
 	ssize_t r, off;
@@ -311,10 +312,18 @@ vg_dir_empty(int fd)
 			struct dirent64 *de = (struct dirent64 *)(void *)
 			    (buf + off);
 
-			if (strcmp(de->d_name, ".") != 0 &&
-			    strcmp(de->d_name, "..") != 0)
-				return 0;
 			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			if (ok == NULL || !ok(fd, de->d_name, arg))
+				return 0;
 		}
 	return r == 0 ? 1 : -1;
+}
+
+int
+vg_dir_empty(int fd)
+{
+	return vg_dir_holds_only(fd, NULL, NULL);
 }

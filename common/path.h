@@ -54,6 +54,12 @@ int	vg_rm_rf(const char *path, struct vg_err *e);
  * holds something, -1 with errno when it cannot be read. */
 int	vg_dir_empty(int fd);
 
+/* 1 when every entry of the open directory fd (but "." and "..") is one
+ * ok(fd, name, arg) accepts, 0 when one is not, -1 with errno when it
+ * cannot be read.  ok NULL accepts none (vg_dir_empty). */
+int	vg_dir_holds_only(int fd, int (*ok)(int fd, const char *name,
+	    void *arg), void *arg);
+
 /* Wall clock in seconds (realtime) and monotonic milliseconds. */
 double	vg_now(void);
 long long vg_mono_ms(void);
