@@ -43,7 +43,7 @@ empty_file(int fd, const char *name)
 
 	return fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISREG(st.st_mode) && st.st_size == 0 &&
-	    st.st_uid == geteuid() && (st.st_mode & 07777) == 0600;
+	    st.st_uid == vg_self_euid() && (st.st_mode & 07777) == 0600;
 }
 
 /* True when name is one of the NULL-terminated names. */
@@ -199,7 +199,7 @@ vg_dirpool_rmdirat(struct vg_dirpool *p, int dfd, const char *name)
 	    O_CLOEXEC);
 	if (fd < 0)
 		return unlinkat(dfd, name, AT_REMOVEDIR);
-	ok = fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
+	ok = fstat(fd, &st) == 0 && st.st_uid == vg_self_euid() &&
 	    (st.st_mode & 07777) == 0700 ? dir_poolable(p->keep, fd) : -1;
 	if (ok == 1 && pool_live(p) && vg_dirpool_put(p, dfd, name) == 0) {
 		close(fd);

@@ -242,6 +242,19 @@ vg_self_pid(void)
 	return self_pid;
 }
 
+uid_t
+vg_self_euid(void)
+{
+	static uid_t euid;
+	static int read_once;
+
+	if (!read_once) {
+		euid = geteuid();
+		read_once = 1;
+	}
+	return euid;
+}
+
 pid_t
 vg_clone_pidfd(unsigned long long flags, int *pidfd)
 {

@@ -72,4 +72,8 @@ pid_t	vg_clone_pidfd(unsigned long long flags, int *pidfd);
  * of vg_clone_pidfd): the pools ask it several times per task. */
 pid_t	vg_self_pid(void);
 
+/* geteuid(2), read once: vigil never changes its user, and the pools
+ * check the owner of every directory they keep. */
+uid_t	vg_self_euid(void);
+
 #endif

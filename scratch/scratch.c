@@ -31,8 +31,6 @@
 
 #define OWNER_PREFIX	".task-"
 #define OWNER_SUFFIX	".owner"
-/* A process's owner record, linked as each of its tasks' (write_owner). */
-#define PROC_RECORD_PREFIX	".proc-"
 /* Empty task directories kept for the run's next tasks (kept_run). */
 #define POOL_PREFIX		".pool-"
 
@@ -53,7 +51,7 @@ static struct {
 	int	bfd;		/* base */
 	int	vfd;		/* base/vigil */
 	int	rfd;		/* base/vigil/run */
-	int	rec_ok;		/* this process's record is in run */
+	int	rec_ok;		/* this process's owner record is in run */
 	int	live;		/* its task directories made, not finished */
 	struct vg_dirpool pool;	/* empty task directories of run */
 } kept_run = { .bfd = -1, .vfd = -1, .rfd = -1, .pool = VG_DIRPOOL_INIT };
@@ -205,7 +203,7 @@ vg_scratch_base_in(const struct vg_scratch_conf *conf, const char *state_dir,
 		if (!usable_dir(site, &why)) {
 			if (strcmp(why, "does not exist") != 0)
 				vg_buf_printf(&skipped, "; %s %s", site, why);
-		} else if (stat(site, &st) == 0 && st.st_uid != geteuid()) {
+		} else if (stat(site, &st) == 0 && st.st_uid != vg_self_euid()) {
 			vg_buf_printf(&skipped, "; %s is owned by uid %u, "
 			    "not by you", site, (unsigned)st.st_uid);
 		} else {
@@ -356,7 +354,7 @@ make_dir_at(int dfd, const char *name, const char *shown,
 		close(fd);
 		return -1;
 	}
-	if (st.st_uid != geteuid()) {
+	if (st.st_uid != vg_self_euid()) {
 		vg_err_set(e, VG_EDENIED, "'%s' is owned by uid %u, not by "
 		    "you (uid %u); refusing to use it", shown,
 		    (unsigned)st.st_uid, (unsigned)geteuid());
@@ -372,10 +370,10 @@ make_dir_at(int dfd, const char *name, const char *shown,
 	return fd;
 }
 
-/* This process's owner record: its text, "host pid start\n", and the
- * name of its record file in a run directory, which no reader takes for
- * a task's owner record (OWNER_PREFIX) or for a task.  Made once per
- * process (a fork makes its own). */
+/* This process's owner record: its text, "host pid start\n", and its
+ * name in a run directory where it stands for all the process's tasks
+ * there: OWNER_PREFIX "<host>.<pid>" OWNER_SUFFIX, which no task index
+ * makes.  Made once per process (a fork makes its own). */
 static struct {
 	pid_t	pid;
 	char	text[320];
@@ -399,8 +397,8 @@ self_record(void)
 		start = 0;
 	snprintf(self_rec.text, sizeof(self_rec.text), "%s %ld %llu\n", host,
 	    (long)vg_self_pid(), start);
-	snprintf(self_rec.name, sizeof(self_rec.name), PROC_RECORD_PREFIX
-	    "%s.%ld", host, (long)vg_self_pid());
+	snprintf(self_rec.name, sizeof(self_rec.name), OWNER_PREFIX
+	    "%s.%ld" OWNER_SUFFIX, host, (long)vg_self_pid());
 	snprintf(self_rec.pool, sizeof(self_rec.pool), POOL_PREFIX "%s.",
 	    host);
 	self_rec.pid = vg_self_pid();
@@ -424,16 +422,16 @@ pool_prefix(void)
 	return self_rec.pool;
 }
 
-/* The name of this process's record file in a run directory. */
+/* The name of this process's owner record in a run directory. */
 static const char *
-proc_record_name(void)
+proc_owner_name(void)
 {
 	self_record();
 	return self_rec.name;
 }
 
 /* Writes text to a new file name under runfd (replacing a stale one by
- * unlinking it first, never by writing into it: it may be a link). */
+ * unlinking it first, never by writing into it). */
 static int
 write_new(int runfd, const char *name, const char *text, const char *shown,
     struct vg_err *e)
@@ -461,16 +459,17 @@ write_new(int runfd, const char *name, const char *text, const char *shown,
 	return 0;
 }
 
-/* Writes text into a temporary file and renames it over name. */
+/* Writes an owner record, name, under runfd: into a temporary file
+ * renamed over name, so that a reader never sees half a record. */
 static int
-write_replace(int runfd, const char *name, const char *text,
-    const char *shown, struct vg_err *e)
+write_owner(int runfd, const char *name, const char *shown,
+    struct vg_err *e)
 {
 	char tmp[400];
 	int rc;
 
 	snprintf(tmp, sizeof(tmp), "%s.%ld", name, (long)vg_self_pid());
-	if ((rc = write_new(runfd, tmp, text, shown, e)) != 0)
+	if ((rc = write_new(runfd, tmp, owner_text(), shown, e)) != 0)
 		return rc;
 	if (renameat(runfd, tmp, runfd, name) != 0) {
 		rc = vg_err_errno(e, "cannot rename '%s/%s'", shown, tmp);
@@ -479,78 +478,12 @@ write_replace(int runfd, const char *name, const char *text,
 	return rc;
 }
 
-/* Links the process record as owner record name via a temporary name;
- * returns 0, 1 to fall back to a written record, or an error. */
-static int
-link_owner(int runfd, const char *name, int *rec_ok, const char *shown,
-    struct vg_err *e)
+/* The name of the own owner record of task idx (its directory's name). */
+static const char *
+task_owner_name(const char *idx, char *buf, size_t len)
 {
-	const char *rec = proc_record_name();
-	char tmp[400];
-	int tries, rc;
-
-	snprintf(tmp, sizeof(tmp), "%s.%ld", name, (long)vg_self_pid());
-	for (tries = 0; tries < 3; tries++) {
-		/* Written afresh once per run directory: a record left by a
-		 * dead process of the same pid names another start. */
-		if (!*rec_ok) {
-			if (write_replace(runfd, rec, owner_text(), shown,
-			    NULL) != 0)
-				return 1;
-			*rec_ok = 1;
-		}
-		if (linkat(runfd, rec, runfd, tmp, 0) == 0)
-			break;
-		if (errno == EEXIST && unlinkat(runfd, tmp, 0) == 0)
-			continue;
-		if (errno == ENOENT) {		/* removed under us */
-			*rec_ok = 0;
-			continue;
-		}
-		/* EMLINK past the link limit, EPERM, ENOTSUP, EXDEV, ... */
-		return 1;
-	}
-	if (tries == 3)
-		return 1;
-	if (renameat(runfd, tmp, runfd, name) != 0) {
-		rc = vg_err_errno(e, "cannot rename '%s/%s'", shown, tmp);
-		unlinkat(runfd, tmp, 0);
-		return rc;
-	}
-	return 0;
-}
-
-/*
- * Writes the owner record of task index under the run directory runfd:
- * a hard link to this process's record file (no new inode), else a file
- * of its own.  Owner files are only ever replaced by rename, never
- * written in place, since one is a name of the shared record.
- */
-static int
-write_owner(int runfd, int index, int *rec_ok, const char *shown,
-    struct vg_err *e)
-{
-	char name[64];
-	int rc;
-
-	snprintf(name, sizeof(name), OWNER_PREFIX "%d" OWNER_SUFFIX, index);
-	if ((rc = link_owner(runfd, name, rec_ok, shown, e)) != 1)
-		return rc;
-	return write_replace(runfd, name, owner_text(), shown, e);
-}
-
-/* Drops this process's record under runfd once no owner record of its
- * links to it any more (only its own name is left). */
-static void
-drop_record(int runfd, int *rec_ok)
-{
-	const char *rec = proc_record_name();
-	struct stat st;
-
-	if (fstatat(runfd, rec, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISREG(st.st_mode) && st.st_nlink <= 1 &&
-	    unlinkat(runfd, rec, 0) == 0 && rec_ok != NULL)
-		*rec_ok = 0;
+	snprintf(buf, len, OWNER_PREFIX "%s" OWNER_SUFFIX, idx);
+	return buf;
 }
 
 /* The free-space check on an open directory (fd >= 0) or on dir. */
@@ -592,8 +525,8 @@ static int
 task_dir_once(const char *base, const char *run_id, int task_index,
     uint64_t min_free, char **path_out, struct vg_err *e)
 {
-	char *vpath, *rpath, *tpath, idx[16];
-	int bfd = -1, vfd = -1, rfd = -1, tfd = -1, rc = 0, kept, rec_ok = 0;
+	char *vpath, *rpath, *tpath, idx[16], owner[64];
+	int bfd = -1, vfd = -1, rfd = -1, tfd = -1, rc = 0, kept, keepable;
 
 	snprintf(idx, sizeof(idx), "%d", task_index);
 	vpath = vg_path_join(base, "vigil");
@@ -628,25 +561,36 @@ task_dir_once(const char *base, const char *run_id, int task_index,
 		rc = e != NULL ? e->rc : VG_EIO;
 		goto out;
 	}
-	if ((rc = write_owner(rfd, task_index, kept ? &kept_run.rec_ok :
-	    &rec_ok, rpath, e)) != 0)
+	/* Where the run directory is kept, one record of the process's
+	 * stands for all its live tasks there (written with the first,
+	 * removed with the last); elsewhere each task has one of its own. */
+	keepable = kept || (strlen(base) < sizeof(kept_run.base) &&
+	    strlen(run_id) < sizeof(kept_run.run));
+	if (!keepable)
+		rc = write_owner(rfd, task_owner_name(idx, owner,
+		    sizeof(owner)), rpath, e);
+	else if (!kept || !kept_run.rec_ok)
+		rc = write_owner(rfd, proc_owner_name(), rpath, e);
+	if (rc != 0)
 		goto out;
-	if (!kept && strlen(base) < sizeof(kept_run.base) &&
-	    strlen(run_id) < sizeof(kept_run.run)) {
+	if (!keepable)
+		;
+	else if (!kept) {
 		kept_run.pid = vg_self_pid();
 		strcpy(kept_run.base, base);
 		strcpy(kept_run.run, run_id);
 		kept_run.bfd = bfd;
 		kept_run.vfd = vfd;
 		kept_run.rfd = rfd;
-		kept_run.rec_ok = rec_ok;
 		kept_run.live = 0;
 		(void)vg_dirpool_open(&kept_run.pool, rfd, pool_prefix());
 		bfd = vfd = rfd = -1;
 		kept = 1;
 	}
-	if (kept)
+	if (kept) {
+		kept_run.rec_ok = 1;
 		kept_run.live++;
+	}
 	*path_out = tpath;
 	tpath = NULL;
 out:
@@ -723,12 +667,18 @@ rm_below(int dfd, const char *name, const struct stat *st,
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
 	/* A task may leave a directory without read or search permission. */
-	if (fd < 0 && errno == EACCES && st->st_uid == geteuid() &&
+	if (fd < 0 && errno == EACCES && st->st_uid == vg_self_euid() &&
 	    fchmodat(dfd, name, 0700, 0) == 0)
 		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC);
 	if (fd < 0)
 		return vg_err_errno(e, "cannot open '%s'", shown);
+	/* Most often the task left nothing: no stream to set up. */
+	if (vg_dir_empty(fd) == 1) {
+		close(fd);
+		return 0;
+	}
+	(void)lseek(fd, 0, SEEK_SET);
 	if ((dir = fdopendir(fd)) == NULL) {
 		close(fd);
 		return vg_err_errno(e, "cannot read '%s'", shown);
@@ -766,7 +716,7 @@ rm_at_pool(int dfd, const char *name, const char *shown,
 		return rc;
 	/* Emptied just now: a directory of ours with mode 0700 is kept
 	 * as it is, without reading it again. */
-	if (pool != NULL && st.st_uid == geteuid() &&
+	if (pool != NULL && st.st_uid == vg_self_euid() &&
 	    (st.st_mode & 07777) == 0700 &&
 	    vg_dirpool_put(pool, dfd, name) == 0)
 		return 0;
@@ -862,14 +812,22 @@ vg_scratch_finish(const char *path, enum vg_keep keep, int task_succeeded,
 	if (remove)
 		rc = rm_at_pool(rfd, task, path, kept && kept_run.live > 0 ?
 		    &kept_run.pool : NULL, e);
-	if (kept && kept_run.live == 0)
-		vg_dirpool_close(&kept_run.pool);
-	snprintf(owner, sizeof(owner), OWNER_PREFIX "%s" OWNER_SUFFIX, task);
-	if (unlinkat(rfd, owner, 0) != 0 && errno != ENOENT && rc == 0)
-		rc = vg_err_errno(e, "cannot remove '%s/%s'", rpath, owner);
-	drop_record(rfd, kept ? &kept_run.rec_ok : NULL);
-	if (!kept)
+	if (!kept) {
+		if (unlinkat(rfd, task_owner_name(task, owner,
+		    sizeof(owner)), 0) != 0 && errno != ENOENT && rc == 0)
+			rc = vg_err_errno(e, "cannot remove '%s/%s'", rpath,
+			    owner);
 		close(rfd);
+	} else if (kept_run.live == 0) {
+		/* The process's last live task here: its record goes. */
+		vg_dirpool_close(&kept_run.pool);
+		if (kept_run.rec_ok && unlinkat(rfd, proc_owner_name(), 0) !=
+		    0 && errno != ENOENT && rc == 0)
+			rc = vg_err_errno(e, "cannot remove '%s/%s'", rpath,
+			    proc_owner_name());
+		kept_run.rec_ok = 0;
+	} else
+		goto out;	/* other tasks live: the run stays */
 	/* The run directory goes once its last task is gone; rmdir(2)
 	 * leaves it alone while anything remains. */
 	if (rc == 0 && (vpath = split_path(rpath, &run)) != NULL) {

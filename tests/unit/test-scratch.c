@@ -224,9 +224,11 @@ test_task_dir(void **state)
 	assert_int_equal(st.st_mode & 07777, 0700);
 	free(want);
 	/* the owner record names this process */
-	owner = vg_xasprintf("%s/vigil/run1/.task-4.owner", f->dir);
-	assert_int_equal(vg_read_file(owner, 4096, &b, &e), 0);
 	gethostname(host, sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	owner = vg_xasprintf("%s/vigil/run1/.task-%s.%ld.owner", f->dir,
+	    host, (long)getpid());
+	assert_int_equal(vg_read_file(owner, 4096, &b, &e), 0);
 	snprintf(rec, sizeof(rec), "%s %ld ", host, (long)getpid());
 	assert_int_equal(strncmp(vg_buf_str(&b), rec, strlen(rec)), 0);
 	assert_int_equal(vg_scratch_owner_running(f->dir, "run1", NULL), 1);
@@ -467,17 +469,27 @@ cb_running(const char *base, const char *run_id, void *arg)
 	return strncmp(run_id, "live", 4) == 0;
 }
 
-/* Writes an owner record text for run under base. */
+/* Makes text the only owner record of run under base (the records of
+ * this process's tasks there go). */
 static void
 owner_rec(const char *base, const char *run, const char *text)
 {
-	char *p = vg_xasprintf("%s/vigil/%s/.task-0.owner", base, run);
+	char *dir = vg_xasprintf("%s/vigil/%s", base, run), *p;
+	struct dirent *d;
 	struct vg_err e;
+	DIR *dp;
 
 	vg_err_init(&e);
+	assert_non_null(dp = opendir(dir));
+	while ((d = readdir(dp)) != NULL)
+		if (strncmp(d->d_name, ".task-", 6) == 0)
+			assert_int_equal(unlinkat(dirfd(dp), d->d_name, 0), 0);
+	closedir(dp);
+	p = vg_xasprintf("%s/.task-0.owner", dir);
 	assert_int_equal(vg_write_file_atomic(p, text, strlen(text), 0600,
 	    &e), 0);
 	free(p);
+	free(dir);
 }
 
 static void
@@ -632,7 +644,7 @@ test_run_dir_kept(void **state)
 	free(victim);
 }
 
-/* The record file of this process in run directory rdir (caller frees). */
+/* This process's owner record in run directory rdir (caller frees). */
 static char *
 proc_record(const char *rdir)
 {
@@ -640,19 +652,22 @@ proc_record(const char *rdir)
 
 	gethostname(host, sizeof(host));
 	host[sizeof(host) - 1] = '\0';
-	return vg_xasprintf("%s/.proc-%s.%ld", rdir, host, (long)getpid());
+	return vg_xasprintf("%s/.task-%s.%ld.owner", rdir, host,
+	    (long)getpid());
 }
 
-/* Owner records are links to one record file per process; it goes with
- * the last of them; a record that cannot be linked falls back to a file
- * of its own; a dead process's record alone leaves the run to gc. */
+/* The run directory kept open holds one owner record of the process for
+ * all its live tasks: written with the first, kept while any is live,
+ * removed with the last (and the run directory with it); written again
+ * when the run has live tasks again; a dead process's record alone
+ * leaves the run to gc. */
 static void
-test_owner_links(void **state)
+test_owner_record(void **state)
 {
 	struct fx *f = *state;
-	char *rdir, *rec, *o0, *o1, *o2, *p0, *p1, *p2, host[256], *txt;
+	char *rdir, *rec, *o0, *p0, *p1, *p2, host[256], *txt;
 	struct vg_scratch_list l = { NULL, 0 };
-	struct stat r, s0, s1, s2;
+	struct stat r;
 	struct vg_buf b = VG_BUF_INIT;
 	struct vg_err e;
 	FILE *fp;
@@ -661,57 +676,43 @@ test_owner_links(void **state)
 	rdir = vg_xasprintf("%s/vigil/lr", f->dir);
 	rec = proc_record(rdir);
 	o0 = vg_xasprintf("%s/.task-0.owner", rdir);
-	o1 = vg_xasprintf("%s/.task-1.owner", rdir);
-	o2 = vg_xasprintf("%s/.task-2.owner", rdir);
 	assert_int_equal(vg_scratch_task_dir(f->dir, "lr", 0, &p0, &e), 0);
-	assert_int_equal(vg_scratch_task_dir(f->dir, "lr", 1, &p1, &e), 0);
-	/* one inode: the record and both owner names */
 	assert_int_equal(stat(rec, &r), 0);
-	assert_int_equal(stat(o0, &s0), 0);
-	assert_int_equal(stat(o1, &s1), 0);
-	assert_true(r.st_ino == s0.st_ino && r.st_ino == s1.st_ino);
-	assert_int_equal(r.st_nlink, 3);
-	assert_int_equal(vg_read_file(o1, 4096, &b, &e), 0);
+	assert_int_equal(vg_scratch_task_dir(f->dir, "lr", 1, &p1, &e), 0);
+	/* one record, no record per task */
+	assert_int_not_equal(stat(o0, &r), 0);
+	assert_int_equal(vg_read_file(rec, 4096, &b, &e), 0);
 	gethostname(host, sizeof(host));
+	host[sizeof(host) - 1] = '\0';
 	txt = vg_xasprintf("%s %ld ", host, (long)getpid());
 	assert_int_equal(strncmp(vg_buf_str(&b), txt, strlen(txt)), 0);
-	/* the record alone is not taken for a task or an owner record */
+	/* the record is not taken for a task, and it makes the run live */
 	assert_int_equal(vg_scratch_list(f->dir, NULL, NULL, &l, &e), 0);
 	assert_int_equal(l.n, 1);
 	assert_int_equal(l.v[0].tasks, 2);
 	assert_true(l.v[0].running);
 	vg_scratch_list_release(&l);
 
-	/* a record that cannot be linked (a directory: EPERM, as a file
-	 * system without hard links or past its link limit refuses) */
+	/* it stays while a task is live, even one kept after a failure */
+	assert_int_equal(vg_scratch_finish(p0, VG_KEEP_ON_FAILURE, 0, &e), 0);
+	assert_int_equal(stat(rec, &r), 0);
+	assert_true(vg_scratch_owner_running(f->dir, "lr", NULL));
+	/* removed under us: it is not written again for the same tasks, and
+	 * its removal at the end is no error */
 	assert_int_equal(unlink(rec), 0);
-	assert_int_equal(mkdir(rec, 0700), 0);
-	assert_int_equal(vg_scratch_task_dir(f->dir, "lr", 2, &p2, &e), 0);
-	assert_int_equal(stat(o2, &s2), 0);
-	assert_true(S_ISREG(s2.st_mode));
-	assert_int_equal(s2.st_nlink, 1);
-	vg_buf_reset(&b);
-	assert_int_equal(vg_read_file(o2, 4096, &b, &e), 0);
-	assert_int_equal(strncmp(vg_buf_str(&b), txt, strlen(txt)), 0);
-	/* the earlier owners keep their (now unnamed) record */
-	assert_int_equal(stat(o0, &s0), 0);
-	assert_int_equal(s0.st_nlink, 2);
-	assert_int_equal(rmdir(rec), 0);
-
-	/* removed under us: written afresh and linked again */
-	assert_int_equal(vg_scratch_finish(p2, VG_KEEP_NEVER, 1, &e), 0);
-	free(p2);
+	assert_int_equal(vg_scratch_finish(p1, VG_KEEP_NEVER, 1, &e), 0);
+	assert_int_not_equal(stat(rec, &r), 0);
+	/* a new live task writes it again; with the last it goes */
 	assert_int_equal(vg_scratch_task_dir(f->dir, "lr", 2, &p2, &e), 0);
 	assert_int_equal(stat(rec, &r), 0);
-	assert_int_equal(stat(o2, &s2), 0);
-	assert_true(r.st_ino == s2.st_ino);
-	assert_int_equal(r.st_nlink, 2);
-
-	/* the record goes with its last owner name, then the run dir */
 	assert_int_equal(vg_scratch_finish(p2, VG_KEEP_NEVER, 1, &e), 0);
 	assert_int_not_equal(stat(rec, &r), 0);
+	assert_false(vg_scratch_owner_running(f->dir, "lr", NULL));
+	/* task 0's kept directory holds the run; without it the run goes */
+	assert_int_equal(stat(rdir, &r), 0);
+	free(p0);
+	assert_int_equal(vg_scratch_task_dir(f->dir, "lr", 0, &p0, &e), 0);
 	assert_int_equal(vg_scratch_finish(p0, VG_KEEP_NEVER, 1, &e), 0);
-	assert_int_equal(vg_scratch_finish(p1, VG_KEEP_NEVER, 1, &e), 0);
 	assert_int_not_equal(stat(rdir, &r), 0);
 	assert_int_equal(errno, ENOENT);
 
@@ -720,7 +721,7 @@ test_owner_links(void **state)
 	assert_int_equal(vg_scratch_task_dir(f->dir, "lr", 0, &p0, &e), 0);
 	assert_int_equal(vg_scratch_finish(p0, VG_KEEP_ALWAYS, 1, &e), 0);
 	free(rec);
-	rec = vg_xasprintf("%s/.proc-%s.999999999", rdir, host);
+	rec = vg_xasprintf("%s/.task-%s.999999999.owner", rdir, host);
 	assert_non_null(fp = fopen(rec, "w"));
 	fprintf(fp, "%s 999999999 1\n", host);
 	fclose(fp);
@@ -737,8 +738,6 @@ test_owner_links(void **state)
 	free(p1);
 	free(p2);
 	free(o0);
-	free(o1);
-	free(o2);
 	free(rec);
 	free(rdir);
 }
@@ -765,7 +764,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_list_gc, setup,
 		    teardown),
-		cmocka_unit_test_setup_teardown(test_owner_links, setup,
+		cmocka_unit_test_setup_teardown(test_owner_record, setup,
 		    teardown),
 	};
 
