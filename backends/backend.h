@@ -88,6 +88,15 @@ struct vg_attempt {
 	 * waitid on it), and a->pid is that longer-lived process. */
 	int			 reuse_ok;
 	int			 watch_only;
+	/* Set by the caller (with reuse_ok) to ask for the attempt to be
+	 * started after ahead_of, a running attempt whose start said
+	 * watch_only, in the same process, as soon as ahead_of ends,
+	 * without a call back: start then either hands it over (returns
+	 * 0 with watch_only set; the attempt has not started yet, a->pidfd
+	 * becomes readable if it ends without starting, and it starts
+	 * when ahead_of ends) or does nothing and returns VG_EAGAIN (it
+	 * cannot be held there). */
+	const struct vg_attempt	*ahead_of;
 	/* Set by the caller when it removes task_dir with empty stdout
 	 * and stderr in it (the driver's task directories, pooled with
 	 * them: common/dirpool.h): the backend may leave them there. */

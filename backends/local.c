@@ -856,7 +856,9 @@ clone_blocked(struct preexec *P, unsigned long long flags, int *pidfd)
  * task to the next instead of a new shim in new namespaces: the clone
  * with CLONE_NEWPID | CLONE_NEWNS, the mount of /proc, the shim's exec and
  * the namespace's teardown are paid once per slot, not per task.  An
- * executor runs one task at a time; it is idle when none of it runs.
+ * executor runs one task at a time; it is idle when none of it runs.  It
+ * may hold one more, handed over while its task runs (a->ahead_of), to
+ * start as soon as that one ends.
  * VIGIL_NO_EXECUTOR=1 turns them off (for bench/local-overhead.sh's
  * comparison).
  */
@@ -864,7 +866,8 @@ clone_blocked(struct preexec *P, unsigned long long flags, int *pidfd)
 struct executor {
 	pid_t			 pid;		/* 0: free entry */
 	int			 ctl;		/* its fd 3's peer */
-	int			 busy;
+	int			 busy;		/* its tasks: 0, 1, or 2 with
+						   one held */
 	unsigned		 gen;		/* cache.gen it was made for */
 	unsigned long long	 start;		/* /proc starttime */
 };
@@ -984,24 +987,61 @@ fail:
 	return -1;
 }
 
-/*
- * Hands the task in the launch buffer to an idle executor of the current
- * sandbox (started when there is none), with its stdio and the executor's
- * end of its report socket; returns the executor's entry, or -1 with
- * errno.  An executor found dead is replaced once.
- */
+/* Sends the launch in blob with the four descriptors fds to executor
+ * k; 0, or -1 with errno. */
 static int
-xpool_run(struct preexec *P, unsigned long long flags, int report)
+xpool_send(int k, const int fds[4])
 {
 	union {
 		struct cmsghdr	h;
 		char		b[CMSG_SPACE(4 * sizeof(int))];
 	} cm;
-	int fds[4] = { P->fds[0], P->fds[1], P->fds[2], report };
 	struct msghdr mh;
 	struct iovec iov;
+
+	memset(&mh, 0, sizeof(mh));
+	memset(&cm, 0, sizeof(cm));
+	iov.iov_base = blob.data;
+	iov.iov_len = blob.len;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm.b;
+	mh.msg_controllen = sizeof(cm.b);
+	CMSG_FIRSTHDR(&mh)->cmsg_level = SOL_SOCKET;
+	CMSG_FIRSTHDR(&mh)->cmsg_type = SCM_RIGHTS;
+	CMSG_FIRSTHDR(&mh)->cmsg_len = CMSG_LEN(4 * sizeof(int));
+	memcpy(CMSG_DATA(CMSG_FIRSTHDR(&mh)), fds, 4 * sizeof(int));
+	if (sendmsg(xpool.v[k].ctl, &mh, MSG_NOSIGNAL) == (ssize_t)blob.len)
+		return 0;
+	return -1;
+}
+
+/*
+ * Hands the task in the launch buffer to an idle executor of the current
+ * sandbox (started when there is none), or, with behind >= 0, to
+ * executor behind to hold after its running task; with its stdio and the
+ * executor's end of its report socket.  Returns the executor's entry, or
+ * -1 with errno (EAGAIN: behind cannot hold it).  An idle executor found
+ * dead is replaced once.
+ */
+static int
+xpool_run(struct preexec *P, unsigned long long flags, int report,
+    int behind)
+{
+	int fds[4] = { P->fds[0], P->fds[1], P->fds[2], report };
 	int k, tries;
 
+	if (behind >= 0) {
+		if (behind >= xpool.n || xpool.v[behind].pid <= 0 ||
+		    xpool.v[behind].busy != 1 ||
+		    xpool.v[behind].gen != cache.gen ||
+		    xpool_send(behind, fds) != 0) {
+			errno = EAGAIN;
+			return -1;
+		}
+		xpool.v[behind].busy = 2;
+		return behind;
+	}
 	for (tries = 0; tries < 2; tries++) {
 		for (k = 0; k < xpool.n; k++) {
 			if (xpool.v[k].pid <= 0 || xpool.v[k].busy)
@@ -1013,20 +1053,7 @@ xpool_run(struct preexec *P, unsigned long long flags, int report)
 		if (k == xpool.n && (k = xpool_spawn(P, flags, &blob,
 		    P->fds[0])) < 0)
 			return -1;
-		memset(&mh, 0, sizeof(mh));
-		memset(&cm, 0, sizeof(cm));
-		iov.iov_base = blob.data;
-		iov.iov_len = blob.len;
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		mh.msg_control = cm.b;
-		mh.msg_controllen = sizeof(cm.b);
-		CMSG_FIRSTHDR(&mh)->cmsg_level = SOL_SOCKET;
-		CMSG_FIRSTHDR(&mh)->cmsg_type = SCM_RIGHTS;
-		CMSG_FIRSTHDR(&mh)->cmsg_len = CMSG_LEN(sizeof(fds));
-		memcpy(CMSG_DATA(CMSG_FIRSTHDR(&mh)), fds, sizeof(fds));
-		if (sendmsg(xpool.v[k].ctl, &mh, MSG_NOSIGNAL) ==
-		    (ssize_t)blob.len) {
+		if (xpool_send(k, fds) == 0) {
 			xpool.v[k].busy = 1;
 			return k;
 		}
@@ -1045,10 +1072,11 @@ xpool_put(int k, int dead)
 {
 	if (k < 0 || k >= xpool.n || xpool.v[k].pid <= 0)
 		return;
-	if (dead || xpool.v[k].gen != cache.gen)
+	if (xpool.v[k].busy > 0)
+		xpool.v[k].busy--;
+	/* One of an earlier sandbox goes once it holds no task. */
+	if (dead || (xpool.v[k].gen != cache.gen && xpool.v[k].busy == 0))
 		xpool_stop(k);
-	else
-		xpool.v[k].busy = 0;
 }
 
 /* Appends the task's argv and environment to the launch in blob, for an
@@ -1308,8 +1336,9 @@ executors_on(void)
 }
 
 /*
- * Runs the attempt whose launch is in blob in a slot's executor, with
- * sv as its report socket; returns 1 when it runs (sv[0] is then
+ * Runs the attempt whose launch is in blob in a slot's executor (with
+ * a->ahead_of, held by the executor running that attempt), with sv as
+ * its report socket; returns 1 when it runs or is held (sv[0] is then
  * la->ctl_fd and a->pidfd, sv[1] closed), 0 when it cannot, blob and
  * sv as they were, for a shim of its own.
  */
@@ -1318,13 +1347,17 @@ exec_in_slot(struct vg_attempt *a, struct vg_local_proc *la,
     struct preexec *P, unsigned long long flags, char *const *argv,
     size_t argc, int sv[2])
 {
+	const struct vg_local_proc *first = a->ahead_of != NULL ?
+	    a->ahead_of->priv : NULL;
 	struct vg_shim_launch head;
 	size_t len = blob.len;
 	int k;
 
 	memcpy(&head, blob.data, sizeof(head));
-	if (blob_add_argv(argv, argc, P->envp, NULL) != 0 ||
-	    (k = xpool_run(P, flags, sv[1])) < 0) {
+	if ((a->ahead_of != NULL && (first == NULL || first->exec_slot < 0)) ||
+	    blob_add_argv(argv, argc, P->envp, NULL) != 0 ||
+	    (k = xpool_run(P, flags, sv[1], first != NULL ? first->exec_slot :
+	    -1)) < 0) {
 		blob.len = len;
 		memcpy(blob.data, &head, sizeof(head));
 		return 0;
@@ -1497,6 +1530,15 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	    vg_sandbox_outside_shielded(sb) && executors_on() &&
 	    exec_in_slot(a, la, &P, flags, argv.v, argv.n, sv))
 		goto started;
+	if (a->ahead_of != NULL) {
+		/* Only an executor holds a task for later. */
+		if (la->tmp_slot >= 0) {
+			tmp_pool.v[la->tmp_slot].busy = 0;
+			la->tmp_slot = -1;
+		}
+		rc = VG_EAGAIN;
+		goto out;
+	}
 	P.fds[3] = sv[1];
 	/* Queued before the shim exists: it never waits for it. */
 	if (send(sv[0], blob.data, blob.len, MSG_NOSIGNAL) !=
@@ -1681,6 +1723,13 @@ vg_local_proc_finish(struct vg_attempt *a, struct vg_local_proc *la,
 			snprintf(r->reason, sizeof(r->reason), "cannot start "
 			    "'%s': %s: %s", la != NULL ? la->argv0 : "?",
 			    msg.stage, strerror(msg.err));
+		break;
+	case VG_SHIM_DROPPED:
+		r->started = r->ended;	/* it never ran */
+		r->state = VG_ST_CANCELLED;
+		r->exit_code = -1;
+		snprintf(r->reason, sizeof(r->reason), "cancelled before it "
+		    "started");
 		break;
 	case VG_SHIM_SETUP_FAILED:
 	default:

@@ -364,23 +364,38 @@ make_tmp(const char *dir)
 /*
  * Executor mode (shim.h, "A slot's executor").  task_fd holds the
  * descriptors that came with the task being run: stdin, stdout, stderr,
- * report socket.
+ * report socket.  A launch sent while a task runs is held in held (its
+ * length held_len, 0: none) with its descriptors in held_fd, until the
+ * task's end is reported.
  */
 static int task_fd[4] = { -1, -1, -1, -1 };
 static char *task_argv[VG_SHIM_MAX_ARGV + 1];
 static char *task_env[VG_SHIM_MAX_ARGV + 1];
+static union {
+	struct vg_shim_launch	l;
+	char			b[VG_SHIM_MAX_SIZE + 8];
+} held;
+static size_t held_len;
+static int held_fd[4] = { -1, -1, -1, -1 };
+
+/* Closes the four descriptors in fd. */
+static void
+fds_close(int fd[4])
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (fd[i] >= 0) {
+			close(fd[i]);
+			fd[i] = -1;
+		}
+}
 
 /* Closes the descriptors of the task that ended. */
 static void
 task_fds_close(void)
 {
-	int i;
-
-	for (i = 0; i < 4; i++)
-		if (task_fd[i] >= 0) {
-			close(task_fd[i]);
-			task_fd[i] = -1;
-		}
+	fds_close(task_fd);
 }
 
 /* Adds the usage of one reaped process to the task's. */
@@ -402,12 +417,13 @@ serve_exit(void)
 }
 
 /*
- * Receives one task launch and its four descriptors.  Returns 1 when a
- * task can start, 0 when there was nothing usable (refused launches are
- * reported on their own socket); ends the executor at end of file.
+ * Receives one launch message into buf (size bytes) and its four
+ * descriptors into fd.  Returns its length; 0 when there was nothing
+ * usable (nothing yet, or without its descriptors: vigil then sees the
+ * socket close); -1 at end of file (vigil is gone).
  */
-static int
-serve_recv(void)
+static ssize_t
+serve_recv_msg(char *buf, size_t size, int fd[4])
 {
 	union {
 		struct cmsghdr	h;
@@ -416,14 +432,13 @@ serve_recv(void)
 	struct msghdr mh;
 	struct iovec iov;
 	struct cmsghdr *c;
-	char why[160];
 	size_t k, nfd = 0;
 	ssize_t n;
-	int fd;
+	int one;
 
 	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = in.b;
-	iov.iov_len = sizeof(in.b);
+	iov.iov_base = buf;
+	iov.iov_len = size;
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
 	mh.msg_control = cm.b;
@@ -435,27 +450,36 @@ serve_recv(void)
 	if (n < 0 && errno == EAGAIN)
 		return 0;
 	if (n <= 0)
-		serve_exit();
+		return -1;
 	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
 		for (k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		    k++) {
-			memcpy(&fd, CMSG_DATA(c) + k * sizeof(int),
+			memcpy(&one, CMSG_DATA(c) + k * sizeof(int),
 			    sizeof(int));
 			if (nfd < 4)
-				task_fd[nfd++] = fd;
+				fd[nfd++] = one;
 			else
-				close(fd);
+				close(one);
 		}
 	}
 	if (nfd != 4 || (mh.msg_flags & MSG_CTRUNC)) {
-		/* Nowhere to report to: vigil sees its socket close. */
-		task_fds_close();
+		fds_close(fd);
 		return 0;
 	}
+	return n;
+}
+
+/* Whether the launch in `in` (len bytes) with task_fd can start: 1, or 0
+ * when it was refused (reported on its own socket). */
+static int
+serve_accept(size_t len)
+{
+	char why[160];
+
 	report_fd = task_fd[3];
-	if (launch_check((size_t)n, why, sizeof(why)) != 0)
+	if (launch_check(len, why, sizeof(why)) != 0)
 		;
 	else if (!(in.l.flags & VG_SHIM_SERVE) || in.l.argc == 0)
 		snprintf(why, sizeof(why), "%s", "a task for an executor "
@@ -465,6 +489,56 @@ serve_recv(void)
 	report(VG_SHIM_SETUP_FAILED, EINVAL, "launch", why, 0);
 	task_fds_close();
 	return 0;
+}
+
+/*
+ * Receives the next task launch and its four descriptors: the one held,
+ * else one from fd 3.  Returns 1 when a task can start, 0 when there was
+ * nothing usable; ends the executor at end of file.
+ */
+static int
+serve_recv(void)
+{
+	ssize_t n;
+	int i;
+
+	if (held_len > 0) {
+		memcpy(in.b, held.b, held_len);
+		for (i = 0; i < 4; i++) {
+			task_fd[i] = held_fd[i];
+			held_fd[i] = -1;
+		}
+		n = (ssize_t)held_len;
+		held_len = 0;
+	} else if ((n = serve_recv_msg(in.b, sizeof(in.b), task_fd)) < 0)
+		serve_exit();
+	return n > 0 && serve_accept((size_t)n);
+}
+
+/* Takes a launch sent while a task runs; at end of file, returns -1. */
+static int
+serve_hold(void)
+{
+	ssize_t n = serve_recv_msg(held.b, sizeof(held.b), held_fd);
+
+	if (n < 0)
+		return -1;
+	held_len = (size_t)n;
+	return 0;
+}
+
+/* Drops the held launch unstarted, saying so on its socket: vigil asked
+ * (a signal for it), or stopped watching it. */
+static void
+serve_drop(int say)
+{
+	if (say) {
+		report_fd = held_fd[3];
+		report(VG_SHIM_DROPPED, 0, "held", NULL, 0);
+		report_fd = task_fd[3];
+	}
+	fds_close(held_fd);
+	held_len = 0;
 }
 
 /* Kills what is left of the task (everything in the namespace but the
@@ -517,13 +591,17 @@ serve_spawn(void)
 	return task;
 }
 
-/* Runs the task just received to its end and reports it. */
+/* What serve_task polls. */
+enum { P_SIG, P_TASK, P_CTL, P_HELD, NPOLL };
+
+/* Runs the task just received to its end and reports it; meanwhile
+ * holds one launch sent for after it. */
 static void
 serve_task(int sfd)
 {
 	struct signalfd_siginfo ssi;
 	struct vg_shim_sig sg;
-	struct pollfd pfd[3];
+	struct pollfd pfd[NPOLL];
 	struct rusage ru;
 	int st, tstatus = 0, done = 0, orphaned = 0, i;
 	pid_t task, p;
@@ -551,24 +629,37 @@ serve_task(int sfd)
 		serve_sweep();
 		return;
 	}
-	pfd[0].fd = sfd;
-	pfd[1].fd = task_fd[3];
-	pfd[2].fd = VG_SHIM_FD_CTL;
-	pfd[0].events = pfd[1].events = POLLIN;
-	pfd[2].events = 0;	/* only its end: vigil gone */
+	pfd[P_SIG].fd = sfd;
+	pfd[P_TASK].fd = task_fd[3];
+	pfd[P_CTL].fd = VG_SHIM_FD_CTL;
+	pfd[P_SIG].events = pfd[P_TASK].events = pfd[P_HELD].events = POLLIN;
 	while (!done) {
-		if (poll(pfd, 3, -1) < 0)
+		/* fd 3: a launch for after this task while none is held,
+		 * else only its end (vigil gone). */
+		pfd[P_CTL].events = held_len == 0 && !orphaned ? POLLIN : 0;
+		pfd[P_HELD].fd = held_len > 0 ? held_fd[3] : -1;
+		if (poll(pfd, NPOLL, -1) < 0)
 			continue;
-		if (pfd[2].revents & (POLLHUP | POLLERR)) {
+		if ((pfd[P_CTL].revents & POLLIN) && serve_hold() != 0)
+			pfd[P_CTL].revents |= POLLHUP;
+		if (pfd[P_CTL].revents & (POLLHUP | POLLERR)) {
 			/* vigil is gone: the task runs on, as a task of a
 			 * shim of its own would (resume and cancel find it
 			 * by its environment), and the executor ends with
-			 * it. */
+			 * it; a held launch is never started. */
 			orphaned = 1;
-			pfd[2].fd = -1;
+			pfd[P_CTL].fd = -1;
+			if (held_len > 0)
+				serve_drop(0);
 		}
-		if (pfd[1].revents) {
-			n = recv(pfd[1].fd, &sg, sizeof(sg), MSG_DONTWAIT);
+		if (pfd[P_HELD].revents) {
+			/* A signal for a task that has not started (cancel),
+			 * or its socket closed: it never starts. */
+			serve_drop(recv(held_fd[3], &sg, sizeof(sg),
+			    MSG_DONTWAIT) > 0);
+		}
+		if (pfd[P_TASK].revents) {
+			n = recv(pfd[P_TASK].fd, &sg, sizeof(sg), MSG_DONTWAIT);
 			if (n == (ssize_t)sizeof(sg) && sg.sig > 0 &&
 			    sg.sig < 65)
 				kill(-1, sg.sig);
@@ -576,9 +667,9 @@ serve_task(int sfd)
 			    errno != EINTR))
 				/* Closed: by a vigil that died (fd 3 will
 				 * say) or that stopped watching. */
-				pfd[1].fd = -1;
+				pfd[P_TASK].fd = -1;
 		}
-		if (pfd[0].revents) {
+		if (pfd[P_SIG].revents) {
 			while (read(sfd, &ssi, sizeof(ssi)) > 0)
 				;
 			while ((p = wait4(-1, &st, WNOHANG, &ru)) > 0) {
@@ -599,7 +690,8 @@ serve_task(int sfd)
 		serve_exit();
 }
 
-/* The executor's loop: one task at a time until vigil closes fd 3. */
+/* The executor's loop: one task at a time until vigil closes fd 3, the
+ * one held first. */
 static void __attribute__((noreturn))
 serve(void)
 {
@@ -621,7 +713,7 @@ serve(void)
 	pfd.fd = VG_SHIM_FD_CTL;
 	pfd.events = POLLIN;
 	for (;;) {
-		if (poll(&pfd, 1, -1) < 0)
+		if (held_len == 0 && poll(&pfd, 1, -1) < 0)
 			continue;
 		if (serve_recv() == 1)
 			serve_task(sfd);

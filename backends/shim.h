@@ -32,8 +32,9 @@
 #include <stdint.h>
 
 #define VG_SHIM_MAGIC		0x48534756u	/* "VGSH" */
-#define VG_SHIM_VERSION		3	/* 2: usage in vg_shim_msg; 3: argv,
-					 * env, VG_SHIM_SERVE */
+#define VG_SHIM_VERSION		4	/* 2: usage in vg_shim_msg; 3: argv,
+					 * env, VG_SHIM_SERVE; 4: a launch
+					 * held, VG_SHIM_DROPPED */
 #define VG_SHIM_MAX_SIZE	(128 * 1024)
 #define VG_SHIM_MAX_RULES	64
 #define VG_SHIM_MAX_LIMITS	8
@@ -118,6 +119,7 @@ enum vg_shim_kind {
 	VG_SHIM_DONE = 1,	/* the task ran; wstatus is its status */
 	VG_SHIM_EXEC_FAILED,	/* the task could not be started */
 	VG_SHIM_SETUP_FAILED,	/* the sandbox could not be set up */
+	VG_SHIM_DROPPED,	/* an executor's held task never started */
 };
 
 /* One report: a single message on the control socket. */
@@ -153,8 +155,17 @@ struct vg_shim_msg {
  * ended goes to a closed socket and is lost, never to the next task.
  * The executor ends when fd 3 reaches end of file (vigil closed it, or
  * died): at once when idle, else once its task has ended; a task whose
- * vigil died runs on, as a shim's would.  The Landlock rule fds of the first launch
- * stay open in it for every task.
+ * vigil died runs on, as a shim's would.  The Landlock rule fds of the
+ * first launch stay open in it for every task.
+ *
+ * While a task runs, vigil may send one more launch, for the task that
+ * follows it in the slot: the executor holds it and starts it as soon as
+ * the running task's end is reported, without waiting for vigil.  A
+ * message on a held task's report socket (a signal: vigil cancelled it)
+ * drops it unstarted, and the executor answers VG_SHIM_DROPPED there; a
+ * held task whose socket closes, or whose vigil is gone (fd 3 at end of
+ * file), is dropped without a word.  A held task is never started after
+ * vigil has gone.
  */
 struct vg_shim_sig {
 	int32_t	sig;

@@ -77,14 +77,21 @@ struct dslot {
 	int			 ngpus;
 	int			*gpus;		/* pool indices, while running */
 	struct dslot		*next;		/* queue link */
+	/* Held to start after another (ahead, below): the running slot it
+	 * waits behind, and of a running slot the one held behind it. */
+	int			 ahead;
+	struct dslot		*behind;
+	struct dslot		*next_up;
 };
 
 struct direct {
 	struct vg_launcher	 launch;
 	struct dslot		**run;		/* runcap entries */
-	size_t			 nrun;
-	size_t			 runcap;	/* jobs, or more after a
+	size_t			 nrun;		/* running and held (nahead) */
+	size_t			 nahead;
+	size_t			 runcap;	/* 2 x jobs, or more after a
 						   reattach */
+	int			 ahead_off;	/* the backend cannot hold */
 	struct dslot		*qhead, *qtail;
 	size_t			 nqueued;
 	struct vg_sched_update	*ups;
@@ -298,6 +305,105 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 }
 
 /*
+ * Ahead: where the backend runs attempts one after another in a process
+ * kept for the slot (watch_only: local's executors, backends/shim.h),
+ * the next queued attempt is handed to that process while the slot's
+ * attempt still runs, and the process starts it the moment the running
+ * one ends, without waiting for this loop to notice the end and start
+ * it: the slot never idles for the driver.  A held attempt has not
+ * started: it takes no resources, has no deadline and is QUEUED for the
+ * driver; it becomes RUNNING (and takes what the one before it gave
+ * back) when the end of the one before it is seen.  Cancelling it drops
+ * it unstarted.
+ */
+
+/* Whether queued sl may be held behind running slot r: r runs in a kept
+ * process, holds none yet and is not being stopped, and sl needs what r
+ * gives back. */
+static int
+ahead_fits(const struct dslot *r, const struct dslot *sl)
+{
+	return !r->ahead && r->next_up == NULL && r->a->watch_only &&
+	    !r->exited && !r->cancelled && !r->timed_out &&
+	    r->kill_at == 0 && r->ngpus == 0 && sl->ngpus == 0 &&
+	    sl->cpus == r->cpus && sl->memory == r->memory;
+}
+
+/* Hands the head of the queue to the process of each running slot that
+ * can hold one, while the backend can. */
+static void
+start_ahead(struct direct *d)
+{
+	struct vg_attempt *a;
+	struct dslot *sl, *r;
+	struct vg_err e;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < d->nrun && d->nrun < d->runcap && !d->ahead_off &&
+	    d->qhead != NULL; i++) {
+		r = d->run[i];
+		sl = d->qhead;
+		if (!ahead_fits(r, sl))
+			continue;
+		d->qhead = sl->next;
+		if (d->qtail == sl)
+			d->qtail = NULL;
+		d->nqueued--;
+		sl->next = NULL;
+		vg_err_init(&e);
+		a = sl->a;
+		a->pid = 0;
+		a->pidfd = -1;
+		a->reuse_ok = 1;
+		a->watch_only = 0;
+		a->ahead_of = r->a;
+		rc = d->launch.ops->start(&d->launch, a, &e);
+		a->ahead_of = NULL;
+		if (rc == VG_EAGAIN || (rc == 0 && !a->watch_only)) {
+			/* Not held (nor started: a backend that holds none
+			 * says EAGAIN): back to the head, and no more. */
+			sl->next = d->qhead;
+			d->qhead = sl;
+			if (d->qtail == NULL)
+				d->qtail = sl;
+			d->nqueued++;
+			d->ahead_off = 1;
+			return;
+		}
+		if (rc != 0) {
+			push_never_ran(d, a, VG_ST_BACKEND_ERROR, e.msg[0] ?
+			    e.msg : "backend failed to start the task");
+			slot_free(d, sl);
+			continue;
+		}
+		sl->ahead = 1;
+		sl->behind = r;
+		r->next_up = sl;
+		d->run[d->nrun++] = sl;
+		d->nahead++;
+	}
+}
+
+/* The slot held behind one that ended has started: it runs now. */
+static void
+promote(struct direct *d, struct dslot *q)
+{
+	struct vg_sched_update *u;
+
+	q->ahead = 0;
+	q->behind = NULL;
+	d->nahead--;
+	(void)slot_take(d, q);
+	q->a->started = vg_now();
+	slot_deadline(d, q);
+	if (q->cancelled)	/* dropped unstarted: its end follows */
+		return;
+	u = push_update(d, q->a, VG_ST_RUNNING);
+	snprintf(u->handle, sizeof(u->handle), "%ld", (long)q->a->pid);
+}
+
+/*
  * Starts queued attempts, first fit in task order: the queue is walked
  * once, and each attempt whose resources are free starts, while fewer
  * than --jobs run.
@@ -307,8 +413,8 @@ start_ready(struct vg_sched *s, struct direct *d)
 {
 	struct dslot *sl, *prev = NULL, *next;
 
-	for (sl = d->qhead; sl != NULL && d->nrun < (size_t)s->jobs;
-	    sl = next) {
+	for (sl = d->qhead; sl != NULL && d->nrun - d->nahead <
+	    (size_t)s->jobs; sl = next) {
 		next = sl->next;
 		if (!fits_now(d, sl) || !slot_take(d, sl)) {
 			prev = sl;
@@ -324,6 +430,7 @@ start_ready(struct vg_sched *s, struct direct *d)
 		sl->next = NULL;
 		slot_start(s, d, sl);
 	}
+	start_ahead(d);
 }
 
 /* The backend m's attempts run on: s->backend, else by name. */
@@ -413,7 +520,7 @@ direct_open(struct vg_sched *s, struct vg_err *e)
 	d->cpus_free = pool.cpus;
 	d->mem_free = pool.memory;
 	d->gpu_busy = vg_xcalloc(pool.ngpus + 1, 1);
-	d->runcap = (size_t)s->jobs;
+	d->runcap = 2 * (size_t)s->jobs;	/* running and held */
 	d->run = vg_xcalloc(d->runcap, sizeof(*d->run));
 	d->pfds = vg_xcalloc(d->runcap + 1, sizeof(*d->pfds));
 	if (prctl(PR_GET_CHILD_SUBREAPER, &subreaper, 0, 0, 0) == 0)
@@ -569,7 +676,7 @@ run_remove(struct direct *d, size_t i)
 static void
 slot_done(struct direct *d, size_t i, struct vg_result *r)
 {
-	struct dslot *sl = d->run[i];
+	struct dslot *sl = d->run[i], *next;
 	struct vg_attempt *a = sl->a;
 	struct vg_sched_update *u;
 
@@ -581,7 +688,8 @@ slot_done(struct direct *d, size_t i, struct vg_result *r)
 		r->state = VG_ST_TIMEOUT;
 		snprintf(r->reason, sizeof(r->reason), "timed out after %gs",
 		    a->timeout);
-	} else if (sl->cancelled && r->state != VG_ST_SUCCEEDED) {
+	} else if (sl->cancelled && r->state != VG_ST_SUCCEEDED &&
+	    r->state != VG_ST_CANCELLED) {
 		r->state = VG_ST_CANCELLED;
 		snprintf(r->reason, sizeof(r->reason), "cancelled");
 	}
@@ -596,7 +704,15 @@ slot_done(struct direct *d, size_t i, struct vg_result *r)
 	vg_strlcpy(u->reason, r->reason, sizeof(u->reason));
 	snprintf(u->handle, sizeof(u->handle), "%ld", (long)a->pid);
 	run_remove(d, i);
+	if (sl->ahead) {
+		/* It ended held (refused, dropped, or its process gone). */
+		sl->behind->next_up = NULL;
+		d->nahead--;
+	}
+	next = sl->next_up;
 	slot_free(d, sl);
+	if (next != NULL)
+		promote(d, next);
 }
 
 /*
@@ -735,6 +851,43 @@ reap_strays(struct direct *d)
 	}
 }
 
+/* The entry of slot sl in the running slots, or d->nrun. */
+static size_t
+run_index(const struct direct *d, const struct dslot *sl)
+{
+	size_t j;
+
+	for (j = 0; j < d->nrun && d->run[j] != sl; j++)
+		;
+	return j;
+}
+
+/* True when fd is readable now. */
+static int
+fd_ready(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return fd >= 0 && poll(&p, 1, 0) > 0;
+}
+
+/* Reaps slot j whose descriptor is readable; a held slot's, after the
+ * one it waits behind when that ended too (so that it is seen to start
+ * before it is seen to end). */
+static void
+reap_in_order(struct direct *d, size_t j)
+{
+	struct dslot *q = d->run[j], *r = q->behind;
+
+	if (q->ahead && r != NULL && !r->exited && !r->no_pidfd &&
+	    fd_ready(r->a->pidfd)) {
+		(void)slot_reap(d, run_index(d, r));
+		if ((j = run_index(d, q)) == d->nrun)
+			return;
+	}
+	(void)slot_reap(d, j);
+}
+
 static int
 direct_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
     struct vg_sched_update **ups, size_t *n, struct vg_err *e)
@@ -798,7 +951,7 @@ direct_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
 				    d->run[j]->a->pidfd == d->pfds[i].fd)
 					break;
 			if (j < d->nrun)
-				(void)slot_reap(d, j);
+				reap_in_order(d, j);
 		}
 	}
 	for (i = d->nrun; i-- > 0; )
