@@ -25,8 +25,11 @@
  * is never held behind a big one.  GPUs are given by id, lowest free
  * first, and never to two running attempts; an attempt that could never
  * fit fails at once.  The driver limits how many attempts it hands over
- * through s->window (2 x what can run at once), so memory stays flat for
+ * through s->window (3 x what can run at once), so memory stays flat for
  * large runs and the queue always holds the next tasks that could fit.
+ * Where the backend runs a slot's attempts in a process kept for the
+ * slot, the next queued attempt is handed to it ahead of time and starts
+ * the moment the slot's attempt ends ("Ahead" below).
  *
  * After a crash, reattach takes an attempt of the dead vigil over through
  * vg_backend_reattach (a monitor still running, adopted through its
@@ -80,6 +83,7 @@ struct dslot {
 	/* Held to start after another (ahead, below): the running slot it
 	 * waits behind, and of a running slot the one held behind it. */
 	int			 ahead;
+	int			 dropped;	/* cancelled while held */
 	struct dslot		*behind;
 	struct dslot		*next_up;
 };
@@ -397,8 +401,10 @@ promote(struct direct *d, struct dslot *q)
 	(void)slot_take(d, q);
 	q->a->started = vg_now();
 	slot_deadline(d, q);
-	if (q->cancelled)	/* dropped unstarted: its end follows */
+	if (q->cancelled) {	/* dropped unstarted: its end follows */
+		q->dropped = 1;
 		return;
+	}
 	u = push_update(d, q->a, VG_ST_RUNNING);
 	snprintf(u->handle, sizeof(u->handle), "%ld", (long)q->a->pid);
 }
@@ -525,12 +531,13 @@ direct_open(struct vg_sched *s, struct vg_err *e)
 	d->pfds = vg_xcalloc(d->runcap + 1, sizeof(*d->pfds));
 	if (prctl(PR_GET_CHILD_SUBREAPER, &subreaper, 0, 0, 0) == 0)
 		d->subreaper = subreaper;
-	/* Keep twice what can run at once in hand so a freed slot is
-	 * refilled inside the same poll, without a round trip through the
-	 * driver. */
+	/* Keep three times what can run at once in hand: as many held
+	 * behind the running ones (ahead), and as many again queued, so
+	 * that a freed slot is refilled, and its next handed over, inside
+	 * the same poll, without a round trip through the driver. */
 	fit = pool.unbounded || s->m == NULL ? s->jobs : most_fit(s->m,
 	    &pool);
-	s->window = 2 * (fit < s->jobs ? fit : s->jobs);
+	s->window = 3 * (fit < s->jobs ? fit : s->jobs);
 	s->priv = d;
 	return 0;
 }
@@ -689,7 +696,8 @@ slot_done(struct direct *d, size_t i, struct vg_result *r)
 		snprintf(r->reason, sizeof(r->reason), "timed out after %gs",
 		    a->timeout);
 	} else if (sl->cancelled && r->state != VG_ST_SUCCEEDED &&
-	    r->state != VG_ST_CANCELLED) {
+	    !((sl->ahead || sl->dropped) && r->state == VG_ST_CANCELLED)) {
+		/* (a held one dropped unstarted says so itself) */
 		r->state = VG_ST_CANCELLED;
 		snprintf(r->reason, sizeof(r->reason), "cancelled");
 	}

@@ -67,6 +67,22 @@ struct trec {
 	int			 cancel_req;
 	pid_t			 pid;
 	enum vg_state		 state;
+	int			 dirty;		/* its row waits in
+						   drv.dirty[dirty - 1] */
+	int			 adirty;	/* its attempt's row, in
+						   drv.adirty[adirty - 1] */
+};
+
+/* An attempt row kept until the transaction commits, with copies of
+ * its strings (the record's pointers are set when it is written). */
+struct attempt_w {
+	size_t			 i;		/* its task */
+	struct vg_attempt_rec	 rec;
+	unsigned char		 has;		/* which strings are set */
+	char			 handle[64];
+	char			 node[64];
+	char			 gpus[256];
+	char			 reason[256];
 };
 
 /* The strings of a task row that belong to its latest attempt. */
@@ -131,6 +147,14 @@ struct drv {
 	long long			 txn_t0;	/* its begin, mono ms */
 	int				 group_ms;	/* 0: one per step */
 	unsigned long			 ncommits;	/* of this drive */
+	/* Task rows changed in the open transaction, written once each
+	 * just before it commits (a task often moves QUEUED, RUNNING and
+	 * to its end within one): row i of task dirty_i[i]. */
+	struct vg_task_rec		*dirty;
+	size_t				*dirty_i;
+	size_t				 ndirty, dirtycap;
+	struct attempt_w		*adirty;	/* likewise attempts */
+	size_t				 nadirty, adirtycap;
 	/* Task directories made here: RUN/tasks (tasks_fd, -1 until the
 	 * first, or when it cannot be opened) and empty ones kept in
 	 * RUN/tmp for the next tasks (common/dirpool.h). */
@@ -538,11 +562,21 @@ strings_cb(void *arg, const struct vg_task_rec *t, const char *mj,
 static int
 task_strings(struct drv *d, size_t i, struct tstrings *s, struct vg_err *e)
 {
+	const struct vg_task_rec *w;
+
 	if (d->live[i] != NULL) {
 		*s = d->live[i]->s;
 		return 0;
 	}
 	memset(s, 0, sizeof(*s));
+	if (d->tr[i].dirty > 0) {
+		/* Its row in the store is not written yet. */
+		w = &d->dirty[d->tr[i].dirty - 1];
+		vg_strlcpy(s->handle, w->handle, sizeof(s->handle));
+		vg_strlcpy(s->node, w->node, sizeof(s->node));
+		vg_strlcpy(s->gpus, w->gpus, sizeof(s->gpus));
+		return 0;
+	}
 	if (d->tr[i].attempts == 0)
 		return 0;
 	return vg_store_task_each(d->st, d->run_id, d->tr[i].index,
@@ -565,6 +599,98 @@ load_cb(void *arg, const struct vg_task_rec *t, const char *mj,
 	return 0;
 }
 
+/* Keeps full as task i's row until the driver's transaction commits
+ * (row_flush). */
+static void
+row_defer(struct drv *d, size_t i, const struct vg_task_rec *full)
+{
+	struct trec *t = &d->tr[i];
+
+	if (t->dirty == 0) {
+		d->dirty = vg_xgrow(d->dirty, &d->dirtycap, d->ndirty + 1,
+		    sizeof(*d->dirty));
+		d->dirty_i = vg_xrealloc(d->dirty_i, d->dirtycap *
+		    sizeof(*d->dirty_i));
+		d->dirty_i[d->ndirty] = i;
+		t->dirty = (int)++d->ndirty;
+	}
+	d->dirty[t->dirty - 1] = *full;
+}
+
+/* Writes the attempt row w keeps. */
+static int
+attempt_write(struct drv *d, struct attempt_w *w, struct vg_err *e)
+{
+	w->rec.handle = w->has & 1 ? w->handle : NULL;
+	w->rec.node = w->has & 2 ? w->node : NULL;
+	w->rec.gpus = w->has & 4 ? w->gpus : NULL;
+	w->rec.reason = w->has & 8 ? w->reason : NULL;
+	return vg_store_attempt_put(d->st, d->run_id, &w->rec, e);
+}
+
+/* Copies s into buf (len bytes) and sets bit in *has when s is set. */
+static void
+keep_str(char *buf, size_t len, const char *s, unsigned char *has,
+    unsigned char bit)
+{
+	if (s == NULL)
+		return;
+	vg_strlcpy(buf, s, len);
+	*has |= bit;
+}
+
+/* Keeps ar as the row of task i's attempt until the transaction
+ * commits; one of an earlier attempt of the task kept is written now. */
+static int
+attempt_defer(struct drv *d, size_t i, const struct vg_attempt_rec *ar,
+    struct vg_err *e)
+{
+	struct trec *t = &d->tr[i];
+	struct attempt_w *w;
+	int rc;
+
+	if (t->adirty == 0) {
+		d->adirty = vg_xgrow(d->adirty, &d->adirtycap, d->nadirty + 1,
+		    sizeof(*d->adirty));
+		t->adirty = (int)++d->nadirty;
+	} else if (d->adirty[t->adirty - 1].rec.attempt != ar->attempt &&
+	    (rc = attempt_write(d, &d->adirty[t->adirty - 1], e)) != 0)
+		return rc;
+	w = &d->adirty[t->adirty - 1];
+	w->i = i;
+	w->rec = *ar;
+	w->has = 0;
+	keep_str(w->handle, sizeof(w->handle), ar->handle, &w->has, 1);
+	keep_str(w->node, sizeof(w->node), ar->node, &w->has, 2);
+	keep_str(w->gpus, sizeof(w->gpus), ar->gpus, &w->has, 4);
+	keep_str(w->reason, sizeof(w->reason), ar->reason, &w->has, 8);
+	return 0;
+}
+
+/* Writes the rows row_defer and attempt_defer kept (into the open
+ * transaction); with write 0, drops them (the transaction rolls back). */
+static int
+row_flush(struct drv *d, int write, struct vg_err *e)
+{
+	size_t k;
+	int rc = 0;
+
+	for (k = 0; k < d->ndirty; k++) {
+		d->tr[d->dirty_i[k]].dirty = 0;
+		if (write && rc == 0)
+			rc = vg_store_task_put(d->st, d->run_id, &d->dirty[k],
+			    e);
+	}
+	d->ndirty = 0;
+	for (k = 0; k < d->nadirty; k++) {
+		d->tr[d->adirty[k].i].adirty = 0;
+		if (write && rc == 0)
+			rc = attempt_write(d, &d->adirty[k], e);
+	}
+	d->nadirty = 0;
+	return rc;
+}
+
 /* Moves task i to state st (counts, progress, task row, event). */
 static int
 set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
@@ -581,8 +707,15 @@ set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
 	t->state = st;
 	d->counts[st]++;
 	rec_of(&full, t, &s);
-	if ((rc = record_task(d->st, d->run_id, &full, attempt, reason,
-	    e)) != 0)
+	if (d->txn) {
+		/* The row at the commit, its event now. */
+		vg_strlcpy(full.reason, reason, sizeof(full.reason));
+		row_defer(d, i, &full);
+		rc = vg_store_event(d->st, d->run_id, full.index, attempt,
+		    st, reason, e);
+	} else
+		rc = record_task(d->st, d->run_id, &full, attempt, reason, e);
+	if (rc != 0)
 		return rc;
 	if (d->pg != NULL)
 		vg_progress_task(d->pg, t->index, drv_label(d, i), st, attempt,
@@ -621,6 +754,8 @@ put_attempt(struct drv *d, const struct trec *t, const struct tstrings *s,
 	}
 	if (r != NULL && !vg_usage_off())
 		ar.usage = r->usage;
+	if (d->txn)
+		return attempt_defer(d, (size_t)(t - d->tr), &ar, e);
 	return vg_store_attempt_put(d->st, d->run_id, &ar, e);
 }
 
@@ -1631,6 +1766,7 @@ txn_abort(struct drv *d)
 {
 	if (!d->txn)
 		return;
+	(void)row_flush(d, 0, NULL);
 	vg_store_rollback(d->st);
 	d->txn = 0;
 	vg_progress_release(d->pg, 0);
@@ -1644,7 +1780,8 @@ txn_commit(struct drv *d, struct vg_err *e)
 
 	if (!d->txn)
 		return 0;
-	if ((rc = vg_store_commit(d->st, e)) != 0) {
+	if ((rc = row_flush(d, 1, e)) != 0 ||
+	    (rc = vg_store_commit(d->st, e)) != 0) {
 		txn_abort(d);
 		return rc;
 	}
@@ -1872,9 +2009,11 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 			goto out;
 	}
 	res->state = final_state(&d);
-	/* The run's end joins the last steps' transaction. */
+	/* The run's end joins the last steps' transaction (its rows
+	 * written first: the claim reads them). */
 	if ((rc = txn_open(&d, e)) == 0) {
-		if ((rc = vg_store_run_set_state(st, run_id, res->state,
+		if ((rc = row_flush(&d, 1, e)) != 0 ||
+		    (rc = vg_store_run_set_state(st, run_id, res->state,
 		    d.cancel_why, e)) != 0 ||
 		    (rc = vg_store_run_set_owner(st, run_id, 0, 0, e)) != 0 ||
 		    (rc = vg_notify_claim(st, run_id, m, res->state,
@@ -1931,6 +2070,9 @@ out:
 	free(d.live);
 	free(d.tr);
 	free(d.retry);
+	free(d.dirty);
+	free(d.dirty_i);
+	free(d.adirty);
 	vg_dirpool_close(&d.dirs);
 	if (d.tasks_fd >= 0)
 		close(d.tasks_fd);

@@ -87,6 +87,7 @@ struct vg_store {
 	int		 in_txn;
 	sqlite3_stmt	*stmt[ST__COUNT];
 	sqlite3_stmt	*audit_pack;	/* insert, prepared on first use */
+	sqlite3_stmt	*begin, *commit; /* of each transaction, likewise */
 	struct pack_scratch pk;
 };
 
@@ -910,6 +911,8 @@ vg_store_close(struct vg_store *s)
 	for (i = 0; i < ST__COUNT; i++)
 		sqlite3_finalize(s->stmt[i]);
 	sqlite3_finalize(s->audit_pack);
+	sqlite3_finalize(s->begin);
+	sqlite3_finalize(s->commit);
 	free(s->pk.str);
 	free(s->pk.rec);
 	vg_buf_release(&s->pk.fenc);
@@ -927,12 +930,34 @@ vg_store_home(const struct vg_store *s)
 	return s->home;
 }
 
+/* Runs sql through the statement *st keeps (prepared at first use: a
+ * run's many transactions parse BEGIN and COMMIT once), as db_exec. */
+static int
+db_exec_kept(struct vg_store *s, sqlite3_stmt **st, const char *sql,
+    struct vg_err *e)
+{
+	int rc;
+
+	if (*st == NULL && sqlite3_prepare_v2(s->db, sql, -1, st, NULL) !=
+	    SQLITE_OK)
+		return db_exec(s, sql, e);
+	rc = sqlite3_step(*st);
+	if (rc == SQLITE_DONE || rc == SQLITE_ROW) {
+		(void)sqlite3_reset(*st);
+		return 0;
+	}
+	rc = vg_err_set(e, VG_ESTATE, "state database '%s/vigil.db': %s",
+	    s->home, sqlite3_errmsg(s->db));
+	(void)sqlite3_reset(*st);
+	return rc;
+}
+
 int
 vg_store_begin(struct vg_store *s, struct vg_err *e)
 {
 	int rc;
 
-	if ((rc = db_exec(s, "BEGIN IMMEDIATE", e)) == 0)
+	if ((rc = db_exec_kept(s, &s->begin, "BEGIN IMMEDIATE", e)) == 0)
 		s->in_txn = 1;
 	return rc;
 }
@@ -942,7 +967,7 @@ vg_store_commit(struct vg_store *s, struct vg_err *e)
 {
 	int rc;
 
-	if ((rc = db_exec(s, "COMMIT", e)) == 0)
+	if ((rc = db_exec_kept(s, &s->commit, "COMMIT", e)) == 0)
 		s->in_txn = 0;
 	return rc;
 }

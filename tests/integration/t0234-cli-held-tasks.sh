@@ -20,6 +20,16 @@ wait_state() {	# run task state
 	fail "task $2 of $1 never $3 (now $(state_of "$1" "$2"))"
 }
 
+new_run() {	# the newest run once it is not $1
+	i=0
+	while [ $i -lt 150 ]; do
+		n=$(last 2>/dev/null) && [ -n "$n" ] && [ "$n" != "$1" ] &&
+		    { echo "$n"; return 0; }
+		sleep 0.1; i=$((i + 1))
+	done
+	fail "no new run after $1"
+}
+
 # 1. One at a time and in order: each task's start (its own clock) comes
 # after the end of the one before it.
 cat >"$W/seq.yaml" <<'Y'
@@ -53,12 +63,9 @@ matrix:
   i: [0, 1, 2]
 command: echo "ran ${{ matrix.i }}"; if [ ${{ matrix.i }} = 0 ]; then sleep 3; fi
 Y
+prev=$id
 "$VIGIL" run -q --jobs 1 "$W/c.yaml" >/dev/null 2>&1 & vpid=$!
-i=0
-while [ $i -lt 100 ]; do
-	id=$(last 2>/dev/null) && [ -n "$id" ] && break
-	sleep 0.1; i=$((i + 1))
-done
+id=$(new_run "$prev")
 wait_state "$id" 0 RUNNING
 "$VIGIL" cancel "$id/1" >"$W/o" || fail "cancel task 1: $(cat "$W/o")"
 wait $vpid
@@ -72,12 +79,7 @@ expect_eq "output of the task after it" "ran 2" "$("$VIGIL" logs "$id/2")"
 # 3. vigil killed while a task is held: the running one runs on, the held
 # one never starts; resume runs it once.
 "$VIGIL" run -q --jobs 1 "$W/c.yaml" >/dev/null 2>&1 & vpid=$!
-i=0
-while [ $i -lt 100 ]; do
-	nid=$(last 2>/dev/null) && [ -n "$nid" ] && [ "$nid" != "$id" ] && break
-	sleep 0.1; i=$((i + 1))
-done
-id=$nid
+id=$(new_run "$id")
 wait_state "$id" 0 RUNNING
 sleep 0.3
 kill -9 $vpid

@@ -123,7 +123,7 @@ test_exit_codes_and_parallelism(void **state)
 
 	(void)state;
 	dt_open(&t, cmds, 5, 2);
-	assert_int_equal(t.s.window, 4);
+	assert_int_equal(t.s.window, 6);
 	vg_err_init(&e);
 	for (i = 0; i < 5; i++)
 		assert_int_equal(t.s.ops->submit(&t.s, &t.a[i], &e), 0);
