@@ -72,9 +72,16 @@ Y
 	job=${job%%_*}
 	: >"$W/sacct"
 	if [ "$ACCT" = 1 ]; then
-		# sacct's own view of the same job.
-		sacct -n -P -j "$job" -o JobID,TotalCPU,AllocCPUS,AllocTRES >"$W/sacct" ||
-		    fail "$iface: sacct"
+		# sacct's own view of the same job, once slurmdbd has both
+		# elements (under load it may list one before the other).
+		k=0
+		while :; do
+			sacct -n -P -j "$job" -o JobID,TotalCPU,AllocCPUS,AllocTRES >"$W/sacct" ||
+			    fail "$iface: sacct"
+			[ "$(grep -c "^${job}_[01]|" "$W/sacct")" -eq 2 ] && break
+			[ $k -lt 50 ] || break	# the check below says what is missing
+			sleep 0.2; k=$((k + 1))
+		done
 	fi
 	python3 "$W/check.py" "$W/s.json" "$W/sacct" "$ACCT" ||
 	    fail "$iface: usage: $(cat "$W/s.json") $(cat "$W/sacct")"
