@@ -260,6 +260,38 @@ slot_deadline(struct direct *d, struct dslot *sl)
 		    0)) * 1000.0 + 0.5);
 }
 
+/* Has the launcher start sl's attempt (after ahead_of, when not NULL:
+ * "Ahead" below); returns its rc. */
+static int
+launch_start(struct direct *d, struct dslot *sl,
+    const struct vg_attempt *ahead_of, struct vg_err *e)
+{
+	struct vg_attempt *a = sl->a;
+	int rc;
+
+	vg_err_init(e);
+	a->pid = 0;
+	a->pidfd = -1;
+	/* Slots are watched through a->pidfd and ended through finish, so
+	 * the backend may keep a process from one attempt to the next. */
+	a->reuse_ok = 1;
+	a->watch_only = 0;
+	a->ahead_of = ahead_of;
+	rc = d->launch.ops->start(&d->launch, a, e);
+	a->ahead_of = NULL;
+	return rc;
+}
+
+/* Reports BACKEND_ERROR for sl, whose start failed with e, and drops
+ * it. */
+static void
+start_failed(struct direct *d, struct dslot *sl, const struct vg_err *e)
+{
+	push_never_ran(d, sl->a, VG_ST_BACKEND_ERROR, e->msg[0] ? e->msg :
+	    "backend failed to start the task");
+	slot_free(d, sl);
+}
+
 /* Starts one queued attempt; reports RUNNING or BACKEND_ERROR. */
 static void
 slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
@@ -268,17 +300,8 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 	struct vg_sched_update *u;
 	struct vg_err e;
 
-	vg_err_init(&e);
-	a->pid = 0;
-	a->pidfd = -1;
-	/* Slots are watched through a->pidfd and ended through finish, so
-	 * the backend may keep a process from one attempt to the next. */
-	a->reuse_ok = 1;
-	a->watch_only = 0;
-	if (d->launch.ops->start(&d->launch, a, &e) != 0) {
-		push_never_ran(d, a, VG_ST_BACKEND_ERROR, e.msg[0] ? e.msg :
-		    "backend failed to start the task");
-		slot_free(d, sl);
+	if (launch_start(d, sl, NULL, &e) != 0) {
+		start_failed(d, sl, &e);
 		return;
 	}
 	if (a->pidfd < 0) {
@@ -338,7 +361,6 @@ ahead_fits(const struct dslot *r, const struct dslot *sl)
 static void
 start_ahead(struct direct *d)
 {
-	struct vg_attempt *a;
 	struct dslot *sl, *r;
 	struct vg_err e;
 	size_t i;
@@ -355,16 +377,8 @@ start_ahead(struct direct *d)
 			d->qtail = NULL;
 		d->nqueued--;
 		sl->next = NULL;
-		vg_err_init(&e);
-		a = sl->a;
-		a->pid = 0;
-		a->pidfd = -1;
-		a->reuse_ok = 1;
-		a->watch_only = 0;
-		a->ahead_of = r->a;
-		rc = d->launch.ops->start(&d->launch, a, &e);
-		a->ahead_of = NULL;
-		if (rc == VG_EAGAIN || (rc == 0 && !a->watch_only)) {
+		rc = launch_start(d, sl, r->a, &e);
+		if (rc == VG_EAGAIN || (rc == 0 && !sl->a->watch_only)) {
 			/* Not held (nor started: a backend that holds none
 			 * says EAGAIN): back to the head, and no more. */
 			sl->next = d->qhead;
@@ -376,9 +390,7 @@ start_ahead(struct direct *d)
 			return;
 		}
 		if (rc != 0) {
-			push_never_ran(d, a, VG_ST_BACKEND_ERROR, e.msg[0] ?
-			    e.msg : "backend failed to start the task");
-			slot_free(d, sl);
+			start_failed(d, sl, &e);
 			continue;
 		}
 		sl->ahead = 1;

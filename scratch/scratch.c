@@ -784,6 +784,16 @@ split_path(const char *path, const char **last)
 	return vg_xstrndup(path, (size_t)(slash - path));
 }
 
+/* Removes owner record name under runfd (run directory rpath); a failure
+ * other than its absence becomes *rc unless that holds one already. */
+static void
+drop_owner(int runfd, const char *name, const char *rpath, int *rc,
+    struct vg_err *e)
+{
+	if (unlinkat(runfd, name, 0) != 0 && errno != ENOENT && *rc == 0)
+		*rc = vg_err_errno(e, "cannot remove '%s/%s'", rpath, name);
+}
+
 int
 vg_scratch_finish(const char *path, enum vg_keep keep, int task_succeeded,
     struct vg_err *e)
@@ -813,18 +823,14 @@ vg_scratch_finish(const char *path, enum vg_keep keep, int task_succeeded,
 		rc = rm_at_pool(rfd, task, path, kept && kept_run.live > 0 ?
 		    &kept_run.pool : NULL, e);
 	if (!kept) {
-		if (unlinkat(rfd, task_owner_name(task, owner,
-		    sizeof(owner)), 0) != 0 && errno != ENOENT && rc == 0)
-			rc = vg_err_errno(e, "cannot remove '%s/%s'", rpath,
-			    owner);
+		drop_owner(rfd, task_owner_name(task, owner, sizeof(owner)),
+		    rpath, &rc, e);
 		close(rfd);
 	} else if (kept_run.live == 0) {
 		/* The process's last live task here: its record goes. */
 		vg_dirpool_close(&kept_run.pool);
-		if (kept_run.rec_ok && unlinkat(rfd, proc_owner_name(), 0) !=
-		    0 && errno != ENOENT && rc == 0)
-			rc = vg_err_errno(e, "cannot remove '%s/%s'", rpath,
-			    proc_owner_name());
+		if (kept_run.rec_ok)
+			drop_owner(rfd, proc_owner_name(), rpath, &rc, e);
 		kept_run.rec_ok = 0;
 	} else
 		goto out;	/* other tasks live: the run stays */

@@ -73,6 +73,12 @@ struct trec {
 						   drv.adirty[adirty - 1] */
 };
 
+/* A task row kept until the transaction commits. */
+struct task_w {
+	size_t			 i;		/* its task */
+	struct vg_task_rec	 rec;
+};
+
 /* An attempt row kept until the transaction commits, with copies of
  * its strings (the record's pointers are set when it is written). */
 struct attempt_w {
@@ -149,9 +155,8 @@ struct drv {
 	unsigned long			 ncommits;	/* of this drive */
 	/* Task rows changed in the open transaction, written once each
 	 * just before it commits (a task often moves QUEUED, RUNNING and
-	 * to its end within one): row i of task dirty_i[i]. */
-	struct vg_task_rec		*dirty;
-	size_t				*dirty_i;
+	 * to its end within one). */
+	struct task_w			*dirty;
 	size_t				 ndirty, dirtycap;
 	struct attempt_w		*adirty;	/* likewise attempts */
 	size_t				 nadirty, adirtycap;
@@ -571,7 +576,7 @@ task_strings(struct drv *d, size_t i, struct tstrings *s, struct vg_err *e)
 	memset(s, 0, sizeof(*s));
 	if (d->tr[i].dirty > 0) {
 		/* Its row in the store is not written yet. */
-		w = &d->dirty[d->tr[i].dirty - 1];
+		w = &d->dirty[d->tr[i].dirty - 1].rec;
 		vg_strlcpy(s->handle, w->handle, sizeof(s->handle));
 		vg_strlcpy(s->node, w->node, sizeof(s->node));
 		vg_strlcpy(s->gpus, w->gpus, sizeof(s->gpus));
@@ -609,12 +614,10 @@ row_defer(struct drv *d, size_t i, const struct vg_task_rec *full)
 	if (t->dirty == 0) {
 		d->dirty = vg_xgrow(d->dirty, &d->dirtycap, d->ndirty + 1,
 		    sizeof(*d->dirty));
-		d->dirty_i = vg_xrealloc(d->dirty_i, d->dirtycap *
-		    sizeof(*d->dirty_i));
-		d->dirty_i[d->ndirty] = i;
 		t->dirty = (int)++d->ndirty;
 	}
-	d->dirty[t->dirty - 1] = *full;
+	d->dirty[t->dirty - 1].i = i;
+	d->dirty[t->dirty - 1].rec = *full;
 }
 
 /* Writes the attempt row w keeps. */
@@ -676,10 +679,10 @@ row_flush(struct drv *d, int write, struct vg_err *e)
 	int rc = 0;
 
 	for (k = 0; k < d->ndirty; k++) {
-		d->tr[d->dirty_i[k]].dirty = 0;
+		d->tr[d->dirty[k].i].dirty = 0;
 		if (write && rc == 0)
-			rc = vg_store_task_put(d->st, d->run_id, &d->dirty[k],
-			    e);
+			rc = vg_store_task_put(d->st, d->run_id,
+			    &d->dirty[k].rec, e);
 	}
 	d->ndirty = 0;
 	for (k = 0; k < d->nadirty; k++) {
@@ -707,15 +710,15 @@ set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
 	t->state = st;
 	d->counts[st]++;
 	rec_of(&full, t, &s);
-	if (d->txn) {
-		/* The row at the commit, its event now. */
-		vg_strlcpy(full.reason, reason, sizeof(full.reason));
+	vg_strlcpy(full.reason, reason, sizeof(full.reason));
+	/* In the driver's transaction the row waits for its commit; the
+	 * event is written now. */
+	if (d->txn)
 		row_defer(d, i, &full);
-		rc = vg_store_event(d->st, d->run_id, full.index, attempt,
-		    st, reason, e);
-	} else
-		rc = record_task(d->st, d->run_id, &full, attempt, reason, e);
-	if (rc != 0)
+	else if ((rc = vg_store_task_put(d->st, d->run_id, &full, e)) != 0)
+		return rc;
+	if ((rc = vg_store_event(d->st, d->run_id, full.index, attempt, st,
+	    reason, e)) != 0)
 		return rc;
 	if (d->pg != NULL)
 		vg_progress_task(d->pg, t->index, drv_label(d, i), st, attempt,
@@ -2071,7 +2074,6 @@ out:
 	free(d.tr);
 	free(d.retry);
 	free(d.dirty);
-	free(d.dirty_i);
 	free(d.adirty);
 	vg_dirpool_close(&d.dirs);
 	if (d.tasks_fd >= 0)
