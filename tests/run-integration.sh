@@ -1,6 +1,6 @@
 #!/bin/sh
-# run-integration.sh BUILD_DIR - runs tests/integration/t*.sh with
-# VIGIL=BUILD_DIR/vigil.  Each script exits 0 (pass), 77 (skipped: it
+# run-integration.sh BUILD_DIR - runs tests/integration/t*.sh and the
+# hostile-task suite tests/security/s*.sh with VIGIL=BUILD_DIR/vigil.  Each script exits 0 (pass), 77 (skipped: it
 # prints the reason as its last line) or anything else (fail).  Ends with
 #   integration: N passed, N failed, N skipped
 # and, after it, one line per skipped test with that reason.  ONLY=pattern
@@ -44,7 +44,7 @@ run_lane() {
 }
 
 slurm="" rest=""
-for t in "$here"/integration/t*.sh; do
+for t in "$here"/integration/t*.sh "$here"/security/s*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
 	case "$name" in *${ONLY:-}*) ;; *) continue ;; esac
