@@ -54,6 +54,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runner/policy/host-access.h"
 #include "common/dirpool.h"
 #include "common/path.h"
 #include "common/proc.h"
@@ -180,7 +181,39 @@ iso_key(const struct vg_isolation_conf *iso)
 	h = fnv(h, "\001");
 	for (i = 0; i < iso->readable.n; i++)
 		h = fnv(h, iso->readable.v[i]);
+	h = fnv(h, "\001");
+	for (i = 0; i < iso->devices.n; i++)
+		h = fnv(h, iso->devices.v[i]);
+	h = fnv(h, "\001");
+	for (i = 0; i < iso->capabilities.n; i++)
+		h = fnv(h, iso->capabilities.v[i]);
 	return h;
+}
+
+/*
+ * isolation.capabilities is host access: root's powers kept by the task.
+ * Judged as a container's host access is (vg_policy_host_access): refused
+ * unless the policy's mode or a host-access allow rule lets it through.
+ */
+static int
+caps_allowed(const struct vg_manifest *m, struct vg_err *e)
+{
+	const struct vg_isolation_conf *iso = &m->isolation;
+	struct vg_buf why = VG_BUF_INIT;
+	struct vg_host_verdict hv;
+	size_t i;
+
+	if (iso->capabilities.n == 0 || iso->level == VG_ISO_NONE)
+		return 0;
+	for (i = 0; i < iso->capabilities.n; i++)
+		vg_buf_printf(&why, "isolation.capabilities '%s' keeps a "
+		    "capability of root's\n", iso->capabilities.v[i]);
+	vg_policy_host_access(&m->policy, vg_buf_str(&why), NULL, &hv);
+	vg_buf_release(&why);
+	if (hv.allowed)
+		return 0;
+	return vg_err_set(e, VG_EDENIED, "host access refused: %s",
+	    hv.reason);
 }
 
 /* The cgroup limits m asks of every task (memory: the attempt's, which
@@ -209,6 +242,8 @@ sandbox_for(const struct vg_manifest *m, const struct vg_sandbox **out,
 		*out = cache.sb;
 		return 0;
 	}
+	if ((rc = caps_allowed(m, e)) != 0)
+		return rc;
 	if ((rc = vg_sandbox_new(&m->isolation, &sb, e)) != 0)
 		return rc;
 	vg_sandbox_free(cache.sb);

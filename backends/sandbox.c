@@ -42,6 +42,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
+#include "common/caps.h"
 #include "common/buf.h"
 #include "backends/cgroup.h"
 #include "backends/sandbox.h"
@@ -79,6 +80,9 @@
 #define LL_WRITE_DIR	(LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | \
 	LL_FS_MAKE_CHAR | LL_FS_MAKE_DIR | LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | \
 	LL_FS_MAKE_FIFO | LL_FS_MAKE_BLOCK | LL_FS_MAKE_SYM | LL_FS_REFER)
+/* Rights no task is given beyond the devices it is granted: making a
+ * device node, and ioctl on a device. */
+#define LL_NO_DEV	(LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK | LL_FS_IOCTL_DEV)
 /* Rights that only apply to directories (EINVAL on a file rule). */
 #define LL_DIR_ONLY	(LL_FS_READ_DIR | LL_WRITE_DIR)
 
@@ -150,10 +154,13 @@ struct vg_sandbox {
 	int			 netns;
 	int			 private_tmp;
 	int			 own_proc;	/* mount /proc of the PID ns */
+	int			 own_shm;	/* mount a tmpfs on /dev/shm */
 	char			 uid_map[32];
 	char			 gid_map[32];
 
 	int			 nnp;
+	int			 dropcaps;	/* the task holds no caps */
+	uint64_t		 caps_keep;	/* but these (host access) */
 	int			 ll_abi;		/* 0: no Landlock */
 	struct ll_ruleset_attr	 ll_attr;
 	size_t			 ll_attr_size;
@@ -468,7 +475,11 @@ build_landlock(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
 	if (sb->ll_abi >= 5)
 		handled |= LL_FS_IOCTL_DEV;
 	sb->ll_attr.handled_access_fs = handled;
-	sb->ll_task_access = handled;
+	/* No device node is made anywhere, nor a device's ioctl used but
+	 * on the nodes below (the terminal, the null devices, the
+	 * devices the manifest lists, the task's GPUs). */
+	sb->ll_task_access = handled & ~LL_NO_DEV;
+	write &= ~LL_NO_DEV;
 	sb->dev_access = write | LL_FS_IOCTL_DEV | (strict ? LL_READ : 0);
 
 	for (i = 0; i < sizeof(dev_writable) / sizeof(dev_writable[0]); i++)
@@ -477,7 +488,7 @@ build_landlock(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
 			return rc;
 	for (i = 0; i < iso->writable.n; i++)
 		if ((rc = add_static_rule(sb, iso->writable.v[i],
-		    write | LL_READ | LL_FS_IOCTL_DEV, 0,
+		    write | LL_READ, 0,
 		    "isolation.writable", e)) != 0)
 			return rc;
 	for (i = 0; i < iso->devices.n; i++)
@@ -621,6 +632,7 @@ vg_sandbox_new(const struct vg_isolation_conf *iso, struct vg_sandbox **out,
 {
 	const struct vg_host_caps *c = vg_host_caps();
 	struct vg_sandbox *sb;
+	const char *bad;
 	int rc = 0, confine;
 
 	*out = NULL;
@@ -657,6 +669,15 @@ vg_sandbox_new(const struct vg_isolation_conf *iso, struct vg_sandbox **out,
 			    "and user namespaces are disabled): network "
 			    "open, /tmp shared");
 	}
+	/* Its own host name and SysV IPC objects: a task can neither set
+	 * the host's name nor see or remove the host's message queues,
+	 * semaphores and shared memory segments.  POSIX shared memory is
+	 * files in /dev/shm: a tmpfs of the task's own is mounted there
+	 * (vg_sandbox_enter). */
+	if (confine && sb->pidns) {
+		sb->clone_flags |= CLONE_NEWUTS | CLONE_NEWIPC;
+		sb->own_shm = 1;
+	}
 	if (sb->userns) {
 		sb->clone_flags |= CLONE_NEWUSER;
 		snprintf(sb->uid_map, sizeof(sb->uid_map), "%u %u 1\n",
@@ -667,6 +688,17 @@ vg_sandbox_new(const struct vg_isolation_conf *iso, struct vg_sandbox **out,
 
 	if (confine) {
 		sb->nnp = 1;
+		/* No capability in the task: none of root's powers over
+		 * the host (devices, host name, IPC, raw sockets, kernel
+		 * log, fanotify, ptrace of its supervisor) but what a
+		 * host-access rule grants (isolation.capabilities). */
+		sb->dropcaps = 1;
+		if (vg_cap_mask(&iso->capabilities, &sb->caps_keep,
+		    &bad) != 0) {
+			rc = vg_err_set(e, VG_EINVAL, "isolation.capabilities: "
+			    "'%s' is not a capability", bad);
+			goto out;
+		}
 		if (c->landlock_abi > 0) {
 			sb->ll_abi = c->landlock_abi;
 			if ((rc = build_landlock(sb, iso, e)) != 0)
@@ -991,6 +1023,16 @@ vg_sandbox_enter(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
 	if (sb->private_tmp && p->tmp_dir != NULL &&
 	    (rc = private_tmp(sb, p, stage)) != 0)
 		return rc;
+	/* POSIX shared memory and semaphores of the task's own: the
+	 * host's files in /dev/shm are out of its sight (its Landlock rule
+	 * on /dev/shm covers this mount: Landlock walks up from a mount's
+	 * root to its mount point). */
+	if (sb->own_shm) {
+		*stage = "mount /dev/shm";
+		if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV,
+		    "mode=1777") != 0 && errno != ENOENT)
+			return -errno;
+	}
 	/* A program that reads /proc/<its getpid()> (ps, psutil, Python's
 	 * multiprocessing) needs the procfs of its own PID namespace: in
 	 * the host's, that pid is some other process.  Inside a user
@@ -1064,6 +1106,10 @@ vg_sandbox_launch(const struct vg_sandbox *sb,
 
 	if (sb->nnp)
 		l->flags |= VG_SHIM_NNP;
+	if (sb->dropcaps) {
+		l->flags |= VG_SHIM_DROPCAPS;
+		l->caps_keep = sb->caps_keep;
+	}
 	if (sb->ll_abi > 0) {
 		l->flags |= VG_SHIM_LANDLOCK;
 		l->ll_fs = sb->ll_attr.handled_access_fs;

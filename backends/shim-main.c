@@ -269,6 +269,13 @@ task_main(char *const *argv, char *const *envp)
 			goto fail;
 		}
 	}
+	/* Last, after the limits (raising one may take a capability): the
+	 * task holds no power of root's over the host. */
+	if ((in.l.flags & VG_SHIM_DROPCAPS) &&
+	    (err = vg_shim_drop_caps(&in.l, &stage)) != 0) {
+		errno = -err;
+		goto fail;
+	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	stage = "exec";
@@ -702,10 +709,9 @@ serve(void)
 	if (!(in.l.flags & VG_SHIM_PIDNS))
 		shim_exit(VG_SHIM_SETUP_FAILED, EINVAL, "executor without "
 		    "a PID namespace", 0);
-	/* Not to be looked into by the tasks beside it (its memory and
-	 * descriptors through /proc/1, ptrace): each task's exec makes
-	 * the task dumpable again. */
-	(void)prctl(PR_SET_DUMPABLE, 0);
+	/* Not dumpable since main's start: not to be looked into by the
+	 * tasks beside it (its memory and descriptors through /proc/1,
+	 * ptrace); each task's exec makes the task dumpable again. */
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	if ((sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
@@ -739,6 +745,14 @@ main(int argc, char **argv, char **envp)
 	 * shim waiting for ever. */
 	sigfillset(&wait);
 	sigprocmask(SIG_SETMASK, &wait, NULL);
+	/* Out of the task's reach from the start: a process that is not
+	 * dumpable can be traced, have its memory read (/proc/1/mem,
+	 * process_vm_readv) or its descriptors taken (pidfd_getfd,
+	 * /proc/1/fd) only by a holder of CAP_SYS_PTRACE, which the task
+	 * has not (vg_shim_drop_caps).  Its report channel, fd 3, stays
+	 * the shim's alone.  The task's execve makes the task dumpable
+	 * again, for itself. */
+	(void)prctl(PR_SET_DUMPABLE, 0);
 	read_launch();
 	if (argc < 1 || argv[0] == NULL) {
 		report(VG_SHIM_SETUP_FAILED, EINVAL, "launch", "no command",

@@ -5,15 +5,20 @@
  * vfork; then no_new_privs, then the filters).  Everything was compiled
  * by vigil (sandbox.c) into the launch description; nothing here needs
  * libseccomp.  The namespaces were entered before the shim was exec'd.
+ * Last of all, in the task's own process, its capabilities are dropped
+ * (vg_shim_drop_caps): the shim keeps what it needs, the task nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/filter.h>
+#include <linux/securebits.h>
 #include <linux/seccomp.h>
 
 #include "backends/shim.h"
@@ -133,5 +138,78 @@ vg_shim_confine(const struct vg_shim_launch *l, const char **stage)
 		    &prog) != 0)
 			return -errno;
 	}
+	return 0;
+}
+
+/* The highest capability number the kernel knows (CAP_LAST_CAP of the
+ * running kernel, not of the headers this was built with). */
+static int
+cap_last(void)
+{
+	int c;
+
+	/* PR_CAPBSET_READ fails with EINVAL past the last one. */
+	for (c = 0; c < 64; c++)
+		if (prctl(PR_CAPBSET_READ, (unsigned long)c, 0, 0, 0) < 0)
+			break;
+	return c - 1;
+}
+
+int
+vg_shim_drop_caps(const struct vg_shim_launch *l, const char **stage)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+	uint64_t keep = l->caps_keep;
+	int c, last;
+
+	memset(d, 0, sizeof(d));
+	*stage = "capabilities";
+	if (syscall(SYS_capget, &h, d) != 0)
+		return -errno;
+	keep &= (uint64_t)d[1].permitted << 32 | d[0].permitted;
+	/* Nothing to drop: without CAP_SETPCAP the bounding set cannot be
+	 * changed, and such a process (not root, no user namespace) was
+	 * given no capabilities to begin with. */
+	if (!(d[0].effective & (1u << CAP_SETPCAP)) &&
+	    d[0].permitted == 0 && d[1].permitted == 0)
+		return 0;
+	last = cap_last();
+	/* While CAP_SETPCAP is still held: the securebits, then the
+	 * bounding set.  NOROOT: uid 0 gains no capability at execve;
+	 * NO_SETUID_FIXUP: none at setuid either; KEEP_CAPS locked off. */
+	*stage = "securebits";
+	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+	    SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+	    SECBIT_KEEP_CAPS_LOCKED | (keep == 0 ?
+	    SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED :
+	    0), 0, 0, 0) != 0)
+		return -errno;
+	*stage = "capability bounding set";
+	for (c = 0; c <= last; c++)
+		if (!(keep & (1ULL << c)) &&
+		    prctl(PR_CAPBSET_DROP, (unsigned long)c, 0, 0, 0) != 0)
+			return -errno;
+	*stage = "ambient capabilities";
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 &&
+	    errno != EINVAL)
+		return -errno;
+	/* Permitted and effective: only the kept ones, inheritable too
+	 * (an ambient capability must be permitted and inheritable). */
+	*stage = "capset";
+	d[0].permitted = d[0].effective = d[0].inheritable =
+	    (uint32_t)(keep & d[0].permitted);
+	d[1].permitted = d[1].effective = d[1].inheritable =
+	    (uint32_t)((keep >> 32) & d[1].permitted);
+	if (syscall(SYS_capset, &h, d) != 0)
+		return -errno;
+	*stage = "ambient capabilities";
+	for (c = 0; c <= last && keep != 0; c++)
+		if ((keep & (1ULL << c)) &&
+		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE,
+		    (unsigned long)c, 0, 0) != 0)
+			return -errno;
 	return 0;
 }

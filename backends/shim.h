@@ -32,9 +32,9 @@
 #include <stdint.h>
 
 #define VG_SHIM_MAGIC		0x48534756u	/* "VGSH" */
-#define VG_SHIM_VERSION		4	/* 2: usage in vg_shim_msg; 3: argv,
+#define VG_SHIM_VERSION		5	/* 2: usage in vg_shim_msg; 3: argv,
 					 * env, VG_SHIM_SERVE; 4: a launch
-					 * held, VG_SHIM_DROPPED */
+					 * held, VG_SHIM_DROPPED; 5: caps */
 #define VG_SHIM_MAX_SIZE	(128 * 1024)
 #define VG_SHIM_MAX_RULES	64
 #define VG_SHIM_MAX_LIMITS	8
@@ -57,8 +57,9 @@ enum vg_shim_flag {
 	VG_SHIM_MKTMP		= 1 << 5,	/* create tmp_dir, remove it */
 	VG_SHIM_KEEPTMP		= 1 << 6,	/* ... but leave it: a slot's */
 	VG_SHIM_SERVE		= 1 << 7,	/* a slot's executor (below) */
+	VG_SHIM_DROPCAPS	= 1 << 8,	/* the task keeps only caps */
 };
-#define VG_SHIM_FLAGS_KNOWN	0xff
+#define VG_SHIM_FLAGS_KNOWN	0x1ff
 
 /* One Landlock path-beneath rule on an fd the shim inherits. */
 struct vg_shim_rule {
@@ -110,6 +111,11 @@ struct vg_shim_launch {
 	uint64_t		ll_net;		/* handled_access_net */
 	uint64_t		ll_scoped;	/* scoped */
 	uint64_t		ll_task_access;	/* task, scratch, tmp dirs */
+	/* VG_SHIM_DROPCAPS: the capabilities (bit CAP_x) the task keeps,
+	 * as ambient ones; every other is dropped from its bounding,
+	 * permitted, effective and inheritable sets, and its securebits
+	 * are locked so that uid 0 regains none at execve. */
+	uint64_t		caps_keep;
 	struct vg_shim_limit	limits[VG_SHIM_MAX_LIMITS];
 	struct vg_shim_rule	rules[VG_SHIM_MAX_RULES];
 };
@@ -196,5 +202,16 @@ void	vg_shim_launch_strv(const struct vg_shim_launch *l, uint32_t off,
  * *stage naming the step.
  */
 int	vg_shim_confine(const struct vg_shim_launch *l, const char **stage);
+
+/*
+ * In the task's own process, just before its execve (VG_SHIM_DROPCAPS):
+ * drops every capability but l->caps_keep from the bounding set, clears
+ * the ambient and inheritable sets, locks the securebits (no root
+ * fix-ups, no keep-caps) and leaves permitted and effective empty, the
+ * kept ones raised as ambient so they survive the execve.  A process
+ * without CAP_SETPCAP (vigil not root and no user namespace) holds none
+ * to drop: nothing is done.  Returns 0, or -errno with *stage set.
+ */
+int	vg_shim_drop_caps(const struct vg_shim_launch *l, const char **stage);
 
 #endif

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/caps.h"
 #include "runner/manifest/after.h"
 #include "runner/manifest/manifest-int.h"
 #include "runner/manifest/task.h"
@@ -858,6 +859,24 @@ static const struct vg_section scratch_section = {
 	},
 };
 
+/* isolation.capabilities: each a capability's name. */
+static void
+check_caps(const struct vg_field *f, const struct vg_ynode *n, void *p,
+    struct vg_dctx *c)
+{
+	struct vg_buf valid = VG_BUF_INIT;
+	const char *bad;
+	uint64_t mask;
+
+	(void)f;
+	if (vg_cap_mask(p, &mask, &bad) == 0)
+		return;
+	vg_cap_list(&valid);
+	vg_dctx_error(c, n, "'%s': '%s' is not a capability (valid, with or "
+	    "without cap_: %s)", c->path, bad, vg_buf_str(&valid));
+	vg_buf_release(&valid);
+}
+
 static const struct vg_section isolation_section = {
 	.name = "isolation",
 	.fields = (const struct vg_field[]){
@@ -875,6 +894,11 @@ static const struct vg_section isolation_section = {
 		    "strict: allow network beyond loopback"),
 		STRV(vg_isolation_conf, "devices", devices,
 		    "device paths tasks may open read-write (globs)"),
+		{ .key = "capabilities", .type = VG_F_STRV,
+		  .off = OFF(vg_isolation_conf, capabilities),
+		  .check = check_caps,
+		  .help = "capabilities tasks keep (host access: the policy "
+		  "must allow it)" },
 		{ .key = NULL },
 	},
 };
