@@ -1694,6 +1694,18 @@ set_from_wstatus(struct vg_result *r, int ws)
 	}
 }
 
+/* The exit status vigil-shim ends with for its task's wait status ws
+ * (shim-main.c, shim_exit). */
+static int
+shim_code(int ws)
+{
+	if (WIFEXITED(ws))
+		return WEXITSTATUS(ws);
+	if (WIFSIGNALED(ws))
+		return (128 + WTERMSIG(ws)) & 0xff;
+	return -1;
+}
+
 int
 vg_local_proc_finish(struct vg_attempt *a, struct vg_local_proc *la,
     int wstatus, struct vg_result *r, int *task_ws)
@@ -1734,6 +1746,24 @@ vg_local_proc_finish(struct vg_attempt *a, struct vg_local_proc *la,
 	msg.detail[sizeof(msg.detail) - 1] = '\0';
 	if (la != NULL)
 		la->tmp_gone = msg.tmp_gone != 0;
+	/* The shim of a task of its own exits with its task's status: the
+	 * kernel's word (wstatus) must agree with the report.  A report the
+	 * shim did not write (nothing of its is within the task's reach,
+	 * but should that fail) is not believed. */
+	if (msg.kind == VG_SHIM_DONE && la != NULL && la->exec_slot < 0 &&
+	    WIFEXITED(wstatus) && WEXITSTATUS(wstatus) !=
+	    shim_code(msg.wstatus)) {
+		set_from_wstatus(r, wstatus);
+		if (r->state == VG_ST_SUCCEEDED)
+			r->state = VG_ST_FAILED;
+		snprintf(r->reason, sizeof(r->reason), "the task launcher's "
+		    "report (wait status 0x%x) disagrees with its exit "
+		    "status %d", (unsigned)msg.wstatus, WEXITSTATUS(wstatus));
+		usage_fill(a, la, NULL, r);
+		if (task_ws != NULL)
+			*task_ws = wstatus;
+		return 0;
+	}
 	switch (msg.kind) {
 	case VG_SHIM_DONE:
 		set_from_wstatus(r, msg.wstatus);
