@@ -1109,7 +1109,8 @@ vg_sandbox_launch(const struct vg_sandbox *sb,
 	if (sb->dropcaps) {
 		l->flags |= VG_SHIM_DROPCAPS;
 		l->caps_keep = sb->caps_keep;
-	}
+	} else
+		l->flags |= VG_SHIM_NOPTRACE;	/* none: the shim's reach */
 	if (sb->ll_abi > 0) {
 		l->flags |= VG_SHIM_LANDLOCK;
 		l->ll_fs = sb->ll_attr.handled_access_fs;

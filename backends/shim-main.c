@@ -271,7 +271,7 @@ task_main(char *const *argv, char *const *envp)
 	}
 	/* Last, after the limits (raising one may take a capability): the
 	 * task holds no power of root's over the host. */
-	if ((in.l.flags & VG_SHIM_DROPCAPS) &&
+	if ((in.l.flags & (VG_SHIM_DROPCAPS | VG_SHIM_NOPTRACE)) &&
 	    (err = vg_shim_drop_caps(&in.l, &stage)) != 0) {
 		errno = -err;
 		goto fail;

@@ -177,6 +177,19 @@ vg_shim_drop_caps(const struct vg_shim_launch *l, const char **stage)
 	    d[0].permitted == 0 && d[1].permitted == 0)
 		return 0;
 	last = cap_last();
+	if (!(l->flags & VG_SHIM_DROPCAPS)) {
+		/* Level none: the supervisor alone is put out of reach. */
+		*stage = "capability bounding set";
+		if (prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0) != 0)
+			return -errno;
+		(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER,
+		    CAP_SYS_PTRACE, 0, 0);
+		*stage = "capset";
+		d[0].permitted &= ~(1u << CAP_SYS_PTRACE);
+		d[0].effective &= ~(1u << CAP_SYS_PTRACE);
+		d[0].inheritable &= ~(1u << CAP_SYS_PTRACE);
+		return syscall(SYS_capset, &h, d) != 0 ? -errno : 0;
+	}
 	/* While CAP_SETPCAP is still held: the securebits, then the
 	 * bounding set.  NOROOT: uid 0 gains no capability at execve;
 	 * NO_SETUID_FIXUP: none at setuid either; KEEP_CAPS locked off. */

@@ -58,8 +58,9 @@ enum vg_shim_flag {
 	VG_SHIM_KEEPTMP		= 1 << 6,	/* ... but leave it: a slot's */
 	VG_SHIM_SERVE		= 1 << 7,	/* a slot's executor (below) */
 	VG_SHIM_DROPCAPS	= 1 << 8,	/* the task keeps only caps */
+	VG_SHIM_NOPTRACE	= 1 << 9,	/* ... or all but SYS_PTRACE */
 };
-#define VG_SHIM_FLAGS_KNOWN	0x1ff
+#define VG_SHIM_FLAGS_KNOWN	0x3ff
 
 /* One Landlock path-beneath rule on an fd the shim inherits. */
 struct vg_shim_rule {
@@ -210,7 +211,10 @@ int	vg_shim_confine(const struct vg_shim_launch *l, const char **stage);
  * fix-ups, no keep-caps) and leaves permitted and effective empty, the
  * kept ones raised as ambient so they survive the execve.  A process
  * without CAP_SETPCAP (vigil not root and no user namespace) holds none
- * to drop: nothing is done.  Returns 0, or -errno with *stage set.
+ * to drop: nothing is done.  With VG_SHIM_NOPTRACE instead (level none)
+ * only CAP_SYS_PTRACE goes, from every set: the task cannot reach into
+ * its supervisor, and keeps root's other powers.  Returns 0, or -errno
+ * with *stage set.
  */
 int	vg_shim_drop_caps(const struct vg_shim_launch *l, const char **stage);
 

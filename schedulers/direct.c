@@ -282,12 +282,14 @@ launch_start(struct direct *d, struct dslot *sl,
 	return rc;
 }
 
-/* Reports BACKEND_ERROR for sl, whose start failed with e, and drops
+/* Reports BACKEND_ERROR for sl, whose start failed with e (DENIED when
+ * the backend refused host access the policy does not allow), and drops
  * it. */
 static void
 start_failed(struct direct *d, struct dslot *sl, const struct vg_err *e)
 {
-	push_never_ran(d, sl->a, VG_ST_BACKEND_ERROR, e->msg[0] ? e->msg :
+	push_never_ran(d, sl->a, e->rc == VG_EDENIED ? VG_ST_DENIED :
+	    VG_ST_BACKEND_ERROR, e->msg[0] ? e->msg :
 	    "backend failed to start the task");
 	slot_free(d, sl);
 }

@@ -137,6 +137,8 @@ struct drv {
 	char				*scratch_base;	/* NULL: none here */
 	char				*unprepared;	/* why the backend's
 							   prepare failed */
+	int				 unprepared_denied; /* host
+							   access refused */
 	const struct vg_backend_ops	*prepared;	/* to unprepare */
 	/* after: first attempts wait while gated (after_gate). */
 	int				 after_gated;
@@ -1664,6 +1666,7 @@ backend_prepare(struct drv *d, const struct vg_run_opts *o,
 	d->prepared = ops;
 	if (vg_backend_prepare(ops, d->m, d->run_dir, &ee) != 0) {
 		d->unprepared = vg_xstrdup(ee.msg);
+		d->unprepared_denied = ee.rc == VG_EDENIED;
 		return 0;
 	}
 	vg_err_init(&ee);
@@ -1727,7 +1730,7 @@ stream_open(struct drv *d, const struct vg_run_opts *o, struct vg_err *e)
 }
 
 /* Ends every task still to start BACKEND_ERROR with why the backend
- * could not be prepared. */
+ * could not be prepared (DENIED when it refused host access). */
 static int
 unprepared_tasks(struct drv *d, struct vg_err *e)
 {
@@ -1737,7 +1740,8 @@ unprepared_tasks(struct drv *d, struct vg_err *e)
 	for (i = 0; i < d->n; i++)
 		if ((d->tr[i].state == VG_ST_PENDING ||
 		    d->tr[i].state == VG_ST_QUEUED) && (rc = set_task(d, i,
-		    VG_ST_BACKEND_ERROR, d->tr[i].attempts, d->unprepared,
+		    d->unprepared_denied ? VG_ST_DENIED : VG_ST_BACKEND_ERROR,
+		    d->tr[i].attempts, d->unprepared,
 		    e)) != 0)
 			return rc;
 	d->nretry = 0;
