@@ -101,6 +101,13 @@ vg_backend_downgrades(const struct vg_backend_ops *ops,
 	return ops->downgrades != NULL ? ops->downgrades(m, e) : "";
 }
 
+const char *
+vg_backend_confinement(const struct vg_backend_ops *ops,
+    const struct vg_manifest *m)
+{
+	return ops->confinement != NULL ? ops->confinement(m) : NULL;
+}
+
 int
 vg_backend_can_reap(const struct vg_backend_ops *ops)
 {

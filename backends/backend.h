@@ -133,6 +133,10 @@ struct vg_backend_ops {
 	 * "" when nothing; borrowed), or NULL with e set.  Optional. */
 	const char *(*downgrades)(const struct vg_manifest *m,
 		    struct vg_err *e);
+	/* What m's tasks run with, one line ("level standard;
+	 * capabilities none; namespaces pid,mnt,uts,ipc; ..."; borrowed),
+	 * or NULL when the backend has nothing to say.  Optional. */
+	const char *(*confinement)(const struct vg_manifest *m);
 	/* Starts a; does not wait for it to end. */
 	int	(*start)(struct vg_attempt *a, struct vg_err *e);
 	/* Converts the wait status of a->pid into r. */
@@ -238,6 +242,9 @@ int	vg_backend_prepare(const struct vg_backend_ops *ops,
 void	vg_backend_unprepare(const struct vg_backend_ops *ops);
 const char *vg_backend_downgrades(const struct vg_backend_ops *ops,
 	    const struct vg_manifest *m, struct vg_err *e);
+/* NULL without the optional operation. */
+const char *vg_backend_confinement(const struct vg_backend_ops *ops,
+	    const struct vg_manifest *m);
 int	vg_backend_can_reap(const struct vg_backend_ops *ops);
 int	vg_backend_reap(const struct vg_backend_ops *ops,
 	    const struct vg_manifest *m, const char *run_id, int task,

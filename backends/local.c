@@ -130,6 +130,7 @@ static struct {
 	int			 valid;
 	unsigned		 gen;		/* counts the compilations */
 	struct vg_buf		 downgrades;	/* vg_local_downgrades */
+	struct vg_buf		 confinement;	/* local_confinement */
 } cache;
 
 /* Where vigil-shim is (found once), or why not. */
@@ -272,6 +273,21 @@ vg_local_downgrades(const struct vg_manifest *m, struct vg_err *e)
 	return vg_buf_str(&cache.downgrades);
 }
 
+/* backend op: confinement */
+static const char *
+local_confinement(const struct vg_manifest *m)
+{
+	const struct vg_sandbox *sb;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	if (sandbox_for(m, &sb, &e) != 0)
+		return NULL;
+	vg_buf_reset(&cache.confinement);
+	vg_sandbox_describe(sb, &cache.confinement);
+	return vg_buf_str(&cache.confinement);
+}
+
 static void out_pool_drop(void);
 static void xpool_drop(void);
 
@@ -285,6 +301,7 @@ vg_local_reset(void)
 	cache.sb = NULL;
 	cache.valid = 0;
 	vg_buf_release(&cache.downgrades);
+	vg_buf_release(&cache.confinement);
 	for (i = 0; i < NRESOLVED; i++) {
 		free(resolved[i].path_env);
 		free(resolved[i].name);
@@ -2139,6 +2156,7 @@ const struct vg_backend_ops vg_backend_local = {
 	.probe = local_probe,
 	.prepare = local_prepare,
 	.downgrades = vg_local_downgrades,
+	.confinement = local_confinement,
 	.start = local_start,
 	.finish = local_finish,
 	.cancel = local_cancel,

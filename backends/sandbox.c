@@ -175,6 +175,7 @@ struct vg_sandbox {
 	int			 gpu_shared[MAX_GPU_RULES];
 	int			 ngpu_rules;
 	uint64_t		 dev_access;		/* rights on a device */
+	int			 listed_devices;	/* isolation.devices */
 
 	struct sock_fprog	 prog;			/* len 0: none */
 	int			 ptrace_denied;		/* by the filter */
@@ -491,6 +492,7 @@ build_landlock(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
 		    write | LL_READ, 0,
 		    "isolation.writable", e)) != 0)
 			return rc;
+	sb->listed_devices = iso->devices.n > 0;
 	for (i = 0; i < iso->devices.n; i++)
 		if ((rc = add_glob_rules(sb, iso->devices.v[i],
 		    write | LL_READ | LL_FS_IOCTL_DEV, "isolation.devices",
@@ -1140,6 +1142,43 @@ vg_sandbox_launch(const struct vg_sandbox *sb,
 }
 
 void
+vg_sandbox_describe(const struct vg_sandbox *sb, struct vg_buf *out)
+{
+	static const struct { unsigned long long flag; const char *name; }
+	    ns[] = {
+		{ CLONE_NEWPID, "pid" }, { CLONE_NEWNS, "mnt" },
+		{ CLONE_NEWUTS, "uts" }, { CLONE_NEWIPC, "ipc" },
+		{ CLONE_NEWNET, "net" }, { CLONE_NEWUSER, "user" },
+	};
+	size_t i;
+	int n = 0;
+
+	vg_buf_printf(out, "level %s; capabilities ",
+	    vg_isolation_name(sb->level));
+	if (sb->dropcaps)
+		vg_cap_names(sb->caps_keep, out);
+	else
+		vg_buf_adds(out, "root's less sys_ptrace (if root)");
+	vg_buf_adds(out, "; namespaces ");
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		if (sb->clone_flags & ns[i].flag)
+			vg_buf_printf(out, "%s%s", n++ > 0 ? "," : "",
+			    ns[i].name);
+	if (n == 0)
+		vg_buf_adds(out, "none");
+	vg_buf_printf(out, "; /dev/shm %s", sb->own_shm ? "own" : "host's");
+	if (sb->ll_abi == 0) {
+		vg_buf_adds(out, "; devices: not confined by Landlock");
+		return;
+	}
+	vg_buf_printf(out, "; devices: no nodes made, %s terminals, null "
+	    "and random devices%s%s", sb->ll_abi >= 5 ? "ioctl only on" :
+	    "ioctl not confined (Landlock ABI < 5);",
+	    sb->listed_devices ? ", isolation.devices" : "",
+	    sb->ngpu_rules > 0 ? ", the attempt's GPUs" : "");
+}
+
+void
 vg_sandbox_report(struct vg_buf *out)
 {
 	const struct vg_host_caps *c = vg_host_caps();
@@ -1172,6 +1211,18 @@ vg_sandbox_report(struct vg_buf *out)
 	vg_buf_printf(out, "network namespaces: %s\n", c->netns ? "ok" :
 	    "missing (needs CONFIG_NET_NS=y; `strict` then keeps the "
 	    "network)");
+	/* What a task runs with (docs/isolation.md, "Root's powers"). */
+	vg_buf_printf(out, "tasks (standard, strict): capabilities none "
+	    "(isolation.capabilities keeps named ones, as host access); "
+	    "namespaces %s%s; /dev/shm own; devices: no nodes made, %s\n",
+	    c->pidns ? "pid,mnt,uts,ipc" : "none", c->netns ?
+	    " (+net at strict)" : "", c->landlock_abi >= 5 ? "ioctl only on "
+	    "terminals, null and random devices, isolation.devices and the "
+	    "attempt's GPUs" : c->landlock_abi > 0 ? "device ioctl not "
+	    "confined (Landlock ABI 5, Linux 6.10, confines it)" :
+	    "not confined (no Landlock)");
+	vg_buf_adds(out, "tasks (none): root's capabilities less "
+	    "sys_ptrace; namespaces pid,mnt\n");
 	/* Task cgroups: where they go, which limits they deliver, and what
 	 * to change (cgroup.c). */
 	vg_cgroup_probe(&cg);

@@ -80,6 +80,14 @@ void	vg_sandbox_free(struct vg_sandbox *sb);
  * confined"), or "" when the level is delivered in full; borrowed. */
 const char *vg_sandbox_downgrades(const struct vg_sandbox *sb);
 
+/*
+ * Appends what a task runs with, one line: "level standard; capabilities
+ * none; namespaces pid,mnt,uts,ipc; /dev/shm own; devices: no nodes,
+ * ioctl on terminals and null devices only" (the named kept capabilities,
+ * the listed devices and GPUs where there are).
+ */
+void	vg_sandbox_describe(const struct vg_sandbox *sb, struct vg_buf *out);
+
 /* The level actually delivered (none when nothing could be applied). */
 enum vg_isolation_level vg_sandbox_level(const struct vg_sandbox *sb);
 

@@ -262,19 +262,22 @@ event_cb(void *arg, const struct vg_event_rec *ev)
 	return 0;
 }
 
-/* Prints the run's isolation downgrades, notification deliveries and
- * output stream notes (events of the run itself). */
+/* Prints what the run's tasks ran with, its isolation downgrades,
+ * notification deliveries and output stream notes (events of the run
+ * itself). */
 static int
 downgrade_cb(void *arg, const struct vg_event_rec *ev)
 {
 	static const char prefix[] = "isolation downgraded: ";
+	static const char confined[] = "confinement: ";
 	static const char notify[] = "notify: ";
 	static const char output[] = "output";
 	struct vg_buf *out = arg;
 	char tb[32];
 
 	if (ev->reason != NULL &&
-	    strncmp(ev->reason, prefix, sizeof(prefix) - 1) == 0)
+	    (strncmp(ev->reason, prefix, sizeof(prefix) - 1) == 0 ||
+	    strncmp(ev->reason, confined, sizeof(confined) - 1) == 0))
 		vg_buf_printf(out, "%s\n", ev->reason);
 	else if (ev->reason != NULL &&
 	    (strncmp(ev->reason, notify, sizeof(notify) - 1) == 0 ||

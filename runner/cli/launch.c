@@ -554,6 +554,21 @@ task_json_cb(void *arg, const struct vg_task_rec *t, const char *mj,
 	return 0;
 }
 
+/* Keeps the last "confinement: " event of the run in arg (a vg_buf). */
+static int
+confinement_cb(void *arg, const struct vg_event_rec *ev)
+{
+	static const char prefix[] = "confinement: ";
+	struct vg_buf *b = arg;
+
+	if (ev->reason != NULL &&
+	    strncmp(ev->reason, prefix, sizeof(prefix) - 1) == 0) {
+		vg_buf_reset(b);
+		vg_buf_adds(b, ev->reason + sizeof(prefix) - 1);
+	}
+	return 0;
+}
+
 int
 vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
     struct vg_err *e)
@@ -562,6 +577,7 @@ vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
 	struct vg_run_info r;
 	struct task_json tj = { &w, NULL, 0, NULL };
 	struct vg_usage_sum sum;
+	struct vg_buf conf = VG_BUF_INIT;
 	char *grp = NULL, *holder = NULL;
 	int rc;
 
@@ -614,6 +630,14 @@ vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
 	vg_json_str(&w, holder);
 	free(grp);
 	free(holder);
+	/* What its tasks ran with (null: the backend does not say). */
+	vg_json_key(&w, "confinement");
+	if (vg_store_event_each(st, r.id, -1, confinement_cb, &conf,
+	    e) == 0 && conf.len > 0)
+		vg_json_str(&w, vg_buf_str(&conf));
+	else
+		vg_json_null(&w);
+	vg_buf_release(&conf);
 	vg_json_key(&w, "counts");
 	json_counts(&w, r.counts);
 	vg_json_key(&w, "usage");

@@ -1669,6 +1669,15 @@ backend_prepare(struct drv *d, const struct vg_run_opts *o,
 		d->unprepared_denied = ee.rc == VG_EDENIED;
 		return 0;
 	}
+	/* What the tasks run with (vigil status shows it). */
+	if ((dg = vg_backend_confinement(ops, d->m)) != NULL) {
+		why = vg_xasprintf("confinement: %s", dg);
+		rc = vg_store_event(d->st, d->run_id, -1, 0, VG_ST_PENDING,
+		    why, e);
+		free(why);
+		if (rc != 0)
+			return rc;
+	}
 	vg_err_init(&ee);
 	if ((dg = vg_backend_downgrades(ops, d->m, &ee)) != NULL &&
 	    *dg != '\0') {
