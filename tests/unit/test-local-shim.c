@@ -79,8 +79,8 @@ test_check(void **state)
 	assert_string_equal(check(len), want);
 	len = blob_valid();
 	assert_string_equal(check(100), "truncated: 100 bytes, the header "
-	    "alone has 1328");
-	assert_string_equal(check(len - 1), "size field says 1344 bytes, 1343 "
+	    "alone has 1336");
+	assert_string_equal(check(len - 1), "size field says 1352 bytes, 1343 "
 	    "arrived");
 	blob.l.flags = 0x400;
 	assert_string_equal(check(len), "unknown flags 0x400");
@@ -118,18 +118,18 @@ test_check(void **state)
 	len = blob_valid();
 	blob.l.nbpf = 3;
 	blob.l.bpf_off = (uint32_t)len - 8;
-	assert_string_equal(check(len), "seccomp program at 1336 (3 "
-	    "instructions) outside the blob of 1344 bytes");
+	assert_string_equal(check(len), "seccomp program at 1344 (3 "
+	    "instructions) outside the blob of 1352 bytes");
 	blob.l.nbpf = 5000;
 	assert_string_equal(check(len), "seccomp program of 5000 "
 	    "instructions, at most 4096");
 	len = blob_valid();
 	blob.l.cwd = 8;
 	assert_string_equal(check(len), "cwd: offset 8 outside the strings "
-	    "(1328..1344)");
+	    "(1336..1352)");
 	blob.l.cwd = (uint32_t)len;
-	assert_string_equal(check(len), "cwd: offset 1344 outside the strings "
-	    "(1328..1344)");
+	assert_string_equal(check(len), "cwd: offset 1352 outside the strings "
+	    "(1336..1352)");
 	len = blob_valid();
 	memset(blob.b + sizeof(blob.l), 'x', 16);
 	assert_string_equal(check(len), "task_dir: not terminated within 16 "
@@ -174,11 +174,11 @@ test_check(void **state)
 	blob.l.envc = 9000;
 	assert_string_equal(check(len), "env: 9000 strings, at most 8192");
 	blob.l.envc = 0;
-	assert_string_equal(check(len), "env: offset 1334 with no strings");
+	assert_string_equal(check(len), "env: offset 1342 with no strings");
 	blob.l.env_off = 0;
 	blob.l.argv_off = (uint32_t)len;
-	assert_string_equal(check(len), "argv: offset 1344 outside the "
-	    "strings (1328..1344)");
+	assert_string_equal(check(len), "argv: offset 1352 outside the "
+	    "strings (1336..1352)");
 }
 
 /* Runs vigil-shim by hand with fd 3 holding the given (or no) launch;
