@@ -197,7 +197,8 @@ struct vg_isolation_conf {
 	struct vg_strv		 devices;	/* device paths opened read-write
 						   (and ioctl) besides GPUs' */
 	struct vg_strv		 capabilities;	/* kept by the task (names,
-						   common/caps.h): host access */
+						   common/caps.h): host
+						   access */
 };
 
 /* Per-process limits (setrlimit); 0 = inherit, except core (default 0);

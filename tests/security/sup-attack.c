@@ -38,6 +38,14 @@ struct report {
 	uint64_t	utime, stime, maxrss;
 };
 
+/* Takes descriptor fd of the process of pidfd pfd, or -1. */
+static int
+getfd(int pfd, int fd)
+{
+	return (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+}
+
+/* Tries every way into pid 1; says which worked. */
 static void
 probe(void)
 {
@@ -51,7 +59,7 @@ probe(void)
 	}
 	if ((pfd = (int)syscall(SYS_pidfd_open, 1, 0)) >= 0)
 		for (fd = 0; fd < 16; fd++)
-			if ((f = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0)) >= 0) {
+			if ((f = getfd(pfd, fd)) >= 0) {
 				printf("REACHED pidfd_getfd %d\n", fd);
 				close(f);
 			}
@@ -71,6 +79,7 @@ probe(void)
 	_exit(3);
 }
 
+/* Sends a forged "succeeded" report on each of pid 1's descriptors. */
 static void
 forge(void)
 {
@@ -81,13 +90,14 @@ forge(void)
 	r.kind = 1;
 	if ((pfd = (int)syscall(SYS_pidfd_open, 1, 0)) >= 0)
 		for (fd = 0; fd < 16; fd++)
-			if ((f = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0)) >= 0 &&
+			if ((f = getfd(pfd, fd)) >= 0 &&
 			    send(f, &r, sizeof(r), MSG_NOSIGNAL) > 0)
 				printf("forged on %d\n", fd);
 	fflush(stdout);
 	_exit(3);
 }
 
+/* Leaves a process behind that stops pid 1; exits 4. */
 static void
 stop(void)
 {
