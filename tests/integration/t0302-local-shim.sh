@@ -3,7 +3,8 @@
 # found next to the vigil binary, else in $(PREFIX)/libexec/vigil.  Without
 # it every task fails as a backend error naming both places (nothing
 # starts), and `vigil doctor` says so; with it, the task's /proc shows
-# only the task's PID namespace: $$ is 2 and pid 1 is vigil-shim.
+# only the task's PID namespace: $$ is 2 and pid 1 is vigil-shim, which
+# is out of the task's reach (not dumpable: /proc/1/exe is unreadable).
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 VIGIL_HOME=$(mktemp -d); export VIGIL_HOME
@@ -25,7 +26,8 @@ echo "$doc" | grep -qx "local: task launcher: ok ($dir/vigil-shim)" ||
 	fail "doctor: $doc"
 # A shim per task (VIGIL_NO_EXECUTOR=1): readlink has ended when the
 # shell expands the glob itself: 1 (shim) and 2 (sh) are all the
-# processes left.
+# processes left.  readlink of /proc/1/exe prints nothing: the shim is
+# not dumpable and the task has no CAP_SYS_PTRACE.
 VIGIL_NO_EXECUTOR=1 "$VIGIL" run -q "$VIGIL_HOME/m.yaml" ||
 	fail "run exited $?"
 last_out() {
@@ -34,7 +36,6 @@ last_out() {
 }
 out=$(last_out)
 [ "$out" = "2
-$(realpath "$dir/vigil-shim")
 2" ] || fail "task saw: $out"
 # The slot's executor (docs/isolation.md "Slot executors"): the same
 # namespace of two processes; the executor, outside the task's Landlock
@@ -43,8 +44,6 @@ sleep 1		# another run id
 "$VIGIL" run -q "$VIGIL_HOME/m.yaml" || fail "run exited $?"
 out=$(last_out)
 [ "$out" = "2
-2" ] || [ "$out" = "2
-$(realpath "$dir/vigil-shim")
 2" ] || fail "task in an executor saw: $out"
 
 # A copy of vigil alone in a directory, no shim installed.
