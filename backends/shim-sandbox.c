@@ -170,12 +170,24 @@ vg_shim_drop_caps(const struct vg_shim_launch *l, const char **stage)
 	if (syscall(SYS_capget, &h, d) != 0)
 		return -errno;
 	keep &= (uint64_t)d[1].permitted << 32 | d[0].permitted;
-	/* Nothing to drop: without CAP_SETPCAP the bounding set cannot be
-	 * changed, and such a process (not root, no user namespace) was
-	 * given no capabilities to begin with. */
-	if (!(d[0].effective & (1u << CAP_SETPCAP)) &&
-	    d[0].permitted == 0 && d[1].permitted == 0)
-		return 0;
+	/* Without CAP_SETPCAP (vigil not root, no user namespace) the
+	 * bounding set and securebits cannot be changed: whatever such a
+	 * process holds (usually nothing) goes from its own sets. */
+	if (!(d[0].effective & (1u << CAP_SETPCAP))) {
+		if (d[0].permitted == 0 && d[1].permitted == 0)
+			return 0;
+		(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0,
+		    0);
+		keep = (l->flags & VG_SHIM_DROPCAPS) ? keep :
+		    ((uint64_t)d[1].permitted << 32 | d[0].permitted) &
+		    ~(1ULL << CAP_SYS_PTRACE);
+		d[0].permitted = d[0].effective = d[0].inheritable =
+		    (uint32_t)keep;
+		d[1].permitted = d[1].effective = d[1].inheritable =
+		    (uint32_t)(keep >> 32);
+		*stage = "capset";
+		return syscall(SYS_capset, &h, d) != 0 ? -errno : 0;
+	}
 	last = cap_last();
 	if (!(l->flags & VG_SHIM_DROPCAPS)) {
 		/* Level none: the supervisor alone is put out of reach. */
