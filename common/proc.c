@@ -255,6 +255,17 @@ vg_self_euid(void)
 	return euid;
 }
 
+const char *
+vg_self_host(void)
+{
+	static char host[256];
+
+	if (host[0] == '\0' && (gethostname(host, sizeof(host) - 1) != 0 ||
+	    host[0] == '\0'))
+		strcpy(host, "localhost");
+	return host;
+}
+
 pid_t
 vg_clone_pidfd(unsigned long long flags, int *pidfd)
 {

@@ -76,4 +76,8 @@ pid_t	vg_self_pid(void);
  * check the owner of every directory they keep. */
 uid_t	vg_self_euid(void);
 
+/* gethostname(2), read once ("localhost" when it has none): with the
+ * pid it names a process across the hosts of a shared file system. */
+const char *vg_self_host(void);
+
 #endif

@@ -58,7 +58,7 @@ cmd_cancel_exec(struct vg_args *a)
 	struct vg_run_info r;
 	struct vg_err e;
 	char run[VG_RUN_ID_MAX + 32], what[VG_RUN_ID_MAX + 32];
-	int rc, task, marked;
+	int rc, task, marked, claimed = 0;
 	long wait_s;
 
 	if (vg_args_int(a, "wait", 0, 86400, 30, &wait_s) != 0)
@@ -95,6 +95,14 @@ cmd_cancel_exec(struct vg_args *a)
 		printf("%s: already ended, nothing to cancel\n", what);
 		goto out;
 	}
+again:
+	if (vg_run_owner_elsewhere(&r)) {
+		rc = vg_cmd_fail(VG_EXIT_USAGE, "%s: driven by vigil process "
+		    "%ld on host '%s', which cannot be signalled from here; "
+		    "run 'vigil cancel %s' there", what, (long)r.pid, r.host,
+		    what);
+		goto out;
+	}
 	if (vg_run_owner_alive(&r)) {
 		if (kill(r.pid, task >= 0 ? SIGUSR1 : SIGTERM) != 0) {
 			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "cannot signal vigil "
@@ -113,7 +121,20 @@ cmd_cancel_exec(struct vg_args *a)
 			printf("%s: cancelled\n", what);
 		goto out;
 	}
-	if ((rc = vg_run_cancel_orphan(st, &r, task, &said, &e)) != 0) {
+	/* No driver: this vigil becomes it for the time of the cancel, so
+	 * a resume started now cannot start the tasks being cancelled (nor
+	 * this cancel kill a resume's); when one won, it is signalled. */
+	if ((rc = vg_run_claim(st, &r, &e)) != 0) {
+		if (rc == VG_EAGAIN && !claimed++)
+			goto again;
+		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+		goto out;
+	}
+	rc = vg_run_cancel_orphan(st, &r, task, &said, &e);
+	if (vg_store_run_set_owner(st, r.id, 0, 0, rc == 0 ? &e : NULL) != 0 &&
+	    rc == 0)
+		rc = VG_ESTATE;
+	if (rc != 0) {
 		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
 		goto out;
 	}

@@ -45,9 +45,11 @@ cmd_resume_exec(struct vg_args *a)
 		    r.id, vg_state_name(r.state), r.id);
 		goto out;
 	}
-	if (vg_run_owner_alive(&r)) {
-		rc = vg_cmd_fail(VG_EXIT_USAGE, "run '%s' is still being "
-		    "driven by vigil process %ld", r.id, (long)r.pid);
+	/* Ours before anything of the run is touched: a second resume
+	 * (or a retry, a cancel) started at the same moment stops here. */
+	if ((rc = vg_run_claim(st, &r, &e)) != 0) {
+		rc = vg_cmd_fail(rc == VG_EAGAIN ? VG_EXIT_USAGE :
+		    VG_EXIT_INTERNAL, "%s", e.msg);
 		goto out;
 	}
 	if ((rc = vg_launch_load_run(st, r.id, &m, &ts)) != 0)

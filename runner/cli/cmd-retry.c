@@ -38,6 +38,13 @@ cmd_retry_exec(struct vg_args *a)
 		    vg_run_display_state(&r), r.id);
 		goto out;
 	}
+	/* Ours before the failed tasks are reset: of two retries started
+	 * together, the second stops here. */
+	if ((rc = vg_run_claim(st, &r, &e)) != 0) {
+		rc = vg_cmd_fail(rc == VG_EAGAIN ? VG_EXIT_USAGE :
+		    VG_EXIT_INTERNAL, "%s", e.msg);
+		goto out;
+	}
 	if ((rc = vg_launch_load_run(st, r.id, &m, &ts)) != 0)
 		goto out;
 	if ((rc = vg_run_reset_failed(st, r.id, &n, &e)) != 0) {

@@ -37,8 +37,8 @@ detached(const char *id, long jobs, int ready_fd,
 	struct vg_store *st = NULL;
 	struct vg_run_result res;
 	struct vg_run_opts o;
+	struct vg_run_info r;
 	struct vg_err e;
-	unsigned long long start = 0;
 	int rc;
 
 	vg_err_init(&e);
@@ -46,8 +46,10 @@ detached(const char *id, long jobs, int ready_fd,
 		goto out;
 	/* Own the run before the submitting shell returns, so that status
 	 * and cancel see a live driver from the first moment. */
-	(void)vg_pid_start_time(getpid(), &start);
-	if (vg_store_run_set_owner(st, id, getpid(), start, &e) != 0) {
+	if ((rc = vg_store_run_get(st, id, &r, &e)) == 0)
+		rc = vg_run_claim(st, &r, &e);
+	vg_run_info_release(&r);
+	if (rc != 0) {
 		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
 		goto out;
 	}

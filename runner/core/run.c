@@ -37,6 +37,7 @@
 #include "runner/core/outputs.h"
 #include "common/log.h"
 #include "common/path.h"
+#include "common/proc.h"
 #include "common/str.h"
 #include "runner/core/progress.h"
 #include "runner/core/run.h"
@@ -202,9 +203,64 @@ vg_task_matrix_json(const struct vg_task *t, struct vg_buf *b)
 }
 
 int
+vg_run_owner_elsewhere(const struct vg_run_info *r)
+{
+	return r->pid > 0 && r->host != NULL && r->host[0] != '\0' &&
+	    strcmp(r->host, vg_self_host()) != 0;
+}
+
+int
 vg_run_owner_alive(const struct vg_run_info *r)
 {
-	return r->pid > 0 && vg_pid_is(r->pid, r->pid_start);
+	if (r->pid <= 0)
+		return 0;
+	/* A driver on another host cannot be looked at from here: it is
+	 * taken as alive (a pid of ours would say nothing about it). */
+	if (vg_run_owner_elsewhere(r))
+		return 1;
+	return vg_pid_is(r->pid, r->pid_start);
+}
+
+/* Fills e with "run X is being driven by vigil process N on host H". */
+static int
+driven_by(const struct vg_run_info *r, struct vg_err *e)
+{
+	return vg_err_set(e, VG_EAGAIN, "run '%s' is being driven by vigil "
+	    "process %ld on host '%s'; 'vigil status %s' follows it, 'vigil "
+	    "cancel %s' stops it", r->id, (long)r->pid, r->host != NULL &&
+	    r->host[0] != '\0' ? r->host : vg_self_host(), r->id, r->id);
+}
+
+int
+vg_run_claim(struct vg_store *st, struct vg_run_info *r, struct vg_err *e)
+{
+	unsigned long long self_start = 0;
+	int rc, won;
+
+	if (r->pid == vg_self_pid() && !vg_run_owner_elsewhere(r))
+		return 0;	/* ours already (a submitted run's vigil) */
+	if (vg_run_owner_alive(r))
+		return driven_by(r, e);
+	(void)vg_pid_start_time(vg_self_pid(), &self_start);
+	if ((rc = vg_store_run_claim(st, r->id, r->pid, r->pid_start,
+	    vg_self_pid(), self_start, vg_self_host(), &won, e)) != 0)
+		return rc;
+	if (!won) {
+		/* Another vigil claimed it between our look and our claim:
+		 * name it. */
+		char id[VG_RUN_ID_MAX];
+
+		memcpy(id, r->id, sizeof(id));
+		vg_run_info_release(r);
+		if ((rc = vg_store_run_get(st, id, r, e)) != 0)
+			return rc;
+		return driven_by(r, e);
+	}
+	r->pid = vg_self_pid();
+	r->pid_start = self_start;
+	free(r->host);
+	r->host = vg_xstrdup(vg_self_host());
+	return 0;
 }
 
 int
@@ -1929,15 +1985,15 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	d.dirs.fd = -1;
 	if ((rc = vg_store_run_get(st, run_id, &ri, e)) != 0)
 		return rc;
-	if (ri.pid > 0 && ri.pid != getpid() && vg_run_owner_alive(&ri)) {
-		rc = vg_err_set(e, VG_ESTATE, "run '%s' is being driven by "
-		    "vigil process %ld", ri.id, (long)ri.pid);
-		vg_run_info_release(&ri);
-		return rc;
-	}
 	/* A submitted run's detached vigil records itself before driving. */
 	had_owner = (ri.pid > 0 && ri.pid != getpid()) ||
 	    ri.state != VG_ST_PENDING;
+	/* Ownership first, atomically: of two vigils driving one run, the
+	 * second stops here before it touches a task. */
+	if ((rc = vg_run_claim(st, &ri, e)) != 0) {
+		vg_run_info_release(&ri);
+		return rc;
+	}
 	d.st = st;
 	d.run_id = run_id;
 	d.run_dir = vg_xstrdup(ri.dir);

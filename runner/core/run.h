@@ -123,7 +123,23 @@ int	vg_run_cancel_orphan(struct vg_store *st, const struct vg_run_info *r,
 int	vg_run_reap(struct vg_store *st, const struct vg_run_info *r,
 	    int task, struct vg_buf *said, struct vg_err *e);
 
-/* True when the process recorded as the run's owner is alive. */
+/* True when the process recorded as the run's owner is alive (a driver
+ * recorded on another host is taken as alive). */
 int	vg_run_owner_alive(const struct vg_run_info *r);
+
+/* True when the run's driver is recorded on another host (its pid means
+ * nothing here: it cannot be looked at or signalled from this host). */
+int	vg_run_owner_elsewhere(const struct vg_run_info *r);
+
+/*
+ * Makes this process the driver of run r, atomically: fails with
+ * VG_EAGAIN, naming the driver's pid and host, when a live vigil drives
+ * it or another claims it first; a dead driver's claim is taken over.
+ * r is updated to the new owner (or re-read to name the winner).  resume,
+ * retry, cancel of an orphan and the driver call it before they change
+ * anything of the run.
+ */
+int	vg_run_claim(struct vg_store *st, struct vg_run_info *r,
+	    struct vg_err *e);
 
 #endif

@@ -229,6 +229,14 @@ static const struct migration migrations[] = {
 		"CREATE TRIGGER task_counts_run AFTER DELETE ON runs BEGIN"
 		" DELETE FROM task_counts WHERE run_id = OLD.id; END;",
 	},
+	{
+		.version = 9,
+		.description = "the host of the driver of a run",
+		/* A pid names a driver only on its own host: with a home
+		 * on a shared file system, two login nodes see one run. */
+		.sql =
+		"ALTER TABLE runs ADD COLUMN host TEXT;",
+	},
 };
 
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -387,6 +395,7 @@ static const struct col run_cols[] = {
 	RUN("ended", COL_REAL, r.ended, 0),
 	RUN("pid", COL_PID, r.pid, 0),
 	RUN("pid_start", COL_ULL, r.pid_start, 0),
+	RUN("host", COL_DUP, r.host, 0),
 	RUN("ntasks", COL_INT, r.ntasks, 0),
 	RUN("manifest", COL_TEXT, manifest, COL_NOREAD),
 };
@@ -1013,8 +1022,9 @@ vg_run_info_release(struct vg_run_info *r)
 	free(r->backend);
 	free(r->dir);
 	free(r->reason);
+	free(r->host);
 	r->name = r->file = r->scheduler = r->backend = r->dir = NULL;
-	r->reason = NULL;
+	r->reason = r->host = NULL;
 }
 
 int
@@ -1208,6 +1218,34 @@ vg_store_run_set_owner(struct vg_store *s, const char *id, pid_t pid,
 	sqlite3_bind_int64(st, 2, pid);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)pid_start);
 	rc = db_done(s, st, e, "updating a run");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+vg_store_run_claim(struct vg_store *s, const char *id, pid_t was_pid,
+    unsigned long long was_start, pid_t pid, unsigned long long pid_start,
+    const char *host, int *won, struct vg_err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*won = 0;
+	/* One statement: sqlite takes the write lock before it reads the
+	 * row it changes, so of two claims from the same owner only one
+	 * finds it still there. */
+	if ((rc = db_prepare(s, "UPDATE runs SET pid = ?4, pid_start = ?5,"
+	    " host = ?6 WHERE id = ?1 AND pid = ?2 AND pid_start = ?3", &st,
+	    e)) != 0)
+		return rc;
+	bind_str(st, 1, id);
+	sqlite3_bind_int64(st, 2, was_pid);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)was_start);
+	sqlite3_bind_int64(st, 4, pid);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)pid_start);
+	bind_str(st, 6, host);
+	if ((rc = db_done(s, st, e, "claiming a run")) == 0)
+		*won = sqlite3_changes(s->db) == 1;
 	sqlite3_finalize(st);
 	return rc;
 }

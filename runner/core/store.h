@@ -28,7 +28,7 @@
 struct vg_store;
 
 /* The schema version this vigil writes (PRAGMA user_version). */
-#define VG_STORE_SCHEMA	8
+#define VG_STORE_SCHEMA	9
 
 /* Run ids: "YYYYMMDD-HHMMSS-xxxxxx" (UTC, 6 random hex digits). */
 #define VG_RUN_ID_MAX	32
@@ -69,6 +69,7 @@ struct vg_run_info {
 	double		 ended;		/* 0 while not ended */
 	pid_t		 pid;		/* the vigil driving it, 0 when none */
 	unsigned long long pid_start;	/* its /proc starttime */
+	char		*host;		/* its host name, NULL when not known */
 	int		 ntasks;
 	int		 counts[VG_ST__COUNT];	/* tasks per state (list/get) */
 };
@@ -106,6 +107,17 @@ int	vg_store_run_list(struct vg_store *s,
 /* Sets the state of a run (and ended, when terminal) with an event. */
 int	vg_store_run_set_state(struct vg_store *s, const char *id,
 	    enum vg_state st, const char *reason, struct vg_err *e);
+
+/*
+ * Makes (pid, pid_start, host) the run's driver if and only if the
+ * recorded one is still (was_pid, was_start): a compare-and-set in one
+ * statement, so of two vigils claiming the same run one wins.  *won says
+ * which.  Blocks on the database lock.
+ */
+int	vg_store_run_claim(struct vg_store *s, const char *id, pid_t was_pid,
+	    unsigned long long was_start, pid_t pid,
+	    unsigned long long pid_start, const char *host, int *won,
+	    struct vg_err *e);
 
 /* Records which process drives the run now (pid 0: none). */
 int	vg_store_run_set_owner(struct vg_store *s, const char *id, pid_t pid,

@@ -14,6 +14,7 @@
 #include "engine-fixture.h"
 #include "runner/core/leftover.h"
 #include "runner/core/progress.h"
+#include "common/proc.h"
 #include "runner/core/run.h"
 #include "runner/core/store.h"
 
@@ -381,11 +382,57 @@ test_refuses_live_owner(void **state)
 	vg_err_init(&e);
 	assert_int_equal(vg_store_run_set_owner(t.st, t.id, getppid(), start,
 	    &e), 0);
-	assert_int_equal(rt_drive(&t, 1, 0, &res, &e), VG_ESTATE);
-	want = vg_xasprintf("run '%s' is being driven by vigil process %ld",
-	    t.id, (long)getppid());
+	assert_int_equal(rt_drive(&t, 1, 0, &res, &e), VG_EAGAIN);
+	want = vg_xasprintf("run '%s' is being driven by vigil process %ld "
+	    "on host '%s'; 'vigil status %s' follows it, 'vigil cancel %s' "
+	    "stops it", t.id, (long)getppid(), vg_self_host(), t.id, t.id);
 	assert_string_equal(e.msg, want);
 	free(want);
+	rt_release(&t);
+}
+
+/* Two claims of a run from the same dead owner: the first wins, the
+ * second is refused naming the winner; a driver on another host is
+ * never taken over from here. */
+static void
+test_claim_once(void **state)
+{
+	static const char *const cmds[] = { "true" };
+	struct vg_run_info a, b;
+	struct vg_err e;
+	struct rt t;
+	int won;
+
+	(void)state;
+	rt_create(&t, cmds, 1, NULL);
+	vg_err_init(&e);
+	/* A dead driver: pid 1 with a start time it does not have. */
+	assert_int_equal(vg_store_run_set_owner(t.st, t.id, 1, 12345, &e), 0);
+	assert_int_equal(vg_store_run_get(t.st, t.id, &a, &e), 0);
+	assert_int_equal(vg_store_run_get(t.st, t.id, &b, &e), 0);
+	assert_int_equal(vg_run_claim(t.st, &a, &e), 0);
+	assert_int_equal(a.pid, getpid());
+	/* b still names the dead owner: its compare-and-set loses. */
+	assert_int_equal(vg_store_run_claim(t.st, t.id, b.pid, b.pid_start,
+	    4242, 1, "elsewhere", &won, &e), 0);
+	assert_int_equal(won, 0);
+	vg_run_info_release(&a);
+	vg_run_info_release(&b);
+	/* Recorded on another host: alive as far as this host can tell. */
+	assert_int_equal(vg_store_run_claim(t.st, t.id, getpid(), 0, 4242, 1,
+	    "elsewhere", &won, &e), 0);
+	assert_int_equal(won, 0);	/* the start time differs */
+	assert_int_equal(vg_store_run_get(t.st, t.id, &a, &e), 0);
+	assert_int_equal(vg_store_run_claim(t.st, t.id, a.pid, a.pid_start,
+	    4242, 1, "elsewhere", &won, &e), 0);
+	assert_int_equal(won, 1);
+	vg_run_info_release(&a);
+	assert_int_equal(vg_store_run_get(t.st, t.id, &a, &e), 0);
+	assert_int_equal(vg_run_owner_elsewhere(&a), 1);
+	assert_int_equal(vg_run_owner_alive(&a), 1);
+	assert_int_equal(vg_run_claim(t.st, &a, &e), VG_EAGAIN);
+	assert_non_null(strstr(e.msg, "on host 'elsewhere'"));
+	vg_run_info_release(&a);
 	rt_release(&t);
 }
 
@@ -663,6 +710,7 @@ main(void)
 		cmocka_unit_test(test_denied_never_runs),
 		cmocka_unit_test(test_resume_after_crash),
 		cmocka_unit_test(test_refuses_live_owner),
+		cmocka_unit_test(test_claim_once),
 		cmocka_unit_test(test_cancel_by_signal),
 		cmocka_unit_test(test_cancel_one_task),
 		cmocka_unit_test(test_reset_failed),
