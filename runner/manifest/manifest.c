@@ -875,6 +875,8 @@ static const struct vg_section isolation_section = {
 		    "strict: allow network beyond loopback"),
 		STRV(vg_isolation_conf, "devices", devices,
 		    "device paths tasks may open read-write (globs)"),
+		STRV(vg_isolation_conf, "sockets", sockets,
+		    "host sockets tasks may connect to (host access)"),
 		{ .key = NULL },
 	},
 };

@@ -196,6 +196,8 @@ struct vg_isolation_conf {
 	int			 network;	/* strict: 0 = loopback only */
 	struct vg_strv		 devices;	/* device paths opened read-write
 						   (and ioctl) besides GPUs' */
+	struct vg_strv		 sockets;	/* host sockets left reachable
+						   (host access) */
 };
 
 /* Per-process limits (setrlimit); 0 = inherit, except core (default 0);
