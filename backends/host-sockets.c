@@ -53,6 +53,7 @@ static const char *const control_words[] = {
 	"virtqemud", "virtproxyd", "virtlxcd", "lxd", "incus", "crio",
 	"cri-o", "snapd", "system_bus_socket", "systemd", "kubelet", "k3s",
 	"rke2", "rootlesskit", "nerdctl", "moby", "balena", "firecracker",
+	"kube", "udev", "lvm", "multipathd",
 };
 
 /* Pushes path onto out unless already there. */

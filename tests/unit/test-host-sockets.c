@@ -81,6 +81,8 @@ test_control(void **state)
 		"/run/incus/unix.socket", "/run/crio/crio.sock",
 		"/run/cri-dockerd.sock", "/srv/DOCKER.SOCK",
 		"/var/lib/kubelet/pod-resources/kubelet.sock",
+		"/run/udev/control", "/run/lvm/lvmpolld.socket",
+		"/run/containerd/s/0123abcd", "/run/dockerd.sock",
 	};
 	static const char *const no[] = {
 		"/run/systemd/journal/socket", "/run/systemd/journal/stdout",
