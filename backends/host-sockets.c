@@ -12,10 +12,14 @@
  * symbolic link planted under a known name is never taken for one.
  */
 #include <ctype.h>
+#include <fcntl.h>
+#include <dirent.h>
 #include <glob.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "backends/host-sockets.h"
 #include "common/buf.h"
@@ -56,6 +60,16 @@ static const char *const control_words[] = {
 	"kube", "udev", "lvm", "multipathd",
 };
 
+/* Process names (/proc/PID/comm, at most 15 bytes) of daemons whose
+ * sockets are control sockets wherever they are bound. */
+static const char *const control_daemons[] = {
+	"dockerd", "containerd", "containerd-shim", "buildkitd", "podman",
+	"libvirtd", "virtqemud", "virtproxyd", "snapd", "lxd", "incusd",
+	"crio", "systemd", "dbus-daemon", "dbus-broker", "kubelet", "k3s",
+	"k3s-server", "rootlesskit", "cri-dockerd", "firecracker",
+	"systemd-udevd", "lvmpolld", "multipathd",
+};
+
 /* Pushes path onto out unless already there. */
 static int
 push_once(struct vg_strv *out, const char *path, size_t len)
@@ -73,9 +87,10 @@ push_once(struct vg_strv *out, const char *path, size_t len)
 /* The parser of /proc/net/unix; see host-sockets.h. */
 size_t
 vg_host_sockets_parse(const char *text, size_t len, size_t max,
-    struct vg_strv *out)
+    struct vg_strv *out, unsigned long *ino)
 {
 	size_t pos = 0, end, p, added = 0;
+	unsigned long num;
 	int field;
 
 	while (pos < len && added < max) {
@@ -85,15 +100,25 @@ vg_host_sockets_parse(const char *text, size_t len, size_t max,
 		/* Seven fields (Num RefCount Protocol Flags Type St Inode),
 		 * each followed by blanks, then the path to the line end. */
 		p = pos;
+		num = 0;
 		for (field = 0; field < 7 && p < end; field++) {
-			while (p < end && text[p] != ' ')
+			/* The inode, the seventh, in decimal; saturates. */
+			while (p < end && text[p] != ' ') {
+				if (field == 6 && isdigit((unsigned char)text[p])
+				    && num < 100000000000UL)
+					num = num * 10 + (unsigned long)(text[p] -
+					    '0');
 				p++;
+			}
 			while (p < end && text[p] == ' ')
 				p++;
 		}
 		if (field == 7 && p < end && text[p] == '/' &&
-		    end - p < 4096 && push_once(out, text + p, end - p))
+		    end - p < 4096 && push_once(out, text + p, end - p)) {
+			if (ino != NULL)
+				ino[added] = num;
 			added++;
+		}
 		pos = end + 1;
 	}
 	return added;
@@ -158,12 +183,82 @@ keep_sockets(struct vg_strv *v, size_t from)
 		v->v[k] = NULL;
 }
 
+/* True when process pid's name is a control daemon's. */
+static int
+daemon_pid(const char *pid)
+{
+	char path[300], comm[32];
+	ssize_t n;
+	size_t i;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	for (i = 0; i < sizeof(control_daemons) / sizeof(control_daemons[0]);
+	    i++)
+		if (strcmp(comm, control_daemons[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Marks in held[] the sockets (paths[k] bound with inode ino[k], n of
+ * them) that a control daemon holds open: reads the names of all
+ * processes, and the descriptors of the daemons only.
+ */
+static void
+daemon_sockets(const unsigned long *ino, size_t n, char *held)
+{
+	char fdir[300], lnk[600], target[64];
+	struct dirent *de, *fe;
+	DIR *proc, *fds;
+	unsigned long num;
+	ssize_t len;
+	size_t k;
+
+	if ((proc = opendir("/proc")) == NULL)
+		return;
+	while ((de = readdir(proc)) != NULL) {
+		if (!isdigit((unsigned char)de->d_name[0]) ||
+		    !daemon_pid(de->d_name))
+			continue;
+		snprintf(fdir, sizeof(fdir), "/proc/%s/fd", de->d_name);
+		if ((fds = opendir(fdir)) == NULL)
+			continue;
+		while ((fe = readdir(fds)) != NULL) {
+			snprintf(lnk, sizeof(lnk), "%s/%s", fdir, fe->d_name);
+			len = readlink(lnk, target, sizeof(target) - 1);
+			if (len <= 0)
+				continue;
+			target[len] = '\0';
+			if (sscanf(target, "socket:[%lu]", &num) != 1)
+				continue;
+			for (k = 0; k < n; k++)
+				if (ino[k] == num && num != 0)
+					held[k] = 1;
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+}
+
 /* Finds the candidates; see host-sockets.h. */
 int
-vg_host_sockets_find(struct vg_strv *out, struct vg_err *e)
+vg_host_sockets_find(struct vg_strv *out, struct vg_strv *owned,
+    struct vg_err *e)
 {
 	struct vg_buf text = VG_BUF_INIT;
-	size_t from = out->n, i, k;
+	struct vg_strv table = VG_STRV_INIT;
+	unsigned long *ino;
+	char *held;
+	size_t from = out->n, i, k, n;
 	glob_t g;
 	int rc;
 
@@ -175,10 +270,21 @@ vg_host_sockets_find(struct vg_strv *out, struct vg_err *e)
 				    strlen(g.gl_pathv[k]));
 		globfree(&g);
 	}
+	ino = vg_xcalloc(VG_HOST_SOCKETS_MAX, sizeof(*ino));
+	held = vg_xcalloc(VG_HOST_SOCKETS_MAX, 1);
 	rc = vg_read_file("/proc/net/unix", 64 << 20, &text, e);
-	if (rc == 0)
-		(void)vg_host_sockets_parse(vg_buf_str(&text), text.len,
-		    VG_HOST_SOCKETS_MAX, out);
+	n = rc == 0 ? vg_host_sockets_parse(vg_buf_str(&text), text.len,
+	    VG_HOST_SOCKETS_MAX, &table, ino) : 0;
+	if (owned != NULL && n > 0)
+		daemon_sockets(ino, n, held);
+	for (i = 0; i < n; i++) {
+		push_once(out, table.v[i], strlen(table.v[i]));
+		if (owned != NULL && held[i])
+			push_once(owned, table.v[i], strlen(table.v[i]));
+	}
+	vg_strv_release(&table);
+	free(ino);
+	free(held);
 	vg_buf_release(&text);
 	keep_sockets(out, from);
 	return rc;

@@ -26,11 +26,13 @@
  * Appends to out the pathname sockets of a /proc/net/unix text (len
  * bytes, need not end in NUL): the path column of each line whose path
  * starts with '/' (abstract sockets, '@', and unbound ones are left out),
- * each once, at most max of them.  Blocks on nothing; never fails.
- * Returns how many were appended.
+ * each once, at most max of them.  When ino is not NULL (max entries),
+ * ino[k] receives the inode column of the k-th path appended (0 when
+ * not a number).  Blocks on nothing; never fails.  Returns how many were
+ * appended.
  */
 size_t	vg_host_sockets_parse(const char *text, size_t len, size_t max,
-	    struct vg_strv *out);
+	    struct vg_strv *out, unsigned long *ino);
 
 /*
  * True when path names a control socket that is root on the host: a
@@ -45,10 +47,15 @@ int	vg_host_socket_is_control(const char *path);
  * Appends to out the candidate sockets of the host: those of
  * /proc/net/unix and the well-known control sockets that exist, each a
  * socket by lstat(2) (a symbolic link is never one) and listed once.
- * Blocks briefly (reads /proc, stats a few dozen paths).  Returns 0, or
- * a negative vg_rc when /proc/net/unix cannot be read (then out holds
- * the well-known ones).
+ * When owned is not NULL, it receives those of out held open by a
+ * process whose name is a root daemon's (dockerd, containerd, libvirtd,
+ * systemd...: a control socket whatever its path says, such as a
+ * dockerd listening at /srv/x/d.sock), found through /proc/PID/fd of
+ * those processes only.  Blocks briefly (reads /proc, stats a few dozen
+ * paths).  Returns 0, or a negative vg_rc when /proc/net/unix cannot be
+ * read (then out holds the well-known ones).
  */
-int	vg_host_sockets_find(struct vg_strv *out, struct vg_err *e);
+int	vg_host_sockets_find(struct vg_strv *out, struct vg_strv *owned,
+	    struct vg_err *e);
 
 #endif

@@ -642,28 +642,34 @@ socket_allowed(const struct vg_isolation_conf *iso, const char *path)
  * Chooses the host sockets to cover: at strict every pathname socket
  * found (those beneath the task's own directories are spared per task,
  * vg_sandbox_enter), at standard the control sockets that are root on
- * the host; never one listed in isolation.sockets.
+ * the host, by path or by the daemon holding them; never one listed in
+ * isolation.sockets.
  */
 static void
 build_hide(struct vg_sandbox *sb, const struct vg_isolation_conf *iso)
 {
-	struct vg_strv found = VG_STRV_INIT;
+	struct vg_strv found = VG_STRV_INIT, owned = VG_STRV_INIT;
 	struct vg_err e;
-	size_t i;
+	size_t i, k;
+	int daemon;
 
 	vg_err_init(&e);
-	if (vg_host_sockets_find(&found, &e) != 0)
+	if (vg_host_sockets_find(&found, sb->level == VG_ISO_STRICT ? NULL :
+	    &owned, &e) != 0)
 		downgrade(sb, "cannot read the host's sockets (%s): only the "
 		    "well-known control sockets are hidden", e.msg);
 	sb->hide_strict = sb->level == VG_ISO_STRICT;
 	sb->hide = vg_xcalloc(found.n + 1, sizeof(*sb->hide));
 	for (i = 0; i < found.n; i++) {
+		for (daemon = 0, k = 0; k < owned.n && !daemon; k++)
+			daemon = strcmp(owned.v[k], found.v[i]) == 0;
 		if (socket_allowed(iso, found.v[i]) || (!sb->hide_strict &&
-		    !vg_host_socket_is_control(found.v[i])))
+		    !daemon && !vg_host_socket_is_control(found.v[i])))
 			continue;
 		sb->hide[sb->nhide++] = vg_xstrdup(found.v[i]);
 	}
 	vg_strv_release(&found);
+	vg_strv_release(&owned);
 }
 
 /* Checks isolation.sockets: absolute paths. */

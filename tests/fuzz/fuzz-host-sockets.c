@@ -17,11 +17,12 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct vg_strv v = VG_STRV_INIT;
+	unsigned long ino[64];
 	size_t i;
 
 	if (size > 65536)
 		return 0;
-	(void)vg_host_sockets_parse((const char *)data, size, 64, &v);
+	(void)vg_host_sockets_parse((const char *)data, size, 64, &v, ino);
 	for (i = 0; i < v.n; i++) {
 		if (v.v[i][0] != '/' || strchr(v.v[i], '\n') != NULL)
 			abort();

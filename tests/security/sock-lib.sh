@@ -10,11 +10,14 @@ sock_cleanup() {
 }
 trap 'sock_cleanup' EXIT
 command -v python3 >/dev/null || skip "the s03xx tests need python3 for the listeners"
-# listen PATH LOG: starts a listener, waits until it is bound.
+# listen PATH LOG [NAME]: starts a listener (its process named NAME,
+# as a daemon's would be), waits until it is bound.
 listen() {
-	python3 - "$1" "$2" <<'PY' &
-import os, socket, sys
+	python3 - "$1" "$2" "${3:-}" <<'PY' &
+import ctypes, os, socket, sys
 path, log = sys.argv[1], sys.argv[2]
+if sys.argv[3]:
+    ctypes.CDLL(None).prctl(15, sys.argv[3].encode(), 0, 0, 0)
 addr = "\0" + path[1:] if path.startswith("@") else path
 if not path.startswith("@"):
     try:

@@ -45,9 +45,12 @@ test_parse(void **state)
 	    "0000000000000000: 00000002 00000000 00010000 0001 01 20068 "
 	    "/last";
 	struct vg_strv v = VG_STRV_INIT;
+	unsigned long ino[100];
 
 	(void)state;
-	assert_int_equal(vg_host_sockets_parse(t, strlen(t), 100, &v), 5);
+	assert_int_equal(vg_host_sockets_parse(t, strlen(t), 100, &v, ino), 5);
+	assert_true(ino[0] == 20061 && ino[1] == 20064 && ino[2] == 20066 &&
+	    ino[3] == 6 && ino[4] == 20068);
 	assert_string_equal(v.v[0], "/run/docker.sock");
 	assert_string_equal(v.v[1], "/srv/my dir/d.sock");
 	assert_string_equal(v.v[2], "/a");
@@ -57,12 +60,12 @@ test_parse(void **state)
 	assert_string_equal(v.v[4], "/last");
 	vg_strv_release(&v);
 	/* The bound. */
-	assert_int_equal(vg_host_sockets_parse(t, strlen(t), 2, &v), 2);
+	assert_int_equal(vg_host_sockets_parse(t, strlen(t), 2, &v, NULL), 2);
 	vg_strv_release(&v);
 	/* Nothing, a header only, a text cut anywhere. */
-	assert_int_equal(vg_host_sockets_parse("", 0, 10, &v), 0);
-	assert_int_equal(vg_host_sockets_parse(HDR, strlen(HDR), 10, &v), 0);
-	assert_int_equal(vg_host_sockets_parse(t, 60, 10, &v), 0);
+	assert_int_equal(vg_host_sockets_parse("", 0, 10, &v, NULL), 0);
+	assert_int_equal(vg_host_sockets_parse(HDR, strlen(HDR), 10, &v, ino), 0);
+	assert_int_equal(vg_host_sockets_parse(t, 60, 10, &v, ino), 0);
 	vg_strv_release(&v);
 }
 
@@ -106,7 +109,7 @@ static void
 test_find(void **state)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct vg_strv v = VG_STRV_INIT;
+	struct vg_strv v = VG_STRV_INIT, owned = VG_STRV_INIT;
 	struct vg_err e;
 	char dir[] = "/tmp/vg-hs-XXXXXX", link[64];
 	size_t i;
@@ -120,7 +123,7 @@ test_find(void **state)
 	snprintf(link, sizeof(link), "%s/l.sock", dir);
 	assert_int_equal(symlink(sa.sun_path, link), 0);
 	vg_err_init(&e);
-	(void)vg_host_sockets_find(&v, &e);
+	(void)vg_host_sockets_find(&v, &owned, &e);
 	for (i = 0; i < v.n; i++) {
 		if (strcmp(v.v[i], sa.sun_path) == 0)
 			seen = 1;
@@ -130,6 +133,10 @@ test_find(void **state)
 	 * test runs where /proc is not this namespace's. */
 	if (access("/proc/net/unix", R_OK) == 0)
 		assert_true(seen);
+	/* This test is no daemon: its socket is not owned by one. */
+	for (i = 0; i < owned.n; i++)
+		assert_string_not_equal(owned.v[i], sa.sun_path);
+	vg_strv_release(&owned);
 	vg_strv_release(&v);
 	close(fd);
 	unlink(sa.sun_path);
