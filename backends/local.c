@@ -56,6 +56,7 @@
 
 #include "runner/policy/host-access.h"
 #include "common/dirpool.h"
+#include "common/log.h"
 #include "common/path.h"
 #include "common/proc.h"
 #include "backends/backend.h"
@@ -64,6 +65,7 @@
 #include "backends/gpu.h"
 #include "backends/sandbox.h"
 #include "backends/shim.h"
+#include "runner/policy/host-access.h"
 
 #ifndef VG_LIBEXECDIR
 #define VG_LIBEXECDIR	"/usr/local/libexec/vigil"
@@ -188,6 +190,9 @@ iso_key(const struct vg_isolation_conf *iso)
 	h = fnv(h, "\001");
 	for (i = 0; i < iso->capabilities.n; i++)
 		h = fnv(h, iso->capabilities.v[i]);
+	h = fnv(h, "\002");
+	for (i = 0; i < iso->sockets.n; i++)
+		h = fnv(h, iso->sockets.v[i]);
 	return h;
 }
 
@@ -230,6 +235,37 @@ cgroup_limits(const struct vg_manifest *m, uint64_t memory,
 	cl->required = m->isolation.required;
 }
 
+/*
+ * Judges the host sockets m's isolation.sockets leaves reachable: each is
+ * host access (a root task reaching a container engine's socket is root
+ * on the host), let through only by a policy allow rule of category
+ * host-access matching its path.  Returns 0, or VG_EDENIED naming the
+ * first socket refused and the rule that would allow it.
+ */
+static int
+sockets_judged(const struct vg_manifest *m, struct vg_err *e)
+{
+	struct vg_host_verdict hv;
+	char finding[VG_ERR_MSG_MAX];
+	size_t i;
+
+	for (i = 0; i < m->isolation.sockets.n; i++) {
+		/* A relative path is refused by vg_sandbox_new. */
+		if (m->isolation.sockets.v[i][0] != '/')
+			continue;
+		snprintf(finding, sizeof(finding), "isolation.sockets '%s' "
+		    "reaches a host socket", m->isolation.sockets.v[i]);
+		vg_policy_host_access(&m->policy, finding,
+		    m->isolation.sockets.v[i], &hv);
+		if (!hv.allowed)
+			return vg_err_set(e, VG_EDENIED, "host access "
+			    "refused: %s", hv.reason);
+		vg_info("isolation.sockets '%s': %s",
+		    m->isolation.sockets.v[i], hv.reason);
+	}
+	return 0;
+}
+
 /* Returns the sandbox for m, compiling it when needed; borrowed. */
 static int
 sandbox_for(const struct vg_manifest *m, const struct vg_sandbox **out,
@@ -243,9 +279,9 @@ sandbox_for(const struct vg_manifest *m, const struct vg_sandbox **out,
 		*out = cache.sb;
 		return 0;
 	}
-	if ((rc = caps_allowed(m, e)) != 0)
-		return rc;
-	if ((rc = vg_sandbox_new(&m->isolation, &sb, e)) != 0)
+	if ((rc = caps_allowed(m, e)) != 0 ||
+	    (rc = sockets_judged(m, e)) != 0 ||
+	    (rc = vg_sandbox_new(&m->isolation, &sb, e)) != 0)
 		return rc;
 	vg_sandbox_free(cache.sb);
 	cache.sb = sb;

@@ -45,6 +45,7 @@
 #include "common/caps.h"
 #include "common/buf.h"
 #include "backends/cgroup.h"
+#include "backends/host-sockets.h"
 #include "backends/sandbox.h"
 #include "backends/shim.h"
 
@@ -176,6 +177,12 @@ struct vg_sandbox {
 	int			 ngpu_rules;
 	uint64_t		 dev_access;		/* rights on a device */
 	int			 listed_devices;	/* isolation.devices */
+
+	/* Host sockets covered in the task's mount namespace (paths, and
+	 * at strict spared when beneath the task's own directories). */
+	char			**hide;
+	size_t			 nhide;
+	int			 hide_strict;
 
 	struct sock_fprog	 prog;			/* len 0: none */
 	int			 ptrace_denied;		/* by the filter */
@@ -466,11 +473,15 @@ build_landlock(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
 		handled |= LL_READ;
 	sb->ll_attr_size = sizeof(uint64_t);
 	if (sb->ll_abi >= 6) {
-		sb->ll_attr.scoped = LL_SCOPE_SIGNAL;
-		if (strict)
-			sb->ll_attr.scoped |= LL_SCOPE_ABSTRACT_UNIX;
+		/* Abstract sockets of the host (X11, D-Bus, a daemon's
+		 * "@name") are out of reach at both levels; strict has its
+		 * own network namespace besides. */
+		sb->ll_attr.scoped = LL_SCOPE_SIGNAL | LL_SCOPE_ABSTRACT_UNIX;
 		sb->ll_attr_size = sizeof(sb->ll_attr);
-	}
+	} else if (!strict || !sb->netns)
+		downgrade(sb, "Landlock ABI %d (ABI 6, Linux 6.12, scopes "
+		    "them): abstract Unix sockets of the host are reachable",
+		    sb->ll_abi);
 	/* ABI 5: ioctl on a device opened after confinement is refused
 	 * except on the nodes granted below (the task's tty, its GPUs). */
 	if (sb->ll_abi >= 5)
@@ -628,6 +639,67 @@ out:
 	return rc;
 }
 
+/* True when path is one of the sockets the manifest allows. */
+static int
+socket_allowed(const struct vg_isolation_conf *iso, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < iso->sockets.n; i++)
+		if (strcmp(iso->sockets.v[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Chooses the host sockets to cover: at strict every pathname socket
+ * found (those beneath the task's own directories are spared per task,
+ * vg_sandbox_enter), at standard the control sockets that are root on
+ * the host, by path or by the daemon holding them; never one listed in
+ * isolation.sockets.
+ */
+static void
+build_hide(struct vg_sandbox *sb, const struct vg_isolation_conf *iso)
+{
+	struct vg_strv found = VG_STRV_INIT, owned = VG_STRV_INIT;
+	struct vg_err e;
+	size_t i, k;
+	int daemon;
+
+	vg_err_init(&e);
+	if (vg_host_sockets_find(&found, sb->level == VG_ISO_STRICT ? NULL :
+	    &owned, &e) != 0)
+		downgrade(sb, "cannot read the host's sockets (%s): only the "
+		    "well-known control sockets are hidden", e.msg);
+	sb->hide_strict = sb->level == VG_ISO_STRICT;
+	sb->hide = vg_xcalloc(found.n + 1, sizeof(*sb->hide));
+	for (i = 0; i < found.n; i++) {
+		for (daemon = 0, k = 0; k < owned.n && !daemon; k++)
+			daemon = strcmp(owned.v[k], found.v[i]) == 0;
+		if (socket_allowed(iso, found.v[i]) || (!sb->hide_strict &&
+		    !daemon && !vg_host_socket_is_control(found.v[i])))
+			continue;
+		sb->hide[sb->nhide++] = vg_xstrdup(found.v[i]);
+	}
+	vg_strv_release(&found);
+	vg_strv_release(&owned);
+}
+
+/* Checks isolation.sockets: absolute paths. */
+static int
+check_sockets(const struct vg_isolation_conf *iso, struct vg_err *e)
+{
+	size_t i;
+
+	for (i = 0; i < iso->sockets.n; i++)
+		if (iso->sockets.v[i][0] != '/')
+			return vg_err_set(e, VG_EINVAL, "isolation.sockets: "
+			    "'%s' is not an absolute path (give the socket's "
+			    "full path, e.g. /run/docker.sock)",
+			    iso->sockets.v[i]);
+	return 0;
+}
+
 int
 vg_sandbox_new(const struct vg_isolation_conf *iso, struct vg_sandbox **out,
     struct vg_err *e)
@@ -638,6 +710,8 @@ vg_sandbox_new(const struct vg_isolation_conf *iso, struct vg_sandbox **out,
 	int rc = 0, confine;
 
 	*out = NULL;
+	if ((rc = check_sockets(iso, e)) != 0)
+		return rc;
 	sb = vg_xcalloc(1, sizeof(*sb));
 	vg_buf_init(&sb->downgrades);
 	sb->asked = sb->level = iso->level;
@@ -688,6 +762,11 @@ vg_sandbox_new(const struct vg_isolation_conf *iso, struct vg_sandbox **out,
 		    (unsigned)getegid(), (unsigned)getegid());
 	}
 
+	if (confine && (sb->clone_flags & CLONE_NEWNS))
+		build_hide(sb, iso);
+	else if (confine)
+		downgrade(sb, "%s", "no mount namespace: the host's control "
+		    "sockets are not hidden");
 	if (confine) {
 		sb->nnp = 1;
 		/* No capability in the task: none of root's powers over
@@ -747,6 +826,9 @@ vg_sandbox_free(struct vg_sandbox *sb)
 		free(sb->gpu_rules[i].tmp_path);
 		free(sb->gpu_paths[i]);
 	}
+	for (i = 0; i < (int)sb->nhide; i++)
+		free(sb->hide[i]);
+	free(sb->hide);
 	free(sb->prog.filter);
 	vg_buf_release(&sb->downgrades);
 	free(sb);
@@ -967,6 +1049,73 @@ out:
 	return rc;
 }
 
+static int beneath(const char *path, const char *dir);
+
+/* Writes "/proc/self/fd/" and fd's digits into buf (32 bytes). */
+static void
+fd_path(char *buf, int fd)
+{
+	char tmp[12];
+	int n = 14, k = 0;
+
+	memcpy(buf, "/proc/self/fd/", 14);
+	do
+		tmp[k++] = (char)('0' + fd % 10);
+	while ((fd /= 10) > 0);
+	while (k > 0)
+		buf[n++] = tmp[--k];
+	buf[n] = '\0';
+}
+
+/*
+ * Covers the host socket at path with /dev/null in the task's mount
+ * namespace (child side), so that connect(2) to it fails with
+ * ECONNREFUSED.  The path is opened without following a last link and
+ * covered only when it is a socket now: a link or a file a task put in
+ * its place is left alone, and since the mount goes onto the descriptor
+ * (through /proc/self/fd), a directory swapped for a link on the way
+ * can only lead to another socket.  Gone or out of reach: nothing to
+ * cover.
+ */
+static int
+hide_socket(const char *path)
+{
+	struct stat st;
+	char fdp[32];
+	int fd, rc = 0;
+
+	if ((fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return 0;
+	if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode)) {
+		fd_path(fdp, fd);
+		if (mount("/dev/null", fdp, "none", MS_BIND, NULL) != 0)
+			rc = -errno;
+	}
+	close(fd);
+	return rc;
+}
+
+/* Covers the sockets chosen by build_hide, sparing at strict those
+ * beneath the task's own directories (child side). */
+static int
+hide_sockets(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
+    const char **stage)
+{
+	size_t i;
+	int rc;
+
+	*stage = "hide host sockets";
+	for (i = 0; i < sb->nhide; i++) {
+		if (sb->hide_strict && (beneath(sb->hide[i], p->task_dir) ||
+		    beneath(sb->hide[i], p->scratch_dir) ||
+		    beneath(sb->hide[i], p->tmp_dir)))
+			continue;
+		if ((rc = hide_socket(sb->hide[i])) != 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* Makes every mount of a new mount namespace a slave of the host's
  * (child side).  Slave, not private: mounts made later on the host still
  * show up here, nothing made here leaks out. */
@@ -1020,6 +1169,8 @@ vg_sandbox_enter(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
 	if (sb->clone_flags & CLONE_NEWNS) {
 		*stage = "mount namespace";
 		if ((rc = mounts_slave()) != 0)
+			return rc;
+		if ((rc = hide_sockets(sb, p, stage)) != 0)
 			return rc;
 	}
 	if (sb->private_tmp && p->tmp_dir != NULL &&

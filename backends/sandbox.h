@@ -13,7 +13,8 @@
  *   clone(vg_sandbox_clone_flags())    new namespaces, if any
  *   vg_sandbox_enter()                 in that child, before it execs
  *                                      vigil-shim: user ns maps,
- *                                      loopback, private /tmp, /proc
+ *                                      loopback, host sockets hidden,
+ *                                      private /tmp, /proc
  *   vg_shim_confine()                  in vigil-shim, from the launch
  *                                      vg_sandbox_launch() filled:
  *                                      no_new_privs, Landlock, seccomp
@@ -125,7 +126,9 @@ struct vg_sandbox_paths {
 /*
  * In the child of clone, before it execs vigil-shim: writes the user ns maps,
  * brings loopback up in a new network namespace, makes the mounts of a
- * new mount namespace slaves of the host's, binds tmp_dir over /tmp
+ * new mount namespace slaves of the host's, covers the host sockets
+ * vg_sandbox_new chose (docs/isolation.md, "Host sockets"; at strict
+ * sparing those beneath p's directories), binds tmp_dir over /tmp
  * (strict) and mounts a /proc of the new PID namespace.  Returns 0, or
  * -errno with *stage naming the step.  Async-signal-safe.
  */

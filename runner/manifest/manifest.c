@@ -899,6 +899,8 @@ static const struct vg_section isolation_section = {
 		  .check = check_caps,
 		  .help = "capabilities tasks keep (host access: the policy "
 		  "must allow it)" },
+		STRV(vg_isolation_conf, "sockets", sockets,
+		    "host sockets tasks may connect to (host access)"),
 		{ .key = NULL },
 	},
 };

@@ -199,6 +199,8 @@ struct vg_isolation_conf {
 	struct vg_strv		 capabilities;	/* kept by the task (names,
 						   common/caps.h): host
 						   access */
+	struct vg_strv		 sockets;	/* host sockets left reachable
+						   (host access) */
 };
 
 /* Per-process limits (setrlimit); 0 = inherit, except core (default 0);
