@@ -34,6 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/beneath.h"
 #include "common/json.h"
 #include "common/path.h"
 #include "common/proc.h"
@@ -193,8 +194,9 @@ monitor_read(const char *task_dir, pid_t *pid, unsigned long long *start,
 	long p;
 	int rc = -1;
 
-	if (vg_read_file(path, 128, &b, NULL) == 0 && b.data != NULL &&
-	    sscanf(b.data, "%ld %llu %d", &p, start, attempt) == 3 && p > 0) {
+	if (vg_beneath_read(task_dir, 0, MONITOR_FILE, 128, &b, NULL) == 0 &&
+	    b.data != NULL && sscanf(b.data, "%ld %llu %d", &p, start,
+	    attempt) == 3 && p > 0) {
 		*pid = (pid_t)p;
 		rc = 0;
 	}
@@ -778,7 +780,7 @@ vg_result_read(const char *task_dir, struct vg_result *r, struct vg_err *e)
 	int rc;
 
 	path = vg_path_join(task_dir, RESULT_FILE);
-	rc = vg_read_file(path, RESULT_MAX, &b, e);
+	rc = vg_beneath_read(task_dir, 0, RESULT_FILE, RESULT_MAX, &b, e);
 	if (rc == 0)
 		rc = result_parse(b.data != NULL ? b.data : "", b.len, r,
 		    path, e);

@@ -32,6 +32,7 @@
 #include "backends/backend.h"
 #include "backends/local.h"
 #include "backends/sandbox.h"
+#include "common/beneath.h"
 #include "common/path.h"
 #include "common/proc.h"
 #include "common/str.h"
@@ -77,15 +78,14 @@ follow(const struct vg_session_cmd *c, int fd, int stream)
 		(void)vg_session_output(c, -1, stream, buf, (size_t)n, NULL);
 }
 
-/* Opens a command's output file for following; -1 when it cannot. */
+/* Opens a command's output file for following; -1 when it cannot.
+ * Every command of the session can write the session's directory, its
+ * cmds/JOB included: the file is opened beneath the session directory,
+ * no link followed (common/beneath.h). */
 static int
 follow_open(const char *dir, const char *name)
 {
-	char *p = vg_path_join(dir, name);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-
-	free(p);
-	return fd;
+	return vg_beneath_file_in(dir, 2, name, O_RDONLY, 0, NULL);
 }
 
 /* Records the shim of a command for vg_local_session_close: a line of
@@ -93,16 +93,16 @@ follow_open(const char *dir, const char *name)
 static void
 note_proc(const struct vg_session_cmd *c, const struct vg_attempt *a)
 {
-	char *p = vg_path_join(c->dir, VG_SESSION_JOB_FILE), line[64];
+	char line[64];
 	int n = snprintf(line, sizeof(line), "proc %ld %llu\n", (long)a->pid,
 	    a->pid_start);
-	int fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
+	int fd = vg_beneath_file_in(c->dir, 2, VG_SESSION_JOB_FILE, O_WRONLY |
+	    O_APPEND, 0, NULL);
 
 	if (fd >= 0) {
 		(void)vg_write_all(fd, line, (size_t)n);
 		close(fd);
 	}
-	free(p);
 }
 
 /* A command's output pipe (read end) and its whole file, made when the
@@ -119,7 +119,7 @@ struct pipe_out {
 static int
 pump(const struct vg_session_cmd *c, struct pipe_out *o, struct vg_err *e)
 {
-	char buf[65536], *p;
+	char buf[65536];
 	ssize_t n;
 
 	while (o->fd >= 0) {
@@ -132,15 +132,12 @@ pump(const struct vg_session_cmd *c, struct pipe_out *o, struct vg_err *e)
 			o->fd = -1;
 			return 0;
 		}
-		if (o->file < 0) {
-			p = vg_path_join(c->dir, o->name);
-			o->file = open(p, O_WRONLY | O_CREAT | O_APPEND |
-			    O_CLOEXEC, 0600);
-			if (o->file < 0)
-				(void)vg_err_errno(e, "writing '%s'", p);
-			free(p);
-			if (o->file < 0)
-				return -1;
+		/* The command runs on and can write its job directory:
+		 * beneath the session directory, no link followed. */
+		if (o->file < 0 && (o->file = vg_beneath_file_in(c->dir, 2,
+		    o->name, O_WRONLY | O_CREAT | O_APPEND, 0600, e)) < 0) {
+			o->file = -1;
+			return -1;
 		}
 		if (vg_session_output(c, o->file, o->stream, buf, (size_t)n,
 		    e) != 0)
@@ -396,11 +393,11 @@ vg_local_session_close(const struct vg_session *s, struct vg_err *e)
 	while ((d = readdir(dir)) != NULL) {
 		if (d->d_name[0] == '.')
 			continue;
-		p = vg_xasprintf("%s/%s/" VG_SESSION_JOB_FILE, cmds,
-		    d->d_name);
+		p = vg_xasprintf("%s/%s", cmds, d->d_name);
 		vg_buf_reset(&b);
 		/* The shim's line, appended after the runner's. */
-		if (vg_read_file(p, (size_t)4 << 20, &b, NULL) == 0 &&
+		if (vg_beneath_read(p, 2, VG_SESSION_JOB_FILE, (size_t)4 << 20,
+		    &b, NULL) == 0 &&
 		    (line = strstr(vg_buf_str(&b), "\nproc ")) != NULL &&
 		    sscanf(line + 6, "%ld %llu", &pid, &start) == 2 &&
 		    pid > 0 && vg_proc_runs((pid_t)pid, start,

@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "runner/policy/host-access.h"
+#include "common/beneath.h"
 #include "common/dirpool.h"
 #include "common/log.h"
 #include "common/path.h"
@@ -1252,27 +1253,34 @@ null_fd(struct vg_err *e)
 }
 
 /* Opens a task output file for appending; one that stays there when
- * empty (a->outputs_stay) is most often there already. */
+ * empty (a->outputs_stay) is most often there already.  The task can
+ * write its directory: what stands at the name on a retry may be a
+ * link, a FIFO or another file's hard link it planted, so the file is
+ * opened beneath the directory's descriptor and refused unless it is a
+ * regular file of vigil's own (common/beneath.h). */
 static int
 open_output(const char *dir, const char *name, int stay, struct vg_err *e)
 {
-	char path[PATH_MAX];
-	int fd;
+	char path[PATH_MAX], what[PATH_MAX + 32];
+	int fd, dfd;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
 	    sizeof(path))
 		return vg_err_set(e, VG_EINVAL, "task directory '%s' is too "
 		    "long", dir);
-	if (stay && (fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC |
-	    O_NOCTTY | O_NOFOLLOW)) >= 0)
-		return fd_above(fd);
-	if ((fd = out_pool_take(dir, path)) >= 0)
-		return fd_above(fd);
-	fd = fd_above(open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-	    O_NOCTTY, 0600));
-	if (fd < 0)
-		return vg_err_errno(e, "cannot open '%s'", path);
-	return fd;
+	if ((dfd = vg_beneath_anchor(dir, e)) < 0)
+		return dfd;
+	snprintf(what, sizeof(what), "task directory '%s'", dir);
+	/* Most often there already when it stays; else from the pool
+	 * (renamed in only where nothing stands), else made. */
+	if (stay && faccessat(dfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		fd = vg_beneath_file(dfd, name, O_WRONLY | O_APPEND, 0, what,
+		    e);
+	else if ((fd = out_pool_take(dir, path)) < 0)
+		fd = vg_beneath_file(dfd, name, O_WRONLY | O_APPEND | O_CREAT,
+		    0600, what, e);
+	close(dfd);
+	return fd < 0 ? fd : fd_above(fd);
 }
 
 /* Frees the backend state of a. */

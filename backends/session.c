@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "common/beneath.h"
 #include "common/buf.h"
 #include "common/path.h"
 
@@ -153,16 +154,27 @@ vg_session_script(const char *root, const struct vg_session_cmd *c,
 	vg_buf_release(&u);
 }
 
-/* True when files a (of size n) and b hold the same bytes. */
+/* True when the open file fa (of size n) and the file "env" of the
+ * directory dfd hold the same bytes. */
 static int
-same_file(const char *a, const char *b, size_t n)
+same_file(int fa, int dfd, size_t n)
 {
 	struct vg_buf x = VG_BUF_INIT, y = VG_BUF_INIT;
-	int same;
+	char chunk[4096];
+	ssize_t k;
+	int fb, same = 0;
 
-	same = vg_read_file(b, n + 1, &y, NULL) == 0 && y.len == n &&
-	    vg_read_file(a, n + 1, &x, NULL) == 0 && x.len == n &&
-	    memcmp(x.data, y.data, n) == 0;
+	if ((fb = vg_beneath_file(dfd, "env", O_RDONLY, 0, "the session",
+	    NULL)) < 0)
+		return 0;
+	while (y.len <= n && (k = read(fb, chunk, sizeof(chunk))) > 0)
+		vg_buf_add(&y, chunk, (size_t)k);
+	close(fb);
+	if (y.len == n && lseek(fa, 0, SEEK_SET) == 0) {
+		while (x.len <= n && (k = read(fa, chunk, sizeof(chunk))) > 0)
+			vg_buf_add(&x, chunk, (size_t)k);
+		same = x.len == n && memcmp(x.data, y.data, n) == 0;
+	}
 	vg_buf_release(&x);
 	vg_buf_release(&y);
 	return same;
@@ -173,34 +185,43 @@ vg_session_commit(const struct vg_session *s, const struct vg_session_cmd *c,
     const struct vg_result *r, struct vg_err *e)
 {
 	static const char tail[] = "\n" SAVED_LINE "\n";
-	char end[sizeof(tail) - 1], *from, *to;
+	char end[sizeof(tail) - 1];
 	struct stat st;
-	int fd, ok = 0, rc = 0;
+	int fd, jfd, sfd, ok = 0, rc = 0;
 
 	if (!c->save || !c->commit_here || r->state == VG_ST_TIMEOUT ||
 	    r->state == VG_ST_CANCELLED || r->state == VG_ST_BACKEND_ERROR)
 		return 0;
-	from = vg_path_join(c->dir, "env");
+	/* The job's directory and the session's are the commands' to
+	 * write: both through descriptors, no link followed (a command
+	 * could point cmds/JOB at another session's files). */
+	if ((sfd = vg_beneath_anchor(s->dir, e)) < 0)
+		return sfd;
+	if ((jfd = vg_beneath_dir_in(c->dir, 2, e)) < 0) {
+		close(sfd);
+		return jfd;
+	}
 	/* Whole only when the line written after `export -p` is there:
 	 * a shell killed while saving leaves a file without it. */
-	if ((fd = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+	if ((fd = vg_beneath_file(jfd, "env", O_RDONLY, 0, "the job",
+	    NULL)) >= 0) {
 		ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
 		    st.st_size >= (off_t)sizeof(end) &&
 		    pread(fd, end, sizeof(end), st.st_size -
 		    (off_t)sizeof(end)) == (ssize_t)sizeof(end) &&
 		    memcmp(end, tail, sizeof(end)) == 0;
+		/* A state equal to the session's stays where it is: a
+		 * rename over env would free a block (a discard, on some
+		 * disks). */
+		if (ok && same_file(fd, sfd, (size_t)st.st_size))
+			ok = 0;
 		close(fd);
 	}
-	to = vg_path_join(s->dir, "env");
-	/* A state equal to the session's stays where it is: a rename
-	 * over env would free a block (a discard, on some disks). */
-	if (ok && same_file(from, to, (size_t)st.st_size))
-		ok = 0;
-	if (ok && rename(from, to) != 0)
-		rc = vg_err_errno(e, "keeping the state of job %s in '%s'",
-		    c->job, to);
-	free(from);
-	free(to);
+	if (ok && renameat(jfd, "env", sfd, "env") != 0)
+		rc = vg_err_errno(e, "keeping the state of job %s in '%s/env'",
+		    c->job, s->dir);
+	close(jfd);
+	close(sfd);
 	return rc;
 }
 

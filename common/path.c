@@ -114,7 +114,10 @@ vg_write_file_replace(const char *path, const void *data, size_t len,
 		strcpy(host, "localhost");
 	host[sizeof(host) - 1] = '\0';
 	tmp = vg_xasprintf("%s.tmp.%s.%ld", path, host, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	/* Whatever stands at the temporary name (a link, a FIFO, another
+	 * file's hard link) is removed, never opened: O_EXCL. */
+	(void)unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
 	    mode);
 	if (fd < 0) {
 		rc = vg_err_errno(e, "cannot create '%s'", tmp);

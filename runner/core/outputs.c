@@ -9,8 +9,8 @@
  * vg_outputs_after when an attempt ends, before scratch.keep removes the
  * scratch directory.
  *
- * What is refused: a symbolic link whose target leaves the tree it was
- * found in (scratch or task directory), special files, vigil's own files
+ * What is refused: a symbolic link anywhere (vigil never collects
+ * through one), special files, files with other hard links, vigil's own files
  * in the task directory (stdout, stderr, result.json, monitor,
  * heartbeat, outputs.json, outputs.left, tmp, a job step's step, step.N
  * and step.log) and the destination itself; what a remote backend left
@@ -18,9 +18,12 @@
  * a limit (outputs.max_files, outputs.max_bytes) files are left behind
  * and listed with why (the first 100; then the collection stops).  The list of what was
  * collected, with sizes, is written to tasks/<i>/outputs.json, which
- * `vigil status --json` shows.  Sources are opened with O_NOFOLLOW after
- * their link was checked, and files are written to a temporary name and
- * renamed.
+ * `vigil status --json` shows.  The task could write the trees read
+ * (and may have planted links, FIFOs or hard links there): every source
+ * is opened beneath its tree's descriptor with no link followed in any
+ * component, only regular files with one name are copied, and files are
+ * written beneath the destination's descriptor to a temporary name made
+ * with O_EXCL, then renamed (common/beneath.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -33,6 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/beneath.h"
 #include "common/json.h"
 #include "common/log.h"
 #include "common/path.h"
@@ -49,10 +53,12 @@
 struct oc {
 	const struct vg_outputs	*o;
 	const char		*dest;
-	char			*dest_real;	/* dest resolved, for skips */
+	int			 dest_fd;	/* dest's directory */
+	dev_t			 dest_dev;	/* and its identity, for skips */
+	ino_t			 dest_ino;
 	const char		*from;		/* "scratch" or "task" */
 	const char		*root;		/* the tree being read */
-	char			*root_real;
+	int			 root_fd;	/* its directory */
 	int			 task_root;	/* root is the task dir */
 	uint64_t		 bytes, max_bytes;
 	int			 files, max_files;
@@ -115,92 +121,101 @@ skip(struct oc *c, const char *rel, const char *why)
 	vg_json_obj_end(&c->sw);
 }
 
-/* True when path (resolved) is real or below it. */
+/* Copies the open file sfd of st to base in the directory dfd (a
+ * temporary made there with O_EXCL, then renamed over base: a link at
+ * base is replaced, never followed). */
 static int
-inside(const char *path, const char *real)
+copy_fd(int sfd, const struct stat *st, int dfd, const char *base,
+    const char *rel, struct vg_err *e)
 {
-	size_t n = strlen(real);
-
-	return strncmp(path, real, n) == 0 && (path[n] == '\0' ||
-	    path[n] == '/' || (n == 1 && real[0] == '/'));
-}
-
-/* Copies the open file sfd of st to dst (a temporary, then renamed). */
-static int
-copy_fd(int sfd, const struct stat *st, const char *dst, struct vg_err *e)
-{
-	char *tmp = vg_xasprintf("%s.vigil-tmp", dst), *buf;
+	char tmp[NAME_MAX + 1], *buf;
 	ssize_t n;
-	int dfd, rc = 0;
+	int fd, rc = 0;
 
-	dfd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-	    (st->st_mode & 0777) | 0600);
-	if (dfd < 0) {
-		rc = vg_err_errno(e, "outputs: cannot create '%s'", tmp);
-		free(tmp);
-		return rc;
-	}
+	if ((size_t)snprintf(tmp, sizeof(tmp), ".%.200s.vigil-tmp", base) >=
+	    sizeof(tmp))
+		return vg_err_set(e, VG_EINVAL, "outputs: name too long: '%s'",
+		    rel);
+	(void)unlinkat(dfd, tmp, 0);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+	    O_NOFOLLOW, (st->st_mode & 0777) | 0600);
+	if (fd < 0)
+		return vg_err_errno(e, "outputs: cannot create '%s' for '%s'",
+		    tmp, rel);
 	buf = vg_xmalloc(OUT_CHUNK);
 	while ((n = read(sfd, buf, OUT_CHUNK)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			rc = vg_err_errno(e, "outputs: reading for '%s'", dst);
+			rc = vg_err_errno(e, "outputs: reading '%s'", rel);
 			break;
 		}
-		if (vg_write_all(dfd, buf, (size_t)n) != 0) {
-			rc = vg_err_errno(e, "outputs: writing '%s'", tmp);
+		if (vg_write_all(fd, buf, (size_t)n) != 0) {
+			rc = vg_err_errno(e, "outputs: writing '%s'", rel);
 			break;
 		}
 	}
 	free(buf);
-	if (close(dfd) != 0 && rc == 0)
-		rc = vg_err_errno(e, "outputs: writing '%s'", tmp);
-	if (rc == 0 && rename(tmp, dst) != 0)
-		rc = vg_err_errno(e, "outputs: renaming to '%s'", dst);
+	if (close(fd) != 0 && rc == 0)
+		rc = vg_err_errno(e, "outputs: writing '%s'", rel);
+	if (rc == 0 && renameat(dfd, tmp, dfd, base) != 0)
+		rc = vg_err_errno(e, "outputs: renaming to '%s'", rel);
 	if (rc != 0)
-		(void)unlink(tmp);
-	free(tmp);
+		(void)unlinkat(dfd, tmp, 0);
 	return rc;
 }
 
-/* Makes the parent directories of dest/rel. */
+/* Opens the directory of rel beneath fd (fd itself, duplicated, when
+ * rel has no slash) with mkdirs making what is missing; sets *base to
+ * rel's last component. */
 static int
-make_parents(const char *dest, const char *rel, struct vg_err *e)
+parent_of(int fd, const char *rel, int mkdirs, const char **base,
+    struct vg_err *e)
 {
-	char *p = vg_path_join(dest, rel), *slash = strrchr(p, '/');
-	int rc = 0;
+	const char *slash = strrchr(rel, '/');
+	char *dir;
+	int dfd;
 
-	if (slash != NULL) {
-		*slash = '\0';
-		rc = vg_mkdir_p(p, 0700, e);
+	*base = slash != NULL ? slash + 1 : rel;
+	if (slash == NULL) {
+		dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		return dfd >= 0 ? dfd : vg_err_errno(e, "outputs: "
+		    "cannot duplicate a descriptor");
 	}
-	free(p);
-	return rc;
+	dir = vg_xstrndup(rel, (size_t)(slash - rel));
+	if (mkdirs)
+		dfd = vg_beneath_mkdirs(fd, dir, 0700, "the outputs "
+		    "destination", e);
+	else if ((dfd = vg_beneath_open(fd, dir, O_PATH | O_DIRECTORY, 0)) <
+	    0)
+		dfd = vg_err_errno(e, "outputs: '%s'", dir);
+	free(dir);
+	return dfd;
 }
 
 static int collect_path(struct oc *c, const char *rel, int depth,
     struct vg_err *e);
 
-/* Collects the entries of directory rel. */
+/* Collects the entries of the directory rel, open as fd (taken). */
 static int
-collect_dir(struct oc *c, const char *rel, int depth, struct vg_err *e)
+collect_dir(struct oc *c, const char *rel, int fd, int depth,
+    struct vg_err *e)
 {
 	struct dirent *de;
 	struct vg_strv names = VG_STRV_INIT;
-	char *path = vg_path_join(c->root, rel), *sub;
+	char *sub;
 	DIR *d;
 	size_t i;
 	int rc = 0;
 
 	if (depth >= OUT_DEPTH) {
 		skip(c, rel, "deeper than 32 directory levels");
-		free(path);
+		close(fd);
 		return 0;
 	}
-	if ((d = opendir(path)) == NULL) {
+	if ((d = fdopendir(fd)) == NULL) {
 		skip(c, rel, strerror(errno));
-		free(path);
+		close(fd);
 		return 0;
 	}
 	while ((de = readdir(d)) != NULL)
@@ -208,7 +223,6 @@ collect_dir(struct oc *c, const char *rel, int depth, struct vg_err *e)
 		    strcmp(de->d_name, "..") != 0)
 			vg_strv_push(&names, de->d_name);
 	closedir(d);
-	free(path);
 	for (i = 0; i < names.n && rc == 0 && !c->full; i++) {
 		sub = vg_path_join(rel, names.v[i]);
 		rc = collect_path(c, sub, depth + 1, e);
@@ -230,40 +244,46 @@ seen(const struct oc *c, const char *rel)
 	return 0;
 }
 
-/* Collects rel (a file, a directory, or a link inside the tree). */
+/*
+ * Collects rel (a file or a directory) of the tree c->root_fd.  Every
+ * component is opened beneath the tree's descriptor without following a
+ * link (common/beneath.h): a link anywhere on the way is skipped, so
+ * what the task linked in (a file vigil's user can read and the task
+ * cannot, a record of the run) is never read or written.
+ */
 static int
 collect_path(struct oc *c, const char *rel, int depth, struct vg_err *e)
 {
-	char *path = vg_path_join(c->root, rel), *real = NULL, *dst = NULL;
+	const char *base;
 	struct stat st;
-	int fd = -1, rc = 0;
+	int fd = -1, pfd = -1, sfd = -1, rc = 0;
 
 	if (reserved(c, rel) || seen(c, rel))
 		goto out;
-	if (lstat(path, &st) != 0) {
+	fd = vg_beneath_open(c->root_fd, rel, O_RDONLY | O_NONBLOCK |
+	    O_NOCTTY, 0);
+	if (fd < 0) {
+		skip(c, rel, errno == ELOOP ? "a symbolic link (vigil never "
+		    "collects through one)" : strerror(errno));
+		goto out;
+	}
+	if (fstat(fd, &st) != 0) {
 		skip(c, rel, strerror(errno));
 		goto out;
 	}
-	if ((real = realpath(path, NULL)) == NULL) {
-		skip(c, rel, "a symbolic link to nothing");
-		goto out;
-	}
-	if (S_ISLNK(st.st_mode) && !inside(real, c->root_real)) {
-		skip(c, rel, "a symbolic link that leaves the source tree");
-		goto out;
-	}
-	if (c->dest_real != NULL && inside(real, c->dest_real))
+	if (st.st_dev == c->dest_dev && st.st_ino == c->dest_ino)
 		goto out;	/* the destination itself */
-	if (stat(real, &st) != 0) {
-		skip(c, rel, strerror(errno));
-		goto out;
-	}
 	if (S_ISDIR(st.st_mode)) {
-		rc = collect_dir(c, rel, depth, e);
+		rc = collect_dir(c, rel, fd, depth, e);
+		fd = -1;
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		skip(c, rel, "not a regular file");
+		goto out;
+	}
+	if (st.st_nlink > 1) {
+		skip(c, rel, "a file with other hard links");
 		goto out;
 	}
 	if (c->files >= c->max_files || c->bytes + (uint64_t)st.st_size >
@@ -275,19 +295,18 @@ collect_path(struct oc *c, const char *rel, int depth, struct vg_err *e)
 			c->full = 1;
 		goto out;
 	}
-	if ((rc = make_parents(c->dest, rel, e)) != 0)
-		goto out;
-	dst = vg_path_join(c->dest, rel);
-	if (c->o->move && !S_ISLNK(st.st_mode) && rename(path, dst) == 0)
-		goto done;
-	if ((fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
-		skip(c, rel, strerror(errno));
+	if ((pfd = parent_of(c->dest_fd, rel, 1, &base, e)) < 0) {
+		rc = pfd;
 		goto out;
 	}
-	if ((rc = copy_fd(fd, &st, dst, e)) != 0)
+	if (c->o->move && (sfd = parent_of(c->root_fd, rel, 0, &base, e)) >=
+	    0 && renameat(sfd, base, pfd, base) == 0)
+		goto done;
+	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if ((rc = copy_fd(fd, &st, pfd, base, rel, e)) != 0)
 		goto out;
-	if (c->o->move && !S_ISLNK(st.st_mode))
-		(void)unlink(path);
+	if (c->o->move && sfd >= 0)
+		(void)unlinkat(sfd, base, 0);
 done:
 	c->files++;
 	c->bytes += (uint64_t)st.st_size;
@@ -303,9 +322,10 @@ done:
 out:
 	if (fd >= 0)
 		close(fd);
-	free(path);
-	free(real);
-	free(dst);
+	if (pfd >= 0)
+		close(pfd);
+	if (sfd >= 0)
+		close(sfd);
 	return rc;
 }
 
@@ -320,16 +340,19 @@ glob_escape(struct vg_buf *b, const char *s)
 	}
 }
 
-/* Collects every match of every glob in root. */
+/* Collects every match of every glob in root.  glob(3) only names
+ * candidates; each is opened beneath the root's descriptor. */
 static int
 collect_root(struct oc *c, struct vg_err *e)
 {
 	struct vg_buf pat = VG_BUF_INIT;
+	struct vg_err le;
 	glob_t g;
 	size_t i, j, n;
 	int rc = 0;
 
-	if ((c->root_real = realpath(c->root, NULL)) == NULL)
+	vg_err_init(&le);
+	if ((c->root_fd = vg_beneath_anchor(c->root, &le)) < 0)
 		return 0;	/* no such tree this attempt */
 	for (i = 0; i < c->o->paths.n && rc == 0 && !c->full; i++) {
 		vg_buf_reset(&pat);
@@ -348,9 +371,61 @@ collect_root(struct oc *c, struct vg_err *e)
 		globfree(&g);
 	}
 	vg_buf_release(&pat);
-	free(c->root_real);
-	c->root_real = NULL;
+	close(c->root_fd);
+	c->root_fd = -1;
 	return rc;
+}
+
+/*
+ * Opens the destination directory dest, made where missing.  The
+ * default one (tasks/<i>/outputs) is made beneath the run directory's
+ * descriptor; of an outputs.dest, the fixed part before its first
+ * ${{ }} is taken as the manifest gives it and what follows (values a
+ * task's matrix or environment chose) is made beneath it, no link
+ * followed.
+ */
+static int
+dest_open(const struct vg_outputs *o, const struct vg_task *t,
+    const char *run_dir, const char *dest, struct vg_err *e)
+{
+	const char *sub;
+	char *anchor, *rel;
+	size_t n;
+	int afd, fd;
+
+	if (o->dest == NULL) {
+		anchor = vg_xstrdup(run_dir);
+		rel = vg_xasprintf("tasks/%d/outputs", t->index);
+	} else {
+		n = strlen(dest);
+		if ((sub = strstr(o->dest, "${{")) != NULL &&
+		    (size_t)(sub - o->dest) <= n &&
+		    strncmp(o->dest, dest, (size_t)(sub - o->dest)) == 0) {
+			n = (size_t)(sub - o->dest);
+			while (n > 1 && dest[n - 1] != '/')
+				n--;
+		}
+		anchor = vg_xstrndup(dest, n > 1 && dest[n - 1] == '/' &&
+		    n < strlen(dest) ? n - 1 : n);
+		rel = vg_xstrdup(dest + n);
+		while (rel[0] == '/')
+			memmove(rel, rel + 1, strlen(rel));
+		if (vg_mkdir_p(anchor, 0700, e) != 0) {
+			free(anchor);
+			free(rel);
+			return VG_EIO;
+		}
+	}
+	afd = vg_beneath_anchor(anchor, e);
+	free(anchor);
+	if (afd < 0 || rel[0] == '\0') {
+		free(rel);
+		return afd;
+	}
+	fd = vg_beneath_mkdirs(afd, rel, 0700, "the outputs destination", e);
+	close(afd);
+	free(rel);
+	return fd;
 }
 
 /* Lists what a remote backend left on its side (VG_OUTPUTS_LEFT). */
@@ -358,10 +433,11 @@ static void
 remote_left(struct oc *c, const char *task_dir)
 {
 	struct vg_buf b = VG_BUF_INIT;
-	char *path = vg_path_join(task_dir, VG_OUTPUTS_LEFT), *line, *nl, *tab;
+	char *line, *nl, *tab;
 
 	c->from = "remote";
-	if (vg_read_file(path, 1u << 20, &b, NULL) == 0 && b.data != NULL)
+	if (vg_beneath_read(task_dir, 0, VG_OUTPUTS_LEFT, 1u << 20, &b, NULL) ==
+	    0 && b.data != NULL)
 		for (line = b.data; (nl = strchr(line, '\n')) != NULL;
 		    line = nl + 1) {
 			*nl = '\0';
@@ -371,7 +447,6 @@ remote_left(struct oc *c, const char *task_dir)
 			skip(c, tab + 1, line);
 		}
 	vg_buf_release(&b);
-	free(path);
 }
 
 int
@@ -383,8 +458,8 @@ vg_outputs_collect(const struct vg_outputs *o, const struct vg_task *t,
 	struct vg_buf rec = VG_BUF_INIT;
 	struct vg_json_writer w;
 	struct vg_err le;
-	char *dest = NULL, *path;
-	int rc;
+	char *dest = NULL;
+	int rc, tfd;
 
 	if (o->paths.n == 0 || task_dir == NULL ||
 	    (o->when == VG_OUT_SUCCESS && st != VG_ST_SUCCEEDED) ||
@@ -399,10 +474,17 @@ vg_outputs_collect(const struct vg_outputs *o, const struct vg_task *t,
 	vg_json_arr_begin(&c.fw);
 	vg_json_arr_begin(&c.sw);
 	vg_err_init(&le);
+	c.dest_fd = c.root_fd = -1;
 	if ((rc = vg_outputs_dest(o, t, run_dir, &dest, &le)) == 0 &&
-	    (rc = vg_mkdir_p(dest, 0700, &le)) == 0) {
+	    (rc = c.dest_fd = dest_open(o, t, run_dir, dest, &le)) >= 0) {
+		struct stat dst;
+
+		rc = 0;
 		c.dest = dest;
-		c.dest_real = realpath(dest, NULL);
+		if (fstat(c.dest_fd, &dst) == 0) {
+			c.dest_dev = dst.st_dev;
+			c.dest_ino = dst.st_ino;
+		}
 		if (scratch_dir != NULL) {
 			c.from = "scratch";
 			c.root = scratch_dir;
@@ -438,16 +520,21 @@ vg_outputs_collect(const struct vg_outputs *o, const struct vg_task *t,
 	vg_json_str(&w, rc != 0 ? le.msg : NULL);
 	vg_json_obj_end(&w);
 	vg_buf_addc(&rec, '\n');
-	path = vg_path_join(task_dir, OUT_RECORD);
-	(void)vg_write_file_atomic(path, rec.data, rec.len, 0600, NULL);
-	free(path);
+	/* The record goes into the task directory, which the task could
+	 * write: beneath its descriptor, never through a link. */
+	if ((tfd = vg_beneath_anchor(task_dir, NULL)) >= 0) {
+		(void)vg_beneath_replace(tfd, OUT_RECORD, rec.data, rec.len,
+		    0600, "the task directory", NULL);
+		close(tfd);
+	}
+	if (c.dest_fd >= 0)
+		close(c.dest_fd);
 	if (rc != 0)
 		vg_err_set(e, rc, "%s", le.msg);
 	vg_strv_release(&c.done);
 	vg_buf_release(&c.fb);
 	vg_buf_release(&c.sb);
 	vg_buf_release(&rec);
-	free(c.dest_real);
 	free(dest);
 	return rc;
 }
@@ -470,11 +557,7 @@ vg_outputs_after(const struct vg_outputs *o, const struct vg_task *t,
 int
 vg_outputs_read(const char *task_dir, struct vg_buf *out)
 {
-	char *path = vg_path_join(task_dir, OUT_RECORD);
-	int rc = vg_read_file(path, 16u << 20, out, NULL);
-
-	free(path);
-	return rc;
+	return vg_beneath_read(task_dir, 0, OUT_RECORD, 16u << 20, out, NULL);
 }
 
 int

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/beneath.h"
 #include "common/json.h"
 #include "common/path.h"
 #include "common/proc.h"
@@ -340,12 +341,13 @@ static int
 job_rec_read(const char *dir, struct vg_sess_jobrec *jr)
 {
 	struct vg_buf b = VG_BUF_INIT;
-	char *p = vg_path_join(dir, VG_SESSION_JOB_FILE);
 	int rc;
 
 	memset(jr, 0, sizeof(*jr));
-	rc = vg_read_file(p, (size_t)4 << 20, &b, NULL) == 0 ? 0 : -1;
-	free(p);
+	/* A command can write its job directory (and the session's):
+	 * beneath the session directory, no link followed. */
+	rc = vg_beneath_read(dir, 2, VG_SESSION_JOB_FILE, (size_t)4 << 20, &b,
+	    NULL) == 0 ? 0 : -1;
 	if (rc == 0)
 		vg_sess_jobrec_parse(b.data != NULL ? b.data : "", b.len, jr);
 	vg_buf_release(&b);
@@ -565,14 +567,17 @@ static int
 write_in(const char *dir, const char *name, int flags, const char *data,
     size_t n, struct vg_err *e)
 {
-	char *p = vg_path_join(dir, name);
-	int fd = open(p, flags | O_WRONLY | O_CLOEXEC, 0600), rc = 0;
+	int fd, rc = 0;
 
-	if (fd < 0 || vg_write_all(fd, data, n) != 0)
-		rc = vg_err_errno(e, "writing '%s'", p);
-	if (fd >= 0)
-		close(fd);
-	free(p);
+	/* dir is a job's, cmds/JOB in the session's directory, which its
+	 * commands can write: beneath the session directory, no link
+	 * followed, only a regular file of vigil's own. */
+	if ((fd = vg_beneath_file_in(dir, 2, name, flags | O_WRONLY, 0600,
+	    e)) < 0)
+		return fd;
+	if (vg_write_all(fd, data, n) != 0)
+		rc = vg_err_errno(e, "writing '%s/%s'", dir, name);
+	close(fd);
 	return rc;
 }
 

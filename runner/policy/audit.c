@@ -12,6 +12,7 @@
  * well-known tokens (GitHub, AWS, Slack, GitLab, OpenAI-style sk-,
  * Hugging Face, Google API keys, JWTs, PEM private keys).
  */
+#include <sys/stat.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -391,6 +392,44 @@ pl_audit_line(struct vg_buf *b, const struct vg_audit_rec *r)
 	vg_policy_audit_line_tail(b, r);
 }
 
+/*
+ * Opens the audit log for appending: never through a link at its name,
+ * never a FIFO (which would hang vigil), a device or a file with other
+ * hard links, and only a file of vigil's own user: what a task or
+ * another user planted at the path is refused, not appended to.
+ */
+static int
+audit_open(const char *path, struct vg_err *e)
+{
+	struct stat st;
+	int fd;
+
+	memset(&st, 0, sizeof(st));
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+	    O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0600);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return vg_err_set(e, VG_EDENIED, "audit log '%s' is a "
+			    "symbolic link; vigil appends only to a file "
+			    "there, never through a link", path);
+		if (errno == ENXIO)
+			return vg_err_set(e, VG_EDENIED, "audit log '%s' is "
+			    "not a regular file (a FIFO?); refusing it", path);
+		return vg_err_errno(e, "cannot open audit log '%s'", path);
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_nlink > 1 || st.st_uid != geteuid()) {
+		close(fd);
+		return vg_err_set(e, VG_EDENIED, "audit log '%s' is not a "
+		    "regular file of uid %lu with one name (found mode %04o, "
+		    "uid %lu, %lu links); refusing to append to it", path,
+		    (unsigned long)geteuid(), (unsigned)(st.st_mode & 0177777),
+		    (unsigned long)st.st_uid, (unsigned long)st.st_nlink);
+	}
+	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
 /* Writes held lines in one write(2); see audit.h. */
 int
 pl_audit_write(const char *path, int *fd, struct vg_buf *b,
@@ -401,11 +440,9 @@ pl_audit_write(const char *path, int *fd, struct vg_buf *b,
 
 	if (b->len == 0)
 		return 0;
-	if (*fd < 0)
-		*fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-		    0600);
-	if (*fd < 0) {
-		rc = vg_err_errno(e, "cannot open audit log '%s'", path);
+	if (*fd < 0 && (*fd = audit_open(path, e)) < 0) {
+		rc = *fd;
+		*fd = -1;
 		goto out;
 	}
 	nw = write(*fd, b->data, b->len);

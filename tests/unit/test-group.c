@@ -241,6 +241,7 @@ test_migrate(void **state)
 	    " DROP INDEX tasks_state; DROP TABLE task_counts;"
 	    " DROP TRIGGER task_counts_add; DROP TRIGGER task_counts_move;"
 	    " DROP TRIGGER task_counts_drop; DROP TRIGGER task_counts_run;"
+	    " ALTER TABLE runs DROP COLUMN host;"
 	    " DELETE FROM migrations WHERE version >= 4;"
 	    " PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);

@@ -168,9 +168,9 @@ test_bad_attempts(void **state)
 	fx_argv(f, "true", (const char *)NULL);
 	f->a.task_dir = "/nonexistent/task";
 	assert_int_equal(vg_backend_start(&vg_backend_local, &f->a, &f->e),
-	    VG_EIO);
-	assert_string_equal(f->e.msg, "cannot open '/nonexistent/task/stdout'"
-	    ": No such file or directory");
+	    VG_ENOENT);
+	assert_string_equal(f->e.msg, "cannot open directory "
+	    "'/nonexistent/task': No such file or directory");
 	assert_int_equal(f->a.pid, 0);
 	f->a.task_dir = f->dir;
 }
