@@ -11,16 +11,36 @@
 
 #include "runner/cli/cmd-policy.h"
 #include "runner/manifest/manifest.h"
+#include "runner/manifest/manifest-int.h"
 #include "runner/core/store.h"
 
 int
 vg_cmd_policy_open(struct vg_args *a, struct vg_cmd_policy *cp)
 {
 	struct vg_policy_conf conf;
+	struct vg_manifest *m = NULL;
+	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_err e;
+	size_t k;
+	int rc;
 
+	/* The site's policy file is the one the site config names (a
+	 * layer's never replaces it): read the configs for it. */
+	vg_err_init(&e);
+	if (vg_config_load_defaults(NULL, &m, &diag, &e) != 0) {
+		for (k = 0; k < diag.lines.n; k++)
+			fprintf(stderr, "%s\n", diag.lines.v[k]);
+		vg_strv_release(&diag.lines);
+		return vg_cmd_fail(VG_EXIT_USAGE, "%s: %s", a->cmd->name,
+		    e.msg);
+	}
+	vg_strv_release(&diag.lines);
 	memset(&conf, 0, sizeof(conf));
-	return vg_cmd_policy_open_conf(a, &conf, vg_args_get(a, "policy"),
+	conf.site_file = m->policy.site_file;
+	rc = vg_cmd_policy_open_conf(a, &conf, vg_args_get(a, "policy"),
 	    vg_args_get(a, "mode"), vg_args_get(a, "audit-log"), cp);
+	vg_manifest_free(m);
+	return rc;
 }
 
 int

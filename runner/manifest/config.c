@@ -294,6 +294,58 @@ root_record(struct vg_mload *ls)
 	vg_mlocs_add(&ls->m->locs, "", &loc, &loc);
 }
 
+/*
+ * Takes what belongs to the site out of the layers that follow: the
+ * site config's policy.file is the site's policy file (later layers'
+ * policy.file only adds rules on top of it), and a level the site config
+ * requires (isolation.required) is a minimum no later layer may lower
+ * (checked by site_floor once every layer is in).
+ */
+static void
+site_settings(struct vg_mload *ls)
+{
+	struct vg_manifest *m = ls->m;
+
+	free(m->policy.site_file);
+	m->policy.site_file = m->policy.file;
+	m->policy.file = NULL;
+	ls->site_required = m->isolation.required;
+	ls->site_level = m->isolation.level;
+}
+
+/* The isolation level's rank: none < standard < strict. */
+static int
+level_rank(enum vg_isolation_level l)
+{
+	return l == VG_ISO_NONE ? 0 : l == VG_ISO_STANDARD ? 1 : 2;
+}
+
+/* Refuses a load that lowers the isolation the site config requires. */
+static void
+site_floor(struct vg_mload *ls, struct vg_diag *diag)
+{
+	static const char *const names[] = {
+		[VG_ISO_STANDARD] = "standard", [VG_ISO_NONE] = "none",
+		[VG_ISO_STRICT] = "strict",
+	};
+	struct vg_manifest *m = ls->m;
+	struct vg_loc loc;
+
+	if (!ls->site_required)
+		return;
+	if (level_rank(m->isolation.level) < level_rank(ls->site_level)) {
+		if (vg_manifest_loc(m, "isolation.level", &loc) != 0)
+			loc = (struct vg_loc){ m->file, 0, 0 };
+		vg_diag_add(diag, &loc, "isolation.level '%s' is below the "
+		    "level the site requires ('%s', isolation.required in "
+		    "the site config); ask for '%s' or stricter",
+		    names[m->isolation.level], names[ls->site_level],
+		    names[ls->site_level]);
+	}
+	/* A later layer may not take the requirement back. */
+	m->isolation.required = 1;
+}
+
 /* Adds the site and user config layers that opts asks for. */
 static int
 add_configs(struct vg_mload *ls, const struct vg_load_opts *opts,
@@ -306,8 +358,10 @@ add_configs(struct vg_mload *ls, const struct vg_load_opts *opts,
 		return 0;
 	site = config_path(opts->site_config, "VIGIL_SITE_CONFIG", 0);
 	user = config_path(opts->user_config, "VIGIL_USER_CONFIG", 1);
-	if ((rc = add_config(ls, site, diag, parse_rc, e)) == 0)
+	if ((rc = add_config(ls, site, diag, parse_rc, e)) == 0) {
+		site_settings(ls);
 		rc = add_config(ls, user, diag, parse_rc, e);
+	}
 	free(site);
 	free(user);
 	return rc;
@@ -351,6 +405,8 @@ static int
 load_end(struct vg_mload *ls, int rc, int parse_rc, struct vg_diag *diag,
     size_t before, struct vg_manifest **mp, struct vg_err *e)
 {
+	if (rc == 0)
+		site_floor(ls, diag);
 	if (rc == 0 && diag->lines.n > before) {
 		diag_sort(ls->m, diag, before);
 		rc = parse_rc != 0 ? parse_rc : VG_EINVAL;

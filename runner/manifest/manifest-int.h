@@ -32,6 +32,9 @@ struct vg_mload {
 	int			 bad_root;	/* manifest is not a mapping */
 	const char		*cmd_file;
 	int			 session;	/* vg_load_opts.session */
+	int			 site_required;	/* the site config requires
+						   site_level at least */
+	enum vg_isolation_level	 site_level;
 };
 
 /* The resources section's rows (per task: expand.c decodes its

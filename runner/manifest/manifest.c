@@ -830,7 +830,8 @@ static const struct vg_section policy_section = {
 	.fields = (const struct vg_field[]){
 		CHOICE(vg_policy_conf, "mode", mode, NULL, mode_names,
 		    "what to do with commands no rule decides"),
-		STR(vg_policy_conf, "file", file, "site policy file"),
+		STR(vg_policy_conf, "file", file, "policy file: adds rules "
+		    "over the site's (in the site config: the site's own)"),
 		STR(vg_policy_conf, "audit_log", audit_log,
 		    "JSON-lines audit file"),
 		{ .key = "allow", .type = VG_F_LIST,
@@ -1399,6 +1400,7 @@ vg_manifest_free(struct vg_manifest *m)
 	if (m == NULL)
 		return;
 	vg_schema_release(vg_manifest_schema(), m);
+	free(m->policy.site_file);
 	for (i = 0; i < m->locs.n; i++)
 		free(m->locs.v[i].path);
 	free(m->locs.v);

@@ -155,7 +155,11 @@ struct vg_rule {
 
 struct vg_policy_conf {
 	char		*mode;		/* auto-deny|auto-approve|interactive */
-	char		*file;		/* site policy path override */
+	char		*file;		/* a policy file layered over the
+					   site's (adds rules, only tightens) */
+	char		*site_file;	/* the site's own policy file: set by
+					   the site config alone, never by a
+					   manifest, user config or --set */
 	char		*audit_log;	/* optional JSON-lines file */
 	struct vg_rule	*allow;
 	size_t		 nallow;

@@ -118,8 +118,10 @@ vg_policy_host_site(const struct vg_policy_conf *conf, struct vg_host_site *s,
     struct vg_err *e)
 {
 	struct vg_buf text = VG_BUF_INIT;
-	const char *file = conf != NULL && conf->file != NULL ? conf->file :
-	    NULL;
+	/* The site's own file: a manifest's policy.file adds rules, it
+	 * never names safe drivers. */
+	const char *file = conf != NULL && conf->site_file != NULL ?
+	    conf->site_file : NULL;
 	int rc;
 
 	memset(s, 0, sizeof(*s));

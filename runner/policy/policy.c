@@ -118,7 +118,7 @@ vg_policy_set_mode(struct vg_policy *p, enum vg_policy_mode m,
 /* Shared tail of vg_policy_open and vg_policy_open_mem. */
 static int
 policy_finish(struct vg_policy *p, const struct vg_policy_conf *conf,
-    struct vg_diag *diag, struct vg_err *e)
+    int layer_mode, struct vg_diag *diag, struct vg_err *e)
 {
 	int m = -1, rc;
 
@@ -141,9 +141,11 @@ policy_finish(struct vg_policy *p, const struct vg_policy_conf *conf,
 	if (p->audit_log == NULL && p->rules.audit_log != NULL)
 		p->audit_log = vg_xstrdup(p->rules.audit_log);
 	if (m < 0)
+		m = layer_mode;
+	if (m < 0)
 		m = p->rules.site_mode;
 	if (m == VG_POLICY_AUTO_APPROVE && p->rules.forbid_approve) {
-		if (conf != NULL && conf->mode != NULL) {
+		if ((conf != NULL && conf->mode != NULL) || layer_mode >= 0) {
 			vg_strv_pushf(&diag->lines, "policy.mode: auto-approve "
 			    "is forbidden by the site policy");
 			return vg_err_set(e, VG_EDENIED, "auto-approve is "
@@ -182,7 +184,7 @@ vg_policy_open_mem(const struct vg_policy_conf *conf, const char *name,
 	if (site_text != NULL && (rc = pl_rules_site(&p->rules,
 	    name ? name : "policy", site_text, len, diag, e)) != 0)
 		goto fail;
-	if ((rc = policy_finish(p, conf, diag, e)) != 0)
+	if ((rc = policy_finish(p, conf, -1, diag, e)) != 0)
 		goto fail;
 	*out = p;
 	return 0;
@@ -191,17 +193,91 @@ fail:
 	return rc;
 }
 
+/*
+ * Adds the rules of the policy file path (a manifest's policy.file, a
+ * user config's, --set's, --policy's) on top of the site's: they are
+ * the manifest's kind of rules, whatever the file says.  Its deny rules
+ * add findings; its allow rules drop built-in findings only, never a
+ * site deny rule or the floor; it may forbid auto-approve, never allow
+ * it; a rule that lifts a floor rule or a list of safe volume drivers
+ * (the site's alone) is an error naming the file.
+ */
+static int
+add_file_layer(struct vg_policy *p, const char *path, int *mode,
+    struct vg_diag *diag, struct vg_err *e)
+{
+	struct pl_rules x;
+	struct vg_buf text = VG_BUF_INIT;
+	struct pl_rule *r;
+	size_t i;
+	int rc;
+
+	memset(&x, 0, sizeof(x));
+	x.site_mode = -1;
+	if ((rc = vg_read_file(path, PL_SITE_MAX, &text, e)) != 0) {
+		vg_err_prefix(e, "policy file");
+		vg_buf_release(&text);
+		return rc;
+	}
+	rc = pl_rules_site(&x, path, vg_buf_str(&text), text.len, diag, e);
+	vg_buf_release(&text);
+	for (i = 0; rc == 0 && i < x.n; i++)
+		if (x.v[i].floor != NULL) {
+			vg_strv_pushf(&diag->lines, "%s: rule '%s' lifts %s; "
+			    "only the site policy file (%s) can", path,
+			    x.v[i].id + 5, x.v[i].floor, PL_SITE_DEFAULT);
+			rc = vg_err_set(e, VG_EDENIED, "policy file '%s': rule "
+			    "'%s' lifts %s, which only the site policy file "
+			    "can", path, x.v[i].id + 5, x.v[i].floor);
+		}
+	if (rc == 0 && x.ndrivers > 0) {
+		vg_strv_pushf(&diag->lines, "%s: safe_volume_drivers: only the "
+		    "site policy file can list them", path);
+		rc = vg_err_set(e, VG_EDENIED, "policy file '%s': "
+		    "safe_volume_drivers can only be listed by the site "
+		    "policy file", path);
+	}
+	for (i = 0; rc == 0 && i < x.n; i++) {
+		/* Taken over as a manifest rule: "site:ID" -> "ID". */
+		if (p->rules.n == p->rules.cap) {
+			p->rules.cap = p->rules.cap ? 2 * p->rules.cap : 16;
+			p->rules.v = vg_xrealloc(p->rules.v, p->rules.cap *
+			    sizeof(*p->rules.v));
+		}
+		r = &p->rules.v[p->rules.n++];
+		*r = x.v[i];
+		memmove(r->id, r->id + 5, strlen(r->id + 5) + 1);
+		r->site = 0;
+		if (r->match != NULL)
+			p->rules.has_match = 1;
+		x.v[i].id = x.v[i].match = x.v[i].reason = NULL;
+	}
+	if (rc == 0) {
+		x.n = 0;
+		if (x.forbid_approve)
+			p->rules.forbid_approve = 1;	/* tightening only */
+		if (x.site_mode >= 0 && *mode < 0)
+			*mode = x.site_mode;
+	}
+	pl_rules_release(&x);
+	return rc;
+}
+
+/*
+ * The site's file (conf->site_file, set only by the site config, else
+ * /etc/vigil/policy.yaml: a missing default is an empty site), then the
+ * layers on top: conf->file and extra_file.
+ */
 int
-vg_policy_open(const struct vg_policy_conf *conf, const char *site_file,
+vg_policy_open(const struct vg_policy_conf *conf, const char *extra_file,
     struct vg_policy **out, struct vg_diag *diag, struct vg_err *e)
 {
 	struct vg_buf text = VG_BUF_INIT;
-	const char *file = site_file;
-	int rc, named = 1;
+	struct vg_policy *p = NULL;
+	const char *file = conf != NULL ? conf->site_file : NULL;
+	int rc, named = 1, mode = -1;
 
 	*out = NULL;
-	if (file == NULL && conf != NULL)
-		file = conf->file;
 	if (file == NULL) {
 		file = PL_SITE_DEFAULT;
 		named = 0;
@@ -209,15 +285,31 @@ vg_policy_open(const struct vg_policy_conf *conf, const char *site_file,
 	rc = vg_read_file(file, PL_SITE_MAX, &text, e);
 	if (rc == VG_ENOENT && !named) {
 		vg_err_init(e);
-		rc = vg_policy_open_mem(conf, file, NULL, 0, out, diag, e);
+		rc = vg_policy_open_mem(NULL, file, NULL, 0, &p, diag, e);
 	} else if (rc == 0) {
-		rc = vg_policy_open_mem(conf, file, vg_buf_str(&text),
-		    text.len, out, diag, e);
+		rc = vg_policy_open_mem(NULL, file, vg_buf_str(&text),
+		    text.len, &p, diag, e);
 	} else {
 		vg_err_prefix(e, "site policy");
 	}
 	vg_buf_release(&text);
-	return rc;
+	if (rc != 0)
+		return rc;
+	/* Reset what open_mem decided without the layers. */
+	free(p->audit_log);
+	p->audit_log = NULL;
+	if (rc == 0 && conf != NULL && conf->file != NULL)
+		rc = add_file_layer(p, conf->file, &mode, diag, e);
+	if (rc == 0 && extra_file != NULL)
+		rc = add_file_layer(p, extra_file, &mode, diag, e);
+	if (rc == 0)
+		rc = policy_finish(p, conf, mode, diag, e);
+	if (rc != 0) {
+		vg_policy_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
 }
 
 void

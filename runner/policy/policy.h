@@ -103,17 +103,25 @@ struct vg_verdict {
 };
 
 /*
- * Compiles the policy from the manifest's policy section conf (may be
- * NULL) layered over the site file (site_file NULL = conf->file, else
- * /etc/vigil/policy.yaml; a missing default file is fine, a missing named
- * file is VG_ENOENT).  Rule problems are added to diag as
- * "FILE:LINE:COL: message" and return VG_EINVAL.  On success *out is owned
- * by the caller (vg_policy_free).  The effective mode is conf->mode if
- * set, else interactive when stdin is a terminal, else auto-deny;
- * interactive without a terminal becomes auto-deny.
+ * Compiles the policy: the site's file first, always (conf->site_file,
+ * which only the site config sets, else /etc/vigil/policy.yaml; a
+ * missing default file is an empty site, a missing named one
+ * VG_ENOENT), then the layers on top of it, which add rules and can only
+ * tighten: conf->file (a manifest's, a user config's or --set's
+ * policy.file), extra_file (--policy FILE, may be NULL) and conf's own
+ * rules.  A layer's allow rules never lift a site deny rule or the
+ * floor; a layer that tries to lift a floor rule or list safe volume
+ * drivers is refused (VG_EDENIED).  Rule problems are added to diag as
+ * "FILE:LINE:COL: message" and return VG_EINVAL.  On success *out is
+ * owned by the caller (vg_policy_free).  The effective mode is
+ * conf->mode if set, else a layer file's mode, else the site's, else
+ * interactive when stdin is a terminal, else auto-deny; interactive
+ * without a terminal becomes auto-deny; auto-approve where the site
+ * forbids it is VG_EDENIED.
  */
-int	vg_policy_open(const struct vg_policy_conf *conf, const char *site_file,
-	    struct vg_policy **out, struct vg_diag *diag, struct vg_err *e);
+int	vg_policy_open(const struct vg_policy_conf *conf,
+	    const char *extra_file, struct vg_policy **out,
+	    struct vg_diag *diag, struct vg_err *e);
 
 /* Compiles a policy from site policy text held in memory (tests, fuzz);
  * name is used in diagnostics. */

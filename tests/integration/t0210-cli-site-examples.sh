@@ -37,27 +37,31 @@ expect_eq "broken site config exit" 2 $?
 grep -q "^$W/bad.yaml:[0-9]*:[0-9]*: 'scratch.keep' must be one of" \
     "$W/out" || fail "broken site config: $(cat "$W/out")"
 
-# The site policy: the file itself is valid, a deny rule holds...
-"$VIGIL" check --policy "$site/policy.yaml" ls </dev/null >"$W/out" 2>&1 ||
+# The site policy, as the site config names it (a --policy file is a
+# layer over the site's, never the site's own): the file itself is
+# valid, a deny rule holds...
+printf 'version: 1\npolicy:\n  file: %s\n' "$site/policy.yaml" >"$W/site-config.yaml"
+sitecheck() { VIGIL_SITE_CONFIG=$W/site-config.yaml "$VIGIL" check "$@"; }
+sitecheck ls </dev/null >"$W/out" 2>&1 ||
     fail "check ls: $(cat "$W/out")"
 expect_eq "check ls" "allow: ls" "$(cat "$W/out")"
 "$VIGIL" check 'docker run alpine' </dev/null >/dev/null 2>&1 ||
     fail "docker run allowed without the site policy"
-"$VIGIL" check --policy "$site/policy.yaml" 'docker run alpine' \
+sitecheck 'docker run alpine' \
     </dev/null >"$W/out" 2>&1
 expect_eq "site deny exit" 3 $?
 grep -qF "rule [site:no-docker]" "$W/out" || fail "site deny: $(cat "$W/out")"
-"$VIGIL" check --policy "$site/policy.yaml" 'git push origin main' \
+sitecheck 'git push origin main' \
     </dev/null >"$W/out" 2>&1
 expect_eq "site deny exit" 3 $?
 grep -qF "[site:no-git-push]" "$W/out" || fail "no-git-push: $(cat "$W/out")"
 # ... auto-approve is forbidden ...
-"$VIGIL" check --mode auto-approve --policy "$site/policy.yaml" ls \
+sitecheck --mode auto-approve ls \
     </dev/null >"$W/out" 2>&1
 expect_eq "auto-approve exit" 3 $?
 grep -qF "auto-approve is forbidden by the site policy" "$W/out" ||
     fail "auto-approve: $(cat "$W/out")"
-"$VIGIL" check --policy "$site/policy.yaml" --json \
+sitecheck --json \
     'scontrol update NodeName=n1 State=DOWN' </dev/null >"$W/out" 2>&1
 expect_eq "category deny exit" 3 $?
 grep -qF '"rule":"site:no-scheduler-admin"' "$W/out" ||
@@ -65,7 +69,7 @@ grep -qF '"rule":"site:no-scheduler-admin"' "$W/out" ||
 # ... and an allow rule lets through what the built-in rules refuse.
 "$VIGIL" check 'rm -rf /scratch/*' </dev/null >/dev/null 2>&1
 expect_eq "scratch cleanup without the site policy" 3 $?
-"$VIGIL" check --policy "$site/policy.yaml" 'rm -rf /scratch/*' \
+sitecheck 'rm -rf /scratch/*' \
     </dev/null >"$W/out" 2>&1 || fail "site allow: $(cat "$W/out")"
 expect_eq "site allow" "allow: rm -rf /scratch/*" "$(cat "$W/out")"
 

@@ -215,7 +215,14 @@ test_site_drivers(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, strlen(text)), (int)strlen(text));
 	close(fd);
+	/* A manifest's policy.file never names safe drivers: only the
+	 * site's own file (conf->site_file, set by the site config). */
 	conf.file = path;
+	assert_int_equal(vg_policy_host_site(&conf, &site, &e), 0);
+	assert_true(site.file == NULL || strcmp(site.file, path) != 0);
+	vg_policy_host_site_release(&site);
+	conf.file = NULL;
+	conf.site_file = path;
 	assert_int_equal(vg_policy_host_site(&conf, &site, &e), 0);
 	assert_string_equal(site.file, path);
 	assert_int_equal(site.drivers.n, 2);

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "common/path.h"
 #include "runner/policy/policy.h"
 
 static const struct vg_policy_ctx ctx = {
@@ -295,7 +296,7 @@ test_files(void **state)
 	vg_err_init(&e);
 	assert_int_equal(vg_policy_open(NULL, path, &p, &d, &e), VG_ENOENT);
 	assert_null(p);
-	assert_non_null(strstr(e.msg, "site policy"));
+	assert_non_null(strstr(e.msg, "policy file"));
 	snprintf(path, sizeof(path), "%s/p.yaml", dir);
 	f = fopen(path, "w");
 	assert_non_null(f);
@@ -316,10 +317,103 @@ test_files(void **state)
 	rmdir(dir);
 }
 
+/* Writes text to dir/name; returns the path (static buffer). */
+static char *
+put(const char *dir, const char *name, const char *text)
+{
+	static char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* Judges cmd with policy p; returns the verdict's decision. */
+static int
+denies(struct vg_policy *p, const char *cmd)
+{
+	struct vg_policy_ctx pctx;
+	struct vg_verdict v;
+
+	memset(&pctx, 0, sizeof(pctx));
+	assert_int_equal(vg_policy_eval(p, cmd, &pctx, &v), 0);
+	return !v.allowed;
+}
+
+/*
+ * The site's file is always loaded; a manifest's policy.file (and
+ * --policy's) adds rules on top: it cannot drop a site deny rule, lift
+ * the floor, allow auto-approve the site forbids or list safe drivers.
+ */
+static void
+test_layers_only_tighten(void **state)
+{
+	char dir[] = "/tmp/vg-policy-XXXXXX", site[256];
+	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_policy_conf conf;
+	struct vg_policy *p = NULL;
+	struct vg_err e;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	vg_err_init(&e);
+	snprintf(site, sizeof(site), "%s", put(dir, "site.yaml",
+	    "version: 1\nmode: auto-deny\nauto_approve: false\ndeny:\n"
+	    "  - {id: no-curl, match: 'curl *', reason: site says}\n"));
+	memset(&conf, 0, sizeof(conf));
+	conf.site_file = site;
+	/* A manifest file that allows what the site denies, and its own
+	 * deny rule: the site's holds, the file's adds. */
+	conf.file = put(dir, "mine.yaml", "version: 1\nmode: "
+	    "auto-deny\nallow:\n  - {id: curl-ok, match: 'curl *', reason: "
+	    "mine}\ndeny:\n  - {id: no-wget, match: 'wget *', reason: no}"
+	    "\n");
+	assert_int_equal(vg_policy_open(&conf, NULL, &p, &d, &e), 0);
+	assert_true(denies(p, "curl http://x"));
+	assert_true(denies(p, "wget http://x"));
+	assert_false(denies(p, "echo hi"));
+	vg_policy_free(p);
+	/* auto-approve, from the file or the manifest: forbidden. */
+	conf.file = put(dir, "mine.yaml", "version: 1\nmode: "
+	    "auto-approve\nauto_approve: true\n");
+	assert_int_equal(vg_policy_open(&conf, NULL, &p, &d, &e),
+	    VG_EDENIED);
+	assert_null(p);
+	vg_strv_release(&d.lines);
+	/* Lifting a floor rule or listing drivers: only the site. */
+	conf.file = put(dir, "mine.yaml", "version: 1\nallow:\n"
+	    "  - {id: lift, floor: disk-destroy, reason: mine}\n");
+	assert_int_equal(vg_policy_open(&conf, NULL, &p, &d, &e),
+	    VG_EDENIED);
+	assert_null(p);
+	assert_non_null(strstr(e.msg, "rule 'lift' lifts floor:"
+	    "disk-destroy, which only the site policy file can"));
+	vg_strv_release(&d.lines);
+	conf.file = put(dir, "mine.yaml", "version: 1\n"
+	    "safe_volume_drivers:\n  - {driver: x, reason: r}\n");
+	assert_int_equal(vg_policy_open(&conf, NULL, &p, &d, &e),
+	    VG_EDENIED);
+	assert_non_null(strstr(e.msg, "safe_volume_drivers"));
+	vg_strv_release(&d.lines);
+	/* --policy FILE is a layer too. */
+	conf.file = NULL;
+	assert_int_equal(vg_policy_open(&conf, put(dir, "flag.yaml",
+	    "version: 1\nallow:\n  - {id: c, match: 'curl *', reason: r}\n"),
+	    &p, &d, &e), 0);
+	assert_true(denies(p, "curl http://x"));
+	vg_policy_free(p);
+	(void)vg_rm_rf(dir, NULL);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_layers_only_tighten),
 		cmocka_unit_test(test_site_errors),
 		cmocka_unit_test(test_manifest_rule_errors),
 		cmocka_unit_test(test_rules),
