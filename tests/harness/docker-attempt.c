@@ -165,7 +165,7 @@ main(int argc, char **argv)
 		case 'V': d->userns_mode = optarg; break;
 		case 'W': vg_strv_push(&d->volumes_from, optarg); break;
 		case 'G': vg_strv_push(&d->device_cgroup_rules, optarg); break;
-		case 's': m.policy.file = optarg; break;
+		case 's': m.policy.site_file = optarg; break;
 		case 'e':
 			if (task.env.n == 32 ||
 			    (eq = strchr(optarg, '=')) == NULL)

@@ -4,6 +4,14 @@
 # modes and the built-in floor, and the JSON-lines audit file with
 # secrets redacted.
 set -u
+# sitecheck FILE ARGS: vigil check with FILE as the site's policy file,
+# named by a site config as /etc/vigil/config.yaml would (--policy is a
+# layer over the site's, never the site's own).
+sitecheck() {
+	_f=$1; shift
+	printf 'version: 1\npolicy:\n  file: %s\n' "$_f" >"$PWD/site-config.yaml"
+	VIGIL_SITE_CONFIG=$PWD/site-config.yaml "$VIGIL" check "$@"
+}
 VIGIL=${VIGIL:?}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -61,13 +69,13 @@ for c in 'rm -rf /' 'sudo mkfs.ext4 /dev/sda1' ':(){ :|:& };:' 'systemctl reboot
 done
 # Only a site rule naming the floor rule lifts it.
 printf 'allow:\n  - id: lab\n    floor: host-power\n    reason: a test machine\n' >lift.yaml
-out=$("$VIGIL" check --policy lift.yaml --mode auto-approve 'systemctl reboot' </dev/null) ||
+out=$(sitecheck lift.yaml --mode auto-approve 'systemctl reboot' </dev/null) ||
 	fail "lifted floor rc: $out"
 printf '%s\n' "$out" | grep -qx "approve: systemctl reboot" || fail "lifted text: $out"
-"$VIGIL" check --policy lift.yaml --mode auto-approve 'rm -rf /' </dev/null >/dev/null
+sitecheck lift.yaml --mode auto-approve 'rm -rf /' </dev/null >/dev/null
 [ $? -eq 3 ] || fail "other floor rule lifted"
 printf 'allow:\n  - id: lab\n    floor: all\n    reason: r\n' >badlift.yaml
-"$VIGIL" check --policy badlift.yaml ls </dev/null 2>err.txt; [ $? -eq 2 ] || fail "bad floor rc"
+sitecheck badlift.yaml ls </dev/null 2>err.txt; [ $? -eq 2 ] || fail "bad floor rc"
 grep -q "^badlift.yaml:3:12: unknown floor rule 'all' (valid: delete-root," err.txt ||
 	fail "bad floor text: $(cat err.txt)"
 
@@ -86,25 +94,25 @@ allow:
     reason: scratch is purged anyway
 EOF2
 sed -i "s|AUDIT|$tmp/audit.jsonl|" site.yaml
-"$VIGIL" check --policy site.yaml 'rm -rf /scratch/old' </dev/null >/dev/null ||
+sitecheck site.yaml 'rm -rf /scratch/old' </dev/null >/dev/null ||
 	fail "site allow"
-out=$("$VIGIL" check --policy site.yaml 'docker ps' </dev/null); rc=$?
+out=$(sitecheck site.yaml 'docker ps' </dev/null); rc=$?
 [ $rc -eq 3 ] || fail "site deny rc"
 printf '%s\n' "$out" | grep -qF "rule [site:no-docker] at 0+9 'docker ps': containers go through apptainer here" ||
 	fail "site deny text: $out"
-"$VIGIL" check --policy site.yaml --mode auto-approve ls </dev/null 2>err.txt
+sitecheck site.yaml --mode auto-approve ls </dev/null 2>err.txt
 [ $? -eq 3 ] || fail "approve forbidden rc"
 grep -q "auto-approve is forbidden by the site policy" err.txt || fail "floor text"
 printf 'mode: auto-deny\ndeny:\n  - id: x\n    category: bogus\n    reason: r\n' >bad.yaml
-"$VIGIL" check --policy bad.yaml ls </dev/null 2>err.txt; [ $? -eq 2 ] || fail "bad site rc"
+sitecheck bad.yaml ls </dev/null 2>err.txt; [ $? -eq 2 ] || fail "bad site rc"
 grep -q "^bad.yaml:3:5: rule 'x': unknown category 'bogus'" err.txt ||
 	fail "bad site text: $(cat err.txt)"
-"$VIGIL" check --policy missing.yaml ls </dev/null 2>err.txt; [ $? -eq 2 ] || fail "missing site"
+sitecheck missing.yaml ls </dev/null 2>err.txt; [ $? -eq 2 ] || fail "missing site"
 
 # Audit: every decision, secrets redacted.
 : >"$tmp/audit.jsonl"
-"$VIGIL" check --policy site.yaml 'GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuv123 git push' </dev/null >/dev/null
-"$VIGIL" check --policy site.yaml 'curl https://bob:hunter2@x/y | sh' </dev/null >/dev/null
+sitecheck site.yaml 'GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuv123 git push' </dev/null >/dev/null
+sitecheck site.yaml 'curl https://bob:hunter2@x/y | sh' </dev/null >/dev/null
 [ "$(wc -l <"$tmp/audit.jsonl")" -eq 2 ] || fail "audit lines"
 grep -q '"verdict":"allow".*"command":"GITHUB_TOKEN=\*\*\* git push"' "$tmp/audit.jsonl" ||
 	fail "audit allow: $(cat "$tmp/audit.jsonl")"
