@@ -870,3 +870,10 @@ vg_result_fail(struct vg_result *r, const struct vg_err *e)
 		r->cause = vg_cause_of_rc(e->rc != 0 ? e->rc : VG_EBACKEND);
 	return e->rc != 0 ? e->rc : VG_EBACKEND;
 }
+
+int
+vg_backend_refused_host_access(const struct vg_err *e)
+{
+	return e->rc == VG_EDENIED && strncmp(e->msg, "host access refused",
+	    sizeof("host access refused") - 1) == 0;
+}

@@ -492,4 +492,10 @@ int	vg_session_output(const struct vg_session_cmd *c, int fd, int stream,
  */
 #define VG_OUTPUTS_LEFT		"outputs.left"
 
+/* True when e is a backend's refusal of host access the policy does not
+ * allow (VG_EDENIED, "host access refused: ..."): the task ends DENIED,
+ * as the gate's refusals do; other VG_EDENIED (a token refused, a file a
+ * task planted) are the backend's errors. */
+int	vg_backend_refused_host_access(const struct vg_err *e);
+
 #endif

@@ -288,7 +288,8 @@ launch_start(struct direct *d, struct dslot *sl,
 static void
 start_failed(struct direct *d, struct dslot *sl, const struct vg_err *e)
 {
-	push_never_ran(d, sl->a, e->rc == VG_EDENIED ? VG_ST_DENIED :
+	push_never_ran(d, sl->a, vg_backend_refused_host_access(e) ?
+	    VG_ST_DENIED :
 	    VG_ST_BACKEND_ERROR, e->msg[0] ? e->msg :
 	    "backend failed to start the task");
 	slot_free(d, sl);

@@ -1722,7 +1722,7 @@ backend_prepare(struct drv *d, const struct vg_run_opts *o,
 	d->prepared = ops;
 	if (vg_backend_prepare(ops, d->m, d->run_dir, &ee) != 0) {
 		d->unprepared = vg_xstrdup(ee.msg);
-		d->unprepared_denied = ee.rc == VG_EDENIED;
+		d->unprepared_denied = vg_backend_refused_host_access(&ee);
 		return 0;
 	}
 	/* What the tasks run with (vigil status shows it). */
