@@ -24,6 +24,10 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 fi
 command -v node >/dev/null || skip "node is not installed"
 command -v npm >/dev/null || skip "npm is not installed"
+# The SDKs' HTTP client (undici) needs the global File of Node.js 20+;
+# Debian 12's Node.js is 18.
+[ "$(node -p 'typeof File' 2>/dev/null)" = function ] ||
+    skip "node $(node --version) has no global File, which the SDKs' undici needs (Node.js 20 or later)"
 
 # installed NAME VERSION: true when SDK holds that version.
 installed() {
