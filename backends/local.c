@@ -54,7 +54,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runner/policy/host-access.h"
 #include "common/beneath.h"
 #include "common/dirpool.h"
 #include "common/log.h"
@@ -168,33 +167,34 @@ fnv(uint64_t h, const char *s)
 	return h;
 }
 
+/* FNV-1a over every string of l, then a separator: lists next to each
+ * other hash apart however their items split. */
+static uint64_t
+fnv_list(uint64_t h, const struct vg_strv *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		h = fnv(h, l->v[i]);
+	return fnv(h, "\001");
+}
+
 /* Hash of everything in iso that changes the compiled sandbox. */
 static uint64_t
 iso_key(const struct vg_isolation_conf *iso)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	char num[32];
-	size_t i;
 
 	snprintf(num, sizeof(num), "%d/%d/%d", (int)iso->level, iso->required,
 	    iso->network);
 	h = fnv(h, num);
 	h = fnv(h, iso->ptrace);
-	for (i = 0; i < iso->writable.n; i++)
-		h = fnv(h, iso->writable.v[i]);
-	h = fnv(h, "\001");
-	for (i = 0; i < iso->readable.n; i++)
-		h = fnv(h, iso->readable.v[i]);
-	h = fnv(h, "\001");
-	for (i = 0; i < iso->devices.n; i++)
-		h = fnv(h, iso->devices.v[i]);
-	h = fnv(h, "\001");
-	for (i = 0; i < iso->capabilities.n; i++)
-		h = fnv(h, iso->capabilities.v[i]);
-	h = fnv(h, "\002");
-	for (i = 0; i < iso->sockets.n; i++)
-		h = fnv(h, iso->sockets.v[i]);
-	return h;
+	h = fnv_list(h, &iso->writable);
+	h = fnv_list(h, &iso->readable);
+	h = fnv_list(h, &iso->devices);
+	h = fnv_list(h, &iso->capabilities);
+	return fnv_list(h, &iso->sockets);
 }
 
 /*
@@ -1273,10 +1273,9 @@ open_output(const char *dir, const char *name, int stay, struct vg_err *e)
 	snprintf(what, sizeof(what), "task directory '%s'", dir);
 	/* Most often there already when it stays; else from the pool
 	 * (renamed in only where nothing stands), else made. */
-	if (stay && faccessat(dfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-		fd = vg_beneath_file(dfd, name, O_WRONLY | O_APPEND, 0, what,
-		    e);
-	else if ((fd = out_pool_take(dir, path)) < 0)
+	fd = stay ? vg_beneath_file(dfd, name, O_WRONLY | O_APPEND, 0, what,
+	    e) : VG_ENOENT;
+	if (fd == VG_ENOENT && (fd = out_pool_take(dir, path)) < 0)
 		fd = vg_beneath_file(dfd, name, O_WRONLY | O_APPEND | O_CREAT,
 		    0600, what, e);
 	close(dfd);

@@ -160,21 +160,16 @@ static int
 same_file(int fa, int dfd, size_t n)
 {
 	struct vg_buf x = VG_BUF_INIT, y = VG_BUF_INIT;
-	char chunk[4096];
-	ssize_t k;
-	int fb, same = 0;
+	int fb, same;
 
 	if ((fb = vg_beneath_file(dfd, "env", O_RDONLY, 0, "the session",
 	    NULL)) < 0)
 		return 0;
-	while (y.len <= n && (k = read(fb, chunk, sizeof(chunk))) > 0)
-		vg_buf_add(&y, chunk, (size_t)k);
+	same = vg_read_fd(fb, "env", n, &y, NULL) == 0 && y.len == n &&
+	    lseek(fa, 0, SEEK_SET) == 0 &&
+	    vg_read_fd(fa, "env", n, &x, NULL) == 0 && x.len == n &&
+	    memcmp(x.data, y.data, n) == 0;
 	close(fb);
-	if (y.len == n && lseek(fa, 0, SEEK_SET) == 0) {
-		while (x.len <= n && (k = read(fa, chunk, sizeof(chunk))) > 0)
-			vg_buf_add(&x, chunk, (size_t)k);
-		same = x.len == n && memcmp(x.data, y.data, n) == 0;
-	}
 	vg_buf_release(&x);
 	vg_buf_release(&y);
 	return same;

@@ -158,6 +158,9 @@ open_failed(const char *what, const char *rel, int err, struct vg_err *e)
 	if (err == EXDEV)
 		return vg_err_set(e, VG_EDENIED, "'%s' leaves %s; vigil "
 		    "acts only beneath it", rel, what);
+	if (err == ENOENT)
+		return vg_err_set(e, VG_ENOENT, "cannot open '%s' in %s: %s",
+		    rel, what, strerror(err));
 	if (err == ENXIO)
 		return vg_err_set(e, VG_EDENIED, "'%s' in %s is not a "
 		    "regular file (a FIFO or a socket); refusing it", rel,
@@ -167,11 +170,34 @@ open_failed(const char *what, const char *rel, int err, struct vg_err *e)
 }
 
 int
+vg_beneath_own(int fd, const char *what, struct vg_err *e)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return vg_err_errno(e, "cannot stat %s", what);
+	if (!S_ISREG(st.st_mode))
+		return vg_err_set(e, VG_EDENIED, "%s is not a regular file; "
+		    "refusing it", what);
+	if (st.st_nlink > 1)
+		return vg_err_set(e, VG_EDENIED, "%s has %lu hard links; "
+		    "vigil writes and reads only files of its own there",
+		    what, (unsigned long)st.st_nlink);
+	if (st.st_uid != vg_self_euid())
+		return vg_err_set(e, VG_EDENIED, "%s is owned by uid %lu, not "
+		    "by vigil's user (uid %lu); refusing it", what,
+		    (unsigned long)st.st_uid, (unsigned long)vg_self_euid());
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
+		return vg_err_errno(e, "cannot use %s", what);
+	return 0;
+}
+
+int
 vg_beneath_file(int dirfd, const char *rel, int flags, mode_t mode,
     const char *what, struct vg_err *e)
 {
-	struct stat st;
-	int fd, trunc = flags & O_TRUNC, rc = 0;
+	char name[PATH_MAX + 64];
+	int fd, rc;
 
 	/* Never truncate before the checks: the file could be another
 	 * file's hard link. */
@@ -179,23 +205,10 @@ vg_beneath_file(int dirfd, const char *rel, int flags, mode_t mode,
 	    O_NOCTTY, mode);
 	if (fd < 0)
 		return open_failed(what, rel, errno, e);
-	if (fstat(fd, &st) != 0)
-		rc = vg_err_errno(e, "cannot stat '%s' in %s", rel, what);
-	else if (!S_ISREG(st.st_mode))
-		rc = vg_err_set(e, VG_EDENIED, "'%s' in %s is not a regular "
-		    "file; refusing it", rel, what);
-	else if (st.st_nlink > 1)
-		rc = vg_err_set(e, VG_EDENIED, "'%s' in %s has %lu hard "
-		    "links; vigil writes and reads only files of its own "
-		    "there", rel, what, (unsigned long)st.st_nlink);
-	else if (st.st_uid != vg_self_euid())
-		rc = vg_err_set(e, VG_EDENIED, "'%s' in %s is owned by uid "
-		    "%lu, not by vigil's user (uid %lu); refusing it", rel,
-		    what, (unsigned long)st.st_uid,
-		    (unsigned long)vg_self_euid());
-	else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
-	    (trunc && ftruncate(fd, 0) != 0))
-		rc = vg_err_errno(e, "cannot open '%s' in %s", rel, what);
+	snprintf(name, sizeof(name), "'%s' in %s", rel, what);
+	if ((rc = vg_beneath_own(fd, name, e)) == 0 && (flags & O_TRUNC) &&
+	    ftruncate(fd, 0) != 0)
+		rc = vg_err_errno(e, "cannot truncate %s", name);
 	if (rc != 0) {
 		close(fd);
 		return rc;
@@ -318,7 +331,8 @@ vg_beneath_check(int fd, uid_t uid, mode_t forbidden, const char *what,
 }
 
 /* Opens the anchor of dir whose last up components others can write:
- * the directory above them; *rel gets those components, "/", name. */
+ * the directory above them; *rel gets those components, "/", name (the
+ * components alone when name is NULL). */
 static int
 anchor_up(const char *dir, int up, const char *name, char **rel,
     struct vg_err *e)
@@ -338,8 +352,12 @@ anchor_up(const char *dir, int up, const char *name, char **rel,
 		n--;
 	}
 	anchor = vg_xstrndup(dir, n);
-	*rel = up > 0 ? vg_xasprintf("%s/%s", dir + n + 1, name) :
-	    vg_xstrdup(name);
+	if (up == 0)
+		*rel = vg_xstrdup(name);
+	else if (name == NULL)
+		*rel = vg_xstrdup(dir + n + 1);
+	else
+		*rel = vg_xasprintf("%s/%s", dir + n + 1, name);
 	fd = vg_beneath_anchor(anchor, e);
 	free(anchor);
 	if (fd < 0) {
@@ -359,12 +377,9 @@ vg_beneath_file_in(const char *dir, int up, const char *name, int flags,
 	if ((afd = anchor_up(dir, up, name, &rel, e)) < 0)
 		return afd;
 	snprintf(what, sizeof(what), "'%.*s'", PATH_MAX, dir);
-	if (!(flags & O_CREAT) && faccessat(afd, rel, F_OK,
-	    AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
-		fd = vg_err_set(e, VG_ENOENT, "'%s/%s' does not exist", dir,
-		    name);
-	else
-		fd = vg_beneath_file(afd, rel, flags, mode, what, e);
+	fd = vg_beneath_file(afd, rel, flags, mode, what, e);
+	if (fd == VG_ENOENT)
+		vg_err_set(e, VG_ENOENT, "'%s/%s' does not exist", dir, name);
 	close(afd);
 	free(rel);
 	return fd;
@@ -373,15 +388,13 @@ vg_beneath_file_in(const char *dir, int up, const char *name, int flags,
 int
 vg_beneath_dir_in(const char *dir, int up, struct vg_err *e)
 {
-	char *rel = NULL, *slash;
+	char *rel = NULL;
 	int afd, fd;
 
 	if (up <= 0)
 		return vg_beneath_anchor(dir, e);
-	if ((afd = anchor_up(dir, up, "x", &rel, e)) < 0)
+	if ((afd = anchor_up(dir, up, NULL, &rel, e)) < 0)
 		return afd;
-	slash = strrchr(rel, '/');
-	*slash = '\0';		/* rel was "C1/.../Cup/x" */
 	fd = vg_beneath_open(afd, rel, O_RDONLY | O_DIRECTORY, 0);
 	if (fd < 0)	/* O_NOFOLLOW | O_DIRECTORY of a link: ENOTDIR */
 		fd = open_failed("its parent", rel, errno == ENOTDIR ? ELOOP :
@@ -395,27 +408,13 @@ int
 vg_beneath_read(const char *dir, int up, const char *name, size_t max,
     struct vg_buf *out, struct vg_err *e)
 {
-	char chunk[65536];
-	size_t total = 0;
-	ssize_t n;
-	int fd, rc = 0;
+	char path[PATH_MAX];
+	int fd, rc;
 
 	if ((fd = vg_beneath_file_in(dir, up, name, O_RDONLY, 0, e)) < 0)
 		return fd;
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = vg_err_errno(e, "cannot read '%s/%s'", dir, name);
-			break;
-		}
-		if ((total += (size_t)n) > max) {
-			rc = vg_err_set(e, VG_ELIMIT, "'%s/%s' is larger than "
-			    "%zu bytes", dir, name, max);
-			break;
-		}
-		vg_buf_add(out, chunk, (size_t)n);
-	}
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	rc = vg_read_fd(fd, path, max, out, e);
 	close(fd);
 	return rc;
 }

@@ -39,10 +39,19 @@ int	vg_beneath_open(int dirfd, const char *rel, int flags, mode_t mode);
  * when a component is a link, when it is not a regular file (a FIFO, a
  * device, a directory), when it has other hard links, or when its
  * owner is not vigil's effective user.  The descriptor is blocking
- * again on return.  Returns it, or a negative vg_rc.
+ * again on return.  Returns it, or a negative vg_rc (VG_ENOENT when it
+ * does not exist and flags has no O_CREAT).
  */
 int	vg_beneath_file(int dirfd, const char *rel, int flags, mode_t mode,
 	    const char *what, struct vg_err *e);
+
+/*
+ * The checks of vg_beneath_file on a file already open (O_NONBLOCK):
+ * a regular file, one name, owned by vigil's effective user; clears
+ * O_NONBLOCK.  what names the file in refusals ("audit log '/x'").
+ * Returns 0 or a negative vg_rc.
+ */
+int	vg_beneath_own(int fd, const char *what, struct vg_err *e);
 
 /*
  * Makes the directories of rel beneath dirfd (mode, existing ones

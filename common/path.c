@@ -157,10 +157,7 @@ int
 vg_read_file(const char *path, size_t max, struct vg_buf *out,
     struct vg_err *e)
 {
-	char chunk[65536];
-	size_t total = 0;
-	ssize_t n;
-	int fd, rc = 0;
+	int fd, rc;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -169,6 +166,20 @@ vg_read_file(const char *path, size_t max, struct vg_buf *out,
 			    path);
 		return vg_err_errno(e, "cannot open '%s'", path);
 	}
+	rc = vg_read_fd(fd, path, max, out, e);
+	close(fd);
+	return rc;
+}
+
+int
+vg_read_fd(int fd, const char *path, size_t max, struct vg_buf *out,
+    struct vg_err *e)
+{
+	char chunk[65536];
+	size_t total = 0;
+	ssize_t n;
+	int rc = 0;
+
 	for (;;) {
 		n = read(fd, chunk, sizeof(chunk));
 		if (n < 0) {
@@ -187,7 +198,6 @@ vg_read_file(const char *path, size_t max, struct vg_buf *out,
 		}
 		vg_buf_add(out, chunk, (size_t)n);
 	}
-	close(fd);
 	return rc;
 }
 

@@ -38,6 +38,11 @@ int	vg_write_file_replace(const char *path, const void *data, size_t len,
 int	vg_read_file(const char *path, size_t max, struct vg_buf *out,
 	    struct vg_err *e);
 
+/* Reads the open file fd to its end into out (appending), as
+ * vg_read_file does; path names it in errors.  fd stays open. */
+int	vg_read_fd(int fd, const char *path, size_t max, struct vg_buf *out,
+	    struct vg_err *e);
+
 /*
  * Writes all n bytes of p to fd, again after EINTR and short writes.
  * Returns 0, or -1 with errno set by write(2).

@@ -130,10 +130,12 @@ again:
 		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
 		goto out;
 	}
+	/* The claim is given up either way; the first error is said. */
 	rc = vg_run_cancel_orphan(st, &r, task, &said, &e);
-	if (vg_store_run_set_owner(st, r.id, 0, 0, rc == 0 ? &e : NULL) != 0 &&
-	    rc == 0)
-		rc = VG_ESTATE;
+	if (rc == 0)
+		rc = vg_store_run_set_owner(st, r.id, 0, 0, &e);
+	else
+		(void)vg_store_run_set_owner(st, r.id, 0, 0, NULL);
 	if (rc != 0) {
 		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
 		goto out;

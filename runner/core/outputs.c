@@ -388,32 +388,30 @@ static int
 dest_open(const struct vg_outputs *o, const struct vg_task *t,
     const char *run_dir, const char *dest, struct vg_err *e)
 {
-	const char *sub;
+	const char *sub = o->dest != NULL ? strstr(o->dest, "${{") : NULL;
 	char *anchor, *rel;
-	size_t n;
-	int afd, fd;
+	size_t n = o->dest != NULL ? strlen(dest) : 0;
+	int afd, fd, rc;
 
 	if (o->dest == NULL) {
 		anchor = vg_xstrdup(run_dir);
 		rel = vg_xasprintf("tasks/%d/outputs", t->index);
 	} else {
-		n = strlen(dest);
-		if ((sub = strstr(o->dest, "${{")) != NULL &&
-		    (size_t)(sub - o->dest) <= n &&
-		    strncmp(o->dest, dest, (size_t)(sub - o->dest)) == 0) {
-			n = (size_t)(sub - o->dest);
-			while (n > 1 && dest[n - 1] != '/')
-				n--;
-		}
-		anchor = vg_xstrndup(dest, n > 1 && dest[n - 1] == '/' &&
-		    n < strlen(dest) ? n - 1 : n);
+		/* The fixed part: its text is copied into dest as is, up to
+		 * the last '/' before the first substitution. */
+		if (sub != NULL && strncmp(o->dest, dest,
+		    (size_t)(sub - o->dest)) == 0)
+			for (n = (size_t)(sub - o->dest); n > 0 &&
+			    dest[n - 1] != '/'; n--)
+				;
 		rel = vg_xstrdup(dest + n);
-		while (rel[0] == '/')
-			memmove(rel, rel + 1, strlen(rel));
-		if (vg_mkdir_p(anchor, 0700, e) != 0) {
+		while (n > 1 && dest[n - 1] == '/')
+			n--;
+		anchor = n > 0 ? vg_xstrndup(dest, n) : vg_xstrdup(".");
+		if ((rc = vg_mkdir_p(anchor, 0700, e)) != 0) {
 			free(anchor);
 			free(rel);
-			return VG_EIO;
+			return rc;
 		}
 	}
 	afd = vg_beneath_anchor(anchor, e);

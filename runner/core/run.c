@@ -1973,7 +1973,6 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 {
 	struct vg_run_info ri;
 	struct drv d;
-	unsigned long long self_start = 0;
 	long long t0, t1 = 0, t2 = 0;
 	size_t i;
 	int rc, had_owner, notify = 0;
@@ -2045,14 +2044,12 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	}
 	if (o->signals && (rc = signals_on(&d, e)) != 0)
 		goto out;
-	(void)vg_pid_start_time(getpid(), &self_start);
 	t0 = vg_mono_ms();
-	/* The owner and the first round, committed at once. */
+	/* The first round, committed at once (the owner was recorded by
+	 * the claim above). */
 	if ((rc = txn_open(&d, e)) != 0)
 		goto out;
-	if ((rc = vg_store_run_set_owner(st, run_id, getpid(), self_start,
-	    e)) != 0 ||
-	    (rc = vg_store_run_set_state(st, run_id, VG_ST_RUNNING,
+	if ((rc = vg_store_run_set_state(st, run_id, VG_ST_RUNNING,
 	    had_owner ? "resumed" : "started", e)) != 0 ||
 	    (rc = recover(&d, had_owner, e)) != 0 ||
 	    (d.unprepared != NULL && (rc = unprepared_tasks(&d, e)) != 0) ||

@@ -12,14 +12,15 @@
  * well-known tokens (GitHub, AWS, Slack, GitLab, OpenAI-style sk-,
  * Hugging Face, Google API keys, JWTs, PEM private keys).
  */
-#include <sys/stat.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/beneath.h"
 #include "runner/policy/audit.h"
 
 static int
@@ -401,10 +402,9 @@ pl_audit_line(struct vg_buf *b, const struct vg_audit_rec *r)
 static int
 audit_open(const char *path, struct vg_err *e)
 {
-	struct stat st;
-	int fd;
+	char what[PATH_MAX + 16];
+	int fd, rc;
 
-	memset(&st, 0, sizeof(st));
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
 	    O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0600);
 	if (fd < 0) {
@@ -417,16 +417,11 @@ audit_open(const char *path, struct vg_err *e)
 			    "not a regular file (a FIFO?); refusing it", path);
 		return vg_err_errno(e, "cannot open audit log '%s'", path);
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    st.st_nlink > 1 || st.st_uid != geteuid()) {
+	snprintf(what, sizeof(what), "audit log '%s'", path);
+	if ((rc = vg_beneath_own(fd, what, e)) != 0) {
 		close(fd);
-		return vg_err_set(e, VG_EDENIED, "audit log '%s' is not a "
-		    "regular file of uid %lu with one name (found mode %04o, "
-		    "uid %lu, %lu links); refusing to append to it", path,
-		    (unsigned long)geteuid(), (unsigned)(st.st_mode & 0177777),
-		    (unsigned long)st.st_uid, (unsigned long)st.st_nlink);
+		return rc;
 	}
-	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
 }
 

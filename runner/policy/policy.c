@@ -239,11 +239,8 @@ add_file_layer(struct vg_policy *p, const char *path, int *mode,
 	}
 	for (i = 0; rc == 0 && i < x.n; i++) {
 		/* Taken over as a manifest rule: "site:ID" -> "ID". */
-		if (p->rules.n == p->rules.cap) {
-			p->rules.cap = p->rules.cap ? 2 * p->rules.cap : 16;
-			p->rules.v = vg_xrealloc(p->rules.v, p->rules.cap *
-			    sizeof(*p->rules.v));
-		}
+		p->rules.v = vg_xgrow(p->rules.v, &p->rules.cap,
+		    p->rules.n + 1, sizeof(*p->rules.v));
 		r = &p->rules.v[p->rules.n++];
 		*r = x.v[i];
 		memmove(r->id, r->id + 5, strlen(r->id + 5) + 1);
@@ -273,7 +270,7 @@ vg_policy_open(const struct vg_policy_conf *conf, const char *extra_file,
     struct vg_policy **out, struct vg_diag *diag, struct vg_err *e)
 {
 	struct vg_buf text = VG_BUF_INIT;
-	struct vg_policy *p = NULL;
+	struct vg_policy *p;
 	const char *file = conf != NULL ? conf->site_file : NULL;
 	int rc, named = 1, mode = -1;
 
@@ -282,22 +279,17 @@ vg_policy_open(const struct vg_policy_conf *conf, const char *extra_file,
 		file = PL_SITE_DEFAULT;
 		named = 0;
 	}
+	p = policy_new();
 	rc = vg_read_file(file, PL_SITE_MAX, &text, e);
 	if (rc == VG_ENOENT && !named) {
 		vg_err_init(e);
-		rc = vg_policy_open_mem(NULL, file, NULL, 0, &p, diag, e);
-	} else if (rc == 0) {
-		rc = vg_policy_open_mem(NULL, file, vg_buf_str(&text),
-		    text.len, &p, diag, e);
-	} else {
+		rc = 0;		/* an empty site */
+	} else if (rc == 0)
+		rc = pl_rules_site(&p->rules, file, vg_buf_str(&text),
+		    text.len, diag, e);
+	else
 		vg_err_prefix(e, "site policy");
-	}
 	vg_buf_release(&text);
-	if (rc != 0)
-		return rc;
-	/* Reset what open_mem decided without the layers. */
-	free(p->audit_log);
-	p->audit_log = NULL;
 	if (rc == 0 && conf != NULL && conf->file != NULL)
 		rc = add_file_layer(p, conf->file, &mode, diag, e);
 	if (rc == 0 && extra_file != NULL)
