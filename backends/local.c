@@ -562,13 +562,14 @@ out_pool_put(const char *dir, const char *name)
 }
 
 /*
- * Moves a pooled file to path (which must not exist) and returns it open
- * for appending, or -1 when there is none to take.  A pooled file that is
+ * Moves a pooled file to name in the task directory dir, open as dfd
+ * (name must not exist there), and returns it open for appending, or -1
+ * when there is none to take.  A pooled file that is
  * not an empty regular file of ours, mode 0600, with no other name, is
  * removed instead of used.
  */
 static int
-out_pool_take(const char *dir, const char *path)
+out_pool_take(const char *dir, int dfd, const char *name)
 {
 	char pooled[64];
 	struct stat st;
@@ -583,7 +584,7 @@ out_pool_take(const char *dir, const char *path)
 		    st.st_size == 0 && st.st_nlink == 1 &&
 		    st.st_uid == geteuid() && (st.st_mode & 07777) == 0600) {
 			/* Never over an earlier attempt's output. */
-			if (renameat2(out_pool.fd, pooled, AT_FDCWD, path,
+			if (renameat2(out_pool.fd, pooled, dfd, name,
 			    RENAME_NOREPLACE) == 0) {
 				out_pool.n--;
 				return fd;
@@ -1275,7 +1276,7 @@ open_output(const char *dir, const char *name, int stay, struct vg_err *e)
 	 * (renamed in only where nothing stands), else made. */
 	fd = stay ? vg_beneath_file(dfd, name, O_WRONLY | O_APPEND, 0, what,
 	    e) : VG_ENOENT;
-	if (fd == VG_ENOENT && (fd = out_pool_take(dir, path)) < 0)
+	if (fd == VG_ENOENT && (fd = out_pool_take(dir, dfd, name)) < 0)
 		fd = vg_beneath_file(dfd, name, O_WRONLY | O_APPEND | O_CREAT,
 		    0600, what, e);
 	close(dfd);

@@ -615,7 +615,8 @@ vg_sess_job_make(const struct vg_sess *ss, int n, const char *command,
 {
 	struct vg_buf rec = VG_BUF_INIT;
 	const char *q;
-	int rc;
+	char rel[32];
+	int rc, afd;
 
 	memset(job, 0, sizeof(*job));
 	job->job = n;
@@ -625,10 +626,16 @@ vg_sess_job_make(const struct vg_sess *ss, int n, const char *command,
 	job->started = vg_now();
 	snprintf(job->dir, sizeof(job->dir), "%s/cmds/%d", ss->rec.dir, n);
 	vg_strlcpy(job->command, command, sizeof(job->command));
-	/* cmds/ exists from the first job on: one mkdir, not two. */
-	if (mkdir(job->dir, 0700) != 0 && (rc = vg_mkdir_p(job->dir, 0700,
-	    e)) != 0)
+	/* Beneath the session's directory, which its commands can write:
+	 * a link at cmds or cmds/N is refused, never made through. */
+	snprintf(rel, sizeof(rel), "cmds/%d", n);
+	if ((afd = vg_beneath_anchor(ss->rec.dir, e)) < 0)
+		return afd;
+	rc = vg_beneath_mkdirs(afd, rel, 0700, "the session directory", e);
+	close(afd);
+	if (rc < 0)
 		return rc;
+	close(rc);
 	vg_buf_adds(&rec, background ? "kind bg\ncommand " :
 	    "kind fg\ncommand ");
 	for (q = command; *q != '\0'; q++) {

@@ -32,4 +32,9 @@ expect "$(cat "$victim/stdout")" original "the host file"
 # A session still works after the attack.
 x "$me" -- 'echo fine' >"$tmp/out" 2>/dev/null
 grep -q fine "$tmp/out" || fail "the session no longer runs commands: $(cat "$tmp/out")"
+# Last: the command replaces cmds/ itself with a link to a host
+# directory; the next command's job directory is never made through it.
+x "$me" -- "mv $sd/cmds $sd/cmds.old && ln -s $victim $sd/cmds" >/dev/null 2>&1
+x "$me" -- 'echo pwned-three' >/dev/null 2>&1
+expect "$(ls "$victim")" stdout "the host directory after cmds/ became a link"
 echo "s0104: ok"
