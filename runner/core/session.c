@@ -629,7 +629,15 @@ vg_sess_job_make(const struct vg_sess *ss, int n, const char *command,
 	/* Beneath the session's directory, which its commands can write:
 	 * a link at cmds or cmds/N is refused, never made through. */
 	snprintf(rel, sizeof(rel), "cmds/%d", n);
-	if ((afd = vg_beneath_anchor(ss->rec.dir, e)) < 0)
+	afd = vg_beneath_anchor(ss->rec.dir, e);
+	/* The session's own directory is vigil's (under the home, which
+	 * no command writes): made here when missing, as before. */
+	if (afd == VG_ENOENT) {
+		if ((rc = vg_mkdir_p(ss->rec.dir, 0700, e)) != 0)
+			return rc;
+		afd = vg_beneath_anchor(ss->rec.dir, e);
+	}
+	if (afd < 0)
 		return afd;
 	rc = vg_beneath_mkdirs(afd, rel, 0700, "the session directory", e);
 	close(afd);
