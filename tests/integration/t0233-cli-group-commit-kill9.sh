@@ -48,14 +48,22 @@ print(n)
 P
 }
 
+# Waits (up to 20 s) until progress file $2 of vigil $1 shows a task
+# line, or vigil has ended: a kill then lands while it drives, with
+# progress printed, however slow the binary (a sanitized one is).
+await_progress() {
+	i=0
+	while ! grep -q "^vigil: [0-9a-f-]*/[0-9]* " "$2" &&
+	    kill -0 "$1" 2>/dev/null && [ $i -lt 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 "$VIGIL" run --jobs 2 "$W/m.yaml" >/dev/null 2>"$W/p0" &
 vpid=$!
-# Killed once it drives (it has printed the run's id), not before.
-i=0
-while ! grep -q "^vigil: run " "$W/p0" && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+# Killed once it drives (it has printed progress), not before.
+await_progress $vpid "$W/p0"
 sleep 0.1
 kill -9 $vpid
 wait $vpid 2>/dev/null
@@ -73,6 +81,7 @@ for delay in 0.2 0.1 0.3 0.25 0.15; do
 	k=$((k + 1))
 	"$VIGIL" resume "$id" >/dev/null 2>"$W/p$k" &
 	vpid=$!
+	await_progress $vpid "$W/p$k"
 	sleep "$delay"
 	kill -9 $vpid 2>/dev/null
 	wait $vpid 2>/dev/null
