@@ -830,32 +830,42 @@ vg_backend_owner_dead(const char *owner)
 	return !vg_proc_alive((pid_t)pid, start);
 }
 
-/* Opens a task output file; the caller closes the fd. */
+/* Opens a task output file afresh; see backend.h. */
 int
-vg_task_output_open(const char *task_dir, const char *name, int flags,
+vg_task_output_open(const char *dir, int up, const char *name, int flags,
     struct vg_err *e)
 {
-	char *path = vg_path_join(task_dir, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | flags,
-	    0644);
+	char what[PATH_MAX + 32];
+	int dfd, fd;
 
-	if (fd < 0)
-		vg_err_errno(e, "opening '%s'", path);
-	free(path);
+	if ((dfd = vg_beneath_dir_in(dir, up, e)) < 0)
+		return dfd;
+	snprintf(what, sizeof(what), "output directory '%s'", dir);
+	/* Whatever is there (a link, a FIFO, another's file the task
+	 * planted) is removed, never followed or truncated. */
+	if (unlinkat(dfd, name, 0) != 0 && errno != ENOENT)
+		fd = vg_err_errno(e, "%s: removing '%s'", what, name);
+	else
+		fd = vg_beneath_file(dfd, name, O_WRONLY | O_CREAT | O_EXCL |
+		    flags, 0644, what, e);
+	close(dfd);
 	return fd;
 }
 
-/* Opens a task output file for appending, without truncating it. */
+/* Opens a task output file for appending; see backend.h. */
 int
-vg_task_output_reopen(const char *task_dir, const char *name,
+vg_task_output_reopen(const char *dir, int up, const char *name,
     struct vg_err *e)
 {
-	char *path = vg_path_join(task_dir, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	char what[PATH_MAX + 32];
+	int dfd, fd;
 
-	if (fd < 0)
-		vg_err_errno(e, "opening '%s'", path);
-	free(path);
+	if ((dfd = vg_beneath_dir_in(dir, up, e)) < 0)
+		return dfd;
+	snprintf(what, sizeof(what), "output directory '%s'", dir);
+	fd = vg_beneath_file(dfd, name, O_WRONLY | O_CREAT | O_APPEND, 0644,
+	    what, e);
+	close(dfd);
 	return fd;
 }
 

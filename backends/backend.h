@@ -347,15 +347,20 @@ void	vg_backend_owner_label(char *out, size_t size);
 int	vg_backend_owner_dead(const char *owner);
 
 /*
- * Opens task_dir/name (stdout, stderr) for the task's output, created or
- * truncated, mode 0644, O_CLOEXEC plus flags (e.g. O_APPEND).  Returns
- * the fd (caller closes) or -1 with e filled.
+ * Opens name (stdout, stderr) in dir for the task's output, made afresh
+ * (whatever a task left at that name, a link included, is removed, never
+ * followed), mode 0644, plus flags (e.g. O_APPEND).  dir is a task
+ * directory (up 0) or a session job's cmds/JOB (up 2: both components
+ * are walked from the session directory, no link followed; see
+ * vg_beneath_file_in).  Returns the fd (caller closes) or a negative
+ * vg_rc with e filled.
  */
-int	vg_task_output_open(const char *task_dir, const char *name,
+int	vg_task_output_open(const char *dir, int up, const char *name,
 	    int flags, struct vg_err *e);
-/* Opens task_dir/name for appending, keeping what it holds (a monitor
- * that takes an attempt over); created when missing. */
-int	vg_task_output_reopen(const char *task_dir, const char *name,
+/* Opens dir/name for appending, keeping what it holds (a monitor that
+ * takes an attempt over); created when missing; a link, a FIFO or a
+ * file not vigil's own there is refused (common/beneath.h). */
+int	vg_task_output_reopen(const char *dir, int up, const char *name,
 	    struct vg_err *e);
 
 /* Records in u what attempt resources res asked for (cpus, gpus,

@@ -579,8 +579,8 @@ vg_cloud_out_open(struct vg_cloud_out *o, const char *task_dir,
 	if (task_dir == NULL)
 		return vg_err_set(e, VG_EINVAL, "attempt has no task "
 		    "directory");
-	if ((o->fd[1] = vg_task_output_open(task_dir, "stdout", 0, e)) < 0 ||
-	    (o->fd[2] = vg_task_output_open(task_dir, "stderr", 0, e)) < 0)
+	if ((o->fd[1] = vg_task_output_open(task_dir, 0, "stdout", 0, e)) < 0 ||
+	    (o->fd[2] = vg_task_output_open(task_dir, 0, "stderr", 0, e)) < 0)
 		return VG_EIO;
 	return 0;
 }
@@ -595,8 +595,8 @@ vg_cloud_out_reopen(struct vg_cloud_out *o, const char *task_dir,
 
 	memset(o, 0, sizeof(*o));
 	o->fd[0] = o->fd[1] = o->fd[2] = -1;
-	if ((o->fd[1] = vg_task_output_reopen(task_dir, "stdout", e)) < 0 ||
-	    (o->fd[2] = vg_task_output_reopen(task_dir, "stderr", e)) < 0)
+	if ((o->fd[1] = vg_task_output_reopen(task_dir, 0, "stdout", e)) < 0 ||
+	    (o->fd[2] = vg_task_output_reopen(task_dir, 0, "stderr", e)) < 0)
 		return VG_EIO;
 	for (i = 1; i <= 2; i++)
 		if (fstat(o->fd[i], &sb) == 0)

@@ -1566,12 +1566,26 @@ vg_docker_demux_init(struct vg_docker_demux *d,
 	d->arg = arg;
 }
 
+/* The end of a stream-3 frame: the engine's error, in its words. */
+static int
+demux_syserr(struct vg_docker_demux *d, struct vg_err *e)
+{
+	size_t i;
+
+	d->sys[d->syslen] = '\0';
+	for (i = 0; i < d->syslen; i++)
+		if ((unsigned char)d->sys[i] < 0x20 || d->sys[i] == 0x7f)
+			d->sys[i] = ' ';
+	return vg_err_set(e, VG_EBACKEND, "the engine ended the log stream "
+	    "with an error: %s", d->syslen > 0 ? d->sys : "(no message)");
+}
+
 /* Feeds bytes of the multiplexed stream; see docker.h. */
 int
 vg_docker_demux_feed(struct vg_docker_demux *d, const char *p, size_t n,
     struct vg_err *e)
 {
-	size_t k;
+	size_t k, m;
 	int r;
 
 	while (n > 0) {
@@ -1588,28 +1602,47 @@ vg_docker_demux_feed(struct vg_docker_demux *d, const char *p, size_t n,
 				return 0;
 			d->hlen = 0;
 			/* Stream 0 (stdin) is written on stdout, per the
-			 * Engine API's attach documentation. */
-			if (d->hdr[0] > 2)
+			 * Engine API's attach documentation; 3 is the
+			 * engine's own error. */
+			if (d->hdr[0] > 3)
 				return vg_err_set(e, VG_EPARSE, "docker log "
 				    "stream: frame at byte %llu has unknown "
-				    "stream %u (expected 0, 1 or 2)",
+				    "stream %u (expected 0 to 3)",
 				    d->offset - 8, d->hdr[0]);
-			d->stream = d->hdr[0] == 2 ? 2 : 1;
+			d->stream = d->hdr[0] == 0 ? 1 : d->hdr[0];
 			d->left = (size_t)d->hdr[4] << 24 |
 			    (size_t)d->hdr[5] << 16 | (size_t)d->hdr[6] << 8 |
 			    (size_t)d->hdr[7];
+			d->syslen = 0;
+			if (d->stream == 3 && d->left == 0)
+				return demux_syserr(d, e);
 			continue;
 		}
 		k = d->left < n ? d->left : n;
-		if ((r = d->out(d->arg, d->stream, p, k)) != 0)
+		if (d->stream == 3) {
+			m = sizeof(d->sys) - 1 - d->syslen;
+			memcpy(d->sys + d->syslen, p, k < m ? k : m);
+			d->syslen += k < m ? k : m;
+		} else if ((r = d->out(d->arg, d->stream, p, k)) != 0)
 			return vg_err_set(e, r, "docker log stream: cannot "
 			    "write %s", d->stream == 2 ? "stderr" : "stdout");
 		d->left -= k;
 		d->offset += k;
 		p += k;
 		n -= k;
+		if (d->stream == 3 && d->left == 0)
+			return demux_syserr(d, e);
 	}
 	return 0;
+}
+
+/* vg_http_sink over a demultiplexer; see docker.h. */
+int
+vg_docker_demux_sink(void *arg, const char *p, size_t n)
+{
+	struct vg_docker_demux *d = arg;
+
+	return vg_docker_demux_feed(d, p, n, &d->err);
 }
 
 /* True when no frame is half read. */
@@ -2242,16 +2275,6 @@ log_out(void *arg, int stream, const char *p, size_t n)
 	return vg_write_all(ls->fd[stream], p, n) != 0 ? VG_EIO : 0;
 }
 
-/* vg_http_sink feeding the demultiplexer. */
-static int
-logs_sink(void *arg, const char *p, size_t n)
-{
-	struct vg_docker_demux *d = arg;
-	struct vg_err e;
-
-	return vg_docker_demux_feed(d, p, n, &e);
-}
-
 /*
  * After the follow stream was cut (timeout, cancel): reads the whole log
  * of the stopped container again and keeps only what had not arrived, so
@@ -2265,7 +2288,7 @@ drain_logs(struct docker_conn *c, const char *id, struct log_sink *ls)
 	struct vg_http_req req = {
 		.method = "GET",
 		.timeout = DOCKER_CALL_TIMEOUT,
-		.sink = logs_sink,
+		.sink = vg_docker_demux_sink,
 		.sink_arg = &dm,
 	};
 	char *path = vg_xasprintf("%s/containers/%s/logs?stdout=1&stderr=1",
@@ -2683,7 +2706,7 @@ docker_follow(struct docker_conn *c, struct vg_attempt *a, const char *id,
 	path = vg_xasprintf("%s/containers/%s/logs?follow=1&stdout=1&stderr=1",
 	    c->prefix, id);
 	req.path = path;
-	req.sink = logs_sink;
+	req.sink = vg_docker_demux_sink;
 	req.sink_arg = &dm;
 	req.stop = &docker_stop;
 	req.stop2 = &smp.exited;
@@ -2692,6 +2715,12 @@ docker_follow(struct docker_conn *c, struct vg_attempt *a, const char *id,
 		req.timeout = vg_time_left(deadline, 0.001);
 		vg_err_init(&le);
 		rc = vg_http_do(c->h, &req, &c->resp, &le);
+		if (rc != 0 && dm.err.rc != 0) {
+			/* Our side stopped it: said as such, not retried. */
+			rc = vg_err_set(&le, dm.err.rc, "docker: log stream "
+			    "of %.12s: %s", id, dm.err.msg);
+			break;
+		}
 		if (rc != VG_EIO || tries >= DOCKER_STREAM_TRIES)
 			break;
 		/* Dropped: read it again from the start, skipping what is
@@ -2858,9 +2887,9 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 		}
 		goto close;
 	}
-	if ((ls.fd[1] = vg_task_output_open(a->task_dir, "stdout",
+	if ((ls.fd[1] = vg_task_output_open(a->task_dir, 0, "stdout",
 	    0, e)) < 0 ||
-	    (ls.fd[2] = vg_task_output_open(a->task_dir, "stderr",
+	    (ls.fd[2] = vg_task_output_open(a->task_dir, 0, "stderr",
 	    0, e)) < 0) {
 		rc = vg_result_fail(r, e);
 		goto close;
@@ -2896,20 +2925,6 @@ restore:
 	return rc;
 }
 
-/* Bytes already in the task file name (0 when it is missing). */
-static unsigned long long
-file_size(const char *task_dir, const char *name)
-{
-	char *p = vg_path_join(task_dir, name);
-	struct stat sb;
-	unsigned long long n = 0;
-
-	if (stat(p, &sb) == 0)
-		n = (unsigned long long)sb.st_size;
-	free(p);
-	return n;
-}
-
 /*
  * Takes over the container of attempt a after vigil and its monitor
  * died; see backend.h.  The container is found by its name (run, task
@@ -2926,7 +2941,8 @@ docker_reattach(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 	struct vg_json_doc *doc = NULL;
 	const struct vg_json_value *st;
 	char *name = container_name(a), *path, *id = NULL;
-	int rc;
+	struct stat sb;
+	int rc, i;
 
 	docker_signals(&old_term, &old_int);
 	if ((rc = docker_begin(&c, a, r, e)) != 0)
@@ -2953,16 +2969,18 @@ docker_reattach(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 		    "created but never started; removed", name);
 		goto close;
 	}
-	ls.skip[1] = file_size(a->task_dir, "stdout");
-	ls.skip[2] = file_size(a->task_dir, "stderr");
-	if ((ls.fd[1] = vg_task_output_reopen(a->task_dir, "stdout",
+	if ((ls.fd[1] = vg_task_output_reopen(a->task_dir, 0, "stdout",
 	    e)) < 0 ||
-	    (ls.fd[2] = vg_task_output_reopen(a->task_dir, "stderr",
+	    (ls.fd[2] = vg_task_output_reopen(a->task_dir, 0, "stderr",
 	    e)) < 0) {
 		rc = vg_result_fail(r, e);
 		docker_finish_container(&c, id, r);
 		goto close;
 	}
+	/* What the files hold already is skipped in the log. */
+	for (i = 1; i <= 2; i++)
+		if (fstat(ls.fd[i], &sb) == 0)
+			ls.skip[i] = (unsigned long long)sb.st_size;
 	r->started = vg_now();
 	rc = docker_follow(&c, a, id, &ls, r, e);
 	docker_finish_container(&c, id, r);
@@ -3338,8 +3356,10 @@ docker_session_exec(const struct vg_session *s,
 		    "container", s->id);
 		goto out;
 	}
-	if ((sink.fd[1] = vg_task_output_open(sc->dir, "stdout", 0, e)) < 0 ||
-	    (sink.fd[2] = vg_task_output_open(sc->dir, "stderr", 0, e)) < 0) {
+	if ((sink.fd[1] = vg_task_output_open(sc->dir, 2, "stdout", 0,
+	    e)) < 0 ||
+	    (sink.fd[2] = vg_task_output_open(sc->dir, 2, "stderr", 0,
+	    e)) < 0) {
 		rc = e->rc;
 		goto out;
 	}
@@ -3357,12 +3377,15 @@ docker_session_exec(const struct vg_session *s,
 	req.path = path;
 	req.body = vg_buf_str(&body);
 	req.body_len = body.len;
-	req.sink = logs_sink;
+	req.sink = vg_docker_demux_sink;
 	req.sink_arg = &dm;
 	req.stop = sc->stop;
 	req.timeout = sc->timeout;
 	vg_err_init(&le);
 	rc = vg_http_do(c.h, &req, &c.resp, &le);
+	if (rc != 0 && dm.err.rc != 0)
+		rc = vg_err_set(&le, dm.err.rc, "output stream: %s",
+		    dm.err.msg);
 	if (rc == VG_ETIMEOUT)
 		why = VG_ST_TIMEOUT;
 	else if (rc == VG_ECANCELED && sc->stop != NULL && *sc->stop)

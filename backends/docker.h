@@ -159,13 +159,24 @@ struct vg_docker_demux {
 	 * negative vg_rc that stops the feed. */
 	int		(*out)(void *arg, int stream, const char *p, size_t n);
 	void		*arg;
+	/* A frame of stream 3 is the engine's own error (the Engine
+	 * API's "systemerr"): its first bytes, kept for the message. */
+	char		sys[256];
+	size_t		syslen;
+	/* Why a feed through vg_docker_demux_sink stopped. */
+	struct vg_err	err;
 };
 
 void	vg_docker_demux_init(struct vg_docker_demux *d,
 	    int (*out)(void *, int, const char *, size_t), void *arg);
-/* Feeds n bytes; returns 0, the sink's error, or VG_EPARSE. */
+/* Feeds n bytes; returns 0, the sink's error, VG_EPARSE (a stream
+ * other than 0 to 3), or VG_EBACKEND at the end of a stream-3 frame
+ * (e says the engine's words). */
 int	vg_docker_demux_feed(struct vg_docker_demux *d, const char *p,
 	    size_t n, struct vg_err *e);
+/* vg_http_sink feeding demultiplexer arg; why it stopped is in its
+ * err. */
+int	vg_docker_demux_sink(void *arg, const char *p, size_t n);
 /* True when the stream ended between frames. */
 int	vg_docker_demux_done(const struct vg_docker_demux *d);
 

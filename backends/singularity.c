@@ -1256,8 +1256,8 @@ session_spawn(const struct vg_session_cmd *c, char *const argv[],
 	pid_t pid;
 
 	fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	fd[1] = vg_task_output_open(c->dir, "stdout", 0, e);
-	fd[2] = vg_task_output_open(c->dir, "stderr", 0, e);
+	fd[1] = vg_task_output_open(c->dir, 2, "stdout", 0, e);
+	fd[2] = vg_task_output_open(c->dir, 2, "stderr", 0, e);
 	if (fd[0] < 0 || fd[1] < 0 || fd[2] < 0)
 		pid = -1;
 	else if ((pid = fork()) < 0)

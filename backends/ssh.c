@@ -1459,13 +1459,13 @@ ssh_ctx_init(struct ssh_ctx *x, const struct vg_attempt *a, int keep,
 	if ((rc = ssh_ctx_init_remote(x, a, e)) != 0)
 		return rc;
 	if (keep) {
-		if ((x->fd[1] = vg_task_output_reopen(a->task_dir, "stdout",
-		    e)) < 0 || (x->fd[2] = vg_task_output_reopen(a->task_dir,
+		if ((x->fd[1] = vg_task_output_reopen(a->task_dir, 0, "stdout",
+		    e)) < 0 || (x->fd[2] = vg_task_output_reopen(a->task_dir, 0,
 		    "stderr", e)) < 0)
 			return e->rc;
-	} else if ((x->fd[1] = vg_task_output_open(a->task_dir,
+	} else if ((x->fd[1] = vg_task_output_open(a->task_dir, 0,
 	    "stdout", O_APPEND, e)) < 0 ||
-	    (x->fd[2] = vg_task_output_open(a->task_dir,
+	    (x->fd[2] = vg_task_output_open(a->task_dir, 0,
 	    "stderr", O_APPEND, e)) < 0)
 		return e->rc;
 	return 0;
@@ -2008,8 +2008,8 @@ ssh_session_exec(const struct vg_session *s, const struct vg_session_cmd *c,
 	    vg_ssh_of(s->m)->host : "?");
 	if ((rc = session_ctx(&x, s, e)) != 0)
 		goto out;
-	if ((fd[1] = vg_task_output_open(c->dir, "stdout", 0, e)) < 0 ||
-	    (fd[2] = vg_task_output_open(c->dir, "stderr", 0, e)) < 0) {
+	if ((fd[1] = vg_task_output_open(c->dir, 2, "stdout", 0, e)) < 0 ||
+	    (fd[2] = vg_task_output_open(c->dir, 2, "stderr", 0, e)) < 0) {
 		rc = e->rc;
 		goto out;
 	}

@@ -1009,17 +1009,53 @@ test_demux_errors(void **state)
 	struct vg_docker_demux d;
 	struct demux_out o;
 	struct vg_err e;
+	char big[1000];
+	size_t i;
 
 	frame(&in, 1, "ok", 2);
-	frame(&in, 3, "bad", 3);
+	frame(&in, 4, "bad", 3);
 	memset(&o, 0, sizeof(o));
 	vg_docker_demux_init(&d, demux_collect, &o);
 	vg_err_init(&e);
 	assert_int_equal(vg_docker_demux_feed(&d, in.data, in.len, &e),
 	    VG_EPARSE);
 	assert_string_equal(e.msg, "docker log stream: frame at byte 10 has "
-	    "unknown stream 3 (expected 0, 1 or 2)");
+	    "unknown stream 4 (expected 0 to 3)");
 	vg_buf_release(&o.s[1]);
+
+	/* Stream 3 is the engine's error, told in its words (controls
+	 * blanked), fed a byte at a time; nothing of it reaches the
+	 * files, and the sink form keeps the message. */
+	vg_buf_reset(&in);
+	frame(&in, 1, "ok", 2);
+	frame(&in, 3, "log\nfailed", 10);
+	memset(&o, 0, sizeof(o));
+	vg_docker_demux_init(&d, demux_collect, &o);
+	for (i = 0; i < in.len - 1; i++)
+		assert_int_equal(vg_docker_demux_sink(&d, in.data + i, 1), 0);
+	assert_int_equal(vg_docker_demux_sink(&d, in.data + i, 1),
+	    VG_EBACKEND);
+	assert_string_equal(d.err.msg, "the engine ended the log stream with "
+	    "an error: log failed");
+	assert_int_equal(o.s[1].len, 2);
+	assert_int_equal(o.s[2].len, 0);
+	vg_buf_release(&o.s[1]);
+
+	/* An empty one, and one longer than what is kept. */
+	vg_buf_reset(&in);
+	frame(&in, 3, "", 0);
+	vg_docker_demux_init(&d, demux_collect, &o);
+	assert_int_equal(vg_docker_demux_feed(&d, in.data, in.len, &e),
+	    VG_EBACKEND);
+	assert_string_equal(e.msg, "the engine ended the log stream with "
+	    "an error: (no message)");
+	vg_buf_reset(&in);
+	memset(big, 'x', sizeof(big));
+	frame(&in, 3, big, sizeof(big));
+	vg_docker_demux_init(&d, demux_collect, &o);
+	assert_int_equal(vg_docker_demux_feed(&d, in.data, in.len, &e),
+	    VG_EBACKEND);
+	assert_int_equal(strlen(d.sys), sizeof(d.sys) - 1);
 
 	vg_buf_reset(&in);
 	frame(&in, 1, "ok", 2);
