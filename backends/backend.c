@@ -830,10 +830,11 @@ vg_backend_owner_dead(const char *owner)
 	return !vg_proc_alive((pid_t)pid, start);
 }
 
-/* Opens a task output file afresh; see backend.h. */
-int
-vg_task_output_open(const char *dir, int up, const char *name, int flags,
-    struct vg_err *e)
+/* Opens name in the output directory dir (up as in backend.h): made
+ * afresh when fresh, else appended to. */
+static int
+output_file(const char *dir, int up, const char *name, int flags,
+    int fresh, struct vg_err *e)
 {
 	char what[PATH_MAX + 32];
 	int dfd, fd;
@@ -843,13 +844,21 @@ vg_task_output_open(const char *dir, int up, const char *name, int flags,
 	snprintf(what, sizeof(what), "output directory '%s'", dir);
 	/* Whatever is there (a link, a FIFO, another's file the task
 	 * planted) is removed, never followed or truncated. */
-	if (unlinkat(dfd, name, 0) != 0 && errno != ENOENT)
+	if (fresh && unlinkat(dfd, name, 0) != 0 && errno != ENOENT)
 		fd = vg_err_errno(e, "%s: removing '%s'", what, name);
 	else
-		fd = vg_beneath_file(dfd, name, O_WRONLY | O_CREAT | O_EXCL |
-		    flags, 0644, what, e);
+		fd = vg_beneath_file(dfd, name, O_WRONLY | O_CREAT | flags |
+		    (fresh ? O_EXCL : O_APPEND), 0644, what, e);
 	close(dfd);
 	return fd;
+}
+
+/* Opens a task output file afresh; see backend.h. */
+int
+vg_task_output_open(const char *dir, int up, const char *name, int flags,
+    struct vg_err *e)
+{
+	return output_file(dir, up, name, flags, 1, e);
 }
 
 /* Opens a task output file for appending; see backend.h. */
@@ -857,16 +866,7 @@ int
 vg_task_output_reopen(const char *dir, int up, const char *name,
     struct vg_err *e)
 {
-	char what[PATH_MAX + 32];
-	int dfd, fd;
-
-	if ((dfd = vg_beneath_dir_in(dir, up, e)) < 0)
-		return dfd;
-	snprintf(what, sizeof(what), "output directory '%s'", dir);
-	fd = vg_beneath_file(dfd, name, O_WRONLY | O_CREAT | O_APPEND, 0644,
-	    what, e);
-	close(dfd);
-	return fd;
+	return output_file(dir, up, name, 0, 0, e);
 }
 
 /* Fills r as a backend failure with e's message; returns the rc. */
