@@ -395,8 +395,14 @@ test_powers(void **state)
 		    (CLONE_NEWUTS | CLONE_NEWIPC)) ==
 		    (CLONE_NEWUTS | CLONE_NEWIPC));
 	vg_sandbox_describe(sb, &b);
-	assert_true(strncmp(vg_buf_str(&b), "level standard; capabilities "
-	    "none; namespaces ", 46) == 0);
+	/* With neither Landlock nor seccomp (valgrind hides both) the
+	 * level is said to be none, yet the capabilities are still gone. */
+	if (vg_host_caps()->landlock_abi > 0 || vg_host_caps()->seccomp)
+		assert_true(strncmp(vg_buf_str(&b), "level standard; "
+		    "capabilities none; namespaces ", 46) == 0);
+	else
+		assert_true(strncmp(vg_buf_str(&b), "level none; "
+		    "capabilities none; namespaces ", 42) == 0);
 	vg_sandbox_free(sb);
 	vg_strv_push(&iso.capabilities, "CAP_NET_RAW");
 	vg_strv_push(&iso.capabilities, "net_bind_service");
