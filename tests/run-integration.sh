@@ -44,7 +44,7 @@ run_lane() {
 }
 
 slurm="" rest=""
-for t in "$here"/integration/t*.sh "$here"/security/s*.sh; do
+for t in "$here"/integration/t*.sh "$here"/security/s[0-9]*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
 	case "$name" in *${ONLY:-}*) ;; *) continue ;; esac

@@ -153,11 +153,11 @@ Y
 "$VIGIL" run -q --jobs 2 "$W/r.yaml" >/dev/null 2>&1 &
 vpid=$!
 i=0
-while [ $i -lt 150 ]; do
+while [ $i -lt 600 ]; do
 	[ -e "$W/slow-22" ] && [ -e "$W/slow-23" ] && break
 	sleep 0.1; i=$((i + 1))
 done
-[ $i -lt 150 ] || fail "slow tasks never started"
+[ $i -lt 600 ] || fail "slow tasks never started (60 s)"
 rid=$(last_id)
 rdir=$VIGIL_HOME/runs/$rid
 # Their first lines are framed before the kill.
