@@ -38,6 +38,8 @@
 
 #include <sqlite3.h>
 
+#include "common/adopt.h"
+#include "common/beneath.h"
 #include "common/path.h"
 #include "common/str.h"
 #include "runner/core/store.h"
@@ -867,23 +869,44 @@ int
 vg_store_open(const char *home, struct vg_store **sp, struct vg_err *e)
 {
 	struct vg_store *s;
-	char *path, *runs;
-	int fd, rc;
+	char *path;
+	int fd, hfd, rc;
 
 	*sp = NULL;
-	if ((rc = vg_mkdir_p(home, 0700, e)) != 0)
+	/* The home is the user's own, and so is every directory on its
+	 * way (common/adopt.h): another user who made it first, or could
+	 * rename what is in it, could plant the database.  The path is
+	 * then stable: no one else can change what it names, so sqlite
+	 * may open it by name. */
+	if ((hfd = vg_adopt_dir(home, 0700, VG_ADOPT_CREATE, "VIGIL_HOME",
+	    e)) < 0)
+		return hfd;
+	if ((fd = vg_beneath_mkdirs(hfd, "runs", 0700, "VIGIL_HOME", e)) < 0)
+		rc = fd;
+	else {
+		rc = vg_beneath_check(fd, geteuid(), 022, "VIGIL_HOME's "
+		    "runs directory", e);
+		close(fd);
+	}
+	if (rc != 0) {
+		close(hfd);
 		return rc;
-	runs = vg_path_join(home, "runs");
-	rc = vg_mkdir_p(runs, 0700, e);
-	free(runs);
-	if (rc != 0)
-		return rc;
+	}
 	path = vg_path_join(home, "vigil.db");
 	/* Create the file ourselves so it never exists with a wider mode;
-	 * sqlite gives -wal and -shm the mode of the database file. */
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	 * sqlite gives -wal and -shm the mode of the database file.  A
+	 * database someone else wrote is never read. */
+	fd = vg_beneath_file(hfd, "vigil.db", O_RDWR | O_CREAT, 0600,
+	    "VIGIL_HOME", e);
+	close(hfd);
+	if (fd >= 0 && vg_beneath_check(fd, geteuid(), 022, "the state "
+	    "database", e) != 0) {
+		close(fd);
+		fd = e->rc;
+	}
 	if (fd < 0) {
-		rc = vg_err_errno(e, "cannot open state database '%s'", path);
+		rc = fd;
+		vg_err_prefix(e, "state database '%s': ", path);
 		free(path);
 		return rc;
 	}

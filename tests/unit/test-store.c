@@ -147,8 +147,8 @@ test_open_fails_on_file_home(void **state)
 
 	file = vg_path_join(c->home, "vigil.db");
 	vg_err_init(&e);
-	assert_int_equal(vg_store_open(file, &s2, &e), VG_EIO);
-	assert_non_null(strstr(e.msg, "cannot create directory"));
+	assert_int_equal(vg_store_open(file, &s2, &e), VG_EDENIED);
+	assert_non_null(strstr(e.msg, "it is not a directory"));
 	assert_null(s2);
 	free(file);
 }
