@@ -275,6 +275,39 @@ vg_rm_rf(const char *path, struct vg_err *e)
 	return 0;
 }
 
+int
+vg_rm_rf_at(int dfd, const char *name, const char *what, struct vg_err *e)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT ? 0 : vg_err_errno(e, "cannot stat "
+		    "'%s'", what);
+	if (st.st_uid != geteuid())
+		return vg_err_set(e, VG_EDENIED, "'%s' is owned by uid %lu, "
+		    "not by you (uid %lu): left alone", what,
+		    (unsigned long)st.st_uid, (unsigned long)geteuid());
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dfd, name, 0) == 0 || errno == ENOENT ? 0 :
+		    vg_err_errno(e, "cannot remove '%s'", what);
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : vg_err_errno(e, "cannot open "
+		    "'%s'", what);
+	if (fstat(fd, &st) != 0 || st.st_uid != geteuid()) {
+		close(fd);
+		return vg_err_set(e, VG_EDENIED, "'%s' changed owner while "
+		    "being removed: left alone", what);
+	}
+	if ((rc = rm_contents(fd, what, e)) != 0)
+		return rc;
+	if (unlinkat(dfd, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
+		return vg_err_errno(e, "cannot remove '%s'", what);
+	return 0;
+}
+
 double
 vg_now(void)
 {

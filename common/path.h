@@ -55,6 +55,12 @@ char	*vg_path_join(const char *a, const char *b);
 /* Removes a directory tree without following symlinks; missing is fine. */
 int	vg_rm_rf(const char *path, struct vg_err *e);
 
+/* Removes the tree name in the directory dfd the same way, only when it
+ * is the effective user's own (a file or directory of anyone else is
+ * refused: VG_EDENIED); what names it in messages.  Missing is fine. */
+int	vg_rm_rf_at(int dfd, const char *name, const char *what,
+	    struct vg_err *e);
+
 /* 1 when the open directory fd holds nothing but "." and "..", 0 when it
  * holds something, -1 with errno when it cannot be read. */
 int	vg_dir_empty(int fd);

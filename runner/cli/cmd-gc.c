@@ -12,9 +12,11 @@
  * are deleted too: every vigil check and exec adds one, so the table
  * would otherwise grow without bound.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backends/backend.h"
 #include "runner/cli/cmd.h"
@@ -63,10 +65,13 @@ gc_reap_run(struct vg_store *st, struct gc_ctx *c, size_t i,
 {
 	struct vg_run_info r;
 	struct vg_err e;
+	char *dir;
 
 	memset(&r, 0, sizeof(r));
 	vg_strlcpy(r.id, c->ids.v[i], sizeof(r.id));
-	r.dir = *c->dirs.v[i] != '\0' ? c->dirs.v[i] : NULL;
+	/* vigil's own place for the run, not the recorded one. */
+	dir = vg_xasprintf("%s/runs/%s", vg_store_home(st), r.id);
+	r.dir = dir;
 	r.backend = *c->backends.v[i] != '\0' ? c->backends.v[i] : NULL;
 	r.ntasks = c->ntasks[i];
 	vg_buf_reset(report);
@@ -77,6 +82,43 @@ gc_reap_run(struct vg_store *st, struct gc_ctx *c, size_t i,
 	if (report->len > 0)
 		printf("%s%s", vg_buf_str(report),
 		    report->data[report->len - 1] == '\n' ? "" : "\n");
+	free(dir);
+}
+
+/*
+ * Removes run id's directory: always HOME/runs/ID, found through the
+ * runs directory's descriptor (the home is the user's own, vg_store_open
+ * checked it) and removed only when the user owns it.  The directory the
+ * database records is never trusted: one that is not that one is told
+ * and left alone.  Returns 0 or an exit status.
+ */
+static int
+gc_remove_dir(struct vg_store *st, int runs_fd, const char *id,
+    const char *recorded)
+{
+	char *want = vg_xasprintf("%s/runs/%s", vg_store_home(st), id);
+	struct vg_err e;
+	int rc = 0;
+
+	vg_err_init(&e);
+	if (id[0] == '\0' || id[0] == '.' || strchr(id, '/') != NULL)
+		fprintf(stderr, "vigil: gc: run '%s': not a run id; its "
+		    "directory is left alone\n", id);
+	else if (*recorded != '\0' && strcmp(recorded, want) != 0)
+		fprintf(stderr, "vigil: gc: run %s: its recorded directory "
+		    "'%s' is not vigil's ('%s'): left alone\n", id, recorded,
+		    want);
+	else if (runs_fd < 0)
+		fprintf(stderr, "vigil: gc: run %s: cannot open '%s/runs': "
+		    "its directory is left alone\n", id, vg_store_home(st));
+	else if (vg_rm_rf_at(runs_fd, id, want, &e) != 0) {
+		if (e.rc == VG_EDENIED)
+			fprintf(stderr, "vigil: gc: run %s: %s\n", id, e.msg);
+		else
+			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+	}
+	free(want);
+	return rc;
 }
 
 static int
@@ -91,7 +133,8 @@ cmd_gc_exec(struct vg_args *a)
 	const char *aud_s = vg_args_get(a, "audit-older-than");
 	double age = GC_DEFAULT_AGE, aud = GC_AUDIT_AGE;
 	long long pruned = 0;
-	int rc = 0, dry = vg_args_has(a, "dry-run");
+	int rc = 0, dry = vg_args_has(a, "dry-run"), runs_fd;
+	char *runs;
 	size_t i;
 
 	if (age_s != NULL && (vg_parse_duration(age_s, &age) != 0 || age < 0))
@@ -102,6 +145,9 @@ cmd_gc_exec(struct vg_args *a)
 		    "duration (90d, 12h, 90m, 0), not '%s'", aud_s);
 	if ((rc = vg_launch_store(&st, NULL)) != 0)
 		return rc;
+	runs = vg_path_join(vg_store_home(st), "runs");
+	runs_fd = open(runs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	free(runs);
 	memset(&c, 0, sizeof(c));
 	c.cutoff = vg_now() - age;
 	vg_err_init(&e);
@@ -116,11 +162,9 @@ cmd_gc_exec(struct vg_args *a)
 			continue;
 		if (!vg_args_has(a, "no-reap"))
 			gc_reap_run(st, &c, i, &report);
-		if (*c.dirs.v[i] != '\0' &&
-		    (rc = vg_rm_rf(c.dirs.v[i], &e)) != 0) {
-			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+		if ((rc = gc_remove_dir(st, runs_fd, c.ids.v[i],
+		    c.dirs.v[i])) != 0)
 			goto out;
-		}
 		if ((rc = vg_store_run_delete(st, c.ids.v[i], &e)) != 0) {
 			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
 			goto out;
@@ -171,6 +215,8 @@ out:
 	free(c.ntasks);
 	vg_buf_release(&report);
 	vg_store_close(st);
+	if (runs_fd >= 0)
+		close(runs_fd);
 	return vg_cmd_finish_stdout(rc);
 }
 

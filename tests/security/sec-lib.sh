@@ -10,6 +10,7 @@ expect() { [ "$1" = "$2" ] || fail "$3: expected
 '$1'"; }
 [ "$(id -u)" = 0 ] || skip "the hostile-task suite runs as root (vigil's agent-host case)"
 sec_name=$(basename "$0" .sh)
+sec_dir=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "/tmp/vigil-$sec_name.XXXXXX")
 chmod 755 "$tmp"
 sec_cleanup() { rm -rf "$tmp"; }

@@ -1,12 +1,12 @@
-# users-lib.sh - sourced after sec-lib.sh by the shared-host attacks
+# users-lib.sh - sourced after sec-lib.sh (as . "$sec_dir/users-lib.sh") by the shared-host attacks
 # (a login node with many users).  Gives two ordinary users and a group
 # they share:
 #   vgsec-alice    the victim (runs vigil as herself)
 #   vgsec-mallory  the attacker (an ordinary user of the same host)
 #   vgsec-share    their shared group (a group-shared cache, scratch)
 # made once per host (useradd under a lock, so parallel suites agree)
-# and left for the next run; a copy of $VIGIL every user can execute at
-# $VG (the build tree may sit under a 0700 home); private directories
+# and left for the next run; a copy of $VIGIL (and its vigil-shim) every user can execute
+# at $VG (the build tree may sit under a 0700 home); private directories
 # $ALICE_DIR and $MALLORY_DIR (0700, their own) under $tmp; and
 #   as_alice CMD...    as_mallory CMD...
 # running CMD as that user (her groups, HOME at her private directory,
@@ -45,7 +45,10 @@ SHARE_GID=$(getent group "$G_SHARE" | cut -d: -f3)
 
 mkdir -p "$tmp/bin"
 cp "$VIGIL" "$tmp/bin/vigil"
-chmod 755 "$tmp/bin" "$tmp/bin/vigil"
+# The task launcher is looked for next to the binary.
+[ -f "$(dirname "$VIGIL")/vigil-shim" ] &&
+    cp "$(dirname "$VIGIL")/vigil-shim" "$tmp/bin/vigil-shim"
+chmod -R a+rX "$tmp/bin"
 VG=$tmp/bin/vigil
 ALICE_DIR=$tmp/alice
 MALLORY_DIR=$tmp/mallory
