@@ -25,34 +25,44 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/adopt.h"
+#include "common/home.h"
 #include "common/path.h"
 #include "schedulers/slurm.h"
 
-/* Path of the per-user bucket file, creating its directory. */
+/*
+ * Path of the per-user bucket file, creating its directory: in
+ * $XDG_RUNTIME_DIR/vigil when that is the user's own, else in the
+ * user's state directory.  Never in a name others can take first (a
+ * /tmp/vigil-UID made by another user would lock the user out or let
+ * her read the bucket): the directory is adopted (common/adopt.h).
+ */
 char *
 vg_slurm_bucket_path(struct vg_err *e)
 {
 	const char *rt = getenv("XDG_RUNTIME_DIR");
-	char *dir, *path;
-	struct stat st;
+	char *dir = NULL, *path;
+	struct vg_err ignored;
+	int fd = -1;
 
-	if (rt != NULL && rt[0] == '/')
+	vg_err_init(&ignored);
+	if (rt != NULL && rt[0] == '/') {
 		dir = vg_xasprintf("%s/vigil", rt);
-	else
-		dir = vg_xasprintf("/tmp/vigil-%lu", (unsigned long)getuid());
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		vg_err_errno(e, "creating '%s'", dir);
-		free(dir);
-		return NULL;
+		if ((fd = vg_adopt_dir(dir, 0700, VG_ADOPT_CREATE,
+		    "XDG_RUNTIME_DIR", &ignored)) < 0) {
+			free(dir);
+			dir = NULL;
+		}
 	}
-	/* In /tmp another user could have made it first. */
-	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != getuid()) {
-		vg_err_set(e, VG_EIO, "'%s' is not a directory owned by "
-		    "uid %lu", dir, (unsigned long)getuid());
-		free(dir);
-		return NULL;
+	if (dir == NULL) {
+		dir = vg_home_dir();
+		if ((fd = vg_adopt_dir(dir, 0700, VG_ADOPT_CREATE,
+		    "VIGIL_HOME", e)) < 0) {
+			free(dir);
+			return NULL;
+		}
 	}
+	close(fd);
 	path = vg_path_join(dir, "slurm-bucket");
 	free(dir);
 	return path;

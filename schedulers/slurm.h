@@ -330,9 +330,9 @@ struct vg_slurm_bucket {
 	double	 burst;		/* capacity */
 };
 
-/* Default bucket file: $XDG_RUNTIME_DIR/vigil/slurm-bucket, else
- * /tmp/vigil-UID/slurm-bucket (directory 0700, checked owner).  Caller
- * frees. */
+/* Default bucket file: $XDG_RUNTIME_DIR/vigil/slurm-bucket when that
+ * directory is the user's own, else STATE_DIR/slurm-bucket (adopted:
+ * common/adopt.h).  Caller frees. */
 char	*vg_slurm_bucket_path(struct vg_err *e);
 int	vg_slurm_bucket_init(struct vg_slurm_bucket *b, const char *path,
 	    double rate, double burst, struct vg_err *e);
