@@ -23,6 +23,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "common/adopt.h"
 #include "common/buf.h"
 #include "common/dirpool.h"
 #include "common/path.h"
@@ -153,23 +154,89 @@ choose(const char *dir, struct vg_buf *reason, char **base_out,
 	return 0;
 }
 
-/* An explicit choice (scratch.path, $VIGIL_SCRATCH): create or fail. */
+/*
+ * The user's own scratch directory in dir (what names it in messages):
+ * dir itself when it is the user's own and no one else can write it;
+ * else dir/USER when dir is a base shared by users (root's or the
+ * user's, sticky when others may write it: common/adopt.h), made when
+ * missing; and when another user took dir/USER first, a fresh
+ * dir/USER.XXXXXX, told in note, so that no one can lock another out.
+ * create: dir may be made, as the user's own (mode 0700).
+ * Returns 0 with *out set (caller frees), or a negative rc with e
+ * saying why dir cannot be used.
+ */
+static int
+user_dir(const char *dir, const char *what, int create, struct vg_buf *note,
+    char **out, struct vg_err *e)
+{
+	const char *user = user_name();
+	struct vg_err mine;
+	char *sub;
+	int fd;
+
+	*out = NULL;
+	vg_err_init(&mine);
+	if ((fd = vg_adopt_dir(dir, 0700, create ? VG_ADOPT_CREATE : 0, what,
+	    &mine)) >= 0) {
+		close(fd);
+		*out = vg_xstrdup(dir);
+		return 0;
+	}
+	if ((fd = vg_adopt_dir(dir, 01777, VG_ADOPT_SHARED, what, e)) < 0)
+		return fd;
+	close(fd);
+	if (user == NULL)
+		return vg_err_set(e, VG_EINVAL, "%s '%s' is shared and this "
+		    "user has no name for a directory of its own in it", what,
+		    dir);
+	sub = vg_xasprintf("%s/%s", dir, user);
+	vg_err_init(&mine);
+	if ((fd = vg_adopt_dir(sub, 0700, VG_ADOPT_CREATE, what, &mine))
+	    >= 0) {
+		close(fd);
+		*out = sub;
+		return 0;
+	}
+	vg_buf_printf(note, "; %s (a private directory beside it is used "
+	    "instead)", mine.msg);
+	free(sub);
+	sub = vg_xasprintf("%s/%s.XXXXXX", dir, user);
+	if (mkdtemp(sub) == NULL) {
+		fd = vg_err_errno(e, "%s: cannot make '%s'", what, sub);
+		free(sub);
+		return fd;
+	}
+	if ((fd = vg_adopt_dir(sub, 0700, 0, what, e)) < 0) {
+		free(sub);
+		return fd;
+	}
+	close(fd);
+	*out = sub;
+	return 0;
+}
+
+/* An explicit choice (scratch.path, $VIGIL_SCRATCH): the user's own
+ * directory there (user_dir), made as needed, or fail. */
 static int
 choose_explicit(const char *dir, const char *what, struct vg_buf *reason,
     char **base_out, char **reason_out, struct vg_err *e)
 {
-	const char *why;
+	struct stat st;
+	char *mine;
 	int rc;
 
 	if (*dir != '/')
 		return vg_err_set(e, VG_EINVAL, "%s '%s' is not an absolute "
 		    "path", what, dir);
-	if ((rc = vg_mkdir_p(dir, 0700, e)) != 0)
-		return vg_err_prefix(e, "%s: ", what);
-	if (!usable_dir(dir, &why))
-		return vg_err_set(e, VG_EINVAL, "%s '%s' %s", what, dir, why);
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+		return vg_err_set(e, VG_EINVAL, "%s '%s' is not a directory",
+		    what, dir);
 	vg_buf_printf(reason, "%s", what);
-	return choose(dir, reason, base_out, reason_out, e);
+	if ((rc = user_dir(dir, what, 1, reason, &mine, e)) != 0)
+		return rc;
+	rc = choose(mine, reason, base_out, reason_out, e);
+	free(mine);
+	return rc;
 }
 
 int
@@ -181,32 +248,44 @@ vg_scratch_base_in(const struct vg_scratch_conf *conf, const char *state_dir,
 	    "TMPDIR" };
 	struct vg_buf reason = VG_BUF_INIT, skipped = VG_BUF_INIT;
 	const char *v, *why, *user;
-	struct stat st;
-	char *site = NULL;
+	struct vg_err refused;
+	char *site = NULL, *mine = NULL;
 	size_t i;
 	int rc;
 
 	*base_out = NULL;
 	*reason_out = NULL;
+	/* An explicit choice is used or fails, but for one another user
+	 * owns (a base she made first): that is told and passed over, so
+	 * that no one can lock another out. */
 	if (conf != NULL && conf->path != NULL && *conf->path != '\0') {
 		rc = choose_explicit(conf->path, "scratch.path", &reason,
 		    base_out, reason_out, e);
-		goto out;
+		if (rc != VG_EDENIED)
+			goto out;
+		vg_buf_printf(&skipped, "; %s", e->msg);
+		vg_buf_reset(&reason);
+		vg_err_init(e);
 	}
 	if ((v = getenv("VIGIL_SCRATCH")) != NULL && *v != '\0') {
 		rc = choose_explicit(v, "$VIGIL_SCRATCH", &reason, base_out,
 		    reason_out, e);
-		goto out;
+		if (rc != VG_EDENIED)
+			goto out;
+		vg_buf_printf(&skipped, "; %s", e->msg);
+		vg_buf_reset(&reason);
+		vg_err_init(e);
 	}
 	if (site_root != NULL && (user = user_name()) != NULL) {
 		site = vg_xasprintf("%s/%s", site_root, user);
 		if (!usable_dir(site, &why)) {
 			if (strcmp(why, "does not exist") != 0)
 				vg_buf_printf(&skipped, "; %s %s", site, why);
-		} else if (stat(site, &st) == 0 && st.st_uid != vg_self_euid()) {
-			vg_buf_printf(&skipped, "; %s is owned by uid %u, "
-			    "not by you", site, (unsigned)st.st_uid);
+		} else if (vg_err_init(&refused), (rc = vg_adopt_dir(site,
+		    0700, 0, "scratch", &refused)) < 0) {
+			vg_buf_printf(&skipped, "; %s", refused.msg);
 		} else {
+			close(rc);
 			vg_buf_printf(&reason, "%s is writable", site);
 			rc = choose(site, &reason, base_out, reason_out, e);
 			goto out;
@@ -225,9 +304,16 @@ vg_scratch_base_in(const struct vg_scratch_conf *conf, const char *state_dir,
 			    v, why);
 			continue;
 		}
-		vg_buf_printf(&reason, "$%s%s", ambient[i],
-		    vg_buf_str(&skipped));
-		rc = choose(v, &reason, base_out, reason_out, e);
+		vg_err_init(&refused);
+		vg_buf_printf(&reason, "$%s", ambient[i]);
+		if (user_dir(v, ambient[i], 0, &reason, &mine, &refused)
+		    != 0) {
+			vg_buf_reset(&reason);
+			vg_buf_printf(&skipped, "; %s", refused.msg);
+			continue;
+		}
+		vg_buf_adds(&reason, vg_buf_str(&skipped));
+		rc = choose(mine, &reason, base_out, reason_out, e);
 		goto out;
 	}
 	if (state_dir == NULL || *state_dir == '\0') {
@@ -235,8 +321,10 @@ vg_scratch_base_in(const struct vg_scratch_conf *conf, const char *state_dir,
 		    "scratch.path or $VIGIL_SCRATCH%s", vg_buf_str(&skipped));
 		goto out;
 	}
-	if ((rc = vg_mkdir_p(state_dir, 0700, e)) != 0)
+	if ((rc = vg_adopt_dir(state_dir, 0700, VG_ADOPT_CREATE,
+	    "the state directory", e)) < 0)
 		goto out;
+	close(rc);
 	vg_buf_printf(&reason, "no scratch filesystem found (set "
 	    "scratch.path or $VIGIL_SCRATCH); using the state directory%s",
 	    vg_buf_str(&skipped));
@@ -245,6 +333,7 @@ out:
 	vg_buf_release(&reason);
 	vg_buf_release(&skipped);
 	free(site);
+	free(mine);
 	return rc;
 }
 

@@ -184,9 +184,12 @@ test_base_skips_and_errors(void **state)
 	user = mk(site, "tuser");
 	assert_int_equal(chown(user, 4321, 4321), 0);
 	setenv("TMPDIR", tmpd, 1);
-	want = vg_xasprintf("$TMPDIR; %s is owned by uid 4321, not by you",
-	    user);
-	check_base(NULL, NULL, site, tmpd, want);
+	want = vg_xasprintf("$TMPDIR; scratch '%s' is owned by uid 4321, "
+	    "mode 0755; vigil expects a directory owned by you that no one "
+	    "else can write (you are %s)", user, geteuid() == 0 ?
+	    "root (uid 0)" : "?");
+	if (geteuid() == 0)
+		check_base(NULL, NULL, site, tmpd, want);
 	free(want);
 	/* a base given through a symlink is resolved once, when chosen */
 	link = vg_path_join(f->dir, "link");
@@ -198,6 +201,61 @@ test_base_skips_and_errors(void **state)
 	free(user);
 	free(file);
 	free(tmpd);
+}
+
+/* A base shared by users (root's, 1777): each user's own directory in
+ * it; one another user took first is passed over for a fresh private
+ * one; a base another user owns is passed over with a note. */
+static void
+test_base_shared(void **state)
+{
+	struct fx *f = *state;
+	struct vg_scratch_conf conf = { 0 };
+	char *shared, *want, *base, *reason, *theirs;
+	struct vg_err e;
+
+	if (geteuid() != 0) {
+		printf("skipped: handing a directory to another uid needs "
+		    "root\n");
+		return;
+	}
+	shared = mk(f->dir, "shared");
+	assert_int_equal(chmod(shared, 01777), 0);
+	conf.path = shared;
+	want = vg_path_join(shared, "tuser");
+	check_base(&conf, NULL, NULL, want, "scratch.path");
+	/* Taken first by uid 4321: a private directory beside it. */
+	assert_int_equal(rmdir(want), 0);
+	assert_int_equal(mkdir(want, 0700), 0);
+	assert_int_equal(chmod(want, 0777), 0);
+	assert_int_equal(chown(want, 4321, 4321), 0);
+	vg_err_init(&e);
+	assert_int_equal(vg_scratch_base_in(&conf, NULL, NULL, &base, &reason,
+	    &e), 0);
+	assert_true(strncmp(base, want, strlen(want)) == 0);
+	assert_true(base[strlen(want)] == '.');
+	assert_non_null(strstr(reason, "scratch.path; scratch.path '"));
+	assert_non_null(strstr(reason, "is owned by uid 4321, mode 0777"));
+	assert_non_null(strstr(reason, "a private directory beside it is "
+	    "used instead"));
+	free(base);
+	free(reason);
+	/* A base uid 4321 made: passed over, told. */
+	theirs = mk(f->dir, "theirs");
+	assert_int_equal(chmod(theirs, 01777), 0);
+	assert_int_equal(chown(theirs, 4321, 4321), 0);
+	conf.path = theirs;
+	setenv("TMPDIR", shared, 1);
+	vg_err_init(&e);
+	assert_int_equal(vg_scratch_base_in(&conf, NULL, NULL, &base, &reason,
+	    &e), 0);
+	assert_true(strncmp(base, want, strlen(want)) == 0);
+	assert_non_null(strstr(reason, "a shared base owned by root or you"));
+	free(base);
+	free(reason);
+	free(theirs);
+	free(want);
+	free(shared);
 }
 
 static void
@@ -750,6 +808,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_base_skips_and_errors,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_base_shared, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_task_dir, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_planted_symlinks, setup,
