@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/adopt.h"
 #include "common/beneath.h"
 #include "runner/policy/audit.h"
 
@@ -397,16 +398,30 @@ pl_audit_line(struct vg_buf *b, const struct vg_audit_rec *r)
  * Opens the audit log for appending: never through a link at its name,
  * never a FIFO (which would hang vigil), a device or a file with other
  * hard links, and only a file of vigil's own user: what a task or
- * another user planted at the path is refused, not appended to.
+ * another user planted at the path is refused, not appended to.  Its
+ * directory is adopted first (common/adopt.h: root's or the user's,
+ * and so is every directory on the way, sticky when others may write
+ * it), and the file opened beneath it: no one else can swap the
+ * directory the name is looked up in.
  */
 static int
 audit_open(const char *path, struct vg_err *e)
 {
-	char what[PATH_MAX + 16];
-	int fd, rc;
+	char what[PATH_MAX + 16], *dir;
+	const char *base, *slash = strrchr(path, '/');
+	int dfd, fd, rc;
 
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+	dir = slash == NULL ? vg_xstrdup(".") : slash == path ?
+	    vg_xstrdup("/") : vg_xstrndup(path, (size_t)(slash - path));
+	base = slash == NULL ? path : slash + 1;
+	snprintf(what, sizeof(what), "audit log '%s': its directory", path);
+	dfd = vg_adopt_dir(dir, 0700, VG_ADOPT_SHARED, what, e);
+	free(dir);
+	if (dfd < 0)
+		return dfd;
+	fd = openat(dfd, base, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
 	    O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0600);
+	close(dfd);
 	if (fd < 0) {
 		if (errno == ELOOP)
 			return vg_err_set(e, VG_EDENIED, "audit log '%s' is a "
