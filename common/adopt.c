@@ -168,6 +168,7 @@ vg_adopt_dir(const char *path, mode_t mode, unsigned flags,
     const char *what, struct vg_err *e)
 {
 	char *canon, *p, *comp, *next, *cut;
+	const char *why;
 	int fd, nfd, rc, made, last;
 
 	if ((canon = canonical(path, what, e)) == NULL)
@@ -214,11 +215,16 @@ vg_adopt_dir(const char *path, mode_t mode, unsigned flags,
 			rc = errno == ENOENT ? VG_ENOENT : VG_EIO;
 			if (errno == ELOOP || errno == ENOTDIR)
 				rc = VG_EDENIED;
-			vg_err_set(e, rc, "%s '%s': cannot open '%s': %s", what,
-			    path, canon, errno == ELOOP ? "it is a symbolic "
-			    "link (planted after the path was resolved?)" :
+			why = errno == ELOOP ? "it is a symbolic link "
+			    "(planted after the path was resolved?)" :
 			    errno == ENOTDIR ? "it is not a directory" :
-			    strerror(errno));
+			    strerror(errno);
+			if (strcmp(canon, path) == 0)
+				vg_err_set(e, rc, "%s '%s': %s", what, path,
+				    why);
+			else
+				vg_err_set(e, rc, "%s '%s': cannot open '%s': "
+				    "%s", what, path, canon, why);
 			goto fail;
 		}
 		close(fd);

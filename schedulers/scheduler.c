@@ -4,8 +4,15 @@
  * operation is checked here, once.
  */
 #include <string.h>
+#include <unistd.h>
 
+#include "common/adopt.h"
+#include "common/beneath.h"
 #include "schedulers/scheduler.h"
+#include "sif-cache/sha256.h"
+
+/* The largest manifest.json a job reads (as the driver's loader). */
+#define RUN_MANIFEST_MAX	(16u << 20)
 
 const struct vg_scheduler_ops *const vg_schedulers[] = {
 	&vg_scheduler_direct,
@@ -103,4 +110,26 @@ void
 vg_sched_close(struct vg_sched *s)
 {
 	s->ops->close(s);
+}
+
+int
+vg_run_manifest_read(const char *run_dir, struct vg_buf *json, char hex[65],
+    struct vg_err *e)
+{
+	struct vg_buf own = VG_BUF_INIT, *b = json != NULL ? json : &own;
+	struct vg_sha256 h;
+	int fd, rc;
+
+	if ((fd = vg_adopt_dir(run_dir, 0700, 0, "run directory", e)) < 0)
+		return fd;
+	close(fd);
+	vg_buf_reset(b);
+	if ((rc = vg_beneath_read(run_dir, 0, "manifest.json",
+	    RUN_MANIFEST_MAX, b, e)) == 0) {
+		vg_sha256_init(&h);
+		vg_sha256_update(&h, b->data, b->len);
+		vg_sha256_hex(&h, hex);
+	}
+	vg_buf_release(&own);
+	return rc;
 }

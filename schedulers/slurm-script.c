@@ -565,6 +565,11 @@ vg_slurm_script(const struct vg_slurm_job *j, struct vg_buf *out,
 	vg_buf_adds(&b, "exec ");
 	vg_buf_shquote(&b, j->vigil);
 	vg_buf_adds(&b, " task-exec ");
+	if (j->manifest_sha256 != NULL && *j->manifest_sha256 != '\0') {
+		vg_buf_adds(&b, "--manifest-sha256 ");
+		vg_buf_shquote(&b, j->manifest_sha256);
+		vg_buf_adds(&b, " ");
+	}
 	vg_buf_shquote(&b, j->run_dir);
 	if (j->offset != 0)
 		vg_buf_printf(&b, " \"$((SLURM_ARRAY_TASK_ID + %d))\"\n",

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "schedulers/scheduler.h"
 #include "common/log.h"
 #include "common/path.h"
 #include "runner/manifest/task.h"
@@ -53,6 +54,7 @@ extern char **environ;
 struct srun_launch {
 	char		*vigil;		/* vigil's own path */
 	const char	*run_dir;
+	char		 manifest_sha256[65];	/* of run_dir/manifest.json */
 	double		 grace;		/* seconds; see STEP_GRACE */
 };
 
@@ -156,12 +158,12 @@ vg_slurm_steps_wanted(int *cpus, struct vg_err *e)
 
 int
 vg_slurm_step_start(const char *vigil, const char *run_dir,
-    struct vg_attempt *a, struct vg_err *e)
+    const char *manifest_sha256, struct vg_attempt *a, struct vg_err *e)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	struct vg_strv argv = VG_STRV_INIT, env = VG_STRV_INIT;
-	const char *inner[6];
+	const char *inner[8];
 	char idx[32], *log, *name;
 	sigset_t none, dfl;
 	size_t i;
@@ -180,9 +182,11 @@ vg_slurm_step_start(const char *vigil, const char *run_dir,
 	snprintf(idx, sizeof idx, "%d", a->task->index);
 	inner[0] = vigil;
 	inner[1] = "task-exec";
-	inner[2] = run_dir;
-	inner[3] = idx;
-	inner[4] = NULL;
+	inner[2] = "--manifest-sha256";
+	inner[3] = manifest_sha256;
+	inner[4] = run_dir;
+	inner[5] = idx;
+	inner[6] = NULL;
 	/* The step's name: the manifest's name and the task index. */
 	name = vg_xasprintf("%s.%d", a->m != NULL && a->m->name != NULL ?
 	    a->m->name : a->run_id, a->task->index);
@@ -423,7 +427,7 @@ srun_open(struct vg_launcher *l, struct vg_sched *s, struct vg_err *e)
 	struct srun_launch *p;
 	const char *env;
 	char *vigil;
-	int steps, cpus, per;
+	int steps, cpus, per, rc;
 
 	if ((steps = vg_slurm_steps_wanted(&cpus, e)) <= 0)
 		return steps;
@@ -445,6 +449,13 @@ srun_open(struct vg_launcher *l, struct vg_sched *s, struct vg_err *e)
 	    "steps, %d at once (%d CPUs)", getenv("SLURM_JOB_ID"),
 	    s->jobs, cpus);
 	p = vg_xcalloc(1, sizeof(*p));
+	/* The steps carry the digest of the manifest judged here. */
+	if ((rc = vg_run_manifest_read(s->run_dir, NULL, p->manifest_sha256,
+	    e)) != 0) {
+		free(vigil);
+		free(p);
+		return rc;
+	}
 	p->vigil = vigil;
 	p->run_dir = s->run_dir;
 	p->grace = STEP_GRACE;
@@ -460,7 +471,8 @@ srun_start(struct vg_launcher *l, struct vg_attempt *a, struct vg_err *e)
 {
 	const struct srun_launch *p = l->priv;
 
-	return vg_slurm_step_start(p->vigil, p->run_dir, a, e);
+	return vg_slurm_step_start(p->vigil, p->run_dir, p->manifest_sha256,
+	    a, e);
 }
 
 /* task-exec enforces the timeout; vigil waits for it this long more. */

@@ -98,6 +98,7 @@ struct sl {
 	struct vg_slurm_pacer		 pacer;
 	char				*vigil;
 	char				*slurm_dir;	/* run_dir/slurm */
+	char				 manifest_sha256[65];
 	double				 grace;
 	double				 stale;
 	long long			 next_query;	/* mono ms */
@@ -633,6 +634,11 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 		r = vg_err_errno(e, "finding the path of vigil itself");
 		goto fail;
 	}
+	/* The jobs carry the digest of the manifest judged here: a node
+	 * runs nothing else (vg_run_manifest_read, task-exec). */
+	if ((r = vg_run_manifest_read(s->run_dir, NULL, p->manifest_sha256,
+	    e)) != 0)
+		goto fail;
 	p->slurm_dir = vg_path_join(s->run_dir, "slurm");
 	if ((r = vg_mkdir_p(p->slurm_dir, 0700, e)) != 0)
 		goto fail;
@@ -861,6 +867,7 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	j.name = s->run_id;
 	j.run_dir = s->run_dir;
 	j.vigil = p->vigil;
+	j.manifest_sha256 = p->manifest_sha256;
 	j.attempt = v[0]->a->attempt;
 	j.array = vg_buf_str(&spec);
 	j.offset = offset;

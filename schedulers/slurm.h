@@ -38,6 +38,7 @@ struct vg_slurm_job {
 	const char	*name;		/* job name: the run id */
 	const char	*run_dir;	/* absolute; output goes below it */
 	const char	*vigil;		/* absolute path of vigil (shared fs) */
+	const char	*manifest_sha256; /* task-exec --manifest-sha256 */
 	int		 attempt;	/* exported as VIGIL_ATTEMPT */
 	const char	*array;		/* "0-5,9" (relative), no throttle */
 	int		 offset;	/* task index = array index + offset */
@@ -182,6 +183,7 @@ int	vg_slurm_steps_wanted(int *cpus, struct vg_err *e);
  * left to the caller.  Does not wait.
  */
 int	vg_slurm_step_start(const char *vigil, const char *run_dir,
+	    const char *manifest_sha256,
 	    struct vg_attempt *a, struct vg_err *e);
 
 /* Reads "JOB.STEP" that task-exec wrote to TASK_DIR/step; 1 when found. */

@@ -3,7 +3,11 @@
  * attempt of one task where it is started, typically as the body of a
  * Slurm batch job on a compute node.  The contract (docs/state.md):
  *
- *   reads   RUN_DIR/manifest.json (the run's effective manifest)
+ *   reads   RUN_DIR/manifest.json (the run's effective manifest), only
+ *           when RUN_DIR is the user's own (and every directory on its
+ *           way: common/adopt.h) and the file's SHA-256 is the one the
+ *           submitting vigil put in the job (--manifest-sha256): a
+ *           run directory is never a source of commands by itself
  *   writes  RUN_DIR/tasks/INDEX/{stdout,stderr} (through the backend),
  *           RUN_DIR/tasks/INDEX/heartbeat every VIGIL_HEARTBEAT seconds
  *           (default 5) while the task runs, atomically: "TIME HOST PID\n"
@@ -308,7 +312,7 @@ cmd_task_exec_exec(struct vg_args *a)
 	sigset_t set, old;
 	char *run_dir = NULL, *task_dir = NULL, *slash, idx[32], host[64];
 	char *base = NULL, *why = NULL, *scratch = NULL;
-	const char *hb;
+	const char *hb, *want;
 	long index;
 	int rc, sfd = -1, beat_s = HEARTBEAT_DEFAULT_S;
 	char *end;
@@ -324,7 +328,8 @@ cmd_task_exec_exec(struct vg_args *a)
 	while (strlen(run_dir) > 1 && run_dir[strlen(run_dir) - 1] == '/')
 		run_dir[strlen(run_dir) - 1] = '\0';
 	memset(&task, 0, sizeof(task));
-	if ((rc = vg_launch_load_dir(run_dir, index, &m, &task)) != 0)
+	want = vg_args_get(a, "manifest-sha256");
+	if ((rc = vg_launch_load_dir(run_dir, want, index, &m, &task)) != 0)
 		goto out;
 	if ((ops = vg_backend_find(vg_manifest_plugin(m,
 	    VG_PLUGIN_BACKEND))) == NULL) {
@@ -424,13 +429,19 @@ out:
 
 const struct vg_cmd_entry vg_cmd_task_exec = {
 	.name = "task-exec",
-	.args_usage = "RUN_DIR INDEX",
+	.args_usage = "--manifest-sha256 HEX RUN_DIR INDEX",
 	.summary = "run one task attempt (used inside Slurm jobs)",
 	.help = "Runs attempt VIGIL_ATTEMPT (else SLURM_RESTART_COUNT+1) of "
 	    "task INDEX\nof the run in RUN_DIR through its backend, keeps "
 	    "RUN_DIR/tasks/INDEX/\nheartbeat fresh, and writes result.json "
-	    "there at the end.",
-	.opts = (const struct vg_opt[]){ { NULL } },
+	    "there at the end.  RUN_DIR must be yours and writable by no "
+	    "one else,\nand its manifest.json the one whose SHA-256 the "
+	    "submitting vigil gave.",
+	.opts = (const struct vg_opt[]){
+		{ .name = "manifest-sha256", .has_arg = 1, .arg = "HEX",
+		  .help = "SHA-256 of RUN_DIR/manifest.json as submitted" },
+		{ NULL },
+	},
 	.hidden = 1,
 	.min_args = 2,
 	.max_args = 2,

@@ -14,6 +14,7 @@
 #include "runner/cli/cmd.h"
 #include "common/json.h"
 #include "runner/cli/launch.h"
+#include "schedulers/scheduler.h"
 #include "runner/manifest/after.h"
 #include "runner/core/outputs.h"
 #include "common/path.h"
@@ -128,21 +129,37 @@ vg_launch_load_run(struct vg_store *st, const char *run_id,
 }
 
 int
-vg_launch_load_dir(const char *run_dir, long index, struct vg_manifest **mp,
-    struct vg_task *t)
+vg_launch_load_dir(const char *run_dir, const char *want, long index,
+    struct vg_manifest **mp, struct vg_task *t)
 {
 	struct vg_diag diag = { VG_STRV_INIT };
 	struct vg_buf json = VG_BUF_INIT;
 	struct vg_err e;
-	char *path;
+	char *path, hex[65];
 	int rc;
 
 	vg_err_init(&e);
 	memset(t, 0, sizeof(*t));
 	*mp = NULL;
 	path = vg_path_join(run_dir, "manifest.json");
-	if ((rc = vg_read_file(path, STORED_MANIFEST_MAX, &json, &e)) != 0) {
-		rc = vg_cmd_fail(VG_EXIT_USAGE, "%s", e.msg);
+	if (want == NULL) {
+		rc = vg_cmd_fail(VG_EXIT_USAGE, "task-exec: no "
+		    "--manifest-sha256: the job does not say which manifest "
+		    "its submitter judged, and '%s' is not trusted on its "
+		    "own; resubmit the run (vigil retry) with this vigil",
+		    path);
+		goto out;
+	}
+	if ((rc = vg_run_manifest_read(run_dir, &json, hex, &e)) != 0) {
+		rc = vg_cmd_fail(rc == VG_ENOENT ? VG_EXIT_USAGE :
+		    VG_EXIT_INTERNAL, "%s", e.msg);
+		goto out;
+	}
+	if (strcmp(hex, want) != 0) {
+		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "task-exec: '%s' is not "
+		    "the manifest this job was submitted with (SHA-256 %s, "
+		    "the job expects %s): refusing to run it", path, hex,
+		    want);
 		goto out;
 	}
 	if ((rc = vg_manifest_from_json(vg_buf_str(&json), json.len, mp,

@@ -39,9 +39,12 @@ int	vg_launch_load_run(struct vg_store *st, const char *run_id,
 	    struct vg_manifest **mp, struct vg_taskset *ts);
 
 /* Loads a run directory's manifest.json and builds only task index
- * (task-exec).  Returns an exit status; on 0 the caller owns *mp and
- * releases t. */
-int	vg_launch_load_dir(const char *run_dir, long index,
+ * (task-exec), once the directory is found to be the user's own and the
+ * file's SHA-256 to be want (the digest the submitting vigil put in the
+ * job; vg_run_manifest_read).  NULL want is refused: a run directory is
+ * never a source of commands by itself.  Returns an exit status; on 0
+ * the caller owns *mp and releases t. */
+int	vg_launch_load_dir(const char *run_dir, const char *want, long index,
 	    struct vg_manifest **mp, struct vg_task *t);
 
 /*

@@ -235,8 +235,9 @@ test_step_id_and_log(void **state)
 static void
 test_launcher(void **state)
 {
-	char dir[] = "/tmp/vg-launch-XXXXXX", fake[64], *path;
-	struct vg_sched s = { .run_dir = "/runs/r1" };
+	char dir[] = "/tmp/vg-launch-XXXXXX", fake[64], *path, run[64],
+	    mf[96];
+	struct vg_sched s = { .run_dir = NULL };
 	struct vg_task task = { .index = 0 };
 	struct vg_attempt a = { .task = &task, .attempt = 1,
 	    .kill_grace = 5 };
@@ -246,6 +247,13 @@ test_launcher(void **state)
 
 	vg_err_init(&e);
 	path = fake_srun(dir, fake, sizeof fake);
+	/* A run directory of the user's own with a manifest: its digest
+	 * goes to every step. */
+	snprintf(run, sizeof run, "%s/r1", dir);
+	assert_int_equal(mkdir(run, 0700), 0);
+	snprintf(mf, sizeof mf, "%s/manifest.json", run);
+	assert_int_equal(vg_write_file_atomic(mf, "{}", 2, 0600, &e), 0);
+	s.run_dir = run;
 	unsetenv("SLURM_STEP_ID");
 	setenv("SLURM_JOB_ID", "42", 1);
 	setenv("SLURM_JOB_CPUS_PER_NODE", "2(x2)", 1);
