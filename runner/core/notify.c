@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -811,6 +812,106 @@ command_attempt(struct dlv *d, void *arg, double timeout, char *why,
 	    d->payload.len, timeout, why, n);
 }
 
+/* Where a mail program may be found when it is named without a slash:
+ * the system's directories only, never the caller's PATH (a run's
+ * directory or a task's outputs could be on it). */
+#define MAILER_PATH	"/usr/sbin:/usr/bin:/sbin:/bin"
+
+/* True when path is dir or beneath it (both absolute, no "..").  */
+static int
+path_beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return n > 0 && strncmp(path, dir, n) == 0 &&
+	    (path[n] == '\0' || path[n] == '/' || n == 1);
+}
+
+/*
+ * The mail program of nc, resolved (*out, caller frees) and checked: a
+ * name without a slash is looked for in MAILER_PATH only; the program
+ * must be a regular file owned by root or vigil's user that no one else
+ * can write, and must not be in a place this run's tasks can write (the
+ * outputs' destination, isolation.writable): vigil runs it outside any
+ * sandbox, so a task that planted it there would escape.  Returns NULL
+ * with *out set, or the reason it is refused (caller frees).
+ */
+static char *
+mailer_resolve(const struct vg_manifest *m, char **out)
+{
+	const char *name = m->notify.sendmail != NULL ? m->notify.sendmail :
+	    "sendmail";
+	struct stat st;
+	char *real, *dest = NULL, *cut;
+	const char *p, *q;
+	size_t i;
+
+	*out = NULL;
+	if (strchr(name, '/') == NULL) {
+		for (p = MAILER_PATH; *p != '\0'; p = *q ? q + 1 : q) {
+			q = strchr(p, ':');
+			if (q == NULL)
+				q = p + strlen(p);
+			free(*out);
+			*out = vg_xasprintf("%.*s/%s", (int)(q - p), p, name);
+			if (access(*out, X_OK) == 0)
+				break;
+			free(*out);
+			*out = NULL;
+		}
+		if (*out == NULL)
+			return vg_xasprintf("mail program '%s' is not in %s",
+			    name, MAILER_PATH);
+	} else
+		*out = vg_xstrdup(name);
+	if ((real = realpath(*out, NULL)) == NULL || stat(real, &st) != 0) {
+		free(real);
+		return vg_xasprintf("mail program '%s': %s", *out,
+		    strerror(errno));
+	}
+	if (!S_ISREG(st.st_mode) || (st.st_uid != 0 &&
+	    st.st_uid != geteuid()) || (st.st_mode & 022) != 0) {
+		free(real);
+		return vg_xasprintf("mail program '%s' is not a program of "
+		    "root's or yours that only its owner can change (owner "
+		    "uid %lu, mode %04o)", *out, (unsigned long)st.st_uid,
+		    (unsigned)(st.st_mode & 07777));
+	}
+	if (m->outputs.dest != NULL && m->outputs.dest[0] == '/') {
+		dest = vg_xstrdup(m->outputs.dest);
+		if ((cut = strstr(dest, "${{")) != NULL)
+			*cut = '\0';
+		if ((cut = strrchr(dest, '/')) != NULL && cut != dest &&
+		    cut[1] != '\0' && strstr(m->outputs.dest, "${{") != NULL)
+			*cut = '\0';
+	}
+	for (i = 0; i <= m->isolation.writable.n; i++) {
+		const char *w = i < m->isolation.writable.n ?
+		    m->isolation.writable.v[i] : dest;
+		char *wr;
+
+		if (w == NULL || w[0] != '/')
+			continue;
+		wr = realpath(w, NULL);
+		if (path_beneath(real, wr != NULL ? wr : w)) {
+			char *why = vg_xasprintf("mail program '%s' is in "
+			    "'%s', which this run's tasks can write; vigil "
+			    "runs it outside any sandbox", *out, w);
+
+			free(wr);
+			free(dest);
+			free(real);
+			return why;
+		}
+		free(wr);
+	}
+	free(dest);
+	free(real);
+	return NULL;
+}
+
 /* Builds the mail message: headers, the text summary, the payload. */
 static void
 mail_message(const struct dlv *d, struct vg_buf *msg)
@@ -882,15 +983,39 @@ vg_notify_deliver(struct vg_store *st, const struct vg_manifest *m,
 		ch[n++].arg = &nc->webhook[i];
 	}
 	if (nc->email.n > 0) {
-		ml.argv[0] = vg_xstrdup(nc->sendmail != NULL ?
-		    nc->sendmail : "sendmail");
-		ml.argv[1] = vg_xstrdup("-t");
-		ml.argv[2] = vg_xstrdup("-oi");
-		mail_message(&d, &ml.msg);
-		ch[n].what = vg_xasprintf("mail to %zu recipient%s",
-		    nc->email.n, nc->email.n == 1 ? "" : "s");
-		ch[n].attempt = mail_attempt;
-		ch[n++].arg = &ml;
+		/* The mail program runs outside any sandbox: resolved in the
+		 * system's directories, never from a place tasks write,
+		 * and gated and audited like notify.command. */
+		vg_buf_reset(&what);
+		vg_buf_printf(&what, "mail to %zu recipient%s", nc->email.n,
+		    nc->email.n == 1 ? "" : "s");
+		vg_err_init(&e);
+		if ((denied = mailer_resolve(m, &ml.argv[0])) != NULL) {
+			tell(&d, "%s not sent: %s", vg_buf_str(&what), denied);
+			stats->failed++;
+		} else {
+			ml.argv[1] = vg_xstrdup("-t");
+			ml.argv[2] = vg_xstrdup("-oi");
+			if (vg_gate_argv(m, ml.argv, rep->test ? NULL :
+			    rep->r.id, -1, rep->test ? NULL : st, &denied,
+			    &e) != 0) {
+				tell(&d, "%s not sent: policy gate: %s",
+				    vg_buf_str(&what), e.msg);
+				stats->failed++;
+			} else if (denied != NULL) {
+				tell(&d, "%s not sent: the mail program was "
+				    "DENIED by the policy gate: %s",
+				    vg_buf_str(&what), denied);
+				stats->failed++;
+			} else {
+				mail_message(&d, &ml.msg);
+				ch[n].what = vg_xstrdup(vg_buf_str(&what));
+				ch[n].attempt = mail_attempt;
+				ch[n++].arg = &ml;
+			}
+		}
+		free(denied);
+		denied = NULL;
 	}
 	if (nc->command.n > 0) {
 		vg_buf_reset(&what);

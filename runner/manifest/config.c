@@ -58,6 +58,8 @@ vg_mload_release(struct vg_mload *ls)
 	ls->layers = NULL;
 	ls->nlayers = 0;
 	vg_strv_release(&ls->bad);
+	free(ls->site_sendmail);
+	ls->site_sendmail = NULL;
 }
 
 /* The config path to use: option, then environment, then default. */
@@ -305,12 +307,20 @@ static void
 site_settings(struct vg_mload *ls)
 {
 	struct vg_manifest *m = ls->m;
+	struct vg_loc at;
 
 	free(m->policy.site_file);
 	m->policy.site_file = m->policy.file;
 	m->policy.file = NULL;
 	ls->site_required = m->isolation.required;
 	ls->site_level = m->isolation.level;
+	/* A mailer the site config names is the mailer: vigil runs it
+	 * outside any sandbox, so no later layer may choose another. */
+	free(ls->site_sendmail);
+	ls->site_sendmail = NULL;
+	if (vg_manifest_loc(m, "notify.sendmail", &at) == 0 &&
+	    m->notify.sendmail != NULL)
+		ls->site_sendmail = vg_xstrdup(m->notify.sendmail);
 }
 
 /* The isolation level's rank: none < standard < strict. */
@@ -331,6 +341,13 @@ site_floor(struct vg_mload *ls, struct vg_diag *diag)
 	struct vg_manifest *m = ls->m;
 	struct vg_loc loc;
 
+	if (ls->site_sendmail != NULL && (m->notify.sendmail == NULL ||
+	    strcmp(m->notify.sendmail, ls->site_sendmail) != 0)) {
+		if (vg_manifest_loc(m, "notify.sendmail", &loc) != 0)
+			loc = (struct vg_loc){ m->file, 0, 0 };
+		vg_diag_add(diag, &loc, "notify.sendmail is fixed by the site "
+		    "config ('%s'); remove it here", ls->site_sendmail);
+	}
 	if (!ls->site_required)
 		return;
 	if (level_rank(m->isolation.level) < level_rank(ls->site_level)) {

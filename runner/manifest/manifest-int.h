@@ -35,6 +35,8 @@ struct vg_mload {
 	int			 site_required;	/* the site config requires
 						   site_level at least */
 	enum vg_isolation_level	 site_level;
+	char			*site_sendmail;	/* the mailer the site
+						   config fixes, or NULL */
 };
 
 /* The resources section's rows (per task: expand.c decodes its

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Notifications at a run's end, against real receivers: python3's
 # http.server on loopback (answering, down, 500, flaky, slower than the
-# timeout, never answering), a fake sendmail on PATH capturing mail, and
+# timeout, never answering), a fake mailer (notify.sendmail) capturing mail, and
 # a command given the payload on stdin through the policy gate.
 # Delivery never changes the exit status, is bounded by notify.total,
 # is recorded as events (secrets redacted), and happens once per end
@@ -175,14 +175,18 @@ echo "a never-answering webhook delayed the end by ${delay} ms (notify.total 3s)
 "$VIGIL" status last | grep -q "not retried: notify.total (3s) leaves no time" ||
     fail "hang: $("$VIGIL" status last)"
 
-# --- mail through a fake sendmail on PATH, and notify.sendmail ---
+# --- mail through notify.sendmail: a fake mailer outside what tasks
+# can write (a name without a slash is looked for in the system's
+# directories only, never $PATH) ---
+MB=$(mktemp -d /tmp/vigil-mailer.XXXXXX)
+trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$W" "$MB"' EXIT INT TERM
 printf '#!/bin/sh\necho "$*" >"%s/mail.args"\ncat >"%s/mail.txt"\n' "$W" "$W" \
-    >"$W/bin/sendmail"
-chmod +x "$W/bin/sendmail"
+    >"$MB/sendmail"
+chmod 755 "$MB/sendmail"
 manifest mail 'echo "mail me" >&2; exit 4' <<Y
 email: [ops@example.org, oncall@example.org]
 Y
-PATH=$W/bin:$PATH "$VIGIL" run --cron "$W/mail.yaml" 2>/dev/null
+"$VIGIL" run --cron --set "notify.sendmail=$MB/sendmail" "$W/mail.yaml" 2>/dev/null
 expect_eq "mail: exit" 1 $?
 id=$(last_id)
 expect_eq "sendmail args" "-t -oi" "$(cat "$W/mail.args")"
@@ -196,16 +200,22 @@ assert "  task 0 [-] FAILED, exit 4: exit status 4\n    | mail me\n" in body
 p = json.loads(body[body.index("{"):])
 assert p["id"] == sys.argv[2] and p["failed"][0]["exit_code"] == 4, p
 PY
-mkdir -p "$W/mp"
-printf '#!/bin/sh\ncat >"%s/mail2.txt"; exit 75\n' "$W" >"$W/mp/mailer"
-chmod +x "$W/mp/mailer"
-"$VIGIL" run --cron --set "notify.sendmail=$W/mp/mailer" "$W/mail.yaml" 2>/dev/null
+printf '#!/bin/sh\ncat >"%s/mail2.txt"; exit 75\n' "$W" >"$MB/mailer"
+chmod 755 "$MB/mailer"
+"$VIGIL" run --cron --set "notify.sendmail=$MB/mailer" "$W/mail.yaml" 2>/dev/null
 grep -q "^To: ops@example.org" "$W/mail2.txt" || fail "notify.sendmail not used"
-expect_eq "mailer failing: recorded" 3 "$("$VIGIL" status last | grep -c "mail to 2 recipients failed (attempt [123] of 3): '$W/mp/mailer' exited with status 75")"
-# No sendmail anywhere: said, not fatal.
-env PATH=/nonexistent "$VIGIL" run --cron "$W/mail.yaml" 2>/dev/null
+expect_eq "mailer failing: recorded" 3 "$("$VIGIL" status last | grep -c "mail to 2 recipients failed (attempt [123] of 3): '$MB/mailer' exited with status 75")"
+# A mailer where this run's tasks can write (isolation.writable): not run.
+cp "$MB/mailer" "$W/bin/sendmail"
+rm -f "$W/mail2.txt"
+"$VIGIL" run --cron --set "notify.sendmail=$W/bin/sendmail" "$W/mail.yaml" 2>/dev/null
+[ ! -e "$W/mail2.txt" ] || fail "a mailer tasks can write was run"
+"$VIGIL" status last | grep -q "mail program '$W/bin/sendmail' is in '$W', which this run's tasks can write" ||
+    fail "planted mailer: $("$VIGIL" status last)"
+# No such mailer: said, not fatal.
+"$VIGIL" run --cron --set notify.sendmail=nosuchmailer "$W/mail.yaml" 2>/dev/null
 expect_eq "no sendmail: exit" 1 $?
-"$VIGIL" status last | grep -q "'sendmail' is not in \$PATH" ||
+"$VIGIL" status last | grep -q "mail program 'nosuchmailer' is not in /usr/sbin:/usr/bin:/sbin:/bin" ||
     fail "no sendmail: $("$VIGIL" status last)"
 
 # --- a command gets the payload on stdin, after the policy gate ---
