@@ -365,3 +365,14 @@ vg_buf_add_fixed(struct vg_buf *b, double v, int prec)
 	vg_put_digits(c, &n, u / p, 1);
 	vg_buf_add(b, c + n, sizeof(c) - n);
 }
+
+int
+vg_strv_contains(const struct vg_strv *sv, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n; i++)
+		if (strcmp(sv->v[i], s) == 0)
+			return 1;
+	return 0;
+}

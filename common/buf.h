@@ -86,5 +86,7 @@ void	 vg_strv_pushf(struct vg_strv *sv, const char *fmt, ...)
 void	 vg_strv_take(struct vg_strv *sv, char *s);		/* owns s */
 void	 vg_strv_release(struct vg_strv *sv);
 void	 vg_strv_copy(struct vg_strv *dst, const struct vg_strv *src);
+/* 1 when s is one of sv's strings. */
+int	 vg_strv_contains(const struct vg_strv *sv, const char *s);
 
 #endif

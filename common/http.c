@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <curl/curl.h>
 
@@ -29,6 +31,7 @@ struct vg_http {
 	char			*base;		/* URL prefix */
 	char			*unix_path;	/* or NULL */
 	struct curl_slist	*headers;	/* extra header lines */
+	struct curl_slist	*resolve;	/* pinned addresses */
 	char			 errbuf[CURL_ERROR_SIZE];
 };
 
@@ -96,10 +99,70 @@ vg_http_free(struct vg_http *h)
 	if (h->easy != NULL)
 		curl_easy_cleanup(h->easy);
 	curl_slist_free_all(h->headers);
+	curl_slist_free_all(h->resolve);
 	free(h->endpoint);
 	free(h->base);
 	free(h->unix_path);
 	free(h);
+}
+
+void
+vg_http_pin(struct vg_http *h, const char *resolve)
+{
+	struct curl_slist *l = curl_slist_append(h->resolve, resolve);
+
+	if (l != NULL)
+		h->resolve = l;
+}
+
+const char *
+vg_addr_kind(const struct sockaddr *sa)
+{
+	const unsigned char *b;
+	unsigned char v4[4];
+
+	if (sa->sa_family == AF_INET6) {
+		const struct in6_addr *a =
+		    &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+
+		b = a->s6_addr;
+		if (IN6_IS_ADDR_V4MAPPED(a) || IN6_IS_ADDR_V4COMPAT(a)) {
+			memcpy(v4, b + 12, 4);
+			goto v4;
+		}
+		if (IN6_IS_ADDR_LOOPBACK(a))
+			return "loopback";
+		if (IN6_IS_ADDR_UNSPECIFIED(a))
+			return "unspecified";
+		if (IN6_IS_ADDR_LINKLOCAL(a) || IN6_IS_ADDR_SITELOCAL(a))
+			return "link-local";
+		if (IN6_IS_ADDR_MULTICAST(a))
+			return "multicast";
+		if ((b[0] & 0xfe) == 0xfc)
+			return "private";
+		if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d &&
+		    b[3] == 0xb8)
+			return "reserved";
+		return NULL;
+	}
+	if (sa->sa_family != AF_INET)
+		return "reserved";
+	memcpy(v4, &((const struct sockaddr_in *)(const void *)sa)->
+	    sin_addr.s_addr, 4);
+v4:
+	if (v4[0] == 127)
+		return "loopback";
+	if (v4[0] == 0)
+		return "unspecified";
+	if (v4[0] == 169 && v4[1] == 254)
+		return "link-local";
+	if (v4[0] == 10 || (v4[0] == 172 && (v4[1] & 0xf0) == 16) ||
+	    (v4[0] == 192 && v4[1] == 168) ||
+	    (v4[0] == 100 && (v4[1] & 0xc0) == 64))
+		return "private";
+	if (v4[0] >= 224)
+		return v4[0] < 240 ? "multicast" : "reserved";
+	return NULL;
 }
 
 /* Adds a header to every later request. */
@@ -239,6 +302,8 @@ http_setup(struct vg_http *h, const struct vg_http_req *req,
 	curl_easy_setopt(h->easy, CURLOPT_HEADERFUNCTION, http_header);
 	curl_easy_setopt(h->easy, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(h->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (h->resolve != NULL)
+		curl_easy_setopt(h->easy, CURLOPT_RESOLVE, h->resolve);
 	if (h->unix_path != NULL)
 		curl_easy_setopt(h->easy, CURLOPT_UNIX_SOCKET_PATH,
 		    h->unix_path);

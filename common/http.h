@@ -38,6 +38,24 @@ void	vg_http_free(struct vg_http *h);
  * request; copied.  The value is never included in error messages. */
 void	vg_http_add_header(struct vg_http *h, const char *line);
 
+/*
+ * Pins the address later requests connect to, as curl's --resolve does:
+ * "HOST:PORT:ADDRESS" (an IPv6 address in brackets).  A caller that
+ * checked where a name leads connects there and nowhere else, whatever
+ * the name resolves to by then (DNS rebinding).
+ */
+void	vg_http_pin(struct vg_http *h, const char *resolve);
+
+/*
+ * What kind of address sa is, when it is not a public one: "loopback",
+ * "link-local" (169.254/16, fe80::/10: the cloud metadata service),
+ * "private" (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7),
+ * "unspecified", "multicast" or "reserved", IPv4-mapped IPv6 forms
+ * alike; NULL for a public address.
+ */
+struct sockaddr;
+const char *vg_addr_kind(const struct sockaddr *sa);
+
 /* The endpoint as given to vg_http_open, for messages; borrowed. */
 const char *vg_http_endpoint(const struct vg_http *h);
 

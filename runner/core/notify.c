@@ -8,6 +8,10 @@
  * overruns it is killed with SIGKILL.
  */
 #include <errno.h>
+#include <netdb.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pwd.h>
@@ -460,11 +464,13 @@ redact_url(const char *url, struct vg_buf *out)
 
 /*
  * Expands ${{ env.NAME }} in a header value from vigil's environment
- * (the manifest checks allow nothing else).  Returns 0, or -1 with the
- * missing name in miss.
+ * (the manifest checks allow nothing else), NAME one of allow (the
+ * config's notify.env_allow).  Returns 0, or -1 with the name missing
+ * or not allowed in miss.
  */
 static int
-expand_env(const char *v, struct vg_buf *out, char *miss, size_t n)
+expand_env(const char *v, const struct vg_strv *allow, struct vg_buf *out,
+    char *miss, size_t n)
 {
 	const char *p = v, *q, *name, *val;
 	char nm[128];
@@ -479,7 +485,8 @@ expand_env(const char *v, struct vg_buf *out, char *miss, size_t n)
 		len = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn"
 		    "opqrstuvwxyz0123456789_");
 		snprintf(nm, sizeof(nm), "%.*s", (int)len, name);
-		if ((val = getenv(nm)) == NULL) {
+		if (!vg_strv_contains(allow, nm) || (val = getenv(nm)) ==
+		    NULL) {
 			snprintf(miss, n, "%s", nm);
 			return -1;
 		}
@@ -490,6 +497,86 @@ expand_env(const char *v, struct vg_buf *out, char *miss, size_t n)
 		p = q + 2;		/* "}}" */
 	}
 	vg_buf_adds(out, p);
+	return 0;
+}
+
+/*
+ * Where the webhook url leads, checked before anything is sent: its host
+ * is resolved once and every address it has must be public, unless the
+ * config allows private ones (notify.allow_private); the request then
+ * goes to the address checked (vg_http_pin), whatever the name resolves
+ * to by then.  Returns 0 (pinned), or 2 with why set.
+ */
+static int
+webhook_pin(const struct dlv *d, struct vg_http *h, const char *url,
+    char *why, size_t n)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	const char *p = strstr(url, "://"), *end, *at, *kind, *pk = NULL;
+	char host[256], port[16], addr[INET6_ADDRSTRLEN + 2], pin[600];
+	size_t len;
+	int rc;
+
+	if (p == NULL) {
+		snprintf(why, n, "bad URL");
+		return 2;
+	}
+	p += 3;
+	end = p + strcspn(p, "/?#");
+	for (at = p; at < end; at++)
+		if (*at == '@')
+			p = at + 1;
+	snprintf(port, sizeof(port), "%s", strncmp(url, "https", 5) == 0 ?
+	    "443" : "80");
+	if (*p == '[') {
+		at = memchr(p, ']', (size_t)(end - p));
+		if (at == NULL) {
+			snprintf(why, n, "bad URL");
+			return 2;
+		}
+		len = (size_t)(at - p - 1);
+		snprintf(host, sizeof(host), "%.*s", (int)len, p + 1);
+		at++;
+	} else {
+		at = memchr(p, ':', (size_t)(end - p));
+		if (at == NULL)
+			at = end;
+		snprintf(host, sizeof(host), "%.*s", (int)(at - p), p);
+	}
+	if (at < end && *at == ':')
+		snprintf(port, sizeof(port), "%.*s", (int)(end - at - 1),
+		    at + 1);
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	if ((rc = getaddrinfo(host, port, &hints, &res)) != 0) {
+		snprintf(why, n, "cannot resolve '%s': %s", host,
+		    gai_strerror(rc));
+		return 1;
+	}
+	kind = NULL;
+	for (ai = res; ai != NULL; ai = ai->ai_next)
+		if ((kind = vg_addr_kind(ai->ai_addr)) != NULL)
+			break;
+	if (kind != NULL && !d->m->notify.allow_private) {
+		getnameinfo(ai->ai_addr, ai->ai_addrlen, addr, sizeof(addr),
+		    NULL, 0, NI_NUMERICHOST);
+		snprintf(why, n, "'%s' leads to %s, a %s address: webhooks "
+		    "go there only with notify.allow_private: true in the "
+		    "site or user config", host, addr, kind);
+		freeaddrinfo(res);
+		return 2;
+	}
+	getnameinfo(res->ai_addr, res->ai_addrlen, addr + 1, sizeof(addr) - 2,
+	    NULL, 0, NI_NUMERICHOST);
+	if (res->ai_family == AF_INET6) {
+		addr[0] = '[';
+		strcat(addr, "]");
+		pk = addr;
+	} else
+		pk = addr + 1;
+	snprintf(pin, sizeof(pin), "%s:%s:%s", host, port, pk);
+	vg_http_pin(h, pin);
+	freeaddrinfo(res);
 	return 0;
 }
 
@@ -589,16 +676,21 @@ webhook_attempt(struct dlv *d, void *arg, double timeout, char *why,
 		snprintf(why, n, "bad URL");
 		return 2;
 	}
+	if ((rc = webhook_pin(d, h, wh->url, why, n)) != 0) {
+		vg_http_free(h);
+		return rc;
+	}
 	vg_http_add_header(h, "User-Agent: vigil/" VG_VERSION);
 	vg_http_add_header(h, d->rep->test ? "X-Vigil-Event: test" :
 	    "X-Vigil-Event: run.end");
 	for (i = 0; i < wh->headers.n; i++) {
 		vg_buf_reset(&line);
 		vg_buf_printf(&line, "%s: ", wh->headers.v[i].key);
-		if (expand_env(wh->headers.v[i].value, &line, miss,
-		    sizeof(miss)) != 0) {
+		if (expand_env(wh->headers.v[i].value,
+		    &d->m->notify.env_allow, &line, miss, sizeof(miss)) != 0) {
 			snprintf(why, n, "header '%s' needs $%s, which is not "
-			    "set", wh->headers.v[i].key, miss);
+			    "set or not in notify.env_allow",
+			    wh->headers.v[i].key, miss);
 			vg_buf_release(&line);
 			vg_http_free(h);
 			return 2;

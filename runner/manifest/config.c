@@ -363,6 +363,56 @@ site_floor(struct vg_mload *ls, struct vg_diag *diag)
 	m->isolation.required = 1;
 }
 
+/*
+ * A webhook header may expand only the variables a config file (site or
+ * user, never a manifest) allows for notifications (notify.env_allow):
+ * vigil's environment is root's under cron, and a header goes to
+ * whatever host the manifest names.
+ */
+static void
+notify_env_floor(struct vg_mload *ls, struct vg_diag *diag)
+{
+	const struct vg_notify_conf *nc = &ls->m->notify;
+	const char *p, *q;
+	struct vg_loc loc;
+	size_t i, k, j, len;
+
+	for (i = 0; i < nc->nwebhook; i++)
+		for (k = 0; k < nc->webhook[i].headers.n; k++) {
+			p = nc->webhook[i].headers.v[k].value;
+			while (p != NULL && (q = strstr(p, "${{")) != NULL) {
+				q += 3;
+				while (*q == ' ')
+					q++;
+				if (strncmp(q, "env.", 4) != 0) {
+					p = q;
+					continue;
+				}
+				q += 4;
+				len = strspn(q, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "abcdefghijklmnopqrstuvwxyz0123456789_");
+				for (j = 0; j < nc->env_allow.n; j++)
+					if (strlen(nc->env_allow.v[j]) == len &&
+					    strncmp(nc->env_allow.v[j], q,
+					    len) == 0)
+						break;
+				if (j == nc->env_allow.n) {
+					vg_manifest_locf(ls->m, &loc,
+					    "notify.webhook[%zu].headers.%s",
+					    i, nc->webhook[i].headers.v[k].key);
+					vg_diag_add(diag, &loc, "webhook header "
+					    "'%s' expands env.%.*s, which no "
+					    "config allows for notifications; "
+					    "list it in notify.env_allow in "
+					    "your user config or the site "
+					    "config", nc->webhook[i].headers.
+					    v[k].key, (int)len, q);
+				}
+				p = q + len;
+			}
+		}
+}
+
 /* Adds the site and user config layers that opts asks for. */
 static int
 add_configs(struct vg_mload *ls, const struct vg_load_opts *opts,
@@ -422,8 +472,10 @@ static int
 load_end(struct vg_mload *ls, int rc, int parse_rc, struct vg_diag *diag,
     size_t before, struct vg_manifest **mp, struct vg_err *e)
 {
-	if (rc == 0)
+	if (rc == 0) {
 		site_floor(ls, diag);
+		notify_env_floor(ls, diag);
+	}
 	if (rc == 0 && diag->lines.n > before) {
 		diag_sort(ls->m, diag, before);
 		rc = parse_rc != 0 ? parse_rc : VG_EINVAL;

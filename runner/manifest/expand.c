@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/secrets.h"
 #include "runner/manifest/manifest-int.h"
 #include "runner/manifest/task.h"
 
@@ -499,6 +500,9 @@ tmpl_apply(const struct tmpl *t, struct subst *st, int quote,
 		case VG_SUB_ENV:
 			nm = vg_xstrndup(t->s + g->off, g->len);
 			v = st->env != NULL ? vg_kvs_get(st->env, nm) : NULL;
+			/* Never recorded in clear (common/secrets.h). */
+			if (v != NULL)
+				vg_secret_note(nm, v);
 			free(nm);
 			break;
 		case VG_SUB_BAD:	/* tmpl_init refused the template */
@@ -643,6 +647,8 @@ task_build(struct walker *w, long inc, const struct plan *p, long index,
 		vg_buf_reset(&b);
 		tmpl_apply(&p->env[i], st, 0, &b);
 		vg_kvs_set(&t->env, m->env.v[i].key, vg_buf_str(&b));
+		if (vg_secret_name(m->env.v[i].key, strlen(m->env.v[i].key)))
+			vg_secret_note(m->env.v[i].key, vg_buf_str(&b));
 	}
 	st->env = &t->env;
 	t->command.loc = m->command.loc;

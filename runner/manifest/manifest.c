@@ -1140,6 +1140,16 @@ static const struct vg_section notify_section = {
 		  .help = "argv given the payload on stdin (gated)" },
 		STRDEF(vg_notify_conf, "sendmail", sendmail, "sendmail",
 		    "mail program (Slurm's MailProg)"),
+		{ .key = "env_allow", .type = VG_F_STRV,
+		  .off = OFF(vg_notify_conf, env_allow),
+		  .flags = VG_FF_CONFIGONLY,
+		  .help = "variables a webhook header may expand (config "
+		  "only)" },
+		{ .key = "allow_private", .type = VG_F_BOOL,
+		  .off = OFF(vg_notify_conf, allow_private), .def = "false",
+		  .flags = VG_FF_CONFIGONLY,
+		  .help = "webhooks may go to loopback, link-local and private "
+		  "addresses (config only)" },
 		DUR(vg_notify_conf, "timeout", timeout, "10", 0.1, 3600,
 		    "per delivery attempt"),
 		DUR(vg_notify_conf, "total", total, "30", 0.1, 86400,

@@ -267,6 +267,10 @@ struct vg_notify_conf {
 	struct vg_strv	 email;		/* recipients, through sendmail -t */
 	struct vg_strv	 command;	/* argv; the payload on stdin */
 	char		*sendmail;	/* program; default "sendmail" */
+	struct vg_strv	 env_allow;	/* config only: variables a webhook
+					   header may expand */
+	int		 allow_private;	/* config only: webhooks may go to
+					   loopback, link-local, private */
 	double		 timeout;	/* seconds per delivery attempt */
 	double		 total;		/* seconds for every delivery */
 };

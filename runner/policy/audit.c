@@ -22,6 +22,7 @@
 
 #include "common/adopt.h"
 #include "common/beneath.h"
+#include "common/secrets.h"
 #include "runner/policy/audit.h"
 
 static int
@@ -29,54 +30,6 @@ is_word(int c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	    (c >= '0' && c <= '9') || c == '_' || c == '-';
-}
-
-/* Case-insensitive substring test within s[0..n). */
-static int
-icontains(const char *s, size_t n, const char *pat)
-{
-	size_t pl = strlen(pat), i, k;
-
-	for (i = 0; i + pl <= n; i++) {
-		for (k = 0; k < pl; k++) {
-			char a = s[i + k], b = pat[k];
-
-			if (a >= 'a' && a <= 'z')
-				a = (char)(a - 32);
-			if (a != b)
-				break;
-		}
-		if (k == pl)
-			return 1;
-	}
-	return 0;
-}
-
-/* True when a variable, option or header name looks secret: TOKEN,
- * SECRET, PASSWORD or PASSWD anywhere, or a KEY, PASS, APIKEY or
- * CREDENTIALS segment (GITHUB_TOKEN, api-key; not keyframes). */
-static int
-secret_name(const char *s, size_t n)
-{
-	static const char *const seg[] = { "KEY", "PASS", "APIKEY",
-	    "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "CREDENTIAL",
-	    "CREDENTIALS", "PASSPHRASE", "AUTH", NULL };
-	size_t i = 0, j, k;
-
-	if (icontains(s, n, "TOKEN") || icontains(s, n, "SECRET") ||
-	    icontains(s, n, "PASSWORD") || icontains(s, n, "PASSWD"))
-		return 1;
-	while (i < n) {
-		j = i;
-		while (j < n && s[j] != '_' && s[j] != '-')
-			j++;
-		for (k = 0; seg[k] != NULL; k++)
-			if (strlen(seg[k]) == j - i && icontains(s + i, j - i,
-			    seg[k]))
-				return 1;
-		i = j + 1;
-	}
-	return 0;
 }
 
 /* End of a shell value starting at i: quoted or up to a separator. */
@@ -173,6 +126,15 @@ vg_policy_redact(const char *command, struct vg_buf *out)
 	size_t n = strlen(command), i = 0, e, k;
 
 	while (i < n) {
+		const char *sname;
+
+		/* Values vigil knows are secret (from ${{ env.* }}, or of
+		 * variables whose names look secret): by value. */
+		if ((k = vg_secret_at(s + i, n - i, &sname)) > 0) {
+			vg_buf_printf(out, "[redacted:%s]", sname);
+			i += k;
+			continue;
+		}
 		/* PEM private keys */
 		if (n - i > 11 && memcmp(s + i, "-----BEGIN ", 11) == 0 &&
 		    (e = (size_t)(strstr(s + i, "PRIVATE KEY-----") ?
@@ -221,7 +183,7 @@ vg_policy_redact(const char *command, struct vg_buf *out)
 
 			while (j < n && is_word((unsigned char)s[j]))
 				j++;
-			if (j < n && s[j] == '=' && secret_name(s + i, j - i)) {
+			if (j < n && s[j] == '=' && vg_secret_name(s + i, j - i)) {
 				vg_buf_add(out, s + i, j + 1 - i);
 				e = value_end(s, n, j + 1);
 				mask(out, s, j + 1, e);
@@ -229,7 +191,7 @@ vg_policy_redact(const char *command, struct vg_buf *out)
 				continue;
 			}
 			if (j - i > 2 && s[i] == '-' && s[i + 1] == '-' &&
-			    j < n && s[j] == ' ' && secret_name(s + i + 2,
+			    j < n && s[j] == ' ' && vg_secret_name(s + i + 2,
 			    j - i - 2)) {
 				vg_buf_add(out, s + i, j + 1 - i);
 				e = value_end(s, n, j + 1);
@@ -239,8 +201,8 @@ vg_policy_redact(const char *command, struct vg_buf *out)
 			}
 			/* Headers: "Authorization: Bearer x", "X-Api-Key: x" */
 			if (j + 1 < n && s[j] == ':' && s[j + 1] == ' ' &&
-			    (icontains(s + i, j - i, "AUTHORIZATION") ||
-			    secret_name(s + i, j - i))) {
+			    (vg_icontains(s + i, j - i, "AUTHORIZATION") ||
+			    vg_secret_name(s + i, j - i))) {
 				size_t v = j + 2, w;
 
 				vg_buf_add(out, s + i, v - i);

@@ -64,11 +64,13 @@ if [ $rc -ne 2 ] || ! diff -u "$tmp/want" "$tmp/err"; then
 	echo "FAIL missing file: exit $rc"; fail=1
 fi
 
-# Good manifests and the examples validate, with their task counts.
+# Good manifests and the examples validate, with their task counts (the
+# user config example allows the webhook token they name).
+ucfg=$here/../examples/site/user-config.yaml
 cd "$data/good" || exit 1
 for f in *.yaml; do
 	want=$(sed -n 's/^# tasks: //p' "$f")
-	out=$("$VIGIL" validate "$f" 2>&1)
+	out=$(VIGIL_USER_CONFIG=$ucfg "$VIGIL" validate "$f" 2>&1)
 	rc=$?
 	if [ $rc -ne 0 ] || [ "$out" != "$f: ok ($want task$( \
 	    [ "$want" = 1 ] || echo s))" ]; then
@@ -83,8 +85,10 @@ VERCEL_TOKEN=example VERCEL_TEAM_ID=team_example VERCEL_PROJECT_ID=prj_example
 export MODAL_TOKEN_ID MODAL_TOKEN_SECRET MODAL_CONFIG_PATH DAYTONA_API_KEY \
     VERCEL_TOKEN VERCEL_TEAM_ID VERCEL_PROJECT_ID
 # The GPU examples need a pool with GPUs to fit (two, as t0210 gives).
+# The user config example allows the webhook token cron-batch.yaml uses.
 for f in examples/jobs/*.yaml; do
-	CUDA_VISIBLE_DEVICES=0,1 "$VIGIL" validate "$f" >/dev/null ||
+	CUDA_VISIBLE_DEVICES=0,1 VIGIL_USER_CONFIG=examples/site/user-config.yaml \
+	    "$VIGIL" validate "$f" >/dev/null ||
 	    { echo "FAIL $f"; fail=1; }
 done
 exit $fail

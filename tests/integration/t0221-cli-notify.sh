@@ -11,7 +11,9 @@ set -u
 XDG_CONFIG_HOME=$W/cfg
 export XDG_CONFIG_HOME
 mkdir -p "$W/cfg/vigil" "$W/bin"
-printf 'isolation:\n  writable: ["%s"]\n' "$W" >"$W/cfg/vigil/config.yaml"
+# The user config: the workspace writable, the header's token allowed,
+# and webhooks to the loopback receivers allowed (config only).
+printf 'isolation:\n  writable: ["%s"]\nnotify:\n  env_allow: [HOOK_TOKEN, NO_SUCH_SECRET_VAR]\n  allow_private: true\n' "$W" >"$W/cfg/vigil/config.yaml"
 RECV=$(dirname "$0")/notify-recv.py
 pids=""
 trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$W"' EXIT INT TERM
@@ -108,7 +110,7 @@ webhook:
 Y
 "$VIGIL" run --cron "$W/nosecret.yaml" 2>/dev/null
 expect_eq "missing secret: exit" 1 $?
-"$VIGIL" status last | grep -q "failed (attempt 1 of 3): header 'X-Token' needs \$NO_SUCH_SECRET_VAR, which is not set; given up" ||
+"$VIGIL" status last | grep -q "failed (attempt 1 of 3): header 'X-Token' needs \$NO_SUCH_SECRET_VAR, which is not set or not in notify.env_allow; given up" ||
     fail "missing secret: $("$VIGIL" status last)"
 expect_eq "missing secret: no POST" 2 "$(posts ok)"
 

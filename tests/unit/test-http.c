@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -294,6 +296,54 @@ test_errors(void **state)
 	vg_http_resp_release(&resp);
 }
 
+/* What kind of address: loopback, link-local (metadata), private, their
+ * IPv4-mapped forms, unspecified; public ones NULL. */
+static void
+test_addr_kind(void **state)
+{
+	static const struct { const char *a; const char *kind; } v[] = {
+		{ "127.0.0.1", "loopback" }, { "127.9.9.9", "loopback" },
+		{ "169.254.169.254", "link-local" }, { "10.1.2.3", "private" },
+		{ "172.16.0.1", "private" }, { "172.31.255.1", "private" },
+		{ "172.32.0.1", NULL }, { "192.168.1.1", "private" },
+		{ "100.64.0.1", "private" }, { "0.0.0.0", "unspecified" },
+		{ "8.8.8.8", NULL }, { "224.0.0.1", "multicast" },
+		{ "::1", "loopback" }, { "::", "unspecified" },
+		{ "fe80::1", "link-local" }, { "fd00::1", "private" },
+		{ "::ffff:127.0.0.1", "loopback" },
+		{ "::ffff:169.254.169.254", "link-local" },
+		{ "2606:4700::1111", NULL },
+	};
+	struct sockaddr_storage ss;
+	const char *k;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		memset(&ss, 0, sizeof(ss));
+		if (strchr(v[i].a, ':') != NULL) {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+			s6->sin6_family = AF_INET6;
+			assert_int_equal(inet_pton(AF_INET6, v[i].a,
+			    &s6->sin6_addr), 1);
+		} else {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+			s4->sin_family = AF_INET;
+			assert_int_equal(inet_pton(AF_INET, v[i].a,
+			    &s4->sin_addr), 1);
+		}
+		k = vg_addr_kind((struct sockaddr *)&ss);
+		if (v[i].kind == NULL) {
+			if (k != NULL)
+				fail_msg("%s: %s, want public", v[i].a, k);
+		} else if (k == NULL || strcmp(k, v[i].kind) != 0)
+			fail_msg("%s: %s, want %s", v[i].a, k ? k : "public",
+			    v[i].kind);
+	}
+}
+
 int
 main(void)
 {
@@ -305,6 +355,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_sink, setup, teardown),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_addr_kind),
 	};
 
 	return cmocka_run_group_tests_name("http", tests, NULL, NULL);

@@ -280,7 +280,11 @@ test_json_roundtrip(void **state)
 	assert_true(f->m->kill_grace == 1.0000000000000002);
 	assert_string_equal(vg_slurm_of(f->m)->signal, "");
 	assert_int_equal(f->m->limits.core_set, 1);
-	/* Every good manifest too. */
+	/* Every good manifest too (the example user config allows the
+	 * webhook token they name: notify.env_allow is config only). */
+	f->opts.no_configs = 0;
+	f->opts.site_config = "";
+	f->opts.user_config = "examples/site/user-config.yaml";
 	dir = opendir("tests/data/manifests/good");
 	assert_non_null(dir);
 	while ((de = readdir(dir)) != NULL) {

@@ -14,6 +14,7 @@
 
 #include "common/json.h"
 #include "common/path.h"
+#include "common/secrets.h"
 #include "runner/policy/policy.h"
 
 /* Redacts in and compares with want. */
@@ -27,6 +28,25 @@ redacts(const char *in, const char *want)
 		fail_msg("redact(%s)\n  got  %s\n  want %s", in, vg_buf_str(&b),
 		    want);
 	vg_buf_release(&b);
+}
+
+/* Values vigil put into a command from ${{ env.* }} or secret-looking
+ * variables are redacted by value, whatever their shape. */
+static void
+test_redact_noted(void **state)
+{
+	(void)state;
+	redacts("curl -d plainword1 x", "curl -d plainword1 x");
+	vg_secret_note("HOOK_TOKEN", "plainword1");
+	vg_secret_note("SHORT", "abc");		/* too short to note */
+	redacts("curl -d plainword1 x", "curl -d [redacted:HOOK_TOKEN] x");
+	redacts("echo plainword1plainword1",
+	    "echo [redacted:HOOK_TOKEN][redacted:HOOK_TOKEN]");
+	redacts("echo abc", "echo abc");
+	assert_true(vg_secret_name("MY_API_KEY", 10));
+	assert_false(vg_secret_name("KEYFRAMES", 9));
+	vg_secret_forget();
+	redacts("curl -d plainword1 x", "curl -d plainword1 x");
 }
 
 static void
@@ -202,6 +222,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_redact_noted),
 		cmocka_unit_test(test_audit),
 		cmocka_unit_test(test_audit_line),
 	};
