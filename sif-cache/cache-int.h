@@ -6,6 +6,7 @@
 #ifndef VG_CACHE_INT_H
 #define VG_CACHE_INT_H
 
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -23,8 +24,28 @@ struct vg_cache {
 	uint64_t		 quota_bytes, quota_entries;
 	double			 lease, wait;
 	int			 purge_set;	/* the config names a rule */
+	uid_t			*trusted;	/* cache.trusted_writers */
+	size_t			 ntrusted;
+	char			*d_verified;	/* the user's own records of
+						   images hashed, or NULL */
+	mode_t			 dmode;		/* of directories made */
 	char			*warning;	/* vg_cache_purge_warning */
 };
+
+/* True when uid may write records others believe: root, vigil's user,
+ * or one of cache.trusted_writers. */
+int	cache_trusted(const struct vg_cache *c, uid_t uid);
+
+/*
+ * Checks that the open image fd (at path) is what its address digest
+ * says: its SHA-256, hashed in full unless the user's own record says
+ * this very file (device, inode, size, modification and change times)
+ * was hashed before (use_record).  A record is written after a hash
+ * that matched.  Returns 0, or VG_EDENIED with e naming the file, its
+ * owner and mode and the digest found.
+ */
+int	cache_content_check(struct vg_cache *c, int fd, const char *path,
+	    const char *digest, int use_record, struct vg_err *e);
 
 struct vg_cache_pin {
 	char	*path;

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,10 @@
 
 #include <curl/curl.h>
 
+#include "common/adopt.h"
+#include "common/beneath.h"
 #include "common/curl.h"
+#include "common/log.h"
 #include "common/buf.h"
 #include "common/path.h"
 #include "common/home.h"
@@ -116,6 +120,8 @@ cache_write_atomic(const char *path, const char *data, size_t len,
 		free(tmp);
 		return rc;
 	}
+	/* Readable by every user of the cache whatever the umask. */
+	(void)fchmod(fd, 0644);
 	if (vg_write_all(fd, data, len) != 0)
 		rc = vg_err_errno(e, "cannot write '%s'", tmp);
 	if (rc == 0 && fsync(fd) != 0)
@@ -140,12 +146,131 @@ cache_write_atomic(const char *path, const char *data, size_t len,
 
 /* ---- open and close ---- */
 
+/* Resolves cache.trusted_writers (user names or uids) into c. */
+static int
+trusted_uids(struct vg_cache *c, const struct vg_strv *names,
+    struct vg_err *e)
+{
+	struct passwd *pw;
+	char *end;
+	size_t i;
+	long v;
+
+	c->trusted = vg_xcalloc(names->n + 1, sizeof(*c->trusted));
+	for (i = 0; i < names->n; i++) {
+		if ((pw = getpwnam(names->v[i])) != NULL) {
+			c->trusted[c->ntrusted++] = pw->pw_uid;
+			continue;
+		}
+		v = strtol(names->v[i], &end, 10);
+		if (*names->v[i] == '\0' || *end != '\0' || v < 0)
+			return vg_err_set(e, VG_EINVAL, "cache.trusted_writers: "
+			    "'%s' is neither a user name nor a uid",
+			    names->v[i]);
+		c->trusted[c->ntrusted++] = (uid_t)v;
+	}
+	return 0;
+}
+
+int
+cache_trusted(const struct vg_cache *c, uid_t uid)
+{
+	size_t i;
+
+	if (uid == 0 || uid == geteuid())
+		return 1;
+	for (i = 0; i < c->ntrusted; i++)
+		if (c->trusted[i] == uid)
+			return 1;
+	return 0;
+}
+
+/* vg_lock_trust's view of cache_trusted. */
+static int
+lock_trust(const void *arg, uid_t uid)
+{
+	return cache_trusted(arg, uid);
+}
+
+/* The user's own directory of records of images hashed (made on first
+ * use, adopted: common/adopt.h); -1 when there is none. */
+static int
+verified_dir(struct vg_cache *c)
+{
+	struct vg_err e;
+	char *home;
+	int fd;
+
+	if (c->d_verified == NULL) {
+		home = vg_home_dir();
+		c->d_verified = vg_path_join(home, "sif-verified");
+		free(home);
+	}
+	vg_err_init(&e);
+	fd = vg_adopt_dir(c->d_verified, 0700, VG_ADOPT_CREATE,
+	    "SIF cache records", &e);
+	return fd;
+}
+
+int
+cache_content_check(struct vg_cache *c, int fd, const char *path,
+    const char *digest, int use_record, struct vg_err *e)
+{
+	struct vg_buf owner = VG_BUF_INIT, b = VG_BUF_INIT;
+	struct stat st;
+	char key[200], hex[65];
+	int dfd = -1, rfd, rc;
+	ssize_t n;
+
+	if (fstat(fd, &st) != 0)
+		return vg_err_errno(e, "cannot stat '%s'", path);
+	snprintf(key, sizeof(key), "%lu %lu %lld %lld.%09ld %lld.%09ld\n",
+	    (unsigned long)st.st_dev, (unsigned long)st.st_ino,
+	    (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+	    st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec,
+	    st.st_ctim.tv_nsec);
+	if (use_record && (dfd = verified_dir(c)) >= 0) {
+		rfd = openat(dfd, digest, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+		    O_CLOEXEC);
+		if (rfd >= 0) {
+			char got[200];
+
+			n = read(rfd, got, sizeof(got) - 1);
+			close(rfd);
+			if (n > 0 && (got[n] = '\0', strcmp(got, key) == 0)) {
+				close(dfd);
+				return 0;
+			}
+		}
+	}
+	rc = vg_sha256_fd(fd, path, hex, e);
+	if (rc == 0 && strcmp(hex, digest) != 0) {
+		vg_owner_desc(st.st_uid, &owner);
+		rc = vg_err_set(e, VG_EDENIED, "'%s' is not the image its "
+		    "address names: its SHA-256 is %s (file owned by %s, mode "
+		    "%04o); not used", path, hex, vg_buf_str(&owner),
+		    (unsigned)(st.st_mode & 07777));
+	} else if (rc == 0 && dfd >= 0) {
+		struct vg_err ignored;
+
+		vg_err_init(&ignored);
+		(void)vg_beneath_replace(dfd, digest, key, strlen(key), 0600,
+		    "SIF cache record", &ignored);
+	}
+	if (dfd >= 0)
+		close(dfd);
+	vg_buf_release(&owner);
+	vg_buf_release(&b);
+	return rc;
+}
+
 int
 vg_cache_open(const struct vg_cache_conf *conf, const char *default_dir,
     struct vg_cache **out, struct vg_err *e)
 {
 	struct vg_cache *c;
 	const char *dir = NULL;
+	struct stat dst;
 	char *subs[6];
 	int rc, i;
 
@@ -187,9 +312,25 @@ vg_cache_open(const struct vg_cache_conf *conf, const char *default_dir,
 	c->d_tmp = vg_path_join(c->dir, "tmp");
 	subs[0] = c->d_sha, subs[1] = c->d_refs, subs[2] = c->d_entries;
 	subs[3] = c->d_pins, subs[4] = c->d_locks, subs[5] = c->d_tmp;
+	if (conf != NULL && (rc = trusted_uids(c, &conf->trusted_writers,
+	    e)) != 0)
+		goto fail;
+	if ((rc = vg_mkdir_p(c->dir, 0755, e)) != 0) {
+		vg_err_prefix(e, "SIF cache: ");
+		goto fail;
+	}
+	vg_lock_trust(lock_trust, c);
+	/* What vigil makes has the cache's mode whatever the umask: a
+	 * group-shared cache (group-writable root) gets group-writable,
+	 * setgid directories, any other 0755. */
+	c->dmode = stat(c->dir, &dst) == 0 && (dst.st_mode & S_IWGRP) ?
+	    02775 : 0755;
 	for (i = 0; i < 6; i++) {
-		if ((rc = vg_mkdir_p(subs[i], 0755, e)) != 0) {
-			vg_err_prefix(e, "SIF cache: ");
+		if (mkdir(subs[i], c->dmode) == 0)
+			(void)chmod(subs[i], c->dmode);
+		else if (errno != EEXIST) {
+			rc = vg_err_errno(e, "SIF cache: cannot make '%s'",
+			    subs[i]);
 			goto fail;
 		}
 	}
@@ -298,6 +439,9 @@ vg_cache_close(struct vg_cache *c)
 	free(c->d_tmp);
 	free(c->puller);
 	free(c->warning);
+	free(c->trusted);
+	free(c->d_verified);
+	vg_lock_trust(NULL, NULL);
 	free(c);
 }
 
@@ -692,16 +836,61 @@ ref_path(const struct vg_cache *c, const char *ref)
 	return vg_xasprintf("%s/%s.ref", c->d_refs, key);
 }
 
+char *
+vg_cache_ref_public(const char *ref)
+{
+	const char *p = strstr(ref, "://"), *end, *at = NULL, *q;
+	struct vg_buf b = VG_BUF_INIT;
+
+	if (p == NULL)
+		return vg_xstrdup(ref);
+	end = p + 3 + strcspn(p + 3, "/?#");
+	for (q = p + 3; q < end; q++)
+		if (*q == '@')
+			at = q;
+	vg_buf_add(&b, ref, (size_t)(p + 3 - ref));
+	vg_buf_adds(&b, at != NULL ? at + 1 : p + 3);
+	/* A query carries presigned credentials (X-Amz-Signature, sig=,
+	 * token=): never kept. */
+	if ((q = strchr(vg_buf_str(&b), '?')) != NULL) {
+		b.len = (size_t)(q - b.data);
+		b.data[b.len] = '\0';
+		vg_buf_adds(&b, "?…");
+	}
+	return vg_buf_detach(&b);
+}
+
 /* Reads the digest a reference record names; 0 and "" when none. */
 static int
 ref_read_digest(const struct vg_cache *c, const char *ref, char digest[65])
 {
 	struct vg_buf b = VG_BUF_INIT;
-	char *path = ref_path(c, ref), *p;
+	char *path = ref_path(c, ref), *p, buf[1024];
+	struct stat st;
+	ssize_t n;
+	int fd;
 
 	digest[0] = '\0';
-	if (vg_read_file(path, REF_MAX, &b, NULL) == 0 && b.data != NULL &&
-	    (p = strstr(b.data, "\ndigest ")) != NULL &&
+	/* A regular file only (a FIFO cannot hang vigil), written by a
+	 * writer the site trusts: anyone else's record could point a tag
+	 * at her own image, which would pass its hash. */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    !cache_trusted(c, st.st_uid)) {
+		struct vg_buf who = VG_BUF_INIT;
+
+		vg_owner_desc(st.st_uid, &who);
+		vg_warn("SIF cache: '%s' was written by %s, who is not in "
+		    "cache.trusted_writers: not believed, '%s' is pulled "
+		    "again", path, vg_buf_str(&who), ref);
+		vg_buf_release(&who);
+	} else if (fd >= 0 && S_ISREG(st.st_mode)) {
+		while (b.len < REF_MAX && (n = read(fd, buf, sizeof(buf))) > 0)
+			vg_buf_add(&b, buf, (size_t)n);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (b.data != NULL && (p = strstr(b.data, "\ndigest ")) != NULL &&
 	    strlen(p + 8) >= 64) {
 		memcpy(digest, p + 8, 64);
 		digest[64] = '\0';
@@ -721,9 +910,13 @@ ref_write(const struct vg_cache *c, const char *ref, const char *digest,
 	char *path = ref_path(c, ref), *text;
 	int rc;
 
+	char *r = vg_cache_ref_public(ref), *src = vg_cache_ref_public(source);
+
 	text = vg_xasprintf("ref %s\ndigest %s\npulled %.3f\nsource %s\n"
-	    "tool %s\narch %s\nhost %s\n", ref, digest, vg_now(), source,
+	    "tool %s\narch %s\nhost %s\n", r, digest, vg_now(), src,
 	    tool, vg_sif_host_arch(), vg_lock_hostname());
+	free(r);
+	free(src);
 	rc = cache_write_atomic(path, text, strlen(text), e);
 	free(text);
 	free(path);
@@ -783,7 +976,7 @@ pin_create(struct vg_cache *c, const char *digest, const char *ref,
 {
 	struct vg_cache_pin *pin;
 	double now = vg_now(), expiry;
-	char *path, *text;
+	char *path, *text, *pub;
 	int fd;
 
 	/* other nodes cannot see our pid: the lease must outlast the task */
@@ -792,13 +985,17 @@ pin_create(struct vg_cache *c, const char *digest, const char *ref,
 	    vg_lock_hostname(), (long)getpid(), floor(expiry), tmp_seq++);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
 	    0644);
+	if (fd >= 0)
+		(void)fchmod(fd, 0644);
 	if (fd < 0) {
 		vg_err_errno(e, "cannot create pin '%s'", path);
 		free(path);
 		return NULL;
 	}
+	pub = vg_cache_ref_public(ref);
 	text = vg_xasprintf("host %s\npid %ld\nexpiry %.0f\nref %s\n",
-	    vg_lock_hostname(), (long)getpid(), floor(expiry), ref);
+	    vg_lock_hostname(), (long)getpid(), floor(expiry), pub);
+	free(pub);
 	if (write(fd, text, strlen(text)) < 0) {
 		/* the name carries everything; the text is for humans */
 	}
@@ -848,9 +1045,13 @@ img_check(struct vg_cache *c, const char *digest, double needed_until,
 	int fd, rc;
 	enum img_state s = IMG_OK;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME | O_NOFOLLOW);
+	/* A regular file only: O_NONBLOCK so a FIFO planted at the name
+	 * cannot hang vigil. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME | O_NOFOLLOW |
+	    O_NONBLOCK);
 	if (fd < 0 && errno == EPERM)
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+		    O_NONBLOCK);
 	if (fd < 0) {
 		s = errno == ENOENT ? IMG_MISSING : IMG_CORRUPT;
 		if (s == IMG_CORRUPT)
@@ -858,10 +1059,21 @@ img_check(struct vg_cache *c, const char *digest, double needed_until,
 		free(path);
 		return s;
 	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		vg_err_set(e, VG_EDENIED, "'%s' is not a regular file", path);
+		close(fd);
+		free(path);
+		return IMG_CORRUPT;
+	}
 	rc = vg_sif_verify_fd(fd, path, NULL, e);
 	if (rc == VG_EUNSUPPORTED)
 		s = IMG_FOREIGN;
 	else if (rc != 0)
+		s = IMG_CORRUPT;
+	/* Its content is its address: a group member may have written
+	 * the name first or the file over (hashed once per file, then the
+	 * user's own record). */
+	else if (cache_content_check(c, fd, path, digest, 1, e) != 0)
 		s = IMG_CORRUPT;
 	else if (fstat(fd, &st) != 0)
 		s = IMG_CORRUPT;
@@ -1346,6 +1558,11 @@ static const struct vg_section cache_section = {
 		    "lock lease"),
 		DUR(vg_cache_conf, "lock_wait", lock_wait, NULL, 0, 86400,
 		    "how long to wait for a lock"),
+		{ .key = "trusted_writers", .type = VG_F_STRV,
+		  .off = OFF(vg_cache_conf, trusted_writers),
+		  .flags = VG_FF_CONFIGONLY,
+		  .help = "users whose refs/ records are believed, besides "
+		  "root and you (config only)" },
 		{ .key = NULL },
 	},
 };

@@ -54,6 +54,8 @@ struct vg_cache_conf {
 	struct vg_purge_conf	 purge;
 	double			 lock_lease;	/* seconds */
 	double			 lock_wait;	/* seconds */
+	struct vg_strv		 trusted_writers; /* config only: users whose
+						   refs/ records are believed */
 };
 
 /* The cache: section (the SIF cache; listed by the singularity backend,
@@ -69,6 +71,10 @@ vg_cache_of(const struct vg_manifest *m)
 
 struct vg_cache;
 struct vg_cache_pin;
+
+/* ref without credentials, as stored and shown: no user:password@, no
+ * query (presigned URLs carry their signature there).  Caller frees. */
+char	*vg_cache_ref_public(const char *ref);
 
 /* Defaults when the configuration leaves a field at 0. */
 /* seconds a lock lives unrefreshed */
@@ -215,6 +221,9 @@ enum vg_cache_problem {
 	VG_CACHE_CORRUPT,	/* image fails the header check */
 	VG_CACHE_UNRECORDED,	/* image without record */
 	VG_CACHE_EXPIRING,	/* within the margin of the purge */
+	VG_CACHE_TAMPERED,	/* content is not its address: never served */
+	VG_CACHE_UNTRUSTED,	/* a record by an untrusted writer, or not a
+				   regular file: never believed */
 };
 
 /* Called by vg_cache_verify for each entry that is not OK. */

@@ -34,6 +34,16 @@ struct seen {
 };
 
 static unsigned lock_seq;
+/* Who may hold a lock (vg_lock_trust); NULL: anyone. */
+static int	(*lock_trusted)(const void *, uid_t);
+static const void *lock_trusted_arg;
+
+void
+vg_lock_trust(int (*trusted)(const void *, uid_t), const void *arg)
+{
+	lock_trusted = trusted;
+	lock_trusted_arg = arg;
+}
 
 const char *
 vg_lock_hostname(void)
@@ -64,13 +74,29 @@ int
 vg_lock_owner(const char *path, struct vg_lock_owner *o, struct vg_err *e)
 {
 	struct vg_buf b = VG_BUF_INIT;
-	char *line, *save = NULL;
-	int rc;
+	char *line, *save = NULL, buf[512];
+	struct stat st;
+	ssize_t n;
+	int fd;
 
 	memset(o, 0, sizeof(*o));
-	if ((rc = vg_read_file(path, 4096, &b, e)) != 0) {
+	/* A regular file only: a FIFO at the name cannot hang vigil. */
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) < 0)
+		return errno == ENOENT ? vg_err_set(e, VG_ENOENT, "no lock "
+		    "'%s'", path) : vg_err_errno(e, "cannot open lock '%s'",
+		    path);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return vg_err_set(e, VG_EDENIED, "lock '%s' is not a regular "
+		    "file", path);
+	}
+	while (b.len < 4096 && (n = read(fd, buf, sizeof(buf))) > 0)
+		vg_buf_add(&b, buf, (size_t)n);
+	close(fd);
+	if (b.data == NULL) {
 		vg_buf_release(&b);
-		return rc;
+		return vg_err_set(e, VG_EINVAL, "lock '%s' is empty", path);
 	}
 	for (line = strtok_r(b.data, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
@@ -159,8 +185,14 @@ is_stale(const char *path, double lease, struct seen *s)
 	struct stat st;
 	long long now = vg_mono_ms();
 
-	if (stat(path, &st) != 0)
+	if (lstat(path, &st) != 0)
 		return 0;		/* gone: just retry */
+	/* Not a lock a cache writer made: a FIFO, a link, a file of a
+	 * user who is not a trusted writer (kept fresh, it would stall
+	 * every pull for the whole wait), one with no holder in it. */
+	if (!S_ISREG(st.st_mode) || (lock_trusted != NULL &&
+	    !lock_trusted(lock_trusted_arg, st.st_uid)))
+		return 1;
 	if (!s->valid || s->ino != st.st_ino ||
 	    s->mtim.tv_sec != st.st_mtim.tv_sec ||
 	    s->mtim.tv_nsec != st.st_mtim.tv_nsec ||
@@ -171,7 +203,7 @@ is_stale(const char *path, double lease, struct seen *s)
 		s->mtim = st.st_mtim;
 		s->ctim = st.st_ctim;
 		s->since = now;
-		if (vg_lock_owner(path, &o, NULL) == 0 &&
+		if (vg_lock_owner(path, &o, NULL) != 0 || o.pid <= 0 ||
 		    vg_lock_owner_dead(o.host, o.pid))
 			return 1;
 		return vg_now() - (double)st.st_mtim.tv_sec > 2 * lease + 1;

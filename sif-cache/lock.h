@@ -65,4 +65,11 @@ int	vg_lock_owner_dead(const char *host, long pid);
 /* This host's name (gethostname), static storage. */
 const char *vg_lock_hostname(void);
 
+/*
+ * Locks held by a user trusted(arg, uid) refuses are stale at once (a
+ * cache's trusted writers: a lock another group member keeps fresh
+ * would stall every pull for the whole wait).  NULL trusts anyone.
+ */
+void	vg_lock_trust(int (*trusted)(const void *, uid_t), const void *arg);
+
 #endif

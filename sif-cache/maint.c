@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/adopt.h"
 #include "common/buf.h"
 #include "common/path.h"
 #include "sif-cache/cache-int.h"
@@ -423,6 +424,9 @@ refresh_refs(struct vg_cache *c, const struct vg_cache_entry *ent,
 	return ok ? 0 : -1;
 }
 
+static void	verify_records(struct vg_cache *, const char *, const char *,
+		    vg_cache_report_fn, void *, size_t *);
+
 int
 vg_cache_verify(struct vg_cache *c, int refresh, vg_cache_report_fn fn,
     void *arg, size_t *nproblems, struct vg_err *e)
@@ -471,7 +475,13 @@ vg_cache_verify(struct vg_cache *c, int refresh, vg_cache_report_fn fn,
 			else if (vg_sif_verify_fd(fd, ent->path, NULL,
 			    &ve) == VG_EUNSUPPORTED)
 				ve.rc = 0;	/* another node's image */
-			if (ve.rc != 0) {
+			/* Its content is its address, hashed in full. */
+			if (fd >= 0 && ve.rc == 0 && cache_content_check(c,
+			    fd, ent->path, ent->digest, 0, &ve) != 0) {
+				what = VG_CACHE_TAMPERED;
+				vg_buf_printf(&detail, "%s (resolve hashes it "
+				    "and pulls again)", ve.msg);
+			} else if (ve.rc != 0) {
 				what = VG_CACHE_CORRUPT;
 				vg_buf_printf(&detail, "%s; removed", ve.msg);
 				/* only the file we checked, not a new pull */
@@ -505,9 +515,62 @@ vg_cache_verify(struct vg_cache *c, int refresh, vg_cache_report_fn fn,
 		if (fn != NULL)
 			fn(arg, ent, what, vg_buf_str(&detail));
 	}
+	verify_records(c, c->d_refs, ".ref", fn, arg, nproblems);
+	verify_records(c, c->d_locks, ".lock", fn, arg, nproblems);
 	vg_buf_release(&detail);
 	vg_cache_list_release(&l);
 	return 0;
+}
+
+/*
+ * Reports the records of dir (names ending in suffix) that are never
+ * believed: not a regular file (a FIFO, a link), written by a user who
+ * is not a trusted writer, or writable by others.
+ */
+static void
+verify_records(struct vg_cache *c, const char *dir, const char *suffix,
+    vg_cache_report_fn fn, void *arg, size_t *nproblems)
+{
+	struct vg_cache_entry ent;
+	struct vg_buf detail = VG_BUF_INIT, who = VG_BUF_INIT;
+	struct dirent *de;
+	struct stat st;
+	size_t n;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	memset(&ent, 0, sizeof(ent));
+	snprintf(ent.digest, sizeof(ent.digest), "-");
+	while ((de = readdir(d)) != NULL) {
+		n = strlen(de->d_name);
+		if (n <= strlen(suffix) || strcmp(de->d_name + n -
+		    strlen(suffix), suffix) != 0 ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		vg_buf_reset(&detail);
+		vg_buf_reset(&who);
+		vg_owner_desc(st.st_uid, &who);
+		if (!S_ISREG(st.st_mode))
+			vg_buf_printf(&detail, "'%s/%s' is not a regular file; "
+			    "never read", dir, de->d_name);
+		else if (!cache_trusted(c, st.st_uid))
+			vg_buf_printf(&detail, "'%s/%s' was written by %s, "
+			    "who is not in cache.trusted_writers; never "
+			    "believed", dir, de->d_name, vg_buf_str(&who));
+		else if (st.st_mode & 022)
+			vg_buf_printf(&detail, "'%s/%s' is writable by others "
+			    "(mode %04o)", dir, de->d_name,
+			    (unsigned)(st.st_mode & 07777));
+		else
+			continue;
+		(*nproblems)++;
+		if (fn != NULL)
+			fn(arg, &ent, VG_CACHE_UNTRUSTED, vg_buf_str(&detail));
+	}
+	closedir(d);
+	vg_buf_release(&detail);
+	vg_buf_release(&who);
 }
 
 int

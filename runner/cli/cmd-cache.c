@@ -258,6 +258,8 @@ static const char *const problem_names[] = {
 	[VG_CACHE_CORRUPT] = "corrupt",
 	[VG_CACHE_UNRECORDED] = "unrecorded",
 	[VG_CACHE_EXPIRING] = "expiring",
+	[VG_CACHE_TAMPERED] = "tampered",
+	[VG_CACHE_UNTRUSTED] = "untrusted",
 };
 
 /* Prints one verify finding. */
