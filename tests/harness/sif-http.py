@@ -4,7 +4,7 @@
 # Each GET is appended to LOGFILE as "GET /path" (flushed at once, so a
 # test can count pulls).  Paths under /slow/ serve the same file as
 # without the prefix, in 4 KiB pieces 0.1 s apart, so that a test can kill
-# a puller mid-transfer.
+# a puller mid-transfer.  A query string is ignored (presigned URLs).
 import http.server
 import os
 import sys
@@ -22,7 +22,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             f.write("GET %s\n" % self.path)
         slow = self.path.startswith("/slow/")
         rel = self.path[len("/slow/"):] if slow else self.path.lstrip("/")
-        path = os.path.join(root, os.path.basename(rel))
+        # A query (a presigned URL's) does not name the file.
+        path = os.path.join(root, os.path.basename(rel.split("?")[0]))
         if not os.path.isfile(path):
             self.send_error(404)
             return

@@ -31,7 +31,9 @@ users_make() {
 	done
 }
 if command -v flock >/dev/null 2>&1; then
-	exec 9>/run/vgsec-users.lock 2>/dev/null || exec 9>/tmp/vgsec-users.lock
+	# (a redirection of exec's own would stay for the whole script)
+	{ exec 9>/run/vgsec-users.lock; } 2>/dev/null ||
+	    exec 9>/tmp/vgsec-users.lock
 	flock 9
 	users_make || fail "could not make the users $U_ALICE, $U_MALLORY"
 	flock -u 9
