@@ -83,8 +83,8 @@ served() {
 pull mallory "http://127.0.0.1:$(cat "$tmp/port")/m.sif" >/dev/null ||
     fail "mallory's own pull failed"
 as_mallory cp "$tmp/srv/m.sif" "$C/sha256/$da.sif"
-p=$(served alice "$A@sha256:$da")
-p=$(served root "$A@sha256:$da")
+p=$(served alice "$A@sha256:$da") || { echo "$p"; exit 1; }
+p=$(served root "$A@sha256:$da") || { echo "$p"; exit 1; }
 
 # (b) mallory replaces the pulled image (rename; mtime kept).
 as_mallory cp "$tmp/srv/m.sif" "$C/tmp/evil"
