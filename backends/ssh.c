@@ -658,6 +658,33 @@ sftp_is_dir(struct ssh_ctx *x, const char *path)
 }
 
 /* mkdir -p over SFTP (0700 for what it creates). */
+/*
+ * An existing remote directory on the way to a task's remote directory:
+ * refused when another remote user could change what is in it (a
+ * symbolic link that is not root's; a directory others may write that
+ * is not sticky), with its owner and mode named.
+ */
+static int
+remote_dir_check(struct ssh_ctx *x, const char *p, sftp_attributes a,
+    struct vg_err *e)
+{
+	(void)x;
+	if (a->type == SSH_FILEXFER_TYPE_SYMLINK && a->uid != 0)
+		return vg_err_set(e, VG_EDENIED, "ssh: remote '%s' is a "
+		    "symbolic link owned by uid %lu; vigil follows only "
+		    "root's links to its remote directory", p,
+		    (unsigned long)a->uid);
+	if (a->type == SSH_FILEXFER_TYPE_DIRECTORY &&
+	    (a->permissions & 0022) != 0 && (a->permissions & 01000) == 0)
+		return vg_err_set(e, VG_EDENIED, "ssh: remote directory '%s' "
+		    "(owner uid %lu, mode %04lo) may be written by others and "
+		    "is not sticky: anyone could replace what vigil makes "
+		    "there; choose another remote_dir", p,
+		    (unsigned long)a->uid,
+		    (unsigned long)(a->permissions & 07777));
+	return 0;
+}
+
 static int
 sftp_mkdir_p(struct ssh_ctx *x, const char *path, struct vg_err *e)
 {
@@ -672,9 +699,15 @@ sftp_mkdir_p(struct ssh_ctx *x, const char *path, struct vg_err *e)
 			char save = *q;
 
 			*q = '\0';
-			if ((a = sftp_stat(x->conn.sftp, p)) != NULL)
+			/* A directory another remote user could change is
+			 * not adopted: a link on the way that is not root's,
+			 * or one others may write that is not sticky. */
+			if ((a = sftp_lstat(x->conn.sftp, p)) != NULL) {
+				rc = remote_dir_check(x, p, a, e);
 				sftp_attributes_free(a);
-			else if (sftp_mkdir(x->conn.sftp, p, 0700) != 0 &&
+				if (rc != 0)
+					break;
+			} else if (sftp_mkdir(x->conn.sftp, p, 0700) != 0 &&
 			    !sftp_is_dir(x, p)) {
 				/* (another task of the run may have made it
 				 * between the stat and the mkdir) */
@@ -1072,8 +1105,14 @@ put_file(struct ssh_ctx *x, const char *name, const char *data, size_t len,
     int mode, struct vg_err *e)
 {
 	char *path = vg_xasprintf("%s/%s", x->sdir, name);
-	sftp_file f = sftp_open(x->conn.sftp, path, O_WRONLY | O_CREAT |
-	    O_TRUNC, (mode_t)mode);
+	sftp_file f;
+
+	/* Whatever stands at the name goes first (a link is removed, never
+	 * followed); the file is then made O_EXCL, so nothing planted in
+	 * between is written through. */
+	(void)sftp_unlink(x->conn.sftp, path);
+	f = sftp_open(x->conn.sftp, path, O_WRONLY | O_CREAT | O_EXCL,
+	    (mode_t)mode);
 	size_t off = 0;
 	ssize_t n;
 	int rc = 0;
