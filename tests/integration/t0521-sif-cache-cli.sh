@@ -19,16 +19,9 @@ unset VIGIL_SCRATCH SCRATCH PSCRATCH SLURM_TMPDIR
 fail() { echo "FAIL: $*"; exit 1; }
 
 # two real images
-mkdir -p "$tmp/srv" "$tmp/root"
-echo hello >"$tmp/root/hello"
-echo "Bootstrap: scratch" >"$tmp/def"
+mkdir -p "$tmp/srv"
 for n in a b; do
-	echo "$n" >"$tmp/root/name"
-	mksquashfs "$tmp/root" "$tmp/$n.sqsh" -quiet -noappend >/dev/null
-	siftool new "$tmp/srv/$n.sif"
-	siftool add "$tmp/srv/$n.sif" "$tmp/def" --datatype 1
-	siftool add "$tmp/srv/$n.sif" "$tmp/$n.sqsh" --datatype 4 \
-	    --parttype 2 --partfs 1 --partarch 2
+	"$here/harness/mksif" "$tmp/srv/$n.sif" "$n"
 done
 da=$(sha256sum "$tmp/srv/a.sif" | cut -c1-64)
 

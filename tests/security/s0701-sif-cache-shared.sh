@@ -21,16 +21,9 @@
     skip "siftool and squashfs-tools could not be installed"
 command -v siftool >/dev/null 2>&1 || skip "no siftool"
 
-mkdir -p "$tmp/srv" "$tmp/root"
-echo hello >"$tmp/root/hello"
-echo "Bootstrap: scratch" >"$tmp/def"
+mkdir -p "$tmp/srv"
 for n in a m; do
-	echo "$n" >"$tmp/root/name"
-	mksquashfs "$tmp/root" "$tmp/$n.sqsh" -quiet -noappend >/dev/null
-	siftool new "$tmp/srv/$n.sif" >/dev/null
-	siftool add "$tmp/srv/$n.sif" "$tmp/def" --datatype 1 >/dev/null
-	siftool add "$tmp/srv/$n.sif" "$tmp/$n.sqsh" --datatype 4 \
-	    --parttype 2 --partfs 1 --partarch 2 >/dev/null
+	"$sec_dir/../harness/mksif" "$tmp/srv/$n.sif" "$n"
 done
 chmod -R a+rX "$tmp/srv"
 da=$(sha256sum "$tmp/srv/a.sif" | cut -c1-64)
