@@ -62,6 +62,25 @@ struct sing_priv {
 	int	 last_sig;	/* last signal cancel sent */
 };
 
+/* The binary m's tasks run through: never one a task of the run or
+ * another user could have put there (vg_program_refusal). */
+static int
+binary_check(const struct vg_manifest *m, const char *binary,
+    struct vg_err *e)
+{
+	struct vg_strv tw = VG_STRV_INIT;
+	char *why;
+	int rc = 0;
+
+	vg_manifest_task_writable(m, &tw);
+	if ((why = vg_program_refusal(binary, "singularity.binary", &tw)) !=
+	    NULL)
+		rc = vg_err_set(e, VG_EDENIED, "%s", why);
+	free(why);
+	vg_strv_release(&tw);
+	return rc;
+}
+
 int
 vg_singularity_find(const char *configured, char **path_out, struct vg_err *e)
 {
@@ -770,7 +789,8 @@ singularity_start(struct vg_attempt *a, struct vg_err *e)
 	a->pidfd = -1;
 	p = vg_xcalloc(1, sizeof(*p));
 	if ((rc = vg_singularity_find(vg_singularity_of(a->m)->binary, &binary,
-	    e)) != 0 || (rc = resolve_image(a->m, binary, vg_now() +
+	    e)) != 0 || (rc = binary_check(a->m, binary, e)) != 0 ||
+	    (rc = resolve_image(a->m, binary, vg_now() +
 	    need_for(a->timeout, a->res.time), &image, &p->pin, e)) != 0)
 		goto out;
 	scratch = a->scratch_dir;
@@ -959,7 +979,7 @@ singularity_prepare(const struct vg_manifest *m, const char *run_dir,
 	(void)run_dir;
 	vg_expand_peak(m, &peak);
 	if ((rc = vg_singularity_find(vg_singularity_of(m)->binary, &binary,
-	    e)) == 0)
+	    e)) == 0 && (rc = binary_check(m, binary, e)) == 0)
 		rc = resolve_image(m, binary, vg_now() + need_for(m->timeout,
 		    peak.time), &image, &pin, e);
 	vg_cache_unpin(pin);

@@ -18,4 +18,16 @@ int	vg_is_executable(const char *path);
  */
 char	*vg_which(const char *name);
 
+/*
+ * Why the program at path must not be started for a user outside any
+ * sandbox, or NULL when it may: it must be a regular file owned by root
+ * or vigil's user that no one else can write, and not beneath one of
+ * the directories of writable (those a task of the run can write: a
+ * task could plant it there).  what names it ("mail program").  The
+ * reason is allocated (caller frees).
+ */
+struct vg_strv;
+char	*vg_program_refusal(const char *path, const char *what,
+	    const struct vg_strv *writable);
+
 #endif

@@ -909,36 +909,22 @@ command_attempt(struct dlv *d, void *arg, double timeout, char *why,
  * directory or a task's outputs could be on it). */
 #define MAILER_PATH	"/usr/sbin:/usr/bin:/sbin:/bin"
 
-/* True when path is dir or beneath it (both absolute, no "..").  */
-static int
-path_beneath(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	return n > 0 && strncmp(path, dir, n) == 0 &&
-	    (path[n] == '\0' || path[n] == '/' || n == 1);
-}
-
 /*
- * The mail program of nc, resolved (*out, caller frees) and checked: a
- * name without a slash is looked for in MAILER_PATH only; the program
- * must be a regular file owned by root or vigil's user that no one else
- * can write, and must not be in a place this run's tasks can write (the
- * outputs' destination, isolation.writable): vigil runs it outside any
- * sandbox, so a task that planted it there would escape.  Returns NULL
- * with *out set, or the reason it is refused (caller frees).
+ * The mail program of m, resolved (*out, caller frees) and checked: a
+ * name without a slash is looked for in MAILER_PATH only, and the
+ * program must be one no one else and no task of this run could have
+ * put there (vg_program_refusal): vigil runs it outside any sandbox.
+ * Returns NULL with *out set, or the reason it is refused (caller
+ * frees).
  */
 static char *
 mailer_resolve(const struct vg_manifest *m, char **out)
 {
 	const char *name = m->notify.sendmail != NULL ? m->notify.sendmail :
 	    "sendmail";
-	struct stat st;
-	char *real, *dest = NULL, *cut;
+	struct vg_strv tw = VG_STRV_INIT;
 	const char *p, *q;
-	size_t i;
+	char *why;
 
 	*out = NULL;
 	if (strchr(name, '/') == NULL) {
@@ -958,50 +944,10 @@ mailer_resolve(const struct vg_manifest *m, char **out)
 			    name, MAILER_PATH);
 	} else
 		*out = vg_xstrdup(name);
-	if ((real = realpath(*out, NULL)) == NULL || stat(real, &st) != 0) {
-		free(real);
-		return vg_xasprintf("mail program '%s': %s", *out,
-		    strerror(errno));
-	}
-	if (!S_ISREG(st.st_mode) || (st.st_uid != 0 &&
-	    st.st_uid != geteuid()) || (st.st_mode & 022) != 0) {
-		free(real);
-		return vg_xasprintf("mail program '%s' is not a program of "
-		    "root's or yours that only its owner can change (owner "
-		    "uid %lu, mode %04o)", *out, (unsigned long)st.st_uid,
-		    (unsigned)(st.st_mode & 07777));
-	}
-	if (m->outputs.dest != NULL && m->outputs.dest[0] == '/') {
-		dest = vg_xstrdup(m->outputs.dest);
-		if ((cut = strstr(dest, "${{")) != NULL)
-			*cut = '\0';
-		if ((cut = strrchr(dest, '/')) != NULL && cut != dest &&
-		    cut[1] != '\0' && strstr(m->outputs.dest, "${{") != NULL)
-			*cut = '\0';
-	}
-	for (i = 0; i <= m->isolation.writable.n; i++) {
-		const char *w = i < m->isolation.writable.n ?
-		    m->isolation.writable.v[i] : dest;
-		char *wr;
-
-		if (w == NULL || w[0] != '/')
-			continue;
-		wr = realpath(w, NULL);
-		if (path_beneath(real, wr != NULL ? wr : w)) {
-			char *why = vg_xasprintf("mail program '%s' is in "
-			    "'%s', which this run's tasks can write; vigil "
-			    "runs it outside any sandbox", *out, w);
-
-			free(wr);
-			free(dest);
-			free(real);
-			return why;
-		}
-		free(wr);
-	}
-	free(dest);
-	free(real);
-	return NULL;
+	vg_manifest_task_writable(m, &tw);
+	why = vg_program_refusal(*out, "mail program", &tw);
+	vg_strv_release(&tw);
+	return why;
 }
 
 /* Builds the mail message: headers, the text summary, the payload. */

@@ -1951,3 +1951,24 @@ vg_resources_key(const struct vg_resources *r, struct vg_buf *out)
 	vg_json_writer_init(&w, out);
 	vg_schema_encode(&vg_resources_section, r, &w);
 }
+
+void
+vg_manifest_task_writable(const struct vg_manifest *m, struct vg_strv *out)
+{
+	char *dest, *cut;
+	size_t i;
+
+	for (i = 0; i < m->isolation.writable.n; i++)
+		if (m->isolation.writable.v[i][0] == '/')
+			vg_strv_push(out, m->isolation.writable.v[i]);
+	if (m->outputs.dest == NULL || m->outputs.dest[0] != '/')
+		return;
+	dest = vg_xstrdup(m->outputs.dest);
+	if ((cut = strstr(dest, "${{")) != NULL) {
+		*cut = '\0';
+		if ((cut = strrchr(dest, '/')) != NULL && cut != dest)
+			*cut = '\0';
+	}
+	vg_strv_push(out, dest);
+	free(dest);
+}

@@ -376,6 +376,15 @@ int	vg_manifest_from_json(const char *json, size_t len,
  * is empty).  A manifest read back from JSON has no places: *loc is then
  * the file alone (line 0).
  */
+/*
+ * Appends to out the absolute directories m's tasks can write beyond
+ * their own: isolation.writable and the fixed part of outputs.dest
+ * (before its first ${{ }}).  What vigil runs outside any sandbox must
+ * not come from there (vg_program_refusal).
+ */
+void	vg_manifest_task_writable(const struct vg_manifest *m,
+	    struct vg_strv *out);
+
 int	vg_manifest_loc(const struct vg_manifest *m, const char *path,
 	    struct vg_loc *loc);
 /* The same for a path made like printf; returns loc, filled. */

@@ -9,7 +9,8 @@
 #      mallory's: not run;
 #  (c) a mailer that may run is audited (the audit log has its argv);
 #  (d) a site config that fixes the mailer: a manifest naming another is
-#      refused at validation, naming the key and the site's choice.
+#      refused at validation, naming the key and the site's choice;
+#  (e) singularity.binary in a place the run's tasks write: not run.
 . "$(dirname "$0")/sec-lib.sh"
 . "$sec_dir/users-lib.sh"
 
@@ -96,4 +97,24 @@ VIGIL_SITE_CONFIG=$tmp/site/config.yaml "$VG" validate "$tmp/b.yaml" >"$tmp/d.ou
     fail "a manifest chose another mailer than the site's"
 grep -q "b.yaml:[0-9]*:[0-9]*: notify.sendmail is fixed by the site config ('$tmp/sys/mailer')" "$tmp/d.out" ||
     fail "(d) not told: $(cat "$tmp/d.out")"
+# (e) the same for the container runtime a manifest names: a binary in
+# a place this run's tasks write is never run.
+mkdir -m 755 "$tmp/w"
+printf '#!/bin/sh\ntouch "%s/runtime"\n' "$marks" >"$tmp/w/apptainer"
+chmod 755 "$tmp/w/apptainer"
+cat >"$tmp/e.yaml" <<Y
+version: 1
+name: planted-runtime
+backend: singularity
+image: docker://busybox:latest
+isolation:
+  writable: [$tmp/w]
+singularity:
+  binary: $tmp/w/apptainer
+command: "true"
+Y
+"$VG" run -q "$tmp/e.yaml" >"$tmp/e.out" 2>&1 && fail "(e) the run succeeded"
+[ ! -e "$marks/runtime" ] || fail "(e) a planted runtime ran"
+"$VG" status last | grep -q "singularity.binary '$tmp/w/apptainer' is in '$tmp/w', which this run's tasks can write" ||
+    fail "(e) not told: $("$VG" status last) $(cat "$tmp/e.out")"
 echo ok
