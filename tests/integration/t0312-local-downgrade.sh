@@ -12,7 +12,9 @@ set -u
 chmod 755 "$W"
 cp "$VIGIL" "$W/vigil"
 cp "$(dirname "$VIGIL")/vigil-shim" "$W/vigil-shim"
-mkdir -m 777 "$W/nb"
+# nobody's own home (vigil adopts no directory others can change)
+mkdir -m 755 "$W/nb"
+chown 65534:65534 "$W/nb"
 nb() {
 	HOME=$W/nb VIGIL_HOME=$W/nb/home XDG_CONFIG_HOME=$W/nb \
 	    setpriv --reuid=65534 --regid=65534 --clear-groups "$W/vigil" "$@"
