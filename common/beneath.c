@@ -418,3 +418,30 @@ vg_beneath_read(const char *dir, int up, const char *name, size_t max,
 	close(fd);
 	return rc;
 }
+
+int
+vg_read_regular(const char *path, size_t max, struct vg_buf *out,
+    struct stat *st, const char *what, struct vg_err *e)
+{
+	struct stat own;
+	char buf[1024];
+	ssize_t n;
+	int fd;
+
+	if (st == NULL)
+		st = &own;
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) < 0)
+		return errno == ENOENT ? vg_err_set(e, VG_ENOENT, "no %s '%s'",
+		    what, path) : vg_err_errno(e, "cannot open %s '%s'", what,
+		    path);
+	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		return vg_err_set(e, VG_EDENIED, "%s '%s' is not a regular "
+		    "file", what, path);
+	}
+	while (out->len < max && (n = read(fd, buf, sizeof(buf))) > 0)
+		vg_buf_add(out, buf, (size_t)n);
+	close(fd);
+	return 0;
+}

@@ -113,6 +113,18 @@ int	vg_beneath_anchor(const char *path, struct vg_err *e);
 int	vg_beneath_check(int fd, uid_t uid, mode_t forbidden,
 	    const char *what, struct vg_err *e);
 
+/*
+ * Reads up to max bytes of the regular file path, appending to out, for
+ * files others may write (a shared cache's records and locks): the last
+ * component is not followed, a FIFO cannot hang vigil (O_NONBLOCK), and
+ * anything but a regular file is refused (VG_EDENIED, e naming what and
+ * path).  *st (may be NULL) gets the file's status, for owner checks.
+ * VG_ENOENT when it does not exist.  Returns 0 or a negative vg_rc.
+ */
+struct stat;
+int	vg_read_regular(const char *path, size_t max, struct vg_buf *out,
+	    struct stat *st, const char *what, struct vg_err *e);
+
 /* For tests: 1 makes vg_beneath_open walk without openat2, as on a
  * kernel older than 5.6. */
 void	vg_beneath_force_walk(int on);

@@ -216,7 +216,7 @@ int
 cache_content_check(struct vg_cache *c, int fd, const char *path,
     const char *digest, int use_record, struct vg_err *e)
 {
-	struct vg_buf owner = VG_BUF_INIT, b = VG_BUF_INIT;
+	struct vg_buf owner = VG_BUF_INIT;
 	struct stat st;
 	char key[200], hex[65];
 	int dfd = -1, rfd, rc;
@@ -260,7 +260,6 @@ cache_content_check(struct vg_cache *c, int fd, const char *path,
 	if (dfd >= 0)
 		close(dfd);
 	vg_buf_release(&owner);
-	vg_buf_release(&b);
 	return rc;
 }
 
@@ -865,18 +864,15 @@ static int
 ref_read_digest(const struct vg_cache *c, const char *ref, char digest[65])
 {
 	struct vg_buf b = VG_BUF_INIT;
-	char *path = ref_path(c, ref), *p, buf[1024];
+	char *path = ref_path(c, ref), *p;
 	struct stat st;
-	ssize_t n;
-	int fd;
 
 	digest[0] = '\0';
 	/* A regular file only (a FIFO cannot hang vigil), written by a
 	 * writer the site trusts: anyone else's record could point a tag
 	 * at her own image, which would pass its hash. */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    !cache_trusted(c, st.st_uid)) {
+	if (vg_read_regular(path, REF_MAX, &b, &st, "refs record", NULL) ==
+	    0 && !cache_trusted(c, st.st_uid)) {
 		struct vg_buf who = VG_BUF_INIT;
 
 		vg_owner_desc(st.st_uid, &who);
@@ -884,12 +880,8 @@ ref_read_digest(const struct vg_cache *c, const char *ref, char digest[65])
 		    "cache.trusted_writers: not believed, '%s' is pulled "
 		    "again", path, vg_buf_str(&who), ref);
 		vg_buf_release(&who);
-	} else if (fd >= 0 && S_ISREG(st.st_mode)) {
-		while (b.len < REF_MAX && (n = read(fd, buf, sizeof(buf))) > 0)
-			vg_buf_add(&b, buf, (size_t)n);
+		vg_buf_reset(&b);
 	}
-	if (fd >= 0)
-		close(fd);
 	if (b.data != NULL && (p = strstr(b.data, "\ndigest ")) != NULL &&
 	    strlen(p + 8) >= 64) {
 		memcpy(digest, p + 8, 64);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/beneath.h"
 #include "common/buf.h"
 #include "common/path.h"
 #include "sif-cache/lock.h"
@@ -74,26 +75,15 @@ int
 vg_lock_owner(const char *path, struct vg_lock_owner *o, struct vg_err *e)
 {
 	struct vg_buf b = VG_BUF_INIT;
-	char *line, *save = NULL, buf[512];
-	struct stat st;
-	ssize_t n;
-	int fd;
+	char *line, *save = NULL;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	/* A regular file only: a FIFO at the name cannot hang vigil. */
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC)) < 0)
-		return errno == ENOENT ? vg_err_set(e, VG_ENOENT, "no lock "
-		    "'%s'", path) : vg_err_errno(e, "cannot open lock '%s'",
-		    path);
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return vg_err_set(e, VG_EDENIED, "lock '%s' is not a regular "
-		    "file", path);
+	if ((rc = vg_read_regular(path, 4096, &b, NULL, "lock", e)) != 0) {
+		vg_buf_release(&b);
+		return rc;
 	}
-	while (b.len < 4096 && (n = read(fd, buf, sizeof(buf))) > 0)
-		vg_buf_add(&b, buf, (size_t)n);
-	close(fd);
 	if (b.data == NULL) {
 		vg_buf_release(&b);
 		return vg_err_set(e, VG_EINVAL, "lock '%s' is empty", path);
