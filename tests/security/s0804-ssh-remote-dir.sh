@@ -16,13 +16,18 @@ die() { echo "FAIL: $*"; exit 1; }
 fail() { die "$@"; }
 . "$sec_dir/users-lib.sh"
 
+# run_at NAME DIR: runs `true` with remote_dir DIR (manifest $tmp/NAME.yaml).
+run_at() {
+	manifest "$tmp/$1.yaml" 'command: "true"'
+	sed -i "s|remote_dir: .*|remote_dir: $2|" "$tmp/$1.yaml"
+	vrun "$tmp/$1.yaml"
+}
+
 # (a) remote_dir inside mallory's world-writable directory.
 mkdir -m 777 "$tmp/open"
 chmod 777 "$tmp/open"
 chown "$U_MALLORY" "$tmp/open"
-manifest "$tmp/a.yaml" 'command: "true"'
-sed -i "s|remote_dir: .*|remote_dir: $tmp/open/vigil|" "$tmp/a.yaml"
-vrun "$tmp/a.yaml"
+run_at a "$tmp/open/vigil"
 [ "$rc" -ne 0 ] || die "a run adopted a remote directory mallory can change"
 task_line | grep -q "remote directory '$tmp/open' (owner uid $MALLORY_UID, mode 0777) may be written by others and is not sticky" ||
     die "(a) the reason does not say why: $(task_line)"
@@ -33,17 +38,13 @@ mkdir -m 1777 "$tmp/pub" "$tmp/rootonly"
 chmod 1777 "$tmp/pub"
 chmod 700 "$tmp/rootonly"
 as_mallory ln -s "$tmp/rootonly" "$tmp/pub/vigil"
-manifest "$tmp/b.yaml" 'command: "true"'
-sed -i "s|remote_dir: .*|remote_dir: $tmp/pub/vigil/x|" "$tmp/b.yaml"
-vrun "$tmp/b.yaml"
+run_at b "$tmp/pub/vigil/x"
 [ "$rc" -ne 0 ] || die "a run went through mallory's link"
 task_line | grep -q "remote '$tmp/pub/vigil' is a symbolic link owned by uid $MALLORY_UID" ||
     die "(b) the reason does not say why: $(task_line)"
 [ -z "$(ls -A "$tmp/rootonly")" ] || die "(b) something was made through the link"
 
 # (c) a remote_dir of root's own in the sticky directory: runs.
-manifest "$tmp/c.yaml" 'command: "true"'
-sed -i "s|remote_dir: .*|remote_dir: $tmp/pub/mine|" "$tmp/c.yaml"
-vrun "$tmp/c.yaml"
+run_at c "$tmp/pub/mine"
 [ "$rc" -eq 0 ] || die "(c) a sound remote_dir failed: $(task_line) $(cat "$tmp/run.err")"
 echo ok
