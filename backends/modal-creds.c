@@ -267,7 +267,10 @@ env_get(const char *name)
 	return v != NULL && *v != '\0' ? v : NULL;
 }
 
-/* The config file's path (caller frees). */
+/* The config file's path (caller frees): MODAL_CONFIG_PATH, else
+ * .modal.toml in the user's own home, as the SDK's expanduser("~") finds
+ * it ($HOME, else the password database), never in vigil's state
+ * directory. */
 static char *
 config_path(void)
 {
@@ -275,8 +278,8 @@ config_path(void)
 
 	if (env_get("MODAL_CONFIG_PATH") != NULL)
 		return vg_xstrdup(env_get("MODAL_CONFIG_PATH"));
-	home = vg_home_dir();
-	p = vg_xasprintf("%s/.modal.toml", home != NULL ? home : "");
+	home = vg_user_home();
+	p = vg_path_join(home, ".modal.toml");
 	free(home);
 	return p;
 }

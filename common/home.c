@@ -10,19 +10,34 @@
 #include "common/home.h"
 #include "common/path.h"
 
+/* The user's home; see home.h. */
+char *
+vg_user_home(void)
+{
+	const char *s;
+	struct passwd *pw;
+
+	if ((s = getenv("HOME")) == NULL || *s != '/') {
+		pw = getpwuid(getuid());
+		s = pw != NULL && pw->pw_dir != NULL && *pw->pw_dir == '/' ?
+		    pw->pw_dir : "/";
+	}
+	return vg_xstrdup(s);
+}
+
+/* The vigil home; see home.h. */
 char *
 vg_home_dir(void)
 {
 	const char *s;
-	struct passwd *pw;
+	char *home, *p;
 
 	if ((s = getenv("VIGIL_HOME")) != NULL && *s != '\0')
 		return vg_xstrdup(s);
 	if ((s = getenv("XDG_STATE_HOME")) != NULL && *s == '/')
 		return vg_path_join(s, "vigil");
-	if ((s = getenv("HOME")) == NULL || *s == '\0') {
-		pw = getpwuid(getuid());
-		s = pw != NULL ? pw->pw_dir : "/";
-	}
-	return vg_xasprintf("%s/.local/state/vigil", s);
+	home = vg_user_home();
+	p = vg_xasprintf("%s/.local/state/vigil", home);
+	free(home);
+	return p;
 }

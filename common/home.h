@@ -11,4 +11,9 @@
  * ~/.local/state/vigil.  Never fails; the caller frees the result. */
 char	*vg_home_dir(void);
 
+/* The user's own home directory, where other tools keep their files
+ * (~/.modal.toml): $HOME when absolute, else the password database's,
+ * else "/".  Never $VIGIL_HOME.  Never fails; the caller frees. */
+char	*vg_user_home(void);
+
 #endif

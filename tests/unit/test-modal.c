@@ -2,7 +2,8 @@
  * test-modal.c - the modal backend's pure parts: gRPC framing and
  * deframing across piece boundaries and its bounds, trailer parsing with
  * an RPCRetryPolicy detail, grpc-timeout values, the TOML reader and its
- * errors, the mapping of sandbox results to exit codes.
+ * errors, the mapping of sandbox results to exit codes, where direct
+ * credentials are looked up.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -347,6 +348,87 @@ test_result(void **state)
 	    "mount");
 }
 
+/* Writes text to dir/name. */
+static void
+put(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Direct credentials come from the user's ~/.modal.toml ($HOME), never
+ * from vigil's state directory; MODAL_CONFIG_PATH names another file. */
+static void
+test_creds_home(void **state)
+{
+	char home[] = "/tmp/vg-modal-home-XXXXXX";
+	char state_dir[] = "/tmp/vg-modal-state-XXXXXX";
+	char want[700], other[256];
+	struct vg_modal_direct d;
+	struct vg_err e;
+
+	(void)state;
+	vg_err_init(&e);
+	assert_non_null(mkdtemp(home));
+	assert_non_null(mkdtemp(state_dir));
+	unsetenv("MODAL_TOKEN_ID");
+	unsetenv("MODAL_TOKEN_SECRET");
+	unsetenv("MODAL_CONFIG_PATH");
+	unsetenv("MODAL_PROFILE");
+	unsetenv("MODAL_SERVER_URL");
+	unsetenv("MODAL_ENVIRONMENT");
+	setenv("HOME", home, 1);
+	setenv("VIGIL_HOME", state_dir, 1);
+	/* A file in the state directory is not Modal's. */
+	put(state_dir, ".modal.toml", "[default]\ntoken_id = \"ak-state\"\n"
+	    "token_secret = \"as-state\"\n");
+	assert_int_equal(vg_modal_direct_find(&d, &e), VG_ENOENT);
+	snprintf(want, sizeof(want), "direct needs MODAL_TOKEN_ID and "
+	    "MODAL_TOKEN_SECRET, or token_id and token_secret in profile "
+	    "'default' of %s/.modal.toml (no such file; MODAL_CONFIG_PATH and "
+	    "MODAL_PROFILE choose another; `modal token new` writes one)",
+	    home);
+	assert_string_equal(e.msg, want);
+	vg_modal_direct_release(&d);
+
+	/* What `modal token new` writes is found. */
+	put(home, ".modal.toml", "[me]\ntoken_id = \"ak-1\"\n"
+	    "token_secret = \"as-1\"\nactive = true\n");
+	assert_int_equal(vg_modal_direct_find(&d, &e), 0);
+	assert_string_equal(d.token_id, "ak-1");
+	snprintf(want, sizeof(want), "profile 'me' of %s/.modal.toml", home);
+	assert_string_equal(d.where, want);
+	vg_modal_direct_release(&d);
+
+	/* MODAL_CONFIG_PATH wins over the home's file. */
+	snprintf(other, sizeof(other), "%s/other.toml", state_dir);
+	put(state_dir, "other.toml", "[default]\ntoken_id = \"ak-2\"\n"
+	    "token_secret = \"as-2\"\n");
+	setenv("MODAL_CONFIG_PATH", other, 1);
+	assert_int_equal(vg_modal_direct_find(&d, &e), 0);
+	assert_string_equal(d.token_id, "ak-2");
+	snprintf(want, sizeof(want), "profile 'default' of %s", other);
+	assert_string_equal(d.where, want);
+	vg_modal_direct_release(&d);
+	unsetenv("MODAL_CONFIG_PATH");
+
+	/* No usable $HOME: the password database's home, not "/" or the
+	 * state directory. */
+	setenv("HOME", "relative", 1);
+	(void)vg_modal_direct_find(&d, &e);
+	assert_null(strstr(e.msg, state_dir));
+	assert_null(strstr(d.where, state_dir));
+	vg_modal_direct_release(&d);
+
+	snprintf(want, sizeof(want), "rm -rf '%s' '%s'", home, state_dir);
+	assert_int_equal(system(want), 0);
+}
+
 int
 main(void)
 {
@@ -358,6 +440,7 @@ main(void)
 		cmocka_unit_test(test_exec_batch),
 		cmocka_unit_test(test_fs_batch),
 		cmocka_unit_test(test_result),
+		cmocka_unit_test(test_creds_home),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
