@@ -634,38 +634,49 @@ executable(const char *path)
 	    access(path, X_OK) == 0;
 }
 
+/* Finds vigil-shim: next to this executable (build/<variant>/ while
+ * developing), in ../libexec/vigil beside it (an install under any
+ * PREFIX or DESTDIR, wherever it was moved to), then in the LIBEXECDIR
+ * compiled in.  tried (may be NULL) gets the places looked at. */
 const char *
 vg_local_shim(char *tried, size_t size)
 {
-	char self[PATH_MAX], *slash;
+	char self[PATH_MAX], cand[3][PATH_MAX], *slash;
+	size_t i, k = 0;
 	ssize_t n;
 
 	if (shim.found)
 		return shim.path;
-	/* Next to this executable first (build/<variant>/ while
-	 * developing), then where `make install` puts it. */
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0) {
 		self[n] = '\0';
 		if ((slash = strrchr(self, '/')) != NULL)
 			*slash = '\0';
-		if ((size_t)snprintf(shim.path, sizeof(shim.path), "%s/%s",
-		    self, VG_SHIM_NAME) < sizeof(shim.path) &&
-		    executable(shim.path)) {
+		if ((size_t)snprintf(cand[k], sizeof(cand[k]), "%s/%s", self,
+		    VG_SHIM_NAME) < sizeof(cand[k]))
+			k++;
+		if ((slash = strrchr(self, '/')) != NULL &&
+		    (size_t)snprintf(cand[k], sizeof(cand[k]),
+		    "%.*s/libexec/vigil/%s", (int)(slash - self), self,
+		    VG_SHIM_NAME) < sizeof(cand[k]) &&
+		    strcmp(cand[k], VG_LIBEXECDIR "/" VG_SHIM_NAME) != 0)
+			k++;
+	}
+	snprintf(cand[k++], sizeof(cand[0]), "%s/%s", VG_LIBEXECDIR,
+	    VG_SHIM_NAME);
+	for (i = 0; i < k; i++)
+		if (executable(cand[i])) {
+			snprintf(shim.path, sizeof(shim.path), "%s", cand[i]);
 			shim.found = 1;
 			return shim.path;
 		}
-	} else
-		snprintf(shim.path, sizeof(shim.path), "(no /proc/self/exe)");
-	if (tried != NULL)
-		snprintf(tried, size, "'%s' and '%s/%s'", shim.path,
-		    VG_LIBEXECDIR, VG_SHIM_NAME);
-	snprintf(shim.path, sizeof(shim.path), "%s/%s", VG_LIBEXECDIR,
-	    VG_SHIM_NAME);
-	if (executable(shim.path)) {
-		shim.found = 1;
-		return shim.path;
-	}
+	if (tried != NULL && k == 1)
+		snprintf(tried, size, "(no /proc/self/exe) and '%s'", cand[0]);
+	else if (tried != NULL && k == 2)
+		snprintf(tried, size, "'%s' and '%s'", cand[0], cand[1]);
+	else if (tried != NULL)
+		snprintf(tried, size, "'%s', '%s' and '%s'", cand[0], cand[1],
+		    cand[2]);
 	return NULL;
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t0302-local-shim: vigil starts every local task through vigil-shim,
-# found next to the vigil binary, else in $(PREFIX)/libexec/vigil.  Without
-# it every task fails as a backend error naming both places (nothing
+# found next to the vigil binary, else in ../libexec/vigil beside it, else
+# in $(PREFIX)/libexec/vigil.  Without it every task fails as a backend
+# error naming the places (nothing
 # starts), and `vigil doctor` says so; with it, the task's /proc shows
 # only the task's PID namespace: $$ is 2 and pid 1 is vigil-shim, which
 # is out of the task's reach (not dumpable: /proc/1/exe is unreadable).
@@ -56,12 +57,12 @@ fi
 err=$("$lone/vigil" run "$VIGIL_HOME/m.yaml" 2>&1)
 rc=$?
 [ $rc -ne 0 ] || fail "run without the shim succeeded"
-want="cannot find the task launcher 'vigil-shim': tried '$lone/vigil-shim' and '$libexec/vigil-shim' (build it with 'make', or install it with 'make install')"
+want="cannot find the task launcher 'vigil-shim': tried '$lone/vigil-shim', '$(dirname "$lone")/libexec/vigil/vigil-shim' and '$libexec/vigil-shim' (build it with 'make', or install it with 'make install')"
 # found missing by the backend's prepare: no task starts, each says why
 echo "$err" | grep -qF "/0 [-] BACKEND_ERROR: $want" ||
 	fail "error was: $err"
 [ $rc -eq 1 ] || fail "run without the shim exited $rc, not 1"
 doc=$("$lone/vigil" doctor --backend local)
-echo "$doc" | grep -qxF "local: task launcher: missing (tried '$lone/vigil-shim' and '$libexec/vigil-shim'; build it with 'make' or install it with 'make install')" ||
+echo "$doc" | grep -qxF "local: task launcher: missing (tried '$lone/vigil-shim', '$(dirname "$lone")/libexec/vigil/vigil-shim' and '$libexec/vigil-shim'; build it with 'make' or install it with 'make install')" ||
 	fail "doctor without the shim: $doc"
 echo "ok"
