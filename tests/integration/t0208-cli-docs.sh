@@ -3,10 +3,18 @@
 # table: the committed docs/vigil.1 and completion/vigil.bash must be what
 # the binary writes now (else: make docs), the page must format without
 # warnings, and the completion must load in bash and complete commands,
-# options, option values and subcommand words.
+# options, option values and subcommand words.  The README's tour shows
+# the example manifest it runs, byte for byte.
 set -u
 . "$(dirname "$0")/engine-lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
+
+# The README's tour shows examples/jobs/sweep.yaml as it is.
+sed -n '/^A manifest (`examples\/jobs\/sweep.yaml`):$/,/^```$/p' \
+    "$top/README.md" | sed '1,3d;$d' >"$W/tour.yaml"
+cmp -s "$W/tour.yaml" "$top/examples/jobs/sweep.yaml" ||
+    fail "README.md's tour differs from examples/jobs/sweep.yaml:
+$(diff "$top/examples/jobs/sweep.yaml" "$W/tour.yaml" | head -20)"
 
 "$VIGIL" help --man >"$W/vigil.1" || fail "help --man exit $?"
 cmp -s "$W/vigil.1" "$top/docs/vigil.1" ||
