@@ -15,6 +15,7 @@
 #include "common/buf.h"
 #include "runner/cli/cmd.h"
 #include "common/err.h"
+#include "runner/manifest/schema.h"
 
 extern const struct vg_cmd_entry vg_cmd_run, vg_cmd_submit, vg_cmd_status,
     vg_cmd_logs, vg_cmd_cancel, vg_cmd_resume, vg_cmd_retry, vg_cmd_validate,
@@ -208,6 +209,36 @@ cmd_find(const char *name)
 	return NULL;
 }
 
+/* The command name nearest to name, for a did-you-mean; or NULL. */
+static const char *
+cmd_near(const char *name)
+{
+	const char *names[64];
+	size_t n = 0;
+	const struct vg_cmd_entry *const *c;
+
+	for (c = vg_cmds; *c != NULL && n < 64; c++)
+		names[n++] = (*c)->name;
+	return vg_did_you_mean(name, names, n);
+}
+
+/* The long option of c nearest to name (nlen bytes), or NULL. */
+static const char *
+opt_near(const struct vg_cmd_entry *c, const char *name, size_t nlen)
+{
+	const char *names[64];
+	char want[64];
+	size_t n = 0, j;
+
+	if (nlen >= sizeof(want))
+		return NULL;
+	memcpy(want, name, nlen);
+	want[nlen] = '\0';
+	for (j = 0; c->opts && c->opts[j].name && n < 64; j++)
+		names[n++] = c->opts[j].name;
+	return vg_did_you_mean(want, names, n);
+}
+
 /* Records one occurrence of option i with value v (may be NULL). */
 static int
 args_record(struct vg_args *a, int i, const char *v)
@@ -237,7 +268,7 @@ args_parse(struct vg_args *a, int argc, char **argv)
 {
 	const struct vg_cmd_entry *c = a->cmd;
 	const struct vg_opt *o;
-	const char *arg, *eq, *v;
+	const char *arg, *eq, *v, *near;
 	size_t nlen;
 	int i, j, found;
 
@@ -268,6 +299,11 @@ args_parse(struct vg_args *a, int argc, char **argv)
 					break;
 				}
 			}
+			if (found < 0 && (near = opt_near(c, arg + 2,
+			    nlen)) != NULL)
+				return vg_cmd_usage_error(a,
+				    "unknown option '%.*s'; did you mean "
+				    "'--%s'?", (int)nlen + 2, arg, near);
 			if (found < 0)
 				return vg_cmd_usage_error(a,
 				    "unknown option '%.*s'", (int)nlen + 2,
@@ -425,6 +461,10 @@ vg_cmd_main(int argc, char **argv)
 		return vg_cmd_finish_stdout(VG_EXIT_OK);
 	}
 	c = cmd_find(strcmp(argv[1], "--version") == 0 ? "version" : argv[1]);
+	if (c == NULL && cmd_near(argv[1]) != NULL)
+		return vg_cmd_fail(VG_EXIT_USAGE, "unknown command '%s'; did "
+		    "you mean '%s'? (try 'vigil help')", argv[1],
+		    cmd_near(argv[1]));
 	if (c == NULL)
 		return vg_cmd_fail(VG_EXIT_USAGE, "unknown command '%s' "
 		    "(try 'vigil help')", argv[1]);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # vigil run / status / logs / retry: exit codes, recorded output and exit
-# statuses, the JSON schemas, error messages.
+# statuses, the JSON schemas, error messages (a did-you-mean for a mistyped
+# command or option).
 set -u
 . "$(dirname "$0")/engine-lib.sh"
 
@@ -71,4 +72,13 @@ n=$("$VIGIL" status --json | python3 -c 'import json,sys; print(len(json.load(sy
 "$VIGIL" run --dry-run "$W/mix.yaml" >"$W/d"; expect_eq "dry rc" 0 $?
 grep -q "^3 tasks, 0 denied" "$W/d" || fail "dry: $(cat "$W/d")"
 expect_eq "dry records nothing" "$n" "$("$VIGIL" status --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["runs"]))')"
+# A mistyped command or option is answered with the nearest name.
+err=$("$VIGIL" statsu 2>&1); expect_eq "statsu rc" 2 $?
+expect_eq "statsu" "vigil: unknown command 'statsu'; did you mean 'status'? (try 'vigil help')" "$err"
+err=$("$VIGIL" zzzzqq 2>&1); expect_eq "zzzzqq rc" 2 $?
+expect_eq "zzzzqq" "vigil: unknown command 'zzzzqq' (try 'vigil help')" "$err"
+err=$("$VIGIL" run --jbos 2 "$W/mix.yaml" 2>&1); expect_eq "--jbos rc" 2 $?
+expect_eq "--jbos" "vigil: run: unknown option '--jbos'; did you mean '--jobs'?" "$(echo "$err" | head -1)"
+err=$("$VIGIL" run --zzzzqq "$W/mix.yaml" 2>&1)
+expect_eq "--zzzzqq" "vigil: run: unknown option '--zzzzqq'" "$(echo "$err" | head -1)"
 pass
