@@ -417,6 +417,10 @@ struct vg_session_cmd {
 	 * (local: the shim, init of its PID namespace): the wrapper
 	 * records no pid for a tree kill. */
 	int			 tree_held;
+	/* Where a session's first command starts (the manifest's
+	 * workdir; NULL: root/work); later ones start where the last
+	 * left off. */
+	const char		*workdir;
 };
 
 /* A session job's record in c->dir: lines "KEY VALUE", appended to and

@@ -181,7 +181,7 @@ fnv_list(uint64_t h, const struct vg_strv *l)
 
 /* Hash of everything in iso that changes the compiled sandbox. */
 static uint64_t
-iso_key(const struct vg_isolation_conf *iso)
+iso_key(const struct vg_isolation_conf *iso, const char *workdir)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	char num[32];
@@ -190,6 +190,8 @@ iso_key(const struct vg_isolation_conf *iso)
 	    iso->network);
 	h = fnv(h, num);
 	h = fnv(h, iso->ptrace);
+	h = fnv(h, iso->workdir);
+	h = fnv(h, workdir);
 	h = fnv_list(h, &iso->writable);
 	h = fnv_list(h, &iso->readable);
 	h = fnv_list(h, &iso->devices);
@@ -273,7 +275,7 @@ sandbox_for(const struct vg_manifest *m, const struct vg_sandbox **out,
     struct vg_err *e)
 {
 	struct vg_sandbox *sb;
-	uint64_t key = iso_key(&m->isolation);
+	uint64_t key = iso_key(&m->isolation, m->workdir);
 	int rc;
 
 	if (cache.valid && cache.key == key) {
@@ -282,8 +284,10 @@ sandbox_for(const struct vg_manifest *m, const struct vg_sandbox **out,
 	}
 	if ((rc = caps_allowed(m, e)) != 0 ||
 	    (rc = sockets_judged(m, e)) != 0 ||
-	    (rc = vg_sandbox_new(&m->isolation, &sb, e)) != 0)
+	    (rc = vg_sandbox_new(&m->isolation, m->workdir, &sb, e)) != 0)
 		return rc;
+	if (vg_sandbox_workdir_note(sb) != NULL)
+		vg_warn("%s", vg_sandbox_workdir_note(sb));
 	vg_sandbox_free(cache.sb);
 	cache.sb = sb;
 	cache.key = key;
@@ -666,17 +670,18 @@ vg_local_shim(char *tried, size_t size)
 	    VG_SHIM_NAME);
 	for (i = 0; i < k; i++)
 		if (executable(cand[i])) {
-			snprintf(shim.path, sizeof(shim.path), "%s", cand[i]);
+			memcpy(shim.path, cand[i], sizeof(shim.path));
 			shim.found = 1;
 			return shim.path;
 		}
 	if (tried != NULL && k == 1)
 		snprintf(tried, size, "(no /proc/self/exe) and '%s'", cand[0]);
 	else if (tried != NULL && k == 2)
-		snprintf(tried, size, "'%s' and '%s'", cand[0], cand[1]);
+		snprintf(tried, size, "'%.1000s' and '%.1000s'", cand[0],
+		    cand[1]);
 	else if (tried != NULL)
-		snprintf(tried, size, "'%s', '%s' and '%s'", cand[0], cand[1],
-		    cand[2]);
+		snprintf(tried, size, "'%.1000s', '%.1000s' and '%.1000s'",
+		    cand[0], cand[1], cand[2]);
 	return NULL;
 }
 
@@ -1888,13 +1893,86 @@ vg_local_proc_finish(struct vg_attempt *a, struct vg_local_proc *la,
 	return 0;
 }
 
+/*
+ * A failed task whose stderr names a path the sandbox refused it: the
+ * reason says which, at which level, and what in the manifest would
+ * allow it (backends/sandbox-explain.c).  The file is read as a task
+ * may have left it: beneath its directory, no link followed.
+ */
+static void
+refusal_explain(const struct vg_attempt *a, const struct vg_local_proc *la,
+    struct vg_result *r)
+{
+	struct vg_sandbox_paths p;
+	struct vg_buf why = VG_BUF_INIT;
+	struct vg_loc loc;
+	struct vg_err e;
+	char tail[8192], where[PATH_MAX + 32], *at = NULL;
+	struct stat st;
+	ssize_t got;
+	size_t n;
+	int fd;
+
+	vg_err_init(&e);
+	if (a->task_dir == NULL || (fd = vg_beneath_file_in(a->task_dir, 0,
+	    "stderr", O_RDONLY, 0, &e)) < 0)
+		return;
+	got = fstat(fd, &st) == 0 ? pread(fd, tail, sizeof(tail),
+	    st.st_size > (off_t)sizeof(tail) ? st.st_size -
+	    (off_t)sizeof(tail) : 0) : -1;
+	(void)close(fd);
+	if (got <= 0)
+		return;
+	memset(&p, 0, sizeof(p));
+	p.task_dir = a->task_dir;
+	p.scratch_dir = a->scratch_dir;
+	p.tmp_dir = la != NULL ? la->tmp_dir : NULL;
+	if (vg_manifest_loc(a->m, "isolation", &loc) == 0 && loc.file != NULL) {
+		snprintf(where, sizeof(where), "at %s:%d", loc.file, loc.line);
+		at = where;
+	} else if (vg_manifest_loc(a->m, "", &loc) == 0 && loc.file != NULL) {
+		snprintf(where, sizeof(where), "in an isolation: section of "
+		    "%s", loc.file);
+		at = where;
+	}
+	if (vg_sandbox_why(cache.sb, &p, at, tail, (size_t)got, &why)) {
+		n = strlen(r->reason);
+		snprintf(r->reason + n, sizeof(r->reason) - n, "%s%s",
+		    n > 0 ? "; " : "", vg_buf_str(&why));
+	}
+	vg_buf_release(&why);
+}
+
 /* backend op: finish */
 static int
 local_finish(struct vg_attempt *a, int wstatus, struct vg_result *r,
     struct vg_err *e)
 {
+	struct vg_buf note = VG_BUF_INIT;
+	char tag[96];
+	size_t n;
+	int rc;
+
 	(void)e;
-	return vg_local_proc_finish(a, a->priv, wstatus, r, NULL);
+	rc = vg_local_proc_finish(a, a->priv, wstatus, r, NULL);
+	if (rc == 0 && r->state == VG_ST_FAILED && cache.valid)
+		refusal_explain(a, a->priv, r);
+	/* What runs code outside the sandbox (a .git, a .bashrc) that
+	 * the task made in the working directory is moved aside. */
+	if (rc == 0 && cache.valid && a->m->isolation.level !=
+	    VG_ISO_NONE) {
+		snprintf(tag, sizeof(tag), "%s.%d.%d", a->run_id != NULL ?
+		    a->run_id : "session", a->task != NULL ?
+		    a->task->index : 0, a->attempt);
+		if (vg_sandbox_sweep(cache.sb, tag, &note) > 0) {
+			vg_warn("%s", vg_buf_str(&note));
+			n = strlen(r->reason);
+			snprintf(r->reason + n, sizeof(r->reason) - n, "%s%s",
+			    n > 0 ? "; " : "", vg_buf_str(&note));
+		}
+	}
+	vg_buf_release(&note);
+	return rc;
 }
 
 int
@@ -2185,7 +2263,7 @@ local_probe(struct vg_buf *out)
 		memset(&iso, 0, sizeof(iso));
 		iso.level = levels[i];
 		vg_err_init(&e);
-		if (vg_sandbox_new(&iso, &sb, &e) != 0) {
+		if (vg_sandbox_new(&iso, NULL, &sb, &e) != 0) {
 			vg_buf_printf(out, "local: isolation %s: unavailable: "
 			    "%s\n", vg_isolation_name(levels[i]), e.msg);
 			continue;

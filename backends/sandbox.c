@@ -47,6 +47,8 @@
 #include "backends/cgroup.h"
 #include "backends/host-sockets.h"
 #include "backends/sandbox.h"
+#include "backends/sandbox-explain.h"
+#include "backends/sandbox-workdir.h"
 #include "backends/shim.h"
 
 #ifndef SYS_landlock_create_ruleset
@@ -187,6 +189,15 @@ struct vg_sandbox {
 	struct sock_fprog	 prog;			/* len 0: none */
 	int			 ptrace_denied;		/* by the filter */
 	struct vg_buf		 downgrades;
+
+	/* The run's working directory: writable (standard), readable
+	 * (strict), its protected entries bound read-only. */
+	struct vg_wd		 wd;
+	/* What tasks may write and (strict) read besides their own
+	 * directories, to tell a refusal (vg_sandbox_explain). */
+	struct vg_strv		 wpaths;
+	struct vg_strv		 rpaths;
+	int			 network;
 };
 
 const char *
@@ -498,11 +509,25 @@ build_landlock(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
 		if ((rc = add_static_rule(sb, dev_writable[i],
 		    sb->dev_access, 1, "isolation", e)) != 0)
 			return rc;
+	for (i = 0; i < sizeof(dev_writable) / sizeof(dev_writable[0]); i++)
+		vg_strv_push(&sb->wpaths, dev_writable[i]);
+	for (i = 0; i < iso->writable.n; i++)
+		vg_strv_push(&sb->wpaths, iso->writable.v[i]);
+	sb->network = iso->network;
 	for (i = 0; i < iso->writable.n; i++)
 		if ((rc = add_static_rule(sb, iso->writable.v[i],
 		    write | LL_READ, 0,
 		    "isolation.writable", e)) != 0)
 			return rc;
+	/* The working directory: results land where the user works
+	 * (sandbox-workdir.h); at strict, its inputs can be read. */
+	if (sb->wd.grant && (rc = add_static_rule(sb, sb->wd.path,
+	    write | LL_READ, 0, "workdir", e)) != 0)
+		return rc;
+	if (!sb->wd.grant && strict && sb->wd.path != NULL &&
+	    (rc = add_static_rule(sb, sb->wd.path, LL_READ, 1, "workdir",
+	    e)) != 0)
+		return rc;
 	sb->listed_devices = iso->devices.n > 0;
 	for (i = 0; i < iso->devices.n; i++)
 		if ((rc = add_glob_rules(sb, iso->devices.v[i],
@@ -515,6 +540,10 @@ build_landlock(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
 		add_gpu_rules(sb, gpu_shared[i], 1);
 	if (!strict)
 		return 0;
+	for (i = 0; i < sizeof(sys_readable) / sizeof(sys_readable[0]); i++)
+		vg_strv_push(&sb->rpaths, sys_readable[i]);
+	for (i = 0; i < iso->readable.n; i++)
+		vg_strv_push(&sb->rpaths, iso->readable.v[i]);
 	for (i = 0; i < sizeof(sys_readable) / sizeof(sys_readable[0]); i++)
 		if ((rc = add_static_rule(sb, sys_readable[i], LL_READ, 1,
 		    "isolation", e)) != 0)
@@ -701,8 +730,8 @@ check_sockets(const struct vg_isolation_conf *iso, struct vg_err *e)
 }
 
 int
-vg_sandbox_new(const struct vg_isolation_conf *iso, struct vg_sandbox **out,
-    struct vg_err *e)
+vg_sandbox_new(const struct vg_isolation_conf *iso, const char *workdir,
+    struct vg_sandbox **out, struct vg_err *e)
 {
 	const struct vg_host_caps *c = vg_host_caps();
 	struct vg_sandbox *sb;
@@ -782,6 +811,10 @@ vg_sandbox_new(const struct vg_isolation_conf *iso, struct vg_sandbox **out,
 		}
 		if (c->landlock_abi > 0) {
 			sb->ll_abi = c->landlock_abi;
+			vg_wd_prepare(&sb->wd, workdir, iso->workdir != NULL ?
+			    strcmp(iso->workdir, "write") == 0 :
+			    iso->level == VG_ISO_STANDARD,
+			    (sb->clone_flags & CLONE_NEWNS) != 0);
 			if ((rc = build_landlock(sb, iso, e)) != 0)
 				goto out;
 		} else
@@ -831,7 +864,53 @@ vg_sandbox_free(struct vg_sandbox *sb)
 	free(sb->hide);
 	free(sb->prog.filter);
 	vg_buf_release(&sb->downgrades);
+	vg_wd_release(&sb->wd);
+	vg_strv_release(&sb->wpaths);
+	vg_strv_release(&sb->rpaths);
 	free(sb);
+}
+
+int
+vg_sandbox_why(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
+    const char *where, const char *text, size_t len, struct vg_buf *out)
+{
+	struct vg_explain_in in;
+	size_t n = 0;
+
+	if (sb->level == VG_ISO_NONE || sb->ll_abi == 0)
+		return 0;
+	while (vg_wd_protected[n] != NULL)
+		n++;
+	memset(&in, 0, sizeof(in));
+	in.level = vg_isolation_name(sb->level);
+	in.strict = sb->level == VG_ISO_STRICT;
+	in.network = sb->network || !sb->netns;
+	in.task_dir = p->task_dir;
+	in.scratch_dir = p->scratch_dir;
+	in.tmp_dir = p->tmp_dir;
+	in.workdir = sb->wd.path;
+	in.workdir_writable = sb->wd.grant;
+	in.protected = vg_wd_protected;
+	in.nprotected = n;
+	in.writable = (const char *const *)sb->wpaths.v;
+	in.nwritable = sb->wpaths.n;
+	in.readable = (const char *const *)sb->rpaths.v;
+	in.nreadable = sb->rpaths.n;
+	in.where = where;
+	return vg_sandbox_explain(&in, text, len, out);
+}
+
+const char *
+vg_sandbox_workdir_note(const struct vg_sandbox *sb)
+{
+	return sb->wd.why;
+}
+
+int
+vg_sandbox_sweep(const struct vg_sandbox *sb, const char *tag,
+    struct vg_buf *note)
+{
+	return vg_wd_sweep(&sb->wd, tag, note);
 }
 
 const char *
@@ -1172,6 +1251,8 @@ vg_sandbox_enter(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
 			return rc;
 		if ((rc = hide_sockets(sb, p, stage)) != 0)
 			return rc;
+		if ((rc = vg_wd_protect(&sb->wd, stage)) != 0)
+			return rc;
 	}
 	if (sb->private_tmp && p->tmp_dir != NULL &&
 	    (rc = private_tmp(sb, p, stage)) != 0)
@@ -1318,6 +1399,12 @@ vg_sandbox_describe(const struct vg_sandbox *sb, struct vg_buf *out)
 	if (n == 0)
 		vg_buf_adds(out, "none");
 	vg_buf_printf(out, "; /dev/shm %s", sb->own_shm ? "own" : "host's");
+	if (sb->wd.grant)
+		vg_buf_printf(out, "; workdir %s writable (%d protected "
+		    "entr%s read-only)", sb->wd.path, sb->wd.nprot,
+		    sb->wd.nprot == 1 ? "y" : "ies");
+	else if (sb->wd.why != NULL)
+		vg_buf_printf(out, "; workdir %s not writable", sb->wd.path);
 	if (sb->ll_abi == 0) {
 		vg_buf_adds(out, "; devices: not confined by Landlock");
 		return;

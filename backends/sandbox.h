@@ -74,7 +74,7 @@ int	vg_host_caps_keep(const char *word);
  * missing.  *out is owned by the caller (vg_sandbox_free).
  */
 int	vg_sandbox_new(const struct vg_isolation_conf *iso,
-	    struct vg_sandbox **out, struct vg_err *e);
+	    const char *workdir, struct vg_sandbox **out, struct vg_err *e);
 void	vg_sandbox_free(struct vg_sandbox *sb);
 
 /* "; "-separated downgrades ("no Landlock (kernel 5.10): writes not
@@ -88,6 +88,21 @@ const char *vg_sandbox_downgrades(const struct vg_sandbox *sb);
  * the listed devices and GPUs where there are).
  */
 void	vg_sandbox_describe(const struct vg_sandbox *sb, struct vg_buf *out);
+
+/*
+ * Why tasks may not write the working directory (workdir, NULL: vigil's
+ * own) they were meant to write ("'/home/a' is your home directory;
+ * choose ..."), or NULL; borrowed.  backends/sandbox-workdir.h.
+ */
+const char *vg_sandbox_workdir_note(const struct vg_sandbox *sb);
+
+/*
+ * After an attempt: moves aside the protected entries (.git, .bashrc,
+ * ...) a task made in the writable working directory where there were
+ * none, appending what it moved to note; returns how many.
+ */
+int	vg_sandbox_sweep(const struct vg_sandbox *sb, const char *tag,
+	    struct vg_buf *note);
 
 /* The level actually delivered (none when nothing could be applied). */
 enum vg_isolation_level vg_sandbox_level(const struct vg_sandbox *sb);
@@ -122,6 +137,18 @@ struct vg_sandbox_paths {
 	int		 ngpus;
 	const char	*gpu_devs;
 };
+
+/*
+ * Why a failed task failed, when the sandbox refused it something its
+ * stderr tail (text, len) names: appends "the sandbox refused writing
+ * '/x' (isolation standard ...); to allow it, add it to
+ * isolation.writable at WHERE" to out and returns 1; else 0.  where is
+ * the manifest's isolation section ("m.yaml:4:1") or NULL.
+ */
+int	vg_sandbox_why(const struct vg_sandbox *sb,
+	    const struct vg_sandbox_paths *p, const char *where,
+	    const char *text, size_t len, struct vg_buf *out);
+
 
 /*
  * In the child of clone, before it execs vigil-shim: writes the user ns maps,

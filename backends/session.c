@@ -118,8 +118,12 @@ vg_session_script(const char *root, const struct vg_session_cmd *c,
 	/* __vg_p: the directory cwd already names (a cd back to the
 	 * saved one), so that an unchanged cwd is not written again. */
 	vg_buf_adds(&w, "if [ -n \"${__VG_CWD-}\" ] && cd -- \"$__VG_CWD\" "
-	    "2>/dev/null; then __vg_p=$PWD; else __vg_p=; "
-	    "cd -- \"$__vg_r/work\" || exit 126; fi\n"
+	    "2>/dev/null; then __vg_p=$PWD; else __vg_p=; cd -- ");
+	if (c->workdir != NULL && c->workdir[0] != '\0')
+		vg_buf_squote(&w, c->workdir);
+	else
+		vg_buf_adds(&w, "\"$__vg_r/work\"");
+	vg_buf_adds(&w, " || exit 126; fi\n"
 	    "unset __VG_CWD\n"
 	    "__vg_c=$1; shift\n");
 	/* One file, one rename: the cwd travels in the export list; cwd

@@ -59,6 +59,20 @@ load_manifest(struct vg_args *a, struct vg_manifest **mp)
 		vg_strv_pushf(&sets, "backend=%s", vg_args_get(a, "backend"));
 	if (vg_args_has(a, "image"))
 		vg_strv_pushf(&sets, "image=%s", vg_args_get(a, "image"));
+	/* Made absolute here: the session's commands run from other
+	 * directories. */
+	if (vg_args_has(a, "workdir")) {
+		char *abs = realpath(vg_args_get(a, "workdir"), NULL);
+
+		if (abs == NULL) {
+			rc = vg_cmd_usage_error(a, "--workdir '%s': %s",
+			    vg_args_get(a, "workdir"), strerror(errno));
+			vg_strv_release(&sets);
+			return rc;
+		}
+		vg_strv_pushf(&sets, "workdir=%s", abs);
+		free(abs);
+	}
 	setv = vg_xcalloc(sets.n + 1, sizeof(*setv));
 	for (i = 0; i < sets.n; i++)
 		setv[i] = sets.v[i];
@@ -581,7 +595,7 @@ static const struct {
 	const char	*opts;		/* space-separated */
 } verbs[] = {
 	{ "start", 0, " backend image file set name idle-timeout max-age mode "
-	    "policy json " },
+	    "workdir policy json " },
 	{ "list", 0, " json " },
 	{ "stop", 1, " " },
 	{ "jobs", 1, " json " },
@@ -655,6 +669,9 @@ const struct vg_cmd_entry vg_cmd_session = {
 		  .help = "start: backend options from a manifest without "
 		  "a command" },
 		VG_OPT_SET,
+		{ .name = "workdir", .has_arg = 1, .arg = "DIR",
+		  .help = "start: where its first command runs (local: "
+		  "writable, as a run's working directory)" },
 		{ .name = "name", .has_arg = 1, .arg = "NAME",
 		  .help = "start: a name to use instead of the id" },
 		{ .name = "idle-timeout", .has_arg = 1, .arg = "AGE",

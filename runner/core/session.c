@@ -704,6 +704,8 @@ vg_sess_job_run(struct vg_store *st, struct vg_sess *ss,
 	size_t k;
 	int rc;
 
+	if (c->workdir == NULL && ss->s.m != NULL)
+		c->workdir = ss->s.m->workdir;
 	rc = vg_backend_session_exec(ss->ops, &ss->s, c, r, e);
 	if (rc != 0)
 		(void)vg_result_fail(r, e);

@@ -697,6 +697,7 @@ static const int level_values[] = { VG_ISO_STANDARD, VG_ISO_NONE,
 static const char *const output_names[] = { "files", "stream", NULL };
 static const int output_values[] = { VG_OUTPUT_FILES, VG_OUTPUT_STREAM };
 static const char *const ptrace_names[] = { "children", "deny", NULL };
+static const char *const workdir_names[] = { "write", "read", NULL };
 
 static const char *const launcher_names[] = { "srun", "none", NULL };
 
@@ -902,6 +903,10 @@ static const struct vg_section isolation_section = {
 		  "must allow it)" },
 		STRV(vg_isolation_conf, "sockets", sockets,
 		    "host sockets tasks may connect to (host access)"),
+		CHOICE(vg_isolation_conf, "workdir", workdir, NULL,
+		    workdir_names, "the working directory: write (default "
+		    "at standard; .git and start-up files stay read-only) "
+		    "or read"),
 		{ .key = NULL },
 	},
 };

@@ -205,6 +205,8 @@ struct vg_isolation_conf {
 						   access */
 	struct vg_strv		 sockets;	/* host sockets left reachable
 						   (host access) */
+	char			*workdir;	/* "write" | "read"; NULL: by
+						   level (standard writes) */
 };
 
 /* Per-process limits (setrlimit); 0 = inherit, except core (default 0);

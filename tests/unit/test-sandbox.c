@@ -319,13 +319,13 @@ test_compile_errors(void **state)
 		iso.level = VG_ISO_STANDARD;
 		iso.required = 1;
 		vg_err_init(&e);
-		assert_int_equal(vg_sandbox_new(&iso, &sb, &e),
+		assert_int_equal(vg_sandbox_new(&iso, NULL, &sb, &e),
 		    VG_EUNSUPPORTED);
 		assert_null(sb);
 		assert_true(strncmp(e.msg, "isolation 'standard' is required "
 		    "but this host cannot deliver it: no Landlock (", 73) == 0);
 		iso.required = 0;
-		assert_int_equal(vg_sandbox_new(&iso, &sb, &e), 0);
+		assert_int_equal(vg_sandbox_new(&iso, NULL, &sb, &e), 0);
 		assert_non_null(strstr(vg_sandbox_downgrades(sb),
 		    "writes are not confined"));
 		vg_sandbox_free(sb);
@@ -334,7 +334,7 @@ test_compile_errors(void **state)
 	iso.level = VG_ISO_STANDARD;
 	vg_strv_push(&iso.writable, "/nonexistent/vg");
 	vg_err_init(&e);
-	assert_int_equal(vg_sandbox_new(&iso, &sb, &e), VG_EIO);
+	assert_int_equal(vg_sandbox_new(&iso, NULL, &sb, &e), VG_EIO);
 	assert_null(sb);
 	assert_string_equal(e.msg, "isolation.writable: cannot open "
 	    "'/nonexistent/vg': No such file or directory");
@@ -342,14 +342,14 @@ test_compile_errors(void **state)
 
 	iso.level = VG_ISO_STRICT;
 	vg_strv_push(&iso.readable, "/nonexistent/r");
-	assert_int_equal(vg_sandbox_new(&iso, &sb, &e), VG_EIO);
+	assert_int_equal(vg_sandbox_new(&iso, NULL, &sb, &e), VG_EIO);
 	assert_string_equal(e.msg, "isolation.readable: cannot open "
 	    "'/nonexistent/r': No such file or directory");
 	vg_strv_release(&iso.readable);
 
 	/* This host delivers every level in full, so required passes. */
 	iso.required = 1;
-	assert_int_equal(vg_sandbox_new(&iso, &sb, &e), 0);
+	assert_int_equal(vg_sandbox_new(&iso, NULL, &sb, &e), 0);
 	assert_string_equal(vg_sandbox_downgrades(sb), "");
 	assert_int_equal(vg_sandbox_level(sb), VG_ISO_STRICT);
 	vg_sandbox_free(sb);
@@ -389,7 +389,7 @@ test_powers(void **state)
 	memset(&iso, 0, sizeof(iso));
 	vg_err_init(&e);
 	iso.level = VG_ISO_STANDARD;
-	assert_int_equal(vg_sandbox_new(&iso, &sb, &e), 0);
+	assert_int_equal(vg_sandbox_new(&iso, NULL, &sb, &e), 0);
 	if (vg_sandbox_pidns(sb))
 		assert_true((vg_sandbox_clone_flags(sb) &
 		    (CLONE_NEWUTS | CLONE_NEWIPC)) ==
@@ -406,20 +406,20 @@ test_powers(void **state)
 	vg_sandbox_free(sb);
 	vg_strv_push(&iso.capabilities, "CAP_NET_RAW");
 	vg_strv_push(&iso.capabilities, "net_bind_service");
-	assert_int_equal(vg_sandbox_new(&iso, &sb, &e), 0);
+	assert_int_equal(vg_sandbox_new(&iso, NULL, &sb, &e), 0);
 	vg_buf_reset(&b);
 	vg_sandbox_describe(sb, &b);
 	assert_non_null(strstr(vg_buf_str(&b),
 	    "; capabilities net_bind_service,net_raw; "));
 	vg_sandbox_free(sb);
 	vg_strv_push(&iso.capabilities, "all");
-	assert_int_equal(vg_sandbox_new(&iso, &sb, &e), VG_EINVAL);
+	assert_int_equal(vg_sandbox_new(&iso, NULL, &sb, &e), VG_EINVAL);
 	assert_null(sb);
 	assert_string_equal(e.msg, "isolation.capabilities: 'all' is not a "
 	    "capability");
 	vg_strv_release(&iso.capabilities);
 	iso.level = VG_ISO_NONE;
-	assert_int_equal(vg_sandbox_new(&iso, &sb, &e), 0);
+	assert_int_equal(vg_sandbox_new(&iso, NULL, &sb, &e), 0);
 	assert_true((vg_sandbox_clone_flags(sb) & CLONE_NEWUTS) == 0);
 	vg_buf_reset(&b);
 	vg_sandbox_describe(sb, &b);
@@ -441,18 +441,18 @@ test_outside_shielded(void **state)
 	memset(&iso, 0, sizeof(iso));
 	vg_err_init(&e);
 	iso.level = VG_ISO_NONE;
-	assert_int_equal(vg_sandbox_new(&iso, &sb, &e), 0);
+	assert_int_equal(vg_sandbox_new(&iso, NULL, &sb, &e), 0);
 	assert_true(vg_sandbox_outside_shielded(sb));
 	vg_sandbox_free(sb);
 	iso.level = VG_ISO_STANDARD;
-	assert_int_equal(vg_sandbox_new(&iso, &sb, &e), 0);
+	assert_int_equal(vg_sandbox_new(&iso, NULL, &sb, &e), 0);
 	assert_int_equal(vg_sandbox_outside_shielded(sb),
 	    vg_host_caps()->landlock_abi > 0);
 	vg_sandbox_free(sb);
 	/* (Where the filter cannot be used, as under valgrind, only
 	 * Landlock can shield.) */
 	iso.ptrace = vg_xstrdup("deny");
-	assert_int_equal(vg_sandbox_new(&iso, &sb, &e), 0);
+	assert_int_equal(vg_sandbox_new(&iso, NULL, &sb, &e), 0);
 	assert_int_equal(vg_sandbox_outside_shielded(sb),
 	    vg_host_caps()->landlock_abi > 0 || vg_host_caps()->seccomp);
 	vg_sandbox_free(sb);
