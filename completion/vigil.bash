@@ -78,8 +78,8 @@ _vigil()
 		esac
 		;;
 	session)
-		opts="--backend --image -f --file --set --name --idle-timeout --max-age --mode --policy --json --wait --follow"
-		takes=" --backend --image -f --file --set --name --idle-timeout --max-age --mode --policy "
+		opts="--backend --image -f --file --set --workdir --name --idle-timeout --max-age --mode --policy --json --wait --follow"
+		takes=" --backend --image -f --file --set --workdir --name --idle-timeout --max-age --mode --policy "
 		case $prev in
 		--mode)
 			COMPREPLY=($(compgen -W "auto-deny auto-approve interactive" -- "$cur"))
