@@ -48,6 +48,7 @@ vg_local_session_open(struct vg_session *s, struct vg_err *e)
 	const char *down;
 	int rc;
 
+	vg_local_for_session();
 	if ((down = vg_local_downgrades(s->m, e)) == NULL) {
 		free(work);
 		free(tmp);
@@ -341,6 +342,7 @@ vg_local_session_exec(const struct vg_session *s,
 	lc.commit_here = 1;
 	/* The shim's pid (proc) is what stops the tree. */
 	lc.tree_held = 1;
+	vg_local_for_session();
 	(void)vg_host_caps_keep(s->handle);
 	memset(&a, 0, sizeof(a));
 	memset(&t, 0, sizeof(t));

@@ -269,13 +269,39 @@ sockets_judged(const struct vg_manifest *m, struct vg_err *e)
 	return 0;
 }
 
+/* Set in a process that runs a session's commands: they start in the
+ * manifest's workdir (session start --workdir) or the session's own
+ * directory, never in vigil's. */
+static int session_mode;
+
+void
+vg_local_for_session(void)
+{
+	session_mode = 1;
+}
+
+/* The directory tasks run in and (standard) may write: the manifest's
+ * workdir, else for a run vigil's own (NULL: none). */
+static const char *
+task_workdir(const struct vg_manifest *m)
+{
+	static char cwd[PATH_MAX];
+
+	if (m->workdir != NULL || session_mode)
+		return m->workdir;
+	if (cwd[0] == '\0' && getcwd(cwd, sizeof(cwd)) == NULL)
+		cwd[0] = '\0';
+	return cwd[0] != '\0' ? cwd : NULL;
+}
+
 /* Returns the sandbox for m, compiling it when needed; borrowed. */
 static int
 sandbox_for(const struct vg_manifest *m, const struct vg_sandbox **out,
     struct vg_err *e)
 {
 	struct vg_sandbox *sb;
-	uint64_t key = iso_key(&m->isolation, m->workdir);
+	const char *wd = task_workdir(m);
+	uint64_t key = iso_key(&m->isolation, wd);
 	int rc;
 
 	if (cache.valid && cache.key == key) {
@@ -284,7 +310,7 @@ sandbox_for(const struct vg_manifest *m, const struct vg_sandbox **out,
 	}
 	if ((rc = caps_allowed(m, e)) != 0 ||
 	    (rc = sockets_judged(m, e)) != 0 ||
-	    (rc = vg_sandbox_new(&m->isolation, m->workdir, &sb, e)) != 0)
+	    (rc = vg_sandbox_new(&m->isolation, wd, &sb, e)) != 0)
 		return rc;
 	if (vg_sandbox_workdir_note(sb) != NULL)
 		vg_warn("%s", vg_sandbox_workdir_note(sb));

@@ -25,6 +25,10 @@ struct vg_attempt;
  */
 const char *vg_local_downgrades(const struct vg_manifest *m, struct vg_err *e);
 
+/* Called by a process that runs a session's commands before any: their
+ * working directory is the manifest's workdir or none of vigil's. */
+void	vg_local_for_session(void);
+
 /*
  * Path of vigil-shim, the first process of every task (shim.h): next to
  * this executable, else in the libexec directory `make install` uses.

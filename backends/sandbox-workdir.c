@@ -161,21 +161,17 @@ no_grant(struct vg_wd *w, const char *what)
 void
 vg_wd_prepare(struct vg_wd *w, const char *dir, int write, int mntns)
 {
-	char real[PATH_MAX], *cwd = NULL, *msg;
+	char real[PATH_MAX], *msg;
 	const char *refused;
 	struct stat st;
 	int i, fd;
 
 	memset(w, 0, sizeof(*w));
 	w->fd = -1;
-	if (dir == NULL || dir[0] == '\0')
-		dir = cwd = getcwd(NULL, 0);
-	if (dir == NULL || realpath(dir, real) == NULL) {
-		/* chdir fails at start and says so */
-		free(cwd);
+	/* none; or one that is not there: chdir fails at start and says
+	 * so */
+	if (dir == NULL || dir[0] == '\0' || realpath(dir, real) == NULL)
 		return;
-	}
-	free(cwd);
 	w->path = vg_xstrdup(real);
 	w->fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (w->fd < 0 || fstat(w->fd, &st) != 0) {

@@ -56,7 +56,7 @@ extern const char *const vg_wd_protected[];
 const char *vg_wd_refused(const char *path);
 
 /*
- * Prepares w for the working directory dir (NULL: vigil's own) when
+ * Prepares w for the working directory dir (NULL: none) when
  * tasks are to write it (write) and a mount namespace will hold the
  * protected entries (mntns).  Never fails: what stands in the way of a
  * grant is w->why.  Also used with write 0 to learn the path (strict

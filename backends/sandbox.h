@@ -90,8 +90,8 @@ const char *vg_sandbox_downgrades(const struct vg_sandbox *sb);
 void	vg_sandbox_describe(const struct vg_sandbox *sb, struct vg_buf *out);
 
 /*
- * Why tasks may not write the working directory (workdir, NULL: vigil's
- * own) they were meant to write ("'/home/a' is your home directory;
+ * Why tasks may not write the working directory (workdir of
+ * vg_sandbox_new; NULL: none) they were meant to write ("'/home/a' is your home directory;
  * choose ..."), or NULL; borrowed.  backends/sandbox-workdir.h.
  */
 const char *vg_sandbox_workdir_note(const struct vg_sandbox *sb);
