@@ -8,6 +8,7 @@
 # --workdir is where its commands run and write.
 set -u
 . "$(dirname "$0")/engine-lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
 proj=$W/proj
 mkdir -p "$proj"
 cd "$proj" || exit 1
@@ -21,6 +22,13 @@ Y
 "$VIGIL" run sweep.yaml >"$W/o" 2>&1 || fail "the first sweep failed: $(cat "$W/o")"
 expect_eq "metrics" "loss,0.1" "$(cat metrics-1.csv)"
 [ -f metrics-2.csv ] || fail "metrics-2.csv missing"
+
+# The example does the same.
+ex=$W/ex
+mkdir "$ex"
+(cd "$ex" && "$VIGIL" run -q "$top/examples/jobs/results-here.yaml") \
+    >"$W/o" 2>&1 || fail "examples/jobs/results-here.yaml: $(cat "$W/o")"
+expect_eq "example results" 3 "$(cat "$ex"/metrics-*.csv | grep -c '^[123],0\.')"
 
 # A refused write names itself, everywhere the reason is shown.
 echo 'echo x >/srv/vigil-out.txt' >w.sh
