@@ -113,7 +113,8 @@ cmd_submit_exec(struct vg_args *a)
 		return VG_EXIT_USAGE;
 	if ((rc = vg_launch_load(a->argv[0], vg_args_all(a, "set"), &m,
 	    &ts)) != 0 || (rc = vg_launch_after(m,
-	    vg_args_all(a, "after"))) != 0)
+	    vg_args_all(a, "after"))) != 0 ||
+	    (rc = vg_launch_runnable(a->argv[0], m)) != 0)
 		goto out;
 	ntasks = ts.n;
 	/* Only an explicit opt-in lifts auto-deny. */

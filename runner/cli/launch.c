@@ -83,6 +83,33 @@ vg_launch_load(const char *path, const char **sets, struct vg_manifest **mp,
 	return rc;
 }
 
+void
+vg_launch_host_print(FILE *f, const struct vg_strv *why)
+{
+	size_t i;
+
+	fprintf(f, "this host cannot run it:\n");
+	for (i = 0; i < why->n; i++)
+		fprintf(f, "  %s\n", why->v[i]);
+}
+
+int
+vg_launch_runnable(const char *path, const struct vg_manifest *m)
+{
+	struct vg_strv why = VG_STRV_INIT;
+	int rc = 0;
+
+	if (vg_manifest_host_check(m, &why) > 0) {
+		fflush(stdout);
+		fprintf(stderr, "vigil: %s: valid, but nothing was recorded: ",
+		    path);
+		vg_launch_host_print(stderr, &why);
+		rc = VG_EXIT_HOST;
+	}
+	vg_strv_release(&why);
+	return rc;
+}
+
 /* Parses stored manifest JSON and expands it. */
 static int
 load_json(const char *what, const char *json, size_t len,

@@ -1354,6 +1354,24 @@ vg_plugin_find(enum vg_plugin_kind kind, const char *name)
 	return NULL;
 }
 
+size_t
+vg_manifest_host_check(const struct vg_manifest *m, struct vg_strv *why)
+{
+	const struct vg_plugin *be, *sc;
+	size_t n = why->n;
+
+	sc = vg_plugin_find(VG_PLUGIN_SCHEDULER,
+	    vg_manifest_plugin(m, VG_PLUGIN_SCHEDULER));
+	be = vg_plugin_find(VG_PLUGIN_BACKEND,
+	    vg_manifest_plugin(m, VG_PLUGIN_BACKEND));
+	if (sc != NULL && sc->host_check != NULL)
+		sc->host_check(m, why);
+	if (be != NULL && be->host_check != NULL &&
+	    (sc == NULL || !(sc->flags & VG_PLUGIN_ELSEWHERE)))
+		be->host_check(m, why);
+	return why->n - n;
+}
+
 const char *
 vg_manifest_plugin(const struct vg_manifest *m, enum vg_plugin_kind kind)
 {
