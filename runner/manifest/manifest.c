@@ -1108,6 +1108,7 @@ static const struct vg_section webhook_section = {
 	.name = "webhook",
 	.loc_off = 1 + OFF(vg_webhook, loc),
 	.check = check_webhook,
+	.scalar_key = "url",
 	.fields = (const struct vg_field[]){
 		STR(vg_webhook, "url", url, "http(s) URL the payload is "
 		    "POSTed to"),
