@@ -201,7 +201,9 @@ const struct vg_cmd_entry vg_cmd_run = {
 	    "it (no engine, binary, credentials or GPUs; nothing recorded).\n"
 	    "With --cron: nothing on stdout or stderr when every task "
 	    "succeeded or the\nrun was skipped (concurrency.overlap, skip "
-	    "by default), otherwise one\nsummary on stderr.",
+	    "by default), otherwise one\nsummary on stderr, which also "
+	    "lists the notifications not delivered\n(the exit status stays "
+	    "the run's).",
 	.opts = (const struct vg_opt[]){
 		VG_OPT_JOBS,
 		VG_OPT_SET,

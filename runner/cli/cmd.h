@@ -61,7 +61,8 @@ struct vg_opt {
 #define VG_OPT_QUIET { .name = "quiet", .shortname = 'q', \
 	.help = "no progress display" }
 #define VG_OPT_CRON { .name = "cron", .help = "unattended: silent unless " \
-	"something failed; overlap skip by default" }
+	"something failed or a notification was not delivered; overlap " \
+	"skip by default" }
 #define VG_OPT_JSON(h) { .name = "json", .help = (h) }
 #define VG_OPT_JSON_RUN \
 	VG_OPT_JSON("print the run's final status as JSON on stdout")

@@ -97,9 +97,11 @@ int	vg_launch_group(struct vg_store *st, const char *home,
 
 /*
  * `--cron` output: vg_launch_cron_begin keeps vigil's log lines in
- * memory instead of stderr; vg_launch_cron_end prints nothing when code
- * is 0, else the kept lines and the run's summary (notify.h) on stderr.
- * Returns code.
+ * memory instead of stderr and has vg_launch_drive collect the
+ * notifications not delivered; vg_launch_cron_end prints nothing when
+ * code is 0 and every notification was delivered, else the kept lines,
+ * the run's summary (notify.h) and the notifications not delivered on
+ * stderr.  Returns code: delivery never changes it.
  */
 void	vg_launch_cron_begin(void);
 int	vg_launch_cron_end(struct vg_store *st, const char *id, int code);
