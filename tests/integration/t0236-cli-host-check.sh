@@ -3,7 +3,7 @@
 # every backend alike.  A valid manifest this host cannot run (a docker
 # engine socket that is not there, no apptainer binary, a cloud token
 # not set, GPUs asked on a host with none, an ssh host that does not
-# answer, no Slurm commands) is reported under "this host cannot run
+# answer or no key, no Slurm commands) is reported under "this host cannot run
 # it:", apart from manifest errors, with exit status 6; --dry-run still
 # lists every task; `vigil run` refuses it before recording anything.
 # A manifest error keeps exit 2 and no such section; a valid local
@@ -109,6 +109,12 @@ mf ssh "backend: ssh" "ssh:" "  host: 127.0.0.1" "  port: $port" \
     "  identity: $W/id_test"
 judge ssh "ssh: host '127.0.0.1' port $port is unreachable from here \
 (Connection refused"
+
+# ssh: no key at all (no ssh.identity, no agent, no ~/.ssh/id_*).
+mkdir -p "$W/empty-home"
+mf sshkey "backend: ssh" "ssh:" "  host: 127.0.0.1" "  port: $port"
+judge sshkey "ssh: no key: no ssh.identity, no agent (SSH_AUTH_SOCK unset)" \
+    HOME="$W/empty-home"
 
 # slurm: no sbatch or squeue here (the backend is the nodes' concern).
 mf slurm "scheduler: slurm"
