@@ -5,7 +5,8 @@
 # percent; a task that ran longer has one, never above 100%; the
 # right-size line is printed only when it differs materially from the
 # request (64M asked and about 2M used suggests 64M: no line; 1G asked
-# suggests 64M: a line).
+# suggests 64M: a line); the run list counts denied tasks apart from
+# failed ones.
 set -u
 . "$(dirname "$0")/engine-lib.sh"
 
@@ -59,4 +60,23 @@ mf big "{ memory: 1G }" '"true"'
 "$VIGIL" status last >"$W/st" 2>&1
 grep -q "^right size: resources.memory: 64M (peak .* of 1G asked)$" \
     "$W/st" || fail "right size: $(cat "$W/st")"
+# The run list counts denied tasks apart from failed ones.
+cat >"$W/gate.yaml" <<'Y'
+version: 1
+name: gate
+matrix:
+  what: [ok, bad]
+command: |
+  if [ ${{ matrix.what }} = bad ]; then rm -rf /; fi
+  echo fine
+Y
+"$VIGIL" run -q --mode auto-deny "$W/gate.yaml" </dev/null >/dev/null 2>&1
+expect_eq "denied run exit" 3 "$?"
+gid=$("$VIGIL" status --json | python3 -c \
+    'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])')
+"$VIGIL" status >"$W/list"
+head -1 "$W/list" | grep -q "  OK   FAIL   CANC   DENY    RUN  CREATED$" ||
+    fail "list header: $(head -1 "$W/list")"
+expect_eq "denied: OK FAIL CANC DENY" "0 0 0 2" "$(awk -v id="$gid" \
+    '$1 == id { print $5, $6, $7, $8 }' "$W/list")"
 pass
