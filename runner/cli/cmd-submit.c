@@ -60,6 +60,7 @@ detached(const char *id, long jobs, int ready_fd,
 	o.jobs = (int)jobs;
 	o.signals = 1;
 	o.progress = vg_progress_new(2, VG_PROGRESS_LINES, id, ts->n, NULL);
+	o.undelivered = vg_launch_cron_undelivered();
 	rc = vg_run_drive(st, id, m, ts, &o, &res, &e);
 	vg_progress_free(o.progress);
 	if (rc != 0)

@@ -405,6 +405,12 @@ vg_launch_group(struct vg_store *st, const char *home, struct vg_manifest *m,
 	return VG_EXIT_FAILED;
 }
 
+struct vg_strv *
+vg_launch_cron_undelivered(void)
+{
+	return &cron_undelivered;
+}
+
 void
 vg_launch_cron_begin(void)
 {

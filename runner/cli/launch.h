@@ -104,6 +104,10 @@ int	vg_launch_group(struct vg_store *st, const char *home,
  * stderr.  Returns code: delivery never changes it.
  */
 void	vg_launch_cron_begin(void);
+/* Where vg_launch_cron_end takes the notifications not delivered from,
+ * for a driver that builds its own vg_run_opts (submit's detached one):
+ * its undelivered.  Borrowed; emptied by vg_launch_cron_end. */
+struct vg_strv *vg_launch_cron_undelivered(void);
 int	vg_launch_cron_end(struct vg_store *st, const char *id, int code);
 
 /* Appends the JSON status of one run with its tasks to out. */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t0238-cli-notify-cron: `vigil run --cron` says which notification of
 # the run's end was not delivered and why (receiver down, its token not
-# set, an answer other than 2xx), even when every task succeeded, and
+# set, an answer other than 2xx), even when every task succeeded (a
+# detached submit --cron driver in its vigil.log), and
 # keeps the run's exit status; `notify.webhook` takes a plain URL or a
 # list of URLs (mixed with the mapping form), delivered to a real
 # loopback receiver; anything else is refused at FILE:LINE:COL saying
@@ -53,6 +54,21 @@ grep -qx "  1 notification not delivered:" "$W/e" ||
     fail "down: section: $(cat "$W/e")"
 grep -q "^    webhook http://127.0.0.1:$DOWN/… failed (attempt 3 of 3): \
 cannot connect.*; given up$" "$W/e" || fail "down: why: $(cat "$W/e")"
+
+# --- the same from a detached driver (submit --cron): in its vigil.log ---
+"$VIGIL" submit --cron "$W/down.yaml" >"$W/o" 2>"$W/e"
+expect_eq "submit down: exit" 0 "$?"
+sid=$("$VIGIL" status --json | python3 -c \
+    'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])')
+"$VIGIL" status "$sid" --watch >/dev/null 2>&1
+i=0
+while ! grep -q "notification not delivered" \
+    "$VIGIL_HOME/runs/$sid/vigil.log" 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+grep -q "^    webhook http://127.0.0.1:$DOWN/… failed (attempt 3 of 3): \
+cannot connect.*; given up$" "$VIGIL_HOME/runs/$sid/vigil.log" ||
+    fail "submit down: $(cat "$VIGIL_HOME/runs/$sid/vigil.log")"
 
 # --- its token not set: a failed run lists its task and the webhook ---
 manifest notoken 'exit 4' <<Y
