@@ -5,7 +5,8 @@
 # not set, GPUs asked on a host with none, an ssh host that does not
 # answer or no key, no Slurm commands) is reported under "this host cannot run
 # it:", apart from manifest errors, with exit status 6; --dry-run still
-# lists every task; `vigil run` refuses it before recording anything.
+# lists every task; `vigil run` (and `vigil session start`) refuses it
+# before recording anything.
 # A manifest error keeps exit 2 and no such section; a valid local
 # manifest exits 0.
 set -u
@@ -96,6 +97,12 @@ executable file"
 mf cloud "backend: daytona" "image: python:3.12-slim"
 judge cloud "daytona: no API token: environment variable DAYTONA_API_KEY \
 is not set (daytona.token_env names the variable to read)"
+
+# ... and no session starts there either.
+"$VIGIL" session start --backend daytona --image python:3.12-slim \
+    >"$W/out" 2>"$W/err"
+expect_eq "session without token: exit" 6 "$?"
+grep -q "^  daytona: no API token" "$W/err" || fail "session: $(cat "$W/err")"
 
 # GPUs on this host, which has none (no nvidia-smi, rocm-smi in $PATH).
 mf gpus "resources:" "  gpus: 1"
