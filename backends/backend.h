@@ -119,8 +119,9 @@ struct vg_attempt {
 };
 
 struct vg_backend_ops {
-	/* Name, alias, manifest sections and their validation beyond the
-	 * schema (runner/manifest/plugin.h); kind VG_PLUGIN_BACKEND. */
+	/* Name, alias, manifest sections, their validation beyond the
+	 * schema and what this host lacks to run a manifest (host_check)
+	 * (runner/manifest/plugin.h); kind VG_PLUGIN_BACKEND. */
 	struct vg_plugin p;
 
 	/* Appends "name: ok|missing ... (what to change)" lines to out for

@@ -1654,6 +1654,19 @@ gpu_ask_fn(long index, const struct vg_resources *r, void *arg)
 	return 0;
 }
 
+/* Says when the provider's credentials are not here, by presence. */
+void
+vg_cloud_host_check(const struct vg_cloud_ops *ops,
+    const struct vg_manifest *m, struct vg_strv *why)
+{
+	const struct vg_cloud_conf *cc = vg_manifest_conf(m, ops->section);
+	struct vg_err e;
+
+	vg_err_init(&e);
+	if (ops->open == NULL && vg_cloud_creds(ops, cc, NULL, &e) != 0)
+		vg_strv_push(why, e.msg);
+}
+
 /* Checks the provider's section beyond its schema. */
 int
 vg_cloud_validate(const struct vg_cloud_ops *ops, const struct vg_manifest *m,
@@ -1662,7 +1675,6 @@ vg_cloud_validate(const struct vg_cloud_ops *ops, const struct vg_manifest *m,
 	const struct vg_cloud_conf *cc = vg_manifest_conf(m, ops->section);
 	struct gpu_ask gw;
 	struct vg_loc loc;
-	struct vg_err e;
 	int bad = 0;
 
 	if (cc->token_env != NULL && !is_name(cc->token_env,
@@ -1691,14 +1703,6 @@ vg_cloud_validate(const struct vg_cloud_ops *ops, const struct vg_manifest *m,
 		vg_diag_add(d, vg_manifest_locf(m, &loc, "workdir"),
 		    "workdir: '%s' must be an absolute path inside the "
 		    "sandbox", m->workdir);
-		bad = 1;
-	}
-	/* Credentials, by presence, before any run is recorded. */
-	vg_err_init(&e);
-	if (!bad && ops->open == NULL && vg_cloud_creds(ops, cc, NULL,
-	    &e) != 0) {
-		vg_diag_add(d, vg_manifest_locf(m, &loc, "backend"), "%s",
-		    e.msg);
 		bad = 1;
 	}
 	memset(&gw, 0, sizeof(gw));

@@ -390,6 +390,10 @@ int	vg_cloud_reattach(const struct vg_cloud_ops *ops,
 void	vg_cloud_probe(const struct vg_cloud_ops *ops, struct vg_buf *out);
 int	vg_cloud_validate(const struct vg_cloud_ops *ops,
 	    const struct vg_manifest *m, struct vg_diag *d);
+/* The plugin op host_check: the credentials are not here (a token's
+ * variable unset), checked by presence, never sent. */
+void	vg_cloud_host_check(const struct vg_cloud_ops *ops,
+	    const struct vg_manifest *m, struct vg_strv *why);
 
 /*
  * Defines the struct vg_backend_ops vg_backend_NAME for the provider
@@ -440,6 +444,11 @@ NAME##_validate(const struct vg_manifest *m, struct vg_diag *d)		\
 {									\
 	return vg_cloud_validate(&(OPS), m, d);				\
 }									\
+static void								\
+NAME##_host_check(const struct vg_manifest *m, struct vg_strv *why)	\
+{									\
+	vg_cloud_host_check(&(OPS), m, why);				\
+}									\
 static int								\
 NAME##_session_open(struct vg_session *s, struct vg_err *e)		\
 {									\
@@ -471,6 +480,7 @@ const struct vg_backend_ops vg_backend_##NAME = {			\
 		.help = "a " #NAME " sandbox",				\
 		.sections = NAME##_sections,				\
 		.validate = NAME##_validate,				\
+		.host_check = NAME##_host_check,			\
 	},								\
 	.probe = NAME##_probe,						\
 	.run = NAME##_run,						\

@@ -2149,6 +2149,23 @@ docker_probe(struct vg_buf *out)
 	docker_close(&c);
 }
 
+/* plugin op host_check: the engine m names must answer here. */
+static void
+docker_host_check(const struct vg_manifest *m, struct vg_strv *why)
+{
+	struct docker_conn c;
+	struct vg_err e;
+	const char *ep = docker_endpoint(m);
+
+	vg_err_init(&e);
+	if (docker_open(&c, ep, NULL, &e) != 0) {
+		vg_strv_pushf(why, "%s (start the engine, or point "
+		    "DOCKER_HOST or docker.host at its socket)", e.msg);
+		return;
+	}
+	docker_close(&c);
+}
+
 /* Checks the docker section beyond its schema. */
 static int
 docker_validate(const struct vg_manifest *m, struct vg_diag *d)
@@ -3479,6 +3496,7 @@ const struct vg_backend_ops vg_backend_docker = {
 		.help = "a container through the Docker Engine API",
 		.sections = docker_sections,
 		.validate = docker_validate,
+		.host_check = docker_host_check,
 	},
 	.probe = docker_probe,
 	.prepare = docker_prepare,

@@ -1623,14 +1623,12 @@ modal_probe(struct vg_buf *out)
 	vg_modal_res_release(&r);
 }
 
-/* Checks the section and finds the credentials, by presence. */
+/* Checks the section beyond its schema (credentials: host_check). */
 static int
 modal_validate(const struct vg_manifest *m, struct vg_diag *d)
 {
 	const struct vg_modal_conf *mc = conf_of(m);
 	struct vg_loc loc;
-	struct vg_modal_res r;
-	struct vg_err e;
 	int bad = 0;
 
 	if (mc == NULL)
@@ -1653,14 +1651,25 @@ modal_validate(const struct vg_manifest *m, struct vg_diag *d)
 	}
 	if (vg_cloud_validate(&modal_direct_ops, m, d) != 0)
 		bad = 1;
-	vg_err_init(&e);
-	if (!bad && vg_modal_resolve(mc, &r, &e) != 0) {
-		vg_diag_add(d, vg_manifest_locf(m, &loc, "backend"), "%s",
-		    e.msg);
-		bad = 1;
-	} else if (!bad)
-		vg_modal_res_release(&r);
 	return bad ? VG_EINVAL : 0;
+}
+
+/* plugin op host_check: the credentials of a mode are here. */
+static void
+modal_host_check(const struct vg_manifest *m, struct vg_strv *why)
+{
+	const struct vg_modal_conf *mc = conf_of(m);
+	struct vg_modal_res r;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	if (mc == NULL)
+		return;
+	if (vg_modal_resolve(mc, &r, &e) != 0) {
+		vg_strv_push(why, e.msg);
+		return;
+	}
+	vg_modal_res_release(&r);
 }
 
 static const char *const modal_modes[] = { "auto", "direct", "managed",
@@ -1778,6 +1787,7 @@ const struct vg_backend_ops vg_backend_modal = {
 		.help = "a Modal sandbox",
 		.sections = modal_sections,
 		.validate = modal_validate,
+		.host_check = modal_host_check,
 	},
 	.probe = modal_probe,
 	.prepare = modal_prepare,

@@ -1051,6 +1051,20 @@ singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 	return bad ? VG_EINVAL : 0;
 }
 
+/* plugin op host_check: the binary m names (or one in $PATH) is here. */
+static void
+singularity_host_check(const struct vg_manifest *m, struct vg_strv *why)
+{
+	char *binary = NULL;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	if (vg_singularity_find(vg_singularity_of(m)->binary, &binary,
+	    &e) != 0)
+		vg_strv_pushf(why, "apptainer: %s", e.msg);
+	free(binary);
+}
+
 /* backend op: probe, for vigil doctor. */
 static void
 singularity_probe(struct vg_buf *out)
@@ -1399,6 +1413,7 @@ const struct vg_backend_ops vg_backend_singularity = {
 		.help = "an Apptainer/Singularity container",
 		.sections = singularity_sections,
 		.validate = singularity_validate,
+		.host_check = singularity_host_check,
 	},
 	.probe = singularity_probe,
 	.prepare = singularity_prepare,

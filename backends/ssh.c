@@ -34,6 +34,7 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <math.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -975,6 +976,106 @@ ssh_probe(struct vg_buf *out)
 	    (int)strcspn(v, "/"), v, agent != NULL && *agent != '\0' ?
 	    "reachable through SSH_AUTH_SOCK" : "not set (SSH_AUTH_SOCK "
 	    "unset: key files only)");
+}
+
+/* Longest wait for ssh.host's port in host_check (seconds): a check,
+ * not a run, so it gives up well before ssh.connect_timeout would. */
+#define HOST_CHECK_CONNECT	3
+
+/* True when a TCP connection to host:port opens within secs; else
+ * false with why (resolution or connect error) filled. */
+static int
+port_open(const char *host, int port, int secs, char *why, size_t size)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	struct pollfd pfd;
+	char serv[16];
+	socklen_t len;
+	int fd, r, err = ETIMEDOUT, ok = 0;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(serv, sizeof(serv), "%d", port);
+	if ((r = getaddrinfo(host, serv, &hints, &res)) != 0) {
+		snprintf(why, size, "%s", gai_strerror(r));
+		return 0;
+	}
+	for (ai = res; ai != NULL && !ok; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0) {
+			err = errno;
+			continue;
+		}
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			ok = 1;
+		else if (errno != EINPROGRESS)
+			err = errno;
+		else {
+			pfd.fd = fd;
+			pfd.events = POLLOUT;
+			len = sizeof(r);
+			if (poll(&pfd, 1, secs * 1000) == 1 &&
+			    getsockopt(fd, SOL_SOCKET, SO_ERROR, &r,
+			    &len) == 0)
+				ok = r == 0, err = r;
+			else
+				err = ETIMEDOUT;
+		}
+		close(fd);
+	}
+	freeaddrinfo(res);
+	if (!ok)
+		snprintf(why, size, "%s", strerror(err));
+	return ok;
+}
+
+/* True when libssh would find a key: ssh.identity, an agent, or one of
+ * the default ~/.ssh/id_* files libssh tries. */
+static int
+have_key(const struct vg_ssh_conf *c)
+{
+	static const char *const ids[] = { "~/.ssh/id_ed25519",
+		"~/.ssh/id_ecdsa", "~/.ssh/id_rsa", NULL };
+	const char *agent = getenv("SSH_AUTH_SOCK");
+	char *p;
+	size_t i;
+	int ok = 0;
+
+	if (c->identity != NULL || (agent != NULL && *agent != '\0'))
+		return 1;
+	for (i = 0; ids[i] != NULL && !ok; i++) {
+		p = expand_home(ids[i]);
+		ok = access(p, R_OK) == 0;
+		free(p);
+	}
+	return ok;
+}
+
+/* plugin op host_check: libssh loads, a key is at hand and ssh.host
+ * answers on its port (directly; through ssh.proxy_jump it is the jump
+ * host's to reach). */
+static void
+ssh_host_check(const struct vg_manifest *m, struct vg_strv *why)
+{
+	const struct vg_ssh_conf *c = vg_ssh_of(m);
+	int port = c->port > 0 ? c->port : 22;
+	char err[128];
+
+	if (ssh_version(0) == NULL) {
+		vg_strv_pushf(why, "ssh: %s", vg_ssh_lib_error());
+		return;
+	}
+	if (!have_key(c))
+		vg_strv_pushf(why, "ssh: no key: no ssh.identity, no agent "
+		    "(SSH_AUTH_SOCK unset) and no ~/.ssh/id_ed25519, "
+		    "id_ecdsa or id_rsa (set ssh.identity or start "
+		    "ssh-agent)");
+	if (c->proxy_jump == NULL && c->host != NULL &&
+	    !port_open(c->host, port, HOST_CHECK_CONNECT, err, sizeof(err)))
+		vg_strv_pushf(why, "ssh: host '%s' port %d is unreachable "
+		    "from here (%s; checked for %d s)", c->host, port, err,
+		    HOST_CHECK_CONNECT);
 }
 
 /* Checks the ssh section beyond its schema. */
@@ -2180,6 +2281,7 @@ const struct vg_backend_ops vg_backend_ssh = {
 		.help = "a process on another host over ssh",
 		.sections = ssh_sections,
 		.validate = ssh_validate,
+		.host_check = ssh_host_check,
 	},
 	.probe = ssh_probe,
 	.run = ssh_run,

@@ -630,46 +630,73 @@ parallel_refused(const struct vg_manifest *m, struct vg_diag *d)
 	return VG_EINVAL;
 }
 
+/* True when m asks for more than one CPU, GPUs or memory somewhere. */
+static int
+asks_resources(const struct vg_manifest *m)
+{
+	return m->resources.tmpl.n > 0 || m->resources.cpus > 1 ||
+	    m->resources.gpus > 0 || m->resources.memory != 0;
+}
+
 /*
  * plugin validate: a task of several Slurm tasks is refused, and so is a
- * manifest with a task that could never fit in the pool, when the run is
- * created, naming the (first such) task, what it asks and what there is.
+ * pool that cannot be built from what the configs say (pool.gpus naming
+ * a GPU that is not there).  Whether every task fits in the pool is a
+ * fact of this host: host_check.
  */
 static int
 direct_validate(const struct vg_manifest *m, struct vg_diag *diag)
 {
 	const struct vg_backend_ops *ops = backend_of(m, NULL);
 	struct vg_loc loc = { .file = m->file };
-	struct never_walk nw;
+	struct vg_pool pool;
 	struct vg_err e;
-	char more[64] = "";
-	size_t n;
 
 	if (parallel_refused(m, diag) != 0)
 		return VG_EINVAL;
-	if (ops == NULL || (m->resources.tmpl.n == 0 &&
-	    m->resources.cpus <= 1 && m->resources.gpus <= 0 &&
-	    m->resources.memory == 0))
+	if (ops == NULL || !asks_resources(m))
 		return 0;
-	memset(&nw, 0, sizeof(nw));
+	memset(&pool, 0, sizeof(pool));
 	vg_err_init(&e);
-	if (vg_backend_pool(ops, m, &nw.d.pool, &e) != 0) {
+	if (vg_backend_pool(ops, m, &pool, &e) != 0) {
 		vg_diag_add(diag, &loc, "%s", e.msg);
 		return VG_EINVAL;
 	}
+	vg_pool_release(&pool);
+	return 0;
+}
+
+/*
+ * plugin op host_check: a task that could never fit in the pool where
+ * the backend runs it (this host's CPUs, memory and GPUs for local),
+ * naming the (first such) task, what it asks and what there is.
+ */
+static void
+direct_host_check(const struct vg_manifest *m, struct vg_strv *why)
+{
+	const struct vg_backend_ops *ops = backend_of(m, NULL);
+	struct never_walk nw;
+	struct vg_err e;
+	char more[64] = "";
+
+	if (ops == NULL || !asks_resources(m))
+		return;
+	memset(&nw, 0, sizeof(nw));
+	vg_err_init(&e);
+	if (vg_backend_pool(ops, m, &nw.d.pool, &e) != 0)
+		return;		/* validate said why */
 	vg_expand_resources(m, never_fn, &nw);
 	vg_pool_release(&nw.d.pool);
 	if (nw.nbad == 0)
-		return 0;
-	if (nw.first < 0 && (n = vg_expand_count(m)) > 1)
+		return;
+	if (nw.first < 0 && vg_expand_count(m) > 1)
 		snprintf(more, sizeof(more), " (and every other task)");
 	else if (nw.nbad > 1)
 		snprintf(more, sizeof(more), " (and %ld other task%s)",
 		    nw.nbad - 1, nw.nbad > 2 ? "s" : "");
-	vg_diag_add(diag, &loc, "resources: task %ld%s %s, so it could never "
+	vg_strv_pushf(why, "resources: task %ld%s %s, so it could never "
 	    "start with scheduler 'direct' (ask less, or run it where there "
 	    "is more)", nw.first < 0 ? 0 : nw.first, more, nw.why);
-	return VG_EINVAL;
 }
 
 /* Converts a waitid result into a wait(2) status word. */
@@ -1132,6 +1159,7 @@ const struct vg_scheduler_ops vg_scheduler_direct = {
 		.help = "on this host (or as job steps inside an allocation)",
 		.sections = direct_sections,
 		.validate = direct_validate,
+		.host_check = direct_host_check,
 	},
 	.open = direct_open,
 	.submit = direct_submit,

@@ -47,6 +47,7 @@
 #include "common/home.h"
 #include "common/log.h"
 #include "common/path.h"
+#include "common/which.h"
 #include "schedulers/scheduler.h"
 #include "schedulers/slurm.h"
 #include "runner/manifest/schema-table.h"
@@ -1697,6 +1698,29 @@ slurm_probe(struct vg_buf *out)
 	free(home);
 }
 
+/* plugin op host_check: the Slurm commands vigil submits and follows
+ * jobs with are in $PATH (the backend's checks are the nodes' concern:
+ * VG_PLUGIN_ELSEWHERE). */
+static void
+slurm_host_check(const struct vg_manifest *m, struct vg_strv *why)
+{
+	static const char *const cmds[] = { "sbatch", "squeue", NULL };
+	const char *path = getenv("PATH");
+	char *p;
+	size_t i;
+
+	(void)m;
+	for (i = 0; cmds[i] != NULL; i++) {
+		if ((p = vg_which(cmds[i])) != NULL) {
+			free(p);
+			continue;
+		}
+		vg_strv_pushf(why, "slurm: '%s' is not in $PATH (%s): run "
+		    "vigil on a login node of the cluster or load its Slurm "
+		    "module", cmds[i], path != NULL ? path : "");
+	}
+}
+
 static const struct vg_msection *const slurm_sections[] = {
 	&vg_slurm_msection, NULL
 };
@@ -1770,8 +1794,10 @@ const struct vg_scheduler_ops vg_scheduler_slurm = {
 	.p = {
 		.kind = VG_PLUGIN_SCHEDULER,
 		.name = "slurm",
+		.flags = VG_PLUGIN_ELSEWHERE,
 		.help = "as batch jobs and job arrays on a Slurm cluster",
 		.sections = slurm_sections,
+		.host_check = slurm_host_check,
 	},
 	.open = slurm_open,
 	.submit = slurm_submit,

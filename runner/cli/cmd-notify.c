@@ -71,7 +71,7 @@ cmd_notify_exec(struct vg_args *a)
 	}
 	if (test)
 		vg_run_report_sample(m, &rep);
-	vg_notify_deliver(st, m, &rep, 2, &said, &ns);
+	vg_notify_deliver(st, m, &rep, 2, &said, NULL, &ns);
 	rc = report(&said, &ns);
 	vg_run_report_release(&rep);
 out:

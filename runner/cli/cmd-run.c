@@ -3,7 +3,9 @@
  * about every task, records the run and drives it here in the foreground
  * with a live progress display (plain log lines when stderr is not a
  * terminal).  --dry-run shows what would run and the gate's verdicts
- * without recording anything.
+ * without recording anything, and what this host cannot run (the
+ * plugins' host checks); a real run refuses such a manifest before it is
+ * recorded.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +16,14 @@
 #include "runner/cli/launch.h"
 #include "runner/core/group.h"
 
-/* Prints the tasks and verdicts of a dry run; returns the exit status. */
+/* Prints the tasks and verdicts of a dry run, then what this host
+ * cannot run; returns the exit status (3 denied before 6 host). */
 static int
 dry_run(const struct vg_manifest *m, const struct vg_taskset *ts,
     const char *mode, int json)
 {
 	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_strv why = VG_STRV_INIT;
 	struct vg_gate_opts go = { .mode = mode };
 	struct vg_json_writer w;
 	struct vg_buf out = VG_BUF_INIT, lb = VG_BUF_INIT, cmd = VG_BUF_INIT;
@@ -41,6 +45,7 @@ dry_run(const struct vg_manifest *m, const struct vg_taskset *ts,
 		return vg_cmd_exit_for_rc(rc);
 	}
 	vg_diag_release(&diag);
+	vg_manifest_host_check(m, &why);
 	vg_json_writer_init(&w, &out);
 	if (json) {
 		vg_json_obj_begin(&w);
@@ -99,18 +104,31 @@ dry_run(const struct vg_manifest *m, const struct vg_taskset *ts,
 	}
 	if (json) {
 		vg_json_arr_end(&w);
+		vg_json_key(&w, "runnable");
+		vg_json_bool(&w, why.n == 0);
+		vg_json_key(&w, "cannot_run");
+		vg_json_arr_begin(&w);
+		for (i = 0; i < why.n; i++)
+			vg_json_str(&w, why.v[i]);
+		vg_json_arr_end(&w);
 		vg_json_obj_end(&w);
 		printf("%s\n", vg_buf_str(&out));
-	} else
+	} else {
 		printf("%zu task%s, %zu denied (policy mode %s); nothing was "
 		    "run\n", ts->n, ts->n == 1 ? "" : "s", ndenied,
 		    vg_gate_mode_name());
+		if (why.n > 0)
+			vg_launch_host_print(stdout, &why);
+	}
+	rc = ndenied > 0 ? VG_EXIT_DENIED : why.n > 0 ? VG_EXIT_HOST :
+	    VG_EXIT_OK;
 	vg_task_release(&tmp);
 	vg_gate_free(denied, ts->n);
+	vg_strv_release(&why);
 	vg_buf_release(&out);
 	vg_buf_release(&lb);
 	vg_buf_release(&cmd);
-	return ndenied > 0 ? VG_EXIT_DENIED : VG_EXIT_OK;
+	return rc;
 }
 
 static int
@@ -141,6 +159,8 @@ cmd_run_exec(struct vg_args *a)
 		rc = dry_run(m, &ts, go.mode, vg_args_has(a, "json"));
 		goto out;
 	}
+	if ((rc = vg_launch_runnable(a->argv[0], m)) != 0)
+		goto out;
 	if (cron)
 		vg_launch_cron_begin();
 	if ((rc = vg_launch_store(&st, &home)) != 0)
@@ -177,10 +197,13 @@ const struct vg_cmd_entry vg_cmd_run = {
 	    "Ctrl-C cancels (tasks are killed\nand recorded CANCELLED); a "
 	    "second Ctrl-C kills at once.\nExit status: 0 all tasks "
 	    "succeeded, 1 some failed, 2 usage or manifest\nerror, 3 some "
-	    "denied, 4 internal error, 5 cancelled.\n"
+	    "denied, 4 internal error, 5 cancelled, 6 this host cannot\nrun "
+	    "it (no engine, binary, credentials or GPUs; nothing recorded).\n"
 	    "With --cron: nothing on stdout or stderr when every task "
 	    "succeeded or the\nrun was skipped (concurrency.overlap, skip "
-	    "by default), otherwise one\nsummary on stderr.",
+	    "by default), otherwise one\nsummary on stderr, which also "
+	    "lists the notifications not delivered\n(the exit status stays "
+	    "the run's).",
 	.opts = (const struct vg_opt[]){
 		VG_OPT_JOBS,
 		VG_OPT_SET,

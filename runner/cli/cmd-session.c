@@ -85,6 +85,12 @@ load_manifest(struct vg_args *a, struct vg_manifest **mp)
 		    &e);
 	if (rc != 0)
 		rc = load_problems(&diag, &e, rc);
+	else if ((rc = vg_launch_runnable(vg_args_has(a, "file") ?
+	    vg_args_get(a, "file") : "session", *mp)) != 0) {
+		/* What this host lacks, before any sandbox is made. */
+		vg_manifest_free(*mp);
+		*mp = NULL;
+	}
 	vg_diag_release(&diag);
 	free(setv);
 	vg_strv_release(&sets);

@@ -45,9 +45,11 @@ list_cb(void *arg, const struct vg_run_info *r)
 
 	if (!vg_state_terminal(r->state))
 		c->active++;
+	/* Cancelled and denied tasks did not fail: columns of their own. */
 	for (s = 0; s < VG_ST__COUNT; s++)
 		if (vg_state_terminal((enum vg_state)s) &&
-		    s != VG_ST_SUCCEEDED)
+		    s != VG_ST_SUCCEEDED && s != VG_ST_CANCELLED &&
+		    s != VG_ST_DENIED)
 			failed += r->counts[s];
 	if (c->w != NULL) {
 		vg_json_obj_begin(c->w);
@@ -70,8 +72,9 @@ list_cb(void *arg, const struct vg_run_info *r)
 		return 0;
 	}
 	vg_buf_printf(c->out, "%-22s  %-14.14s  %-11s  %5d  %5d  %5d  %5d  "
-	    "%s\n", r->id, r->name != NULL ? r->name : "-",
+	    "%5d  %5d  %s\n", r->id, r->name != NULL ? r->name : "-",
 	    vg_run_display_state(r), r->ntasks, ok, failed,
+	    r->counts[VG_ST_CANCELLED], r->counts[VG_ST_DENIED],
 	    r->counts[VG_ST_RUNNING], vg_fmt_time(r->created, 0, tbuf));
 	return 0;
 }
@@ -94,8 +97,8 @@ render_list(struct vg_store *st, int json, struct vg_buf *out, int *active)
 		c.w = &w;
 	} else
 		vg_buf_printf(out, "%-22s  %-14s  %-11s  %5s  %5s  %5s  %5s  "
-		    "%s\n", "RUN", "NAME", "STATE", "TASKS", "OK", "FAIL",
-		    "RUN", "CREATED");
+		    "%5s  %5s  %s\n", "RUN", "NAME", "STATE", "TASKS", "OK",
+		    "FAIL", "CANC", "DENY", "RUN", "CREATED");
 	rc = vg_store_run_list(st, list_cb, &c, &e);
 	if (json) {
 		vg_json_arr_end(&w);

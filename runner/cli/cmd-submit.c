@@ -60,6 +60,7 @@ detached(const char *id, long jobs, int ready_fd,
 	o.jobs = (int)jobs;
 	o.signals = 1;
 	o.progress = vg_progress_new(2, VG_PROGRESS_LINES, id, ts->n, NULL);
+	o.undelivered = vg_launch_cron_undelivered();
 	rc = vg_run_drive(st, id, m, ts, &o, &res, &e);
 	vg_progress_free(o.progress);
 	if (rc != 0)
@@ -113,7 +114,8 @@ cmd_submit_exec(struct vg_args *a)
 		return VG_EXIT_USAGE;
 	if ((rc = vg_launch_load(a->argv[0], vg_args_all(a, "set"), &m,
 	    &ts)) != 0 || (rc = vg_launch_after(m,
-	    vg_args_all(a, "after"))) != 0)
+	    vg_args_all(a, "after"))) != 0 ||
+	    (rc = vg_launch_runnable(a->argv[0], m)) != 0)
 		goto out;
 	ntasks = ts.n;
 	/* Only an explicit opt-in lifts auto-deny. */

@@ -11,6 +11,8 @@
  *   3  denied by the policy gate
  *   4  internal or system error (state database, I/O)
  *   5  cancelled (SIGINT/SIGTERM, vigil cancel)
+ *   6  the manifest is valid but this host cannot run it (validate,
+ *      run --dry-run; run and submit refuse it, recording nothing)
  *   124 vigil exec: the command timed out
  */
 #ifndef VG_CMD_H
@@ -26,6 +28,7 @@ enum vg_exit {
 	VG_EXIT_DENIED = 3,
 	VG_EXIT_INTERNAL = 4,
 	VG_EXIT_CANCELLED = 5,
+	VG_EXIT_HOST = 6,
 	VG_EXIT_TIMEOUT = 124,
 };
 
@@ -58,7 +61,8 @@ struct vg_opt {
 #define VG_OPT_QUIET { .name = "quiet", .shortname = 'q', \
 	.help = "no progress display" }
 #define VG_OPT_CRON { .name = "cron", .help = "unattended: silent unless " \
-	"something failed; overlap skip by default" }
+	"something failed or a notification was not delivered; overlap " \
+	"skip by default" }
 #define VG_OPT_JSON(h) { .name = "json", .help = (h) }
 #define VG_OPT_JSON_RUN \
 	VG_OPT_JSON("print the run's final status as JSON on stdout")

@@ -83,6 +83,33 @@ vg_launch_load(const char *path, const char **sets, struct vg_manifest **mp,
 	return rc;
 }
 
+void
+vg_launch_host_print(FILE *f, const struct vg_strv *why)
+{
+	size_t i;
+
+	fprintf(f, "this host cannot run it:\n");
+	for (i = 0; i < why->n; i++)
+		fprintf(f, "  %s\n", why->v[i]);
+}
+
+int
+vg_launch_runnable(const char *path, const struct vg_manifest *m)
+{
+	struct vg_strv why = VG_STRV_INIT;
+	int rc = 0;
+
+	if (vg_manifest_host_check(m, &why) > 0) {
+		fflush(stdout);
+		fprintf(stderr, "vigil: %s: valid, but nothing was recorded: ",
+		    path);
+		vg_launch_host_print(stderr, &why);
+		rc = VG_EXIT_HOST;
+	}
+	vg_strv_release(&why);
+	return rc;
+}
+
 /* Parses stored manifest JSON and expands it. */
 static int
 load_json(const char *what, const char *json, size_t len,
@@ -255,6 +282,12 @@ vg_launch_create(struct vg_store *st, const char *home,
 	return 0;
 }
 
+/* Under --cron: the memory file that holds log lines (-1 when off), and
+ * the notifications of the run's end that were not delivered. */
+static int cron_on;
+static int cron_log = -1;
+static struct vg_strv cron_undelivered = VG_STRV_INIT;
+
 int
 vg_launch_drive(struct vg_store *st, const char *id,
     const struct vg_manifest *m, const struct vg_taskset *ts, int jobs,
@@ -270,6 +303,8 @@ vg_launch_drive(struct vg_store *st, const char *id,
 	memset(&o, 0, sizeof(o));
 	o.jobs = jobs;
 	o.signals = 1;
+	if (cron_on)
+		o.undelivered = &cron_undelivered;
 	if (!quiet)
 		o.progress = vg_progress_new(2, VG_PROGRESS_AUTO, id, ts->n,
 		    NULL);
@@ -370,12 +405,16 @@ vg_launch_group(struct vg_store *st, const char *home, struct vg_manifest *m,
 	return VG_EXIT_FAILED;
 }
 
-/* The memory file that holds log lines under --cron; -1 when off. */
-static int cron_log = -1;
+struct vg_strv *
+vg_launch_cron_undelivered(void)
+{
+	return &cron_undelivered;
+}
 
 void
 vg_launch_cron_begin(void)
 {
+	cron_on = 1;
 	if ((cron_log = memfd_create("vigil-cron-log", MFD_CLOEXEC)) >= 0)
 		vg_log_set_fd(cron_log);
 	else
@@ -390,26 +429,39 @@ vg_launch_cron_end(struct vg_store *st, const char *id, int code)
 	struct vg_err e;
 	char chunk[4096];
 	ssize_t n;
+	size_t i;
+	int loud;
 
+	/* An undelivered notification breaks the silence, not the exit
+	 * status: the run did what it was asked; cron mails the output. */
+	loud = code != 0 || cron_undelivered.n > 0;
 	vg_log_set_fd(2);
-	if (code != 0 && cron_log >= 0 && lseek(cron_log, 0, SEEK_SET) == 0)
+	if (loud && cron_log >= 0 && lseek(cron_log, 0, SEEK_SET) == 0)
 		while ((n = read(cron_log, chunk, sizeof(chunk))) > 0)
 			(void)!write(2, chunk, (size_t)n);
 	if (cron_log >= 0)
 		close(cron_log);
 	cron_log = -1;
-	if (code == 0 || st == NULL || id == NULL || id[0] == '\0')
-		return code;
+	cron_on = 0;
+	if (!loud || st == NULL || id == NULL || id[0] == '\0')
+		goto out;
 	vg_err_init(&e);
 	if (vg_run_report_load(st, id, &rep, &e) != 0) {
 		fprintf(stderr, "vigil: run %s: %s\n", id, e.msg);
-		return code;
+		goto out;
 	}
 	vg_run_report_text(&rep, &b);
+	if (cron_undelivered.n > 0)
+		vg_buf_printf(&b, "  %zu notification%s not delivered:\n",
+		    cron_undelivered.n, cron_undelivered.n == 1 ? "" : "s");
+	for (i = 0; i < cron_undelivered.n; i++)
+		vg_buf_printf(&b, "    %s\n", cron_undelivered.v[i]);
 	fflush(stdout);
 	fputs(vg_buf_str(&b), stderr);
 	vg_buf_release(&b);
 	vg_run_report_release(&rep);
+out:
+	vg_strv_release(&cron_undelivered);
 	return code;
 }
 

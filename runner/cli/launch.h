@@ -10,6 +10,7 @@
 #ifndef VG_LAUNCH_H
 #define VG_LAUNCH_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "common/buf.h"
@@ -28,6 +29,15 @@ int	vg_launch_store(struct vg_store **st, char **homep);
  * lazy set, vg_expand_lazy: tasks are built by index when needed). */
 int	vg_launch_load(const char *path, const char **sets,
 	    struct vg_manifest **mp, struct vg_taskset *ts);
+
+/* Prints the section "this host cannot run it:" with the lines of why
+ * (vg_manifest_host_check), indented, on f. */
+void	vg_launch_host_print(FILE *f, const struct vg_strv *why);
+
+/* For run and submit: when this host cannot run m, says so on stderr
+ * ("vigil: this host cannot run PATH; nothing was recorded" and the
+ * section) and returns VG_EXIT_HOST; else 0. */
+int	vg_launch_runnable(const char *path, const struct vg_manifest *m);
 
 /* Adds the --after values (NULL-terminated) to m's after: list.
  * Returns an exit status (a usage error for a bad one). */
@@ -87,11 +97,17 @@ int	vg_launch_group(struct vg_store *st, const char *home,
 
 /*
  * `--cron` output: vg_launch_cron_begin keeps vigil's log lines in
- * memory instead of stderr; vg_launch_cron_end prints nothing when code
- * is 0, else the kept lines and the run's summary (notify.h) on stderr.
- * Returns code.
+ * memory instead of stderr and has vg_launch_drive collect the
+ * notifications not delivered; vg_launch_cron_end prints nothing when
+ * code is 0 and every notification was delivered, else the kept lines,
+ * the run's summary (notify.h) and the notifications not delivered on
+ * stderr.  Returns code: delivery never changes it.
  */
 void	vg_launch_cron_begin(void);
+/* Where vg_launch_cron_end takes the notifications not delivered from,
+ * for a driver that builds its own vg_run_opts (submit's detached one):
+ * its undelivered.  Borrowed; emptied by vg_launch_cron_end. */
+struct vg_strv *vg_launch_cron_undelivered(void);
 int	vg_launch_cron_end(struct vg_store *st, const char *id, int code);
 
 /* Appends the JSON status of one run with its tasks to out. */

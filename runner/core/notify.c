@@ -392,6 +392,7 @@ struct dlv {
 	const struct vg_manifest	*m;
 	const struct vg_run_report	*rep;
 	struct vg_strv			*said;
+	struct vg_strv			*undelivered;
 	struct vg_notify_stats		*stats;
 	double				 deadline;	/* vg_now() */
 	int				 out_fd;
@@ -418,6 +419,24 @@ tell(struct dlv *d, const char *fmt, ...)
 	if (d->said != NULL)
 		vg_strv_push(d->said, vg_buf_str(&b));
 	vg_debug("%s", vg_buf_str(&b));
+	vg_buf_release(&b);
+}
+
+/* Records a channel given up (tell), counts it failed and gives its
+ * line, without the "notify: " prefix, to the caller's undelivered. */
+static void __attribute__((format(printf, 2, 3)))
+give_up(struct dlv *d, const char *fmt, ...)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vg_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	tell(d, "%s", vg_buf_str(&b));
+	d->stats->failed++;
+	if (d->undelivered != NULL)
+		vg_strv_push(d->undelivered, vg_buf_str(&b));
 	vg_buf_release(&b);
 }
 
@@ -609,10 +628,9 @@ run_rounds(struct dlv *d, struct chan *ch, size_t n)
 			if (ch[i].done)
 				continue;
 			if ((t = left(d)) <= 0) {
-				tell(d, "%s not sent: notify.total (%gs) spent",
-				    ch[i].what, d->m->notify.total);
+				give_up(d, "%s not sent: notify.total (%gs) "
+				    "spent", ch[i].what, d->m->notify.total);
 				ch[i].done = 1;
-				d->stats->failed++;
 				continue;
 			}
 			if (t > d->m->notify.timeout)
@@ -627,11 +645,10 @@ run_rounds(struct dlv *d, struct chan *ch, size_t n)
 				continue;
 			}
 			if (rc == 2 || k == VG_NOTIFY_ATTEMPTS) {
-				tell(d, "%s failed (attempt %d of %d): %s; "
+				give_up(d, "%s failed (attempt %d of %d): %s; "
 				    "given up", ch[i].what, k,
 				    VG_NOTIFY_ATTEMPTS, why);
 				ch[i].done = 1;
-				d->stats->failed++;
 				continue;
 			}
 			tell(d, "%s failed (attempt %d of %d): %s", ch[i].what,
@@ -643,11 +660,10 @@ run_rounds(struct dlv *d, struct chan *ch, size_t n)
 		if (left(d) <= backoff) {
 			for (i = 0; i < n; i++)
 				if (!ch[i].done) {
-					tell(d, "%s not retried: notify.total "
-					    "(%gs) leaves no time", ch[i].what,
-					    d->m->notify.total);
+					give_up(d, "%s not retried: "
+					    "notify.total (%gs) leaves no time",
+					    ch[i].what, d->m->notify.total);
 					ch[i].done = 1;
-					d->stats->failed++;
 				}
 			return;
 		}
@@ -980,7 +996,7 @@ mail_message(const struct dlv *d, struct vg_buf *msg)
 void
 vg_notify_deliver(struct vg_store *st, const struct vg_manifest *m,
     const struct vg_run_report *rep, int out_fd, struct vg_strv *said,
-    struct vg_notify_stats *stats)
+    struct vg_strv *undelivered, struct vg_notify_stats *stats)
 {
 	const struct vg_notify_conf *nc = &m->notify;
 	struct vg_notify_stats dummy;
@@ -1005,6 +1021,7 @@ vg_notify_deliver(struct vg_store *st, const struct vg_manifest *m,
 	d.m = m;
 	d.rep = rep;
 	d.said = said;
+	d.undelivered = undelivered;
 	d.stats = stats;
 	d.deadline = t0 + nc->total;
 	d.out_fd = out_fd;
@@ -1029,22 +1046,20 @@ vg_notify_deliver(struct vg_store *st, const struct vg_manifest *m,
 		    nc->email.n == 1 ? "" : "s");
 		vg_err_init(&e);
 		if ((denied = mailer_resolve(m, &ml.argv[0])) != NULL) {
-			tell(&d, "%s not sent: %s", vg_buf_str(&what), denied);
-			stats->failed++;
+			give_up(&d, "%s not sent: %s", vg_buf_str(&what),
+			    denied);
 		} else {
 			ml.argv[1] = vg_xstrdup("-t");
 			ml.argv[2] = vg_xstrdup("-oi");
 			if (vg_gate_argv(m, ml.argv, rep->test ? NULL :
 			    rep->r.id, -1, rep->test ? NULL : st, &denied,
 			    &e) != 0) {
-				tell(&d, "%s not sent: policy gate: %s",
+				give_up(&d, "%s not sent: policy gate: %s",
 				    vg_buf_str(&what), e.msg);
-				stats->failed++;
 			} else if (denied != NULL) {
-				tell(&d, "%s not sent: the mail program was "
-				    "DENIED by the policy gate: %s",
+				give_up(&d, "%s not sent: the mail program "
+				    "was DENIED by the policy gate: %s",
 				    vg_buf_str(&what), denied);
-				stats->failed++;
 			} else {
 				mail_message(&d, &ml.msg);
 				ch[n].what = vg_xstrdup(vg_buf_str(&what));
@@ -1066,13 +1081,11 @@ vg_notify_deliver(struct vg_store *st, const struct vg_manifest *m,
 		/* Gated like a task, before anything is sent. */
 		if (vg_gate_argv(m, c.argv, rep->test ? NULL : rep->r.id, -1,
 		    rep->test ? NULL : st, &denied, &e) != 0) {
-			tell(&d, "%s not run: policy gate: %s",
+			give_up(&d, "%s not run: policy gate: %s",
 			    vg_buf_str(&what), e.msg);
-			stats->failed++;
 		} else if (denied != NULL) {
-			tell(&d, "%s DENIED by the policy gate: %s",
+			give_up(&d, "%s DENIED by the policy gate: %s",
 			    vg_buf_str(&what), denied);
-			stats->failed++;
 		} else {
 			c.envp = command_env(&d, &env);
 			ch[n].what = vg_xstrdup(vg_buf_str(&what));
@@ -1109,7 +1122,7 @@ vg_notify_claim(struct vg_store *st, const char *run_id,
 
 void
 vg_notify_run(struct vg_store *st, const char *run_id,
-    const struct vg_manifest *m)
+    const struct vg_manifest *m, struct vg_strv *undelivered)
 {
 	struct vg_run_report rep;
 	struct vg_err e;
@@ -1119,12 +1132,14 @@ vg_notify_run(struct vg_store *st, const char *run_id,
 	vg_err_init(&e);
 	if (vg_run_report_load(st, run_id, &rep, &e) != 0) {
 		vg_warn("run %s: notify: %s", run_id, e.msg);
+		if (undelivered != NULL)
+			vg_strv_pushf(undelivered, "nothing sent: %s", e.msg);
 		return;
 	}
 	log = vg_path_join(rep.r.dir, "notify.log");
 	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	free(log);
-	vg_notify_deliver(st, m, &rep, fd, NULL, NULL);
+	vg_notify_deliver(st, m, &rep, fd, NULL, undelivered, NULL);
 	if (fd >= 0)
 		close(fd);
 	vg_run_report_release(&rep);

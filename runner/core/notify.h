@@ -102,14 +102,17 @@ struct vg_notify_stats {
  * Delivers rep to every channel of m->notify within its bounds.  With st
  * and rep->r.id set (not a test), every outcome is an event of the run
  * and the command's gate decision is audited.  said (may be NULL) gets
- * one line per outcome.  out_fd receives the output of sendmail and the
+ * one line per outcome; undelivered (may be NULL) one line per channel
+ * given up ("webhook http://127.0.0.1:9/ failed (attempt 3 of 3):
+ * cannot connect: ...; given up"), without the "notify: " of events.
+ * out_fd receives the output of sendmail and the
  * command (-1: /dev/null).  Never fails: failures are what stats and
  * the events say.  Blocks for at most notify.total (plus the time to
  * kill a process that overran it).
  */
 void	vg_notify_deliver(struct vg_store *st, const struct vg_manifest *m,
 	    const struct vg_run_report *rep, int out_fd, struct vg_strv *said,
-	    struct vg_notify_stats *stats);
+	    struct vg_strv *undelivered, struct vg_notify_stats *stats);
 
 /*
  * The end of a driven run: when m asks for state s, claims the
@@ -121,8 +124,9 @@ int	vg_notify_claim(struct vg_store *st, const char *run_id,
 	    struct vg_err *e);
 
 /* Loads the report of a claimed run and delivers it (output of
- * processes to RUN_DIR/notify.log).  Blocks like vg_notify_deliver. */
+ * processes to RUN_DIR/notify.log); undelivered (may be NULL) as for
+ * vg_notify_deliver.  Blocks like vg_notify_deliver. */
 void	vg_notify_run(struct vg_store *st, const char *run_id,
-	    const struct vg_manifest *m);
+	    const struct vg_manifest *m, struct vg_strv *undelivered);
 
 #endif

@@ -179,9 +179,15 @@ draw(struct vg_progress *p)
 		vg_buf_addc(b, i < fill ? '#' : '.');
 	vg_buf_printf(b, "] %zu/%zu", done, p->total);
 	vg_buf_printf(b, "  ok %d", p->counts[VG_ST_SUCCEEDED]);
-	failed = (int)done - p->counts[VG_ST_SUCCEEDED];
+	/* Cancelled and denied tasks did not fail: each has its count. */
+	failed = (int)done - p->counts[VG_ST_SUCCEEDED] -
+	    p->counts[VG_ST_CANCELLED] - p->counts[VG_ST_DENIED];
 	if (failed > 0)
 		vg_buf_printf(b, "  failed %d", failed);
+	if (p->counts[VG_ST_CANCELLED] > 0)
+		vg_buf_printf(b, "  cancelled %d", p->counts[VG_ST_CANCELLED]);
+	if (p->counts[VG_ST_DENIED] > 0)
+		vg_buf_printf(b, "  denied %d", p->counts[VG_ST_DENIED]);
 	vg_buf_printf(b, "  running %d", p->counts[VG_ST_RUNNING]);
 	vg_buf_adds(b, "  ");
 	add_duration(b, elapsed);

@@ -2102,7 +2102,7 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 	}
 	/* Claimed with the end: told once, whichever driver ended it. */
 	if (notify)
-		vg_notify_run(st, run_id, m);
+		vg_notify_run(st, run_id, m, o->undelivered);
 out:
 	/* What is open holds whole steps (a failed one is rolled back). */
 	if (d.txn) {

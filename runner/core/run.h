@@ -63,6 +63,9 @@ struct vg_run_opts {
 	 * The mask is restored on return. */
 	int			 signals;
 	struct vg_progress	*progress;	/* NULL = quiet */
+	/* NULL, or gets one line per notification of the run's end that
+	 * was not delivered (vg_notify_run): for the --cron summary. */
+	struct vg_strv		*undelivered;
 };
 
 /* How a run ended. */

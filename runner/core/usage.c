@@ -26,12 +26,34 @@ cpus_of(const struct vg_usage *u)
 	return (u->known & VG_USAGE_CPUS) && u->cpus > 0 ? u->cpus : 1;
 }
 
+/* CPU time over core-seconds, clamped to 1 within VG_USAGE_OVER; -1
+ * when there is no such ratio to trust. */
+static double
+ratio(double cpu, double core_s)
+{
+	double r;
+
+	if (!(core_s > 0) || cpu < 0)
+		return -1;
+	r = cpu / core_s;
+	if (r > 1 + VG_USAGE_OVER)
+		return -1;
+	return r > 1 ? 1 : r;
+}
+
+/* True when an attempt's wall time is long enough to judge its CPUs. */
+static int
+timed(const struct vg_usage *u, double wall)
+{
+	return (u->known & VG_USAGE_CPU) && wall >= VG_USAGE_MIN_WALL;
+}
+
 double
 vg_usage_cpu_eff(const struct vg_usage *u, double wall)
 {
-	if (!(u->known & VG_USAGE_CPU) || !(wall > 0))
+	if (!timed(u, wall))
 		return -1;
-	return (u->cpu_user + u->cpu_sys) / (wall * cpus_of(u));
+	return ratio(u->cpu_user + u->cpu_sys, wall * cpus_of(u));
 }
 
 double
@@ -63,12 +85,19 @@ vg_usage_sum_add(struct vg_usage_sum *s, const struct vg_usage *u,
 		s->cpu += cpu;
 		s->core_s += wall * cpus_of(u);
 	}
+	if (vg_usage_cpu_eff(u, wall) >= 0) {
+		s->neff++;
+		s->eff_cpu += cpu;
+		s->eff_core_s += wall * cpus_of(u);
+	}
 	if (!ok)
 		return;
 	s->nok++;
-	if ((u->known & VG_USAGE_CPU) && wall > 0 && cpu / wall >
-	    s->ok_cores_max)
-		s->ok_cores_max = cpu / wall;
+	if (timed(u, wall)) {
+		s->ok_timed++;
+		if (cpu / wall > s->ok_cores_max)
+			s->ok_cores_max = cpu / wall;
+	}
 	/* The smallest given to any succeeded attempt (0: one was given
 	 * nothing said), so a suggestion fits every one of them. */
 	cpus = (u->known & VG_USAGE_CPUS) ? u->cpus : 0;
@@ -84,7 +113,7 @@ vg_usage_sum_add(struct vg_usage_sum *s, const struct vg_usage *u,
 double
 vg_usage_sum_cpu_eff(const struct vg_usage_sum *s)
 {
-	return s->ncpu > 0 && s->core_s > 0 ? s->cpu / s->core_s : -1;
+	return s->neff > 0 ? ratio(s->eff_cpu, s->eff_core_s) : -1;
 }
 
 void
@@ -149,9 +178,10 @@ vg_usage_suggest(const struct vg_usage_sum *s, struct vg_buf *out)
 
 	if (s->nok == 0)
 		return;
+	mem = round_mem((double)s->ok_peak * VG_USAGE_HEADROOM);
 	if (s->ok_peak > 0 && s->ok_mem_min > 0 &&
-	    (double)s->ok_peak < VG_USAGE_WASTE * (double)s->ok_mem_min) {
-		mem = round_mem((double)s->ok_peak * VG_USAGE_HEADROOM);
+	    (double)s->ok_peak < VG_USAGE_WASTE * (double)s->ok_mem_min &&
+	    (double)mem <= VG_USAGE_MATERIAL * (double)s->ok_mem_min) {
 		vg_buf_printf(out, "resources.memory: %lldM (peak ",
 		    mem >> 20);
 		vg_usage_fmt_bytes(out, s->ok_peak);
@@ -160,11 +190,13 @@ vg_usage_suggest(const struct vg_usage_sum *s, struct vg_buf *out)
 		vg_buf_adds(out, " asked)");
 		any = 1;
 	}
-	if (s->ok_cpus_min > 1 &&
-	    s->ok_cores_max < VG_USAGE_WASTE * s->ok_cpus_min) {
-		cpus = (int)ceil(s->ok_cores_max * VG_USAGE_HEADROOM);
-		if (cpus < 1)
-			cpus = 1;
+	cpus = (int)ceil(s->ok_cores_max * VG_USAGE_HEADROOM);
+	if (cpus < 1)
+		cpus = 1;
+	if (s->ok_cpus_min > 1 && s->ok_timed > 0 &&
+	    s->ok_cores_max < VG_USAGE_WASTE * s->ok_cpus_min &&
+	    cpus < s->ok_cpus_min &&
+	    cpus <= VG_USAGE_MATERIAL * s->ok_cpus_min) {
 		vg_buf_printf(out, "%sresources.cpus: %d (at most %.2f cores "
 		    "busy of %d asked)", any ? "; " : "", cpus,
 		    s->ok_cores_max, s->ok_cpus_min);

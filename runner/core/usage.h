@@ -20,6 +20,20 @@
 #define VG_USAGE_WASTE		0.5
 /* Headroom added to the largest use seen when suggesting a size. */
 #define VG_USAGE_HEADROOM	1.25
+/* A suggestion is made only when it is at most this share of what was
+ * asked (and, for CPUs, at least one fewer): asking 4 and being told 4,
+ * or 64M and being told 64M, is no advice. */
+#define VG_USAGE_MATERIAL	0.75
+/* Shortest wall time (seconds) whose CPU efficiency means something:
+ * below it the CPU time and the wall clock are read at different
+ * moments and with different granularity (clock ticks against
+ * microseconds), so a task cancelled as it started shows 220201%.
+ * Such attempts have no efficiency ("-", JSON null). */
+#define VG_USAGE_MIN_WALL	1.0
+/* CPU time above wall x CPUs given by more than this share is not
+ * sampling noise but CPUs nothing held the task to: no efficiency is
+ * given then; up to it, the efficiency is shown as 100%. */
+#define VG_USAGE_OVER		0.10
 
 /* Totals over the ended attempts of a run. */
 struct vg_usage_sum {
@@ -27,8 +41,12 @@ struct vg_usage_sum {
 	size_t		ncpu;		/* of those, with CPU time known */
 	double		cpu;		/* CPU seconds (user + system) */
 	double		core_s;		/* wall x CPUs given of the same */
+	size_t		neff;		/* of those, with an efficiency */
+	double		eff_cpu;	/* their CPU seconds */
+	double		eff_core_s;	/* their wall x CPUs given */
 	int		cpus_max;	/* largest CPUs given (0: none said) */
 	size_t		nok;		/* succeeded attempts (suggestion) */
+	size_t		ok_timed;	/* of those, VG_USAGE_MIN_WALL long */
 	double		ok_cores_max;	/* their largest CPU / wall */
 	int		ok_cpus_min;	/* smallest CPUs given to them */
 	long long	peak;		/* largest peak RSS; -1 unknown */
@@ -46,13 +64,16 @@ void	vg_usage_sum_add(struct vg_usage_sum *s, const struct vg_usage *u,
 
 /*
  * CPU efficiency of one attempt: CPU time / (wall x CPUs given), CPUs
- * given being 1 when nothing was asked; -1 when unknown.
+ * given being 1 when nothing was asked, at most 1; -1 when it cannot be
+ * computed: CPU time unknown, wall below VG_USAGE_MIN_WALL, or CPU time
+ * above wall x CPUs by more than VG_USAGE_OVER.
  */
 double	vg_usage_cpu_eff(const struct vg_usage *u, double wall);
 /* Memory efficiency: peak RSS / memory given; -1 when either unknown. */
 double	vg_usage_mem_eff(const struct vg_usage *u);
 
-/* The run's CPU efficiency (the ratio of the sums); -1 when unknown. */
+/* The run's CPU efficiency (the ratio of the sums over the attempts
+ * that have one, at most 1); -1 when none has. */
 double	vg_usage_sum_cpu_eff(const struct vg_usage_sum *s);
 
 /* Appends bytes as "912M", "8G", "1.5G", "640K". */
@@ -67,7 +88,10 @@ void	vg_usage_line(const struct vg_usage_sum *s, struct vg_buf *out);
 /*
  * Appends the right-size suggestion ("resources.memory: 1280M (...)")
  * when the succeeded attempts used less than VG_USAGE_WASTE of the
- * memory or CPUs every one of them was given; nothing otherwise.
+ * memory or CPUs every one of them was given and the size suggested
+ * differs materially from the request (VG_USAGE_MATERIAL); nothing
+ * otherwise.  CPUs are judged only from attempts of VG_USAGE_MIN_WALL
+ * or longer.
  */
 void	vg_usage_suggest(const struct vg_usage_sum *s, struct vg_buf *out);
 

@@ -1113,6 +1113,7 @@ static const struct vg_section webhook_section = {
 	.name = "webhook",
 	.loc_off = 1 + OFF(vg_webhook, loc),
 	.check = check_webhook,
+	.scalar_key = "url",
 	.fields = (const struct vg_field[]){
 		STR(vg_webhook, "url", url, "http(s) URL the payload is "
 		    "POSTed to"),
@@ -1357,6 +1358,24 @@ vg_plugin_find(enum vg_plugin_kind kind, const char *name)
 		    (p->alias != NULL && strcmp(p->alias, name) == 0)))
 			return p;
 	return NULL;
+}
+
+size_t
+vg_manifest_host_check(const struct vg_manifest *m, struct vg_strv *why)
+{
+	const struct vg_plugin *be, *sc;
+	size_t n = why->n;
+
+	sc = vg_plugin_find(VG_PLUGIN_SCHEDULER,
+	    vg_manifest_plugin(m, VG_PLUGIN_SCHEDULER));
+	be = vg_plugin_find(VG_PLUGIN_BACKEND,
+	    vg_manifest_plugin(m, VG_PLUGIN_BACKEND));
+	if (sc != NULL && sc->host_check != NULL)
+		sc->host_check(m, why);
+	if (be != NULL && be->host_check != NULL &&
+	    (sc == NULL || !(sc->flags & VG_PLUGIN_ELSEWHERE)))
+		be->host_check(m, why);
+	return why->n - n;
 }
 
 const char *

@@ -48,6 +48,10 @@ enum vg_plugin_kind {
 #define VG_PLUGIN_DEFAULT	0x01	/* chosen when the manifest names none
 					   of its kind; one per kind */
 #define VG_PLUGIN_IMAGE		0x02	/* needs the manifest's 'image' */
+#define VG_PLUGIN_ELSEWHERE	0x04	/* a scheduler whose tasks run on other
+					   hosts (a cluster's nodes): the
+					   backend's host checks say nothing
+					   of this one */
 
 struct vg_plugin {
 	enum vg_plugin_kind	 kind;
@@ -62,6 +66,14 @@ struct vg_plugin {
 	 * resolves) when the manifest selects this plugin, adding every
 	 * problem to d; returns 0 or VG_EINVAL.  Optional. */
 	int	(*validate)(const struct vg_manifest *m, struct vg_diag *d);
+	/* Appends to why one line for each thing this host lacks to run
+	 * the tasks of m, a valid manifest selecting this plugin: an
+	 * engine that does not answer, a binary, credentials, GPUs,
+	 * commands ("docker: ...: what to change").  Reads the host only,
+	 * records nothing; may block a few seconds (a connection with a
+	 * short timeout).  Optional: NULL has nothing to check. */
+	void	(*host_check)(const struct vg_manifest *m,
+		    struct vg_strv *why);
 };
 
 /* The i-th plugin of this program (backends first, then schedulers), or
@@ -74,6 +86,17 @@ const struct vg_plugin *vg_plugin_find(enum vg_plugin_kind kind,
 /* The default plugin of kind (VG_PLUGIN_DEFAULT); never NULL in a
  * program that links at least one plugin of that kind. */
 const struct vg_plugin *vg_plugin_default(enum vg_plugin_kind kind);
+
+/*
+ * What this host cannot run of m (a valid manifest): the host_check
+ * lines of m's scheduler, then those of its backend unless the
+ * scheduler runs tasks elsewhere (VG_PLUGIN_ELSEWHERE), appended to why
+ * (caller releases).  Returns the number of lines added; 0 means this
+ * host can run m as far as vigil can tell without running it.  Blocks
+ * as the ops do.
+ */
+size_t	vg_manifest_host_check(const struct vg_manifest *m,
+	    struct vg_strv *why);
 
 /* The name of m's plugin of kind (m->backend, m->scheduler), or the
  * default plugin's when m names none (a manifest built by hand). */

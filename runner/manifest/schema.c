@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -824,43 +825,78 @@ kvs_decode(const struct vg_field *f, const struct vg_ynode *n,
 	}
 }
 
-/* A list of sub-sections; replaces the old list when valid. */
+/* True when n may stand for one item of a list of section s: a mapping,
+ * or a scalar when s has a scalar_key. */
+static int
+item_ok(const struct vg_section *s, const struct vg_ynode *n)
+{
+	return n->kind == VG_Y_MAP || (s->scalar_key != NULL &&
+	    n->kind == VG_Y_SCALAR && !vg_ynode_is_null(n));
+}
+
+/* Says what a list of section s takes, for n that is none of it. */
+static void
+item_error(const struct vg_section *s, const struct vg_ynode *n,
+    struct vg_dctx *c, int in_list)
+{
+	char want[128];
+
+	if (s->scalar_key == NULL) {
+		type_error(c, n, in_list ? "a mapping" : "a list");
+		return;
+	}
+	snprintf(want, sizeof(want), in_list ? "a string (its %s) or a "
+	    "mapping with '%s'" : "a string (its %s), a mapping with '%s', "
+	    "or a list of them", s->scalar_key, s->scalar_key);
+	type_error(c, n, want);
+}
+
+/* A list of sub-sections; replaces the old list when valid.  A section
+ * with a scalar_key also takes one item in place of the list. */
 static void
 list_decode(const struct vg_field *f, const struct vg_ynode *n, void *base,
     struct vg_dctx *c)
 {
 	void **arr = (void **)((char *)base + f->off);
 	size_t *count = (size_t *)((char *)base + f->off2);
+	const struct vg_ynode *const *items;
 	char *out = NULL, *el;
-	size_t i, j, len;
-	int before = c->errors;
+	size_t i, j, len, nitems = 0;
+	int before = c->errors, one;
 
-	if (!vg_ynode_is_null(n) && n->kind != VG_Y_SEQ) {
-		type_error(c, n, "a list");
+	one = f->sub->scalar_key != NULL && !vg_ynode_is_null(n) &&
+	    n->kind != VG_Y_SEQ && item_ok(f->sub, n);
+	if (!vg_ynode_is_null(n) && n->kind != VG_Y_SEQ && !one) {
+		item_error(f->sub, n, c, 0);
 		return;
 	}
-	if (!vg_ynode_is_null(n) && n->n > 0)
-		out = vg_xcalloc(n->n, f->size);
-	for (i = 0; out != NULL && i < n->n; i++) {
+	items = one ? (const struct vg_ynode *const *)&n :
+	    (const struct vg_ynode *const *)(vg_ynode_is_null(n) ? NULL :
+	    n->items);
+	if (!vg_ynode_is_null(n))
+		nitems = one ? 1 : n->n;
+	if (nitems > 0)
+		out = vg_xcalloc(nitems, f->size);
+	for (i = 0; out != NULL && i < nitems; i++) {
 		el = out + i * f->size;
 		vg_schema_defaults(f->sub, el);
 		len = vg_dctx_pushi(c, i);
-		loc_record(c, n->items[i], n->items[i]);
-		if (n->items[i]->kind != VG_Y_MAP)
-			type_error(c, n->items[i], "a mapping");
+		loc_record(c, items[i], items[i]);
+		if (!item_ok(f->sub, items[i]))
+			item_error(f->sub, items[i], c, 1);
 		else
-			vg_schema_decode(f->sub, n->items[i], el, c);
+			vg_schema_decode(f->sub, items[i], el, c);
 		vg_dctx_pop(c, len);
 	}
 	if (c->errors != before) {
-		for (j = 0; out != NULL && j < n->n; j++)
+		for (j = 0; out != NULL && j < nitems; j++)
 			vg_schema_release(f->sub, out + j * f->size);
 		free(out);
 		return;
 	}
 	field_release(f, base);
 	*arr = out;
-	*count = out != NULL ? n->n : 0;
+	*count = out != NULL ? nitems : 0;
 }
 
 /* Finds the field named key (or aliased so) in s. */
@@ -957,11 +993,23 @@ vg_schema_decode(const struct vg_section *s, const struct vg_ynode *n,
 {
 	const struct vg_field *f;
 	const struct vg_ynode *k, *seen[128];
+	struct vg_ynode key, map, *pair[2];
 	size_t i, idx, len;
 	int before = c->errors;
 
 	if (vg_ynode_is_null(n))
 		return;
+	if (n->kind == VG_Y_SCALAR && s->scalar_key != NULL) {
+		/* { scalar_key: n }, placed where n is. */
+		key = (struct vg_ynode){ .kind = VG_Y_SCALAR, .line = n->line,
+		    .col = n->col, .str = (char *)(uintptr_t)s->scalar_key,
+		    .len = strlen(s->scalar_key) };
+		pair[0] = &key;
+		pair[1] = (struct vg_ynode *)(uintptr_t)n;
+		map = (struct vg_ynode){ .kind = VG_Y_MAP, .line = n->line,
+		    .col = n->col, .items = pair, .n = 1 };
+		n = &map;
+	}
 	if (n->kind != VG_Y_MAP) {
 		if (c->path[0] == '\0') {
 			char buf[64];

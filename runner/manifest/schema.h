@@ -74,6 +74,11 @@ struct vg_section {
 	void			(*check)(const struct vg_section *s,
 				    const struct vg_ynode *n, void *base,
 				    struct vg_dctx *c);
+	/* A scalar in place of the mapping stands for { scalar_key:
+	 * scalar } (a webhook given as its URL); and a VG_F_LIST of this
+	 * section takes a single item (a scalar or a mapping) in place of
+	 * the list.  NULL: a mapping only. */
+	const char		*scalar_key;
 	size_t			 tmpl_off;	/* 1 + offsetof a struct vg_kvs:
 						   a scalar value holding
 						   "${{" is kept there verbatim

@@ -192,19 +192,22 @@ $(tr -d 'x\n' <"$VIGIL_HOME/runs/$RUN/tasks/0/stdout" | wc -c)"
 	expect_eq "big stderr" "100000" \
 	    "$(tr -d '\n' <"$VIGIL_HOME/runs/$RUN/tasks/0/stderr" | wc -c)"
 
-	# 5. No token: refused when the run is created, nothing recorded.
+	# 5. No token: a valid manifest this host cannot run: refused
+	# before the run is created (exit 6), nothing recorded.
 	mf notok "'true'"
 	before=$("$VIGIL" status --json | python3 -c \
 	    'import json,sys; print(len(json.load(sys.stdin)["runs"]))')
 	env -u "$TOKVAR" "$VIGIL" run -q --json "$W/notok.yaml" >"$W/o" 2>&1
-	expect_eq "no token exit" 2 "$?"
+	expect_eq "no token exit" 6 "$?"
 	grep -q "$P: no API token: environment variable $TOKVAR is not set \
 ($P.token_env names the variable to read)" "$W/o" ||
 	    fail "no token message: $(cat "$W/o")"
 	env -u "$TOKVAR" "$VIGIL" submit "$W/notok.yaml" >"$W/o" 2>&1
-	expect_eq "no token submit exit" 2 "$?"
+	expect_eq "no token submit exit" 6 "$?"
 	env -u "$TOKVAR" "$VIGIL" validate "$W/notok.yaml" >"$W/o" 2>&1
-	expect_eq "no token validate exit" 2 "$?"
+	expect_eq "no token validate exit" 6 "$?"
+	grep -q "this host cannot run it:" "$W/o" ||
+	    fail "no token validate section: $(cat "$W/o")"
 	expect_eq "no run recorded" "$before" "$("$VIGIL" status --json |
 	    python3 -c 'import json,sys; print(len(json.load(sys.stdin)["runs"]))')"
 	mf tokenv "'true'" "" "  token_env: VIGIL_IT_NO_SUCH_TOKEN"

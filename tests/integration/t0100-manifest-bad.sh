@@ -86,9 +86,12 @@ export MODAL_TOKEN_ID MODAL_TOKEN_SECRET MODAL_CONFIG_PATH DAYTONA_API_KEY \
     VERCEL_TOKEN VERCEL_TEAM_ID VERCEL_PROJECT_ID
 # The GPU examples need a pool with GPUs to fit (two, as t0210 gives).
 # The user config example allows the webhook token cron-batch.yaml uses.
+# Valid is what is checked here: exit 6 says only that this host lacks
+# an engine or a binary the example needs (t0236 checks that section).
 for f in examples/jobs/*.yaml; do
 	CUDA_VISIBLE_DEVICES=0,1 VIGIL_USER_CONFIG=examples/site/user-config.yaml \
-	    "$VIGIL" validate "$f" >/dev/null ||
-	    { echo "FAIL $f"; fail=1; }
+	    "$VIGIL" validate "$f" >/dev/null
+	rc=$?
+	[ $rc -eq 0 ] || [ $rc -eq 6 ] || { echo "FAIL $f: exit $rc"; fail=1; }
 done
 exit $fail

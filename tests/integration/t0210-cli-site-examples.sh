@@ -20,11 +20,16 @@ export DAYTONA_API_KEY VERCEL_TOKEN VERCEL_TEAM_ID VERCEL_PROJECT_ID
 
 # The site config as the site layer of every example job (with a pool of
 # two GPUs, which gpu-sweep.yaml needs to fit).
+# Exit 6 (valid, but this host lacks the example's engine or binary)
+# still says the manifest and the site layer are valid.
 for job in "$top"/examples/jobs/*.yaml; do
 	CUDA_VISIBLE_DEVICES=0,1 VIGIL_SITE_CONFIG=$site/config.yaml \
-	    "$VIGIL" validate "$job" \
-	    >"$W/out" 2>&1 || fail "validate $job: $(cat "$W/out")"
-	grep -q ": ok (" "$W/out" || fail "validate $job: $(cat "$W/out")"
+	    "$VIGIL" validate "$job" >"$W/out" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] || [ $rc -eq 6 ] ||
+	    fail "validate $job: exit $rc: $(cat "$W/out")"
+	grep -q ": ok (\|: valid (.*); this host cannot run it:" "$W/out" ||
+	    fail "validate $job: $(cat "$W/out")"
 done
 VIGIL_SITE_CONFIG=$site/config.yaml "$VIGIL" validate --json \
     "$top/examples/jobs/sweep.yaml" >"$W/out" 2>&1 ||

@@ -5,7 +5,7 @@
 # time, each with CUDA_VISIBLE_DEVICES and VIGIL_GPUS naming one GPU no
 # other running task holds; a task without gpus gets it empty; the pool
 # from a fake nvidia-smi on PATH printing the documented CSV; pool.gpus
-# restricts; a task that could never fit is refused at once (exit 2,
+# restricts; a task that could never fit is refused at once (exit 6,
 # naming the task, what it asks and what exists).
 set -u
 . "$(dirname "$0")/engine-lib.sh"
@@ -110,17 +110,18 @@ expect_eq "pool.gpus outside exit" 2 $?
 grep -q "pool.gpus: '5' is not among the GPUs of CUDA_VISIBLE_DEVICES=0,1" \
     "$W/out" || fail "pool.gpus outside: $(cat "$W/out")"
 
-# A task that can never fit: refused before anything runs, exit 2.
+# A task that can never fit: this host cannot run it, refused before
+# anything runs, exit 6.
 before=$("$VIGIL" status --json | python3 -c \
     'import json,sys; print(len(json.load(sys.stdin)["runs"]))')
 CUDA_VISIBLE_DEVICES=0,1 "$VIGIL" run --set resources.gpus=3 "$W/m.yaml" \
     >"$W/out" 2>&1
-expect_eq "never fits exit" 2 $?
+expect_eq "never fits exit" 6 $?
 grep -q "task 0 (and every other task) asks gpus: 3, the pool has 2 (from CUDA_VISIBLE_DEVICES=0,1)" \
     "$W/out" || fail "never fits: $(cat "$W/out")"
 "$VIGIL" run --set resources.cpus=4096 --set resources.gpus=0 "$W/m.yaml" \
     >"$W/out" 2>&1
-expect_eq "too many cpus exit" 2 $?
+expect_eq "too many cpus exit" 6 $?
 grep -q "asks cpus: 4096, the pool has [0-9]* (from CPU affinity)" "$W/out" ||
     fail "too many cpus: $(cat "$W/out")"
 after=$("$VIGIL" status --json | python3 -c \

@@ -98,7 +98,7 @@ before=$("$VIGIL" status --json | python3 -c \
     'import json,sys; print(len(json.load(sys.stdin)["runs"]))')
 CUDA_VISIBLE_DEVICES=0,1,2,3 "$VIGIL" run --set pool.cpus=2 "$W/m.yaml" \
     >"$W/out" 2>&1
-expect_eq "never fits exit" 2 $?
+expect_eq "never fits exit" 6 $?
 grep -q "resources: task 0 (and 2 other tasks) asks cpus: 4, the pool has 2 (from pool.cpus)" \
     "$W/out" || fail "never fits: $(cat "$W/out")"
 after=$("$VIGIL" status --json | python3 -c \

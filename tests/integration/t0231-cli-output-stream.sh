@@ -241,13 +241,16 @@ cid=$(last_id)
 expect_eq "files output" "f" "$(cat "$VIGIL_HOME/runs/$cid/tasks/0/stdout")"
 
 # --- A backend whose output the driver does not receive keeps files,
-# and says so (no engine here: the run fails, the note comes first).
-printf 'version: 1\nname: d\noutput: stream\nbackend: docker\nimage: alpine\ncommand: "true"\n' >"$W/d.yaml"
-DOCKER_HOST=unix://$W/no-engine.sock "$VIGIL" run -q "$W/d.yaml" 2>"$W/derr"
-grep -q "output: stream does not apply to the backend docker; the output is in files" \
-    "$W/derr" || fail "docker fallback not told: $(cat "$W/derr")"
+# and says so (an apptainer binary that fails: the run fails, the note
+# comes first).
+: >"$W/d.sif"
+printf 'version: 1\nname: d\noutput: stream\nbackend: apptainer\nimage: %s\ncommand: "true"\n' \
+    "$W/d.sif" >"$W/d.yaml"
+VIGIL_APPTAINER=/bin/false "$VIGIL" run -q "$W/d.yaml" 2>"$W/derr"
+grep -q "output: stream does not apply to the backend singularity; the output is in files" \
+    "$W/derr" || fail "apptainer fallback not told: $(cat "$W/derr")"
 did=$(last_id)
-[ -e "$VIGIL_HOME/runs/$did/stream" ] && fail "docker run made a stream"
+[ -e "$VIGIL_HOME/runs/$did/stream" ] && fail "apptainer run made a stream"
 "$VIGIL" status "$did" | grep -q "output: stream does not apply" ||
     fail "fallback not in the run's events: $("$VIGIL" status "$did")"
 

@@ -2,8 +2,8 @@
 # Through `vigil run`: apptainer's own failures (an image that is not a
 # SIF, a truncated one, a command missing from the image) are told apart
 # from the task's exit code and reported with apptainer's FATAL text;
-# vigil's own checks (a missing image, a missing binary) name what to
-# change; `vigil validate` reports every problem of the section at once.
+# vigil's own checks (a missing image; a missing binary, which this
+# host cannot run with: exit 6) name what to change; `vigil validate` reports every problem of the section at once.
 set -u
 . "$(dirname "$0")/../harness/apptainer-lib.sh"
 
@@ -45,24 +45,26 @@ sed -i "s|^image: .*|image: ftp://example/x.sif|" "$m"
 vrun "$m"
 expect "$(cat "$tmp/run.err")" "$m:4:1: image 'ftp://example/x.sif': unknown scheme (valid: docker://, oras://, library://, https://, http://, or a .sif path)" "unknown scheme"
 
-# the binary: configured, $VIGIL_APPTAINER, $PATH; a missing one is the
-# backend's failure with the setting to change
+# the binary: configured, $VIGIL_APPTAINER, $PATH; a missing one means
+# this host cannot run the manifest: refused before anything is recorded
+# (exit 6), naming the setting to change
 m=$(mf nobin "true" "singularity:" "  binary: $tmp/nope")
 vrun "$m"
-expect "$vrc" "1" "exit status with a missing binary ($(cat "$tmp/run.err"))"
-expect "$(task 0)" "BACKEND_ERROR -1 0 singularity.binary '$tmp/nope' is not an executable file" "bad binary"
+expect "$vrc" "6" "exit status with a missing binary ($(cat "$tmp/run.err"))"
+expect "$(tail -1 "$tmp/run.err")" "  apptainer: singularity.binary '$tmp/nope' is not an executable file" "bad binary"
 m=$(mf envbin "true" "singularity: {}")
 VIGIL_APPTAINER=$tmp/nope2
 export VIGIL_APPTAINER
 vrun "$m"
 unset VIGIL_APPTAINER
-expect "$(task 0)" "BACKEND_ERROR -1 0 \$VIGIL_APPTAINER '$tmp/nope2' is not an executable file" "bad env binary"
+expect "$vrc" "6" "exit status with a bad \$VIGIL_APPTAINER"
+expect "$(tail -1 "$tmp/run.err")" "  apptainer: \$VIGIL_APPTAINER '$tmp/nope2' is not an executable file" "bad env binary"
 mkdir "$tmp/bin"
 opath=$PATH
 PATH=$tmp/bin
 vrun "$m"
 PATH=$opath
-expect "$(task 0)" "BACKEND_ERROR -1 0 neither 'apptainer' nor 'singularity' is in \$PATH ($tmp/bin): install Apptainer, load its module, or set singularity.binary or \$VIGIL_APPTAINER" "no binary"
+expect "$(tail -1 "$tmp/run.err")" "  apptainer: neither 'apptainer' nor 'singularity' is in \$PATH ($tmp/bin): install Apptainer, load its module, or set singularity.binary or \$VIGIL_APPTAINER" "no binary"
 # found as `singularity` in $PATH when there is no `apptainer`
 ln -s "$APPTAINER_WRAP" "$tmp/bin/singularity"
 m=$(mf inpath "'exit 3'" "singularity: {}")

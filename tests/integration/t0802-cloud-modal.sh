@@ -94,12 +94,13 @@ no_env() { unset MODAL_TOKEN_ID MODAL_TOKEN_SECRET; }
 
 start_fake
 
-# 1. No credentials: validate, run and submit exit 2, no run recorded.
+# 1. No credentials: validate, run and submit exit 6 (valid, but this
+# host cannot run it), no run recorded.
 mf ok "'echo \"o \$K\"; echo e >&2; exit 3'" "env:
   K: sekrit-$$
 workdir: $W/wd"
 "$VIGIL" validate "$W/ok.yaml" >"$W/v" 2>&1
-expect_eq "validate without credentials" 2 "$?"
+expect_eq "validate without credentials" 6 "$?"
 grep -q "modal: mode auto: no credentials for either mode: managed needs \
 the gateway URL (modal.gateway_url in a vigil config file, or \
 MODAL_GATEWAY_URL) and its token in TOOL_GATEWAY_USER_TOKEN" "$W/v" ||
@@ -108,9 +109,9 @@ grep -q "direct needs MODAL_TOKEN_ID and MODAL_TOKEN_SECRET, or token_id \
 and token_secret in profile 'default' of $W/none.toml (no such file" "$W/v" ||
     fail "validate message (direct): $(cat "$W/v")"
 "$VIGIL" run -q "$W/ok.yaml" >/dev/null 2>&1
-expect_eq "run without credentials" 2 "$?"
+expect_eq "run without credentials" 6 "$?"
 "$VIGIL" submit "$W/ok.yaml" >/dev/null 2>&1
-expect_eq "submit without credentials" 2 "$?"
+expect_eq "submit without credentials" 6 "$?"
 expect_eq "no run recorded" 0 "$(runs)"
 
 # 2. Direct from the environment: streams, exit code, environment, workdir.
@@ -160,7 +161,7 @@ case $REASON in
 esac
 sed -i 's/^\[default\]/[default]\nactive = true/' "$W/m.toml"
 "$VIGIL" validate "$W/prof.yaml" >"$W/v" 2>&1
-expect_eq "two active profiles" 2 "$?"
+expect_eq "two active profiles" 6 "$?"
 grep -q "$W/m.toml: profiles 'default' and 'work' are both active = true" \
     "$W/v" || fail "two active: $(cat "$W/v")"
 MODAL_PROFILE=work "$VIGIL" validate "$W/prof.yaml" >/dev/null 2>&1 ||

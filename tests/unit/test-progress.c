@@ -148,6 +148,35 @@ test_hold_bar(void **state)
 	pfx_close(&f);
 }
 
+/* The bar counts cancelled and denied tasks apart from failed ones. */
+static void
+test_bar_counts(void **state)
+{
+	struct pfx f;
+	const char *line;
+
+	(void)state;
+	pfx_open(&f, VG_PROGRESS_BAR, 6);
+	f.counts[VG_ST_SUCCEEDED] = 1;
+	f.counts[VG_ST_FAILED] = 1;
+	f.counts[VG_ST_TIMEOUT] = 1;
+	f.counts[VG_ST_CANCELLED] = 2;
+	f.counts[VG_ST_DENIED] = 1;
+	assert_int_equal(vg_progress_tick(f.pg), 250);
+	line = pfx_read(&f);
+	assert_non_null(strstr(line, "6/6  ok 1  failed 2  cancelled 2  "
+	    "denied 1  "));
+	pfx_close(&f);
+	/* Only cancelled: no "failed" at all. */
+	pfx_open(&f, VG_PROGRESS_BAR, 2);
+	f.counts[VG_ST_CANCELLED] = 2;
+	assert_int_equal(vg_progress_tick(f.pg), 250);
+	line = pfx_read(&f);
+	assert_non_null(strstr(line, "2/2  ok 0  cancelled 2  running 0"));
+	assert_null(strstr(line, "failed"));
+	pfx_close(&f);
+}
+
 int
 main(void)
 {
@@ -156,6 +185,7 @@ main(void)
 		cmocka_unit_test(test_hold_release),
 		cmocka_unit_test(test_hold_drop),
 		cmocka_unit_test(test_hold_bar),
+		cmocka_unit_test(test_bar_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

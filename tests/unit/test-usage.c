@@ -63,6 +63,59 @@ test_eff(void **state)
 	assert_true(vg_usage_mem_eff(&u) < 0);
 }
 
+/* No efficiency where none can be computed: a wall time below
+ * VG_USAGE_MIN_WALL (a task cancelled as it started, a 0.00 s task), or
+ * CPU time past wall x CPUs beyond sampling noise; never above 100%. */
+static void
+test_eff_untrusted(void **state)
+{
+	struct vg_usage u = use(0.02, -1, 1, -1);
+	struct vg_usage_sum s;
+	struct vg_json_writer w;
+	struct vg_buf b = VG_BUF_INIT;
+
+	(void)state;
+	/* Cancelled as it started: 0.02 s of CPU in 9 us was 220201%. */
+	assert_true(vg_usage_cpu_eff(&u, 0.000009) < 0);
+	u = use(0.03, -1, -1, -1);
+	assert_true(vg_usage_cpu_eff(&u, 0) < 0);	/* the 0.00 s task */
+	assert_true(vg_usage_cpu_eff(&u, 0.01) < 0);
+	assert_true(vg_usage_cpu_eff(&u, VG_USAGE_MIN_WALL - 0.01) < 0);
+	u = use(0.5, -1, 1, -1);
+	assert_true(fabs(vg_usage_cpu_eff(&u, VG_USAGE_MIN_WALL) - 0.5) <
+	    1e-9);
+	/* Three cores busy on one given: no limit held it, no number. */
+	u = use(30, -1, 1, -1);
+	assert_true(vg_usage_cpu_eff(&u, 10) < 0);
+	/* 4 % over on 2 CPUs is sampling noise: shown as 100 %. */
+	u = use(20.8, -1, 2, -1);
+	assert_true(fabs(vg_usage_cpu_eff(&u, 10) - 1.0) < 1e-9);
+
+	/* A run of short tasks has no efficiency; its line says none. */
+	vg_usage_sum_init(&s);
+	u = use(0.02, 1LL << 20, 1, -1);
+	vg_usage_sum_add(&s, &u, VG_ST_CANCELLED, 0.000009);
+	u = use(0.03, 1LL << 20, 4, -1);
+	vg_usage_sum_add(&s, &u, VG_ST_SUCCEEDED, 0.001);
+	assert_true(vg_usage_sum_cpu_eff(&s) < 0);
+	vg_usage_line(&s, &b);
+	assert_string_equal(vg_buf_str(&b), "peak memory 1M");
+	/* ... and no CPU suggestion from them either. */
+	vg_buf_reset(&b);
+	vg_usage_suggest(&s, &b);
+	assert_string_equal(vg_buf_str(&b), "");
+	/* The JSON of such an attempt says null. */
+	vg_buf_reset(&b);
+	vg_json_writer_init(&w, &b);
+	vg_usage_json(&w, &u, 0.001);
+	assert_non_null(strstr(vg_buf_str(&b), "\"cpu_eff\":null"));
+	vg_buf_reset(&b);
+	vg_json_writer_init(&w, &b);
+	vg_usage_sum_json(&w, &s);
+	assert_non_null(strstr(vg_buf_str(&b), "\"cpu_eff\":null"));
+	vg_buf_release(&b);
+}
+
 /* Bytes as the status columns show them. */
 static void
 test_fmt_bytes(void **state)
@@ -154,6 +207,16 @@ test_sum_suggest(void **state)
 	 * suggestion, which would not fit it. */
 	assert_string_equal(suggest_one(&b, use(-1, 20LL << 30, -1,
 	    256LL << 30), VG_ST_SUCCEEDED, 1), "");
+	/* What was asked suggested again is no advice: 0.9 of 2 cores
+	 * gives 2 (ceil(0.9 x 1.25)), 30M of 64M gives 64M. */
+	assert_string_equal(suggest_one(&b, use(9, -1, 2, -1),
+	    VG_ST_SUCCEEDED, 0), "");
+	assert_string_equal(suggest_one(&b, use(-1, 30LL << 20, -1,
+	    64LL << 20), VG_ST_SUCCEEDED, 0), "");
+	/* 1.9 of 4 cores: 3, a quarter less, is said. */
+	assert_string_equal(suggest_one(&b, use(19, -1, 4, -1),
+	    VG_ST_SUCCEEDED, 0), "resources.cpus: 3 (at most 1.90 cores "
+	    "busy of 4 asked)");
 	/* Only failures: no suggestion at all. */
 	assert_string_equal(suggest_one(&b, use(1, 1LL << 20, 4, 8LL << 30),
 	    VG_ST_OOM, 0), "");
@@ -192,6 +255,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_eff),
+		cmocka_unit_test(test_eff_untrusted),
 		cmocka_unit_test(test_fmt_bytes),
 		cmocka_unit_test(test_sum_suggest),
 		cmocka_unit_test(test_json),
