@@ -312,8 +312,6 @@ sandbox_for(const struct vg_manifest *m, const struct vg_sandbox **out,
 	    (rc = sockets_judged(m, e)) != 0 ||
 	    (rc = vg_sandbox_new(&m->isolation, wd, &sb, e)) != 0)
 		return rc;
-	if (vg_sandbox_workdir_note(sb) != NULL)
-		vg_warn("%s", vg_sandbox_workdir_note(sb));
 	vg_sandbox_free(cache.sb);
 	cache.sb = sb;
 	cache.key = key;
@@ -2248,6 +2246,8 @@ local_prepare(const struct vg_manifest *m, const char *run_dir,
 		return rc;
 	if ((rc = sandbox_for(m, &sb, e)) != 0)
 		return rc;
+	if (vg_sandbox_workdir_note(sb) != NULL)
+		vg_warn("%s", vg_sandbox_workdir_note(sb));
 	/* Refused before any task starts, like a sandbox downgrade. */
 	vg_expand_peak(m, &peak);
 	cgroup_limits(m, peak.memory, &cl);
@@ -2305,12 +2305,27 @@ local_probe(struct vg_buf *out)
 	}
 }
 
+/* plugin op host_notes: the working directory tasks were meant to
+ * write but will not (sandbox-workdir.h says why). */
+static void
+local_host_notes(const struct vg_manifest *m, struct vg_strv *notes)
+{
+	const struct vg_sandbox *sb;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	if (sandbox_for(m, &sb, &e) == 0 &&
+	    vg_sandbox_workdir_note(sb) != NULL)
+		vg_strv_push(notes, vg_sandbox_workdir_note(sb));
+}
+
 const struct vg_backend_ops vg_backend_local = {
 	.p = {
 		.kind = VG_PLUGIN_BACKEND,
 		.name = "local",
 		.flags = VG_PLUGIN_DEFAULT,
 		.help = "a confined process on this host",
+		.host_notes = local_host_notes,
 	},
 	.probe = local_probe,
 	.prepare = local_prepare,

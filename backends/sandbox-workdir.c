@@ -80,7 +80,7 @@ static const char *const system_trees[] = {
 
 /* Directories many share or that hold others': no grant at them. */
 static const char *const shared_dirs[] = {
-	"/", "/home", "/root", "/tmp", "/var", "/var/tmp", "/opt", "/srv",
+	"/", "/home", "/tmp", "/var", "/var/tmp", "/opt", "/srv",
 	"/mnt", "/media", "/dev/shm",
 	NULL
 };

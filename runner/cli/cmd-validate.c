@@ -22,7 +22,7 @@ validate_one(const char *path, const struct vg_load_opts *opts,
     struct vg_json_writer *w)
 {
 	struct vg_diag diag = { VG_STRV_INIT };
-	struct vg_strv why = VG_STRV_INIT;
+	struct vg_strv why = VG_STRV_INIT, notes = VG_STRV_INIT;
 	struct vg_manifest *m = NULL;
 	struct vg_err e;
 	size_t i, n = 0;
@@ -33,6 +33,7 @@ validate_one(const char *path, const struct vg_load_opts *opts,
 	if (rc == 0) {
 		n = vg_expand_count(m);
 		vg_manifest_host_check(m, &why);
+		vg_manifest_host_notes(m, &notes);
 	}
 	if (w != NULL) {
 		vg_json_obj_begin(w);
@@ -56,9 +57,16 @@ validate_one(const char *path, const struct vg_load_opts *opts,
 		for (i = 0; i < why.n; i++)
 			vg_json_str(w, why.v[i]);
 		vg_json_arr_end(w);
+		vg_json_key(w, "notes");
+		vg_json_arr_begin(w);
+		for (i = 0; i < notes.n; i++)
+			vg_json_str(w, notes.v[i]);
+		vg_json_arr_end(w);
 		vg_json_obj_end(w);
 	} else if (rc == 0 && why.n == 0) {
 		printf("%s: ok (%zu task%s)\n", path, n, n == 1 ? "" : "s");
+		for (i = 0; i < notes.n; i++)
+			printf("  note: %s\n", notes.v[i]);
 	} else if (rc == 0) {
 		printf("%s: valid (%zu task%s); ", path, n, n == 1 ? "" : "s");
 		vg_launch_host_print(stdout, &why);
@@ -72,6 +80,7 @@ validate_one(const char *path, const struct vg_load_opts *opts,
 	rc = rc != 0 ? VG_EXIT_USAGE : why.n > 0 ? VG_EXIT_HOST : VG_EXIT_OK;
 	vg_diag_release(&diag);
 	vg_strv_release(&why);
+	vg_strv_release(&notes);
 	vg_manifest_free(m);
 	return rc;
 }

@@ -1378,6 +1378,22 @@ vg_manifest_host_check(const struct vg_manifest *m, struct vg_strv *why)
 	return why->n - n;
 }
 
+size_t
+vg_manifest_host_notes(const struct vg_manifest *m, struct vg_strv *notes)
+{
+	const struct vg_plugin *be, *sc;
+	size_t n = notes->n;
+
+	sc = vg_plugin_find(VG_PLUGIN_SCHEDULER,
+	    vg_manifest_plugin(m, VG_PLUGIN_SCHEDULER));
+	be = vg_plugin_find(VG_PLUGIN_BACKEND,
+	    vg_manifest_plugin(m, VG_PLUGIN_BACKEND));
+	if (be != NULL && be->host_notes != NULL &&
+	    (sc == NULL || !(sc->flags & VG_PLUGIN_ELSEWHERE)))
+		be->host_notes(m, notes);
+	return notes->n - n;
+}
+
 const char *
 vg_manifest_plugin(const struct vg_manifest *m, enum vg_plugin_kind kind)
 {

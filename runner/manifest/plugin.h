@@ -74,6 +74,12 @@ struct vg_plugin {
 	 * short timeout).  Optional: NULL has nothing to check. */
 	void	(*host_check)(const struct vg_manifest *m,
 		    struct vg_strv *why);
+	/* Appends to notes one line for each thing that will run other
+	 * than the manifest may expect here, without stopping it (the
+	 * local working directory not writable: "...; what to do").
+	 * Optional. */
+	void	(*host_notes)(const struct vg_manifest *m,
+		    struct vg_strv *notes);
 };
 
 /* The i-th plugin of this program (backends first, then schedulers), or
@@ -97,6 +103,11 @@ const struct vg_plugin *vg_plugin_default(enum vg_plugin_kind kind);
  */
 size_t	vg_manifest_host_check(const struct vg_manifest *m,
 	    struct vg_strv *why);
+
+/* The host_notes lines of m's backend (unless its scheduler runs tasks
+ * elsewhere), appended to notes; returns how many. */
+size_t	vg_manifest_host_notes(const struct vg_manifest *m,
+	    struct vg_strv *notes);
 
 /* The name of m's plugin of kind (m->backend, m->scheduler), or the
  * default plugin's when m names none (a manifest built by hand). */

@@ -76,6 +76,17 @@ expect_eq ".git/config" "[core]" "$(cat .git/config)"
 grep -qF "the sandbox keeps '$proj/.git/config' read-only (isolation standard)" "$W/o" ||
     fail "git: $(cat "$W/o")"
 
+# validate says when the working directory will not be writable, and
+# what to do; a project directory gets no note.
+home=$W/h
+mkdir "$home"
+(cd "$home" && HOME=$home "$VIGIL" validate "$proj/note.yaml") >"$W/o" 2>&1 ||
+    fail "validate: $(cat "$W/o")"
+grep -qF "note: the working directory is not writable by tasks: '$home' is your home directory; choose a project directory as workdir" "$W/o" ||
+    fail "validate in a home directory: $(cat "$W/o")"
+"$VIGIL" validate "$proj/note.yaml" >"$W/o" 2>&1 || fail "validate: $(cat "$W/o")"
+grep -q "note:" "$W/o" && fail "a note in a project directory: $(cat "$W/o")"
+
 # A session's --workdir.
 sdir=$W/sess
 mkdir "$sdir"
