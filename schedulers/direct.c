@@ -31,6 +31,10 @@
  * slot, the next queued attempt is handed to it ahead of time and starts
  * the moment the slot's attempt ends ("Ahead" below).
  *
+ * Slots are numbered for the record (vg_sched_update.slot, the report's
+ * lanes): an attempt that starts takes the lowest number no running
+ * attempt holds, and one held behind another takes over its number.
+ *
  * After a crash, reattach takes an attempt of the dead vigil over through
  * vg_backend_reattach (a monitor still running, adopted through its
  * pidfd, or a new one following what the attempt left); it counts as
@@ -79,6 +83,8 @@ struct dslot {
 	uint64_t		 memory;
 	int			 ngpus;
 	int			*gpus;		/* pool indices, while running */
+	int			 num;		/* slot number, 1-based, while
+						   running; 0 = none */
 	struct dslot		*next;		/* queue link */
 	/* Held to start after another (ahead, below): the running slot it
 	 * waits behind, and of a running slot the one held behind it. */
@@ -107,6 +113,8 @@ struct direct {
 	int			 cpus_free;
 	uint64_t		 mem_free;
 	unsigned char		*gpu_busy;	/* per pool GPU */
+	unsigned char		*num_busy;	/* per slot number - 1 */
+	size_t			 nnum;
 };
 
 /* Opens a pidfd for pid (Linux 5.3+). */
@@ -240,11 +248,29 @@ slot_release(struct direct *d, struct dslot *sl)
 		d->mem_free += sl->memory;
 }
 
-/* Frees a slot, giving its resources back. */
+/* The lowest slot number no running attempt holds, now held. */
+static int
+num_take(struct direct *d)
+{
+	size_t k;
+
+	for (k = 0; k < d->nnum && d->num_busy[k]; k++)
+		;
+	if (k == d->nnum) {
+		d->num_busy = vg_xrealloc(d->num_busy, d->nnum + 1);
+		d->num_busy[d->nnum++] = 0;
+	}
+	d->num_busy[k] = 1;
+	return (int)k + 1;
+}
+
+/* Frees a slot, giving its resources and its number back. */
 static void
 slot_free(struct direct *d, struct dslot *sl)
 {
 	slot_release(d, sl);
+	if (sl->num > 0 && (size_t)sl->num <= d->nnum)
+		d->num_busy[sl->num - 1] = 0;
 	free(sl);
 }
 
@@ -329,9 +355,11 @@ slot_start(struct vg_sched *s, struct direct *d, struct dslot *sl)
 	if (a->started == 0)
 		a->started = vg_now();
 	slot_deadline(d, sl);
+	sl->num = num_take(d);
 	d->run[d->nrun++] = sl;
 	u = push_update(d, a, VG_ST_RUNNING);
 	snprintf(u->handle, sizeof(u->handle), "%ld", (long)a->pid);
+	u->slot = sl->num;
 }
 
 /*
@@ -422,6 +450,7 @@ promote(struct direct *d, struct dslot *q)
 	}
 	u = push_update(d, q->a, VG_ST_RUNNING);
 	snprintf(u->handle, sizeof(u->handle), "%ld", (long)q->a->pid);
+	u->slot = q->num;
 }
 
 /*
@@ -753,6 +782,7 @@ slot_done(struct direct *d, size_t i, struct vg_result *r)
 	u->result = *r;
 	vg_strlcpy(u->reason, r->reason, sizeof(u->reason));
 	snprintf(u->handle, sizeof(u->handle), "%ld", (long)a->pid);
+	u->slot = sl->num;
 	run_remove(d, i);
 	if (sl->ahead) {
 		/* It ended held (refused, dropped, or its process gone). */
@@ -760,6 +790,11 @@ slot_done(struct direct *d, size_t i, struct vg_result *r)
 		d->nahead--;
 	}
 	next = sl->next_up;
+	if (next != NULL && !sl->ahead) {
+		/* The one held behind runs in the same process: its slot. */
+		next->num = sl->num;
+		sl->num = 0;
+	}
 	slot_free(d, sl);
 	if (next != NULL)
 		promote(d, next);
@@ -1092,9 +1127,11 @@ direct_reattach(struct vg_sched *s, struct vg_attempt *a, const char *handle,
 	/* It runs whatever the pool says; GPUs only when some are free. */
 	(void)slot_take(d, sl);
 	slot_deadline(d, sl);
+	sl->num = num_take(d);
 	d->run[d->nrun++] = sl;
 	u = push_update(d, a, VG_ST_RUNNING);
 	snprintf(u->handle, sizeof(u->handle), "%ld", (long)a->pid);
+	u->slot = sl->num;
 	return 0;
 }
 
@@ -1139,6 +1176,7 @@ direct_close(struct vg_sched *s)
 	free(d->run);
 	free(d->pfds);
 	free(d->gpu_busy);
+	free(d->num_busy);
 	vg_pool_release(&d->pool);
 	free(d->ups);
 	vg_launcher_close(&d->launch);

@@ -40,6 +40,11 @@ struct vg_sched_update {
 	struct vg_result	 result;	/* filled when terminal */
 	char			 handle[64];	/* job id / pid, when new */
 	char			 reason[256];	/* pending reason etc. */
+	int			 slot;		/* executor slot it runs in,
+						   1-based, where the scheduler
+						   numbers them (direct: the
+						   lowest free when it starts);
+						   0 = none */
 };
 
 /* Capability bits of a scheduler, read through vg_sched_has(). */

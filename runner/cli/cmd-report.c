@@ -61,13 +61,15 @@ const struct vg_cmd_entry vg_cmd_report = {
 	.args_usage = "RUN",
 	.summary = "write a run's report: one HTML page with a timeline",
 	.help = "Writes one self-contained HTML file (no network, no external "
-	    "fonts) with\nthe run's header, a timeline of every attempt, a "
-	    "sortable task table\nwith CPU, peak memory and efficiency, the "
-	    "failures with the tail of\ntheir stderr, requested-versus-used "
-	    "histograms and the policy's\ndecisions; RUN_DIR/report.html "
-	    "unless -o.  Prints the file's path.\nA run still in progress gives "
-	    "a snapshot.  --json: the same data as JSON\non stdout (or in "
-	    "FILE); layout in docs/report.md.",
+	    "fonts) with\nthe run's header, a timeline of every attempt (a "
+	    "lane per executor\nslot or node, failures drawn on top), a "
+	    "sortable task table with CPU,\npeak memory and efficiency that "
+	    "opens on the tasks that did not\nsucceed, the failures with the "
+	    "tail of their stderr, requested-versus-\nused histograms and the "
+	    "policy's decisions; RUN_DIR/report.html\nunless -o.  Prints the "
+	    "file's path.  A run still in progress gives a\nsnapshot.  --json: "
+	    "the same data as JSON on stdout (or in FILE); layout\nin "
+	    "docs/report.md.",
 	.opts = (const struct vg_opt[]){
 		{ .name = "output", .shortname = 'o', .has_arg = 1,
 		  .arg = "FILE", .help = "write to FILE" },

@@ -4,10 +4,13 @@
  * the totals of usage.c, the task table and every attempt as rows of
  * arrays (named once in *_fields: a 100,000-task run stays a few MB),
  * each attempt on a timeline lane, failures with their stderr tails and
- * the policy's decisions.  Lanes are the concurrent slots of each node:
- * attempts of a node sorted by start take the lowest lane free at their
- * start, so a lane is one slot of --jobs (or of a node's allocation) as
- * it was actually used.
+ * the policy's decisions.  Lanes are the executor slots of each node
+ * where the scheduler recorded them (direct: an attempt's slot, 1 to
+ * --jobs); elsewhere (a cluster's nodes, runs recorded before slots
+ * were) the attempts of a node sorted by start take the lowest lane
+ * free at their start, so a lane is one slot of a node as it was
+ * actually used.  Attempts that ended without starting (denied, a
+ * backend that could not start them) go on a lane of their own.
  */
 #include <fcntl.h>
 #include <pwd.h>
@@ -44,6 +47,8 @@ struct ratt {
 	double			 end;		/* 0: not ended */
 	struct vg_usage		 u;
 	char			*node;		/* "" when unknown */
+	char			*reason;	/* "" when none */
+	int			 slot;		/* recorded; 0: not known */
 	int			 lane;		/* -1: not on the timeline */
 };
 
@@ -55,6 +60,9 @@ struct report {
 	struct ratt		*a;
 	size_t			 na, acap;
 	struct vg_strv		 lanes;		/* "node/slot" */
+	int			 by_slot;	/* some lanes are recorded
+						   slots */
+	int			 by_node;	/* some are packed */
 	struct vg_strv		 keys;		/* matrix keys, first seen */
 	char			 host[256];
 	double			 now;
@@ -104,6 +112,8 @@ attempt_cb(void *arg, const struct vg_attempt_rec *a)
 	ra->end = vg_state_terminal(a->state) ? a->ended : 0;
 	ra->u = a->usage;
 	ra->node = vg_xstrdup(a->node != NULL ? a->node : "");
+	ra->reason = vg_xstrdup(a->reason != NULL ? a->reason : "");
+	ra->slot = a->slot;
 	ra->lane = -1;
 	return 0;
 }
@@ -148,59 +158,106 @@ audit_cb(void *arg, const struct vg_audit_rec *a)
 	return 0;
 }
 
-/* Orders attempt rows by node, then start (for lane assignment). */
+/* The attempt rows by_node_start orders (qsort takes no argument). */
 static const struct ratt *sort_base;
 
+/* Orders attempt rows by node (node2 before node10), then start (for
+ * lane assignment). */
 static int
 by_node_start(const void *x, const void *y)
 {
 	const struct ratt *a = &sort_base[*(const size_t *)x];
 	const struct ratt *b = &sort_base[*(const size_t *)y];
-	int c = strcmp(a->node, b->node);
+	int c = strverscmp(a->node, b->node);
 
 	if (c != 0)
 		return c;
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
-/* Puts every started attempt on the lowest lane of its node that is free
- * at its start. */
+/* Adds lane "node/k" (node "" is this host) to R. */
+static void
+lane_add(struct report *R, const char *node, size_t k)
+{
+	char name[320];
+
+	snprintf(name, sizeof(name), "%s/%zu", *node != '\0' ? node :
+	    R->host, k);
+	vg_strv_push(&R->lanes, name);
+}
+
+/* Puts the n attempts ord[0..n) of one node on its lanes: one per
+ * recorded slot when every one of them has its slot, else the lowest
+ * lane free at each one's start. */
+static void
+node_lanes(struct report *R, const size_t *ord, size_t n)
+{
+	double *busy = NULL;	/* end of the last attempt of each lane */
+	size_t i, k, nl = 0, lcap = 0, base = R->lanes.n;
+	int top = 0;
+
+	for (i = 0; i < n && R->a[ord[i]].slot > 0; i++)
+		if (R->a[ord[i]].slot > top)
+			top = R->a[ord[i]].slot;
+	if (i == n) {
+		for (k = 1; k <= (size_t)top; k++)
+			lane_add(R, R->a[ord[0]].node, k);
+		for (i = 0; i < n; i++)
+			R->a[ord[i]].lane = (int)base + R->a[ord[i]].slot - 1;
+		R->by_slot = 1;
+		return;
+	}
+	R->by_node = 1;
+	for (i = 0; i < n; i++) {
+		struct ratt *a = &R->a[ord[i]];
+		double end = a->end > 0 ? a->end : R->now;
+
+		for (k = 0; k < nl && busy[k] > a->start; k++)
+			;
+		if (k == nl) {
+			busy = vg_xgrow(busy, &lcap, nl + 1, sizeof(*busy));
+			nl++;
+			lane_add(R, a->node, k + 1);
+		}
+		busy[k] = end;
+		a->lane = (int)(base + k);
+	}
+	free(busy);
+}
+
+/* Puts every started attempt on a lane of its node (node_lanes), and
+ * every one that ended without starting on a last lane of its own. */
 static void
 assign_lanes(struct report *R)
 {
 	size_t *ord = vg_xcalloc(R->na + 1, sizeof(*ord));
-	double *busy = NULL;	/* end of the last attempt of each lane */
-	size_t i, k, n = 0, nl = 0, lcap = 0, base = 0;
-	const char *node = NULL;
-	char name[320];
+	size_t i, j, n = 0;
+	int unstarted = 0;
 
 	for (i = 0; i < R->na; i++)
 		if (R->a[i].start > 0)
 			ord[n++] = i;
 	sort_base = R->a;
 	qsort(ord, n, sizeof(*ord), by_node_start);
-	for (i = 0; i < n; i++) {
-		struct ratt *a = &R->a[ord[i]];
-		double end = a->end > 0 ? a->end : R->now;
-
-		if (node == NULL || strcmp(node, a->node) != 0) {
-			node = a->node;
-			base = R->lanes.n;
-			nl = 0;
-		}
-		for (k = 0; k < nl && busy[k] > a->start; k++)
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && strcmp(R->a[ord[j]].node,
+		    R->a[ord[i]].node) == 0; j++)
 			;
-		if (k == nl) {
-			busy = vg_xgrow(busy, &lcap, nl + 1, sizeof(*busy));
-			nl++;
-			snprintf(name, sizeof(name), "%s/%zu", *a->node != '\0' ?
-			    a->node : R->host, k + 1);
-			vg_strv_push(&R->lanes, name);
-		}
-		busy[k] = end;
-		a->lane = (int)(base + k);
+		node_lanes(R, ord + i, j - i);
 	}
-	free(busy);
+	for (i = 0; i < R->na; i++) {
+		struct ratt *a = &R->a[i];
+
+		if (a->start > 0 || a->end <= 0)
+			continue;
+		if (!unstarted) {
+			vg_strv_push(&R->lanes, "not started");
+			unstarted = 1;
+		}
+		/* An instant at its end (write_attempts): the page draws
+		 * it a few pixels wide. */
+		a->lane = (int)R->lanes.n - 1;
+	}
 	free(ord);
 }
 
@@ -323,6 +380,9 @@ write_attempts(struct report *R, struct vg_buf *b)
 	for (i = 0; i < R->na; i++) {
 		const struct ratt *a = &R->a[i];
 		const struct vg_usage *u = &a->u;
+		/* One that never started is an instant at its end. */
+		double start = a->start > 0 ? a->start : a->lane >= 0 ?
+		    a->end : 0;
 
 		vg_buf_adds(b, i > 0 ? ",\n[" : "\n[");
 		vg_buf_add_ll(b, a->task);
@@ -333,9 +393,9 @@ write_attempts(struct report *R, struct vg_buf *b)
 		vg_buf_addc(b, ',');
 		vg_buf_add_ll(b, a->lane);
 		vg_buf_addc(b, ',');
-		num(b, rel(R, a->start), 3);
+		num(b, rel(R, start), 3);
 		vg_buf_addc(b, ',');
-		num(b, a->start > 0 ? rel(R, a->end > 0 ? a->end : R->now) :
+		num(b, start > 0 ? rel(R, a->end > 0 ? a->end : R->now) :
 		    -1, 3);
 		vg_buf_addc(b, ',');
 		if (vg_state_terminal(a->state) && a->exit_code >= 0)
@@ -349,6 +409,10 @@ write_attempts(struct report *R, struct vg_buf *b)
 		    -1, 3);
 		vg_buf_addc(b, ',');
 		num(b, u->known & VG_USAGE_RSS ? (double)u->max_rss : -1, 0);
+		vg_buf_addc(b, ',');
+		vg_buf_add_ll(b, a->slot);
+		vg_buf_addc(b, ',');
+		str(b, a->reason[0] != '\0' ? a->reason : NULL);
 		vg_buf_addc(b, ']');
 	}
 	vg_buf_addc(b, ']');
@@ -459,7 +523,7 @@ fields_json(struct vg_json_writer *w)
 	};
 	static const char *const af[] = {
 		"task", "attempt", "state", "lane", "start", "end",
-		"exit_code", "signal", "cpu", "max_rss",
+		"exit_code", "signal", "cpu", "max_rss", "slot", "reason",
 	};
 	size_t i;
 	int s;
@@ -558,6 +622,11 @@ write_doc(struct report *R, struct vg_buf *out)
 	vg_json_str(&w, part.len > 0 ? vg_buf_str(&part) : NULL);
 	strv_json(&w, "matrix_keys", &R->keys);
 	strv_json(&w, "lanes", &R->lanes);
+	/* What a lane is: "slot" (recorded executor slots), "node" (packed
+	 * on each node), "mixed", or null with no lane. */
+	vg_json_key(&w, "lanes_from");
+	vg_json_str(&w, R->by_slot && R->by_node ? "mixed" : R->by_slot ?
+	    "slot" : R->by_node ? "node" : NULL);
 	fields_json(&w);
 	vg_buf_reset(&part);
 	write_tasks(R, &part);
@@ -603,8 +672,10 @@ report_release(struct report *R)
 		vg_json_free(R->t[i].mdoc);
 		free(R->t[i].label);
 	}
-	for (i = 0; i < R->na; i++)
+	for (i = 0; i < R->na; i++) {
 		free(R->a[i].node);
+		free(R->a[i].reason);
+	}
 	free(R->t);
 	free(R->a);
 	vg_strv_release(&R->lanes);

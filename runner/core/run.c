@@ -92,11 +92,13 @@ struct attempt_w {
 	char			 reason[256];
 };
 
-/* The strings of a task row that belong to its latest attempt. */
+/* The strings of a task row that belong to its latest attempt, and
+ * the slot it runs in (its attempt row holds that, the task row not). */
 struct tstrings {
 	char	handle[64];
 	char	node[64];
 	char	gpus[256];
+	int	slot;
 };
 
 /* One attempt in flight, with the storage its borrowed strings need. */
@@ -812,6 +814,7 @@ put_attempt(struct drv *d, const struct trec *t, const struct tstrings *s,
 		ar.handle = s->handle;
 		ar.node = s->node;
 		ar.gpus = s->gpus[0] != '\0' ? s->gpus : NULL;
+		ar.slot = s->slot;
 	}
 	if (r != NULL && !vg_usage_off())
 		ar.usage = r->usage;
@@ -979,6 +982,7 @@ submit_task(struct drv *d, size_t i, struct vg_err *e)
 		return rc;
 	}
 	b->s.handle[0] = '\0';
+	b->s.slot = 0;
 	t->attempts++;
 	t->pid = 0;
 	t->pid_start = 0;
@@ -1291,6 +1295,8 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 	t = &d->tr[i];
 	if (u->handle[0] != '\0')
 		vg_strlcpy(b->s.handle, u->handle, sizeof(b->s.handle));
+	if (u->slot > 0)
+		b->s.slot = u->slot;
 	if (vg_state_terminal(u->state)) {
 		rc = task_ended(d, i, b, u, e);
 		d->live[i] = NULL;

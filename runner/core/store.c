@@ -239,6 +239,16 @@ static const struct migration migrations[] = {
 		.sql =
 		"ALTER TABLE runs ADD COLUMN host TEXT;",
 	},
+	{
+		.version = 10,
+		.description = "the executor slot of each attempt",
+		/* 0: not known (attempts recorded before, and schedulers
+		 * that do not number slots); the report draws its lanes
+		 * from it. */
+		.sql =
+		"ALTER TABLE attempts ADD COLUMN slot INTEGER NOT NULL"
+		" DEFAULT 0;",
+	},
 };
 
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -465,6 +475,7 @@ static const struct col attempt_cols[] = {
 	ATT("node", COL_TEXT, a.node, 0),
 	ATT("reason", COL_TEXT, a.reason, 0),
 	ATT("gpus", COL_TEXT, a.gpus, 0),
+	ATT("slot", COL_INT, a.slot, 0),
 	USE("cpu_user", COL_REAL, cpu_user, VG_USAGE_CPU),
 	USE("cpu_sys", COL_REAL, cpu_sys, VG_USAGE_CPU),
 	USE("max_rss", COL_I64, max_rss, VG_USAGE_RSS),

@@ -28,7 +28,7 @@
 struct vg_store;
 
 /* The schema version this vigil writes (PRAGMA user_version). */
-#define VG_STORE_SCHEMA	9
+#define VG_STORE_SCHEMA	10
 
 /* Run ids: "YYYYMMDD-HHMMSS-xxxxxx" (UTC, 6 random hex digits). */
 #define VG_RUN_ID_MAX	32
@@ -207,6 +207,9 @@ struct vg_attempt_rec {
 	const char	*node;
 	const char	*reason;
 	const char	*gpus;		/* ids given ("0,3"); NULL = none */
+	int		 slot;		/* executor slot it ran in, 1-based,
+					   where the scheduler numbers them
+					   (direct); 0 = not known */
 	struct vg_usage	 usage;		/* NULL columns when unknown */
 };
 

@@ -4,6 +4,9 @@
 #                                console and browser log in OUT.log; fails
 #                                the test on a JavaScript error
 #   shoot FILE PNG [HEIGHT]      a screenshot of the page
+#   probe FILE OUT [BUDGET_MS]   what the page drew, as tests/data/
+#                                report-probe.js reads it in the browser
+#                                from a copy of the page, in OUT.json
 # A fresh profile per call, and every background service off: the machine
 # has no network and Chromium must not try to reach one.
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,4 +46,25 @@ shoot() {
 	    --window-size=1400,"${3:-1800}" --screenshot="$2" "file://$1" \
 	    >/dev/null 2>&1 || fail "screenshot of $1 failed"
 	[ -s "$2" ] || fail "no screenshot in $2"
+}
+
+probe() {
+	python3 - "$1" "$REPO/tests/data/report-probe.js" "$2.html" <<'P' ||
+import sys
+page = open(sys.argv[1]).read()
+js = open(sys.argv[2]).read()
+k = page.rindex("</body>")
+open(sys.argv[3], "w").write(page[:k] + "<script>\n" + js + "</script>\n" +
+    page[k:])
+P
+	    fail "no copy of $1 to probe"
+	render "$2.html" "$2" "${3:-5000}"
+	python3 - "$2.dom" >"$2.json" <<'P' || fail "no probe result in $2.dom"
+import html, json, re, sys
+m = re.findall(r'<pre id="probe">(.*?)</pre>', open(sys.argv[1]).read(), re.S)
+d = json.loads(html.unescape(m[-1]))
+if d.get("error"):
+    sys.exit("probe: " + d["error"])
+print(json.dumps(d))
+P
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # vigil report: a run with retries, failures and a denied command rendered
-# in headless Chromium (every task row, the timeline's attempts, no
-# JavaScript error, a screenshot kept in build/test-artefacts/); the JSON
+# in headless Chromium (the table opening on the failed task, the
+# timeline's attempts and their hover labels, no JavaScript error, a
+# screenshot kept in build/test-artefacts/); the JSON
 # form; a snapshot of a run in progress; a 100,000-task run within the
 # limits (file < 20 MB, written in a few seconds, drawn by the browser);
 # errors.  Accounting of a task whose use is known: 200 MB touched and
@@ -68,15 +69,28 @@ if grep -Eiq '(src|href)="(https?:)?//|@import|url\(http|fonts\.' "$f"; then
 	fail "the page refers to something outside itself"
 fi
 render "$f" "$W/sweep"
-for i in 0 1 2 3 4 5; do
-	grep -q "<tr class=\"task\" data-index=\"$i\"" "$W/sweep.dom" ||
-	    fail "no table row for task $i"
-done
-expect_eq "timeline attempts" 9 "$(grep -o '<rect[^>]*class="att[ a-z]*"' "$W/sweep.dom" | wc -l)"
-expect_eq "retried attempts" 3 "$(grep -o 'class="att retry"' "$W/sweep.dom" | wc -l)"
-grep -q 'data-mode="attempts"' "$W/sweep.dom" || fail "timeline mode"
-grep -q '<title>task 3 \[mb=100 spin=1.0\], attempt 2' "$W/sweep.dom" ||
-    fail "no hover text for task 3"
+# The table opens on the task that did not succeed; every task is a
+# choice of the state filter away.
+expect_eq "table rows" 1 "$(grep -o '<tr class="task" data-index="[0-9]' "$W/sweep.dom" | wc -l)"
+grep -q '<tr class="task" data-index="3"' "$W/sweep.dom" ||
+    fail "no table row for task 3"
+grep -q 'showing 1 of 1 matching (6 tasks)' "$W/sweep.dom" ||
+    fail "table: $(grep -o 'showing[^<]*' "$W/sweep.dom")"
+grep -q '<option value="">every state (6)</option>' "$W/sweep.dom" ||
+    fail "no way to show every task"
+grep -q '<canvas id="timeline"[^>]*data-mode="attempts"[^>]*data-bars="9"' \
+    "$W/sweep.dom" || fail "timeline: $(grep -o '<canvas[^>]*>' "$W/sweep.dom")"
+probe "$f" "$W/sweep-probe"
+python3 - "$W/sweep-probe.json" <<'P' || fail "timeline as drawn: $(cat "$W/sweep-probe.json")"
+import json, sys
+p = json.load(open(sys.argv[1]))
+# Tasks 2, 3 and 5 ran twice: 3 failed both times, 2 and 5 once.
+assert p["retried"] == 6 and p["bad"] == 4, p
+assert p["narrow"] == 0 and p["hidden"] == 0 and p["mislabelled"] == 0, p
+l = p["labels"]["3/2"]
+assert l.startswith("task 3 [mb=100 spin=1.0]\nattempt 2 of 2\n"
+    "FAILED, exit 4") or "\ntask 3 attempt 2 (FAILED)" in l, l
+P
 grep -Eq 'class="failure" data-task="3"' "$W/sweep.dom" || fail "no failure entry"
 grep -q 'a task that always fails: its stderr tail is in the report' "$W/sweep.dom" ||
     fail "no stderr tail"
@@ -137,7 +151,8 @@ done
 kill -INT $vp; wait $vp
 render "$W/snap.html" "$W/snap"
 grep -q 'id="snapshot"' "$W/snap.dom" || fail "no snapshot banner"
-grep -q 'class="att" data-task="0" data-attempt="1" data-state="RUNNING"' "$W/snap.dom" ||
+grep -q '<canvas id="timeline"[^>]*data-bars="1"' "$W/snap.dom" &&
+    grep -q '<span data-state="RUNNING">' "$W/snap.dom" ||
     fail "running attempt not drawn"
 
 # Errors: unknown run, unwritable output, no run given.
@@ -163,8 +178,9 @@ limit=10000
 [ "${VIGIL_SANITIZED:-}" = 1 ] && limit=60000
 [ $((t1 - t0)) -lt $limit ] || fail "report took $((t1 - t0)) ms (limit $limit)"
 render "$W/big.html" "$W/big" 20000
-grep -q 'data-mode="aggregated"' "$W/big.dom" || fail "big timeline not aggregated"
-grep -q 'showing 2000 of 100000 matching (100000 tasks)' "$W/big.dom" ||
+grep -q '<canvas id="timeline"[^>]*data-bars="105000"' "$W/big.dom" ||
+    fail "big timeline: $(grep -o '<canvas[^>]*>' "$W/big.dom")"
+grep -q 'showing 1798 of 1798 matching (100000 tasks)' "$W/big.dom" ||
     fail "big table: $(grep -o 'showing[^<]*' "$W/big.dom")"
 ms=$(sed -n 's/.*data-render-ms="\([0-9]*\)".*/\1/p' "$W/big.dom")
 echo "100,000-task report drawn in $ms ms"

@@ -72,6 +72,9 @@ dt_close(struct dt *t)
 /*
  * Polls until every attempt is terminal, recording each one's final
  * update in out and the most attempts ever running at once in *peak.
+ * Every attempt that runs holds a slot number of 1..jobs no other
+ * running attempt holds, and ends with the number it started with
+ * (when its start was seen here).
  */
 static void
 dt_drain(struct dt *t, struct vg_sched_update *out, int *peak)
@@ -79,7 +82,8 @@ dt_drain(struct dt *t, struct vg_sched_update *out, int *peak)
 	struct vg_sched_update *ups;
 	size_t n, k, done = 0;
 	struct vg_err e;
-	int running = 0, i;
+	int running = 0, i, busy[64] = { 0 };
+	int *slot = calloc(t->n + 1, sizeof(*slot));
 
 	vg_err_init(&e);
 	if (peak != NULL)
@@ -95,9 +99,19 @@ dt_drain(struct dt *t, struct vg_sched_update *out, int *peak)
 				running++;
 				assert_int_equal(atoi(ups[k].handle),
 				    ups[k].a->pid);
+				assert_true(ups[k].slot >= 1 &&
+				    ups[k].slot <= t->s.jobs &&
+				    ups[k].slot < 64);
+				assert_int_equal(busy[ups[k].slot], 0);
+				busy[ups[k].slot] = 1;
+				slot[i] = ups[k].slot;
 			} else if (vg_state_terminal(ups[k].state)) {
 				if (ups[k].a->pid > 0)
 					running--;
+				if (slot[i] > 0)
+					assert_int_equal(ups[k].slot,
+					    slot[i]);
+				busy[slot[i]] = 0;
 				out[i] = ups[k];
 				done++;
 			}
@@ -106,6 +120,7 @@ dt_drain(struct dt *t, struct vg_sched_update *out, int *peak)
 		}
 	}
 	assert_int_equal(t->s.ops->active(&t->s), 0);
+	free(slot);
 }
 
 static void

@@ -242,6 +242,7 @@ test_migrate(void **state)
 	    " DROP TRIGGER task_counts_add; DROP TRIGGER task_counts_move;"
 	    " DROP TRIGGER task_counts_drop; DROP TRIGGER task_counts_run;"
 	    " ALTER TABLE runs DROP COLUMN host;"
+	    " ALTER TABLE attempts DROP COLUMN slot;"
 	    " DELETE FROM migrations WHERE version >= 4;"
 	    " PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);

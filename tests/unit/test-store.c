@@ -469,6 +469,17 @@ attempt_copy_cb(void *arg, const struct vg_attempt_rec *a)
 	return 1;
 }
 
+/* Keeps the last attempt it is given (its strings dropped). */
+static int
+attempt_last_cb(void *arg, const struct vg_attempt_rec *a)
+{
+	struct vg_attempt_rec *out = arg;
+
+	*out = *a;
+	out->handle = out->node = out->reason = out->gpus = NULL;
+	return 0;
+}
+
 /* Counts by state follow every insert, change of state and delete
  * (migration 8's triggers); tasks by state come in index order. */
 static void
@@ -603,11 +614,60 @@ test_every_field(void **state)
 	a.handle = "set";
 	a.node = NULL;
 	a.reason = "set";
+	a.slot = 5;
 	assert_int_equal(vg_store_attempt_put(c->st, id, &a, &e), 0);
 	memset(&got, 0, sizeof(got));
 	assert_int_equal(vg_store_attempt_each(c->st, id, 7, attempt_copy_cb,
 	    &got, &e), 0);
 	assert_memory_equal(&got, &a, sizeof(a));
+}
+
+/* A database of schema 9 (attempts without their slot) opens, migrates
+ * and reads its attempts back with slot 0, "not known". */
+static void
+test_slot_migration(void **state)
+{
+	struct ctx *c = *state;
+	const char *id = "20250101-000000-eeeeee";
+	struct vg_attempt_rec a, got;
+	struct vg_err e;
+	char *path;
+	sqlite3 *db;
+
+	vg_err_init(&e);
+	add_run(c, id, 1, 1);
+	memset(&a, 0, sizeof(a));
+	a.index = 0;
+	a.attempt = 1;
+	a.state = VG_ST_FAILED;
+	a.exit_code = 1;
+	a.started = 1.5;
+	a.ended = 2.5;
+	a.slot = 3;
+	assert_int_equal(vg_store_attempt_put(c->st, id, &a, &e), 0);
+	vg_store_close(c->st);
+	c->st = NULL;
+	path = vg_path_join(c->home, "vigil.db");
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "ALTER TABLE attempts DROP COLUMN"
+	    " slot; DELETE FROM migrations WHERE version >= 10;"
+	    " PRAGMA user_version = 9", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	free(path);
+	assert_int_equal(vg_store_open(c->home, &c->st, &e), 0);
+	memset(&got, 0, sizeof(got));
+	assert_int_equal(vg_store_attempt_each(c->st, id, 0, attempt_copy_cb,
+	    &got, &e), 0);
+	assert_int_equal(got.state, VG_ST_FAILED);
+	assert_true(got.started == 1.5 && got.ended == 2.5);
+	assert_int_equal(got.slot, 0);
+	/* And the column takes new values. */
+	a.attempt = 2;
+	assert_int_equal(vg_store_attempt_put(c->st, id, &a, &e), 0);
+	assert_int_equal(vg_store_attempt_each(c->st, id, 0, attempt_last_cb,
+	    &got, &e), 0);
+	assert_int_equal(got.attempt, 2);
+	assert_int_equal(got.slot, 3);
 }
 
 static void
@@ -860,6 +920,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_task_counts, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_every_field, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_slot_migration, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_audit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_audit_pack_grow, setup,
