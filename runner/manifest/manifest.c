@@ -1762,7 +1762,7 @@ vg_mload_finish(struct vg_mload *ls, struct vg_diag *d)
 			vg_diag_add(d, &loc, "a session has no 'matrix' (it "
 			    "is one sandbox)");
 	} else if (m->command.shell == NULL && !m->command.is_argv &&
-	    !ls->cmd_seen && !ls->bad_root) {
+	    !ls->cmd_seen && !ls->bad_root && cmd_ok) {
 		vg_manifest_loc(m, "command", &loc);
 		vg_diag_add(d, &loc, "missing required key 'command'");
 	}
