@@ -96,6 +96,10 @@ struct vg_sub_seg {
 int	vg_sub_split(const char *s, struct vg_sub_seg **segs, size_t *n,
 	    size_t *bad, const char **why);
 
+/* The largest magnitude of a matrix range's start, stop and step (2^50:
+ * their differences cannot overflow a long long). */
+#define VG_RANGE_MAX_ABS	(1LL << 50)
+
 /* The most tasks one manifest may expand to. */
 #define VG_EXPAND_MAX_TASKS	1000000
 

@@ -10,6 +10,7 @@
  * config files and --set lives in config.c; expansion in expand.c.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -233,7 +234,107 @@ combos_decode(const struct vg_ynode *n, struct vg_kvs **v, size_t *nv,
 	*nv = n->n;
 }
 
-/* Decodes one axis: a non-empty list of distinct scalars. */
+/* Reads element i of a range as an integer into *out; 0 or -1. */
+static int
+range_int(const struct vg_ynode *n, size_t i, long long *out,
+    struct vg_dctx *c)
+{
+	const struct vg_ynode *el = n->items[i];
+	char buf[64], *end;
+	size_t len;
+	int rc = 0;
+
+	len = vg_dctx_pushi(c, i);
+	errno = 0;
+	if (el->kind != VG_Y_SCALAR || vg_ynode_is_null(el) ||
+	    el->len == 0 || isspace((unsigned char)el->str[0]) ||
+	    (*out = strtoll(el->str, &end, 10), *end != '\0')) {
+		vg_dctx_error(c, el, "'%s' must be an integer, not %s",
+		    c->path, vg_dctx_what(el, buf, sizeof(buf)));
+		rc = -1;
+	} else if (errno != 0 || *out < -VG_RANGE_MAX_ABS ||
+	    *out > VG_RANGE_MAX_ABS) {
+		vg_dctx_error(c, el, "'%s' is out of range: %s is not "
+		    "between -2^50 and 2^50", c->path, el->str);
+		rc = -1;
+	}
+	vg_dctx_pop(c, len);
+	return rc;
+}
+
+/*
+ * Decodes {range: [start, stop]} or {range: [start, stop, step]} (n, the
+ * mapping) into values: the integers from start up to stop, stop
+ * excluded, as Python's range().  Returns 0, or -1 after reporting why.
+ */
+static int
+range_decode(const struct vg_ynode *k, const struct vg_ynode *n,
+    struct vg_strv *values, struct vg_dctx *c)
+{
+	const struct vg_ynode *r = vg_ynode_get(n, "range");
+	long long start = 0, stop = 0, step = 1, count, v;
+	const char *what;
+	size_t i, len;
+	char buf[64];
+	int bad = 0;
+
+	for (i = 0; i < n->n; i++)
+		if (strcmp(n->items[2 * i]->str, "range") != 0) {
+			vg_dctx_error(c, n->items[2 * i], "unknown key %s in "
+			    "matrix axis '%s' (valid keys: range)",
+			    vg_dctx_what(n->items[2 * i], buf, sizeof(buf)),
+			    k->str);
+			return -1;
+		}
+	len = vg_dctx_push(c, "range");
+	/* r is set: every key of n is "range" and n has one at least. */
+	if (r->kind != VG_Y_SEQ || r->n < 2 || r->n > 3) {
+		what = buf;
+		if (r->kind == VG_Y_SEQ)
+			snprintf(buf, sizeof(buf), "a list of %zu", r->n);
+		else
+			what = vg_dctx_what(r, buf, sizeof(buf));
+		vg_dctx_error(c, r, "'%s' must be [start, stop] or [start, "
+		    "stop, step] (integers), not %s", c->path, what);
+		goto bad;
+	}
+	bad |= range_int(r, 0, &start, c);
+	bad |= range_int(r, 1, &stop, c);
+	if (r->n == 3)
+		bad |= range_int(r, 2, &step, c);
+	if (bad)
+		goto bad;
+	if (step == 0) {
+		vg_dctx_error(c, r->items[2], "'%s' has a step of 0",
+		    c->path);
+		goto bad;
+	}
+	/* |stop - start| <= 2 * VG_RANGE_MAX_ABS: no overflow. */
+	count = step > 0 ? (stop - start + step - 1) / step :
+	    (start - stop - step - 1) / -step;
+	if (count <= 0) {
+		buf[0] = '\0';
+		if (r->n == 3)
+			snprintf(buf, sizeof(buf), ", %lld", step);
+		vg_dctx_error(c, r, "'%s' is empty: [%lld, %lld%s] has no "
+		    "values (stop is excluded)", c->path, start, stop, buf);
+		goto bad;
+	}
+	if (count > VG_EXPAND_MAX_TASKS) {
+		vg_dctx_error(c, r, "'%s' has %lld values, more than the "
+		    "limit of %d", c->path, count, VG_EXPAND_MAX_TASKS);
+		goto bad;
+	}
+	for (v = start, i = 0; i < (size_t)count; i++, v += step)
+		vg_strv_pushf(values, "%lld", v);
+	vg_dctx_pop(c, len);
+	return 0;
+bad:
+	vg_dctx_pop(c, len);
+	return -1;
+}
+
+/* Decodes one axis: a non-empty list of distinct scalars, or a range. */
 static void
 axis_decode(const struct vg_ynode *k, const struct vg_ynode *n,
     struct vg_matrix *mx, struct vg_dctx *c)
@@ -251,9 +352,14 @@ axis_decode(const struct vg_ynode *k, const struct vg_ynode *n,
 		    "digit or '-'", k->str);
 		return;
 	}
+	if (n->kind == VG_Y_MAP && n->n > 0) {
+		if (range_decode(k, n, &values, c) != 0)
+			return;
+		goto set;
+	}
 	if (n->kind != VG_Y_SEQ) {
 		vg_dctx_error(c, n, "matrix axis '%s' must be a list of "
-		    "values, not %s", k->str,
+		    "values or {range: [start, stop]}, not %s", k->str,
 		    vg_dctx_what(n, buf, sizeof(buf)));
 		return;
 	}
@@ -286,6 +392,7 @@ axis_decode(const struct vg_ynode *k, const struct vg_ynode *n,
 		vg_strv_release(&values);
 		return;
 	}
+set:
 	for (i = 0; i < mx->naxes; i++)
 		if (strcmp(mx->axes[i].name, k->str) == 0)
 			ax = &mx->axes[i];

@@ -970,6 +970,31 @@ test_outputs(void **state)
 	vg_buf_release(&j2);
 }
 
+/* A matrix range expands like Python's range(), stop excluded. */
+static void
+test_matrix_range(void **state)
+{
+	struct fixture *f = *state;
+	const char *sets[2] = { NULL };
+
+	assert_int_equal(load(f, "command: x\nmatrix:\n"
+	    "  seed: {range: [0, 100]}\n  down: {range: [10, 0, -3]}\n"), 0);
+	assert_int_equal(f->m->matrix.naxes, 2);
+	assert_int_equal(f->m->matrix.axes[0].values.n, 100);
+	assert_string_equal(f->m->matrix.axes[0].values.v[0], "0");
+	assert_string_equal(f->m->matrix.axes[0].values.v[99], "99");
+	assert_int_equal(f->m->matrix.axes[1].values.n, 4);
+	assert_string_equal(f->m->matrix.axes[1].values.v[3], "1");
+	assert_int_equal(vg_expand_count(f->m), 400);
+	/* A --set may give a range too, replacing the axis. */
+	f->opts.sets = sets;
+	sets[0] = "matrix.seed={range: [-2, 3, 2]}";
+	assert_int_equal(load(f, "command: x\nmatrix: {seed: [7]}\n"), 0);
+	assert_int_equal(f->m->matrix.axes[0].values.n, 3);
+	assert_string_equal(f->m->matrix.axes[0].values.v[0], "-2");
+	assert_string_equal(f->m->matrix.axes[0].values.v[2], "2");
+}
+
 int
 main(void)
 {
@@ -988,6 +1013,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_config_paths, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_set, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_matrix_range, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_limits, setup,
 		    teardown),
 		cmocka_unit_test(test_tree),
