@@ -1604,6 +1604,31 @@ matrix_names(const struct vg_matrix *mx, struct vg_strv *out)
 #define TMPL_ENV	0x01	/* env refs are allowed here */
 #define TMPL_MATRIX_OK	0x02	/* the matrix decoded: judge matrix.X */
 #define TMPL_ENV_OK	0x04	/* env decoded: judge env.X */
+#define TMPL_SHELL	0x08	/* a string command: judge the places */
+
+/* Reports a ${{ }} (segment g of s) where no quoting is sure. */
+static void
+unsafe_place(const char *s, const struct vg_sub_seg *g, const char *what,
+    const struct vg_loc *at, struct vg_diag *d)
+{
+	struct vg_buf var = VG_BUF_INIT;
+	size_t i;
+
+	if (g->kind == VG_SUB_INDEX) {
+		vg_buf_adds(&var, "VIGIL_TASK_INDEX");
+	} else {
+		if (g->kind == VG_SUB_MATRIX)
+			vg_buf_adds(&var, "VIGIL_MATRIX_");
+		for (i = 0; i < g->len; i++)
+			vg_buf_addc(&var, g->kind == VG_SUB_ENV ? s[g->off + i] :
+			    isalnum((unsigned char)s[g->off + i]) ?
+			    (char)toupper((unsigned char)s[g->off + i]) : '_');
+	}
+	vg_diag_add(d, at, "'${{ }}' %s in %s: its value could run as a "
+	    "command there; use \"$%s\" instead", g->ctx_why, what,
+	    vg_buf_str(&var));
+	vg_buf_release(&var);
+}
 
 /* Reports an undefined ${{ matrix.NAME }} at at. */
 static void
@@ -1667,14 +1692,20 @@ check_template(const struct vg_manifest *m, const char *s,
 	struct vg_loc at;
 	char *nm;
 
-	if (n != NULL && (n->kind != VG_Y_SCALAR || n->style != VG_YS_PLAIN))
+	if (n != NULL && (n->kind != VG_Y_SCALAR || (!n->one_line &&
+	    n->block_col == 0)))
 		n = NULL;
 	(void)vg_sub_split(s, &segs, &nseg, &bad, &why);
+	if (flags & TMPL_SHELL)
+		vg_sub_shell(s, segs, nseg);
 	for (i = 0; i < nseg; i++) {
 		at = *loc;
 		if (n != NULL)
 			vg_ynode_loc_at(n, segs[i].at, loc->file, &at);
 		nm = vg_xstrndup(s + segs[i].off, segs[i].len);
+		if (segs[i].kind != VG_SUB_TEXT && segs[i].kind != VG_SUB_BAD &&
+		    segs[i].ctx == VG_SHCTX_UNSAFE)
+			unsafe_place(s, &segs[i], what, &at, d);
 		switch (segs[i].kind) {
 		case VG_SUB_BAD:
 			vg_diag_add(d, &at, "%s in %s", segs[i].why, what);
@@ -1805,7 +1836,8 @@ check_templates(struct vg_mload *ls, unsigned flags, struct vg_diag *d)
 
 	if (!m->command.is_argv && m->command.shell != NULL)
 		bad += check_template(m, m->command.shell, cmd,
-		    &m->command.loc, flags | TMPL_ENV, "'command'", d);
+		    &m->command.loc, flags | TMPL_ENV | TMPL_SHELL,
+		    "'command'", d);
 	for (i = 0; m->command.is_argv && i < m->command.argv.n; i++) {
 		n = cmd != NULL && cmd->kind == VG_Y_SEQ && i < cmd->n ?
 		    cmd->items[i] : NULL;

@@ -8,6 +8,7 @@
  * stops exponential alias bombs before anyone walks them.  What the
  * scalars mean is left to schema.c.
  */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,8 @@ struct anchor {
 
 struct builder {
 	const char		*name;
+	const char		*text;		/* the YAML being parsed */
+	size_t			 len;
 	struct vg_ytree		*t;
 	struct vg_diag		*d;
 	struct vg_ylimits	 lim;
@@ -141,11 +144,25 @@ void
 vg_ynode_loc_at(const struct vg_ynode *n, size_t off, const char *file,
     struct vg_loc *loc)
 {
+	size_t i, bol = 0;
+	int lines = 0;
+
 	loc->file = file;
 	loc->line = n->line;
 	loc->col = n->col;
 	if (n->line > 0 && n->one_line && off <= n->len)
 		loc->col += (int)off + (n->style == VG_YS_QUOTED);
+	if (n->line > 0 && n->block_col > 0 && off < n->len) {
+		/* A literal block: its text is its lines, less the
+		 * indentation. */
+		for (i = 0; i < off; i++)
+			if (n->str[i] == '\n') {
+				lines++;
+				bol = i + 1;
+			}
+		loc->line = n->line + 1 + lines;
+		loc->col = n->block_col + (int)(off - bol);
+	}
 }
 
 /* The place of a libyaml mark (0-based); the first line's columns are
@@ -394,6 +411,49 @@ out:
 	free(dup);
 }
 
+/*
+ * The 1-based column where the lines of the literal block scalar whose
+ * '|' is at m start (its first line that is not blank sets the
+ * indentation), or 0 when it cannot be told (an indentation indicator, a
+ * --set).
+ */
+static int
+block_col(const struct builder *b, const yaml_mark_t *m)
+{
+	const char *p, *end = b->text + b->len;
+	int indent;
+
+	size_t line = 0, col = 0;
+
+	if (b->lim.no_positions || b->lim.col_shift != 0)
+		return 0;
+	/* libyaml's marks count characters: walk lines, then UTF-8. */
+	for (p = b->text; p < end && line < m->line; p++)
+		if (*p == '\n')
+			line++;
+	for (; p < end && col < m->column; p++)
+		if (p + 1 == end || ((unsigned char)p[1] & 0xc0) != 0x80)
+			col++;
+	if (p >= end || *p != '|')
+		return 0;
+	p++;
+	while (p < end && (*p == '-' || *p == '+'))
+		p++;
+	if (p < end && isdigit((unsigned char)*p))
+		return 0;
+	if ((p = memchr(p, '\n', (size_t)(end - p))) == NULL)
+		return 0;
+	for (p++; p < end; p++) {
+		for (indent = 0; p < end && *p == ' '; p++)
+			indent++;
+		if (p < end && *p != '\n' && *p != '\r')
+			return indent + 1;
+		if ((p = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			return 0;
+	}
+	return 0;
+}
+
 /* Handles one event; returns 0, 1 at the end of the stream, or < 0. */
 static int
 event(struct builder *b, const yaml_event_t *ev)
@@ -428,6 +488,8 @@ event(struct builder *b, const yaml_event_t *ev)
 			    ev->end_mark.index - m->index == n->len + 2;
 			break;
 		case YAML_LITERAL_SCALAR_STYLE:
+			n->block_col = block_col(b, m);
+			/* fall through */
 		case YAML_FOLDED_SCALAR_STYLE:
 			n->style = VG_YS_BLOCK;
 			break;
@@ -514,6 +576,8 @@ vg_ytree_parse(const char *name, const char *text, size_t len,
 		*dups = 0;
 	memset(&b, 0, sizeof(b));
 	b.name = name;
+	b.text = text;
+	b.len = len;
 	b.d = d;
 	if (lim != NULL)
 		b.lim = *lim;
