@@ -19,7 +19,7 @@ static int
 dry_run(const struct vg_manifest *m, const struct vg_taskset *ts,
     const char *mode, int json)
 {
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_gate_opts go = { .mode = mode };
 	struct vg_json_writer w;
 	struct vg_buf out = VG_BUF_INIT, lb = VG_BUF_INIT, cmd = VG_BUF_INIT;

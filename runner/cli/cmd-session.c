@@ -45,7 +45,7 @@ static int
 load_manifest(struct vg_args *a, struct vg_manifest **mp)
 {
 	struct vg_load_opts o = { .session = 1 };
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_strv sets = VG_STRV_INIT;
 	const char **given = vg_args_all(a, "set"), **setv;
 	struct vg_err e;

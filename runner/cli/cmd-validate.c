@@ -1,7 +1,8 @@
 /*
  * cmd-validate.c - vigil validate FILE...: loads each manifest through the
  * same layers as vigil run (site and user config, --set) and reports every
- * problem, one "FILE:LINE:COL: message" line each on stderr, or
+ * problem on stderr ("FILE:LINE:COL: error: message", the line and a
+ * caret under the column), or
  * "FILE: ok (N tasks)" on stdout.  --json prints one object instead.
  */
 #include <stdio.h>
@@ -16,7 +17,7 @@ static int
 validate_one(const char *path, const struct vg_load_opts *opts,
     struct vg_json_writer *w)
 {
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_manifest *m = NULL;
 	struct vg_err e;
 	size_t i, n = 0;
@@ -46,8 +47,7 @@ validate_one(const char *path, const struct vg_load_opts *opts,
 		printf("%s: ok (%zu task%s)\n", path, n, n == 1 ? "" : "s");
 	} else {
 		fflush(stdout);
-		for (i = 0; i < diag.lines.n; i++)
-			fprintf(stderr, "%s\n", diag.lines.v[i]);
+		vg_diag_print(&diag, stderr);
 		if (diag.lines.n == 0)
 			fprintf(stderr, "vigil: %s\n", e.msg);
 	}

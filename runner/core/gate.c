@@ -197,7 +197,7 @@ vg_gate_argv(const struct vg_manifest *m, char *const argv[],
     const char *run_id, int task_index, struct vg_store *st, char **denied,
     struct vg_err *e)
 {
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_policy *p = NULL;
 	struct vg_policy_ctx ctx;
 	struct vg_verdict v;

@@ -1606,6 +1606,35 @@ matrix_names(const struct vg_matrix *mx, struct vg_strv *out)
 #define TMPL_ENV_OK	0x04	/* env decoded: judge env.X */
 #define TMPL_SHELL	0x08	/* a string command: judge the places */
 
+/*
+ * Reports the '${{' of segment g of s that has no '}}', with a hint at
+ * the opening one (here: the place is that '${{', not the string's).
+ */
+static void
+unterminated(const char *s, const struct vg_sub_seg *g, int here,
+    const char *what, const struct vg_loc *at, struct vg_diag *d)
+{
+	const char *open = s + g->at, *brace = strchr(open + 3, '}');
+	const char *nl = strchr(open, '\n');
+	char where[64];
+
+	if (here)
+		snprintf(where, sizeof(where), "opened here");
+	else
+		snprintf(where, sizeof(where), "at character %zu of the "
+		    "string", g->at + 1);
+	if (brace != NULL && (nl == NULL || brace < nl) && here)
+		vg_diag_add(d, at, "%s in %s\nhint: the '${{' %s is closed "
+		    "by a single '}' at column %d; write '}}'", g->why, what,
+		    where, at->col + (int)(brace - open));
+	else if (brace != NULL)
+		vg_diag_add(d, at, "%s in %s\nhint: the '${{' %s is closed "
+		    "by a single '}'; write '}}'", g->why, what, where);
+	else
+		vg_diag_add(d, at, "%s in %s\nhint: the '${{' %s needs "
+		    "'}}' after its expression", g->why, what, where);
+}
+
 /* Reports a ${{ }} (segment g of s) where no quoting is sure. */
 static void
 unsafe_place(const char *s, const struct vg_sub_seg *g, const char *what,
@@ -1708,7 +1737,12 @@ check_template(const struct vg_manifest *m, const char *s,
 			unsafe_place(s, &segs[i], what, &at, d);
 		switch (segs[i].kind) {
 		case VG_SUB_BAD:
-			vg_diag_add(d, &at, "%s in %s", segs[i].why, what);
+			if (strstr(segs[i].why, "unterminated") != NULL)
+				unterminated(s, &segs[i], n != NULL, what, &at,
+				    d);
+			else
+				vg_diag_add(d, &at, "%s in %s", segs[i].why,
+				    what);
 			break;
 		case VG_SUB_MATRIX:
 			if ((flags & TMPL_MATRIX_OK) &&
@@ -2028,7 +2062,7 @@ vg_manifest_from_json(const char *json, size_t len, struct vg_manifest **mp,
 {
 	struct vg_ylimits lim = { .max_bytes = 64 * 1024 * 1024,
 	    .max_nodes = 4000000, .no_positions = 1 };
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_mload ls;
 	struct vg_ytree *t = NULL;
 	const struct vg_ynode *file, *man, *srcs;

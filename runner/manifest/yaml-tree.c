@@ -201,6 +201,74 @@ offset_loc(const char *text, size_t len, size_t off, struct vg_loc *loc)
 	}
 }
 
+/* The start of 1-based line n of text (len bytes), or NULL. */
+static const char *
+line_at(const char *text, size_t len, int n)
+{
+	const char *p = text, *end = text + len;
+
+	while (--n > 0 && p != NULL)
+		if ((p = memchr(p, '\n', (size_t)(end - p))) != NULL)
+			p++;
+	return p != NULL && p < end ? p : NULL;
+}
+
+/* Leading spaces of the line at p. */
+static int
+indent_of(const char *p, const char *end)
+{
+	int n = 0;
+
+	while (p < end && *p++ == ' ')
+		n++;
+	return n;
+}
+
+/*
+ * For a key indented unlike the key before it (libyaml then says
+ * "mapping values are not allowed" or "did not find expected key"):
+ * appends "\nhint: 'KEY' is indented N spaces; its siblings M" to msg.
+ * The key before is its sibling unless it opens a block (ends in ':').
+ */
+static void
+indent_hint(const char *text, size_t len, int line, struct vg_buf *msg)
+{
+	const char *end = text + len, *p = line_at(text, len, line), *q, *k;
+	const char *prev = NULL, *e;
+	int n, m, l;
+
+	if (p == NULL)
+		return;
+	n = indent_of(p, end);
+	k = p + n;
+	q = k + strcspn(k, ":\n");
+	if (q >= end || *q != ':' || q == k || *k == '#' || *k == '-')
+		return;
+	for (l = line - 1; l > 0 && prev == NULL; l--) {
+		prev = line_at(text, len, l);
+		m = prev != NULL ? indent_of(prev, end) : 0;
+		if (prev != NULL && (prev[m] == '\n' || prev[m] == '#' ||
+		    prev + m >= end))
+			prev = NULL;
+	}
+	if (prev == NULL)
+		return;
+	m = indent_of(prev, end);
+	/* Its last character, comments and blanks aside: ':' opens a
+	 * block, so the line is the key's parent. */
+	e = prev + strcspn(prev, "\n");
+	q = memchr(prev, '#', (size_t)(e - prev));
+	if (q != NULL && q > prev && (q[-1] == ' ' || q[-1] == '\t'))
+		e = q;
+	while (e > prev && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	if (m == n || (e > prev && e[-1] == ':') || prev[m] == '-')
+		return;
+	q = k + strcspn(k, ":\n");
+	vg_buf_printf(msg, "\nhint: '%.*s' is indented %d space%s; its "
+	    "siblings %d", (int)(q - k), k, n, n == 1 ? "" : "s", m);
+}
+
 /* Reports libyaml's own error with its position. */
 static void
 syntax_error(struct builder *b, const yaml_parser_t *p, const char *text,
@@ -208,6 +276,7 @@ syntax_error(struct builder *b, const yaml_parser_t *p, const char *text,
 {
 	struct vg_loc loc = { b->name, 0, 0 }, cm;
 	const char *problem = p->problem ? p->problem : "syntax error";
+	struct vg_buf hint = VG_BUF_INIT;
 	char ctx[200] = "";
 	size_t idx;
 
@@ -247,12 +316,18 @@ syntax_error(struct builder *b, const yaml_parser_t *p, const char *text,
 		    "column %d)", p->context, cm.line, cm.col);
 	else if (p->context != NULL)
 		snprintf(ctx, sizeof(ctx), " (%s)", p->context);
+	if (!b->lim.no_positions && b->lim.col_shift == 0 && (strcmp(problem,
+	    "mapping values are not allowed in this context") == 0 ||
+	    strcmp(problem, "did not find expected key") == 0))
+		indent_hint(text, len, loc.line, &hint);
 	/* libyaml's index counts characters; good enough to spot a tab. */
 	if (idx < len && text[idx] == '\t')
 		vg_diag_add(b->d, &loc, "invalid YAML: %s%s; indent with "
 		    "spaces, not tabs", problem, ctx);
 	else
-		vg_diag_add(b->d, &loc, "invalid YAML: %s%s", problem, ctx);
+		vg_diag_add(b->d, &loc, "invalid YAML: %s%s%s", problem, ctx,
+		    vg_buf_str(&hint));
+	vg_buf_release(&hint);
 }
 
 /* Records anchor name for node n; later definitions win. */

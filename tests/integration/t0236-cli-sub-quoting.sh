@@ -49,9 +49,9 @@ command: |
 Y
 "$VIGIL" validate "$W/u.yaml" >/dev/null 2>"$W/err"
 expect_eq "validate exit" 2 $?
-grep -q "^$W/u.yaml:6:3: '\${{ }}' inside a here-document in 'command': its value could run as a command there; use \"\$VIGIL_MATRIX_V\" instead$" \
+grep -q "^$W/u.yaml:6:3: error: '\${{ }}' inside a here-document in 'command': its value could run as a command there; use \"\$VIGIL_MATRIX_V\" instead$" \
     "$W/err" || fail "here-document: $(cat "$W/err")"
-grep -q "^$W/u.yaml:8:14: '\${{ }}' inside backquotes in 'command': .*use \"\$E\" instead$" \
+grep -q "^$W/u.yaml:8:14: error: '\${{ }}' inside backquotes in 'command': .*use \"\$E\" instead$" \
     "$W/err" || fail "backquotes: $(cat "$W/err")"
-grep -q "task.index\|:8:3[0-9]:" "$W/err" && fail "task.index refused"
+grep -q "^$W/u.yaml:8:[2-9][0-9]: " "$W/err" && fail "task.index refused"
 pass
