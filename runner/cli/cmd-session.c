@@ -671,5 +671,6 @@ const struct vg_cmd_entry vg_cmd_session = {
 	},
 	.min_args = 1,
 	.max_args = 3,
+	.ids = "sessions",
 	.exec = cmd_session_exec,
 };
