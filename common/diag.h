@@ -39,8 +39,8 @@ void	vg_diag_add(struct vg_diag *d, const struct vg_loc *loc,
  * source named name, for excerpts; a name kept already is left alone.
  * d may be NULL.
  */
-void	vg_diag_source(struct vg_diag *d, const char *name, const char *text,
-	    size_t len);
+void	vg_diag_source(struct vg_diag *d, const char *name,
+	    const char *text, size_t len);
 /*
  * Appends entry i of d to out as a compiler does: "FILE:LINE:COL:
  * error: message", then, when its source is kept, the line (tabs
@@ -48,7 +48,8 @@ void	vg_diag_source(struct vg_diag *d, const char *name, const char *text,
  * then the message's further lines; every line ends in a newline.
  * Entries with no kept source are appended as they are.
  */
-void	vg_diag_render(const struct vg_diag *d, size_t i, struct vg_buf *out);
+void	vg_diag_render(const struct vg_diag *d, size_t i,
+	    struct vg_buf *out);
 /* Writes every entry of d to f with vg_diag_render. */
 void	vg_diag_print(const struct vg_diag *d, FILE *f);
 void	vg_diag_release(struct vg_diag *d);

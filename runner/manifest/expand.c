@@ -450,7 +450,8 @@ plan_init(struct plan *p, const struct vg_manifest *m, struct vg_diag *d)
 		for (i = 0; i < p->shell.n; i++)
 			if (p->shell.segs[i].ctx == VG_SHCTX_UNSAFE) {
 				vg_diag_add(d, &m->command.loc, "'${{ }}' "
-				    "%s in 'command'", p->shell.segs[i].ctx_why);
+				    "%s in 'command'",
+				    p->shell.segs[i].ctx_why);
 				rc = VG_EINVAL;
 				break;
 			}

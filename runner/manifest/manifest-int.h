@@ -80,7 +80,7 @@ enum vg_sub_kind {
 
 /* Where a ${{ }} of a string command sits in its shell syntax. */
 enum vg_shctx {
-	VG_SHCTX_PLAIN,		/* unquoted: the value is one shell word */
+	VG_SHCTX_PLAIN,		/* unquoted: the value is one word */
 	VG_SHCTX_DQ,		/* inside "...": \ before $ ` " \ */
 	VG_SHCTX_SQ,		/* inside '...': ' as '\'' */
 	VG_SHCTX_COMMENT,	/* in a comment: newlines as spaces */

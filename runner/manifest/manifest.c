@@ -1642,16 +1642,19 @@ unsafe_place(const char *s, const struct vg_sub_seg *g, const char *what,
 {
 	struct vg_buf var = VG_BUF_INIT;
 	size_t i;
+	char c;
 
 	if (g->kind == VG_SUB_INDEX) {
 		vg_buf_adds(&var, "VIGIL_TASK_INDEX");
 	} else {
 		if (g->kind == VG_SUB_MATRIX)
 			vg_buf_adds(&var, "VIGIL_MATRIX_");
-		for (i = 0; i < g->len; i++)
-			vg_buf_addc(&var, g->kind == VG_SUB_ENV ? s[g->off + i] :
-			    isalnum((unsigned char)s[g->off + i]) ?
-			    (char)toupper((unsigned char)s[g->off + i]) : '_');
+		for (i = 0; i < g->len; i++) {
+			c = s[g->off + i];
+			vg_buf_addc(&var, g->kind == VG_SUB_ENV ? c :
+			    isalnum((unsigned char)c) ?
+			    (char)toupper((unsigned char)c) : '_');
+		}
 	}
 	vg_diag_add(d, at, "'${{ }}' %s in %s: its value could run as a "
 	    "command there; use \"$%s\" instead", g->ctx_why, what,

@@ -36,26 +36,25 @@ enum frame {
 
 struct heredoc {
 	char	delim[SH_MAX_DELIM + 1];
-	int	strip;			/* <<- : leading tabs removed */
+	int	strip;		/* <<- : leading tabs removed */
 };
 
 struct lexer {
 	enum frame	 stack[SH_MAX_DEPTH];
-	int		 depth[SH_MAX_DEPTH];	/* open ( of F_CMD, F_ARITH */
-	int		 n;			/* frames; stack[0] is F_TOP */
+	int		 depth[SH_MAX_DEPTH];	/* open ( of each */
+	int		 n;		/* frames; stack[0] is F_TOP */
 	int		 overflow;
-	const char	*unsure;		/* every later place is unsafe:
-						   why */
-	int		 sq;			/* inside '...' */
+	const char	*unsure;	/* every later place is unsafe: why */
+	int		 sq;		/* inside '...' */
 	int		 comment;
-	char		 prev;			/* last unquoted character */
+	char		 prev;		/* last unquoted character */
 	struct heredoc	 pending[SH_MAX_HEREDOC];
 	int		 npending;
-	int		 body;			/* in a here-document's body */
-	int		 cur;			/* its index in pending */
+	int		 body;		/* in a here-document's body */
+	int		 cur;		/* its index in pending */
 	char		 line[SH_MAX_DELIM + 2];
 	size_t		 linelen;
-	int		 linedirty;		/* not a delimiter line */
+	int		 linedirty;	/* not a delimiter line */
 };
 
 /* Enters frame f. */

@@ -31,7 +31,7 @@ struct anchor {
 
 struct builder {
 	const char		*name;
-	const char		*text;		/* the YAML being parsed */
+	const char		*text;		/* the YAML parsed */
 	size_t			 len;
 	struct vg_ytree		*t;
 	struct vg_diag		*d;

@@ -42,8 +42,8 @@ struct vg_ynode {
 	int			 line;		/* 1-based; 0 = no place */
 	int			 col;
 	int			 one_line;	/* scalar text maps 1:1 to columns */
-	int			 block_col;	/* literal block: the column of its
-						   lines, or 0 */
+	int			 block_col;	/* '|' block: its lines'
+						   column, or 0 */
 	char			*str;		/* scalar text, NUL-terminated */
 	size_t			 len;		/* scalar length */
 	struct vg_ynode		**items;	/* SEQ: n items; MAP: 2n (k, v) */

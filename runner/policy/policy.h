@@ -63,8 +63,8 @@ struct vg_audit_rec {
 	int		 task_index;	/* -1 when none */
 	const char	*mode;		/* auto-deny, auto-approve, ... */
 	const char	*command;	/* already redacted */
-	const char	*verdict;	/* allow | deny | ask-allow | ask-deny |
-					   ask-allow-similar */
+	const char	*verdict;	/* allow | deny | ask-allow |
+					   ask-deny | ask-allow-similar */
 	const char	*category;	/* NULL when allowed with no finding */
 	const char	*rule;		/* rule id, or NULL */
 	const char	*reason;

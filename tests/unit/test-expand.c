@@ -236,7 +236,8 @@ test_quoting_places(void **state)
 
 	expand(f, "command: |\n"
 	    "  echo \"v=${{ matrix.v }}\" 'w=${{ matrix.v }}'\n"
-	    "  echo \"$(echo \"${{ matrix.v }}\" ${{ matrix.v }})\" # ${{ matrix.v }}\n"
+	    "  echo \"$(echo \"${{ matrix.v }}\" ${{ matrix.v }})\" "
+	    "# ${{ matrix.v }}\n"
 	    "  echo \"${HOME}\" $(( ${{ task.index }} + 1 ))\n"
 	    "matrix:\n  v: ['\"; touch x; \"', '$(id) `id` it''s \\ a b']\n");
 	assert_int_equal(f->ts.n, 2);
