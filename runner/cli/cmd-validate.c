@@ -2,15 +2,19 @@
  * cmd-validate.c - vigil validate FILE...: loads each manifest through the
  * same layers as vigil run (site and user config, --set) and reports every
  * problem on stderr ("FILE:LINE:COL: error: message", the line and a
- * caret under the column), or
- * "FILE: ok (N tasks)" on stdout.  --json prints one object instead.
+ * caret under the column), or "FILE: ok (N tasks)" on stdout; "-" reads
+ * standard input, named "<stdin>".  --json prints one object instead.
  */
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "runner/cli/cmd.h"
+#include "common/path.h"
 #include "common/json.h"
 #include "runner/manifest/manifest.h"
 #include "runner/manifest/task.h"
+#include "runner/manifest/yaml-tree.h"
 
 /* Validates one file; returns 0 when it is valid. */
 static int
@@ -18,13 +22,23 @@ validate_one(const char *path, const struct vg_load_opts *opts,
     struct vg_json_writer *w)
 {
 	struct vg_diag diag = VG_DIAG_INIT;
+	struct vg_buf in = VG_BUF_INIT;
 	struct vg_manifest *m = NULL;
 	struct vg_err e;
 	size_t i, n = 0;
 	int rc;
 
 	vg_err_init(&e);
-	rc = vg_manifest_load(path, opts, &m, &diag, &e);
+	if (strcmp(path, "-") == 0) {
+		/* Standard input, named "<stdin>" in messages. */
+		path = "<stdin>";
+		rc = vg_read_fd(STDIN_FILENO, path, VG_YAML_MAX_BYTES, &in,
+		    &e);
+		if (rc == 0)
+			rc = vg_manifest_load_mem(path, vg_buf_str(&in),
+			    in.len, opts, &m, &diag, &e);
+	} else
+		rc = vg_manifest_load(path, opts, &m, &diag, &e);
 	if (rc == 0)
 		n = vg_expand_count(m);
 	if (w != NULL) {
@@ -52,6 +66,7 @@ validate_one(const char *path, const struct vg_load_opts *opts,
 			fprintf(stderr, "vigil: %s\n", e.msg);
 	}
 	vg_diag_release(&diag);
+	vg_buf_release(&in);
 	vg_manifest_free(m);
 	return rc;
 }
@@ -90,8 +105,9 @@ const struct vg_cmd_entry vg_cmd_validate = {
 	.summary = "check manifests and report every problem",
 	.help = "Loads each manifest with the site and user configs and the "
 	    "--set\noverrides, as 'vigil run' would, and prints every problem "
-	    "as\nFILE:LINE:COL: message.  Exits 0 when all are valid, 2 "
-	    "otherwise.",
+	    "as\nFILE:LINE:COL: error: message, with its line and a caret "
+	    "under the\ncolumn; FILE - reads standard input.  Exits 0 when "
+	    "all are valid, 2\notherwise.",
 	.opts = (const struct vg_opt[]){
 		VG_OPT_SET,
 		VG_OPT_JSON("print the result as JSON"),

@@ -58,6 +58,21 @@ if [ $rc -ne 2 ] || ! diff -u "$tmp/want" "$tmp/err"; then
 	echo "FAIL oversize: exit $rc"; fail=1
 fi
 
+# Standard input ("-"), named <stdin>, with its line and caret as a file's.
+printf 'version: 1\ncommand: echo\ntimeout: soon\n' |
+    "$VIGIL" validate - >"$tmp/out" 2>"$tmp/err"
+rc=$?
+printf '%s\n' "<stdin>:3:10: error: 'timeout' must be a duration such as 90, \
+30s, 5m, 1h30m, 2d or 1-00:00:00, not 'soon'" "    3 | timeout: soon" \
+    "      |          ^" >"$tmp/want"
+if [ $rc -ne 2 ] || [ -s "$tmp/out" ] || ! diff -u "$tmp/want" "$tmp/err"; then
+	echo "FAIL stdin: exit $rc"; fail=1
+fi
+printf 'version: 1\ncommand: echo\n' | "$VIGIL" validate - >"$tmp/out" 2>&1
+if [ $? -ne 0 ] || [ "$(cat "$tmp/out")" != "<stdin>: ok (1 task)" ]; then
+	echo "FAIL stdin ok: $(cat "$tmp/out")"; fail=1
+fi
+
 # A missing file.
 "$VIGIL" validate "$tmp/none.yaml" 2>"$tmp/err"
 rc=$?
