@@ -31,10 +31,7 @@
 static int
 load_problems(const struct vg_diag *d, const struct vg_err *e, int rc)
 {
-	size_t i;
-
-	for (i = 0; i < d->lines.n; i++)
-		fprintf(stderr, "%s\n", d->lines.v[i]);
+	vg_diag_print(d, stderr);
 	if (d->lines.n == 0)
 		fprintf(stderr, "vigil: session: %s\n", e->msg);
 	return vg_cmd_exit_for_rc(rc);
