@@ -7,7 +7,8 @@
  *
  * The scan follows POSIX sh quoting far enough to know those four places
  * for certain: quotes, backslashes, comments, $( ) nesting and
- * here-documents.  Every other place (backquotes, ${ }, $(( )), a here-
+ * here-documents.  After a $'...' string, which shells end differently,
+ * every place is unsafe.  Every other place (backquotes, ${ }, $(( )), a here-
  * document's body) is VG_SHCTX_UNSAFE and
  * refused when the manifest is loaded: no single way of writing a value
  * is data in all of them, and guessing wrong there runs the value.  A
@@ -194,6 +195,13 @@ plain_char(struct lexer *l, const char *p, const char *end)
 	}
 	if (c == '\'') {
 		l->sq = 1;
+	} else if (c == '$' && p + 1 < end && p[1] == '\'') {
+		/* bash ends $'...' at an unescaped quote, dash at any: past
+		 * one, no place is sure. */
+		if (l->unsure == NULL)
+			l->unsure = "after a $'...' string";
+		l->sq = 1;
+		p++;
 	} else if (c == '"') {
 		push(l, F_DQ);
 	} else if (c == '`') {

@@ -268,6 +268,11 @@ test_quoting_places(void **state)
 	    "t.yaml:7:36: '${{ }}' after a 'case' in '$( )' within double "
 	    "quotes in 'command': its value could run as a command there; "
 	    "use \"$VIGIL_MATRIX_V\" instead\n");
+	assert_string_equal(refused(f, "matrix: {v: [a]}\ncommand: |\n"
+	    "  echo $'\\'' ${{ matrix.v }}\n"),
+	    "t.yaml:3:14: '${{ }}' after a $'...' string in 'command': its "
+	    "value could run as a command there; use \"$VIGIL_MATRIX_V\" "
+	    "instead\n");
 	/* After the here-document's delimiter, quoting is followed again. */
 	expand(f, "matrix: {v: [a b]}\ncommand: |\n"
 	    "  cat <<EOF\n  x\n  EOF\n  echo \"${{ matrix.v }}\"\n");
