@@ -39,11 +39,15 @@ m=$(mf none "true")
 sed -i "s|^image: .*|image: $tmp/none.sif|" "$m"
 vrun "$m"
 expect "$vrc" "2" "exit status with a missing image"
-expect "$(cat "$tmp/run.err")" "$m:4:1: image '$tmp/none.sif' does not exist" "missing image"
+expect "$(cat "$tmp/run.err")" "$m:4:1: error: image '$tmp/none.sif' does not exist
+    4 | image: $tmp/none.sif
+      | ^" "missing image"
 m=$(mf scheme "true")
 sed -i "s|^image: .*|image: ftp://example/x.sif|" "$m"
 vrun "$m"
-expect "$(cat "$tmp/run.err")" "$m:4:1: image 'ftp://example/x.sif': unknown scheme (valid: docker://, oras://, library://, https://, http://, or a .sif path)" "unknown scheme"
+expect "$(cat "$tmp/run.err")" "$m:4:1: error: image 'ftp://example/x.sif': unknown scheme (valid: docker://, oras://, library://, https://, http://, or a .sif path)
+    4 | image: ftp://example/x.sif
+      | ^" "unknown scheme"
 
 # the binary: configured, $VIGIL_APPTAINER, $PATH; a missing one is the
 # backend's failure with the setting to change
