@@ -68,6 +68,12 @@ printf '%s\n' "<stdin>:3:10: error: 'timeout' must be a duration such as 90, \
 if [ $rc -ne 2 ] || [ -s "$tmp/out" ] || ! diff -u "$tmp/want" "$tmp/err"; then
 	echo "FAIL stdin: exit $rc"; fail=1
 fi
+head -c 1100000 /dev/zero | tr '\0' '#' | "$VIGIL" validate - 2>"$tmp/err"
+rc=$?
+echo "vigil: '<stdin>' is larger than 1048576 bytes" >"$tmp/want"
+if [ $rc -ne 2 ] || ! diff -u "$tmp/want" "$tmp/err"; then
+	echo "FAIL oversize stdin: exit $rc"; fail=1
+fi
 printf 'version: 1\ncommand: echo\n' | "$VIGIL" validate - >"$tmp/out" 2>&1
 if [ $? -ne 0 ] || [ "$(cat "$tmp/out")" != "<stdin>: ok (1 task)" ]; then
 	echo "FAIL stdin ok: $(cat "$tmp/out")"; fail=1

@@ -273,6 +273,24 @@ test_quoting_places(void **state)
 	    "t.yaml:3:14: '${{ }}' after a $'...' string in 'command': its "
 	    "value could run as a command there; use \"$VIGIL_MATRIX_V\" "
 	    "instead\n");
+	/* Nesting deeper than the scan follows: unsafe. */
+	{
+		char text[512];
+		int i, o;
+
+		o = snprintf(text, sizeof(text), "matrix: {v: [a]}\n"
+		    "command: echo ");
+		for (i = 0; i < 40; i++)
+			o += snprintf(text + o, sizeof(text) - (size_t)o, "$(");
+		o += snprintf(text + o, sizeof(text) - (size_t)o,
+		    "${{ matrix.v }}");
+		for (i = 0; i < 40; i++)
+			o += snprintf(text + o, sizeof(text) - (size_t)o, ")");
+		snprintf(text + o, sizeof(text) - (size_t)o, "\n");
+		assert_string_equal(refused(f, text), "t.yaml:2:95: '${{ }}' "
+		    "too deeply nested in 'command': its value could run as a "
+		    "command there; use \"$VIGIL_MATRIX_V\" instead\n");
+	}
 	/* After the here-document's delimiter, quoting is followed again. */
 	expand(f, "matrix: {v: [a b]}\ncommand: |\n"
 	    "  cat <<EOF\n  x\n  EOF\n  echo \"${{ matrix.v }}\"\n");
