@@ -137,7 +137,7 @@ main(int argc, char **argv)
 	struct vg_policy_conf conf = { .mode = mode };
 	struct vg_policy_ctx ctx = { .cwd = "/home/user/project",
 	    .home = "/home/user" };
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_policy *p;
 	struct vg_verdict v;
 	struct vg_err e;

@@ -14,7 +14,8 @@
 # version` as the cost of starting a vigil process at all on this host.
 # Runs are interleaved in blocks so that the load of a shared machine
 # hits both alike; the load average is printed at the start and the end.  N=40 commands by default; DOCKER=0 skips docker
-# (it starts podman through tests/harness/podman-up).
+# (it starts podman through tests/harness/podman-up).  Measurements taken
+# with it are in bench/README.md.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 N=${N:-40}

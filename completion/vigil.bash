@@ -3,10 +3,11 @@
 # rather than edit.  Install as share/bash-completion/completions/vigil.
 
 # Completes command names, each command's options, the values of options
-# that list them and a command's subcommand words; files otherwise.
+# that list them, a command's subcommand words, and run and session
+# ids (from 'vigil __complete runs|sessions'); files otherwise.
 _vigil()
 {
-	local cur prev cmd opts takes subs w i npos
+	local cur prev cmd opts takes subs ids w i npos
 
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
@@ -16,7 +17,7 @@ _vigil()
 		return 0
 	fi
 	cmd=${COMP_WORDS[1]}
-	subs=
+	subs= ids=
 	case $cmd in
 	run)
 		opts="-j --jobs --set --after -n --dry-run --json --mode -q --quiet --cron"
@@ -34,26 +35,32 @@ _vigil()
 	status|st)
 		opts="--json -w --watch -a --all --state"
 		takes=" --state "
+		ids=runs
 		;;
 	logs)
 		opts="-f --follow --stderr"
 		takes=" "
+		ids=runs
 		;;
 	report)
 		opts="-o --output --json"
 		takes=" -o --output "
+		ids=runs
 		;;
 	cancel)
 		opts="--wait"
 		takes=" --wait "
+		ids=runs
 		;;
 	resume)
 		opts="-j --jobs --json -q --quiet"
 		takes=" -j --jobs "
+		ids=runs
 		;;
 	retry)
 		opts="--failed -j --jobs --json -q --quiet"
 		takes=" -j --jobs "
+		ids=runs
 		;;
 	validate)
 		opts="--set --json"
@@ -86,6 +93,7 @@ _vigil()
 			return 0 ;;
 		esac
 		subs="start list stop jobs output kill"
+		ids=sessions
 		;;
 	doctor)
 		opts="-b --backend --set"
@@ -144,6 +152,8 @@ _vigil()
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	elif [ "$npos" -eq 0 ] && [ -n "$subs" ]; then
 		COMPREPLY=($(compgen -W "$subs" -- "$cur"))
+	elif [ -n "$ids" ]; then
+		COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" __complete "$ids" 2>/dev/null)" -- "$cur"))
 	fi
 	return 0
 }

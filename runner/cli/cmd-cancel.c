@@ -167,5 +167,6 @@ const struct vg_cmd_entry vg_cmd_cancel = {
 	},
 	.min_args = 1,
 	.max_args = 1,
+	.ids = "runs",
 	.exec = cmd_cancel_exec,
 };

@@ -12,7 +12,7 @@
 int
 vg_cmd_load_config(struct vg_manifest **out)
 {
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_err e;
 	size_t i;
 	int rc;

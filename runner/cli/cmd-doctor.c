@@ -74,7 +74,7 @@ report_pool(const char **sets, struct vg_buf *out)
 	static const char probe[] = "version: 1\ncommand: 'true'\n";
 	struct vg_load_opts opts;
 	struct vg_manifest *m = NULL;
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_pool pool;
 	struct vg_err e;
 	size_t i;

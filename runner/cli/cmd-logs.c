@@ -242,5 +242,6 @@ const struct vg_cmd_entry vg_cmd_logs = {
 	},
 	.min_args = 1,
 	.max_args = 1,
+	.ids = "runs",
 	.exec = cmd_logs_exec,
 };

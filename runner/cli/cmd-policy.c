@@ -19,7 +19,7 @@ vg_cmd_policy_open(struct vg_args *a, struct vg_cmd_policy *cp)
 {
 	struct vg_policy_conf conf;
 	struct vg_manifest *m = NULL;
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_err e;
 	size_t k;
 	int rc;
@@ -49,7 +49,7 @@ vg_cmd_policy_open_conf(struct vg_args *a, const struct vg_policy_conf *base,
     struct vg_cmd_policy *cp)
 {
 	struct vg_policy_conf conf = *base;
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_err e;
 	size_t k;
 	int m, rc;

@@ -78,5 +78,6 @@ const struct vg_cmd_entry vg_cmd_report = {
 	},
 	.min_args = 1,
 	.max_args = 1,
+	.ids = "runs",
 	.exec = cmd_report_exec,
 };

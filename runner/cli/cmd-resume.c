@@ -102,5 +102,6 @@ const struct vg_cmd_entry vg_cmd_resume = {
 	},
 	.min_args = 1,
 	.max_args = 1,
+	.ids = "runs",
 	.exec = cmd_resume_exec,
 };

@@ -88,5 +88,6 @@ const struct vg_cmd_entry vg_cmd_retry = {
 	},
 	.min_args = 1,
 	.max_args = 1,
+	.ids = "runs",
 	.exec = cmd_retry_exec,
 };

@@ -22,7 +22,7 @@ static int
 dry_run(const struct vg_manifest *m, const struct vg_taskset *ts,
     const char *mode, int json)
 {
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_strv why = VG_STRV_INIT;
 	struct vg_gate_opts go = { .mode = mode };
 	struct vg_json_writer w;

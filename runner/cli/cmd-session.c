@@ -31,10 +31,7 @@
 static int
 load_problems(const struct vg_diag *d, const struct vg_err *e, int rc)
 {
-	size_t i;
-
-	for (i = 0; i < d->lines.n; i++)
-		fprintf(stderr, "%s\n", d->lines.v[i]);
+	vg_diag_print(d, stderr);
 	if (d->lines.n == 0)
 		fprintf(stderr, "vigil: session: %s\n", e->msg);
 	return vg_cmd_exit_for_rc(rc);
@@ -45,7 +42,7 @@ static int
 load_manifest(struct vg_args *a, struct vg_manifest **mp)
 {
 	struct vg_load_opts o = { .session = 1 };
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_strv sets = VG_STRV_INIT;
 	const char **given = vg_args_all(a, "set"), **setv;
 	struct vg_err e;
@@ -694,5 +691,6 @@ const struct vg_cmd_entry vg_cmd_session = {
 	},
 	.min_args = 1,
 	.max_args = 3,
+	.ids = "sessions",
 	.exec = cmd_session_exec,
 };

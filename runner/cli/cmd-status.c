@@ -475,5 +475,6 @@ const struct vg_cmd_entry vg_cmd_status = {
 	},
 	.min_args = 0,
 	.max_args = 1,
+	.ids = "runs",
 	.exec = cmd_status_exec,
 };

@@ -1,19 +1,26 @@
 /*
  * cmd-validate.c - vigil validate FILE...: loads each manifest through the
  * same layers as vigil run (site and user config, --set) and reports every
- * problem, one "FILE:LINE:COL: message" line each on stderr, or
- * "FILE: ok (N tasks)" on stdout.  A valid manifest this host cannot run
- * (the plugins' host checks: an engine, a binary, credentials, GPUs) is
- * "FILE: valid (N tasks); this host cannot run it:" and one indented
- * line per reason, on stdout.  --json prints one object instead.
+ * problem on stderr ("FILE:LINE:COL: error: message", the line and a
+ * caret under the column), or "FILE: ok (N tasks)" on stdout; "-" reads
+ * standard input, named "<stdin>".  A valid manifest this host cannot
+ * run (the plugins' host checks: an engine, a binary, credentials, GPUs)
+ * is "FILE: valid (N tasks); this host cannot run it:" and one indented
+ * line per reason, on stdout; what will run otherwise than expected
+ * here follows "ok" as "  note: " lines.  --json prints one object
+ * instead.
  */
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "runner/cli/cmd.h"
+#include "common/path.h"
 #include "runner/cli/launch.h"
 #include "common/json.h"
 #include "runner/manifest/manifest.h"
 #include "runner/manifest/task.h"
+#include "runner/manifest/yaml-tree.h"
 
 /* Validates one file; returns 0 when it is valid and this host can run
  * it, VG_EXIT_HOST when only the host is lacking, else VG_EXIT_USAGE. */
@@ -21,15 +28,25 @@ static int
 validate_one(const char *path, const struct vg_load_opts *opts,
     struct vg_json_writer *w)
 {
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_strv why = VG_STRV_INIT, notes = VG_STRV_INIT;
+	struct vg_buf in = VG_BUF_INIT;
 	struct vg_manifest *m = NULL;
 	struct vg_err e;
 	size_t i, n = 0;
 	int rc;
 
 	vg_err_init(&e);
-	rc = vg_manifest_load(path, opts, &m, &diag, &e);
+	if (strcmp(path, "-") == 0) {
+		/* Standard input, named "<stdin>" in messages. */
+		path = "<stdin>";
+		rc = vg_read_fd(STDIN_FILENO, path, VG_YAML_MAX_BYTES, &in,
+		    &e);
+		if (rc == 0)
+			rc = vg_manifest_load_mem(path, vg_buf_str(&in),
+			    in.len, opts, &m, &diag, &e);
+	} else
+		rc = vg_manifest_load(path, opts, &m, &diag, &e);
 	if (rc == 0) {
 		n = vg_expand_count(m);
 		vg_manifest_host_check(m, &why);
@@ -72,8 +89,7 @@ validate_one(const char *path, const struct vg_load_opts *opts,
 		vg_launch_host_print(stdout, &why);
 	} else {
 		fflush(stdout);
-		for (i = 0; i < diag.lines.n; i++)
-			fprintf(stderr, "%s\n", diag.lines.v[i]);
+		vg_diag_print(&diag, stderr);
 		if (diag.lines.n == 0)
 			fprintf(stderr, "vigil: %s\n", e.msg);
 	}
@@ -81,6 +97,7 @@ validate_one(const char *path, const struct vg_load_opts *opts,
 	vg_diag_release(&diag);
 	vg_strv_release(&why);
 	vg_strv_release(&notes);
+	vg_buf_release(&in);
 	vg_manifest_free(m);
 	return rc;
 }
@@ -124,11 +141,12 @@ const struct vg_cmd_entry vg_cmd_validate = {
 	.summary = "check manifests and report every problem",
 	.help = "Loads each manifest with the site and user configs and the "
 	    "--set\noverrides, as 'vigil run' would, and prints every problem "
-	    "as\nFILE:LINE:COL: message, then what this host cannot run of a "
-	    "valid one\n(no engine, binary, credentials or GPUs) under "
-	    "\"this host cannot run it:\".\nExits 0 when all are valid and "
-	    "runnable here, 2 when one is invalid,\n6 when all are valid but "
-	    "this host cannot run one.",
+	    "as\nFILE:LINE:COL: error: message, with its line and a caret "
+	    "under the\ncolumn (FILE - reads standard input), then what this "
+	    "host cannot run of a\nvalid one (no engine, binary, credentials "
+	    "or GPUs) under \"this host cannot\nrun it:\".  Exits 0 when all "
+	    "are valid and runnable here, 2 when one is\ninvalid, 6 when all "
+	    "are valid but this host cannot run one.",
 	.opts = (const struct vg_opt[]){
 		VG_OPT_SET,
 		VG_OPT_JSON("print the result as JSON"),

@@ -24,6 +24,7 @@ extern const struct vg_cmd_entry vg_cmd_run, vg_cmd_submit, vg_cmd_status,
 extern const struct vg_cmd_entry vg_cmd_report;
 extern const struct vg_cmd_entry vg_cmd_notify;
 extern const struct vg_cmd_entry vg_cmd_session;
+extern const struct vg_cmd_entry vg_cmd_complete;
 
 const struct vg_cmd_entry *const vg_cmds[] = {
 	&vg_cmd_run,
@@ -44,6 +45,7 @@ const struct vg_cmd_entry *const vg_cmds[] = {
 	&vg_cmd_gc,
 	&vg_cmd_notify,
 	&vg_cmd_task_exec,
+	&vg_cmd_complete,
 	&vg_cmd_version,
 	&vg_cmd_help,
 	NULL

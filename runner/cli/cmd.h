@@ -98,6 +98,10 @@ struct vg_cmd_entry {
 	int			 min_args;
 	int			 max_args;	/* -1 = unlimited */
 	int			 hidden;	/* not listed (task-exec) */
+	/* What its arguments (after a subcommand word, if any) name for
+	 * completion: "runs", "sessions" (vigil __complete), or NULL for
+	 * files. */
+	const char		*ids;
 	int			(*exec)(struct vg_args *args);
 };
 

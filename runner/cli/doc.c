@@ -343,6 +343,8 @@ bash_cmd(FILE *f, const struct vg_cmd_entry *c)
 		fputs("\"\n", f);
 	} else
 		bash_subs(f, c);
+	if (c->ids != NULL)
+		fprintf(f, "\t\tids=%s\n", c->ids);
 	fputs("\t\t;;\n", f);
 }
 
@@ -358,10 +360,11 @@ vg_cmd_write_bash_completion(FILE *f)
 	    "change runner/cli/ and regenerate\n# rather than edit.  "
 	    "Install as share/bash-completion/completions/vigil.\n\n"
 	    "# Completes command names, each command's options, the values "
-	    "of options\n# that list them and a command's subcommand "
-	    "words; files otherwise.\n"
+	    "of options\n# that list them, a command's subcommand "
+	    "words, and run and session\n# ids (from 'vigil __complete "
+	    "runs|sessions'); files otherwise.\n"
 	    "_vigil()\n{\n"
-	    "\tlocal cur prev cmd opts takes subs w i npos\n\n"
+	    "\tlocal cur prev cmd opts takes subs ids w i npos\n\n"
 	    "\tCOMPREPLY=()\n"
 	    "\tcur=${COMP_WORDS[COMP_CWORD]}\n"
 	    "\tprev=${COMP_WORDS[COMP_CWORD - 1]}\n"
@@ -371,7 +374,7 @@ vg_cmd_write_bash_completion(FILE *f)
 	fputs("\" -- \"$cur\"))\n"
 	    "\t\treturn 0\n\tfi\n"
 	    "\tcmd=${COMP_WORDS[1]}\n"
-	    "\tsubs=\n"
+	    "\tsubs= ids=\n"
 	    "\tcase $cmd in\n", f);
 	for (c = vg_cmds; *c != NULL; c++)
 		if (!(*c)->hidden)
@@ -391,6 +394,9 @@ vg_cmd_write_bash_completion(FILE *f)
 	    "\t\tCOMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
 	    "\telif [ \"$npos\" -eq 0 ] && [ -n \"$subs\" ]; then\n"
 	    "\t\tCOMPREPLY=($(compgen -W \"$subs\" -- \"$cur\"))\n"
+	    "\telif [ -n \"$ids\" ]; then\n"
+	    "\t\tCOMPREPLY=($(compgen -W \"$(\"${COMP_WORDS[0]}\" "
+	    "__complete \"$ids\" 2>/dev/null)\" -- \"$cur\"))\n"
 	    "\tfi\n"
 	    "\treturn 0\n}\n"
 	    "complete -o default -F _vigil vigil\n", f);

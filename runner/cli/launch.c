@@ -51,11 +51,8 @@ vg_launch_store(struct vg_store **st, char **homep)
 static int
 print_problems(const struct vg_diag *d, const struct vg_err *e, int rc)
 {
-	size_t i;
-
 	fflush(stdout);
-	for (i = 0; i < d->lines.n; i++)
-		fprintf(stderr, "%s\n", d->lines.v[i]);
+	vg_diag_print(d, stderr);
 	if (d->lines.n == 0)
 		fprintf(stderr, "vigil: %s\n", e->msg);
 	return vg_cmd_exit_for_rc(rc);
@@ -66,7 +63,7 @@ vg_launch_load(const char *path, const char **sets, struct vg_manifest **mp,
     struct vg_taskset *ts)
 {
 	struct vg_load_opts opts = { .sets = sets };
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_err e;
 	int rc;
 
@@ -115,7 +112,7 @@ static int
 load_json(const char *what, const char *json, size_t len,
     struct vg_manifest **mp, struct vg_taskset *ts)
 {
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_err e;
 	int rc;
 
@@ -159,7 +156,7 @@ int
 vg_launch_load_dir(const char *run_dir, const char *want, long index,
     struct vg_manifest **mp, struct vg_task *t)
 {
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_buf json = VG_BUF_INIT;
 	struct vg_err e;
 	char *path, hex[65];
@@ -229,7 +226,7 @@ vg_launch_create(struct vg_store *st, const char *home,
     const struct vg_manifest *m, const struct vg_taskset *ts,
     const struct vg_gate_opts *go, char *id, size_t *ndenied, int quiet)
 {
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_gate_opts o = *go;
 	struct vg_run_plan plan;
 	struct vg_buf json = VG_BUF_INIT, lb = VG_BUF_INIT;

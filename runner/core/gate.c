@@ -1,6 +1,9 @@
 /*
  * gate.c - runs every task's command through the policy gate and audits
- * the decisions; asks on the terminal in interactive mode.
+ * the decisions; asks on the terminal in interactive mode, where "all
+ * similar" approves a flagged task and, for the rest of the run, every
+ * later one whose deciding finding has the same rule (audited as
+ * "ask-allow-similar").
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -29,28 +32,78 @@ audit_sink(void *arg, const struct vg_audit_rec *rec, struct vg_err *e)
 	return vg_store_audit(arg, rec, e);
 }
 
-/* Asks on /dev/tty whether a flagged task may run; 1 = yes. */
-static int
+/* Answers to the question about a flagged task. */
+enum answer {
+	ANSWER_NO,
+	ANSWER_YES,
+	ANSWER_ALL,	/* this one and every later similar one */
+};
+
+/* What makes two flagged commands similar: their deciding finding's rule,
+ * or its category when no rule is named. */
+static const char *
+similar_key(const struct vg_verdict *v)
+{
+	if (v->nfindings == 0)
+		return "";
+	if (v->findings[0].rule[0] != '\0')
+		return v->findings[0].rule;
+	return v->findings[0].category != NULL ? v->findings[0].category :
+	    "";
+}
+
+/* Asks on /dev/tty whether a flagged task may run. */
+static enum answer
 ask(const struct vg_task *t, const char *cmd, const struct vg_verdict *v)
 {
 	struct vg_buf q = VG_BUF_INIT;
+	enum answer a = ANSWER_NO;
 	char ans[16];
 	ssize_t n;
-	int fd, yes = 0;
+	int fd;
 
 	if ((fd = open("/dev/tty", O_RDWR | O_CLOEXEC)) < 0)
-		return 0;
+		return ANSWER_NO;
 	vg_buf_printf(&q, "vigil: task %d: %s\n  command: %s\nrun it anyway? "
-	    "[y/N] ", t->index, v->summary, cmd);
+	    "[y]es, [N]o, [a]ll similar (%s) for the rest of this run: ",
+	    t->index, v->summary, cmd, similar_key(v));
 	(void)!write(fd, q.data, q.len);
 	n = read(fd, ans, sizeof(ans) - 1);
 	if (n > 0) {
 		ans[n] = '\0';
-		yes = ans[0] == 'y' || ans[0] == 'Y';
+		if (ans[0] == 'y' || ans[0] == 'Y')
+			a = ANSWER_YES;
+		else if (ans[0] == 'a' || ans[0] == 'A')
+			a = ANSWER_ALL;
 	}
 	close(fd);
 	vg_buf_release(&q);
-	return yes;
+	return a;
+}
+
+/*
+ * Decides a flagged task in interactive mode: approved already when the
+ * user said "all similar" to its rule (*verdict "ask-allow-similar"),
+ * else asked; an "all similar" answer adds the rule to approved.
+ */
+static int
+decide(const struct vg_task *t, const char *cmd, const struct vg_verdict *v,
+    struct vg_strv *approved, const char **verdict)
+{
+	const char *key = similar_key(v);
+	enum answer a;
+	size_t i;
+
+	for (i = 0; i < approved->n; i++)
+		if (strcmp(approved->v[i], key) == 0) {
+			*verdict = "ask-allow-similar";
+			return 1;
+		}
+	a = ask(t, cmd, v);
+	if (a == ANSWER_ALL)
+		vg_strv_push(approved, key);
+	*verdict = a != ANSWER_NO ? "ask-allow" : "ask-deny";
+	return a != ANSWER_NO;
 }
 
 /* The command of t as one line, for prompts and the audit. */
@@ -82,6 +135,7 @@ vg_gate_tasks(const struct vg_manifest *m, const struct vg_taskset *ts,
 	struct vg_verdict v;
 	struct vg_buf cmd = VG_BUF_INIT;
 	struct vg_task tmp = { 0 };
+	struct vg_strv approved = VG_STRV_INIT;
 	const struct vg_task *t;
 	char **denied, cwd[4096], *task_dir = NULL;
 	const char *verdict;
@@ -145,10 +199,9 @@ vg_gate_tasks(const struct vg_manifest *m, const struct vg_taskset *ts,
 		vg_buf_reset(&cmd);
 		command_text(t, &cmd);
 		verdict = v.allowed ? "allow" : "deny";
-		if (!v.allowed && interactive && v.flagged && !v.hard) {
-			v.allowed = ask(t, vg_buf_str(&cmd), &v);
-			verdict = v.allowed ? "ask-allow" : "ask-deny";
-		}
+		if (!v.allowed && interactive && v.flagged && !v.hard)
+			v.allowed = decide(t, vg_buf_str(&cmd), &v, &approved,
+			    &verdict);
 		if (!v.allowed) {
 			denied[i] = vg_xstrdup(v.summary[0] != '\0' ?
 			    v.summary : "denied by the policy gate");
@@ -162,6 +215,7 @@ vg_gate_tasks(const struct vg_manifest *m, const struct vg_taskset *ts,
 	if (in_txn && (rc = vg_store_commit(st, e)) != 0)
 		goto fail;
 	vg_task_release(&tmp);
+	vg_strv_release(&approved);
 	free(task_dir);
 	vg_buf_release(&cmd);
 	vg_policy_free(p);
@@ -170,6 +224,7 @@ vg_gate_tasks(const struct vg_manifest *m, const struct vg_taskset *ts,
 fail:
 	if (in_txn)
 		vg_store_rollback(st);
+	vg_strv_release(&approved);
 	vg_task_release(&tmp);
 	free(task_dir);
 	vg_buf_release(&cmd);
@@ -197,7 +252,7 @@ vg_gate_argv(const struct vg_manifest *m, char *const argv[],
     const char *run_id, int task_index, struct vg_store *st, char **denied,
     struct vg_err *e)
 {
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_policy *p = NULL;
 	struct vg_policy_ctx ctx;
 	struct vg_verdict v;

@@ -68,12 +68,11 @@ struct report {
 	double			 now;
 	struct vg_buf		 policy;	/* decisions, JSON items */
 	size_t			 ndecisions;
-	size_t			 verdicts[4];	/* allow, deny, ask-allow,
-						   ask-deny */
+	size_t			 verdicts[5];	/* verdict_names */
 };
 
 static const char *const verdict_names[] = {
-	"allow", "deny", "ask-allow", "ask-deny",
+	"allow", "deny", "ask-allow", "ask-deny", "ask-allow-similar",
 };
 
 /* Keeps one task (store callback). */
@@ -126,7 +125,7 @@ audit_cb(void *arg, const struct vg_audit_rec *a)
 	struct vg_json_writer w;
 	size_t v;
 
-	for (v = 0; v < 4; v++)
+	for (v = 0; v < 5; v++)
 		if (a->verdict != NULL && strcmp(a->verdict,
 		    verdict_names[v]) == 0)
 			R->verdicts[v]++;
@@ -643,7 +642,7 @@ write_doc(struct report *R, struct vg_buf *out)
 	vg_json_obj_begin(&w);
 	vg_json_key(&w, "counts");
 	vg_json_obj_begin(&w);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		vg_json_key(&w, verdict_names[i]);
 		vg_json_int(&w, (long long)R->verdicts[i]);
 	}

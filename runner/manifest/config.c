@@ -93,6 +93,7 @@ add_text_layer(struct vg_mload *ls, const char *name, const char *text,
 	const char *file = vg_manifest_source(ls->m, name);
 	int rc;
 
+	vg_diag_source(d, file, text, len);
 	rc = vg_ytree_parse(file, text, len, NULL, &t, NULL, d);
 	vg_mload_layer(ls, t, file, config, d);
 	return rc;
@@ -143,6 +144,7 @@ add_set(struct vg_mload *ls, const char *arg, struct vg_diag *d)
 	free(tmp);
 	/* The argument is a one-line file: columns count from its start. */
 	loc = (struct vg_loc){ label, 1, 1 };
+	vg_diag_source(d, label, arg, strlen(arg));
 	if (eq == NULL || eq == arg) {
 		vg_diag_add(d, &loc, "expected KEY.PATH=VALUE, for example "
 		    "resources.memory=4G");

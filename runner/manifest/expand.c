@@ -11,9 +11,10 @@
  * others.  Without axes every include is a task; without a matrix there
  * is one task.
  *
- * Substitution: values go into a string command shell-quoted
- * (vg_buf_shquote), so a matrix value is always one word and never shell
- * syntax; into argv elements and env values they go verbatim.  A
+ * Substitution: values go into a string command quoted for the place
+ * they take in its shell syntax (sub-shell.c): one word outside quotes,
+ * escaped inside double or single quotes, so a matrix value is never
+ * shell syntax; into argv elements and env values they go verbatim.  A
  * resources value holding ${{ matrix.NAME }} or ${{ task.index }}
  * (vg_resources.tmpl) is substituted verbatim and decoded with its row's
  * type and range into the task's own resources; vg_expand_check tries
@@ -69,9 +70,9 @@ vg_sub_split(const char *s, struct vg_sub_seg **segs, size_t *n, size_t *bad,
 			open = p + strlen(p);
 		if (open > p) {
 			v = vg_xgrow(v, &cap, nv + 1, sizeof(*v));
-			v[nv++] = (struct vg_sub_seg){ VG_SUB_TEXT,
-			    (size_t)(p - s), (size_t)(open - p),
-			    (size_t)(p - s), NULL };
+			v[nv++] = (struct vg_sub_seg){ .kind = VG_SUB_TEXT,
+			    .off = (size_t)(p - s), .len = (size_t)(open - p),
+			    .at = (size_t)(p - s) };
 		}
 		if (*open == '\0')
 			break;
@@ -111,11 +112,13 @@ vg_sub_split(const char *s, struct vg_sub_seg **segs, size_t *n, size_t *bad,
 				*bad = (size_t)(open - s);
 				*why = w;
 			}
-			v[nv++] = (struct vg_sub_seg){ VG_SUB_BAD,
-			    (size_t)(open - s), 0, (size_t)(open - s), w };
+			v[nv++] = (struct vg_sub_seg){ .kind = VG_SUB_BAD,
+			    .off = (size_t)(open - s), .at = (size_t)(open - s),
+			    .why = w };
 		} else {
-			v[nv++] = (struct vg_sub_seg){ kind, (size_t)(q - s),
-			    nl, (size_t)(open - s), NULL };
+			v[nv++] = (struct vg_sub_seg){ .kind = kind,
+			    .off = (size_t)(q - s), .len = nl,
+			    .at = (size_t)(open - s) };
 		}
 		/* Nothing after an unterminated one can be told apart. */
 		if (close == NULL)
@@ -439,9 +442,20 @@ plan_init(struct plan *p, const struct vg_manifest *m, struct vg_diag *d)
 	int rc = 0;
 
 	memset(p, 0, sizeof(*p));
-	if (!m->command.is_argv && m->command.shell != NULL)
-		rc |= tmpl_init(&p->shell, m->command.shell, &m->command.loc,
-		    d);
+	if (!m->command.is_argv && m->command.shell != NULL &&
+	    (rc = tmpl_init(&p->shell, m->command.shell, &m->command.loc,
+	    d)) == 0) {
+		vg_sub_shell(p->shell.s, p->shell.segs, p->shell.n);
+		/* The loader refused these at their place (manifest.c). */
+		for (i = 0; i < p->shell.n; i++)
+			if (p->shell.segs[i].ctx == VG_SHCTX_UNSAFE) {
+				vg_diag_add(d, &m->command.loc, "'${{ }}' "
+				    "%s in 'command'",
+				    p->shell.segs[i].ctx_why);
+				rc = VG_EINVAL;
+				break;
+			}
+	}
 	if (m->command.is_argv) {
 		p->argv = vg_xcalloc(m->command.argv.n + 1, sizeof(*p->argv));
 		for (i = 0; i < m->command.argv.n; i++, p->nargv++)
@@ -472,7 +486,8 @@ struct subst {
 						   "FILE:L:C: message" */
 };
 
-/* Appends template t for the current task; quote: shell-quote values. */
+/* Appends template t for the current task; quote: t is a string command,
+ * each value written as data for its place (vg_sub_shell). */
 static void
 tmpl_apply(const struct tmpl *t, struct subst *st, int quote,
     struct vg_buf *out)
@@ -516,7 +531,7 @@ tmpl_apply(const struct tmpl *t, struct subst *st, int quote,
 			continue;
 		}
 		if (quote)
-			vg_buf_shquote(out, v);
+			vg_sub_shell_value(out, g->ctx, v);
 		else
 			vg_buf_adds(out, v);
 	}

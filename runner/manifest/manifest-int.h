@@ -78,12 +78,23 @@ enum vg_sub_kind {
 	VG_SUB_BAD,		/* a malformed ${{ }}: why says how */
 };
 
+/* Where a ${{ }} of a string command sits in its shell syntax. */
+enum vg_shctx {
+	VG_SHCTX_PLAIN,		/* unquoted: the value is one word */
+	VG_SHCTX_DQ,		/* inside "...": \ before $ ` " \ */
+	VG_SHCTX_SQ,		/* inside '...': ' as '\'' */
+	VG_SHCTX_COMMENT,	/* in a comment: newlines as spaces */
+	VG_SHCTX_UNSAFE,	/* no quoting is sure there: refused */
+};
+
 struct vg_sub_seg {
 	enum vg_sub_kind kind;
 	size_t		 off;		/* TEXT: the text; others: NAME */
 	size_t		 len;
 	size_t		 at;		/* offset of "${{" (or of the text) */
 	const char	*why;		/* BAD: a static description */
+	enum vg_shctx	 ctx;		/* set by vg_sub_shell */
+	const char	*ctx_why;	/* UNSAFE: where, static text */
 };
 
 /*
@@ -95,6 +106,21 @@ struct vg_sub_seg {
  */
 int	vg_sub_split(const char *s, struct vg_sub_seg **segs, size_t *n,
 	    size_t *bad, const char **why);
+
+/*
+ * Sets ctx (and ctx_why) of every ${{ }} segment of segs, split from the
+ * string command s, by following the shell's quoting around it
+ * (sub-shell.c).  Never fails: an unsure place is VG_SHCTX_UNSAFE.
+ */
+void	vg_sub_shell(const char *s, struct vg_sub_seg *segs, size_t n);
+/* Appends value v written for context ctx, so that the shell reads it as
+ * data (VG_SHCTX_UNSAFE: as VG_SHCTX_PLAIN; the loader refuses it). */
+void	vg_sub_shell_value(struct vg_buf *b, enum vg_shctx ctx,
+	    const char *v);
+
+/* The largest magnitude of a matrix range's start, stop and step (2^50:
+ * their differences cannot overflow a long long). */
+#define VG_RANGE_MAX_ABS	(1LL << 50)
 
 /* The most tasks one manifest may expand to. */
 #define VG_EXPAND_MAX_TASKS	1000000

@@ -10,6 +10,7 @@
  * config files and --set lives in config.c; expansion in expand.c.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -233,7 +234,107 @@ combos_decode(const struct vg_ynode *n, struct vg_kvs **v, size_t *nv,
 	*nv = n->n;
 }
 
-/* Decodes one axis: a non-empty list of distinct scalars. */
+/* Reads element i of a range as an integer into *out; 0 or -1. */
+static int
+range_int(const struct vg_ynode *n, size_t i, long long *out,
+    struct vg_dctx *c)
+{
+	const struct vg_ynode *el = n->items[i];
+	char buf[64], *end;
+	size_t len;
+	int rc = 0;
+
+	len = vg_dctx_pushi(c, i);
+	errno = 0;
+	if (el->kind != VG_Y_SCALAR || vg_ynode_is_null(el) ||
+	    el->len == 0 || isspace((unsigned char)el->str[0]) ||
+	    (*out = strtoll(el->str, &end, 10), *end != '\0')) {
+		vg_dctx_error(c, el, "'%s' must be an integer, not %s",
+		    c->path, vg_dctx_what(el, buf, sizeof(buf)));
+		rc = -1;
+	} else if (errno != 0 || *out < -VG_RANGE_MAX_ABS ||
+	    *out > VG_RANGE_MAX_ABS) {
+		vg_dctx_error(c, el, "'%s' is out of range: %s is not "
+		    "between -2^50 and 2^50", c->path, el->str);
+		rc = -1;
+	}
+	vg_dctx_pop(c, len);
+	return rc;
+}
+
+/*
+ * Decodes {range: [start, stop]} or {range: [start, stop, step]} (n, the
+ * mapping) into values: the integers from start up to stop, stop
+ * excluded, as Python's range().  Returns 0, or -1 after reporting why.
+ */
+static int
+range_decode(const struct vg_ynode *k, const struct vg_ynode *n,
+    struct vg_strv *values, struct vg_dctx *c)
+{
+	const struct vg_ynode *r = vg_ynode_get(n, "range");
+	long long start = 0, stop = 0, step = 1, count, v;
+	const char *what;
+	size_t i, len;
+	char buf[64];
+	int bad = 0;
+
+	for (i = 0; i < n->n; i++)
+		if (strcmp(n->items[2 * i]->str, "range") != 0) {
+			vg_dctx_error(c, n->items[2 * i], "unknown key %s in "
+			    "matrix axis '%s' (valid keys: range)",
+			    vg_dctx_what(n->items[2 * i], buf, sizeof(buf)),
+			    k->str);
+			return -1;
+		}
+	len = vg_dctx_push(c, "range");
+	/* r is set: every key of n is "range" and n has one at least. */
+	if (r->kind != VG_Y_SEQ || r->n < 2 || r->n > 3) {
+		what = buf;
+		if (r->kind == VG_Y_SEQ)
+			snprintf(buf, sizeof(buf), "a list of %zu", r->n);
+		else
+			what = vg_dctx_what(r, buf, sizeof(buf));
+		vg_dctx_error(c, r, "'%s' must be [start, stop] or [start, "
+		    "stop, step] (integers), not %s", c->path, what);
+		goto bad;
+	}
+	bad |= range_int(r, 0, &start, c);
+	bad |= range_int(r, 1, &stop, c);
+	if (r->n == 3)
+		bad |= range_int(r, 2, &step, c);
+	if (bad)
+		goto bad;
+	if (step == 0) {
+		vg_dctx_error(c, r->items[2], "'%s' has a step of 0",
+		    c->path);
+		goto bad;
+	}
+	/* |stop - start| <= 2 * VG_RANGE_MAX_ABS: no overflow. */
+	count = step > 0 ? (stop - start + step - 1) / step :
+	    (start - stop - step - 1) / -step;
+	if (count <= 0) {
+		buf[0] = '\0';
+		if (r->n == 3)
+			snprintf(buf, sizeof(buf), ", %lld", step);
+		vg_dctx_error(c, r, "'%s' is empty: [%lld, %lld%s] has no "
+		    "values (stop is excluded)", c->path, start, stop, buf);
+		goto bad;
+	}
+	if (count > VG_EXPAND_MAX_TASKS) {
+		vg_dctx_error(c, r, "'%s' has %lld values, more than the "
+		    "limit of %d", c->path, count, VG_EXPAND_MAX_TASKS);
+		goto bad;
+	}
+	for (v = start, i = 0; i < (size_t)count; i++, v += step)
+		vg_strv_pushf(values, "%lld", v);
+	vg_dctx_pop(c, len);
+	return 0;
+bad:
+	vg_dctx_pop(c, len);
+	return -1;
+}
+
+/* Decodes one axis: a non-empty list of distinct scalars, or a range. */
 static void
 axis_decode(const struct vg_ynode *k, const struct vg_ynode *n,
     struct vg_matrix *mx, struct vg_dctx *c)
@@ -251,9 +352,14 @@ axis_decode(const struct vg_ynode *k, const struct vg_ynode *n,
 		    "digit or '-'", k->str);
 		return;
 	}
+	if (n->kind == VG_Y_MAP && n->n > 0) {
+		if (range_decode(k, n, &values, c) != 0)
+			return;
+		goto set;
+	}
 	if (n->kind != VG_Y_SEQ) {
 		vg_dctx_error(c, n, "matrix axis '%s' must be a list of "
-		    "values, not %s", k->str,
+		    "values or {range: [start, stop]}, not %s", k->str,
 		    vg_dctx_what(n, buf, sizeof(buf)));
 		return;
 	}
@@ -286,6 +392,7 @@ axis_decode(const struct vg_ynode *k, const struct vg_ynode *n,
 		vg_strv_release(&values);
 		return;
 	}
+set:
 	for (i = 0; i < mx->naxes; i++)
 		if (strcmp(mx->axes[i].name, k->str) == 0)
 			ax = &mx->axes[i];
@@ -1537,6 +1644,63 @@ matrix_names(const struct vg_matrix *mx, struct vg_strv *out)
 #define TMPL_ENV	0x01	/* env refs are allowed here */
 #define TMPL_MATRIX_OK	0x02	/* the matrix decoded: judge matrix.X */
 #define TMPL_ENV_OK	0x04	/* env decoded: judge env.X */
+#define TMPL_SHELL	0x08	/* a string command: judge the places */
+
+/*
+ * Reports the '${{' of segment g of s that has no '}}', with a hint at
+ * the opening one (here: the place is that '${{', not the string's).
+ */
+static void
+unterminated(const char *s, const struct vg_sub_seg *g, int here,
+    const char *what, const struct vg_loc *at, struct vg_diag *d)
+{
+	const char *open = s + g->at, *brace = strchr(open + 3, '}');
+	const char *nl = strchr(open, '\n');
+	char where[64];
+
+	if (here)
+		snprintf(where, sizeof(where), "opened here");
+	else
+		snprintf(where, sizeof(where), "at character %zu of the "
+		    "string", g->at + 1);
+	if (brace != NULL && (nl == NULL || brace < nl) && here)
+		vg_diag_add(d, at, "%s in %s\nhint: the '${{' %s is closed "
+		    "by a single '}' at column %d; write '}}'", g->why, what,
+		    where, at->col + (int)(brace - open));
+	else if (brace != NULL)
+		vg_diag_add(d, at, "%s in %s\nhint: the '${{' %s is closed "
+		    "by a single '}'; write '}}'", g->why, what, where);
+	else
+		vg_diag_add(d, at, "%s in %s\nhint: the '${{' %s needs "
+		    "'}}' after its expression", g->why, what, where);
+}
+
+/* Reports a ${{ }} (segment g of s) where no quoting is sure. */
+static void
+unsafe_place(const char *s, const struct vg_sub_seg *g, const char *what,
+    const struct vg_loc *at, struct vg_diag *d)
+{
+	struct vg_buf var = VG_BUF_INIT;
+	size_t i;
+	char c;
+
+	if (g->kind == VG_SUB_INDEX) {
+		vg_buf_adds(&var, "VIGIL_TASK_INDEX");
+	} else {
+		if (g->kind == VG_SUB_MATRIX)
+			vg_buf_adds(&var, "VIGIL_MATRIX_");
+		for (i = 0; i < g->len; i++) {
+			c = s[g->off + i];
+			vg_buf_addc(&var, g->kind == VG_SUB_ENV ? c :
+			    isalnum((unsigned char)c) ?
+			    (char)toupper((unsigned char)c) : '_');
+		}
+	}
+	vg_diag_add(d, at, "'${{ }}' %s in %s: its value could run as a "
+	    "command there; use \"$%s\" instead", g->ctx_why, what,
+	    vg_buf_str(&var));
+	vg_buf_release(&var);
+}
 
 /* Reports an undefined ${{ matrix.NAME }} at at. */
 static void
@@ -1600,17 +1764,28 @@ check_template(const struct vg_manifest *m, const char *s,
 	struct vg_loc at;
 	char *nm;
 
-	if (n != NULL && (n->kind != VG_Y_SCALAR || n->style != VG_YS_PLAIN))
+	if (n != NULL && (n->kind != VG_Y_SCALAR || (!n->one_line &&
+	    n->block_col == 0)))
 		n = NULL;
 	(void)vg_sub_split(s, &segs, &nseg, &bad, &why);
+	if (flags & TMPL_SHELL)
+		vg_sub_shell(s, segs, nseg);
 	for (i = 0; i < nseg; i++) {
 		at = *loc;
 		if (n != NULL)
 			vg_ynode_loc_at(n, segs[i].at, loc->file, &at);
 		nm = vg_xstrndup(s + segs[i].off, segs[i].len);
+		if (segs[i].kind != VG_SUB_TEXT && segs[i].kind != VG_SUB_BAD &&
+		    segs[i].ctx == VG_SHCTX_UNSAFE)
+			unsafe_place(s, &segs[i], what, &at, d);
 		switch (segs[i].kind) {
 		case VG_SUB_BAD:
-			vg_diag_add(d, &at, "%s in %s", segs[i].why, what);
+			if (strstr(segs[i].why, "unterminated") != NULL)
+				unterminated(s, &segs[i], n != NULL, what, &at,
+				    d);
+			else
+				vg_diag_add(d, &at, "%s in %s", segs[i].why,
+				    what);
 			break;
 		case VG_SUB_MATRIX:
 			if ((flags & TMPL_MATRIX_OK) &&
@@ -1738,7 +1913,8 @@ check_templates(struct vg_mload *ls, unsigned flags, struct vg_diag *d)
 
 	if (!m->command.is_argv && m->command.shell != NULL)
 		bad += check_template(m, m->command.shell, cmd,
-		    &m->command.loc, flags | TMPL_ENV, "'command'", d);
+		    &m->command.loc, flags | TMPL_ENV | TMPL_SHELL,
+		    "'command'", d);
 	for (i = 0; m->command.is_argv && i < m->command.argv.n; i++) {
 		n = cmd != NULL && cmd->kind == VG_Y_SEQ && i < cmd->n ?
 		    cmd->items[i] : NULL;
@@ -1802,7 +1978,7 @@ vg_mload_finish(struct vg_mload *ls, struct vg_diag *d)
 			vg_diag_add(d, &loc, "a session has no 'matrix' (it "
 			    "is one sandbox)");
 	} else if (m->command.shell == NULL && !m->command.is_argv &&
-	    !ls->cmd_seen && !ls->bad_root) {
+	    !ls->cmd_seen && !ls->bad_root && cmd_ok) {
 		vg_manifest_loc(m, "command", &loc);
 		vg_diag_add(d, &loc, "missing required key 'command'");
 	}
@@ -1929,7 +2105,7 @@ vg_manifest_from_json(const char *json, size_t len, struct vg_manifest **mp,
 {
 	struct vg_ylimits lim = { .max_bytes = 64 * 1024 * 1024,
 	    .max_nodes = 4000000, .no_positions = 1 };
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_mload ls;
 	struct vg_ytree *t = NULL;
 	const struct vg_ynode *file, *man, *srcs;

@@ -921,7 +921,7 @@ unknown_key(const struct vg_section *s, const struct vg_ynode *k,
 	struct vg_buf where = VG_BUF_INIT, all = VG_BUF_INIT;
 	const struct vg_field *f;
 	char buf[64];
-	size_t n = 0;
+	size_t n = 0, len;
 
 	for (f = s->fields; f->key != NULL && n < 126; f++) {
 		if (c->config && (f->flags & VG_FF_NOCONFIG))
@@ -934,11 +934,17 @@ unknown_key(const struct vg_section *s, const struct vg_ynode *k,
 	if (c->path[0] != '\0')
 		vg_buf_printf(&where, " in '%s'", c->path);
 	near = vg_did_you_mean(k->str, names, n);
-	if (near != NULL)
+	if (near != NULL) {
 		vg_dctx_error(c, k, "unknown key %s%s; did you mean '%s'?",
 		    vg_dctx_what(k, buf, sizeof(buf)), vg_buf_str(&where),
 		    near);
-	else
+		/* The key meant is as good as written with a problem: no
+		 * second message says that it is missing. */
+		len = vg_dctx_push(c, near);
+		if (c->bad != NULL)
+			vg_strv_push(c->bad, c->path);
+		vg_dctx_pop(c, len);
+	} else
 		vg_dctx_error(c, k, "unknown key %s%s (valid keys: %s)",
 		    vg_dctx_what(k, buf, sizeof(buf)), vg_buf_str(&where),
 		    vg_buf_str(&all));

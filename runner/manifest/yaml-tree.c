@@ -8,6 +8,7 @@
  * stops exponential alias bombs before anyone walks them.  What the
  * scalars mean is left to schema.c.
  */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,8 @@ struct anchor {
 
 struct builder {
 	const char		*name;
+	const char		*text;		/* the YAML parsed */
+	size_t			 len;
 	struct vg_ytree		*t;
 	struct vg_diag		*d;
 	struct vg_ylimits	 lim;
@@ -141,11 +144,25 @@ void
 vg_ynode_loc_at(const struct vg_ynode *n, size_t off, const char *file,
     struct vg_loc *loc)
 {
+	size_t i, bol = 0;
+	int lines = 0;
+
 	loc->file = file;
 	loc->line = n->line;
 	loc->col = n->col;
 	if (n->line > 0 && n->one_line && off <= n->len)
 		loc->col += (int)off + (n->style == VG_YS_QUOTED);
+	if (n->line > 0 && n->block_col > 0 && off < n->len) {
+		/* A literal block: its text is its lines, less the
+		 * indentation. */
+		for (i = 0; i < off; i++)
+			if (n->str[i] == '\n') {
+				lines++;
+				bol = i + 1;
+			}
+		loc->line = n->line + 1 + lines;
+		loc->col = n->block_col + (int)(off - bol);
+	}
 }
 
 /* The place of a libyaml mark (0-based); the first line's columns are
@@ -184,6 +201,74 @@ offset_loc(const char *text, size_t len, size_t off, struct vg_loc *loc)
 	}
 }
 
+/* The start of 1-based line n of text (len bytes), or NULL. */
+static const char *
+line_at(const char *text, size_t len, int n)
+{
+	const char *p = text, *end = text + len;
+
+	while (--n > 0 && p != NULL)
+		if ((p = memchr(p, '\n', (size_t)(end - p))) != NULL)
+			p++;
+	return p != NULL && p < end ? p : NULL;
+}
+
+/* Leading spaces of the line at p. */
+static int
+indent_of(const char *p, const char *end)
+{
+	int n = 0;
+
+	while (p < end && *p++ == ' ')
+		n++;
+	return n;
+}
+
+/*
+ * For a key indented unlike the key before it (libyaml then says
+ * "mapping values are not allowed" or "did not find expected key"):
+ * appends "\nhint: 'KEY' is indented N spaces; its siblings M" to msg.
+ * The key before is its sibling unless it opens a block (ends in ':').
+ */
+static void
+indent_hint(const char *text, size_t len, int line, struct vg_buf *msg)
+{
+	const char *end = text + len, *p = line_at(text, len, line), *q, *k;
+	const char *prev = NULL, *e;
+	int n, m, l;
+
+	if (p == NULL)
+		return;
+	n = indent_of(p, end);
+	k = p + n;
+	q = k + strcspn(k, ":\n");
+	if (q >= end || *q != ':' || q == k || *k == '#' || *k == '-')
+		return;
+	for (l = line - 1; l > 0 && prev == NULL; l--) {
+		prev = line_at(text, len, l);
+		m = prev != NULL ? indent_of(prev, end) : 0;
+		if (prev != NULL && (prev[m] == '\n' || prev[m] == '#' ||
+		    prev + m >= end))
+			prev = NULL;
+	}
+	if (prev == NULL)
+		return;
+	m = indent_of(prev, end);
+	/* Its last character, comments and blanks aside: ':' opens a
+	 * block, so the line is the key's parent. */
+	e = prev + strcspn(prev, "\n");
+	q = memchr(prev, '#', (size_t)(e - prev));
+	if (q != NULL && q > prev && (q[-1] == ' ' || q[-1] == '\t'))
+		e = q;
+	while (e > prev && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	if (m == n || (e > prev && e[-1] == ':') || prev[m] == '-')
+		return;
+	q = k + strcspn(k, ":\n");
+	vg_buf_printf(msg, "\nhint: '%.*s' is indented %d space%s; its "
+	    "siblings %d", (int)(q - k), k, n, n == 1 ? "" : "s", m);
+}
+
 /* Reports libyaml's own error with its position. */
 static void
 syntax_error(struct builder *b, const yaml_parser_t *p, const char *text,
@@ -191,6 +276,7 @@ syntax_error(struct builder *b, const yaml_parser_t *p, const char *text,
 {
 	struct vg_loc loc = { b->name, 0, 0 }, cm;
 	const char *problem = p->problem ? p->problem : "syntax error";
+	struct vg_buf hint = VG_BUF_INIT;
 	char ctx[200] = "";
 	size_t idx;
 
@@ -230,12 +316,18 @@ syntax_error(struct builder *b, const yaml_parser_t *p, const char *text,
 		    "column %d)", p->context, cm.line, cm.col);
 	else if (p->context != NULL)
 		snprintf(ctx, sizeof(ctx), " (%s)", p->context);
+	if (!b->lim.no_positions && b->lim.col_shift == 0 && (strcmp(problem,
+	    "mapping values are not allowed in this context") == 0 ||
+	    strcmp(problem, "did not find expected key") == 0))
+		indent_hint(text, len, loc.line, &hint);
 	/* libyaml's index counts characters; good enough to spot a tab. */
 	if (idx < len && text[idx] == '\t')
 		vg_diag_add(b->d, &loc, "invalid YAML: %s%s; indent with "
 		    "spaces, not tabs", problem, ctx);
 	else
-		vg_diag_add(b->d, &loc, "invalid YAML: %s%s", problem, ctx);
+		vg_diag_add(b->d, &loc, "invalid YAML: %s%s%s", problem, ctx,
+		    vg_buf_str(&hint));
+	vg_buf_release(&hint);
 }
 
 /* Records anchor name for node n; later definitions win. */
@@ -394,6 +486,49 @@ out:
 	free(dup);
 }
 
+/*
+ * The 1-based column where the lines of the literal block scalar whose
+ * '|' is at m start (its first line that is not blank sets the
+ * indentation), or 0 when it cannot be told (an indentation indicator, a
+ * --set).
+ */
+static int
+block_col(const struct builder *b, const yaml_mark_t *m)
+{
+	const char *p, *end = b->text + b->len;
+	int indent;
+
+	size_t line = 0, col = 0;
+
+	if (b->lim.no_positions || b->lim.col_shift != 0)
+		return 0;
+	/* libyaml's marks count characters: walk lines, then UTF-8. */
+	for (p = b->text; p < end && line < m->line; p++)
+		if (*p == '\n')
+			line++;
+	for (; p < end && col < m->column; p++)
+		if (p + 1 == end || ((unsigned char)p[1] & 0xc0) != 0x80)
+			col++;
+	if (p >= end || *p != '|')
+		return 0;
+	p++;
+	while (p < end && (*p == '-' || *p == '+'))
+		p++;
+	if (p < end && isdigit((unsigned char)*p))
+		return 0;
+	if ((p = memchr(p, '\n', (size_t)(end - p))) == NULL)
+		return 0;
+	for (p++; p < end; p++) {
+		for (indent = 0; p < end && *p == ' '; p++)
+			indent++;
+		if (p < end && *p != '\n' && *p != '\r')
+			return indent + 1;
+		if ((p = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			return 0;
+	}
+	return 0;
+}
+
 /* Handles one event; returns 0, 1 at the end of the stream, or < 0. */
 static int
 event(struct builder *b, const yaml_event_t *ev)
@@ -428,6 +563,8 @@ event(struct builder *b, const yaml_event_t *ev)
 			    ev->end_mark.index - m->index == n->len + 2;
 			break;
 		case YAML_LITERAL_SCALAR_STYLE:
+			n->block_col = block_col(b, m);
+			/* fall through */
 		case YAML_FOLDED_SCALAR_STYLE:
 			n->style = VG_YS_BLOCK;
 			break;
@@ -514,6 +651,8 @@ vg_ytree_parse(const char *name, const char *text, size_t len,
 		*dups = 0;
 	memset(&b, 0, sizeof(b));
 	b.name = name;
+	b.text = text;
+	b.len = len;
 	b.d = d;
 	if (lim != NULL)
 		b.lim = *lim;

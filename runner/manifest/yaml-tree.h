@@ -42,6 +42,8 @@ struct vg_ynode {
 	int			 line;		/* 1-based; 0 = no place */
 	int			 col;
 	int			 one_line;	/* scalar text maps 1:1 to columns */
+	int			 block_col;	/* '|' block: its lines'
+						   column, or 0 */
 	char			*str;		/* scalar text, NUL-terminated */
 	size_t			 len;		/* scalar length */
 	struct vg_ynode		**items;	/* SEQ: n items; MAP: 2n (k, v) */
@@ -105,8 +107,8 @@ const struct vg_ynode *vg_ynode_get(const struct vg_ynode *n,
 const char *vg_ynode_kind_name(const struct vg_ynode *n);
 
 /*
- * Where offset off of scalar n lies: exact for one-line scalars, the
- * scalar's own start otherwise.
+ * Where offset off of scalar n lies: exact for one-line scalars and
+ * literal blocks ('|'), the scalar's own start otherwise.
  */
 void	vg_ynode_loc_at(const struct vg_ynode *n, size_t off, const char *file,
 	    struct vg_loc *loc);

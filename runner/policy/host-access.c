@@ -92,7 +92,7 @@ vg_policy_host_site_text(const char *file, const char *text, size_t len,
     struct vg_host_site *s, struct vg_err *e)
 {
 	struct pl_rules rs = { .site_mode = -1 };
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	size_t k;
 	int rc;
 

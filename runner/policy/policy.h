@@ -63,7 +63,8 @@ struct vg_audit_rec {
 	int		 task_index;	/* -1 when none */
 	const char	*mode;		/* auto-deny, auto-approve, ... */
 	const char	*command;	/* already redacted */
-	const char	*verdict;	/* allow | deny | ask-allow | ask-deny */
+	const char	*verdict;	/* allow | deny | ask-allow |
+					   ask-deny | ask-allow-similar */
 	const char	*category;	/* NULL when allowed with no finding */
 	const char	*rule;		/* rule id, or NULL */
 	const char	*reason;
@@ -176,7 +177,9 @@ void	vg_policy_redact(const char *command, struct vg_buf *out);
  * when one is configured (manifest policy.audit_log or the site file's
  * audit_log), then calls sink (may be NULL) with the same record, which
  * is how the command layer stores it with vg_store_audit.  verdict is
- * "allow", "deny", "ask-allow" or "ask-deny"; run_id may be NULL and
+ * "allow", "deny", "ask-allow", "ask-deny" or "ask-allow-similar"
+ * (approved by an "all similar" answer to an earlier task of the run);
+ * run_id may be NULL and
  * task_index -1.  Blocks on the file write.
  */
 typedef int (*vg_audit_sink)(void *arg, const struct vg_audit_rec *rec,

@@ -50,7 +50,7 @@ main(int argc, char **argv)
 	struct vg_attempt a;
 	struct vg_result r;
 	struct vg_rule rules[8];
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_buf b = VG_BUF_INIT;
 	struct vg_err e;
 	static char file[] = "driver.yaml", backend[] = "singularity",

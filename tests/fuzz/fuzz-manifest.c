@@ -18,7 +18,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct vg_load_opts opts = { .no_configs = 1 };
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_manifest *m = NULL, *back = NULL;
 	struct vg_buf a = VG_BUF_INIT, b = VG_BUF_INIT;
 	struct vg_taskset ts;

@@ -34,7 +34,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct vg_kvs env = { .v = kv, .n = 1, .cap = 1 };
 	struct vg_policy_ctx ctx = { .cwd = "/home/u/p", .home = "/home/u",
 	    .env = &env };
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_buf red = VG_BUF_INIT;
 	struct vg_verdict v;
 	struct vg_err e;

@@ -104,7 +104,7 @@ main(int argc, char **argv)
 	struct vg_result r;
 	struct vg_err e;
 	struct vg_buf out = VG_BUF_INIT;
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	const struct vg_backend_ops *ops = &vg_backend_docker;
 	struct vg_docker_conf *d;
 	const char *op, *tdir_base = NULL;

@@ -306,11 +306,18 @@ $TOKVAR is not set ($P.token_env names the variable to read))" "$W/doc" ||
 	    fail "doctor without token: $(cat "$W/doc")"
 	mf badconf "'true'" "workdir: rel" "  token_env: 1BAD" ftp://x
 	"$VIGIL" validate "$W/badconf.yaml" 2>"$W/v" && fail "validate passed"
-	expect_eq "validate" "$W/badconf.yaml:5:1: workdir: 'rel' must be an \
-absolute path inside the sandbox
-$W/badconf.yaml:7:3: $P.endpoint: 'ftp://x' is not an http:// or https:// URL
-$W/badconf.yaml:8:3: $P.token_env: '1BAD' is not an environment variable \
-name (letters, digits and '_', not starting with a digit)" \
+	expect_eq "validate" "$W/badconf.yaml:5:1: error: workdir: 'rel' must \
+be an absolute path inside the sandbox
+    5 | workdir: rel
+      | ^
+$W/badconf.yaml:7:3: error: $P.endpoint: 'ftp://x' is not an http:// or \
+https:// URL
+    7 |   endpoint: ftp://x
+      |   ^
+$W/badconf.yaml:8:3: error: $P.token_env: '1BAD' is not an environment \
+variable name (letters, digits and '_', not starting with a digit)
+    8 |   token_env: 1BAD
+      |   ^" \
 	    "$(cat "$W/v")"
 	stop_fake
 	pass

@@ -295,7 +295,7 @@ check_errors() {
 	sess_start --mode sometimes 2>err.txt; [ $? -eq 2 ] || fail "bad mode"
 	printf 'command: echo hi\n' >withcmd.yaml
 	"$VIGIL" session start -f withcmd.yaml 2>err.txt; [ $? -eq 2 ] || fail "manifest with a command"
-	grep -q "withcmd.yaml:1:1: a session has no 'command'" err.txt ||
+	grep -q "withcmd.yaml:1:1: error: a session has no 'command'" err.txt ||
 	    fail "command message: $(cat err.txt)"
 	"$VIGIL" exec --session nope -- true 2>err.txt; [ $? -eq 2 ] || fail "unknown session"
 	grep -q "no session 'nope'" err.txt || fail "unknown session message"

@@ -1,8 +1,9 @@
 #!/bin/sh
 # t0100-manifest-bad: `vigil validate` on every manifest in
 # tests/data/manifests/bad must exit 2 and print exactly the lines of its
-# .err file (stderr), each line placed as FILE:LINE:COL; NAME.args holds
-# extra arguments, one per line.
+# .err file (stderr), each problem placed as FILE:LINE:COL: error: and
+# followed by its source line with a caret under the column (and a hint
+# for some); NAME.args holds extra arguments, one per line.
 # Every manifest in good/ must validate.  An oversize file is generated.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,8 +35,9 @@ for f in *.yaml; do
 	if ! diff -u "$name.err" "$tmp/err" >"$tmp/diff"; then
 		echo "FAIL $name: diagnostics differ:"; cat "$tmp/diff"; fail=1
 	fi
-	# Every problem is placed: FILE:LINE:COL (a --set is its own file).
-	if grep -Ev "^($f|--set '.*'):[1-9][0-9]*:[1-9][0-9]*: " \
+	# Every problem is placed: FILE:LINE:COL: error: (a --set is its
+	# own file), then its line and a caret, then any hint.
+	if grep -Ev "^($f|--set '.*'):[1-9][0-9]*:[1-9][0-9]*: error: |^ *[0-9]+ \| |^ +\| +\^\$|^hint: " \
 	    "$name.err" "$tmp/err" >"$tmp/unplaced"; then
 		echo "FAIL $name: problems without FILE:LINE:COL:"
 		cat "$tmp/unplaced"; fail=1
@@ -54,6 +56,27 @@ rc=$?
 echo "vigil: '$tmp/big.yaml' is larger than 1048576 bytes" >"$tmp/want"
 if [ $rc -ne 2 ] || ! diff -u "$tmp/want" "$tmp/err"; then
 	echo "FAIL oversize: exit $rc"; fail=1
+fi
+
+# Standard input ("-"), named <stdin>, with its line and caret as a file's.
+printf 'version: 1\ncommand: echo\ntimeout: soon\n' |
+    "$VIGIL" validate - >"$tmp/out" 2>"$tmp/err"
+rc=$?
+printf '%s\n' "<stdin>:3:10: error: 'timeout' must be a duration such as 90, \
+30s, 5m, 1h30m, 2d or 1-00:00:00, not 'soon'" "    3 | timeout: soon" \
+    "      |          ^" >"$tmp/want"
+if [ $rc -ne 2 ] || [ -s "$tmp/out" ] || ! diff -u "$tmp/want" "$tmp/err"; then
+	echo "FAIL stdin: exit $rc"; fail=1
+fi
+head -c 1100000 /dev/zero | tr '\0' '#' | "$VIGIL" validate - 2>"$tmp/err"
+rc=$?
+echo "vigil: '<stdin>' is larger than 1048576 bytes" >"$tmp/want"
+if [ $rc -ne 2 ] || ! diff -u "$tmp/want" "$tmp/err"; then
+	echo "FAIL oversize stdin: exit $rc"; fail=1
+fi
+printf 'version: 1\ncommand: echo\n' | "$VIGIL" validate - >"$tmp/out" 2>&1
+if [ $? -ne 0 ] || [ "$(cat "$tmp/out")" != "<stdin>: ok (1 task)" ]; then
+	echo "FAIL stdin ok: $(cat "$tmp/out")"; fail=1
 fi
 
 # A missing file.

@@ -65,4 +65,44 @@ expect_eq "vigil cache list <TAB>" "" "$(complete_words vigil cache list '')"
 expect_eq "vigil help ca<TAB>" "cancel cache" \
     "$(complete_words vigil help ca)"
 expect_eq "vigil task<TAB> (hidden)" "" "$(complete_words vigil task)"
+expect_eq "vigil __c<TAB> (hidden)" "" "$(complete_words vigil __c)"
+
+# Run and session ids, from vigil __complete: nothing (and no home made)
+# before the first run, quietly on a bad word; then the runs, newest
+# first, for each command that takes a run, and session ids for session's
+# subcommands.
+out=$("$VIGIL" __complete runs 2>&1)
+expect_eq "__complete without a home: exit" 0 $?
+expect_eq "__complete without a home" "" "$out"
+[ ! -e "$VIGIL_HOME" ] || fail "__complete made $VIGIL_HOME"
+printf 'version: 1\nname: c%s\ncommand: "true"\n' 1 >"$W/c1.yaml"
+printf 'version: 1\nname: c%s\ncommand: "true"\n' 2 >"$W/c2.yaml"
+"$VIGIL" run -q "$W/c1.yaml" >/dev/null 2>&1 || fail "run c1"
+"$VIGIL" run -q "$W/c2.yaml" >/dev/null 2>&1 || fail "run c2"
+ids=$("$VIGIL" status --json | python3 -c 'import json,sys
+print(" ".join(r["id"] for r in json.load(sys.stdin)["runs"]))')
+expect_eq "__complete runs" "last $ids" \
+    "$("$VIGIL" __complete runs | tr '\n' ' ' | sed 's/ $//')"
+out=$("$VIGIL" __complete nonsense 2>&1)
+expect_eq "__complete nonsense: exit" 0 $?
+expect_eq "__complete nonsense" "" "$out"
+expect_eq "__complete sessions (none)" "" "$("$VIGIL" __complete sessions)"
+first=${ids%% *}
+for c in status logs report cancel resume retry; do
+	expect_eq "vigil $c <TAB>" "last $ids" \
+	    "$(complete_words "$VIGIL" "$c" '')"
+done
+expect_eq "vigil status ${first%??}<TAB>" "$first" \
+    "$(complete_words "$VIGIL" status "${first%??}")"
+expect_eq "vigil status --json l<TAB>" "last" \
+    "$(complete_words "$VIGIL" status --json l)"
+expect_eq "vigil session <TAB>" "start list stop jobs output kill" \
+    "$(complete_words "$VIGIL" session '')"
+printf '#!/bin/sh\n[ "$1 $2" = "__complete sessions" ] && printf %s\n' \
+    "'s-1\\nbox\\n'" >"$W/fake-vigil"
+chmod +x "$W/fake-vigil"
+expect_eq "vigil session stop <TAB>" "s-1 box" \
+    "$(complete_words "$W/fake-vigil" session stop '')"
+expect_eq "vigil validate <TAB> (files)" "" \
+    "$(complete_words "$W/fake-vigil" validate '')"
 pass

@@ -39,7 +39,7 @@ sed 's/keep: on-failure/keep: sometimes/' "$site/config.yaml" >"$W/bad.yaml"
 VIGIL_SITE_CONFIG=$W/bad.yaml "$VIGIL" validate \
     "$top/examples/jobs/sweep.yaml" >"$W/out" 2>&1
 expect_eq "broken site config exit" 2 $?
-grep -q "^$W/bad.yaml:[0-9]*:[0-9]*: 'scratch.keep' must be one of" \
+grep -q "^$W/bad.yaml:[0-9]*:[0-9]*: error: 'scratch.keep' must be one of" \
     "$W/out" || fail "broken site config: $(cat "$W/out")"
 
 # The site policy, as the site config names it (a --policy file is a

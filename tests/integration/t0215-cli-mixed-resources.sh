@@ -90,7 +90,7 @@ resources:
 Y
 "$VIGIL" validate "$W/bad.yaml" >"$W/out" 2>&1
 expect_eq "bad value exit" 2 $?
-grep -q "bad.yaml:6:11: 'resources.memory' must be a size such as .*, not 'lots' (in task 1: mem=lots)" \
+grep -q "bad.yaml:6:11: error: 'resources.memory' must be a size such as .*, not 'lots' (in task 1: mem=lots)" \
     "$W/out" || fail "bad value: $(cat "$W/out")"
 
 # The one task that can never fit is named, and nothing is recorded.

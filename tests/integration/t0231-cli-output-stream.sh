@@ -258,6 +258,6 @@ did=$(last_id)
 printf 'version: 1\nname: b\ncommand: "true"\noutput: stream2\n' >"$W/b.yaml"
 "$VIGIL" validate "$W/b.yaml" 2>"$W/berr"
 expect_eq "validate exit status" 2 $?
-grep -q "b.yaml:4:9: 'output' must be one of files, stream, not 'stream2'" \
+grep -q "b.yaml:4:9: error: 'output' must be one of files, stream, not 'stream2'" \
     "$W/berr" || fail "bad output: $(cat "$W/berr")"
 pass

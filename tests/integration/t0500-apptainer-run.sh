@@ -111,9 +111,15 @@ ln -s /etc "$tmp/etclink"
 echo "    - $tmp/etclink:/e" >>"$m"
 vrun "$m"
 expect "$vrc" "2" "exit status of an invalid manifest"
-expect "$(cat "$tmp/run.err")" "$m:9:7: singularity.binds[0]: bind '/etc:/hostetc': source '/etc' is a system directory; binding it needs a policy allow rule with category 'host-access' matching '/etc'
-$m:10:7: singularity.binds[1]: bind '$tmp/nope:/x': source '$tmp/nope' does not exist
-$m:11:7: singularity.binds[2]: bind '$tmp/etclink:/e': source '/etc' is a system directory; binding it needs a policy allow rule with category 'host-access' matching '/etc'" "refused binds"
+expect "$(cat "$tmp/run.err")" "$m:9:7: error: singularity.binds[0]: bind '/etc:/hostetc': source '/etc' is a system directory; binding it needs a policy allow rule with category 'host-access' matching '/etc'
+    9 |     - /etc:/hostetc
+      |       ^
+$m:10:7: error: singularity.binds[1]: bind '$tmp/nope:/x': source '$tmp/nope' does not exist
+   10 |     - $tmp/nope:/x
+      |       ^
+$m:11:7: error: singularity.binds[2]: bind '$tmp/etclink:/e': source '/etc' is a system directory; binding it needs a policy allow rule with category 'host-access' matching '/etc'
+   11 |     - $tmp/etclink:/e
+      |       ^" "refused binds"
 # an allow rule of category host-access whose glob matches the resolved
 # source lets a system tree in (read-only here)
 m=$(mf allowed "'test -f /hostetc/hostname && echo seen'" \
@@ -129,7 +135,9 @@ expect "$("$VIGIL" logs "$rid/0")" "seen" "allowed system bind output"
 m=$(mf flag "true" "singularity:" "  binary: $APPTAINER_WRAP" \
     "  flags: ['--bind=/:/host']")
 vrun "$m"
-expect "$(cat "$tmp/run.err")" "$m:8:11: singularity.flags: '--bind=/:/host' is not allowed here; use singularity.binds, which vigil checks" "flag bypass"
+expect "$(cat "$tmp/run.err")" "$m:8:11: error: singularity.flags: '--bind=/:/host' is not allowed here; use singularity.binds, which vigil checks
+    8 |   flags: ['--bind=/:/host']
+      |           ^" "flag bypass"
 m=$(mf tmpfs "'echo x >/newfile && echo ok'" "singularity:" \
     "  binary: $APPTAINER_WRAP" "  flags: [--writable-tmpfs]")
 vrun "$m"

@@ -39,11 +39,15 @@ m=$(mf none "true")
 sed -i "s|^image: .*|image: $tmp/none.sif|" "$m"
 vrun "$m"
 expect "$vrc" "2" "exit status with a missing image"
-expect "$(cat "$tmp/run.err")" "$m:4:1: image '$tmp/none.sif' does not exist" "missing image"
+expect "$(cat "$tmp/run.err")" "$m:4:1: error: image '$tmp/none.sif' does not exist
+    4 | image: $tmp/none.sif
+      | ^" "missing image"
 m=$(mf scheme "true")
 sed -i "s|^image: .*|image: ftp://example/x.sif|" "$m"
 vrun "$m"
-expect "$(cat "$tmp/run.err")" "$m:4:1: image 'ftp://example/x.sif': unknown scheme (valid: docker://, oras://, library://, https://, http://, or a .sif path)" "unknown scheme"
+expect "$(cat "$tmp/run.err")" "$m:4:1: error: image 'ftp://example/x.sif': unknown scheme (valid: docker://, oras://, library://, https://, http://, or a .sif path)
+    4 | image: ftp://example/x.sif
+      | ^" "unknown scheme"
 
 # the binary: configured, $VIGIL_APPTAINER, $PATH; a missing one means
 # this host cannot run the manifest: refused before anything is recorded
@@ -80,10 +84,22 @@ m=$(mf val "true" "singularity:" "  binary: $APPTAINER_WRAP" \
 sed -i "s|^image: .*|image: $tmp/none.sif|" "$m"
 "$VIGIL" validate "$m" >"$tmp/val.out" 2>&1
 expect "$?" "2" "validate exit status"
-expect "$(cat "$tmp/val.out")" "$m:4:1: image '$tmp/none.sif' does not exist
-$m:8:11: singularity.binds[0]: bind 'relative:/x': source 'relative' is not an absolute path
-$m:8:24: singularity.binds[1]: bind '/:/host': source '/' is the root directory; binding it needs a policy allow rule with category 'host-access' matching '/'
-$m:9:11: singularity.flags: '--home=/x' is not allowed here; use singularity.binds, which vigil checks
-$m:10:3: singularity.scratch_mount 'rel' is not an absolute path
-$m:11:3: singularity.pwd 'rel' is not an absolute path" "validate"
+expect "$(cat "$tmp/val.out")" "$m:4:1: error: image '$tmp/none.sif' does not exist
+    4 | image: $tmp/none.sif
+      | ^
+$m:8:11: error: singularity.binds[0]: bind 'relative:/x': source 'relative' is not an absolute path
+    8 |   binds: [relative:/x, '/:/host']
+      |           ^
+$m:8:24: error: singularity.binds[1]: bind '/:/host': source '/' is the root directory; binding it needs a policy allow rule with category 'host-access' matching '/'
+    8 |   binds: [relative:/x, '/:/host']
+      |                        ^
+$m:9:11: error: singularity.flags: '--home=/x' is not allowed here; use singularity.binds, which vigil checks
+    9 |   flags: ['--home=/x']
+      |           ^
+$m:10:3: error: singularity.scratch_mount 'rel' is not an absolute path
+   10 |   scratch_mount: rel
+      |   ^
+$m:11:3: error: singularity.pwd 'rel' is not an absolute path
+   11 |   pwd: rel
+      |   ^" "validate"
 echo "t0502: ok"

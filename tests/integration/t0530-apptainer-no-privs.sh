@@ -97,7 +97,9 @@ m=$(mf caps "'chown 0:0 /own/f && echo chowned; mount -t tmpfs none /tmp 2>/dev/
 	"  add_caps: [CAP_CHOWN]" "$gate1" "$gate2" "$gate3" "$gate4")
 vrun "$m"
 expect "$vrc" "2" "exit status of add_caps without a rule"
-expect "$(cat "$tmp/run.err")" "$m:9:3: host access refused: singularity.add_caps 'CAP_CHOWN' adds a capability; allow with a policy rule of category host-access" "add_caps refused"
+expect "$(cat "$tmp/run.err")" "$m:9:3: error: host access refused: singularity.add_caps 'CAP_CHOWN' adds a capability; allow with a policy rule of category host-access
+    9 |   add_caps: [CAP_CHOWN]
+      |   ^" "add_caps refused"
 expect "$(stat -c %u "$tmp/own/f")" "1234" "owner kept on refusal"
 # With a rule the task gets exactly that capability.
 echo "    - {id: chown-ok, category: host-access, reason: the task fixes ownership}" >>"$m"

@@ -136,7 +136,7 @@ bad() {
 	esac
 }
 bad "scalar" "outputs: 3" \
-    "bad.yaml:3:10: 'outputs' must be a list of strings, not '3'"
+    "bad.yaml:3:10: error: 'outputs' must be a list of strings, not '3'"
 bad "absolute glob" 'outputs: ["/etc/*"]' \
     "'outputs[0]': '/etc/*' must be a glob relative to"
 bad "glob with .." 'outputs: {paths: ["a/../../x"]}' \

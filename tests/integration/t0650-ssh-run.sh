@@ -89,11 +89,21 @@ ssh:
   stage_in: [$tmp/absent]
 YAML
 out=$("$VIGIL" validate "$tmp/bad.yaml" 2>&1)
-check "validate" "$out" "$tmp/bad.yaml:6:3: ssh.host: required by backend 'ssh' (the remote host name or address)
-$tmp/bad.yaml:6:3: ssh.proxy_jump: 'a@b:x': port must be 1..65535
-$tmp/bad.yaml:7:3: ssh.identity: '$tmp/none': No such file or directory
-$tmp/bad.yaml:8:3: ssh.known_hosts: '$tmp/no_known_hosts': No such file or directory (with ssh.host_key: strict every host key would be refused)
-$tmp/bad.yaml:9:14: ssh.stage_in: '$tmp/absent': No such file or directory"
+check "validate" "$out" "$tmp/bad.yaml:6:3: error: ssh.host: required by backend 'ssh' (the remote host name or address)
+    6 |   proxy_jump: \"a@b:x\"
+      |   ^
+$tmp/bad.yaml:6:3: error: ssh.proxy_jump: 'a@b:x': port must be 1..65535
+    6 |   proxy_jump: \"a@b:x\"
+      |   ^
+$tmp/bad.yaml:7:3: error: ssh.identity: '$tmp/none': No such file or directory
+    7 |   identity: $tmp/none
+      |   ^
+$tmp/bad.yaml:8:3: error: ssh.known_hosts: '$tmp/no_known_hosts': No such file or directory (with ssh.host_key: strict every host key would be refused)
+    8 |   known_hosts: $tmp/no_known_hosts
+      |   ^
+$tmp/bad.yaml:9:14: error: ssh.stage_in: '$tmp/absent': No such file or directory
+    9 |   stage_in: [$tmp/absent]
+      |              ^"
 
 out=$("$VIGIL" doctor 2>&1 | grep '^ssh:')
 check "doctor" "$out" "ssh: ok (libssh $(pkg-config --modversion libssh); ssh-agent not set (SSH_AUTH_SOCK unset: key files only))"

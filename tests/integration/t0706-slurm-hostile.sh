@@ -61,6 +61,8 @@ printf 'version: 1\nname: nl\nscheduler: slurm\nresources:\n  partition: "a\\nb"
 rc=$?
 # refused when the manifest is loaded: no run, no job
 expect_eq "newline exit status: $(cat "$W/out")" 2 $rc
-expect_eq "newline message" "$W/n.yaml:5:14: 'resources.partition' holds a control character (byte 0x0a at offset 1): only printable characters are valid" \
+expect_eq "newline message" "$W/n.yaml:5:14: error: 'resources.partition' holds a control character (byte 0x0a at offset 1): only printable characters are valid
+    5 |   partition: \"a\\nb\"
+      |              ^" \
     "$(cat "$W/out")"
 pass

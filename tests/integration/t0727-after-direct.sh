@@ -92,5 +92,7 @@ expect_eq "runs recorded" "$n" "$("$VIGIL" status --json | python3 -c 'import js
 printf 'version: 1\nname: x\nafter:\n  - {run: prep, when: later}\ncommand: "true"\n' >"$W/x.yaml"
 "$VIGIL" validate "$W/x.yaml" >"$W/out" 2>&1
 expect_eq "bad when exit status" 2 $?
-expect_eq "bad when message" "$W/x.yaml:4:23: 'after[0].when' must be ok, any or notok" "$(cat "$W/out")"
+expect_eq "bad when message" "$W/x.yaml:4:23: error: 'after[0].when' must be ok, any or notok
+    4 |   - {run: prep, when: later}
+      |                       ^" "$(cat "$W/out")"
 echo ok

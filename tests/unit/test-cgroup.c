@@ -719,7 +719,7 @@ test_manifest_fields(void **state)
 {
 	struct vg_load_opts opts = { .no_configs = 1 };
 	struct vg_manifest *m = NULL, *back = NULL;
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_buf json;
 	struct vg_err e;
 

@@ -73,7 +73,7 @@ test_layers(void **state)
 	const char *sets[] = { "cache.quota_entries=7", NULL };
 	struct vg_load_opts o = { .site_config = f->site,
 	    .user_config = f->user, .sets = sets };
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_manifest *m = NULL;
 	struct vg_err e;
 
@@ -100,7 +100,7 @@ test_missing_and_off(void **state)
 	struct fix *f = *state;
 	struct vg_load_opts o = { .site_config = f->site,
 	    .user_config = f->user };
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_manifest *m = NULL;
 	struct vg_err e;
 
@@ -123,7 +123,7 @@ test_errors(void **state)
 	struct fix *f = *state;
 	struct vg_load_opts o = { .site_config = f->site,
 	    .user_config = f->user };
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_manifest *m = NULL;
 	struct vg_err e;
 	char *want;

@@ -207,6 +207,97 @@ test_quoting(void **state)
 	assert_string_equal(f->ts.v[0].command.argv.v[1], "a'b c");
 }
 
+/* Loads text expecting it refused; returns its diagnostics, joined. */
+static const char *
+refused(struct fixture *f, const char *text)
+{
+	struct vg_load_opts opts = { .no_configs = 1 };
+	static char buf[4096];
+	size_t i, o = 0;
+
+	vg_manifest_free(f->m);
+	f->m = NULL;
+	vg_diag_release(&f->diag);
+	assert_int_equal(vg_manifest_load_mem("t.yaml", text, strlen(text),
+	    &opts, &f->m, &f->diag, &f->e), VG_EINVAL);
+	buf[0] = '\0';
+	for (i = 0; i < f->diag.lines.n; i++)
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s\n",
+		    f->diag.lines.v[i]);
+	return buf;
+}
+
+/* Inside double or single quotes and in comments a value is still data:
+ * written for its place, never able to end the quotes. */
+static void
+test_quoting_places(void **state)
+{
+	struct fixture *f = *state;
+
+	expand(f, "command: |\n"
+	    "  echo \"v=${{ matrix.v }}\" 'w=${{ matrix.v }}'\n"
+	    "  echo \"$(echo \"${{ matrix.v }}\" ${{ matrix.v }})\" "
+	    "# ${{ matrix.v }}\n"
+	    "  echo \"${HOME}\" $(( ${{ task.index }} + 1 ))\n"
+	    "matrix:\n  v: ['\"; touch x; \"', '$(id) `id` it''s \\ a b']\n");
+	assert_int_equal(f->ts.n, 2);
+	assert_string_equal(f->ts.v[0].command.shell,
+	    "echo \"v=\\\"; touch x; \\\"\" 'w=\"; touch x; \"'\n"
+	    "echo \"$(echo \"\\\"; touch x; \\\"\" '\"; touch x; \"')\" "
+	    "# \"; touch x; \"\n"
+	    "echo \"${HOME}\" $(( 0 + 1 ))\n");
+	assert_string_equal(f->ts.v[1].command.shell,
+	    "echo \"v=\\$(id) \\`id\\` it's \\\\ a b\" "
+	    "'w=$(id) `id` it'\\''s \\ a b'\n"
+	    "echo \"$(echo \"\\$(id) \\`id\\` it's \\\\ a b\" "
+	    "'$(id) `id` it'\\''s \\ a b')\" # $(id) `id` it's \\ a b\n"
+	    "echo \"${HOME}\" $(( 1 + 1 ))\n");
+	/* Where no quoting is sure, the loader refuses, at the ${{. */
+	assert_string_equal(refused(f, "matrix: {v: [a]}\ncommand: |\n"
+	    "  cat <<-'EOF'\n  \tin ${{ matrix.v }}\n  \tEOF\n"
+	    "  echo `echo ${{ matrix.v }}` ${x:-${{ env.E }}}\n"
+	    "  echo \"$(case a in a) echo;; esac)${{ matrix.v }}\"\n"
+	    "env: {E: e}\n"),
+	    "t.yaml:4:7: '${{ }}' inside a here-document in 'command': its "
+	    "value could run as a command there; use \"$VIGIL_MATRIX_V\" "
+	    "instead\n"
+	    "t.yaml:6:14: '${{ }}' inside backquotes in 'command': its value "
+	    "could run as a command there; use \"$VIGIL_MATRIX_V\" instead\n"
+	    "t.yaml:6:36: '${{ }}' inside '${ }' in 'command': its value "
+	    "could run as a command there; use \"$E\" instead\n"
+	    "t.yaml:7:36: '${{ }}' after a 'case' in '$( )' within double "
+	    "quotes in 'command': its value could run as a command there; "
+	    "use \"$VIGIL_MATRIX_V\" instead\n");
+	assert_string_equal(refused(f, "matrix: {v: [a]}\ncommand: |\n"
+	    "  echo $'\\'' ${{ matrix.v }}\n"),
+	    "t.yaml:3:14: '${{ }}' after a $'...' string in 'command': its "
+	    "value could run as a command there; use \"$VIGIL_MATRIX_V\" "
+	    "instead\n");
+	/* Nesting deeper than the scan follows: unsafe. */
+	{
+		char text[512];
+		int i, o;
+
+		o = snprintf(text, sizeof(text), "matrix: {v: [a]}\n"
+		    "command: echo ");
+		for (i = 0; i < 40; i++)
+			o += snprintf(text + o, sizeof(text) - (size_t)o, "$(");
+		o += snprintf(text + o, sizeof(text) - (size_t)o,
+		    "${{ matrix.v }}");
+		for (i = 0; i < 40; i++)
+			o += snprintf(text + o, sizeof(text) - (size_t)o, ")");
+		snprintf(text + o, sizeof(text) - (size_t)o, "\n");
+		assert_string_equal(refused(f, text), "t.yaml:2:95: '${{ }}' "
+		    "too deeply nested in 'command': its value could run as a "
+		    "command there; use \"$VIGIL_MATRIX_V\" instead\n");
+	}
+	/* After the here-document's delimiter, quoting is followed again. */
+	expand(f, "matrix: {v: [a b]}\ncommand: |\n"
+	    "  cat <<EOF\n  x\n  EOF\n  echo \"${{ matrix.v }}\"\n");
+	assert_string_equal(f->ts.v[0].command.shell,
+	    "cat <<EOF\nx\nEOF\necho \"a b\"\n");
+}
+
 static void
 test_env_names(void **state)
 {
@@ -550,6 +641,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exclude, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_quoting_places, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_include_github, setup,
 		    teardown),

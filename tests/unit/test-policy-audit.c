@@ -114,7 +114,7 @@ test_audit(void **state)
 	char dir[] = "/tmp/vg-audit-XXXXXX", path[160], mode[] = "auto-deny";
 	struct vg_policy_conf conf = { .mode = mode, .audit_log = path };
 	struct vg_policy_ctx ctx = { .cwd = "/home/u/p", .home = "/home/u" };
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_buf text = VG_BUF_INIT;
 	struct sink_seen seen = { 0 };
 	struct vg_policy *p = NULL;

@@ -72,7 +72,7 @@ run_file(const char *path, struct counts *c, int verbose)
 	if (getenv("POLICY_CORPUS_HOME") != NULL)
 		ctx.home = kv[1].value = getenv("POLICY_CORPUS_HOME");
 	struct vg_policy_conf conf = { .mode = mode };
-	struct vg_diag diag = { VG_STRV_INIT };
+	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_policy *p = NULL;
 	struct vg_verdict v;
 	struct vg_err e;

@@ -29,7 +29,7 @@ open_approve(const char *site, struct vg_rule *allow, size_t nallow)
 	static char approve[] = "auto-approve";
 	struct vg_policy_conf conf = { .mode = approve, .allow = allow,
 	    .nallow = nallow };
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_policy *p = NULL;
 	struct vg_err e;
 
@@ -207,7 +207,7 @@ test_lift(void **state)
 static void
 test_lift_errors(void **state)
 {
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_policy *p = NULL;
 	struct vg_err e;
 	const char *bad = "allow:\n  - id: x\n    floor: everything\n"

@@ -28,7 +28,7 @@ setup(void **state)
 {
 	static char mode[] = "auto-deny";
 	struct vg_policy_conf conf = { .mode = mode };
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_policy *p;
 	struct vg_err e;
 

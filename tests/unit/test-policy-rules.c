@@ -48,7 +48,7 @@ one_diag(struct vg_diag *d, const char *want)
 static void
 test_site_errors(void **state)
 {
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_policy *p = NULL;
 	struct vg_err e;
 
@@ -115,7 +115,7 @@ test_manifest_rule_errors(void **state)
 	struct vg_rule r = { .id = id, .category = cat, .reason = reason,
 	    .loc = { .file = file, .line = 12, .col = 7 } };
 	struct vg_policy_conf conf = { .deny = &r, .ndeny = 1 };
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_policy *p = NULL;
 	struct vg_err e;
 
@@ -150,7 +150,7 @@ test_rules(void **state)
 	};
 	struct vg_policy_conf conf = { .mode = mode, .allow = allow,
 	    .nallow = 2, .deny = deny, .ndeny = 1 };
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_policy *p = NULL;
 	struct vg_verdict v;
 	struct vg_err e;
@@ -205,7 +205,7 @@ test_site_floor(void **state)
 		{ .id = mid, .match = mmatch, .reason = mreason },
 	};
 	struct vg_policy_conf conf = { .allow = allow, .nallow = 2 };
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_policy *p = NULL;
 	struct vg_verdict v;
 	struct vg_err e;
@@ -240,7 +240,7 @@ test_modes(void **state)
 {
 	static char approve[] = "auto-approve";
 	struct vg_policy_conf conf = { .mode = approve };
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_policy *p = NULL;
 	struct vg_verdict v;
 	struct vg_err e;
@@ -285,7 +285,7 @@ static void
 test_files(void **state)
 {
 	char dir[] = "/tmp/vg-policy-XXXXXX", path[128];
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_policy *p = NULL;
 	struct vg_err e;
 	FILE *f;
@@ -353,7 +353,7 @@ static void
 test_layers_only_tighten(void **state)
 {
 	char dir[] = "/tmp/vg-policy-XXXXXX", site[256];
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_policy_conf conf;
 	struct vg_policy *p = NULL;
 	struct vg_err e;

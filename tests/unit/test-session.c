@@ -141,7 +141,7 @@ static void
 test_manifest(void **state)
 {
 	struct vg_load_opts o = { .session = 1, .no_configs = 1 };
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_manifest *m = NULL;
 	struct vg_err e;
 	const char *bad = "backend: local\nmatrix:\n  x: [1, 2]\n"
@@ -402,7 +402,7 @@ test_jobs_and_expiry(void **state)
 	struct vg_buf json = VG_BUF_INIT, rep = VG_BUF_INIT;
 	struct vg_manifest *m = NULL;
 	struct vg_load_opts o = { .session = 1, .no_configs = 1 };
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_err e;
 	char why[128];
 
@@ -547,7 +547,7 @@ test_manifest_record(void **state)
 	    "match: 'git push*', reason: never}]}\n";
 	struct ctx *c = *state;
 	struct vg_load_opts o = { .session = 1, .no_configs = 1 };
-	struct vg_diag d = { VG_STRV_INIT };
+	struct vg_diag d = VG_DIAG_INIT;
 	struct vg_buf want = VG_BUF_INIT, got = VG_BUF_INIT;
 	struct vg_sess_opts so;
 	struct vg_manifest *m = NULL, *back = NULL;
