@@ -131,20 +131,21 @@ webhook:
 Y
 "$VIGIL" validate "$W/nested.yaml" >"$W/o" 2>"$W/e"
 expect_eq "nested: exit" 2 "$?"
-expect_eq "nested: error" "$W/nested.yaml:6:7: 'notify.webhook[0]' must be \
-a string (its url) or a mapping with 'url', not a list" "$(cat "$W/e")"
+expect_eq "nested: error" "$W/nested.yaml:6:7: error: 'notify.webhook[0]' must be \
+a string (its url) or a mapping with 'url', not a list" "$(head -n 1 "$W/e")"
+expect_eq "nested: caret" "      |       ^" "$(sed -n 3p "$W/e")"
 manifest empty 'true' <<Y
 webhook: [~]
 Y
 "$VIGIL" validate "$W/empty.yaml" >"$W/o" 2>"$W/e"
 expect_eq "empty item: exit" 2 "$?"
-expect_eq "empty item: error" "$W/empty.yaml:5:13: 'notify.webhook[0]' \
-must be a string (its url) or a mapping with 'url', not empty" "$(cat "$W/e")"
+expect_eq "empty item: error" "$W/empty.yaml:5:13: error: 'notify.webhook[0]' \
+must be a string (its url) or a mapping with 'url', not empty" "$(head -n 1 "$W/e")"
 manifest ftp 'true' <<Y
 webhook: ftp://127.0.0.1/x
 Y
 "$VIGIL" validate "$W/ftp.yaml" >"$W/o" 2>"$W/e"
 expect_eq "ftp: exit" 2 "$?"
-expect_eq "ftp: error" "$W/ftp.yaml:5:12: 'notify.webhook[0].url' must be \
-an http:// or https:// URL, not 'ftp://127.0.0.1/x'" "$(cat "$W/e")"
+expect_eq "ftp: error" "$W/ftp.yaml:5:12: error: 'notify.webhook[0].url' must be \
+an http:// or https:// URL, not 'ftp://127.0.0.1/x'" "$(head -n 1 "$W/e")"
 pass
