@@ -1467,20 +1467,30 @@ vg_plugin_find(enum vg_plugin_kind kind, const char *name)
 	return NULL;
 }
 
+/* The plugins of m: its scheduler (*sc) and, when its tasks run on this
+ * host, its backend (*be); each NULL when there is none. */
+static void
+host_plugins(const struct vg_manifest *m, const struct vg_plugin **sc,
+    const struct vg_plugin **be)
+{
+	*sc = vg_plugin_find(VG_PLUGIN_SCHEDULER,
+	    vg_manifest_plugin(m, VG_PLUGIN_SCHEDULER));
+	*be = vg_plugin_find(VG_PLUGIN_BACKEND,
+	    vg_manifest_plugin(m, VG_PLUGIN_BACKEND));
+	if (*sc != NULL && ((*sc)->flags & VG_PLUGIN_ELSEWHERE))
+		*be = NULL;
+}
+
 size_t
 vg_manifest_host_check(const struct vg_manifest *m, struct vg_strv *why)
 {
 	const struct vg_plugin *be, *sc;
 	size_t n = why->n;
 
-	sc = vg_plugin_find(VG_PLUGIN_SCHEDULER,
-	    vg_manifest_plugin(m, VG_PLUGIN_SCHEDULER));
-	be = vg_plugin_find(VG_PLUGIN_BACKEND,
-	    vg_manifest_plugin(m, VG_PLUGIN_BACKEND));
+	host_plugins(m, &sc, &be);
 	if (sc != NULL && sc->host_check != NULL)
 		sc->host_check(m, why);
-	if (be != NULL && be->host_check != NULL &&
-	    (sc == NULL || !(sc->flags & VG_PLUGIN_ELSEWHERE)))
+	if (be != NULL && be->host_check != NULL)
 		be->host_check(m, why);
 	return why->n - n;
 }
@@ -1491,12 +1501,8 @@ vg_manifest_host_notes(const struct vg_manifest *m, struct vg_strv *notes)
 	const struct vg_plugin *be, *sc;
 	size_t n = notes->n;
 
-	sc = vg_plugin_find(VG_PLUGIN_SCHEDULER,
-	    vg_manifest_plugin(m, VG_PLUGIN_SCHEDULER));
-	be = vg_plugin_find(VG_PLUGIN_BACKEND,
-	    vg_manifest_plugin(m, VG_PLUGIN_BACKEND));
-	if (be != NULL && be->host_notes != NULL &&
-	    (sc == NULL || !(sc->flags & VG_PLUGIN_ELSEWHERE)))
+	host_plugins(m, &sc, &be);
+	if (be != NULL && be->host_notes != NULL)
 		be->host_notes(m, notes);
 	return notes->n - n;
 }
