@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runner/core/origin.h"
 #include "runner/cli/cmd.h"
 #include "common/json.h"
 #include "runner/cli/launch.h"
@@ -297,7 +298,7 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 	struct vg_usage_sum sum;
 	struct vg_buf line = VG_BUF_INIT;
 	struct vg_err e;
-	char tb[32];
+	char tb[32], *wd;
 	int rc, s, first = 1, some;
 
 	vg_err_init(&e);
@@ -321,6 +322,9 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 		first = 0;
 	}
 	vg_buf_printf(out, "  (%s, %s)  %s\n", r.scheduler, r.backend, r.dir);
+	if ((wd = vg_origin_workdir(r.origin)) != NULL)
+		vg_buf_printf(out, "workdir: %s\n", wd);
+	free(wd);
 	if (r.reason != NULL && vg_state_terminal(r.state))
 		vg_buf_printf(out, "reason: %s\n", r.reason);
 	if ((rc = vg_store_event_each(st, r.id, -1, downgrade_cb, out,

@@ -7,7 +7,10 @@
  *           when RUN_DIR is the user's own (and every directory on its
  *           way: common/adopt.h) and the file's SHA-256 is the one the
  *           submitting vigil put in the job (--manifest-sha256): a
- *           run directory is never a source of commands by itself
+ *           run directory is never a source of commands by itself;
+ *           RUN_DIR/origin.json too when it exists (the digest covers
+ *           both), then runs the task where the run was made (its
+ *           working directory and the caller's variables it recorded)
  *   writes  RUN_DIR/tasks/INDEX/{stdout,stderr} (through the backend),
  *           RUN_DIR/tasks/INDEX/heartbeat every VIGIL_HEARTBEAT seconds
  *           (default 5) while the task runs, atomically: "TIME HOST PID\n"

@@ -315,6 +315,14 @@ vg_run_create(struct vg_store *st, const struct vg_run_plan *p, char **dirp,
 	rc = vg_write_file_atomic(path, p->manifest_json,
 	    strlen(p->manifest_json), 0600, e);
 	free(path);
+	if (rc == 0 && p->origin_json != NULL) {
+		/* Beside the manifest for task-exec, which reads no
+		 * database (its digest covers both). */
+		path = vg_path_join(dir, "origin.json");
+		rc = vg_write_file_atomic(path, p->origin_json,
+		    strlen(p->origin_json), 0600, e);
+		free(path);
+	}
 	if (rc != 0) {
 		free(dir);
 		return rc;
@@ -328,6 +336,7 @@ vg_run_create(struct vg_store *st, const struct vg_run_plan *p, char **dirp,
 	ri.dir = vg_xstrdup(dir);
 	ri.created = vg_now();
 	ri.ntasks = (int)p->ts->n;
+	ri.origin = vg_xstrdup(p->origin_json);
 	if ((rc = vg_store_begin(st, e)) != 0)
 		goto out;
 	if ((rc = vg_store_run_create(st, &ri, p->manifest_json, e)) != 0)

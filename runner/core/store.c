@@ -239,6 +239,14 @@ static const struct migration migrations[] = {
 		.sql =
 		"ALTER TABLE runs ADD COLUMN host TEXT;",
 	},
+	{
+		.version = 10,
+		.description = "where a run was made",
+		/* NULL for the runs made before: they are resumed where
+		 * vigil is started, as they always were. */
+		.sql =
+		"ALTER TABLE runs ADD COLUMN origin TEXT;",
+	},
 };
 
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -399,6 +407,7 @@ static const struct col run_cols[] = {
 	RUN("pid_start", COL_ULL, r.pid_start, 0),
 	RUN("host", COL_DUP, r.host, 0),
 	RUN("ntasks", COL_INT, r.ntasks, 0),
+	RUN("origin", COL_DUP, r.origin, COL_ONCE),
 	RUN("manifest", COL_TEXT, manifest, COL_NOREAD),
 };
 #undef RUN
@@ -1046,8 +1055,9 @@ vg_run_info_release(struct vg_run_info *r)
 	free(r->dir);
 	free(r->reason);
 	free(r->host);
+	free(r->origin);
 	r->name = r->file = r->scheduler = r->backend = r->dir = NULL;
-	r->reason = r->host = NULL;
+	r->reason = r->host = r->origin = NULL;
 }
 
 int
