@@ -20,6 +20,7 @@
 #include "common/json.h"
 #include "common/path.h"
 #include "common/str.h"
+#include "runner/core/attempt-log.h"
 #include "runner/core/report.h"
 #include "runner/core/stream.h"
 #include "runner/core/usage.h"
@@ -44,6 +45,8 @@ struct ratt {
 	double			 end;		/* 0: not ended */
 	struct vg_usage		 u;
 	char			*node;		/* "" when unknown */
+	char			*reason;	/* "" when none */
+	long long		 oend[2];	/* out_end, err_end */
 	int			 lane;		/* -1: not on the timeline */
 };
 
@@ -104,6 +107,9 @@ attempt_cb(void *arg, const struct vg_attempt_rec *a)
 	ra->end = vg_state_terminal(a->state) ? a->ended : 0;
 	ra->u = a->usage;
 	ra->node = vg_xstrdup(a->node != NULL ? a->node : "");
+	ra->reason = vg_xstrdup(a->reason != NULL ? a->reason : "");
+	ra->oend[0] = a->out_end;
+	ra->oend[1] = a->err_end;
 	ra->lane = -1;
 	return 0;
 }
@@ -354,28 +360,63 @@ write_attempts(struct report *R, struct vg_buf *b)
 	vg_buf_addc(b, ']');
 }
 
-/* Reads the last VG_REPORT_TAIL bytes of a task's stderr into out
- * (whole lines where it can); nothing when there is none. */
+/* Fills m with the attempts of task index as R holds them. */
 static void
-stderr_tail(const char *run_dir, int index, struct vg_buf *out)
+task_marks(const struct report *R, int index, struct vg_attempt_marks *m)
 {
+	struct vg_attempt_mark *k;
+	size_t i;
+
+	m->n = 0;
+	for (i = 0; i < R->na; i++) {
+		const struct ratt *a = &R->a[i];
+
+		if (a->task != index)
+			continue;
+		m->v = vg_xgrow(m->v, &m->cap, m->n + 1, sizeof(*m->v));
+		k = &m->v[m->n++];
+		memset(k, 0, sizeof(*k));
+		k->attempt = a->attempt;
+		k->started = a->start;
+		k->ended = a->end;
+		k->state = a->state;
+		k->exit_code = a->exit_code;
+		k->signal = a->signal;
+		vg_strlcpy(k->reason, a->reason, sizeof(k->reason));
+		k->end[0] = a->oend[0];
+		k->end[1] = a->oend[1];
+	}
+}
+
+/* Reads the last VG_REPORT_TAIL bytes of a task's stderr into out
+ * (whole lines where it can), each attempt's part under its header when
+ * it ran more than once; nothing when there is none. */
+static void
+stderr_tail(const struct report *R, int index, struct vg_buf *out)
+{
+	struct vg_attempt_marks m = VG_ATTEMPT_MARKS_INIT;
 	struct vg_buf raw = VG_BUF_INIT;
 	struct vg_err e;
 	const char *p;
 	int cut = 0;
 
 	vg_err_init(&e);
-	(void)vg_task_output_tail(run_dir, index, VG_STREAM_STDERR,
+	task_marks(R, index, &m);
+	(void)vg_attempt_output_tail(R->r.dir, index, VG_STREAM_STDERR, &m,
 	    VG_REPORT_TAIL, &raw, &cut, &e);
 	if (raw.len > 0) {
 		p = raw.data;
-		if (cut && (p = memchr(raw.data, '\n', raw.len)) != NULL &&
+		/* Cut inside a line: from the next one, unless it is the
+		 * header the marked tail starts with. */
+		if (cut && strncmp(raw.data, "--- attempt ", 12) != 0 &&
+		    (p = memchr(raw.data, '\n', raw.len)) != NULL &&
 		    p + 1 < raw.data + raw.len)
 			p++;
 		else
 			p = raw.data;
 		vg_buf_add(out, p, (size_t)(raw.data + raw.len - p));
 	}
+	vg_attempt_marks_release(&m);
 	vg_buf_release(&raw);
 }
 
@@ -401,7 +442,7 @@ write_failures(struct report *R, struct vg_buf *b, size_t *total)
 			continue;
 		vg_buf_reset(&tail);
 		if (R->r.dir != NULL)
-			stderr_tail(R->r.dir, t->t.index, &tail);
+			stderr_tail(R, t->t.index, &tail);
 		if (n > 1)
 			vg_buf_addc(b, ',');
 		vg_json_writer_init(&w, b);
@@ -603,8 +644,10 @@ report_release(struct report *R)
 		vg_json_free(R->t[i].mdoc);
 		free(R->t[i].label);
 	}
-	for (i = 0; i < R->na; i++)
+	for (i = 0; i < R->na; i++) {
 		free(R->a[i].node);
+		free(R->a[i].reason);
+	}
 	free(R->t);
 	free(R->a);
 	vg_strv_release(&R->lanes);

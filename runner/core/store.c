@@ -247,6 +247,17 @@ static const struct migration migrations[] = {
 		.sql =
 		"ALTER TABLE runs ADD COLUMN origin TEXT;",
 	},
+	{
+		.version = 11,
+		.description = "where the output of each attempt ends",
+		/* -1 for the attempts made before: their outputs cannot
+		 * be told apart, and are shown joined, as they were. */
+		.sql =
+		"ALTER TABLE attempts ADD COLUMN out_end INTEGER NOT NULL"
+		" DEFAULT -1;"
+		"ALTER TABLE attempts ADD COLUMN err_end INTEGER NOT NULL"
+		" DEFAULT -1;",
+	},
 };
 
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -474,6 +485,8 @@ static const struct col attempt_cols[] = {
 	ATT("node", COL_TEXT, a.node, 0),
 	ATT("reason", COL_TEXT, a.reason, 0),
 	ATT("gpus", COL_TEXT, a.gpus, 0),
+	ATT("out_end", COL_I64, a.out_end, 0),
+	ATT("err_end", COL_I64, a.err_end, 0),
 	USE("cpu_user", COL_REAL, cpu_user, VG_USAGE_CPU),
 	USE("cpu_sys", COL_REAL, cpu_sys, VG_USAGE_CPU),
 	USE("max_rss", COL_I64, max_rss, VG_USAGE_RSS),

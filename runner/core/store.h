@@ -28,7 +28,7 @@
 struct vg_store;
 
 /* The schema version this vigil writes (PRAGMA user_version). */
-#define VG_STORE_SCHEMA	10
+#define VG_STORE_SCHEMA	11
 
 /* Run ids: "YYYYMMDD-HHMMSS-xxxxxx" (UTC, 6 random hex digits). */
 #define VG_RUN_ID_MAX	32
@@ -211,6 +211,12 @@ struct vg_attempt_rec {
 	const char	*reason;
 	const char	*gpus;		/* ids given ("0,3"); NULL = none */
 	struct vg_usage	 usage;		/* NULL columns when unknown */
+	/* Sizes of the task's stdout and stderr files when its end was
+	 * recorded, where its output ends and the next attempt's begins
+	 * (they share the files); -1 while it runs, and for attempts
+	 * recorded before vigil kept them. */
+	long long	 out_end;
+	long long	 err_end;
 };
 
 /* Inserts or replaces the record of one attempt. */

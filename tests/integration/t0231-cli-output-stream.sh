@@ -198,9 +198,13 @@ for i in $(seq 0 21); do
 	expect_eq "stderr of reported task $i" "err $i attempt 1" \
 	    "$("$VIGIL" logs "$rid/$i" --stderr)"
 done
+# Each attempt under its header (the first interrupted by the kill).
 for i in 22 23; do
-	expect_eq "stdout of resumed task $i" "out $i attempt 1
-out $i attempt 2" "$("$VIGIL" logs "$rid/$i")"
+	expect_eq "stdout of resumed task $i" "--- attempt 1 of 2, started T, LOST: interrupted: vigil exited ---
+out $i attempt 1
+--- attempt 2 of 2, started T, exit 0 ---
+out $i attempt 2" "$("$VIGIL" logs "$rid/$i" |
+	    sed 's/, started [0-9-]* [0-9:]*, /, started T, /')"
 done
 expect_eq "frames indexed" "$(( $(stat -c %s "$rdir/stream/0.index") % 32 ))" 0
 expect_eq "task directories" "" "$(ls -A "$rdir/tasks")"

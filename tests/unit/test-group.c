@@ -243,6 +243,8 @@ test_migrate(void **state)
 	    " DROP TRIGGER task_counts_drop; DROP TRIGGER task_counts_run;"
 	    " ALTER TABLE runs DROP COLUMN host;"
 	    " ALTER TABLE runs DROP COLUMN origin;"
+	    " ALTER TABLE attempts DROP COLUMN out_end;"
+	    " ALTER TABLE attempts DROP COLUMN err_end;"
 	    " DELETE FROM migrations WHERE version >= 4;"
 	    " PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
