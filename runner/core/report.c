@@ -21,6 +21,7 @@
 #include "common/path.h"
 #include "common/str.h"
 #include "runner/core/attempt-log.h"
+#include "runner/core/outputs.h"
 #include "runner/core/report.h"
 #include "runner/core/stream.h"
 #include "runner/core/usage.h"
@@ -466,6 +467,76 @@ write_failures(struct report *R, struct vg_buf *b, size_t *total)
 	vg_buf_release(&tail);
 }
 
+/*
+ * Appends "outputs": what the tasks collected after their last attempts
+ * (tasks/<i>/outputs.json): files and bytes in all, and the destination
+ * and files of the first VG_REPORT_MAX_TAILS tasks with any.
+ */
+static void
+write_outputs(const struct report *R, struct vg_json_writer *w)
+{
+	struct vg_json_doc *doc;
+	const struct vg_json_value *root, *files;
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_err e;
+	long long nfiles = 0, bytes = 0;
+	size_t i, j, shown = 0, total = 0;
+	char *td;
+
+	vg_json_key(w, "outputs");
+	vg_json_obj_begin(w);
+	vg_json_key(w, "tasks");
+	vg_json_arr_begin(w);
+	for (i = 0; i < R->nt && R->r.dir != NULL; i++) {
+		vg_err_init(&e);
+		vg_buf_reset(&b);
+		doc = NULL;
+		td = vg_xasprintf("%s/tasks/%d", R->r.dir, R->t[i].t.index);
+		/* The task could have written the record: only one that
+		 * parses counts. */
+		if (vg_outputs_read(td, &b) == 0 && b.len > 0 &&
+		    vg_outputs_valid(vg_buf_str(&b), b.len))
+			(void)vg_json_parse(vg_buf_str(&b), b.len, NULL, &doc,
+			    &e);
+		free(td);
+		if (doc == NULL)
+			continue;
+		root = vg_json_root(doc);
+		files = vg_json_get(root, "files");
+		if (files != NULL && files->type == VG_JSON_ARRAY &&
+		    files->len > 0) {
+			total++;
+			nfiles += (long long)files->len;
+			bytes += (long long)vg_json_get_num(root, "bytes", 0);
+			if (shown++ < VG_REPORT_MAX_TAILS) {
+				vg_json_obj_begin(w);
+				vg_json_key(w, "task");
+				vg_json_int(w, R->t[i].t.index);
+				vg_json_key(w, "dest");
+				vg_json_str(w, vg_json_get_str(root, "dest",
+				    NULL));
+				vg_json_key(w, "files");
+				vg_json_arr_begin(w);
+				for (j = 0; j < files->len; j++)
+					vg_json_str(w, vg_json_get_str(
+					    files->items[j], "path", "?"));
+				vg_json_arr_end(w);
+				vg_json_obj_end(w);
+			}
+		}
+		vg_json_free(doc);
+	}
+	vg_json_arr_end(w);
+	vg_json_key(w, "tasks_total");
+	vg_json_int(w, (long long)total);
+	vg_json_key(w, "files");
+	vg_json_int(w, nfiles);
+	vg_json_key(w, "bytes");
+	vg_json_int(w, bytes);
+	vg_json_obj_end(w);
+	vg_buf_release(&b);
+}
+
 /* Appends raw JSON text as the value of key through the writer. */
 static void
 raw(struct vg_json_writer *w, const char *key, const struct vg_buf *v)
@@ -611,6 +682,7 @@ write_doc(struct report *R, struct vg_buf *out)
 	raw(&w, "failures", &part);
 	vg_json_key(&w, "failures_total");
 	vg_json_int(&w, (long long)nfail);
+	write_outputs(R, &w);
 	vg_json_key(&w, "policy");
 	vg_json_obj_begin(&w);
 	vg_json_key(&w, "counts");
