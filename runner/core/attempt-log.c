@@ -124,6 +124,113 @@ vg_attempt_bounds(const struct vg_attempt_marks *m, int stream, size_t k,
 	}
 }
 
+/* The frames of a task's stream, marked, with at most 2 * max bytes
+ * kept: where each kept header starts, and the attempt (index in m) the
+ * kept text starts in. */
+struct stail {
+	const struct vg_attempt_marks	*m;
+	const struct vg_stream_reader	*rd;
+	struct vg_buf			*out;
+	size_t				 base;	/* out's length before */
+	size_t				 max;
+	uint32_t			 cur;	/* attempt of the last frame */
+	size_t				 first;	/* index in m of the start */
+	int				 cut;
+};
+
+/* Index in m of attempt number a (the last one when it is unknown). */
+static size_t
+mark_of(const struct vg_attempt_marks *m, uint32_t a)
+{
+	size_t k;
+
+	for (k = 0; k < m->n; k++)
+		if ((uint32_t)m->v[k].attempt == a)
+			return k;
+	return m->n - 1;
+}
+
+/* Drops the first drop bytes of s's text; the attempt the rest starts
+ * in is the one of the last header dropped, if any. */
+static void
+drop_front(struct stail *s, size_t drop)
+{
+	char *p = s->out->data + s->base, *end = p + drop;
+	size_t len = s->out->len - s->base;
+
+	while (p != NULL && p < end) {
+		if (strncmp(p, "--- attempt ", 12) == 0)
+			s->first = mark_of(s->m, (uint32_t)atoi(p + 12));
+		if ((p = memchr(p, '\n', (size_t)(end - p))) != NULL)
+			p++;
+	}
+	memmove(s->out->data + s->base, s->out->data + s->base + drop,
+	    len - drop);
+	s->out->len = s->base + len - drop;
+	s->out->data[s->out->len] = '\0';
+	s->cut = 1;
+}
+
+/* vg_stream_read sink: appends a frame, under its attempt's header when
+ * the attempt changes; keeps at most 2 * max bytes. */
+static int
+stail_sink(void *arg, const void *p, size_t n)
+{
+	struct stail *s = arg;
+	size_t k;
+
+	if (s->rd->attempt != s->cur) {
+		s->cur = s->rd->attempt;
+		k = mark_of(s->m, s->cur);
+		if (s->out->len == s->base)
+			s->first = k;
+		else if (s->out->data[s->out->len - 1] != '\n')
+			vg_buf_addc(s->out, '\n');
+		vg_attempt_header(s->m, k, s->out);
+	}
+	vg_buf_add(s->out, p, n);
+	if (s->out->len - s->base > 2 * s->max)
+		drop_front(s, s->out->len - s->base - s->max);
+	return 0;
+}
+
+/* vg_attempt_output_tail of a run with output: stream. */
+static int
+stream_tail(const char *run_dir, int index, int stream,
+    const struct vg_attempt_marks *m, size_t max, struct vg_buf *out,
+    int *cut, struct vg_err *e)
+{
+	struct vg_stream_reader rd;
+	struct vg_buf kept = VG_BUF_INIT;
+	struct stail s;
+	int rc;
+
+	if ((rc = vg_stream_reader_open(&rd, run_dir, index, stream, e)) != 0)
+		return rc == VG_ENOENT ? 0 : rc;
+	memset(&s, 0, sizeof(s));
+	s.m = m;
+	s.rd = &rd;
+	s.out = out;
+	s.base = out->len;
+	s.max = max;
+	vg_buf_add(out, "", 0);
+	rc = vg_stream_read(&rd, stail_sink, &s, e);
+	vg_stream_reader_close(&rd);
+	if (out->len - s.base > max)
+		drop_front(&s, out->len - s.base - max);
+	if (s.cut && out->len > s.base && strncmp(out->data + s.base,
+	    "--- attempt ", 12) != 0) {
+		/* The header of the attempt the kept bytes start in. */
+		vg_buf_add(&kept, out->data + s.base, out->len - s.base);
+		out->len = s.base;
+		vg_attempt_header(m, s.first, out);
+		vg_buf_add(out, kept.data, kept.len);
+	}
+	*cut = s.cut;
+	vg_buf_release(&kept);
+	return rc;
+}
+
 int
 vg_attempt_output_tail(const char *run_dir, int index, int stream,
     const struct vg_attempt_marks *m, size_t max, struct vg_buf *out,
@@ -137,6 +244,9 @@ vg_attempt_output_tail(const char *run_dir, int index, int stream,
 	int fd, rc = 0;
 
 	*cut = 0;
+	if (m != NULL && m->n > 1 && vg_stream_present(run_dir))
+		return stream_tail(run_dir, index, stream, m, max, out, cut,
+		    e);
 	if (m == NULL || !vg_attempt_marks_split(m, stream) ||
 	    vg_stream_present(run_dir))
 		return vg_task_output_tail(run_dir, index, stream, max, out,

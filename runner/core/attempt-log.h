@@ -8,10 +8,11 @@
  *   --- attempt 2 of 3, started 2026-12-05 18:01:02, exit 1 ---
  *
  * Used by vigil logs, the cron summary and the webhook's stderr_tail
- * (notify.c) and the report's failures (report.c).  A task with one
- * attempt, a run with `output: stream` (whose frames say their attempt
- * themselves) and attempts recorded before the sizes were kept get no
- * headers: their output reads as before.
+ * (notify.c) and the report's failures (report.c).  With `output:
+ * stream` the frames say their attempt themselves, and the headers go
+ * where the attempt changes.  A task with one attempt, and attempts
+ * recorded before the sizes were kept, get no headers: their output
+ * reads as before.
  */
 #ifndef VG_ATTEMPT_LOG_H
 #define VG_ATTEMPT_LOG_H
@@ -72,7 +73,8 @@ void	vg_attempt_bounds(const struct vg_attempt_marks *m, int stream,
 /*
  * Appends the last max bytes of task index's stream (enum
  * vg_stream_kind) in run_dir to out, with the header of each attempt
- * before its part when m splits them (the header of the attempt the
+ * before its part when m splits them, or at each change of attempt in
+ * the frames of an output: stream run (the header of the attempt the
  * bytes start in included); the plain vg_task_output_tail otherwise.
  * *cut 1 when there was more before.  Returns 0 or a negative vg_rc.
  */

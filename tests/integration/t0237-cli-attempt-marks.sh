@@ -1,7 +1,7 @@
 #!/bin/sh
 # The attempts of a retried task are told apart wherever its output is
 # shown: vigil logs (files and output: stream, stdout and stderr), the
-# --cron summary, the webhook's stderr_tail and the report's failures
+# --cron summary (both too), the webhook's stderr_tail and the report's failures
 # each put a header line before each attempt's part:
 #   --- attempt N of M, started TIME, exit CODE ---
 # A task that ran once shows its output as it is.
@@ -117,10 +117,18 @@ for m in re.finditer(r'"stderr_tail":("(?:[^"\\]|\\.)*")', html):
 sys.exit("no failure with the marked tail")
 PY
 
-# output: stream: logs mark the attempts from the frames.
+# output: stream: logs and the cron summary mark the attempts from the
+# frames.
 manifest stream "output: stream"
-(cd "$W" && "$VIGIL" run -q "$W/stream.yaml") 2>/dev/null
+(cd "$W" && "$VIGIL" run --cron "$W/stream.yaml") 2>"$W/se"
 sid=$(last_id)
+expect_eq "stream cron summary" "  task 1 [t=bad] FAILED, exit 4: exit status 4
+    | --- attempt 1 of 3, started T, exit 4 ---
+    | err bad 1
+    | --- attempt 2 of 3, started T, exit 4 ---
+    | err bad 2
+    | --- attempt 3 of 3, started T, exit 4 ---
+    | err bad 3" "$(grep -A 7 '^  task 1 ' "$W/se" | untime)"
 expect_eq "stream logs flaky" "--- attempt 1 of 3, started T, exit 1 ---
 out flaky 1
 --- attempt 2 of 3, started T, exit 1 ---
