@@ -108,6 +108,12 @@ expect_eq "task-exec exit" 0 $?
 expect_eq "task-exec ran in A" "from a
 $A
 tz=Origin0" "$(tail -n 3 "$dir/tasks/0/stdout")"
+# A relative RUN_DIR is taken from where task-exec starts.
+(cd "$VIGIL_HOME/runs" && "$VIGIL" task-exec --manifest-sha256 "$sum" \
+    "$id" 0)
+expect_eq "task-exec relative exit" 0 $?
+expect_eq "task-exec relative ran in A" "$A" \
+    "$(tail -n 2 "$dir/tasks/0/stdout" | head -n 1)"
 # origin.json is covered by the digest: a changed one runs nothing.
 cp "$dir/origin.json" "$W/origin.good"
 sed "s|$A|$W/elsewhere|" "$W/origin.good" >"$dir/origin.json"
