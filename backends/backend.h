@@ -315,6 +315,11 @@ enum vg_env_where {
 void	vg_task_env(const struct vg_attempt *a, enum vg_env_where where,
 	    struct vg_strv *out);
 
+/* The variables of vigil's own environment vg_task_env passes to a task
+ * (NULL-terminated): what a run records of its caller's environment
+ * (runner/core/origin.h). */
+extern const char *const vg_task_env_caller[];
+
 /* vg_task_env for a task on this host (VG_ENV_HOST). */
 void	vg_attempt_env(const struct vg_attempt *a, struct vg_strv *out);
 

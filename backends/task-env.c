@@ -74,6 +74,11 @@ static const struct {
 	{ .name = "TMPDIR", .part = ENV_IDENTITY },
 };
 
+const char *const vg_task_env_caller[] = {
+	"PATH", "HOME", "LANG", "LC_ALL", "USER", "LOGNAME", "TZ", "TMPDIR",
+	NULL,
+};
+
 /* Appends the GPU variables of a (the table above). */
 static void
 gpu_env(const struct vg_attempt *a, unsigned parts, struct vg_strv *out)

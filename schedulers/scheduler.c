@@ -13,6 +13,8 @@
 
 /* The largest manifest.json a job reads (as the driver's loader). */
 #define RUN_MANIFEST_MAX	(16u << 20)
+/* The largest origin.json (runner/core/origin.h's VG_ORIGIN_MAX). */
+#define RUN_ORIGIN_MAX	(64 * 1024)
 
 const struct vg_scheduler_ops *const vg_schedulers[] = {
 	&vg_scheduler_direct,
@@ -113,10 +115,12 @@ vg_sched_close(struct vg_sched *s)
 }
 
 int
-vg_run_manifest_read(const char *run_dir, struct vg_buf *json, char hex[65],
-    struct vg_err *e)
+vg_run_manifest_read(const char *run_dir, struct vg_buf *json,
+    struct vg_buf *origin, char hex[65], struct vg_err *e)
 {
-	struct vg_buf own = VG_BUF_INIT, *b = json != NULL ? json : &own;
+	struct vg_buf own = VG_BUF_INIT, own_o = VG_BUF_INIT;
+	struct vg_buf *b = json != NULL ? json : &own;
+	struct vg_buf *o = origin != NULL ? origin : &own_o;
 	struct vg_sha256 h;
 	int fd, rc;
 
@@ -124,12 +128,28 @@ vg_run_manifest_read(const char *run_dir, struct vg_buf *json, char hex[65],
 		return fd;
 	close(fd);
 	vg_buf_reset(b);
+	vg_buf_reset(o);
 	if ((rc = vg_beneath_read(run_dir, 0, "manifest.json",
-	    RUN_MANIFEST_MAX, b, e)) == 0) {
-		vg_sha256_init(&h);
-		vg_sha256_update(&h, b->data, b->len);
-		vg_sha256_hex(&h, hex);
+	    RUN_MANIFEST_MAX, b, e)) != 0)
+		goto out;
+	/* A run made before origins were recorded has none. */
+	if ((rc = vg_beneath_read(run_dir, 0, "origin.json",
+	    RUN_ORIGIN_MAX, o, e)) == VG_ENOENT) {
+		vg_err_init(e);
+		vg_buf_reset(o);
+		rc = 0;
 	}
+	if (rc != 0)
+		goto out;
+	vg_sha256_init(&h);
+	vg_sha256_update(&h, b->data, b->len);
+	if (o->len > 0) {
+		vg_sha256_update(&h, "", 1);
+		vg_sha256_update(&h, o->data, o->len);
+	}
+	vg_sha256_hex(&h, hex);
+out:
+	vg_buf_release(&own_o);
 	vg_buf_release(&own);
 	return rc;
 }

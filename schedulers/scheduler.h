@@ -170,13 +170,17 @@ int	vg_scheduler_cancel_orphans(const struct vg_scheduler_ops *ops,
  * The run's manifest as a job on a node reads it: RUN_DIR/manifest.json,
  * where RUN_DIR is adopted (common/adopt.h: the user's own, writable by
  * no one else, and so is every directory on its way) and the file read
- * beneath it (no link, FIFO, hard link or other owner).  json (may be
- * NULL) gets the text, hex its SHA-256.  The submitting vigil passes
- * the digest to the job (`task-exec --manifest-sha256`), which checks
- * it before running anything.  Returns 0 or a negative vg_rc.
+ * beneath it (no link, FIFO, hard link or other owner), with
+ * RUN_DIR/origin.json (where the run was made, runner/core/origin.h)
+ * read the same way when it exists.  json and origin (either may be
+ * NULL) get the texts (origin empty when there is none), hex the
+ * SHA-256 of the manifest, followed by a NUL and the origin when there
+ * is one.  The submitting vigil passes the digest to the job (`task-exec
+ * --manifest-sha256`), which checks it before running anything.
+ * Returns 0 or a negative vg_rc.
  */
 int	vg_run_manifest_read(const char *run_dir, struct vg_buf *json,
-	    char hex[65], struct vg_err *e);
+	    struct vg_buf *origin, char hex[65], struct vg_err *e);
 
 /* True when ops has every capability bit of caps. */
 int	vg_scheduler_has(const struct vg_scheduler_ops *ops, unsigned caps);

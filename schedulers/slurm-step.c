@@ -450,8 +450,8 @@ srun_open(struct vg_launcher *l, struct vg_sched *s, struct vg_err *e)
 	    s->jobs, cpus);
 	p = vg_xcalloc(1, sizeof(*p));
 	/* The steps carry the digest of the manifest judged here. */
-	if ((rc = vg_run_manifest_read(s->run_dir, NULL, p->manifest_sha256,
-	    e)) != 0) {
+	if ((rc = vg_run_manifest_read(s->run_dir, NULL, NULL,
+	    p->manifest_sha256, e)) != 0) {
 		free(vigil);
 		free(p);
 		return rc;

@@ -637,8 +637,8 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 	}
 	/* The jobs carry the digest of the manifest judged here: a node
 	 * runs nothing else (vg_run_manifest_read, task-exec). */
-	if ((r = vg_run_manifest_read(s->run_dir, NULL, p->manifest_sha256,
-	    e)) != 0)
+	if ((r = vg_run_manifest_read(s->run_dir, NULL, NULL,
+	    p->manifest_sha256, e)) != 0)
 		goto fail;
 	p->slurm_dir = vg_path_join(s->run_dir, "slurm");
 	if ((r = vg_mkdir_p(p->slurm_dir, 0700, e)) != 0)

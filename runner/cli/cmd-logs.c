@@ -1,7 +1,9 @@
 /*
  * cmd-logs.c - vigil logs RUN[/TASK]: copies a task's stdout (or stderr)
  * to standard output in fixed-size chunks, so any output size is fine.
- * Without TASK every task's output is shown, each under a header.  -f
+ * Without TASK every task's output is shown, each under a header; the
+ * output of a task that ran more than once, each attempt under a header
+ * line of its own (runner/core/attempt-log.h).  -f
  * keeps reading as the file grows until the task has ended.  A run with
  * `output: stream` is read from its frames (runner/core/stream.c) instead,
  * the same way.
@@ -11,33 +13,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "runner/cli/cmd.h"
 #include "runner/cli/launch.h"
 #include "common/path.h"
+#include "runner/core/attempt-log.h"
 #include "runner/core/stream.h"
 
 #define FOLLOW_MS	200
-
-/* Copies what fd has from its offset to stdout; returns -1 on error. */
-static int
-copy_out(int fd)
-{
-	char buf[65536];
-	ssize_t n;
-
-	for (;;) {
-		n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -1 : 0;
-		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
-			return -1;
-	}
-}
 
 /* True when the task has ended, or the run's vigil is gone. */
 static int
@@ -61,49 +47,77 @@ task_over(struct vg_store *st, const char *run_id, int task)
 	return over;
 }
 
-/* Copies one frame's payload to stdout (a vg_stream_read sink). */
+/* What frame_out writes with. */
+struct frame_ctx {
+	int				 failed;
+	const struct vg_stream_reader	*rd;	/* NULL: no headers */
+	const struct vg_attempt_marks	*m;
+	uint32_t			 last;	/* attempt headed last */
+};
+
+/* Copies one frame's payload to stdout (a vg_stream_read sink), under
+ * its attempt's header when the attempt changes and there are several. */
 static int
 frame_out(void *arg, const void *p, size_t n)
 {
-	int *failed = arg;
+	struct frame_ctx *c = arg;
+	struct vg_buf h = VG_BUF_INIT;
+	size_t k;
 
+	if (c->rd != NULL && c->m->n > 1 && c->rd->attempt != c->last) {
+		for (k = 0; k < c->m->n; k++)
+			if ((uint32_t)c->m->v[k].attempt == c->rd->attempt)
+				vg_attempt_header(c->m, k, &h);
+		fputs(vg_buf_str(&h), stdout);
+		vg_buf_release(&h);
+		c->last = c->rd->attempt;
+	}
 	if (fwrite(p, 1, n, stdout) != n)
-		*failed = 1;
-	return *failed;
+		c->failed = 1;
+	return c->failed;
 }
 
-/* Prints one task's output from the run's stream (output: stream);
- * follows it with -f. */
+/* Prints one task's output from the run's stream (output: stream), each
+ * attempt under a header when it ran more than once; follows it with
+ * -f. */
 static int
 show_stream(struct vg_store *st, const struct vg_run_info *r, int task,
     const char *stream, int follow)
 {
 	struct timespec pause = { 0, FOLLOW_MS * 1000000L };
+	struct vg_attempt_marks m = VG_ATTEMPT_MARKS_INIT;
 	struct vg_stream_reader rd;
+	struct frame_ctx c = { 0, NULL, &m, 0 };
 	struct vg_err e;
 	int kind = strcmp(stream, "stderr") == 0 ? VG_STREAM_STDERR :
 	    VG_STREAM_STDOUT;
-	int failed = 0, over, rc;
+	int over, rc;
 
 	vg_err_init(&e);
-	if (!follow) {
+	(void)vg_attempt_marks_load(st, r->id, task, &m, &e);
+	if (!follow && m.n < 2) {
 		/* One pass over the index for all the tasks of `logs RUN`. */
-		if (vg_stream_task_read(r->dir, task, kind, frame_out, &failed,
+		vg_attempt_marks_release(&m);
+		if (vg_stream_task_read(r->dir, task, kind, frame_out, &c,
 		    &e) != 0)
 			return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
-		return failed ? VG_EXIT_INTERNAL : 0;
+		return c.failed ? VG_EXIT_INTERNAL : 0;
 	}
-	if (vg_stream_reader_open(&rd, r->dir, task, kind, &e) != 0)
+	if (vg_stream_reader_open(&rd, r->dir, task, kind, &e) != 0) {
+		vg_attempt_marks_release(&m);
 		return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
+	}
+	c.rd = &rd;
 	for (;;) {
 		/* Ended first, read after: nothing written before the end
 		 * is missed. */
-		over = task_over(st, r->id, task);
-		if ((rc = vg_stream_read(&rd, frame_out, &failed, &e)) != 0) {
+		over = !follow || task_over(st, r->id, task);
+		(void)vg_attempt_marks_load(st, r->id, task, &m, &e);
+		if ((rc = vg_stream_read(&rd, frame_out, &c, &e)) != 0) {
 			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
 			break;
 		}
-		if (failed) {
+		if (c.failed) {
 			rc = VG_EXIT_INTERNAL;
 			break;
 		}
@@ -113,15 +127,91 @@ show_stream(struct vg_store *st, const struct vg_run_info *r, int task,
 		nanosleep(&pause, NULL);
 	}
 	vg_stream_reader_close(&rd);
+	vg_attempt_marks_release(&m);
 	return rc;
 }
 
-/* Prints one task's output file; follows it with -f. */
+/* Copies bytes [from, to) of fd to stdout; returns -1 on error. */
+static int
+copy_range(int fd, long long from, long long to)
+{
+	char buf[65536];
+	ssize_t n;
+
+	while (from < to) {
+		n = pread(fd, buf, (size_t)(to - from) < sizeof(buf) ?
+		    (size_t)(to - from) : sizeof(buf), from);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+			return -1;
+		from += n;
+	}
+	return 0;
+}
+
+/*
+ * Copies what fd has past *pos to stdout, each attempt's part under its
+ * header (attempt-log.h) once the task has more than one; *hdr counts
+ * the attempts whose header is behind us.  Returns -1 on error.
+ */
+static int
+copy_attempts(struct vg_store *st, const struct vg_run_info *r, int task,
+    int kind, int fd, long long *pos, size_t *hdr)
+{
+	struct vg_attempt_marks m = VG_ATTEMPT_MARKS_INIT;
+	struct vg_buf h = VG_BUF_INIT;
+	struct stat sb;
+	struct vg_err e;
+	long long a, b;
+	size_t k;
+	int rc = 0;
+
+	vg_err_init(&e);
+	if (fstat(fd, &sb) != 0)
+		return -1;
+	if (vg_attempt_marks_load(st, r->id, task, &m, &e) != 0 ||
+	    !vg_attempt_marks_split(&m, kind)) {
+		/* One attempt so far: its output as it is. */
+		rc = copy_range(fd, *pos, (long long)sb.st_size);
+		*pos = (long long)sb.st_size;
+		*hdr = m.n;
+		goto out;
+	}
+	for (k = 0; k < m.n && rc == 0; k++) {
+		vg_attempt_bounds(&m, kind, k, (long long)sb.st_size, &a, &b);
+		if (k >= *hdr) {
+			vg_buf_reset(&h);
+			vg_attempt_header(&m, k, &h);
+			fputs(vg_buf_str(&h), stdout);
+			*hdr = k + 1;
+		}
+		if (b > *pos) {
+			rc = copy_range(fd, a > *pos ? a : *pos, b);
+			*pos = b;
+		}
+	}
+out:
+	vg_attempt_marks_release(&m);
+	vg_buf_release(&h);
+	return rc;
+}
+
+/* Prints one task's output file, each attempt under a header when it
+ * has several; follows it with -f. */
 static int
 show(struct vg_store *st, const struct vg_run_info *r, int task,
     const char *stream, int follow, int header, const char *label)
 {
 	struct timespec pause = { 0, FOLLOW_MS * 1000000L };
+	int kind = strcmp(stream, "stderr") == 0 ? VG_STREAM_STDERR :
+	    VG_STREAM_STDOUT;
+	long long pos = 0;
+	size_t hdr = 0;
 	char *path;
 	int fd = -1, rc = 0;
 
@@ -137,7 +227,8 @@ show(struct vg_store *st, const struct vg_run_info *r, int task,
 			    "%s", path, strerror(errno));
 			break;
 		}
-		if (fd >= 0 && copy_out(fd) != 0) {
+		if (fd >= 0 && copy_attempts(st, r, task, kind, fd, &pos,
+		    &hdr) != 0) {
 			rc = vg_cmd_fail(VG_EXIT_INTERNAL, "cannot read '%s': "
 			    "%s", path, strerror(errno));
 			break;
@@ -145,7 +236,8 @@ show(struct vg_store *st, const struct vg_run_info *r, int task,
 		if (!follow || task_over(st, r->id, task)) {
 			/* One more read: output written just before the
 			 * end. */
-			if (fd >= 0 && copy_out(fd) != 0)
+			if (follow && fd >= 0 && copy_attempts(st, r, task,
+			    kind, fd, &pos, &hdr) != 0)
 				rc = VG_EXIT_INTERNAL;
 			break;
 		}

@@ -5,7 +5,8 @@
  * scheduler and backend can (a Slurm job, a container, a remote task),
  * else killed and run again without counting against retry.max
  * (docs/state.md).  A run of a concurrency group takes the group's
- * lock for the time it is driven.
+ * lock for the time it is driven.  The tasks run where the run was made
+ * (runner/core/origin.h), whatever the current directory.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,8 @@ cmd_resume_exec(struct vg_args *a)
 		    VG_EXIT_INTERNAL, "%s", e.msg);
 		goto out;
 	}
-	if ((rc = vg_launch_load_run(st, r.id, &m, &ts)) != 0)
+	if ((rc = vg_launch_enter(&r)) != 0 ||
+	    (rc = vg_launch_load_run(st, r.id, &m, &ts)) != 0)
 		goto out;
 	if (vg_overlap_parse(m->concurrency.overlap, 0) > VG_OVERLAP_ALLOW) {
 		memset(&rq, 0, sizeof(rq));
@@ -93,7 +95,8 @@ const struct vg_cmd_entry vg_cmd_resume = {
 	.help = "Drives RUN to its end here, from where its vigil stopped: "
 	    "tasks that\nfinished are not run again; attempts that were "
 	    "running are killed (their\nexit status is lost) and run again "
-	    "without counting against retry.max.",
+	    "without counting against retry.max.\nTasks run in the run's "
+	    "working directory with the environment it was made\nwith.",
 	.opts = (const struct vg_opt[]){
 		VG_OPT_JOBS,
 		VG_OPT_JSON_RUN,

@@ -1,8 +1,9 @@
 /*
  * cmd-retry.c - vigil retry RUN --failed: runs the tasks of an ended run
  * that did not succeed (every terminal state but SUCCEEDED and DENIED)
- * again, in the foreground, each with a fresh retry budget.  Attempt
- * numbers continue, so earlier attempts stay in the history.
+ * again, in the foreground, each with a fresh retry budget, where the
+ * run was made (runner/core/origin.h).  Attempt numbers continue, so
+ * earlier attempts stay in the history.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,8 @@ cmd_retry_exec(struct vg_args *a)
 		    VG_EXIT_INTERNAL, "%s", e.msg);
 		goto out;
 	}
-	if ((rc = vg_launch_load_run(st, r.id, &m, &ts)) != 0)
+	if ((rc = vg_launch_enter(&r)) != 0 ||
+	    (rc = vg_launch_load_run(st, r.id, &m, &ts)) != 0)
 		goto out;
 	if ((rc = vg_run_reset_failed(st, r.id, &n, &e)) != 0) {
 		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
@@ -76,8 +78,9 @@ const struct vg_cmd_entry vg_cmd_retry = {
 	.help = "With --failed: every task of RUN that ended FAILED, TIMEOUT, "
 	    "OOM,\nCANCELLED, LOST, NODE_FAIL, PREEMPTED, BOOT_FAIL, "
 	    "DEADLINE, BACKEND_ERROR or\nDEPENDENCY_NEVER_SATISFIED runs "
-	    "again here with a fresh retry\nbudget; SUCCEEDED and DENIED "
-	    "tasks are left alone.",
+	    "again in the foreground with a fresh\nretry budget, in the "
+	    "run's working directory with the environment it was\nmade "
+	    "with; SUCCEEDED and DENIED tasks are left alone.",
 	.opts = (const struct vg_opt[]){
 		{ .name = "failed", .help = "retry the tasks that did not "
 		  "succeed (required)" },

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runner/core/outputs.h"
+#include "runner/core/origin.h"
 #include "runner/cli/cmd.h"
 #include "common/json.h"
 #include "runner/cli/launch.h"
@@ -121,7 +123,116 @@ struct task_ctx {
 	struct vg_store		*st;		/* NULL: last holds all */
 	const char		*run;
 	size_t			 shown;
+	/* Outputs collected by the tasks listed (outputs.json). */
+	const char		*dir;		/* the run's directory */
+	long long		 ofiles, obytes;
+	size_t			 otasks;	/* tasks with a record */
+	size_t			 odests;	/* distinct destinations */
+	char			*odest;		/* the first one */
 };
+
+/* Reads and parses task index's outputs record (tasks/<i>/outputs.json)
+ * in dir; NULL when there is none or it does not parse (the task could
+ * have written it).  Caller frees with vg_json_free. */
+static struct vg_json_doc *
+outputs_doc(const char *dir, int index)
+{
+	struct vg_json_doc *doc = NULL;
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_err e;
+	char *td;
+
+	vg_err_init(&e);
+	td = vg_xasprintf("%s/tasks/%d", dir, index);
+	if (vg_outputs_read(td, &b) != 0 || b.len == 0 ||
+	    !vg_outputs_valid(vg_buf_str(&b), b.len) ||
+	    vg_json_parse(vg_buf_str(&b), b.len, NULL, &doc, &e) != 0)
+		doc = NULL;
+	free(td);
+	vg_buf_release(&b);
+	return doc;
+}
+
+/* Adds task index's collected outputs to c's count. */
+static void
+outputs_count(struct task_ctx *c, int index)
+{
+	struct vg_json_doc *doc;
+	const struct vg_json_value *root, *files;
+	const char *dest;
+
+	if (c->dir == NULL || (doc = outputs_doc(c->dir, index)) == NULL)
+		return;
+	root = vg_json_root(doc);
+	files = vg_json_get(root, "files");
+	dest = vg_json_get_str(root, "dest", NULL);
+	if (files != NULL && files->type == VG_JSON_ARRAY && files->len > 0) {
+		c->otasks++;
+		c->ofiles += (long long)files->len;
+		c->obytes += (long long)vg_json_get_num(root, "bytes", 0);
+		if (dest != NULL && c->odest == NULL) {
+			c->odest = vg_xstrdup(dest);
+			c->odests = 1;
+		} else if (dest != NULL && strcmp(dest, c->odest) != 0)
+			c->odests++;
+	}
+	vg_json_free(doc);
+}
+
+/* Appends the line naming what the listed tasks collected. */
+static void
+outputs_line(const struct task_ctx *c, struct vg_buf *out)
+{
+	if (c->ofiles == 0)
+		return;
+	vg_buf_printf(out, "\noutputs: %lld file%s, %lld bytes, from %zu "
+	    "task%s, in %s", c->ofiles, c->ofiles == 1 ? "" : "s", c->obytes,
+	    c->otasks, c->otasks == 1 ? "" : "s", c->odest);
+	if (c->odests > 1)
+		vg_buf_printf(out, " and %zu more destination%s", c->odests - 1,
+		    c->odests == 2 ? "" : "s");
+	vg_buf_adds(out, " (vigil status RUN/TASK lists them)\n");
+}
+
+/* Appends the outputs task index collected after its last attempt, one
+ * file a line, then what was left behind and why. */
+static void
+outputs_list(const char *dir, int index, struct vg_buf *out)
+{
+	struct vg_json_doc *doc;
+	const struct vg_json_value *root, *l, *f;
+	const char *err;
+	size_t i;
+
+	if ((doc = outputs_doc(dir, index)) == NULL)
+		return;
+	root = vg_json_root(doc);
+	vg_buf_printf(out, "\noutputs (attempt %.0f, %s) in %s:\n",
+	    vg_json_get_num(root, "attempt", 0),
+	    vg_json_get_str(root, "state", "-"),
+	    vg_json_get_str(root, "dest", "-"));
+	l = vg_json_get(root, "files");
+	for (i = 0; l != NULL && l->type == VG_JSON_ARRAY && i < l->len; i++) {
+		f = l->items[i];
+		vg_buf_printf(out, "  %s  %.0f bytes  from %s\n",
+		    vg_json_get_str(f, "path", "?"),
+		    vg_json_get_num(f, "bytes", 0),
+		    vg_json_get_str(f, "from", "?"));
+	}
+	if (l == NULL || l->type != VG_JSON_ARRAY || l->len == 0)
+		vg_buf_adds(out, "  (none)\n");
+	l = vg_json_get(root, "skipped");
+	for (i = 0; l != NULL && l->type == VG_JSON_ARRAY && i < l->len; i++) {
+		f = l->items[i];
+		vg_buf_printf(out, "  skipped %s (from %s): %s\n",
+		    vg_json_get_str(f, "path", "?"),
+		    vg_json_get_str(f, "from", "?"),
+		    vg_json_get_str(f, "why", "?"));
+	}
+	if ((err = vg_json_get_str(root, "error", NULL)) != NULL)
+		vg_buf_printf(out, "  error: %s\n", err);
+	vg_json_free(doc);
+}
 
 /* Appends the CPU, PEAK MEM and EFF cells of one attempt. */
 static void
@@ -161,6 +272,7 @@ task_cb(void *arg, const struct vg_task_rec *t, const char *mj,
 
 	(void)mj;
 	c->shown++;
+	outputs_count(c, t->index);
 	if (c->st != NULL && c->last != NULL && t->index >= 0 &&
 	    (size_t)t->index < c->n) {
 		struct vg_err e;
@@ -300,7 +412,7 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 	struct vg_usage_sum sum;
 	struct vg_buf line = VG_BUF_INIT;
 	struct vg_err e;
-	char tb[32];
+	char tb[32], *wd;
 	int rc, s, first = 1, some;
 
 	vg_err_init(&e);
@@ -324,6 +436,9 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 		first = 0;
 	}
 	vg_buf_printf(out, "  (%s, %s)  %s\n", r.scheduler, r.backend, r.dir);
+	if ((wd = vg_origin_workdir(r.origin)) != NULL)
+		vg_buf_printf(out, "workdir: %s\n", wd);
+	free(wd);
 	if (r.reason != NULL && vg_state_terminal(r.state))
 		vg_buf_printf(out, "reason: %s\n", r.reason);
 	if ((rc = vg_store_event_each(st, r.id, -1, downgrade_cb, out,
@@ -337,6 +452,7 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 	vg_buf_addc(out, '\n');
 	memset(&c, 0, sizeof(c));
 	c.out = out;
+	c.dir = r.dir;
 	c.n = r.ntasks > 0 ? (size_t)r.ntasks : 0;
 	/* Some tasks of the run: a state asked for, or a large run's
 	 * tasks that did not succeed; their usage is read row by row. */
@@ -375,6 +491,10 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 		    "SUCCEEDED): --all lists every task and their usage, "
 		    "--state STATE the tasks in one state\n", c.n - c.shown,
 		    c.n, r.counts[VG_ST_SUCCEEDED]);
+	if (task < 0)
+		outputs_line(&c, out);
+	else
+		outputs_list(r.dir, task, out);
 	if (task < 0 && sum.n > 0) {
 		vg_buf_reset(&line);
 		vg_usage_line(&sum, &line);
@@ -398,6 +518,7 @@ out:
 	vg_run_info_release(&r);
 	vg_buf_release(&line);
 	free(c.last);
+	free(c.odest);
 	if (rc != 0)
 		return vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
 	return 0;

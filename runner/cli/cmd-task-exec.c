@@ -7,7 +7,10 @@
  *           when RUN_DIR is the user's own (and every directory on its
  *           way: common/adopt.h) and the file's SHA-256 is the one the
  *           submitting vigil put in the job (--manifest-sha256): a
- *           run directory is never a source of commands by itself
+ *           run directory is never a source of commands by itself;
+ *           RUN_DIR/origin.json too when it exists (the digest covers
+ *           both), then runs the task where the run was made (its
+ *           working directory and the caller's variables it recorded)
  *   writes  RUN_DIR/tasks/INDEX/{stdout,stderr} (through the backend),
  *           RUN_DIR/tasks/INDEX/heartbeat every VIGIL_HEARTBEAT seconds
  *           (default 5) while the task runs, atomically: "TIME HOST PID\n"
@@ -42,6 +45,7 @@
  * database: the scheduler that started the job reads result.json.
  */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -311,6 +315,7 @@ cmd_task_exec_exec(struct vg_args *a)
 	struct vg_err e;
 	sigset_t set, old;
 	char *run_dir = NULL, *task_dir = NULL, *slash, idx[32], host[64];
+	char cwd[PATH_MAX];
 	char *base = NULL, *why = NULL, *scratch = NULL;
 	const char *hb, *want;
 	long index;
@@ -324,7 +329,11 @@ cmd_task_exec_exec(struct vg_args *a)
 		    "'%s'", a->argv[1]);
 	if ((hb = getenv("VIGIL_HEARTBEAT")) != NULL && atoi(hb) > 0)
 		beat_s = atoi(hb);
-	run_dir = vg_xstrdup(a->argv[0]);
+	/* Absolute: the task runs where the run was made, not here. */
+	if (a->argv[0][0] != '/' && getcwd(cwd, sizeof(cwd)) != NULL)
+		run_dir = vg_path_join(cwd, a->argv[0]);
+	else
+		run_dir = vg_xstrdup(a->argv[0]);
 	while (strlen(run_dir) > 1 && run_dir[strlen(run_dir) - 1] == '/')
 		run_dir[strlen(run_dir) - 1] = '\0';
 	memset(&task, 0, sizeof(task));

@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "runner/core/group.h"
 #include "runner/core/notify.h"
+#include "runner/core/origin.h"
 #include "runner/core/progress.h"
 #include "runner/core/usage.h"
 
@@ -153,12 +154,26 @@ vg_launch_load_run(struct vg_store *st, const char *run_id,
 }
 
 int
+vg_launch_enter(const struct vg_run_info *r)
+{
+	struct vg_err e;
+	int rc;
+
+	vg_err_init(&e);
+	if ((rc = vg_origin_enter_json(r->origin, r->origin != NULL ?
+	    strlen(r->origin) : 0, r->id, &e)) != 0)
+		return vg_cmd_fail(vg_cmd_exit_for_rc(rc), "%s", e.msg);
+	return 0;
+}
+
+int
 vg_launch_load_dir(const char *run_dir, const char *want, long index,
     struct vg_manifest **mp, struct vg_task *t)
 {
 	struct vg_diag diag = VG_DIAG_INIT;
-	struct vg_buf json = VG_BUF_INIT;
+	struct vg_buf json = VG_BUF_INIT, origin = VG_BUF_INIT;
 	struct vg_err e;
+	const char *slash;
 	char *path, hex[65];
 	int rc;
 
@@ -174,7 +189,8 @@ vg_launch_load_dir(const char *run_dir, const char *want, long index,
 		    path);
 		goto out;
 	}
-	if ((rc = vg_run_manifest_read(run_dir, &json, hex, &e)) != 0) {
+	if ((rc = vg_run_manifest_read(run_dir, &json, &origin, hex,
+	    &e)) != 0) {
 		rc = vg_cmd_fail(rc == VG_ENOENT ? VG_EXIT_USAGE :
 		    VG_EXIT_INTERNAL, "%s", e.msg);
 		goto out;
@@ -191,6 +207,16 @@ vg_launch_load_dir(const char *run_dir, const char *want, long index,
 		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s: %s", path, e.msg);
 		goto out;
 	}
+	/* The job starts in the run directory (sbatch --chdir); its task
+	 * runs where the run was made. */
+	slash = strrchr(run_dir, '/');
+	if ((rc = vg_origin_enter_json(vg_buf_str(&origin), origin.len,
+	    slash != NULL ? slash + 1 : run_dir, &e)) != 0) {
+		rc = vg_cmd_fail(vg_cmd_exit_for_rc(rc), "%s", e.msg);
+		vg_manifest_free(*mp);
+		*mp = NULL;
+		goto out;
+	}
 	if ((rc = vg_expand_task(*mp, (size_t)index, t, &diag, &e)) != 0) {
 		if (rc == VG_ENOENT)
 			rc = vg_cmd_fail(VG_EXIT_USAGE, "run '%s' has no task "
@@ -204,6 +230,7 @@ vg_launch_load_dir(const char *run_dir, const char *want, long index,
 out:
 	vg_diag_release(&diag);
 	vg_buf_release(&json);
+	vg_buf_release(&origin);
 	free(path);
 	return rc;
 }
@@ -229,7 +256,8 @@ vg_launch_create(struct vg_store *st, const char *home,
 	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_gate_opts o = *go;
 	struct vg_run_plan plan;
-	struct vg_buf json = VG_BUF_INIT, lb = VG_BUF_INIT;
+	struct vg_buf json = VG_BUF_INIT, lb = VG_BUF_INIT, ob = VG_BUF_INIT;
+	struct vg_origin origin = VG_ORIGIN_INIT;
 	struct vg_err e;
 	struct vg_task tmp = { 0 };
 	const struct vg_task *t;
@@ -266,10 +294,16 @@ vg_launch_create(struct vg_store *st, const char *home,
 	plan.ts = ts;
 	plan.manifest_json = vg_buf_str(&json);
 	plan.denied = denied;
-	rc = vg_run_create(st, &plan, &dir, &e);
+	if ((rc = vg_origin_capture(&origin, &e)) == 0) {
+		vg_origin_to_json(&origin, &ob);
+		plan.origin_json = vg_buf_str(&ob);
+		rc = vg_run_create(st, &plan, &dir, &e);
+	}
 	if (rc == 0)
 		rc = record_group(st, id, m, NULL, &e);
 	vg_gate_free(denied, ts->n);
+	vg_origin_release(&origin);
+	vg_buf_release(&ob);
 	vg_buf_release(&json);
 	vg_buf_release(&lb);
 	free(dir);
@@ -644,7 +678,7 @@ vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
 	struct task_json tj = { &w, NULL, 0, NULL };
 	struct vg_usage_sum sum;
 	struct vg_buf conf = VG_BUF_INIT;
-	char *grp = NULL, *holder = NULL;
+	char *grp = NULL, *holder = NULL, *wd;
 	int rc;
 
 	if ((rc = vg_store_run_get(st, id, &r, e)) != 0)
@@ -675,6 +709,11 @@ vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
 	vg_json_str(&w, r.backend);
 	vg_json_key(&w, "dir");
 	vg_json_str(&w, r.dir);
+	/* Where the run was made (null: before vigil recorded it). */
+	wd = vg_origin_workdir(r.origin);
+	vg_json_key(&w, "workdir");
+	vg_json_str(&w, wd);
+	free(wd);
 	vg_json_key(&w, "created");
 	json_time(&w, r.created);
 	vg_json_key(&w, "ended");

@@ -48,12 +48,19 @@ int	vg_launch_after(struct vg_manifest *m, const char **afters);
 int	vg_launch_load_run(struct vg_store *st, const char *run_id,
 	    struct vg_manifest **mp, struct vg_taskset *ts);
 
+/* Enters the working directory and caller environment run r was made
+ * with (runner/core/origin.h; nothing for a run made before they were
+ * recorded), so that its tasks start as its first ones did.  Returns an
+ * exit status. */
+int	vg_launch_enter(const struct vg_run_info *r);
+
 /* Loads a run directory's manifest.json and builds only task index
  * (task-exec), once the directory is found to be the user's own and the
  * file's SHA-256 to be want (the digest the submitting vigil put in the
  * job; vg_run_manifest_read).  NULL want is refused: a run directory is
- * never a source of commands by itself.  Returns an exit status; on 0
- * the caller owns *mp and releases t. */
+ * never a source of commands by itself.  Then enters where the run was
+ * made (vg_launch_enter).  Returns an exit status; on 0 the caller owns
+ * *mp and releases t. */
 int	vg_launch_load_dir(const char *run_dir, const char *want, long index,
 	    struct vg_manifest **mp, struct vg_task *t);
 

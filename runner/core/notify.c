@@ -34,6 +34,7 @@
 #include "common/str.h"
 #include "common/version.h"
 #include "common/which.h"
+#include "runner/core/attempt-log.h"
 #include "runner/core/gate.h"
 #include "runner/core/notify.h"
 #include "runner/core/stream.h"
@@ -60,20 +61,32 @@ add_clean(struct vg_buf *b, const char *s, size_t n)
 		    '?' : s[i]);
 }
 
-/* Reads the last VG_REPORT_LINES lines of task index's stderr in
- * run_dir (its file, or its frames with output: stream) into tail. */
+/* True when the line at s is an attempt's header (attempt-log.h). */
+static int
+is_header(const char *s)
+{
+	return strncmp(s, "--- attempt ", 12) == 0;
+}
+
+/*
+ * Reads the last VG_REPORT_LINES lines of task index's stderr in
+ * run_dir (its file, or its frames with output: stream) into tail; with
+ * attempts m that split it, each attempt's lines under its header, and
+ * the header of the attempt the first line belongs to first.
+ */
 static void
-read_tail(const char *run_dir, int index, struct vg_strv *tail)
+read_tail(const char *run_dir, int index, const struct vg_attempt_marks *m,
+    struct vg_strv *tail)
 {
 	struct vg_buf b = VG_BUF_INIT, line = VG_BUF_INIT;
-	const char *p, *end, *starts[VG_REPORT_LINES + 1];
+	const char *p, *end, *starts[VG_REPORT_LINES + 2], *h;
 	struct vg_err e;
 	size_t k = 0, i, len;
 	int cut;
 
 	vg_err_init(&e);
 	vg_buf_add(&b, "", 0);
-	(void)vg_task_output_tail(run_dir, index, VG_STREAM_STDERR,
+	(void)vg_attempt_output_tail(run_dir, index, VG_STREAM_STDERR, m,
 	    TAIL_BYTES, &b, &cut, &e);
 	p = vg_buf_str(&b);
 	end = p + b.len;
@@ -87,6 +100,18 @@ read_tail(const char *run_dir, int index, struct vg_strv *tail)
 			s--;
 		starts[k++] = s;
 		end = s > p ? s - 1 : s;
+	}
+	if (k > 0 && !is_header(starts[k - 1])) {
+		/* The header of the attempt the kept lines start in. */
+		for (h = starts[k - 1]; h > p; ) {
+			h--;
+			while (h > p && h[-1] != '\n')
+				h--;
+			if (is_header(h)) {
+				starts[k++] = h;
+				break;
+			}
+		}
 	}
 	for (i = k; i > 0; i--) {
 		const char *s = starts[i - 1];
@@ -114,13 +139,22 @@ report_who(struct vg_run_report *rep)
 	vg_strlcpy(rep->user, u != NULL ? u : "-", sizeof(rep->user));
 }
 
+/* What report_task_cb reads with. */
+struct report_ctx {
+	struct vg_run_report	*rep;
+	struct vg_store		*st;
+};
+
 /* vg_store_task_each callback: keeps the tasks that did not succeed. */
 static int
 report_task_cb(void *arg, const struct vg_task_rec *t, const char *mj,
     const char *label)
 {
-	struct vg_run_report *rep = arg;
+	struct report_ctx *c = arg;
+	struct vg_run_report *rep = c->rep;
+	struct vg_attempt_marks m = VG_ATTEMPT_MARKS_INIT;
 	struct vg_report_task *rt;
+	struct vg_err e;
 
 	(void)mj;
 	if (t->state == VG_ST_SUCCEEDED)
@@ -138,7 +172,12 @@ report_task_cb(void *arg, const struct vg_task_rec *t, const char *mj,
 	rt->label = vg_xstrdup(label != NULL ? label : "-");
 	vg_strlcpy(rt->reason, t->reason, sizeof(rt->reason));
 	if (t->attempts > 0 && rep->r.dir != NULL) {
-		read_tail(rep->r.dir, t->index, &rt->tail);
+		vg_err_init(&e);
+		if (t->attempts > 1)
+			(void)vg_attempt_marks_load(c->st, rep->r.id, t->index,
+			    &m, &e);
+		read_tail(rep->r.dir, t->index, &m, &rt->tail);
+		vg_attempt_marks_release(&m);
 	}
 	return 0;
 }
@@ -147,6 +186,7 @@ int
 vg_run_report_load(struct vg_store *st, const char *run_id,
     struct vg_run_report *rep, struct vg_err *e)
 {
+	struct report_ctx c = { rep, st };
 	int rc;
 
 	memset(rep, 0, sizeof(*rep));
@@ -155,7 +195,7 @@ vg_run_report_load(struct vg_store *st, const char *run_id,
 	report_who(rep);
 	(void)vg_store_group_get(st, rep->r.id, &rep->group, NULL, e);
 	rep->tasks = vg_xcalloc(VG_REPORT_TASKS, sizeof(*rep->tasks));
-	if ((rc = vg_store_task_each(st, rep->r.id, -1, report_task_cb, rep,
+	if ((rc = vg_store_task_each(st, rep->r.id, -1, report_task_cb, &c,
 	    e)) != 0)
 		vg_run_report_release(rep);
 	return rc;

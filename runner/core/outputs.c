@@ -3,9 +3,11 @@
  * manifest's `outputs:` globs, matched in the attempt's scratch directory
  * and then in its task directory, are copied (or moved) into the
  * destination (tasks/<i>/outputs in the run directory, or outputs.dest
- * with ${{ }} substituted), keeping their paths relative to where they
- * were found.  The driver (runner/core/run.c), or task-exec on the node
- * under a batch scheduler (runner/cli/cmd-task-exec.c), calls it through
+ * with ${{ }} substituted, a relative one in the run's working
+ * directory, where the collecting vigil runs), keeping their paths
+ * relative to where they were found.  The driver (runner/core/run.c),
+ * or task-exec on the node under a batch scheduler
+ * (runner/cli/cmd-task-exec.c), calls it through
  * vg_outputs_after when an attempt ends, before scratch.keep removes the
  * scratch directory.
  *
@@ -456,7 +458,7 @@ vg_outputs_collect(const struct vg_outputs *o, const struct vg_task *t,
 	struct vg_buf rec = VG_BUF_INIT;
 	struct vg_json_writer w;
 	struct vg_err le;
-	char *dest = NULL;
+	char *dest = NULL, wd[PATH_MAX];
 	int rc, tfd;
 
 	if (o->paths.n == 0 || task_dir == NULL ||
@@ -473,7 +475,12 @@ vg_outputs_collect(const struct vg_outputs *o, const struct vg_task *t,
 	vg_json_arr_begin(&c.sw);
 	vg_err_init(&le);
 	c.dest_fd = c.root_fd = -1;
-	if ((rc = vg_outputs_dest(o, t, run_dir, &dest, &le)) == 0 &&
+	/* A relative outputs.dest is the run's working directory's: where
+	 * the driver or task-exec runs (runner/core/origin.h). */
+	if (getcwd(wd, sizeof(wd)) == NULL)
+		rc = vg_err_set(&le, VG_EIO, "outputs.dest: cannot name the "
+		    "working directory: %s", strerror(errno));
+	else if ((rc = vg_outputs_dest(o, t, run_dir, wd, &dest, &le)) == 0 &&
 	    (rc = c.dest_fd = dest_open(o, t, run_dir, dest, &le)) >= 0) {
 		struct stat dst;
 

@@ -23,6 +23,8 @@
 #include "common/json.h"
 #include "common/path.h"
 #include "common/str.h"
+#include "runner/core/attempt-log.h"
+#include "runner/core/outputs.h"
 #include "runner/core/report.h"
 #include "runner/core/stream.h"
 #include "runner/core/usage.h"
@@ -49,6 +51,7 @@ struct ratt {
 	char			*node;		/* "" when unknown */
 	char			*reason;	/* "" when none */
 	int			 slot;		/* recorded; 0: not known */
+	long long		 oend[2];	/* out_end, err_end */
 	int			 lane;		/* -1: not on the timeline */
 };
 
@@ -113,6 +116,8 @@ attempt_cb(void *arg, const struct vg_attempt_rec *a)
 	ra->node = vg_xstrdup(a->node != NULL ? a->node : "");
 	ra->reason = vg_xstrdup(a->reason != NULL ? a->reason : "");
 	ra->slot = a->slot;
+	ra->oend[0] = a->out_end;
+	ra->oend[1] = a->err_end;
 	ra->lane = -1;
 	return 0;
 }
@@ -417,28 +422,63 @@ write_attempts(struct report *R, struct vg_buf *b)
 	vg_buf_addc(b, ']');
 }
 
-/* Reads the last VG_REPORT_TAIL bytes of a task's stderr into out
- * (whole lines where it can); nothing when there is none. */
+/* Fills m with the attempts of task index as R holds them. */
 static void
-stderr_tail(const char *run_dir, int index, struct vg_buf *out)
+task_marks(const struct report *R, int index, struct vg_attempt_marks *m)
 {
+	struct vg_attempt_mark *k;
+	size_t i;
+
+	m->n = 0;
+	for (i = 0; i < R->na; i++) {
+		const struct ratt *a = &R->a[i];
+
+		if (a->task != index)
+			continue;
+		m->v = vg_xgrow(m->v, &m->cap, m->n + 1, sizeof(*m->v));
+		k = &m->v[m->n++];
+		memset(k, 0, sizeof(*k));
+		k->attempt = a->attempt;
+		k->started = a->start;
+		k->ended = a->end;
+		k->state = a->state;
+		k->exit_code = a->exit_code;
+		k->signal = a->signal;
+		vg_strlcpy(k->reason, a->reason, sizeof(k->reason));
+		k->end[0] = a->oend[0];
+		k->end[1] = a->oend[1];
+	}
+}
+
+/* Reads the last VG_REPORT_TAIL bytes of a task's stderr into out
+ * (whole lines where it can), each attempt's part under its header when
+ * it ran more than once; nothing when there is none. */
+static void
+stderr_tail(const struct report *R, int index, struct vg_buf *out)
+{
+	struct vg_attempt_marks m = VG_ATTEMPT_MARKS_INIT;
 	struct vg_buf raw = VG_BUF_INIT;
 	struct vg_err e;
 	const char *p;
 	int cut = 0;
 
 	vg_err_init(&e);
-	(void)vg_task_output_tail(run_dir, index, VG_STREAM_STDERR,
+	task_marks(R, index, &m);
+	(void)vg_attempt_output_tail(R->r.dir, index, VG_STREAM_STDERR, &m,
 	    VG_REPORT_TAIL, &raw, &cut, &e);
 	if (raw.len > 0) {
 		p = raw.data;
-		if (cut && (p = memchr(raw.data, '\n', raw.len)) != NULL &&
+		/* Cut inside a line: from the next one, unless it is the
+		 * header the marked tail starts with. */
+		if (cut && strncmp(raw.data, "--- attempt ", 12) != 0 &&
+		    (p = memchr(raw.data, '\n', raw.len)) != NULL &&
 		    p + 1 < raw.data + raw.len)
 			p++;
 		else
 			p = raw.data;
 		vg_buf_add(out, p, (size_t)(raw.data + raw.len - p));
 	}
+	vg_attempt_marks_release(&m);
 	vg_buf_release(&raw);
 }
 
@@ -464,7 +504,7 @@ write_failures(struct report *R, struct vg_buf *b, size_t *total)
 			continue;
 		vg_buf_reset(&tail);
 		if (R->r.dir != NULL)
-			stderr_tail(R->r.dir, t->t.index, &tail);
+			stderr_tail(R, t->t.index, &tail);
 		if (n > 1)
 			vg_buf_addc(b, ',');
 		vg_json_writer_init(&w, b);
@@ -486,6 +526,76 @@ write_failures(struct report *R, struct vg_buf *b, size_t *total)
 	vg_buf_addc(b, ']');
 	*total = n;
 	vg_buf_release(&tail);
+}
+
+/*
+ * Appends "outputs": what the tasks collected after their last attempts
+ * (tasks/<i>/outputs.json): files and bytes in all, and the destination
+ * and files of the first VG_REPORT_MAX_TAILS tasks with any.
+ */
+static void
+write_outputs(const struct report *R, struct vg_json_writer *w)
+{
+	struct vg_json_doc *doc;
+	const struct vg_json_value *root, *files;
+	struct vg_buf b = VG_BUF_INIT;
+	struct vg_err e;
+	long long nfiles = 0, bytes = 0;
+	size_t i, j, shown = 0, total = 0;
+	char *td;
+
+	vg_json_key(w, "outputs");
+	vg_json_obj_begin(w);
+	vg_json_key(w, "tasks");
+	vg_json_arr_begin(w);
+	for (i = 0; i < R->nt && R->r.dir != NULL; i++) {
+		vg_err_init(&e);
+		vg_buf_reset(&b);
+		doc = NULL;
+		td = vg_xasprintf("%s/tasks/%d", R->r.dir, R->t[i].t.index);
+		/* The task could have written the record: only one that
+		 * parses counts. */
+		if (vg_outputs_read(td, &b) == 0 && b.len > 0 &&
+		    vg_outputs_valid(vg_buf_str(&b), b.len))
+			(void)vg_json_parse(vg_buf_str(&b), b.len, NULL, &doc,
+			    &e);
+		free(td);
+		if (doc == NULL)
+			continue;
+		root = vg_json_root(doc);
+		files = vg_json_get(root, "files");
+		if (files != NULL && files->type == VG_JSON_ARRAY &&
+		    files->len > 0) {
+			total++;
+			nfiles += (long long)files->len;
+			bytes += (long long)vg_json_get_num(root, "bytes", 0);
+			if (shown++ < VG_REPORT_MAX_TAILS) {
+				vg_json_obj_begin(w);
+				vg_json_key(w, "task");
+				vg_json_int(w, R->t[i].t.index);
+				vg_json_key(w, "dest");
+				vg_json_str(w, vg_json_get_str(root, "dest",
+				    NULL));
+				vg_json_key(w, "files");
+				vg_json_arr_begin(w);
+				for (j = 0; j < files->len; j++)
+					vg_json_str(w, vg_json_get_str(
+					    files->items[j], "path", "?"));
+				vg_json_arr_end(w);
+				vg_json_obj_end(w);
+			}
+		}
+		vg_json_free(doc);
+	}
+	vg_json_arr_end(w);
+	vg_json_key(w, "tasks_total");
+	vg_json_int(w, (long long)total);
+	vg_json_key(w, "files");
+	vg_json_int(w, nfiles);
+	vg_json_key(w, "bytes");
+	vg_json_int(w, bytes);
+	vg_json_obj_end(w);
+	vg_buf_release(&b);
 }
 
 /* Appends raw JSON text as the value of key through the writer. */
@@ -638,6 +748,7 @@ write_doc(struct report *R, struct vg_buf *out)
 	raw(&w, "failures", &part);
 	vg_json_key(&w, "failures_total");
 	vg_json_int(&w, (long long)nfail);
+	write_outputs(R, &w);
 	vg_json_key(&w, "policy");
 	vg_json_obj_begin(&w);
 	vg_json_key(&w, "counts");

@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -317,6 +318,14 @@ vg_run_create(struct vg_store *st, const struct vg_run_plan *p, char **dirp,
 	rc = vg_write_file_atomic(path, p->manifest_json,
 	    strlen(p->manifest_json), 0600, e);
 	free(path);
+	if (rc == 0 && p->origin_json != NULL) {
+		/* Beside the manifest for task-exec, which reads no
+		 * database (its digest covers both). */
+		path = vg_path_join(dir, "origin.json");
+		rc = vg_write_file_atomic(path, p->origin_json,
+		    strlen(p->origin_json), 0600, e);
+		free(path);
+	}
 	if (rc != 0) {
 		free(dir);
 		return rc;
@@ -330,6 +339,7 @@ vg_run_create(struct vg_store *st, const struct vg_run_plan *p, char **dirp,
 	ri.dir = vg_xstrdup(dir);
 	ri.created = vg_now();
 	ri.ntasks = (int)p->ts->n;
+	ri.origin = vg_xstrdup(p->origin_json);
 	if ((rc = vg_store_begin(st, e)) != 0)
 		goto out;
 	if ((rc = vg_store_run_create(st, &ri, p->manifest_json, e)) != 0)
@@ -787,6 +797,25 @@ set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
 }
 
 /*
+ * The size of task index's output file name (stdout, stderr) now: where
+ * the attempt that just ended stops in it, since a retry appends (0 when
+ * there is none, -1 when it is not a regular file).  lstat: a task that
+ * put a link there is not followed.
+ */
+static long long
+output_end(struct drv *d, int index, const char *name)
+{
+	struct stat sb;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/tasks/%d/%s", d->run_dir, index,
+	    name);
+	if (lstat(path, &sb) != 0)
+		return errno == ENOENT ? 0 : -1;
+	return S_ISREG(sb.st_mode) ? (long long)sb.st_size : -1;
+}
+
+/*
  * Records attempt `attempt` of task t in state st with reason.  seen says
  * whether t's start, process, handle and node belong to the attempt (0
  * for one just submitted); r is its result once it ended (NULL: exit
@@ -818,6 +847,8 @@ put_attempt(struct drv *d, const struct trec *t, const struct tstrings *s,
 	}
 	if (r != NULL && !vg_usage_off())
 		ar.usage = r->usage;
+	ar.out_end = ended > 0 ? output_end(d, t->index, "stdout") : -1;
+	ar.err_end = ended > 0 ? output_end(d, t->index, "stderr") : -1;
 	if (d->txn)
 		return attempt_defer(d, (size_t)(t - d->tr), &ar, e);
 	return vg_store_attempt_put(d->st, d->run_id, &ar, e);

@@ -37,6 +37,7 @@ struct vg_run_plan {
 	const struct vg_manifest *m;
 	const struct vg_taskset	*ts;
 	const char		*manifest_json;	/* vg_manifest_to_json */
+	const char		*origin_json;	/* vg_origin_to_json, or NULL */
 	/* NULL, or ts->n entries: the reason a task was denied, NULL for
 	 * an allowed task. */
 	char *const		*denied;
@@ -44,8 +45,8 @@ struct vg_run_plan {
 
 /*
  * Records a new run: the run directory $home/runs/<id>/ (0700) with
- * manifest.json, the run row and one row per task (DENIED ones with
- * their reason), in one transaction.  Returns the run directory in *dirp
+ * manifest.json (and origin.json when p has one), the run row and one
+ * row per task (DENIED ones with their reason), in one transaction.  Returns the run directory in *dirp
  * (caller frees).  Blocks on disk I/O.
  */
 int	vg_run_create(struct vg_store *st, const struct vg_run_plan *p,

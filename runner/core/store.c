@@ -249,6 +249,25 @@ static const struct migration migrations[] = {
 		"ALTER TABLE attempts ADD COLUMN slot INTEGER NOT NULL"
 		" DEFAULT 0;",
 	},
+	{
+		.version = 11,
+		.description = "where a run was made",
+		/* NULL for the runs made before: they are resumed where
+		 * vigil is started, as they always were. */
+		.sql =
+		"ALTER TABLE runs ADD COLUMN origin TEXT;",
+	},
+	{
+		.version = 12,
+		.description = "where the output of each attempt ends",
+		/* -1 for the attempts made before: their outputs cannot
+		 * be told apart, and are shown joined, as they were. */
+		.sql =
+		"ALTER TABLE attempts ADD COLUMN out_end INTEGER NOT NULL"
+		" DEFAULT -1;"
+		"ALTER TABLE attempts ADD COLUMN err_end INTEGER NOT NULL"
+		" DEFAULT -1;",
+	},
 };
 
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -409,6 +428,7 @@ static const struct col run_cols[] = {
 	RUN("pid_start", COL_ULL, r.pid_start, 0),
 	RUN("host", COL_DUP, r.host, 0),
 	RUN("ntasks", COL_INT, r.ntasks, 0),
+	RUN("origin", COL_DUP, r.origin, COL_ONCE),
 	RUN("manifest", COL_TEXT, manifest, COL_NOREAD),
 };
 #undef RUN
@@ -476,6 +496,8 @@ static const struct col attempt_cols[] = {
 	ATT("reason", COL_TEXT, a.reason, 0),
 	ATT("gpus", COL_TEXT, a.gpus, 0),
 	ATT("slot", COL_INT, a.slot, 0),
+	ATT("out_end", COL_I64, a.out_end, 0),
+	ATT("err_end", COL_I64, a.err_end, 0),
 	USE("cpu_user", COL_REAL, cpu_user, VG_USAGE_CPU),
 	USE("cpu_sys", COL_REAL, cpu_sys, VG_USAGE_CPU),
 	USE("max_rss", COL_I64, max_rss, VG_USAGE_RSS),
@@ -1057,8 +1079,9 @@ vg_run_info_release(struct vg_run_info *r)
 	free(r->dir);
 	free(r->reason);
 	free(r->host);
+	free(r->origin);
 	r->name = r->file = r->scheduler = r->backend = r->dir = NULL;
-	r->reason = r->host = NULL;
+	r->reason = r->host = r->origin = NULL;
 }
 
 int

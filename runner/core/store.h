@@ -28,7 +28,7 @@
 struct vg_store;
 
 /* The schema version this vigil writes (PRAGMA user_version). */
-#define VG_STORE_SCHEMA	10
+#define VG_STORE_SCHEMA	12
 
 /* Run ids: "YYYYMMDD-HHMMSS-xxxxxx" (UTC, 6 random hex digits). */
 #define VG_RUN_ID_MAX	32
@@ -71,6 +71,9 @@ struct vg_run_info {
 	unsigned long long pid_start;	/* its /proc starttime */
 	char		*host;		/* its host name, NULL when not known */
 	int		 ntasks;
+	/* Where it was made (runner/core/origin.h, JSON); NULL for a run
+	 * made before vigil recorded it. */
+	char		*origin;
 	int		 counts[VG_ST__COUNT];	/* tasks per state (list/get) */
 };
 
@@ -79,7 +82,7 @@ void	vg_run_info_release(struct vg_run_info *r);
 
 /*
  * Records a new run r (id, name, file, scheduler, backend, dir, ntasks,
- * created; state PENDING) with the effective manifest JSON.
+ * created, origin; state PENDING) with the effective manifest JSON.
  */
 int	vg_store_run_create(struct vg_store *s, const struct vg_run_info *r,
 	    const char *manifest_json, struct vg_err *e);
@@ -211,6 +214,12 @@ struct vg_attempt_rec {
 					   where the scheduler numbers them
 					   (direct); 0 = not known */
 	struct vg_usage	 usage;		/* NULL columns when unknown */
+	/* Sizes of the task's stdout and stderr files when its end was
+	 * recorded, where its output ends and the next attempt's begins
+	 * (they share the files); -1 while it runs, and for attempts
+	 * recorded before vigil kept them. */
+	long long	 out_end;
+	long long	 err_end;
 };
 
 /* Inserts or replaces the record of one attempt. */

@@ -853,6 +853,7 @@ vg_stream_read(struct vg_stream_reader *r,
 				goto out;
 			}
 			r->ipos += VG_STREAM_REC;
+			r->attempt = h.attempt;
 			if (sink(arg, buf + VG_STREAM_HDR, f.len) != 0)
 				goto out;
 		}

@@ -100,6 +100,7 @@ struct vg_stream_reader {
 	uint64_t	ipos;		/* next index record to read */
 	int		task;
 	int		stream;
+	uint32_t	attempt;	/* of the frame passed to sink last */
 	char		path[4096];	/* of the frames, for messages */
 };
 

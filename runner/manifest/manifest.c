@@ -641,7 +641,7 @@ static const struct vg_field_ops outputs_ops = {
 /* Fills *out with the destination of o's files; see manifest.h. */
 int
 vg_outputs_dest(const struct vg_outputs *o, const struct vg_task *t,
-    const char *run_dir, char **out, struct vg_err *e)
+    const char *run_dir, const char *workdir, char **out, struct vg_err *e)
 {
 	struct vg_buf b = VG_BUF_INIT;
 	struct vg_sub_seg *segs = NULL;
@@ -693,7 +693,7 @@ vg_outputs_dest(const struct vg_outputs *o, const struct vg_task *t,
 	free(segs);
 	if (rc == 0)
 		*out = b.len > 0 && b.data[0] == '/' ? vg_xstrdup(b.data) :
-		    vg_path_join(run_dir, vg_buf_str(&b));
+		    vg_path_join(workdir, vg_buf_str(&b));
 	vg_buf_release(&b);
 	return rc;
 }

@@ -137,12 +137,14 @@ struct vg_outputs {
 /*
  * The destination directory of o for task t of run_id, attempt: o->dest
  * with ${{ matrix.NAME }}, ${{ env.NAME }} and ${{ task.index }}
- * substituted (a relative one is below run_dir), else
- * run_dir/tasks/<index>/outputs.  VG_EINVAL naming the template when it
- * is malformed or names what the task lacks.  Caller frees *out.
+ * substituted (a relative one is below workdir, the run's working
+ * directory), else run_dir/tasks/<index>/outputs.  VG_EINVAL naming the
+ * template when it is malformed or names what the task lacks.  Caller
+ * frees *out.
  */
 int	vg_outputs_dest(const struct vg_outputs *o, const struct vg_task *t,
-	    const char *run_dir, char **out, struct vg_err *e);
+	    const char *run_dir, const char *workdir, char **out,
+	    struct vg_err *e);
 
 /* One allow or deny rule of the policy gate. */
 struct vg_rule {

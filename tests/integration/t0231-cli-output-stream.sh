@@ -3,8 +3,8 @@
 # its index, no per-task file or directory; `vigil logs` gives each task
 # exactly its stdout and its stderr apart, `-f` follows a running task to
 # its end, report and notify read the stderr tails from the frames; a
-# 1,000-task run leaves at most 4 entries beyond manifest.json; a torn
-# tail (half a frame, garbage, half an index record) after a kill -9 is
+# 1,000-task run leaves at most 4 entries beyond manifest.json and
+# origin.json; a torn tail (half a frame, garbage, half an index record) after a kill -9 is
 # cut by `vigil resume` and nothing before it changes; a kill -9 in the
 # middle of a run followed by resume loses no reported task's output; the
 # config default applies; SIGTERM cancels as always; the docker backend keeps files and says so;
@@ -122,7 +122,7 @@ P
 "$VIGIL" run -q --jobs 2 "$W/k.yaml" || fail "1000-task run"
 kid=$(last_id)
 kdir=$VIGIL_HOME/runs/$kid
-n=$(find "$kdir" -mindepth 1 ! -name manifest.json | wc -l)
+n=$(find "$kdir" -mindepth 1 ! -name manifest.json ! -name origin.json | wc -l)
 [ "$n" -le 4 ] || fail "1000 tasks left $n entries: $(find "$kdir" | head)"
 expect_eq "frames of 1000 tasks" 1000 \
     "$(( $(stat -c %s "$kdir/stream/0.index") / 32 ))"
@@ -198,9 +198,13 @@ for i in $(seq 0 21); do
 	expect_eq "stderr of reported task $i" "err $i attempt 1" \
 	    "$("$VIGIL" logs "$rid/$i" --stderr)"
 done
+# Each attempt under its header (the first interrupted by the kill).
 for i in 22 23; do
-	expect_eq "stdout of resumed task $i" "out $i attempt 1
-out $i attempt 2" "$("$VIGIL" logs "$rid/$i")"
+	expect_eq "stdout of resumed task $i" "--- attempt 1 of 2, started T, LOST: interrupted: vigil exited ---
+out $i attempt 1
+--- attempt 2 of 2, started T, exit 0 ---
+out $i attempt 2" "$("$VIGIL" logs "$rid/$i" |
+	    sed 's/, started [0-9-]* [0-9:]*, /, started T, /')"
 done
 expect_eq "frames indexed" "$(( $(stat -c %s "$rdir/stream/0.index") % 32 ))" 0
 expect_eq "task directories" "" "$(ls -A "$rdir/tasks")"

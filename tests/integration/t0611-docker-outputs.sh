@@ -46,14 +46,15 @@ outputs:
   paths: ["*.csv", "plots", "sub/*.csv"]
   dest: "results/${{ matrix.n }}"
 Y
-"$VIGIL" run -q "$tmp/d.yaml" >"$tmp/d.out" 2>&1
+# A relative dest is the run's working directory's.
+(cd "$tmp" && "$VIGIL" run -q "$tmp/d.yaml") >"$tmp/d.out" 2>&1
 check "docker run" "$?" 0
 D=$(run_dir)
-check "docker: files collected" "$(cd "$D/results/b" && find . -type f |
+check "docker: files collected" "$(cd "$tmp/results/b" && find . -type f |
     sort | tr '\n' ' ')" "./plots/p.txt ./r.csv ./sub/t.csv "
-check "docker: content from the task's scratch" "$(cat "$D/results/b/r.csv")" b
+check "docker: content from the task's scratch" "$(cat "$tmp/results/b/r.csv")" b
 check "docker: a link inside the tree not collected" \
-    "$(ls "$D/results/a/inside.csv" 2>/dev/null)" ""
+    "$(ls "$tmp/results/a/inside.csv" 2>/dev/null)" ""
 check "docker: listed by status" "$(status_outputs 1)" \
 "scratch:r.csv:2 scratch:plots/p.txt:2 task:sub/t.csv:2
 skipped escape.csv: a symbolic link (vigil never collects through one)

@@ -74,19 +74,20 @@ outputs:
   when: success
   mode: move
 Y
-"$VIGIL" run -q "$W/s.yaml" >"$W/out" 2>&1
+# A relative dest is the run's working directory's.
+(cd "$W" && "$VIGIL" run -q "$W/s.yaml") >"$W/out" 2>&1
 expect_eq "when: success run exit status" 1 $?
 id=$(last_run)
 D=$VIGIL_HOME/runs/$id
 expect_eq "when: success states" "SUCCEEDED FAILED" "$(states "$id")"
 expect_eq "when: success: element 0 moved into its dest" "./v.txt " \
-    "$(files "$D/res/0")"
+    "$(files "$W/res/0")"
 [ -e "$D/tasks/0/v.txt" ] && fail "mode: move left tasks/0/v.txt behind"
 expect_eq "when: success: element 0 listed" "SUCCEEDED 1 task:v.txt:3 None" \
     "$(status_outputs "$id" 0)"
 expect_eq "when: success: failed element 1 collected nothing" "none" \
     "$(status_outputs "$id" 1)"
-[ -e "$D/res/1" ] && fail "when: success made a dest for a failed element"
+[ -e "$W/res/1" ] && fail "when: success made a dest for a failed element"
 expect_eq "when: success: failed element's file left in place" "v1" \
     "$(cat "$D/tasks/1/v.txt")"
 pass

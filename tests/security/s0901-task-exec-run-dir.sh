@@ -20,6 +20,19 @@ command: echo honest
 Y
 chmod 644 "$tmp/k.yaml"
 
+# digest DIR: what the submitting vigil puts in the job: the SHA-256 of
+# DIR/manifest.json, then a NUL and DIR/origin.json when there is one.
+digest() {
+	python3 - "$1" <<'P'
+import hashlib, os, sys
+d = open(sys.argv[1] + "/manifest.json", "rb").read()
+o = sys.argv[1] + "/origin.json"
+if os.path.exists(o):
+    d += b"\0" + open(o, "rb").read()
+print(hashlib.sha256(d).hexdigest())
+P
+}
+
 # evil IN OUT MARK: mallory's manifest: IN with her command, which
 # leaves MARK, and the isolation to write it.
 evil() {
@@ -39,7 +52,7 @@ as_alice "$VG" run -q "$tmp/k.yaml" || fail "alice's run failed"
 id=$(as_alice "$VG" status --json | python3 -c \
     'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])')
 adir=$ALICE_DIR/.vigil/runs/$id
-sum=$(sha256sum "$adir/manifest.json" | cut -d' ' -f1)
+sum=$(digest "$adir")
 chmod 711 "$ALICE_DIR" "$ALICE_DIR/.vigil" "$ALICE_DIR/.vigil/runs"
 chgrp "$G_SHARE" "$adir" && chmod 2770 "$adir"
 evil "$adir/manifest.json" "$tmp/evil.json" "$marks/alice"
@@ -70,7 +83,7 @@ mdir=$MALLORY_DIR/.vigil/runs/$mid
 evil "$mdir/manifest.json" "$tmp/evil2.json" "$marks/root"
 chmod 644 "$tmp/evil2.json"
 as_mallory sh -c "cat '$tmp/evil2.json' > '$mdir/manifest.json'"
-msum=$(sha256sum "$mdir/manifest.json" | cut -d' ' -f1)
+msum=$(digest "$mdir")
 "$VG" task-exec --manifest-sha256 "$msum" "$mdir" 0 >"$tmp/out3" 2>&1 &&
     fail "root's job ran a manifest in mallory's run directory"
 [ ! -e "$marks/root" ] || fail "mallory's command ran as root"

@@ -243,6 +243,9 @@ test_migrate(void **state)
 	    " DROP TRIGGER task_counts_drop; DROP TRIGGER task_counts_run;"
 	    " ALTER TABLE runs DROP COLUMN host;"
 	    " ALTER TABLE attempts DROP COLUMN slot;"
+	    " ALTER TABLE runs DROP COLUMN origin;"
+	    " ALTER TABLE attempts DROP COLUMN out_end;"
+	    " ALTER TABLE attempts DROP COLUMN err_end;"
 	    " DELETE FROM migrations WHERE version >= 4;"
 	    " PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
@@ -251,6 +254,8 @@ test_migrate(void **state)
 	/* Migration 8 counted the tasks already there. */
 	assert_int_equal(vg_store_run_get(c->st, "old", &r, &e), 0);
 	assert_int_equal(r.counts[VG_ST_SUCCEEDED], 1);
+	/* Migration 10: a run made before has no origin. */
+	assert_null(r.origin);
 	vg_run_info_release(&r);
 	assert_int_equal(vg_store_group_get(c->st, "old", &grp, NULL, &e), 0);
 	assert_null(grp);

@@ -953,25 +953,25 @@ test_outputs(void **state)
 	t.index = 4;
 	vg_kvs_set(&t.matrix, "n", "a");
 	assert_int_equal(vg_outputs_dest(&f->m->outputs, &t, "/runs/r",
-	    &dest, &f->e), 0);
-	assert_string_equal(dest, "/runs/r/res/a-4");
+	    "/work", &dest, &f->e), 0);
+	assert_string_equal(dest, "/work/res/a-4");
 	free(dest);
 	vg_kvs_set(&t.matrix, "n", "../up");
 	assert_int_equal(vg_outputs_dest(&f->m->outputs, &t, "/runs/r",
-	    &dest, &f->e), VG_EINVAL);
+	    "/work", &dest, &f->e), VG_EINVAL);
 	assert_null(dest);
 	assert_string_equal(f->e.msg, "outputs.dest 'res/${{ matrix.n }}-"
 	    "${{ task.index }}': the value '../up' of 'n' is not one path "
 	    "component");
 	vg_kvs_release(&t.matrix);
 	assert_int_equal(vg_outputs_dest(&f->m->outputs, &t, "/runs/r",
-	    &dest, &f->e), VG_EINVAL);
+	    "/work", &dest, &f->e), VG_EINVAL);
 	assert_string_equal(f->e.msg, "outputs.dest 'res/${{ matrix.n }}-"
 	    "${{ task.index }}': task 4 has no value for 'n'");
 	assert_int_equal(load(f, "version: 1\ncommand: x\n"
 	    "outputs: [x]\n"), 0);
 	assert_int_equal(vg_outputs_dest(&f->m->outputs, &t, "/runs/r",
-	    &dest, &f->e), 0);
+	    "/work", &dest, &f->e), 0);
 	assert_string_equal(dest, "/runs/r/tasks/4/outputs");
 	free(dest);
 

@@ -650,7 +650,10 @@ test_slot_migration(void **state)
 	path = vg_path_join(c->home, "vigil.db");
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "ALTER TABLE attempts DROP COLUMN"
-	    " slot; DELETE FROM migrations WHERE version >= 10;"
+	    " slot; ALTER TABLE runs DROP COLUMN origin;"
+	    " ALTER TABLE attempts DROP COLUMN out_end;"
+	    " ALTER TABLE attempts DROP COLUMN err_end;"
+	    " DELETE FROM migrations WHERE version >= 10;"
 	    " PRAGMA user_version = 9", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	free(path);
