@@ -26,7 +26,7 @@ name: timeline
 matrix:
   n: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
 command: |
-  sleep 0.$(( ${{ matrix.n }} % 4 + 2 ))
+  sleep 0.$(( VIGIL_MATRIX_N % 4 + 2 ))
   case ${{ matrix.n }} in
   3|7) if [ "$VIGIL_ATTEMPT" -lt 2 ]; then echo "first try fails" >&2; exit 3; fi ;;
   5) echo "always fails" >&2; exit 5 ;;
