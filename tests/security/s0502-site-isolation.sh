@@ -35,7 +35,7 @@ check() {
 mk none "isolation:
   level: none"
 check none
-grep -q "none.yaml:[0-9]*:[0-9]*: isolation.level 'none'" "$tmp/out.none" ||
+grep -q "none.yaml:[0-9]*:[0-9]*: error: isolation.level 'none'" "$tmp/out.none" ||
     fail "the error does not name the file and line: $(cat "$tmp/out.none")"
 mk standard "isolation:
   level: standard

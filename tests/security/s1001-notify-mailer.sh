@@ -95,7 +95,7 @@ mkdir -p "$tmp/site"
 printf 'version: 1\nnotify:\n  sendmail: %s/sys/mailer\n' "$tmp" >"$tmp/site/config.yaml"
 VIGIL_SITE_CONFIG=$tmp/site/config.yaml "$VG" validate "$tmp/b.yaml" >"$tmp/d.out" 2>&1 &&
     fail "a manifest chose another mailer than the site's"
-grep -q "b.yaml:[0-9]*:[0-9]*: notify.sendmail is fixed by the site config ('$tmp/sys/mailer')" "$tmp/d.out" ||
+grep -q "b.yaml:[0-9]*:[0-9]*: error: notify.sendmail is fixed by the site config ('$tmp/sys/mailer')" "$tmp/d.out" ||
     fail "(d) not told: $(cat "$tmp/d.out")"
 # (e) the same for the container runtime a manifest names: a binary in
 # a place this run's tasks write is never run.

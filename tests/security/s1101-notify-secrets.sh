@@ -43,7 +43,7 @@ Y
 chmod 644 "$tmp/a.yaml"
 "$VG" run -q --cron "$tmp/a.yaml" >"$tmp/a.out" 2>&1 &&
     fail "root ran a manifest whose header expands a variable no config allows"
-grep -q "a.yaml:[0-9]*:[0-9]*: webhook header 'X-Leak' expands env.ROOT_SECRET, which no config allows for notifications; list it in notify.env_allow" "$tmp/a.out" ||
+grep -q "a.yaml:[0-9]*:[0-9]*: error: webhook header 'X-Leak' expands env.ROOT_SECRET, which no config allows for notifications; list it in notify.env_allow" "$tmp/a.out" ||
     fail "(a) not told: $(cat "$tmp/a.out")"
 as_alice env ROOT_SECRET="$ROOT_SECRET" "$VG" run -q --cron "$tmp/a.yaml" \
     >"$tmp/a2.out" 2>&1 && fail "alice ran it"
