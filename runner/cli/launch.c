@@ -294,11 +294,18 @@ vg_launch_create(struct vg_store *st, const char *home,
 	plan.ts = ts;
 	plan.manifest_json = vg_buf_str(&json);
 	plan.denied = denied;
-	if ((rc = vg_origin_capture(&origin, &e)) == 0) {
+	/* A directory vigil cannot name (one the user may not search,
+	 * left by a setuid or su) is no reason not to run: the run is
+	 * resumed where vigil is started, as runs made before origins. */
+	if (vg_origin_capture(&origin, &e) == 0) {
 		vg_origin_to_json(&origin, &ob);
 		plan.origin_json = vg_buf_str(&ob);
-		rc = vg_run_create(st, &plan, &dir, &e);
+	} else {
+		vg_warn("%s: resume and retry will run the tasks where they "
+		    "are started", e.msg);
+		vg_err_init(&e);
 	}
+	rc = vg_run_create(st, &plan, &dir, &e);
 	if (rc == 0)
 		rc = record_group(st, id, m, NULL, &e);
 	vg_gate_free(denied, ts->n);

@@ -93,12 +93,16 @@ ucfg=$here/../examples/site/user-config.yaml
 cd "$data/good" || exit 1
 for f in *.yaml; do
 	want=$(sed -n 's/^# tasks: //p' "$f")
-	out=$(VIGIL_USER_CONFIG=$ucfg "$VIGIL" validate "$f" 2>&1)
-	rc=$?
-	if [ $rc -ne 0 ] || [ "$out" != "$f: ok ($want task$( \
-	    [ "$want" = 1 ] || echo s))" ]; then
-		echo "FAIL good/$f: exit $rc: $out"; fail=1
-	fi
+	# Valid is valid whatever this host lacks (exit 6: "valid (N
+	# tasks); this host cannot run it:", t0236); the count is checked
+	# either way.
+	out=$(VIGIL_USER_CONFIG=$ucfg "$VIGIL" validate "$f" 2>/dev/null |
+	    head -n 1)
+	n="$want task$([ "$want" = 1 ] || echo s)"
+	case "$out" in
+	"$f: ok ($n)"|"$f: valid ($n); this host cannot run it:") ;;
+	*)	echo "FAIL good/$f: $out"; fail=1 ;;
+	esac
 done
 cd "$here/.." || exit 1
 # The cloud examples need credentials to exist (not to work).

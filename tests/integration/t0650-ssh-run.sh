@@ -63,9 +63,11 @@ n=5"
 manifest "$tmp/down.yaml" 'command: true'
 sed -i "s/port: $SSHD_PORT/port: 1/" "$tmp/down.yaml"
 sed -i 's/^ssh:/ssh:\n  connect_timeout: 1/' "$tmp/down.yaml"
+# Judged before anything is recorded: this host cannot run it (exit 6).
 vrun "$tmp/down.yaml"
-check "unreachable host" "$(task_line)" "BACKEND_ERROR exit=None signal=None \
-reason=ssh: connecting to 127.0.0.1:1: Connection refused (gave up reconnecting)"
+check "unreachable host: exit" "$rc" 6
+check "unreachable host: said" "$(sed -n 2p "$tmp/run.err")" \
+    "  ssh: host '127.0.0.1' port 1 is unreachable from here (Connection refused; checked for 3 s)"
 
 # Authentication: a key the server does not know.
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/other_key"
