@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/home.h"
 #include "common/log.h"
 
 #ifndef SYS_openat2
@@ -161,7 +162,7 @@ no_grant(struct vg_wd *w, const char *what)
 void
 vg_wd_prepare(struct vg_wd *w, const char *dir, int write, int mntns)
 {
-	char real[PATH_MAX], *msg;
+	char real[PATH_MAX], hreal[PATH_MAX], *msg, *home;
 	const char *refused;
 	struct stat st;
 	int i, fd;
@@ -189,6 +190,20 @@ vg_wd_prepare(struct vg_wd *w, const char *dir, int write, int mntns)
 		no_grant(w, refused);
 		return;
 	}
+	/* vigil's own state (the database, other runs' files): a task
+	 * that could write it could forge what vigil reports */
+	home = vg_home_dir();
+	if (home != NULL && realpath(home, hreal) != NULL &&
+	    (at_or_beneath(real, hreal) || at_or_beneath(hreal, real))) {
+		msg = vg_xasprintf("'%s' %s vigil's state directory '%s' "
+		    "(VIGIL_HOME)", real, strcmp(real, hreal) == 0 ? "is" :
+		    at_or_beneath(real, hreal) ? "is in" : "holds", hreal);
+		no_grant(w, msg);
+		free(msg);
+		free(home);
+		return;
+	}
+	free(home);
 	if (!mntns) {
 		no_grant(w, "no mount namespace here to keep its .git and "
 		    "start-up files read-only in");

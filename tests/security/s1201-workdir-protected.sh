@@ -6,7 +6,8 @@
 # one of its own (rename, remove, link), to plant a .git and a .bashrc
 # where there were none, and to write through a .bashrc link planted
 # before the run; none of it reaches what a later `git` or shell would
-# run.  A working directory that is a home directory is not writable.
+# run.  A working directory that is a home directory, or holds vigil's
+# state directory, is not writable.
 . "$(dirname "$0")/sec-lib.sh"
 
 # run DIR SCRIPT: runs `sh SCRIPT` (so the gate does not see the attack)
@@ -93,5 +94,17 @@ HOME=$home run "$home" "$tmp/d.sh"
 echo "$out" | grep -q "'$home' is your home directory" || fail "(d) $out"
 echo "$out" | grep -q "the sandbox refused writing '$home/notes.txt'" ||
     fail "(d) the reason does not name the refusal: $out"
+# (e) a working directory that holds vigil's state: a task could forge
+# the database.  No grant.
+st=$tmp/proj-with-state
+mkdir -p "$st"
+VIGIL_HOME=$st/state "$VIGIL" status >/dev/null 2>&1
+echo 'echo forged >>state/vigil.db' >"$tmp/e.sh"
+VIGIL_HOME=$st/state run "$st" "$tmp/e.sh"
+[ "$rc" -ne 0 ] || fail "(e) a task wrote vigil's state directory"
+echo "$out" | grep -q "'$st' holds vigil's state directory '$st/state' (VIGIL_HOME)" ||
+    fail "(e) no warning says why: $out"
+# the run itself wrote the database; the task's line is not in it
+grep -q forged "$st/state/vigil.db" && fail "(e) the database was forged"
 ls /tmp/pwned* >/dev/null 2>&1 && fail "a planted hook ran"
 echo ok
