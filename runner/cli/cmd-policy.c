@@ -30,11 +30,11 @@ vg_cmd_policy_open(struct vg_args *a, struct vg_cmd_policy *cp)
 	if (vg_config_load_defaults(NULL, &m, &diag, &e) != 0) {
 		for (k = 0; k < diag.lines.n; k++)
 			fprintf(stderr, "%s\n", diag.lines.v[k]);
-		vg_strv_release(&diag.lines);
+		vg_diag_release(&diag);
 		return vg_cmd_fail(VG_EXIT_USAGE, "%s: %s", a->cmd->name,
 		    e.msg);
 	}
-	vg_strv_release(&diag.lines);
+	vg_diag_release(&diag);
 	memset(&conf, 0, sizeof(conf));
 	conf.site_file = m->policy.site_file;
 	rc = vg_cmd_policy_open_conf(a, &conf, vg_args_get(a, "policy"),
@@ -62,11 +62,11 @@ vg_cmd_policy_open_conf(struct vg_args *a, const struct vg_policy_conf *base,
 	if (rc != 0) {
 		for (k = 0; k < diag.lines.n; k++)
 			fprintf(stderr, "%s\n", diag.lines.v[k]);
-		vg_strv_release(&diag.lines);
+		vg_diag_release(&diag);
 		return vg_cmd_fail(rc == VG_EIO ? VG_EXIT_INTERNAL :
 		    VG_EXIT_USAGE, "%s: %s", a->cmd->name, e.msg);
 	}
-	vg_strv_release(&diag.lines);
+	vg_diag_release(&diag);
 	if (mode != NULL) {
 		if ((m = vg_policy_mode_parse(mode)) < 0) {
 			vg_policy_free(cp->policy);

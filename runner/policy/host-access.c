@@ -107,7 +107,7 @@ vg_policy_host_site_text(const char *file, const char *text, size_t len,
 			vg_strv_push(&s->reasons, rs.drivers[k].reason);
 		}
 	}
-	vg_strv_release(&d.lines);
+	vg_diag_release(&d);
 	pl_rules_release(&rs);
 	return rc;
 }

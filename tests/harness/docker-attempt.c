@@ -202,7 +202,7 @@ main(int argc, char **argv)
 		rc = ops->p.validate(&m, &diag);
 		for (j = 0; j < diag.lines.n; j++)
 			printf("%s\n", diag.lines.v[j]);
-		vg_strv_release(&diag.lines);
+		vg_diag_release(&diag);
 	} else if (strcmp(op, "prepare") == 0) {
 		if ((rc = ops->prepare(&m, "/nonexistent", &e)) != 0)
 			fprintf(stderr, "error: %s\n", e.msg);

@@ -90,7 +90,7 @@ test_site_errors(void **state)
 	assert_int_equal(open_site("deny: [\n", NULL, &p, &d, &e), VG_EINVAL);
 	assert_int_equal(d.lines.n, 1);
 	assert_non_null(strstr(d.lines.v[0], "site.yaml:"));
-	vg_strv_release(&d.lines);
+	vg_diag_release(&d);
 	assert_int_equal(open_site("- a\n- b\n", NULL, &p, &d, &e), VG_EINVAL);
 	one_diag(&d, "site.yaml:1:1: the policy file must be a mapping "
 	    "(version, mode, auto_approve, audit_log, allow, deny, "
@@ -124,7 +124,7 @@ test_manifest_rule_errors(void **state)
 	assert_int_equal(d.lines.n, 1);
 	assert_non_null(strstr(d.lines.v[0], "job.yaml:12:7: rule 'r1': "
 	    "unknown category 'unknown'"));
-	vg_strv_release(&d.lines);
+	vg_diag_release(&d);
 	conf.ndeny = 0;
 	conf.mode = mode;
 	assert_int_equal(open_site(NULL, &conf, &p, &d, &e), VG_EINVAL);
@@ -306,7 +306,7 @@ test_files(void **state)
 	assert_int_equal(d.lines.n, 1);
 	assert_non_null(strstr(d.lines.v[0], "/p.yaml:2:1: unknown key "
 	    "'bogus'"));
-	vg_strv_release(&d.lines);
+	vg_diag_release(&d);
 	f = fopen(path, "w");
 	fputs("mode: auto-deny\n", f);
 	fclose(f);
@@ -383,7 +383,7 @@ test_layers_only_tighten(void **state)
 	assert_int_equal(vg_policy_open(&conf, NULL, &p, &d, &e),
 	    VG_EDENIED);
 	assert_null(p);
-	vg_strv_release(&d.lines);
+	vg_diag_release(&d);
 	/* Lifting a floor rule or listing drivers: only the site. */
 	conf.file = put(dir, "mine.yaml", "version: 1\nallow:\n"
 	    "  - {id: lift, floor: disk-destroy, reason: mine}\n");
@@ -392,13 +392,13 @@ test_layers_only_tighten(void **state)
 	assert_null(p);
 	assert_non_null(strstr(e.msg, "rule 'lift' lifts floor:"
 	    "disk-destroy, which only the site policy file can"));
-	vg_strv_release(&d.lines);
+	vg_diag_release(&d);
 	conf.file = put(dir, "mine.yaml", "version: 1\n"
 	    "safe_volume_drivers:\n  - {driver: x, reason: r}\n");
 	assert_int_equal(vg_policy_open(&conf, NULL, &p, &d, &e),
 	    VG_EDENIED);
 	assert_non_null(strstr(e.msg, "safe_volume_drivers"));
-	vg_strv_release(&d.lines);
+	vg_diag_release(&d);
 	/* --policy FILE is a layer too. */
 	conf.file = NULL;
 	assert_int_equal(vg_policy_open(&conf, put(dir, "flag.yaml",
