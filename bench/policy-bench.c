@@ -229,6 +229,6 @@ out:
 		free(cmds[i]);
 	free(cmds);
 	vg_policy_free(p);
-	vg_strv_release(&diag.lines);
+	vg_diag_release(&diag);
 	return (only ? cprate : crate) >= 200000 ? 0 : 1;
 }

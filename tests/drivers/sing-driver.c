@@ -160,7 +160,7 @@ main(int argc, char **argv)
 		for (j = 0; j < d.lines.n; j++)
 			printf("%s\n", d.lines.v[j]);
 		printf("validate=%d\n", rc);
-		vg_strv_release(&d.lines);
+		vg_diag_release(&d);
 		goto done;
 	}
 	if (a.task_dir == NULL)

@@ -46,7 +46,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    &e) != 0 || vg_policy_open_mem(NULL, "fuzz-site", site,
 		    sizeof(site) - 1, &ruled, &diag, &e) != 0)
 			abort();
-		vg_strv_release(&diag.lines);
+		vg_diag_release(&diag);
 	}
 	if (size == 0)
 		return 0;

@@ -132,7 +132,7 @@ run_file(const char *path, struct counts *c, int verbose)
 	}
 	fclose(f);
 	vg_policy_free(p);
-	vg_strv_release(&diag.lines);
+	vg_diag_release(&diag);
 }
 
 /* The corpus meets the recall and false-positive targets. */

@@ -42,7 +42,7 @@ open_approve(const char *site, struct vg_rule *allow, size_t nallow)
 			printf("diag: %s\n", d.lines.v[k]);
 		fail_msg("open: %s", e.msg);
 	}
-	vg_strv_release(&d.lines);
+	vg_diag_release(&d);
 	return p;
 }
 
@@ -223,14 +223,14 @@ test_lift_errors(void **state)
 	assert_string_equal(d.lines.v[0], "site.yaml:3:12: unknown floor "
 	    "rule 'everything' (valid: delete-root, disk-destroy, fork-bomb, "
 	    "host-power, kill-all, perms-root)");
-	vg_strv_release(&d.lines);
+	vg_diag_release(&d);
 	vg_err_init(&e);
 	assert_int_equal(vg_policy_open_mem(NULL, "site.yaml", deny,
 	    strlen(deny), &p, &d, &e), VG_EINVAL);
 	assert_true(d.lines.n >= 1);
 	assert_non_null(strstr(d.lines.v[0], "unknown rule field 'floor' "
 	    "(valid: id, match, category, reason)"));
-	vg_strv_release(&d.lines);
+	vg_diag_release(&d);
 }
 
 struct seen {
