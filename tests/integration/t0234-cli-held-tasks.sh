@@ -61,7 +61,7 @@ version: 1
 name: held-cancel
 matrix:
   i: [0, 1, 2]
-command: echo "ran ${{ matrix.i }}"; if [ ${{ matrix.i }} = 0 ]; then sleep 3; fi
+command: echo "ran ${{ matrix.i }}"; if [ ${{ matrix.i }} = 0 ]; then sleep 6; fi
 Y
 prev=$id
 "$VIGIL" run -q --jobs 1 "$W/c.yaml" >/dev/null 2>&1 & vpid=$!
