@@ -16,13 +16,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/beneath.h"
 #include "common/buf.h"
 #include "common/home.h"
 #include "common/log.h"
 
-#ifndef SYS_openat2
-#define SYS_openat2		437
-#endif
 #ifndef SYS_open_tree
 #define SYS_open_tree		428
 #endif
@@ -33,15 +31,7 @@
 #define SYS_mount_setattr	442
 #endif
 
-/* include/uapi/linux/openat2.h and mount.h, for older headers */
-struct wd_open_how {
-	uint64_t	flags;
-	uint64_t	mode;
-	uint64_t	resolve;
-};
-#define WD_RESOLVE_NO_MAGICLINKS	0x02
-#define WD_RESOLVE_NO_SYMLINKS		0x04
-#define WD_RESOLVE_BENEATH		0x08
+/* include/uapi/linux/mount.h, for older headers */
 #define WD_OPEN_TREE_CLONE		1
 #define WD_OPEN_TREE_CLOEXEC		O_CLOEXEC
 #define WD_MOVE_MOUNT_F_EMPTY_PATH	0x00000004
@@ -133,18 +123,12 @@ vg_wd_refused(const char *path)
 	return NULL;
 }
 
-/* openat2 beneath dirfd, no link followed (the last one opened as
- * itself, O_PATH); -1 with errno. */
+/* Opens name beneath dirfd as itself (O_PATH), no link followed on the
+ * way (common/beneath.h); -1 with errno.  Async-signal-safe. */
 static int
 open_entry(int dirfd, const char *name)
 {
-	struct wd_open_how how;
-
-	memset(&how, 0, sizeof(how));
-	how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
-	how.resolve = WD_RESOLVE_BENEATH | WD_RESOLVE_NO_SYMLINKS |
-	    WD_RESOLVE_NO_MAGICLINKS;
-	return (int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
+	return vg_beneath_open(dirfd, name, O_PATH, 0);
 }
 
 /* Sets w->why (no grant) to a message built from fmt. */
