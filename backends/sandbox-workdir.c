@@ -151,8 +151,7 @@ vg_wd_prepare(struct vg_wd *w, const char *dir, int write, int mntns)
 	struct stat st;
 	int i, fd;
 
-	memset(w, 0, sizeof(*w));
-	w->fd = -1;
+	vg_wd_init(w);
 	/* none; or one that is not there: chdir fails at start and says
 	 * so */
 	if (dir == NULL || dir[0] == '\0' || realpath(dir, real) == NULL)
@@ -218,6 +217,13 @@ vg_wd_prepare(struct vg_wd *w, const char *dir, int write, int mntns)
 }
 
 void
+vg_wd_init(struct vg_wd *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd = -1;
+}
+
+void
 vg_wd_release(struct vg_wd *w)
 {
 	if (w == NULL)
@@ -226,8 +232,7 @@ vg_wd_release(struct vg_wd *w)
 		(void)close(w->fd);
 	free(w->path);
 	free(w->why);
-	memset(w, 0, sizeof(*w));
-	w->fd = -1;
+	vg_wd_init(w);
 }
 
 /* Binds the entry efd read-only over itself; 0 or -errno. */

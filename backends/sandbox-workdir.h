@@ -55,6 +55,10 @@ extern const char *const vg_wd_protected[];
  */
 const char *vg_wd_refused(const char *path);
 
+/* An empty one (no directory, no descriptor): what a sandbox holds until
+ * vg_wd_prepare, and what vg_wd_release leaves. */
+void	vg_wd_init(struct vg_wd *w);
+
 /*
  * Prepares w for the working directory dir (NULL: none) when
  * tasks are to write it (write) and a mount namespace will hold the

@@ -743,6 +743,7 @@ vg_sandbox_new(const struct vg_isolation_conf *iso, const char *workdir,
 		return rc;
 	sb = vg_xcalloc(1, sizeof(*sb));
 	vg_buf_init(&sb->downgrades);
+	vg_wd_init(&sb->wd);
 	sb->asked = sb->level = iso->level;
 	confine = iso->level != VG_ISO_NONE;
 

@@ -197,6 +197,25 @@ close_span(int lo, int hi)
 		close(fd);
 }
 
+int
+vg_std_fds_open(void)
+{
+	int fd;
+
+	while (fcntl(0, F_GETFD) < 0 || fcntl(1, F_GETFD) < 0 ||
+	    fcntl(2, F_GETFD) < 0) {
+		/* The lowest free descriptor: one of the three. */
+		if ((fd = open("/dev/null", O_RDWR | O_NOCTTY)) < 0)
+			return -1;
+		if (fd > 2) {
+			(void)close(fd);
+			errno = EBADF;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 void
 vg_close_from(int lowfd, const int *keep, int nkeep)
 {

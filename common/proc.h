@@ -53,6 +53,14 @@ int	vg_fd_cloexec(int fd);
 int	vg_fd_nonblock(int fd);
 
 /*
+ * Opens /dev/null on whichever of fds 0, 1 and 2 is closed, so a
+ * descriptor vigil opens later (a directory, a database) is never taken
+ * for standard input or output by code that writes or replaces those.
+ * 0, or -1 with errno set.
+ */
+int	vg_std_fds_open(void);
+
+/*
  * Closes every fd >= lowfd except the nkeep fds in keep (any order).
  * Uses close_range(2), and a loop over the open fds where that is
  * missing.  Async-signal-safe.

@@ -15,6 +15,7 @@
 #include "common/buf.h"
 #include "runner/cli/cmd.h"
 #include "common/err.h"
+#include "common/proc.h"
 #include "runner/manifest/schema.h"
 
 extern const struct vg_cmd_entry vg_cmd_run, vg_cmd_submit, vg_cmd_status,
@@ -454,6 +455,11 @@ vg_cmd_main(int argc, char **argv)
 	struct vg_args a;
 	int i, rc;
 
+	/* Started with a standard descriptor closed (by cron, a daemon
+	 * manager, a careless parent): /dev/null takes its place, never a
+	 * file vigil opens. */
+	if (vg_std_fds_open() != 0)
+		return VG_EXIT_HOST;
 	if (argc < 2) {
 		help_all(stderr);
 		return VG_EXIT_USAGE;

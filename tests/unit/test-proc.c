@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -186,6 +187,43 @@ test_fd_helpers(void **state)
 	close(p[1]);
 }
 
+/*
+ * A process started with standard descriptors closed gets /dev/null on
+ * each, so the next descriptor it opens is 3 or above (a directory
+ * opened as fd 0 was once closed as a "descriptor never opened").
+ */
+static void
+test_std_fds_open(void **state)
+{
+	struct stat st, nul;
+	pid_t pid;
+	int status, fd, i;
+
+	(void)state;
+	assert_int_equal(stat("/dev/null", &nul), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		(void)close(0);
+		(void)close(2);
+		if (vg_std_fds_open() != 0)
+			_exit(10);
+		for (i = 0; i < 3; i += 2)
+			if (fstat(i, &st) != 0 || st.st_rdev != nul.st_rdev ||
+			    !S_ISCHR(st.st_mode))
+				_exit(11 + i);
+		if ((fd = open("/", O_RDONLY | O_DIRECTORY)) < 3)
+			_exit(14);
+		/* all open already: nothing changes */
+		if (vg_std_fds_open() != 0 || open("/", O_RDONLY) != fd + 1)
+			_exit(15);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int
 main(void)
 {
@@ -195,6 +233,7 @@ main(void)
 		cmocka_unit_test(test_pidfd),
 		cmocka_unit_test(test_clone_pidfd),
 		cmocka_unit_test(test_fd_helpers),
+		cmocka_unit_test(test_std_fds_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
