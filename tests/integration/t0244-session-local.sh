@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0230-session-local.sh - agent sessions on the local backend: the cwd
+# t0244-session-local.sh - agent sessions on the local backend: the cwd
 # and exports persist, output streams, stdin, timeouts kill the tree and
 # not the session, background jobs, denials leave the session as it was,
 # idle and max-age expiry by the keeper, stop, gc after SIGKILL of the
