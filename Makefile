@@ -5,9 +5,10 @@
 #   make check      install test packages, check the include floors
 #                   (scripts/check-layers.sh) and that no two test scripts
 #                   share a number (scripts/check-test-numbers.sh), run
-#                   unit + integration tests, then the unit and integration tests again under
-#                   AddressSanitizer + UndefinedBehaviorSanitizer, and the
-#                   unit tests under valgrind
+#                   unit + integration tests, then the unit and
+#                   integration tests again under AddressSanitizer +
+#                   UndefinedBehaviorSanitizer, and the unit tests under
+#                   valgrind
 #   make fuzz       build the libFuzzer harnesses (clang) and run each for
 #                   FUZZ_SECONDS
 #   make bench      run the bench/ scripts (ratios against same-run baselines)
