@@ -2100,7 +2100,7 @@ vg_local_proc_wait(struct vg_attempt *a, struct vg_local_proc *la, int *ws,
 	struct pollfd pfd[2];
 	sigset_t mask, old;
 	int sfd, rc = 0, n, timeout, reaped = 0;
-	double grace = a->kill_grace > 0 ? a->kill_grace : 10;
+	double grace = a->kill_grace;
 	pid_t p;
 
 	*why = 0;

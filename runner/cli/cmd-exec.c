@@ -137,7 +137,7 @@ run_command(struct vg_args *a, const char *backend, double timeout)
 	m.version = 1;
 	m.backend = (char *)(uintptr_t)ops->p.name;
 	m.timeout = timeout;
-	m.kill_grace = 10;
+	m.kill_grace = VG_KILL_GRACE_DEFAULT;
 	if (a->argc == 1) {
 		m.command.shell = a->argv[0];
 	} else {
@@ -556,7 +556,7 @@ exec_session(struct vg_args *a, double timeout)
 	c.stdin_path = vg_args_has(a, "stdin") ? p : NULL;
 	c.save = !bg;
 	c.timeout = timeout;
-	c.kill_grace = ss.m->kill_grace > 0 ? ss.m->kill_grace : 10;
+	c.kill_grace = ss.m->kill_grace;
 	if (bg) {
 		rc = run_background(&ss, &c, json);
 		free(p);

@@ -379,7 +379,7 @@ cmd_task_exec_exec(struct vg_args *a)
 	if ((hb = getenv("VIGIL_LAUNCHER")) != NULL &&
 	    strcmp(hb, "srun") == 0 && getenv("SLURM_STEP_ID") == NULL)
 		vg_slurm_launch_wrap(&t->command);
-	at.kill_grace = m->kill_grace > 0 ? m->kill_grace : 10;
+	at.kill_grace = m->kill_grace;
 	at.pidfd = -1;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);

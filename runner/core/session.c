@@ -845,8 +845,7 @@ vg_sess_job_kill(const struct vg_sess *ss, int job, struct vg_err *e)
 	if (kill(pid, SIGTERM) != 0 && errno != ESRCH)
 		return vg_err_errno(e, "stopping job %d", job);
 	/* The runner kills the tree and records the end; wait for that. */
-	until = vg_now() + (ss->m->kill_grace > 0 ? ss->m->kill_grace : 10) +
-	    5;
+	until = vg_now() + ss->m->kill_grace + 5;
 	while (job_rec_read(j.dir, &jr) == 0 && !jr.has_result &&
 	    runner_alive(&jr, NULL) && vg_now() < until)
 		nanosleep(&ts, NULL);

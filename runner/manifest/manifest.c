@@ -1275,6 +1275,11 @@ static const struct vg_section notify_section = {
 
 /* The manifest's own top-level rows; the plugins' sections follow them
  * in the table that build_schema() makes. */
+/* VG_KILL_GRACE_DEFAULT as the schema's default text. */
+#define GRACE_TEXT_(n)	#n
+#define GRACE_TEXT_OF(n)	GRACE_TEXT_(n)
+#define GRACE_TEXT	GRACE_TEXT_OF(VG_KILL_GRACE_DEFAULT)
+
 static const struct vg_field core_fields[] = {
 	{ .key = "version", .type = VG_F_INT,
 	  .off = OFF(vg_manifest, version), .def = "1",
@@ -1305,7 +1310,7 @@ static const struct vg_field core_fields[] = {
 	    &vg_resources_section, "what each task needs"),
 	DUR(vg_manifest, "timeout", timeout, NULL, 0, 100 * YEAR,
 	    "wall-clock limit per attempt"),
-	DUR(vg_manifest, "kill_grace", kill_grace, "10", 0, 3600,
+	DUR(vg_manifest, "kill_grace", kill_grace, GRACE_TEXT, 0, 3600,
 	    "SIGTERM to SIGKILL delay"),
 	SECTION(vg_manifest, "retry", retry, &retry_section,
 	    "retries"),

@@ -302,6 +302,10 @@ struct vg_afters {
  * built (runner/manifest/manifest.c). */
 #define VG_MANIFEST_EXT	2048
 
+/* Seconds from SIGTERM to SIGKILL when neither the manifest nor a config
+ * says (kill_grace); kill_grace: 0 means SIGKILL at once. */
+#define VG_KILL_GRACE_DEFAULT	10
+
 struct vg_manifest {
 	char			*file;		/* path as given */
 	struct vg_strv		 sources;	/* names of every file (and
@@ -318,7 +322,8 @@ struct vg_manifest {
 	struct vg_matrix	 matrix;
 	struct vg_resources	 resources;
 	double			 timeout;	/* seconds; 0 = none */
-	double			 kill_grace;	/* seconds, default 10 */
+	double			 kill_grace;	/* seconds (VG_KILL_GRACE_DEFAULT);
+						   0: SIGKILL at once */
 	struct vg_retry		 retry;
 	struct vg_policy_conf	 policy;
 	struct vg_scratch_conf	 scratch;

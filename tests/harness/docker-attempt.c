@@ -119,7 +119,7 @@ main(int argc, char **argv)
 	a.task = &task;
 	a.run_id = "r1";
 	a.attempt = 1;
-	a.kill_grace = 10;
+	a.kill_grace = VG_KILL_GRACE_DEFAULT;
 	a.pidfd = -1;
 	m.image = def_image;
 	task.env.v = kv;

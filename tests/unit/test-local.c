@@ -273,6 +273,26 @@ test_tree_killed_on_timeout(void **state)
 	assert_false(fx_marker_alive(marker));
 }
 
+/*
+ * kill_grace 0 means SIGKILL at once: a task that ignores SIGTERM ends
+ * at its timeout, not at a default grace (10 s) put in its place.
+ */
+static void
+test_no_grace(void **state)
+{
+	struct fx *f = *state;
+	long long t0;
+
+	fx_sh(f, "trap '' TERM; echo up >&2; sleep 30");
+	f->a.timeout = 0.5;
+	f->a.kill_grace = 0;
+	t0 = vg_mono_ms();
+	assert_int_equal(vg_backend_local.run(&f->a, &f->r, &f->e), 0);
+	assert_int_equal(f->r.state, VG_ST_TIMEOUT);
+	assert_true(vg_mono_ms() - t0 < 5000);
+	assert_string_equal(fx_read(f, "stderr"), "up\n");
+}
+
 static void
 test_tree_killed_on_cancel(void **state)
 {
@@ -921,6 +941,8 @@ main(int argc, char **argv)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_tree_killed_on_timeout,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_grace, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_tree_killed_on_cancel,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigkill_kills_tree, setup,

@@ -152,7 +152,7 @@ test_defaults(void **state)
 	assert_int_equal(m->command.loc.line, 1);
 	assert_int_equal(m->command.loc.col, 10);
 	assert_true(m->timeout == 0);
-	assert_true(m->kill_grace == 10);
+	assert_true(m->kill_grace == VG_KILL_GRACE_DEFAULT);
 	assert_int_equal(m->retry.max, 0);
 	assert_int_equal(m->retry.on, VG_RETRY_FAILED | VG_RETRY_TIMEOUT |
 	    VG_RETRY_OOM | VG_RETRY_NODE_FAIL | VG_RETRY_PREEMPTED |
@@ -294,6 +294,9 @@ test_json_roundtrip(void **state)
 	assert_true(f->m->kill_grace == 1.0000000000000002);
 	assert_string_equal(vg_slurm_of(f->m)->signal, "");
 	assert_int_equal(f->m->limits.core_set, 1);
+	/* kill_grace: 0 is kept as 0 (SIGKILL at once), never a default */
+	assert_int_equal(load(f, "command: x\nkill_grace: 0\n"), 0);
+	assert_true(f->m->kill_grace == 0);
 	/* Every good manifest too (the example user config allows the
 	 * webhook token they name: notify.env_allow is config only). */
 	f->opts.no_configs = 0;
