@@ -76,7 +76,7 @@ PKG_CFLAGS	+= -DHAVE_LIBSLURM=1
 PKG_LIBS	+= -lslurm
 endif
 
-CPPFLAGS	+= -D_GNU_SOURCE -I.
+CPPFLAGS	+= -D_GNU_SOURCE -I. -include common/banned.h
 CFLAGS		?= $(OPT)
 CFLAGS		+= -std=c11 -g $(WARN) $(PKG_CFLAGS) -MMD -MP
 LDLIBS		+= $(PKG_LIBS) -lm

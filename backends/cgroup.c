@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/str.h"
 #include "common/path.h"
 #include "common/proc.h"
 #include "backends/cgroup.h"
@@ -134,11 +135,9 @@ find_mount(const char *fstype, const char *ctrl, struct cg_mount *m)
 			continue;
 		unescape(f[3]);
 		unescape(f[4]);
-		if (strlen(f[3]) >= sizeof(m->root) ||
-		    strlen(f[4]) >= sizeof(m->dir))
+		if (vg_strlcpy(m->root, f[3], sizeof(m->root)) != 0 ||
+		    vg_strlcpy(m->dir, f[4], sizeof(m->dir)) != 0)
 			continue;
-		strcpy(m->root, f[3]);
-		strcpy(m->dir, f[4]);
 		found = 1;
 	}
 	fclose(fp);
@@ -168,8 +167,7 @@ self_path(const char *ctrl, char *out, size_t size)
 		    c2 != c1 + 1 :
 		    !has_word(c1 + 1, ctrl, ","))
 			continue;
-		if (strlen(c2 + 1) < size) {
-			strcpy(out, c2 + 1);
+		if (vg_strlcpy(out, c2 + 1, size) == 0) {
 			found = 1;
 		}
 	}

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/str.h"
 #include "common/path.h"
 
 int
@@ -111,7 +112,7 @@ vg_write_file_replace(const char *path, const void *data, size_t len,
 	/* host and pid: two nodes may write the same record on a shared
 	 * filesystem, and pids repeat across hosts */
 	if (gethostname(host, sizeof(host)) != 0)
-		strcpy(host, "localhost");
+		vg_strlcpy(host, "localhost", sizeof(host));
 	host[sizeof(host) - 1] = '\0';
 	tmp = vg_xasprintf("%s.tmp.%s.%ld", path, host, (long)getpid());
 	/* Whatever stands at the temporary name (a link, a FIFO, another

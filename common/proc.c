@@ -281,7 +281,7 @@ vg_self_host(void)
 
 	if (host[0] == '\0' && (gethostname(host, sizeof(host) - 1) != 0 ||
 	    host[0] == '\0'))
-		strcpy(host, "localhost");
+		vg_strlcpy(host, "localhost", sizeof(host));
 	return host;
 }
 

@@ -28,11 +28,11 @@ ifneq ($(SHIM_MUSL),)
 SHIM_CC		:= $(SHIM_MUSL)
 SHIM_INC	:= $(B)/shim/include
 SHIM_ARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)
-SHIM_CPPFLAGS	:= -D_GNU_SOURCE -I. -isystem $(SHIM_INC)
+SHIM_CPPFLAGS	:= -D_GNU_SOURCE -I. -include common/banned.h -isystem $(SHIM_INC)
 else
 SHIM_CC		:= $(CC)
 SHIM_INC	:=
-SHIM_CPPFLAGS	:= -D_GNU_SOURCE -I.
+SHIM_CPPFLAGS	:= -D_GNU_SOURCE -I. -include common/banned.h
 endif
 
 $(B)/shim/include:

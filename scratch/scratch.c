@@ -23,6 +23,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "common/str.h"
 #include "common/adopt.h"
 #include "common/buf.h"
 #include "common/dirpool.h"
@@ -666,8 +667,8 @@ task_dir_once(const char *base, const char *run_id, int task_index,
 		;
 	else if (!kept) {
 		kept_run.pid = vg_self_pid();
-		strcpy(kept_run.base, base);
-		strcpy(kept_run.run, run_id);
+		vg_strlcpy(kept_run.base, base, sizeof(kept_run.base));
+		vg_strlcpy(kept_run.run, run_id, sizeof(kept_run.run));
 		kept_run.bfd = bfd;
 		kept_run.vfd = vfd;
 		kept_run.rfd = rfd;

@@ -700,10 +700,10 @@ sweep(struct vg_cache *c)
  */
 static int
 apply(struct vg_cache *c, int dry_run, struct vg_cache_entry *ent,
-    enum vg_cache_evict_why why, char *path, struct gc_done *done,
-    vg_cache_gc_fn fn, void *arg)
+    enum vg_cache_evict_why why, char *path, size_t size,
+    struct gc_done *done, vg_cache_gc_fn fn, void *arg)
 {
-	sprintf(path, "%s/%s.sif", c->d_sha, ent->digest);
+	snprintf(path, size, "%s/%s.sif", c->d_sha, ent->digest);
 	ent->path = path;
 	if (!dry_run) {
 		if (why != VG_EVICT_MISSING &&
@@ -728,7 +728,7 @@ vg_cache_gc(struct vg_cache *c, int dry_run, vg_cache_gc_fn fn, void *arg,
 	struct vg_cache_entry tmp, *ent;
 	struct vg_evict_cut cut;
 	enum vg_cache_evict_why why;
-	size_t ord, si = 0, ii = 0, ki = 0, ties;
+	size_t ord, si = 0, ii = 0, ki = 0, ties, psize;
 	char *path;
 	int rc, cand;
 
@@ -739,7 +739,8 @@ vg_cache_gc(struct vg_cache *c, int dry_run, vg_cache_gc_fn fn, void *arg,
 		plan_release(&p);
 		return rc;
 	}
-	path = vg_xmalloc(strlen(c->d_sha) + 70);
+	psize = strlen(c->d_sha) + 70;
+	path = vg_xmalloc(psize);
 	ties = cut.ties;
 	/*
 	 * One walk in digest order over side entries and images, meeting the
@@ -776,7 +777,8 @@ vg_cache_gc(struct vg_cache *c, int dry_run, vg_cache_gc_fn fn, void *arg,
 		ki += cand;
 		if (why == VG_EVICT_KEEP)
 			continue;
-		if (!apply(c, dry_run, ent, why, path, &done, fn, arg)) {
+		if (!apply(c, dry_run, ent, why, path, psize, &done, fn,
+		    arg)) {
 			/* pinned since planning: keep it */
 			st->removed--;
 			st->freed -= ent->size;

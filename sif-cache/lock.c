@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/str.h"
 #include "common/beneath.h"
 #include "common/buf.h"
 #include "common/path.h"
@@ -54,7 +55,7 @@ vg_lock_hostname(void)
 
 	if (host[0] == '\0') {
 		if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0')
-			strcpy(host, "localhost");
+			vg_strlcpy(host, "localhost", sizeof(host));
 		/* names are also file name parts: keep them plain */
 		for (p = host; *p != '\0'; p++)
 			if (*p == '/' || *p == '\n' || *p == ' ')

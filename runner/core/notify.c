@@ -629,7 +629,8 @@ webhook_pin(const struct dlv *d, struct vg_http *h, const char *url,
 	    NULL, 0, NI_NUMERICHOST);
 	if (res->ai_family == AF_INET6) {
 		addr[0] = '[';
-		strcat(addr, "]");
+		vg_strlcpy(addr + strlen(addr), "]",
+		    sizeof(addr) - strlen(addr));
 		pk = addr;
 	} else
 		pk = addr + 1;

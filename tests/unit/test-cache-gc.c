@@ -64,7 +64,7 @@ setup(void **state)
 {
 	struct fix *f = calloc(1, sizeof(*f));
 
-	strcpy(f->dir, "/tmp/vg-test-cache-gc-XXXXXX");
+	snprintf(f->dir, sizeof(f->dir), "/tmp/vg-test-cache-gc-XXXXXX");
 	if (mkdtemp(f->dir) == NULL)
 		return -1;
 	f->cache = vg_path_join(f->dir, "cache");

@@ -59,7 +59,7 @@ setup(void **state)
 	char *portfile;
 	int i;
 
-	strcpy(f->dir, "/tmp/vg-test-cache-XXXXXX");
+	snprintf(f->dir, sizeof(f->dir), "/tmp/vg-test-cache-XXXXXX");
 	if (mkdtemp(f->dir) == NULL)
 		return -1;
 	f->srv = vg_path_join(f->dir, "srv");
@@ -125,7 +125,7 @@ url(struct fix *f, const char *name)
 
 /* How many GETs of path the server logged. */
 static int
-gets(struct fix *f, const char *path)
+get_count(struct fix *f, const char *path)
 {
 	struct vg_buf b = VG_BUF_INIT;
 	char *want = vg_xasprintf("GET %s\n", path), *p;
@@ -232,11 +232,11 @@ test_resolve_http(void **state)
 	assert_int_equal(vg_sif_verify_file(path, &e), 0);
 	assert_int_equal(count(f, "pins"), 1);
 	assert_int_equal(count(f, "tmp"), 0);
-	assert_int_equal(gets(f, "/a.sif"), 1);
+	assert_int_equal(get_count(f, "/a.sif"), 1);
 	/* again: no pull, a second pin */
 	assert_int_equal(vg_cache_resolve(f->c, u, 0, &path2, &pin2, &e), 0);
 	assert_string_equal(path2, path);
-	assert_int_equal(gets(f, "/a.sif"), 1);
+	assert_int_equal(get_count(f, "/a.sif"), 1);
 	assert_int_equal(count(f, "pins"), 2);
 	vg_cache_unpin(pin);
 	vg_cache_unpin(pin2);
@@ -248,7 +248,7 @@ test_resolve_http(void **state)
 	free(path2);
 	assert_int_equal(vg_cache_resolve(f->c, u, 0, &path2, &pin2, &e), 0);
 	assert_string_equal(path2, path);
-	assert_int_equal(gets(f, "/other-name.sif"), 0);
+	assert_int_equal(get_count(f, "/other-name.sif"), 0);
 	vg_cache_unpin(pin2);
 	free(u);
 	free(src);
@@ -393,7 +393,7 @@ test_corrupt_repulled(void **state)
 	assert_int_equal(truncate(path, 10000), 0);
 	assert_int_equal(vg_cache_resolve(f->c, u, 0, &path2, &pin, &e), 0);
 	assert_string_equal(path, path2);
-	assert_int_equal(gets(f, "/a.sif"), 2);
+	assert_int_equal(get_count(f, "/a.sif"), 2);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_size, SIFGEN_PART_OFF + 8192);
 	assert_int_equal(vg_sif_verify_file(path, &e), 0);
@@ -402,7 +402,7 @@ test_corrupt_repulled(void **state)
 	assert_int_equal(sifgen_write(path, "junk", 4), 0);
 	free(path2);
 	assert_int_equal(vg_cache_resolve(f->c, u, 0, &path2, &pin, &e), 0);
-	assert_int_equal(gets(f, "/a.sif"), 3);
+	assert_int_equal(get_count(f, "/a.sif"), 3);
 	assert_int_equal(vg_sif_verify_file(path2, &e), 0);
 	vg_cache_unpin(pin);
 	free(u);
@@ -435,12 +435,12 @@ test_expiring_refreshed(void **state)
 	assert_int_equal(vg_cache_resolve(f->c, u, now + 2 * DAY, &path, &pin,
 	    &e), 0);
 	vg_cache_unpin(pin);
-	assert_int_equal(gets(f, "/a.sif"), 1);
+	assert_int_equal(get_count(f, "/a.sif"), 1);
 	free(path);
 	assert_int_equal(vg_cache_resolve(f->c, u, now + 5.5 * DAY, &path,
 	    &pin, &e), 0);
 	vg_cache_unpin(pin);
-	assert_int_equal(gets(f, "/a.sif"), 2);
+	assert_int_equal(get_count(f, "/a.sif"), 2);
 	assert_int_equal(stat(path, &st), 0);
 	assert_true((double)st.st_atim.tv_sec > now - 60);
 	/* a need beyond the purge age cannot be met by pulling again */
@@ -448,7 +448,7 @@ test_expiring_refreshed(void **state)
 	assert_int_equal(vg_cache_resolve(f->c, u, now + 30 * DAY, &path,
 	    &pin, &e), 0);
 	vg_cache_unpin(pin);
-	assert_int_equal(gets(f, "/a.sif"), 2);
+	assert_int_equal(get_count(f, "/a.sif"), 2);
 	free(path);
 	free(u);
 }
@@ -505,7 +505,7 @@ test_concurrent_one_pull(void **state)
 		assert_true(WIFEXITED(st[i]));
 		assert_int_equal(WEXITSTATUS(st[i]), 0);
 	}
-	assert_int_equal(gets(f, "/slow/big.sif"), 1);
+	assert_int_equal(get_count(f, "/slow/big.sif"), 1);
 	assert_int_equal(count(f, "sha256"), 1);
 	assert_int_equal(count(f, "tmp"), 0);
 	assert_int_equal(count(f, "locks"), 0);
@@ -541,7 +541,7 @@ test_killed_puller(void **state)
 	vg_err_init(&e);
 	assert_int_equal(vg_cache_resolve(f->c, u, 0, &path, &pin, &e), 0);
 	assert_int_equal(vg_sif_verify_file(path, &e), 0);
-	assert_int_equal(gets(f, "/slow/big.sif"), 2);
+	assert_int_equal(get_count(f, "/slow/big.sif"), 2);
 	assert_int_equal(count(f, "locks"), 0);
 	vg_cache_unpin(pin);
 	/* gc sweeps the dead puller's partial file */
@@ -665,7 +665,7 @@ test_verify_reconciles(void **state)
 	assert_int_equal(vg_cache_verify(f->c, 1, collect, &fs, &n, &e), 0);
 	assert_int_equal(n, 1);
 	assert_non_null(strstr(fs.detail[0], "; pulled again from "));
-	assert_int_equal(gets(f, "/b.sif"), 2);
+	assert_int_equal(get_count(f, "/b.sif"), 2);
 	memset(&fs, 0, sizeof(fs));
 	assert_int_equal(vg_cache_verify(f->c, 0, collect, &fs, &n, &e), 0);
 	assert_int_equal(n, 0);

@@ -33,7 +33,7 @@ setup(void **state)
 {
 	struct fix *f = calloc(1, sizeof(*f));
 
-	strcpy(f->dir, "/tmp/vg-test-lock-XXXXXX");
+	snprintf(f->dir, sizeof(f->dir), "/tmp/vg-test-lock-XXXXXX");
 	if (mkdtemp(f->dir) == NULL)
 		return -1;
 	f->path = vg_path_join(f->dir, "x.lock");

@@ -271,8 +271,9 @@ test_fail_closed(void **state)
 	assert_false(v.allowed);
 	assert_string_equal(v.findings[0].rule, "builtin:too-long");
 	/* Expansion count: nested braces multiply. */
-	strcpy(big, "echo {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"
-	    "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}");
+	snprintf(big, PL_MAX_INPUT + 16, "%s", "echo {a,b}{a,b}{a,b}{a,b}"
+	    "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"
+	    "{a,b}{a,b}");
 	expect(p, big, VG_CAT_UNPARSEABLE);
 	free(big);
 	/* Empty input and comments run nothing. */
