@@ -2,10 +2,11 @@
 #
 #   make            build build/vigil (release flags, warnings on)
 #   make demo       install build packages if missing, build, run the sweep
-#   make check      install test packages, check the include floors
-#                   (scripts/check-layers.sh) and that no two test scripts
-#                   share a number (scripts/check-test-numbers.sh), run
-#                   unit + integration tests, then the unit and
+#   make check      install test packages, check that no two test
+#                   scripts share a number (scripts/check-test-numbers.sh),
+#                   build, check the floors of includes and objects
+#                   (scripts/check-layers.sh), run unit + integration
+#                   tests, then the unit and
 #                   integration tests again under AddressSanitizer +
 #                   UndefinedBehaviorSanitizer, and the unit tests under
 #                   valgrind
@@ -144,9 +145,9 @@ demo:
 
 check:
 	@scripts/deps.sh test
-	@scripts/check-layers.sh
 	@scripts/check-test-numbers.sh
 	@$(MAKE) --no-print-directory all tests
+	@scripts/check-layers.sh $(B)
 	@$(MAKE) --no-print-directory check-unit check-integration
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined tests
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined check-san

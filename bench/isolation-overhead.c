@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runner/core/plugins.h"
 #include "backends/backend.h"
 #include "backends/local.h"
 #include "common/path.h"
@@ -127,6 +128,7 @@ main(int argc, char **argv)
 	double t0, c0;
 	int n = argc > 1 ? atoi(argv[1]) : 300, i, k;
 
+	vg_plugins_init();
 	cmdv[0] = argc > 2 ? argv[2] : deftrue;
 	cmdv[1] = NULL;
 	memset(&t, 0, sizeof(t));

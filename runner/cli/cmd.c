@@ -16,6 +16,7 @@
 #include "runner/cli/cmd.h"
 #include "common/err.h"
 #include "common/proc.h"
+#include "runner/core/plugins.h"
 #include "runner/manifest/schema.h"
 
 extern const struct vg_cmd_entry vg_cmd_run, vg_cmd_submit, vg_cmd_status,
@@ -460,6 +461,7 @@ vg_cmd_main(int argc, char **argv)
 	 * file vigil opens. */
 	if (vg_std_fds_open() != 0)
 		return VG_EXIT_HOST;
+	vg_plugins_init();
 	if (argc < 2) {
 		help_all(stderr);
 		return VG_EXIT_USAGE;

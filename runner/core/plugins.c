@@ -1,25 +1,32 @@
 /*
  * plugins.c - the list of plugins the manifest floor reads
  * (runner/manifest/plugin.h): every backend of vg_backends[], then every
- * scheduler of vg_schedulers[].  The one place that knows both tables;
- * adding a backend or scheduler needs no line here.
+ * scheduler of vg_schedulers[], registered with vg_plugins_set.  The one
+ * place that knows both tables; adding a backend or scheduler needs no
+ * line here.
  */
 #include <stddef.h>
 
 #include "backends/backend.h"
+#include "runner/core/plugins.h"
+#include "runner/manifest/plugin.h"
 #include "schedulers/scheduler.h"
 
-const struct vg_plugin *
-vg_plugin_at(size_t i)
-{
-	size_t n;
+/* Room for every backend and scheduler, and the NULL after them. */
+#define MAX_PLUGINS	64
 
-	for (n = 0; vg_backends[n] != NULL; n++)
-		if (n == i)
-			return &vg_backends[n]->p;
-	i -= n;
-	for (n = 0; vg_schedulers[n] != NULL; n++)
-		if (n == i)
-			return &vg_schedulers[n]->p;
-	return NULL;
+void
+vg_plugins_init(void)
+{
+	static const struct vg_plugin *list[MAX_PLUGINS + 1];
+	size_t n = 0, i;
+
+	if (list[0] != NULL)
+		return;
+	for (i = 0; vg_backends[i] != NULL && n < MAX_PLUGINS; i++)
+		list[n++] = &vg_backends[i]->p;
+	for (i = 0; vg_schedulers[i] != NULL && n < MAX_PLUGINS; i++)
+		list[n++] = &vg_schedulers[i]->p;
+	list[n] = NULL;
+	vg_plugins_set(list);
 }

@@ -1459,6 +1459,26 @@ vg_manifest_conf(const struct vg_manifest *m, const struct vg_msection *s)
 	schema_bug("section of no linked plugin", s->key);
 }
 
+/* The registered plugins (vg_plugins_set), NULL-terminated. */
+static const struct vg_plugin *const *plugins;
+
+void
+vg_plugins_set(const struct vg_plugin *const *list)
+{
+	plugins = list;
+}
+
+const struct vg_plugin *
+vg_plugin_at(size_t i)
+{
+	size_t n;
+
+	for (n = 0; plugins != NULL && plugins[n] != NULL; n++)
+		if (n == i)
+			return plugins[n];
+	return NULL;
+}
+
 const struct vg_plugin *
 vg_plugin_find(enum vg_plugin_kind kind, const char *name)
 {

@@ -8,11 +8,13 @@
  * (struct vg_backend_ops, struct vg_scheduler_ops); generic code reads
  * plugins only through this header and never names one.
  *
- * The list of plugins is supplied from above: vg_plugin_at() is defined
- * by runner/core/plugins.c, which walks the backend and scheduler tables.
- * That one link-time reference is how a floor below learns of the floors
- * above without including them.  Adding a backend is one new file (its
- * ops with its plugin block and sections) plus one line in vg_backends[].
+ * The list of plugins is handed down from above: a program registers it
+ * (vg_plugins_set) before it reads a manifest; runner/core/plugins.c
+ * builds it from the backend and scheduler tables (vg_plugins_init).  A
+ * floor below never calls up into one above, not even by a symbol left
+ * for the linker (scripts/check-layers.sh checks the objects).  Adding a
+ * backend is one new file (its ops with its plugin block and sections)
+ * plus one line in vg_backends[].
  *
  * Each section's configuration lives inside the manifest (struct
  * vg_manifest.ext) at an offset fixed when the schema is first built;
@@ -82,8 +84,15 @@ struct vg_plugin {
 		    struct vg_strv *notes);
 };
 
-/* The i-th plugin of this program (backends first, then schedulers), or
- * NULL past the last one.  Defined by runner/core/plugins.c. */
+/*
+ * Registers the plugins of this program: list (kept, not copied) holds
+ * them, backends first, then schedulers, and ends with NULL.  Called
+ * once at start, before any manifest is read (the schema is built from
+ * them on first use).
+ */
+void	vg_plugins_set(const struct vg_plugin *const *list);
+/* The i-th registered plugin, or NULL past the last one (and when none
+ * were registered). */
 const struct vg_plugin *vg_plugin_at(size_t i);
 
 /* The plugin of kind named name or by its alias, or NULL. */

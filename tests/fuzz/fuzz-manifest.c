@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runner/core/plugins.h"
 #include "runner/manifest/manifest.h"
 #include "runner/manifest/task.h"
 
@@ -24,6 +25,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vg_taskset ts;
 	struct vg_err e;
 
+	vg_plugins_init();
 	if (vg_manifest_load_mem("fuzz.yaml", (const char *)data, size, &opts,
 	    &m, &diag, &e) != 0)
 		goto out;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runner/core/plugins.h"
 #include "backends/backend.h"
 #include "backends/docker.h"
 
@@ -114,6 +115,7 @@ main(int argc, char **argv)
 	size_t j;
 	char *eq;
 
+	vg_plugins_init();
 	memset(&a, 0, sizeof(a));
 	a.m = &m;
 	a.task = &task;
