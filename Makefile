@@ -6,10 +6,9 @@
 #                   scripts share a number (scripts/check-test-numbers.sh),
 #                   build, check the floors of includes and objects
 #                   (scripts/check-layers.sh), run unit + integration
-#                   tests, then the unit and
-#                   integration tests again under AddressSanitizer +
-#                   UndefinedBehaviorSanitizer, and the unit tests under
-#                   valgrind
+#                   tests, then the unit and integration tests again
+#                   under AddressSanitizer + UndefinedBehaviorSanitizer,
+#                   and the unit tests under valgrind
 #   make fuzz       build the libFuzzer harnesses (clang) and run each for
 #                   FUZZ_SECONDS
 #   make bench      run the bench/ scripts (ratios against same-run baselines)
