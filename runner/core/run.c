@@ -2002,6 +2002,220 @@ poll_timeout(struct drv *d, struct vg_err *e)
 	return (int)wait;
 }
 
+/*
+ * The start of a drive: claims the run (of two vigils driving one run,
+ * the second stops here, before it touches a task), loads its task
+ * records, opens the scheduler, the backend and the output stream, and
+ * runs the first round (recovery, then every ready task handed over),
+ * committed at once.
+ */
+static int
+drive_begin(struct drv *d, struct vg_run_info *ri,
+    const struct vg_run_opts *o, struct vg_err *e)
+{
+	const struct vg_manifest *m = d->m;
+	long long t0, t1, t2;
+	size_t i;
+	int rc, had_owner;
+
+	/* A submitted run's detached vigil records itself before driving. */
+	had_owner = (ri->pid > 0 && ri->pid != getpid()) ||
+	    ri->state != VG_ST_PENDING;
+	if ((rc = vg_run_claim(d->st, ri, e)) != 0)
+		return rc;
+	d->run_dir = vg_xstrdup(ri->dir);
+	d->pg = o->progress;
+	d->created = ri->created;
+	d->after_gated = m->after.n > 0;
+	/* Row by row into the compact records: the full rows of a large
+	 * run would cost eight times as much, even for a moment. */
+	d->tr = vg_xcalloc(d->ts->n + 1, sizeof(*d->tr));
+	d->ncap = d->ts->n;
+	if ((rc = vg_store_task_each(d->st, d->run_id, -1, load_cb, d,
+	    e)) != 0)
+		return rc;
+	if (d->n != d->ts->n)
+		return vg_err_set(e, VG_ESTATE, "run '%s' has %zu tasks "
+		    "recorded but its manifest expands to %zu", d->run_id,
+		    d->n, d->ts->n);
+	for (i = 0; i < d->n; i++) {
+		if (d->tr[i].index != (int)i)
+			return vg_err_set(e, VG_ESTATE, "run '%s': task %zu "
+			    "is recorded as index %d", d->run_id, i,
+			    d->tr[i].index);
+		d->counts[d->tr[i].state]++;
+	}
+	d->live = vg_xcalloc(d->n + 1, sizeof(*d->live));
+	d->backend = o->backend != NULL ? o->backend :
+	    vg_backend_find(vg_manifest_plugin(m, VG_PLUGIN_BACKEND));
+	if (d->pg != NULL)
+		vg_progress_bind(d->pg, d->counts, d->n);
+	if ((rc = sched_open(d, ri, o, e)) != 0)
+		return rc;
+	group_ms_of(d);
+	if ((rc = backend_prepare(d, o, e)) != 0 ||
+	    (rc = stream_open(d, o, e)) != 0)
+		return rc;
+	/* Scratch lives where tasks run: here for direct; on the compute
+	 * node (task-exec) for schedulers that send tasks elsewhere. */
+	if (!d->sched.remote) {
+		char *why = NULL;
+
+		rc = vg_scratch_base(&m->scratch, vg_store_home(d->st),
+		    &d->scratch_base, &why, e);
+		free(why);
+		if (rc != 0)
+			return rc;
+	}
+	if (o->signals && (rc = signals_on(d, e)) != 0)
+		return rc;
+	t0 = vg_mono_ms();
+	/* The first round, committed at once (the owner was recorded by
+	 * the claim above). */
+	if ((rc = txn_open(d, e)) != 0)
+		return rc;
+	rc = vg_store_run_set_state(d->st, d->run_id, VG_ST_RUNNING,
+	    had_owner ? "resumed" : "started", e);
+	if (rc == 0)
+		rc = recover(d, had_owner, e);
+	if (rc == 0 && d->unprepared != NULL)
+		rc = unprepared_tasks(d, e);
+	if (rc == 0)
+		rc = after_gate(d, e);
+	if (rc == 0)
+		rc = submit_ready(d, e);
+	t1 = vg_mono_ms();
+	if (rc == 0)
+		rc = vg_sched_flush(&d->sched, e);
+	t2 = vg_mono_ms();
+	if (rc == 0)
+		rc = txn_commit(d, e);
+	if (rc != 0) {
+		txn_abort(d);
+		return rc;
+	}
+	/* Where the first round's time goes (bench/slurm-submit.sh). */
+	vg_debug("driver: first round: %zu task(s) recorded and handed over "
+	    "in %lld ms, flush %lld ms, commit %lld ms", d->n, t1 - t0,
+	    t2 - t1, vg_mono_ms() - t2);
+	return 0;
+}
+
+/* The rounds after the first: polls and steps until every task ended. */
+static int
+drive_rounds(struct drv *d, struct vg_err *e)
+{
+	int rc;
+
+	while (!all_done(d)) {
+		if (vg_sched_active(&d->sched) == 0 && d->nretry == 0 &&
+		    d->cursor >= d->n && !d->after_gated)
+			return vg_err_set(e, VG_ESTATE, "run '%s': tasks left "
+			    "open with nothing running (state database "
+			    "edited?)", d->run_id);
+		if ((rc = drive_step(d, poll_timeout(d, e), e)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * The end of a drive whose tasks all ended: the run's final state joins
+ * the last steps' transaction (its rows written first: the claim reads
+ * them), with the owner cleared and the notification claimed; then the
+ * result, the progress line and the notification (told once, whichever
+ * driver ended the run).
+ */
+static int
+drive_end(struct drv *d, const struct vg_run_opts *o,
+    struct vg_run_result *res, struct vg_err *e)
+{
+	int rc, notify = 0;
+
+	res->state = final_state(d);
+	if ((rc = txn_open(d, e)) == 0) {
+		rc = row_flush(d, 1, e);
+		if (rc == 0)
+			rc = vg_store_run_set_state(d->st, d->run_id,
+			    res->state, d->cancel_why, e);
+		if (rc == 0)
+			rc = vg_store_run_set_owner(d->st, d->run_id, 0, 0, e);
+		if (rc == 0)
+			rc = vg_notify_claim(d->st, d->run_id, d->m,
+			    res->state, &notify, e);
+		if (rc == 0)
+			rc = txn_commit(d, e);
+		if (rc != 0) {
+			txn_abort(d);
+			notify = 0;
+		}
+	}
+	vg_debug("driver: %lu transaction(s) for %zu task(s), group %d ms",
+	    d->ncommits, d->n, d->group_ms);
+	memcpy(res->counts, d->counts, sizeof(res->counts));
+	res->ntasks = (int)d->n;
+	if (d->pg != NULL) {
+		vg_progress_done(d->pg, res->state);
+		usage_note(d);
+	}
+	if (notify)
+		vg_notify_run(d->st, d->run_id, d->m, o->undelivered);
+	return rc;
+}
+
+/* Releases what a drive holds; after a failure (failed), first stops
+ * every attempt still running: nothing is left behind a failed driver.
+ * What is open holds whole steps (a failed one was rolled back). */
+static void
+drive_release(struct drv *d, int failed)
+{
+	size_t i;
+
+	if (d->txn) {
+		struct vg_err ce;
+
+		vg_err_init(&ce);
+		if (txn_commit(d, &ce) != 0)
+			vg_warn("run %s: %s", d->run_id, ce.msg);
+	}
+	if (failed && d->sched_open && d->live != NULL) {
+		for (i = 0; i < d->n; i++)
+			if (d->live[i] != NULL) {
+				(void)vg_sched_cancel(&d->sched,
+				    &d->live[i]->a, NULL);
+				(void)vg_sched_cancel(&d->sched,
+				    &d->live[i]->a, NULL);
+			}
+	}
+	if (d->sched_open)
+		vg_sched_close(&d->sched);
+	vg_backend_unprepare(d->prepared);
+	if (d->live != NULL)
+		for (i = 0; i < d->n; i++)
+			box_free(d->live[i]);
+	if (d->sw != NULL) {
+		struct vg_err se;
+
+		vg_err_init(&se);
+		if (vg_stream_writer_close(d->sw, &se) != 0)
+			vg_warn("run %s: %s", d->run_id, se.msg);
+	}
+	signals_off(d);
+	free(d->live);
+	free(d->tr);
+	free(d->retry);
+	free(d->dirty);
+	free(d->adirty);
+	vg_dirpool_close(&d->dirs);
+	if (d->tasks_fd >= 0)
+		close(d->tasks_fd);
+	free(d->run_dir);
+	free(d->scratch_base);
+	free(d->unprepared);
+	vg_after_release(&d->after);
+	vg_buf_release(&d->label);
+}
+
 int
 vg_run_drive(struct vg_store *st, const char *run_id,
     const struct vg_manifest *m, const struct vg_taskset *ts,
@@ -2010,182 +2224,25 @@ vg_run_drive(struct vg_store *st, const char *run_id,
 {
 	struct vg_run_info ri;
 	struct drv d;
-	long long t0, t1 = 0, t2 = 0;
-	size_t i;
-	int rc, had_owner, notify = 0;
+	int rc;
 
 	memset(res, 0, sizeof(*res));
 	memset(&d, 0, sizeof(d));
 	d.sigfd = -1;
 	d.tasks_fd = -1;
 	d.dirs.fd = -1;
-	if ((rc = vg_store_run_get(st, run_id, &ri, e)) != 0)
-		return rc;
-	/* A submitted run's detached vigil records itself before driving. */
-	had_owner = (ri.pid > 0 && ri.pid != getpid()) ||
-	    ri.state != VG_ST_PENDING;
-	/* Ownership first, atomically: of two vigils driving one run, the
-	 * second stops here before it touches a task. */
-	if ((rc = vg_run_claim(st, &ri, e)) != 0) {
-		vg_run_info_release(&ri);
-		return rc;
-	}
 	d.st = st;
 	d.run_id = run_id;
-	d.run_dir = vg_xstrdup(ri.dir);
 	d.m = m;
 	d.ts = ts;
-	d.pg = o->progress;
-	d.created = ri.created;
-	d.after_gated = m->after.n > 0;
-	/* Row by row into the compact records: the full rows of a large
-	 * run would cost eight times as much, even for a moment. */
-	d.tr = vg_xcalloc(ts->n + 1, sizeof(*d.tr));
-	d.ncap = ts->n;
-	if ((rc = vg_store_task_each(st, run_id, -1, load_cb, &d, e)) != 0)
-		goto out;
-	if (d.n != ts->n) {
-		rc = vg_err_set(e, VG_ESTATE, "run '%s' has %zu tasks "
-		    "recorded but its manifest expands to %zu", run_id, d.n,
-		    ts->n);
-		goto out;
-	}
-	for (i = 0; i < d.n; i++) {
-		if (d.tr[i].index != (int)i) {
-			rc = vg_err_set(e, VG_ESTATE, "run '%s': task %zu is "
-			    "recorded as index %d", run_id, i, d.tr[i].index);
-			goto out;
-		}
-		d.counts[d.tr[i].state]++;
-	}
-	d.live = vg_xcalloc(d.n + 1, sizeof(*d.live));
-	d.backend = o->backend != NULL ? o->backend :
-	    vg_backend_find(vg_manifest_plugin(m, VG_PLUGIN_BACKEND));
-	if (d.pg != NULL)
-		vg_progress_bind(d.pg, d.counts, d.n);
-	if ((rc = sched_open(&d, &ri, o, e)) != 0 ||
-	    (group_ms_of(&d), 0) ||
-	    (rc = backend_prepare(&d, o, e)) != 0 ||
-	    (rc = stream_open(&d, o, e)) != 0)
-		goto out;
-	/* Scratch lives where tasks run: here for direct; on the compute
-	 * node (task-exec) for schedulers that send tasks elsewhere. */
-	if (!d.sched.remote) {
-		char *why = NULL;
-
-		rc = vg_scratch_base(&m->scratch, vg_store_home(st),
-		    &d.scratch_base, &why, e);
-		free(why);
-		if (rc != 0)
-			goto out;
-	}
-	if (o->signals && (rc = signals_on(&d, e)) != 0)
-		goto out;
-	t0 = vg_mono_ms();
-	/* The first round, committed at once (the owner was recorded by
-	 * the claim above). */
-	if ((rc = txn_open(&d, e)) != 0)
-		goto out;
-	if ((rc = vg_store_run_set_state(st, run_id, VG_ST_RUNNING,
-	    had_owner ? "resumed" : "started", e)) != 0 ||
-	    (rc = recover(&d, had_owner, e)) != 0 ||
-	    (d.unprepared != NULL && (rc = unprepared_tasks(&d, e)) != 0) ||
-	    (rc = after_gate(&d, e)) != 0 ||
-	    (rc = submit_ready(&d, e)) != 0 ||
-	    (t1 = vg_mono_ms(), 0) ||
-	    (rc = vg_sched_flush(&d.sched, e)) != 0 ||
-	    (t2 = vg_mono_ms(), 0) ||
-	    (rc = txn_commit(&d, e)) != 0) {
-		txn_abort(&d);
-		goto out;
-	}
-	/* Where the first round's time goes (bench/slurm-submit.sh). */
-	vg_debug("driver: first round: %zu task(s) recorded and handed over "
-	    "in %lld ms, flush %lld ms, commit %lld ms", d.n, t1 - t0,
-	    t2 - t1, vg_mono_ms() - t2);
-	while (!all_done(&d)) {
-		if (vg_sched_active(&d.sched) == 0 && d.nretry == 0 &&
-		    d.cursor >= d.n && !d.after_gated) {
-			rc = vg_err_set(e, VG_ESTATE, "run '%s': tasks left "
-			    "open with nothing running (state database "
-			    "edited?)", run_id);
-			goto out;
-		}
-		if ((rc = drive_step(&d, poll_timeout(&d, e), e)) != 0)
-			goto out;
-	}
-	res->state = final_state(&d);
-	/* The run's end joins the last steps' transaction (its rows
-	 * written first: the claim reads them). */
-	if ((rc = txn_open(&d, e)) == 0) {
-		if ((rc = row_flush(&d, 1, e)) != 0 ||
-		    (rc = vg_store_run_set_state(st, run_id, res->state,
-		    d.cancel_why, e)) != 0 ||
-		    (rc = vg_store_run_set_owner(st, run_id, 0, 0, e)) != 0 ||
-		    (rc = vg_notify_claim(st, run_id, m, res->state,
-		    &notify, e)) != 0 ||
-		    (rc = txn_commit(&d, e)) != 0) {
-			txn_abort(&d);
-			notify = 0;
-		}
-	}
-	vg_debug("driver: %lu transaction(s) for %zu task(s), group %d ms",
-	    d.ncommits, d.n, d.group_ms);
-	memcpy(res->counts, d.counts, sizeof(res->counts));
-	res->ntasks = (int)d.n;
-	if (d.pg != NULL) {
-		vg_progress_done(d.pg, res->state);
-		usage_note(&d);
-	}
-	/* Claimed with the end: told once, whichever driver ended it. */
-	if (notify)
-		vg_notify_run(st, run_id, m, o->undelivered);
-out:
-	/* What is open holds whole steps (a failed one is rolled back). */
-	if (d.txn) {
-		struct vg_err ce;
-
-		vg_err_init(&ce);
-		if (txn_commit(&d, &ce) != 0)
-			vg_warn("run %s: %s", run_id, ce.msg);
-	}
-	if (rc != 0 && d.sched_open && d.live != NULL) {
-		/* Leave nothing running behind a failed driver. */
-		for (i = 0; i < d.n; i++)
-			if (d.live[i] != NULL) {
-				(void)vg_sched_cancel(&d.sched,
-				    &d.live[i]->a, NULL);
-				(void)vg_sched_cancel(&d.sched,
-				    &d.live[i]->a, NULL);
-			}
-	}
-	if (d.sched_open)
-		vg_sched_close(&d.sched);
-	vg_backend_unprepare(d.prepared);
-	if (d.live != NULL)
-		for (i = 0; i < d.n; i++)
-			box_free(d.live[i]);
-	if (d.sw != NULL) {
-		struct vg_err se;
-
-		vg_err_init(&se);
-		if (vg_stream_writer_close(d.sw, &se) != 0)
-			vg_warn("run %s: %s", run_id, se.msg);
-	}
-	signals_off(&d);
-	free(d.live);
-	free(d.tr);
-	free(d.retry);
-	free(d.dirty);
-	free(d.adirty);
-	vg_dirpool_close(&d.dirs);
-	if (d.tasks_fd >= 0)
-		close(d.tasks_fd);
-	free(d.run_dir);
-	free(d.scratch_base);
-	free(d.unprepared);
-	vg_after_release(&d.after);
-	vg_buf_release(&d.label);
+	if ((rc = vg_store_run_get(st, run_id, &ri, e)) != 0)
+		return rc;
+	rc = drive_begin(&d, &ri, o, e);
+	if (rc == 0)
+		rc = drive_rounds(&d, e);
+	if (rc == 0)
+		rc = drive_end(&d, o, res, e);
+	drive_release(&d, rc != 0);
 	vg_run_info_release(&ri);
 	return rc;
 }
