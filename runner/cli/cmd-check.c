@@ -128,6 +128,8 @@ struct check {
 	int			 failed;	/* warned once already */
 	struct vg_buf		 js;		/* UTF-8 cleaned text */
 	struct vg_buf		 out;		/* verdicts not yet printed */
+	struct vg_buf		 yaml;		/* a refusal's allow rule */
+	struct vg_buf		 note;		/* and where it goes */
 	int			 json;
 };
 
@@ -214,6 +216,16 @@ put(char *o, const char *s, size_t n)
 	return o + n;
 }
 
+/* Makes the allow rule of a refusal in ck->yaml and ck->note. */
+static enum vg_allow_where
+check_allow(struct check *ck, const char *cmd, size_t n,
+    const struct vg_verdict *v)
+{
+	vg_buf_reset(&ck->yaml);
+	vg_buf_reset(&ck->note);
+	return vg_policy_allow_rule(v, cmd, n, &ck->yaml, &ck->note);
+}
+
 /* Prints one verdict as text (NULs of cmd shown as '?') into the
  * output buffer. */
 static void
@@ -261,6 +273,8 @@ print_text(struct check *ck, const char *cmd, size_t n,
 		*o = '\0';
 		b->len = (size_t)(o - b->data);
 	}
+	if (!v->allowed)
+		vg_cmd_policy_allow(b, v, cmd, n, &ck->yaml, &ck->note);
 }
 
 /* Hands the verdicts printed so far to stdout in one stdio call. */
@@ -311,6 +325,20 @@ print_json(struct check *ck, const char *cmd, size_t n,
 		vg_json_obj_end(&w);
 	}
 	vg_json_arr_end(&w);
+	if (!v->allowed) {
+		enum vg_allow_where where = check_allow(ck, cmd, n, v);
+
+		vg_json_key(&w, "allow_rule");
+		if (where == VG_ALLOW_NONE)
+			vg_json_null(&w);
+		else
+			json_text(ck, &w, ck->yaml.data, ck->yaml.len);
+		vg_json_key(&w, "allow_in");
+		vg_json_str(&w, where == VG_ALLOW_LAYER ? "policy-file" :
+		    where == VG_ALLOW_SITE ? "site-policy-file" : "none");
+		vg_json_key(&w, "allow_note");
+		json_text(ck, &w, ck->note.data, ck->note.len);
+	}
 	vg_json_obj_end(&w);
 	vg_buf_addc(&b, '\n');
 	vg_buf_add(&ck->out, b.data, b.len);
@@ -871,6 +899,8 @@ cmd_check_exec(struct vg_args *a)
 	sig = check_signal;
 	vg_buf_release(&ck.js);
 	vg_buf_release(&ck.out);
+	vg_buf_release(&ck.yaml);
+	vg_buf_release(&ck.note);
 	vg_buf_release(&cmd);
 	vg_cmd_policy_close(&ck.cp);
 	rc = vg_cmd_finish_stdout(rc);

@@ -531,6 +531,8 @@ exec_session(struct vg_args *a, double timeout)
 			print_denied_json(&ss, v.summary);
 		fprintf(stderr, "vigil: exec: %s\n", strcmp(verdict,
 		    "ask-deny") == 0 ? "not run" : v.summary);
+		if (strcmp(verdict, "deny") == 0 && v.flagged)
+			vg_cmd_policy_allow_stderr(&v, vg_buf_str(&cmd));
 		rc = VG_EXIT_DENIED;
 		goto out;
 	}
@@ -625,11 +627,7 @@ cmd_exec_exec(struct vg_args *a)
 		vg_buf_adds(&shown, a->argv[0]);
 		vg_policy_eval(cp.policy, a->argv[0], &cp.env.ctx, &v);
 	} else {
-		for (k = 0; k < a->argc; k++) {
-			if (k > 0)
-				vg_buf_addc(&shown, ' ');
-			vg_buf_shquote(&shown, a->argv[k]);
-		}
+		vg_policy_argv_text(a->argv, &shown);
 		vg_policy_eval_argv(cp.policy, a->argv, &cp.env.ctx, &v);
 	}
 	if (!v.allowed && vg_policy_mode(cp.policy) == VG_POLICY_INTERACTIVE &&
@@ -652,6 +650,8 @@ cmd_exec_exec(struct vg_args *a)
 	if (!v.allowed) {
 		fprintf(stderr, "vigil: exec: %s\n", strcmp(verdict, "ask-deny")
 		    == 0 ? "not run" : v.summary);
+		if (strcmp(verdict, "deny") == 0 && v.flagged)
+			vg_cmd_policy_allow_stderr(&v, vg_buf_str(&shown));
 		rc = VG_EXIT_DENIED;
 		goto out;
 	}

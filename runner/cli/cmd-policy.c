@@ -137,6 +137,40 @@ vg_cmd_policy_use_store(struct vg_cmd_policy *cp, struct vg_store *st)
 	cp->store_borrowed = 1;
 }
 
+enum vg_allow_where
+vg_cmd_policy_allow(struct vg_buf *out, const struct vg_verdict *v,
+    const char *cmd, size_t n, struct vg_buf *yaml, struct vg_buf *note)
+{
+	enum vg_allow_where where;
+	const char *s, *nl;
+
+	vg_buf_reset(yaml);
+	vg_buf_reset(note);
+	where = vg_policy_allow_rule(v, cmd, n, yaml, note);
+	vg_buf_adds(out, "  ");
+	vg_buf_add(out, note->data, note->len);
+	vg_buf_addc(out, '\n');
+	for (s = vg_buf_str(yaml); *s != '\0'; s = nl + 1) {
+		nl = strchr(s, '\n');
+		vg_buf_adds(out, "    ");
+		vg_buf_add(out, s, (size_t)(nl - s) + 1);
+	}
+	return where;
+}
+
+void
+vg_cmd_policy_allow_stderr(const struct vg_verdict *v, const char *cmd)
+{
+	struct vg_buf out = VG_BUF_INIT, yaml = VG_BUF_INIT;
+	struct vg_buf note = VG_BUF_INIT;
+
+	vg_cmd_policy_allow(&out, v, cmd, strlen(cmd), &yaml, &note);
+	fputs(vg_buf_str(&out), stderr);
+	vg_buf_release(&out);
+	vg_buf_release(&yaml);
+	vg_buf_release(&note);
+}
+
 void
 vg_cmd_policy_close(struct vg_cmd_policy *cp)
 {

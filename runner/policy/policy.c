@@ -247,7 +247,10 @@ add_file_layer(struct vg_policy *p, const char *path, int *mode,
 		r->site = 0;
 		if (r->match != NULL)
 			p->rules.has_match = 1;
+		if (r->command != NULL)
+			p->rules.has_command = 1;
 		x.v[i].id = x.v[i].match = x.v[i].reason = NULL;
+		x.v[i].command = x.v[i].url = NULL;
 	}
 	if (rc == 0) {
 		x.n = 0;
@@ -626,14 +629,7 @@ vg_policy_eval_argv(struct vg_policy *p, char *const argv[],
 
 	if (argv == NULL || argv[0] == NULL)
 		return VG_EINVAL;
-	for (k = 0; argv[k] != NULL; k++) {
-		if (k > 0)
-			vg_buf_addc(&b, ' ');
-		if (argv[k][0] == '\0')
-			vg_buf_adds(&b, "''");
-		else
-			vg_buf_shquote(&b, argv[k]);
-	}
+	vg_policy_argv_text(argv, &b);
 	rc = vg_policy_eval(p, vg_buf_str(&b), ctx, v);
 	/* Spans refer to the quoted text, which the caller does not hold. */
 	for (k = 0; k < v->nfindings; k++) {
@@ -642,6 +638,21 @@ vg_policy_eval_argv(struct vg_policy *p, char *const argv[],
 	}
 	vg_buf_release(&b);
 	return rc;
+}
+
+void
+vg_policy_argv_text(char *const argv[], struct vg_buf *out)
+{
+	int k;
+
+	for (k = 0; argv[k] != NULL; k++) {
+		if (k > 0)
+			vg_buf_addc(out, ' ');
+		if (argv[k][0] == '\0')
+			vg_buf_adds(out, "''");
+		else
+			vg_buf_shquote(out, argv[k]);
+	}
 }
 
 void

@@ -164,6 +164,32 @@ int	vg_policy_eval_n(struct vg_policy *p, const char *command,
 int	vg_policy_eval_argv(struct vg_policy *p, char *const argv[],
 	    const struct vg_policy_ctx *ctx, struct vg_verdict *v);
 
+/* Where the allow rule for a refused command can go. */
+enum vg_allow_where {
+	VG_ALLOW_LAYER = 0,	/* any policy file, or the manifest */
+	VG_ALLOW_SITE,		/* the site policy file only: it lifts a
+				 * floor rule */
+	VG_ALLOW_NONE,		/* none: a site deny rule, a layer's deny
+				 * rule, an unparseable command */
+};
+
+/*
+ * For a command refused with verdict v (the len bytes at command, as
+ * judged): appends to yaml an allow list that, pasted into a policy file
+ * where the result says, lets exactly this command through (a rule whose
+ * 'command' glob matches only this text, and one lifting each floor rule
+ * it hit), and to note one line saying where it goes; for VG_ALLOW_NONE
+ * yaml stays empty and note says why no rule can.  A refusal of more
+ * than VG_POLICY_MAX_FINDINGS findings may need more rules.
+ */
+enum vg_allow_where vg_policy_allow_rule(const struct vg_verdict *v,
+	    const char *command, size_t len, struct vg_buf *yaml,
+	    struct vg_buf *note);
+
+/* Appends argv as the shell text vg_policy_eval_argv judges: each word
+ * quoted, joined by spaces. */
+void	vg_policy_argv_text(char *const argv[], struct vg_buf *out);
+
 /*
  * Appends command to out with secrets replaced by "***": values assigned
  * to variables named like *TOKEN*, *SECRET*, *PASSWORD*, *KEY*,

@@ -21,6 +21,10 @@ struct pl_rule {
 	int		 site;
 	const char	*floor;		/* site allow: the floor rule it lifts
 					 * (static "floor:..."), or NULL */
+	char		*command;	/* allow: glob on the whole command
+					 * (pl_norm_whole), or NULL */
+	char		*url;		/* allow: remote-code source URL
+					 * prefix, or NULL */
 };
 
 /* A volume driver the site file lists as safe (safe_volume_drivers). */
@@ -35,6 +39,7 @@ struct pl_rules {
 	size_t		 n;
 	size_t		 cap;
 	int		 has_match;	/* some rule has a glob */
+	int		 has_command;	/* some rule has a 'command' glob */
 	int		 site_mode;	/* -1 = not set */
 	int		 forbid_approve;
 	char		*audit_log;	/* from the site file */
@@ -57,6 +62,22 @@ int	pl_rules_conf(struct pl_rules *rs, const struct vg_policy_conf *conf,
 void	pl_rules_apply(const struct pl_rules *rs, struct pl_an *an,
 	    struct pl_finding *out, int *nout, int *hard);
 void	pl_rules_release(struct pl_rules *rs);
+
+/*
+ * Writes the n bytes of command s to out (n + 1 bytes) as whole-command
+ * rules see it: outside quotes, each run of blanks (spaces, tabs,
+ * backslash-newlines) becomes one space, and blanks at the start and
+ * end go, as do blanks next to a newline; quoted text and escaped
+ * characters are kept as they are.  Returns the length written.
+ */
+size_t	pl_norm_whole(const char *s, size_t n, char *out);
+
+/* True when url (n bytes, as a finding carries it) lies under the rule
+ * URL prefix (see docs/policy.md): the same scheme and host (and
+ * port), and a path equal to the prefix's or below it at a '/'.  A URL
+ * with a user part, dot segments or encoded dots, slashes or
+ * backslashes never lies under any prefix. */
+int	pl_url_under(const char *prefix, const char *url, size_t n);
 
 /* NULL-terminated list of the built-in floor's rule ids. */
 extern const char *const pl_floor_rules[];
