@@ -154,57 +154,13 @@ static const struct vg_opt check_opts[] = {
 	{ NULL }
 };
 
-/* Appends n bytes of s to out as valid UTF-8: each byte that does not
- * start a well-formed sequence becomes U+FFFD. */
-static void
-utf8_clean(struct vg_buf *out, const char *s, size_t n)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, k, len;
-
-	while (i < n) {
-		unsigned c = u[i];
-		unsigned min;
-
-		if (c < 0x80) {
-			for (k = i; k < n && u[k] < 0x80; k++)
-				;
-			vg_buf_add(out, s + i, k - i);
-			i = k;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			len = 2, min = 0x80;
-		else if (c >= 0xe0 && c <= 0xef)
-			len = 3, min = 0x800;
-		else if (c >= 0xf0 && c <= 0xf4)
-			len = 4, min = 0x10000;
-		else
-			len = 0, min = 0;
-		if (len > 0 && i + len <= n) {
-			unsigned cp = c & (0xff >> (len + 1));
-
-			for (k = 1; k < len && (u[i + k] & 0xc0) == 0x80; k++)
-				cp = (cp << 6) | (u[i + k] & 0x3f);
-			if (k == len && cp >= min && cp <= 0x10ffff &&
-			    !(cp >= 0xd800 && cp <= 0xdfff)) {
-				vg_buf_add(out, s + i, len);
-				i += len;
-				continue;
-			}
-		}
-		vg_buf_adds(out, "\xef\xbf\xbd");
-		i++;
-	}
-}
-
 /* Writes n bytes of s as a JSON string of valid UTF-8. */
 static void
 json_text(struct check *ck, struct vg_json_writer *w, const char *s,
     size_t n)
 {
 	vg_buf_reset(&ck->js);
-	utf8_clean(&ck->js, s, n);
+	vg_json_utf8_clean(&ck->js, s, n);
 	vg_json_strn(w, ck->js.data ? ck->js.data : "", ck->js.len);
 }
 

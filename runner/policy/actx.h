@@ -104,6 +104,7 @@ struct pl_normcmd {
 	const char	*s;		/* normalised simple command */
 	size_t		 off;
 	size_t		 len;
+	int		 nest;		/* depth of nested code it is in */
 	struct pl_normcmd *next;
 };
 

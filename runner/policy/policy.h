@@ -164,6 +164,58 @@ int	vg_policy_eval_n(struct vg_policy *p, const char *command,
 int	vg_policy_eval_argv(struct vg_policy *p, char *const argv[],
 	    const struct vg_policy_ctx *ctx, struct vg_verdict *v);
 
+/* How one command was judged (vg_policy_explain): the parsed
+ * structure, each simple command after expansion and unwrapping, and
+ * each finding of the analysis with what the rules made of it. */
+struct vg_explain_node {
+	int		 depth;		/* 0 for the top */
+	const char	*kind;		/* "list", "pipeline", "simple", ... */
+	const char	*op;		/* list item: ";" "&" "&&" "||" */
+	size_t		 off;		/* span in the command */
+	size_t		 len;
+};
+
+struct vg_explain_cmd {
+	size_t		 off;		/* span in the command */
+	size_t		 len;
+	char		*norm;		/* words resolved, wrappers removed */
+	int		 nested;	/* found in nested code (sh -c, eval) */
+};
+
+struct vg_explain_find {
+	const char	*category;
+	char		*rule;		/* the analysis' rule ("builtin:...") */
+	const char	*floor;		/* its floor rule, or NULL */
+	char		*reason;
+	size_t		 off;
+	size_t		 len;
+	char		*url;		/* remote-code source, or NULL */
+	const char	*decision;	/* "floor", "allowed", "denied",
+					 * "flagged" */
+	char		*by;		/* the deciding rule's id, or NULL */
+	char		*lifted;	/* the site rule lifting its floor */
+};
+
+struct vg_explain {
+	char			*whole;	/* as whole-command rules see it */
+	struct vg_explain_node	*nodes;
+	size_t			 nnodes;
+	struct vg_explain_cmd	*cmds;
+	size_t			 ncmds;
+	struct vg_explain_find	*finds;
+	size_t			 nfinds;
+	struct vg_verdict	 v;	/* as vg_policy_eval gives it */
+};
+
+/*
+ * Judges len bytes at command as vg_policy_eval_n does and fills x with
+ * how (release with vg_explain_release).  Slower than vg_policy_eval:
+ * for people, not for the gate.  Returns 0, or VG_EINVAL.
+ */
+int	vg_policy_explain(struct vg_policy *p, const char *command,
+	    size_t len, const struct vg_policy_ctx *ctx, struct vg_explain *x);
+void	vg_explain_release(struct vg_explain *x);
+
 /* Where the allow rule for a refused command can go. */
 enum vg_allow_where {
 	VG_ALLOW_LAYER = 0,	/* any policy file, or the manifest */

@@ -905,8 +905,9 @@ whole_text(struct pl_an *an)
 
 void
 pl_rules_apply(const struct pl_rules *rs, struct pl_an *an,
-    struct pl_finding *out, int *nout, int *hard)
+    struct pl_finding *out, int *nout, int *hard, struct pl_trace *tr)
 {
+	struct pl_trace none;
 	const struct pl_normcmd *nc;
 	const char *whole = NULL;
 	size_t k;
@@ -920,14 +921,20 @@ pl_rules_apply(const struct pl_rules *rs, struct pl_an *an,
 	for (i = 0; i < an->nfind; i++) {
 		struct pl_finding f = an->find[i];
 		const struct pl_rule *deny = NULL, *allow = NULL;
+		struct pl_trace *t = tr != NULL ? &tr[i] : &none;
 
+		memset(t, 0, sizeof(*t));
 		/* Only a site rule naming it lifts a floor rule. */
 		for (k = 0; k < rs->n && f.floor != NULL; k++)
 			if (rs->v[k].floor != NULL && rs->v[k].site &&
 			    strcmp(rs->v[k].floor, f.floor) == 0 &&
-			    rule_hits(&rs->v[k], &f, whole))
+			    rule_hits(&rs->v[k], &f, whole)) {
+				t->lifted = rs->v[k].id;
 				f.floor = NULL;
+			}
 		if (f.floor != NULL) {
+			t->what = PL_TR_FLOOR;
+			t->by = f.floor;
 			static const char pfx[] = "built-in floor: ";
 			size_t l = strlen(f.reason);
 
@@ -956,11 +963,15 @@ pl_rules_apply(const struct pl_rules *rs, struct pl_an *an,
 		if (strcmp(f.category, VG_CAT_UNPARSEABLE) == 0)
 			allow = NULL;
 		if (deny != NULL) {
+			t->what = PL_TR_DENIED;
+			t->by = deny->id;
 			f.rule = deny->id;
 			snprintf(f.reason, sizeof(f.reason), "%s", deny->reason);
 			if (deny->site)
 				*hard = 1;
 		} else if (allow != NULL) {
+			t->what = PL_TR_ALLOWED;
+			t->by = allow->id;
 			continue;
 		}
 		if (n < PL_MAX_FIND)

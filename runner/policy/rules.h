@@ -58,9 +58,25 @@ int	pl_rules_site(struct pl_rules *rs, const char *file, const char *text,
 /* Adds the manifest's rules after validating them. */
 int	pl_rules_conf(struct pl_rules *rs, const struct vg_policy_conf *conf,
 	    struct vg_diag *d, struct vg_err *e);
-/* Applies the rules to an analysis: fills out (PL_MAX_FIND) and *hard. */
+/* What the rules made of one finding of the analysis (explain). */
+enum pl_trace_what {
+	PL_TR_FLAGGED = 0,	/* no rule decided: the mode does */
+	PL_TR_FLOOR,		/* the built-in floor refuses it */
+	PL_TR_ALLOWED,		/* an allow rule dropped it */
+	PL_TR_DENIED,		/* a deny rule took it over */
+};
+
+struct pl_trace {
+	enum pl_trace_what what;
+	const char	*by;		/* the deciding rule's id, or NULL */
+	const char	*lifted;	/* the site rule that lifted its floor
+					 * rule, or NULL */
+};
+
+/* Applies the rules to an analysis: fills out (PL_MAX_FIND) and *hard;
+ * with tr set (an->nfind entries), what became of each finding. */
 void	pl_rules_apply(const struct pl_rules *rs, struct pl_an *an,
-	    struct pl_finding *out, int *nout, int *hard);
+	    struct pl_finding *out, int *nout, int *hard, struct pl_trace *tr);
 void	pl_rules_release(struct pl_rules *rs);
 
 /*
