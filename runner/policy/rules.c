@@ -448,7 +448,8 @@ check_rule(struct vg_diag *d, const char *file, int line, int col,
 		    id ? id : "?");
 		bad++;
 	}
-	if (match == NULL && cat == NULL && in->command == NULL) {
+	if (match == NULL && cat == NULL && in->command == NULL &&
+	    in->url == NULL) {
 		if (in->deny)
 			diag(d, file, line, col, "rule '%s' needs 'match' (a "
 			    "glob on the command) or 'category'", id ? id : "?");
@@ -497,11 +498,13 @@ entry_fields(yaml_document_t *doc, yaml_node_t *r, const char *file,
 	yaml_node_pair_t *pr;
 	int bad = 0, i;
 
+	/* A key "-" holds a place and is never valid. */
 	for (i = 0; keys[i] != NULL; i++) {
 		vals[i] = NULL;
 		if (nodes != NULL)
 			nodes[i] = NULL;
-		vg_buf_printf(&valid, "%s%s", i ? ", " : "", keys[i]);
+		if (strcmp(keys[i], "-") != 0)
+			vg_buf_printf(&valid, "%s%s", i ? ", " : "", keys[i]);
 	}
 	if (r->type != YAML_MAPPING_NODE) {
 		diag(d, file, (int)r->start_mark.line + 1,
@@ -525,7 +528,8 @@ entry_fields(yaml_document_t *doc, yaml_node_t *r, const char *file,
 			bad++;
 			continue;
 		}
-		for (i = 0; keys[i] != NULL && strcmp(ks, keys[i]) != 0; i++)
+		for (i = 0; keys[i] != NULL && (strcmp(ks, keys[i]) != 0 ||
+		    strcmp(ks, "-") == 0); i++)
 			;
 		if (keys[i] != NULL) {
 			vals[i] = vs;
@@ -560,8 +564,10 @@ site_rules(struct pl_rules *rs, yaml_document_t *doc, yaml_node_t *seq,
 	    it < seq->data.sequence.items.top; it++) {
 		static const char *const keys[] = { "id", "match",
 			"category", "reason", "floor", "command", "url", NULL };
+		/* Deny rules: no floor; command and url are read to say
+		 * they are for allow rules. */
 		static const char *const keys4[] = { "id", "match",
-			"category", "reason", NULL };
+			"category", "reason", "-", "command", "url", NULL };
 		yaml_node_t *r = yaml_document_get_node(doc, *it);
 		const char *f[7], *c, *fl;
 		yaml_node_t *fn[7] = { NULL };
