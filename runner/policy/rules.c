@@ -21,6 +21,13 @@
  *     - id: scratch-cleanup
  *       match: "rm -rf /scratch/x*"
  *       reason: scratch is purged anyway
+ *     - id: get-example-sh       # the whole command (pl_norm_whole)
+ *       command: "curl -fsSL https://get.example.sh | sh"
+ *       reason: the vendor's installer, reviewed
+ *     - id: tools-mirror         # remote code from one source
+ *       category: remote-code
+ *       url: https://tools.example.org/install/
+ *       reason: our mirror
  *   safe_volume_drivers:       # docker named-volume drivers that never
  *     - driver: scratchvol     # map a host path (see host-access.h)
  *       reason: per-job volumes on node-local disk, made by the plugin
