@@ -12,9 +12,10 @@
 #include "runner/policy/policy.h"
 #include "runner/policy/rules.h"
 
-/* Appends s as a YAML double-quoted scalar. */
+/* Appends the n bytes of s as a glob matching only them ('*', '?', '['
+ * and '\\' escaped), written as a YAML double-quoted scalar. */
 static void
-yaml_quote(struct vg_buf *b, const char *s, size_t n)
+yaml_glob(struct vg_buf *b, const char *s, size_t n)
 {
 	size_t i;
 
@@ -22,6 +23,8 @@ yaml_quote(struct vg_buf *b, const char *s, size_t n)
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
+		if (c == '*' || c == '?' || c == '[' || c == '\\')
+			vg_buf_adds(b, "\\\\");	/* the glob's '\\' */
 		if (c == '"' || c == '\\') {
 			vg_buf_addc(b, '\\');
 			vg_buf_addc(b, (char)c);
@@ -52,11 +55,11 @@ put_id(struct vg_buf *b, const char *prefix, const char *name)
 		    *name == '-' || *name == '_' || *name == '.' ? *name : '-');
 }
 
-/* Appends one rule of the list: id, floor (or NULL), the whole-command
- * glob, reason. */
+/* Appends one rule of the list: id, floor (or NULL), a whole-command
+ * glob matching only the n bytes of norm, reason. */
 static void
 put_rule(struct vg_buf *b, const char *prefix, const char *name,
-    const char *floor, const char *glob, size_t glen)
+    const char *floor, const char *norm, size_t n)
 {
 	vg_buf_adds(b, "  - id: ");
 	put_id(b, prefix, name);
@@ -64,7 +67,7 @@ put_rule(struct vg_buf *b, const char *prefix, const char *name,
 	if (floor != NULL)
 		vg_buf_printf(b, "    floor: %s\n", floor + 6);
 	vg_buf_adds(b, "    command: ");
-	yaml_quote(b, glob, glen);
+	yaml_glob(b, norm, n);
 	vg_buf_adds(b, "\n    reason: \"FILL IN: why this exact command is "
 	    "safe\"\n");
 }
@@ -92,11 +95,10 @@ vg_policy_allow_rule(const struct vg_verdict *v, const char *command,
     size_t len, struct vg_buf *yaml, struct vg_buf *note)
 {
 	const struct vg_finding *bad = unliftable(v);
-	struct vg_buf glob = VG_BUF_INIT;
-	char *norm;
+	char small[1024], *norm;
 	const char *first = NULL, *floor = NULL;
 	int k, floors = 0;
-	size_t i, n;
+	size_t n;
 
 	if (bad != NULL && strcmp(bad->category, VG_CAT_UNPARSEABLE) == 0) {
 		vg_buf_printf(note, "no rule can allow a command vigil cannot "
@@ -115,24 +117,15 @@ vg_policy_allow_rule(const struct vg_verdict *v, const char *command,
 		    "or remove it there", bad->rule);
 		return VG_ALLOW_NONE;
 	}
-	/* The command as whole-command rules see it, with the glob's
-	 * special characters escaped: it matches this text alone. */
-	norm = vg_xcalloc(len + 1, 1);
+	/* The command as whole-command rules see it. */
+	norm = len < sizeof(small) ? small : vg_xcalloc(len + 1, 1);
 	n = pl_norm_whole(command, len, norm);
-	for (i = 0; i < n; i++) {
-		if (norm[i] == '*' || norm[i] == '?' || norm[i] == '[' ||
-		    norm[i] == '\\')
-			vg_buf_addc(&glob, '\\');
-		vg_buf_addc(&glob, norm[i]);
-	}
-	free(norm);
 	vg_buf_adds(yaml, "allow:\n");
 	for (k = 0; k < v->nfindings; k++) {
 		const char *r = v->findings[k].rule;
 
 		if (strncmp(r, "floor:", 6) == 0) {
-			put_rule(yaml, "lift-", r + 6, r, vg_buf_str(&glob),
-			    glob.len);
+			put_rule(yaml, "lift-", r + 6, r, norm, n);
 			if (floor == NULL)
 				floor = r + 6;
 			floors++;
@@ -141,13 +134,13 @@ vg_policy_allow_rule(const struct vg_verdict *v, const char *command,
 		}
 	}
 	put_rule(yaml, "allow-", first != NULL ? first : floor != NULL ?
-	    floor : "command", NULL,
-	    vg_buf_str(&glob), glob.len);
-	vg_buf_release(&glob);
+	    floor : "command", NULL, norm, n);
+	if (norm != small)
+		free(norm);
 	if (floors > 0) {
-		vg_buf_printf(note, "the built-in floor refuses it: only the "
-		    "site policy file (%s or the site config's policy.file) "
-		    "can allow it, with these rules", PL_SITE_DEFAULT);
+		vg_buf_adds(note, "the built-in floor refuses it: only the "
+		    "site policy file (" PL_SITE_DEFAULT " or the site "
+		    "config's policy.file) can allow it, with these rules");
 		return VG_ALLOW_SITE;
 	}
 	vg_buf_adds(note, "to allow exactly this command, add to a policy "
