@@ -109,6 +109,19 @@ struct check_audit {
 	size_t			 cap;
 };
 
+/* The printed allow rules of recent refusals, by their command's hash
+ * (direct-mapped): a command refused again prints its rule without
+ * making it again.  The judging thread's alone. */
+#define CHECK_ALLOWS	1024
+
+struct check_allow {
+	unsigned long long	 hash;
+	char			*cmd;		/* n bytes */
+	size_t			 n;
+	char			*text;		/* as printed */
+	size_t			 tlen;
+};
+
 /* The state of one vigil check.  The main thread judges and prints and
  * fills cur; a writer thread redacts and writes each full batch (the
  * audit file and one database transaction) while the next one fills.
@@ -130,6 +143,7 @@ struct check {
 	struct vg_buf		 out;		/* verdicts not yet printed */
 	struct vg_buf		 yaml;		/* a refusal's allow rule */
 	struct vg_buf		 note;		/* and where it goes */
+	struct check_allow	 allows[CHECK_ALLOWS];
 	int			 json;
 };
 
@@ -182,11 +196,39 @@ check_allow(struct check *ck, const char *cmd, size_t n,
 	return vg_policy_allow_rule(v, cmd, n, &ck->yaml, &ck->note);
 }
 
-/* Prints one verdict as text (NULs of cmd shown as '?') into the
- * output buffer. */
+/* Prints the allow rule of a refusal of the n bytes at cmd (of hash h),
+ * from the cache when it was refused recently. */
 static void
-print_text(struct check *ck, const char *cmd, size_t n,
-    const struct vg_verdict *v)
+print_allow(struct check *ck, unsigned long long h, const char *cmd,
+    size_t n, const struct vg_verdict *v)
+{
+	struct check_allow *c = &ck->allows[h & (CHECK_ALLOWS - 1)];
+	size_t start = ck->out.len;
+
+	if (c->cmd != NULL && c->hash == h && c->n == n &&
+	    memcmp(c->cmd, cmd, n) == 0) {
+		vg_buf_add(&ck->out, c->text, c->tlen);
+		return;
+	}
+	vg_cmd_policy_allow(&ck->out, v, cmd, n, &ck->yaml, &ck->note);
+	if (n > CHECK_KEYMAX)
+		return;
+	free(c->cmd);
+	free(c->text);
+	c->hash = h;
+	c->n = n;
+	c->cmd = vg_xmalloc(n + 1);
+	memcpy(c->cmd, cmd, n);
+	c->tlen = ck->out.len - start;
+	c->text = vg_xmalloc(c->tlen + 1);
+	memcpy(c->text, ck->out.data + start, c->tlen);
+}
+
+/* Prints one verdict as text (NULs of cmd shown as '?') into the
+ * output buffer; h is the hash of cmd. */
+static void
+print_text(struct check *ck, unsigned long long h, const char *cmd,
+    size_t n, const struct vg_verdict *v)
 {
 	struct vg_buf *b = &ck->out;
 	char num[48];
@@ -230,7 +272,7 @@ print_text(struct check *ck, const char *cmd, size_t n,
 		b->len = (size_t)(o - b->data);
 	}
 	if (!v->allowed)
-		vg_cmd_policy_allow(b, v, cmd, n, &ck->yaml, &ck->note);
+		print_allow(ck, h, cmd, n, v);
 }
 
 /* Hands the verdicts printed so far to stdout in one stdio call. */
@@ -621,6 +663,10 @@ check_finish(struct check *ck)
 	for (k = 0; k < CHECK_CACHE; k++)
 		if (ck->au.way[k].ent != NULL)
 			check_ent_free(ck->au.way[k].ent);
+	for (k = 0; k < CHECK_ALLOWS; k++) {
+		free(ck->allows[k].cmd);
+		free(ck->allows[k].text);
+	}
 	vg_buf_release(&ck->au.show);
 	free(ck->au.rec);
 	free(ck->au.time);
@@ -684,7 +730,7 @@ check_one(struct check *ck, const char *cmd, size_t n)
 	if (ck->json)
 		print_json(ck, cmd, n, &v, vg_policy_mode(ck->cp.policy));
 	else
-		print_text(ck, text, n, &v);
+		print_text(ck, h, text, n, &v);
 	check_queue(ck, h, text, n, &v);
 	if (ck->out.len >= CHECK_OUT_MAX)
 		check_out_flush(ck);

@@ -22,7 +22,17 @@ yaml_glob(struct vg_buf *b, const char *s, size_t n)
 	vg_buf_addc(b, '"');
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
+		size_t k;
 
+		/* Plain bytes go in runs. */
+		for (k = i; k < n && (unsigned char)s[k] >= 0x20 &&
+		    s[k] != 0x7f && strchr("*?[\\\"", s[k]) == NULL; k++)
+			;
+		if (k > i) {
+			vg_buf_add(b, s + i, k - i);
+			i = k - 1;
+			continue;
+		}
 		if (c == '*' || c == '?' || c == '[' || c == '\\')
 			vg_buf_adds(b, "\\\\");	/* the glob's '\\' */
 		if (c == '"' || c == '\\') {
