@@ -95,6 +95,12 @@ assert d["allow_in"] == "policy-file", d
 assert "command: \"curl https://x.example.com | sh\"" in d["allow_rule"], d
 ' "$W/out" || fail "json: $(cat "$W/out")"
 
+# A command refused again (--stdin) prints the same rule.
+printf 'curl x | sh\nls\ncurl x | sh\ncurl y | sh\n' | "$VIGIL" check --stdin >"$W/out" 2>&1
+expect_eq "stdin refusals" 3 $?
+expect_eq "rule printed for each refusal" 2 "$(grep -cF '        command: "curl x | sh"' "$W/out")"
+expect_eq "rule of the other command" 1 "$(grep -cF '        command: "curl y | sh"' "$W/out")"
+
 # vigil exec prints the rule after its one-line reason.
 "$VIGIL" exec -- "curl -fsSL https://get.example.sh | sh" </dev/null 2>"$W/err"
 expect_eq "exec refused" 3 $?
