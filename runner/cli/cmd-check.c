@@ -112,7 +112,7 @@ struct check_audit {
 /* The printed allow rules of recent refusals, by their command's hash
  * (direct-mapped): a command refused again prints its rule without
  * making it again.  The judging thread's alone. */
-#define CHECK_ALLOWS	1024
+#define CHECK_ALLOWS	4096
 
 struct check_allow {
 	unsigned long long	 hash;
@@ -143,7 +143,7 @@ struct check {
 	struct vg_buf		 out;		/* verdicts not yet printed */
 	struct vg_buf		 yaml;		/* a refusal's allow rule */
 	struct vg_buf		 note;		/* and where it goes */
-	struct check_allow	 allows[CHECK_ALLOWS];
+	struct check_allow	*allows;	/* CHECK_ALLOWS, made on use */
 	int			 json;
 };
 
@@ -202,8 +202,12 @@ static void
 print_allow(struct check *ck, unsigned long long h, const char *cmd,
     size_t n, const struct vg_verdict *v)
 {
-	struct check_allow *c = &ck->allows[h & (CHECK_ALLOWS - 1)];
+	struct check_allow *c;
 	size_t start = ck->out.len;
+
+	if (ck->allows == NULL)
+		ck->allows = vg_xcalloc(CHECK_ALLOWS, sizeof(*ck->allows));
+	c = &ck->allows[h & (CHECK_ALLOWS - 1)];
 
 	if (c->cmd != NULL && c->hash == h && c->n == n &&
 	    memcmp(c->cmd, cmd, n) == 0) {
@@ -663,10 +667,11 @@ check_finish(struct check *ck)
 	for (k = 0; k < CHECK_CACHE; k++)
 		if (ck->au.way[k].ent != NULL)
 			check_ent_free(ck->au.way[k].ent);
-	for (k = 0; k < CHECK_ALLOWS; k++) {
+	for (k = 0; ck->allows != NULL && k < CHECK_ALLOWS; k++) {
 		free(ck->allows[k].cmd);
 		free(ck->allows[k].text);
 	}
+	free(ck->allows);
 	vg_buf_release(&ck->au.show);
 	free(ck->au.rec);
 	free(ck->au.time);
