@@ -174,3 +174,47 @@ vg_json_value_write(struct vg_json_writer *w, const struct vg_json_value *v)
 		break;
 	}
 }
+
+/* Appends n bytes of s to out as valid UTF-8: each byte that does not
+ * start a well-formed sequence becomes U+FFFD. */
+void
+vg_json_utf8_clean(struct vg_buf *out, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, k, len;
+
+	while (i < n) {
+		unsigned c = u[i];
+		unsigned min;
+
+		if (c < 0x80) {
+			for (k = i; k < n && u[k] < 0x80; k++)
+				;
+			vg_buf_add(out, s + i, k - i);
+			i = k;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			len = 2, min = 0x80;
+		else if (c >= 0xe0 && c <= 0xef)
+			len = 3, min = 0x800;
+		else if (c >= 0xf0 && c <= 0xf4)
+			len = 4, min = 0x10000;
+		else
+			len = 0, min = 0;
+		if (len > 0 && i + len <= n) {
+			unsigned cp = c & (0xff >> (len + 1));
+
+			for (k = 1; k < len && (u[i + k] & 0xc0) == 0x80; k++)
+				cp = (cp << 6) | (u[i + k] & 0x3f);
+			if (k == len && cp >= min && cp <= 0x10ffff &&
+			    !(cp >= 0xd800 && cp <= 0xdfff)) {
+				vg_buf_add(out, s + i, len);
+				i += len;
+				continue;
+			}
+		}
+		vg_buf_adds(out, "\xef\xbf\xbd");
+		i++;
+	}
+}

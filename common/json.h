@@ -41,6 +41,10 @@ void	vg_json_int(struct vg_json_writer *w, long long v);
 void	vg_json_num(struct vg_json_writer *w, double v);
 void	vg_json_bool(struct vg_json_writer *w, int v);
 void	vg_json_null(struct vg_json_writer *w);
+/* Appends n bytes of s to out as valid UTF-8: each byte that does not
+ * start a well-formed sequence becomes U+FFFD (what JSON output of
+ * arbitrary bytes needs before vg_json_strn). */
+void	vg_json_utf8_clean(struct vg_buf *out, const char *s, size_t n);
 /* Appends s as a quoted JSON string with escapes (no comma handling). */
 void	vg_json_quote(struct vg_buf *b, const char *s, size_t n);
 

@@ -13,7 +13,7 @@ _vigil()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
 	if [ "$COMP_CWORD" -le 1 ]; then
-		COMPREPLY=($(compgen -W "run submit status logs report cancel resume retry validate check exec session doctor scratch cache gc notify version help" -- "$cur"))
+		COMPREPLY=($(compgen -W "run submit status logs report cancel resume retry validate check exec policy session doctor scratch cache gc notify version help" -- "$cur"))
 		return 0
 	fi
 	cmd=${COMP_WORDS[1]}
@@ -84,6 +84,15 @@ _vigil()
 			return 0 ;;
 		esac
 		;;
+	policy)
+		opts="--json --policy --mode"
+		takes=" --policy --mode "
+		case $prev in
+		--mode)
+			COMPREPLY=($(compgen -W "auto-deny auto-approve interactive" -- "$cur"))
+			return 0 ;;
+		esac
+		;;
 	session)
 		opts="--backend --image -f --file --set --workdir --name --idle-timeout --max-age --mode --policy --json --wait --follow"
 		takes=" --backend --image -f --file --set --workdir --name --idle-timeout --max-age --mode --policy "
@@ -133,7 +142,7 @@ _vigil()
 	help)
 		opts="--man --bash-completion"
 		takes=" "
-		subs="run submit status logs report cancel resume retry validate check exec session doctor scratch cache gc notify version help"
+		subs="run submit status logs report cancel resume retry validate check exec policy session doctor scratch cache gc notify version help"
 		;;
 	*)
 		return 0 ;;

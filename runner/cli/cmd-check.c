@@ -109,6 +109,19 @@ struct check_audit {
 	size_t			 cap;
 };
 
+/* The printed allow rules of recent refusals, by their command's hash
+ * (direct-mapped): a command refused again prints its rule without
+ * making it again.  The judging thread's alone. */
+#define CHECK_ALLOWS	4096
+
+struct check_allow {
+	unsigned long long	 hash;
+	char			*cmd;		/* n bytes */
+	size_t			 n;
+	char			*text;		/* as printed */
+	size_t			 tlen;
+};
+
 /* The state of one vigil check.  The main thread judges and prints and
  * fills cur; a writer thread redacts and writes each full batch (the
  * audit file and one database transaction) while the next one fills.
@@ -128,6 +141,9 @@ struct check {
 	int			 failed;	/* warned once already */
 	struct vg_buf		 js;		/* UTF-8 cleaned text */
 	struct vg_buf		 out;		/* verdicts not yet printed */
+	struct vg_buf		 yaml;		/* a refusal's allow rule */
+	struct vg_buf		 note;		/* and where it goes */
+	struct check_allow	*allows;	/* CHECK_ALLOWS, made on use */
 	int			 json;
 };
 
@@ -152,57 +168,13 @@ static const struct vg_opt check_opts[] = {
 	{ NULL }
 };
 
-/* Appends n bytes of s to out as valid UTF-8: each byte that does not
- * start a well-formed sequence becomes U+FFFD. */
-static void
-utf8_clean(struct vg_buf *out, const char *s, size_t n)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, k, len;
-
-	while (i < n) {
-		unsigned c = u[i];
-		unsigned min;
-
-		if (c < 0x80) {
-			for (k = i; k < n && u[k] < 0x80; k++)
-				;
-			vg_buf_add(out, s + i, k - i);
-			i = k;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			len = 2, min = 0x80;
-		else if (c >= 0xe0 && c <= 0xef)
-			len = 3, min = 0x800;
-		else if (c >= 0xf0 && c <= 0xf4)
-			len = 4, min = 0x10000;
-		else
-			len = 0, min = 0;
-		if (len > 0 && i + len <= n) {
-			unsigned cp = c & (0xff >> (len + 1));
-
-			for (k = 1; k < len && (u[i + k] & 0xc0) == 0x80; k++)
-				cp = (cp << 6) | (u[i + k] & 0x3f);
-			if (k == len && cp >= min && cp <= 0x10ffff &&
-			    !(cp >= 0xd800 && cp <= 0xdfff)) {
-				vg_buf_add(out, s + i, len);
-				i += len;
-				continue;
-			}
-		}
-		vg_buf_adds(out, "\xef\xbf\xbd");
-		i++;
-	}
-}
-
 /* Writes n bytes of s as a JSON string of valid UTF-8. */
 static void
 json_text(struct check *ck, struct vg_json_writer *w, const char *s,
     size_t n)
 {
 	vg_buf_reset(&ck->js);
-	utf8_clean(&ck->js, s, n);
+	vg_json_utf8_clean(&ck->js, s, n);
 	vg_json_strn(w, ck->js.data ? ck->js.data : "", ck->js.len);
 }
 
@@ -214,11 +186,53 @@ put(char *o, const char *s, size_t n)
 	return o + n;
 }
 
-/* Prints one verdict as text (NULs of cmd shown as '?') into the
- * output buffer. */
-static void
-print_text(struct check *ck, const char *cmd, size_t n,
+/* Makes the allow rule of a refusal in ck->yaml and ck->note. */
+static enum vg_allow_where
+check_allow(struct check *ck, const char *cmd, size_t n,
     const struct vg_verdict *v)
+{
+	vg_buf_reset(&ck->yaml);
+	vg_buf_reset(&ck->note);
+	return vg_policy_allow_rule(v, cmd, n, &ck->yaml, &ck->note);
+}
+
+/* Prints the allow rule of a refusal of the n bytes at cmd (of hash h),
+ * from the cache when it was refused recently. */
+static void
+print_allow(struct check *ck, unsigned long long h, const char *cmd,
+    size_t n, const struct vg_verdict *v)
+{
+	struct check_allow *c;
+	size_t start = ck->out.len;
+
+	if (ck->allows == NULL)
+		ck->allows = vg_xcalloc(CHECK_ALLOWS, sizeof(*ck->allows));
+	c = &ck->allows[h & (CHECK_ALLOWS - 1)];
+
+	if (c->cmd != NULL && c->hash == h && c->n == n &&
+	    memcmp(c->cmd, cmd, n) == 0) {
+		vg_buf_add(&ck->out, c->text, c->tlen);
+		return;
+	}
+	vg_cmd_policy_allow(&ck->out, v, cmd, n, &ck->yaml, &ck->note);
+	if (n > CHECK_KEYMAX)
+		return;
+	free(c->cmd);
+	free(c->text);
+	c->hash = h;
+	c->n = n;
+	c->cmd = vg_xmalloc(n + 1);
+	memcpy(c->cmd, cmd, n);
+	c->tlen = ck->out.len - start;
+	c->text = vg_xmalloc(c->tlen + 1);
+	memcpy(c->text, ck->out.data + start, c->tlen);
+}
+
+/* Prints one verdict as text (NULs of cmd shown as '?') into the
+ * output buffer; h is the hash of cmd. */
+static void
+print_text(struct check *ck, unsigned long long h, const char *cmd,
+    size_t n, const struct vg_verdict *v)
 {
 	struct vg_buf *b = &ck->out;
 	char num[48];
@@ -261,6 +275,8 @@ print_text(struct check *ck, const char *cmd, size_t n,
 		*o = '\0';
 		b->len = (size_t)(o - b->data);
 	}
+	if (!v->allowed)
+		print_allow(ck, h, cmd, n, v);
 }
 
 /* Hands the verdicts printed so far to stdout in one stdio call. */
@@ -311,6 +327,20 @@ print_json(struct check *ck, const char *cmd, size_t n,
 		vg_json_obj_end(&w);
 	}
 	vg_json_arr_end(&w);
+	if (!v->allowed) {
+		enum vg_allow_where where = check_allow(ck, cmd, n, v);
+
+		vg_json_key(&w, "allow_rule");
+		if (where == VG_ALLOW_NONE)
+			vg_json_null(&w);
+		else
+			json_text(ck, &w, ck->yaml.data, ck->yaml.len);
+		vg_json_key(&w, "allow_in");
+		vg_json_str(&w, where == VG_ALLOW_LAYER ? "policy-file" :
+		    where == VG_ALLOW_SITE ? "site-policy-file" : "none");
+		vg_json_key(&w, "allow_note");
+		json_text(ck, &w, ck->note.data, ck->note.len);
+	}
 	vg_json_obj_end(&w);
 	vg_buf_addc(&b, '\n');
 	vg_buf_add(&ck->out, b.data, b.len);
@@ -637,6 +667,11 @@ check_finish(struct check *ck)
 	for (k = 0; k < CHECK_CACHE; k++)
 		if (ck->au.way[k].ent != NULL)
 			check_ent_free(ck->au.way[k].ent);
+	for (k = 0; ck->allows != NULL && k < CHECK_ALLOWS; k++) {
+		free(ck->allows[k].cmd);
+		free(ck->allows[k].text);
+	}
+	free(ck->allows);
 	vg_buf_release(&ck->au.show);
 	free(ck->au.rec);
 	free(ck->au.time);
@@ -700,7 +735,7 @@ check_one(struct check *ck, const char *cmd, size_t n)
 	if (ck->json)
 		print_json(ck, cmd, n, &v, vg_policy_mode(ck->cp.policy));
 	else
-		print_text(ck, text, n, &v);
+		print_text(ck, h, text, n, &v);
 	check_queue(ck, h, text, n, &v);
 	if (ck->out.len >= CHECK_OUT_MAX)
 		check_out_flush(ck);
@@ -871,6 +906,8 @@ cmd_check_exec(struct vg_args *a)
 	sig = check_signal;
 	vg_buf_release(&ck.js);
 	vg_buf_release(&ck.out);
+	vg_buf_release(&ck.yaml);
+	vg_buf_release(&ck.note);
 	vg_buf_release(&cmd);
 	vg_cmd_policy_close(&ck.cp);
 	rc = vg_cmd_finish_stdout(rc);

@@ -399,10 +399,11 @@ run_background(struct vg_sess *ss, struct vg_session_cmd *c, int json)
 
 /* Prints a --json object for a command the gate refused. */
 static void
-print_denied_json(const struct vg_sess *ss, const char *reason)
+print_denied_json(const struct vg_sess *ss, const char *reason,
+    const struct vg_verdict *v, const char *cmd)
 {
+	struct vg_buf b = VG_BUF_INIT, yaml = VG_BUF_INIT, note = VG_BUF_INIT;
 	struct vg_json_writer w;
-	struct vg_buf b = VG_BUF_INIT;
 
 	vg_json_writer_init(&w, &b);
 	vg_json_obj_begin(&w);
@@ -414,11 +415,24 @@ print_denied_json(const struct vg_sess *ss, const char *reason)
 	vg_json_int(&w, VG_EXIT_DENIED);
 	vg_json_key(&w, "reason");
 	vg_json_str(&w, reason);
+	/* A refusal by the rules (not an answer) says how to allow it. */
+	if (v != NULL) {
+		vg_json_key(&w, "allow_rule");
+		if (vg_policy_allow_rule(v, cmd, strlen(cmd), &yaml, &note) ==
+		    VG_ALLOW_NONE)
+			vg_json_null(&w);
+		else
+			vg_json_strn(&w, yaml.data, yaml.len);
+		vg_json_key(&w, "allow_note");
+		vg_json_strn(&w, note.data, note.len);
+	}
 	vg_json_obj_end(&w);
 	vg_buf_addc(&b, '\n');
 	if (b.len > 0)
 		fwrite(b.data, 1, b.len, stdout);
 	vg_buf_release(&b);
+	vg_buf_release(&yaml);
+	vg_buf_release(&note);
 }
 
 /* vigil exec --session ID ... -- CMD */
@@ -528,9 +542,13 @@ exec_session(struct vg_args *a, double timeout)
 			fprintf(stderr, "vigil: warning: audit: %s\n", e.msg);
 		}
 		if (json)
-			print_denied_json(&ss, v.summary);
+			print_denied_json(&ss, v.summary, strcmp(verdict,
+			    "deny") == 0 && v.flagged ? &v : NULL,
+			    vg_buf_str(&cmd));
 		fprintf(stderr, "vigil: exec: %s\n", strcmp(verdict,
 		    "ask-deny") == 0 ? "not run" : v.summary);
+		if (strcmp(verdict, "deny") == 0 && v.flagged)
+			vg_cmd_policy_allow_stderr(&v, vg_buf_str(&cmd));
 		rc = VG_EXIT_DENIED;
 		goto out;
 	}
@@ -625,11 +643,7 @@ cmd_exec_exec(struct vg_args *a)
 		vg_buf_adds(&shown, a->argv[0]);
 		vg_policy_eval(cp.policy, a->argv[0], &cp.env.ctx, &v);
 	} else {
-		for (k = 0; k < a->argc; k++) {
-			if (k > 0)
-				vg_buf_addc(&shown, ' ');
-			vg_buf_shquote(&shown, a->argv[k]);
-		}
+		vg_policy_argv_text(a->argv, &shown);
 		vg_policy_eval_argv(cp.policy, a->argv, &cp.env.ctx, &v);
 	}
 	if (!v.allowed && vg_policy_mode(cp.policy) == VG_POLICY_INTERACTIVE &&
@@ -652,6 +666,8 @@ cmd_exec_exec(struct vg_args *a)
 	if (!v.allowed) {
 		fprintf(stderr, "vigil: exec: %s\n", strcmp(verdict, "ask-deny")
 		    == 0 ? "not run" : v.summary);
+		if (strcmp(verdict, "deny") == 0 && v.flagged)
+			vg_cmd_policy_allow_stderr(&v, vg_buf_str(&shown));
 		rc = VG_EXIT_DENIED;
 		goto out;
 	}

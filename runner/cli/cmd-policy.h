@@ -44,6 +44,17 @@ int	vg_cmd_policy_audit_in(struct vg_cmd_policy *cp, const char *run_id,
  * open after vg_cmd_policy_close), instead of opening it again. */
 void	vg_cmd_policy_use_store(struct vg_cmd_policy *cp, struct vg_store *st);
 
+/* Appends to out the allow rule of a refusal of the n bytes at cmd
+ * (vg_policy_allow_rule): its note indented by two spaces, then the
+ * rule's lines by four; yaml and note are scratch buffers. */
+enum vg_allow_where vg_cmd_policy_allow(struct vg_buf *out,
+	    const struct vg_verdict *v, const char *cmd, size_t n,
+	    struct vg_buf *yaml, struct vg_buf *note);
+
+/* Prints the allow rule of a refusal of cmd on stderr. */
+void	vg_cmd_policy_allow_stderr(const struct vg_verdict *v,
+	    const char *cmd);
+
 void	vg_cmd_policy_close(struct vg_cmd_policy *cp);
 
 #endif

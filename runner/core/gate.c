@@ -17,6 +17,19 @@
 
 #include "runner/policy/policy.h"
 
+/* The one-line failure reason of a refused task: the verdict's summary
+ * (category, rule id, text, reason) and where the allow rule is. */
+static char *
+deny_reason(const struct vg_verdict *v)
+{
+	if (v->summary[0] == '\0')
+		return vg_xstrdup("denied by the policy gate");
+	if (!v->flagged)
+		return vg_xstrdup(v->summary);
+	return vg_xasprintf("%s (vigil policy explain CMD prints how to "
+	    "allow it)", v->summary);
+}
+
 static const char *gate_mode = "auto-deny";
 
 const char *
@@ -203,8 +216,7 @@ vg_gate_tasks(const struct vg_manifest *m, const struct vg_taskset *ts,
 			v.allowed = decide(t, vg_buf_str(&cmd), &v, &approved,
 			    &verdict);
 		if (!v.allowed) {
-			denied[i] = vg_xstrdup(v.summary[0] != '\0' ?
-			    v.summary : "denied by the policy gate");
+			denied[i] = deny_reason(&v);
 			(*ndenied)++;
 		}
 		if ((rc = vg_policy_audit(p, run_id, t->index,
@@ -288,8 +300,7 @@ vg_gate_argv(const struct vg_manifest *m, char *const argv[],
 		vg_buf_shquote(&cmd, argv[i]);
 	}
 	if (!v.allowed)
-		*denied = vg_xstrdup(v.summary[0] != '\0' ? v.summary :
-		    "denied by the policy gate");
+		*denied = deny_reason(&v);
 	rc = vg_policy_audit(p, run_id, task_index, vg_buf_str(&cmd), &v,
 	    v.allowed ? "allow" : "deny", st != NULL ? audit_sink : NULL, st,
 	    e);

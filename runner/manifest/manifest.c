@@ -766,9 +766,10 @@ check_rule(const struct vg_section *s, const struct vg_ynode *n, void *base,
 	const struct vg_rule *r = base;
 
 	(void)s;
-	if (r->match == NULL && r->category == NULL)
-		vg_dctx_error(c, n, "'%s' needs 'match' (a glob on the "
-		    "command) or 'category'", c->path);
+	if (r->match == NULL && r->category == NULL && r->command == NULL)
+		vg_dctx_error(c, n, "'%s' needs 'match' (a glob on each "
+		    "simple command), 'command' (a glob on the whole command) "
+		    "or 'category'", c->path);
 }
 
 /* retry: the first delay cannot exceed the cap. */
@@ -929,6 +930,10 @@ static const struct vg_section rule_section = {
 		STR(vg_rule, "match", match, "glob on the normalised command"),
 		STR(vg_rule, "category", category, "command category"),
 		STR(vg_rule, "reason", reason, "why; shown on denial"),
+		STR(vg_rule, "command", command, "allow: glob on the whole "
+		    "command, blanks collapsed"),
+		STR(vg_rule, "url", url, "allow: remote-code from this URL "
+		    "prefix"),
 		{ .key = NULL },
 	},
 };

@@ -152,6 +152,8 @@ struct vg_rule {
 	char		*match;		/* glob on the normalised command */
 	char		*category;	/* or a category name */
 	char		*reason;
+	char		*command;	/* allow: glob on the whole command */
+	char		*url;		/* allow: remote-code source prefix */
 	struct vg_loc	 loc;
 };
 

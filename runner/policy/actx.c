@@ -78,12 +78,19 @@ find_v(struct pl_an *an, const char *floor, const char *cat,
 	for (k = 0; k < an->nfind; k++)
 		if (an->find[k].rule == rule)
 			f = &an->find[k];
+	/* A rule found again from another source (or an unknown one) no
+	 * longer has one source URL. */
+	if (f != NULL && (f->url == NULL || an->find_url == NULL ||
+	    strcmp(f->url, an->find_url) != 0))
+		f->urls = 2;
 	if (f != NULL && (floor == NULL || f->floor != NULL))
 		return;
 	if (f == NULL) {
 		if (an->nfind >= PL_MAX_FIND)
 			return;
 		f = &an->find[an->nfind++];
+		f->url = an->find_url;
+		f->urls = an->find_url != NULL;
 	}
 	f->category = cat;
 	f->rule = rule;

@@ -54,6 +54,7 @@ struct pl_stream {
 	unsigned	 taint;
 	int		 srcnet;	/* producer name for reasons */
 	const char	*producer;	/* first producing command name */
+	const char	*url;		/* the one URL downloaded, or NULL */
 	const char	*items;		/* xargs: class hint of the items */
 };
 
@@ -94,12 +95,16 @@ struct pl_finding {
 	size_t		 off;
 	size_t		 len;
 	const char	*norm;		/* normalised simple command */
+	const char	*url;		/* remote-code: the source URL */
+	int		 urls;		/* sources of the rule's findings
+					 * (1: url is the only one) */
 };
 
 struct pl_normcmd {
 	const char	*s;		/* normalised simple command */
 	size_t		 off;
 	size_t		 len;
+	int		 nest;		/* depth of nested code it is in */
 	struct pl_normcmd *next;
 };
 
@@ -147,6 +152,7 @@ struct pl_an {
 
 	struct pl_finding find[PL_MAX_FIND];
 	int		 nfind;
+	const char	*find_url;	/* source URL of the next finding */
 	int		 want_norm;	/* collect normalised commands */
 	struct pl_normcmd *norms;
 	const char	*curnorm;

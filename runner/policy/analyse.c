@@ -739,6 +739,7 @@ note_norm(struct pl_an *an, struct pl_field *argv, int argc, size_t off,
 	nc->s = pl_strndup(an->a, b->data, b->len);
 	nc->off = off;
 	nc->len = len;
+	nc->nest = an->nest;
 	nc->next = an->norms;
 	an->norms = nc;
 	an->curnorm = nc->s;

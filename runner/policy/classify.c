@@ -1586,6 +1586,34 @@ split_clusters(struct pl_an *an, struct pl_cmd *c, const char *argletters)
 	c->argc = n;
 }
 
+/* The one URL curl or wget downloads, for rules that allow a source:
+ * NULL when there are several, or options that read more (a config
+ * file, an input file, wget commands, curl's --next). */
+static const char *
+one_url(const struct pl_cmd *c, int wget)
+{
+	static const char *const more[] = { "--config", "--next",
+	    "--input-file", "--execute", "--base", "--url-query", NULL };
+	const char *url = NULL, *s;
+	int i, k;
+
+	for (i = 1; i < c->argc; i++) {
+		s = c->argv[i].s;
+		for (k = 0; more[k] != NULL; k++)
+			if (strncmp(s, more[k], strlen(more[k])) == 0)
+				return NULL;
+		if (s[0] == '-' && s[1] != '-' && strpbrk(s + 1, wget ? "ieB" :
+		    "K:") != NULL)
+			return NULL;
+		if (strstr(s, "://") == NULL)
+			continue;
+		if (url != NULL)
+			return NULL;
+		url = s;
+	}
+	return url;
+}
+
 static void
 h_curl(struct pl_an *an, struct pl_cmd *c)
 {
@@ -1691,6 +1719,8 @@ h_curl(struct pl_an *an, struct pl_cmd *c)
 	}
 	pl_stream_unknown(c->out, tostdout ? T_NET : 0);
 	c->out->producer = c->name;
+	if (tostdout)
+		c->out->url = one_url(c, wget);
 }
 
 static void

@@ -690,9 +690,11 @@ pl_code_to_interp(struct pl_an *an, struct pl_cmd *c, const char *lang,
 		return;
 	}
 	if (code->taint & T_NET) {
+		an->find_url = code->url;
 		pl_find(an, VG_CAT_REMOTE_CODE, "builtin:net-code", c->off,
 		    c->len, "'%s' runs code downloaded from the network",
 		    c->name);
+		an->find_url = NULL;
 		return;
 	}
 	if (code->taint & T_DECODED)

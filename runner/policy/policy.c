@@ -17,6 +17,7 @@
 #include "runner/policy/arena.h"
 #include "runner/policy/audit.h"
 #include "runner/policy/bounds.h"
+#include "runner/policy/explain.h"
 #include "runner/policy/parse.h"
 #include "runner/policy/paths.h"
 #include "runner/policy/rules.h"
@@ -247,7 +248,10 @@ add_file_layer(struct vg_policy *p, const char *path, int *mode,
 		r->site = 0;
 		if (r->match != NULL)
 			p->rules.has_match = 1;
+		if (r->command != NULL)
+			p->rules.has_command = 1;
 		x.v[i].id = x.v[i].match = x.v[i].reason = NULL;
+		x.v[i].command = x.v[i].url = NULL;
 	}
 	if (rc == 0) {
 		x.n = 0;
@@ -544,15 +548,18 @@ vg_policy_eval(struct vg_policy *p, const char *command,
 	return vg_policy_eval_n(p, command, strlen(command), ctx, v);
 }
 
-int
-vg_policy_eval_n(struct vg_policy *p, const char *command, size_t len,
-    const struct vg_policy_ctx *ctx, struct vg_verdict *v)
+/* vg_policy_eval_n, and with x set vg_policy_explain. */
+static int
+eval(struct vg_policy *p, const char *command, size_t len,
+    const struct vg_policy_ctx *ctx, struct vg_verdict *v,
+    struct vg_explain *x)
 {
+	struct pl_trace tr[PL_MAX_FIND];
+	struct pl_node *root = NULL;
 	struct pl_an an;
 	struct pl_parse_err err;
 	struct pl_finding fv[PL_MAX_FIND];
 	struct pl_stream in, out;
-	struct pl_node *root;
 	size_t i;
 	char *text;
 	int n, hard;
@@ -569,7 +576,7 @@ vg_policy_eval_n(struct vg_policy *p, const char *command, size_t len,
 	an.ctx = ctx;
 	an.bufs = p->bufs;
 	an.work = PL_MAX_WORK;
-	an.want_norm = p->rules.has_match;
+	an.want_norm = p->rules.has_match || x != NULL;
 	an.src = command;
 	an.srclen = len;
 	an_setup(p, &an, ctx);
@@ -612,10 +619,31 @@ vg_policy_eval_n(struct vg_policy *p, const char *command, size_t len,
 		    an.overwhy : "too complex");
 	}
 decide:
-	pl_rules_apply(&p->rules, &an, fv, &n, &hard);
+	pl_rules_apply(&p->rules, &an, fv, &n, &hard, x ? tr : NULL);
 	fill_verdict(p, &an, fv, n, hard, v);
+	if (x != NULL)
+		pl_explain_fill(x, &an, root, tr);
 	return 0;
 }
+
+int
+vg_policy_eval_n(struct vg_policy *p, const char *command, size_t len,
+    const struct vg_policy_ctx *ctx, struct vg_verdict *v)
+{
+	return eval(p, command, len, ctx, v, NULL);
+}
+
+int
+vg_policy_explain(struct vg_policy *p, const char *command, size_t len,
+    const struct vg_policy_ctx *ctx, struct vg_explain *x)
+{
+	if (x == NULL)
+		return VG_EINVAL;
+	memset(x, 0, sizeof(*x));
+	return eval(p, command, len, ctx, &x->v, x);
+}
+
+
 
 int
 vg_policy_eval_argv(struct vg_policy *p, char *const argv[],
@@ -626,14 +654,7 @@ vg_policy_eval_argv(struct vg_policy *p, char *const argv[],
 
 	if (argv == NULL || argv[0] == NULL)
 		return VG_EINVAL;
-	for (k = 0; argv[k] != NULL; k++) {
-		if (k > 0)
-			vg_buf_addc(&b, ' ');
-		if (argv[k][0] == '\0')
-			vg_buf_adds(&b, "''");
-		else
-			vg_buf_shquote(&b, argv[k]);
-	}
+	vg_policy_argv_text(argv, &b);
 	rc = vg_policy_eval(p, vg_buf_str(&b), ctx, v);
 	/* Spans refer to the quoted text, which the caller does not hold. */
 	for (k = 0; k < v->nfindings; k++) {
@@ -642,6 +663,21 @@ vg_policy_eval_argv(struct vg_policy *p, char *const argv[],
 	}
 	vg_buf_release(&b);
 	return rc;
+}
+
+void
+vg_policy_argv_text(char *const argv[], struct vg_buf *out)
+{
+	int k;
+
+	for (k = 0; argv[k] != NULL; k++) {
+		if (k > 0)
+			vg_buf_addc(out, ' ');
+		if (argv[k][0] == '\0')
+			vg_buf_adds(out, "''");
+		else
+			vg_buf_shquote(out, argv[k]);
+	}
 }
 
 void

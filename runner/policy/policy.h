@@ -164,6 +164,84 @@ int	vg_policy_eval_n(struct vg_policy *p, const char *command,
 int	vg_policy_eval_argv(struct vg_policy *p, char *const argv[],
 	    const struct vg_policy_ctx *ctx, struct vg_verdict *v);
 
+/* How one command was judged (vg_policy_explain): the parsed
+ * structure, each simple command after expansion and unwrapping, and
+ * each finding of the analysis with what the rules made of it. */
+struct vg_explain_node {
+	int		 depth;		/* 0 for the top */
+	const char	*kind;		/* "list", "pipeline", "simple", ... */
+	const char	*op;		/* list item: ";" "&" "&&" "||" */
+	size_t		 off;		/* span in the command */
+	size_t		 len;
+};
+
+struct vg_explain_cmd {
+	size_t		 off;		/* span in the command */
+	size_t		 len;
+	char		*norm;		/* words resolved, wrappers removed */
+	int		 nested;	/* found in nested code (sh -c, eval) */
+};
+
+struct vg_explain_find {
+	const char	*category;
+	char		*rule;		/* the analysis' rule ("builtin:...") */
+	const char	*floor;		/* its floor rule, or NULL */
+	char		*reason;
+	size_t		 off;
+	size_t		 len;
+	char		*url;		/* remote-code source, or NULL */
+	const char	*decision;	/* "floor", "allowed", "denied",
+					 * "flagged" */
+	char		*by;		/* the deciding rule's id, or NULL */
+	char		*lifted;	/* the site rule lifting its floor */
+};
+
+struct vg_explain {
+	char			*whole;	/* as whole-command rules see it */
+	struct vg_explain_node	*nodes;
+	size_t			 nnodes;
+	struct vg_explain_cmd	*cmds;
+	size_t			 ncmds;
+	struct vg_explain_find	*finds;
+	size_t			 nfinds;
+	struct vg_verdict	 v;	/* as vg_policy_eval gives it */
+};
+
+/*
+ * Judges len bytes at command as vg_policy_eval_n does and fills x with
+ * how (release with vg_explain_release).  Slower than vg_policy_eval:
+ * for people, not for the gate.  Returns 0, or VG_EINVAL.
+ */
+int	vg_policy_explain(struct vg_policy *p, const char *command,
+	    size_t len, const struct vg_policy_ctx *ctx, struct vg_explain *x);
+void	vg_explain_release(struct vg_explain *x);
+
+/* Where the allow rule for a refused command can go. */
+enum vg_allow_where {
+	VG_ALLOW_LAYER = 0,	/* any policy file, or the manifest */
+	VG_ALLOW_SITE,		/* the site policy file only: it lifts a
+				 * floor rule */
+	VG_ALLOW_NONE,		/* none: a site deny rule, a layer's deny
+				 * rule, an unparseable command */
+};
+
+/*
+ * For a command refused with verdict v (the len bytes at command, as
+ * judged): appends to yaml an allow list that, pasted into a policy file
+ * where the result says, lets exactly this command through (a rule whose
+ * 'command' glob matches only this text, and one lifting each floor rule
+ * it hit), and to note one line saying where it goes; for VG_ALLOW_NONE
+ * yaml stays empty and note says why no rule can.  A refusal of more
+ * than VG_POLICY_MAX_FINDINGS findings may need more rules.
+ */
+enum vg_allow_where vg_policy_allow_rule(const struct vg_verdict *v,
+	    const char *command, size_t len, struct vg_buf *yaml,
+	    struct vg_buf *note);
+
+/* Appends argv as the shell text vg_policy_eval_argv judges: each word
+ * quoted, joined by spaces. */
+void	vg_policy_argv_text(char *const argv[], struct vg_buf *out);
+
 /*
  * Appends command to out with secrets replaced by "***": values assigned
  * to variables named like *TOKEN*, *SECRET*, *PASSWORD*, *KEY*,

@@ -21,6 +21,13 @@
  *     - id: scratch-cleanup
  *       match: "rm -rf /scratch/x*"
  *       reason: scratch is purged anyway
+ *     - id: get-example-sh       # the whole command (pl_norm_whole)
+ *       command: "curl -fsSL https://get.example.sh | sh"
+ *       reason: the vendor's installer, reviewed
+ *     - id: tools-mirror         # remote code from one source
+ *       category: remote-code
+ *       url: https://tools.example.org/install/
+ *       reason: our mirror
  *   safe_volume_drivers:       # docker named-volume drivers that never
  *     - driver: scratchvol     # map a host path (see host-access.h)
  *       reason: per-job volumes on node-local disk, made by the plugin
@@ -47,10 +54,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <yaml.h>
 
 #include "common/path.h"
+#include "runner/policy/arena.h"
 #include "runner/policy/rules.h"
 
 const char *const vg_policy_categories[] = {
@@ -113,24 +122,37 @@ diag(struct vg_diag *d, const char *file, int line, int col,
 	vg_strv_take(&d->lines, vg_buf_detach(&b));
 }
 
-/* Appends one rule (strings copied). */
+/* One rule as read, before it is checked: its fields (NULL when not
+ * given) and where the url and command values are, for messages (line
+ * 0: the rule's own place). */
+struct rule_in {
+	const char	*id, *match, *category, *reason, *command, *url;
+	int		 deny;
+	int		 uline, ucol, cline, ccol;
+};
+
+/* Appends one rule (strings copied); cat is the static category. */
 static void
-rule_add(struct pl_rules *rs, const char *id, const char *match,
-    const char *cat, const char *reason, int deny, int site)
+rule_add(struct pl_rules *rs, const struct rule_in *in, const char *cat,
+    int site)
 {
 	struct pl_rule *r;
 
 	rs->v = vg_xgrow(rs->v, &rs->cap, rs->n + 1, sizeof(*rs->v));
 	r = &rs->v[rs->n++];
 	memset(r, 0, sizeof(*r));
-	r->id = vg_xasprintf("%s%s", site ? "site:" : "", id);
-	r->match = vg_xstrdup(match);
+	r->id = vg_xasprintf("%s%s", site ? "site:" : "", in->id);
+	r->match = vg_xstrdup(in->match);
 	r->category = cat;
-	r->reason = vg_xstrdup(reason);
-	r->deny = deny;
+	r->reason = vg_xstrdup(in->reason);
+	r->command = vg_xstrdup(in->command);
+	r->url = vg_xstrdup(in->url);
+	r->deny = in->deny;
 	r->site = site;
-	if (match != NULL)
+	if (in->match != NULL)
 		rs->has_match = 1;
+	if (in->command != NULL)
+		rs->has_command = 1;
 }
 
 void
@@ -142,6 +164,8 @@ pl_rules_release(struct pl_rules *rs)
 		free(rs->v[k].id);
 		free(rs->v[k].match);
 		free(rs->v[k].reason);
+		free(rs->v[k].command);
+		free(rs->v[k].url);
 	}
 	for (k = 0; k < rs->ndrivers; k++) {
 		free(rs->drivers[k].name);
@@ -178,12 +202,243 @@ valid_id(const char *s)
 	return 1;
 }
 
+/* A URL taken apart: scheme, host (with its port) and path, each a
+ * slice of the text. */
+struct pl_url {
+	const char	*scheme, *host, *path;
+	size_t		 slen, hlen, plen;
+};
+
+/* True for a byte of a host: letters, digits, '-', '.', and ':' '[' ']'
+ * of a port or an IPv6 address. */
+static int
+host_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '-' || c == '.' || c == ':' ||
+	    c == '[' || c == ']';
+}
+
+/* True when the path of n bytes at p can be compared as text: printable
+ * ASCII without backslashes, no "." or ".." segment, no encoded '.',
+ * '/' or '\\'. */
+static int
+path_plain(const char *p, size_t n)
+{
+	size_t i, seg = 0;
+
+	for (i = 0; i <= n; i++) {
+		if (i == n || p[i] == '/') {
+			size_t l = i - seg;
+
+			if ((l == 1 && p[seg] == '.') || (l == 2 &&
+			    p[seg] == '.' && p[seg + 1] == '.'))
+				return 0;
+			seg = i + 1;
+			continue;
+		}
+		if ((unsigned char)p[i] <= 0x20 || (unsigned char)p[i] >= 0x7f ||
+		    p[i] == '\\')
+			return 0;
+		if (p[i] == '%' && i + 3 <= n && (strncasecmp(p + i, "%2e",
+		    3) == 0 || strncasecmp(p + i, "%2f", 3) == 0 ||
+		    strncasecmp(p + i, "%5c", 3) == 0))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Takes apart an http, https or ftp URL of n bytes at s into u; 0 when
+ * it is not one that can be compared safely (a user part, a host of
+ * other bytes, a path that path_plain refuses).  A query or fragment
+ * ends the path; with prefix set (a rule's URL) it is refused instead.
+ */
+static int
+url_parse(const char *s, size_t n, int prefix, struct pl_url *u)
+{
+	const char *e = s + n, *h, *p;
+
+	memset(u, 0, sizeof(*u));
+	for (p = s; p < e && ((*p >= 'a' && *p <= 'z') || (*p >= 'A' &&
+	    *p <= 'Z')); p++)
+		;
+	if (p == s || e - p < 3 || memcmp(p, "://", 3) != 0)
+		return 0;
+	u->scheme = s;
+	u->slen = (size_t)(p - s);
+	if (!((u->slen == 4 && strncasecmp(s, "http", 4) == 0) ||
+	    (u->slen == 5 && strncasecmp(s, "https", 5) == 0) ||
+	    (u->slen == 3 && strncasecmp(s, "ftp", 3) == 0)))
+		return 0;
+	h = p + 3;
+	for (p = h; p < e && *p != '/' && *p != '?' && *p != '#'; p++)
+		if (!host_char(*p))
+			return 0;	/* '@' (a user part) included */
+	if (p == h || h[0] == ':' || h[0] == '.')
+		return 0;
+	u->host = h;
+	u->hlen = (size_t)(p - h);
+	u->path = p;
+	while (p < e && *p != '?' && *p != '#')
+		p++;
+	if (p < e && prefix)
+		return 0;
+	u->plen = (size_t)(p - u->path);
+	return path_plain(u->path, u->plen);
+}
+
+/* True when url lies under prefix; see rules.h. */
+int
+pl_url_under(const char *prefix, const char *url, size_t n)
+{
+	struct pl_url r, f;
+	const char *rp, *fp;
+	size_t rl, fl;
+
+	if (!url_parse(prefix, strlen(prefix), 1, &r) ||
+	    !url_parse(url, n, 0, &f))
+		return 0;
+	if (r.slen != f.slen || strncasecmp(r.scheme, f.scheme, r.slen) != 0 ||
+	    r.hlen != f.hlen || strncasecmp(r.host, f.host, r.hlen) != 0)
+		return 0;
+	rp = r.plen > 0 ? r.path : "/";
+	rl = r.plen > 0 ? r.plen : 1;
+	fp = f.plen > 0 ? f.path : "/";
+	fl = f.plen > 0 ? f.plen : 1;
+	if (fl < rl || memcmp(fp, rp, rl) != 0)
+		return 0;
+	return fl == rl || rp[rl - 1] == '/' || fp[rl] == '/';
+}
+
+/* True for a blank between words. */
+static int
+blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Normalises a whole command; see rules.h. */
+size_t
+pl_norm_whole(const char *s, size_t n, char *out)
+{
+	size_t i = 0, o = 0;
+	int gap = 0;
+	char q = 0;
+
+	while (i < n) {
+		char c = s[i];
+
+		if (q == 0 && (blank(c) || (c == '\\' && i + 1 < n &&
+		    s[i + 1] == '\n'))) {
+			i += c == '\\' ? 2 : 1;
+			gap = 1;
+			continue;
+		}
+		if (q == 0 && c == '\n') {
+			/* Blanks next to a newline go. */
+			out[o++] = '\n';
+			gap = 0;
+			i++;
+			while (i < n && blank(s[i]))
+				i++;
+			continue;
+		}
+		if (gap && o > 0 && out[o - 1] != '\n')
+			out[o++] = ' ';
+		gap = 0;
+		out[o++] = c;
+		i++;
+		if (c == '\\' && q != '\'' && i < n) {
+			out[o++] = s[i++];
+			continue;
+		}
+		if (q == 0 && (c == '\'' || c == '"'))
+			q = c;
+		else if (q == c)
+			q = 0;
+	}
+	/* Trailing newlines go too. */
+	while (o > 0 && out[o - 1] == '\n' && q == 0)
+		o--;
+	while (o > 0 && out[0] == '\n' && q == 0) {
+		memmove(out, out + 1, --o);
+	}
+	out[o] = '\0';
+	return o;
+}
+
+/* Adds a problem of rule in at the place of one of its fields (line 0:
+ * the rule's place). */
+static void
+diag_field(struct vg_diag *d, const char *file, int line, int col,
+    int fline, int fcol, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+static void
+diag_field(struct vg_diag *d, const char *file, int line, int col,
+    int fline, int fcol, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (fline > 0)
+		diag(d, file, fline, fcol, "%s", msg);
+	else
+		diag(d, file, line, col, "%s", msg);
+}
+
+/* Checks the fields only allow rules have (command, url); returns the
+ * number of problems. */
+static int
+check_allow_fields(struct vg_diag *d, const char *file, int line, int col,
+    const struct rule_in *in, const char *cat)
+{
+	const char *id = in->id ? in->id : "?";
+	struct pl_url u;
+	int bad = 0;
+
+	if (in->deny && (in->command != NULL || in->url != NULL)) {
+		diag_field(d, file, line, col, in->command ? in->cline :
+		    in->uline, in->command ? in->ccol : in->ucol, "rule '%s': "
+		    "'%s' is only valid in allow rules (a deny rule takes id, "
+		    "match, category, reason)", id, in->command ? "command" :
+		    "url");
+		return 1;
+	}
+	if (in->command != NULL && in->command[0] == '\0') {
+		diag_field(d, file, line, col, in->cline, in->ccol, "rule '%s': "
+		    "'command' is empty (valid: a glob on the whole command, "
+		    "e.g. \"curl -fsSL https://get.example.sh | sh\")", id);
+		bad++;
+	}
+	if (in->url == NULL)
+		return bad;
+	if (!url_parse(in->url, strlen(in->url), 1, &u)) {
+		diag_field(d, file, line, col, in->uline, in->ucol, "rule '%s': "
+		    "url '%s' is not a URL prefix (valid: http://, https:// or "
+		    "ftp://, a host with an optional port, an optional path; "
+		    "no user part, query, fragment, '.' or '..' segments)", id,
+		    in->url);
+		bad++;
+	} else if (cat == NULL || strcmp(cat, VG_CAT_REMOTE_CODE) != 0) {
+		diag_field(d, file, line, col, in->uline, in->ucol, "rule '%s': "
+		    "'url' needs 'category: " VG_CAT_REMOTE_CODE "' (only "
+		    "remote-code findings carry a source URL)", id);
+		bad++;
+	}
+	return bad;
+}
+
 /* Common checks of one rule; returns the number of problems. */
 static int
 check_rule(struct vg_diag *d, const char *file, int line, int col,
-    const char *id, const char *match, const char *cat, const char *reason,
-    const char **catout)
+    const struct rule_in *in, const char **catout)
 {
+	const char *id = in->id, *match = in->match, *cat = in->category;
+	const char *reason = in->reason;
 	int bad = 0;
 
 	*catout = NULL;
@@ -200,9 +455,15 @@ check_rule(struct vg_diag *d, const char *file, int line, int col,
 		    id ? id : "?");
 		bad++;
 	}
-	if (match == NULL && cat == NULL) {
-		diag(d, file, line, col, "rule '%s' needs 'match' (a glob on "
-		    "the command) or 'category'", id ? id : "?");
+	if (match == NULL && cat == NULL && in->command == NULL &&
+	    in->url == NULL) {
+		if (in->deny)
+			diag(d, file, line, col, "rule '%s' needs 'match' (a "
+			    "glob on the command) or 'category'", id ? id : "?");
+		else
+			diag(d, file, line, col, "rule '%s' needs 'match' (a "
+			    "glob on each simple command), 'command' (a glob on "
+			    "the whole command) or 'category'", id ? id : "?");
 		bad++;
 	}
 	if (match != NULL && match[0] == '\0') {
@@ -222,6 +483,8 @@ check_rule(struct vg_diag *d, const char *file, int line, int col,
 		vg_buf_release(&b);
 		bad++;
 	}
+	if (cat == NULL || *catout != NULL)
+		bad += check_allow_fields(d, file, line, col, in, *catout);
 	return bad;
 }
 
@@ -242,11 +505,13 @@ entry_fields(yaml_document_t *doc, yaml_node_t *r, const char *file,
 	yaml_node_pair_t *pr;
 	int bad = 0, i;
 
+	/* A key "-" holds a place and is never valid. */
 	for (i = 0; keys[i] != NULL; i++) {
 		vals[i] = NULL;
 		if (nodes != NULL)
 			nodes[i] = NULL;
-		vg_buf_printf(&valid, "%s%s", i ? ", " : "", keys[i]);
+		if (strcmp(keys[i], "-") != 0)
+			vg_buf_printf(&valid, "%s%s", i ? ", " : "", keys[i]);
 	}
 	if (r->type != YAML_MAPPING_NODE) {
 		diag(d, file, (int)r->start_mark.line + 1,
@@ -270,7 +535,8 @@ entry_fields(yaml_document_t *doc, yaml_node_t *r, const char *file,
 			bad++;
 			continue;
 		}
-		for (i = 0; keys[i] != NULL && strcmp(ks, keys[i]) != 0; i++)
+		for (i = 0; keys[i] != NULL && (strcmp(ks, keys[i]) != 0 ||
+		    strcmp(ks, "-") == 0); i++)
 			;
 		if (keys[i] != NULL) {
 			vals[i] = vs;
@@ -304,20 +570,23 @@ site_rules(struct pl_rules *rs, yaml_document_t *doc, yaml_node_t *seq,
 	for (it = seq->data.sequence.items.start;
 	    it < seq->data.sequence.items.top; it++) {
 		static const char *const keys[] = { "id", "match",
-			"category", "reason", "floor", NULL };
+			"category", "reason", "floor", "command", "url", NULL };
+		/* Deny rules: no floor; command and url are read to say
+		 * they are for allow rules. */
 		static const char *const keys4[] = { "id", "match",
-			"category", "reason", NULL };
+			"category", "reason", "-", "command", "url", NULL };
 		yaml_node_t *r = yaml_document_get_node(doc, *it);
-		const char *f[5], *c, *fl;
-		yaml_node_t *fn[5] = { NULL };
+		const char *f[7], *c, *fl;
+		yaml_node_t *fn[7] = { NULL };
+		struct rule_in in;
 		int line, col, n;
 
 		if (r == NULL)
 			continue;
 		line = (int)r->start_mark.line + 1;
 		col = (int)r->start_mark.column + 1;
-		f[4] = NULL;
-		/* floor: lifts a built-in floor rule; allow rules only. */
+		f[4] = f[5] = f[6] = NULL;
+		/* floor, command and url: allow rules only. */
 		if ((n = entry_fields(doc, r, file, d, "rule", "a mapping "
 		    "with id, match or category, and reason", deny ? keys4 :
 		    keys, f, fn)) < 0) {
@@ -340,11 +609,27 @@ site_rules(struct pl_rules *rs, yaml_document_t *doc, yaml_node_t *seq,
 			bad++;
 			continue;
 		}
+		memset(&in, 0, sizeof(in));
+		in.id = f[0];
 		/* A floor rule needs neither match nor category. */
-		if (check_rule(d, file, line, col, f[0], fl != NULL &&
-		    f[1] == NULL && f[2] == NULL ? "*" : f[1], f[2], f[3],
-		    &c) == 0) {
-			rule_add(rs, f[0], f[1], c, f[3], deny, 1);
+		in.match = fl != NULL && f[1] == NULL && f[2] == NULL &&
+		    f[5] == NULL ? "*" : f[1];
+		in.category = f[2];
+		in.reason = f[3];
+		in.command = f[5];
+		in.url = f[6];
+		in.deny = deny;
+		if (fn[5] != NULL) {
+			in.cline = (int)fn[5]->start_mark.line + 1;
+			in.ccol = (int)fn[5]->start_mark.column + 1;
+		}
+		if (fn[6] != NULL) {
+			in.uline = (int)fn[6]->start_mark.line + 1;
+			in.ucol = (int)fn[6]->start_mark.column + 1;
+		}
+		if (check_rule(d, file, line, col, &in, &c) == 0) {
+			in.match = f[1];
+			rule_add(rs, &in, c, 1);
 			rs->v[rs->n - 1].floor = fl;
 		} else
 			bad++;
@@ -575,12 +860,20 @@ pl_rules_conf(struct pl_rules *rs, const struct vg_policy_conf *conf,
 			const struct vg_rule *r = &v[k];
 			const char *file = r->loc.file ? r->loc.file :
 			    "manifest";
+			struct rule_in in;
 			const char *c;
 
-			if (check_rule(d, file, r->loc.line, r->loc.col, r->id,
-			    r->match, r->category, r->reason, &c) == 0)
-				rule_add(rs, r->id, r->match, c, r->reason,
-				    !pass, 0);
+			memset(&in, 0, sizeof(in));
+			in.id = r->id;
+			in.match = r->match;
+			in.category = r->category;
+			in.reason = r->reason;
+			in.command = r->command;
+			in.url = r->url;
+			in.deny = !pass;
+			if (check_rule(d, file, r->loc.line, r->loc.col, &in,
+			    &c) == 0)
+				rule_add(rs, &in, c, 0);
 			else
 				bad++;
 		}
@@ -591,40 +884,70 @@ pl_rules_conf(struct pl_rules *rs, const struct vg_policy_conf *conf,
 	return 0;
 }
 
-/* True when rule r covers a finding of category cat on command norm. */
+/* True when rule r covers finding f of a command whose normalised whole
+ * text is whole (NULL when no rule needs it). */
 static int
-rule_hits(const struct pl_rule *r, const char *cat, const char *norm)
+rule_hits(const struct pl_rule *r, const struct pl_finding *f,
+    const char *whole)
 {
-	if (r->category != NULL && (cat == NULL || strcmp(r->category, cat)))
+	if (r->category != NULL && (f->category == NULL ||
+	    strcmp(r->category, f->category)))
 		return 0;
-	if (r->match != NULL && (norm == NULL ||
-	    fnmatch(r->match, norm, 0) != 0))
+	if (r->match != NULL && (f->norm == NULL ||
+	    fnmatch(r->match, f->norm, 0) != 0))
+		return 0;
+	if (r->command != NULL && (whole == NULL ||
+	    fnmatch(r->command, whole, 0) != 0))
+		return 0;
+	if (r->url != NULL && (f->url == NULL || f->urls > 1 ||
+	    !pl_url_under(r->url, f->url, strlen(f->url))))
 		return 0;
 	return 1;
 }
 
+/* The analysed command normalised for whole-command rules, in the
+ * analysis arena. */
+static const char *
+whole_text(struct pl_an *an)
+{
+	char *o = pl_alloc(an->a, an->srclen + 1);
+
+	pl_norm_whole(an->src, an->srclen, o);
+	return o;
+}
+
 void
 pl_rules_apply(const struct pl_rules *rs, struct pl_an *an,
-    struct pl_finding *out, int *nout, int *hard)
+    struct pl_finding *out, int *nout, int *hard, struct pl_trace *tr)
 {
+	struct pl_trace none;
 	const struct pl_normcmd *nc;
+	const char *whole = NULL;
 	size_t k;
 	int i, n = 0;
 
 	*hard = 0;
+	if (rs->has_command && an->nfind > 0)
+		whole = whole_text(an);
 	/* Built-in findings: the floor and site deny rules hold, allow
 	 * rules may drop the rest. */
 	for (i = 0; i < an->nfind; i++) {
 		struct pl_finding f = an->find[i];
 		const struct pl_rule *deny = NULL, *allow = NULL;
+		struct pl_trace *t = tr != NULL ? &tr[i] : &none;
 
+		memset(t, 0, sizeof(*t));
 		/* Only a site rule naming it lifts a floor rule. */
 		for (k = 0; k < rs->n && f.floor != NULL; k++)
 			if (rs->v[k].floor != NULL && rs->v[k].site &&
 			    strcmp(rs->v[k].floor, f.floor) == 0 &&
-			    rule_hits(&rs->v[k], f.category, f.norm))
+			    rule_hits(&rs->v[k], &f, whole)) {
+				t->lifted = rs->v[k].id;
 				f.floor = NULL;
+			}
 		if (f.floor != NULL) {
+			t->what = PL_TR_FLOOR;
+			t->by = f.floor;
 			static const char pfx[] = "built-in floor: ";
 			size_t l = strlen(f.reason);
 
@@ -642,8 +965,7 @@ pl_rules_apply(const struct pl_rules *rs, struct pl_an *an,
 		for (k = 0; k < rs->n; k++) {
 			const struct pl_rule *r = &rs->v[k];
 
-			if (r->floor != NULL ||
-			    !rule_hits(r, f.category, f.norm))
+			if (r->floor != NULL || !rule_hits(r, &f, whole))
 				continue;
 			if (r->deny && (deny == NULL || (r->site &&
 			    !deny->site)))
@@ -654,11 +976,15 @@ pl_rules_apply(const struct pl_rules *rs, struct pl_an *an,
 		if (strcmp(f.category, VG_CAT_UNPARSEABLE) == 0)
 			allow = NULL;
 		if (deny != NULL) {
+			t->what = PL_TR_DENIED;
+			t->by = deny->id;
 			f.rule = deny->id;
 			snprintf(f.reason, sizeof(f.reason), "%s", deny->reason);
 			if (deny->site)
 				*hard = 1;
 		} else if (allow != NULL) {
+			t->what = PL_TR_ALLOWED;
+			t->by = allow->id;
 			continue;
 		}
 		if (n < PL_MAX_FIND)

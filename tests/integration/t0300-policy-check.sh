@@ -46,7 +46,7 @@ grep -qx "allow: ls" out.txt || fail "-0 second"
 
 # --json
 out=$("$VIGIL" check --json 'sudo reboot' </dev/null)
-[ "$out" = '{"command":"sudo reboot","verdict":"deny","mode":"auto-deny","findings":[{"category":"host-disruption","rule":"floor:host-power","offset":0,"length":11,"text":"sudo reboot","reason":"built-in floor: '"'"'reboot'"'"' stops, restarts or switches the host'"'"'s run level"},{"category":"privilege","rule":"builtin:priv-wrapper","offset":0,"length":11,"text":"sudo reboot","reason":"'"'"'sudo'"'"' runs '"'"'reboot'"'"' with other privileges"}]}' ] ||
+[ "$out" = '{"command":"sudo reboot","verdict":"deny","mode":"auto-deny","findings":[{"category":"host-disruption","rule":"floor:host-power","offset":0,"length":11,"text":"sudo reboot","reason":"built-in floor: '"'"'reboot'"'"' stops, restarts or switches the host'"'"'s run level"},{"category":"privilege","rule":"builtin:priv-wrapper","offset":0,"length":11,"text":"sudo reboot","reason":"'"'"'sudo'"'"' runs '"'"'reboot'"'"' with other privileges"}],"allow_rule":"allow:\n  - id: lift-host-power\n    floor: host-power\n    command: \"sudo reboot\"\n    reason: \"FILL IN: why this exact command is safe\"\n  - id: allow-priv-wrapper\n    command: \"sudo reboot\"\n    reason: \"FILL IN: why this exact command is safe\"\n","allow_in":"site-policy-file","allow_note":"the built-in floor refuses it: only the site policy file (/etc/vigil/policy.yaml or the site config'"'"'s policy.file) can allow it, with these rules"}' ] ||
 	fail "json: $out"
 
 # Usage errors exit 2.

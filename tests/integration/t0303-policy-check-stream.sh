@@ -24,12 +24,13 @@ print(sqlite3.connect(sys.argv[1]).execute(
 }
 
 # Without -0 a NUL inside a line is not a separator: the line is judged
-# whole and refused, never cut to its harmless prefix.
+# whole and refused, never cut to its harmless prefix (with a line
+# saying no rule can allow it).
 printf 'ls\0rm -rf ~\necho ok\n' | "$VIGIL" check --stdin >out.txt
 [ $? -eq 3 ] || fail "nul rc"
 grep -qF "unparseable [builtin:nul-byte] at 2+1" out.txt || fail "nul: $(cat out.txt)"
 grep -qx "allow: echo ok" out.txt || fail "after nul"
-[ "$(wc -l <out.txt)" -eq 3 ] || fail "nul lines: $(cat out.txt)"
+[ "$(wc -l <out.txt)" -eq 4 ] || fail "nul lines: $(cat out.txt)"
 
 # A line ending in an unescaped backslash goes on to the next, as in the
 # shell: "rm -rf \" then "/" is one command, refused whole; an escaped

@@ -229,7 +229,7 @@ test_lift_errors(void **state)
 	    strlen(deny), &p, &d, &e), VG_EINVAL);
 	assert_true(d.lines.n >= 1);
 	assert_non_null(strstr(d.lines.v[0], "unknown rule field 'floor' "
-	    "(valid: id, match, category, reason)"));
+	    "(valid: id, match, category, reason, command, url)"));
 	vg_diag_release(&d);
 }
 

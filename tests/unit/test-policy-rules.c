@@ -86,7 +86,7 @@ test_site_errors(void **state)
 	assert_int_equal(open_site("deny:\n  - id: x\n    match: y\n"
 	    "    reason: r\n    colour: red\n", NULL, &p, &d, &e), VG_EINVAL);
 	one_diag(&d, "site.yaml:5:5: unknown rule field 'colour' (valid: id, "
-	    "match, category, reason)");
+	    "match, category, reason, command, url)");
 	assert_int_equal(open_site("deny: [\n", NULL, &p, &d, &e), VG_EINVAL);
 	assert_int_equal(d.lines.n, 1);
 	assert_non_null(strstr(d.lines.v[0], "site.yaml:"));
