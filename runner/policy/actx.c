@@ -171,6 +171,7 @@ pl_file_note(struct pl_an *an, const char *path, unsigned taint,
 	f->taint = taint;
 	f->content = content;
 	f->clen = clen;
+	f->active = 0;
 	f->next = an->files;
 	an->files = f;
 }

@@ -30,6 +30,7 @@ struct pl_node;
 #define T_SETUP		0x80	/* output of a shell-setup tool */
 #define T_SOCK		0x100	/* a bidirectional socket tool (nc ...) */
 #define T_SHELL		0x200	/* output of a shell reading stdin */
+#define T_OPAQUE	0x400	/* a file copied in from elsewhere */
 
 /* Field flags. */
 #define F_UNK		0x01	/* contains PL_UNK */
@@ -82,6 +83,7 @@ struct pl_file {
 	unsigned	 taint;
 	const char	*content;	/* known content, or NULL */
 	size_t		 clen;
+	int		 active;	/* its commands are being judged */
 	struct pl_file	*next;
 };
 
@@ -201,6 +203,7 @@ void	pl_find_floor(struct pl_an *an, const char *floor, const char *cat,
 #define PL_FLOOR_POWER		"floor:host-power"
 #define PL_FLOOR_KILLALL	"floor:kill-all"
 #define PL_FLOOR_PERMS		"floor:perms-root"
+#define PL_FLOOR_OPAQUE		"floor:opaque-code"
 
 /* The variable named name, or NULL. */
 struct pl_var *pl_var_get(struct pl_an *an, const char *name, size_t nlen);

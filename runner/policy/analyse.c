@@ -758,11 +758,28 @@ dynamic_cmd(struct pl_an *an, struct pl_field *argv, int argc, size_t off,
 	if (f0->taint & T_NET) {
 		pl_find(an, VG_CAT_REMOTE_CODE, "builtin:net-command", off, len,
 		    "the program to run comes from downloaded content");
+		pl_find_floor(an, PL_FLOOR_OPAQUE, VG_CAT_OPAQUE,
+		    "builtin:opaque-command", off, len, "the program to run is "
+		    "only known at run time");
 		return;
 	}
 	if (f0->taint & T_DECODED) {
 		pl_find(an, VG_CAT_OBFUSCATION, "builtin:decoded-command", off,
 		    len, "the program to run is produced by decoding data");
+		pl_find_floor(an, PL_FLOOR_OPAQUE, VG_CAT_OPAQUE,
+		    "builtin:opaque-command", off, len, "the program to run is "
+		    "only known at run time");
+		return;
+	}
+	/* The program's name is the output of a program, read from a file
+	 * or a stream: only known at run time, unlike a name the task's
+	 * environment gives ("$CC", "$EDITOR"). */
+	if ((f0->taint & (T_PROG | T_SHELL | T_SECRET | T_SOCK)) &&
+	    !(f0->taint & T_SETUP)) {
+		pl_find_floor(an, PL_FLOOR_OPAQUE, VG_CAT_OPAQUE,
+		    "builtin:opaque-command", off, len, "the program to run is "
+		    "the output of another program, only known at run time");
+		pl_stream_unknown(out, T_PROG);
 		return;
 	}
 	/* "$PREFIX/bin/python": the base name is known. */
