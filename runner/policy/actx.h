@@ -137,6 +137,8 @@ struct pl_an {
 	struct pl_file	*files;
 	const char	*pos[10];	/* positional parameters, NULL unknown */
 	int		 npos;		/* -1 = unknown */
+	unsigned	 postaint;	/* where unknown positional text came
+					 * from (T_*) */
 	int		 loopdepth;	/* inside while/until/for */
 	int		 infloop;	/* inside an unbounded loop */
 	long		 loopiter;	/* estimated iterations of loops */
@@ -215,6 +217,10 @@ void	pl_file_note(struct pl_an *an, const char *path, unsigned taint,
 	    const char *content, size_t clen);
 /* The file written earlier at path, or NULL. */
 struct pl_file *pl_file_find(struct pl_an *an, const char *path);
+
+/* Sets the positional parameters $1... to the n words at argv (unknown
+ * ones NULL), remembering where their unknown text came from. */
+void	pl_pos_set(struct pl_an *an, const struct pl_field *argv, int n);
 
 /* Makes s an unknown stream carrying taint. */
 void	pl_stream_unknown(struct pl_stream *s, unsigned taint);

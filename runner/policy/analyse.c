@@ -685,7 +685,8 @@ call_func(struct pl_an *an, struct pl_func *f, struct pl_field *argv,
     struct pl_stream *out)
 {
 	const char *spos[9];
-	int snpos = an->npos, k;
+	int snpos = an->npos;
+	unsigned staint = an->postaint;
 
 	if (f->active) {
 		if (an->bg || an->inpipe)
@@ -703,10 +704,7 @@ call_func(struct pl_an *an, struct pl_func *f, struct pl_field *argv,
 		return;
 	}
 	memcpy(spos, an->pos, sizeof(spos));
-	an->npos = argc - 1 > 9 ? 9 : argc - 1;
-	for (k = 0; k < 9; k++)
-		an->pos[k] = k + 1 < argc && !(argv[k + 1].flags & F_UNK) ?
-		    argv[k + 1].s : NULL;
+	pl_pos_set(an, argv + 1, argc - 1);
 	f->active = 1;
 	an->fdepth++;
 	pl_analyse_node(an, f->body, in, out);
@@ -714,6 +712,7 @@ call_func(struct pl_an *an, struct pl_func *f, struct pl_field *argv,
 	f->active = 0;
 	memcpy(an->pos, spos, sizeof(spos));
 	an->npos = snpos;
+	an->postaint = staint;
 }
 
 /* Records the normalised text of a simple command for glob rules. */

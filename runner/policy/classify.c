@@ -1930,7 +1930,8 @@ shell_code(struct pl_an *an, struct pl_cmd *c, const struct pl_field *code,
 {
 	struct pl_stream s;
 	const char *spos[9];
-	int snpos = an->npos, k;
+	int snpos = an->npos;
+	unsigned staint = an->postaint;
 
 	if ((code->flags & F_UNK) && !partly_known(code))
 		pl_stream_unknown(&s, code->taint);
@@ -1938,18 +1939,11 @@ shell_code(struct pl_an *an, struct pl_cmd *c, const struct pl_field *code,
 		pl_stream_text(&s, code->s, code->len, code->taint &
 		    ~(unsigned)T_VAR);
 	memcpy(spos, an->pos, sizeof(spos));
-	an->npos = c->argc - firstarg - 1;
-	if (an->npos < 0)
-		an->npos = 0;
-	if (an->npos > 9)
-		an->npos = 9;
-	for (k = 0; k < 9; k++)
-		an->pos[k] = firstarg + 1 + k < c->argc &&
-		    !(c->argv[firstarg + 1 + k].flags & F_UNK) ?
-		    c->argv[firstarg + 1 + k].s : NULL;
+	pl_pos_set(an, c->argv + firstarg + 1, c->argc - firstarg - 1);
 	pl_code_to_interp(an, c, "sh", &s, code->off, code->slen);
 	memcpy(an->pos, spos, sizeof(spos));
 	an->npos = snpos;
+	an->postaint = staint;
 }
 
 /* Code from a script operand: a file written earlier, or /dev/stdin. */
@@ -3740,8 +3734,7 @@ h_assignlike(struct pl_an *an, struct pl_cmd *c)
 static void
 h_set(struct pl_an *an, struct pl_cmd *c)
 {
-	int i, k;
-
+	int i;
 	if (c->argc == 1) {
 		pl_stream_unknown(c->out, T_ENVDUMP | T_PROG);
 		return;
@@ -3751,11 +3744,7 @@ h_set(struct pl_an *an, struct pl_cmd *c)
 			break;
 	if (i >= c->argc)
 		return;
-	an->npos = c->argc - i - 1 > 9 ? 9 : c->argc - i - 1;
-	for (k = 0; k < 9; k++)
-		an->pos[k] = i + 1 + k < c->argc &&
-		    !(c->argv[i + 1 + k].flags & F_UNK) ?
-		    c->argv[i + 1 + k].s : NULL;
+	pl_pos_set(an, c->argv + i + 1, c->argc - i - 1);
 }
 
 static void

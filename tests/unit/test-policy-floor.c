@@ -193,6 +193,7 @@ test_floor_built_at_run_time(void **state)
 		{ "floor:opaque-code", "ruby -e 'eval(STDIN.read)'" },
 		{ "floor:opaque-code", "eval \"$CODE\"" },
 		{ "floor:opaque-code", "cmd=$(cat /tmp/cmd); $cmd /" },
+		{ "floor:opaque-code", "set -- $(cat /tmp/argv); \"$@\"" },
 		{ "floor:opaque-code", "cp /tmp/x.sh s.sh && sh s.sh" },
 		{ "floor:opaque-code", "echo \"$P\" | base64 -d > s.sh; sh s.sh" },
 	};
