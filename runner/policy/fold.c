@@ -23,7 +23,8 @@
 #include "runner/policy/fold.h"
 
 #define FV_MAX		32	/* items of a folded list */
-#define FOLD_DEPTH	6	/* nested expressions and variables */
+#define FOLD_DEPTH	6	/* variables and interpolations */
+#define FOLD_NEST	32	/* brackets and calls inside each other */
 
 /* A folded value: a string (one item) or a list; NULL items unknown. */
 struct fv {
@@ -39,6 +40,7 @@ struct fold {
 	const char	*code;		/* the whole program */
 	size_t		 clen;
 	int		 depth;
+	int		 nest;
 };
 
 enum { RUN_STR, RUN_LIST, RUN_FIRST, RUN_EXEC, RUN_SPAWN, RUN_CODE,
@@ -419,7 +421,9 @@ fold_var(struct fold *f, const char *name, size_t nl, struct fv *v)
 	int found = 0;
 
 	fv_unknown(v);
-	if (nl == 0 || f->depth >= FOLD_DEPTH)
+	/* a search of the whole program: paid for by its length */
+	if (nl == 0 || f->depth >= FOLD_DEPTH ||
+	    !pl_step(f->an, 1 + (int)(f->clen / 256)))
 		return;
 	while ((p = memmem(p, (size_t)(e - p), name, nl)) != NULL) {
 		const char *q = p + nl;
@@ -435,7 +439,7 @@ fold_var(struct fold *f, const char *name, size_t nl, struct fv *v)
 		    q[1] != '~'))) {
 			rhs = q + 1;
 			found++;
-		} else if (q + 1 < e && q[1] == '=' && strchr("+.|-*<>", *q) &&
+		} else if (q + 1 < e && q[1] == '=' && strchr("+-*/.|&^%", *q) &&
 		    *q != '\0') {
 			found += 2;	/* changed after: not a constant */
 		}
@@ -501,6 +505,11 @@ fold_string(struct fold *f, const char **pp, const char *e, struct fv *v)
 			t[o++] = *q;
 			continue;
 		}
+		if (fstr && (*q == '{' || *q == '}') && q + 1 < p &&
+		    q[1] == *q) {
+			t[o++] = *q++;	/* {{ and }} in f-strings */
+			continue;
+		}
 		/* {x} in f-strings, ${x} in templates, #{x} in ruby, $x in
 		 * perl and php */
 		if (fstr && *q == '{') {
@@ -514,7 +523,8 @@ fold_string(struct fold *f, const char **pp, const char *e, struct fv *v)
 			if (*q == '$' && strcmp(f->lang, "perl") == 0)
 				ns = q;	/* ${x} is $x */
 		} else if (*q == '$' && q + 1 < p && (is_word(q[1]) ||
-		    q[1] == '{') && quote != '`') {
+		    q[1] == '{') && (quote != '`' ||
+		    strcmp(f->lang, "node") != 0)) {
 			ns = q;
 			ne = q + 1;
 			while (ne < p && is_word(*ne))
@@ -932,10 +942,11 @@ fold_expr(struct fold *f, const char **pp, const char *e, struct fv *v)
 	int perl = strcmp(f->lang, "perl") == 0 || strcmp(f->lang, "php") == 0;
 	int awk = strcmp(f->lang, "awk") == 0, guard = 0;
 
-	if (!pl_step(f->an, 1)) {
+	if (!pl_step(f->an, 1) || f->nest >= FOLD_NEST) {
 		fv_unknown(v);
 		return 0;
 	}
+	f->nest++;
 	fold_primary(f, &p, e, v);
 	while (guard++ < 64) {
 		const char *q = skip_ws(p, e);
@@ -968,6 +979,7 @@ fold_expr(struct fold *f, const char **pp, const char *e, struct fv *v)
 			break;
 		}
 	}
+	f->nest--;
 	*pp = p;
 	return fv_known(v);
 }
@@ -1145,9 +1157,12 @@ judge_argv:
 		return p;
 	}
 analyse:
+	if (memchr(text, '\0', len) != NULL) {
+		opaque(f, r->api, off, slen);	/* decoded to binary */
+		return p;
+	}
 	pl_stream_unknown(&in, 0);
-	if (memchr(text, '\0', len) == NULL)
-		pl_analyse_text(f->an, text, len, off, slen, &in, &out);
+	pl_analyse_text(f->an, text, len, off, slen, &in, &out);
 	return p;
 }
 
@@ -1155,7 +1170,7 @@ void
 pl_fold_runners(struct pl_an *an, const char *lang, const char *code,
     size_t len, size_t off, size_t slen, pl_code_scan_fn code_scan)
 {
-	struct fold f = { an, lang, code, len, 0 };
+	struct fold f = { an, lang, code, len, 0, 0 };
 	const char *e = code + len;
 	int node_cp = strcmp(lang, "node") != 0 ||
 	    memmem(code, len, "child_process", 13) != NULL;
@@ -1180,7 +1195,8 @@ pl_fold_runners(struct pl_an *an, const char *lang, const char *code,
 			    (is_word(p[-1]) || (p[-1] == '.' &&
 			    (r->how == RUN_CODE || strcmp(lang, "perl") == 0 ||
 			    strcmp(lang, "ruby") == 0)) || p[-1] == '$' ||
-			    p[-1] == '@' || p[-1] == '%' || p[-1] == '-')) {
+			    p[-1] == '@' || p[-1] == '%' || p[-1] == '-' ||
+			    p[-1] == '>')) {
 				p = q;
 				continue;
 			}

@@ -43,6 +43,8 @@ pl_file_copied(struct pl_an *an, const struct pl_field *src,
 		size_t dl = strlen(dabs), bl = strlen(base);
 		char *j = pl_alloc(an->a, dl + bl + 2);
 
+		if (dl > 0 && dabs[dl - 1] == '/')
+			dl--;		/* "/" itself */
 		memcpy(j, dabs, dl);
 		j[dl] = '/';
 		memcpy(j + dl + 1, base, bl + 1);
