@@ -282,11 +282,34 @@ pl_run_written(struct pl_an *an, struct pl_cmd *c, int kind)
 		tf->active = 0;
 }
 
+/* True when c only prints or lists (make -n, just --list ...). */
+static int
+prints_only(const struct pl_cmd *c, const char *const *opts)
+{
+	for (int i = 1; i < c->argc; i++) {
+		if (strcmp(c->argv[i].s, "--") == 0)
+			break;
+		for (int k = 0; opts[k] != NULL; k++)
+			if (strcmp(c->argv[i].s, opts[k]) == 0)
+				return 1;
+	}
+	return 0;
+}
+
 void
 pl_build_files(struct pl_an *an, struct pl_cmd *c)
 {
-	if (strcmp(c->name, "make") == 0 || strcmp(c->name, "gmake") == 0)
+	static const char *const make_dry[] = { "-n", "--dry-run",
+	    "--just-print", "--recon", "-q", "--question", "-p",
+	    "--print-data-base", "--help", "-v", "--version", NULL };
+	static const char *const just_dry[] = { "-n", "--dry-run", "-l",
+	    "--list", "--summary", "--show", "-s", "--evaluate", "--dump",
+	    "--variables", "--help", "-h", "--version", "-V", "--fmt",
+	    "--check", NULL };
+
+	if ((strcmp(c->name, "make") == 0 || strcmp(c->name, "gmake") == 0) &&
+	    !prints_only(c, make_dry))
 		pl_run_written(an, c, PL_WRITTEN_MAKE);
-	else if (strcmp(c->name, "just") == 0)
+	else if (strcmp(c->name, "just") == 0 && !prints_only(c, just_dry))
 		pl_run_written(an, c, PL_WRITTEN_JUST);
 }
