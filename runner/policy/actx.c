@@ -178,8 +178,26 @@ pl_file_note(struct pl_an *an, const char *path, unsigned taint,
 	f->taint = taint;
 	f->content = content;
 	f->clen = clen;
+	f->active = 0;
 	f->next = an->files;
 	an->files = f;
+}
+
+void
+pl_pos_set(struct pl_an *an, const struct pl_field *argv, int n)
+{
+	int k;
+
+	if (n < 0)
+		n = 0;
+	an->npos = n > 9 ? 9 : n;
+	an->postaint = 0;
+	for (k = 0; k < 9; k++) {
+		an->pos[k] = k < n && !(argv[k].flags & F_UNK) ? argv[k].s :
+		    NULL;
+		if (k < n)
+			an->postaint |= argv[k].taint;
+	}
 }
 
 /* Looks a written file up by resolved path. */

@@ -30,6 +30,7 @@ struct pl_node;
 #define T_SETUP		0x80	/* output of a shell-setup tool */
 #define T_SOCK		0x100	/* a bidirectional socket tool (nc ...) */
 #define T_SHELL		0x200	/* output of a shell reading stdin */
+#define T_OPAQUE	0x400	/* a file copied in from elsewhere */
 
 /* Field flags. */
 #define F_UNK		0x01	/* contains PL_UNK */
@@ -83,6 +84,7 @@ struct pl_file {
 	unsigned	 taint;
 	const char	*content;	/* known content, or NULL */
 	size_t		 clen;
+	int		 active;	/* its commands are being judged */
 	struct pl_file	*next;
 };
 
@@ -140,6 +142,8 @@ struct pl_an {
 	struct pl_file	*files;
 	const char	*pos[10];	/* positional parameters, NULL unknown */
 	int		 npos;		/* -1 = unknown */
+	unsigned	 postaint;	/* where unknown positional text came
+					 * from (T_*) */
 	int		 loopdepth;	/* inside while/until/for */
 	int		 infloop;	/* inside an unbounded loop */
 	long		 loopiter;	/* estimated iterations of loops */
@@ -207,6 +211,7 @@ void	pl_find_floor(struct pl_an *an, const char *floor, const char *cat,
 #define PL_FLOOR_POWER		"floor:host-power"
 #define PL_FLOOR_KILLALL	"floor:kill-all"
 #define PL_FLOOR_PERMS		"floor:perms-root"
+#define PL_FLOOR_OPAQUE		"floor:opaque-code"
 
 /* The variable named name, or NULL. */
 struct pl_var *pl_var_get(struct pl_an *an, const char *name, size_t nlen);
@@ -218,6 +223,10 @@ void	pl_file_note(struct pl_an *an, const char *path, unsigned taint,
 	    const char *content, size_t clen);
 /* The file written earlier at path, or NULL. */
 struct pl_file *pl_file_find(struct pl_an *an, const char *path);
+
+/* Sets the positional parameters $1... to the n words at argv (unknown
+ * ones NULL), remembering where their unknown text came from. */
+void	pl_pos_set(struct pl_an *an, const struct pl_field *argv, int n);
 
 /* Makes s an unknown stream carrying taint. */
 void	pl_stream_unknown(struct pl_stream *s, unsigned taint);

@@ -685,7 +685,8 @@ call_func(struct pl_an *an, struct pl_func *f, struct pl_field *argv,
     struct pl_stream *out)
 {
 	const char *spos[9];
-	int snpos = an->npos, k;
+	int snpos = an->npos;
+	unsigned staint = an->postaint;
 
 	if (f->active) {
 		if (an->bg || an->inpipe)
@@ -703,10 +704,7 @@ call_func(struct pl_an *an, struct pl_func *f, struct pl_field *argv,
 		return;
 	}
 	memcpy(spos, an->pos, sizeof(spos));
-	an->npos = argc - 1 > 9 ? 9 : argc - 1;
-	for (k = 0; k < 9; k++)
-		an->pos[k] = k + 1 < argc && !(argv[k + 1].flags & F_UNK) ?
-		    argv[k + 1].s : NULL;
+	pl_pos_set(an, argv + 1, argc - 1);
 	f->active = 1;
 	an->fdepth++;
 	pl_analyse_node(an, f->body, in, out);
@@ -714,6 +712,7 @@ call_func(struct pl_an *an, struct pl_func *f, struct pl_field *argv,
 	f->active = 0;
 	memcpy(an->pos, spos, sizeof(spos));
 	an->npos = snpos;
+	an->postaint = staint;
 }
 
 /* Records the normalised text of a simple command for glob rules. */
@@ -759,11 +758,28 @@ dynamic_cmd(struct pl_an *an, struct pl_field *argv, int argc, size_t off,
 	if (f0->taint & T_NET) {
 		pl_find(an, VG_CAT_REMOTE_CODE, "builtin:net-command", off, len,
 		    "the program to run comes from downloaded content");
+		pl_find_floor(an, PL_FLOOR_OPAQUE, VG_CAT_OPAQUE,
+		    "builtin:opaque-command", off, len, "the program to run is "
+		    "only known at run time");
 		return;
 	}
 	if (f0->taint & T_DECODED) {
 		pl_find(an, VG_CAT_OBFUSCATION, "builtin:decoded-command", off,
 		    len, "the program to run is produced by decoding data");
+		pl_find_floor(an, PL_FLOOR_OPAQUE, VG_CAT_OPAQUE,
+		    "builtin:opaque-command", off, len, "the program to run is "
+		    "only known at run time");
+		return;
+	}
+	/* The program's name is the output of a program, read from a file
+	 * or a stream: only known at run time, unlike a name the task's
+	 * environment gives ("$CC", "$EDITOR"). */
+	if ((f0->taint & (T_PROG | T_SHELL | T_SECRET | T_SOCK)) &&
+	    !(f0->taint & T_SETUP)) {
+		pl_find_floor(an, PL_FLOOR_OPAQUE, VG_CAT_OPAQUE,
+		    "builtin:opaque-command", off, len, "the program to run is "
+		    "the output of another program, only known at run time");
+		pl_stream_unknown(out, T_PROG);
 		return;
 	}
 	/* "$PREFIX/bin/python": the base name is known. */

@@ -23,6 +23,7 @@
 #include "runner/policy/names.h"
 #include "runner/policy/nested.h"
 #include "runner/policy/paths.h"
+#include "runner/policy/written.h"
 
 typedef void (*handler_fn)(struct pl_an *an, struct pl_cmd *c);
 
@@ -483,6 +484,8 @@ h_copy(struct pl_an *an, struct pl_cmd *c)
 		    (dp.attr & PA_UNRESOLVED) == 0 && mv &&
 		    strncmp(dp.abs, "/dev/null", 9) == 0)
 			return;
+		if (!ln && last == 1)
+			pl_file_copied(an, &c->argv[ops[0]], dest);
 	}
 	write_dest(an, dest, c->name);
 }
@@ -1930,6 +1933,8 @@ h_remote_copy(struct pl_an *an, struct pl_cmd *c)
 			    "protected path '%s'", pshow(&p));
 		else
 			write_dest(an, d, c->name);
+		if (nops == 2)
+			pl_file_copied(an, &c->argv[ops[0]], d);
 	}
 }
 
@@ -1955,7 +1960,8 @@ shell_code(struct pl_an *an, struct pl_cmd *c, const struct pl_field *code,
 {
 	struct pl_stream s;
 	const char *spos[9];
-	int snpos = an->npos, k;
+	int snpos = an->npos;
+	unsigned staint = an->postaint;
 
 	if ((code->flags & F_UNK) && !partly_known(code))
 		pl_stream_unknown(&s, code->taint);
@@ -1963,18 +1969,11 @@ shell_code(struct pl_an *an, struct pl_cmd *c, const struct pl_field *code,
 		pl_stream_text(&s, code->s, code->len, code->taint &
 		    ~(unsigned)T_VAR);
 	memcpy(spos, an->pos, sizeof(spos));
-	an->npos = c->argc - firstarg - 1;
-	if (an->npos < 0)
-		an->npos = 0;
-	if (an->npos > 9)
-		an->npos = 9;
-	for (k = 0; k < 9; k++)
-		an->pos[k] = firstarg + 1 + k < c->argc &&
-		    !(c->argv[firstarg + 1 + k].flags & F_UNK) ?
-		    c->argv[firstarg + 1 + k].s : NULL;
+	pl_pos_set(an, c->argv + firstarg + 1, c->argc - firstarg - 1);
 	pl_code_to_interp(an, c, "sh", &s, code->off, code->slen);
 	memcpy(an->pos, spos, sizeof(spos));
 	an->npos = snpos;
+	an->postaint = staint;
 }
 
 /* Code from a script operand: a file written earlier, or /dev/stdin. */
@@ -2183,11 +2182,21 @@ h_interp(struct pl_an *an, struct pl_cmd *c)
 static void
 h_awk(struct pl_an *an, struct pl_cmd *c)
 {
-	int i, inplace = 0;
+	int i, inplace = 0, progfile = 0;
 
 	out_default(c);
 	for (i = 1; i < c->argc; i++) {
 		const struct pl_field *f = &c->argv[i];
+
+		/* awk -f FILE: the program is in FILE, every operand is
+		 * input. */
+		if ((eq(f, "-f") || eq(f, "--file")) && i + 1 < c->argc) {
+			script_file(an, c, &c->argv[i + 1], "awk");
+			progfile = 1;
+		}
+		if (progfile && !is_opt(f) && !eq(&c->argv[i - 1], "-f") &&
+		    !eq(&c->argv[i - 1], "--file"))
+			continue;
 
 		/* gawk -i inplace (also --include=inplace, -iinplace)
 		 * rewrites its file operands. */
@@ -2477,11 +2486,13 @@ h_crontab(struct pl_an *an, struct pl_cmd *c)
 	if (has_opt(c, 'l', NULL) || has_arg(c, "-V") ||
 	    has_arg(c, "--help") || has_arg(c, "--usage"))
 		return;
-	if (has_opt(c, 'r', NULL))
+	if (has_opt(c, 'r', NULL)) {
 		sysconf(an, c, "builtin:crontab", "removes the crontab");
-	else
-		sysconf(an, c, "builtin:crontab",
-		    "installs or edits a crontab (persistence)");
+		return;
+	}
+	sysconf(an, c, "builtin:crontab",
+	    "installs or edits a crontab (persistence)");
+	pl_run_written(an, c, PL_WRITTEN_CRONTAB);
 }
 
 static void
@@ -3753,8 +3764,7 @@ h_assignlike(struct pl_an *an, struct pl_cmd *c)
 static void
 h_set(struct pl_an *an, struct pl_cmd *c)
 {
-	int i, k;
-
+	int i;
 	if (c->argc == 1) {
 		pl_stream_unknown(c->out, T_ENVDUMP | T_PROG);
 		return;
@@ -3764,11 +3774,7 @@ h_set(struct pl_an *an, struct pl_cmd *c)
 			break;
 	if (i >= c->argc)
 		return;
-	an->npos = c->argc - i - 1 > 9 ? 9 : c->argc - i - 1;
-	for (k = 0; k < 9; k++)
-		an->pos[k] = i + 1 + k < c->argc &&
-		    !(c->argv[i + 1 + k].flags & F_UNK) ?
-		    c->argv[i + 1 + k].s : NULL;
+	pl_pos_set(an, c->argv + i + 1, c->argc - i - 1);
 }
 
 static void
@@ -4352,6 +4358,51 @@ init_script(struct pl_an *an, struct pl_cmd *c)
 	return 1;
 }
 
+/* The language of a script by its "#!" line: a shell or one the light
+ * scan reads ("sh" without one), NULL for another interpreter. */
+static const char *
+shebang_lang(struct pl_an *an, const char *s, size_t n)
+{
+	static const char *const scanned[] = { "python", "perl", "ruby",
+	    "node", "php", "lua", "awk", NULL };
+	static const char *const shells[] = { "sh", "bash", "dash", "zsh",
+	    "ksh", "mksh", "ash", "busybox", NULL };
+	const char *e, *w, *name;
+	int k, guard;
+
+	if (s == NULL || n < 2 || s[0] != '#' || s[1] != '!')
+		return "sh";
+	e = memchr(s, '\n', n);
+	e = e ? e : s + n;
+	w = s + 2;
+	for (guard = 0; guard < 4; guard++) {
+		const char *we;
+
+		while (w < e && (*w == ' ' || *w == '\t'))
+			w++;
+		we = w;
+		while (we < e && *we != ' ' && *we != '\t')
+			we++;
+		if (we == w)
+			return NULL;
+		name = pl_prog_name(an->a, w, (size_t)(we - w));
+		if (strcmp(name, "env") != 0 && w[0] != '-')
+			break;
+		w = we;
+	}
+	if (guard == 4)
+		return NULL;
+	if (strcmp(name, "Rscript") == 0)
+		return "r";
+	for (k = 0; scanned[k] != NULL; k++)
+		if (strcmp(name, scanned[k]) == 0)
+			return scanned[k];
+	for (k = 0; shells[k] != NULL; k++)
+		if (strcmp(name, shells[k]) == 0)
+			return "sh";
+	return NULL;
+}
+
 /* Runs a program named by path: a file downloaded or written before. */
 static int
 run_written(struct pl_an *an, struct pl_cmd *c)
@@ -4359,6 +4410,7 @@ run_written(struct pl_an *an, struct pl_cmd *c)
 	struct pl_path p;
 	struct pl_file *tf;
 	struct pl_stream s;
+	const char *lang;
 
 	if (memchr(c->argv[0].s, '/', c->argv[0].len) == NULL)
 		return 0;
@@ -4370,7 +4422,8 @@ run_written(struct pl_an *an, struct pl_cmd *c)
 		pl_stream_text(&s, tf->content, tf->clen, tf->taint);
 	else
 		pl_stream_unknown(&s, tf->taint);
-	pl_code_to_interp(an, c, "sh", &s, c->off, c->len);
+	if ((lang = shebang_lang(an, tf->content, tf->clen)) != NULL)
+		pl_code_to_interp(an, c, lang, &s, c->off, c->len);
 	return 1;
 }
 
@@ -4491,6 +4544,7 @@ pl_classify(struct pl_an *an, struct pl_cmd *c)
 		return;
 	if (pl_decode(an, c, c->out))
 		return;
+	pl_build_files(an, c);
 	fn = lookup(c->name);
 	if (fn != NULL) {
 		pl_stream_unknown(c->out, T_PROG);

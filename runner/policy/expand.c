@@ -429,6 +429,8 @@ param_value(struct pl_an *an, struct pl_part *pt, const char **val,
 		if (known) {
 			v.val = *val;
 			v.vlen = *vlen;
+		} else if (an->npos >= 0) {
+			*taint |= an->postaint;	/* set from unknown text */
 		}
 	} else if (nlen == 1 && (name[0] == '@' || name[0] == '*')) {
 		if (an->npos >= 0) {
@@ -455,6 +457,8 @@ param_value(struct pl_an *an, struct pl_part *pt, const char **val,
 			memset(&v, 0, sizeof(v));
 			v.val = o;
 			v.vlen = *vlen;
+			if (memchr(o, PL_UNK, *vlen) != NULL)
+				*taint |= an->postaint;
 			known = 1;
 		} else {
 			known = 0;

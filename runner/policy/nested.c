@@ -25,6 +25,7 @@
 #include "runner/policy/analyse.h"
 #include "runner/policy/arena.h"
 #include "runner/policy/classify.h"
+#include "runner/policy/fold.h"
 #include "runner/policy/paths.h"
 
 /* ---- decoders ---- */
@@ -43,10 +44,11 @@ unescape(struct vg_buf *b, const char *s, size_t n, int echo, int *stop)
 		}
 		i++;
 		esc++;
+		/* Line ends and tabs lay text out; they hide nothing. */
 		switch (s[i]) {
-		case 'n': vg_buf_addc(b, '\n'); i++; break;
-		case 't': vg_buf_addc(b, '\t'); i++; break;
-		case 'r': vg_buf_addc(b, '\r'); i++; break;
+		case 'n': vg_buf_addc(b, '\n'); i++; esc--; break;
+		case 't': vg_buf_addc(b, '\t'); i++; esc--; break;
+		case 'r': vg_buf_addc(b, '\r'); i++; esc--; break;
 		case 'a': vg_buf_addc(b, '\a'); i++; break;
 		case 'b': vg_buf_addc(b, '\b'); i++; break;
 		case 'f': vg_buf_addc(b, '\f'); i++; break;
@@ -702,11 +704,22 @@ pl_code_to_interp(struct pl_an *an, struct pl_cmd *c, const char *lang,
 		    c->len, "'%s' runs code produced by decoding data",
 		    c->name);
 	if (!code->known) {
-		if ((code->taint & (T_VAR | T_SECRET)) &&
+		if (code->taint & T_DECODED)
+			pl_find_floor(an, PL_FLOOR_OPAQUE, VG_CAT_OPAQUE,
+			    "builtin:opaque-decoded", c->off, c->len, "'%s' runs "
+			    "code decoded from text only known at run time",
+			    c->name);
+		else if (code->taint & T_OPAQUE)
+			pl_find_floor(an, PL_FLOOR_OPAQUE, VG_CAT_OPAQUE,
+			    "builtin:opaque-file", c->off, c->len, "'%s' runs "
+			    "a file copied in from elsewhere, whose content "
+			    "the command does not show", c->name);
+		else if ((code->taint & (T_VAR | T_SECRET)) &&
 		    !(code->taint & (T_DECODED | T_SETUP)))
-			pl_find(an, VG_CAT_OBFUSCATION, "builtin:dynamic-code",
-			    c->off, c->len, "'%s' runs code whose text is only "
-			    "known at run time", c->name);
+			pl_find_floor(an, PL_FLOOR_OPAQUE, VG_CAT_OPAQUE,
+			    "builtin:dynamic-code", c->off, c->len, "'%s' runs "
+			    "code whose text is only known at run time",
+			    c->name);
 		return;
 	}
 	pl_stream_unknown(&in, 0);
@@ -801,68 +814,6 @@ literal_after(struct scan *sc, const char *p, size_t *len, const char **end)
 	*len = b->len;
 	pl_buf_put(sc->an);
 	return r;
-}
-
-/* A literal list ['rm', '-rf', '/'] as one shell command line. */
-static char *
-list_after(struct scan *sc, const char *p, size_t *len)
-{
-	const char *e = sc->s + sc->n, *q = p, *end;
-	struct vg_buf *b;
-	char *r;
-	int n = 0;
-
-	while (q < e && q < p + 8 && (*q == ' ' || *q == '('))
-		q++;
-	if (q >= e || *q != '[')
-		return NULL;
-	if ((b = pl_buf_get(sc->an)) == NULL)
-		return NULL;
-	q++;
-	while (q < e && *q != ']' && n < 32) {
-		size_t l;
-		char *lit = literal_after(sc, q, &l, &end);
-
-		if (lit == NULL)
-			break;
-		if (n++ > 0)
-			vg_buf_addc(b, ' ');
-		vg_buf_shquote(b, lit);
-		q = end;
-		while (q < e && (*q == ' ' || *q == ','))
-			q++;
-	}
-	r = n > 0 ? pl_strndup(sc->an->a, b->data, b->len) : NULL;
-	*len = b->len;
-	pl_buf_put(sc->an);
-	return r;
-}
-
-/* Shell commands passed to a system-like call. */
-static void
-scan_shell_calls(struct scan *sc, const char *const *apis)
-{
-	const char *const *api;
-	struct pl_stream in, out;
-
-	pl_stream_unknown(&in, 0);
-	for (api = apis; *api != NULL; api++) {
-		const char *p = NULL;
-		int guard = 0;
-
-		while ((p = sfind(sc, p, *api)) != NULL && guard++ < 8) {
-			size_t l;
-			char *lit;
-
-			p += strlen(*api);
-			lit = list_after(sc, p, &l);
-			if (lit == NULL)
-				lit = literal_after(sc, p, &l, NULL);
-			if (lit != NULL)
-				pl_analyse_text(sc->an, lit, l, sc->off,
-				    sc->slen, &in, &out);
-		}
-	}
 }
 
 /* A literal path beginning with the home directory as code writes it
@@ -1001,6 +952,14 @@ fork_loop(const struct scan *sc)
 	return 0;
 }
 
+/* Code a script hands its own eval or exec, scanned as that language. */
+static void
+scan_again(struct pl_an *an, const char *lang, const char *code, size_t len,
+    size_t off, size_t slen)
+{
+	pl_scan_script(an, lang, code, len, off, slen, NULL);
+}
+
 static void
 pl_scan_script(struct pl_an *an, const char *lang, const char *code,
     size_t len, size_t off, size_t slen, struct pl_stream *in)
@@ -1103,7 +1062,7 @@ pl_scan_script(struct pl_an *an, const char *lang, const char *code,
 		pl_find_floor(an, PL_FLOOR_KILLALL, VG_CAT_DISRUPTION,
 		    "builtin:script-killall", off,
 		    slen, "%s code signals every process", lang);
-	scan_shell_calls(&sc, py ? shell_py : shell_other);
+	pl_fold_runners(an, lang, code, len, off, slen, scan_again);
 	if (awk) {
 		/* "cmd" | getline and print | "cmd" */
 		const char *p = NULL;
@@ -1134,7 +1093,14 @@ pl_scan_script(struct pl_an *an, const char *lang, const char *code,
 			size_t l;
 			char *lit = literal_after(&sc, p + 1, &l, NULL);
 
-			if (lit != NULL)
+			/* print ... | "sh": what is printed is run as code */
+			if (lit != NULL && (strcmp(lit, "sh") == 0 ||
+			    strcmp(lit, "bash") == 0 || strcmp(lit, "/bin/sh") ==
+			    0 || strcmp(lit, "/bin/bash") == 0))
+				pl_find_floor(an, PL_FLOOR_OPAQUE, VG_CAT_OPAQUE,
+				    "builtin:opaque-script-command", off, slen,
+				    "awk code prints the commands a shell runs");
+			else if (lit != NULL)
 				pl_analyse_text(an, lit, l, off, slen, &i2, &o2);
 			p++;
 		}

@@ -46,6 +46,9 @@ enum vg_policy_mode {
 #define VG_CAT_REVERSE_SHELL	"reverse-shell"
 #define VG_CAT_OBFUSCATION	"obfuscation"
 #define VG_CAT_SCHEDULER	"scheduler-abuse"
+/* Code or a command whose text is built at run time and cannot be
+ * computed by the gate (script code, shell, files written then run). */
+#define VG_CAT_OPAQUE		"opaque-code"
 /* Container backends (docker, singularity): binds of host paths or system
  * trees, host namespaces, devices, privileges.  Only allow rules name it;
  * the shell analysis never reports it. */

@@ -158,6 +158,88 @@ test_below_floor(void **state)
 	vg_policy_free(p);
 }
 
+/* Commands whose effect is a floor action only once script code or
+ * shell builds them at run time: refused under auto-approve by the
+ * floor rule of the action when the gate folds the text, by
+ * floor:opaque-code when it cannot. */
+static void
+test_floor_built_at_run_time(void **state)
+{
+	static const struct {
+		const char	*rule;
+		const char	*cmd;
+	} cases[] = {
+		{ "floor:delete-root", "python3 -c 'import os; "
+		  "os.system(\" \".join([\"rm\", \"-rf\", \"/\"]))'" },
+		{ "floor:delete-root", "python3 -c 'import os; "
+		  "os.system(\"r\" + \"m -rf /\")'" },
+		{ "floor:delete-root", "python3 -c 'import os; "
+		  "os.system(\"/ fr- mr\"[::-1])'" },
+		{ "floor:delete-root", "python3 -c 'import subprocess; "
+		  "subprocess.run(\"rm -rf %s\" % \"~\", shell=True)'" },
+		{ "floor:delete-root", "perl -e '$c = \"rm -rf /\"; "
+		  "system($c)'" },
+		{ "floor:delete-root", "node -e 'require(\"child_process\")."
+		  "execSync(Buffer.from(\"cm0gLXJmIC8=\", \"base64\")."
+		  "toString())'" },
+		{ "floor:delete-root", "php -r 'system(strrev(\"/ fr- mr\"));'" },
+		{ "floor:delete-root", "lua -e 'os.execute(\"r\"..\"m -rf ~\")'" },
+		{ "floor:delete-root", "c=r; c=${c}m; $c -rf /" },
+		{ "floor:delete-root",
+		  "printf 'all:\\n\\trm -rf /\\n' > Makefile; make" },
+		{ "floor:host-power", "echo reboot > r.sh; sh r.sh" },
+		{ "floor:opaque-code", "python3 -c 'import os,sys; "
+		  "os.system(sys.argv[1])' 'rm -rf /'" },
+		{ "floor:opaque-code", "ruby -e 'eval(STDIN.read)'" },
+		{ "floor:opaque-code", "eval \"$CODE\"" },
+		{ "floor:opaque-code", "cmd=$(cat /tmp/cmd); $cmd /" },
+		{ "floor:opaque-code", "set -- $(cat /tmp/argv); \"$@\"" },
+		{ "floor:opaque-code", "cp /tmp/x.sh s.sh && sh s.sh" },
+		{ "floor:opaque-code", "echo \"$P\" | base64 -d > s.sh; sh s.sh" },
+	};
+	struct vg_policy *p = open_approve(NULL, NULL, 0);
+	struct vg_verdict v;
+	size_t k;
+	int bad = 0;
+
+	(void)state;
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		int i, hit = 0;
+
+		assert_int_equal(vg_policy_eval(p, cases[k].cmd, &ctx, &v), 0);
+		for (i = 0; i < v.nfindings; i++)
+			if (strcmp(v.findings[i].rule, cases[k].rule) == 0)
+				hit = 1;
+		if (v.allowed || !v.hard || !hit) {
+			printf("'%s': %s (want %s)\n", cases[k].cmd, v.summary,
+			    cases[k].rule);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+	/* Ordinary one-liners fold to ordinary commands and pass. */
+	assert_int_equal(vg_policy_eval(p, "python3 -c 'import subprocess; "
+	    "subprocess.run([\"git\", \"status\"])'", &ctx, &v), 0);
+	assert_true(v.allowed);
+	assert_false(v.flagged);
+	vg_policy_free(p);
+
+	/* The site can lift floor:opaque-code; the finding is then judged
+	 * by the mode. */
+	p = open_approve("allow:\n  - id: trusted-batch\n"
+	    "    floor: opaque-code\n    reason: jobs come from our CI\n",
+	    NULL, 0);
+	assert_int_equal(vg_policy_eval(p, "eval \"$CODE\"", &ctx, &v), 0);
+	assert_true(v.allowed);
+	assert_true(v.flagged);
+	assert_false(v.hard);
+	assert_string_equal(v.findings[0].category, "opaque-code");
+	assert_int_equal(vg_policy_set_mode(p, VG_POLICY_AUTO_DENY, NULL), 0);
+	assert_int_equal(vg_policy_eval(p, "eval \"$CODE\"", &ctx, &v), 0);
+	assert_false(v.allowed);
+	vg_policy_free(p);
+}
+
 /* A manifest allow rule cannot lift the floor; a site rule naming it
  * can, only for what it matches, and the finding is then judged by the
  * mode. */
@@ -222,7 +304,7 @@ test_lift_errors(void **state)
 	assert_int_equal(d.lines.n, 1);
 	assert_string_equal(d.lines.v[0], "site.yaml:3:12: unknown floor "
 	    "rule 'everything' (valid: delete-root, disk-destroy, fork-bomb, "
-	    "host-power, kill-all, perms-root)");
+	    "host-power, kill-all, perms-root, opaque-code)");
 	vg_diag_release(&d);
 	vg_err_init(&e);
 	assert_int_equal(vg_policy_open_mem(NULL, "site.yaml", deny,
@@ -310,6 +392,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_floor_categories),
 		cmocka_unit_test(test_below_floor),
+		cmocka_unit_test(test_floor_built_at_run_time),
 		cmocka_unit_test(test_lift),
 		cmocka_unit_test(test_lift_errors),
 		cmocka_unit_test(test_audit_names_floor),

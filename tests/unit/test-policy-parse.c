@@ -197,7 +197,7 @@ test_wrappers_nested(void **state)
 	expect(p, "find . -name '*.pyc' | xargs rm -f", NULL);
 	expect(p, "sh -c 'sh -c \"rm -rf /\"'", VG_CAT_DESTRUCTIVE);
 	expect(p, "eval 'rm -rf /'", VG_CAT_DESTRUCTIVE);
-	expect(p, "eval \"$X\"", VG_CAT_OBFUSCATION);
+	expect(p, "eval \"$X\"", VG_CAT_OPAQUE);
 	expect(p, "eval \"$(conda shell.bash hook)\"", NULL);
 	expect(p, "python3 -c \"import os; os.system('rm -rf /')\"",
 	    VG_CAT_DESTRUCTIVE);

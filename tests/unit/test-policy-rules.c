@@ -68,7 +68,8 @@ test_site_errors(void **state)
 	one_diag(&d, "site.yaml:2:5: rule 'x': unknown category 'nope' "
 	    "(valid: destructive, raw-disk, permissions, remote-code, "
 	    "privilege, system-config, host-disruption, exfiltration, "
-	    "reverse-shell, obfuscation, scheduler-abuse, host-access, rule, unparseable)");
+	    "reverse-shell, obfuscation, opaque-code, scheduler-abuse, "
+	    "host-access, rule, unparseable)");
 	assert_int_equal(open_site("deny:\n  - id: x\n    reason: r\n", NULL,
 	    &p, &d, &e), VG_EINVAL);
 	one_diag(&d, "site.yaml:2:5: rule 'x' needs 'match' (a glob on the "
