@@ -2,7 +2,7 @@
  * scheduler.h - schedulers decide when and where attempts run: `direct`
  * runs them on this host (up to --jobs at once, or as srun steps inside a
  * Slurm allocation), `slurm` submits them to a cluster as batch jobs and
- * job arrays.  One file per scheduler, each exporting one const struct
+ * job arrays, `gridengine` (alias sge) as Grid Engine array jobs.  One file per scheduler, each exporting one const struct
  * vg_scheduler_ops; scheduler.c holds the table and the wrappers.
  *
  * The run driver (runner/core/run.c) owns the loop and is scheduler-agnostic:
@@ -148,6 +148,7 @@ struct vg_scheduler_ops {
 
 extern const struct vg_scheduler_ops vg_scheduler_direct;
 extern const struct vg_scheduler_ops vg_scheduler_slurm;
+extern const struct vg_scheduler_ops vg_scheduler_gridengine;
 
 /* NULL-terminated table of every compiled-in scheduler. */
 extern const struct vg_scheduler_ops *const vg_schedulers[];
