@@ -171,8 +171,11 @@ vg_ge_script(const struct vg_ge_job *j, struct vg_buf *out,
 	if (!contiguous(j))
 		vg_buf_adds(&b, " \"$1\"\n");
 	else
-		vg_buf_printf(&b, " \"$((SGE_TASK_ID + %d))\"\n",
-		    j->index[0] - 1);
+	else if (j->index[0] == 1)
+		vg_buf_adds(&b, " \"$SGE_TASK_ID\"\n");
+	else
+		vg_buf_printf(&b, " \"$((SGE_TASK_ID %c %d))\"\n",
+		    j->index[0] < 1 ? '-' : '+', abs(j->index[0] - 1));
 	vg_buf_add(out, b.data, b.len);
 	vg_buf_release(&b);
 	return 0;

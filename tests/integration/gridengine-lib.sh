@@ -1,0 +1,77 @@
+# gridengine-lib.sh - sourced by the t076x tests: brings up the private
+# Grid Engine cell of tests/harness/sge-up (a lease keeps it up while
+# another test holds it), a private VIGIL_HOME and work dir, and tears
+# everything down on exit.  Helpers assert exact values.
+here=$(cd "$(dirname "$0")" && pwd)
+harness=$(cd "$here/../harness" && pwd)
+[ "$(id -u)" = 0 ] || { echo "needs root (Grid Engine's execd)"; exit 77; }
+W=$(mktemp -d /tmp/vigil-ge-it-XXXXXX)
+chmod 0755 "$W"
+VIGIL_HOME=$W/home
+export VIGIL_HOME
+VIGIL_SGE_LEASE=$$
+export VIGIL_SGE_LEASE
+cleanup() {
+	# Jobs of this test's runs must not outlive it while a lease keeps
+	# the cell up.
+	for r in "$VIGIL_HOME"/runs/*/gridengine/jobs; do
+		[ -f "$r" ] || continue
+		for j in $(sed 's/.* \([0-9]*\)\..*/\1/' "$r" | sort -u); do
+			qdel "$j" >/dev/null 2>&1
+		done
+	done
+	"$harness/sge-down" >/dev/null 2>&1
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_eq() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; }
+pass() { echo "ok"; exit 0; }
+env=$("$harness/sge-up") || fail "sge-up failed"
+eval "$env"
+jq_run() { "$VIGIL" status "$1" --json | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"; }
+last_run() { "$VIGIL" status --json | python3 -c \
+    'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])'; }
+states() { jq_run "$1" '" ".join(t["state"] for t in d["tasks"])'; }
+# wait_count RUN STATE N SECONDS: until N tasks of RUN are in STATE.
+wait_count() {
+	i=0
+	while [ $i -lt $(($4 * 5)) ]; do
+		[ "$(jq_run "$1" "d['counts'].get('$2', 0)" 2>/dev/null)" \
+		    -ge "$3" ] 2>/dev/null && return 0
+		sleep 0.2; i=$((i + 1))
+	done
+	fail "$3 task(s) of $1 never reached $2: $("$VIGIL" status "$1")"
+}
+# wait_run: prints the id of the newest run once one exists.
+wait_run() {
+	i=0
+	while [ $i -lt 100 ]; do
+		id=$(last_run 2>/dev/null) && [ -n "$id" ] && { echo "$id"; return 0; }
+		sleep 0.1; i=$((i + 1))
+	done
+	fail "no run appeared"
+}
+# ge_yaml FILE NAME N COMMAND [TOP [RES [GE]]]: a manifest of N one-CPU
+# tasks (matrix i: 0..N-1) on the gridengine scheduler, polled every
+# 1-2 s; TOP more top-level YAML, RES more lines under resources:, GE
+# more under gridengine: ("key: value" lines).
+ge_yaml() {
+	{
+		printf 'version: 1\nname: %s\nscheduler: gridengine\n' "$2"
+		printf 'matrix:\n  i: [%s]\n' "$(seq -s, 0 $(($3 - 1)))"
+		printf 'resources:\n  cpus: 1\n'
+		[ -z "${6:-}" ] || printf '%s\n' "$6" | sed 's/^/  /'
+		printf 'gridengine:\n  poll_min: 1s\n  poll_max: 2s\n'
+		[ -z "${7:-}" ] || printf '%s\n' "$7" | sed 's/^/  /'
+		[ -z "${5:-}" ] || printf '%s\n' "$5"
+		printf 'command: %s\n' "$4"
+	} >"$1"
+}
+# qacct_get JOB TASK FIELD: FIELD of JOB's TASK in the accounting file.
+qacct_get() {
+	qacct -j "$1" 2>/dev/null | awk -v t="$2" -v f="$3" '
+	    /^=/ { task = "" } $1 == "taskid" { task = $2 }
+	    $1 == f && task == t { $1 = ""; sub(/^ /, ""); print; exit }'
+}
