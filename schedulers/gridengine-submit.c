@@ -170,7 +170,6 @@ vg_ge_script(const struct vg_ge_job *j, struct vg_buf *out,
 	vg_buf_shquote(&b, j->run_dir);
 	if (!contiguous(j))
 		vg_buf_adds(&b, " \"$1\"\n");
-	else
 	else if (j->index[0] == 1)
 		vg_buf_adds(&b, " \"$SGE_TASK_ID\"\n");
 	else

@@ -1129,8 +1129,21 @@ static const struct vg_msection *const ge_sections[] = {
 	&vg_ge_msection, NULL
 };
 
+/* Grid Engine's variables of a job: which job and task, its slots and
+ * hosts (a parallel environment's), the cell a command inside the job
+ * may call qrsh -inherit or qstat in. */
+static const char *const ge_task_env[] = {
+	"JOB_ID", "JOB_NAME", "SGE_TASK_ID", "SGE_TASK_FIRST",
+	"SGE_TASK_LAST", "SGE_TASK_STEPSIZE", "NSLOTS", "NHOSTS", "NQUEUES",
+	"PE", "PE_HOSTFILE", "QUEUE", "RESTARTED", "SGE_ROOT",
+	"SGE_CELL", "SGE_QMASTER_PORT", "SGE_EXECD_PORT", "ARC",
+	"SGE_JOB_SPOOL_DIR", "CUDA_VISIBLE_DEVICES",
+	NULL
+};
+
 const struct vg_scheduler_ops vg_scheduler_gridengine = {
 	.caps = VG_SCAP_JOBS,
+	.task_env = ge_task_env,
 	.probe = ge_probe,
 	.p = {
 		.kind = VG_PLUGIN_SCHEDULER,

@@ -107,6 +107,10 @@ struct vg_scheduler_ops {
 	 * (runner/manifest/plugin.h); kind VG_PLUGIN_SCHEDULER. */
 	struct vg_plugin p;
 	unsigned	 caps;		/* VG_SCAP_* */
+	/* Variables of the job that `vigil task-exec` passes on to the
+	 * task (which job and task, its CPUs, hosts and GPUs), NULL-
+	 * terminated; NULL when none. */
+	const char *const *task_env;
 
 	int	(*open)(struct vg_sched *s, struct vg_err *e);
 	/* Takes a (borrowed until its terminal update is returned). */

@@ -1788,8 +1788,26 @@ out:
 	return rc;
 }
 
+/* Slurm's variables a task on a compute node needs (which job, which
+ * CPUs and GPUs it got), and what srun inside the job needs for its
+ * steps (launcher srun, or a command calling srun or mpirun itself). */
+static const char *const slurm_task_env[] = {
+	"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_ARRAY_JOB_ID",
+	"SLURM_ARRAY_TASK_ID", "SLURM_RESTART_COUNT", "SLURM_CPUS_PER_TASK",
+	"SLURM_CPUS_ON_NODE", "SLURM_MEM_PER_CPU", "SLURM_MEM_PER_NODE",
+	"SLURM_JOB_NODELIST", "SLURM_NODEID", "SLURM_CLUSTER_NAME",
+	"SLURM_JOB_PARTITION", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS",
+	"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
+	"ZE_AFFINITY_MASK",
+	"SLURM_CONF", "SLURM_NTASKS", "SLURM_NPROCS", "SLURM_NNODES",
+	"SLURM_JOB_NUM_NODES", "SLURM_TASKS_PER_NODE", "SLURM_NTASKS_PER_NODE",
+	"SLURM_JOB_CPUS_PER_NODE", "SLURM_GPUS_PER_TASK",
+	NULL
+};
+
 const struct vg_scheduler_ops vg_scheduler_slurm = {
 	.caps = VG_SCAP_JOBS | VG_SCAP_DEPEND,
+	.task_env = slurm_task_env,
 	.probe = slurm_probe,
 	.p = {
 		.kind = VG_PLUGIN_SCHEDULER,

@@ -1,6 +1,6 @@
 #!/bin/sh
 # A sweep on Grid Engine is one array job (one qsub, -t 1-N): every task
-# runs once with its own index, exit statuses come back exactly as the
+# runs once with its own index and sees its SGE_TASK_ID, exit statuses come back exactly as the
 # command returned them (a failing task keeps its 7, Grid Engine's
 # accounting agrees), and the alias `sge` names the same scheduler.
 set -u
@@ -17,8 +17,10 @@ expect_eq "states" "SUCCEEDED SUCCEEDED SUCCEEDED FAILED SUCCEEDED" \
     "$(states "$id")"
 expect_eq "exit codes" "0 0 0 7 0" \
     "$(jq_run "$id" '" ".join(str(t["exit_code"]) for t in d["tasks"])')"
+# task-exec passes the job's variables on (the scheduler's task_env):
+# task i is Grid Engine task i+1.
 for i in 0 1 2 3 4; do
-	expect_eq "task $i" "i=$i task=" "$(sed 's/task=.*/task=/' "$W/out-$i")"
+	expect_eq "task $i" "i=$i task=$((i + 1))" "$(cat "$W/out-$i")"
 done
 expect_eq "one qsub" 1 "$(grep -c 'gridengine: qsub -terse: ok' "$W/err")"
 expect_eq "one script" 1 \
