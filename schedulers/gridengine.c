@@ -1026,11 +1026,23 @@ ge_close(struct vg_sched *s)
 	s->priv = NULL;
 }
 
+/* qsort: journal entries by job, then task. */
+static int
+cmp_jentry(const void *a, const void *b)
+{
+	const struct ge_jentry *x = a, *y = b;
+
+	if (x->job != y->job)
+		return (x->job > y->job) - (x->job < y->job);
+	return (x->task > y->task) - (x->task < y->task);
+}
+
 /*
  * Cancels the Grid Engine tasks of the unfinished tasks v of a run whose
  * vigil is gone: the handle each holds and every journal entry of its
- * current or a later attempt; for the whole run, every job of the
- * journal.
+ * current or a later attempt (submitted, maybe not recorded); for the
+ * whole run every job of the journal goes whole.  One qdel per job, or
+ * per range of its tasks.
  */
 static int
 ge_cancel_orphans(const char *run_id, const char *run_dir,
@@ -1039,7 +1051,7 @@ ge_cancel_orphans(const char *run_id, const char *run_dir,
 {
 	struct ge_jentry *j = NULL, *el = NULL, x;
 	char *dir = vg_path_join(run_dir, "gridengine");
-	size_t nj = 0, ne = 0, cap = 0, calls = 0, i, k, m;
+	size_t nj = 0, ne = 0, cap = 0, calls = 0, ntask = 0, i, k, m;
 	long *tasks = NULL;
 	int rc, r;
 	char c;
@@ -1055,31 +1067,31 @@ ge_cancel_orphans(const char *run_id, const char *run_dir,
 			el[ne++] = x;
 		}
 		for (k = 0; k < nj; k++)
-			if (whole || (j[k].index == v[i].index &&
-			    j[k].attempt >= v[i].attempt)) {
+			if (j[k].index == v[i].index &&
+			    j[k].attempt >= v[i].attempt) {
 				el = vg_xgrow(el, &cap, ne + 1, sizeof *el);
 				el[ne++] = j[k];
 			}
 	}
+	if (ne > 1)
+		qsort(el, ne, sizeof *el, cmp_jentry);
 	tasks = vg_xcalloc(ne + 1, sizeof *tasks);
-	for (i = 0; i < ne; i++) {
-		if (el[i].job == 0)
-			continue;
-		for (k = i, m = 0; k < ne; k++)
-			if (el[k].job == el[i].job) {
+	for (i = 0; i < ne; i = k) {
+		for (k = i, m = 0; k < ne && el[k].job == el[i].job; k++)
+			if (k == i || el[k].task != el[k - 1].task)
 				tasks[m++] = el[k].task;
-				if (k > i)
-					el[k].job = 0;
-			}
+		ntask += m;
+		vg_err_init(e);
+		/* A job that already left the queue is no failure. */
 		if ((r = qdel_tasks(el[i].job, tasks, m, whole, &calls, e)) !=
-		    0 && strstr(e->msg, "does not exist") == NULL && rc == 0)
+		    0 && strstr(e->msg, "does not exist") == NULL) {
 			rc = r;
-		if (r != 0 && rc == 0)
-			vg_err_init(e);
+			goto out;
+		}
 	}
-	if (rc == 0)
-		vg_buf_printf(said, "Grid Engine tasks cancelled, %zu qdel "
-		    "call(s)", calls);
+	vg_err_init(e);
+	vg_buf_printf(said, "%zu Grid Engine task(s) cancelled, %zu qdel "
+	    "call(s)", ntask, calls);
 out:
 	if (rc != 0)
 		vg_err_prefix(e, "cannot cancel the run's Grid Engine jobs "
