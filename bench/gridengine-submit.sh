@@ -77,4 +77,4 @@ echo "  vigil submit:            ${vig} ms ($qsubs qsub call(s))"
 awk -v b="$base" -v v="$vig" 'BEGIN { printf "  ratio:                   %.1fx\n", b / v }'
 echo "  tracked to the end:      ${total} ms, $polls poll(s): $polls qstat + $qaccts qacct call(s)"
 awk -v p="$polls" -v q="$qaccts" -v n="$N" 'BEGIN {
-    printf "  qmaster calls per poll:  %.2f (a qstat -j per task would be %d)\n", (p + q) / p, n }'
+    printf "  calls per poll:          %.2f: 1 qstat (the qmaster'"'"'s) + %.2f qacct (reads the accounting file); a qstat -j per task would be %d\n", (p + q) / p, q / p, n }'

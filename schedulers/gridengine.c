@@ -1198,29 +1198,9 @@ static void
 check_options(const struct vg_field *f, const struct vg_ynode *n, void *p,
     struct vg_dctx *c)
 {
-	const struct vg_kvs *kv = p;
-	const struct vg_ynode *k;
-	const char *near;
-	char why[256];
-	size_t i, j, nn = 0;
-
 	(void)f;
-	while (vg_ge_allowed_options[nn] != NULL)
-		nn++;
-	for (i = 0; i < kv->n; i++) {
-		if (vg_ge_option_check(kv->v[i].key, kv->v[i].value, why,
-		    sizeof why) == 0)
-			continue;
-		k = n;
-		for (j = 0; n != NULL && n->kind == VG_Y_MAP && j < n->n; j++)
-			if (strcmp(n->items[2 * j]->str, kv->v[i].key) == 0)
-				k = n->items[2 * j];
-		near = strncmp(why, "not an", 6) == 0 ? vg_did_you_mean(
-		    kv->v[i].key, vg_ge_allowed_options, nn) : NULL;
-		vg_dctx_error(c, k, "'gridengine.options.%s': %s%s%s%s",
-		    kv->v[i].key, why, near != NULL ? "; did you mean '" : "",
-		    near != NULL ? near : "", near != NULL ? "'?" : "");
-	}
+	vg_schema_check_options(n, p, "gridengine.options",
+	    vg_ge_allowed_options, vg_ge_option_check, c);
 }
 
 static const struct vg_section ge_section = {
