@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "schedulers/gridengine.h"
+#include "schedulers/slurm.h"
 
 #define VALUE_MAX	1024
 
@@ -159,15 +160,7 @@ vg_ge_script(const struct vg_ge_job *j, struct vg_buf *out,
 			    j->index[i]);
 		vg_buf_adds(&b, "\nshift $((SGE_TASK_ID - 1))\n");
 	}
-	vg_buf_adds(&b, "exec ");
-	vg_buf_shquote(&b, j->vigil);
-	vg_buf_adds(&b, " task-exec ");
-	if (j->manifest_sha256 != NULL && *j->manifest_sha256 != '\0') {
-		vg_buf_adds(&b, "--manifest-sha256 ");
-		vg_buf_shquote(&b, j->manifest_sha256);
-		vg_buf_adds(&b, " ");
-	}
-	vg_buf_shquote(&b, j->run_dir);
+	vg_task_exec_line(&b, j->vigil, j->manifest_sha256, j->run_dir);
 	if (!contiguous(j))
 		vg_buf_adds(&b, " \"$1\"\n");
 	else if (j->index[0] == 1)
