@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # gridengine-lib.sh - sourced by the t076x tests: brings up the private
 # Grid Engine cell of tests/harness/sge-up (a lease keeps it up while
 # another test holds it), a private VIGIL_HOME and work dir, and tears

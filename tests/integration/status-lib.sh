@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # status-lib.sh - sourced by the scheduler tests (slurm-lib.sh,
 # gridengine-lib.sh): what `vigil status --json` says of runs, and waits
 # on it.  The caller sets VIGIL and VIGIL_HOME and defines fail.

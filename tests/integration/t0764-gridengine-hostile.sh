@@ -11,7 +11,9 @@
 set -u
 . "$(dirname "$0")/gridengine-lib.sh"
 
+# shellcheck disable=SC2089 # the quotes are the point
 VIGIL_HOME="$W/home 'q\" \$(touch $W/pwned0) \`touch $W/pwned1\`"
+# shellcheck disable=SC2090
 export VIGIL_HOME
 # sq V: V for a YAML single-quoted scalar
 sq() { printf '%s' "$1" | sed "s/'/''/g"; }
