@@ -26,12 +26,9 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
-expect_eq() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; }
-pass() { echo "ok"; exit 0; }
+. "$here/status-lib.sh"
 env=$("$harness/sge-up") || fail "sge-up failed"
 eval "$env"
-. "$here/status-lib.sh"
 # ge_yaml FILE NAME N COMMAND [TOP [RES [GE]]]: a manifest of N one-CPU
 # tasks (matrix i: 0..N-1) on the gridengine scheduler, polled every
 # 1-2 s; TOP more top-level YAML, RES more lines under resources:, GE

@@ -27,14 +27,11 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
-expect_eq() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; }
-pass() { echo "ok"; exit 0; }
+. "$here/status-lib.sh"
 # shellcheck disable=SC2086
 env=$("$harness/${SLURM_HARNESS:-slurm}-up" ${SLURM_UP_ARGS:-}) ||
 	fail "${SLURM_HARNESS:-slurm}-up failed"
 eval "$env"
-. "$here/status-lib.sh"
 # sacct_get JOB FIELD: the first line of sacct's FIELD of JOB's allocation,
 # waiting up to 30 s for slurmdbd to have the record (the controller
 # sends it on its own schedule, later than the job's end under load).

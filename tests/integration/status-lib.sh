@@ -1,7 +1,10 @@
 # shellcheck shell=sh
 # status-lib.sh - sourced by the scheduler tests (slurm-lib.sh,
 # gridengine-lib.sh): what `vigil status --json` says of runs, and waits
-# on it.  The caller sets VIGIL and VIGIL_HOME and defines fail.
+# on it, and the assertions.  The caller sets VIGIL and VIGIL_HOME.
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_eq() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; }
+pass() { echo "ok"; exit 0; }
 # Field of the JSON status of run $1: python expression on d.
 jq_run() { "$VIGIL" status "$1" --json | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"; }
 last_run() { "$VIGIL" status --json | python3 -c \
