@@ -146,8 +146,8 @@ emit(struct ge *p, struct ge_att *t, enum vg_state st,
 	}
 }
 
-/* Runs a Grid Engine command; out may be NULL.  One debug line per call
- * (bench/gridengine-submit.sh counts them). */
+/* Runs a Grid Engine command; out may be NULL; e names the command.
+ * One debug line per call (bench/gridengine-submit.sh counts them). */
 static int
 run(const char *const *argv, struct vg_buf *out, struct vg_err *e)
 {
@@ -155,8 +155,6 @@ run(const char *const *argv, struct vg_buf *out, struct vg_err *e)
 
 	vg_debug("gridengine: %s %s: %s", argv[0], argv[1] != NULL ?
 	    argv[1] : "", r == 0 ? "ok" : e->msg);
-	if (r != 0)
-		vg_err_prefix(e, "%s: ", argv[0]);
 	return r;
 }
 

@@ -3,6 +3,7 @@
 # runs once with its own index and sees its SGE_TASK_ID, exit statuses come back exactly as the
 # command returned them (a failing task keeps its 7, Grid Engine's
 # accounting agrees), and the alias `sge` names the same scheduler.
+# Without a reachable cell the run stops before submitting, saying why.
 set -u
 . "$(dirname "$0")/gridengine-lib.sh"
 
@@ -38,4 +39,9 @@ polls=$(grep -c 'gridengine: qstat -xml' "$W/err")
 printf 'version: 1\nname: alias\nscheduler: sge\nsge:\n  poll_min: 1s\ncommand: "exit 0"\n' >"$W/s.yaml"
 "$VIGIL" run -q "$W/s.yaml" >"$W/out" 2>&1 || fail "sge alias: $(cat "$W/out")"
 expect_eq "alias state" SUCCEEDED "$(states "$(last_run)")"
+# No cell: the run stops before anything is submitted, naming why.
+SGE_ROOT=$W/nocell "$VIGIL" run -q "$W/s.yaml" >"$W/out" 2>&1
+expect_eq "no cell exit status" 4 $?
+expect_eq "no cell message" "vigil: gridengine: cannot read the cell's configuration: 'qconf' exited 1: error: SGE_ROOT directory \"$W/nocell\" doesn't exist" \
+    "$(cat "$W/out")"
 pass

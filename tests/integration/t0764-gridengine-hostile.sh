@@ -34,7 +34,7 @@ id=$(last_run)
 expect_eq "state" BACKEND_ERROR "$(states "$id")"
 reason=$(jq_run "$id" 'd["tasks"][0]["reason"]')
 case "$reason" in
-"qsub: "*"$bad"*) ;;
+"'qsub' exited 1: "*"$bad"*) ;;
 *) fail "reason: $reason" ;;
 esac
 
