@@ -1,8 +1,9 @@
 #!/bin/sh
 # A sweep on Grid Engine is one array job (one qsub, -t 1-N): every task
-# runs once with its own index and sees its SGE_TASK_ID, exit statuses come back exactly as the
-# command returned them (a failing task keeps its 7, Grid Engine's
-# accounting agrees), and the alias `sge` names the same scheduler.
+# runs once with its own index and sees its SGE_TASK_ID, exit statuses
+# come back exactly as the command returned them (a failing task keeps
+# its 7, Grid Engine's accounting agrees), and the alias `sge` names the
+# same scheduler.
 # Without a reachable cell the run stops before submitting, saying why.
 set -u
 . "$(dirname "$0")/gridengine-lib.sh"
