@@ -19,6 +19,7 @@
 const struct vg_scheduler_ops *const vg_schedulers[] = {
 	&vg_scheduler_direct,
 	&vg_scheduler_slurm,
+	&vg_scheduler_gridengine,
 	NULL
 };
 

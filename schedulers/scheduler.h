@@ -2,7 +2,7 @@
  * scheduler.h - schedulers decide when and where attempts run: `direct`
  * runs them on this host (up to --jobs at once, or as srun steps inside a
  * Slurm allocation), `slurm` submits them to a cluster as batch jobs and
- * job arrays.  One file per scheduler, each exporting one const struct
+ * job arrays, `gridengine` (alias sge) as Grid Engine array jobs.  One file per scheduler, each exporting one const struct
  * vg_scheduler_ops; scheduler.c holds the table and the wrappers.
  *
  * The run driver (runner/core/run.c) owns the loop and is scheduler-agnostic:
@@ -107,6 +107,10 @@ struct vg_scheduler_ops {
 	 * (runner/manifest/plugin.h); kind VG_PLUGIN_SCHEDULER. */
 	struct vg_plugin p;
 	unsigned	 caps;		/* VG_SCAP_* */
+	/* Variables of the job that `vigil task-exec` passes on to the
+	 * task (which job and task, its CPUs, hosts and GPUs), NULL-
+	 * terminated; NULL when none. */
+	const char *const *task_env;
 
 	int	(*open)(struct vg_sched *s, struct vg_err *e);
 	/* Takes a (borrowed until its terminal update is returned). */
@@ -148,6 +152,7 @@ struct vg_scheduler_ops {
 
 extern const struct vg_scheduler_ops vg_scheduler_direct;
 extern const struct vg_scheduler_ops vg_scheduler_slurm;
+extern const struct vg_scheduler_ops vg_scheduler_gridengine;
 
 /* NULL-terminated table of every compiled-in scheduler. */
 extern const struct vg_scheduler_ops *const vg_schedulers[];

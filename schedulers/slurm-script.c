@@ -458,6 +458,21 @@ options_lines(const struct vg_slurm_job *j, struct vg_buf *b,
 	return 0;
 }
 
+void
+vg_task_exec_line(struct vg_buf *b, const char *vigil, const char *sha256,
+    const char *run_dir)
+{
+	vg_buf_adds(b, "exec ");
+	vg_buf_shquote(b, vigil);
+	vg_buf_adds(b, " task-exec ");
+	if (sha256 != NULL && *sha256 != '\0') {
+		vg_buf_adds(b, "--manifest-sha256 ");
+		vg_buf_shquote(b, sha256);
+		vg_buf_adds(b, " ");
+	}
+	vg_buf_shquote(b, run_dir);
+}
+
 /* Builds the batch script of one array chunk. */
 int
 vg_slurm_script(const struct vg_slurm_job *j, struct vg_buf *out,
@@ -562,15 +577,7 @@ vg_slurm_script(const struct vg_slurm_job *j, struct vg_buf *out,
 	    j->attempt > 0 ? j->attempt : 1);
 	if (j->srun)
 		vg_buf_adds(&b, "VIGIL_LAUNCHER=srun\nexport VIGIL_LAUNCHER\n");
-	vg_buf_adds(&b, "exec ");
-	vg_buf_shquote(&b, j->vigil);
-	vg_buf_adds(&b, " task-exec ");
-	if (j->manifest_sha256 != NULL && *j->manifest_sha256 != '\0') {
-		vg_buf_adds(&b, "--manifest-sha256 ");
-		vg_buf_shquote(&b, j->manifest_sha256);
-		vg_buf_adds(&b, " ");
-	}
-	vg_buf_shquote(&b, j->run_dir);
+	vg_task_exec_line(&b, j->vigil, j->manifest_sha256, j->run_dir);
 	if (j->offset != 0)
 		vg_buf_printf(&b, " \"$((SLURM_ARRAY_TASK_ID + %d))\"\n",
 		    j->offset);

@@ -1788,8 +1788,26 @@ out:
 	return rc;
 }
 
+/* Slurm's variables a task on a compute node needs (which job, which
+ * CPUs and GPUs it got), and what srun inside the job needs for its
+ * steps (launcher srun, or a command calling srun or mpirun itself). */
+static const char *const slurm_task_env[] = {
+	"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_ARRAY_JOB_ID",
+	"SLURM_ARRAY_TASK_ID", "SLURM_RESTART_COUNT", "SLURM_CPUS_PER_TASK",
+	"SLURM_CPUS_ON_NODE", "SLURM_MEM_PER_CPU", "SLURM_MEM_PER_NODE",
+	"SLURM_JOB_NODELIST", "SLURM_NODEID", "SLURM_CLUSTER_NAME",
+	"SLURM_JOB_PARTITION", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS",
+	"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
+	"ZE_AFFINITY_MASK",
+	"SLURM_CONF", "SLURM_NTASKS", "SLURM_NPROCS", "SLURM_NNODES",
+	"SLURM_JOB_NUM_NODES", "SLURM_TASKS_PER_NODE", "SLURM_NTASKS_PER_NODE",
+	"SLURM_JOB_CPUS_PER_NODE", "SLURM_GPUS_PER_TASK",
+	NULL
+};
+
 const struct vg_scheduler_ops vg_scheduler_slurm = {
 	.caps = VG_SCAP_JOBS | VG_SCAP_DEPEND,
+	.task_env = slurm_task_env,
 	.probe = slurm_probe,
 	.p = {
 		.kind = VG_PLUGIN_SCHEDULER,
@@ -1826,36 +1844,23 @@ check_slurm(const struct vg_section *s, const struct vg_ynode *n,
 		    "'slurm.poll_max' (%gs)", sl->poll_min, sl->poll_max);
 }
 
+/* One slurm.options entry, checked without the run's resources
+ * (resources.constraint is checked against it at submission). */
+static int
+option_check(const char *key, const char *value, char *why, size_t n)
+{
+	return vg_slurm_option_check(key, value, NULL, why, n);
+}
+
 /* slurm.options: each key on the allowlist, each value one printable
- * line (resources.constraint is checked against it at submission). */
+ * line. */
 static void
 check_options(const struct vg_field *f, const struct vg_ynode *n, void *p,
     struct vg_dctx *c)
 {
-	const struct vg_kvs *kv = p;
-	const struct vg_ynode *k;
-	const char *near;
-	char why[256];
-	size_t i, j, nn = 0;
-
 	(void)f;
-	while (vg_slurm_allowed_options[nn] != NULL)
-		nn++;
-	for (i = 0; i < kv->n; i++) {
-		if (vg_slurm_option_check(kv->v[i].key, kv->v[i].value, NULL,
-		    why, sizeof why) == 0)
-			continue;
-		/* The key's own node, for its line and column. */
-		k = n;
-		for (j = 0; n != NULL && n->kind == VG_Y_MAP && j < n->n; j++)
-			if (strcmp(n->items[2 * j]->str, kv->v[i].key) == 0)
-				k = n->items[2 * j];
-		near = strncmp(why, "not an", 6) == 0 ? vg_did_you_mean(
-		    kv->v[i].key, vg_slurm_allowed_options, nn) : NULL;
-		vg_dctx_error(c, k, "'slurm.options.%s': %s%s%s%s",
-		    kv->v[i].key, why, near != NULL ? "; did you mean '" :
-		    "", near != NULL ? near : "", near != NULL ? "'?" : "");
-	}
+	vg_schema_check_options(n, p, "slurm.options",
+	    vg_slurm_allowed_options, option_check, c);
 }
 
 static const char *const interface_names[] = { "auto", "lib", "cli", NULL };

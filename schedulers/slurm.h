@@ -128,6 +128,15 @@ void	vg_slurm_escape_pattern(struct vg_buf *b, const char *path,
 int	vg_slurm_script(const struct vg_slurm_job *j, struct vg_buf *out,
 	    struct vg_err *e);
 
+/*
+ * Appends the start of a job script's last line, `exec VIGIL task-exec
+ * [--manifest-sha256 SHA] RUN_DIR` (each value quoted for sh by
+ * vg_buf_shquote); the caller adds the task index and the newline.
+ * Shared by the job scripts of slurm and gridengine.
+ */
+void	vg_task_exec_line(struct vg_buf *b, const char *vigil,
+	    const char *sha256, const char *run_dir);
+
 /* Array spec of sorted, distinct indexes minus offset: "0-3,7,9-10". */
 void	vg_slurm_array_spec(const int *idx, size_t n, int offset,
 	    struct vg_buf *out);

@@ -5,6 +5,8 @@
 #   scripts/deps.sh test     build + cmocka, valgrind, clang (make check)
 #   scripts/deps.sh fuzz     build + clang's libFuzzer runtime
 #   scripts/deps.sh bench    build + tools the bench scripts compare against
+#   scripts/deps.sh gridengine  Son of Grid Engine's daemons and clients
+#                            (tests/harness/sge-up), no system cell made
 #   scripts/deps.sh PKG...   those packages
 #
 # Idempotent and quick when everything is present (one dpkg-query); says
@@ -20,12 +22,14 @@ TEST="$BUILD libcmocka-dev valgrind clang sqlite3 procps psmisc python3
 siftool squashfs-tools time"
 FUZZ="$BUILD clang libclang-rt-14-dev"
 BENCH="$BUILD procps time"
+GRIDENGINE="gridengine-master gridengine-exec gridengine-client"
 
 case "${1:-build}" in
 build)	want=$BUILD ;;
 test)	want=$TEST ;;
 fuzz)	want=$FUZZ ;;
 bench)	want=$BENCH ;;
+gridengine)	want=$GRIDENGINE ;;
 *)	want="$*" ;;
 esac
 
@@ -46,6 +50,17 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "deps.sh: installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
+# Grid Engine's packages would make and configure a system cell under
+# /var/lib/gridengine; the tests bring up private cells of their own.
+case "$missing" in
+*gridengine-*)
+	debconf-set-selections <<EOF
+gridengine-common shared/gridengineconfig boolean false
+gridengine-common shared/gridenginecell string default
+gridengine-common shared/gridenginemaster string $(hostname)
+EOF
+	;;
+esac
 # apt-get update once per boot (lists may be missing on a fresh machine)
 stamp=/var/lib/apt/periodic/vigil-update-stamp
 if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +720 2>/dev/null)" ]; then

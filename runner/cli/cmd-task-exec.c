@@ -27,8 +27,9 @@
  *   attempt VIGIL_ATTEMPT, else SLURM_RESTART_COUNT + 1, else 1
  *   timeout VIGIL_TIMEOUT (seconds) when set, else the manifest's (a
  *           retry after TIMEOUT may have scaled it)
- *   env     the task also gets the job's SLURM_JOB_ID, SLURM_STEP_ID,
- *           SLURM_ARRAY_*, SLURM_CPUS_PER_TASK, ... and GPU bindings
+ *   env     the task also gets the job's variables that the schedulers
+ *           list (their task_env: SLURM_JOB_ID, SLURM_ARRAY_*, ...,
+ *           JOB_ID, SGE_TASK_ID, NSLOTS, ...) and GPU bindings
  *           (CUDA_VISIBLE_DEVICES, ...) unless the manifest sets them
  *   signals SIGTERM/SIGINT/SIGHUP: the task gets SIGTERM, then SIGKILL
  *           after kill_grace; result CANCELLED.  Slurm signals every
@@ -61,6 +62,7 @@
 #include "runner/cli/launch.h"
 #include "runner/core/outputs.h"
 #include "common/path.h"
+#include "schedulers/scheduler.h"
 #include "schedulers/slurm.h"
 
 #ifndef P_PIDFD
@@ -86,34 +88,21 @@ heartbeat(const char *task_dir)
 	free(path);
 }
 
-/* Slurm's variables a task on a compute node needs (which job, which
- * CPUs and GPUs it got); the backend's environment is clean otherwise. */
-static const char *const slurm_env[] = {
-	"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_ARRAY_JOB_ID",
-	"SLURM_ARRAY_TASK_ID", "SLURM_RESTART_COUNT", "SLURM_CPUS_PER_TASK",
-	"SLURM_CPUS_ON_NODE", "SLURM_MEM_PER_CPU", "SLURM_MEM_PER_NODE",
-	"SLURM_JOB_NODELIST", "SLURM_NODEID", "SLURM_CLUSTER_NAME",
-	"SLURM_JOB_PARTITION", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS",
-	"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
-	"ZE_AFFINITY_MASK",
-	/* what srun inside the job needs for its steps (launcher srun,
-	 * or a command calling srun or mpirun itself) */
-	"SLURM_CONF", "SLURM_NTASKS", "SLURM_NPROCS", "SLURM_NNODES",
-	"SLURM_JOB_NUM_NODES", "SLURM_TASKS_PER_NODE", "SLURM_NTASKS_PER_NODE",
-	"SLURM_JOB_CPUS_PER_NODE", "SLURM_GPUS_PER_TASK",
-};
-
-/* Adds the Slurm variables of this job to the task's environment. */
+/* Adds the variables of the job this runs in to the task's environment:
+ * those every scheduler lists as its task_env (direct inside a Slurm
+ * allocation needs Slurm's), unless the manifest sets them. */
 static void
-pass_slurm_env(struct vg_task *t)
+pass_job_env(struct vg_task *t)
 {
+	const struct vg_scheduler_ops *const *s;
+	const char *const *n;
 	const char *v;
-	size_t i;
 
-	for (i = 0; i < sizeof(slurm_env) / sizeof(slurm_env[0]); i++)
-		if ((v = getenv(slurm_env[i])) != NULL &&
-		    vg_kvs_get(&t->env, slurm_env[i]) == NULL)
-			vg_kvs_set(&t->env, slurm_env[i], v);
+	for (s = vg_schedulers; *s != NULL; s++)
+		for (n = (*s)->task_env; n != NULL && *n != NULL; n++)
+			if ((v = getenv(*n)) != NULL &&
+			    vg_kvs_get(&t->env, *n) == NULL)
+				vg_kvs_set(&t->env, *n, v);
 }
 
 /* Records the job step this task-exec runs in, when it runs in one. */
@@ -373,7 +362,7 @@ cmd_task_exec_exec(struct vg_args *a)
 	at.timeout = m->timeout;
 	if ((hb = getenv("VIGIL_TIMEOUT")) != NULL && strtod(hb, NULL) > 0)
 		at.timeout = strtod(hb, NULL);
-	pass_slurm_env(t);
+	pass_job_env(t);
 	/* resources.launcher srun: the batch script says so; one run of
 	 * the command per Slurm task (MPI rank). */
 	if ((hb = getenv("VIGIL_LAUNCHER")) != NULL &&

@@ -1433,6 +1433,35 @@ control_at(const struct vg_ynode *n)
 	return -1;
 }
 
+void
+vg_schema_check_options(const struct vg_ynode *n, const struct vg_kvs *kv,
+    const char *field, const char *const *allowed,
+    int (*check)(const char *, const char *, char *, size_t),
+    struct vg_dctx *c)
+{
+	const struct vg_ynode *k;
+	const char *near;
+	char why[256];
+	size_t i, j, nn = 0;
+
+	while (allowed[nn] != NULL)
+		nn++;
+	for (i = 0; i < kv->n; i++) {
+		if (check(kv->v[i].key, kv->v[i].value, why, sizeof why) == 0)
+			continue;
+		/* The key's own node, for its line and column. */
+		k = n;
+		for (j = 0; n != NULL && n->kind == VG_Y_MAP && j < n->n; j++)
+			if (strcmp(n->items[2 * j]->str, kv->v[i].key) == 0)
+				k = n->items[2 * j];
+		near = strncmp(why, "not an", 6) == 0 ? vg_did_you_mean(
+		    kv->v[i].key, allowed, nn) : NULL;
+		vg_dctx_error(c, k, "'%s.%s': %s%s%s%s", field, kv->v[i].key,
+		    why, near != NULL ? "; did you mean '" : "",
+		    near != NULL ? near : "", near != NULL ? "'?" : "");
+	}
+}
+
 /* A field check: no control characters in a string or list of strings
  * (names that end up in #SBATCH lines and on command lines). */
 void

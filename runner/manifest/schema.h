@@ -175,6 +175,20 @@ void	vg_schema_check_printable(const struct vg_field *f,
 	    const struct vg_ynode *n, void *p, struct vg_dctx *c);
 
 /*
+ * A scheduler's options mapping (slurm.options, gridengine.options): each
+ * entry of kv (the mapping n) is passed to check, which fills why and
+ * returns non-zero when it refuses the entry; each refusal is reported
+ * at the key's own line and column as "'FIELD.KEY': WHY", with a "did
+ * you mean" from allowed (NULL-terminated) when why starts with "not
+ * an" (an unknown option).
+ */
+void	vg_schema_check_options(const struct vg_ynode *n,
+	    const struct vg_kvs *kv, const char *field,
+	    const char *const *allowed,
+	    int (*check)(const char *key, const char *value, char *why,
+	    size_t n), struct vg_dctx *c);
+
+/*
  * The name in names[] nearest to s by edit distance (transpositions count
  * one, case is ignored), or NULL when none is close enough to be a
  * plausible typo.

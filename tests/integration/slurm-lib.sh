@@ -27,9 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
-expect_eq() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; }
-pass() { echo "ok"; exit 0; }
+. "$here/status-lib.sh"
 # shellcheck disable=SC2086
 env=$("$harness/${SLURM_HARNESS:-slurm}-up" ${SLURM_UP_ARGS:-}) ||
 	fail "${SLURM_HARNESS:-slurm}-up failed"
@@ -45,21 +43,6 @@ sacct_get() {
 		sleep 0.5; _n=$((_n + 1))
 	done
 	echo "$_v"
-}
-# Field of the JSON status of run $1: python expression on d.
-jq_run() { "$VIGIL" status "$1" --json | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"; }
-last_run() { "$VIGIL" status --json | python3 -c \
-    'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])'; }
-states() { jq_run "$1" '" ".join(t["state"] for t in d["tasks"])'; }
-# wait_count RUN STATE N SECONDS: until N tasks of RUN are in STATE.
-wait_count() {
-	i=0
-	while [ $i -lt $(($4 * 5)) ]; do
-		[ "$(jq_run "$1" "d['counts'].get('$2', 0)" 2>/dev/null)" \
-		    -ge "$3" ] 2>/dev/null && return 0
-		sleep 0.2; i=$((i + 1))
-	done
-	fail "$3 task(s) of $1 never reached $2: $("$VIGIL" status "$1")"
 }
 # start_sleepers NAME: runs $W/c.yaml (3 array elements of sleep 300,
 # named NAME) in the background until 2 of them run; sets vpid (the
@@ -84,15 +67,6 @@ Y
 	wait_count "$id" RUNNING 2 30
 	job=$(jq_run "$id" 'd["tasks"][0]["job_id"]')
 	job=${job%%_*}
-}
-# wait_run: prints the id of the newest run once one exists.
-wait_run() {
-	i=0
-	while [ $i -lt 100 ]; do
-		id=$(last_run 2>/dev/null) && [ -n "$id" ] && { echo "$id"; return 0; }
-		sleep 0.1; i=$((i + 1))
-	done
-	fail "no run appeared"
 }
 # slurm_yaml FILE NAME N COMMAND [TOP [RES [SLURM]]]: writes a manifest
 # of N one-CPU tasks (matrix i: 0..N-1) on the slurm scheduler through

@@ -513,7 +513,7 @@ test_set(void **state)
 	    "resources, timeout, kill_grace, retry, policy, scratch, "
 	    "outputs, workdir, isolation, limits, concurrency, notify, "
 	    "after, output, docker, ssh, singularity, cache, modal, daytona, "
-	    "vercel, pool, slurm)\n"
+	    "vercel, pool, slurm, gridengine)\n"
 	    "--set '=1':1:1: expected KEY.PATH=VALUE, for example "
 	    "resources.memory=4G\n"
 	    "--set 'resources.cpus=[1':1:18: invalid YAML: did not find "
