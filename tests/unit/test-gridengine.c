@@ -176,7 +176,7 @@ test_qstat_bad(void **state)
 		vg_ge_rows_release(&r);
 	}
 	for (i = 0; i < 17; i++)
-		strcat(deep, "<a>");
+		memcpy(deep + 3 * i, "<a>", 4);
 	assert_int_equal(vg_ge_parse_qstat(deep, strlen(deep), &r, &e),
 	    VG_EPARSE);
 	assert_string_equal(e.msg, "qstat -xml: nested deeper than 16 at "
