@@ -80,6 +80,8 @@ static const struct optrun optruns[] = {
 	{ "git", NULL, "-c", "gpg.ssh.defaultkeycommand", RUN_SHELL },
 	{ "git", NULL, "-c", "guitool.*.cmd", RUN_SHELL },
 	{ "git", NULL, "-c", "interactive.difffilter", RUN_SHELL },
+	{ "git", NULL, "-c", "trailer.*.cmd", RUN_SHELL },
+	{ "git", NULL, "-c", "trailer.*.command", RUN_SHELL },
 	/* git subcommands' options (git-rebase(1), git-filter-branch(1),
 	 * git-bisect(1), git-submodule(1), git-difftool(1), git-fetch(1),
 	 * git-clone(1), git-push(1), git-ls-remote(1)) */
@@ -103,6 +105,7 @@ static const struct optrun optruns[] = {
 	{ "git", "ls-remote", "--upload-pack", NULL, RUN_SHELL },
 	{ "git", "push", "--receive-pack", NULL, RUN_SHELL },
 	{ "git", "push", "--exec", NULL, RUN_SHELL },
+	{ "git", "archive", "--exec", NULL, RUN_SHELL },
 	/* hg(1) --config SECTION.NAME=VALUE, hgrc(5) */
 	{ "hg", NULL, "--config", "alias.*", RUN_BANG },
 	{ "hg", NULL, "--config", "hooks.*", RUN_SHELL },
@@ -212,6 +215,20 @@ static const struct optrun optruns[] = {
 	{ "watchexec", NULL, NULL, NULL, RUN_LAST },
 	/* wget(1) --use-askpass=COMMAND */
 	{ "wget", NULL, "--use-askpass", NULL, RUN_SHELL },
+	/* split(1) --filter=COMMAND, sort(1) --compress-program=PROG */
+	{ "split", NULL, "--filter", NULL, RUN_SHELL },
+	{ "sort", NULL, "--compress-program", NULL, RUN_SHELL },
+	/* dpkg-buildpackage(1): --hook-NAME=CMD, the gain-root, check and
+	 * sign commands */
+	{ "dpkg-buildpackage", NULL, "--hook-*", NULL, RUN_SHELL },
+	{ "dpkg-buildpackage", NULL, "-r", NULL, RUN_SHELL },
+	{ "dpkg-buildpackage", NULL, "--root-command", NULL, RUN_SHELL },
+	{ "dpkg-buildpackage", NULL, "--check-command", NULL, RUN_SHELL },
+	{ "dpkg-buildpackage", NULL, "-p", NULL, RUN_SHELL },
+	{ "dpkg-buildpackage", NULL, "--sign-command", NULL, RUN_SHELL },
+	/* mysql(1), mariadb(1) --pager=CMD */
+	{ "mysql", NULL, "--pager", NULL, RUN_SHELL },
+	{ "mariadb", NULL, "--pager", NULL, RUN_SHELL },
 };
 
 #define NOPTRUNS (sizeof(optruns) / sizeof(optruns[0]))
@@ -723,7 +740,8 @@ run_setting(struct pl_an *an, const struct pl_cmd *c,
 /*
  * The value of option o at argv[*i]: the next word ("-o V", "--opt V",
  * and "-xo V", a cluster of flags ending in the option), or attached
- * ("-oV", "--opt=V", vim's "+V"); *i moves past a separate value.
+ * ("-oV", "--opt=V", vim's "+V", and "--opt-NAME=V" for an option
+ * "--opt-*"); *i moves past a separate value.
  * Returns 0 when argv[*i] is not the option.
  */
 static int
@@ -734,11 +752,14 @@ opt_value(const struct pl_cmd *c, int *i, const char *o, const char **v,
 	size_t ol = strlen(o), k;
 	int cluster = 1;
 
-	if (o[0] == '+') {
-		if (f->len < 2 || f->s[0] != '+')
+	if (o[0] == '+' || o[ol - 1] == '*') {
+		const char *eq = memchr(f->s, '=', f->len);
+
+		if (o[0] == '+' ? f->len < 2 || f->s[0] != '+' : eq == NULL ||
+		    f->len < ol || memcmp(f->s, o, ol - 1) != 0)
 			return 0;
-		*v = f->s + 1;
-		*n = f->len - 1;
+		*v = o[0] == '+' ? f->s + 1 : eq + 1;
+		*n = f->len - (size_t)(*v - f->s);
 		return 1;
 	}
 	if (f->len == ol && memcmp(f->s, o, ol) == 0) {

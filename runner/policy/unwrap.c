@@ -180,6 +180,10 @@ static const struct wrapper wrappers[] = {
 	{ .name = "ssh-agent", .shortargs = "aEOPt", .stop = (const char *const[]){
 	  "-k", NULL }, .flags = W_NOCMD_OK },
 	{ .name = "dbus-launch", .flags = W_NOCMD_OK },
+	{ .name = "systemd-inhibit", .longargs = (const char *const[]){
+	  "--what", "--who", "--why", "--mode", NULL },
+	  .stop = (const char *const[]){ "--list", "-h", "--help",
+	  "--version", NULL } },
 	{ .name = "rlwrap" },
 	{ .name = "caffeinate" },
 	{ .name = "catchsegv" },
