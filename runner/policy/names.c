@@ -43,9 +43,21 @@ pl_names_index(struct pl_names *t)
 const void *
 pl_names_find(struct pl_names *t, const char *name)
 {
-	size_t k = pl_names_first(t, name);
+	const void *const *idx = pl_names_index(t);
+	size_t lo = 0, hi = t->n;
 
-	return k < t->n ? t->idx[k] : NULL;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int r = strcmp(name, *(const char *const *)idx[mid]);
+
+		if (r == 0)
+			return idx[mid];
+		if (r < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
 }
 
 /* Lower bound of name in a name table's sorted index; see names.h. */

@@ -939,12 +939,14 @@ apply(struct pl_an *an, const struct pl_cmd *c, const struct optrun *o,
 void
 pl_optrun(struct pl_an *an, const struct pl_cmd *c)
 {
-	const void *const *idx = pl_names_index(&onames);
-	size_t k = pl_names_first(&onames, c->name), j;
+	const void *const *idx;
+	size_t k, j;
 	int sub = 0;
 
-	if (k == NOPTRUNS || c->argc < 2)
+	if (c->argc < 2 || (k = pl_names_first(&onames, c->name)) ==
+	    NOPTRUNS)
 		return;
+	idx = pl_names_index(&onames);
 	for (j = k; j < NOPTRUNS; j++) {
 		const struct optrun *o = idx[j];
 
