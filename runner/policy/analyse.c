@@ -19,6 +19,7 @@
 #include "runner/policy/parse.h"
 #include "runner/policy/paths.h"
 #include "runner/policy/unwrap.h"
+#include "runner/policy/optrun.h"
 
 /* Concatenates stream b after a (both known), or makes a unknown. */
 static void
@@ -374,6 +375,7 @@ analyse_simple(struct pl_an *an, struct pl_node *n, struct pl_stream *in,
 
 			if (pl_expand_single(an, w, &rf) != 0)
 				return;
+			pl_optrun_env(an, &rf, w->off, w->len);
 			if (pt->len >= 11 && memcmp(pt->s, "LD_PRELOAD=", 11)
 			    == 0 && rf.len > 11) {
 				struct pl_field pf = rf;
@@ -852,6 +854,7 @@ pl_run_argv(struct pl_an *an, struct pl_field *argv, int argc, size_t off,
 				}
 			}
 		}
+		pl_optrun(an, &c);
 		handled = 0;
 		k = pl_unwrap(an, &c, &priv, &handled);
 		if (handled)

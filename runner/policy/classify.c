@@ -11,12 +11,13 @@
  * program it does not know is ordinary work unless its operands or
  * redirections say otherwise.
  */
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runner/policy/classify.h"
+#include "runner/policy/hostverbs.h"
+#include "runner/policy/optrun.h"
 #include "runner/policy/analyse.h"
 #include "runner/policy/arena.h"
 #include "runner/policy/bounds.h"
@@ -1235,6 +1236,8 @@ disk_reads(struct pl_cmd *c)
 		    eq(&c->argv[1], "fw-commit") ||
 		    eq(&c->argv[1], "delete-ns") ||
 		    eq(&c->argv[1], "create-ns"));
+	if (strcmp(n, "resize2fs") == 0)	/* -P: the minimum size */
+		return has_opt(c, 'P', NULL);
 	if (strcmp(n, "tune2fs") == 0 || strcmp(n, "e2fsck") == 0 ||
 	    strcmp(n, "fsck") == 0 || strcmp(n, "xfs_repair") == 0)
 		return has_opt(c, 'l', NULL) || has_opt(c, 'n', NULL);
@@ -1343,6 +1346,14 @@ h_disk(struct pl_an *an, struct pl_cmd *c)
 		return;
 	}
 	dev = any_device(an, c, 1, 1);
+	/* mkswap FILE overwrites the file: judged as a write of it. */
+	if (!dev && strcmp(n, "mkswap") == 0) {
+		int dd = 0;
+
+		if ((g = next_operand(c, 1, "LUpeos", &dd)) < c->argc)
+			pl_classify_write(an, &c->argv[g], 0, "'mkswap'");
+		return;
+	}
 	if (!dev && !eq_any(&name, always))
 		return;
 	pl_find_floor(an, dev && disk_destroys(c) ? PL_FLOOR_DISK : NULL,
@@ -1844,6 +1855,7 @@ h_keys(struct pl_an *an, struct pl_cmd *c)
 	    "--export-secret-key", "--export-secret-subkeys",
 	    "--export-secret-key-p12", "--export-secret-key-p8",
 	    "--export-secret-key-raw", "--export-secret-key-ssh", NULL };
+	const struct pl_field *o;
 	const char *n = c->name;
 	int i;
 
@@ -1857,6 +1869,11 @@ h_keys(struct pl_an *an, struct pl_cmd *c)
 				c->out->taint |= T_SECRET;
 				return;
 			}
+		/* -o/--output FILE (--dearmor into /etc/apt/keyrings, a
+		 * key file written where a package manager trusts it). */
+		if ((o = opt_val(an, c, 'o', "--output")) != NULL &&
+		    !eq(o, "-"))
+			pl_classify_write(an, o, 0, "'gpg -o'");
 		h_reader(an, c);
 		return;
 	}
@@ -2559,7 +2576,13 @@ h_systemctl(struct pl_an *an, struct pl_cmd *c)
 	    "is-active", "is-enabled", "is-failed", "is-system-running",
 	    "get-default", "show-environment", "--version", "--help",
 	    "list-automounts", "list-paths", "whoami", "log-level",
-	    "log-target", "service-log-level", "service-log-target", NULL };
+	    "log-target", "service-log-level", "service-log-target",
+	    "service-watchdogs", NULL };
+	/* With a value these set what they show (service-log-*: UNIT
+	 * VALUE). */
+	static const char *const sets[] = { "log-level", "log-target",
+	    "service-watchdogs", "service-log-level", "service-log-target",
+	    NULL };
 	static const char *const persist[] = { "enable", "link", "preset",
 	    "preset-all", "edit", "set-property", "revert", "add-wants",
 	    "add-requires", "set-environment", "import-environment", NULL };
@@ -2628,6 +2651,18 @@ h_systemctl(struct pl_an *an, struct pl_cmd *c)
 				    u);
 				return;
 			}
+		}
+		if (eq_any(f, sets)) {
+			int words = 0, need = strncmp(f->s, "service-log-",
+			    12) == 0 ? 2 : 1;
+
+			for (k = i + 1; k < c->argc; k++)
+				words += !is_opt(&c->argv[k]);
+			if (words >= need)
+				sysconf(an, c, "builtin:service", "changes "
+				    "the service manager's logging or "
+				    "watchdogs");
+			return;
 		}
 		if (!eq_any(f, ok))
 			sysconf(an, c, "builtin:service",
@@ -2793,7 +2828,7 @@ h_firewall(struct pl_an *an, struct pl_cmd *c)
 {
 	/* ufw and firewall-cmd verbs that only look */
 	static const char *const looks[] = { "status", "show", "app",
-	    "--state", "version", NULL };
+	    "--state", "version", "--version", "--help", "-h", NULL };
 	/* iptables' long options that change rules */
 	static const char *const edits[] = { "--flush", "--append",
 	    "--insert", "--delete", "--policy", "--delete-chain", "--replace",
@@ -2821,7 +2856,7 @@ h_firewall(struct pl_an *an, struct pl_cmd *c)
 			    "changes firewall rules");
 		return;
 	}
-	if (strcmp(n, "ufw") == 0 || strcmp(n, "firewall-cmd") == 0) {
+	if (strcmp(n, "ufw") == 0 || strncmp(n, "firewall-", 9) == 0) {
 		for (i = 1; i < c->argc; i++) {
 			const char *s = c->argv[i].s;
 
@@ -3211,7 +3246,7 @@ h_pkg(struct pl_an *an, struct pl_cmd *c)
 		    !has_arg(c, "--user"))
 			sysconf(an, c, "builtin:pkg-remove",
 			    "removes system packages");
-		else if (pkg_source(c))
+		else if (pkg_source(c) && !has_arg(c, "--user"))
 			sysconf(an, c, "builtin:pkg-repo",
 			    "adds a package source");
 		return;
@@ -3236,7 +3271,8 @@ h_pkg(struct pl_an *an, struct pl_cmd *c)
 			return;
 		}
 	}
-	if (strcmp(c->name, "add-apt-repository") == 0 || pkg_source(c))
+	if (strcmp(c->name, "add-apt-repository") == 0 ||
+	    strcmp(c->name, "apt-add-repository") == 0 || pkg_source(c))
 		sysconf(an, c, "builtin:pkg-repo", "adds a package source");
 }
 
@@ -3429,7 +3465,9 @@ h_power(struct pl_an *an, struct pl_cmd *c)
 	    strncmp(c->argv[1].s, "terminate", 9) != 0) &&
 	    !(c->argc >= 2 && (eq(&c->argv[1], "kill-user") ||
 	    eq(&c->argv[1], "kill-session") || eq(&c->argv[1], "poweroff") ||
-	    eq(&c->argv[1], "reboot"))))
+	    eq(&c->argv[1], "reboot") || eq(&c->argv[1], "suspend") ||
+	    eq(&c->argv[1], "hibernate") || eq(&c->argv[1], "hybrid-sleep") ||
+	    eq(&c->argv[1], "suspend-then-hibernate"))))
 		return;
 	if (strcmp(n, "kexec") == 0 && !has_opt(c, 'e', "--exec") &&
 	    !has_opt(c, 'f', "--force"))
@@ -3750,6 +3788,8 @@ h_assignlike(struct pl_an *an, struct pl_cmd *c)
 		    && strcmp(e + 1, "/dev/null") == 0)
 			sysconf(an, c, "builtin:history-off",
 			    "disables the shell history (HISTFILE=/dev/null)");
+		if (strcmp(c->name, "export") == 0)
+			pl_optrun_env(an, f, c->off, c->len);
 		pl_var_set(an, f->s, (size_t)(e - f->s), e + 1,
 		    f->len - (size_t)(e - f->s) - 1, f->taint);
 	}
@@ -4191,6 +4231,7 @@ static const struct handler handlers[] = {
 	{ "iptables-restore", h_firewall }, { "ip6tables-restore", h_firewall },
 	{ "iptables-save", h_firewall }, { "nft", h_firewall },
 	{ "ufw", h_firewall }, { "firewall-cmd", h_firewall },
+	{ "firewall-offline-cmd", h_firewall },
 	{ "sysctl", h_sysctl },
 	{ "modprobe", h_module }, { "insmod", h_module },
 	{ "rmmod", h_module },
@@ -4214,6 +4255,7 @@ static const struct handler handlers[] = {
 	{ "rpm", h_pkg }, { "zypper", h_pkg }, { "pacman", h_pkg },
 	{ "apk", h_pkg }, { "snap", h_pkg }, { "apt-key", h_pkg },
 	{ "add-apt-repository", h_pkg }, { "yum-config-manager", h_pkg },
+	{ "apt-add-repository", h_pkg },
 	{ "dnf5", h_pkg },
 	{ "update-grub", h_boot }, { "update-grub2", h_boot },
 	{ "grub-mkconfig", h_boot }, { "grub2-mkconfig", h_boot },
@@ -4263,29 +4305,14 @@ static const struct handler handlers[] = {
 	{ "fdfind", h_lister }, { "git", h_lister },
 };
 
-#define NHANDLERS (sizeof(handlers) / sizeof(handlers[0]))
-
-static const void *sorted[NHANDLERS];
-static pthread_once_t sort_once = PTHREAD_ONCE_INIT;
-
-/* Sorts the handler table once for binary search. */
-static void
-sort_handlers(void)
-{
-	size_t k;
-
-	for (k = 0; k < NHANDLERS; k++)
-		sorted[k] = &handlers[k];
-	pl_names_sort(sorted, NHANDLERS);
-}
+static const void *hslots[sizeof(handlers) / sizeof(handlers[0])];
+static struct pl_names hnames = PL_NAMES(handlers, hslots);
 
 static handler_fn
 lookup(const char *name)
 {
-	const struct handler *h;
+	const struct handler *h = pl_names_find(&hnames, name);
 
-	pthread_once(&sort_once, sort_handlers);
-	h = pl_names_find(sorted, NHANDLERS, name);
 	return h != NULL ? h->fn : NULL;
 }
 
@@ -4486,6 +4513,11 @@ device_reads(const struct pl_cmd *c)
 		return !has_opt(c, 'W', NULL) && !has_arg(c, "-write");
 	if (strcmp(n, "readcd") == 0)		/* -w: write mode */
 		return !has_arg(c, "-w");
+	if (strcmp(n, "ntfsresize") == 0)	/* -i: info, -n: no action */
+		return has_opt(c, 'i', "--info") || has_opt(c, 'n',
+		    "--no-action");
+	if (strcmp(n, "fatresize") == 0)	/* -i: info */
+		return has_opt(c, 'i', "--info");
 	if (strcmp(n, "tune.exfat") == 0)
 		return !has_prefix(c, (const char *const[]){ "--set-", "-L",
 		    "-I", "-U", NULL });
@@ -4545,6 +4577,7 @@ pl_classify(struct pl_an *an, struct pl_cmd *c)
 	if (pl_decode(an, c, c->out))
 		return;
 	pl_build_files(an, c);
+	pl_host_verbs(an, c);
 	fn = lookup(c->name);
 	if (fn != NULL) {
 		pl_stream_unknown(c->out, T_PROG);

@@ -9,7 +9,6 @@
  * is modelled from the stream analysis (items of "find DIR" lie under
  * DIR; literal input is split into its items).
  */
-#include <pthread.h>
 #include <string.h>
 
 #include "runner/policy/unwrap.h"
@@ -18,6 +17,7 @@
 #include "runner/policy/arena.h"
 #include "runner/policy/bounds.h"
 #include "runner/policy/names.h"
+#include "runner/policy/optrun.h"
 
 #define W_PRIV		0x01	/* privilege change: finding */
 #define W_NOCMD_OK	0x02	/* may run without a command */
@@ -175,6 +175,15 @@ static const struct wrapper wrappers[] = {
 	{ .name = "timeout", .shortargs = "sk", .longargs = timeout_long,
 	  .npos = 1 },
 	{ .name = "unbuffer" },
+	{ .name = "chronic" },
+	{ .name = "entr" },
+	{ .name = "ssh-agent", .shortargs = "aEOPt", .stop = (const char *const[]){
+	  "-k", NULL }, .flags = W_NOCMD_OK },
+	{ .name = "dbus-launch", .flags = W_NOCMD_OK },
+	{ .name = "systemd-inhibit", .longargs = (const char *const[]){
+	  "--what", "--who", "--why", "--mode", NULL },
+	  .stop = (const char *const[]){ "--list", "-h", "--help",
+	  "--version", NULL } },
 	{ .name = "rlwrap" },
 	{ .name = "caffeinate" },
 	{ .name = "catchsegv" },
@@ -256,27 +265,13 @@ static const struct wrapper wrappers[] = {
 	{ .name = "coproc" },
 };
 
-#define NWRAPPERS (sizeof(wrappers) / sizeof(wrappers[0]))
-
-static const void *wsorted[NWRAPPERS];
-static pthread_once_t wsort_once = PTHREAD_ONCE_INIT;
-
-/* Sorts the wrapper table once for binary search. */
-static void
-wsort(void)
-{
-	size_t k;
-
-	for (k = 0; k < NWRAPPERS; k++)
-		wsorted[k] = &wrappers[k];
-	pl_names_sort(wsorted, NWRAPPERS);
-}
+static const void *wslots[sizeof(wrappers) / sizeof(wrappers[0])];
+static struct pl_names wnames = PL_NAMES(wrappers, wslots);
 
 static const struct wrapper *
 find_wrapper(const char *name)
 {
-	pthread_once(&wsort_once, wsort);
-	return pl_names_find(wsorted, NWRAPPERS, name);
+	return pl_names_find(&wnames, name);
 }
 
 /* True when s (a field) equals one of the strings in list. */
@@ -938,42 +933,56 @@ pl_unwrap(struct pl_an *an, struct pl_cmd *c, int *priv, int *handled)
 		*priv = 1;
 		priv_finding(an, c, k);
 	}
-	if (k >= c->argc) {
-		if (strcmp(c->name, "env") == 0)
-			return 0;	/* env alone prints the environment */
-		if (strcmp(c->name, "exec") == 0 || (w->flags & W_NOCMD_OK))
-			return c->argc;
-		return c->argc;
-	}
 	if (strcmp(c->name, "env") == 0) {
 		int i;
 
+		/* env NAME=VALUE: a variable programs run (PAGER ...). */
+		for (i = 1; i < k && i < c->argc; i++)
+			if (c->argv[i].s[0] != '-')
+				pl_optrun_env(an, &c->argv[i], c->off, c->len);
 		/* env -S "cmd args": split the string. */
-		for (i = 1; i < k; i++) {
-			if ((strcmp(c->argv[i].s, "-S") == 0 ||
-			    strcmp(c->argv[i].s, "--split-string") == 0) &&
-			    i + 1 < c->argc) {
-				struct pl_stream in, out;
+		for (i = 1; i < k && i < c->argc; i++) {
+			const char *s = c->argv[i].s, *t = NULL;
+			struct pl_stream in, out;
 
-				pl_stream_unknown(&in, 0);
-				*handled = 1;
-				pl_analyse_text(an, c->argv[i + 1].s,
-				    c->argv[i + 1].len, c->off, c->len, &in,
-				    &out);
-				return 0;
-			}
+			if (strncmp(s, "--split-string=", 15) == 0)
+				t = s + 15;
+			else if (strncmp(s, "-S", 2) == 0 && s[2] != '\0')
+				t = s + 2;
+			else if ((strcmp(s, "-S") == 0 ||
+			    strcmp(s, "--split-string") == 0) && i + 1 < c->argc)
+				t = c->argv[i + 1].s;
+			if (t == NULL)
+				continue;
+			pl_stream_unknown(&in, 0);
+			*handled = 1;
+			pl_analyse_text(an, t, strlen(t), c->off, c->len, &in,
+			    &out);
+			return 0;
 		}
 	}
-	if (strcmp(c->name, "flock") == 0 && k < c->argc &&
-	    (strcmp(c->argv[k].s, "-c") == 0 ||
-	    strcmp(c->argv[k].s, "--command") == 0) && k + 1 < c->argc) {
-		struct pl_stream in, out;
+	if (k >= c->argc) {
+		if (strcmp(c->name, "env") == 0)
+			return 0;	/* env alone prints the environment */
+		return c->argc;
+	}
+	if (strcmp(c->name, "flock") == 0) {
+		int i;
 
-		pl_stream_unknown(&in, 0);
-		*handled = 1;
-		pl_analyse_text(an, c->argv[k + 1].s, c->argv[k + 1].len,
-		    c->off, c->len, &in, &out);
-		return 0;
+		/* flock FILE -c CMD, or flock -c CMD FILE (getopt takes
+		 * the option anywhere): the command is one string. */
+		for (i = 1; i <= k && i + 1 < c->argc; i++) {
+			struct pl_stream in, out;
+
+			if (strcmp(c->argv[i].s, "-c") != 0 &&
+			    strcmp(c->argv[i].s, "--command") != 0)
+				continue;
+			pl_stream_unknown(&in, 0);
+			*handled = 1;
+			pl_analyse_text(an, c->argv[i + 1].s,
+			    c->argv[i + 1].len, c->off, c->len, &in, &out);
+			return 0;
+		}
 	}
 	return k;
 }
