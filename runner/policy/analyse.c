@@ -773,23 +773,26 @@ dynamic_cmd(struct pl_an *an, struct pl_field *argv, int argc, size_t off,
 		    "only known at run time");
 		return;
 	}
+	/* "$PREFIX/bin/python", "$(git rev-parse --show-toplevel)/build.sh":
+	 * the base name is known, only the directory is not. */
+	for (i = 0; i < f0->len; i++)
+		if (f0->s[i] == '/')
+			slash = f0->s + i;
+	if (slash != NULL && (slash[1] == '\0' ||
+	    memchr(slash, PL_UNK, f0->len - (size_t)(slash - f0->s)) != NULL))
+		slash = NULL;
 	/* The program's name is the output of a program, read from a file
 	 * or a stream: only known at run time, unlike a name the task's
 	 * environment gives ("$CC", "$EDITOR"). */
-	if ((f0->taint & (T_PROG | T_SHELL | T_SECRET | T_SOCK)) &&
-	    !(f0->taint & T_SETUP)) {
+	if (slash == NULL && (f0->taint & (T_PROG | T_SHELL | T_SECRET |
+	    T_SOCK)) && !(f0->taint & T_SETUP)) {
 		pl_find_floor(an, PL_FLOOR_OPAQUE, VG_CAT_OPAQUE,
 		    "builtin:opaque-command", off, len, "the program to run is "
 		    "the output of another program, only known at run time");
 		pl_stream_unknown(out, T_PROG);
 		return;
 	}
-	/* "$PREFIX/bin/python": the base name is known. */
-	for (i = 0; i < f0->len; i++)
-		if (f0->s[i] == '/')
-			slash = f0->s + i;
-	if (slash != NULL && slash[1] != '\0' &&
-	    memchr(slash, PL_UNK, f0->len - (size_t)(slash - f0->s)) == NULL) {
+	if (slash != NULL) {
 		struct pl_field *nv = pl_alloc(an->a, (size_t)argc *
 		    sizeof(*nv));
 
