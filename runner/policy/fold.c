@@ -68,6 +68,9 @@ static const struct runner runners[] = {
 	{ "python", "pty.spawn(", RUN_FIRST },
 	{ "python", "os.exec", RUN_EXEC },
 	{ "python", "os.spawn", RUN_SPAWN },
+	{ "python", "os.posix_spawn", RUN_EXEC },
+	{ "python", "asyncio.create_subprocess_shell(", RUN_STR },
+	{ "python", "asyncio.create_subprocess_exec(", RUN_LIST },
 	{ "python", "exec(", RUN_CODE },
 	{ "python", "eval(", RUN_CODE },
 	{ "python", "getattr(", RUN_ATTR },
@@ -80,6 +83,13 @@ static const struct runner runners[] = {
 	{ "ruby", "exec", RUN_LIST },
 	{ "ruby", "spawn(", RUN_LIST },
 	{ "ruby", "IO.popen(", RUN_FIRST },
+	{ "ruby", "Open3.capture2(", RUN_LIST },
+	{ "ruby", "Open3.capture2e(", RUN_LIST },
+	{ "ruby", "Open3.capture3(", RUN_LIST },
+	{ "ruby", "Open3.popen2(", RUN_LIST },
+	{ "ruby", "Open3.popen2e(", RUN_LIST },
+	{ "ruby", "Open3.popen3(", RUN_LIST },
+	{ "ruby", "Open3.pipeline(", RUN_LIST },
 	{ "ruby", "%x", RUN_STR },
 	{ "ruby", "`", RUN_STR },
 	{ "ruby", "eval", RUN_CODE },
@@ -97,6 +107,7 @@ static const struct runner runners[] = {
 	{ "php", "passthru(", RUN_FIRST },
 	{ "php", "popen(", RUN_FIRST },
 	{ "php", "proc_open(", RUN_FIRST },
+	{ "php", "pcntl_exec(", RUN_FIRST },
 	{ "php", "`", RUN_STR },
 	{ "php", "eval(", RUN_CODE },
 	{ "php", "assert(", RUN_CODE },
@@ -113,6 +124,34 @@ static const struct runner runners[] = {
 
 static int fold_expr(struct fold *f, const char **pp, const char *e,
     struct fv *v);
+
+/* Past a Python keyword naming a runner's first parameter
+ * ("subprocess.run(args=[...])", "Popen(args=cmd, shell=True)"). */
+static const char *
+skip_keyword(const struct fold *f, const char *p, const char *e)
+{
+	static const char *const kw[] = { "args", "cmd", "command", NULL };
+	const char *q;
+	size_t k, n;
+
+	if (strcmp(f->lang, "python") != 0)
+		return p;
+	q = p;
+	while (q < e && (*q == ' ' || *q == '\t'))
+		q++;
+	for (k = 0; kw[k] != NULL; k++) {
+		n = strlen(kw[k]);
+		if ((size_t)(e - q) > n && memcmp(q, kw[k], n) == 0) {
+			const char *r = q + n;
+
+			while (r < e && (*r == ' ' || *r == '\t'))
+				r++;
+			if (r < e && *r == '=' && (r + 1 >= e || r[1] != '='))
+				return r + 1;
+		}
+	}
+	return p;
+}
 
 static int
 is_word(int c)
@@ -1070,6 +1109,7 @@ judge_runner(struct fold *f, const struct runner *r, const char *p,
 	if (r->api[strlen(r->api) - 1] == '(' || (p < e && *p == '(')) {
 		if (r->api[strlen(r->api) - 1] != '(')
 			p++;
+		p = skip_keyword(f, p, e);
 		n = fold_args(f, &p, e, ')', args, FV_MAX);
 	} else if (p < e && (r->how == RUN_LIST || r->how == RUN_CODE)) {
 		const char *st = p, *q = p;
@@ -1190,8 +1230,11 @@ pl_fold_runners(struct pl_an *an, const char *lang, const char *code,
 			const char *q = p + al;
 
 			/* a whole name: not "filesystem(", "executable",
-			 * "re.exec(" for a bare function */
+			 * "re.exec(" for a bare function; but Ruby's
+			 * "Kernel.system" is the bare one */
 			if (is_word(r->api[0]) && p > code &&
+			    !(strcmp(lang, "ruby") == 0 && p - code >= 7 &&
+			    memcmp(p - 7, "Kernel.", 7) == 0) &&
 			    (is_word(p[-1]) || (p[-1] == '.' &&
 			    (r->how == RUN_CODE || strcmp(lang, "perl") == 0 ||
 			    strcmp(lang, "ruby") == 0)) || p[-1] == '$' ||
