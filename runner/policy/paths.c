@@ -132,6 +132,116 @@ static const char *const rcfiles[] = { ".bashrc", ".bash_profile",
 static const char *const secretdirs[] = { ".ssh", ".aws", ".gnupg", ".kube",
     ".azure", ".password-store", ".docker", NULL };
 
+/*
+ * What a path below a system tree is, by prefix: every entry whose path
+ * is p or a directory above p (a component prefix; PX_TEXT: a text
+ * prefix, "/etc/cron" for /etc/crontab and /etc/cron.d) adds its
+ * attributes.  One table per tree, read by attrs_of.
+ */
+#define PX_TEXT		0x1
+struct prefix_attr {
+	const char	*path;
+	unsigned	 attr;
+	unsigned	 flags;
+};
+
+/* /etc: credentials and privilege, scheduled jobs, the preload list,
+ * start-up files, ssh. */
+static const struct prefix_attr etc_attrs[] = {
+	{ "/etc/sudoers", PA_SUDOERS, 0 },
+	{ "/etc/sudoers.d", PA_SUDOERS, 0 },
+	{ "/etc/passwd", PA_SUDOERS, 0 },
+	{ "/etc/shadow", PA_SUDOERS, 0 },
+	{ "/etc/group", PA_SUDOERS, 0 },
+	{ "/etc/gshadow", PA_SUDOERS, 0 },
+	{ "/etc/doas.conf", PA_SUDOERS, 0 },
+	{ "/etc/pam.d", PA_SUDOERS, 0 },
+	{ "/etc/security", PA_SUDOERS, 0 },
+	{ "/etc/cron", PA_CRON, PX_TEXT },
+	{ "/etc/anacrontab", PA_CRON, 0 },
+	{ "/etc/ld.so.preload", PA_PRELOAD, 0 },
+	{ "/etc/profile", PA_RC, 0 },
+	{ "/etc/profile.d", PA_RC, 0 },
+	{ "/etc/bash.bashrc", PA_RC, 0 },
+	{ "/etc/environment", PA_RC, 0 },
+	{ "/etc/zsh", PA_RC, 0 },
+	{ "/etc/bashrc", PA_RC, 0 },
+	{ "/etc/rc.local", PA_RC, 0 },
+	{ "/etc/init.d", PA_RC, 0 },
+	{ "/etc/systemd", PA_RC, 0 },
+	{ "/etc/xdg/autostart", PA_RC, 0 },
+	{ "/etc/ssh", PA_SSH, 0 },
+	{ NULL, 0, 0 },
+};
+
+/* /proc and /sys: the kernel's settings, and the SysRq trigger. */
+static const struct prefix_attr kernel_attrs[] = {
+	{ "/proc/sys", PA_KERNEL, 0 },
+	{ "/sys", PA_KERNEL, 0 },
+	{ "/proc/sysrq-trigger", PA_KERNEL | PA_SYSRQ, 0 },
+	{ NULL, 0, 0 },
+};
+
+/* The system trees (sys[]): installed software, and the programs and
+ * libraries the host runs. */
+static const struct prefix_attr sys_attrs[] = {
+	{ "/usr", PA_SOFTWARE, 0 },
+	{ "/opt", PA_SOFTWARE, 0 },
+	{ "/usr/bin", PA_SYSBIN, 0 },
+	{ "/usr/sbin", PA_SYSBIN, 0 },
+	{ "/usr/lib", PA_SYSBIN, 0 },
+	{ "/usr/libexec", PA_SYSBIN, 0 },
+	{ "/bin", PA_SYSBIN, 0 },
+	{ "/sbin", PA_SYSBIN, 0 },
+	{ "/lib", PA_SYSBIN, 0 },
+	{ "/lib64", PA_SYSBIN, 0 },
+	{ "/boot", PA_SYSBIN, 0 },
+	{ NULL, 0, 0 },
+};
+
+/* The spools of scheduled jobs. */
+static const struct prefix_attr spool_attrs[] = {
+	{ "/var/spool/cron", PA_CRON, 0 },
+	{ "/var/spool/at", PA_CRON, 0 },
+	{ "/var/spool/anacron", PA_CRON, 0 },
+	{ NULL, 0, 0 },
+};
+
+/* Names below /dev that are no disk: the standard streams and sinks,
+ * terminals and logs (char_device has the classes of devices). */
+static const char *const dev_special[] = { "null", "zero", "full",
+    "random", "urandom", "stdin", "stdout", "stderr", "fd", "ptmx", "pts",
+    "console", "log", NULL };
+
+/* The attributes every entry of t at or above p adds; *hit (may be NULL)
+ * is set when one matched. */
+static unsigned
+attrs_of(const struct prefix_attr *t, const char *p, int *hit)
+{
+	unsigned a = 0;
+	int any = 0;
+
+	for (; t->path != NULL; t++)
+		if ((t->flags & PX_TEXT) ? strncmp(p, t->path,
+		    strlen(t->path)) == 0 : comp_is(p, t->path)) {
+			a |= t->attr;
+			any = 1;
+		}
+	if (hit != NULL)
+		*hit = any;
+	return a;
+}
+
+/* True when the first component of d is one of names. */
+static int
+comp_in(const char *d, const char *const *names)
+{
+	for (; *names != NULL; names++)
+		if (comp_is(d, *names))
+			return 1;
+	return 0;
+}
+
 static int
 in_set(const char *const *set, const char *s, size_t n)
 {
@@ -270,7 +380,7 @@ static void
 classify_abs(struct pl_an *an, const char *p, struct pl_path *o)
 {
 	const char *h = an->home;
-	int k;
+	int k, hit;
 
 	o->abs = p;
 	o->cls = PC_OTHER;
@@ -289,13 +399,7 @@ classify_abs(struct pl_an *an, const char *p, struct pl_path *o)
 			o->cls = PC_PROTECTED;
 			return;
 		}
-		if (comp_is(d, "null") || comp_is(d, "zero") ||
-		    comp_is(d, "full") || comp_is(d, "random") ||
-		    comp_is(d, "urandom") || comp_is(d, "stdin") ||
-		    comp_is(d, "stdout") || comp_is(d, "stderr") ||
-		    comp_is(d, "fd") || comp_is(d, "ptmx") ||
-		    comp_is(d, "pts") || comp_is(d, "console") ||
-		    comp_is(d, "log") || char_device(d)) {
+		if (comp_in(d, dev_special) || char_device(d)) {
 			o->cls = PC_SPECIAL;
 			return;
 		}
@@ -447,64 +551,29 @@ classify_abs(struct pl_an *an, const char *p, struct pl_path *o)
 	}
 	if (comp_is(p, "/etc")) {
 		o->cls = PC_PROTECTED;
-		o->attr |= PA_ETC;
-		if (comp_is(p, "/etc/sudoers") || comp_is(p, "/etc/sudoers.d") ||
-		    comp_is(p, "/etc/passwd") || comp_is(p, "/etc/shadow") ||
-		    comp_is(p, "/etc/group") || comp_is(p, "/etc/gshadow") ||
-		    comp_is(p, "/etc/doas.conf") || comp_is(p, "/etc/pam.d") ||
-		    comp_is(p, "/etc/security"))
-			o->attr |= PA_SUDOERS;
-		if (strncmp(p, "/etc/cron", 9) == 0 || comp_is(p, "/etc/anacrontab"))
-			o->attr |= PA_CRON;
-		if (comp_is(p, "/etc/ld.so.preload"))
-			o->attr |= PA_PRELOAD;
-		if (comp_is(p, "/etc/profile") || comp_is(p, "/etc/profile.d") ||
-		    comp_is(p, "/etc/bash.bashrc") ||
-		    comp_is(p, "/etc/environment") ||
-		    comp_is(p, "/etc/zsh") || comp_is(p, "/etc/bashrc") ||
-		    comp_is(p, "/etc/rc.local") || comp_is(p, "/etc/init.d") ||
-		    comp_is(p, "/etc/systemd") || comp_is(p, "/etc/xdg/autostart"))
-			o->attr |= PA_RC;
-		if (comp_is(p, "/etc/ssh"))
-			o->attr |= PA_SSH;
+		o->attr |= PA_ETC | attrs_of(etc_attrs, p, NULL);
 		return;
 	}
 	if (comp_is(p, "/proc") || comp_is(p, "/sys")) {
 		o->cls = PC_PROTECTED;
-		if (comp_is(p, "/proc/sys") || comp_is(p, "/sys"))
-			o->attr |= PA_KERNEL;
-		if (comp_is(p, "/proc/sysrq-trigger"))
-			o->attr |= PA_KERNEL | PA_SYSRQ;
+		o->attr |= attrs_of(kernel_attrs, p, NULL);
 		return;
 	}
-	if (comp_is(p, "/var/spool/cron") || comp_is(p, "/var/spool/at") ||
-	    comp_is(p, "/var/spool/anacron")) {
+	o->attr |= attrs_of(spool_attrs, p, &hit);
+	if (hit) {
 		o->cls = PC_PROTECTED;
-		o->attr |= PA_CRON;
 		return;
 	}
 	/* /usr and /opt are protected at every depth, /usr/local and
 	 * /opt/X included (software installed for everyone). */
-	{
-		for (k = 0; sys[k] != NULL; k++) {
-			if (comp_is(p, sys[k])) {
-				o->cls = PC_PROTECTED;
-				if (comp_is(p, "/usr") || comp_is(p, "/opt"))
-					o->attr |= PA_SOFTWARE;
-				if (comp_is(p, "/usr/bin") ||
-				    comp_is(p, "/usr/sbin") ||
-				    comp_is(p, "/usr/lib") || comp_is(p, "/bin") ||
-				    comp_is(p, "/sbin") || comp_is(p, "/lib") ||
-				    comp_is(p, "/lib64") || comp_is(p, "/boot") ||
-				    comp_is(p, "/usr/libexec"))
-					o->attr |= PA_SYSBIN;
-				return;
-			}
-		}
-		if (depth(p) == 1 && in_set(tops, p + 1, strlen(p + 1))) {
-			o->cls = PC_PROTECTED;
-			return;
-		}
+	if (comp_in(p, sys)) {
+		o->cls = PC_PROTECTED;
+		o->attr |= attrs_of(sys_attrs, p, NULL);
+		return;
+	}
+	if (depth(p) == 1 && in_set(tops, p + 1, strlen(p + 1))) {
+		o->cls = PC_PROTECTED;
+		return;
 	}
 	o->cls = PC_OTHER;
 }
