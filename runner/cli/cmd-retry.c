@@ -10,6 +10,7 @@
 
 #include "runner/cli/cmd.h"
 #include "runner/cli/launch.h"
+#include "runner/cli/show.h"
 
 static int
 cmd_retry_exec(struct vg_args *a)

@@ -18,6 +18,7 @@
 #include "runner/cli/cmd-config.h"
 #include "runner/cli/cmd.h"
 #include "runner/cli/launch.h"
+#include "runner/cli/show.h"
 #include "common/err.h"
 #include "runner/core/store.h"
 

@@ -25,6 +25,7 @@
 #include "runner/cli/cmd.h"
 #include "runner/cli/cmd-policy.h"
 #include "runner/cli/launch.h"
+#include "runner/cli/show.h"
 #include "runner/core/session.h"
 
 /* Prints what a failed load reported; returns its exit status. */

@@ -15,6 +15,7 @@
 #include "runner/cli/cmd.h"
 #include "common/json.h"
 #include "runner/cli/launch.h"
+#include "runner/cli/show.h"
 #include "common/path.h"
 #include "runner/core/usage.h"
 #include "schedulers/scheduler.h"

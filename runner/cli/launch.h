@@ -2,7 +2,7 @@
  * launch.h - what the run-related commands (run, submit, resume, retry,
  * status, logs, cancel, gc, task-exec) share: opening the store, loading
  * a manifest (from a file or as stored with a run), creating a gated run,
- * driving it in the foreground, and the JSON form of a run's status.
+ * and driving it in the foreground (how runs are shown: show.h).
  *
  * These are command-layer helpers: the functions returning an exit
  * status print their own one-line errors on stderr.
@@ -117,24 +117,10 @@ void	vg_launch_cron_begin(void);
 struct vg_strv *vg_launch_cron_undelivered(void);
 int	vg_launch_cron_end(struct vg_store *st, const char *id, int code);
 
-/* Appends the JSON status of one run with its tasks to out. */
-int	vg_status_run_json(struct vg_store *st, const char *id,
-	    struct vg_buf *out, struct vg_err *e);
-
-/* The state to show for a run: INTERRUPTED when it is recorded RUNNING
- * but the vigil driving it is gone. */
-const char *vg_run_display_state(const struct vg_run_info *r);
-
-/* Formats a wall-clock time as "2026-11-30 01:22:33" (local time) or, with
- * iso, "2026-11-30T01:22:33Z"; "-" for 0.  buf needs 32 bytes. */
-const char *vg_fmt_time(double t, int iso, char *buf);
-
 /* Splits "RUN/TASK" into the run part (written to run, size n) and the
  * task index (-1 when absent).  Returns an exit status. */
 int	vg_parse_run_task(const char *arg, char *run, size_t n, int *task);
 
-/* Formats an age in seconds as "3d", "5h", "12m" or "40s" into buf. */
-const char *vg_fmt_age(double secs, char *buf, size_t len);
 
 /*
  * Forks a detached process (double fork, setsid), as vigil submit's
