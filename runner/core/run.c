@@ -45,10 +45,6 @@
 #include "runner/core/stream.h"
 #include "runner/core/usage.h"
 
-/* Seconds a task gets between SIGTERM and SIGKILL when the manifest
- * does not say. */
-#define DEFAULT_KILL_GRACE	10.0
-
 /* Milliseconds the driver's transaction stays open across steps, where
  * tasks run here (VIGIL_GROUP_MS overrides it; 0: one per step). */
 #define GROUP_MS		10
@@ -895,8 +891,7 @@ box_fill(struct drv *d, size_t i, struct box *b, int attempt)
 	b->a.res.memory = t->memory;
 	b->a.res.time = t->time;
 	b->a.timeout = t->timeout;
-	b->a.kill_grace = d->m->kill_grace > 0 ? d->m->kill_grace :
-	    DEFAULT_KILL_GRACE;
+	b->a.kill_grace = d->m->kill_grace;
 	b->a.pidfd = -1;
 }
 
