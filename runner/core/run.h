@@ -146,4 +146,8 @@ int	vg_run_owner_elsewhere(const struct vg_run_info *r);
 int	vg_run_claim(struct vg_store *st, struct vg_run_info *r,
 	    struct vg_err *e);
 
+/* The directory of task index of the run in run_dir ("RUN/tasks/I");
+ * caller frees. */
+char	*vg_run_task_dir(const char *run_dir, int index);
+
 #endif
