@@ -14,6 +14,10 @@
  * sections (built on first use). */
 const struct vg_section *vg_manifest_schema(void);
 
+/* The sections of unattended runs (manifest-notify.c). */
+extern const struct vg_section vg_concurrency_section;
+extern const struct vg_section vg_notify_section;
+
 /* One decoded layer: a config file, the manifest, or one --set. */
 struct vg_layer {
 	struct vg_ytree	*tree;
