@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runner/core/plugins.h"
 #include "backends/backend.h"
 #include "backends/singularity.h"
 
@@ -61,6 +62,7 @@ main(int argc, char **argv)
 	char runbuf[128];
 	size_t j;
 
+	vg_plugins_init();
 	memset(&m, 0, sizeof(m));
 	memset(&t, 0, sizeof(t));
 	memset(&a, 0, sizeof(a));
