@@ -1,7 +1,8 @@
 /*
- * classify.h - what the classifier (classify.c) offers: judging one
- * expanded simple command (and a write to a file, which redirections
- * need too), and the normalised program name of a word.
+ * classify.h - what the classifier offers: judging one expanded simple
+ * command (classify.c, its handlers in classify-*.c) and a write to a
+ * file, which redirections need too (classify-help.c), and the
+ * normalised program name of a word.
  */
 #ifndef VG_POLICY_CLASSIFY_H
 #define VG_POLICY_CLASSIFY_H
