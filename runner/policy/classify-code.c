@@ -55,8 +55,6 @@ static int
 script_file(struct pl_an *an, struct pl_cmd *c, const struct pl_field *f,
     const char *lang)
 {
-	struct pl_path p;
-	struct pl_file *tf;
 	struct pl_stream s;
 
 	if (f->proc != NULL) {
@@ -76,14 +74,8 @@ script_file(struct pl_an *an, struct pl_cmd *c, const struct pl_field *f,
 		pl_code_to_interp(an, c, lang, c->in, c->off, c->len);
 		return 1;
 	}
-	pl_path_classify(an, f, &p);
-	tf = pl_file_find(an, p.abs);
-	if (tf == NULL)
+	if (pl_written_file(an, f, &s) == NULL)
 		return 0;
-	if (tf->content != NULL)
-		pl_stream_text(&s, tf->content, tf->clen, tf->taint);
-	else
-		pl_stream_unknown(&s, tf->taint);
 	pl_code_to_interp(an, c, lang, &s, f->off, f->slen);
 	return 1;
 }

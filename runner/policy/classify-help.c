@@ -230,6 +230,23 @@ pl_secret_read(struct pl_an *an, struct pl_cmd *c, const struct pl_path *p)
 	c->out->taint |= T_SECRET;
 }
 
+struct pl_file *
+pl_written_file(struct pl_an *an, const struct pl_field *f,
+    struct pl_stream *s)
+{
+	struct pl_path p;
+	struct pl_file *tf;
+
+	pl_path_classify(an, f, &p);
+	if ((tf = pl_file_find(an, p.abs)) == NULL)
+		return NULL;
+	if (tf->content != NULL)
+		pl_stream_text(s, tf->content, tf->clen, tf->taint);
+	else
+		pl_stream_unknown(s, tf->taint);
+	return tf;
+}
+
 void
 pl_classify_write(struct pl_an *an, const struct pl_field *f, int append,
     const char *why)

@@ -19,6 +19,10 @@ struct pl_path;
 
 /* classify-help.c */
 int	pl_eq(const struct pl_field *f, const char *s);
+/* The file f names when this command wrote it earlier (NULL when not),
+ * with s set to read what it holds (its text when known). */
+struct pl_file *pl_written_file(struct pl_an *an,
+	    const struct pl_field *f, struct pl_stream *s);
 int	pl_is_opt(const struct pl_field *f);
 int	pl_has_opt(const struct pl_cmd *c, char ch, const char *lng);
 int	pl_has_arg(const struct pl_cmd *c, const char *s);

@@ -398,21 +398,14 @@ shebang_lang(struct pl_an *an, const char *s, size_t n)
 static int
 run_written(struct pl_an *an, struct pl_cmd *c)
 {
-	struct pl_path p;
 	struct pl_file *tf;
 	struct pl_stream s;
 	const char *lang;
 
 	if (memchr(c->argv[0].s, '/', c->argv[0].len) == NULL)
 		return 0;
-	pl_path_classify(an, &c->argv[0], &p);
-	tf = pl_file_find(an, p.abs);
-	if (tf == NULL)
+	if ((tf = pl_written_file(an, &c->argv[0], &s)) == NULL)
 		return 0;
-	if (tf->content != NULL)
-		pl_stream_text(&s, tf->content, tf->clen, tf->taint);
-	else
-		pl_stream_unknown(&s, tf->taint);
 	if ((lang = shebang_lang(an, tf->content, tf->clen)) != NULL)
 		pl_code_to_interp(an, c, lang, &s, c->off, c->len);
 	return 1;
