@@ -777,6 +777,41 @@ row_put(struct vg_store *s, int which, const void *rec, const char *what,
 	return db_done(s, st, e, what);
 }
 
+/*
+ * Before migrating from version: the steps recorded as applied must be
+ * this vigil's steps of the same numbers.  A database another build
+ * migrated with other steps under those numbers would otherwise fail
+ * half-way with sqlite's own words ("duplicate column name").
+ */
+static int
+history_check(struct vg_store *s, int version, struct vg_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	const char *have;
+	int rc = 0, v;
+	size_t i;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT version, description FROM "
+	    "migrations ORDER BY version", -1, &st, NULL) != SQLITE_OK)
+		return 0;	/* no record to compare */
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		v = sqlite3_column_int(st, 0);
+		have = (const char *)sqlite3_column_text(st, 1);
+		for (i = 0; i < NMIGRATIONS && v <= version; i++)
+			if (migrations[i].version == v && (have == NULL ||
+			    strcmp(have, migrations[i].description) != 0))
+				rc = vg_err_set(e, VG_ESTATE, "state database "
+				    "'%s/vigil.db' was migrated by another "
+				    "build of vigil: its step %d is '%s', this "
+				    "vigil's is '%s'; use another VIGIL_HOME "
+				    "(or that build)", s->home, v,
+				    have != NULL ? have : "", migrations[i].
+				    description);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* Brings the schema to VG_STORE_SCHEMA, one transaction per step. */
 static int
 store_migrate(struct vg_store *s, struct vg_err *e)
@@ -797,6 +832,9 @@ store_migrate(struct vg_store *s, struct vg_err *e)
 		return vg_err_set(e, VG_ESTATE, "state database "
 		    "'%s/vigil.db' has schema %d, newer than this vigil's %d "
 		    "(upgrade vigil)", s->home, version, VG_STORE_SCHEMA);
+	if (version > 0 && version < VG_STORE_SCHEMA &&
+	    (rc = history_check(s, version, e)) != 0)
+		return rc;
 	for (i = 0; i < NMIGRATIONS; i++) {
 		const struct migration *m = &migrations[i];
 		char sql[256];

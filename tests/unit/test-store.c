@@ -134,6 +134,23 @@ test_reopen_and_newer_schema(void **state)
 	    VG_STORE_SCHEMA + 1, VG_STORE_SCHEMA);
 	assert_string_equal(e.msg, want);
 	free(want);
+
+	/* A database another build migrated with other steps under the
+	 * same numbers is refused before any step runs, saying so (not
+	 * with sqlite's "duplicate column name" half-way). */
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sql = vg_xasprintf("PRAGMA user_version = %d; UPDATE migrations SET "
+	    "description = 'the same number, another step' WHERE version = "
+	    "%d", VG_STORE_SCHEMA - 1, VG_STORE_SCHEMA - 1);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	free(sql);
+	sqlite3_close(db);
+	assert_int_equal(vg_store_open(c->home, &s2, &e), VG_ESTATE);
+	assert_null(s2);
+	assert_non_null(strstr(e.msg, "was migrated by another build of "
+	    "vigil: its step"));
+	assert_non_null(strstr(e.msg, "'the same number, another step', "
+	    "this vigil's is '"));
 	free(path);
 }
 
