@@ -197,20 +197,13 @@ static int
 journal_add(struct ge *p, struct ge_att **v, size_t n, struct vg_err *e)
 {
 	struct vg_buf b = VG_BUF_INIT;
-	char *path = vg_path_join(p->dir, "jobs");
 	size_t i;
-	int fd, r = 0;
+	int r;
 
 	for (i = 0; i < n; i++)
 		vg_buf_printf(&b, "%d %d %lu.%ld\n", v[i]->index,
 		    v[i]->a->attempt, v[i]->job, v[i]->task);
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, b.data, b.len) != (ssize_t)b.len ||
-	    fdatasync(fd) != 0)
-		r = vg_err_errno(e, "writing the job journal '%s'", path);
-	if (fd >= 0)
-		close(fd);
-	free(path);
+	r = vg_sched_journal_append(p->dir, &b, e);
 	vg_buf_release(&b);
 	return r;
 }

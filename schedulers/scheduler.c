@@ -3,6 +3,7 @@
  * through which the driver calls them (scheduler.h): each optional
  * operation is checked here, once.
  */
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -153,4 +154,21 @@ out:
 	vg_buf_release(&own_o);
 	vg_buf_release(&own);
 	return rc;
+}
+
+int
+vg_sched_journal_append(const char *dir, const struct vg_buf *b,
+    struct vg_err *e)
+{
+	int fd, r = 0;
+
+	fd = vg_beneath_file_in(dir, 1, "jobs", O_WRONLY | O_CREAT |
+	    O_APPEND | O_CLOEXEC, 0600, e);
+	if (fd < 0)
+		return fd;
+	if (write(fd, b->data, b->len) != (ssize_t)b->len ||
+	    fdatasync(fd) != 0)
+		r = vg_err_errno(e, "writing the job journal '%s/jobs'", dir);
+	close(fd);
+	return r;
 }

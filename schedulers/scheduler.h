@@ -209,4 +209,13 @@ int	vg_sched_reattach(struct vg_sched *s, struct vg_attempt *a,
 size_t	vg_sched_active(struct vg_sched *s);
 void	vg_sched_close(struct vg_sched *s);
 
+/*
+ * Appends b to the job journal "jobs" of a cluster scheduler's directory
+ * dir (RUN/slurm, RUN/gridengine) and syncs it.  The file is opened
+ * beneath the run's directory without following a link (a task could
+ * plant one there), created 0600.  0 or a vg_rc with e set.
+ */
+int	vg_sched_journal_append(const char *dir, const struct vg_buf *b,
+	    struct vg_err *e);
+
 #endif

@@ -387,17 +387,7 @@ static int	take_token(struct sl *, struct vg_err *);
 static int
 journal_append(struct sl *p, const struct vg_buf *b, struct vg_err *e)
 {
-	char *path = vg_path_join(p->slurm_dir, "jobs");
-	int fd, r = 0;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, b->data, b->len) != (ssize_t)b->len ||
-	    fdatasync(fd) != 0)
-		r = vg_err_errno(e, "writing the job journal '%s'", path);
-	if (fd >= 0)
-		close(fd);
-	free(path);
-	return r;
+	return vg_sched_journal_append(p->slurm_dir, b, e);
 }
 
 /* Appends "INDEX ATTEMPT JOB_TASK" lines for a chunk and syncs them. */

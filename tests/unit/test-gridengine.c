@@ -21,6 +21,7 @@
 
 #include "common/path.h"
 #include "schedulers/gridengine.h"
+#include "schedulers/scheduler.h"
 
 /* What qstat -xml -u root printed with two tasks of job 3 running and
  * job 4, an array of 5, pending. */
@@ -640,6 +641,58 @@ test_option_check(void **state)
 	    -1);
 }
 
+/*
+ * The job journal (RUN/gridengine/jobs, RUN/slurm/jobs) is appended
+ * beneath the run's directory: a link planted at the journal or at its
+ * directory is refused, the file it names untouched.
+ */
+static void
+test_journal_links(void **state)
+{
+	char dir[] = "/tmp/vg-test-journal-XXXXXX", *sub, *victim, *jobs;
+	struct vg_buf b = VG_BUF_INIT, got = VG_BUF_INIT;
+	struct vg_err e;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	sub = vg_path_join(dir, "gridengine");
+	victim = vg_path_join(dir, "victim");
+	jobs = vg_path_join(sub, "jobs");
+	vg_buf_adds(&b, "0 1 7.1\n");
+	assert_int_equal(mkdir(sub, 0700), 0);
+	/* ordinary: created 0600 and appended */
+	vg_err_init(&e);
+	assert_int_equal(vg_sched_journal_append(sub, &b, &e), 0);
+	assert_int_equal(vg_sched_journal_append(sub, &b, &e), 0);
+	assert_int_equal(vg_read_file(jobs, 4096, &got, &e), 0);
+	assert_string_equal(vg_buf_str(&got), "0 1 7.1\n0 1 7.1\n");
+	assert_int_equal(stat(jobs, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	/* a link at the journal */
+	assert_int_equal(unlink(jobs), 0);
+	assert_int_equal(symlink(victim, jobs), 0);
+	assert_int_not_equal(vg_sched_journal_append(sub, &b, &e), 0);
+	assert_int_not_equal(lstat(victim, &st), 0);
+	/* a link at the journal's directory */
+	assert_int_equal(unlink(jobs), 0);
+	assert_int_equal(rmdir(sub), 0);
+	assert_int_equal(mkdir(victim, 0700), 0);
+	assert_int_equal(symlink(victim, sub), 0);
+	assert_int_not_equal(vg_sched_journal_append(sub, &b, &e), 0);
+	free(jobs);
+	jobs = vg_path_join(victim, "jobs");
+	assert_int_not_equal(lstat(jobs, &st), 0);
+	assert_int_equal(unlink(sub), 0);
+	assert_int_equal(rmdir(victim), 0);
+	assert_int_equal(rmdir(dir), 0);
+	free(sub);
+	free(victim);
+	free(jobs);
+	vg_buf_release(&b);
+	vg_buf_release(&got);
+}
+
 int
 main(void)
 {
@@ -656,6 +709,7 @@ main(void)
 		cmocka_unit_test(test_qsub_argv),
 		cmocka_unit_test(test_qsub_refused),
 		cmocka_unit_test(test_option_check),
+		cmocka_unit_test(test_journal_links),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
