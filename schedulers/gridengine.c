@@ -94,16 +94,8 @@ struct ge {
 	size_t			 nout, outcap, nout_final;
 	struct vg_sched_update	*ups;
 	size_t			 upcap;
-	struct ge_jentry	*journal;
+	struct vg_sched_jentry	*journal;
 	size_t			 njournal;
-};
-
-/* A journal line "INDEX ATTEMPT JOB.TASK". */
-struct ge_jentry {
-	int		 index;
-	int		 attempt;
-	unsigned long	 job;
-	long		 task;
 };
 
 /* Crash point for resume tests: VIGIL_GRIDENGINE_KILL_AT=journal kills
@@ -159,38 +151,6 @@ run(const char *const *argv, struct vg_buf *out, struct vg_err *e)
 }
 
 /* ---- the journal, RUN_DIR/gridengine/jobs ---- */
-
-/* Reads the journal of dir into *v (caller frees); none is 0 lines. */
-static int
-journal_load(const char *dir, struct ge_jentry **v, size_t *n,
-    struct vg_err *e)
-{
-	char *path = vg_path_join(dir, "jobs"), line[128];
-	struct ge_jentry j;
-	size_t cap = 0;
-	FILE *f;
-	int r = 0;
-
-	*v = NULL;
-	*n = 0;
-	if ((f = fopen(path, "re")) == NULL) {
-		if (errno != ENOENT)
-			r = vg_err_errno(e, "reading the job journal '%s'",
-			    path);
-		free(path);
-		return r;
-	}
-	while (fgets(line, sizeof line, f) != NULL) {
-		if (sscanf(line, "%d %d %lu.%ld", &j.index, &j.attempt,
-		    &j.job, &j.task) != 4)
-			continue;
-		*v = vg_xgrow(*v, &cap, *n + 1, sizeof **v);
-		(*v)[(*n)++] = j;
-	}
-	fclose(f);
-	free(path);
-	return 0;
-}
 
 /* Appends "INDEX ATTEMPT JOB.TASK" lines for a chunk and syncs them. */
 static int
@@ -279,7 +239,8 @@ ge_open(struct vg_sched *s, struct vg_err *e)
 		goto fail;
 	p->dir = vg_path_join(s->run_dir, "gridengine");
 	if ((r = vg_mkdir_p(p->dir, 0700, e)) != 0 ||
-	    (r = journal_load(p->dir, &p->journal, &p->njournal, e)) != 0)
+	    (r = vg_sched_journal_load(p->dir, '.', &p->journal,
+	    &p->njournal, e)) != 0)
 		goto fail;
 	if ((r = run(conf, &out, e)) != 0 ||
 	    (r = vg_ge_parse_conf(vg_buf_str(&out), &p->max_aj, e)) != 0) {
@@ -1021,7 +982,7 @@ ge_close(struct vg_sched *s)
 static int
 cmp_jentry(const void *a, const void *b)
 {
-	const struct ge_jentry *x = a, *y = b;
+	const struct vg_sched_jentry *x = a, *y = b;
 
 	if (x->job != y->job)
 		return (x->job > y->job) - (x->job < y->job);
@@ -1040,7 +1001,7 @@ ge_cancel_orphans(const char *run_id, const char *run_dir,
     const struct vg_sched_orphan *v, size_t n, int whole,
     struct vg_buf *said, struct vg_err *e)
 {
-	struct ge_jentry *j = NULL, *el = NULL, x;
+	struct vg_sched_jentry *j = NULL, *el = NULL, x;
 	char *dir = vg_path_join(run_dir, "gridengine");
 	size_t nj = 0, ne = 0, cap = 0, calls = 0, ntask = 0, i, k, m;
 	long *tasks = NULL;
@@ -1048,7 +1009,7 @@ ge_cancel_orphans(const char *run_id, const char *run_dir,
 	char c;
 
 	(void)run_id;
-	if ((rc = journal_load(dir, &j, &nj, e)) != 0)
+	if ((rc = vg_sched_journal_load(dir, '.', &j, &nj, e)) != 0)
 		goto out;
 	for (i = 0; i < n; i++) {
 		memset(&x, 0, sizeof x);

@@ -172,3 +172,78 @@ vg_sched_journal_append(const char *dir, const struct vg_buf *b,
 	close(fd);
 	return r;
 }
+
+/* Journals up to 256 MiB: 10 million lines of a million-task array. */
+#define JOURNAL_MAX	((size_t)256 << 20)
+
+int
+vg_sched_journal_each(const char *dir, int (*line)(const char *text,
+    void *arg), void *arg, struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	char text[VG_SCHED_JOURNAL_LINE + 1];
+	const char *p, *end, *nl;
+	size_t len;
+	int r;
+
+	r = vg_beneath_read(dir, 1, "jobs", JOURNAL_MAX, &b, e);
+	if (r == VG_ENOENT) {
+		vg_err_init(e);
+		r = 0;
+	} else if (r != 0)
+		vg_err_prefix(e, "reading the job journal '%s/jobs': ", dir);
+	p = b.data;
+	end = p != NULL ? p + b.len : p;
+	while (r == 0 && p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		len = (size_t)((nl != NULL ? nl + 1 : end) - p);
+		memcpy(text, p, len < sizeof text ? len : sizeof text - 1);
+		text[len < sizeof text ? len : sizeof text - 1] = '\0';
+		r = line(text, arg);
+		p += len;
+	}
+	vg_buf_release(&b);
+	return r;
+}
+
+struct jload {
+	char			 sep;
+	struct vg_sched_jentry	*v;
+	size_t			 n, cap;
+};
+
+/* vg_sched_journal_each: keeps a job line. */
+static int
+jload_line(const char *line, void *arg)
+{
+	struct jload *l = arg;
+	struct vg_sched_jentry j;
+	int got;
+
+	got = l->sep == '.' ? sscanf(line, "%d %d %lu.%ld", &j.index,
+	    &j.attempt, &j.job, &j.task) : sscanf(line, "%d %d %lu_%ld",
+	    &j.index, &j.attempt, &j.job, &j.task);
+	if (got == 4) {
+		l->v = vg_xgrow(l->v, &l->cap, l->n + 1, sizeof *l->v);
+		l->v[l->n++] = j;
+	}
+	return 0;
+}
+
+int
+vg_sched_journal_load(const char *dir, char sep, struct vg_sched_jentry **v,
+    size_t *n, struct vg_err *e)
+{
+	struct jload l = { sep, NULL, 0, 0 };
+	int r;
+
+	r = vg_sched_journal_each(dir, jload_line, &l, e);
+	if (r != 0) {
+		free(l.v);
+		l.v = NULL;
+		l.n = 0;
+	}
+	*v = l.v;
+	*n = l.n;
+	return r;
+}

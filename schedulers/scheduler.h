@@ -218,4 +218,34 @@ void	vg_sched_close(struct vg_sched *s);
 int	vg_sched_journal_append(const char *dir, const struct vg_buf *b,
 	    struct vg_err *e);
 
+/*
+ * Reads the job journal of dir, opened as vg_sched_journal_append opens
+ * it (a link, a FIFO or a hard link planted there is refused, never
+ * followed), and calls line for each of its lines, NUL-terminated, its
+ * '\n' kept when the line has one (the last may be half-written); a
+ * line longer than VG_SCHED_JOURNAL_LINE is cut there.  No journal is
+ * none.  A non-zero return of line stops the walk and is returned.
+ */
+#define VG_SCHED_JOURNAL_LINE	1200
+int	vg_sched_journal_each(const char *dir,
+	    int (*line)(const char *text, void *arg), void *arg,
+	    struct vg_err *e);
+
+/* A journal's job line: task index, attempt, the cluster's job and its
+ * array index. */
+struct vg_sched_jentry {
+	int		 index;
+	int		 attempt;
+	unsigned long	 job;
+	long		 task;
+};
+
+/*
+ * Reads the job lines "INDEX ATTEMPT JOB<sep>TASK" (sep '.' or '_') of dir's journal
+ * into *v (caller frees), in journal order; other lines are skipped.
+ * No journal is none.  0 or a vg_rc with e set (then *v is NULL).
+ */
+int	vg_sched_journal_load(const char *dir, char sep,
+	    struct vg_sched_jentry **v, size_t *n, struct vg_err *e);
+
 #endif

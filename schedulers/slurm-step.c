@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "common/beneath.h"
 #include "schedulers/scheduler.h"
 #include "common/log.h"
 #include "common/path.h"
@@ -164,11 +165,11 @@ vg_slurm_step_start(const char *vigil, const char *run_dir,
 	posix_spawnattr_t at;
 	struct vg_strv argv = VG_STRV_INIT, env = VG_STRV_INIT;
 	const char *inner[8];
-	char idx[32], *log, *name;
+	char idx[32], *name;
 	sigset_t none, dfl;
 	size_t i;
 	pid_t pid;
-	int r;
+	int r, log;
 
 	a->pid = 0;
 	a->pidfd = -1;
@@ -202,12 +203,18 @@ vg_slurm_step_start(const char *vigil, const char *run_dir,
 	vg_strv_pushf(&env, "VIGIL_ATTEMPT=%d", a->attempt);
 	if (a->timeout > 0)
 		vg_strv_pushf(&env, "VIGIL_TIMEOUT=%.3f", a->timeout);
-	log = vg_path_join(a->task_dir, "step.log");
+	/* Opened here, not by path in the child: a link planted at
+	 * step.log is refused, never followed. */
+	log = vg_beneath_file_in(a->task_dir, 0, "step.log", O_WRONLY |
+	    O_CREAT | O_TRUNC, 0600, e);
+	if (log < 0) {
+		r = log;
+		goto out;
+	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, log,
-	    O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	posix_spawn_file_actions_adddup2(&fa, log, 1);
+	posix_spawn_file_actions_adddup2(&fa, log, 2);
 	/* The driver blocks the signals it reads through a signalfd; srun
 	 * must get them back.  Its own process group keeps a terminal's ^C
 	 * away from it: vigil decides what a step gets. */
@@ -238,7 +245,8 @@ vg_slurm_step_start(const char *vigil, const char *run_dir,
 	a->started = vg_now();
 	r = 0;
 out:
-	free(log);
+	if (log >= 0)
+		close(log);
 	vg_strv_release(&argv);
 	vg_strv_release(&env);
 	return r;
@@ -247,16 +255,17 @@ out:
 int
 vg_slurm_step_id(const char *task_dir, char *out, size_t n)
 {
-	char *path = vg_path_join(task_dir, "step"), buf[128];
+	struct vg_buf b = VG_BUF_INIT;
+	const char *buf;
 	size_t len;
-	FILE *f;
 	int ok = 0;
 
-	f = fopen(path, "re");
-	free(path);
-	if (f == NULL)
-		return 0;
-	if (fgets(buf, sizeof buf, f) != NULL) {
+	/* Written by task-exec in the task's directory: read without
+	 * following a link. */
+	if (vg_beneath_read(task_dir, 0, "step", 128, &b, NULL) == 0 &&
+	    b.len > 0) {
+		vg_buf_add(&b, "", 1);
+		buf = b.data;
 		len = strspn(buf, "0123456789.");
 		/* "JOB.STEP": digits, one dot, digits. */
 		if (len > 2 && len < n && memchr(buf, '.', len) != NULL &&
@@ -266,7 +275,7 @@ vg_slurm_step_id(const char *task_dir, char *out, size_t n)
 			ok = 1;
 		}
 	}
-	fclose(f);
+	vg_buf_release(&b);
 	return ok;
 }
 
@@ -386,15 +395,14 @@ vg_slurm_step_verdict(const char *log, int wstatus, int final,
 char *
 vg_slurm_step_log(const char *task_dir)
 {
-	char *path = vg_path_join(task_dir, "step.log"), *text;
 	struct vg_buf b = VG_BUF_INIT;
+	char *text;
 	char buf[4096];
 	ssize_t n;
 	off_t size;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	free(path);
+	fd = vg_beneath_file_in(task_dir, 0, "step.log", O_RDONLY, 0, NULL);
 	if (fd >= 0) {
 		size = lseek(fd, 0, SEEK_END);
 		(void)lseek(fd, size > STEP_LOG_TAIL ? size - STEP_LOG_TAIL :

@@ -118,7 +118,7 @@ struct sl {
 	size_t				 nexcl, exclcap;
 	/* The journal as this vigil found it, sorted by index, attempt
 	 * (what earlier vigils of the run submitted). */
-	struct vg_slurm_jentry		*journal;
+	struct vg_sched_jentry		*journal;
 	size_t				 njournal;
 	char				 last_error[VG_ERR_MSG_MAX];
 	/* With accounting: the next query asks squeue instead of sacct
@@ -241,67 +241,46 @@ choose_iface(struct sl *p, const char *want, struct vg_err *e)
 }
 
 int
-vg_slurm_journal_load(const char *run_dir, struct vg_slurm_jentry **v,
+vg_slurm_journal_load(const char *run_dir, struct vg_sched_jentry **v,
     size_t *n, struct vg_err *e)
 {
-	char *path = vg_path_join(run_dir, "slurm/jobs");
-	struct vg_slurm_jentry j;
-	char line[128];
-	size_t cap = 0;
-	FILE *f;
-	int r = 0;
+	char *dir = vg_path_join(run_dir, "slurm");
+	int r;
 
-	*v = NULL;
-	*n = 0;
-	f = fopen(path, "re");
-	if (f == NULL) {
-		r = errno == ENOENT ? 0 : vg_err_errno(e, "reading the job "
-		    "journal '%s'", path);
-		free(path);
-		return r;
-	}
-	free(path);
-	while (fgets(line, sizeof line, f) != NULL)
-		if (sscanf(line, "%d %d %lu_%ld", &j.index, &j.attempt,
-		    &j.job, &j.task) == 4) {
-			*v = vg_xgrow(*v, &cap, *n + 1, sizeof **v);
-			(*v)[(*n)++] = j;
-		}
-	if (ferror(f)) {
-		r = vg_err_errno(e, "reading the job journal '%s/slurm/jobs'",
-		    run_dir);
-		free(*v);
-		*v = NULL;
-		*n = 0;
-	}
-	fclose(f);
+	r = vg_sched_journal_load(dir, '_', v, n, e);
+	free(dir);
 	return r;
+}
+
+/* vg_sched_journal_each: counts intents until a whole job line of
+ * their chunk follows. */
+static int
+unjournaled_line(const char *line, void *arg)
+{
+	char name[64], spec[1024];
+	int *pending = arg, attempt, offset, i, at;
+	unsigned long j;
+	long tk;
+
+	if (sscanf(line, "intent %63s %d %d %1023s", name, &attempt, &offset,
+	    spec) == 4)
+		(*pending)++;
+	else if (sscanf(line, "%d %d %lu_%ld", &i, &at, &j, &tk) == 4 &&
+	    *pending > 0 && line[strcspn(line, "\n")] == '\n')
+		*pending = 0;
+	return 0;
 }
 
 int
 vg_slurm_journal_unjournaled(const char *run_dir)
 {
-	char *path = vg_path_join(run_dir, "slurm/jobs"), line[1200];
-	char name[64], spec[1024];
-	int attempt, offset, pending = 0, i, at;
-	unsigned long j;
-	long tk;
-	FILE *f;
+	char *dir = vg_path_join(run_dir, "slurm");
+	int pending = 0;
 
-	f = fopen(path, "re");
-	free(path);
-	if (f == NULL)
-		return 0;
-	/* An intent counts until a job line of its attempt follows. */
-	while (fgets(line, sizeof line, f) != NULL) {
-		if (sscanf(line, "intent %63s %d %d %1023s", name, &attempt,
-		    &offset, spec) == 4)
-			pending++;
-		else if (sscanf(line, "%d %d %lu_%ld", &i, &at, &j, &tk) == 4 &&
-		    pending > 0 && line[strcspn(line, "\n")] == '\n')
-			pending = 0;
-	}
-	fclose(f);
+	/* An unreadable journal (a link planted there) shows nothing. */
+	if (vg_sched_journal_each(dir, unjournaled_line, &pending, NULL) != 0)
+		pending = 0;
+	free(dir);
 	return pending > 0;
 }
 
@@ -309,7 +288,7 @@ vg_slurm_journal_unjournaled(const char *run_dir)
 static int
 cmp_jentry(const void *a, const void *b)
 {
-	const struct vg_slurm_jentry *x = a, *y = b;
+	const struct vg_sched_jentry *x = a, *y = b;
 
 	if (x->job != y->job)
 		return x->job < y->job ? -1 : 1;
@@ -320,7 +299,7 @@ cmp_jentry(const void *a, const void *b)
 static int
 cmp_jattempt(const void *a, const void *b)
 {
-	const struct vg_slurm_jentry *x = a, *y = b;
+	const struct vg_sched_jentry *x = a, *y = b;
 
 	if (x->index != y->index)
 		return (x->index > y->index) - (x->index < y->index);
@@ -333,7 +312,7 @@ static int
 journal_find(struct sl *p, int index, int attempt, unsigned long *job,
     long *task)
 {
-	struct vg_slurm_jentry key, *hit;
+	struct vg_sched_jentry key, *hit;
 
 	if (p->njournal == 0)
 		return 0;
@@ -349,7 +328,7 @@ journal_find(struct sl *p, int index, int attempt, unsigned long *job,
 }
 
 int
-vg_slurm_cancel_elements(struct vg_slurm_jentry *v, size_t n, size_t *calls,
+vg_slurm_cancel_elements(struct vg_sched_jentry *v, size_t n, size_t *calls,
     struct vg_err *e)
 {
 	struct vg_buf spec = VG_BUF_INIT;
@@ -508,6 +487,63 @@ find_chunk_job(struct vg_sched *s, struct sl *p, const char *path,
 	return 0;
 }
 
+struct adopt {
+	struct vg_sched		*s;
+	struct sl		*p;
+	struct vg_sched_jentry	*add;
+	size_t			 nadd, cap;
+	struct vg_buf		 b;
+	struct vg_err		*e;
+};
+
+/* vg_sched_journal_each: adopts one intent line's chunk. */
+static int
+adopt_line(const char *line, void *arg)
+{
+	struct adopt *ad = arg;
+	struct sl *p = ad->p;
+	char name[64], spec[1024], *script;
+	struct vg_sched_jentry key;
+	unsigned long job;
+	size_t nidx, i;
+	int attempt, offset, seq, *idx, r, found;
+
+	if (sscanf(line, "intent %63s %d %d %1023s", name, &attempt, &offset,
+	    spec) != 4)
+		return 0;
+	if (sscanf(name, "submit-%d.sh", &seq) == 1 && seq > p->seq)
+		p->seq = seq;
+	if (parse_spec(spec, offset, &idx, &nidx) != 0 || nidx == 0) {
+		free(idx);
+		return 0;
+	}
+	key.index = idx[0];
+	key.attempt = attempt;
+	found = p->njournal > 0 && bsearch(&key, p->journal, p->njournal,
+	    sizeof *p->journal, cmp_jattempt) != NULL;
+	if (found) {
+		free(idx);
+		return 0;
+	}
+	script = vg_path_join(p->slurm_dir, name);
+	r = find_chunk_job(ad->s, p, script, &job, ad->e);
+	vg_debug("slurm: %s was submitted without a journaled job id: %s%lu",
+	    name, job != 0 ? "found job " : "not in Slurm, ", job);
+	free(script);
+	for (i = 0; r == 0 && job != 0 && i < nidx; i++) {
+		ad->add = vg_xgrow(ad->add, &ad->cap, ad->nadd + 1,
+		    sizeof *ad->add);
+		ad->add[ad->nadd].index = idx[i];
+		ad->add[ad->nadd].attempt = attempt;
+		ad->add[ad->nadd].job = job;
+		ad->add[ad->nadd++].task = idx[i] - offset;
+		vg_buf_printf(&ad->b, "%d %d %lu_%d\n", idx[i], attempt, job,
+		    idx[i] - offset);
+	}
+	free(idx);
+	return r;
+}
+
 /*
  * Takes back the chunks an earlier vigil of the run submitted without
  * journaling their job ids (intent lines with no job lines): found in
@@ -518,66 +554,23 @@ find_chunk_job(struct vg_sched *s, struct sl *p, const char *path,
 static int
 adopt_intents(struct vg_sched *s, struct sl *p, struct vg_err *e)
 {
-	char *path = vg_path_join(p->slurm_dir, "jobs"), line[1200];
-	char name[64], spec[1024], *script;
-	struct vg_slurm_jentry key, *add = NULL;
-	struct vg_buf b = VG_BUF_INIT;
-	unsigned long job;
-	size_t nidx, i, nadd = 0, cap = 0;
-	int attempt, offset, seq, *idx, r = 0, found;
-	FILE *f;
+	struct adopt ad = { s, p, NULL, 0, 0, VG_BUF_INIT, e };
+	size_t cap;
+	int r;
 
-	f = fopen(path, "re");
-	free(path);
-	if (f == NULL)
-		return 0;
-	while (r == 0 && fgets(line, sizeof line, f) != NULL) {
-		if (sscanf(line, "intent %63s %d %d %1023s", name, &attempt,
-		    &offset, spec) != 4)
-			continue;
-		if (sscanf(name, "submit-%d.sh", &seq) == 1 && seq > p->seq)
-			p->seq = seq;
-		if (parse_spec(spec, offset, &idx, &nidx) != 0 || nidx == 0) {
-			free(idx);
-			continue;
-		}
-		key.index = idx[0];
-		key.attempt = attempt;
-		found = p->njournal > 0 && bsearch(&key, p->journal,
-		    p->njournal, sizeof *p->journal, cmp_jattempt) != NULL;
-		if (found) {
-			free(idx);
-			continue;
-		}
-		script = vg_path_join(p->slurm_dir, name);
-		r = find_chunk_job(s, p, script, &job, e);
-		vg_debug("slurm: %s was submitted without a journaled job id: "
-		    "%s%lu", name, job != 0 ? "found job " : "not in Slurm, ",
-		    job);
-		free(script);
-		for (i = 0; r == 0 && job != 0 && i < nidx; i++) {
-			add = vg_xgrow(add, &cap, nadd + 1, sizeof *add);
-			add[nadd].index = idx[i];
-			add[nadd].attempt = attempt;
-			add[nadd].job = job;
-			add[nadd++].task = idx[i] - offset;
-			vg_buf_printf(&b, "%d %d %lu_%d\n", idx[i], attempt, job,
-			    idx[i] - offset);
-		}
-		free(idx);
-	}
-	fclose(f);
-	if (r == 0 && nadd > 0 && (r = journal_append(p, &b, e)) == 0) {
+	r = vg_sched_journal_each(p->slurm_dir, adopt_line, &ad, e);
+	if (r == 0 && ad.nadd > 0 && (r = journal_append(p, &ad.b, e)) == 0) {
 		cap = p->njournal;
-		p->journal = vg_xgrow(p->journal, &cap, p->njournal + nadd,
+		p->journal = vg_xgrow(p->journal, &cap, p->njournal + ad.nadd,
 		    sizeof *p->journal);
-		memcpy(p->journal + p->njournal, add, nadd * sizeof *add);
-		p->njournal += nadd;
+		memcpy(p->journal + p->njournal, ad.add, ad.nadd *
+		    sizeof *ad.add);
+		p->njournal += ad.nadd;
 		qsort(p->journal, p->njournal, sizeof *p->journal,
 		    cmp_jattempt);
 	}
-	free(add);
-	vg_buf_release(&b);
+	free(ad.add);
+	vg_buf_release(&ad.b);
 	return r;
 }
 
@@ -1728,7 +1721,7 @@ slurm_cancel_orphans(const char *run_id, const char *run_dir,
     const struct vg_sched_orphan *v, size_t n, int whole,
     struct vg_buf *said, struct vg_err *e)
 {
-	struct vg_slurm_jentry *j = NULL, *el = NULL, x;
+	struct vg_sched_jentry *j = NULL, *el = NULL, x;
 	size_t nj = 0, ne = 0, cap = 0, nel = 0, calls = 0, i, k;
 	int rc, byname = 0;
 	char c;

@@ -26,6 +26,7 @@
 #include "runner/manifest/manifest.h"
 #include "common/state.h"
 #include "runner/manifest/plugin.h"
+#include "schedulers/scheduler.h"
 
 /* --signal default: USR2 (USR1 is taken by NCCL), 90 s before the limit,
  * to the batch shell, which is task-exec itself (the script execs it). */
@@ -221,17 +222,10 @@ int	vg_slurm_step_verdict(const char *log, int wstatus, int final,
 
 /* ---- slurm.c: the job journal, RUN_DIR/slurm/jobs ---- */
 
-/* One journal line "INDEX ATTEMPT JOB_TASK": written, synced, before the
- * job ids are reported to the driver. */
-struct vg_slurm_jentry {
-	int		 index;
-	int		 attempt;
-	unsigned long	 job;
-	long		 task;
-};
-
-/* Reads the journal of run_dir into *v (caller frees); none is 0 lines. */
-int	vg_slurm_journal_load(const char *run_dir, struct vg_slurm_jentry **v,
+/* Reads the job lines "INDEX ATTEMPT JOB_TASK" of run_dir's journal
+ * (written, synced, before the job ids are reported to the driver) into
+ * *v (caller frees), as vg_sched_journal_load; none is 0 lines. */
+int	vg_slurm_journal_load(const char *run_dir, struct vg_sched_jentry **v,
 	    size_t *n, struct vg_err *e);
 
 /* Whether the journal ends with a chunk submitted (its intent line
@@ -245,7 +239,7 @@ int	vg_slurm_journal_unjournaled(const char *run_dir);
  * *calls gets the number of scancel calls.  Blocks on them; returns the
  * first failure (the others are still tried).
  */
-int	vg_slurm_cancel_elements(struct vg_slurm_jentry *v, size_t n,
+int	vg_slurm_cancel_elements(struct vg_sched_jentry *v, size_t n,
 	    size_t *calls, struct vg_err *e);
 
 /* ---- slurm-state.c ---- */

@@ -3,7 +3,8 @@
 # Grid Engine cell of tests/harness/sge-up (a lease keeps it up while
 # another test holds it), a private VIGIL_HOME and work dir, and tears
 # everything down on exit.  Helpers assert exact values.
-here=$(cd "$(dirname "$0")" && pwd)
+# Sourced from tests/security too: $it_dir, when set, names this folder.
+here=${it_dir:-$(cd "$(dirname "$0")" && pwd)}
 harness=$(cd "$here/../harness" && pwd)
 [ "$(id -u)" = 0 ] || { echo "needs root (Grid Engine's execd)"; exit 77; }
 W=$(mktemp -d /tmp/vigil-ge-it-XXXXXX)

@@ -651,6 +651,8 @@ test_journal_links(void **state)
 {
 	char dir[] = "/tmp/vg-test-journal-XXXXXX", *sub, *victim, *jobs;
 	struct vg_buf b = VG_BUF_INIT, got = VG_BUF_INIT;
+	struct vg_sched_jentry *ent = NULL;
+	size_t n = 0;
 	struct vg_err e;
 	struct stat st;
 
@@ -669,11 +671,36 @@ test_journal_links(void **state)
 	assert_string_equal(vg_buf_str(&got), "0 1 7.1\n0 1 7.1\n");
 	assert_int_equal(stat(jobs, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
-	/* a link at the journal */
+	/* read back: both lines, in order; none is none */
+	assert_int_equal(vg_sched_journal_load(sub, '.', &ent, &n, &e), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(ent[1].job, 7);
+	assert_int_equal(ent[1].task, 1);
+	free(ent);
+	assert_int_equal(vg_sched_journal_load(dir, '.', &ent, &n, &e), 0);
+	assert_int_equal(n, 0);
+	assert_null(ent);
+	/* a link at the journal: neither written through nor read */
 	assert_int_equal(unlink(jobs), 0);
 	assert_int_equal(symlink(victim, jobs), 0);
 	assert_int_not_equal(vg_sched_journal_append(sub, &b, &e), 0);
 	assert_int_not_equal(lstat(victim, &st), 0);
+	got.len = 0;
+	vg_buf_adds(&got, "3 1 99.1\n");
+	assert_int_equal(vg_write_file_atomic(victim, got.data, got.len, 0600,
+	    &e), 0);
+	vg_err_init(&e);
+	assert_int_not_equal(vg_sched_journal_load(sub, '.', &ent, &n, &e),
+	    0);
+	assert_null(ent);
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(e.msg, "jobs"));
+	/* a hard link of another file is refused too */
+	assert_int_equal(unlink(jobs), 0);
+	assert_int_equal(link(victim, jobs), 0);
+	assert_int_not_equal(vg_sched_journal_load(sub, '.', &ent, &n, &e),
+	    0);
+	assert_int_equal(unlink(victim), 0);
 	/* a link at the journal's directory */
 	assert_int_equal(unlink(jobs), 0);
 	assert_int_equal(rmdir(sub), 0);

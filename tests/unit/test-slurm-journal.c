@@ -23,7 +23,7 @@ static void
 test_journal_load(void **state)
 {
 	char dir[] = "/tmp/vg-journal-XXXXXX", path[128], want[256];
-	struct vg_slurm_jentry *v;
+	struct vg_sched_jentry *v;
 	struct vg_err e;
 	size_t n;
 	FILE *f;
@@ -59,11 +59,12 @@ test_journal_load(void **state)
 	/* A directory where the file should be: an error naming it. */
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(mkdir(path, 0700), 0);
-	assert_int_equal(vg_slurm_journal_load(dir, &v, &n, &e), VG_EIO);
+	assert_int_equal(vg_slurm_journal_load(dir, &v, &n, &e), VG_EDENIED);
 	assert_null(v);
 	assert_int_equal(n, 0);
 	snprintf(want, sizeof want, "reading the job journal '%s/slurm/jobs': "
-	    "Is a directory", dir);
+	    "'slurm/jobs' in '%s/slurm' is not a regular file; refusing it",
+	    dir, dir);
 	assert_string_equal(e.msg, want);
 	assert_int_equal(rmdir(path), 0);
 	/* "slurm" a file: not a missing journal, an error. */
@@ -75,7 +76,8 @@ test_journal_load(void **state)
 	vg_err_init(&e);
 	assert_int_equal(vg_slurm_journal_load(dir, &v, &n, &e), VG_EIO);
 	snprintf(want, sizeof want, "reading the job journal '%s/slurm/jobs': "
-	    "Not a directory", dir);
+	    "cannot open 'slurm/jobs' in '%s/slurm': Not a directory", dir,
+	    dir);
 	assert_string_equal(e.msg, want);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(rmdir(dir), 0);
