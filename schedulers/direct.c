@@ -1052,7 +1052,8 @@ direct_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
 }
 
 static int
-direct_cancel(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
+direct_cancel(struct vg_sched *s, struct vg_attempt *a, int force,
+    struct vg_err *e)
 {
 	struct direct *d = s->priv;
 	struct dslot *sl, *prev, **pp;
@@ -1079,10 +1080,14 @@ direct_cancel(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
 		sl = d->run[i];
 		if (sl->a != a)
 			continue;
-		if (sl->cancelled) {
+		if (force) {
+			sl->cancelled = 1;
 			slot_signal(d, sl, SIGKILL);
 			return 0;
 		}
+		/* Already on its way: the grace is not started again. */
+		if (sl->cancelled)
+			return 0;
 		sl->cancelled = 1;
 		slot_signal(d, sl, SIGTERM);
 		grace = (long long)(a->kill_grace * 1000.0 + 0.5);

@@ -883,12 +883,14 @@ ge_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
 
 /* Asks for a to be cancelled; the qdel goes out with the next poll. */
 static int
-ge_cancel(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
+ge_cancel(struct vg_sched *s, struct vg_attempt *a, int force,
+    struct vg_err *e)
 {
 	struct ge *p = s->priv;
 	struct vg_result r;
 	size_t i;
 
+	(void)force;
 	(void)e;
 	for (i = 0; i < p->n; i++) {
 		struct ge_att *t = p->v[i];

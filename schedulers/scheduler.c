@@ -89,9 +89,10 @@ vg_sched_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
 }
 
 int
-vg_sched_cancel(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
+vg_sched_cancel(struct vg_sched *s, struct vg_attempt *a, int force,
+    struct vg_err *e)
 {
-	return s->ops->cancel(s, a, e);
+	return s->ops->cancel(s, a, force, e);
 }
 
 int

@@ -121,11 +121,12 @@ struct vg_scheduler_ops {
 	/* Fills *ups (scheduler-owned until the next poll) with *n changes. */
 	int	(*poll)(struct vg_sched *s, int timeout_ms, int wake_fd,
 		    struct vg_sched_update **ups, size_t *n, struct vg_err *e);
-	/* Stops a: SIGTERM, then SIGKILL after the attempt's kill_grace; a
-	 * second cancel of the same attempt sends SIGKILL at once (forced
-	 * cancel).  An attempt not started yet is dropped and reported
+	/* Stops a: SIGTERM, then SIGKILL after the attempt's kill_grace;
+	 * with force, SIGKILL at once (a second interrupt, a run that
+	 * failed).  A cluster's own cancel (scancel, qdel) is final either
+	 * way.  An attempt not started yet is dropped and reported
 	 * CANCELLED by the next poll.  Never blocks. */
-	int	(*cancel)(struct vg_sched *s, struct vg_attempt *a,
+	int	(*cancel)(struct vg_sched *s, struct vg_attempt *a, int force,
 		    struct vg_err *e);
 	/* Re-adopts an in-flight attempt of a dead vigil by its handle, or
 	 * with an empty handle by what the scheduler recorded itself;
@@ -202,7 +203,7 @@ int	vg_sched_submit(struct vg_sched *s, struct vg_attempt *a,
 int	vg_sched_flush(struct vg_sched *s, struct vg_err *e);
 int	vg_sched_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
 	    struct vg_sched_update **ups, size_t *n, struct vg_err *e);
-int	vg_sched_cancel(struct vg_sched *s, struct vg_attempt *a,
+int	vg_sched_cancel(struct vg_sched *s, struct vg_attempt *a, int force,
 	    struct vg_err *e);
 int	vg_sched_reattach(struct vg_sched *s, struct vg_attempt *a,
 	    const char *handle, struct vg_err *e);

@@ -1538,12 +1538,14 @@ slurm_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
 
 /* Asks for a to be cancelled; the scancel goes out with the next poll. */
 static int
-slurm_cancel(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
+slurm_cancel(struct vg_sched *s, struct vg_attempt *a, int force,
+    struct vg_err *e)
 {
 	struct sl *p = s->priv;
 	struct vg_result r;
 	size_t i;
 
+	(void)force;
 	(void)e;
 	for (i = 0; i < p->n; i++) {
 		struct sl_att *t = p->v[i];

@@ -972,7 +972,8 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 
 /* Cancels task i: drops it when waiting, asks the scheduler otherwise. */
 static int
-cancel_task(struct drv *d, size_t i, const char *why, struct vg_err *e)
+cancel_task(struct drv *d, size_t i, const char *why, int force,
+    struct vg_err *e)
 {
 	struct trec *t = &d->tr[i];
 
@@ -980,13 +981,13 @@ cancel_task(struct drv *d, size_t i, const char *why, struct vg_err *e)
 		return 0;
 	t->cancel_req = 1;
 	if (d->live[i] != NULL)
-		return vg_sched_cancel(&d->sched, &d->live[i]->a, e);
+		return vg_sched_cancel(&d->sched, &d->live[i]->a, force, e);
 	return set_task(d, i, VG_ST_CANCELLED, t->attempts, why, e);
 }
 
 /* Cancels everything (first signal) or forces it (a second SIGINT). */
 static int
-cancel_all(struct drv *d, const char *why, struct vg_err *e)
+cancel_all(struct drv *d, const char *why, int force, struct vg_err *e)
 {
 	size_t i;
 	int rc;
@@ -995,7 +996,7 @@ cancel_all(struct drv *d, const char *why, struct vg_err *e)
 	if (d->cancel_why == NULL)
 		d->cancel_why = why;
 	for (i = 0; i < d->n; i++)
-		if ((rc = cancel_task(d, i, why, e)) != 0)
+		if ((rc = cancel_task(d, i, why, force, e)) != 0)
 			return rc;
 	return 0;
 }
@@ -1028,7 +1029,7 @@ cancel_marked(struct drv *d, struct vg_err *e)
 	for (i = 0; i < d->n; i++) {
 		if (d->tr[i].cancel_req != 2)
 			continue;
-		if ((rc = cancel_task(d, i, "cancelled by vigil cancel",
+		if ((rc = cancel_task(d, i, "cancelled by vigil cancel", 0,
 		    e)) != 0)
 			return rc;
 	}
@@ -1059,7 +1060,7 @@ read_signals(struct drv *d, struct vg_err *e)
 					vg_progress_note(d->pg, "second "
 					    "interrupt: killing tasks now");
 				if ((rc = cancel_all(d, "cancelled (SIGINT, "
-				    "forced)", e)) != 0)
+				    "forced)", 1, e)) != 0)
 					return rc;
 				break;
 			}
@@ -1073,7 +1074,7 @@ read_signals(struct drv *d, struct vg_err *e)
 				    strsignal((int)si.ssi_signo));
 			if ((rc = cancel_all(d, si.ssi_signo == SIGINT ?
 			    "cancelled (SIGINT)" : si.ssi_signo == SIGHUP ?
-			    "cancelled (SIGHUP)" : "cancelled (SIGTERM)",
+			    "cancelled (SIGHUP)" : "cancelled (SIGTERM)", 0,
 			    e)) != 0)
 				return rc;
 			break;
@@ -1798,9 +1799,7 @@ drive_release(struct drv *d, int failed)
 		for (i = 0; i < d->n; i++)
 			if (d->live[i] != NULL) {
 				(void)vg_sched_cancel(&d->sched,
-				    &d->live[i]->a, NULL);
-				(void)vg_sched_cancel(&d->sched,
-				    &d->live[i]->a, NULL);
+				    &d->live[i]->a, 1, NULL);
 			}
 	}
 	if (d->sched_open)

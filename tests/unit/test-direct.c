@@ -270,10 +270,10 @@ test_cancel_queued_and_running(void **state)
 	assert_int_equal(access(ready, F_OK), 0);
 	free(ready);
 	/* Queued: dropped at once, its CANCELLED update still owed. */
-	assert_int_equal(t.s.ops->cancel(&t.s, &t.a[1], &e), 0);
+	assert_int_equal(t.s.ops->cancel(&t.s, &t.a[1], 0, &e), 0);
 	assert_int_equal(t.s.ops->active(&t.s), 2);
 	/* Running: SIGTERM, reported CANCELLED. */
-	assert_int_equal(t.s.ops->cancel(&t.s, &t.a[0], &e), 0);
+	assert_int_equal(t.s.ops->cancel(&t.s, &t.a[0], 0, &e), 0);
 	t.n = 2;
 	memset(res, 0, sizeof(res));
 	{
@@ -315,9 +315,13 @@ test_forced_cancel(void **state)
 	assert_int_equal(t.s.ops->submit(&t.s, &t.a[0], &e), 0);
 	usleep(100000);
 	t0 = vg_mono_ms();
-	assert_int_equal(t.s.ops->cancel(&t.s, &t.a[0], &e), 0);
-	/* The second cancel does not wait for the 20 s grace. */
-	assert_int_equal(t.s.ops->cancel(&t.s, &t.a[0], &e), 0);
+	assert_int_equal(t.s.ops->cancel(&t.s, &t.a[0], 0, &e), 0);
+	/* A second plain cancel does not start the grace again; a forced
+	 * one does not wait for the 20 s grace. */
+	assert_int_equal(t.s.ops->cancel(&t.s, &t.a[0], 0, &e), 0);
+	usleep(200000);
+	assert_int_equal(t.s.ops->active(&t.s), 1);
+	assert_int_equal(t.s.ops->cancel(&t.s, &t.a[0], 1, &e), 0);
 	dt_drain(&t, res, NULL);
 	assert_true(vg_mono_ms() - t0 < 3000);
 	assert_int_equal(res[0].state, VG_ST_CANCELLED);
@@ -379,8 +383,7 @@ test_wake_fd(void **state)
 		assert_int_equal(n, 0);
 	}
 	assert_true(vg_mono_ms() - t0 < 1000);
-	assert_int_equal(t.s.ops->cancel(&t.s, &t.a[0], &e), 0);
-	assert_int_equal(t.s.ops->cancel(&t.s, &t.a[0], &e), 0);
+	assert_int_equal(t.s.ops->cancel(&t.s, &t.a[0], 1, &e), 0);
 	{
 		struct vg_sched_update res[1];
 
