@@ -1111,6 +1111,7 @@ const struct vg_scheduler_ops vg_scheduler_gridengine = {
 	.caps = VG_SCAP_JOBS,
 	.task_env = ge_task_env,
 	.probe = ge_probe,
+	.policy_progs = vg_gridengine_policy_progs,
 	.p = {
 		.kind = VG_PLUGIN_SCHEDULER,
 		.name = "gridengine",

@@ -24,6 +24,7 @@
 #include "common/state.h"
 #include "runner/manifest/manifest.h"
 #include "runner/manifest/plugin.h"
+#include "runner/policy/classify.h"
 
 /* Grid Engine job names cannot start with a digit, as run ids do: jobs
  * are named PREFIX + run id. */
@@ -98,6 +99,9 @@ int	vg_ge_option_check(const char *key, const char *value, char *why,
 	    size_t n);
 
 extern const char *const vg_ge_allowed_options[];
+
+/* gridengine-policy.c: how the gate reads qdel, qconf, qmod, qsub, ... */
+extern const struct pl_prog vg_gridengine_policy_progs[];
 
 /* ---- gridengine-parse.c ---- */
 

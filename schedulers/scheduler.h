@@ -32,6 +32,7 @@
 #include "backends/backend.h"
 #include "common/err.h"
 #include "common/state.h"
+#include "runner/policy/classify.h"
 
 /* What a scheduler reports about one attempt. */
 struct vg_sched_update {
@@ -111,6 +112,9 @@ struct vg_scheduler_ops {
 	 * task (which job and task, its CPUs, hosts and GPUs), NULL-
 	 * terminated; NULL when none. */
 	const char *const *task_env;
+	/* How the gate reads the scheduler's own commands (scancel, qdel,
+	 * ...), registered with the classifier at start; NULL when none. */
+	const struct pl_prog *policy_progs;
 
 	int	(*open)(struct vg_sched *s, struct vg_err *e);
 	/* Takes a (borrowed until its terminal update is returned). */

@@ -1793,6 +1793,7 @@ static const char *const slurm_task_env[] = {
 const struct vg_scheduler_ops vg_scheduler_slurm = {
 	.caps = VG_SCAP_JOBS | VG_SCAP_DEPEND,
 	.task_env = slurm_task_env,
+	.policy_progs = vg_slurm_policy_progs,
 	.probe = slurm_probe,
 	.p = {
 		.kind = VG_PLUGIN_SCHEDULER,

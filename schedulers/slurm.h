@@ -220,6 +220,9 @@ char	*vg_slurm_step_log(const char *task_dir);
 int	vg_slurm_step_verdict(const char *log, int wstatus, int final,
 	    struct vg_result *r);
 
+/* slurm-policy.c: how the gate reads scancel, scontrol, sbatch, ... */
+extern const struct pl_prog vg_slurm_policy_progs[];
+
 /* ---- slurm.c: the job journal, RUN_DIR/slurm/jobs ---- */
 
 /* Reads the job lines "INDEX ATTEMPT JOB_TASK" of run_dir's journal

@@ -1,9 +1,10 @@
 /*
  * plugins.c - the list of plugins the manifest floor reads
  * (runner/manifest/plugin.h): every backend of vg_backends[], then every
- * scheduler of vg_schedulers[], registered with vg_plugins_set.  The one
- * place that knows both tables; adding a backend or scheduler needs no
- * line here.
+ * scheduler of vg_schedulers[], registered with vg_plugins_set; and the
+ * schedulers' commands for the gate (pl_register_progs).  The one place
+ * that knows both tables; adding a backend or scheduler needs no line
+ * here.
  */
 #include <stddef.h>
 
@@ -25,8 +26,11 @@ vg_plugins_init(void)
 		return;
 	for (i = 0; vg_backends[i] != NULL && n < MAX_PLUGINS; i++)
 		list[n++] = &vg_backends[i]->p;
-	for (i = 0; vg_schedulers[i] != NULL && n < MAX_PLUGINS; i++)
+	for (i = 0; vg_schedulers[i] != NULL && n < MAX_PLUGINS; i++) {
 		list[n++] = &vg_schedulers[i]->p;
+		if (vg_schedulers[i]->policy_progs != NULL)
+			pl_register_progs(vg_schedulers[i]->policy_progs);
+	}
 	list[n] = NULL;
 	vg_plugins_set(list);
 }

@@ -1,6 +1,7 @@
 /*
  * classify-int.h - what the parts of the classifier share, private to
- * runner/policy/classify*.c: the helpers that read a command's words
+ * runner/policy/classify*.c and the schedulers' policy files
+ * (schedulers/slurm-policy.c, gridengine-policy.c): the helpers that read a command's words
  * (classify-help.c) and the handlers by job that the table in
  * classify.c maps program names to (classify-write.c, classify-perms.c,
  * classify-disk.c, classify-net.c, classify-code.c, classify-sysconf.c,
@@ -124,11 +125,8 @@ void	pl_h_power(struct pl_an *an, struct pl_cmd *c);
 
 /* classify-sched.c */
 void	pl_h_miner(struct pl_an *an, struct pl_cmd *c);
-void	pl_h_scancel(struct pl_an *an, struct pl_cmd *c);
-void	pl_h_scontrol(struct pl_an *an, struct pl_cmd *c);
-void	pl_h_sacctmgr(struct pl_an *an, struct pl_cmd *c);
-void	pl_h_sbatch(struct pl_an *an, struct pl_cmd *c);
-void	pl_h_squeue(struct pl_an *an, struct pl_cmd *c);
+void	pl_submit_loop(struct pl_an *an, struct pl_cmd *c);
+void	pl_poll_loop(struct pl_an *an, struct pl_cmd *c);
 void	pl_h_sleep(struct pl_an *an, struct pl_cmd *c);
 
 /* classify-container.c */

@@ -13,9 +13,11 @@
  *
  * This file holds the table (handlers[]), its lookup and pl_classify; the
  * handlers live by job in classify-*.c (writing, permissions, disks,
- * network, nested code, system configuration, host disruption, the
- * scheduler, containers, shell state), the helpers they share in
- * classify-help.c, all declared in classify-int.h.
+ * network, nested code, system configuration, host disruption, miners
+ * and waiting, containers, shell state), the helpers they share in
+ * classify-help.c, all declared in classify-int.h.  A scheduler's own
+ * commands (scancel, qdel, ...) are handled in its own file and
+ * registered with pl_register_progs.
  */
 #include <string.h>
 
@@ -230,7 +232,6 @@ static const struct handler handlers[] = {
 	{ "xfce4-session-logout", pl_h_power_front },
 	{ "gnome-session-quit", pl_h_power_front },
 	{ "lxqt-leave", pl_h_power_front },
-	{ "scancel", pl_h_scancel }, { "scontrol", pl_h_scontrol },
 	{ "xmrig", pl_h_miner }, { "xmr-stak", pl_h_miner },
 	{ "cpuminer", pl_h_miner },
 	{ "minerd", pl_h_miner }, { "cgminer", pl_h_miner },
@@ -242,11 +243,6 @@ static const struct handler handlers[] = {
 	{ "nanominer", pl_h_miner }, { "teamredminer", pl_h_miner },
 	{ "phoenixminer", pl_h_miner }, { "srbminer-multi", pl_h_miner },
 	{ "xmrig-cuda", pl_h_miner },
-	{ "sacctmgr", pl_h_sacctmgr }, { "sbatch", pl_h_sbatch },
-	{ "squeue", pl_h_squeue }, { "sinfo", pl_h_squeue },
-	{ "sacct", pl_h_squeue },
-	{ "sprio", pl_h_squeue }, { "sshare", pl_h_squeue },
-	{ "sstat", pl_h_squeue },
 	{ "sleep", pl_h_sleep }, { "wait", pl_h_wait },
 	{ "docker", pl_h_docker }, { "podman", pl_h_docker },
 	{ "nerdctl", pl_h_docker },
@@ -272,12 +268,37 @@ static const struct handler handlers[] = {
 static const void *hslots[sizeof(handlers) / sizeof(handlers[0])];
 static struct pl_names hnames = PL_NAMES(handlers, hslots);
 
+/* Tables of programs registered from outside the floor (a scheduler's
+ * commands): few, each a handful of names. */
+#define MAX_PROG_TABLES	8
+static const struct pl_prog *prog_tables[MAX_PROG_TABLES];
+
+void
+pl_register_progs(const struct pl_prog *v)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_PROG_TABLES && prog_tables[i] != NULL; i++)
+		if (prog_tables[i] == v)
+			return;
+	if (i < MAX_PROG_TABLES)
+		prog_tables[i] = v;
+}
+
 static handler_fn
 lookup(const char *name)
 {
 	const struct handler *h = pl_names_find(&hnames, name);
+	const struct pl_prog *p;
+	size_t i;
 
-	return h != NULL ? h->fn : NULL;
+	if (h != NULL)
+		return h->fn;
+	for (i = 0; i < MAX_PROG_TABLES && prog_tables[i] != NULL; i++)
+		for (p = prog_tables[i]; p->name != NULL; p++)
+			if (strcmp(p->name, name) == 0)
+				return p->fn;
+	return NULL;
 }
 
 /* True when b[k..n) is a version suffix ("3", "3.11", ""). */
