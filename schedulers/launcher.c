@@ -10,11 +10,6 @@
 
 #include "schedulers/launcher.h"
 
-/* In order of preference; the last one always applies. */
-static const struct vg_launcher_ops *const launchers[] = {
-	&vg_launcher_srun,
-	&vg_launcher_backend,
-};
 
 /* Starts a through the run's backend. */
 static int
@@ -68,7 +63,26 @@ const struct vg_launcher_ops vg_launcher_backend = {
 	.cleanup = backend_cleanup,
 };
 
-/* Opens the first launcher that applies; see launcher.h. */
+/* Opens ops in l: 1 when it applies here, 0 when not, or a vg_rc. */
+static int
+try_open(struct vg_launcher *l, const struct vg_launcher_ops *ops,
+    const struct vg_backend_ops *backend, struct vg_sched *s,
+    struct vg_err *e)
+{
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	l->ops = ops;
+	l->backend = backend;
+	rc = ops->open != NULL ? ops->open(l, s, e) : 1;
+	if (rc > 0)
+		s->remote = ops->remote;
+	return rc;
+}
+
+/* Opens the first launcher that applies; see launcher.h.  The
+ * schedulers' own (vg_schedulers[], in their order), then the backend's,
+ * which always applies. */
 int
 vg_launcher_open(struct vg_launcher *l, const struct vg_backend_ops *backend,
     struct vg_sched *s, struct vg_err *e)
@@ -76,19 +90,14 @@ vg_launcher_open(struct vg_launcher *l, const struct vg_backend_ops *backend,
 	size_t i;
 	int rc;
 
-	for (i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++) {
-		memset(l, 0, sizeof(*l));
-		l->ops = launchers[i];
-		l->backend = backend;
-		rc = l->ops->open != NULL ? l->ops->open(l, s, e) : 1;
-		if (rc < 0)
-			return rc;
-		if (rc > 0) {
-			s->remote = l->ops->remote;
-			return 0;
-		}
-	}
-	return vg_err_set(e, VG_EINVAL, "no launcher applies");
+	for (i = 0; vg_schedulers[i] != NULL; i++)
+		if (vg_schedulers[i]->launcher != NULL && (rc = try_open(l,
+		    vg_schedulers[i]->launcher, backend, s, e)) != 0)
+			return rc < 0 ? rc : 0;
+	rc = try_open(l, &vg_launcher_backend, backend, s, e);
+	if (rc < 0)
+		return rc;
+	return rc > 0 ? 0 : vg_err_set(e, VG_EINVAL, "no launcher applies");
 }
 
 /* Closes the open launcher l. */

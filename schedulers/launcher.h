@@ -2,12 +2,14 @@
  * launcher.h - how the direct scheduler starts an attempt on this host
  * and learns how it ended.  direct.c owns the slots, the poll loop, the
  * queue and the deadlines; a launcher owns what one attempt's process
- * is.  The direct scheduler opens one launcher per run, the first of the
- * table in launcher.c that applies here:
+ * is.  The direct scheduler opens one launcher per run, the first that
+ * applies here of the schedulers' own (their ops' launcher, in the order
+ * of vg_schedulers[]) and the backend's:
  *
- *   srun      inside a Slurm allocation when vg_slurm_steps_wanted says
- *             so (slurm-step.c): the process is `srun ... vigil
- *             task-exec`, the result comes from the task's record
+ *   srun      (slurm's) inside a Slurm allocation when
+ *             vg_slurm_steps_wanted says so (slurm-step.c): the process
+ *             is `srun ... vigil task-exec`, the result comes from the
+ *             task's record
  *   backend   everywhere else: the process is the backend's start
  *
  * Life of an attempt: start, then (the process reaped) ended until it

@@ -103,6 +103,8 @@ struct vg_sched {
 	size_t				 ndeps;
 };
 
+struct vg_launcher_ops;
+
 struct vg_scheduler_ops {
 	/* Name, manifest sections and their validation beyond the schema
 	 * (runner/manifest/plugin.h); kind VG_PLUGIN_SCHEDULER. */
@@ -115,6 +117,10 @@ struct vg_scheduler_ops {
 	/* How the gate reads the scheduler's own commands (scancel, qdel,
 	 * ...), registered with the classifier at start; NULL when none. */
 	const struct pl_prog *policy_progs;
+	/* How the direct scheduler starts tasks inside one of this
+	 * scheduler's allocations (slurm: srun job steps), tried before
+	 * the backend's own start (schedulers/launcher.h); NULL when none. */
+	const struct vg_launcher_ops *launcher;
 
 	int	(*open)(struct vg_sched *s, struct vg_err *e);
 	/* Takes a (borrowed until its terminal update is returned). */

@@ -49,6 +49,7 @@
 #include "common/path.h"
 #include "common/which.h"
 #include "schedulers/scheduler.h"
+#include "schedulers/launcher.h"
 #include "schedulers/slurm.h"
 #include "runner/manifest/schema-table.h"
 
@@ -1794,6 +1795,7 @@ const struct vg_scheduler_ops vg_scheduler_slurm = {
 	.caps = VG_SCAP_JOBS | VG_SCAP_DEPEND,
 	.task_env = slurm_task_env,
 	.policy_progs = vg_slurm_policy_progs,
+	.launcher = &vg_launcher_srun,
 	.probe = slurm_probe,
 	.p = {
 		.kind = VG_PLUGIN_SCHEDULER,
