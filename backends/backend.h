@@ -118,11 +118,22 @@ struct vg_attempt {
 	const char		*tmp_dir;
 };
 
+/*
+ * What a backend declares to the schedulers that start its attempts.
+ * VG_BCAP_EXECUTORS: start may run an attempt in a process kept for the
+ * slot from one attempt to the next (a->reuse_ok asked, a->watch_only
+ * answered per attempt) and hold the next attempt ahead of a running
+ * one (a->ahead_of): local's executors, backends/shim.h.  Without it the
+ * direct scheduler asks for neither.
+ */
+#define VG_BCAP_EXECUTORS	0x1u
+
 struct vg_backend_ops {
 	/* Name, alias, manifest sections, their validation beyond the
 	 * schema and what this host lacks to run a manifest (host_check)
 	 * (runner/manifest/plugin.h); kind VG_PLUGIN_BACKEND. */
 	struct vg_plugin p;
+	unsigned	 caps;		/* VG_BCAP_* */
 
 	/* Appends "name: ok|missing ... (what to change)" lines to out for
 	 * `vigil doctor`.  Optional. */

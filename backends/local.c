@@ -2320,6 +2320,7 @@ local_host_notes(const struct vg_manifest *m, struct vg_strv *notes)
 }
 
 const struct vg_backend_ops vg_backend_local = {
+	.caps = VG_BCAP_EXECUTORS,
 	.p = {
 		.kind = VG_PLUGIN_BACKEND,
 		.name = "local",

@@ -101,6 +101,8 @@ struct direct {
 	size_t			 nahead;
 	size_t			 runcap;	/* 2 x jobs, or more after a
 						   reattach */
+	int			 executors;	/* VG_BCAP_EXECUTORS, through
+						   the backend's launcher */
 	int			 ahead_off;	/* the backend cannot hold */
 	struct dslot		*qhead, *qtail;
 	size_t			 nqueued;
@@ -299,8 +301,9 @@ launch_start(struct direct *d, struct dslot *sl,
 	a->pid = 0;
 	a->pidfd = -1;
 	/* Slots are watched through a->pidfd and ended through finish, so
-	 * the backend may keep a process from one attempt to the next. */
-	a->reuse_ok = 1;
+	 * a backend that declares executors may keep a process from one
+	 * attempt to the next. */
+	a->reuse_ok = d->executors;
 	a->watch_only = 0;
 	a->ahead_of = ahead_of;
 	rc = d->launch.ops->start(&d->launch, a, e);
@@ -566,6 +569,9 @@ direct_open(struct vg_sched *s, struct vg_err *e)
 	}
 	d = vg_xcalloc(1, sizeof(*d));
 	d->launch = launch;
+	d->executors = launch.ops == &vg_launcher_backend &&
+	    (ops->caps & VG_BCAP_EXECUTORS) != 0;
+	d->ahead_off = !d->executors;
 	d->pool = pool;
 	d->cpus_free = pool.cpus;
 	d->mem_free = pool.memory;
