@@ -56,7 +56,7 @@ VIGIL_DEBUG=1 "$VIGIL" run -q "$W/sweep.yaml" >"$W/out" 2>"$W/log" &
 vpid=$!
 # the clock stops when every job id is in the run's journal
 until [ "$(cat "$VIGIL_HOME"/runs/*/gridengine/jobs 2>/dev/null |
-    wc -l)" -ge "$N" ]; do
+    grep -c '^[0-9]')" -ge "$N" ]; do
 	[ "$(elapsed_ms "$t0")" -lt 120000 ] ||
 		{ echo "vigil: not all $N tasks submitted in 120 s" >&2; exit 1; }
 	sleep 0.01

@@ -98,9 +98,10 @@ struct ge {
 	size_t			 njournal;
 };
 
-/* Crash point for resume tests: VIGIL_GRIDENGINE_KILL_AT=journal kills
- * vigil right after job ids reach the journal, before the driver
- * records them. */
+/* Crash points for resume tests: VIGIL_GRIDENGINE_KILL_AT=qsub kills
+ * vigil right after qsub took a chunk, before its job id reaches the
+ * journal; =journal right after job ids reach the journal, before the
+ * driver records them. */
 static void
 kill_point(const char *at)
 {
@@ -168,6 +169,32 @@ journal_add(struct ge *p, struct ge_att **v, size_t n, struct vg_err *e)
 	return r;
 }
 
+/*
+ * Appends "intent NAME ATTEMPT 0 SPEC" before the chunk of script NAME
+ * (its indexes idx, ascending: Grid Engine task k runs idx[k - 1]) goes
+ * to qsub: a vigil killed before the job id reached the journal leaves
+ * what the next one looks for (adopt_intents).  Indexes out of order
+ * get no intent (the chunk would be submitted again).
+ */
+static int
+journal_intent(struct ge *p, const char *name, int attempt, const int *idx,
+    size_t n, struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	size_t i;
+	int r;
+
+	for (i = 1; i < n; i++)
+		if (idx[i] <= idx[i - 1])
+			return 0;
+	vg_buf_printf(&b, "intent %s %d 0 ", name, attempt);
+	vg_slurm_array_spec(idx, n, 0, &b);
+	vg_buf_adds(&b, "\n");
+	r = vg_sched_journal_append(p->dir, &b, e);
+	vg_buf_release(&b);
+	return r;
+}
+
 /* The latest journal entry of index's attempt; 1 when found. */
 static int
 journal_find(const struct ge *p, int index, int attempt, unsigned long *job,
@@ -184,6 +211,130 @@ journal_find(const struct ge *p, int index, int attempt, unsigned long *job,
 			found = 1;
 		}
 	return found;
+}
+
+/*
+ * Finds the job Grid Engine holds (pending or running) for the chunk
+ * script path: `qstat -xml -j vigil-RUN_ID` lists every job of the run's name
+ * with its script file.  *job 0 when there is none; a qstat that fails
+ * otherwise is an error (a qmaster down must not make vigil submit a
+ * chunk twice).
+ */
+static int
+find_chunk_job(const char *run_id, const char *path, unsigned long *job,
+    struct vg_err *e)
+{
+	char *name = vg_xasprintf(VG_GE_NAME_PREFIX "%s", run_id);
+	const char *argv[] = { "qstat", "-xml", "-j", name, NULL };
+	static const char num_tag[] = "<JB_job_number>";
+	static const char file_tag[] = "<JB_script_file>";
+	struct vg_buf out = VG_BUF_INIT;
+	const char *s, *next, *f, *end;
+	size_t plen = strlen(path);
+	unsigned long n;
+	int r;
+
+	*job = 0;
+	r = run(argv, &out, e);
+	free(name);
+	if (r != 0) {
+		vg_buf_release(&out);
+		if (strstr(e->msg, "do not exist") == NULL)
+			return r;
+		vg_err_init(e);
+		return 0;
+	}
+	for (s = strstr(vg_buf_str(&out), num_tag); s != NULL && *job == 0;
+	    s = next) {
+		n = strtoul(s + sizeof num_tag - 1, NULL, 10);
+		next = strstr(s + 1, num_tag);
+		f = strstr(s, file_tag);
+		if (f == NULL || (next != NULL && f > next))
+			continue;
+		f += sizeof file_tag - 1;
+		end = strstr(f, "</JB_script_file>");
+		if (end != NULL && (size_t)(end - f) == plen &&
+		    memcmp(f, path, plen) == 0)
+			*job = n;
+	}
+	vg_buf_release(&out);
+	return 0;
+}
+
+struct adopt {
+	const char			*dir;
+	const char			*run_id;
+	const struct vg_sched_jentry	*j;
+	size_t				 nj;
+	int				 seq;	/* the highest submit-N.sh */
+	struct vg_buf			 b;
+	struct vg_err			*e;
+};
+
+/* vg_sched_journal_each: journals the chunk of an intent line whose job
+ * ids never reached the journal, when Grid Engine still holds its job. */
+static int
+adopt_line(const char *line, void *arg)
+{
+	struct adopt *ad = arg;
+	char name[64], spec[1024], *script;
+	unsigned long job;
+	size_t nidx, i;
+	int attempt, offset, seq, *idx, r;
+
+	if (sscanf(line, "intent %63s %d %d %1023s", name, &attempt, &offset,
+	    spec) != 4)
+		return 0;
+	if (sscanf(name, "submit-%d.sh", &seq) == 1 && seq > ad->seq)
+		ad->seq = seq;
+	if (vg_slurm_parse_spec(spec, offset, &idx, &nidx) != 0 || nidx == 0) {
+		free(idx);
+		return 0;
+	}
+	for (i = 0; i < ad->nj; i++)
+		if (ad->j[i].index == idx[0] && ad->j[i].attempt == attempt) {
+			free(idx);
+			return 0;
+		}
+	script = vg_path_join(ad->dir, name);
+	r = find_chunk_job(ad->run_id, script, &job, ad->e);
+	vg_debug("gridengine: %s was submitted without a journaled job id: "
+	    "%s%lu", name, job != 0 ? "found job " : "not queued, ", job);
+	free(script);
+	for (i = 0; r == 0 && job != 0 && i < nidx; i++)
+		vg_buf_printf(&ad->b, "%d %d %lu.%zu\n", idx[i], attempt, job,
+		    i + 1);
+	free(idx);
+	return r;
+}
+
+/*
+ * Takes back the chunks an earlier vigil of run_id gave qsub without
+ * journaling their job ids (intent lines with no job lines in *j):
+ * still held by Grid Engine, their tasks are journaled now and *j, *nj
+ * loaded again, so they are re-attached (or cancelled) like any other;
+ * not held, they go again (a job that already ended as well: its tasks
+ * run twice, which the journal cannot tell).  *seq (may be NULL) gets
+ * the highest script number seen.  Asks Grid Engine only when such a
+ * chunk exists.
+ */
+static int
+adopt_intents(const char *dir, const char *run_id,
+    struct vg_sched_jentry **j, size_t *nj, int *seq, struct vg_err *e)
+{
+	struct adopt ad = { dir, run_id, *j, *nj, 0, VG_BUF_INIT, e };
+	int r;
+
+	r = vg_sched_journal_each(dir, adopt_line, &ad, e);
+	if (r == 0 && ad.b.len > 0 && (r = vg_sched_journal_append(dir,
+	    &ad.b, e)) == 0) {
+		free(*j);
+		r = vg_sched_journal_load(dir, '.', j, nj, e);
+	}
+	if (seq != NULL && ad.seq > *seq)
+		*seq = ad.seq;
+	vg_buf_release(&ad.b);
+	return r;
 }
 
 /* ---- open, submit, flush ---- */
@@ -240,7 +391,8 @@ ge_open(struct vg_sched *s, struct vg_err *e)
 	p->dir = vg_path_join(s->run_dir, "gridengine");
 	if ((r = vg_mkdir_p(p->dir, 0700, e)) != 0 ||
 	    (r = vg_sched_journal_load(p->dir, '.', &p->journal,
-	    &p->njournal, e)) != 0)
+	    &p->njournal, e)) != 0 || (r = adopt_intents(p->dir, s->run_id, &p->journal, &p->njournal,
+	    &p->seq, e)) != 0)
 		goto fail;
 	if ((r = run(conf, &out, e)) != 0 ||
 	    (r = vg_ge_parse_conf(vg_buf_str(&out), &p->max_aj, e)) != 0) {
@@ -380,7 +532,9 @@ submit_chunk(struct vg_sched *s, struct ge *p, struct ge_att **v, size_t n,
 		goto out;
 	path = vg_xasprintf("%s/submit-%d.sh", p->dir, ++p->seq);
 	if ((r = vg_write_file_atomic(path, script.data, script.len, 0700,
-	    e)) != 0 || (r = vg_ge_qsub_argv(&j, path, p->dir, &argv, e)) != 0)
+	    e)) != 0 || (r = vg_ge_qsub_argv(&j, path, p->dir, &argv, e)) != 0 ||
+	    (r = journal_intent(p, strrchr(path, '/') + 1, a->attempt, idx, n,
+	    e)) != 0)
 		goto out;
 	for (tries = 1;; tries++) {
 		vg_buf_reset(&out);
@@ -392,6 +546,7 @@ submit_chunk(struct vg_sched *s, struct ge *p, struct ge_att **v, size_t n,
 	}
 	if (r != 0 || (r = vg_ge_parse_jobid(vg_buf_str(&out), &job, e)) != 0)
 		goto out;
+	kill_point("qsub");
 	for (i = 0; i < n; i++) {
 		v[i]->job = job;
 		v[i]->task = (long)i + 1;
@@ -1010,8 +1165,8 @@ ge_cancel_orphans(const char *run_id, const char *run_dir,
 	int rc, r;
 	char c;
 
-	(void)run_id;
-	if ((rc = vg_sched_journal_load(dir, '.', &j, &nj, e)) != 0)
+	if ((rc = vg_sched_journal_load(dir, '.', &j, &nj, e)) != 0 ||
+	    (rc = adopt_intents(dir, run_id, &j, &nj, NULL, e)) != 0)
 		goto out;
 	for (i = 0; i < n; i++) {
 		memset(&x, 0, sizeof x);

@@ -117,6 +117,42 @@ vg_slurm_array_spec(const int *idx, size_t n, int offset, struct vg_buf *out)
 	}
 }
 
+int
+vg_slurm_parse_spec(const char *spec, int offset, int **out, size_t *n)
+{
+	const char *q = spec;
+	size_t cap = 0;
+	long a, b;
+	char *end;
+
+	*out = NULL;
+	*n = 0;
+	while (*q != '\0') {
+		a = strtol(q, &end, 10);
+		if (end == q || a < 0)
+			return -1;
+		b = a;
+		if (*end == '-') {
+			q = end + 1;
+			b = strtol(q, &end, 10);
+			if (end == q || b < a)
+				return -1;
+		}
+		if ((long)*n + (b - a) > 1000000)
+			return -1;
+		for (; a <= b; a++) {
+			*out = vg_xgrow(*out, &cap, *n + 1, sizeof **out);
+			(*out)[(*n)++] = (int)a + offset;
+		}
+		q = end;
+		if (*q == ',')
+			q++;
+		else if (*q != '\0')
+			return -1;
+	}
+	return 0;
+}
+
 /* Formats a time limit as D-HH:MM:SS, whole minutes. */
 void
 vg_slurm_time(uint64_t secs, char *buf, size_t n)

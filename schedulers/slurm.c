@@ -404,43 +404,6 @@ journal_intent(struct sl *p, const char *name, int attempt, int offset,
 	return r;
 }
 
-/* Parses an array spec "0-3,7" into indexes + offset; 0 or -1. */
-static int
-parse_spec(const char *spec, int offset, int **out, size_t *n)
-{
-	const char *q = spec;
-	size_t cap = 0;
-	long a, b;
-	char *end;
-
-	*out = NULL;
-	*n = 0;
-	while (*q != '\0') {
-		a = strtol(q, &end, 10);
-		if (end == q || a < 0)
-			return -1;
-		b = a;
-		if (*end == '-') {
-			q = end + 1;
-			b = strtol(q, &end, 10);
-			if (end == q || b < a)
-				return -1;
-		}
-		if ((long)*n + (b - a) > 1000000)
-			return -1;
-		for (; a <= b; a++) {
-			*out = vg_xgrow(*out, &cap, *n + 1, sizeof **out);
-			(*out)[(*n)++] = (int)a + offset;
-		}
-		q = end;
-		if (*q == ',')
-			q++;
-		else if (*q != '\0')
-			return -1;
-	}
-	return 0;
-}
-
 /*
  * Finds the array job submitted from script path: squeue's Command (the
  * job is pending or running, or ended less than MinJobAge ago), else
@@ -514,7 +477,7 @@ adopt_line(const char *line, void *arg)
 		return 0;
 	if (sscanf(name, "submit-%d.sh", &seq) == 1 && seq > p->seq)
 		p->seq = seq;
-	if (parse_spec(spec, offset, &idx, &nidx) != 0 || nidx == 0) {
+	if (vg_slurm_parse_spec(spec, offset, &idx, &nidx) != 0 || nidx == 0) {
 		free(idx);
 		return 0;
 	}

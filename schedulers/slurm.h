@@ -141,6 +141,11 @@ void	vg_task_exec_line(struct vg_buf *b, const char *vigil,
 /* Array spec of sorted, distinct indexes minus offset: "0-3,7,9-10". */
 void	vg_slurm_array_spec(const int *idx, size_t n, int offset,
 	    struct vg_buf *out);
+/* The other way: *out (caller frees) gets the indexes of spec plus
+ * offset, in order, *n of them; 0, or -1 for a malformed spec (or one of
+ * more than a million). */
+int	vg_slurm_parse_spec(const char *spec, int offset, int **out,
+	    size_t *n);
 
 /* Slurm time limit "D-HH:MM:SS" of secs, rounded up to whole minutes
  * (Slurm's granularity).  0 gives "" (no limit requested). */

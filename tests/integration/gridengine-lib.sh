@@ -18,7 +18,7 @@ cleanup() {
 	# the cell up.
 	for r in "$VIGIL_HOME"/runs/*/gridengine/jobs; do
 		[ -f "$r" ] || continue
-		for j in $(sed 's/.* \([0-9]*\)\..*/\1/' "$r" | sort -u); do
+		for j in $(sed -n '/^[0-9]/s/.* \([0-9]*\)\..*/\1/p' "$r" | sort -u); do
 			qdel "$j" >/dev/null 2>&1
 		done
 	done

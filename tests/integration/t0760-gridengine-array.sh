@@ -27,7 +27,7 @@ done
 expect_eq "one qsub" 1 "$(grep -c 'gridengine: qsub -terse: ok' "$W/err")"
 expect_eq "one script" 1 \
     "$(ls "$VIGIL_HOME/runs/$id/gridengine/" | grep -c '^submit-')"
-expect_eq "journal" 5 "$(grep -c '\.' "$VIGIL_HOME/runs/$id/gridengine/jobs")"
+expect_eq "journal" 5 "$(grep -c '^[0-9]' "$VIGIL_HOME/runs/$id/gridengine/jobs")"
 handle=$(jq_run "$id" 'd["tasks"][3]["job_id"]')
 job=${handle%%.*}
 expect_eq "handle" "$job.4" "$handle"

@@ -1,8 +1,9 @@
 #!/bin/sh
 # kill -9 of vigil while its Grid Engine tasks run, then vigil resume:
-# it re-attaches to the same jobs (by the store's handles, and by the
-# journal for a vigil killed between qsub and its store), submits
-# nothing twice, and every task runs once.
+# it re-attaches to the same jobs (by the store's handles, by the
+# journal for a vigil killed between the journal and its store, and by
+# the chunk's intent line and qstat for one killed between qsub and the
+# journal), submits nothing twice, and every task runs once.
 set -u
 . "$(dirname "$0")/gridengine-lib.sh"
 
@@ -36,4 +37,20 @@ expect_eq "states" "SUCCEEDED SUCCEEDED SUCCEEDED SUCCEEDED" "$(states "$id2")"
 for t in 0 1 2 3; do expect_eq "ran-$t once" 1 "$(wc -l <"$W/ran-$t")"; done
 expect_eq "one script" 1 \
     "$(ls "$VIGIL_HOME/runs/$id2/gridengine/" | grep -c '^submit-')"
+
+# Killed after qsub took the chunk, before its job id reached the
+# journal: the intent line and qstat find the job.
+rm -f "$W"/ran-*
+VIGIL_GRIDENGINE_KILL_AT=qsub "$VIGIL" run -q "$W/r.yaml" >"$W/out" 2>&1
+id3=$(last_run)
+[ "$id3" != "$id2" ] || fail "no third run"
+j3=$VIGIL_HOME/runs/$id3/gridengine/jobs
+expect_eq "only the intent journaled" "intent" "$(cut -d' ' -f1 "$j3" | sort -u)"
+"$VIGIL" resume -q "$id3" >"$W/o" 2>&1
+expect_eq "resume after qsub exit status: $(cat "$W/o")" 0 $?
+expect_eq "states" "SUCCEEDED SUCCEEDED SUCCEEDED SUCCEEDED" "$(states "$id3")"
+for t in 0 1 2 3; do expect_eq "ran-$t once" 1 "$(wc -l <"$W/ran-$t")"; done
+expect_eq "one script" 1 \
+    "$(ls "$VIGIL_HOME/runs/$id3/gridengine/" | grep -c '^submit-')"
+expect_eq "job lines" 4 "$(grep -c '^[0-9]' "$j3")"
 pass

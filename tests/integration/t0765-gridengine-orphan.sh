@@ -57,10 +57,25 @@ expect_eq "killed itself" 137 $?
 id2=$(last_run)
 expect_eq "no job ids in the store" "" \
     "$(jq_run "$id2" '"".join(t["job_id"] or "" for t in d["tasks"])')"
-job2=$(sed -n '1s/.* \([0-9]*\)\..*/\1/p' "$VIGIL_HOME/runs/$id2/gridengine/jobs")
+job2=$(sed -n '/^[0-9]/{s/.* \([0-9]*\)\..*/\1/p;q;}' "$VIGIL_HOME/runs/$id2/gridengine/jobs")
 expect_eq "journal job queued" "1 2 3" "$(tasks "$job2")"
 out=$("$VIGIL" cancel "$id2" 2>&1)
 expect_eq "cancel journal-only run" "$id2: cancelled (no vigil was driving\
  it; 3 Grid Engine task(s) cancelled, 1 qdel call(s))" "$out"
 expect_eq "journal-only jobs gone" "" "$(gone "$job2")"
+
+# A job only its chunk's intent line knows (vigil killed between qsub
+# and the journal): found by its script in qstat, and cancelled.
+sed 's/name: orphan/name: orphan3/' "$W/c.yaml" >"$W/c3.yaml"
+VIGIL_GRIDENGINE_KILL_AT=qsub "$VIGIL" run -q "$W/c3.yaml" >"$W/out3" 2>&1
+expect_eq "killed itself after qsub" 137 $?
+id3=$(last_run)
+j3=$VIGIL_HOME/runs/$id3/gridengine/jobs
+expect_eq "no job line" 0 "$(grep -c '^[0-9]' "$j3")"
+job3=$(qstat -xml -j "vigil-$id3" | sed -n 's|.*<JB_job_number>\([0-9]*\)<.*|\1|p' | head -1)
+[ -n "$job3" ] || fail "the chunk's job is not queued"
+out=$("$VIGIL" cancel "$id3" 2>&1)
+expect_eq "cancel intent-only run" "$id3: cancelled (no vigil was driving\
+ it; 3 Grid Engine task(s) cancelled, 1 qdel call(s))" "$out"
+expect_eq "intent-only jobs gone" "" "$(gone "$job3")"
 pass

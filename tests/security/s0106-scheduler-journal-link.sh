@@ -21,7 +21,7 @@ VIGIL_GRIDENGINE_KILL_AT=journal "$VIGIL" run -q "$W/r.yaml" >"$W/out" 2>&1
 id=$(last_run)
 jobs=$VIGIL_HOME/runs/$id/gridengine/jobs
 [ -f "$jobs" ] || fail "no journal after the crash: $(cat "$W/out")"
-mine=$(sed 's/.* \([0-9]*\)\..*/\1/' "$jobs" | sort -u)
+mine=$(sed -n '/^[0-9]/s/.* \([0-9]*\)\..*/\1/p' "$jobs" | sort -u)
 mv "$jobs" "$W/jobs.real"
 ln -s "$W/forged" "$jobs"
 
