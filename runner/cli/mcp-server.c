@@ -151,6 +151,8 @@ spawn(struct vg_mcp_call *c, char *const *argv, const char *in,
 	close(pe[1]);
 	c->fd[0] = po[0];
 	c->fd[1] = pe[0];
+	(void)vg_fd_nonblock(po[0]);
+	(void)vg_fd_nonblock(pe[0]);
 	if (in != NULL) {
 		close(pi[0]);
 		(void)vg_write_all(pi[1], in, strlen(in));
@@ -778,7 +780,7 @@ turn(struct server *s, int reading)
 {
 	struct pollfd p[1 + 2 * MAX_CALLS];
 	struct vg_mcp_call *c;
-	int n = 0, k, j, alive;
+	int n = 0, k, j, alive, polled = s->ncalls;
 	double now;
 
 	if (reading) {
@@ -797,7 +799,8 @@ turn(struct server *s, int reading)
 	if (reading && (p[n++].revents & (POLLIN | POLLHUP | POLLERR)) &&
 	    !read_input(s))
 		mcp_stop = 1;
-	for (k = 0; k < s->ncalls; k++)
+	/* Only the calls polled: a message read may have started more. */
+	for (k = 0; k < polled; k++)
 		for (j = 0; j < 2; j++, n++)
 			if (s->calls[k]->fd[j] >= 0 && (p[n].revents &
 			    (POLLIN | POLLHUP | POLLERR)))

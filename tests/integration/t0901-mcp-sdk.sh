@@ -1,0 +1,37 @@
+#!/bin/sh
+# t0901-mcp-sdk.sh - vigil mcp driven by the official MCP TypeScript SDK
+# (@modelcontextprotocol/sdk, Client + StdioClientTransport) from the npm
+# registry, pinned, installed into build/sdk-npm-mcp (VIGIL_SDK_CACHE
+# with "-mcp" appended), outside the tracked tree: the handshake, every
+# tool, a denial, progress, a cancellation and a client that goes away
+# mid-command with no process left (tests/harness/sdk/mcp-client.mjs).
+set -u
+VIGIL=${VIGIL:?}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+MCP_SDK=1.32.2
+SDK=${VIGIL_SDK_CACHE:-$top/build/sdk-npm}-mcp
+tmp=$(mktemp -d)
+W=$tmp
+trap 'sessions_down; rm -rf "$tmp"' EXIT
+export VIGIL_HOME="$tmp/home"
+cd "$tmp" || exit 1
+. "$top/tests/integration/session-lib.sh"
+skip() { echo "skipped: $*"; exit 77; }
+. "$top/tests/integration/sdk-lib.sh"
+sdk_need_node
+sdk_install "$SDK" "@modelcontextprotocol/sdk@$MCP_SDK"
+sdk_installed "$SDK" @modelcontextprotocol/sdk $MCP_SDK ||
+    fail "the SDK install in $SDK does not hold $MCP_SDK"
+
+printf 'version: 1\nname: mcp\ncommand: echo from mcp\n' >"$tmp/m.yaml"
+timeout 180 node "$top/tests/harness/sdk/mcp-client.mjs" "$SDK" "$VIGIL" \
+    "$tmp/m.yaml" >"$tmp/client.out" 2>&1 ||
+    fail "the SDK client: $(cat "$tmp/client.out")"
+grep '^ok ' "$tmp/client.out"
+tail -n 1 "$tmp/client.out" | grep -qx 'all passed' ||
+    fail "the SDK client stopped early: $(tail -n 5 "$tmp/client.out")"
+
+[ -z "$(sqlite3 -cmd ".timeout 5000" "$VIGIL_HOME/vigil.db" \
+    "select id from sessions where ended = 0")" ] ||
+    fail "a session the server opened is left open"
+echo "all passed"
