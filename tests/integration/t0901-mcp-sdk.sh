@@ -31,6 +31,17 @@ grep '^ok ' "$tmp/client.out"
 tail -n 1 "$tmp/client.out" | grep -qx 'all passed' ||
     fail "the SDK client stopped early: $(tail -n 5 "$tmp/client.out")"
 
+# The example's agent loop (docs/mcp.md) runs as documented.
+timeout 60 node "$top/examples/mcp/agent-loop.mjs" "$SDK" "$VIGIL" \
+    >"$tmp/ex.out" 2>&1 || fail "examples/mcp/agent-loop.mjs: $(cat "$tmp/ex.out")"
+grep -q '^ran: ls && pwd: exit 0, stdout "m.c\\n.*/work/build\\n"$' \
+    "$tmp/ex.out" || fail "example: the session keeps cwd: $(cat "$tmp/ex.out")"
+grep -q "^refused: rm -rf /: the gate says deny: deny: destructive" \
+    "$tmp/ex.out" || fail "example: the refusal: $(cat "$tmp/ex.out")"
+grep -q '^ran: echo step done; exit 2: exit 2, stdout "step done\\n"$' \
+    "$tmp/ex.out" || fail "example: the last step: $(cat "$tmp/ex.out")"
+echo "ok examples/mcp/agent-loop.mjs"
+
 [ -z "$(sqlite3 -cmd ".timeout 5000" "$VIGIL_HOME/vigil.db" \
     "select id from sessions where ended = 0")" ] ||
     fail "a session the server opened is left open"
