@@ -306,7 +306,7 @@ default_session(struct server *s, struct vg_err *e)
 		goto out;
 	st = run_sync(argv.v, &out, &err);
 	vg_json_writer_init(&w, &id);
-	if (vg_mcp_tool_find("session_open")->result(NULL, &out, st, &w,
+	if (vg_mcp_tool_find("session_open")->result(NULL, &out, &err, st, &w,
 	    &is_error) != 0) {
 		vg_err_set(e, VG_EIO, "the default session did not open: %s",
 		    err.len > 0 ? trimmed(&err) : "no id printed");
@@ -379,7 +379,8 @@ finish_tool(struct server *s, struct vg_mcp_call *c, int st)
 	int is_error = 1;
 
 	vg_json_writer_init(&w, &sc);
-	if (c->tool->result(c->args, &c->out, st, &w, &is_error) != 0) {
+	if (c->tool->result(c->args, &c->out, &c->err, st, &w, &is_error) !=
+	    0) {
 		vg_buf_printf(&b, "vigil %s: %s", c->tool->name,
 		    c->err.len > 0 ? trimmed(&c->err) : "failed");
 		if (c->err.len == 0)
@@ -523,6 +524,25 @@ do_initialize(struct server *s, const struct vg_rpc_msg *m)
 	vg_buf_release(&b);
 }
 
+/* The session a call names in *session (NULL: none); -1 with e when it
+ * is not a string. */
+static int
+arg_session(const struct vg_json_value *args, const char **session,
+    struct vg_err *e)
+{
+	const struct vg_json_value *v = vg_json_get(args, "session");
+
+	*session = NULL;
+	if (v == NULL)
+		return 0;
+	if (v->type != VG_JSON_STRING || v->len == 0 || strlen(v->str) !=
+	    v->len)
+		return vg_err_set(e, VG_EINVAL, "argument 'session' must be a "
+		    "session id or name");
+	*session = v->str;
+	return 0;
+}
+
 /* tools/call: checks the call, then starts its child. */
 static void
 do_tools_call(struct server *s, struct vg_rpc_msg *m)
@@ -548,21 +568,24 @@ do_tools_call(struct server *s, struct vg_rpc_msg *m)
 		    "be an object");
 		goto out;
 	}
-	if (t->runs_command) {
-		session = vg_json_get_str(args, "session", NULL);
-		if (session == NULL && vg_json_get(args, "command") != NULL &&
-		    (session = default_session(s, &e)) == NULL) {
-			send_tool_error(s, m->id, e.msg);
-			goto out;
-		}
-	}
-	if (t->argv(s->conf, args, session, &argv, &e) != 0) {
+	/* The arguments are checked before a default session opens. */
+	if (t->argv(s->conf, args, "", &argv, &e) != 0 || (t->in_session &&
+	    arg_session(args, &session, &e) != 0)) {
 		vg_buf_printf(&b, "tool '%s': %s", t->name, e.msg);
 		send_error(s, m->id, VG_RPC_INVALID_PARAMS, vg_buf_str(&b));
 		vg_strv_release(&argv);
 		goto out;
 	}
-	in = t->runs_command ? vg_json_get_str(args, "stdin", NULL) : NULL;
+	if (t->in_session) {
+		vg_strv_release(&argv);
+		if (session == NULL && (session = default_session(s, &e)) ==
+		    NULL) {
+			send_tool_error(s, m->id, e.msg);
+			goto out;
+		}
+		(void)t->argv(s->conf, args, session, &argv, &e);
+	}
+	in = t->takes_stdin ? vg_json_get_str(args, "stdin", NULL) : NULL;
 	c = call_new(CALL_TOOL, m);
 	c->tool = t;
 	c->args = vg_json_get(vg_json_get(vg_json_root(c->doc), "params"),

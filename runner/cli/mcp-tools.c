@@ -200,11 +200,13 @@ open_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
 /* {"session": id, "dir": dir} from session start --json. */
 static int
 open_result(const struct vg_json_value *args, const struct vg_buf *out,
-    int status, struct vg_json_writer *w, int *is_error)
+    const struct vg_buf *err, int status, struct vg_json_writer *w,
+    int *is_error)
 {
 	struct vg_json_doc *doc;
 	const struct vg_json_value *v = out_json(out, VG_JSON_OBJECT, &doc);
 
+	(void)err;
 	(void)args;
 	if (status != 0 || v == NULL || vg_json_get_str(v, "id", NULL) ==
 	    NULL) {
@@ -255,12 +257,14 @@ exec_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
  * denied or when the backend failed. */
 static int
 exec_result(const struct vg_json_value *args, const struct vg_buf *out,
-    int status, struct vg_json_writer *w, int *is_error)
+    const struct vg_buf *err, int status, struct vg_json_writer *w,
+    int *is_error)
 {
 	struct vg_json_doc *doc;
 	const struct vg_json_value *v = out_json(out, VG_JSON_OBJECT, &doc),
 	    *d;
 
+	(void)err;
 	(void)args;
 	(void)status;
 	if (v == NULL)
@@ -314,8 +318,10 @@ wrap_result(const struct vg_json_value *args, const struct vg_buf *out,
 
 static int
 list_result(const struct vg_json_value *args, const struct vg_buf *out,
-    int status, struct vg_json_writer *w, int *is_error)
+    const struct vg_buf *err, int status, struct vg_json_writer *w,
+    int *is_error)
 {
+	(void)err;
 	*is_error = 0;
 	return status != 0 ? -1 : wrap_result(args, out, VG_JSON_ARRAY,
 	    "sessions", w);
@@ -339,8 +345,10 @@ close_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
 
 static int
 close_result(const struct vg_json_value *args, const struct vg_buf *out,
-    int status, struct vg_json_writer *w, int *is_error)
+    const struct vg_buf *err, int status, struct vg_json_writer *w,
+    int *is_error)
 {
+	(void)err;
 	if (status != 0)
 		return -1;
 	*is_error = 0;
@@ -377,11 +385,13 @@ gate_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
  * answer, not an error). */
 static int
 gate_result(const struct vg_json_value *args, const struct vg_buf *out,
-    int status, struct vg_json_writer *w, int *is_error)
+    const struct vg_buf *err, int status, struct vg_json_writer *w,
+    int *is_error)
 {
 	struct vg_json_doc *doc;
 	const struct vg_json_value *v = out_json(out, VG_JSON_OBJECT, &doc);
 
+	(void)err;
 	(void)args;
 	if (v == NULL || (status != 0 && status != 3)) {
 		vg_json_free(doc);
@@ -426,8 +436,10 @@ submit_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
 
 static int
 submit_result(const struct vg_json_value *args, const struct vg_buf *out,
-    int status, struct vg_json_writer *w, int *is_error)
+    const struct vg_buf *err, int status, struct vg_json_writer *w,
+    int *is_error)
 {
+	(void)err;
 	(void)args;
 	if (status != 0 || out->len == 0)
 		return -1;
@@ -466,8 +478,10 @@ status_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
 
 static int
 status_result(const struct vg_json_value *args, const struct vg_buf *out,
-    int status, struct vg_json_writer *w, int *is_error)
+    const struct vg_buf *err, int status, struct vg_json_writer *w,
+    int *is_error)
 {
+	(void)err;
 	(void)status;
 	*is_error = 0;
 	return wrap_result(args, out, VG_JSON_OBJECT, "status", w);
@@ -483,8 +497,10 @@ report_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
 
 static int
 report_result(const struct vg_json_value *args, const struct vg_buf *out,
-    int status, struct vg_json_writer *w, int *is_error)
+    const struct vg_buf *err, int status, struct vg_json_writer *w,
+    int *is_error)
 {
+	(void)err;
 	*is_error = 0;
 	return status != 0 ? -1 : wrap_result(args, out, VG_JSON_OBJECT,
 	    "report", w);
@@ -515,12 +531,14 @@ logs_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
 
 static int
 logs_result(const struct vg_json_value *args, const struct vg_buf *out,
-    int status, struct vg_json_writer *w, int *is_error)
+    const struct vg_buf *err, int status, struct vg_json_writer *w,
+    int *is_error)
 {
 	struct vg_buf b = VG_BUF_INIT;
 	const struct vg_json_value *s = vg_json_get(args, "stderr");
 	int cut;
 
+	(void)err;
 	if (status != 0)
 		return -1;
 	*is_error = 0;
@@ -543,12 +561,176 @@ logs_result(const struct vg_json_value *args, const struct vg_buf *out,
 	return 0;
 }
 
+/* ---- background jobs ---- */
+
+static int
+start_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
+    const char *session, struct vg_strv *argv, struct vg_err *e)
+{
+	const char *cmd;
+	double timeout = 0;
+
+	(void)conf;
+	if (arg_str(args, "command", 1, &cmd, e) != 0 ||
+	    arg_num(args, "timeout", 0, 31.0 * 86400, &timeout, e) != 0)
+		return -1;
+	vg_strv_push(argv, conf->self);
+	vg_strv_push(argv, "exec");
+	vg_strv_push(argv, "--session");
+	vg_strv_push(argv, session);
+	vg_strv_push(argv, "--json");
+	vg_strv_push(argv, "--background");
+	if (timeout > 0)
+		vg_strv_pushf(argv, "--timeout=%.0f", ceil(timeout));
+	vg_strv_push(argv, "--");
+	vg_strv_push(argv, cmd);
+	return 0;
+}
+
+/* Pushes "vigil session VERB SESSION [JOB]" from args. */
+static int
+job_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
+    const char *session, const char *verb, int with_job,
+    struct vg_strv *argv, struct vg_err *e)
+{
+	double job = 0;
+
+	if (with_job && vg_json_get(args, "job") == NULL)
+		return vg_err_set(e, VG_EINVAL, "argument 'job' is required");
+	if (with_job && (arg_num(args, "job", 1, 1e9, &job, e) != 0 ||
+	    job != (double)(long)job))
+		return vg_err_set(e, VG_EINVAL, "argument 'job' must be a job "
+		    "number (1, 2, ...)");
+	vg_strv_push(argv, conf->self);
+	vg_strv_push(argv, "session");
+	vg_strv_push(argv, verb);
+	vg_strv_push(argv, session);
+	if (with_job)
+		vg_strv_pushf(argv, "%.0f", job);
+	return 0;
+}
+
+static int
+output_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
+    const char *session, struct vg_strv *argv, struct vg_err *e)
+{
+	double limit = 65536;
+	int wait;
+
+	if (arg_bool(args, "wait", &wait, e) != 0 ||
+	    arg_num(args, "output_limit", 64, 1 << 30, &limit, e) != 0 ||
+	    job_argv(conf, args, session, "output", 1, argv, e) != 0)
+		return -1;
+	if (wait)
+		vg_strv_push(argv, "--wait");
+	return 0;
+}
+
+/* Writes "KEY": n bytes of p kept head and tail within limit; sets
+ * *cut when something was left out. */
+static void
+limited(struct vg_json_writer *w, const char *key, const struct vg_buf *b,
+    size_t limit, int *cut)
+{
+	struct vg_buf t = VG_BUF_INIT;
+
+	*cut |= vg_mcp_head_tail(&t, b->data != NULL ? b->data : "", b->len,
+	    limit);
+	vg_json_key(w, key);
+	vg_json_strn(w, t.data != NULL ? t.data : "", t.len);
+	vg_buf_release(&t);
+}
+
+/* The job's output so far (or at its end with wait); a failure of the
+ * command itself is its usage error (exit 2) with its message. */
+static int
+output_result(const struct vg_json_value *args, const struct vg_buf *out,
+    const struct vg_buf *err, int status, struct vg_json_writer *w,
+    int *is_error)
+{
+	static const char failed[] = "vigil: session output: ";
+	size_t limit = (size_t)vg_json_get_num(args, "output_limit", 65536);
+	const struct vg_json_value *wait = vg_json_get(args, "wait");
+	int cut = 0;
+
+	if (status == 2 && err->len >= sizeof(failed) - 1 &&
+	    memcmp(err->data, failed, sizeof(failed) - 1) == 0)
+		return -1;
+	*is_error = 0;
+	vg_json_obj_begin(w);
+	vg_json_key(w, "job");
+	vg_json_int(w, (long long)vg_json_get_num(args, "job", 0));
+	limited(w, "stdout", out, limit, &cut);
+	limited(w, "stderr", err, limit, &cut);
+	vg_json_key(w, "truncated");
+	vg_json_bool(w, cut);
+	if (wait != NULL && wait->type == VG_JSON_BOOL && wait->b) {
+		vg_json_key(w, "exit_code");
+		vg_json_int(w, status);
+	}
+	vg_json_obj_end(w);
+	return 0;
+}
+
+static int
+kill_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
+    const char *session, struct vg_strv *argv, struct vg_err *e)
+{
+	return job_argv(conf, args, session, "kill", 1, argv, e);
+}
+
+/* "job N STATE" from session kill. */
+static int
+kill_result(const struct vg_json_value *args, const struct vg_buf *out,
+    const struct vg_buf *err, int status, struct vg_json_writer *w,
+    int *is_error)
+{
+	const char *sp;
+
+	(void)err;
+	if (status != 0 || out->len == 0 || (sp = strrchr(vg_buf_str(out),
+	    ' ')) == NULL)
+		return -1;
+	*is_error = 0;
+	vg_json_obj_begin(w);
+	vg_json_key(w, "job");
+	vg_json_int(w, (long long)vg_json_get_num(args, "job", 0));
+	vg_json_key(w, "state");
+	vg_json_strn(w, sp + 1, strcspn(sp + 1, "\n"));
+	vg_json_obj_end(w);
+	return 0;
+}
+
+static int
+jobs_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
+    const char *session, struct vg_strv *argv, struct vg_err *e)
+{
+	if (job_argv(conf, args, session, "jobs", 0, argv, e) != 0)
+		return -1;
+	vg_strv_push(argv, "--json");
+	return 0;
+}
+
+static int
+jobs_result(const struct vg_json_value *args, const struct vg_buf *out,
+    const struct vg_buf *err, int status, struct vg_json_writer *w,
+    int *is_error)
+{
+	(void)err;
+	*is_error = 0;
+	return status != 0 ? -1 : wrap_result(args, out, VG_JSON_ARRAY,
+	    "jobs", w);
+}
+
 /* ---- the table ---- */
 
 #define S_STR(d)	"{\"type\":\"string\",\"description\":\"" d "\"}"
 #define S_RUN		"\"run\":" S_STR("run id, unique prefix, name or 'last'")
 #define S_AGE(d)	"{\"type\":[\"number\",\"string\"],\"description\":" \
 			"\"" d ": seconds, or an age such as 30m, 2h\"}"
+#define S_JOB		"\"job\":{\"type\":\"integer\",\"minimum\":1," \
+			"\"description\":\"job number\"},\"session\":" \
+			S_STR("session id or name (default: the server's)")
 #define S_OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props \
 			"},\"required\":[" req "]}"
 #define S_SESSION_OUT	S_OBJ("\"session\":{\"type\":\"string\"}," \
@@ -593,7 +775,55 @@ const struct vg_mcp_tool vg_mcp_tools[] = {
 	    "\"reason\":{\"type\":\"string\"},\"allow_rule\":{\"type\":"
 	    "[\"string\",\"null\"]},\"allow_note\":{\"type\":\"string\"}",
 	    "\"session\",\"exit_code\""),
-	  .argv = exec_argv, .result = exec_result, .runs_command = 1 },
+	  .argv = exec_argv, .result = exec_result, .in_session = 1,
+	  .takes_stdin = 1 },
+	{ .name = "job_start", .title = "Start a background command",
+	  .description = "Starts a command in a session after the policy "
+	  "gate and returns its job number at once; read its output with "
+	  "job_output, stop it with job_kill.  A refused command is an "
+	  "error with the reason and the allow rule.",
+	  .input_schema = S_OBJ(
+	    "\"command\":" S_STR("shell command (run with /bin/sh -c)")
+	    ",\"session\":" S_STR("session id or name (default: the server's)")
+	    ",\"timeout\":{\"type\":\"number\",\"minimum\":0,"
+	    "\"description\":\"stop it after this many seconds\"}",
+	    "\"command\""),
+	  .output_schema = S_OBJ(
+	    "\"session\":{\"type\":\"string\"},\"job\":{\"type\":"
+	    "\"integer\"},\"denied\":{\"type\":\"boolean\"},\"exit_code\":"
+	    "{\"type\":\"integer\"},\"reason\":{\"type\":\"string\"},"
+	    "\"allow_rule\":{\"type\":[\"string\",\"null\"]},"
+	    "\"allow_note\":{\"type\":\"string\"}", "\"session\""),
+	  .argv = start_argv, .result = exec_result, .in_session = 1 },
+	{ .name = "job_output", .title = "A background command's output",
+	  .description = "The output of a command of a session so far, or "
+	  "at its end with wait (then with its exit code); stdout and "
+	  "stderr apart, each limited keeping head and tail.",
+	  .input_schema = S_OBJ(S_JOB
+	    ",\"wait\":{\"type\":\"boolean\",\"description\":\"wait for "
+	    "its end\"},\"output_limit\":{\"type\":\"integer\","
+	    "\"minimum\":64}", "\"job\""),
+	  .output_schema = S_OBJ("\"job\":{\"type\":\"integer\"},"
+	    "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":"
+	    "\"string\"},\"truncated\":{\"type\":\"boolean\"},"
+	    "\"exit_code\":{\"type\":\"integer\"}",
+	    "\"job\",\"stdout\",\"stderr\""),
+	  .argv = output_argv, .result = output_result, .in_session = 1 },
+	{ .name = "job_kill", .title = "Stop a background command",
+	  .description = "Stops a command of a session (its whole process "
+	  "tree); the session goes on.",
+	  .input_schema = S_OBJ(S_JOB, "\"job\""),
+	  .output_schema = S_OBJ("\"job\":{\"type\":\"integer\"},"
+	    "\"state\":{\"type\":\"string\"}", "\"job\",\"state\""),
+	  .argv = kill_argv, .result = kill_result, .in_session = 1 },
+	{ .name = "session_jobs", .title = "A session's commands",
+	  .description = "The commands of a session with their state, exit "
+	  "code and times, as vigil session jobs --json.",
+	  .input_schema = S_OBJ("\"session\":" S_STR("session id or name "
+	    "(default: the server's)"), ""),
+	  .output_schema = S_OBJ("\"jobs\":{\"type\":\"array\",\"items\":"
+	    "{\"type\":\"object\"}}", "\"jobs\""),
+	  .argv = jobs_argv, .result = jobs_result, .in_session = 1 },
 	{ .name = "session_list", .title = "List sessions",
 	  .description = "Lists the sessions with their state, backend, "
 	  "mode, limits and number of commands.",

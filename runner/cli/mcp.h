@@ -102,9 +102,12 @@ struct vg_mcp_tool {
 	 * -1 (nothing written) when the child failed: the result is then
 	 * an error with its stderr. */
 	int		(*result)(const struct vg_json_value *args,
-			    const struct vg_buf *out, int status,
-			    struct vg_json_writer *w, int *is_error);
-	int		 runs_command;	/* exec: runs in a session */
+			    const struct vg_buf *out, const struct vg_buf *err,
+			    int status, struct vg_json_writer *w,
+			    int *is_error);
+	int		 in_session;	/* runs in a session: the server's
+					   own unless the call names one */
+	int		 takes_stdin;	/* argument stdin goes to the child */
 };
 
 extern const struct vg_mcp_tool vg_mcp_tools[];

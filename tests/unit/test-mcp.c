@@ -172,7 +172,7 @@ test_tools_list(void **state)
 	vg_mcp_tools_list(&w);
 	doc = parse(vg_buf_str(&b));
 	tools = vg_json_get(vg_json_root(doc), "tools");
-	assert_int_equal(tools->len, 9);
+	assert_int_equal(tools->len, 13);
 	for (k = 0; k < tools->len; k++) {
 		t = tools->items[k];
 		assert_string_equal(vg_json_get_str(vg_json_get(t,
@@ -282,6 +282,21 @@ test_tool_argv(void **state)
 	    "ERR: argument 'stderr' must be true or false");
 	argv_is("task_logs", "{\"run\":\"r\"}", "ERR: argument 'task' is "
 	    "required");
+	argv_is("job_start", "{\"command\":\"sleep 9\",\"timeout\":3}",
+	    "/bin/vigil exec --session s-1 --json --background --timeout=3 -- "
+	    "sleep 9");
+	argv_is("job_start", "{}", "ERR: argument 'command' is required");
+	argv_is("job_output", "{\"job\":2,\"wait\":true}", "/bin/vigil "
+	    "session output s-1 2 --wait");
+	argv_is("job_output", "{}", "ERR: argument 'job' is required");
+	argv_is("job_output", "{\"job\":1.5}", "ERR: argument 'job' must be a "
+	    "job number (1, 2, ...)");
+	argv_is("job_output", "{\"job\":0}", "ERR: argument 'job' must be a "
+	    "job number (1, 2, ...)");
+	argv_is("job_output", "{\"job\":1,\"wait\":\"yes\"}", "ERR: "
+	    "argument 'wait' must be true or false");
+	argv_is("job_kill", "{\"job\":3}", "/bin/vigil session kill s-1 3");
+	argv_is("session_jobs", "{}", "/bin/vigil session jobs s-1 --json");
 	vg_err_init(&e);
 	assert_int_equal(vg_mcp_default_session_argv(&conf, &argv, &e), 0);
 	assert_string_equal(argv.v[2], "start");
@@ -291,33 +306,36 @@ test_tool_argv(void **state)
 /* The structured result tool name makes of out and status: JSON text,
  * with *is_error; NULL when it makes none. */
 static char *
-result_of(const char *name, const char *args, const char *out, int status,
-    int *is_error)
+result_of(const char *name, const char *args, const char *out,
+    const char *err, int status, int *is_error)
 {
 	const struct vg_mcp_tool *t = vg_mcp_tool_find(name);
-	struct vg_buf o = VG_BUF_INIT, b = VG_BUF_INIT;
+	struct vg_buf o = VG_BUF_INIT, eb = VG_BUF_INIT, b = VG_BUF_INIT;
 	struct vg_json_writer w;
 	struct vg_json_doc *doc = parse(args);
 	char *r = NULL;
 
 	vg_buf_adds(&o, out);
+	vg_buf_adds(&eb, err);
 	vg_json_writer_init(&w, &b);
 	*is_error = -1;
-	if (t->result(vg_json_root(doc), &o, status, &w, is_error) == 0)
+	if (t->result(vg_json_root(doc), &o, &eb, status, &w, is_error) == 0)
 		r = vg_buf_detach(&b);
 	vg_buf_release(&b);
 	vg_buf_release(&o);
+	vg_buf_release(&eb);
 	vg_json_free(doc);
 	return r;
 }
 
-/* Checks result_of against want (NULL: none) and is_error. */
+/* Checks result_of with stderr errtext against want (NULL: none) and
+ * is_error. */
 static void
-result_is(const char *name, const char *args, const char *out, int status,
-    const char *want, int is_error)
+result_err_is(const char *name, const char *args, const char *out,
+    const char *errtext, int status, const char *want, int is_error)
 {
 	int err;
-	char *got = result_of(name, args, out, status, &err);
+	char *got = result_of(name, args, out, errtext, status, &err);
 
 	if (want == NULL) {
 		assert_null(got);
@@ -327,6 +345,14 @@ result_is(const char *name, const char *args, const char *out, int status,
 	assert_string_equal(got, want);
 	assert_int_equal(err, is_error);
 	free(got);
+}
+
+/* Checks result_of (an empty stderr) against want and is_error. */
+static void
+result_is(const char *name, const char *args, const char *out, int status,
+    const char *want, int is_error)
+{
+	result_err_is(name, args, out, "", status, want, is_error);
 }
 
 static void
@@ -371,6 +397,22 @@ test_tool_results(void **state)
 	    "", 0, "{\"run\":\"r\",\"task\":\"0\",\"stream\":\"stderr\","
 	    "\"text\":\"\",\"truncated\":false}", 0);
 	result_is("task_logs", "{}", "", 1, NULL, 0);
+	result_is("job_start", "{}", "{\"session\": \"s\", \"job\": 2}\n", 0,
+	    "{\"session\":\"s\",\"job\":2}", 0);
+	result_err_is("job_output", "{\"job\":2,\"wait\":true,"
+	    "\"output_limit\":4}", "abcdefghij", "e\n", 4, "{\"job\":2,"
+	    "\"stdout\":\"ab\\n[vigil: 6 bytes left out]\\nij\",\"stderr\":"
+	    "\"e\\n\",\"truncated\":true,\"exit_code\":4}", 0);
+	result_err_is("job_output", "{\"job\":2}", "a", "", 0, "{\"job\":2,"
+	    "\"stdout\":\"a\",\"stderr\":\"\",\"truncated\":false}", 0);
+	result_err_is("job_output", "{\"job\":9}", "", "vigil: session output: "
+	    "session 's' has no job 9\n", 2, NULL, 0);
+	result_is("job_kill", "{\"job\":2}", "job 2 killed\n", 0,
+	    "{\"job\":2,\"state\":\"killed\"}", 0);
+	result_is("job_kill", "{\"job\":2}", "", 2, NULL, 0);
+	result_is("session_jobs", "{}", "[{\"job\":1}]\n", 0,
+	    "{\"jobs\":[{\"job\":1}]}", 0);
+	result_is("session_jobs", "{}", "", 2, NULL, 0);
 }
 
 /* The argv of reading uri joined by spaces, or "ERR: message". */

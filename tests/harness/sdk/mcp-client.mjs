@@ -56,8 +56,9 @@ check('tools and resources offered',
     'resources tools');
 const { tools } = await client.listTools();
 check('tools', tools.map((t) => t.name).sort().join(' '),
-    'exec gate_check run_report run_status run_submit session_close ' +
-    'session_list session_open task_logs');
+    'exec gate_check job_kill job_output job_start run_report run_status ' +
+    'run_submit session_close session_jobs session_list session_open ' +
+    'task_logs');
 check('every tool has both schemas', tools.every((t) =>
     t.inputSchema.type === 'object' && t.outputSchema.type === 'object'),
     true);
@@ -114,6 +115,28 @@ check('session_close', r.closed, true);
 raw = await client.callTool({ name: 'exec', arguments: { command: 'true',
     session: own } });
 check('exec in a closed session is a tool error', raw.isError, true);
+
+// Background commands: start, output at the end, the list, kill.
+r = await call(client, 'job_start', { command: 'echo a; sleep 1; ' +
+    'echo b >&2; exit 4' });
+const job = r.job;
+check('job_start in the default session', r.session, session);
+r = await call(client, 'job_output', { job, wait: true });
+check('job_output stdout', r.stdout, 'a\n');
+check('job_output stderr', r.stderr, 'b\n');
+check('job_output exit code', r.exit_code, 4);
+r = await call(client, 'session_jobs', {});
+check('session_jobs', r.jobs.some((j) => j.job === job &&
+    j.state === 'exited' && j.exit_code === 4), true);
+r = await call(client, 'job_start', { command: 'sleep 3023' });
+await retrying(async () => pids('sleep 3023') !== '' ? true : null);
+r = await call(client, 'job_kill', { job: r.job });
+check('job_kill', r.state, 'killed');
+await noneLeft('killed job: no process left', 'sleep 3023');
+raw = await client.callTool({ name: 'job_start', arguments: {
+    command: 'rm -rf /' } });
+check('a refused background command is a tool error',
+    raw.isError && raw.structuredContent.denied, true);
 
 // Progress notifications while a command runs.
 let ticks = [];
