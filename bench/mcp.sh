@@ -9,10 +9,8 @@
 # are in bench/README.md.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-N=${N:-100}
-BLOCK=${BLOCK:-10}
-B=${B:-$top/build/release}
-VIGIL=$B/vigil
+N=${N:-100} BLOCK=${BLOCK:-10}
+VIGIL=${B:-$top/build/release}/vigil
 [ -x "$VIGIL" ] || make -C "$top" --no-print-directory >/dev/null
 tmp=$(mktemp -d /tmp/vigil-bench-mcp.XXXXXX)
 export VIGIL_HOME=$tmp/home

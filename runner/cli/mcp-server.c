@@ -38,17 +38,17 @@ enum call_kind { CALL_TOOL, CALL_READ, CALL_LIST };
 
 struct vg_mcp_call {
 	enum call_kind		 kind;
-	char			*id;		/* request id, JSON text */
-	struct vg_json_doc	*doc;		/* the request, for args */
+	char			*id;		/* request id (JSON) */
+	struct vg_json_doc	*doc;		/* the request */
 	const struct vg_json_value *args;
 	const struct vg_mcp_tool *tool;
 	char			*uri;		/* CALL_READ */
 	const char		*mime;
-	char			*progress;	/* progress token, JSON text */
+	char			*progress;	/* its token (JSON) */
 	double			 started;
 	int			 ticks;		/* progress sent */
 	pid_t			 pid;
-	int			 fd[2];		/* stdout, stderr; -1 at EOF */
+	int			 fd[2];		/* stdout, stderr */
 	struct vg_buf		 out, err;
 	int			 cancelled;
 	double			 stopped;	/* when SIGTERM went */
@@ -390,6 +390,12 @@ finish_tool(struct server *s, struct vg_mcp_call *c, int st)
 	}
 	if (strcmp(c->tool->name, "session_open") == 0)
 		note_opened(s, &sc);
+	/* The server's own session closed: the next command opens another. */
+	if (strcmp(c->tool->name, "session_close") == 0 && s->session != NULL &&
+	    strcmp(vg_json_get_str(c->args, "session", ""), s->session) == 0) {
+		free(s->session);
+		s->session = NULL;
+	}
 	vg_buf_adds(&b, "{\"content\":[{\"type\":\"text\",\"text\":");
 	vg_json_quote(&b, sc.data, sc.len);
 	vg_buf_printf(&b, "}],\"structuredContent\":%s,\"isError\":%s}",
@@ -666,7 +672,7 @@ dispatch(struct server *s, struct vg_rpc_msg *m)
 	if (m->kind == VG_RPC_NOTIFICATION) {
 		if (strcmp(m->method, "notifications/cancelled") == 0)
 			do_cancelled(s, m);
-		return;		/* initialized and others: nothing to do */
+		return;		/* initialized and others: nothing */
 	}
 	vg_json_writer_init(&w, &b);
 	if (strcmp(m->method, "initialize") == 0) {

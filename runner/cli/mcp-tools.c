@@ -253,6 +253,25 @@ exec_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
 	return 0;
 }
 
+/* Writes the JSON object the child printed as it is; -1 when it printed
+ * none.  *flagged: whether it says the command was denied or failed. */
+static int
+out_object(const struct vg_buf *out, struct vg_json_writer *w, int *flagged)
+{
+	struct vg_json_doc *doc;
+	const struct vg_json_value *v = out_json(out, VG_JSON_OBJECT, &doc),
+	    *d;
+
+	if (v == NULL)
+		return -1;
+	d = vg_json_get(v, "denied");
+	*flagged = (d != NULL && d->type == VG_JSON_BOOL && d->b) ||
+	    vg_json_get(v, "error") != NULL;
+	vg_json_value_write(w, v);
+	vg_json_free(doc);
+	return 0;
+}
+
 /* What vigil exec --session --json printed, as it is; an error when
  * denied or when the backend failed. */
 static int
@@ -260,21 +279,10 @@ exec_result(const struct vg_json_value *args, const struct vg_buf *out,
     const struct vg_buf *err, int status, struct vg_json_writer *w,
     int *is_error)
 {
-	struct vg_json_doc *doc;
-	const struct vg_json_value *v = out_json(out, VG_JSON_OBJECT, &doc),
-	    *d;
-
-	(void)err;
 	(void)args;
+	(void)err;
 	(void)status;
-	if (v == NULL)
-		return -1;
-	d = vg_json_get(v, "denied");
-	*is_error = (d != NULL && d->type == VG_JSON_BOOL && d->b) ||
-	    vg_json_get(v, "error") != NULL;
-	vg_json_value_write(w, v);
-	vg_json_free(doc);
-	return 0;
+	return out_object(out, w, is_error);
 }
 
 /* ---- session_list, session_close ---- */
@@ -388,19 +396,14 @@ gate_result(const struct vg_json_value *args, const struct vg_buf *out,
     const struct vg_buf *err, int status, struct vg_json_writer *w,
     int *is_error)
 {
-	struct vg_json_doc *doc;
-	const struct vg_json_value *v = out_json(out, VG_JSON_OBJECT, &doc);
+	int flagged;
 
-	(void)err;
 	(void)args;
-	if (v == NULL || (status != 0 && status != 3)) {
-		vg_json_free(doc);
-		return -1;
-	}
+	(void)err;
 	*is_error = 0;
-	vg_json_value_write(w, v);
-	vg_json_free(doc);
-	return 0;
+	if (status != 0 && status != 3)
+		return -1;
+	return out_object(out, w, &flagged);
 }
 
 /* ---- runs ---- */
@@ -725,7 +728,8 @@ jobs_result(const struct vg_json_value *args, const struct vg_buf *out,
 /* ---- the table ---- */
 
 #define S_STR(d)	"{\"type\":\"string\",\"description\":\"" d "\"}"
-#define S_RUN		"\"run\":" S_STR("run id, unique prefix, name or 'last'")
+#define S_RUN		"\"run\":" \
+			S_STR("run id, unique prefix, name or 'last'")
 #define S_AGE(d)	"{\"type\":[\"number\",\"string\"],\"description\":" \
 			"\"" d ": seconds, or an age such as 30m, 2h\"}"
 #define S_JOB		"\"job\":{\"type\":\"integer\",\"minimum\":1," \

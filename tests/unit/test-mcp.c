@@ -91,7 +91,8 @@ test_rpc_read_errors(void **state)
 		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}",
 		  VG_RPC_INVALID_REQUEST, "field 'method' must be a non-empty "
 		  "string", "1" },
-		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":[]}",
+		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\","
+		  "\"params\":[]}",
 		  VG_RPC_INVALID_PARAMS, "field 'params' must be an object",
 		  "1" },
 	};
@@ -347,72 +348,98 @@ result_err_is(const char *name, const char *args, const char *out,
 	free(got);
 }
 
-/* Checks result_of (an empty stderr) against want and is_error. */
-static void
-result_is(const char *name, const char *args, const char *out, int status,
-    const char *want, int is_error)
-{
-	result_err_is(name, args, out, "", status, want, is_error);
-}
-
 static void
 test_tool_results(void **state)
 {
+	/* tool, arguments, stdout, stderr, exit status, the structured
+	 * result (NULL: none, an error with stderr), is_error */
+	static const struct { const char *tool, *args, *out, *err;
+	    int status; const char *want; int is_error; } t[] = {
+		{ "exec", "{}", "{\"session\":\"s\",\"exit_code\":0}\n", "",
+		  0, "{\"session\":\"s\",\"exit_code\":0}", 0 },
+		{ "exec", "{}",
+		  "{\"session\":\"s\",\"denied\":true," "\"exit_code\":3}\n",
+		  "", 3,
+		  "{\"session\":\"s\",\"denied\":true," "\"exit_code\":3}",
+		  1 },
+		{ "exec", "{}",
+		  "{\"session\":\"s\",\"exit_code\":-1," "\"error\":\"x\"}",
+		  "", 4,
+		  "{\"session\":\"s\",\"exit_code\":-1," "\"error\":\"x\"}",
+		  1 },
+		{ "exec", "{}", "", "", 2, NULL, 0 },
+		{ "exec", "{}", "[1]", "", 0, NULL, 0 },
+		{ "session_open", "{}",
+		  "{\"id\": \"s-1\", \"dir\": \"/d\"}\n", "", 0,
+		  "{\"session\":\"s-1\",\"dir\":\"/d\"}", 0 },
+		{ "session_open", "{}", "{\"dir\": \"/d\"}\n", "", 0, NULL,
+		  0 },
+		{ "session_open", "{}", "{\"id\": \"s-1\"}\n", "", 1, NULL,
+		  0 },
+		{ "session_list", "{}", "[]\n", "", 0, "{\"sessions\":[]}",
+		  0 },
+		{ "session_list", "{}", "[]\n", "", 1, NULL, 0 },
+		{ "session_close", "{\"session\":\"a\"}", "stopped a\n", "",
+		  0,
+		  "{\"session\":\"a\",\"closed\":true,"
+		  "\"message\":\"stopped a\"}",
+		  0 },
+		{ "session_close", "{\"session\":\"a\"}", "", "", 2, NULL, 0 },
+		{ "gate_check", "{}", "{\"verdict\":\"deny\"}", "", 3,
+		  "{\"verdict\":\"deny\"}", 0 },
+		{ "gate_check", "{}", "{\"verdict\":\"deny\"}", "", 2, NULL,
+		  0 },
+		{ "run_submit", "{}", "r-1\n", "", 0, "{\"run\":\"r-1\"}", 0 },
+		{ "run_submit", "{}", "", "", 0, NULL, 0 },
+		{ "run_status", "{\"run\":\"r\"}", "{\"id\":\"r\"}", "", 0,
+		  "{\"run\":\"r\",\"status\":{\"id\":\"r\"}}", 0 },
+		{ "run_status", "{\"run\":\"r\"}", "no such run", "", 2, NULL,
+		  0 },
+		{ "run_report", "{\"run\":\"r\"}", "{}", "", 0,
+		  "{\"run\":\"r\",\"report\":{}}", 0 },
+		{ "run_report", "{\"run\":\"r\"}", "{}", "", 1, NULL, 0 },
+		{ "task_logs",
+		  "{\"run\":\"r\",\"task\":\"0\"," "\"output_limit\":4}",
+		  "abcdefghij", "", 0,
+		  "{\"run\":\"r\",\"task\":"
+		  "\"0\",\"stream\":\"stdout\",\"text\":\"ab\\n[vigil: 6 bytes left "
+		  "out]\\nij\",\"truncated\":true}",
+		  0 },
+		{ "task_logs",
+		  "{\"run\":\"r\",\"task\":\"0\",\"stderr\":true}", "", "", 0,
+		  "{\"run\":\"r\",\"task\":\"0\",\"stream\":\"stderr\","
+		  "\"text\":\"\",\"truncated\":false}",
+		  0 },
+		{ "task_logs", "{}", "", "", 1, NULL, 0 },
+		{ "job_start", "{}", "{\"session\": \"s\", \"job\": 2}\n", "",
+		  0, "{\"session\":\"s\",\"job\":2}", 0 },
+		{ "job_output",
+		  "{\"job\":2,\"wait\":true," "\"output_limit\":4}",
+		  "abcdefghij", "e\n", 4,
+		  "{\"job\":2,"
+		  "\"stdout\":\"ab\\n[vigil: 6 bytes left out]\\nij\",\"stderr\":"
+		  "\"e\\n\",\"truncated\":true,\"exit_code\":4}",
+		  0 },
+		{ "job_output", "{\"job\":2}", "a", "", 0,
+		  "{\"job\":2,"
+		  "\"stdout\":\"a\",\"stderr\":\"\",\"truncated\":false}",
+		  0 },
+		{ "job_output", "{\"job\":9}", "",
+		  "vigil: session output: " "session 's' has no job 9\n", 2,
+		  NULL, 0 },
+		{ "job_kill", "{\"job\":2}", "job 2 killed\n", "", 0,
+		  "{\"job\":2,\"state\":\"killed\"}", 0 },
+		{ "job_kill", "{\"job\":2}", "", "", 2, NULL, 0 },
+		{ "session_jobs", "{}", "[{\"job\":1}]\n", "", 0,
+		  "{\"jobs\":[{\"job\":1}]}", 0 },
+		{ "session_jobs", "{}", "", "", 2, NULL, 0 },
+	};
+	size_t k;
+
 	(void)state;
-	result_is("exec", "{}", "{\"session\":\"s\",\"exit_code\":0}\n", 0,
-	    "{\"session\":\"s\",\"exit_code\":0}", 0);
-	result_is("exec", "{}", "{\"session\":\"s\",\"denied\":true,"
-	    "\"exit_code\":3}\n", 3, "{\"session\":\"s\",\"denied\":true,"
-	    "\"exit_code\":3}", 1);
-	result_is("exec", "{}", "{\"session\":\"s\",\"exit_code\":-1,"
-	    "\"error\":\"x\"}", 4, "{\"session\":\"s\",\"exit_code\":-1,"
-	    "\"error\":\"x\"}", 1);
-	result_is("exec", "{}", "", 2, NULL, 0);
-	result_is("exec", "{}", "[1]", 0, NULL, 0);
-	result_is("session_open", "{}", "{\"id\": \"s-1\", \"dir\": \"/d\"}\n",
-	    0, "{\"session\":\"s-1\",\"dir\":\"/d\"}", 0);
-	result_is("session_open", "{}", "{\"dir\": \"/d\"}\n", 0, NULL, 0);
-	result_is("session_open", "{}", "{\"id\": \"s-1\"}\n", 1, NULL, 0);
-	result_is("session_list", "{}", "[]\n", 0, "{\"sessions\":[]}", 0);
-	result_is("session_list", "{}", "[]\n", 1, NULL, 0);
-	result_is("session_close", "{\"session\":\"a\"}", "stopped a\n", 0,
-	    "{\"session\":\"a\",\"closed\":true,\"message\":\"stopped a\"}", 0);
-	result_is("session_close", "{\"session\":\"a\"}", "", 2, NULL, 0);
-	result_is("gate_check", "{}", "{\"verdict\":\"deny\"}", 3,
-	    "{\"verdict\":\"deny\"}", 0);
-	result_is("gate_check", "{}", "{\"verdict\":\"deny\"}", 2, NULL, 0);
-	result_is("run_submit", "{}", "r-1\n", 0, "{\"run\":\"r-1\"}", 0);
-	result_is("run_submit", "{}", "", 0, NULL, 0);
-	result_is("run_status", "{\"run\":\"r\"}", "{\"id\":\"r\"}", 0,
-	    "{\"run\":\"r\",\"status\":{\"id\":\"r\"}}", 0);
-	result_is("run_status", "{\"run\":\"r\"}", "no such run", 2, NULL, 0);
-	result_is("run_report", "{\"run\":\"r\"}", "{}", 0,
-	    "{\"run\":\"r\",\"report\":{}}", 0);
-	result_is("run_report", "{\"run\":\"r\"}", "{}", 1, NULL, 0);
-	result_is("task_logs", "{\"run\":\"r\",\"task\":\"0\","
-	    "\"output_limit\":4}", "abcdefghij", 0, "{\"run\":\"r\",\"task\":"
-	    "\"0\",\"stream\":\"stdout\",\"text\":\"ab\\n[vigil: 6 bytes left "
-	    "out]\\nij\",\"truncated\":true}", 0);
-	result_is("task_logs", "{\"run\":\"r\",\"task\":\"0\",\"stderr\":true}",
-	    "", 0, "{\"run\":\"r\",\"task\":\"0\",\"stream\":\"stderr\","
-	    "\"text\":\"\",\"truncated\":false}", 0);
-	result_is("task_logs", "{}", "", 1, NULL, 0);
-	result_is("job_start", "{}", "{\"session\": \"s\", \"job\": 2}\n", 0,
-	    "{\"session\":\"s\",\"job\":2}", 0);
-	result_err_is("job_output", "{\"job\":2,\"wait\":true,"
-	    "\"output_limit\":4}", "abcdefghij", "e\n", 4, "{\"job\":2,"
-	    "\"stdout\":\"ab\\n[vigil: 6 bytes left out]\\nij\",\"stderr\":"
-	    "\"e\\n\",\"truncated\":true,\"exit_code\":4}", 0);
-	result_err_is("job_output", "{\"job\":2}", "a", "", 0, "{\"job\":2,"
-	    "\"stdout\":\"a\",\"stderr\":\"\",\"truncated\":false}", 0);
-	result_err_is("job_output", "{\"job\":9}", "", "vigil: session output: "
-	    "session 's' has no job 9\n", 2, NULL, 0);
-	result_is("job_kill", "{\"job\":2}", "job 2 killed\n", 0,
-	    "{\"job\":2,\"state\":\"killed\"}", 0);
-	result_is("job_kill", "{\"job\":2}", "", 2, NULL, 0);
-	result_is("session_jobs", "{}", "[{\"job\":1}]\n", 0,
-	    "{\"jobs\":[{\"job\":1}]}", 0);
-	result_is("session_jobs", "{}", "", 2, NULL, 0);
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++)
+		result_err_is(t[k].tool, t[k].args, t[k].out, t[k].err,
+		    t[k].status, t[k].want, t[k].is_error);
 }
 
 /* The argv of reading uri joined by spaces, or "ERR: message". */

@@ -138,6 +138,13 @@ raw = await client.callTool({ name: 'job_start', arguments: {
 check('a refused background command is a tool error',
     raw.isError && raw.structuredContent.denied, true);
 
+// Closing the server's own session: the next command gets a new one.
+r = await call(client, 'session_close', { session });
+r = await call(client, 'exec', { command: 'echo again' });
+check('a new default session after closing it', r.session !== session &&
+    r.stdout === 'again\n', true);
+const session2 = r.session;
+
 // Progress notifications while a command runs.
 let ticks = [];
 await call(client, 'exec', { command: 'sleep 2.5' }, {
@@ -194,7 +201,7 @@ for (const [what, p, code] of [
 }
 await client.close();
 await retrying(async () => execFileSync(vigil, ['session', 'list', '--json'])
-    .toString().includes(`"id":"${session}","name":"","backend":"local",` +
+    .toString().includes(`"id":"${session2}","name":"","backend":"local",` +
     '"state":"stopped"') ? true : null);
 console.log('ok the default session is closed with the client');
 
