@@ -5,8 +5,9 @@
 # same run: blocks of BLOCK commands of each, interleaved so that the
 # load of a shared machine hits both alike.  Prints the mean and median
 # of each, the difference in ms and the ratio (target: MCP adds at most
-# 1 ms).  N=100 commands of each by default.  Measurements taken with it
-# are in bench/README.md.
+# 1 ms), and `vigil exec --session --json` (what the server runs per
+# call) for where a difference comes from.  N=100 commands of each by
+# default.  Measurements taken with it are in bench/README.md.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 N=${N:-100} BLOCK=${BLOCK:-10}
@@ -40,7 +41,11 @@ for _ in range(3):
     rpc("tools/call", call)
     subprocess.run([vigil, "exec", "--session", session, "--", "true"],
         check=True)
-mcp, cli = [], []
+mcp, cli, js = [], [], []
+def timed(argv, into):
+    t = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    into.append(time.perf_counter() - t)
 while len(mcp) < n:
     for _ in range(block):
         t = time.perf_counter()
@@ -48,20 +53,24 @@ while len(mcp) < n:
         mcp.append(time.perf_counter() - t)
         assert r["structuredContent"]["exit_code"] == 0, r
     for _ in range(block):
-        t = time.perf_counter()
-        subprocess.run([vigil, "exec", "--session", session, "--", "true"],
-            check=True)
-        cli.append(time.perf_counter() - t)
+        timed([vigil, "exec", "--session", session, "--", "true"], cli)
+    for _ in range(block):
+        timed([vigil, "exec", "--session", session, "--json", "--",
+            "true"], js)
 srv.stdin.close()
 srv.wait()
 ms = lambda v: v * 1000
 for name, v in (("mcp tools/call exec true", mcp),
-        ("vigil exec --session true", cli)):
+        ("vigil exec --session true", cli),
+        ("  the same with --json", js)):
     print("%-27s n=%d mean %.2f ms  median %.2f ms" % (name, len(v),
         ms(statistics.mean(v)), ms(statistics.median(v))))
 print("difference (mcp - exec): mean %+.2f ms, median %+.2f ms" % (
     ms(statistics.mean(mcp) - statistics.mean(cli)),
     ms(statistics.median(mcp) - statistics.median(cli))))
+print("difference (mcp - exec --json): mean %+.2f ms, median %+.2f ms" % (
+    ms(statistics.mean(mcp) - statistics.mean(js)),
+    ms(statistics.median(mcp) - statistics.median(js))))
 print("ratio (mcp / exec): mean %.3f, median %.3f" % (
     statistics.mean(mcp) / statistics.mean(cli),
     statistics.median(mcp) / statistics.median(cli)))
