@@ -63,6 +63,7 @@ struct server {
 	int			 ncalls;
 	char			*session;	/* the default session */
 	struct vg_strv		 opened;	/* sessions opened here */
+	struct vg_strv		 names;		/* the names given to them */
 };
 
 static volatile sig_atomic_t mcp_stop;
@@ -353,19 +354,22 @@ send_tool_error(struct server *s, const char *id, const char *msg)
 }
 
 /* Records the session a session_open result (JSON text) names as
- * opened here. */
+ * opened here, by its id and by the name it was given. */
 static void
-note_opened(struct server *s, const struct vg_buf *sc)
+note_opened(struct server *s, const struct vg_buf *sc,
+    const struct vg_json_value *args)
 {
 	struct vg_json_doc *doc;
 	struct vg_err e;
-	const char *id;
+	const char *id, *name = vg_json_get_str(args, "name", NULL);
 
 	vg_err_init(&e);
 	if (vg_json_parse(sc->data, sc->len, NULL, &doc, &e) != 0)
 		return;
 	if ((id = vg_json_get_str(vg_json_root(doc), "session", NULL)) != NULL)
 		vg_strv_push(&s->opened, id);
+	if (id != NULL && name != NULL && name[0] != '\0')
+		vg_strv_push(&s->names, name);
 	vg_json_free(doc);
 }
 
@@ -389,7 +393,7 @@ finish_tool(struct server *s, struct vg_mcp_call *c, int st)
 		goto out;
 	}
 	if (strcmp(c->tool->name, "session_open") == 0)
-		note_opened(s, &sc);
+		note_opened(s, &sc, c->args);
 	/* The server's own session closed: the next command opens another. */
 	if (strcmp(c->tool->name, "session_close") == 0 && s->session != NULL &&
 	    strcmp(vg_json_get_str(c->args, "session", ""), s->session) == 0) {
@@ -579,6 +583,17 @@ do_tools_call(struct server *s, struct vg_rpc_msg *m)
 	    arg_session(args, &session, &e) != 0)) {
 		vg_buf_printf(&b, "tool '%s': %s", t->name, e.msg);
 		send_error(s, m->id, VG_RPC_INVALID_PARAMS, vg_buf_str(&b));
+		vg_strv_release(&argv);
+		goto out;
+	}
+	/* Only sessions opened here: they gate under the server's mode. */
+	if (session != NULL && !vg_strv_contains(&s->opened, session) &&
+	    !vg_strv_contains(&s->names, session)) {
+		vg_buf_printf(&b, "session '%s' was not opened by this server "
+		    "(its commands gate under the server's mode %s): open one "
+		    "with session_open, or leave 'session' out", session,
+		    s->conf->mode);
+		send_tool_error(s, m->id, vg_buf_str(&b));
 		vg_strv_release(&argv);
 		goto out;
 	}
@@ -874,6 +889,7 @@ vg_mcp_serve(const struct vg_mcp_conf *conf, int in, int out)
 	close_opened(&s);
 	free(s.session);
 	vg_strv_release(&s.opened);
+	vg_strv_release(&s.names);
 	vg_buf_release(&s.inbuf);
 	return 0;
 }

@@ -110,6 +110,11 @@ check('exec in an opened session', r.session, own);
 r = await call(client, 'session_list', {});
 check('session_list', r.sessions.some((s) => s.id === own &&
     s.idle_timeout === 120), true);
+r = await call(client, 'session_open', { name: 'mcp-named' });
+const named = r.session;
+r = await call(client, 'exec', { command: 'true', session: 'mcp-named' });
+check('exec in a session by the name it was opened with', r.session, named);
+await call(client, 'session_close', { session: named });
 r = await call(client, 'session_close', { session: own });
 check('session_close', r.closed, true);
 raw = await client.callTool({ name: 'exec', arguments: { command: 'true',
