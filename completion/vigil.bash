@@ -13,7 +13,7 @@ _vigil()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
 	if [ "$COMP_CWORD" -le 1 ]; then
-		COMPREPLY=($(compgen -W "run submit status logs report cancel resume retry validate check exec policy session doctor scratch cache gc notify version help" -- "$cur"))
+		COMPREPLY=($(compgen -W "run submit status logs report cancel resume retry validate check exec policy session mcp doctor scratch cache gc notify version help" -- "$cur"))
 		return 0
 	fi
 	cmd=${COMP_WORDS[1]}
@@ -104,6 +104,15 @@ _vigil()
 		subs="start list stop jobs output kill"
 		ids=sessions
 		;;
+	mcp)
+		opts="--mode --policy --backend --image --workdir --idle-timeout --max-age --output-limit"
+		takes=" --mode --policy --backend --image --workdir --idle-timeout --max-age --output-limit "
+		case $prev in
+		--mode)
+			COMPREPLY=($(compgen -W "auto-deny auto-approve interactive" -- "$cur"))
+			return 0 ;;
+		esac
+		;;
 	doctor)
 		opts="-b --backend --set"
 		takes=" -b --backend --set "
@@ -142,7 +151,7 @@ _vigil()
 	help)
 		opts="--man --bash-completion"
 		takes=" "
-		subs="run submit status logs report cancel resume retry validate check exec policy session doctor scratch cache gc notify version help"
+		subs="run submit status logs report cancel resume retry validate check exec policy session mcp doctor scratch cache gc notify version help"
 		;;
 	*)
 		return 0 ;;

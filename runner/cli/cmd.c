@@ -26,6 +26,7 @@ extern const struct vg_cmd_entry vg_cmd_run, vg_cmd_submit, vg_cmd_status,
 extern const struct vg_cmd_entry vg_cmd_report;
 extern const struct vg_cmd_entry vg_cmd_notify;
 extern const struct vg_cmd_entry vg_cmd_session;
+extern const struct vg_cmd_entry vg_cmd_mcp;
 extern const struct vg_cmd_entry vg_cmd_policy;
 extern const struct vg_cmd_entry vg_cmd_complete;
 
@@ -43,6 +44,7 @@ const struct vg_cmd_entry *const vg_cmds[] = {
 	&vg_cmd_exec,
 	&vg_cmd_policy,
 	&vg_cmd_session,
+	&vg_cmd_mcp,
 	&vg_cmd_doctor,
 	&vg_cmd_scratch,
 	&vg_cmd_cache,

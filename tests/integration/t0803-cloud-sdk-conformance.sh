@@ -17,47 +17,10 @@ VERCEL_SDK=3.5.0
 SDK=${VIGIL_SDK_CACHE:-$top/build/sdk-npm}
 
 skip() { echo "skipped: $*"; exit 77; }
-# Debian's Node.js and npm when the machine has none (a machine with
-# another Node.js keeps it).
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	"$top/scripts/deps.sh" nodejs npm >/dev/null 2>&1 || true
-fi
-command -v node >/dev/null || skip "node is not installed"
-command -v npm >/dev/null || skip "npm is not installed"
-# The SDKs' HTTP client (undici) needs the global File of Node.js 20+;
-# Debian 12's Node.js is 18.
-[ "$(node -p 'typeof File' 2>/dev/null)" = function ] ||
-    skip "node $(node --version) has no global File, which the SDKs' undici needs (Node.js 20 or later)"
-
-# installed NAME VERSION: true when SDK holds that version.
-installed() {
-	[ "$(node -p "require('$SDK/node_modules/$1/package.json').version" \
-	    2>/dev/null)" = "$2" ]
-}
-if ! installed @daytonaio/sdk $DAYTONA_SDK ||
-    ! installed @vercel/sandbox $VERCEL_SDK; then
-	# Into a fresh directory moved into place whole, so that an
-	# interrupted install is never taken for a cached one.
-	mkdir -p "$(dirname "$SDK")"
-	new=$(mktemp -d "$SDK.new.XXXXXX")
-	echo '{"private": true}' >"$new/package.json"
-	if ! npm install --prefix "$new" --no-audit --no-fund \
-	    --ignore-scripts --loglevel=error \
-	    "@daytonaio/sdk@$DAYTONA_SDK" "@vercel/sandbox@$VERCEL_SDK" \
-	    >"$W/npm.log" 2>&1; then
-		rm -rf "$new"
-		# npm's first error lines say why (its last names its log).
-		why=$(grep -m 3 \
-		    '^npm ERR! \(code\|errno\|request\|network\|[0-9]\{3\}\)' \
-		    "$W/npm.log" | sed 's/^npm ERR! //' | tr '\n' ' ')
-		[ -n "$why" ] || why=$(tail -n 1 "$W/npm.log")
-		skip "npm install of @daytonaio/sdk@$DAYTONA_SDK and" \
-		    "@vercel/sandbox@$VERCEL_SDK failed: $why"
-	fi
-	rm -rf "$SDK"
-	mv "$new" "$SDK"
-fi
-installed @daytonaio/sdk $DAYTONA_SDK || fail "the daytona SDK install \
+. "$top/tests/integration/sdk-lib.sh"
+sdk_need_node
+sdk_install "$SDK" "@daytonaio/sdk@$DAYTONA_SDK" "@vercel/sandbox@$VERCEL_SDK"
+sdk_installed "$SDK" @daytonaio/sdk $DAYTONA_SDK || fail "the daytona SDK install \
 in $SDK does not hold $DAYTONA_SDK"
 
 # sdk NAME ARGS...: runs tests/harness/sdk/NAME.mjs; fails with its
