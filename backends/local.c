@@ -187,8 +187,10 @@ iso_key(const struct vg_isolation_conf *iso, const char *workdir)
 	char num[32];
 
 	snprintf(num, sizeof(num), "%d/%d/%d", (int)iso->level, iso->required,
-	    iso->network);
+	    (int)iso->network.mode);
 	h = fnv(h, num);
+	h = fnv_list(h, &iso->network.allow);
+	h = fnv_list(h, &iso->network.deny);
 	h = fnv(h, iso->ptrace);
 	h = fnv(h, iso->workdir);
 	h = fnv(h, workdir);

@@ -513,7 +513,7 @@ build_landlock(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
 		vg_strv_push(&sb->wpaths, dev_writable[i]);
 	for (i = 0; i < iso->writable.n; i++)
 		vg_strv_push(&sb->wpaths, iso->writable.v[i]);
-	sb->network = iso->network;
+	sb->network = vg_isolation_net(iso) == VG_NET_HOST;
 	for (i = 0; i < iso->writable.n; i++)
 		if ((rc = add_static_rule(sb, iso->writable.v[i],
 		    write | LL_READ, 0,
@@ -736,6 +736,7 @@ vg_sandbox_new(const struct vg_isolation_conf *iso, const char *workdir,
 	const struct vg_host_caps *c = vg_host_caps();
 	struct vg_sandbox *sb;
 	const char *bad;
+	enum vg_net_mode net;
 	int rc = 0, confine;
 
 	*out = NULL;
@@ -763,17 +764,27 @@ vg_sandbox_new(const struct vg_isolation_conf *iso, const char *workdir,
 		    "very fast can outrun", c->root ? "kernel refuses" :
 		    "not root and user namespaces are disabled");
 
-	if (iso->level == VG_ISO_STRICT) {
+	/* A network namespace of the task's own, only loopback up, for
+	 * isolation.network none (strict's default) and, fail-closed, an
+	 * allow-list; strict has a private /tmp whatever its network. */
+	net = confine ? vg_isolation_net(iso) : VG_NET_HOST;
+	if (iso->level == VG_ISO_STRICT || net != VG_NET_HOST) {
 		if (c->netns && (c->root || c->userns)) {
-			sb->netns = 1;
-			sb->private_tmp = 1;
-			sb->clone_flags |= CLONE_NEWNET | CLONE_NEWNS;
+			if (net != VG_NET_HOST) {
+				sb->netns = 1;
+				sb->clone_flags |= CLONE_NEWNET;
+			}
+			if (iso->level == VG_ISO_STRICT) {
+				sb->private_tmp = 1;
+				sb->clone_flags |= CLONE_NEWNS;
+			}
 			if (!c->root)
 				sb->userns = 1;
 		} else
-			downgrade(sb, "%s", "no network namespace (not root "
-			    "and user namespaces are disabled): network "
-			    "open, /tmp shared");
+			downgrade(sb, "no network namespace (not root and "
+			    "user namespaces are disabled): network open%s",
+			    iso->level == VG_ISO_STRICT ? ", /tmp shared" :
+			    "");
 	}
 	/* Its own host name and SysV IPC objects: a task can neither set
 	 * the host's name nor see or remove the host's message queues,
