@@ -155,6 +155,11 @@ struct vg_sandbox {
 	int			 pidns;
 	int			 userns;
 	int			 netns;
+	/* isolation.network allow-list: the task joins the network
+	 * namespace the egress proxy listens in (egress_nsfd, set by
+	 * vg_sandbox_set_egress) instead of a new one. */
+	int			 egress;
+	int			 egress_nsfd;
 	int			 private_tmp;
 	int			 own_proc;	/* mount /proc of the PID ns */
 	int			 own_shm;	/* mount a tmpfs on /dev/shm */
@@ -768,9 +773,18 @@ vg_sandbox_new(const struct vg_isolation_conf *iso, const char *workdir,
 	 * isolation.network none (strict's default) and, fail-closed, an
 	 * allow-list; strict has a private /tmp whatever its network. */
 	net = confine ? vg_isolation_net(iso) : VG_NET_HOST;
+	sb->egress_nsfd = -1;
+	if (net == VG_NET_ALLOW && c->netns && c->root) {
+		/* setns in vg_sandbox_enter, no CLONE_NEWNET */
+		sb->netns = 1;
+		sb->egress = 1;
+	} else if (net == VG_NET_ALLOW)
+		downgrade(sb, "%s", "an allow-list needs vigil to run as "
+		    "root (the proxy listens in the task's network "
+		    "namespace): the task has no network beyond loopback");
 	if (iso->level == VG_ISO_STRICT || net != VG_NET_HOST) {
 		if (c->netns && (c->root || c->userns)) {
-			if (net != VG_NET_HOST) {
+			if (net != VG_NET_HOST && !sb->egress) {
 				sb->netns = 1;
 				sb->clone_flags |= CLONE_NEWNET;
 			}
@@ -944,6 +958,18 @@ vg_sandbox_clone_flags(const struct vg_sandbox *sb)
 }
 
 int
+vg_sandbox_egress(const struct vg_sandbox *sb)
+{
+	return sb->egress;
+}
+
+void
+vg_sandbox_set_egress(struct vg_sandbox *sb, int nsfd)
+{
+	sb->egress_nsfd = nsfd;
+}
+
+int
 vg_sandbox_pidns(const struct vg_sandbox *sb)
 {
 	return sb->pidns;
@@ -983,9 +1009,8 @@ write_file(const char *path, const char *s)
 	return 0;
 }
 
-/* Sets IFF_UP on the loopback interface of the current namespace. */
-static int
-loopback_up(void)
+int
+vg_loopback_up(void)
 {
 	struct ifreq ifr;
 	int fd, rc = 0;
@@ -1252,9 +1277,17 @@ vg_sandbox_enter(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
 		    (rc = write_file("/proc/self/gid_map", sb->gid_map)) != 0)
 			return rc;
 	}
+	if (sb->egress) {
+		/* Fail closed: no proxy, no namespace to join, no task. */
+		*stage = "join the egress proxy's network namespace";
+		if (sb->egress_nsfd < 0)
+			return -ENOTCONN;
+		if (setns(sb->egress_nsfd, CLONE_NEWNET) != 0)
+			return -errno;
+	}
 	if (sb->netns) {
 		*stage = "loopback";
-		if ((rc = loopback_up()) != 0)
+		if ((rc = vg_loopback_up()) != 0)
 			return rc;
 	}
 	if (sb->clone_flags & CLONE_NEWNS) {
