@@ -1160,12 +1160,13 @@ static const struct vg_field_ops net_ops = {
 /*
  * isolation.network against the level and the backend: no sandbox
  * (level none) cannot take the network away, and an allow-list needs a
- * backend that runs vigil's egress proxy (VG_PLUGIN_EGRESS); refused
- * here rather than run with more network than asked.
+ * backend that runs vigil's egress proxy (VG_PLUGIN_EGRESS), in a run
+ * (not yet a session); refused here rather than run with more network
+ * than asked.
  */
 static void
 check_network(const struct vg_manifest *m, const struct vg_plugin *be,
-    struct vg_diag *d)
+    int session, struct vg_diag *d)
 {
 	enum vg_net_mode net = vg_isolation_net(&m->isolation);
 	struct vg_loc loc;
@@ -1178,6 +1179,10 @@ check_network(const struct vg_manifest *m, const struct vg_plugin *be,
 		    "isolation.level 'none' leaves the host's network (use "
 		    "level standard or strict, or network host)",
 		    vg_net_mode_name(net));
+	else if (net == VG_NET_ALLOW && session)
+		vg_diag_add(d, &loc, "isolation.network: an allow-list is not "
+		    "available to sessions yet (docs/egress.md); use none or "
+		    "host, or a run");
 	else if (net == VG_NET_ALLOW && be != NULL &&
 	    !(be->flags & VG_PLUGIN_EGRESS))
 		vg_diag_add(d, &loc, "isolation.network: an allow-list is not "
@@ -1915,7 +1920,7 @@ vg_mload_finish(struct vg_mload *ls, struct vg_diag *d)
 	if (matrix_ok && env_ok && cmd_ok && bad == 0 && !ls->bad_root &&
 	    (m->command.shell != NULL || m->command.is_argv))
 		vg_expand_check(m, d);
-	check_network(m, be, d);
+	check_network(m, be, ls->session, d);
 	if (plugin_ready(ls, be))
 		be->validate(m, d);
 	sc = vg_plugin_find(VG_PLUGIN_SCHEDULER, m->scheduler);

@@ -20,6 +20,7 @@
 
 static char site_path[] = "/tmp/vg-test-egress-XXXXXX";
 static struct vg_diag diag;
+static int as_session;		/* load a session's manifest */
 
 /* Loads text with the site config site (NULL: none), no user config;
  * returns the manifest or NULL (the problems in diag). */
@@ -36,6 +37,7 @@ load(const char *site, const char *text)
 	vg_diag_release(&diag);
 	opts.user_config = "/nonexistent/vigil/user.yaml";
 	opts.site_config = "/nonexistent/vigil/site.yaml";
+	opts.session = as_session;
 	if (site != NULL) {
 		fp = fopen(site_path, "w");
 		assert_non_null(fp);
@@ -111,6 +113,16 @@ test_allow_roundtrip(void **state)
 	    "isolation.network: an allow-list is not enforced by backend "
 	    "'docker'"));
 	vg_manifest_free(m);
+	/* local runs the proxy for runs; not for sessions yet */
+	m = load(NULL, "command: x\nisolation:\n  network: {allow: [a.org]}\n");
+	assert_non_null(m);
+	vg_manifest_free(m);
+	as_session = 1;
+	m = load(NULL, "isolation:\n  network: {allow: [a.org]}\n");
+	as_session = 0;
+	assert_null(m);
+	assert_non_null(strstr(first_problem(), "m.yaml:2:3: isolation."
+	    "network: an allow-list is not available to sessions yet"));
 	m = load(NULL, "command: x\nisolation:\n  network: {allow: [a.org]}\n"
 	    "  level: none\n");
 	assert_null(m);
@@ -189,20 +201,35 @@ static void
 test_site_deny(void **state)
 {
 	struct vg_manifest *m;
+	const struct vg_strv *deny;
 
 	(void)state;
+	/* the site's allow-list is the default */
 	m = load("isolation:\n  network:\n    allow: [a.org]\n    deny: "
-	    "[169.254.169.254, b.a.org]\n", "command: x\nisolation:\n  "
-	    "level: strict\n");
-	/* the site's own allow-list is a default the manifest keeps */
-	assert_null(m);		/* local runs no egress proxy (yet) */
-	assert_non_null(strstr(first_problem(), "backend 'local'"));
+	    "[169.254.169.254, b.a.org]\n", "command: x\n");
+	assert_non_null(m);
+	assert_int_equal(m->isolation.network.mode, VG_NET_ALLOW);
+	assert_string_equal(m->isolation.network.allow.v[0], "a.org");
+	vg_manifest_free(m);
+	/* a manifest's own list replaces it, the site's denials stay */
 	m = load("isolation:\n  network: {allow: [a.org], deny: "
-	    "[169.254.169.254]}\n", "command: x\nbackend: docker\n"
-	    "image: alpine\nisolation:\n  network: {allow: [c.org], deny: "
-	    "[d.org, 169.254.169.254]}\n");
-	assert_null(m);
-	assert_int_equal(diag.lines.n, 1);
+	    "[169.254.169.254, x.org]}\n", "command: x\nisolation:\n  "
+	    "network: {allow: [c.org], deny: [d.org, 169.254.169.254]}\n");
+	assert_non_null(m);
+	deny = &m->isolation.network.deny;
+	assert_int_equal(m->isolation.network.allow.n, 1);
+	assert_string_equal(m->isolation.network.allow.v[0], "c.org");
+	assert_int_equal(deny->n, 3);
+	assert_string_equal(deny->v[0], "d.org");
+	assert_string_equal(deny->v[1], "169.254.169.254");
+	assert_string_equal(deny->v[2], "x.org");
+	vg_manifest_free(m);
+	/* none or host from the manifest: nothing to deny */
+	m = load("isolation:\n  network: {allow: [a.org], deny: [x.org]}\n",
+	    "command: x\nisolation: {network: none}\n");
+	assert_non_null(m);
+	assert_int_equal(m->isolation.network.deny.n, 0);
+	vg_manifest_free(m);
 }
 
 static int
