@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,15 +88,16 @@ log_conn(struct proxy *px, const struct vg_egress_conn *c)
 	vg_buf_release(&b);
 }
 
-/* Writes all of len bytes of p to fd; 0 or -1. */
+/* Sends (out set) or receives exactly len bytes at p; 0, or -1 at an
+ * error, the end or the receive timeout. */
 static int
-write_all(int fd, const void *p, size_t len)
+xfer_all(int fd, void *p, size_t len, int out)
 {
-	const char *s = p;
+	char *s = p;
 	ssize_t n;
 
 	while (len > 0) {
-		n = send(fd, s, len, MSG_NOSIGNAL);
+		n = out ? send(fd, s, len, MSG_NOSIGNAL) : recv(fd, s, len, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -106,23 +108,18 @@ write_all(int fd, const void *p, size_t len)
 	return 0;
 }
 
-/* Reads exactly len bytes; 0 or -1 (end, error or timeout). */
+/* Writes all of len bytes of p to fd; 0 or -1. */
+static int
+write_all(int fd, const void *p, size_t len)
+{
+	return xfer_all(fd, (void *)(uintptr_t)p, len, 1);
+}
+
+/* Reads exactly len bytes; 0 or -1. */
 static int
 read_all(int fd, void *p, size_t len)
 {
-	char *s = p;
-	ssize_t n;
-
-	while (len > 0) {
-		n = recv(fd, s, len, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		s += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return xfer_all(fd, p, len, 0);
 }
 
 /* Copies the client's host text into c->host, non-printable bytes as

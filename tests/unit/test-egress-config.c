@@ -60,34 +60,35 @@ first_problem(void)
 static void
 test_modes(void **state)
 {
+	static const struct {
+		const char		*isolation;
+		enum vg_net_mode	 set, is;
+	} cases[] = {
+		{ "{}", VG_NET_LEVEL, VG_NET_HOST },
+		{ "{level: strict}", VG_NET_LEVEL, VG_NET_NONE },
+		/* true was "strict: the network beyond loopback": host */
+		{ "{level: strict, network: true}", VG_NET_HOST, VG_NET_HOST },
+		/* false: what the level gives, as before */
+		{ "{network: false}", VG_NET_LEVEL, VG_NET_HOST },
+		{ "{level: strict, network: off}", VG_NET_LEVEL, VG_NET_NONE },
+		{ "{network: none}", VG_NET_NONE, VG_NET_NONE },
+		{ "{level: strict, network: host}", VG_NET_HOST, VG_NET_HOST },
+	};
 	struct vg_manifest *m;
+	char text[128];
+	size_t i;
 
 	(void)state;
-	m = load(NULL, "command: x\n");
-	assert_non_null(m);
-	assert_int_equal(m->isolation.network.mode, VG_NET_LEVEL);
-	assert_int_equal(vg_isolation_net(&m->isolation), VG_NET_HOST);
-	vg_manifest_free(m);
-	m = load(NULL, "command: x\nisolation: {level: strict}\n");
-	assert_int_equal(vg_isolation_net(&m->isolation), VG_NET_NONE);
-	vg_manifest_free(m);
-	/* true was "strict: the network beyond loopback": host */
-	m = load(NULL, "command: x\nisolation: {level: strict, network: "
-	    "true}\n");
-	assert_int_equal(vg_isolation_net(&m->isolation), VG_NET_HOST);
-	vg_manifest_free(m);
-	/* false: what the level gives, as before */
-	m = load(NULL, "command: x\nisolation: {network: false}\n");
-	assert_int_equal(m->isolation.network.mode, VG_NET_LEVEL);
-	assert_int_equal(vg_isolation_net(&m->isolation), VG_NET_HOST);
-	vg_manifest_free(m);
-	m = load(NULL, "command: x\nisolation: {network: none}\n");
-	assert_int_equal(vg_isolation_net(&m->isolation), VG_NET_NONE);
-	vg_manifest_free(m);
-	m = load(NULL, "command: x\nisolation: {level: strict, network: "
-	    "host}\n");
-	assert_int_equal(vg_isolation_net(&m->isolation), VG_NET_HOST);
-	vg_manifest_free(m);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "command: x\nisolation: %s\n",
+		    cases[i].isolation);
+		m = load(NULL, text);
+		if (m == NULL)
+			fail_msg("%s: %s", cases[i].isolation, first_problem());
+		assert_int_equal(m->isolation.network.mode, cases[i].set);
+		assert_int_equal(vg_isolation_net(&m->isolation), cases[i].is);
+		vg_manifest_free(m);
+	}
 }
 
 /* The mapping decodes; the JSON form reads back the same. */

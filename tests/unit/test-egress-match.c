@@ -39,38 +39,35 @@ bad(const char *text, const char *want)
 static void
 test_parse_forms(void **state)
 {
+	static const struct {
+		const char		*text;
+		enum vg_egress_kind	 kind;
+		const char		*host;
+		unsigned		 port;
+	} cases[] = {
+		{ "PyPI.org.", VG_EGRESS_NAME, "pypi.org", 0 },
+		{ "files.pythonhosted.org:443", VG_EGRESS_NAME,
+		  "files.pythonhosted.org", 443 },
+		{ "*.github.com", VG_EGRESS_SUFFIX, "github.com", 0 },
+		{ "*.example.org:8080", VG_EGRESS_SUFFIX, "example.org", 8080 },
+		{ "10.0.0.1", VG_EGRESS_IP4, "10.0.0.1", 0 },
+		{ "127.0.0.1:65535", VG_EGRESS_IP4, "127.0.0.1", 65535 },
+		{ "::1", VG_EGRESS_IP6, "::1", 0 },
+		{ "[2001:DB8:0:0::1]:443", VG_EGRESS_IP6, "2001:db8::1", 443 },
+		{ "localhost", VG_EGRESS_NAME, "localhost", 0 },
+		{ "_service.example.org", VG_EGRESS_NAME,
+		  "_service.example.org", 0 },
+	};
 	const struct vg_egress_pat *p;
+	size_t i;
 
 	(void)state;
-	p = good("PyPI.org.");
-	assert_int_equal(p->kind, VG_EGRESS_NAME);
-	assert_string_equal(p->host, "pypi.org");
-	assert_int_equal(p->port, 0);
-	p = good("files.pythonhosted.org:443");
-	assert_int_equal(p->kind, VG_EGRESS_NAME);
-	assert_int_equal(p->port, 443);
-	p = good("*.github.com");
-	assert_int_equal(p->kind, VG_EGRESS_SUFFIX);
-	assert_string_equal(p->host, "github.com");
-	p = good("*.example.org:8080");
-	assert_int_equal(p->kind, VG_EGRESS_SUFFIX);
-	assert_int_equal(p->port, 8080);
-	p = good("10.0.0.1");
-	assert_int_equal(p->kind, VG_EGRESS_IP4);
-	p = good("127.0.0.1:65535");
-	assert_int_equal(p->kind, VG_EGRESS_IP4);
-	assert_int_equal(p->port, 65535);
-	p = good("::1");
-	assert_int_equal(p->kind, VG_EGRESS_IP6);
-	assert_string_equal(p->host, "::1");
-	p = good("[2001:DB8:0:0::1]:443");
-	assert_int_equal(p->kind, VG_EGRESS_IP6);
-	assert_string_equal(p->host, "2001:db8::1");
-	assert_int_equal(p->port, 443);
-	p = good("localhost");
-	assert_int_equal(p->kind, VG_EGRESS_NAME);
-	p = good("_service.example.org");
-	assert_int_equal(p->kind, VG_EGRESS_NAME);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		p = good(cases[i].text);
+		assert_int_equal(p->kind, cases[i].kind);
+		assert_string_equal(p->host, cases[i].host);
+		assert_int_equal(p->port, cases[i].port);
+	}
 }
 
 static void

@@ -187,6 +187,40 @@ logged(const char *want)
 	return line;
 }
 
+/* Sends text on fd, ends the sending side and checks the echo. */
+static void
+echoed(int fd, const char *text)
+{
+	char buf[512];
+
+	send_all(fd, text, strlen(text));
+	shutdown(fd, SHUT_WR);
+	read_to_end(fd, buf, sizeof(buf));
+	assert_string_equal(buf, text);
+	close(fd);
+}
+
+/* Sends req as a new client; the whole reply must hold each of the
+ * NULL-terminated strings that follow. */
+static void
+reply_holds(const char *req, ...)
+{
+	static char buf[4096];
+	const char *want;
+	va_list ap;
+	int fd = to_proxy();
+
+	send_all(fd, req, strlen(req));
+	read_to_end(fd, buf, sizeof(buf));
+	close(fd);
+	va_start(ap, req);
+	while ((want = va_arg(ap, const char *)) != NULL)
+		if (strstr(buf, want) == NULL)
+			fail_msg("no '%s' in the reply to '%s':\n%s", want, req,
+			    buf);
+	va_end(ap);
+}
+
 static void
 test_connect(void **state)
 {
@@ -200,11 +234,11 @@ test_connect(void **state)
 	read_n(fd, buf, 39);
 	buf[39] = '\0';
 	assert_string_equal(buf, "HTTP/1.1 200 Connection established\r\n\r\n");
-	send_all(fd, " world", 6);
-	shutdown(fd, SHUT_WR);
-	read_to_end(fd, buf, sizeof(buf));
-	assert_string_equal(buf, "hello world");
-	close(fd);
+	/* "hello" came before the reply, echoed after it */
+	read_n(fd, buf, 5);
+	buf[5] = '\0';
+	assert_string_equal(buf, "hello");
+	echoed(fd, " world");
 	snprintf(want, sizeof(want), "\"proto\":\"connect\",\"host\":"
 	    "\"127.0.0.1\",\"port\":%u,\"addr\":\"127.0.0.1\",\"allowed\":"
 	    "true,\"rule\":\"allow 127.0.0.1:%u\",\"error\":null,\"up\":11,"
@@ -215,47 +249,28 @@ test_connect(void **state)
 static void
 test_connect_refused(void **state)
 {
-	char req[128], buf[1024], want[256];
-	int fd = to_proxy();
+	char req[128], want[256];
 
 	(void)state;
 	/* deny wins, and a port of an allowed address not listed */
 	snprintf(req, sizeof(req), "CONNECT 127.0.0.1:%u HTTP/1.1\r\n\r\n",
 	    closed_port);
-	send_all(fd, req, strlen(req));
-	read_to_end(fd, buf, sizeof(buf));
-	close(fd);
-	assert_non_null(strstr(buf, "HTTP/1.1 403 Forbidden\r\n"));
 	snprintf(want, sizeof(want), "127.0.0.1:%u refused (deny 127.0.0.1:%u)"
 	    ": isolation.network does not allow it\n", closed_port,
 	    closed_port);
-	assert_non_null(strstr(buf, want));
+	reply_holds(req, "HTTP/1.1 403 Forbidden\r\n", want, NULL);
 	snprintf(want, sizeof(want), "\"port\":%u,\"addr\":\"\",\"allowed\":"
 	    "false,\"rule\":\"deny 127.0.0.1:%u\"", closed_port, closed_port);
 	logged(want);
-
-	fd = to_proxy();
-	send_all(fd, "CONNECT 10.255.255.1:22 HTTP/1.1\r\n\r\n", 37);
-	read_to_end(fd, buf, sizeof(buf));
-	close(fd);
-	assert_non_null(strstr(buf, "10.255.255.1:22 refused (not listed)"));
+	reply_holds("CONNECT 10.255.255.1:22 HTTP/1.1\r\n\r\n",
+	    "10.255.255.1:22 refused (not listed)", NULL);
 	logged("\"host\":\"10.255.255.1\",\"port\":22,\"addr\":\"\","
 	    "\"allowed\":false,\"rule\":\"not listed\"");
-
 	/* a pattern is not a host */
-	fd = to_proxy();
-	send_all(fd, "CONNECT *.evil.org:443 HTTP/1.1\r\n\r\n", 36);
-	read_to_end(fd, buf, sizeof(buf));
-	close(fd);
-	assert_non_null(strstr(buf, "403 Forbidden"));
-	assert_non_null(strstr(buf, "(not a host name or address)"));
-
-	fd = to_proxy();
-	send_all(fd, "CONNECT nohostport HTTP/1.1\r\n\r\n", 31);
-	read_to_end(fd, buf, sizeof(buf));
-	close(fd);
-	assert_non_null(strstr(buf, "400 Bad Request"));
-	assert_non_null(strstr(buf, "CONNECT needs HOST:PORT"));
+	reply_holds("CONNECT *.evil.org:443 HTTP/1.1\r\n\r\n", "403 Forbidden",
+	    "(not a host name or address)", NULL);
+	reply_holds("CONNECT nohostport HTTP/1.1\r\n\r\n", "400 Bad Request",
+	    "CONNECT needs HOST:PORT", NULL);
 }
 
 static void
@@ -281,25 +296,11 @@ test_plain_http(void **state)
 	    ",\"port\":%u", echo_port);
 	logged(want);
 
-	fd = to_proxy();
-	send_all(fd, "GET http://10.255.255.1/ HTTP/1.1\r\n\r\n", 37);
-	read_to_end(fd, buf, sizeof(buf));
-	close(fd);
-	assert_non_null(strstr(buf, "403 Forbidden"));
-	assert_non_null(strstr(buf, "10.255.255.1:80 refused (not listed)"));
-
-	fd = to_proxy();
-	send_all(fd, "GET /relative HTTP/1.1\r\n\r\n", 26);
-	read_to_end(fd, buf, sizeof(buf));
-	close(fd);
-	assert_non_null(strstr(buf, "400 Bad Request"));
-	assert_non_null(strstr(buf, "absolute http:// URI"));
-
-	fd = to_proxy();
-	send_all(fd, "garbage\r\n\r\n", 11);
-	read_to_end(fd, buf, sizeof(buf));
-	close(fd);
-	assert_non_null(strstr(buf, "not an HTTP request"));
+	reply_holds("GET http://10.255.255.1/ HTTP/1.1\r\n\r\n",
+	    "403 Forbidden", "10.255.255.1:80 refused (not listed)", NULL);
+	reply_holds("GET /relative HTTP/1.1\r\n\r\n", "400 Bad Request",
+	    "absolute http:// URI", NULL);
+	reply_holds("garbage\r\n\r\n", "not an HTTP request", NULL);
 }
 
 /* A SOCKS5 greeting and CONNECT request of atyp with addr (alen bytes;
@@ -332,22 +333,29 @@ socks(unsigned char atyp, const void *addr, size_t alen, unsigned port,
 	return fd;
 }
 
+/* A SOCKS5 request the proxy must refuse with reply 2. */
+static void
+socks_refused(unsigned char atyp, const void *addr, size_t alen,
+    unsigned port)
+{
+	unsigned char rep[10];
+
+	close(socks(atyp, addr, alen, port, rep));
+	assert_int_equal(rep[1], 2);
+}
+
 static void
 test_socks(void **state)
 {
 	unsigned char rep[10], v4[4], v6[16];
-	char buf[64], want[256];
+	char want[256];
 	int fd;
 
 	(void)state;
 	inet_pton(AF_INET, "127.0.0.1", v4);
 	fd = socks(1, v4, 4, echo_port, rep);
 	assert_int_equal(rep[1], 0);
-	send_all(fd, "ping", 4);
-	shutdown(fd, SHUT_WR);
-	read_to_end(fd, buf, sizeof(buf));
-	assert_string_equal(buf, "ping");
-	close(fd);
+	echoed(fd, "ping");
 	snprintf(want, sizeof(want), "\"proto\":\"socks5\",\"host\":"
 	    "\"127.0.0.1\",\"port\":%u,\"addr\":\"127.0.0.1\",\"allowed\":"
 	    "true", echo_port);
@@ -356,41 +364,28 @@ test_socks(void **state)
 	/* a name, resolved by the proxy (localhost: any port) */
 	fd = socks(3, "localhost", 9, echo_port, rep);
 	assert_int_equal(rep[1], 0);
-	send_all(fd, "name", 4);
-	shutdown(fd, SHUT_WR);
-	read_to_end(fd, buf, sizeof(buf));
-	assert_string_equal(buf, "name");
-	close(fd);
+	echoed(fd, "name");
 	snprintf(want, sizeof(want), "\"host\":\"localhost\",\"port\":%u,"
 	    "\"addr\":\"127.0.0.1\",\"allowed\":true,\"rule\":\"allow "
 	    "localhost\"", echo_port);
 	logged(want);
 
-	/* an allowed name whose address is denied */
-	fd = socks(3, "localhost", 9, closed_port, rep);
-	assert_int_equal(rep[1], 2);
-	close(fd);
+	/* refused, reply 2: an allowed name whose address is denied, and
+	 * addresses not listed (the host's IPv6 loopback too) */
+	inet_pton(AF_INET, "10.255.255.1", v4);
+	inet_pton(AF_INET6, "::1", v6);
+	socks_refused(3, "localhost", 9, closed_port);
+	socks_refused(1, v4, 4, 80);
+	socks_refused(4, v6, 16, echo_port);
+	socks_refused(3, "example.invalid", 15, 443);
 	snprintf(want, sizeof(want), "\"host\":\"localhost\",\"port\":%u,"
 	    "\"addr\":\"127.0.0.1\",\"allowed\":false,\"rule\":\"deny "
 	    "127.0.0.1:%u\"", closed_port, closed_port);
 	logged(want);
-
-	/* addresses not listed: IPv4, IPv6 (the host's loopback too) */
-	inet_pton(AF_INET, "10.255.255.1", v4);
-	fd = socks(1, v4, 4, 80, rep);
-	assert_int_equal(rep[1], 2);
-	close(fd);
-	inet_pton(AF_INET6, "::1", v6);
-	fd = socks(4, v6, 16, echo_port, rep);
-	assert_int_equal(rep[1], 2);
-	close(fd);
 	snprintf(want, sizeof(want), "\"host\":\"[::1]\",\"port\":%u,"
 	    "\"addr\":\"\",\"allowed\":false,\"rule\":\"not listed\"",
 	    echo_port);
 	logged(want);
-	fd = socks(3, "example.invalid", 15, 443, rep);
-	assert_int_equal(rep[1], 2);
-	close(fd);
 }
 
 /* What SOCKS5 does not relay: UDP, BIND; no method vigil takes. */
