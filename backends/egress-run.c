@@ -28,6 +28,7 @@
 #include "common/beneath.h"
 #include "common/buf.h"
 #include "common/egress-match.h"
+#include "common/log.h"
 
 /* Passes fds[0..1] over the socket s. */
 static int
@@ -186,8 +187,8 @@ vg_egress_run_start(const struct vg_net_conf *nc, const char *run_dir,
 	r->nsfd = nsfd;
 	nsfd = -1;
 	r->port = ntohs(sa.sin_port);
-	free(r->log);
-	r->log = vg_xasprintf("%s/egress.jsonl", run_dir);
+	free(r->run_dir);
+	r->run_dir = vg_xstrdup(run_dir);
 	rc = 0;
 out:
 	if (lfd >= 0)
@@ -200,6 +201,40 @@ out:
 	return rc;
 }
 
+/* Warns of the connections the log in run_dir says were refused: how
+ * many, and the first one's host and port. */
+static void
+warn_refused(const char *run_dir)
+{
+	struct vg_buf log = VG_BUF_INIT;
+	const char *p, *first = NULL, *h;
+	size_t n = 0;
+	struct vg_err e;
+
+	vg_err_init(&e);
+	if (vg_beneath_read(run_dir, 0, "egress.jsonl", 64 << 20, &log,
+	    &e) != 0) {
+		vg_buf_release(&log);
+		return;
+	}
+	for (p = vg_buf_str(&log); (p = strstr(p, "\"allowed\":false")) !=
+	    NULL; p++)
+		if (n++ == 0)
+			first = p;
+	if (n > 0) {
+		while (first > log.data && first[-1] != '\n')
+			first--;
+		/* "host":"X","port":N of the line we wrote */
+		h = strstr(first, "\"host\":");
+		p = h != NULL ? strstr(h, ",\"addr\"") : NULL;
+		vg_warn("egress: the proxy refused %zu connection%s (the "
+		    "first: %.*s); every connection is in %s/egress.jsonl", n,
+		    n == 1 ? "" : "s", p != NULL ? (int)(p - h) : 0,
+		    p != NULL ? h : "", run_dir);
+	}
+	vg_buf_release(&log);
+}
+
 void
 vg_egress_run_stop(struct vg_egress_run *r)
 {
@@ -207,14 +242,15 @@ vg_egress_run_stop(struct vg_egress_run *r)
 		kill(r->pid, SIGTERM);
 		while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
 			;
+		warn_refused(r->run_dir);
 	}
 	if (r->nsfd >= 0)
 		close(r->nsfd);
-	free(r->log);
+	free(r->run_dir);
 	r->pid = 0;
 	r->nsfd = -1;
 	r->port = 0;
-	r->log = NULL;
+	r->run_dir = NULL;
 }
 
 void

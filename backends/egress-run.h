@@ -23,7 +23,7 @@ struct vg_egress_run {
 	pid_t		 pid;		/* the proxy, or 0 */
 	int		 nsfd;		/* the namespace, or -1 */
 	unsigned	 port;		/* the proxy's, on 127.0.0.1 there */
-	char		*log;		/* RUN/egress.jsonl */
+	char		*run_dir;	/* its log: RUN/egress.jsonl */
 };
 
 #define VG_EGRESS_RUN_INIT	{ 0, -1, 0, NULL }
@@ -32,7 +32,8 @@ struct vg_egress_run {
  * 0, or an error in e (not root, bad rules, a namespace refused). */
 int	vg_egress_run_start(const struct vg_net_conf *nc, const char *run_dir,
 	    struct vg_egress_run *r, struct vg_err *e);
-/* Stops the proxy (SIGTERM, then waits) and closes the namespace. */
+/* Stops the proxy (SIGTERM, then waits), closes the namespace and says
+ * in a warning how many connections the proxy refused, if any. */
 void	vg_egress_run_stop(struct vg_egress_run *r);
 
 /* Calls set for each variable that points tasks at r: HTTP_PROXY,
