@@ -20,6 +20,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <unistd.h>
 
 #include "backends/egress-proxy.h"
@@ -134,6 +135,29 @@ namespace_socket(int *lfd, int *nsfd, struct vg_err *e)
 	return 0;
 }
 
+/*
+ * The proxy parses what tasks send: it keeps nothing of vigil's but its
+ * two descriptors (the state database, the run's files are closed) and,
+ * started by root, becomes nobody (65534) with no capability and no
+ * way back (no_new_privs).  0 or -1.
+ */
+static int
+shed(int lfd, int logfd)
+{
+	long fd, max = sysconf(_SC_OPEN_MAX);
+
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (fd = 3; fd < max; fd++)
+		if (fd != lfd && fd != logfd)
+			(void)close((int)fd);
+	if (geteuid() == 0 && (setgroups(0, NULL) != 0 ||
+	    setresgid(65534, 65534, 65534) != 0 ||
+	    setresuid(65534, 65534, 65534) != 0))
+		return -1;
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0 : -1;
+}
+
 int
 vg_egress_run_start(const struct vg_net_conf *nc, const char *run_dir,
     struct vg_egress_run *r, struct vg_err *e)
@@ -181,6 +205,8 @@ vg_egress_run_start(const struct vg_net_conf *nc, const char *run_dir,
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_IGN);
 		close(nsfd);
+		if (shed(lfd, logfd) != 0)
+			_exit(1);
 		_exit(vg_egress_serve(lfd, &rules, logfd) == 0 ? 0 : 1);
 	}
 	r->pid = pid;
