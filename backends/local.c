@@ -59,6 +59,7 @@
 #include "common/log.h"
 #include "common/path.h"
 #include "common/proc.h"
+#include "backends/egress-run.h"
 #include "backends/backend.h"
 #include "backends/cgroup.h"
 #include "backends/local.h"
@@ -187,8 +188,10 @@ iso_key(const struct vg_isolation_conf *iso, const char *workdir)
 	char num[32];
 
 	snprintf(num, sizeof(num), "%d/%d/%d", (int)iso->level, iso->required,
-	    iso->network);
+	    (int)iso->network.mode);
 	h = fnv(h, num);
+	h = fnv_list(h, &iso->network.allow);
+	h = fnv_list(h, &iso->network.deny);
 	h = fnv(h, iso->ptrace);
 	h = fnv(h, iso->workdir);
 	h = fnv(h, workdir);
@@ -294,6 +297,10 @@ task_workdir(const struct vg_manifest *m)
 	return cwd[0] != '\0' ? cwd : NULL;
 }
 
+/* The run's egress proxy (isolation.network allow-list, as root): from
+ * prepare to unprepare; tasks join its network namespace. */
+static struct vg_egress_run egress = VG_EGRESS_RUN_INIT;
+
 /* Returns the sandbox for m, compiling it when needed; borrowed. */
 static int
 sandbox_for(const struct vg_manifest *m, const struct vg_sandbox **out,
@@ -312,6 +319,8 @@ sandbox_for(const struct vg_manifest *m, const struct vg_sandbox **out,
 	    (rc = sockets_judged(m, e)) != 0 ||
 	    (rc = vg_sandbox_new(&m->isolation, wd, &sb, e)) != 0)
 		return rc;
+	if (vg_sandbox_egress(sb))
+		vg_sandbox_set_egress(sb, egress.nsfd);
 	vg_sandbox_free(cache.sb);
 	cache.sb = sb;
 	cache.key = key;
@@ -1039,6 +1048,8 @@ static void
 local_unprepare(void)
 {
 	xpool_drop();
+	vg_egress_run_stop(&egress);
+	cache.valid = 0;
 }
 
 /*
@@ -1268,6 +1279,13 @@ env_set(struct vg_strv *env, const char *name, const char *value)
 			return;
 		}
 	vg_strv_pushf(env, "%s=%s", name, value);
+}
+
+/* env_set for vg_egress_run_env. */
+static void
+egress_env_set(void *arg, const char *name, const char *value)
+{
+	env_set(arg, name, value);
 }
 
 /* Adds one rlimit to the launch (soft = hard = v). */
@@ -1591,6 +1609,8 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		l.flags |= VG_SHIM_MKTMP;
 		env_set(&env, "TMPDIR", la->tmp_dir);
 	}
+	if (sb != NULL && vg_sandbox_egress(sb) && egress.pid > 0)
+		vg_egress_run_env(&egress, egress_env_set, &env);
 	la->argv0 = vg_xstrdup(argv.v[0]);
 	la->outputs_stay = a->outputs_stay;
 	/* Streamed output has no files to tidy. */
@@ -2244,6 +2264,14 @@ local_prepare(const struct vg_manifest *m, const char *run_dir,
 
 	if ((rc = shim_path(&path, NULL, e)) != 0)
 		return rc;
+	if (m->isolation.level != VG_ISO_NONE &&
+	    vg_isolation_net(&m->isolation) == VG_NET_ALLOW &&
+	    egress.pid == 0 && vg_host_caps()->root) {
+		if ((rc = vg_egress_run_start(&m->isolation.network, run_dir,
+		    &egress, e)) != 0)
+			return rc;
+		cache.valid = 0;	/* its sandbox joins the namespace */
+	}
 	if ((rc = sandbox_for(m, &sb, e)) != 0)
 		return rc;
 	if (vg_sandbox_workdir_note(sb) != NULL)
@@ -2324,7 +2352,7 @@ const struct vg_backend_ops vg_backend_local = {
 	.p = {
 		.kind = VG_PLUGIN_BACKEND,
 		.name = "local",
-		.flags = VG_PLUGIN_DEFAULT,
+		.flags = VG_PLUGIN_DEFAULT | VG_PLUGIN_EGRESS,
 		.help = "a confined process on this host",
 		.host_notes = local_host_notes,
 	},

@@ -187,13 +187,15 @@ vg_sandbox_explain(const struct vg_explain_in *in, const char *text,
 			    strlen(refusals[i].phrase)) == NULL)
 				continue;
 			if (refusals[i].write < 0) {
-				if (!in->strict || in->network)
+				if (in->network)
 					continue;
 				vg_buf_printf(out, "the sandbox gave the task "
-				    "no network (isolation strict: loopback "
-				    "only); to allow it, set isolation."
-				    "network: true %s", in->where != NULL ?
-				    in->where : "in the manifest");
+				    "no network (loopback only%s); to allow "
+				    "it, set isolation.network: host, or an "
+				    "allow-list {allow: [HOST, ...]}, %s",
+				    in->strict ? ", the default at strict" :
+				    "", in->where != NULL ? in->where :
+				    "in the manifest");
 				return 1;
 			}
 			if (!path_in(line, (size_t)(nl - line),

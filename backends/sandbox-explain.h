@@ -13,7 +13,7 @@
 struct vg_explain_in {
 	const char		*level;		/* "standard", "strict" */
 	int			 strict;
-	int			 network;	/* strict: isolation.network */
+	int			 network;	/* the task has the host's network */
 	const char		*task_dir;
 	const char		*scratch_dir;
 	const char		*tmp_dir;

@@ -155,6 +155,11 @@ struct vg_sandbox {
 	int			 pidns;
 	int			 userns;
 	int			 netns;
+	/* isolation.network allow-list: the task joins the network
+	 * namespace the egress proxy listens in (egress_nsfd, set by
+	 * vg_sandbox_set_egress) instead of a new one. */
+	int			 egress;
+	int			 egress_nsfd;
 	int			 private_tmp;
 	int			 own_proc;	/* mount /proc of the PID ns */
 	int			 own_shm;	/* mount a tmpfs on /dev/shm */
@@ -513,7 +518,7 @@ build_landlock(struct vg_sandbox *sb, const struct vg_isolation_conf *iso,
 		vg_strv_push(&sb->wpaths, dev_writable[i]);
 	for (i = 0; i < iso->writable.n; i++)
 		vg_strv_push(&sb->wpaths, iso->writable.v[i]);
-	sb->network = iso->network;
+	sb->network = vg_isolation_net(iso) == VG_NET_HOST;
 	for (i = 0; i < iso->writable.n; i++)
 		if ((rc = add_static_rule(sb, iso->writable.v[i],
 		    write | LL_READ, 0,
@@ -736,6 +741,7 @@ vg_sandbox_new(const struct vg_isolation_conf *iso, const char *workdir,
 	const struct vg_host_caps *c = vg_host_caps();
 	struct vg_sandbox *sb;
 	const char *bad;
+	enum vg_net_mode net;
 	int rc = 0, confine;
 
 	*out = NULL;
@@ -763,17 +769,36 @@ vg_sandbox_new(const struct vg_isolation_conf *iso, const char *workdir,
 		    "very fast can outrun", c->root ? "kernel refuses" :
 		    "not root and user namespaces are disabled");
 
-	if (iso->level == VG_ISO_STRICT) {
+	/* A network namespace of the task's own, only loopback up, for
+	 * isolation.network none (strict's default) and, fail-closed, an
+	 * allow-list; strict has a private /tmp whatever its network. */
+	net = confine ? vg_isolation_net(iso) : VG_NET_HOST;
+	sb->egress_nsfd = -1;
+	if (net == VG_NET_ALLOW && c->netns && c->root) {
+		/* setns in vg_sandbox_enter, no CLONE_NEWNET */
+		sb->netns = 1;
+		sb->egress = 1;
+	} else if (net == VG_NET_ALLOW)
+		downgrade(sb, "%s", "an allow-list needs vigil to run as "
+		    "root (the proxy listens in the task's network "
+		    "namespace): the task has no network beyond loopback");
+	if (iso->level == VG_ISO_STRICT || net != VG_NET_HOST) {
 		if (c->netns && (c->root || c->userns)) {
-			sb->netns = 1;
-			sb->private_tmp = 1;
-			sb->clone_flags |= CLONE_NEWNET | CLONE_NEWNS;
+			if (net != VG_NET_HOST && !sb->egress) {
+				sb->netns = 1;
+				sb->clone_flags |= CLONE_NEWNET;
+			}
+			if (iso->level == VG_ISO_STRICT) {
+				sb->private_tmp = 1;
+				sb->clone_flags |= CLONE_NEWNS;
+			}
 			if (!c->root)
 				sb->userns = 1;
 		} else
-			downgrade(sb, "%s", "no network namespace (not root "
-			    "and user namespaces are disabled): network "
-			    "open, /tmp shared");
+			downgrade(sb, "no network namespace (not root and "
+			    "user namespaces are disabled): network open%s",
+			    iso->level == VG_ISO_STRICT ? ", /tmp shared" :
+			    "");
 	}
 	/* Its own host name and SysV IPC objects: a task can neither set
 	 * the host's name nor see or remove the host's message queues,
@@ -933,6 +958,18 @@ vg_sandbox_clone_flags(const struct vg_sandbox *sb)
 }
 
 int
+vg_sandbox_egress(const struct vg_sandbox *sb)
+{
+	return sb->egress;
+}
+
+void
+vg_sandbox_set_egress(struct vg_sandbox *sb, int nsfd)
+{
+	sb->egress_nsfd = nsfd;
+}
+
+int
 vg_sandbox_pidns(const struct vg_sandbox *sb)
 {
 	return sb->pidns;
@@ -972,9 +1009,8 @@ write_file(const char *path, const char *s)
 	return 0;
 }
 
-/* Sets IFF_UP on the loopback interface of the current namespace. */
-static int
-loopback_up(void)
+int
+vg_loopback_up(void)
 {
 	struct ifreq ifr;
 	int fd, rc = 0;
@@ -1241,9 +1277,17 @@ vg_sandbox_enter(const struct vg_sandbox *sb, const struct vg_sandbox_paths *p,
 		    (rc = write_file("/proc/self/gid_map", sb->gid_map)) != 0)
 			return rc;
 	}
+	if (sb->egress) {
+		/* Fail closed: no proxy, no namespace to join, no task. */
+		*stage = "join the egress proxy's network namespace";
+		if (sb->egress_nsfd < 0)
+			return -ENOTCONN;
+		if (setns(sb->egress_nsfd, CLONE_NEWNET) != 0)
+			return -errno;
+	}
 	if (sb->netns) {
 		*stage = "loopback";
-		if ((rc = loopback_up()) != 0)
+		if ((rc = vg_loopback_up()) != 0)
 			return rc;
 	}
 	if (sb->clone_flags & CLONE_NEWNS) {

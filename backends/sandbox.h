@@ -111,6 +111,15 @@ enum vg_isolation_level vg_sandbox_level(const struct vg_sandbox *sb);
 unsigned long long vg_sandbox_clone_flags(const struct vg_sandbox *sb);
 
 /* True when the task's first process is the init of a PID namespace. */
+/* Whether tasks join the egress proxy's network namespace (an
+ * isolation.network allow-list, as root); and that namespace (a
+ * descriptor of /proc/PID/ns/net, borrowed: open while tasks start).
+ * Without one, vg_sandbox_enter fails: the task does not start. */
+int	vg_sandbox_egress(const struct vg_sandbox *sb);
+/* Sets IFF_UP on the loopback interface of the current network
+ * namespace; 0 or -errno. */
+int	vg_loopback_up(void);
+void	vg_sandbox_set_egress(struct vg_sandbox *sb, int nsfd);
 int	vg_sandbox_pidns(const struct vg_sandbox *sb);
 
 /* True when the task's TMPDIR is bound over /tmp (a private /tmp). */

@@ -60,6 +60,9 @@ vg_mload_release(struct vg_mload *ls)
 	vg_strv_release(&ls->bad);
 	free(ls->site_sendmail);
 	ls->site_sendmail = NULL;
+	free(ls->site_net_max);
+	ls->site_net_max = NULL;
+	vg_strv_release(&ls->site_deny);
 }
 
 /* The config path to use: option, then environment, then default. */
@@ -316,6 +319,12 @@ site_settings(struct vg_mload *ls)
 	m->policy.file = NULL;
 	ls->site_required = m->isolation.required;
 	ls->site_level = m->isolation.level;
+	free(ls->site_net_max);
+	ls->site_net_max = vg_xstrdup(m->isolation.network_max != NULL ?
+	    m->isolation.network_max : "host");
+	vg_strv_release(&ls->site_deny);
+	for (size_t i = 0; i < m->isolation.network.deny.n; i++)
+		vg_strv_push(&ls->site_deny, m->isolation.network.deny.v[i]);
 	/* A mailer the site config names is the mailer: vigil runs it
 	 * outside any sandbox, so no later layer may choose another. */
 	free(ls->site_sendmail);
@@ -330,6 +339,55 @@ static int
 level_rank(enum vg_isolation_level l)
 {
 	return l == VG_ISO_NONE ? 0 : l == VG_ISO_STANDARD ? 1 : 2;
+}
+
+/* The rank of a network mode or of network_max's name: none < allow <
+ * host. */
+static int
+net_rank(const char *name)
+{
+	return strcmp(name, "none") == 0 ? 0 : strcmp(name, "allow") == 0 ?
+	    1 : 2;
+}
+
+/*
+ * Refuses a load whose tasks would reach more than the site config's
+ * isolation.network_max allows, and keeps the site's deny-list under an
+ * allow-list a later layer wrote.
+ */
+static void
+site_net_ceiling(struct vg_mload *ls, struct vg_diag *diag)
+{
+	struct vg_isolation_conf *iso = &ls->m->isolation;
+	const char *max = ls->site_net_max != NULL ? ls->site_net_max :
+	    "host", *mode = vg_net_mode_name(vg_isolation_net(iso));
+	struct vg_loc loc;
+	size_t i, k;
+
+	free(iso->network_max);
+	iso->network_max = vg_xstrdup(max);
+	if (net_rank(mode) > net_rank(max)) {
+		if (vg_manifest_loc(ls->m, "isolation.network", &loc) != 0 &&
+		    loc.line == 0)
+			loc = (struct vg_loc){ ls->m->file, 0, 0 };
+		vg_diag_add(diag, &loc, "isolation.network '%s'%s is more "
+		    "than the site allows (isolation.network_max '%s' in "
+		    "the site config); ask for %s", mode,
+		    iso->network.mode == VG_NET_LEVEL ? " (the default of "
+		    "this isolation.level)" : "", max,
+		    net_rank(max) == 0 ? "'none'" : "'none' or an allow-list "
+		    "(isolation.network: {allow: [HOST, ...]})");
+	}
+	if (iso->network.mode != VG_NET_ALLOW)
+		return;
+	for (i = 0; i < ls->site_deny.n; i++) {
+		for (k = 0; k < iso->network.deny.n; k++)
+			if (strcmp(iso->network.deny.v[k],
+			    ls->site_deny.v[i]) == 0)
+				break;
+		if (k == iso->network.deny.n)
+			vg_strv_push(&iso->network.deny, ls->site_deny.v[i]);
+	}
 }
 
 /* Refuses a load that lowers the isolation the site config requires. */
@@ -350,6 +408,7 @@ site_floor(struct vg_mload *ls, struct vg_diag *diag)
 		vg_diag_add(diag, &loc, "notify.sendmail is fixed by the site "
 		    "config ('%s'); remove it here", ls->site_sendmail);
 	}
+	site_net_ceiling(ls, diag);
 	if (!ls->site_required)
 		return;
 	if (level_rank(m->isolation.level) < level_rank(ls->site_level)) {

@@ -39,6 +39,9 @@ struct vg_mload {
 	int			 site_required;	/* the site config requires
 						   site_level at least */
 	enum vg_isolation_level	 site_level;
+	char			*site_net_max;	/* isolation.network_max of
+						   the site config */
+	struct vg_strv		 site_deny;	/* its network deny-list */
 	char			*site_sendmail;	/* the mailer the site
 						   config fixes, or NULL */
 };

@@ -16,8 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/caps.h"
+#include "common/egress-match.h"
 #include "runner/manifest/after.h"
 #include "runner/manifest/manifest-int.h"
 #include "runner/manifest/task.h"
@@ -991,6 +993,206 @@ check_caps(const struct vg_field *f, const struct vg_ynode *n, void *p,
 	vg_buf_release(&valid);
 }
 
+/* ---- isolation.network ---- */
+
+#define NET_WANT	"none, host, true, false or a mapping {allow: [HOST, " \
+			"HOST:PORT, *.DOMAIN, ...], deny: [...]}"
+
+enum vg_net_mode
+vg_isolation_net(const struct vg_isolation_conf *iso)
+{
+	if (iso->network.mode != VG_NET_LEVEL)
+		return iso->network.mode;
+	return iso->level == VG_ISO_STRICT ? VG_NET_NONE : VG_NET_HOST;
+}
+
+const char *
+vg_net_mode_name(enum vg_net_mode mode)
+{
+	switch (mode) {
+	case VG_NET_LEVEL:	return "by level";
+	case VG_NET_NONE:	return "none";
+	case VG_NET_HOST:	return "host";
+	case VG_NET_ALLOW:	return "allow";
+	}
+	return "?";
+}
+
+/* Decodes isolation.network.allow or .deny (n, a list of patterns) into
+ * sv; problems name the item and what a pattern may be. */
+static void
+net_list_decode(const struct vg_ynode *n, struct vg_strv *sv,
+    struct vg_dctx *c)
+{
+	struct vg_egress_pat pat;
+	char why[512], buf[64];
+	size_t i, len;
+
+	if (n->kind != VG_Y_SEQ) {
+		vg_dctx_error(c, n, "'%s' must be a list of host patterns, "
+		    "not %s", c->path, vg_dctx_what(n, buf, sizeof(buf)));
+		return;
+	}
+	for (i = 0; i < n->n; i++) {
+		const struct vg_ynode *el = n->items[i];
+
+		len = vg_dctx_pushi(c, i);
+		if (el->kind != VG_Y_SCALAR || vg_ynode_is_null(el) ||
+		    strlen(el->str) != el->len)
+			vg_dctx_error(c, el, "'%s' must be a host pattern, "
+			    "not %s", c->path, vg_dctx_what(el, buf,
+			    sizeof(buf)));
+		else if (vg_egress_pat_parse(el->str, &pat, why,
+		    sizeof(why)) != 0)
+			vg_dctx_error(c, el, "'%s': '%s' is not a host "
+			    "pattern: %s", c->path, el->str, why);
+		else
+			vg_strv_push(sv, el->str);
+		vg_dctx_pop(c, len);
+	}
+}
+
+/* isolation.network: a mode's name, a boolean (the older form) or the
+ * mapping of an allow-list; replaces what an earlier layer set. */
+static void
+net_decode(const struct vg_field *f, const struct vg_ynode *n, void *p,
+    struct vg_dctx *c)
+{
+	struct vg_net_conf *nc = p, out;
+	const struct vg_ynode *k, *v;
+	char buf[64];
+	size_t i, len;
+	int before = c->errors;
+
+	memset(&out, 0, sizeof(out));
+	if (n->kind == VG_Y_SCALAR && !vg_ynode_is_null(n)) {
+		if (strcmp(n->str, "none") == 0)
+			out.mode = VG_NET_NONE;
+		else if (strcmp(n->str, "host") == 0 ||
+		    strcasecmp(n->str, "true") == 0 ||
+		    strcasecmp(n->str, "yes") == 0 ||
+		    strcasecmp(n->str, "on") == 0)
+			out.mode = VG_NET_HOST;
+		else if (strcasecmp(n->str, "false") == 0 ||
+		    strcasecmp(n->str, "no") == 0 ||
+		    strcasecmp(n->str, "off") == 0)
+			out.mode = VG_NET_LEVEL;
+		else {
+			vg_dctx_error(c, n, "'%s': '%s' is not a network "
+			    "mode (valid: %s)", c->path, n->str, NET_WANT);
+			return;
+		}
+	} else if (n->kind == VG_Y_MAP) {
+		out.mode = VG_NET_ALLOW;
+		for (i = 0; i < n->n; i++) {
+			k = n->items[2 * i];
+			v = n->items[2 * i + 1];
+			len = vg_dctx_push(c, k->str);
+			if (strcmp(k->str, "allow") == 0)
+				net_list_decode(v, &out.allow, c);
+			else if (strcmp(k->str, "deny") == 0)
+				net_list_decode(v, &out.deny, c);
+			else
+				vg_dctx_error(c, k, "unknown key '%s' (valid: "
+				    "allow, deny)", c->path);
+			vg_dctx_pop(c, len);
+		}
+	} else {
+		vg_dctx_error(c, n, "'%s' must be %s, not %s", c->path,
+		    NET_WANT, vg_dctx_what(n, buf, sizeof(buf)));
+		return;
+	}
+	if (c->errors != before) {
+		vg_strv_release(&out.allow);
+		vg_strv_release(&out.deny);
+		return;
+	}
+	f->ops->release(f, nc);
+	*nc = out;
+}
+
+static void
+net_encode(const struct vg_field *f, const void *p, struct vg_json_writer *w)
+{
+	const struct vg_net_conf *nc = p;
+	size_t i;
+
+	(void)f;
+	if (nc->mode == VG_NET_LEVEL) {
+		vg_json_bool(w, 0);
+		return;
+	}
+	if (nc->mode != VG_NET_ALLOW) {
+		vg_json_str(w, vg_net_mode_name(nc->mode));
+		return;
+	}
+	vg_json_obj_begin(w);
+	vg_json_key(w, "allow");
+	vg_json_arr_begin(w);
+	for (i = 0; i < nc->allow.n; i++)
+		vg_json_str(w, nc->allow.v[i]);
+	vg_json_arr_end(w);
+	vg_json_key(w, "deny");
+	vg_json_arr_begin(w);
+	for (i = 0; i < nc->deny.n; i++)
+		vg_json_str(w, nc->deny.v[i]);
+	vg_json_arr_end(w);
+	vg_json_obj_end(w);
+}
+
+static void
+net_release(const struct vg_field *f, void *p)
+{
+	struct vg_net_conf *nc = p;
+
+	(void)f;
+	vg_strv_release(&nc->allow);
+	vg_strv_release(&nc->deny);
+	nc->mode = VG_NET_LEVEL;
+}
+
+static const struct vg_field_ops net_ops = {
+	.decode = net_decode,
+	.encode = net_encode,
+	.release = net_release,
+};
+
+/*
+ * isolation.network against the level and the backend: no sandbox
+ * (level none) cannot take the network away, and an allow-list needs a
+ * backend that runs vigil's egress proxy (VG_PLUGIN_EGRESS), in a run
+ * (not yet a session); refused here rather than run with more network
+ * than asked.
+ */
+static void
+check_network(const struct vg_manifest *m, const struct vg_plugin *be,
+    int session, struct vg_diag *d)
+{
+	enum vg_net_mode net = vg_isolation_net(&m->isolation);
+	struct vg_loc loc;
+
+	if (m->isolation.network.mode == VG_NET_LEVEL || net == VG_NET_HOST)
+		return;
+	vg_manifest_loc(m, "isolation.network", &loc);
+	if (m->isolation.level == VG_ISO_NONE)
+		vg_diag_add(d, &loc, "isolation.network '%s' needs a sandbox: "
+		    "isolation.level 'none' leaves the host's network (use "
+		    "level standard or strict, or network host)",
+		    vg_net_mode_name(net));
+	else if (net == VG_NET_ALLOW && session)
+		vg_diag_add(d, &loc, "isolation.network: an allow-list is not "
+		    "available to sessions yet (docs/egress.md); use none or "
+		    "host, or a run");
+	else if (net == VG_NET_ALLOW && be != NULL &&
+	    !(be->flags & VG_PLUGIN_EGRESS))
+		vg_diag_add(d, &loc, "isolation.network: an allow-list is not "
+		    "enforced by backend '%s' (docs/egress.md lists the "
+		    "backends that run the egress proxy); use none or host",
+		    be->name);
+}
+
+static const char *const net_max_names[] = { "host", "allow", "none", NULL };
+
 static const struct vg_section isolation_section = {
 	.name = "isolation",
 	.fields = (const struct vg_field[]){
@@ -1004,8 +1206,15 @@ static const struct vg_section isolation_section = {
 		    "extra readable paths (strict)"),
 		CHOICE(vg_isolation_conf, "ptrace", ptrace, "children",
 		    ptrace_names, "ptrace scope"),
-		BOOL(vg_isolation_conf, "network", network, "false",
-		    "strict: allow network beyond loopback"),
+		{ .key = "network", .type = VG_F_CUSTOM,
+		  .off = OFF(vg_isolation_conf, network), .ops = &net_ops,
+		  .help = "what tasks reach: none, host or {allow: [...], "
+		  "deny: [...]} (false: by level, true: host)" },
+		{ .key = "network_max", .type = VG_F_STR,
+		  .off = OFF(vg_isolation_conf, network_max), .def = "host",
+		  .values = net_max_names, .flags = VG_FF_CONFIGONLY,
+		  .help = "the widest isolation.network a later layer may ask "
+		  "for (site config: host, allow or none)" },
 		STRV(vg_isolation_conf, "devices", devices,
 		    "device paths tasks may open read-write (globs)"),
 		{ .key = "capabilities", .type = VG_F_STRV,
@@ -1711,6 +1920,7 @@ vg_mload_finish(struct vg_mload *ls, struct vg_diag *d)
 	if (matrix_ok && env_ok && cmd_ok && bad == 0 && !ls->bad_root &&
 	    (m->command.shell != NULL || m->command.is_argv))
 		vg_expand_check(m, d);
+	check_network(m, be, ls->session, d);
 	if (plugin_ready(ls, be))
 		be->validate(m, d);
 	sc = vg_plugin_find(VG_PLUGIN_SCHEDULER, m->scheduler);

@@ -195,13 +195,33 @@ enum vg_output_mode {
 	VG_OUTPUT_STREAM,		/* framed files RUN/stream/N.* */
 };
 
+/* isolation.network (docs/egress.md): what a task may reach. */
+enum vg_net_mode {
+	VG_NET_LEVEL = 0,		/* default, and false: by level (strict
+					   none, else host) */
+	VG_NET_NONE,			/* loopback only */
+	VG_NET_HOST,			/* the host's network; also true */
+	VG_NET_ALLOW,			/* only the listed hosts, through
+					   vigil's proxy */
+};
+
+struct vg_net_conf {
+	enum vg_net_mode	 mode;
+	struct vg_strv		 allow;		/* VG_NET_ALLOW: patterns
+						   (common/egress-match.h) */
+	struct vg_strv		 deny;		/* win over allow */
+};
+
 struct vg_isolation_conf {
 	enum vg_isolation_level	 level;
 	int			 required;	/* refuse downgrades */
 	struct vg_strv		 writable;	/* extra writable paths */
 	struct vg_strv		 readable;	/* extra readable (strict) */
 	char			*ptrace;	/* "children" (default) | "deny" */
-	int			 network;	/* strict: 0 = loopback only */
+	struct vg_net_conf	 network;
+	char			*network_max;	/* the site's ceiling: "host"
+						   (default), "allow" or
+						   "none" */
 	struct vg_strv		 devices;	/* device paths opened read-write
 						   (and ioctl) besides GPUs' */
 	struct vg_strv		 capabilities;	/* kept by the task (names,
@@ -402,6 +422,12 @@ int	vg_manifest_loc(const struct vg_manifest *m, const char *path,
 const struct vg_loc *vg_manifest_locf(const struct vg_manifest *m,
 	    struct vg_loc *loc, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
+
+/* What isolation.network of iso comes to: VG_NET_NONE, VG_NET_HOST or
+ * VG_NET_ALLOW (VG_NET_LEVEL resolved by the level: strict none, else
+ * host); and the mode's name as manifests write it. */
+enum vg_net_mode vg_isolation_net(const struct vg_isolation_conf *iso);
+const char *vg_net_mode_name(enum vg_net_mode mode);
 
 /* Appends to out a text that is the same for two resources exactly when
  * every row of them is (the JSON of its fields): tasks that ask the same

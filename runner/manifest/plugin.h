@@ -54,6 +54,9 @@ enum vg_plugin_kind {
 					   hosts (a cluster's nodes): the
 					   backend's host checks say nothing
 					   of this one */
+#define VG_PLUGIN_EGRESS	0x08	/* a backend that confines tasks to
+					   isolation.network's allow-list
+					   through vigil's egress proxy */
 
 struct vg_plugin {
 	enum vg_plugin_kind	 kind;

@@ -31,6 +31,7 @@ input(int strict, int workdir_writable)
 	memset(&in, 0, sizeof(in));
 	in.level = strict ? "strict" : "standard";
 	in.strict = strict;
+	in.network = !strict;	/* standard keeps the host's network */
 	in.task_dir = "/v/runs/r/tasks/0";
 	in.tmp_dir = "/v/runs/r/tmp/1";
 	in.workdir = "/w";
@@ -163,7 +164,9 @@ test_strict(void **state)
 		in.workdir = "/w";
 	}
 	s = why(&in, "curl: (7) Failed to connect: Network is unreachable");
-	assert_non_null(strstr(s, "isolation.network: true at m.yaml:4"));
+	assert_non_null(strstr(s, "the default at strict"));
+	assert_non_null(strstr(s, "isolation.network: host, or an "
+	    "allow-list {allow: [HOST, ...]}, at m.yaml:4"));
 	in.network = 1;
 	assert_string_equal(why(&in, "Network is unreachable"), "");
 }

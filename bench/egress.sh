@@ -1,0 +1,83 @@
+#!/bin/sh
+# bench/egress.sh - the egress proxy against a direct connection, same
+# run: throughput of one SIZE download (default 1G, a sparse file a
+# local HTTP server sends with sendfile) and the time of N fresh
+# connections each fetching a 2-byte file (the median), first directly
+# from the host, then from a vigil task under an isolation.network
+# allow-list through its proxy (plain HTTP: curl -x $HTTP_PROXY).
+# Needs root (the allow-list's namespace), python3 and curl.
+#   B=build/release SIZE=1G N=200 bench/egress.sh
+set -eu
+B=${B:-build/release}
+SIZE=${SIZE:-1G}
+N=${N:-200}
+ROUNDS=${ROUNDS:-3}
+VIGIL=$(cd "$B" && pwd)/vigil
+[ "$(id -u)" = 0 ] || { echo "bench/egress.sh: run as root"; exit 77; }
+tmp=$(mktemp -d /tmp/vigil-bench-egress.XXXXXX)
+chmod 755 "$tmp"
+pid=
+cleanup() { [ -z "$pid" ] || kill "$pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+mkdir "$tmp/www" "$tmp/w"
+truncate -s "$SIZE" "$tmp/www/big"
+echo x >"$tmp/www/small"
+cat >"$tmp/srv.py" <<'PY'
+import http.server, os, sys
+os.chdir(sys.argv[1])
+class H(http.server.SimpleHTTPRequestHandler):
+    def copyfile(self, src, dst):
+        dst.flush()
+        self.connection.sendfile(src)
+    def log_message(self, *a):
+        pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[2], "w").write(str(s.server_address[1]))
+s.serve_forever()
+PY
+python3 "$tmp/srv.py" "$tmp/www" "$tmp/port" &
+pid=$!
+i=0
+while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+P=$(cat "$tmp/port")
+
+# The measuring commands, the same on both sides ($X: the proxy option).
+cat >"$tmp/w/measure.sh" <<SH
+#!/bin/sh
+X=\$1
+r=0
+while [ \$r -lt $ROUNDS ]; do
+	curl -sS \$X -o /dev/null -w 'speed %{speed_download}\n' \\
+	    http://127.0.0.1:$P/big
+	r=\$((r + 1))
+done
+urls=
+i=0
+while [ \$i -lt $N ]; do urls="\$urls http://127.0.0.1:$P/small"; i=\$((i + 1)); done
+curl -sS \$X -H 'Connection: close' -o /dev/null -w 'conn %{time_total}\n' \$urls
+SH
+chmod 755 "$tmp/w/measure.sh"
+"$tmp/w/measure.sh" "--noproxy 127.0.0.1" >"$tmp/direct"
+cat >"$tmp/w/j.yaml" <<Y
+version: 1
+name: bench-egress
+workdir: $tmp/w
+isolation:
+  network:
+    allow: ["127.0.0.1:$P"]
+command: ./measure.sh "--noproxy '' -x \$HTTP_PROXY"
+Y
+VIGIL_HOME=$tmp/home VIGIL_SITE_CONFIG=/nonexistent \
+    VIGIL_USER_CONFIG=/nonexistent "$VIGIL" run -q "$tmp/w/j.yaml" >"$tmp/out" 2>&1 ||
+    { cat "$tmp/out" "$tmp"/home/runs/*/tasks/0/stderr; exit 1; }
+cp "$tmp"/home/runs/*/tasks/0/stdout "$tmp/proxy"
+
+best() { awk '$1 == "speed" && $2 > m { m = $2 } END { printf "%.0f", m / 1048576 }' "$1"; }
+median() {
+	awk '$1 == "conn" { print $2 * 1000 }' "$1" | sort -n |
+	    awk '{ v[NR] = $1 } END { printf "%.3f", v[int((NR + 1) / 2)] }'
+}
+d=$(best "$tmp/direct") p=$(best "$tmp/proxy")
+ld=$(median "$tmp/direct") lp=$(median "$tmp/proxy")
+echo "download $SIZE (best of $ROUNDS): direct $d MiB/s  proxy $p MiB/s  ratio $(awk "BEGIN { printf \"%.2f\", $p / $d }")"
+echo "new connection + 2-byte GET (median of $N): direct $ld ms  proxy $lp ms  added $(awk "BEGIN { printf \"%.3f\", $lp - $ld }") ms"
