@@ -26,7 +26,8 @@
 /* Seconds a pack's time limit gets beyond its tasks' (start, records). */
 #define PACK_MARGIN	60
 
-/* slurm.pack: tasks or walltime (one of them), parallel within tasks. */
+/* slurm.pack: tasks or walltime (one of them) when anything is set,
+ * parallel within tasks. */
 static void
 check_pack(const struct vg_section *s, const struct vg_ynode *n, void *base,
     struct vg_dctx *c)
@@ -34,6 +35,11 @@ check_pack(const struct vg_section *s, const struct vg_ynode *n, void *base,
 	const struct vg_slurm_pack *pk = base;
 
 	(void)s;
+	/* Nothing set is no packing (the effective manifest writes the
+	 * section with every field). */
+	if (pk->tasks == 0 && pk->walltime == 0 && pk->parallel == 0 &&
+	    pk->steps)
+		return;
 	if (pk->tasks == 0 && pk->walltime == 0)
 		vg_dctx_error(c, n, "'slurm.pack' needs 'tasks' (tasks per "
 		    "job) or 'walltime' (how long a job should run, e.g. 2h)");
