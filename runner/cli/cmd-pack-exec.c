@@ -23,7 +23,6 @@
  * Nothing here touches the state database.
  */
 #include <errno.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,8 +243,7 @@ cmd_pack_exec_exec(struct vg_args *a)
 	struct pk_task *v = NULL;
 	struct vg_sched s;
 	struct vg_err e;
-	sigset_t set;
-	char cwd[PATH_MAX], *run_dir, *end;
+	char *run_dir, *end;
 	const char *run_id;
 	size_t n = 0, i;
 	long element;
@@ -256,12 +254,7 @@ cmd_pack_exec_exec(struct vg_args *a)
 	if (errno != 0 || *end != '\0' || end == a->argv[2] || element < 0)
 		return vg_cmd_usage_error(a, "ELEMENT must be an array index, "
 		    "not '%s'", a->argv[2]);
-	if (a->argv[0][0] != '/' && getcwd(cwd, sizeof(cwd)) != NULL)
-		run_dir = vg_path_join(cwd, a->argv[0]);
-	else
-		run_dir = vg_xstrdup(a->argv[0]);
-	while (strlen(run_dir) > 1 && run_dir[strlen(run_dir) - 1] == '/')
-		run_dir[strlen(run_dir) - 1] = '\0';
+	run_dir = vg_launch_abs_dir(a->argv[0]);
 	run_id = strrchr(run_dir, '/') != NULL ? strrchr(run_dir, '/') + 1 :
 	    run_dir;
 	if ((rc = load_pack(run_dir, a->argv[1], element, &ents, &n)) != 0)
@@ -294,14 +287,7 @@ cmd_pack_exec_exec(struct vg_args *a)
 		goto out;
 	}
 	opened = 1;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGUSR2);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	if ((sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
+	if ((sfd = vg_launch_job_signals()) < 0) {
 		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "pack-exec: signalfd: %s",
 		    strerror(errno));
 		goto out;
@@ -333,11 +319,7 @@ const struct vg_cmd_entry vg_cmd_pack_exec = {
 	    "the job with\nVIGIL_SLURM_STEPS=exec), as many at once as the "
 	    "allocation holds\n(slurm.pack.parallel).  A task whose "
 	    "tasks/INDEX/cancel appears is\ncancelled alone.",
-	.opts = (const struct vg_opt[]){
-		{ .name = "manifest-sha256", .has_arg = 1, .arg = "HEX",
-		  .help = "SHA-256 of RUN_DIR/manifest.json as submitted" },
-		{ NULL },
-	},
+	.opts = vg_cmd_job_opts,
 	.hidden = 1,
 	.min_args = 3,
 	.max_args = 3,

@@ -27,20 +27,7 @@ until [ -f "$rd/tasks/1/heartbeat" ] && [ -f "$rd/tasks/0/result.json" ]; do
 done
 node=$(sed -n 's/^attempt 1 on //p' "$rd/tasks/0/stdout")
 case "$node" in node[123]) ;; *) fail "task 0 ran on '$node'" ;; esac
-t0=$(date +%s)
-pids=$(ip netns pids "vgc-$node")
-[ -n "$pids" ] || fail "no process in the namespace of $node"
-# shellcheck disable=SC2086
-kill -9 $pids
-i=0
-until "$VIGIL" status "$id/1" | grep -q 'attempt 1  NODE_FAIL'; do
-	i=$((i + 1))
-	[ $i -lt 90 ] || fail "no NODE_FAIL after 90 s: $("$VIGIL" status "$id/1")"
-	sleep 1
-done
-echo "NODE_FAIL recorded $(( $(date +%s) - t0 )) s after the node died"
-"$harness/slurm-cluster-up" --node "$node" >/dev/null ||
-	fail "cannot restart $node"
+kill_node "$node" "$id/1" 90
 wait "$vpid"
 expect_eq "vigil exit status: $(cat "$W/out")" 0 $?
 expect_eq "states" "SUCCEEDED SUCCEEDED SUCCEEDED SUCCEEDED SUCCEEDED SUCCEEDED" \
