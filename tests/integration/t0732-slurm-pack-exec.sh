@@ -28,9 +28,7 @@ Y
 id=$("$VIGIL" status --json | python3 -c \
     'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])')
 dir=$VIGIL_HOME/runs/$id
-sum=$(python3 -c 'import hashlib,sys
-d=open(sys.argv[1],"rb").read()+b"\0"+open(sys.argv[2],"rb").read()
-print(hashlib.sha256(d).hexdigest())' "$dir/manifest.json" "$dir/origin.json")
+sum=$(run_digest "$dir")
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$dir/tasks/$1/result.json" "$2"; }
 mkdir -p "$dir/slurm"
 for t in 0 1 2 3 4; do rm -f "$dir/tasks/$t/result.json" "$dir/tasks/$t/stdout"; done
