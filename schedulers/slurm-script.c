@@ -498,9 +498,16 @@ void
 vg_task_exec_line(struct vg_buf *b, const char *vigil, const char *sha256,
     const char *run_dir)
 {
+	vg_exec_line(b, vigil, "task-exec", sha256, run_dir);
+}
+
+void
+vg_exec_line(struct vg_buf *b, const char *vigil, const char *cmd,
+    const char *sha256, const char *run_dir)
+{
 	vg_buf_adds(b, "exec ");
 	vg_buf_shquote(b, vigil);
-	vg_buf_adds(b, " task-exec ");
+	vg_buf_printf(b, " %s ", cmd);
 	if (sha256 != NULL && *sha256 != '\0') {
 		vg_buf_adds(b, "--manifest-sha256 ");
 		vg_buf_shquote(b, sha256);
@@ -613,7 +620,24 @@ vg_slurm_script(const struct vg_slurm_job *j, struct vg_buf *out,
 	    j->attempt > 0 ? j->attempt : 1);
 	if (j->srun)
 		vg_buf_adds(&b, "VIGIL_LAUNCHER=srun\nexport VIGIL_LAUNCHER\n");
-	vg_task_exec_line(&b, j->vigil, j->manifest_sha256, j->run_dir);
+	if (j->pack != NULL) {
+		if (strspn(j->pack, "abcdefghijklmnopqrstuvwxyz0123456789-.")
+		    != strlen(j->pack)) {
+			r = vg_err_set(e, VG_EINVAL, "slurm: bad pack file "
+			    "name '%s'", j->pack);
+			goto out;
+		}
+		/* pack-exec's direct scheduler: steps, or local task-exec
+		 * processes (VIGIL_SLURM_STEPS=exec). */
+		vg_buf_printf(&b, "VIGIL_SLURM_STEPS=%s\n"
+		    "export VIGIL_SLURM_STEPS\n", j->pack_steps ? "always" :
+		    "exec");
+		vg_exec_line(&b, j->vigil, "pack-exec", j->manifest_sha256,
+		    j->run_dir);
+		vg_buf_printf(&b, " %s", j->pack);
+	} else
+		vg_task_exec_line(&b, j->vigil, j->manifest_sha256,
+		    j->run_dir);
 	if (j->offset != 0)
 		vg_buf_printf(&b, " \"$((SLURM_ARRAY_TASK_ID + %d))\"\n",
 		    j->offset);

@@ -57,6 +57,7 @@ struct srun_launch {
 	const char	*run_dir;
 	char		 manifest_sha256[65];	/* of run_dir/manifest.json */
 	double		 grace;		/* seconds; see STEP_GRACE */
+	int		 local;		/* task-exec without srun (exec) */
 };
 
 int
@@ -126,9 +127,16 @@ vg_slurm_steps_wanted(int *cpus, struct vg_err *e)
 		mode = "auto";
 	if (strcmp(mode, "never") == 0)
 		return 0;
+	if (strcmp(mode, "exec") == 0) {
+		/* A pack whose tasks are not steps: task-exec processes of
+		 * the job, as many as its CPUs hold. */
+		if (per != NULL && (*cpus = vg_slurm_alloc_cpus(per)) < 0)
+			*cpus = 0;
+		return 2;
+	}
 	if (strcmp(mode, "always") != 0 && strcmp(mode, "auto") != 0)
 		return vg_err_set(e, VG_EINVAL, "VIGIL_SLURM_STEPS: bad value "
-		    "'%s' (valid: auto, always, never)", mode);
+		    "'%s' (valid: auto, always, never, exec)", mode);
 	always = strcmp(mode, "always") == 0;
 	if (job == NULL || *job == '\0') {
 		if (always)
@@ -159,7 +167,8 @@ vg_slurm_steps_wanted(int *cpus, struct vg_err *e)
 
 int
 vg_slurm_step_start(const char *vigil, const char *run_dir,
-    const char *manifest_sha256, struct vg_attempt *a, struct vg_err *e)
+    const char *manifest_sha256, int local, struct vg_attempt *a,
+    struct vg_err *e)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -191,8 +200,12 @@ vg_slurm_step_start(const char *vigil, const char *run_dir,
 	/* The step's name: the manifest's name and the task index. */
 	name = vg_xasprintf("%s.%d", a->m != NULL && a->m->name != NULL ?
 	    a->m->name : a->run_id, a->task->index);
-	vg_slurm_step_argv(name, a->res.cpus, a->res.memory, a->res.gpus,
-	    a->res.gpu_type, inner, &argv);
+	if (local)
+		for (i = 0; inner[i] != NULL; i++)
+			vg_strv_push(&argv, inner[i]);
+	else
+		vg_slurm_step_argv(name, a->res.cpus, a->res.memory,
+		    a->res.gpus, a->res.gpu_type, inner, &argv);
 	free(name);
 	/* vigil's environment (the allocation's SLURM_* included), with the
 	 * attempt's number and time limit for task-exec. */
@@ -201,6 +214,10 @@ vg_slurm_step_start(const char *vigil, const char *run_dir,
 		    strncmp(environ[i], "VIGIL_TIMEOUT=", 14) != 0)
 			vg_strv_push(&env, environ[i]);
 	vg_strv_pushf(&env, "VIGIL_ATTEMPT=%d", a->attempt);
+	/* A local task-exec gets the GPUs the pool gave it (a step gets
+	 * its own from Slurm). */
+	if (local && a->gpu_set)
+		vg_strv_pushf(&env, "CUDA_VISIBLE_DEVICES=%s", a->gpu_ids);
 	if (a->timeout > 0)
 		vg_strv_pushf(&env, "VIGIL_TIMEOUT=%.3f", a->timeout);
 	/* Opened here, not by path in the child: a link planted at
@@ -466,6 +483,7 @@ srun_open(struct vg_launcher *l, struct vg_sched *s, struct vg_err *e)
 	}
 	p->vigil = vigil;
 	p->run_dir = s->run_dir;
+	p->local = steps == 2;
 	p->grace = STEP_GRACE;
 	if ((env = getenv("VIGIL_SLURM_GRACE")) != NULL && atof(env) > 0)
 		p->grace = atof(env);
@@ -480,7 +498,7 @@ srun_start(struct vg_launcher *l, struct vg_attempt *a, struct vg_err *e)
 	const struct srun_launch *p = l->priv;
 
 	return vg_slurm_step_start(p->vigil, p->run_dir, p->manifest_sha256,
-	    a, e);
+	    p->local, a, e);
 }
 
 /* task-exec enforces the timeout; vigil waits for it this long more. */

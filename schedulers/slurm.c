@@ -85,6 +85,7 @@ struct sl_att {
 						   not know it either to be
 						   LOST */
 	unsigned long		 usage_q;	/* record waits for query nr */
+	int			 packed;	/* one of a pack's tasks */
 };
 
 /* Nodes a task must avoid after a NODE_FAIL. */
@@ -676,6 +677,7 @@ slurm_submit(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
 	if (a->attempt > 1) {
 		vg_slurm_set_aside(a->task_dir, "result.json", a->attempt - 1);
 		vg_slurm_set_aside(a->task_dir, "heartbeat", a->attempt - 1);
+		vg_slurm_set_aside(a->task_dir, "cancel", a->attempt - 1);
 	}
 	return 0;
 }
@@ -792,24 +794,53 @@ dependency_of(const struct vg_sched *s)
 	return vg_buf_detach(&b);
 }
 
-/* Writes the script of one chunk and submits it. */
+/*
+ * Writes the pack file of a chunk of packs: attempt i runs in element
+ * i / per.  Sets each attempt's element; 0 or a vg_rc.
+ */
+static int
+write_pack(struct sl *p, const char *name, struct sl_att **v, size_t n,
+    size_t per, struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	char *path = vg_path_join(p->slurm_dir, name);
+	size_t i;
+	int r;
+
+	/* resources.time is a packed task's time-out: the job's limit is
+	 * its pack's. */
+	for (i = 0; i < n; i++)
+		vg_slurm_pack_line(&b, (long)(i / per), v[i]->index,
+		    v[i]->a->attempt, v[i]->a->timeout > 0 ? v[i]->a->timeout :
+		    (double)v[i]->a->res.time, v[i]->a->res.memory);
+	r = vg_write_file_atomic(path, b.data, b.len, 0600, e);
+	free(path);
+	vg_buf_release(&b);
+	return r;
+}
+
+/* Writes the script of one chunk and submits it; plan (NULL = one task
+ * per element) packs the chunk's attempts, plan->per to an element. */
 static int
 submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
-    int offset, struct vg_err *e)
+    int offset, const struct vg_slurm_pack_plan *plan, struct vg_err *e)
 {
 	const struct vg_manifest *m = s->m;
 	struct vg_slurm_job j;
 	struct vg_buf spec = VG_BUF_INIT, script = VG_BUF_INIT;
 	struct vg_err se;
-	char *path = NULL, *name = NULL, *excl, *dep = NULL;
+	char *path = NULL, *name = NULL, *excl, *dep = NULL, *pack = NULL;
 	int *idx, r, tries, delay = 500;
 	unsigned long job = 0;
 	size_t i;
 
 	idx = vg_xcalloc(n, sizeof *idx);
 	for (i = 0; i < n; i++)
-		idx[i] = v[i]->index;
-	vg_slurm_array_spec(idx, n, offset, &spec);
+		idx[i] = plan != NULL ? (int)(i / plan->per) : v[i]->index;
+	if (plan != NULL)
+		vg_buf_printf(&spec, "0-%d", idx[n - 1]);
+	else
+		vg_slurm_array_spec(idx, n, offset, &spec);
 	excl = exclude_for(s, p, v[0]->index);
 	memset(&j, 0, sizeof j);
 	j.name = s->run_id;
@@ -827,6 +858,16 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	j.time = v[0]->a->res.time;
 	if (j.time == 0 && v[0]->a->timeout > 0)
 		j.time = (uint64_t)v[0]->a->timeout + 60;
+	if (plan != NULL) {
+		/* Room for plan->parallel tasks at once, each a job step of
+		 * the task's own size. */
+		j.time = plan->time;
+		j.nodes = 1;
+		j.ntasks = plan->parallel;
+		j.memory *= (uint64_t)plan->parallel;
+		j.gpus *= plan->parallel;
+		j.pack_steps = vg_slurm_of(m)->pack.steps;
+	}
 	if (v[0]->a->attempt > 1 && j.time > 0) {
 		if (!p->max_time_known) {
 			vg_err_init(&se);
@@ -845,9 +886,11 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	    VG_SLURM_SIGNAL_DEFAULT;
 	j.requeue = vg_slurm_of(m)->requeue;
 	j.exclude = *excl != '\0' ? excl : NULL;
-	j.nodes = v[0]->a->res.nodes;
-	j.ntasks = v[0]->a->res.ntasks;
-	j.ntasks_per_node = v[0]->a->res.ntasks_per_node;
+	if (plan == NULL) {
+		j.nodes = v[0]->a->res.nodes;
+		j.ntasks = v[0]->a->res.ntasks;
+		j.ntasks_per_node = v[0]->a->res.ntasks_per_node;
+	}
 	if (j.cpus == 0)
 		j.cpus = v[0]->a->res.cpus_per_task;
 	j.mem_per_cpu = v[0]->a->res.mem_per_cpu;
@@ -865,13 +908,21 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	}
 	dep = dependency_of(s);
 	j.dependency = dep;
-	if ((r = vg_slurm_script(&j, &script, e)) != 0)
-		goto out;
 	name = vg_xasprintf("submit-%d.sh", ++p->seq);
 	path = vg_path_join(p->slurm_dir, name);
+	if (plan != NULL) {
+		pack = vg_xasprintf("submit-%d.pack", p->seq);
+		j.pack = pack;
+		if ((r = write_pack(p, pack, v, n, plan->per, e)) != 0)
+			goto out;
+	}
+	if ((r = vg_slurm_script(&j, &script, e)) != 0)
+		goto out;
+	/* A pack's intent is not adopted after a crash (its elements are
+	 * not its tasks): only unpacked chunks write one. */
 	if ((r = vg_write_file_atomic(path, script.data, script.len, 0700,
-	    e)) != 0 || (r = journal_intent(p, name, j.attempt, offset,
-	    vg_buf_str(&spec), e)) != 0)
+	    e)) != 0 || (plan == NULL && (r = journal_intent(p, name,
+	    j.attempt, offset, vg_buf_str(&spec), e)) != 0))
 		goto out;
 	for (tries = 1;; tries++) {
 		if ((r = take_token(p, e)) != 0)
@@ -895,7 +946,8 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	kill_point("submitted");
 	for (i = 0; i < n; i++) {
 		v[i]->job = job;
-		v[i]->task = v[i]->index - offset;
+		v[i]->task = idx[i] - (plan != NULL ? 0 : offset);
+		v[i]->packed = plan != NULL;
 		v[i]->since = vg_now();
 		v[i]->dep = dep != NULL;
 	}
@@ -908,11 +960,22 @@ out:
 	free(idx);
 	free(excl);
 	free(dep);
+	free(pack);
 	free(name);
 	free(path);
 	vg_buf_release(&spec);
 	vg_buf_release(&script);
 	return r;
+}
+
+/* Sizes the packs of n attempts asking what a asks (slurm.pack). */
+static int
+pack_plan(const struct vg_sched *s, const struct vg_attempt *a, size_t n,
+    struct vg_slurm_pack_plan *plan, struct vg_err *e)
+{
+	double secs = a->res.time > 0 ? (double)a->res.time : a->timeout;
+
+	return vg_slurm_pack_plan(&vg_slurm_of(s->m)->pack, n, secs, plan, e);
 }
 
 /* qsort: by group key, then index. */
@@ -937,6 +1000,8 @@ slurm_flush(struct vg_sched *s, struct vg_err *e)
 	struct vg_result rr;
 	size_t i, j, k, n = 0, ng = 0, nsub = 0;
 	int r = 0, offset, max = p->ci.max_array;
+	int packing = vg_slurm_pack_on(&vg_slurm_of(s->m)->pack);
+	struct vg_slurm_pack_plan plan;
 	long long t0 = vg_mono_ms();
 
 	for (i = 0; i < p->n; i++)
@@ -953,14 +1018,28 @@ slurm_flush(struct vg_sched *s, struct vg_err *e)
 	qsort(g, ng, sizeof *g, cmp_key);
 	chunk = vg_xcalloc(ng, sizeof *chunk);
 	for (i = 0; i < ng; i = j) {
-		/* One chunk: same key, indexes in [offset, offset + max). */
-		offset = g[i].t->index / max * max;
-		k = 0;
-		for (j = i; j < ng && strcmp(g[j].key, g[i].key) == 0 &&
-		    g[j].t->index < offset + max; j++)
-			chunk[k++] = g[j].t;
+		if (packing) {
+			/* One chunk: same key, at most max packs. */
+			for (j = i; j < ng && strcmp(g[j].key, g[i].key) == 0;
+			    j++)
+				;
+			if ((r = pack_plan(s, g[i].t->a, j - i, &plan,
+			    e)) == 0 && j - i > plan.per * (size_t)max)
+				j = i + plan.per * (size_t)max;
+			offset = 0;
+		} else {
+			/* One chunk: same key, indexes in [offset, offset +
+			 * max). */
+			offset = g[i].t->index / max * max;
+			for (j = i; j < ng && strcmp(g[j].key, g[i].key) == 0 &&
+			    g[j].t->index < offset + max; j++)
+				;
+		}
+		for (k = 0; k < j - i; k++)
+			chunk[k] = g[i + k].t;
 		nsub++;
-		if ((r = submit_chunk(s, p, chunk, k, offset, e)) != 0) {
+		if (r != 0 || (r = submit_chunk(s, p, chunk, k, offset,
+		    packing ? &plan : NULL, e)) != 0) {
 			/* The attempts end here with the error text; the
 			 * driver's retry policy decides what comes next. */
 			memset(&rr, 0, sizeof rr);
@@ -1244,6 +1323,14 @@ apply_rows(struct sl *p, const struct vg_slurm_rows *rows, int acct)
 		t->gone = 0;
 		t->confirm = 0;
 		t->seen = 1;
+		/* A packed task runs once its pack-exec starts it (and its
+		 * task-exec beats), not when its pack does. */
+		if (t->packed && st == VG_ST_RUNNING &&
+		    file_age(t->a->task_dir, "heartbeat") < 0) {
+			st = r.state = VG_ST_QUEUED;
+			snprintf(r.reason, sizeof r.reason, "waiting in its "
+			    "pack (job %lu_%ld runs)", t->job, t->task);
+		}
 		if (!vg_state_terminal(st)) {
 			t->ended = 0;
 			if (st != t->last || strcmp(r.reason,
@@ -1263,6 +1350,42 @@ cmp_int(const void *a, const void *b)
 	int x = *(const int *)a, y = *(const int *)b;
 
 	return (x > y) - (x < y);
+}
+
+/*
+ * Cancels packed attempts whose pack goes on: each gets the marker
+ * TASK_DIR/cancel, which its pack-exec reads within a second and stops
+ * that task alone (a task not started yet is recorded CANCELLED when the
+ * pack reaches it).  Attempts whose whole element goes are left to
+ * send_cancels, which cancels the element.  No Slurm call.
+ */
+static void
+send_pack_cancels(struct sl *p)
+{
+	size_t i, j, live, going;
+	char *path;
+
+	for (i = 0; i < p->n; i++) {
+		struct sl_att *t = p->v[i];
+
+		if (!t->packed || !t->cancel || t->cancel_sent || t->done ||
+		    t->job == 0)
+			continue;
+		for (j = live = going = 0; j < p->n; j++) {
+			struct sl_att *u = p->v[j];
+
+			if (u->job != t->job || u->task != t->task || u->done)
+				continue;
+			live++;
+			going += u->cancel != 0;
+		}
+		if (going == live)
+			continue;
+		path = vg_path_join(t->a->task_dir, "cancel");
+		if (vg_write_file_atomic(path, "cancel\n", 7, 0600, NULL) == 0)
+			t->cancel_sent = 1;
+		free(path);
+	}
 }
 
 /*
@@ -1301,6 +1424,11 @@ send_cancels(struct sl *p)
 		vg_buf_printf(&spec, "%lu", job);
 		if (k < live) {
 			qsort(idx, k, sizeof *idx, cmp_int);
+			/* The tasks of one pack share its element. */
+			for (j = live = 0; j < k; j++)
+				if (live == 0 || idx[live - 1] != idx[j])
+					idx[live++] = idx[j];
+			k = live;
 			vg_buf_adds(&spec, "_[");
 			vg_slurm_array_spec(idx, k, 0, &spec);
 			vg_buf_addc(&spec, ']');
@@ -1464,6 +1592,7 @@ slurm_poll(struct vg_sched *s, int timeout_ms, int wake_fd,
 	if (p->nout > 0)
 		kill_point("committed");
 	reap(p);
+	send_pack_cancels(p);
 	send_cancels(p);
 	deadline = vg_mono_ms() + (timeout_ms < 0 ? 1LL << 40 : timeout_ms);
 	for (;;) {
@@ -1670,6 +1799,47 @@ slurm_host_check(const struct vg_manifest *m, struct vg_strv *why)
 	}
 }
 
+/*
+ * plugin validate: slurm.pack sizes by walltime only from a task time
+ * limit, runs each task on one node, and does not mix with requeue (a
+ * requeued pack would run its finished tasks again).
+ */
+static int
+slurm_validate(const struct vg_manifest *m, struct vg_diag *d)
+{
+	const struct vg_slurm_conf *c = vg_slurm_of(m);
+	const struct vg_resources *r = &m->resources;
+	struct vg_loc loc;
+	int rc = 0;
+
+	if (!vg_slurm_pack_on(&c->pack))
+		return 0;
+	if (c->pack.walltime > 0 && r->time == 0 && m->timeout <= 0 &&
+	    r->tmpl.n == 0) {
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "slurm.pack.walltime"),
+		    "'slurm.pack.walltime' sizes packs from each task's time "
+		    "limit: set 'resources.time' or 'timeout', or give "
+		    "'slurm.pack.tasks'");
+		rc = VG_EINVAL;
+	}
+	if (r->nodes > 1 || r->ntasks > 1 || r->ntasks_per_node > 1) {
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "slurm.pack"),
+		    "'slurm.pack' runs each task as one step on one node; "
+		    "resources.nodes, ntasks and ntasks_per_node above 1 "
+		    "need one job per task (remove slurm.pack)");
+		rc = VG_EINVAL;
+	}
+	if (c->requeue) {
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "slurm.requeue"),
+		    "'slurm.requeue' with 'slurm.pack': Slurm would run a "
+		    "requeued pack's finished tasks again; vigil retries its "
+		    "unfinished ones itself (retry.on: [node_fail, "
+		    "preempted])");
+		rc = VG_EINVAL;
+	}
+	return rc;
+}
+
 static const struct vg_msection *const slurm_sections[] = {
 	&vg_slurm_msection, NULL
 };
@@ -1767,6 +1937,7 @@ const struct vg_scheduler_ops vg_scheduler_slurm = {
 		.help = "as batch jobs and job arrays on a Slurm cluster",
 		.sections = slurm_sections,
 		.host_check = slurm_host_check,
+		.validate = slurm_validate,
 	},
 	.open = slurm_open,
 	.submit = slurm_submit,
@@ -1837,6 +2008,9 @@ static const struct vg_section slurm_section = {
 		{ .key = "options", .type = VG_F_KVS,
 		  .off = OFF(vg_slurm_conf, options), .check = check_options,
 		  .help = "further sbatch long options (an allowlist)" },
+		{ .key = "pack", .type = VG_F_SECTION,
+		  .off = OFF(vg_slurm_conf, pack), .sub = &vg_slurm_pack_schema,
+		  .help = "many tasks per Slurm job" },
 		{ .key = NULL },
 	},
 };

@@ -11,6 +11,7 @@
  *                   process of a user on a host
  *   slurm-cli.c     sbatch/squeue/sacct/scancel/scontrol: run and parse
  *   slurm-lib.c     the same through libslurm (when built with it)
+ *   slurm-pack.c    slurm.pack: many tasks per job, pack sizing, pack files
  *
  * Nothing here prints; every fallible call fills a struct vg_err.
  */
@@ -68,6 +69,10 @@ struct vg_slurm_job {
 	const struct vg_kvs *options;
 	/* --dependency value ("afterok:12:13,afterany:14"); NULL = none. */
 	const char	*dependency;
+	/* slurm.pack: the pack file's name in RUN_DIR/slurm ("submit-3.pack");
+	 * the script execs pack-exec instead of task-exec.  NULL = none. */
+	const char	*pack;
+	int		 pack_steps;	/* tasks as job steps (else local) */
 };
 
 /* Whether an attempt with resources r runs its command through srun
@@ -137,6 +142,9 @@ int	vg_slurm_script(const struct vg_slurm_job *j, struct vg_buf *out,
  */
 void	vg_task_exec_line(struct vg_buf *b, const char *vigil,
 	    const char *sha256, const char *run_dir);
+/* The same for another hidden command of vigil (pack-exec). */
+void	vg_exec_line(struct vg_buf *b, const char *vigil, const char *cmd,
+	    const char *sha256, const char *run_dir);
 
 /* Array spec of sorted, distinct indexes minus offset: "0-3,7,9-10". */
 void	vg_slurm_array_spec(const int *idx, size_t n, int offset,
@@ -172,6 +180,67 @@ void	vg_slurm_step_argv(const char *name, int cpus, uint64_t memory,
 	    int gpus, const char *gpu_type, const char *const *argv,
 	    struct vg_strv *out);
 
+/* ---- slurm-pack.c ---- */
+
+/* slurm.pack: how many tasks one Slurm job runs. */
+struct vg_slurm_pack {
+	int		 tasks;		/* tasks per job; 0 = by walltime */
+	int		 parallel;	/* at once; 0 = what the job holds */
+	double		 walltime;	/* target job length, s; 0 = by tasks */
+	int		 steps;		/* each task a job step (default) */
+};
+
+/* Whether pk packs tasks at all (the section was given). */
+static inline int
+vg_slurm_pack_on(const struct vg_slurm_pack *pk)
+{
+	return pk->tasks > 0 || pk->walltime > 0;
+}
+
+struct vg_section;
+
+/* The schema of slurm.pack (its check names file:line:column). */
+extern const struct vg_section vg_slurm_pack_schema;
+
+/* How ntasks tasks of one resource request are packed. */
+struct vg_slurm_pack_plan {
+	size_t		 per;		/* tasks per job (packs are even:
+					   they differ by one at most) */
+	size_t		 njobs;		/* array elements */
+	int		 parallel;	/* tasks at once a job asks room for */
+	uint64_t	 time;		/* job time limit, s; 0 = default */
+};
+
+/*
+ * Sizes the packs of ntasks tasks whose time limit is task_secs (0 =
+ * unknown): pk->tasks per job, or as many as fill pk->walltime in rounds
+ * of pk->parallel; then evened out over the jobs this takes.  The job's
+ * time limit is its rounds times task_secs plus a minute.  VG_EINVAL
+ * when pk packs nothing, there are no tasks, or walltime is asked
+ * without a task time limit.
+ */
+int	vg_slurm_pack_plan(const struct vg_slurm_pack *pk, size_t ntasks,
+	    double task_secs, struct vg_slurm_pack_plan *out,
+	    struct vg_err *e);
+
+/* One task of a pack file line. */
+struct vg_slurm_pack_entry {
+	int		 index;
+	int		 attempt;
+	double		 timeout;	/* seconds, 0 = none */
+	uint64_t	 memory;	/* bytes, 0 = the task's own */
+};
+
+/* Appends the pack file line "ELEMENT INDEX ATTEMPT TIMEOUT MEMORY". */
+void	vg_slurm_pack_line(struct vg_buf *b, long element, int index,
+	    int attempt, double timeout, uint64_t memory);
+
+/* The tasks of element in a pack file's text, in file order (caller
+ * frees *v); VG_EINVAL naming the line for a malformed one, VG_ENOENT
+ * when element has none. */
+int	vg_slurm_pack_parse(const char *text, long element,
+	    struct vg_slurm_pack_entry **v, size_t *n, struct vg_err *e);
+
 /* ---- slurm-step.c ---- */
 
 struct vg_attempt;
@@ -184,21 +253,25 @@ int	vg_slurm_alloc_cpus(const char *spec);
  * Whether the direct scheduler runs attempts as job steps: VIGIL_SLURM_STEPS
  * = auto (default: inside an allocation, i.e. SLURM_JOB_ID set and not
  * already inside a step, and srun on PATH; a warning is logged when it is
- * not), always, or never.  Returns 1 (steps; *cpus = the allocation's
- * CPUs, 0 when unknown), 0 (run here), or VG_EINVAL for a bad value or
+ * not), always, or never; exec (set by a pack's script) runs each
+ * attempt as a local `vigil task-exec` process.  Returns 1 (steps; *cpus
+ * = the allocation's CPUs, 0 when unknown), 2 (exec, *cpus the same),
+ * 0 (run here), or VG_EINVAL for a bad value or
  * `always` outside an allocation, VG_ENOENT for `always` without srun.
  */
 int	vg_slurm_steps_wanted(int *cpus, struct vg_err *e);
 
 /*
  * Starts attempt a as a job step: `srun --exclusive -n1 -N1 ... -- vigil
- * task-exec run_dir INDEX` with VIGIL_ATTEMPT (and VIGIL_TIMEOUT) set,
+ * task-exec run_dir INDEX` (local: `vigil task-exec run_dir INDEX` as a
+ * process here, given the pool's GPUs) with VIGIL_ATTEMPT (and
+ * VIGIL_TIMEOUT) set,
  * srun's output in TASK_DIR/step.log, earlier records set aside.  Sets
  * a->pid (srun, in its own process group) and a->started; a->pidfd is
  * left to the caller.  Does not wait.
  */
 int	vg_slurm_step_start(const char *vigil, const char *run_dir,
-	    const char *manifest_sha256,
+	    const char *manifest_sha256, int local,
 	    struct vg_attempt *a, struct vg_err *e);
 
 /* Reads "JOB.STEP" that task-exec wrote to TASK_DIR/step; 1 when found. */
@@ -425,6 +498,7 @@ struct vg_slurm_conf {
 	double		 poll_min;	/* seconds */
 	double		 poll_max;
 	struct vg_kvs	 options;	/* further sbatch long options */
+	struct vg_slurm_pack pack;	/* slurm.pack */
 };
 
 /* The slurm: section (owned by the slurm scheduler). */

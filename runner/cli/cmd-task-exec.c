@@ -302,9 +302,7 @@ cmd_task_exec_exec(struct vg_args *a)
 	struct vg_attempt at;
 	struct vg_result r;
 	struct vg_err e;
-	sigset_t set, old;
 	char *run_dir = NULL, *task_dir = NULL, *slash, idx[32], host[64];
-	char cwd[PATH_MAX];
 	char *base = NULL, *why = NULL, *scratch = NULL;
 	const char *hb, *want;
 	long index;
@@ -319,12 +317,7 @@ cmd_task_exec_exec(struct vg_args *a)
 	if ((hb = getenv("VIGIL_HEARTBEAT")) != NULL && atoi(hb) > 0)
 		beat_s = atoi(hb);
 	/* Absolute: the task runs where the run was made, not here. */
-	if (a->argv[0][0] != '/' && getcwd(cwd, sizeof(cwd)) != NULL)
-		run_dir = vg_path_join(cwd, a->argv[0]);
-	else
-		run_dir = vg_xstrdup(a->argv[0]);
-	while (strlen(run_dir) > 1 && run_dir[strlen(run_dir) - 1] == '/')
-		run_dir[strlen(run_dir) - 1] = '\0';
+	run_dir = vg_launch_abs_dir(a->argv[0]);
 	memset(&task, 0, sizeof(task));
 	want = vg_args_get(a, "manifest-sha256");
 	if ((rc = vg_launch_load_dir(run_dir, want, index, &m, &task)) != 0)
@@ -370,14 +363,7 @@ cmd_task_exec_exec(struct vg_args *a)
 		vg_slurm_launch_wrap(&t->command);
 	at.kill_grace = m->kill_grace;
 	at.pidfd = -1;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGUSR2);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	sfd = vg_launch_job_signals();
 	memset(&r, 0, sizeof(r));
 	step_file(task_dir);
 	heartbeat(task_dir);
@@ -425,6 +411,11 @@ out:
 	return rc;
 }
 
+const struct vg_opt vg_cmd_job_opts[] = {
+	VG_OPT_MANIFEST_SHA256,
+	{ NULL },
+};
+
 const struct vg_cmd_entry vg_cmd_task_exec = {
 	.name = "task-exec",
 	.args_usage = "--manifest-sha256 HEX RUN_DIR INDEX",
@@ -435,11 +426,7 @@ const struct vg_cmd_entry vg_cmd_task_exec = {
 	    "there at the end.  RUN_DIR must be yours and writable by no "
 	    "one else,\nand its manifest.json the one whose SHA-256 the "
 	    "submitting vigil gave.",
-	.opts = (const struct vg_opt[]){
-		{ .name = "manifest-sha256", .has_arg = 1, .arg = "HEX",
-		  .help = "SHA-256 of RUN_DIR/manifest.json as submitted" },
-		{ NULL },
-	},
+	.opts = vg_cmd_job_opts,
 	.hidden = 1,
 	.min_args = 2,
 	.max_args = 2,

@@ -73,9 +73,15 @@ struct vg_opt {
 #define VG_OPT_MODE_GATE VG_OPT_MODE("auto-deny, auto-approve or interactive")
 #define VG_OPT_POLICY { .name = "policy", .has_arg = 1, .arg = "FILE", \
 	.help = "site policy file (default /etc/vigil/policy.yaml)" }
+#define VG_OPT_MANIFEST_SHA256 { .name = "manifest-sha256", .has_arg = 1, \
+	.arg = "HEX", .help = "SHA-256 of RUN_DIR/manifest.json as submitted" }
 #define VG_OPT_AUDIT_LOG { .name = "audit-log", .has_arg = 1, \
 	.arg = "FILE", \
 	.help = "append every decision to FILE as a JSON line" }
+
+/* The options of the commands a job runs (task-exec, pack-exec):
+ * --manifest-sha256. */
+extern const struct vg_opt vg_cmd_job_opts[];
 
 /* Parsed arguments. */
 struct vg_args {

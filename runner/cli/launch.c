@@ -3,7 +3,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <limits.h>
 #include <sys/mman.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +168,36 @@ vg_launch_enter(const struct vg_run_info *r)
 	    strlen(r->origin) : 0, r->id, &e)) != 0)
 		return vg_cmd_fail(vg_cmd_exit_for_rc(rc), "%s", e.msg);
 	return 0;
+}
+
+char *
+vg_launch_abs_dir(const char *arg)
+{
+	char cwd[PATH_MAX], *d;
+	size_t n;
+
+	if (arg[0] != '/' && getcwd(cwd, sizeof(cwd)) != NULL)
+		d = vg_path_join(cwd, arg);
+	else
+		d = vg_xstrdup(arg);
+	while ((n = strlen(d)) > 1 && d[n - 1] == '/')
+		d[n - 1] = '\0';
+	return d;
+}
+
+int
+vg_launch_job_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
 int

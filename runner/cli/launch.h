@@ -54,6 +54,15 @@ int	vg_launch_load_run(struct vg_store *st, const char *run_id,
  * exit status. */
 int	vg_launch_enter(const struct vg_run_info *r);
 
+/* RUN_DIR as a job's command line gives it, made absolute (from the
+ * current directory) without trailing slashes.  Caller frees. */
+char	*vg_launch_abs_dir(const char *arg);
+
+/* Blocks the signals a job's vigil reads (SIGTERM, SIGINT, SIGHUP: stop;
+ * SIGUSR1, SIGUSR2: Slurm's --signal) and returns a non-blocking
+ * signalfd for them, or -1 with errno. */
+int	vg_launch_job_signals(void);
+
 /* Loads a run directory's manifest.json and builds only task index
  * (task-exec), once the directory is found to be the user's own and the
  * file's SHA-256 to be want (the digest the submitting vigil put in the

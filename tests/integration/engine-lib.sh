@@ -9,6 +9,11 @@ expect_eq() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; }
 pass() { echo "ok"; exit 0; }
 # Field of the JSON status of run $1: python expression on d.
 jq_run() { "$VIGIL" status "$1" --json | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"; }
+# run_digest DIR: the digest a job passes to task-exec and pack-exec
+# (--manifest-sha256): SHA-256 of DIR/manifest.json, a NUL, origin.json.
+run_digest() { python3 -c 'import hashlib,sys
+d=open(sys.argv[1],"rb").read()+b"\0"+open(sys.argv[2],"rb").read()
+print(hashlib.sha256(d).hexdigest())' "$1/manifest.json" "$1/origin.json"; }
 # Live (non-zombie) processes carrying VIGIL_RUN_ID=$1 in their environment.
 run_procs() {
 	n=0

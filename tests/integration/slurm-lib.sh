@@ -85,3 +85,24 @@ slurm_yaml() {
 		printf 'command: %s\n' "$4"
 	} >"$1"
 }
+# kill_node NODE RUN/TASK SECS: kills every process of NODE's namespace
+# (its slurmd, slurmstepd, task-exec, the tasks), waits up to SECS for
+# `vigil status RUN/TASK` to show attempt 1 NODE_FAIL (Slurm marks the
+# node DOWN after SlurmdTimeout), prints how long that took, and starts
+# the node again for the tests after this one.
+kill_node() {
+	_t0=$(date +%s)
+	_pids=$(ip netns pids "vgc-$1")
+	[ -n "$_pids" ] || fail "no process in the namespace of $1"
+	# shellcheck disable=SC2086
+	kill -9 $_pids
+	_i=0
+	until "$VIGIL" status "$2" | grep -q 'attempt 1  NODE_FAIL'; do
+		_i=$((_i + 1))
+		[ $_i -lt "$3" ] || fail "no NODE_FAIL after $3 s: $("$VIGIL" status "$2")"
+		sleep 1
+	done
+	echo "NODE_FAIL recorded $(( $(date +%s) - _t0 )) s after the node died"
+	"$harness/slurm-cluster-up" --node "$1" >/dev/null ||
+		fail "cannot restart $1"
+}

@@ -27,10 +27,7 @@ Y
 id=$("$VIGIL" status --json | python3 -c \
     'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])')
 dir=$VIGIL_HOME/runs/$id
-# The digest covers manifest.json, a NUL and origin.json.
-sum=$(python3 -c 'import hashlib,sys
-d=open(sys.argv[1],"rb").read()+b"\0"+open(sys.argv[2],"rb").read()
-print(hashlib.sha256(d).hexdigest())' "$dir/manifest.json" "$dir/origin.json")
+sum=$(run_digest "$dir")
 te() { "$VIGIL" task-exec --manifest-sha256 "$sum" "$@"; }
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$dir/tasks/$1/result.json" "$2"; }
 

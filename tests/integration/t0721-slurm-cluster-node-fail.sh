@@ -20,21 +20,7 @@ id=$(wait_run)
 wait_count "$id" RUNNING 3 60
 node=$(jq_run "$id" 'd["tasks"][0]["node"]')
 case "$node" in node[123]) ;; *) fail "task 0 runs on '$node'" ;; esac
-t0=$(date +%s)
-pids=$(ip netns pids "vgc-$node")
-[ -n "$pids" ] || fail "no process in the namespace of $node"
-# shellcheck disable=SC2086
-kill -9 $pids
-i=0
-until "$VIGIL" status "$id/0" | grep -q 'attempt 1  NODE_FAIL'; do
-	i=$((i + 1))
-	[ $i -lt 60 ] || fail "no NODE_FAIL after 60 s: $("$VIGIL" status "$id/0")"
-	sleep 1
-done
-echo "NODE_FAIL recorded $(( $(date +%s) - t0 )) s after the node died"
-# The node comes back for the tests after this one.
-"$harness/slurm-cluster-up" --node "$node" >/dev/null ||
-	fail "cannot restart $node"
+kill_node "$node" "$id/0" 60
 wait "$vpid"
 expect_eq "vigil exit status: $(cat "$W/out")" 0 $?
 expect_eq "states" "SUCCEEDED SUCCEEDED SUCCEEDED" "$(states "$id")"

@@ -99,7 +99,7 @@ test_steps_wanted(void **state)
 	setenv("VIGIL_SLURM_STEPS", "yes", 1);
 	assert_int_equal(vg_slurm_steps_wanted(&cpus, &e), VG_EINVAL);
 	assert_string_equal(e.msg, "VIGIL_SLURM_STEPS: bad value 'yes' "
-	    "(valid: auto, always, never)");
+	    "(valid: auto, always, never, exec)");
 	unsetenv("SLURM_STEP_ID");
 	/* No srun: auto runs here, always fails. */
 	setenv("PATH", "/nonexistent:", 1);
