@@ -44,14 +44,15 @@ list_cb(void *arg, const struct vg_run_info *r)
 {
 	struct list_ctx *c = arg;
 	char tbuf[32];
-	int s, failed = 0, ok = r->counts[VG_ST_SUCCEEDED];
+	int s, failed = 0, ok = r->counts[VG_ST_SUCCEEDED] +
+	    r->counts[VG_ST_CACHED];
 
 	if (!vg_state_terminal(r->state))
 		c->active++;
 	/* Cancelled and denied tasks did not fail: columns of their own. */
 	for (s = 0; s < VG_ST__COUNT; s++)
 		if (vg_state_terminal((enum vg_state)s) &&
-		    s != VG_ST_SUCCEEDED && s != VG_ST_CANCELLED &&
+		    !vg_state_ok((enum vg_state)s) && s != VG_ST_CANCELLED &&
 		    s != VG_ST_DENIED)
 			failed += r->counts[s];
 	if (c->w != NULL) {

@@ -700,6 +700,32 @@ vg_outputs_dest(const struct vg_outputs *o, const struct vg_task *t,
 
 /* ---- field checks ---- */
 
+/* inputs: relative globs, the same for every task (no ${{ }}). */
+static void
+check_inputs(const struct vg_field *f, const struct vg_ynode *n, void *p,
+    struct vg_dctx *c)
+{
+	const struct vg_strv *sv = p;
+	const struct vg_ynode *at;
+	const char *g;
+	size_t i;
+
+	(void)f;
+	for (i = 0; i < sv->n; i++) {
+		g = sv->v[i];
+		at = n != NULL && n->kind == VG_Y_SEQ && i < n->n ?
+		    n->items[i] : n;
+		if (*g == '\0' || *g == '/')
+			vg_dctx_error(c, at, "'%s[%zu]': '%s' must be a glob "
+			    "relative to the working directory", c->path, i,
+			    g);
+		else if (strstr(g, "${{") != NULL)
+			vg_dctx_error(c, at, "'%s[%zu]': '%s': inputs are the "
+			    "same for every task (no ${{ }}); list the files "
+			    "of every task", c->path, i, g);
+	}
+}
+
 /* version: only 1 exists. */
 static void
 check_version(const struct vg_field *f, const struct vg_ynode *n, void *p,
@@ -1111,6 +1137,12 @@ static const struct vg_field core_fields[] = {
 	ENUM(vg_manifest, "output", output, "files", output_names,
 	    output_values, "task output: files per task, or stream "
 	    "(framed files per run)"),
+	BOOL(vg_manifest, "reuse", reuse, "false", "reuse an earlier run's "
+	    "successful attempt with the same key instead of running"),
+	{ .key = "inputs", .type = VG_F_STRV,
+	  .off = OFF(vg_manifest, inputs), .check = check_inputs,
+	  .help = "globs of the files the tasks read, relative to the "
+	      "working directory (their contents are in the reuse key)" },
 };
 
 #define NCORE		(sizeof(core_fields) / sizeof(core_fields[0]))
