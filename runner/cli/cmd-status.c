@@ -514,7 +514,10 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 		    out, &e)) != 0)
 			goto out;
 		vg_buf_adds(out, "\nevents:\n");
-		rc = vg_store_event_each(st, r.id, task, event_cb, out, &e);
+		if ((rc = vg_store_event_each(st, r.id, task, event_cb, out,
+		    &e)) != 0)
+			goto out;
+		rc = vg_show_reuse(st, r.id, task, NULL, out, &e);
 	}
 out:
 	vg_run_info_release(&r);

@@ -73,6 +73,11 @@ struct vg_opt {
 #define VG_OPT_MODE_GATE VG_OPT_MODE("auto-deny, auto-approve or interactive")
 #define VG_OPT_POLICY { .name = "policy", .has_arg = 1, .arg = "FILE", \
 	.help = "site policy file (default /etc/vigil/policy.yaml)" }
+#define VG_OPT_NO_REUSE { .name = "no-reuse", .help = "run every task, " \
+	"reusing no earlier result (as reuse: false)" }
+#define VG_OPT_REUSE_ONLY { .name = "reuse-only", .help = "say which " \
+	"tasks an earlier result stands for and which would run; run " \
+	"nothing" }
 #define VG_OPT_AUDIT_LOG { .name = "audit-log", .has_arg = 1, \
 	.arg = "FILE", \
 	.help = "append every decision to FILE as a JSON line" }

@@ -41,12 +41,15 @@
 /* Depth of directories walked under a task directory or an input. */
 #define WALK_DEPTH	32
 
-/* Appends "name: " and the strings of sv joined by ",", then newline. */
+/* Appends "name: " and the strings of sv joined by ",", then newline;
+ * nothing for an empty list. */
 static void
 line_list(struct vg_buf *b, const char *name, const struct vg_strv *sv)
 {
 	size_t i;
 
+	if (sv->n == 0)
+		return;
 	vg_buf_printf(b, "%s: ", name);
 	for (i = 0; i < sv->n; i++)
 		vg_buf_printf(b, "%s%s", i > 0 ? "," : "", sv->v[i]);
@@ -241,6 +244,9 @@ vg_reuse_init(struct vg_reuse *r, struct vg_store *st,
 	r->st = st;
 	vg_buf_init(&r->fixed);
 	vg_buf_init(&r->desc);
+	/* The description's own version: a change of what goes into keys
+	 * changes every key. */
+	vg_buf_adds(&r->fixed, "format: 1\n");
 	vg_buf_printf(&r->fixed, "backend: %s\n", ops != NULL ? ops->p.name :
 	    vg_manifest_plugin(m, VG_PLUGIN_BACKEND));
 	if ((rc = vg_backend_image_id(ops, m, &img, e)) != 0) {
