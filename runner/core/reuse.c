@@ -244,6 +244,7 @@ vg_reuse_init(struct vg_reuse *r, struct vg_store *st,
 	r->st = st;
 	vg_buf_init(&r->fixed);
 	vg_buf_init(&r->desc);
+	vg_buf_init(&r->full);
 	/* The description's own version: a change of what goes into keys
 	 * changes every key. */
 	vg_buf_adds(&r->fixed, "format: 1\n");
@@ -263,6 +264,10 @@ vg_reuse_init(struct vg_reuse *r, struct vg_store *st,
 	vg_buf_printf(&r->fixed, "workdir: %s\n", wd);
 	rc = input_lines(r, m, wd, e);
 	free(wd);
+	vg_hash128_hex(r->fixed.data, r->fixed.len, r->parts);
+	if (rc == 0)
+		rc = vg_store_reuse_part_put(st, r->parts, vg_buf_str(&r->fixed),
+		    e);
 	return rc;
 }
 
@@ -273,6 +278,7 @@ vg_reuse_release(struct vg_reuse *r)
 		return;
 	vg_buf_release(&r->fixed);
 	vg_buf_release(&r->desc);
+	vg_buf_release(&r->full);
 	vg_reuse_rec_release(&r->rec);
 }
 
@@ -325,8 +331,10 @@ vg_reuse_key(struct vg_reuse *r, const struct vg_task *t,
 		vg_buf_printf(b, "gpus: %d per-task %d type %s\n", res->gpus,
 		    res->gpus_per_task, res->gpu_type != NULL ?
 		    res->gpu_type : "any");
-	vg_buf_add(b, r->fixed.data, r->fixed.len);
-	vg_hash128_hex(b->data, b->len, key);
+	vg_buf_reset(&r->full);
+	vg_buf_add(&r->full, b->data, b->len);
+	vg_buf_add(&r->full, r->fixed.data, r->fixed.len);
+	vg_hash128_hex(r->full.data, r->full.len, key);
 }
 
 /* Splits the line at *p ("REL SIZE\n") into rel (a buffer) and *size,

@@ -32,7 +32,9 @@
 struct vg_reuse {
 	struct vg_store		*st;
 	struct vg_buf		 fixed;	/* the description's shared lines */
-	struct vg_buf		 desc;	/* the last task's description */
+	char			 parts[VG_REUSE_KEY_LEN + 1]; /* their id */
+	struct vg_buf		 desc;	/* the last task's own lines */
+	struct vg_buf		 full;	/* its whole description */
 	struct vg_reuse_rec	 rec;	/* the last entry found */
 	long long		 hashed; /* input files hashed (not from the
 					    stat cache) */
@@ -43,16 +45,17 @@ struct vg_reuse {
  * with its image (vg_backend_image_id) and confinement, isolation,
  * workdir, and each input file with its size and content hash, read
  * from the stat cache of st while the file's device, inode, size and
- * mtime are unchanged, else hashed and recorded.  Blocks on reading the
- * inputs.  Release with vg_reuse_release (also after a failure).
+ * mtime are unchanged, else hashed and recorded; records the shared
+ * lines once under their id (r->parts).  Blocks on reading the inputs.  Release with vg_reuse_release (also after a failure).
  */
 int	vg_reuse_init(struct vg_reuse *r, struct vg_store *st,
 	    const struct vg_manifest *m, const struct vg_backend_ops *ops,
 	    struct vg_err *e);
 void	vg_reuse_release(struct vg_reuse *r);
 
-/* Describes task t into r->desc and writes its key (VG_REUSE_KEY_LEN hex
- * digits and a NUL) into key.  Pure but for r's buffers. */
+/* Describes task t (its own lines into r->desc, the whole into r->full,
+ * the shared lines being r->parts) and writes its key (VG_REUSE_KEY_LEN
+ * hex digits and a NUL) into key.  Pure but for r's buffers. */
 void	vg_reuse_key(struct vg_reuse *r, const struct vg_task *t,
 	    char key[VG_REUSE_KEY_LEN + 1]);
 

@@ -384,22 +384,20 @@ row_flush(struct drv *d, int write, struct vg_err *e)
 	return rc;
 }
 
-/* Moves task i to state st (counts, progress, task row, event). */
+/* Moves task i, whose strings are s, to state st (counts, progress,
+ * task row, event). */
 static int
-set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
-    const char *reason, struct vg_err *e)
+set_task_s(struct drv *d, size_t i, enum vg_state st, int attempt,
+    const char *reason, const struct tstrings *s, struct vg_err *e)
 {
 	struct trec *t = &d->tr[i];
 	struct vg_task_rec full;
-	struct tstrings s;
 	int rc;
 
-	if ((rc = task_strings(d, i, &s, e)) != 0)
-		return rc;
 	d->counts[t->state]--;
 	t->state = st;
 	d->counts[st]++;
-	rec_of(&full, t, &s);
+	rec_of(&full, t, s);
 	vg_strlcpy(full.reason, reason, sizeof(full.reason));
 	/* In the driver's transaction the row waits for its commit; the
 	 * event is written now. */
@@ -414,6 +412,19 @@ set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
 		vg_progress_task(d->pg, t->index, drv_label(d, i), st, attempt,
 		    t->exit_code, t->signal, reason);
 	return 0;
+}
+
+/* Moves task i to state st (counts, progress, task row, event). */
+static int
+set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
+    const char *reason, struct vg_err *e)
+{
+	struct tstrings s;
+	int rc;
+
+	if ((rc = task_strings(d, i, &s, e)) != 0)
+		return rc;
+	return set_task_s(d, i, st, attempt, reason, &s, e);
 }
 
 /*
@@ -619,10 +630,12 @@ reuse_try(struct drv *d, size_t i, int *hit, struct vg_err *e)
 	snprintf(from, sizeof(from), "%s/%d/%d", rec->run_id, rec->index,
 	    rec->attempt);
 	if ((rc = vg_store_task_key_put(d->st, d->run_id, t->index, key,
-	    vg_buf_str(&d->reuse->desc), found ? from : NULL, e)) != 0 ||
-	    !found)
+	    vg_buf_str(&d->reuse->desc), d->reuse->parts, found ? from : NULL,
+	    e)) != 0 || !found)
 		return rc;
-	if ((rc = task_strings(d, i, &s, e)) != 0)
+	/* Its first attempt: no strings of an earlier one to read. */
+	memset(&s, 0, sizeof(s));
+	if (t->attempts > 0 && (rc = task_strings(d, i, &s, e)) != 0)
 		return rc;
 	snprintf(why, sizeof(why), "reused %s/%d attempt %d", rec->run_id,
 	    rec->index, rec->attempt);
@@ -635,7 +648,7 @@ reuse_try(struct drv *d, size_t i, int *hit, struct vg_err *e)
 	    t->ended, why, e)) != 0)
 		return rc;
 	*hit = 1;
-	return set_task(d, i, VG_ST_CACHED, t->attempts, why, e);
+	return set_task_s(d, i, VG_ST_CACHED, t->attempts, why, &s, e);
 }
 
 /*

@@ -73,9 +73,10 @@ static const char *const reuse_sql[RS__COUNT] = {
 	[RS_PUT] = "INSERT OR REPLACE INTO reuse (key, run_id, idx, attempt,"
 	    " created, dir, files) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[RS_KEY_PUT] = "INSERT OR REPLACE INTO task_keys (run_id, idx, key,"
-	    " description, reused) VALUES (?1, ?2, ?3, ?4, ?5)",
-	[RS_KEY_GET] = "SELECT key, description, reused FROM task_keys WHERE"
-	    " run_id = ?1 AND idx = ?2",
+	    " description, parts, reused) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[RS_KEY_GET] = "SELECT k.key, k.description || coalesce(p.text, ''),"
+	    " k.reused FROM task_keys k LEFT JOIN reuse_parts p ON p.id ="
+	    " k.parts WHERE k.run_id = ?1 AND k.idx = ?2",
 };
 
 struct vg_store {
@@ -271,8 +272,10 @@ static const struct migration migrations[] = {
 		/* reuse: a key's successful attempt and the files of its
 		 * task directory (runner/core/reuse.h); task_keys: the key
 		 * of each task of a run with what went into it, and the
-		 * attempt a CACHED task reused; reuse_stat: the content
-		 * hash of an input file while its stat is unchanged. */
+		 * attempt a CACHED task reused, its lines of its own and
+		 * the id of the lines every task of the drive shares
+		 * (reuse_parts, kept once); reuse_stat: the content hash
+		 * of an input file while its stat is unchanged. */
 		.sql =
 		"CREATE TABLE reuse ("
 		" key TEXT PRIMARY KEY, run_id TEXT NOT NULL REFERENCES"
@@ -283,8 +286,10 @@ static const struct migration migrations[] = {
 		"CREATE TABLE task_keys ("
 		" run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
 		" idx INTEGER NOT NULL, key TEXT NOT NULL, description TEXT"
-		" NOT NULL, reused TEXT, PRIMARY KEY (run_id, idx))"
-		" WITHOUT ROWID;"
+		" NOT NULL, parts TEXT, reused TEXT, PRIMARY KEY (run_id,"
+		" idx)) WITHOUT ROWID;"
+		"CREATE TABLE reuse_parts ("
+		" id TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;"
 		"CREATE TABLE reuse_stat ("
 		" path TEXT PRIMARY KEY, dev INTEGER NOT NULL, ino INTEGER NOT"
 		" NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL, hash"
@@ -2336,9 +2341,26 @@ vg_store_reuse_runs(struct vg_store *s, struct vg_strv *out,
 }
 
 int
-vg_store_task_key_put(struct vg_store *s, const char *run_id, int index,
-    const char *key, const char *description, const char *reused,
+vg_store_reuse_part_put(struct vg_store *s, const char *id, const char *text,
     struct vg_err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = db_prepare(s, "INSERT OR IGNORE INTO reuse_parts (id, text)"
+	    " VALUES (?1, ?2)", &st, e)) != 0)
+		return rc;
+	bind_str(st, 1, id);
+	bind_str(st, 2, text);
+	rc = db_done(s, st, e, "recording the shared lines of reuse keys");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+vg_store_task_key_put(struct vg_store *s, const char *run_id, int index,
+    const char *key, const char *description, const char *parts,
+    const char *reused, struct vg_err *e)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -2349,7 +2371,8 @@ vg_store_task_key_put(struct vg_store *s, const char *run_id, int index,
 	sqlite3_bind_int(st, 2, index);
 	bind_str(st, 3, key);
 	bind_str(st, 4, description);
-	bind_str(st, 5, reused);
+	bind_str(st, 5, parts);
+	bind_str(st, 6, reused);
 	rc = db_done(s, st, e, "recording a task's reuse key");
 	sqlite3_reset(st);
 	return rc;

@@ -434,14 +434,22 @@ int	vg_store_reuse_drop(struct vg_store *s, const char *run_id, int index,
 int	vg_store_reuse_runs(struct vg_store *s, struct vg_strv *out,
 	    struct vg_err *e);
 
-/* Records task index's key, the description it hashes and, for a
- * CACHED task, the attempt it reused ("RUN/TASK/ATTEMPT"; NULL: none). */
+/* Records text, lines of key descriptions shared by many tasks, under
+ * id (its hash) once. */
+int	vg_store_reuse_part_put(struct vg_store *s, const char *id,
+	    const char *text, struct vg_err *e);
+
+/* Records task index's key, the lines of its description of its own,
+ * the id of the shared lines that follow them (vg_store_reuse_part_put;
+ * NULL: none) and, for a CACHED task, the attempt it reused
+ * ("RUN/TASK/ATTEMPT"; NULL: none). */
 int	vg_store_task_key_put(struct vg_store *s, const char *run_id, int index,
-	    const char *key, const char *description, const char *reused,
-	    struct vg_err *e);
+	    const char *key, const char *description, const char *parts,
+	    const char *reused, struct vg_err *e);
 
 /* Appends what vg_store_task_key_put recorded to the buffers (each may
- * be NULL); *found 0 when the task has no key. */
+ * be NULL), the description whole (its shared lines after its own);
+ * *found 0 when the task has no key. */
 int	vg_store_task_key_get(struct vg_store *s, const char *run_id, int index,
 	    struct vg_buf *key, struct vg_buf *description,
 	    struct vg_buf *reused, int *found, struct vg_err *e);

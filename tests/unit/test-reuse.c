@@ -95,7 +95,7 @@ kx_key(struct kx *k, size_t i, char key[33], struct vg_buf *desc)
 	    &e), 0);
 	vg_reuse_key(&r, &k->f.ts.v[i], key);
 	if (desc != NULL)
-		vg_buf_adds(desc, vg_buf_str(&r.desc));
+		vg_buf_adds(desc, vg_buf_str(&r.full));
 	vg_reuse_release(&r);
 }
 
@@ -234,13 +234,14 @@ test_store_rows(void **state)
 	assert_int_equal(vg_store_reuse_runs(x.st, &runs, &e), 0);
 	assert_int_equal(runs.n, 1);
 	assert_string_equal(runs.v[0], id);
+	assert_int_equal(vg_store_reuse_part_put(x.st, "p1", "c\n", &e), 0);
 	assert_int_equal(vg_store_task_key_put(x.st, id, 0, "k1", "a\nb\n",
-	    NULL, &e), 0);
+	    "p1", NULL, &e), 0);
 	assert_int_equal(vg_store_task_key_get(x.st, id, 0, &k, &d, &f,
 	    &found, &e), 0);
 	assert_int_equal(found, 1);
 	assert_string_equal(vg_buf_str(&k), "k1");
-	assert_string_equal(vg_buf_str(&d), "a\nb\n");
+	assert_string_equal(vg_buf_str(&d), "a\nb\nc\n");
 	assert_int_equal(f.len, 0);
 	assert_int_equal(vg_store_task_key_get(x.st, id, 7, &k, NULL, NULL,
 	    &found, &e), 0);
