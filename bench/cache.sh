@@ -12,38 +12,22 @@
 # N=... and NEW=... change the counts.  Uses build/vigil unless VIGIL is
 # set.
 set -eu
-cd "$(dirname "$0")/.."
-VIGIL=${VIGIL:-$PWD/build/vigil}
+top=$(cd "$(dirname "$0")/.." && pwd)
+VIGIL=${VIGIL:-$top/build/vigil}
 N=${N:-10000}
 NEW=${NEW:-10}
 W=$(mktemp -d /tmp/vigil-bench-XXXXXX)
 trap 'rm -rf "$W"' EXIT INT TERM
-VIGIL_HOME=$W/home
-export VIGIL_HOME
+export VIGIL_HOME="$W/home"
 
-# A manifest of n tasks: one matrix axis of n values, argv command.
-manifest() {
-	{
-		echo "version: 1"
-		echo "name: bench-cache"
-		echo "reuse: true"
-		echo "command: [\"true\"]"
-		echo "matrix:"
-		printf "  i: ["
-		i=0
-		while [ $i -lt "$1" ]; do
-			[ $i -gt 0 ] && printf ", "
-			printf "%d" $i
-			i=$((i + 1))
-		done
-		echo "]"
-	} >"$W/m$1.yaml"
-}
-
+# The sweep of $1 tasks: a range axis, so its values are 0 .. $1 - 1 and
+# a longer one adds values at the end.
+for n in "$N" $((N + NEW)); do
+	printf 'version: 1\nname: bench-cache\nreuse: true\ncommand: ["true"]\nmatrix:\n  i: {range: [0, %d]}\n' \
+	    "$n" >"$W/m$n.yaml"
+done
 now_ms() { date +%s%3N; }
-
-manifest "$N"
-manifest $((N + NEW))
+cd "$top"
 t0=$(now_ms)
 "$VIGIL" run -q --jobs 2 "$W/m$N.yaml"
 t1=$(now_ms)

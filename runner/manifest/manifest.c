@@ -517,6 +517,14 @@ static const int out_when_values[] = { VG_OUT_ALWAYS, VG_OUT_SUCCESS,
 static const char *const out_mode_names[] = { "copy", "move", NULL };
 static const int out_mode_values[] = { 0, 1 };
 
+/* Where item i of the list n was written (n itself when it is not a
+ * list), for a problem about that item. */
+static const struct vg_ynode *
+seq_item(const struct vg_ynode *n, size_t i)
+{
+	return n != NULL && n->kind == VG_Y_SEQ && i < n->n ? n->items[i] : n;
+}
+
 /* outputs.paths: relative globs that stay inside the task's trees. */
 static void
 check_out_paths(const struct vg_field *f, const struct vg_ynode *n, void *p,
@@ -530,8 +538,7 @@ check_out_paths(const struct vg_field *f, const struct vg_ynode *n, void *p,
 	(void)f;
 	for (i = 0; i < sv->n; i++) {
 		g = sv->v[i];
-		at = n != NULL && n->kind == VG_Y_SEQ && i < n->n ?
-		    n->items[i] : n;
+		at = seq_item(n, i);
 		if (*g == '\0' || *g == '/') {
 			vg_dctx_error(c, at, "'%s[%zu]': '%s' must be a glob "
 			    "relative to the task's scratch and task "
@@ -713,8 +720,7 @@ check_inputs(const struct vg_field *f, const struct vg_ynode *n, void *p,
 	(void)f;
 	for (i = 0; i < sv->n; i++) {
 		g = sv->v[i];
-		at = n != NULL && n->kind == VG_Y_SEQ && i < n->n ?
-		    n->items[i] : n;
+		at = seq_item(n, i);
 		if (*g == '\0' || *g == '/')
 			vg_dctx_error(c, at, "'%s[%zu]': '%s' must be a glob "
 			    "relative to the working directory", c->path, i,

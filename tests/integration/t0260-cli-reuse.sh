@@ -28,15 +28,13 @@ command: |
 Y
 ran() { cat "$W"/ran-* 2>/dev/null | wc -l; }
 states() { jq_run "$1" '" ".join(t["state"] for t in d["tasks"])'; }
-last() { "$VIGIL" status --json | python3 -c \
-    'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])'; }
 
 "$VIGIL" run -q r.yaml || fail "first run"
-first=$(last)
+first=$(last_run)
 expect_eq "first run" 3 "$(ran)"
 "$VIGIL" run -q r.yaml
 expect_eq "second run exit" 0 $?
-second=$(last)
+second=$(last_run)
 expect_eq "second run ran nothing" 3 "$(ran)"
 expect_eq "second states" "CACHED CACHED CACHED" "$(states "$second")"
 expect_eq "second run state" SUCCEEDED "$(jq_run "$second" 'd["state"]')"
@@ -57,7 +55,7 @@ grep -q '^  command: "echo ran' "$W/st" || fail "status: $(cat "$W/st")"
 "$VIGIL" run --reuse-only r.yaml >"$W/only" || fail "reuse-only"
 grep -q "^3 tasks: 3 reused, 0 would run; nothing was run" "$W/only" ||
     fail "reuse-only: $(cat "$W/only")"
-expect_eq "reuse-only made no run" "$second" "$(last)"
+expect_eq "reuse-only made no run" "$second" "$(last_run)"
 
 # A changed input is a new key for every task.
 echo two >data.txt
@@ -67,14 +65,14 @@ d = json.load(sys.stdin)
 assert d["reused"] == 0 and d["would_run"] == 3, d' || fail "json report"
 "$VIGIL" run -q r.yaml || fail "third run"
 expect_eq "changed input runs all" 6 "$(ran)"
-third=$(last)
+third=$(last_run)
 expect_eq "log of the new input" "x=1 two" "$("$VIGIL" logs "$third/0")"
 
 # --no-reuse runs everything and keeps nothing for reuse (its stored
 # manifest says reuse: false, for resume too).
 "$VIGIL" run -q --no-reuse r.yaml || fail "no-reuse run"
 expect_eq "no-reuse runs all" 9 "$(ran)"
-"$VIGIL" reuse list "$(last)" | grep -q "^0 results kept" ||
+"$VIGIL" reuse list "$(last_run)" | grep -q "^0 results kept" ||
     fail "no-reuse kept results"
 "$VIGIL" run -q --no-reuse --reuse-only r.yaml 2>"$W/err"
 expect_eq "no-reuse with reuse-only" 2 $?
@@ -85,7 +83,7 @@ rm "$VIGIL_HOME/runs/$newest/tasks/0/stdout"
 "$VIGIL" run -q r.yaml || fail "run after removal"
 expect_eq "gone files: one runs" 10 "$(ran)"
 expect_eq "states after removal" "SUCCEEDED CACHED CACHED" \
-    "$(states "$(last)")"
+    "$(states "$(last_run)")"
 
 # gc keeps what results need; dropped, their runs go.
 "$VIGIL" gc --older-than 0 >"$W/gc" || fail "gc"

@@ -8,18 +8,18 @@ set -u
 . "$(dirname "$0")/engine-lib.sh"
 
 mkdir "$W/wd" && cd "$W/wd" || fail "no work dir"
+# Tasks 2 and 3 sleep in their first attempt only; each task appends a
+# line to a file of its own when it starts and when it ends.
 cat >k.yaml <<Y
 version: 1
 name: k9r
 reuse: true
-matrix:
-  s: ["0", "0.0", "30", "30.0"]
-isolation:
-  writable: ["$W"]
-command: |
-  echo start >> $W/start-\$VIGIL_TASK_INDEX
-  echo "out \$VIGIL_TASK_INDEX"
-  [ "\$VIGIL_ATTEMPT" = 1 ] && sleep \${{ matrix.s }}
+isolation: {writable: ["$W"]}
+matrix: {s: ["0", "0.0", "30", "30.0"]}
+command: >-
+  echo start >> $W/start-\$VIGIL_TASK_INDEX &&
+  echo "out \$VIGIL_TASK_INDEX" &&
+  { [ "\$VIGIL_ATTEMPT" != 1 ] || sleep \${{ matrix.s }}; } &&
   echo done >> $W/done-\$VIGIL_TASK_INDEX
 Y
 "$VIGIL" run --jobs 4 k.yaml >/dev/null 2>&1 &
@@ -33,12 +33,9 @@ done
 sleep 0.5
 kill -9 $vpid
 wait $vpid 2>/dev/null
-id=$("$VIGIL" status --json | python3 -c \
-    'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])')
+id=$(last_run)
 expect_eq "states after kill -9" "SUCCEEDED SUCCEEDED RUNNING RUNNING" \
-    "$("$VIGIL" status "$id" --json | python3 -c '
-import json, sys
-print(" ".join(t["state"] for t in json.load(sys.stdin)["tasks"]))')"
+    "$(jq_run "$id" '" ".join(t["state"] for t in d["tasks"])')"
 # Only the ended tasks have results; the killed ones would run.
 "$VIGIL" reuse list "$id" | tail -n 1 | grep -q "^2 results kept" ||
     fail "after kill -9: $("$VIGIL" reuse list "$id")"

@@ -82,6 +82,26 @@ kx_release(struct kx *k)
 	fx_release(&k->f);
 }
 
+/* Records a run of k's tasks; id gets its id, the result its directory
+ * (caller frees). */
+static char *
+kx_run(struct kx *k, char id[VG_RUN_ID_MAX])
+{
+	struct vg_run_plan p;
+	struct vg_err e;
+	char *dir;
+
+	vg_err_init(&e);
+	vg_run_id_make(id);
+	memset(&p, 0, sizeof(p));
+	p.id = id;
+	p.m = &k->f.m;
+	p.ts = &k->f.ts;
+	p.manifest_json = "{}";
+	assert_int_equal(vg_run_create(k->st, &p, &dir, &e), 0);
+	return dir;
+}
+
 /* The key of task i of k with a fresh vg_reuse (inputs hashed anew or
  * from the stat cache); the description into desc when not NULL. */
 static void
@@ -198,7 +218,6 @@ test_store_rows(void **state)
 	struct vg_reuse_stat rs = { 1, 2, 3, 4 };
 	struct vg_buf k = VG_BUF_INIT, d = VG_BUF_INIT, f = VG_BUF_INIT;
 	struct vg_strv runs = VG_STRV_INIT;
-	struct vg_run_plan p;
 	struct vg_err e;
 	struct kx x;
 	char id[VG_RUN_ID_MAX], hash[33], *dir, files[] = "stdout 3\n";
@@ -208,13 +227,7 @@ test_store_rows(void **state)
 	(void)state;
 	kx_init(&x, cmds, 1);
 	vg_err_init(&e);
-	vg_run_id_make(id);
-	memset(&p, 0, sizeof(p));
-	p.id = id;
-	p.m = &x.f.m;
-	p.ts = &x.f.ts;
-	p.manifest_json = "{}";
-	assert_int_equal(vg_run_create(x.st, &p, &dir, &e), 0);
+	dir = kx_run(&x, id);
 	memset(&rec, 0, sizeof(rec));
 	memset(&got, 0, sizeof(got));
 	vg_strlcpy(rec.key, "k1", sizeof(rec.key));
@@ -304,7 +317,6 @@ test_find_and_bring(void **state)
 	static const char *const cmds[] = { "true" };
 	struct vg_buf files = VG_BUF_INIT, got = VG_BUF_INIT;
 	struct vg_reuse r;
-	struct vg_run_plan p;
 	struct vg_err e;
 	struct stat sb;
 	struct kx k;
@@ -317,13 +329,7 @@ test_find_and_bring(void **state)
 	assert_string_equal(vg_buf_str(&files),
 	    "outputs/r.csv 4\nstdout 6\n");
 	vg_err_init(&e);
-	vg_run_id_make(id);
-	memset(&p, 0, sizeof(p));
-	p.id = id;
-	p.m = &k.f.m;
-	p.ts = &k.f.ts;
-	p.manifest_json = "{}";
-	assert_int_equal(vg_run_create(k.st, &p, &dir, &e), 0);
+	dir = kx_run(&k, id);
 	assert_int_equal(vg_reuse_init(&r, k.st, &k.f.m, NULL, &e), 0);
 	memset(&r.rec, 0, sizeof(r.rec));
 	vg_strlcpy(r.rec.key, "kk", sizeof(r.rec.key));
@@ -499,20 +505,13 @@ static const struct vg_scheduler_ops fa_sched = {
 static void
 fa_drive(struct kx *k, struct vg_run_result *res)
 {
-	struct vg_run_plan p;
 	struct vg_run_opts o;
 	struct vg_err e;
 	char id[VG_RUN_ID_MAX], *dir;
 
 	memset(&fa, 0, sizeof(fa));
 	vg_err_init(&e);
-	vg_run_id_make(id);
-	memset(&p, 0, sizeof(p));
-	p.id = id;
-	p.m = &k->f.m;
-	p.ts = &k->f.ts;
-	p.manifest_json = "{}";
-	assert_int_equal(vg_run_create(k->st, &p, &dir, &e), 0);
+	dir = kx_run(k, id);
 	memset(&o, 0, sizeof(o));
 	o.backend = &fx_sh_backend;
 	o.sched = &fa_sched;
