@@ -563,6 +563,83 @@ test_sweep_submits_misses(void **state)
 	kx_release(&k);
 }
 
+/* Loads text as a manifest over a site config (site may be NULL) in
+ * home; returns the rc, the problems joined into diag. */
+static int
+load(const char *home, const char *site, const char *text,
+    struct vg_manifest **mp, struct vg_buf *diag)
+{
+	struct vg_load_opts o = { .no_configs = site == NULL };
+	struct vg_diag d = VG_DIAG_INIT;
+	struct vg_err e;
+	char *sp = NULL, *up;
+	size_t i;
+	int rc;
+
+	up = vg_path_join(home, "none.yaml");
+	if (site != NULL) {
+		sp = vg_path_join(home, "site.yaml");
+		put_file(sp, site);
+		o.site_config = sp;
+		o.user_config = up;
+	}
+	vg_err_init(&e);
+	*mp = NULL;
+	rc = vg_manifest_load_mem("m.yaml", text, strlen(text), &o, mp, &d,
+	    &e);
+	for (i = 0; i < d.lines.n; i++)
+		vg_buf_printf(diag, "%s\n", d.lines.v[i]);
+	vg_diag_release(&d);
+	free(sp);
+	free(up);
+	return rc;
+}
+
+/* reuse: a boolean, defaulted by a config; inputs: relative globs
+ * without ${{ }}; each bad value named with its place. */
+static void
+test_manifest_fields(void **state)
+{
+	static const char *const cmds[] = { "true" };
+	struct vg_buf d = VG_BUF_INIT;
+	struct vg_manifest *m;
+	struct kx k;
+
+	(void)state;
+	kx_init(&k, cmds, 1);
+	assert_int_equal(load(k.f.home, "reuse: true\n", "version: 1\n"
+	    "command: 'true'\ninputs: [a.csv, 'd/*']\n", &m, &d), 0);
+	assert_int_equal(m->reuse, 1);
+	assert_int_equal(m->inputs.n, 2);
+	assert_string_equal(m->inputs.v[1], "d/*");
+	vg_manifest_free(m);
+	assert_int_equal(load(k.f.home, "reuse: true\n", "version: 1\n"
+	    "command: 'true'\nreuse: false\n", &m, &d), 0);
+	assert_int_equal(m->reuse, 0);
+	vg_manifest_free(m);
+	assert_int_equal(load(k.f.home, NULL, "version: 1\ncommand: 'true'\n",
+	    &m, &d), 0);
+	assert_int_equal(m->reuse, 0);
+	vg_manifest_free(m);
+	assert_int_not_equal(load(k.f.home, "reuse: maybe\n", "version: 1\n"
+	    "command: 'true'\n", &m, &d), 0);
+	assert_null(m);
+	assert_non_null(strstr(vg_buf_str(&d), "site.yaml:1:8: "));
+	vg_buf_reset(&d);
+	assert_int_not_equal(load(k.f.home, NULL, "version: 1\n"
+	    "command: 'true'\ninputs: ['/etc/*', 'x/${{ matrix.a }}', '']\n",
+	    &m, &d), 0);
+	assert_non_null(strstr(vg_buf_str(&d), "m.yaml:3:10: "
+	    "'inputs[0]': '/etc/*' must be a glob relative to the working "
+	    "directory"));
+	assert_non_null(strstr(vg_buf_str(&d), "m.yaml:3:20: 'inputs[1]': "
+	    "'x/${{ matrix.a }}': inputs are the same for every task"));
+	assert_non_null(strstr(vg_buf_str(&d), "m.yaml:3:41: 'inputs[2]': '' "
+	    "must be"));
+	vg_buf_release(&d);
+	kx_release(&k);
+}
+
 int
 main(void)
 {
@@ -573,6 +650,7 @@ main(void)
 		cmocka_unit_test(test_store_rows),
 		cmocka_unit_test(test_find_and_bring),
 		cmocka_unit_test(test_sweep_submits_misses),
+		cmocka_unit_test(test_manifest_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
