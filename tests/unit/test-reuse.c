@@ -21,6 +21,7 @@
 #include "runner/core/run.h"
 #include "runner/core/store.h"
 #include "schedulers/scheduler.h"
+#include "helpers/unixhttpd.h"
 
 /* Writes text to path (created or truncated). */
 static void
@@ -640,6 +641,88 @@ test_manifest_fields(void **state)
 	kx_release(&k);
 }
 
+/* A docker engine that knows image python:3.12 only: every request of
+ * the connection answered in turn. */
+static void
+engine_serve(int fd)
+{
+	char req[4096], path[256], out[512];
+	const char *body;
+	size_t len;
+	ssize_t n;
+	int status;
+
+	for (;;) {
+		len = 0;
+		req[0] = '\0';
+		while (strstr(req, "\r\n\r\n") == NULL) {
+			if (len >= sizeof(req) - 1 ||
+			    (n = read(fd, req + len, sizeof(req) - 1 - len)) <= 0)
+				return;
+			len += (size_t)n;
+			req[len] = '\0';
+		}
+		if (sscanf(req, "%*15s %255s", path) != 1)
+			return;
+		status = 200;
+		body = "{}";
+		if (strstr(path, "/images/python:3.12/json") != NULL)
+			body = "{\"Id\":\"sha256:5e1f\"}";
+		else if (strstr(path, "/images/") != NULL) {
+			status = 404;
+			body = "{\"message\":\"No such image\"}";
+		} else if (strcmp(path, "/_ping") == 0)
+			body = "OK";
+		n = snprintf(out, sizeof(out), "HTTP/1.1 %d X\r\nApi-Version: "
+		    "1.43\r\nContent-Type: application/json\r\n"
+		    "Content-Length: %zu\r\n\r\n%s", status, strlen(body),
+		    body);
+		if (write(fd, out, (size_t)n) != n)
+			return;
+	}
+}
+
+/* docker resolves the image to the engine's id for the key; an image
+ * not pulled yet says so; a backend without the operation gives the
+ * image as written. */
+static void
+test_image_id(void **state)
+{
+	static const char *const cmds[] = { "true" };
+	struct vg_buf d = VG_BUF_INIT, id = VG_BUF_INIT;
+	const struct vg_backend_ops *docker = vg_backend_find("docker");
+	struct unixhttpd srv;
+	struct vg_manifest *m;
+	struct vg_err e;
+	struct kx k;
+
+	(void)state;
+	kx_init(&k, cmds, 1);
+	assert_non_null(docker);
+	assert_int_equal(unixhttpd_start(&srv, "vigil-reuse", engine_serve),
+	    0);
+	setenv("DOCKER_HOST", srv.endpoint, 1);
+	assert_int_equal(load(k.f.home, NULL, "version: 1\nbackend: docker\n"
+	    "image: python:3.12\ncommand: 'true'\n", &m, &d), 0);
+	vg_err_init(&e);
+	assert_int_equal(vg_backend_image_id(docker, m, &id, &e), 0);
+	assert_string_equal(vg_buf_str(&id), "python:3.12 sha256:5e1f");
+	vg_buf_reset(&id);
+	free(m->image);
+	m->image = vg_xstrdup("alpine:3");
+	assert_int_equal(vg_backend_image_id(docker, m, &id, &e), 0);
+	assert_string_equal(vg_buf_str(&id), "alpine:3 (not present)");
+	vg_buf_reset(&id);
+	assert_int_equal(vg_backend_image_id(&fx_sh_backend, m, &id, &e), 0);
+	assert_string_equal(vg_buf_str(&id), "alpine:3");
+	unsetenv("DOCKER_HOST");
+	unixhttpd_stop(&srv);
+	vg_manifest_free(m);
+	vg_buf_release(&id);
+	vg_buf_release(&d);
+	kx_release(&k);
+}
+
 int
 main(void)
 {
@@ -651,6 +734,7 @@ main(void)
 		cmocka_unit_test(test_find_and_bring),
 		cmocka_unit_test(test_sweep_submits_misses),
 		cmocka_unit_test(test_manifest_fields),
+		cmocka_unit_test(test_image_id),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
