@@ -110,6 +110,17 @@ vg_backend_confinement(const struct vg_backend_ops *ops,
 }
 
 int
+vg_backend_image_id(const struct vg_backend_ops *ops,
+    const struct vg_manifest *m, struct vg_buf *out, struct vg_err *e)
+{
+	if (ops != NULL && ops->image_id != NULL)
+		return ops->image_id(m, out, e);
+	if (m->image != NULL)
+		vg_buf_adds(out, m->image);
+	return 0;
+}
+
+int
 vg_backend_can_reap(const struct vg_backend_ops *ops)
 {
 	return ops->reap != NULL;

@@ -149,6 +149,12 @@ struct vg_backend_ops {
 	 * capabilities none; namespaces pid,mnt,uts,ipc; ..."; borrowed),
 	 * or NULL when the backend has nothing to say.  Optional. */
 	const char *(*confinement)(const struct vg_manifest *m);
+	/* Appends to out what m's image is, for reuse keys: the image as
+	 * written and what it resolves to now ("python:3.12 sha256:..."),
+	 * a cloud image by its id.  May block (asks an engine or a
+	 * registry).  Optional: without it, the image as written. */
+	int	(*image_id)(const struct vg_manifest *m, struct vg_buf *out,
+		    struct vg_err *e);
 	/* Starts a; does not wait for it to end. */
 	int	(*start)(struct vg_attempt *a, struct vg_err *e);
 	/* Converts the wait status of a->pid into r. */
@@ -257,6 +263,10 @@ const char *vg_backend_downgrades(const struct vg_backend_ops *ops,
 /* NULL without the optional operation. */
 const char *vg_backend_confinement(const struct vg_backend_ops *ops,
 	    const struct vg_manifest *m);
+/* m->image as written (nothing when none) without the optional
+ * operation, or with ops NULL. */
+int	vg_backend_image_id(const struct vg_backend_ops *ops,
+	    const struct vg_manifest *m, struct vg_buf *out, struct vg_err *e);
 int	vg_backend_can_reap(const struct vg_backend_ops *ops);
 int	vg_backend_reap(const struct vg_backend_ops *ops,
 	    const struct vg_manifest *m, const char *run_id, int task,

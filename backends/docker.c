@@ -181,6 +181,40 @@ docker_prepare(const struct vg_manifest *m, const char *run_dir,
 	return r;
 }
 
+/* reuse keys: the image as written and the id the engine has for it
+ * now ("python:3.12 sha256:..."), which a new push of the same tag
+ * changes; "(not present)" before it was pulled. */
+static int
+docker_image_id(const struct vg_manifest *m, struct vg_buf *out,
+    struct vg_err *e)
+{
+	static const long ok404[] = { 404, 0 };
+	struct vg_docker_conn c;
+	struct vg_json_doc *doc = NULL;
+	const char *id;
+	char *path;
+	int r;
+
+	vg_buf_adds(out, m->image != NULL ? m->image : "-");
+	if (m->image == NULL)
+		return 0;
+	if ((r = vg_docker_open(&c, vg_docker_endpoint(m), NULL, e)) != 0)
+		return r;
+	path = vg_xasprintf("/images/%s/json", m->image);
+	r = vg_docker_call(&c, "GET", path, NULL, DOCKER_CALL_TIMEOUT, ok404,
+	    "looking up the image", e);
+	free(path);
+	if (r == 0 && c.resp.status == 404)
+		vg_buf_adds(out, " (not present)");
+	else if (r == 0 && (r = vg_docker_reply_json(&c, &doc, "image",
+	    e)) == 0 && (id = vg_json_get_str(vg_json_root(doc), "Id",
+	    NULL)) != NULL)
+		vg_buf_printf(out, " %s", id);
+	vg_json_free(doc);
+	vg_docker_close(&c);
+	return r;
+}
+
 /* Signal handler: asks run() to stop. */
 static void
 docker_on_signal(int sig)
@@ -1044,6 +1078,7 @@ const struct vg_backend_ops vg_backend_docker = {
 	},
 	.probe = docker_probe,
 	.prepare = docker_prepare,
+	.image_id = docker_image_id,
 	.run = docker_run,
 	.reap = docker_reap,
 	/* Sessions: the block above. */

@@ -26,6 +26,7 @@ static const char *state_names[VG_ST__COUNT] = {
 	[VG_ST_BACKEND_ERROR] = "BACKEND_ERROR",
 	[VG_ST_SKIPPED] = "SKIPPED",
 	[VG_ST_DEPENDENCY] = "DEPENDENCY_NEVER_SATISFIED",
+	[VG_ST_CACHED] = "CACHED",
 };
 
 const char *
@@ -51,6 +52,12 @@ int
 vg_state_terminal(enum vg_state s)
 {
 	return s >= VG_ST_SUCCEEDED && s < VG_ST__COUNT;
+}
+
+int
+vg_state_ok(enum vg_state s)
+{
+	return s == VG_ST_SUCCEEDED || s == VG_ST_CACHED;
 }
 
 const char *

@@ -27,6 +27,9 @@ enum vg_state {
 				   was held (runner/core/group.h) */
 	VG_ST_DEPENDENCY,	/* a run it waits for (after:) ended so
 				   that its condition can never be met */
+	VG_ST_CACHED,		/* not run: an earlier run's successful
+				   attempt with the same key is reused
+				   (runner/core/reuse.h) */
 	VG_ST__COUNT
 };
 
@@ -36,6 +39,8 @@ const char	*vg_state_name(enum vg_state s);
 int		 vg_state_parse(const char *name);
 /* True for states after which nothing more happens to the attempt. */
 int		 vg_state_terminal(enum vg_state s);
+/* True for the states a run counts as success: SUCCEEDED and CACHED. */
+int		 vg_state_ok(enum vg_state s);
 
 /* Bits of vg_usage.known: which of its fields hold a value. */
 enum vg_usage_known {

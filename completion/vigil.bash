@@ -13,14 +13,14 @@ _vigil()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
 	if [ "$COMP_CWORD" -le 1 ]; then
-		COMPREPLY=($(compgen -W "run submit status logs report cancel resume retry validate check exec policy session mcp doctor scratch cache gc notify version help" -- "$cur"))
+		COMPREPLY=($(compgen -W "run submit status logs report cancel resume retry validate check exec policy session mcp doctor scratch cache reuse gc notify version help" -- "$cur"))
 		return 0
 	fi
 	cmd=${COMP_WORDS[1]}
 	subs= ids=
 	case $cmd in
 	run)
-		opts="-j --jobs --set --after -n --dry-run --json --mode -q --quiet --cron"
+		opts="-j --jobs --set --after -n --dry-run --json --mode -q --quiet --cron --no-reuse --reuse-only"
 		takes=" -j --jobs --set --after --mode "
 		case $prev in
 		--mode)
@@ -29,7 +29,7 @@ _vigil()
 		esac
 		;;
 	submit)
-		opts="-j --jobs --set --cron --after"
+		opts="-j --jobs --set --cron --no-reuse --reuse-only --after"
 		takes=" -j --jobs --set --after "
 		;;
 	status|st)
@@ -135,8 +135,14 @@ _vigil()
 		esac
 		subs="list pull verify gc rm"
 		;;
+	reuse)
+		opts="--json --all"
+		takes=" "
+		subs="list drop drop"
+		ids=runs
+		;;
 	gc)
-		opts="--older-than --audit-older-than -n --dry-run --no-reap"
+		opts="--older-than --audit-older-than -n --dry-run --no-reap --drop-reuse"
 		takes=" --older-than --audit-older-than "
 		;;
 	notify)
@@ -151,7 +157,7 @@ _vigil()
 	help)
 		opts="--man --bash-completion"
 		takes=" "
-		subs="run submit status logs report cancel resume retry validate check exec policy session mcp doctor scratch cache gc notify version help"
+		subs="run submit status logs report cancel resume retry validate check exec policy session mcp doctor scratch cache reuse gc notify version help"
 		;;
 	*)
 		return 0 ;;

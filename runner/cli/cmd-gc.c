@@ -33,6 +33,8 @@
 
 struct gc_ctx {
 	double		 cutoff;
+	struct vg_strv	 reused;	/* runs results kept for reuse
+					   need (kept unless --drop-reuse) */
 	struct vg_strv	 ids;
 	struct vg_strv	 dirs;
 	struct vg_strv	 backends;
@@ -48,6 +50,11 @@ gc_cb(void *arg, const struct vg_run_info *r)
 
 	if (!vg_state_terminal(r->state) || t > c->cutoff)
 		return 0;
+	if (vg_strv_contains(&c->reused, r->id)) {
+		printf("kept %s: it holds results kept for reuse (vigil reuse "
+		    "drop %s, or gc --drop-reuse)\n", r->id, r->id);
+		return 0;
+	}
 	c->ntasks = vg_xgrow(c->ntasks, &c->cap, c->ids.n + 1,
 	    sizeof(*c->ntasks));
 	c->ntasks[c->ids.n] = r->ntasks;
@@ -151,7 +158,9 @@ cmd_gc_exec(struct vg_args *a)
 	memset(&c, 0, sizeof(c));
 	c.cutoff = vg_now() - age;
 	vg_err_init(&e);
-	if ((rc = vg_store_run_list(st, gc_cb, &c, &e)) != 0) {
+	if ((!vg_args_has(a, "drop-reuse") &&
+	    (rc = vg_store_reuse_runs(st, &c.reused, &e)) != 0) ||
+	    (rc = vg_store_run_list(st, gc_cb, &c, &e)) != 0) {
 		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "%s", e.msg);
 		goto out;
 	}
@@ -209,6 +218,7 @@ cmd_gc_exec(struct vg_args *a)
 			    report.data[report.len - 1] == '\n' ? "" : "\n");
 	}
 out:
+	vg_strv_release(&c.reused);
 	vg_strv_release(&c.ids);
 	vg_strv_release(&c.dirs);
 	vg_strv_release(&c.backends);
@@ -229,8 +239,10 @@ const struct vg_cmd_entry vg_cmd_gc = {
 	    "closes sessions whose\nkeeper is gone or whose time is up and "
 	    "removes ended ones as old, then\nlets each backend reap leftovers "
 	    "of dead runs (docker containers, remote\ndirs).  Runs that have "
-	    "not ended are kept.  Policy audit records older\nthan "
-	    "--audit-older-than (default 90d; 0 = all) are deleted.",
+	    "not ended are kept, and so are runs that results\nkept for "
+	    "reuse need (vigil reuse; --drop-reuse removes them too).\n"
+	    "Policy audit records older than --audit-older-than (default "
+	    "90d;\n0 = all) are deleted.",
 	.opts = (const struct vg_opt[]){
 		{ .name = "older-than", .has_arg = 1, .arg = "AGE",
 		  .help = "only runs ended longer ago (default 30d)" },
@@ -239,6 +251,8 @@ const struct vg_cmd_entry vg_cmd_gc = {
 		  "(default 90d)" },
 		VG_OPT_DRY_RUN("say what would be removed, remove nothing"),
 		{ .name = "no-reap", .help = "skip the backends' reap step" },
+		{ .name = "drop-reuse", .help = "remove old runs even when "
+		  "results kept for reuse need them (vigil reuse)" },
 		{ NULL },
 	},
 	.min_args = 0,

@@ -142,7 +142,7 @@ cmd_run_exec(struct vg_args *a)
 	char id[VG_RUN_ID_MAX] = "", *home = NULL;
 	size_t ndenied = 0;
 	long jobs;
-	int rc, cron = vg_args_has(a, "cron"), skipped = 0, quiet;
+	int rc, cron = vg_args_has(a, "cron"), skipped = 0, quiet, done;
 
 	if (vg_args_int(a, "jobs", 1, 100000, 0, &jobs) != 0)
 		return VG_EXIT_USAGE;
@@ -154,6 +154,9 @@ cmd_run_exec(struct vg_args *a)
 	if ((rc = vg_launch_load(a->argv[0], vg_args_all(a, "set"), &m,
 	    &ts)) != 0 || (rc = vg_launch_after(m,
 	    vg_args_all(a, "after"))) != 0)
+		goto out;
+	if ((rc = vg_launch_reuse_flags(a, m, &ts,
+	    vg_args_has(a, "json"), &done)) != 0 || done)
 		goto out;
 	if (vg_args_has(a, "dry-run")) {
 		rc = dry_run(m, &ts, go.mode, vg_args_has(a, "json"));
@@ -214,6 +217,8 @@ const struct vg_cmd_entry vg_cmd_run = {
 		VG_OPT_MODE("policy mode: auto-deny, auto-approve, interactive"),
 		VG_OPT_QUIET,
 		VG_OPT_CRON,
+		VG_OPT_NO_REUSE,
+		VG_OPT_REUSE_ONLY,
 		{ NULL },
 	},
 	.min_args = 1,

@@ -44,14 +44,15 @@ list_cb(void *arg, const struct vg_run_info *r)
 {
 	struct list_ctx *c = arg;
 	char tbuf[32];
-	int s, failed = 0, ok = r->counts[VG_ST_SUCCEEDED];
+	int s, failed = 0, ok = r->counts[VG_ST_SUCCEEDED] +
+	    r->counts[VG_ST_CACHED];
 
 	if (!vg_state_terminal(r->state))
 		c->active++;
 	/* Cancelled and denied tasks did not fail: columns of their own. */
 	for (s = 0; s < VG_ST__COUNT; s++)
 		if (vg_state_terminal((enum vg_state)s) &&
-		    s != VG_ST_SUCCEEDED && s != VG_ST_CANCELLED &&
+		    !vg_state_ok((enum vg_state)s) && s != VG_ST_CANCELLED &&
 		    s != VG_ST_DENIED)
 			failed += r->counts[s];
 	if (c->w != NULL) {
@@ -513,7 +514,10 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 		    out, &e)) != 0)
 			goto out;
 		vg_buf_adds(out, "\nevents:\n");
-		rc = vg_store_event_each(st, r.id, task, event_cb, out, &e);
+		if ((rc = vg_store_event_each(st, r.id, task, event_cb, out,
+		    &e)) != 0)
+			goto out;
+		rc = vg_show_reuse(st, r.id, task, NULL, out, &e);
 	}
 out:
 	vg_run_info_release(&r);

@@ -106,7 +106,7 @@ cmd_submit_exec(struct vg_args *a)
 	struct vg_store *st = NULL;
 	char id[VG_RUN_ID_MAX] = "", *home = NULL, c;
 	size_t ndenied = 0, ntasks;
-	int rc, pfd[2], ws, cron = vg_args_has(a, "cron"), skipped = 0;
+	int rc, pfd[2], ws, cron = vg_args_has(a, "cron"), skipped = 0, done;
 	long jobs;
 	pid_t pid;
 
@@ -115,6 +115,8 @@ cmd_submit_exec(struct vg_args *a)
 	if ((rc = vg_launch_load(a->argv[0], vg_args_all(a, "set"), &m,
 	    &ts)) != 0 || (rc = vg_launch_after(m,
 	    vg_args_all(a, "after"))) != 0 ||
+	    (rc = vg_launch_reuse_flags(a, m, &ts, 0,
+	    &done)) != 0 || done ||
 	    (rc = vg_launch_runnable(a->argv[0], m)) != 0)
 		goto out;
 	ntasks = ts.n;
@@ -209,6 +211,8 @@ const struct vg_cmd_entry vg_cmd_submit = {
 		VG_OPT_JOBS,
 		VG_OPT_SET,
 		VG_OPT_CRON,
+		VG_OPT_NO_REUSE,
+		VG_OPT_REUSE_ONLY,
 		VG_OPT_AFTER,
 		{ NULL },
 	},

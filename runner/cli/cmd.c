@@ -23,7 +23,7 @@ extern const struct vg_cmd_entry vg_cmd_run, vg_cmd_submit, vg_cmd_status,
     vg_cmd_logs, vg_cmd_cancel, vg_cmd_resume, vg_cmd_retry, vg_cmd_validate,
     vg_cmd_version, vg_cmd_help, vg_cmd_check, vg_cmd_exec, vg_cmd_doctor,
     vg_cmd_task_exec, vg_cmd_pack_exec, vg_cmd_scratch, vg_cmd_cache,
-    vg_cmd_gc;
+    vg_cmd_reuse, vg_cmd_gc;
 extern const struct vg_cmd_entry vg_cmd_report;
 extern const struct vg_cmd_entry vg_cmd_notify;
 extern const struct vg_cmd_entry vg_cmd_session;
@@ -49,6 +49,7 @@ const struct vg_cmd_entry *const vg_cmds[] = {
 	&vg_cmd_doctor,
 	&vg_cmd_scratch,
 	&vg_cmd_cache,
+	&vg_cmd_reuse,
 	&vg_cmd_gc,
 	&vg_cmd_notify,
 	&vg_cmd_task_exec,

@@ -75,6 +75,11 @@ struct vg_opt {
 	.help = "site policy file (default /etc/vigil/policy.yaml)" }
 #define VG_OPT_MANIFEST_SHA256 { .name = "manifest-sha256", .has_arg = 1, \
 	.arg = "HEX", .help = "SHA-256 of RUN_DIR/manifest.json as submitted" }
+#define VG_OPT_NO_REUSE { .name = "no-reuse", .help = "run every task, " \
+	"reusing no earlier result (as reuse: false)" }
+#define VG_OPT_REUSE_ONLY { .name = "reuse-only", .help = "say which " \
+	"tasks an earlier result stands for and which would run; run " \
+	"nothing" }
 #define VG_OPT_AUDIT_LOG { .name = "audit-log", .has_arg = 1, \
 	.arg = "FILE", \
 	.help = "append every decision to FILE as a JSON line" }

@@ -126,6 +126,17 @@ void	vg_launch_cron_begin(void);
 struct vg_strv *vg_launch_cron_undelivered(void);
 int	vg_launch_cron_end(struct vg_store *st, const char *id, int code);
 
+struct vg_args;
+
+/*
+ * --no-reuse and --reuse-only of run and submit: the first turns m's
+ * reuse off (the stored manifest says so, for resume); the second prints
+ * which tasks an earlier result stands for and which would run (as JSON
+ * with json), runs nothing and sets *done.  Returns an exit status.
+ */
+int	vg_launch_reuse_flags(struct vg_args *a, struct vg_manifest *m,
+	    const struct vg_taskset *ts, int json, int *done);
+
 /* Splits "RUN/TASK" into the run part (written to run, size n) and the
  * task index (-1 when absent).  Returns an exit status. */
 int	vg_parse_run_task(const char *arg, char *run, size_t n, int *task);

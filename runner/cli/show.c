@@ -92,7 +92,80 @@ struct task_json {
 	struct vg_usage_last	*last;		/* by index; may be NULL */
 	size_t			 n;
 	const char		*dir;		/* the run's directory */
+	struct vg_store		*st;
+	const char		*run;		/* the run's id */
+	struct vg_err		*e;		/* a reuse key that could not
+						   be read */
+	int			 failed;	/* its rc */
 };
+
+/* Splits a key description into lines for show (each without its
+ * newline) and calls fn with each. */
+static void
+desc_lines(const char *d, void (*fn)(void *arg, const char *s, size_t n),
+    void *arg)
+{
+	const char *nl;
+
+	while (*d != '\0') {
+		nl = strchr(d, '\n');
+		fn(arg, d, nl != NULL ? (size_t)(nl - d) : strlen(d));
+		d = nl != NULL ? nl + 1 : d + strlen(d);
+	}
+}
+
+/* One line of a key description as a JSON string. */
+static void
+desc_json(void *arg, const char *s, size_t n)
+{
+	vg_json_strn(arg, s, n);
+}
+
+/* One line of a key description, indented. */
+static void
+desc_text(void *arg, const char *s, size_t n)
+{
+	vg_buf_printf(arg, "  %.*s\n", (int)n, s);
+}
+
+int
+vg_show_reuse(struct vg_store *st, const char *run, int index,
+    struct vg_json_writer *w, struct vg_buf *out, struct vg_err *e)
+{
+	struct vg_buf key = VG_BUF_INIT, desc = VG_BUF_INIT;
+	struct vg_buf from = VG_BUF_INIT;
+	int rc, found;
+
+	if ((rc = vg_store_task_key_get(st, run, index, &key, &desc, &from,
+	    &found, e)) != 0)
+		goto out;
+	if (w != NULL) {
+		vg_json_key(w, "reuse");
+		if (!found) {
+			vg_json_null(w);
+			goto out;
+		}
+		vg_json_obj_begin(w);
+		vg_json_key(w, "key");
+		vg_json_str(w, vg_buf_str(&key));
+		vg_json_key(w, "reused");
+		vg_json_str(w, from.len > 0 ? vg_buf_str(&from) : NULL);
+		vg_json_key(w, "description");
+		vg_json_arr_begin(w);
+		desc_lines(vg_buf_str(&desc), desc_json, w);
+		vg_json_arr_end(w);
+		vg_json_obj_end(w);
+	} else if (found) {
+		vg_buf_printf(out, "\nreuse key: %s%s%s\n", vg_buf_str(&key),
+		    from.len > 0 ? ", reused " : "", vg_buf_str(&from));
+		desc_lines(vg_buf_str(&desc), desc_text, out);
+	}
+out:
+	vg_buf_release(&key);
+	vg_buf_release(&desc);
+	vg_buf_release(&from);
+	return rc;
+}
 
 /* "outputs": what the last attempt's collection recorded
  * (tasks/<i>/outputs.json), or null. */
@@ -174,6 +247,9 @@ task_json_cb(void *arg, const struct vg_task_rec *t, const char *mj,
 	vg_json_key(w, "usage");
 	vg_usage_json(w, &l->u, l->wall);
 	task_outputs_json(w, tj->dir, t->index);
+	if ((tj->failed = vg_show_reuse(tj->st, tj->run, t->index, w, NULL,
+	    tj->e)) != 0)
+		return 1;
 	vg_json_obj_end(w);
 	return 0;
 }
@@ -199,7 +275,7 @@ vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
 {
 	struct vg_json_writer w;
 	struct vg_run_info r;
-	struct task_json tj = { &w, NULL, 0, NULL };
+	struct task_json tj = { &w, NULL, 0, NULL, st, NULL, e, 0 };
 	struct vg_usage_sum sum;
 	struct vg_buf conf = VG_BUF_INIT;
 	char *grp = NULL, *holder = NULL, *wd;
@@ -209,6 +285,7 @@ vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
 		return rc;
 	tj.n = r.ntasks > 0 ? (size_t)r.ntasks : 0;
 	tj.dir = r.dir;
+	tj.run = r.id;
 	if ((rc = vg_usage_load_last(st, r.id, tj.n, &tj.last, e)) != 0) {
 		vg_run_info_release(&r);
 		return rc;
@@ -274,6 +351,8 @@ vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
 	vg_json_key(&w, "tasks");
 	vg_json_arr_begin(&w);
 	rc = vg_store_task_each(st, r.id, -1, task_json_cb, &tj, e);
+	if (rc == 0)
+		rc = tj.failed;
 	vg_json_arr_end(&w);
 	vg_json_obj_end(&w);
 	vg_run_info_release(&r);

@@ -9,11 +9,18 @@
 
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/json.h"
 #include "runner/core/store.h"
 
 /* Appends the JSON status of one run with its tasks to out. */
 int	vg_status_run_json(struct vg_store *st, const char *id,
 	    struct vg_buf *out, struct vg_err *e);
+
+/* The reuse key of task index of run, what went into it and the attempt
+ * it reused: as a "reuse" member (null when it has none) written with w,
+ * or, with w NULL, as lines appended to out (nothing when none). */
+int	vg_show_reuse(struct vg_store *st, const char *run, int index,
+	    struct vg_json_writer *w, struct vg_buf *out, struct vg_err *e);
 
 /* The state to show for a run: INTERRUPTED when it is recorded RUNNING
  * but the vigil driving it is gone. */

@@ -90,9 +90,9 @@ met(int cond, enum vg_state st)
 	case VG_AFTER_ANY:
 		return 1;
 	case VG_AFTER_NOTOK:
-		return st != VG_ST_SUCCEEDED;
+		return !vg_state_ok(st);
 	default:
-		return st == VG_ST_SUCCEEDED;
+		return vg_state_ok(st);
 	}
 }
 
@@ -129,7 +129,7 @@ handoff(struct vg_store *st, const struct vg_run_info *ri, int cond,
 	for (i = 0; i < n && ok == 1; i++) {
 		if (vg_state_terminal(tv[i].state)) {
 			if (cond == VG_AFTER_OK &&
-			    tv[i].state != VG_ST_SUCCEEDED)
+			    !vg_state_ok(tv[i].state))
 				ok = -1;
 			continue;
 		}

@@ -157,7 +157,7 @@ report_task_cb(void *arg, const struct vg_task_rec *t, const char *mj,
 	struct vg_err e;
 
 	(void)mj;
-	if (t->state == VG_ST_SUCCEEDED)
+	if (vg_state_ok(t->state))
 		return 0;
 	rep->nbad++;
 	if (rep->ntasks >= VG_REPORT_TASKS)

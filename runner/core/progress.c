@@ -178,9 +178,13 @@ draw(struct vg_progress *p)
 	for (i = 0; i < width; i++)
 		vg_buf_addc(b, i < fill ? '#' : '.');
 	vg_buf_printf(b, "] %zu/%zu", done, p->total);
-	vg_buf_printf(b, "  ok %d", p->counts[VG_ST_SUCCEEDED]);
+	vg_buf_printf(b, "  ok %d", p->counts[VG_ST_SUCCEEDED] +
+	    p->counts[VG_ST_CACHED]);
+	if (p->counts[VG_ST_CACHED] > 0)
+		vg_buf_printf(b, " (cached %d)", p->counts[VG_ST_CACHED]);
 	/* Cancelled and denied tasks did not fail: each has its count. */
 	failed = (int)done - p->counts[VG_ST_SUCCEEDED] -
+	    p->counts[VG_ST_CACHED] -
 	    p->counts[VG_ST_CANCELLED] - p->counts[VG_ST_DENIED];
 	if (failed > 0)
 		vg_buf_printf(b, "  failed %d", failed);
@@ -243,7 +247,7 @@ vg_progress_task(struct vg_progress *p, int index, const char *label,
 		return;
 	p->dirty = 1;
 	track_running(p, index, label, st == VG_ST_RUNNING);
-	bad = vg_state_terminal(st) && st != VG_ST_SUCCEEDED;
+	bad = vg_state_terminal(st) && !vg_state_ok(st);
 	/* On a terminal only the bad news scrolls; the bar has the rest. */
 	if (p->mode == VG_PROGRESS_BAR && !bad && !(st == VG_ST_PENDING &&
 	    reason != NULL))

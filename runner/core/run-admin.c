@@ -258,7 +258,7 @@ vg_run_reset_failed(struct vg_store *st, const char *run_id, int *n,
 		goto out;
 	for (i = 0; i < nv; i++) {
 		if (!vg_state_terminal(v[i].state) ||
-		    v[i].state == VG_ST_SUCCEEDED ||
+		    vg_state_ok(v[i].state) ||
 		    v[i].state == VG_ST_DENIED)
 			continue;
 		v[i].state = VG_ST_PENDING;

@@ -41,6 +41,7 @@
 #include "common/proc.h"
 #include "common/str.h"
 #include "runner/core/progress.h"
+#include "runner/core/reuse.h"
 #include "runner/core/run.h"
 #include "runner/core/stream.h"
 #include "runner/core/usage.h"
@@ -167,6 +168,8 @@ struct drv {
 	 * RUN/tmp for the next tasks (common/dirpool.h). */
 	int				 tasks_fd;
 	struct vg_dirpool		 dirs;
+	struct vg_reuse			*reuse;		/* reuse: true, else
+							   NULL */
 };
 
 /* Seconds between checks of the runs a waiting run waits for. */
@@ -381,22 +384,20 @@ row_flush(struct drv *d, int write, struct vg_err *e)
 	return rc;
 }
 
-/* Moves task i to state st (counts, progress, task row, event). */
+/* Moves task i, whose strings are s, to state st (counts, progress,
+ * task row, event). */
 static int
-set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
-    const char *reason, struct vg_err *e)
+set_task_s(struct drv *d, size_t i, enum vg_state st, int attempt,
+    const char *reason, const struct tstrings *s, struct vg_err *e)
 {
 	struct trec *t = &d->tr[i];
 	struct vg_task_rec full;
-	struct tstrings s;
 	int rc;
 
-	if ((rc = task_strings(d, i, &s, e)) != 0)
-		return rc;
 	d->counts[t->state]--;
 	t->state = st;
 	d->counts[st]++;
-	rec_of(&full, t, &s);
+	rec_of(&full, t, s);
 	vg_strlcpy(full.reason, reason, sizeof(full.reason));
 	/* In the driver's transaction the row waits for its commit; the
 	 * event is written now. */
@@ -411,6 +412,19 @@ set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
 		vg_progress_task(d->pg, t->index, drv_label(d, i), st, attempt,
 		    t->exit_code, t->signal, reason);
 	return 0;
+}
+
+/* Moves task i to state st (counts, progress, task row, event). */
+static int
+set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
+    const char *reason, struct vg_err *e)
+{
+	struct tstrings s;
+	int rc;
+
+	if ((rc = task_strings(d, i, &s, e)) != 0)
+		return rc;
+	return set_task_s(d, i, st, attempt, reason, &s, e);
 }
 
 /*
@@ -578,13 +592,111 @@ task_rmdir(struct drv *d, int index, const char *dir)
 	(void)vg_dirpool_rmdirat(&d->dirs, d->tasks_fd, idx);
 }
 
+/*
+ * reuse: records task i's key and, when an earlier successful attempt
+ * has it and its files could be brought into the task's directory,
+ * records the task CACHED (one attempt, naming the one reused) and sets
+ * *hit: it is never handed to the scheduler.
+ */
+static int
+reuse_try(struct drv *d, size_t i, int *hit, struct vg_err *e)
+{
+	static const struct vg_result ok;	/* exit 0, no usage */
+	struct trec *t = &d->tr[i];
+	const struct vg_reuse_rec *rec = &d->reuse->rec;
+	struct vg_task tmp = { 0 };
+	struct tstrings s;
+	struct vg_err be;
+	char key[VG_REUSE_KEY_LEN + 1], from[96], why[160], *dir;
+	int rc, found;
+
+	*hit = 0;
+	vg_reuse_key(d->reuse, vg_taskset_at(d->ts, i, &tmp), key);
+	vg_task_release(&tmp);
+	if ((rc = vg_reuse_find(d->reuse, key, &found, e)) != 0)
+		return rc;
+	if (found && rec->files != NULL && rec->files[0] != '\0') {
+		vg_err_init(&be);
+		dir = vg_run_task_dir(d->run_dir, t->index);
+		if ((task_mkdir(d, t->index, dir) != 0 && errno != EEXIST) ||
+		    vg_reuse_bring(rec, dir, &be) != 0) {
+			vg_debug("run %s: task %d: not reused: %s", d->run_id,
+			    t->index, be.msg);
+			found = 0;
+			task_rmdir(d, t->index, dir);
+		}
+		free(dir);
+	}
+	snprintf(from, sizeof(from), "%s/%d/%d", rec->run_id, rec->index,
+	    rec->attempt);
+	if ((rc = vg_store_task_key_put(d->st, d->run_id, t->index, key,
+	    vg_buf_str(&d->reuse->desc), d->reuse->parts, found ? from : NULL,
+	    e)) != 0 || !found)
+		return rc;
+	/* Its first attempt: no strings of an earlier one to read. */
+	memset(&s, 0, sizeof(s));
+	if (t->attempts > 0 && (rc = task_strings(d, i, &s, e)) != 0)
+		return rc;
+	snprintf(why, sizeof(why), "reused %s/%d attempt %d", rec->run_id,
+	    rec->index, rec->attempt);
+	t->attempts++;
+	t->exit_code = 0;
+	t->signal = 0;
+	t->started = t->ended = vg_now();
+	t->next_at = 0;
+	if ((rc = put_attempt(d, t, &s, t->attempts, VG_ST_CACHED, 0, &ok,
+	    t->ended, why, e)) != 0)
+		return rc;
+	*hit = 1;
+	return set_task_s(d, i, VG_ST_CACHED, t->attempts, why, &s, e);
+}
+
+/*
+ * reuse: after a successful attempt of task i has its files in place,
+ * records its key (taken when it was submitted) as an entry naming the
+ * attempt and the files of its task directory, in the transaction that
+ * records its end: a crash before the commit leaves no entry.
+ */
+static int
+reuse_record(struct drv *d, size_t i, const struct box *b, struct vg_err *e)
+{
+	struct vg_buf key = VG_BUF_INIT, files = VG_BUF_INIT;
+	struct vg_reuse_rec rec;
+	int rc, found;
+
+	memset(&rec, 0, sizeof(rec));
+	if ((rc = vg_store_task_key_get(d->st, d->run_id, d->tr[i].index,
+	    &key, NULL, NULL, &found, e)) != 0 || !found)
+		goto out;
+	if (d->m->output != VG_OUTPUT_STREAM &&
+	    (rc = vg_reuse_files(b->task_dir, &files, e)) != 0)
+		goto out;
+	vg_strlcpy(rec.key, vg_buf_str(&key), sizeof(rec.key));
+	vg_strlcpy(rec.run_id, d->run_id, sizeof(rec.run_id));
+	rec.index = d->tr[i].index;
+	rec.attempt = b->a.attempt;
+	rec.created = vg_now();
+	rec.dir = b->task_dir;
+	vg_buf_adds(&files, "");
+	rec.files = files.data;
+	rc = vg_store_reuse_put(d->st, &rec, e);
+out:
+	vg_buf_release(&key);
+	vg_buf_release(&files);
+	return rc;
+}
+
 /* Makes and submits the next attempt of task i. */
 static int
 submit_task(struct drv *d, size_t i, struct vg_err *e)
 {
 	struct trec *t = &d->tr[i];
 	struct box *b;
-	int rc;
+	int rc, hit;
+
+	if (d->reuse != NULL && ((rc = reuse_try(d, i, &hit, e)) != 0 ||
+	    hit))
+		return rc;
 
 	b = vg_xcalloc(1, sizeof(*b));
 	b->task_dir = vg_run_task_dir(d->run_dir, t->index);
@@ -836,6 +948,9 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	if (b->scratch_dir != NULL)
 		(void)vg_scratch_finish(b->scratch_dir, d->m->scratch.keep,
 		    u->state == VG_ST_SUCCEEDED, NULL);
+	if (d->reuse != NULL && u->state == VG_ST_SUCCEEDED && !d->cancelling &&
+	    (rc = reuse_record(d, i, b, e)) != 0)
+		return rc;
 	if (b->reattached && u->state == VG_ST_LOST) {
 		/* Resume found nothing of it left to follow: interrupted,
 		 * not counted against retry.max; it runs again. */
@@ -1298,7 +1413,7 @@ final_state(const struct drv *d)
 	if (d->cancelling && d->counts[VG_ST_CANCELLED] > 0)
 		return VG_ST_CANCELLED;
 	for (s = 0; s < VG_ST__COUNT; s++)
-		if (s != VG_ST_SUCCEEDED && s != VG_ST_DENIED)
+		if (!vg_state_ok((enum vg_state)s) && s != VG_ST_DENIED)
 			bad += d->counts[s];
 	if (d->counts[VG_ST_DENIED] > 0)
 		return VG_ST_DENIED;
@@ -1673,6 +1788,13 @@ drive_begin(struct drv *d, struct vg_run_info *ri,
 	if ((rc = backend_prepare(d, o, e)) != 0 ||
 	    (rc = stream_open(d, o, e)) != 0)
 		return rc;
+	/* The lines of the reuse keys every task shares, inputs hashed. */
+	if (m->reuse && d->unprepared == NULL) {
+		d->reuse = vg_xcalloc(1, sizeof(*d->reuse));
+		if ((rc = vg_reuse_init(d->reuse, d->st, m, d->backend,
+		    e)) != 0)
+			return rc;
+	}
 	/* Scratch lives where tasks run: here for direct; on the compute
 	 * node (task-exec) for schedulers that send tasks elsewhere. */
 	if (!d->sched.remote) {
@@ -1829,6 +1951,8 @@ drive_release(struct drv *d, int failed)
 	free(d->unprepared);
 	vg_after_release(&d->after);
 	vg_buf_release(&d->label);
+	vg_reuse_release(d->reuse);
+	free(d->reuse);
 }
 
 int

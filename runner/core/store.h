@@ -28,7 +28,7 @@
 struct vg_store;
 
 /* The schema version this vigil writes (PRAGMA user_version). */
-#define VG_STORE_SCHEMA	12
+#define VG_STORE_SCHEMA	13
 
 /* Run ids: "YYYYMMDD-HHMMSS-xxxxxx" (UTC, 6 random hex digits). */
 #define VG_RUN_ID_MAX	32
@@ -388,5 +388,87 @@ int	vg_store_task_each_state(struct vg_store *s, const char *run_id,
 	    int (*cb)(void *arg, const struct vg_task_rec *t,
 	    const char *matrix_json, const char *label), void *arg,
 	    struct vg_err *e);
+
+/* ---- results kept for reuse (runner/core/reuse.h; docs/reuse.md) ---- */
+
+/* One reuse entry: the successful attempt a key names and the files of
+ * its task directory ("REL SIZE" lines). */
+struct vg_reuse_rec {
+	char		 key[40];
+	char		 run_id[VG_RUN_ID_MAX];
+	int		 index;
+	int		 attempt;
+	double		 created;
+	char		*dir;		/* the task directory (owned when read,
+					   borrowed by put) */
+	char		*files;		/* "stdout 12\noutputs/a 5\n" */
+};
+
+/* Frees the strings of r (read by get or each); the struct stays. */
+void	vg_reuse_rec_release(struct vg_reuse_rec *r);
+
+/* Inserts or replaces the entry of r->key.  Joins an open transaction:
+ * the driver commits it with the attempt's end, after its files are in
+ * place. */
+int	vg_store_reuse_put(struct vg_store *s, const struct vg_reuse_rec *r,
+	    struct vg_err *e);
+
+/* Looks key up: *found 1 with r filled (release it; strings of an
+ * earlier fill are freed first), else 0. */
+int	vg_store_reuse_get(struct vg_store *s, const char *key,
+	    struct vg_reuse_rec *r, int *found, struct vg_err *e);
+
+/* Calls cb for every entry (run_id NULL: of every run; index -1: of
+ * every task), oldest first; r is valid during the call only. */
+int	vg_store_reuse_each(struct vg_store *s, const char *run_id, int index,
+	    int (*cb)(void *arg, const struct vg_reuse_rec *r), void *arg,
+	    struct vg_err *e);
+
+/* Drops the entries of run_id (NULL: all) and task index (-1: all);
+ * *n (may be NULL) gets how many. */
+int	vg_store_reuse_drop(struct vg_store *s, const char *run_id, int index,
+	    long long *n, struct vg_err *e);
+
+/* Appends to out the ids of the runs some entry names (vigil gc keeps
+ * them). */
+int	vg_store_reuse_runs(struct vg_store *s, struct vg_strv *out,
+	    struct vg_err *e);
+
+/* Records text, lines of key descriptions shared by many tasks, under
+ * id (its hash) once. */
+int	vg_store_reuse_part_put(struct vg_store *s, const char *id,
+	    const char *text, struct vg_err *e);
+
+/* Records task index's key, the lines of its description of its own,
+ * the id of the shared lines that follow them (vg_store_reuse_part_put;
+ * NULL: none) and, for a CACHED task, the attempt it reused
+ * ("RUN/TASK/ATTEMPT"; NULL: none). */
+int	vg_store_task_key_put(struct vg_store *s, const char *run_id, int index,
+	    const char *key, const char *description, const char *parts,
+	    const char *reused, struct vg_err *e);
+
+/* Appends what vg_store_task_key_put recorded to the buffers (each may
+ * be NULL), the description whole (its shared lines after its own);
+ * *found 0 when the task has no key. */
+int	vg_store_task_key_get(struct vg_store *s, const char *run_id, int index,
+	    struct vg_buf *key, struct vg_buf *description,
+	    struct vg_buf *reused, int *found, struct vg_err *e);
+
+/* What gates re-hashing an input file: its stat. */
+struct vg_reuse_stat {
+	unsigned long long	 dev;
+	unsigned long long	 ino;
+	long long		 size;
+	long long		 mtime_ns;
+};
+
+/* The content hash recorded for path at stat want: *found 0 when none
+ * or the stat differs. */
+int	vg_store_reuse_stat_get(struct vg_store *s, const char *path,
+	    const struct vg_reuse_stat *want, char hash[33], int *found,
+	    struct vg_err *e);
+/* Records path's content hash at stat at. */
+int	vg_store_reuse_stat_put(struct vg_store *s, const char *path,
+	    const struct vg_reuse_stat *at, const char *hash, struct vg_err *e);
 
 #endif

@@ -519,6 +519,14 @@ static const int out_when_values[] = { VG_OUT_ALWAYS, VG_OUT_SUCCESS,
 static const char *const out_mode_names[] = { "copy", "move", NULL };
 static const int out_mode_values[] = { 0, 1 };
 
+/* Where item i of the list n was written (n itself when it is not a
+ * list), for a problem about that item. */
+static const struct vg_ynode *
+seq_item(const struct vg_ynode *n, size_t i)
+{
+	return n != NULL && n->kind == VG_Y_SEQ && i < n->n ? n->items[i] : n;
+}
+
 /* outputs.paths: relative globs that stay inside the task's trees. */
 static void
 check_out_paths(const struct vg_field *f, const struct vg_ynode *n, void *p,
@@ -532,8 +540,7 @@ check_out_paths(const struct vg_field *f, const struct vg_ynode *n, void *p,
 	(void)f;
 	for (i = 0; i < sv->n; i++) {
 		g = sv->v[i];
-		at = n != NULL && n->kind == VG_Y_SEQ && i < n->n ?
-		    n->items[i] : n;
+		at = seq_item(n, i);
 		if (*g == '\0' || *g == '/') {
 			vg_dctx_error(c, at, "'%s[%zu]': '%s' must be a glob "
 			    "relative to the task's scratch and task "
@@ -701,6 +708,31 @@ vg_outputs_dest(const struct vg_outputs *o, const struct vg_task *t,
 }
 
 /* ---- field checks ---- */
+
+/* inputs: relative globs, the same for every task (no ${{ }}). */
+static void
+check_inputs(const struct vg_field *f, const struct vg_ynode *n, void *p,
+    struct vg_dctx *c)
+{
+	const struct vg_strv *sv = p;
+	const struct vg_ynode *at;
+	const char *g;
+	size_t i;
+
+	(void)f;
+	for (i = 0; i < sv->n; i++) {
+		g = sv->v[i];
+		at = seq_item(n, i);
+		if (*g == '\0' || *g == '/')
+			vg_dctx_error(c, at, "'%s[%zu]': '%s' must be a glob "
+			    "relative to the working directory", c->path, i,
+			    g);
+		else if (strstr(g, "${{") != NULL)
+			vg_dctx_error(c, at, "'%s[%zu]': '%s': inputs are the "
+			    "same for every task (no ${{ }}); list the files "
+			    "of every task", c->path, i, g);
+	}
+}
 
 /* version: only 1 exists. */
 static void
@@ -1320,6 +1352,12 @@ static const struct vg_field core_fields[] = {
 	ENUM(vg_manifest, "output", output, "files", output_names,
 	    output_values, "task output: files per task, or stream "
 	    "(framed files per run)"),
+	BOOL(vg_manifest, "reuse", reuse, "false", "reuse an earlier run's "
+	    "successful attempt with the same key instead of running"),
+	{ .key = "inputs", .type = VG_F_STRV,
+	  .off = OFF(vg_manifest, inputs), .check = check_inputs,
+	  .help = "globs of the files the tasks read, relative to the "
+	      "working directory (their contents are in the reuse key)" },
 };
 
 #define NCORE		(sizeof(core_fields) / sizeof(core_fields[0]))

@@ -364,6 +364,12 @@ struct vg_manifest {
 	struct vg_mlocs		 locs;
 	struct vg_afters	 after;		/* runs waited for */
 	enum vg_output_mode	 output;	/* files (default) | stream */
+	/* reuse: a task whose key matches an earlier successful attempt
+	 * is not run (runner/core/reuse.h, docs/reuse.md). */
+	int			 reuse;
+	struct vg_strv		 inputs;	/* globs, relative to the
+						   working directory: their
+						   contents are in the key */
 };
 
 /* Options for loading: overrides and which configs to layer under. */

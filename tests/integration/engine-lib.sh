@@ -7,6 +7,9 @@ trap 'rm -rf "$W"' EXIT INT TERM
 fail() { echo "FAIL: $*" >&2; exit 1; }
 expect_eq() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; }
 pass() { echo "ok"; exit 0; }
+# The id of the newest run.
+last_run() { "$VIGIL" status --json | python3 -c \
+    'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])'; }
 # Field of the JSON status of run $1: python expression on d.
 jq_run() { "$VIGIL" status "$1" --json | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"; }
 # run_digest DIR: the digest a job passes to task-exec and pack-exec

@@ -30,7 +30,8 @@ assert t[1]["matrix"] == {"code": "3"} and t[1]["attempts"] == 1
 assert t[1]["reason"] == "exit status 3", t[1]["reason"]
 assert set(t[0]) == {"index", "matrix", "state", "exit_code", "signal",
     "attempts", "started", "ended", "elapsed", "reason", "job_id", "node",
-    "gpus", "usage", "outputs"}
+    "gpus", "usage", "outputs", "reuse"}
+assert t[0]["reuse"] is None, t[0]
 P
 expect_eq "logs" "out 3" "$("$VIGIL" logs "$id/1")"
 expect_eq "logs --stderr" "err" "$("$VIGIL" logs "$id/1" --stderr)"

@@ -52,7 +52,7 @@ complete_words() {
 	    "$top/completion/vigil.bash" "$@"
 }
 expect_eq "vigil st<TAB>" "status" "$(complete_words vigil st)"
-expect_eq "vigil re<TAB>" "report resume retry" "$(complete_words vigil re)"
+expect_eq "vigil re<TAB>" "report resume retry reuse" "$(complete_words vigil re)"
 expect_eq "vigil run --mo<TAB>" "--mode" "$(complete_words vigil run --mo)"
 expect_eq "vigil run --mode auto-a<TAB>" "auto-approve" \
     "$(complete_words vigil run --mode auto-a)"

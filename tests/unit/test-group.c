@@ -246,6 +246,8 @@ test_migrate(void **state)
 	    " ALTER TABLE runs DROP COLUMN origin;"
 	    " ALTER TABLE attempts DROP COLUMN out_end;"
 	    " ALTER TABLE attempts DROP COLUMN err_end;"
+	    " DROP TABLE reuse; DROP TABLE task_keys; DROP TABLE reuse_stat;"
+	    " DROP TABLE reuse_parts;"
 	    " DELETE FROM migrations WHERE version >= 4;"
 	    " PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);

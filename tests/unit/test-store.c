@@ -670,6 +670,8 @@ test_slot_migration(void **state)
 	    " slot; ALTER TABLE runs DROP COLUMN origin;"
 	    " ALTER TABLE attempts DROP COLUMN out_end;"
 	    " ALTER TABLE attempts DROP COLUMN err_end;"
+	    " DROP TABLE reuse; DROP TABLE task_keys; DROP TABLE reuse_stat;"
+	    " DROP TABLE reuse_parts;"
 	    " DELETE FROM migrations WHERE version >= 10;"
 	    " PRAGMA user_version = 9", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
