@@ -488,11 +488,16 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 		rc = vg_store_task_each(st, r.id, task, task_cb, &c, &e);
 	if (rc != 0)
 		goto out;
+	/* "(N SUCCEEDED, M CACHED)", the second only when M > 0 (%.0d of
+	 * 0 prints nothing). */
 	if (some && rw->state < 0 && c.shown < c.n)
 		vg_buf_printf(out, "\n%zu of %zu tasks not listed (%d "
-		    "SUCCEEDED): --all lists every task and their usage, "
-		    "--state STATE the tasks in one state\n", c.n - c.shown,
-		    c.n, r.counts[VG_ST_SUCCEEDED]);
+		    "SUCCEEDED%s%.0d%s): --all lists every task and their "
+		    "usage, --state STATE the tasks in one state\n",
+		    c.n - c.shown, c.n, r.counts[VG_ST_SUCCEEDED],
+		    r.counts[VG_ST_CACHED] > 0 ? ", " : "",
+		    r.counts[VG_ST_CACHED], r.counts[VG_ST_CACHED] > 0 ?
+		    " CACHED" : "");
 	if (task < 0)
 		outputs_line(&c, out);
 	else

@@ -2168,7 +2168,8 @@ vg_store_task_each_state(struct vg_store *s, const char *run_id,
 	vg_buf_adds(&tail, " INDEXED BY tasks_state WHERE run_id = ?1 AND "
 	    "state IN (");
 	for (k = 0; k < VG_ST__COUNT; k++) {
-		if ((k == (int)state) == (others != 0))
+		if ((k == (int)state) == (others != 0) || (others &&
+		    state == VG_ST_SUCCEEDED && vg_state_ok((enum vg_state)k)))
 			continue;
 		vg_buf_printf(&tail, "%s'%s'", first ? "" : ", ",
 		    vg_state_name((enum vg_state)k));

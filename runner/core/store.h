@@ -379,7 +379,8 @@ int	vg_store_session_delete(struct vg_store *s, const char *id,
 
 /*
  * Like vg_store_task_each of the whole run, but only its tasks in state
- * `state` (others 0) or in any other state (others 1), at most limit of
+ * `state` (others 0) or in any other state (others 1; with state
+ * SUCCEEDED, CACHED is not "other": both are success), at most limit of
  * them (0: all), in index order, through the tasks_state index: the
  * time goes with the tasks read, not with the run's size.
  */

@@ -521,13 +521,16 @@ test_task_counts(void **state)
 	assert_int_equal(vg_store_task_put(c->st, id, &v[3], &e), 0);
 	/* The same state again counts once. */
 	assert_int_equal(vg_store_task_put(c->st, id, &v[3], &e), 0);
-	v[4].state = VG_ST_SUCCEEDED;
+	/* A result reused from an earlier run is a success too: not
+	 * among the others of SUCCEEDED below. */
+	v[4].state = VG_ST_CACHED;
 	assert_int_equal(vg_store_task_put(c->st, id, &v[4], &e), 0);
 	assert_int_equal(vg_store_commit(c->st, &e), 0);
 	free(v);
 	assert_int_equal(vg_store_run_get(c->st, id, &r, &e), 0);
 	assert_int_equal(r.counts[VG_ST_PENDING], 2);
-	assert_int_equal(r.counts[VG_ST_SUCCEEDED], 2);
+	assert_int_equal(r.counts[VG_ST_SUCCEEDED], 1);
+	assert_int_equal(r.counts[VG_ST_CACHED], 1);
 	assert_int_equal(r.counts[VG_ST_FAILED], 1);
 	vg_run_info_release(&r);
 	assert_int_equal(vg_store_run_get(c->st, "20250101-000000-dddddd",
