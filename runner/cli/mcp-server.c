@@ -307,8 +307,8 @@ default_session(struct server *s, struct vg_err *e)
 		goto out;
 	st = run_sync(argv.v, &out, &err);
 	vg_json_writer_init(&w, &id);
-	if (vg_mcp_tool_find("session_open")->result(NULL, &out, &err, st, &w,
-	    &is_error) != 0) {
+	if (vg_mcp_tool_result(vg_mcp_tool_find("session_open"), NULL, &out,
+	    &err, st, &w, &is_error) != 0) {
 		vg_err_set(e, VG_EIO, "the default session did not open: %s",
 		    err.len > 0 ? trimmed(&err) : "no id printed");
 		goto out;
@@ -383,8 +383,8 @@ finish_tool(struct server *s, struct vg_mcp_call *c, int st)
 	int is_error = 1;
 
 	vg_json_writer_init(&w, &sc);
-	if (c->tool->result(c->args, &c->out, &c->err, st, &w, &is_error) !=
-	    0) {
+	if (vg_mcp_tool_result(c->tool, c->args, &c->out, &c->err, st, &w,
+	    &is_error) != 0) {
 		vg_buf_printf(&b, "vigil %s: %s", c->tool->name,
 		    c->err.len > 0 ? trimmed(&c->err) : "failed");
 		if (c->err.len == 0)

@@ -325,17 +325,6 @@ wrap_result(const struct vg_json_value *args, const struct vg_buf *out,
 }
 
 static int
-list_result(const struct vg_json_value *args, const struct vg_buf *out,
-    const struct vg_buf *err, int status, struct vg_json_writer *w,
-    int *is_error)
-{
-	(void)err;
-	*is_error = 0;
-	return status != 0 ? -1 : wrap_result(args, out, VG_JSON_ARRAY,
-	    "sessions", w);
-}
-
-static int
 close_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
     const char *session, struct vg_strv *argv, struct vg_err *e)
 {
@@ -480,33 +469,11 @@ status_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
 }
 
 static int
-status_result(const struct vg_json_value *args, const struct vg_buf *out,
-    const struct vg_buf *err, int status, struct vg_json_writer *w,
-    int *is_error)
-{
-	(void)err;
-	(void)status;
-	*is_error = 0;
-	return wrap_result(args, out, VG_JSON_OBJECT, "status", w);
-}
-
-static int
 report_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
     const char *session, struct vg_strv *argv, struct vg_err *e)
 {
 	(void)session;
 	return run_argv(conf, args, "report", "--json", argv, e);
-}
-
-static int
-report_result(const struct vg_json_value *args, const struct vg_buf *out,
-    const struct vg_buf *err, int status, struct vg_json_writer *w,
-    int *is_error)
-{
-	(void)err;
-	*is_error = 0;
-	return status != 0 ? -1 : wrap_result(args, out, VG_JSON_OBJECT,
-	    "report", w);
 }
 
 static int
@@ -714,15 +681,18 @@ jobs_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
 	return 0;
 }
 
-static int
-jobs_result(const struct vg_json_value *args, const struct vg_buf *out,
+int
+vg_mcp_tool_result(const struct vg_mcp_tool *t,
+    const struct vg_json_value *args, const struct vg_buf *out,
     const struct vg_buf *err, int status, struct vg_json_writer *w,
     int *is_error)
 {
-	(void)err;
+	if (t->result != NULL)
+		return t->result(args, out, err, status, w, is_error);
 	*is_error = 0;
-	return status != 0 ? -1 : wrap_result(args, out, VG_JSON_ARRAY,
-	    "jobs", w);
+	if (status != 0 && !t->wrap_any_status)
+		return -1;
+	return wrap_result(args, out, t->wrap_type, t->wrap_key, w);
 }
 
 /* ---- the table ---- */
@@ -827,14 +797,16 @@ const struct vg_mcp_tool vg_mcp_tools[] = {
 	    "(default: the server's)"), ""),
 	  .output_schema = S_OBJ("\"jobs\":{\"type\":\"array\",\"items\":"
 	    "{\"type\":\"object\"}}", "\"jobs\""),
-	  .argv = jobs_argv, .result = jobs_result, .in_session = 1 },
+	  .argv = jobs_argv, .wrap_key = "jobs", .wrap_type = VG_JSON_ARRAY,
+	  .in_session = 1 },
 	{ .name = "session_list", .title = "List sessions",
 	  .description = "Lists the sessions with their state, backend, "
 	  "mode, limits and number of commands.",
 	  .input_schema = S_OBJ("", ""),
 	  .output_schema = S_OBJ("\"sessions\":{\"type\":\"array\",\"items\":"
 	    "{\"type\":\"object\"}}", "\"sessions\""),
-	  .argv = list_argv, .result = list_result },
+	  .argv = list_argv, .wrap_key = "sessions",
+	  .wrap_type = VG_JSON_ARRAY },
 	{ .name = "session_close", .title = "Close a session",
 	  .description = "Closes a session: stops its background commands "
 	  "and removes its sandbox.",
@@ -870,7 +842,8 @@ const struct vg_mcp_tool vg_mcp_tools[] = {
 	  .input_schema = S_OBJ(S_RUN, "\"run\""),
 	  .output_schema = S_OBJ("\"run\":{\"type\":\"string\"},\"status\":"
 	    "{\"type\":\"object\"}", "\"run\",\"status\""),
-	  .argv = status_argv, .result = status_result },
+	  .argv = status_argv, .wrap_key = "status",
+	  .wrap_type = VG_JSON_OBJECT, .wrap_any_status = 1 },
 	{ .name = "task_logs", .title = "A task's output",
 	  .description = "The stdout (or stderr) of a task of a run, "
 	  "limited keeping head and tail.",
@@ -889,7 +862,8 @@ const struct vg_mcp_tool vg_mcp_tools[] = {
 	  .input_schema = S_OBJ(S_RUN, "\"run\""),
 	  .output_schema = S_OBJ("\"run\":{\"type\":\"string\"},\"report\":"
 	    "{\"type\":\"object\"}", "\"run\",\"report\""),
-	  .argv = report_argv, .result = report_result },
+	  .argv = report_argv, .wrap_key = "report",
+	  .wrap_type = VG_JSON_OBJECT },
 	{ NULL }
 };
 

@@ -100,17 +100,30 @@ struct vg_mcp_tool {
 	/* Writes the result's structured content (a JSON object) from what
 	 * the child printed and its exit status, and sets *is_error;
 	 * -1 (nothing written) when the child failed: the result is then
-	 * an error with its stderr. */
+	 * an error with its stderr.  NULL: the child's JSON value of type
+	 * wrap_type as {"run": args.run (when given), wrap_key: value},
+	 * and any exit status but 0 a failure unless wrap_any_status
+	 * (see vg_mcp_tool_result). */
 	int		(*result)(const struct vg_json_value *args,
 			    const struct vg_buf *out, const struct vg_buf *err,
 			    int status, struct vg_json_writer *w,
 			    int *is_error);
+	const char	*wrap_key;
+	enum vg_json_type wrap_type;
+	int		 wrap_any_status;
 	int		 in_session;	/* runs in a session: the server's
 					   own unless the call names one */
 	int		 takes_stdin;	/* argument stdin goes to the child */
 };
 
 extern const struct vg_mcp_tool vg_mcp_tools[];
+
+/* Writes tool t's result from what its child printed, as its result op
+ * says (or its wrap_ fields when it has none). */
+int	vg_mcp_tool_result(const struct vg_mcp_tool *t,
+	    const struct vg_json_value *args, const struct vg_buf *out,
+	    const struct vg_buf *err, int status, struct vg_json_writer *w,
+	    int *is_error);
 
 /* Finds a tool by name, NULL when none. */
 const struct vg_mcp_tool *vg_mcp_tool_find(const char *name);

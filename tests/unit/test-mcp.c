@@ -320,7 +320,8 @@ result_of(const char *name, const char *args, const char *out,
 	vg_buf_adds(&eb, err);
 	vg_json_writer_init(&w, &b);
 	*is_error = -1;
-	if (t->result(vg_json_root(doc), &o, &eb, status, &w, is_error) == 0)
+	if (vg_mcp_tool_result(t, vg_json_root(doc), &o, &eb, status, &w,
+	    is_error) == 0)
 		r = vg_buf_detach(&b);
 	vg_buf_release(&b);
 	vg_buf_release(&o);
