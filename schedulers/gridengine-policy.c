@@ -4,8 +4,10 @@
  * reads Slurm's: qdel, qhold, qrls and qalter of jobs by user or by a
  * name pattern rather than by id, or of ids listed at run time; qconf
  * changes to the cell (its -s show options and -help pass); qmod of
- * queues (disable, enable, suspend, clear, reschedule); qsub, qrsh and
- * qsh in unbounded loops; qstat and friends polled without end.  The
+ * queues (disable, enable, suspend, clear, reschedule); qsub and qsh in
+ * unbounded loops; qstat and friends polled without end.  qrsh, which
+ * runs a command, is read through it by the policy's wrappers
+ * (runner/policy/unwrap.c), as srun is.  The
  * table is registered through the scheduler's ops (policy_progs).
  */
 #include <string.h>
@@ -119,7 +121,7 @@ h_qmod(struct pl_an *an, struct pl_cmd *c)
 	}
 }
 
-/* qsub, qrsh, qsh, qlogin: a flood of jobs in a loop. */
+/* qsub, qsh, qlogin: a flood of jobs in a loop. */
 static void
 h_qsub(struct pl_an *an, struct pl_cmd *c)
 {
@@ -130,7 +132,7 @@ h_qsub(struct pl_an *an, struct pl_cmd *c)
 const struct pl_prog vg_gridengine_policy_progs[] = {
 	{ "qdel", h_jobs }, { "qhold", h_jobs }, { "qrls", h_jobs },
 	{ "qalter", h_jobs }, { "qconf", h_qconf }, { "qmod", h_qmod },
-	{ "qsub", h_qsub }, { "qrsh", h_qsub }, { "qsh", h_qsub },
+	{ "qsub", h_qsub }, { "qsh", h_qsub },
 	{ "qlogin", h_qsub }, { "qstat", pl_poll_loop },
 	{ "qacct", pl_poll_loop }, { "qhost", pl_poll_loop },
 	{ "qquota", pl_poll_loop }, { "qselect", pl_poll_loop },

@@ -73,6 +73,14 @@ static const char *const mpi_long[] = { "-n", "-np", "-c", "-N", "-H", "-host",
     "-iface", "-genvlist", "-envlist", "-configfile", "-s", "-rmk", NULL };
 static const char *const mpi_long2[] = { "-mca", "--mca", "-gmca", "--gmca",
     "-genv", "-env", "-x2", NULL };
+/* Grid Engine's qrsh: its options with a value; -inherit's is the host
+ * (qrsh -inherit HOST CMD), -pe takes two. */
+static const char *const qrsh_long[] = { "-a", "-A", "-ac", "-ar", "-b",
+    "-binding", "-c", "-ckpt", "-dc", "-display", "-dl", "-e", "-hold_jid",
+    "-hold_jid_ad", "-i", "-j", "-js", "-jsv", "-l", "-m", "-M", "-masterq",
+    "-N", "-now", "-o", "-p", "-P", "-pty", "-q", "-R", "-sc", "-shell",
+    "-sync", "-S", "-t", "-tc", "-v", "-w", "-wd", "-inherit", NULL };
+static const char *const qrsh_long2[] = { "-pe", NULL };
 static const char *const conda_long[] = { "-n", "--name", "-p", "--prefix",
     "--cwd", "--env", NULL };
 static const char *const uv_long[] = { "--with", "--python", "-p",
@@ -229,6 +237,8 @@ static const struct wrapper wrappers[] = {
 	  .longargs = srun_long },
 	{ .name = "salloc", .shortargs = "ABcCdDeGiJLmMnNopqrStTwWx",
 	  .longargs = srun_long, .flags = W_NOCMD_OK },
+	{ .name = "qrsh", .longargs = qrsh_long, .long2 = qrsh_long2,
+	  .flags = W_NOCMD_OK },
 	{ .name = "mpirun", .longargs = mpi_long, .long2 = mpi_long2 },
 	{ .name = "mpiexec", .longargs = mpi_long, .long2 = mpi_long2 },
 	{ .name = "mpiexec.hydra", .longargs = mpi_long, .long2 = mpi_long2 },
@@ -893,7 +903,8 @@ pl_unwrap(struct pl_an *an, struct pl_cmd *c, int *priv, int *handled)
 	w = find_wrapper(c->name);
 	if (w == NULL)
 		return 0;
-	if ((strcmp(c->name, "srun") == 0 || strcmp(c->name, "salloc") == 0) &&
+	if ((strcmp(c->name, "srun") == 0 || strcmp(c->name, "salloc") == 0 ||
+	    strcmp(c->name, "qrsh") == 0) &&
 	    (an->infloop || an->loopiter >= 500))
 		pl_find(an, VG_CAT_SCHEDULER, "builtin:submit-loop", c->off,
 		    c->len, "'%s' starts jobs in an %s loop", c->name,
