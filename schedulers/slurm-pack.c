@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "common/path.h"
 #include "runner/manifest/schema-table.h"
 #include "schedulers/slurm.h"
 
@@ -156,4 +158,15 @@ vg_slurm_pack_parse(const char *text, long element,
 		return vg_err_set(e, VG_ENOENT, "pack file: no task for "
 		    "element %ld", element);
 	return 0;
+}
+
+int
+vg_slurm_pack_cancel_marked(const char *task_dir)
+{
+	char *path = vg_path_join(task_dir, "cancel");
+	struct stat st;
+	int r = lstat(path, &st) == 0;
+
+	free(path);
+	return r;
 }

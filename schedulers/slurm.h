@@ -298,6 +298,11 @@ char	*vg_slurm_step_log(const char *task_dir);
 int	vg_slurm_step_verdict(const char *log, int wstatus, int final,
 	    struct vg_result *r);
 
+/* Whether task_dir holds the marker `vigil cancel RUN/TASK` leaves for a
+ * packed task (tasks/INDEX/cancel; a name, not followed): pack-exec
+ * stops the task, task-exec records it CANCELLED however it ended. */
+int	vg_slurm_pack_cancel_marked(const char *task_dir);
+
 /* slurm-policy.c: how the gate reads scancel, scontrol, sbatch, ... */
 extern const struct pl_prog vg_slurm_policy_progs[];
 

@@ -380,6 +380,15 @@ cmd_task_exec_exec(struct vg_args *a)
 		r.ended = vg_now();
 		snprintf(r.reason, sizeof(r.reason), "%.255s", e.msg);
 	}
+	/* vigil cancel RUN/TASK of a packed task leaves a marker that
+	 * pack-exec acts on: a task that ends otherwise after it (its
+	 * shell outlived the signal, it finished in the grace) is still
+	 * CANCELLED, as an unpacked task's scancel makes it. */
+	if (r.state != VG_ST_CANCELLED && vg_slurm_pack_cancel_marked(task_dir)) {
+		r.state = VG_ST_CANCELLED;
+		snprintf(r.reason, sizeof(r.reason), "%s",
+		    "cancelled by vigil cancel");
+	}
 	if (r.node[0] == '\0' && gethostname(host, sizeof(host)) == 0) {
 		host[sizeof(host) - 1] = '\0';
 		snprintf(r.node, sizeof(r.node), "%s", host);

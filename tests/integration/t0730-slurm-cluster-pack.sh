@@ -3,8 +3,10 @@
 # one array of three elements (one Slurm job each, not six), each
 # element's pack-exec running its two tasks one after the other as job
 # steps.  Task 1 fails (exit 3), task 2 runs past its 8 s time-out,
-# task 4 is cancelled alone (vigil cancel RUN/4) while it runs: its pack
-# sibling, task 5, still runs and succeeds; so do tasks 0 and 3.  Each
+# task 4 is cancelled alone (vigil cancel RUN/4) while it runs, and is
+# CANCELLED although it ends with status 0 on the signal (as an unpacked
+# task's scancel makes it); its pack sibling, task 5, still runs and
+# succeeds; so do tasks 0 and 3.  Each
 # task's stdout and result come back through the run directory as for
 # an unpacked task, and no task runs twice.
 set -u
@@ -12,7 +14,7 @@ SLURM_HARNESS=slurm-cluster
 . "$(dirname "$0")/slurm-lib.sh"
 
 slurm_yaml "$W/p.yaml" packed 6 \
-    "'echo task \${{ matrix.i }} on \$(hostname); case \${{ matrix.i }} in 1) exit 3;; 2) sleep 30;; 4) sleep 120;; esac; echo done \${{ matrix.i }}'" \
+    "'echo task \${{ matrix.i }} on \$(hostname); case \${{ matrix.i }} in 1) exit 3;; 2) sleep 30;; 4) trap \"exit 0\" TERM; sleep 120 & wait;; esac; echo done \${{ matrix.i }}'" \
     'timeout: 8s' '' "pack:
   tasks: 2"
 "$VIGIL" validate "$W/p.yaml" >/dev/null || fail "manifest: $("$VIGIL" validate "$W/p.yaml" 2>&1)"
