@@ -46,22 +46,20 @@ struct pk_task {
 	char			*task_dir;
 	int			 submitted;
 	int			 cancelled;	/* cancel asked */
-	int			 by_user;	/* ... by vigil cancel RUN/TASK */
 	int			 done;
 };
 
 /* Writes the record of an attempt that task-exec did not end (it never
- * started, or srun lost it), unless task-exec wrote one (or over it,
- * with force: a task cancelled by vigil cancel is CANCELLED however it
- * ended). */
+ * started, or srun lost it), unless task-exec wrote one (which says
+ * CANCELLED for a task cancelled by vigil cancel however it ended). */
 static void
-record(struct pk_task *p, const struct vg_result *r, int force)
+record(struct pk_task *p, const struct vg_result *r)
 {
 	struct vg_result old;
 	struct vg_err e;
 
 	vg_err_init(&e);
-	if (!force && vg_result_read(p->task_dir, &old, &e) == 0 &&
+	if (vg_result_read(p->task_dir, &old, &e) == 0 &&
 	    vg_state_terminal(old.state))
 		return;
 	vg_err_init(&e);
@@ -82,7 +80,7 @@ cancel_unstarted(struct pk_task *p)
 	r.ended = vg_now();
 	snprintf(r.reason, sizeof(r.reason), "cancelled before it started "
 	    "in its pack");
-	record(p, &r, 0);
+	record(p, &r);
 	p->done = 1;
 }
 
@@ -182,7 +180,7 @@ drive(struct vg_sched *s, struct pk_task *v, size_t n, int sfd)
 				r.ended = vg_now();
 				snprintf(r.reason, sizeof(r.reason), "%.*s",
 				    (int)sizeof(r.reason) - 1, e.msg);
-				record(&v[next], &r, 0);
+				record(&v[next], &r);
 				v[next].done = 1;
 				failed = 1;
 				left--;
@@ -205,18 +203,7 @@ drive(struct vg_sched *s, struct pk_task *v, size_t n, int sfd)
 			if (i == n || v[i].done)
 				continue;
 			ups[k].result.state = ups[k].state;
-			/* Cancelled by the user but ended otherwise (its
-			 * shell outlived the signal, it finished in the
-			 * grace): what was asked is what is recorded, as an
-			 * unpacked task's scancel makes it CANCELLED. */
-			if (v[i].by_user && ups[k].state != VG_ST_CANCELLED) {
-				ups[k].state = VG_ST_CANCELLED;
-				ups[k].result.state = VG_ST_CANCELLED;
-				snprintf(ups[k].result.reason,
-				    sizeof(ups[k].result.reason), "%s",
-				    "cancelled by vigil cancel");
-			}
-			record(&v[i], &ups[k].result, v[i].by_user);
+			record(&v[i], &ups[k].result);
 			v[i].done = 1;
 			left--;
 			if (ups[k].state != VG_ST_SUCCEEDED)
@@ -229,7 +216,6 @@ drive(struct vg_sched *s, struct pk_task *v, size_t n, int sfd)
 			    (!stop && !vg_slurm_pack_cancel_marked(v[i].task_dir)))
 				continue;
 			v[i].cancelled = 1;
-			v[i].by_user = vg_slurm_pack_cancel_marked(v[i].task_dir);
 			vg_err_init(&e);
 			(void)vg_sched_cancel(s, &v[i].a, 0, &e);
 		}
