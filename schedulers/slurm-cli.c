@@ -71,6 +71,7 @@ vg_slurm_run(const char *const *argv, struct vg_buf *out, struct vg_buf *err,
 	int op[2] = { -1, -1 }, ep[2] = { -1, -1 };
 	int oopen = 1, eopen = 1, st, r, timed_out = 0;
 	long long deadline;
+	const char *msg;
 	pid_t pid;
 	size_t len;
 
@@ -138,15 +139,20 @@ vg_slurm_run(const char *const *argv, struct vg_buf *out, struct vg_buf *err,
 		r = 0;
 		goto out;
 	}
-	/* The first line of stderr is Slurm's message; keep it whole. */
-	len = strcspn(vg_buf_str(err), "\n");
+	/* The first line of stderr is Slurm's message; keep it whole.  A
+	 * command silent on stderr said why on stdout (Grid Engine's qdel
+	 * prints "denied: job ... does not exist" there). */
+	msg = vg_buf_str(err);
+	if (strspn(msg, " \t\n") == strlen(msg))
+		msg = vg_buf_str(out);
+	len = strcspn(msg, "\n");
 	if (WIFEXITED(st))
 		r = vg_err_set(e, VG_EBACKEND, "'%s' exited %d: %.*s", argv[0],
-		    WEXITSTATUS(st), (int)len, vg_buf_str(err));
+		    WEXITSTATUS(st), (int)len, msg);
 	else
 		r = vg_err_set(e, VG_EBACKEND, "'%s' killed by signal %d",
 		    argv[0], WTERMSIG(st));
-	if (vg_slurm_transient(vg_buf_str(err)))
+	if (vg_slurm_transient(msg))
 		e->rc = r = VG_EAGAIN;
 out:
 	if (op[0] >= 0)
