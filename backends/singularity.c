@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/hash.h"
 #include "common/log.h"
 #include "common/path.h"
 #include "common/proc.h"
@@ -988,6 +989,55 @@ singularity_prepare(const struct vg_manifest *m, const char *run_dir,
 	return rc;
 }
 
+/*
+ * backend op: image_id, for reuse keys (after prepare's pull): a
+ * reference with the digest of the image the SIF cache last pulled for
+ * it ("docker://python:3.12 sha256:..."; "(not pulled)" before a pull),
+ * so a new push of the same tag is a new key; a local image with its
+ * size and content hash (XXH64, read whole once per run), so a rebuilt
+ * image at the same path is a new key.
+ */
+static int
+singularity_image_id(const struct vg_manifest *m, struct vg_buf *out,
+    struct vg_err *e)
+{
+	struct vg_cache *c = NULL;
+	struct stat st;
+	char digest[65], hex[17], *path = NULL;
+	int fd, rc;
+
+	vg_buf_adds(out, m->image != NULL ? m->image : "-");
+	if ((rc = need_image(m, e)) != 0)
+		return rc;
+	if (is_ref(m->image)) {
+		if ((rc = check_ref(m->image, e)) != 0 ||
+		    (rc = vg_cache_open_default(vg_cache_of(m), &m->scratch,
+		    &c, e)) != 0)
+			return rc;
+		vg_cache_ref_digest(c, m->image, digest);
+		vg_cache_close(c);
+		if (digest[0] != '\0')
+			vg_buf_printf(out, " sha256:%s", digest);
+		else
+			vg_buf_adds(out, " (not pulled)");
+		return 0;
+	}
+	if ((rc = local_image(m->image, &path, e)) != 0)
+		return rc;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    vg_hash_fd_hex(fd, (uint64_t)st.st_size, hex) != 0)
+		rc = vg_err_errno(e, "image '%s': cannot read it to hash it "
+		    "for reuse", path);
+	else
+		vg_buf_printf(out, " size %lld xxh64:%s",
+		    (long long)st.st_size, hex);
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return rc;
+}
+
 /* backend op: validate; binds, flags, paths and the image's form (a
  * local image must exist; a reference is not fetched here). */
 static int
@@ -1417,6 +1467,7 @@ const struct vg_backend_ops vg_backend_singularity = {
 	},
 	.probe = singularity_probe,
 	.prepare = singularity_prepare,
+	.image_id = singularity_image_id,
 	.start = singularity_start,
 	.finish = singularity_finish,
 	.cancel = singularity_cancel,

@@ -4,6 +4,8 @@
  * primes and the round, merge and avalanche steps are the spec's.
  * Reads are little-endian by memcpy, so any alignment is fine.
  */
+#include <sys/mman.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -108,4 +110,23 @@ vg_hash128_hex(const void *p, size_t n, char out[33])
 	snprintf(out, 33, "%016llx%016llx",
 	    (unsigned long long)vg_hash64(p, n, 0),
 	    (unsigned long long)vg_hash64(p, n, 1));
+}
+
+int
+vg_hash_fd_hex(int fd, uint64_t size, char hex[17])
+{
+	void *p;
+
+	if (size == 0) {
+		snprintf(hex, 17, "%016llx",
+		    (unsigned long long)vg_hash64("", 0, 0));
+		return 0;
+	}
+	p = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	snprintf(hex, 17, "%016llx",
+	    (unsigned long long)vg_hash64(p, (size_t)size, 0));
+	munmap(p, (size_t)size);
+	return 0;
 }

@@ -19,4 +19,9 @@ uint64_t	vg_hash64(const void *p, size_t n, uint64_t seed);
  * 0 and 1, a 128-bit name for a description. */
 void		vg_hash128_hex(const void *p, size_t n, char out[33]);
 
+/* XXH64 (seed 0) of the size bytes of the open regular file fd, read
+ * through a private read-only mapping, as 16 lowercase hex digits (and
+ * a NUL) into hex.  0, or -1 with errno when it cannot be mapped. */
+int		vg_hash_fd_hex(int fd, uint64_t size, char hex[17]);
+
 #endif

@@ -894,6 +894,13 @@ ref_read_digest(const struct vg_cache *c, const char *ref, char digest[65])
 	return 0;
 }
 
+void
+vg_cache_ref_digest(const struct vg_cache *c, const char *ref,
+    char digest[65])
+{
+	(void)ref_read_digest(c, ref, digest);
+}
+
 /* Writes the record "ref -> digest, when, from where, with what". */
 static int
 ref_write(const struct vg_cache *c, const char *ref, const char *digest,

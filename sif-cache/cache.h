@@ -161,6 +161,15 @@ int	vg_cache_resolve(struct vg_cache *c, const char *ref,
 	    double needed_until, char **path_out, struct vg_cache_pin **pin_out,
 	    struct vg_err *e);
 
+/*
+ * The digest (64 lowercase hex digits) the cache's record for ref says
+ * it was last pulled as, into digest; "" when there is no record or it
+ * was written by a writer the site does not trust.  No pull, no lock:
+ * what the last vg_cache_resolve or vg_cache_pull of ref found.
+ */
+void	vg_cache_ref_digest(const struct vg_cache *c, const char *ref,
+	    char digest[65]);
+
 /* Releases a pin (removes its lease file) and frees it; NULL is fine. */
 void	vg_cache_unpin(struct vg_cache_pin *pin);
 

@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -132,19 +131,8 @@ static int
 hash_fd(int fd, long long size, char hex[33], const char *path,
     struct vg_err *e)
 {
-	void *p;
-
-	if (size == 0) {
-		snprintf(hex, 33, "%016llx",
-		    (unsigned long long)vg_hash64("", 0, 0));
-		return 0;
-	}
-	p = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED)
+	if (vg_hash_fd_hex(fd, (uint64_t)size, hex) != 0)
 		return vg_err_errno(e, "input '%s': cannot read it", path);
-	snprintf(hex, 33, "%016llx",
-	    (unsigned long long)vg_hash64(p, (size_t)size, 0));
-	munmap(p, (size_t)size);
 	return 0;
 }
 

@@ -7,10 +7,14 @@
  * of a sweep to a scheduler that collects attempts into arrays as
  * Slurm's does.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -51,6 +55,34 @@ test_hash_vectors(void **state)
 	vg_hash128_hex("abc", 3, hex);
 	assert_int_equal(strlen(hex), 32);
 	assert_memory_equal(hex, "44bc2cf5ad770999", 16);
+}
+
+/* vg_hash_fd_hex: a file's content as vg_hash64 of its bytes; an empty
+ * file; a descriptor that cannot be mapped is -1 with errno. */
+static void
+test_hash_fd(void **state)
+{
+	static const char nobody[] = "Nobody inspects the spammish "
+	    "repetition";
+	char path[] = "/tmp/vigil-test-hash-XXXXXX", hex[17];
+	int fd, p[2];
+
+	(void)state;
+	assert_true((fd = mkstemp(path)) >= 0);
+	unlink(path);
+	assert_int_equal(vg_hash_fd_hex(fd, 0, hex), 0);
+	assert_string_equal(hex, "ef46db3751d8e999");
+	assert_int_equal(write(fd, nobody, sizeof(nobody) - 1),
+	    (int)sizeof(nobody) - 1);
+	assert_int_equal(vg_hash_fd_hex(fd, sizeof(nobody) - 1, hex), 0);
+	assert_string_equal(hex, "fbcea83c8a378bf1");
+	close(fd);
+	assert_int_equal(pipe(p), 0);
+	errno = 0;
+	assert_int_equal(vg_hash_fd_hex(p[0], 3, hex), -1);
+	assert_int_not_equal(errno, 0);
+	close(p[0]);
+	close(p[1]);
 }
 
 /* A store in a fresh home, and a working directory with inputs. */
@@ -725,11 +757,63 @@ test_image_id(void **state)
 	kx_release(&k);
 }
 
+/* The singularity backend's image_id: a local image by size and XXH64
+ * of its bytes (the same bytes, the same line; other bytes, another);
+ * a missing one is an error naming it; a reference the SIF cache has
+ * not pulled says so. */
+static void
+test_image_id_sif(void **state)
+{
+	static const char *const cmds[] = { "true" };
+	const struct vg_backend_ops *sing = vg_backend_find("singularity");
+	struct vg_buf d = VG_BUF_INIT, id = VG_BUF_INIT;
+	struct vg_manifest *m;
+	struct vg_err e;
+	struct kx k;
+	char *img, *text, *want;
+
+	(void)state;
+	kx_init(&k, cmds, 1);
+	assert_non_null(sing);
+	img = vg_path_join(k.wd, "img.sif");
+	put_file(img, "abc");
+	text = vg_xasprintf("version: 1\nbackend: singularity\nimage: %s\n"
+	    "command: 'true'\ncache:\n  dir: %s/cache\n", img, k.wd);
+	assert_int_equal(load(k.f.home, NULL, text, &m, &d), 0);
+	vg_err_init(&e);
+	assert_int_equal(vg_backend_image_id(sing, m, &id, &e), 0);
+	want = vg_xasprintf("%s size 3 xxh64:44bc2cf5ad770999", img);
+	assert_string_equal(vg_buf_str(&id), want);
+	free(want);
+	vg_buf_reset(&id);
+	put_file(img, "abd");
+	assert_int_equal(vg_backend_image_id(sing, m, &id, &e), 0);
+	assert_null(strstr(vg_buf_str(&id), "44bc2cf5ad770999"));
+	vg_buf_reset(&id);
+	unlink(img);
+	assert_int_not_equal(vg_backend_image_id(sing, m, &id, &e), 0);
+	assert_non_null(strstr(e.msg, "img.sif"));
+	vg_buf_reset(&id);
+	free(m->image);
+	m->image = vg_xstrdup("docker://127.0.0.1:9/bb:1");
+	vg_err_init(&e);
+	assert_int_equal(vg_backend_image_id(sing, m, &id, &e), 0);
+	assert_string_equal(vg_buf_str(&id),
+	    "docker://127.0.0.1:9/bb:1 (not pulled)");
+	vg_manifest_free(m);
+	vg_buf_release(&id);
+	vg_buf_release(&d);
+	free(text);
+	free(img);
+	kx_release(&k);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hash_vectors),
+		cmocka_unit_test(test_hash_fd),
 		cmocka_unit_test(test_key_parts),
 		cmocka_unit_test(test_key_input_unreadable),
 		cmocka_unit_test(test_store_rows),
@@ -737,6 +821,7 @@ main(void)
 		cmocka_unit_test(test_sweep_submits_misses),
 		cmocka_unit_test(test_manifest_fields),
 		cmocka_unit_test(test_image_id),
+		cmocka_unit_test(test_image_id_sif),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
