@@ -1262,6 +1262,18 @@ static const char *const ge_task_env[] = {
 	NULL
 };
 
+/* The resources rows a job of the cell asks for, besides cpus (slots),
+ * memory, gpus and time: partition (-q), account (-A), qos (-P). */
+static const char *const ge_rows[] = { "partition", "account", "qos",
+    NULL };
+
+/* plugin validate: no resources row is dropped silently. */
+static int
+ge_validate(const struct vg_manifest *m, struct vg_diag *d)
+{
+	return vg_resources_refuse_rows(m, "gridengine", ge_rows, d);
+}
+
 const struct vg_scheduler_ops vg_scheduler_gridengine = {
 	.caps = VG_SCAP_JOBS,
 	.task_env = ge_task_env,
@@ -1274,6 +1286,7 @@ const struct vg_scheduler_ops vg_scheduler_gridengine = {
 		.flags = VG_PLUGIN_ELSEWHERE,
 		.help = "as array jobs on a Grid Engine cell (SGE, OGS, UGE)",
 		.sections = ge_sections,
+		.validate = ge_validate,
 		.host_check = ge_host_check,
 	},
 	.open = ge_open,

@@ -901,11 +901,13 @@ const struct vg_section vg_resources_section = {
 		INT(vg_resources, "gpus", gpus, NULL, 0, 4096,
 		    "GPUs per task"),
 		DURS(vg_resources, "time", time, 1, 100 * YEAR,
-		    "time limit (Slurm --time)"),
+		    "time limit per task (Slurm --time, Grid Engine h_rt)"),
 		SLURMSTR(vg_resources, "partition", partition,
-		    "Slurm partition"),
-		SLURMSTR(vg_resources, "account", account, "Slurm account"),
-		SLURMSTR(vg_resources, "qos", qos, "Slurm QOS"),
+		    "partition or queue (Slurm -p, Grid Engine -q)"),
+		SLURMSTR(vg_resources, "account", account,
+		    "account charged (Slurm and Grid Engine -A)"),
+		SLURMSTR(vg_resources, "qos", qos,
+		    "QOS (Slurm --qos) or project (Grid Engine -P)"),
 		SLURMSTR(vg_resources, "constraint", constraint,
 		    "Slurm node features"),
 		SLURMSTR(vg_resources, "gpu_type", gpu_type,
@@ -931,6 +933,68 @@ const struct vg_section vg_resources_section = {
 		{ .key = NULL },
 	},
 };
+
+/* True when the row f of r holds a value (not its unset zero). */
+static int
+row_set(const struct vg_field *f, const struct vg_resources *r)
+{
+	const char *p = (const char *)r + f->off;
+	uint64_t u;
+	int i;
+
+	switch (f->type) {
+	case VG_F_INT:
+	case VG_F_BOOL:
+	case VG_F_ENUM:
+		memcpy(&i, p, sizeof(i));
+		return i != 0;
+	case VG_F_BYTES:
+	case VG_F_U64:
+	case VG_F_DUR_U64:
+		memcpy(&u, p, sizeof(u));
+		return u != 0;
+	case VG_F_STR:
+		return *(char *const *)(const void *)p != NULL;
+	default:
+		return 0;
+	}
+}
+
+int
+vg_resources_refuse_rows(const struct vg_manifest *m, const char *who,
+    const char *const *rows, struct vg_diag *d)
+{
+	static const char *const always[] = { "cpus", "memory", "gpus",
+	    "time", NULL };
+	const struct vg_resources *r = &m->resources;
+	const struct vg_field *f;
+	struct vg_buf ok = VG_BUF_INIT;
+	struct vg_loc loc;
+	size_t i;
+	int rc = 0, takes;
+
+	for (i = 0; always[i] != NULL; i++)
+		vg_buf_printf(&ok, "%s%s", i > 0 ? ", " : "", always[i]);
+	for (i = 0; rows != NULL && rows[i] != NULL; i++)
+		vg_buf_printf(&ok, ", %s", rows[i]);
+	for (f = vg_resources_section.fields; f->key != NULL; f++) {
+		takes = 0;
+		for (i = 0; always[i] != NULL && !takes; i++)
+			takes = strcmp(always[i], f->key) == 0;
+		for (i = 0; rows != NULL && rows[i] != NULL && !takes; i++)
+			takes = strcmp(rows[i], f->key) == 0;
+		if (takes || (!row_set(f, r) &&
+		    vg_kvs_get(&r->tmpl, f->key) == NULL))
+			continue;
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "resources.%s",
+		    f->key), "'resources.%s' is no request scheduler '%s' "
+		    "can make (it would be dropped): remove it; %s takes "
+		    "%s", f->key, who, who, vg_buf_str(&ok));
+		rc = VG_EINVAL;
+	}
+	vg_buf_release(&ok);
+	return rc;
+}
 
 static const struct vg_section retry_section = {
 	.name = "retry",

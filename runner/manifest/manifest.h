@@ -435,6 +435,16 @@ const struct vg_loc *vg_manifest_locf(const struct vg_manifest *m,
 enum vg_net_mode vg_isolation_net(const struct vg_isolation_conf *iso);
 const char *vg_net_mode_name(enum vg_net_mode mode);
 
+/*
+ * Refuses, into d, each resources row that m sets (a value, or a
+ * ${{ }} template) and the scheduler named who does not turn into a
+ * request: rows lists what it takes besides cpus, memory, gpus and
+ * time, NULL-terminated.  A scheduler that would drop a row silently
+ * calls this from its validate.  Returns 0 or VG_EINVAL.
+ */
+int	vg_resources_refuse_rows(const struct vg_manifest *m, const char *who,
+	    const char *const *rows, struct vg_diag *d);
+
 /* Appends to out a text that is the same for two resources exactly when
  * every row of them is (the JSON of its fields): tasks that ask the same
  * can share one Slurm array. */
