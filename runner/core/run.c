@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "scratch/scratch.h"
+#include "common/beneath.h"
 #include "common/dirpool.h"
 #include "common/json.h"
 #include "runner/core/after.h"
@@ -592,6 +593,89 @@ task_rmdir(struct drv *d, int index, const char *dir)
 	(void)vg_dirpool_rmdirat(&d->dirs, d->tasks_fd, idx);
 }
 
+/* vg_stream_task_read sink: writes the payload whole to the pipe at
+ * arg (the stream's writer thread drains it meanwhile). */
+static int
+pipe_sink(void *arg, const void *p, size_t n)
+{
+	const char *c = p;
+	ssize_t w;
+
+	while (n > 0) {
+		if ((w = write(*(int *)arg, c, n)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Opens name, a file vg_reuse_bring brought into dir, for reading: a
+ * regular file of vigil's user, not followed if a link; a hard link by
+ * design (the reused attempt's own file).  -1 when there is none. */
+static int
+brought_open(const char *dir, const char *name)
+{
+	struct stat st;
+	int afd, fd;
+
+	if ((afd = vg_beneath_anchor(dir, NULL)) < 0)
+		return -1;
+	fd = vg_beneath_open(afd, name, O_RDONLY | O_NONBLOCK, 0);
+	close(afd);
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != vg_self_euid())) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * output: stream: the output of the attempt rec reuses, as task index's
+ * attempt of this run's stream: from the stream of rec's run when it
+ * has one, else from the stdout and stderr files brought into dir.
+ */
+static int
+reuse_stream(struct drv *d, int index, int attempt,
+    const struct vg_reuse_rec *rec, const char *dir, struct vg_err *e)
+{
+	static const char *const names[2] = { "stdout", "stderr" };
+	struct vg_stream_src *src;
+	char *parent, *old, *slash, buf[65536];
+	ssize_t n = 0;
+	int fds[2], k, fd, rc = 0;
+
+	parent = vg_xstrdup(d->run_dir);
+	if ((slash = strrchr(parent, '/')) != NULL)
+		*slash = '\0';
+	old = vg_path_join(parent, rec->run_id);
+	free(parent);
+	if ((rc = vg_stream_attach(d->sw, index, attempt, fds, &src, e)) != 0)
+		goto out;
+	for (k = 0; k < 2 && rc == 0; k++) {
+		if (vg_stream_present(old))
+			rc = vg_stream_task_read(old, rec->index, k + 1,
+			    pipe_sink, &fds[k], e);
+		else if ((fd = brought_open(dir, names[k])) >= 0) {
+			while ((n = read(fd, buf, sizeof(buf))) > 0 &&
+			    pipe_sink(&fds[k], buf, (size_t)n) == 0)
+				;
+			if (n != 0)
+				rc = vg_err_errno(e, "streaming the reused "
+				    "%s", names[k]);
+			close(fd);
+		}
+	}
+	vg_stream_detach(d->sw, src);
+out:
+	free(old);
+	return rc;
+}
+
 /*
  * reuse: records task i's key and, when an earlier successful attempt
  * has it and its files could be brought into the task's directory,
@@ -615,11 +699,15 @@ reuse_try(struct drv *d, size_t i, int *hit, struct vg_err *e)
 	vg_task_release(&tmp);
 	if ((rc = vg_reuse_find(d->reuse, key, &found, e)) != 0)
 		return rc;
-	if (found && rec->files != NULL && rec->files[0] != '\0') {
+	if (found && ((rec->files != NULL && rec->files[0] != '\0') ||
+	    d->sw != NULL)) {
 		vg_err_init(&be);
 		dir = vg_run_task_dir(d->run_dir, t->index);
 		if ((task_mkdir(d, t->index, dir) != 0 && errno != EEXIST) ||
-		    vg_reuse_bring(rec, dir, &be) != 0) {
+		    (rec->files != NULL && rec->files[0] != '\0' &&
+		    vg_reuse_bring(rec, dir, &be) != 0) || (d->sw != NULL &&
+		    reuse_stream(d, t->index, t->attempts + 1, rec, dir,
+		    &be) != 0)) {
 			vg_debug("run %s: task %d: not reused: %s", d->run_id,
 			    t->index, be.msg);
 			found = 0;
@@ -668,8 +756,10 @@ reuse_record(struct drv *d, size_t i, const struct box *b, struct vg_err *e)
 	if ((rc = vg_store_task_key_get(d->st, d->run_id, d->tr[i].index,
 	    &key, NULL, NULL, &found, e)) != 0 || !found)
 		goto out;
-	if (d->m->output != VG_OUTPUT_STREAM &&
-	    (rc = vg_reuse_files(b->task_dir, &files, e)) != 0)
+	/* With output: stream the output is in the run's stream (a hit
+	 * takes it from there); the task directory still has what was
+	 * collected. */
+	if ((rc = vg_reuse_files(b->task_dir, &files, e)) != 0)
 		goto out;
 	vg_strlcpy(rec.key, vg_buf_str(&key), sizeof(rec.key));
 	vg_strlcpy(rec.run_id, d->run_id, sizeof(rec.run_id));

@@ -4,8 +4,10 @@
 # and exits 0; a changed input runs the tasks again; --no-reuse runs
 # everything, --reuse-only runs nothing; keys and what went into them
 # are shown by status; a result whose files are gone is a miss; gc keeps
-# the runs results need until they are dropped; bad values are refused
-# with their place in the manifest.
+# the runs results need until they are dropped; with output: stream a
+# hit's output goes into the new run's stream (from the reused run's
+# stream or files); bad values are refused with their place in the
+# manifest.
 set -u
 . "$(dirname "$0")/engine-lib.sh"
 
@@ -96,6 +98,28 @@ grep -q "^removed $second" "$W/gc" || fail "gc: $(cat "$W/gc")"
 "$VIGIL" gc --older-than 0 | grep -q "^removed $newest" || fail "gc 2"
 "$VIGIL" run -q --reuse-only r.yaml | tail -n 1 |
     grep -q "0 reused, 3 would run" || fail "after drop"
+
+# output: stream: a hit's output goes into the new run's stream, from
+# the reused run's stream, or from its files when it had none; its
+# collected outputs are brought as without a stream.
+"$VIGIL" run -q r.yaml || fail "run before stream"
+"$VIGIL" run -q --set output=stream r.yaml || fail "stream run 1"
+s1=$(last_run)
+expect_eq "stream from files: states" "CACHED CACHED CACHED" "$(states "$s1")"
+expect_eq "stream from files: log" "x=3 $(cat data.txt)" "$("$VIGIL" logs "$s1/2")"
+[ -f "$VIGIL_HOME/runs/$s1/stream/0.index" ] || fail "no stream in $s1"
+rm -f "$W"/ran-*
+sed 's/^name: rr/name: rs/; s/^  echo "x=/  echo "s x=/' r.yaml >s.yaml
+"$VIGIL" run -q --set output=stream s.yaml || fail "stream run 2"
+expect_eq "stream: first run ran" 3 "$(ran)"
+"$VIGIL" run -q --set output=stream s.yaml || fail "stream run 3"
+s3=$(last_run)
+expect_eq "stream from stream: ran nothing" 3 "$(ran)"
+expect_eq "stream from stream: states" "CACHED CACHED CACHED" \
+    "$(states "$s3")"
+expect_eq "stream from stream: log" "s x=2 $(cat data.txt)" "$("$VIGIL" logs "$s3/1")"
+expect_eq "stream: output brought" r2 \
+    "$(cat "$VIGIL_HOME/runs/$s3/tasks/1/outputs/res-2" 2>&1)"
 
 # Bad values, with their place.
 sed 's/^reuse: true/reuse: maybe/' r.yaml >bad1.yaml
