@@ -486,7 +486,14 @@ vg_ge_state_map(const char *state, char *why, size_t n)
 		snprintf(why, n, "suspended ('%s')", state);
 		return VG_ST_SUSPENDED;
 	}
-	if (strpbrk(state, "rtR") != NULL)
+	/* R: a rerunnable job Grid Engine runs again from the start (its
+	 * host failed, qmod -rj): the same attempt, run again. */
+	if (strchr(state, 'R') != NULL) {
+		snprintf(why, n, "rerun by Grid Engine ('%s')", state);
+		return strpbrk(state, "rt") != NULL ? VG_ST_RUNNING :
+		    VG_ST_QUEUED;
+	}
+	if (strpbrk(state, "rt") != NULL)
 		return VG_ST_RUNNING;
 	if (strchr(state, 'h') != NULL) {
 		snprintf(why, n, "held ('%s')", state);

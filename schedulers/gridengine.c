@@ -46,6 +46,7 @@
 #include "common/which.h"
 #include "runner/manifest/schema-table.h"
 #include "schedulers/gridengine.h"
+#include "schedulers/launcher.h"
 #include "schedulers/scheduler.h"
 #include "schedulers/slurm.h"
 
@@ -1277,6 +1278,7 @@ ge_validate(const struct vg_manifest *m, struct vg_diag *d)
 const struct vg_scheduler_ops vg_scheduler_gridengine = {
 	.caps = VG_SCAP_JOBS,
 	.task_env = ge_task_env,
+	.launcher = &vg_launcher_qrsh,
 	.probe = ge_probe,
 	.policy_progs = vg_gridengine_policy_progs,
 	.p = {

@@ -192,4 +192,31 @@ int	vg_ge_parse_jobid(const char *text, unsigned long *job,
  * and the vigil state it stands for (QUEUED, RUNNING, SUSPENDED). */
 enum vg_state vg_ge_state_map(const char *state, char *why, size_t n);
 
+/* ---- inside a parallel job (gridengine-step.c) ---- */
+
+/* One line of $PE_HOSTFILE: a host and the job's slots on it. */
+struct vg_ge_slots {
+	char	host[256];
+	int	slots;
+};
+
+/* Parses $PE_HOSTFILE's "HOST SLOTS QUEUE RANGE" lines into *out (n
+ * entries, caller frees); VG_EPARSE naming the line otherwise. */
+int	vg_ge_hostfile_parse(const char *text, struct vg_ge_slots **out,
+	    size_t *n, struct vg_err *e);
+
+/* 1 when the direct scheduler should start attempts with qrsh -inherit:
+ * inside a Grid Engine parallel job (JOB_ID, PE_HOSTFILE) with qrsh on
+ * PATH, unless VIGIL_GRIDENGINE_STEPS=never; 0 when not; VG_EINVAL or
+ * VG_ENOENT when VIGIL_GRIDENGINE_STEPS=always cannot be met or is not
+ * auto, always or never. */
+int	vg_ge_steps_wanted(struct vg_err *e);
+
+/* How a qrsh -inherit task without a result record ended, from qrsh's
+ * output log and wait status: 1 and r filled when known (refused by
+ * Grid Engine: BACKEND_ERROR; with final, otherwise LOST), 0 when not
+ * yet. */
+int	vg_ge_qrsh_verdict(const char *log, int wstatus, int final,
+	    struct vg_result *r);
+
 #endif

@@ -76,6 +76,50 @@ struct vg_launcher {
 
 extern const struct vg_launcher_ops vg_launcher_backend;   /* launcher.c */
 extern const struct vg_launcher_ops vg_launcher_srun;      /* slurm-step.c */
+extern const struct vg_launcher_ops vg_launcher_qrsh;  /* gridengine-step.c */
+
+/*
+ * The environment of an executor that runs `vigil task-exec` for a:
+ * vigil's own (the allocation's variables included) without
+ * VIGIL_ATTEMPT and VIGIL_TIMEOUT, then those of a; with gpus, the
+ * CUDA_VISIBLE_DEVICES the direct scheduler's pool gave a, when it did.
+ */
+void	vg_launch_env(const struct vg_attempt *a, int gpus,
+	    struct vg_strv *env);
+
+/*
+ * How an attempt run by `vigil task-exec` through a cluster's command
+ * ended, its command reaped with wait status ws waited_ms ago: its
+ * result record when task-exec wrote one (RECORDED, or DONE for a
+ * cancel), else what verdict makes of the command's output log
+ * (TASK_DIR/step.log) once it explains the end, or once grace seconds
+ * passed or stopping (then final); WAIT until then.  who names the
+ * command in the debug line.
+ */
+enum vg_launch_end vg_launch_ended(struct vg_attempt *a, int ws,
+	    long long waited_ms, int stopping, double grace, const char *who,
+	    int (*verdict)(const char *log, int ws, int final,
+	    struct vg_result *r), struct vg_result *r);
+
+/* The last 8 KiB of TASK_DIR/step.log (an executor's own output: srun's
+ * or qrsh's lines come last), read beneath the task directory without
+ * following a link; "" when there is none.  Caller frees. */
+char	*vg_launch_log_tail(const char *task_dir);
+
+/* The fewest CPUs one task of m asks (1 when none says): the unit a
+ * cluster launcher's default --jobs divides its CPUs or slots by. */
+int	vg_launch_least_cpus(const struct vg_manifest *m);
+
+/*
+ * Starts argv (argv->v[0] looked up in $PATH) with environment env for
+ * a: stdin /dev/null, stdout and stderr into TASK_DIR/log_name (opened
+ * beneath the task directory, a planted link refused), the signals
+ * vigil reads back to their defaults, in a process group of its own.
+ * Sets a->pid and a->started.  Does not wait.
+ */
+int	vg_launch_spawn(struct vg_attempt *a, const struct vg_strv *argv,
+	    const struct vg_strv *env, const char *log_name,
+	    struct vg_err *e);
 
 /*
  * Opens in l the first launcher that applies to scheduler s whose

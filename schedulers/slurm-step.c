@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +39,6 @@
 #include "schedulers/launcher.h"
 #include "schedulers/slurm.h"
 
-extern char **environ;
-
-/* Bytes of step.log read for the verdict (srun's lines come last). */
-#define STEP_LOG_TAIL	8192
 /* Seconds a step's record may lag behind srun's end (slow shared file
  * systems); VIGIL_SLURM_GRACE overrides. */
 #define STEP_GRACE	60.0
@@ -170,15 +165,11 @@ vg_slurm_step_start(const char *vigil, const char *run_dir,
     const char *manifest_sha256, int local, struct vg_attempt *a,
     struct vg_err *e)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
 	struct vg_strv argv = VG_STRV_INIT, env = VG_STRV_INIT;
 	const char *inner[8];
 	char idx[32], *name;
-	sigset_t none, dfl;
 	size_t i;
-	pid_t pid;
-	int r, log;
+	int r;
 
 	a->pid = 0;
 	a->pidfd = -1;
@@ -208,62 +199,12 @@ vg_slurm_step_start(const char *vigil, const char *run_dir,
 		    a->res.gpus, a->res.gpu_type, inner, &argv);
 	free(name);
 	/* vigil's environment (the allocation's SLURM_* included), with the
-	 * attempt's number and time limit for task-exec. */
-	for (i = 0; environ[i] != NULL; i++)
-		if (strncmp(environ[i], "VIGIL_ATTEMPT=", 14) != 0 &&
-		    strncmp(environ[i], "VIGIL_TIMEOUT=", 14) != 0)
-			vg_strv_push(&env, environ[i]);
-	vg_strv_pushf(&env, "VIGIL_ATTEMPT=%d", a->attempt);
-	/* A local task-exec gets the GPUs the pool gave it (a step gets
-	 * its own from Slurm). */
-	if (local && a->gpu_set)
-		vg_strv_pushf(&env, "CUDA_VISIBLE_DEVICES=%s", a->gpu_ids);
-	if (a->timeout > 0)
-		vg_strv_pushf(&env, "VIGIL_TIMEOUT=%.3f", a->timeout);
-	/* Opened here, not by path in the child: a link planted at
-	 * step.log is refused, never followed. */
-	log = vg_beneath_file_in(a->task_dir, 0, "step.log", O_WRONLY |
-	    O_CREAT | O_TRUNC, 0600, e);
-	if (log < 0) {
-		r = log;
-		goto out;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, log, 1);
-	posix_spawn_file_actions_adddup2(&fa, log, 2);
-	/* The driver blocks the signals it reads through a signalfd; srun
-	 * must get them back.  Its own process group keeps a terminal's ^C
-	 * away from it: vigil decides what a step gets. */
-	posix_spawnattr_init(&at);
-	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGINT);
-	sigaddset(&dfl, SIGTERM);
-	sigaddset(&dfl, SIGHUP);
-	sigaddset(&dfl, SIGUSR1);
-	sigaddset(&dfl, SIGUSR2);
-	sigaddset(&dfl, SIGPIPE);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &dfl);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
-	    POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-	r = posix_spawnp(&pid, argv.v[0], &fa, &at, argv.v, env.v);
-	posix_spawnattr_destroy(&at);
-	posix_spawn_file_actions_destroy(&fa);
-	if (r != 0) {
-		errno = r;
-		r = vg_err_errno(e, "starting srun for task %d",
-		    a->task->index);
-		goto out;
-	}
-	a->pid = pid;
-	a->started = vg_now();
-	r = 0;
-out:
-	if (log >= 0)
-		close(log);
+	 * attempt's number and time limit for task-exec; a local task-exec
+	 * gets the GPUs the pool gave it (a step gets its own from Slurm). */
+	vg_launch_env(a, local, &env);
+	r = vg_launch_spawn(a, &argv, &env, "step.log", e);
+	if (r != 0)
+		vg_err_prefix(e, "starting srun for task %d: ", a->task->index);
 	vg_strv_release(&argv);
 	vg_strv_release(&env);
 	return r;
@@ -409,41 +350,6 @@ vg_slurm_step_verdict(const char *log, int wstatus, int final,
 	return 1;
 }
 
-char *
-vg_slurm_step_log(const char *task_dir)
-{
-	struct vg_buf b = VG_BUF_INIT;
-	char *text;
-	char buf[4096];
-	ssize_t n;
-	off_t size;
-	int fd;
-
-	fd = vg_beneath_file_in(task_dir, 0, "step.log", O_RDONLY, 0, NULL);
-	if (fd >= 0) {
-		size = lseek(fd, 0, SEEK_END);
-		(void)lseek(fd, size > STEP_LOG_TAIL ? size - STEP_LOG_TAIL :
-		    0, SEEK_SET);
-		while ((n = read(fd, buf, sizeof buf)) > 0)
-			vg_buf_add(&b, buf, (size_t)n);
-		close(fd);
-	}
-	text = vg_buf_detach(&b);
-	return text != NULL ? text : vg_xstrdup("");
-}
-
-/* Keeps the fewest CPUs one task asks (arg: int, 0 = none seen). */
-static int
-least_cpus_fn(long index, const struct vg_resources *r, void *arg)
-{
-	int *least = arg, c = r->cpus > 0 ? r->cpus : 1;
-
-	(void)index;
-	if (*least == 0 || c < *least)
-		*least = c;
-	return 0;
-}
-
 /* Applies inside an allocation that wants steps; sets --jobs from CPUs
  * (as many steps as the smallest tasks fill; the pool packs them). */
 static int
@@ -461,11 +367,7 @@ srun_open(struct vg_launcher *l, struct vg_sched *s, struct vg_err *e)
 	    realpath("/proc/self/exe", NULL);
 	if (vigil == NULL)
 		return vg_err_errno(e, "finding the path of vigil itself");
-	per = 0;
-	if (s->m != NULL)
-		vg_expand_resources(s->m, least_cpus_fn, &per);
-	if (per <= 0)
-		per = 1;
+	per = vg_launch_least_cpus(s->m);
 	/* One step per free slot: more sruns would only wait in
 	 * slurmctld's step queue and poll it. */
 	if (s->jobs <= 0 && cpus > 0)
@@ -525,27 +427,9 @@ srun_ended(struct vg_launcher *l, struct vg_attempt *a, int ws,
     long long waited_ms, int stopping, struct vg_result *r)
 {
 	const struct srun_launch *p = l->priv;
-	struct vg_err e;
-	char *log;
-	int final, known;
 
-	vg_err_init(&e);
-	if (vg_result_read(a->task_dir, r, &e) == 0 &&
-	    vg_state_terminal(r->state))
-		/* task-exec said how the task ended: the timeout and cancel
-		 * it enforced are in the record already. */
-		return r->state != VG_ST_CANCELLED ? VG_LAUNCH_RECORDED :
-		    VG_LAUNCH_DONE;
-	final = waited_ms >= (long long)(p->grace * 1000.0 + 0.5) ||
-	    stopping;
-	log = vg_slurm_step_log(a->task_dir);
-	known = vg_slurm_step_verdict(log, ws, final, r);
-	free(log);
-	if (!known)
-		return VG_LAUNCH_WAIT;
-	vg_debug("direct: task %d: step ended without a record: %s",
-	    a->task->index, r->reason);
-	return VG_LAUNCH_DONE;
+	return vg_launch_ended(a, ws, waited_ms, stopping, p->grace, "step",
+	    vg_slurm_step_verdict, r);
 }
 
 /* Frees the launcher's state. */

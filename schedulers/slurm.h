@@ -284,9 +284,6 @@ int	vg_slurm_step_id(const char *task_dir, char *out, size_t n);
  */
 int	vg_slurm_step_signal(const char *task_dir, pid_t srun, int sig);
 
-/* The last 8 KiB of TASK_DIR/step.log ("" when none); caller frees. */
-char	*vg_slurm_step_log(const char *task_dir);
-
 /*
  * How a step ended that left no result record, from srun's output and
  * wait status: BACKEND_ERROR when srun could not create the step,

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +354,13 @@ test_state_map(void **state)
 	assert_int_equal(vg_ge_state_map("dqw", why, sizeof why),
 	    VG_ST_QUEUED);
 	assert_string_equal(why, "being deleted ('dqw')");
+	/* A rerun (-r y, qmod -rj): waiting, then running again. */
+	assert_int_equal(vg_ge_state_map("Rq", why, sizeof why),
+	    VG_ST_QUEUED);
+	assert_string_equal(why, "rerun by Grid Engine ('Rq')");
+	assert_int_equal(vg_ge_state_map("Rr", why, sizeof why),
+	    VG_ST_RUNNING);
+	assert_string_equal(why, "rerun by Grid Engine ('Rr')");
 }
 
 /* A job of the given indexes with no request. */
@@ -720,6 +728,96 @@ test_journal_links(void **state)
 	vg_buf_release(&got);
 }
 
+/* $PE_HOSTFILE lines: hosts and slots; malformed lines name their
+ * number; an empty file has no host. */
+static void
+test_hostfile(void **state)
+{
+	struct vg_ge_slots *v;
+	struct vg_err e;
+	size_t n;
+
+	(void)state;
+	vg_err_init(&e);
+	assert_int_equal(vg_ge_hostfile_parse("node1 4 all.q@node1 UNDEFINED\n"
+	    "\nnode2.example 2 all.q@node2 UNDEFINED\n", &v, &n, &e), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].host, "node1");
+	assert_int_equal(v[0].slots, 4);
+	assert_string_equal(v[1].host, "node2.example");
+	assert_int_equal(v[1].slots, 2);
+	free(v);
+	assert_int_equal(vg_ge_hostfile_parse("node1 4 q r\nnode2 x q r\n",
+	    &v, &n, &e), VG_EPARSE);
+	assert_non_null(strstr(e.msg, "line 2"));
+	assert_null(v);
+	vg_err_init(&e);
+	assert_int_equal(vg_ge_hostfile_parse("node1 0 q r\n", &v, &n, &e),
+	    VG_EPARSE);
+	vg_err_init(&e);
+	assert_int_equal(vg_ge_hostfile_parse("node1 99999999999 q r\n", &v,
+	    &n, &e), VG_EPARSE);
+	vg_err_init(&e);
+	assert_int_equal(vg_ge_hostfile_parse("\n\n", &v, &n, &e),
+	    VG_EPARSE);
+	assert_non_null(strstr(e.msg, "no host"));
+}
+
+/* A qrsh -inherit task without a record: refused by Grid Engine is a
+ * BACKEND_ERROR at once; anything else waits, then is LOST. */
+static void
+test_qrsh_verdict(void **state)
+{
+	struct vg_result r;
+
+	(void)state;
+	assert_int_equal(vg_ge_qrsh_verdict("error: executing task of job 7 "
+	    "failed: execution daemon on host \"n1\" didn't accept task\n",
+	    1 << 8, 0, &r), 1);
+	assert_int_equal(r.state, VG_ST_BACKEND_ERROR);
+	assert_non_null(strstr(r.reason, "didn't accept task"));
+	assert_int_equal(vg_ge_qrsh_verdict("", 1 << 8, 0, &r), 0);
+	assert_int_equal(vg_ge_qrsh_verdict("", 3 << 8, 1, &r), 1);
+	assert_int_equal(r.state, VG_ST_LOST);
+	assert_string_equal(r.reason, "qrsh -inherit exited 3, no result "
+	    "record");
+	assert_int_equal(vg_ge_qrsh_verdict(NULL, SIGKILL, 1, &r), 1);
+	assert_int_equal(r.state, VG_ST_LOST);
+	assert_int_equal(r.signal, SIGKILL);
+}
+
+/* VIGIL_GRIDENGINE_STEPS: never, auto outside a job, always outside a
+ * job, and a bad value. */
+static void
+test_steps_wanted(void **state)
+{
+	struct vg_err e;
+
+	(void)state;
+	unsetenv("JOB_ID");
+	unsetenv("PE_HOSTFILE");
+	vg_err_init(&e);
+	setenv("VIGIL_GRIDENGINE_STEPS", "never", 1);
+	assert_int_equal(vg_ge_steps_wanted(&e), 0);
+	setenv("VIGIL_GRIDENGINE_STEPS", "auto", 1);
+	assert_int_equal(vg_ge_steps_wanted(&e), 0);
+	setenv("VIGIL_GRIDENGINE_STEPS", "always", 1);
+	assert_int_equal(vg_ge_steps_wanted(&e), VG_EINVAL);
+	assert_non_null(strstr(e.msg, "not inside a Grid Engine parallel"));
+	vg_err_init(&e);
+	setenv("VIGIL_GRIDENGINE_STEPS", "sometimes", 1);
+	assert_int_equal(vg_ge_steps_wanted(&e), VG_EINVAL);
+	assert_non_null(strstr(e.msg, "valid: auto, always, never"));
+	setenv("JOB_ID", "12", 1);
+	setenv("PE_HOSTFILE", "undefined", 1);
+	vg_err_init(&e);
+	setenv("VIGIL_GRIDENGINE_STEPS", "auto", 1);
+	assert_int_equal(vg_ge_steps_wanted(&e), 0);
+	unsetenv("JOB_ID");
+	unsetenv("PE_HOSTFILE");
+	unsetenv("VIGIL_GRIDENGINE_STEPS");
+}
+
 int
 main(void)
 {
@@ -737,6 +835,9 @@ main(void)
 		cmocka_unit_test(test_qsub_refused),
 		cmocka_unit_test(test_option_check),
 		cmocka_unit_test(test_journal_links),
+		cmocka_unit_test(test_hostfile),
+		cmocka_unit_test(test_qrsh_verdict),
+		cmocka_unit_test(test_steps_wanted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

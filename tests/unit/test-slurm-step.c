@@ -200,7 +200,7 @@ test_step_id_and_log(void **state)
 
 	assert_non_null(mkdtemp(tmpl));
 	assert_int_equal(vg_slurm_step_id(tmpl, id, sizeof id), 0);
-	log = vg_slurm_step_log(tmpl);
+	log = vg_launch_log_tail(tmpl);
 	assert_string_equal(log, "");
 	free(log);
 	put(tmpl, "step", "3119.4 vm 1234\n");
@@ -220,7 +220,7 @@ test_step_id_and_log(void **state)
 		big[i] = 'x';
 	memcpy(big + 20000 - 6, "\nlast\n", 6);
 	put(tmpl, "step.log", big);
-	log = vg_slurm_step_log(tmpl);
+	log = vg_launch_log_tail(tmpl);
 	assert_int_equal(strlen(log), 8192);
 	assert_string_equal(log + 8192 - 6, "\nlast\n");
 	free(log);
