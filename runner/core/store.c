@@ -18,7 +18,9 @@
  *
  * States are stored by name (SUCCEEDED, ...) so that the sqlite3 shell
  * shows something readable.  This file knows nothing about manifests or
- * schedulers.
+ * schedulers.  Run groups and notification claims are in store-group.c,
+ * sessions in store-session.c, results kept for reuse in store-reuse.c;
+ * what they share with this file is store-int.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -43,52 +45,12 @@
 #include "common/path.h"
 #include "common/str.h"
 #include "runner/core/audit-pack.h"
-#include "runner/core/store.h"
+#include "runner/core/store-int.h"
 
 /* Milliseconds to wait for another vigil holding the write lock. */
 #define STORE_BUSY_MS	10000
 
-/* Frequent statements, prepared once from the row tables below. */
-enum {
-	ST_TASK_PUT,
-	ST_ATTEMPT_PUT,
-	ST_EVENT,
-	ST_TASK_ADD,
-	ST__COUNT
-};
 
-
-/* Statements of reuse entries and task keys, prepared on first use. */
-enum {
-	RS_GET,
-	RS_PUT,
-	RS_KEY_PUT,
-	RS_KEY_GET,
-	RS__COUNT
-};
-
-static const char *const reuse_sql[RS__COUNT] = {
-	[RS_GET] = "SELECT key, run_id, idx, attempt, created, dir, files"
-	    " FROM reuse WHERE key = ?1",
-	[RS_PUT] = "INSERT OR REPLACE INTO reuse (key, run_id, idx, attempt,"
-	    " created, dir, files) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	[RS_KEY_PUT] = "INSERT OR REPLACE INTO task_keys (run_id, idx, key,"
-	    " description, parts, reused) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	[RS_KEY_GET] = "SELECT k.key, k.description || coalesce(p.text, ''),"
-	    " k.reused FROM task_keys k LEFT JOIN reuse_parts p ON p.id ="
-	    " k.parts WHERE k.run_id = ?1 AND k.idx = ?2",
-};
-
-struct vg_store {
-	sqlite3		*db;
-	char		*home;
-	int		 in_txn;
-	sqlite3_stmt	*stmt[ST__COUNT];
-	sqlite3_stmt	*audit_pack;	/* insert, prepared on first use */
-	sqlite3_stmt	*begin, *commit; /* of each transaction, likewise */
-	sqlite3_stmt	*reuse[RS__COUNT]; /* reuse statements, likewise */
-	struct vg_audit_packer pk;
-};
 
 /* One schema step: applied in order inside one transaction each. */
 struct migration {
@@ -300,8 +262,8 @@ static const struct migration migrations[] = {
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
 
 /* Fills e from the connection's last error, prefixed by what failed. */
-static int
-db_err(struct vg_store *s, struct vg_err *e, const char *what)
+int
+vg_sq_err(struct vg_store *s, struct vg_err *e, const char *what)
 {
 	return vg_err_set(e, VG_ESTATE, "state database '%s/vigil.db': %s: %s",
 	    s->home, what, sqlite3_errmsg(s->db));
@@ -323,30 +285,30 @@ db_exec(struct vg_store *s, const char *sql, struct vg_err *e)
 }
 
 /* Prepares sql into *st. */
-static int
-db_prepare(struct vg_store *s, const char *sql, sqlite3_stmt **st,
+int
+vg_sq_prepare(struct vg_store *s, const char *sql, sqlite3_stmt **st,
     struct vg_err *e)
 {
 	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
-		return db_err(s, e, "prepare");
+		return vg_sq_err(s, e, "prepare");
 	return 0;
 }
 
 /* Steps a statement that returns no rows. */
-static int
-db_done(struct vg_store *s, sqlite3_stmt *st, struct vg_err *e,
+int
+vg_sq_done(struct vg_store *s, sqlite3_stmt *st, struct vg_err *e,
     const char *what)
 {
 	int rc = sqlite3_step(st);
 
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return db_err(s, e, what);
+		return vg_sq_err(s, e, what);
 	return 0;
 }
 
 /* Binds a possibly-NULL string (copied by sqlite). */
-static void
-bind_str(sqlite3_stmt *st, int i, const char *v)
+void
+vg_sq_bind_str(sqlite3_stmt *st, int i, const char *v)
 {
 	if (v == NULL)
 		sqlite3_bind_null(st, i);
@@ -355,8 +317,8 @@ bind_str(sqlite3_stmt *st, int i, const char *v)
 }
 
 /* Duplicates column i as a string, NULL for SQL NULL. */
-static char *
-col_dup(sqlite3_stmt *st, int i)
+char *
+vg_sq_col_dup(sqlite3_stmt *st, int i)
 {
 	const unsigned char *v = sqlite3_column_text(st, i);
 
@@ -364,8 +326,8 @@ col_dup(sqlite3_stmt *st, int i)
 }
 
 /* Copies column i into a fixed buffer. */
-static void
-col_copy(sqlite3_stmt *st, int i, char *dst, size_t n)
+void
+vg_sq_col_copy(sqlite3_stmt *st, int i, char *dst, size_t n)
 {
 	vg_strlcpy(dst, (const char *)sqlite3_column_text(st, i), n);
 }
@@ -381,57 +343,6 @@ col_state(sqlite3_stmt *st, int i)
 		return VG_ST_LOST;
 	return (enum vg_state)s;
 }
-
-/*
- * Row tables: each row type is one C record and a table of its columns
- * (name, how the value is held, where in the record), from which the SQL
- * is generated and by which values are bound and read, so that a column
- * is named in one place only.  Column i is always parameter ?(i + 1).
- */
-
-/* How a column's value is held in its C record. */
-enum col_type {
-	COL_INT,	/* int */
-	COL_PID,	/* pid_t */
-	COL_U64,	/* uint64_t */
-	COL_ULL,	/* unsigned long long */
-	COL_REAL,	/* double */
-	COL_STATE,	/* enum vg_state, stored by name */
-	COL_TEXT,	/* const char *, borrowed from the row when read */
-	COL_DUP,	/* char *, duplicated when read (the reader frees) */
-	COL_CHARS,	/* char[size], truncated when read */
-	COL_I64,	/* long long */
-};
-
-/* Column flags. */
-#define COL_KEY		0x1	/* identifies the row (UPDATE ... WHERE) */
-#define COL_ONCE	0x2	/* written by the INSERT only */
-#define COL_NOREAD	0x4	/* never selected */
-#define COL_OPT		0x8	/* NULL unless bit is set in the unsigned
-				   at known_off; reading a value sets it */
-
-/* One column and where its value lives in the record. */
-struct col {
-	const char	*name;
-	enum col_type	 type;
-	size_t		 off;
-	size_t		 size;
-	unsigned	 flags;
-	unsigned	 bit;		/* COL_OPT */
-	size_t		 known_off;	/* COL_OPT */
-};
-
-/* The columns of one table, in table order. */
-struct row_def {
-	const char		*table;
-	const struct col	*cols;
-	size_t			 ncols;
-};
-
-#define COL(rec, n, t, f, fl) { .name = (n), .type = (t), \
-	.off = offsetof(rec, f), .size = sizeof(((rec *)0)->f), .flags = (fl) }
-#define ROW_DEF(tbl, c) { .table = (tbl), .cols = (c), \
-	.ncols = sizeof(c) / sizeof((c)[0]) }
 
 /* A runs row: the run and the manifest stored with it. */
 struct run_row {
@@ -609,8 +520,8 @@ cols_list(struct vg_buf *b, const struct row_def *d, unsigned want,
 }
 
 /* "SELECT <readable columns> FROM <table><tail>" (caller frees). */
-static char *
-sql_select(const struct row_def *d, const char *tail)
+char *
+vg_sq_select(const struct row_def *d, const char *tail)
 {
 	struct vg_buf b = VG_BUF_INIT;
 
@@ -621,8 +532,8 @@ sql_select(const struct row_def *d, const char *tail)
 }
 
 /* "<verb> INTO <table> (<columns>) VALUES (?1, ...)" (caller frees). */
-static char *
-sql_insert(const struct row_def *d, const char *verb)
+char *
+vg_sq_insert(const struct row_def *d, const char *verb)
 {
 	struct vg_buf b = VG_BUF_INIT;
 
@@ -648,8 +559,8 @@ sql_update(const struct row_def *d)
 }
 
 /* Binds the columns of record rec (a row of d) without a flag of skip. */
-static void
-row_bind(sqlite3_stmt *st, const struct row_def *d, const void *rec,
+void
+vg_sq_row_bind(sqlite3_stmt *st, const struct row_def *d, const void *rec,
     unsigned skip)
 {
 	const struct col *c;
@@ -687,17 +598,17 @@ row_bind(sqlite3_stmt *st, const struct row_def *d, const void *rec,
 			sqlite3_bind_double(st, k, *(const double *)p);
 			break;
 		case COL_STATE:
-			bind_str(st, k,
+			vg_sq_bind_str(st, k,
 			    vg_state_name(*(const enum vg_state *)p));
 			break;
 		case COL_TEXT:
-			bind_str(st, k, *(const char *const *)p);
+			vg_sq_bind_str(st, k, *(const char *const *)p);
 			break;
 		case COL_DUP:
-			bind_str(st, k, *(char *const *)p);
+			vg_sq_bind_str(st, k, *(char *const *)p);
 			break;
 		case COL_CHARS:
-			bind_str(st, k, p);
+			vg_sq_bind_str(st, k, p);
 			break;
 		case COL_I64:
 			sqlite3_bind_int64(st, k, *(const long long *)p);
@@ -707,11 +618,12 @@ row_bind(sqlite3_stmt *st, const struct row_def *d, const void *rec,
 }
 
 /*
- * Reads the current row of a statement made by sql_select(d) into rec
+ * Reads the current row of a statement made by vg_sq_select(d) into rec
  * (size bytes, zeroed first).
  */
-static void
-row_read(sqlite3_stmt *st, const struct row_def *d, void *rec, size_t size)
+void
+vg_sq_row_read(sqlite3_stmt *st, const struct row_def *d, void *rec,
+    size_t size)
 {
 	const struct col *c;
 	char *p;
@@ -756,10 +668,10 @@ row_read(sqlite3_stmt *st, const struct row_def *d, void *rec, size_t size)
 			    (const char *)sqlite3_column_text(st, k);
 			break;
 		case COL_DUP:
-			*(char **)p = col_dup(st, k);
+			*(char **)p = vg_sq_col_dup(st, k);
 			break;
 		case COL_CHARS:
-			col_copy(st, k, p, c->size);
+			vg_sq_col_copy(st, k, p, c->size);
 			break;
 		case COL_I64:
 			*(long long *)p = sqlite3_column_int64(st, k);
@@ -770,11 +682,11 @@ row_read(sqlite3_stmt *st, const struct row_def *d, void *rec, size_t size)
 }
 
 /* Prepares sql (generated; freed here) into *st. */
-static int
-db_prepare_gen(struct vg_store *s, char *sql, sqlite3_stmt **st,
+int
+vg_sq_prepare_gen(struct vg_store *s, char *sql, sqlite3_stmt **st,
     struct vg_err *e)
 {
-	int rc = db_prepare(s, sql, st, e);
+	int rc = vg_sq_prepare(s, sql, st, e);
 
 	free(sql);
 	return rc;
@@ -800,9 +712,9 @@ db_cached(struct vg_store *s, int which, struct vg_err *e)
 
 	if (st == NULL) {
 		sql = stmt_def[which].verb != NULL ?
-		    sql_insert(stmt_def[which].def, stmt_def[which].verb) :
+		    vg_sq_insert(stmt_def[which].def, stmt_def[which].verb) :
 		    sql_update(stmt_def[which].def);
-		if (db_prepare_gen(s, sql, &st, e) != 0)
+		if (vg_sq_prepare_gen(s, sql, &st, e) != 0)
 			return NULL;
 		s->stmt[which] = st;
 	}
@@ -823,9 +735,9 @@ row_put(struct vg_store *s, int which, const void *rec, const char *what,
 
 	if ((st = db_cached(s, which, e)) == NULL)
 		return e ? e->rc : VG_ESTATE;
-	row_bind(st, stmt_def[which].def, rec,
+	vg_sq_row_bind(st, stmt_def[which].def, rec,
 	    stmt_def[which].verb == NULL ? COL_ONCE : 0);
-	return db_done(s, st, e, what);
+	return vg_sq_done(s, st, e, what);
 }
 
 /*
@@ -871,11 +783,11 @@ store_migrate(struct vg_store *s, struct vg_err *e)
 	int version, rc;
 	size_t i;
 
-	if ((rc = db_prepare(s, "PRAGMA user_version", &st, e)) != 0)
+	if ((rc = vg_sq_prepare(s, "PRAGMA user_version", &st, e)) != 0)
 		return rc;
 	if (sqlite3_step(st) != SQLITE_ROW) {
 		sqlite3_finalize(st);
-		return db_err(s, e, "reading the schema version");
+		return vg_sq_err(s, e, "reading the schema version");
 	}
 	version = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
@@ -895,7 +807,7 @@ store_migrate(struct vg_store *s, struct vg_err *e)
 		if ((rc = db_exec(s, "BEGIN IMMEDIATE", e)) != 0)
 			return rc;
 		/* Another vigil may have migrated while we waited. */
-		if ((rc = db_prepare(s, "PRAGMA user_version", &st, e)) != 0)
+		if ((rc = vg_sq_prepare(s, "PRAGMA user_version", &st, e)) != 0)
 			goto fail;
 		rc = sqlite3_step(st) == SQLITE_ROW ?
 		    sqlite3_column_int(st, 0) : -1;
@@ -1161,11 +1073,11 @@ vg_store_run_create(struct vg_store *s, const struct vg_run_info *r,
 	row.r.ended = 0;
 	row.r.pid = 0;
 	row.r.pid_start = 0;
-	if ((rc = db_prepare_gen(s, sql_insert(&run_def, "INSERT"), &st,
+	if ((rc = vg_sq_prepare_gen(s, vg_sq_insert(&run_def, "INSERT"), &st,
 	    e)) != 0)
 		return rc;
-	row_bind(st, &run_def, &row, 0);
-	rc = db_done(s, st, e, "recording a new run");
+	vg_sq_row_bind(st, &run_def, &row, 0);
+	rc = vg_sq_done(s, st, e, "recording a new run");
 	sqlite3_finalize(st);
 	if (rc == 0)
 		rc = vg_store_event(s, r->id, -1, 0, VG_ST_PENDING, "created",
@@ -1181,17 +1093,17 @@ run_counts(struct vg_store *s, struct vg_run_info *r, struct vg_err *e)
 	int rc, n;
 
 	memset(r->counts, 0, sizeof(r->counts));
-	if ((rc = db_prepare(s, "SELECT state, n FROM task_counts WHERE"
+	if ((rc = vg_sq_prepare(s, "SELECT state, n FROM task_counts WHERE"
 	    " run_id = ?1", &st, e)) != 0)
 		return rc;
-	bind_str(st, 1, r->id);
+	vg_sq_bind_str(st, 1, r->id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		n = sqlite3_column_int(st, 1);
 		r->counts[col_state(st, 0)] += n;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return db_err(s, e, "counting tasks");
+		return vg_sq_err(s, e, "counting tasks");
 	return 0;
 }
 
@@ -1205,15 +1117,15 @@ vg_store_run_get(struct vg_store *s, const char *id, struct vg_run_info *r,
 
 	memset(r, 0, sizeof(*r));
 	if (strcmp(id, "last") == 0)
-		rc = db_prepare_gen(s, sql_select(&run_def,
+		rc = vg_sq_prepare_gen(s, vg_sq_select(&run_def,
 		    " ORDER BY created DESC, id DESC LIMIT 1"), &st, e);
 	else
-		rc = db_prepare_gen(s, sql_select(&run_def, " WHERE"
+		rc = vg_sq_prepare_gen(s, vg_sq_select(&run_def, " WHERE"
 		    " substr(id, 1, length(?1)) = ?1 ORDER BY id = ?1 DESC"
 		    " LIMIT 2"), &st, e);
 	if (rc != 0)
 		return rc;
-	bind_str(st, 1, id);
+	vg_sq_bind_str(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (found == 1) {
 			/* An exact match sorts first and wins. */
@@ -1224,12 +1136,12 @@ vg_store_run_get(struct vg_store *s, const char *id, struct vg_run_info *r,
 			return vg_err_set(e, VG_EINVAL, "run id '%s' is "
 			    "ambiguous (give more of it)", id);
 		}
-		row_read(st, &run_def, &row, sizeof(row));
+		vg_sq_row_read(st, &run_def, &row, sizeof(row));
 		*r = row.r;
 		found = 1;
 	}
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		rc = db_err(s, e, "looking up a run");
+		rc = vg_sq_err(s, e, "looking up a run");
 		sqlite3_finalize(st);
 		vg_run_info_release(r);
 		return rc;
@@ -1250,10 +1162,10 @@ vg_store_run_manifest(struct vg_store *s, const char *id, struct vg_buf *out,
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((rc = db_prepare(s, "SELECT manifest FROM runs WHERE id = ?1",
+	if ((rc = vg_sq_prepare(s, "SELECT manifest FROM runs WHERE id = ?1",
 	    &st, e)) != 0)
 		return rc;
-	bind_str(st, 1, id);
+	vg_sq_bind_str(st, 1, id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		vg_buf_add(out, sqlite3_column_text(st, 0),
@@ -1262,7 +1174,7 @@ vg_store_run_manifest(struct vg_store *s, const char *id, struct vg_buf *out,
 	} else if (rc == SQLITE_DONE)
 		rc = vg_err_set(e, VG_ENOENT, "no run '%s'", id);
 	else
-		rc = db_err(s, e, "reading a manifest");
+		rc = vg_sq_err(s, e, "reading a manifest");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -1276,18 +1188,18 @@ vg_store_run_list(struct vg_store *s,
 	struct run_row row;
 	int rc, stop = 0;
 
-	if ((rc = db_prepare_gen(s, sql_select(&run_def,
+	if ((rc = vg_sq_prepare_gen(s, vg_sq_select(&run_def,
 	    " ORDER BY created DESC, id DESC"), &st, e)) != 0)
 		return rc;
-	if ((rc = db_prepare(s, "SELECT state, n FROM task_counts WHERE"
+	if ((rc = vg_sq_prepare(s, "SELECT state, n FROM task_counts WHERE"
 	    " run_id = ?1", &cs, e)) != 0) {
 		sqlite3_finalize(st);
 		return rc;
 	}
 	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		row_read(st, &run_def, &row, sizeof(row));
+		vg_sq_row_read(st, &run_def, &row, sizeof(row));
 		sqlite3_reset(cs);
-		bind_str(cs, 1, row.r.id);
+		vg_sq_bind_str(cs, 1, row.r.id);
 		while (sqlite3_step(cs) == SQLITE_ROW)
 			row.r.counts[col_state(cs, 0)] +=
 			    sqlite3_column_int(cs, 1);
@@ -1295,7 +1207,7 @@ vg_store_run_list(struct vg_store *s,
 		vg_run_info_release(&row.r);
 	}
 	if (!stop && rc != SQLITE_DONE)
-		rc = db_err(s, e, "listing runs");
+		rc = vg_sq_err(s, e, "listing runs");
 	else
 		rc = 0;
 	sqlite3_finalize(cs);
@@ -1310,14 +1222,14 @@ vg_store_run_set_state(struct vg_store *s, const char *id, enum vg_state st_,
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((rc = db_prepare(s, "UPDATE runs SET state = ?2, reason = ?3,"
+	if ((rc = vg_sq_prepare(s, "UPDATE runs SET state = ?2, reason = ?3,"
 	    " ended = ?4 WHERE id = ?1", &st, e)) != 0)
 		return rc;
-	bind_str(st, 1, id);
-	bind_str(st, 2, vg_state_name(st_));
-	bind_str(st, 3, reason);
+	vg_sq_bind_str(st, 1, id);
+	vg_sq_bind_str(st, 2, vg_state_name(st_));
+	vg_sq_bind_str(st, 3, reason);
 	sqlite3_bind_double(st, 4, vg_state_terminal(st_) ? vg_now() : 0);
-	rc = db_done(s, st, e, "updating a run");
+	rc = vg_sq_done(s, st, e, "updating a run");
 	sqlite3_finalize(st);
 	if (rc == 0)
 		rc = vg_store_event(s, id, -1, 0, st_, reason, e);
@@ -1331,13 +1243,13 @@ vg_store_run_set_owner(struct vg_store *s, const char *id, pid_t pid,
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((rc = db_prepare(s, "UPDATE runs SET pid = ?2, pid_start = ?3"
+	if ((rc = vg_sq_prepare(s, "UPDATE runs SET pid = ?2, pid_start = ?3"
 	    " WHERE id = ?1", &st, e)) != 0)
 		return rc;
-	bind_str(st, 1, id);
+	vg_sq_bind_str(st, 1, id);
 	sqlite3_bind_int64(st, 2, pid);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)pid_start);
-	rc = db_done(s, st, e, "updating a run");
+	rc = vg_sq_done(s, st, e, "updating a run");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -1354,17 +1266,17 @@ vg_store_run_claim(struct vg_store *s, const char *id, pid_t was_pid,
 	/* One statement: sqlite takes the write lock before it reads the
 	 * row it changes, so of two claims from the same owner only one
 	 * finds it still there. */
-	if ((rc = db_prepare(s, "UPDATE runs SET pid = ?4, pid_start = ?5,"
+	if ((rc = vg_sq_prepare(s, "UPDATE runs SET pid = ?4, pid_start = ?5,"
 	    " host = ?6 WHERE id = ?1 AND pid = ?2 AND pid_start = ?3", &st,
 	    e)) != 0)
 		return rc;
-	bind_str(st, 1, id);
+	vg_sq_bind_str(st, 1, id);
 	sqlite3_bind_int64(st, 2, was_pid);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)was_start);
 	sqlite3_bind_int64(st, 4, pid);
 	sqlite3_bind_int64(st, 5, (sqlite3_int64)pid_start);
-	bind_str(st, 6, host);
-	if ((rc = db_done(s, st, e, "claiming a run")) == 0)
+	vg_sq_bind_str(st, 6, host);
+	if ((rc = vg_sq_done(s, st, e, "claiming a run")) == 0)
 		*won = sqlite3_changes(s->db) == 1;
 	sqlite3_finalize(st);
 	return rc;
@@ -1385,10 +1297,10 @@ vg_store_run_delete(struct vg_store *s, const char *id, struct vg_err *e)
 	int rc = 0;
 
 	for (i = 0; i < sizeof(sql) / sizeof(sql[0]) && rc == 0; i++) {
-		if ((rc = db_prepare(s, sql[i], &st, e)) != 0)
+		if ((rc = vg_sq_prepare(s, sql[i], &st, e)) != 0)
 			break;
-		bind_str(st, 1, id);
-		rc = db_done(s, st, e, "deleting a run");
+		vg_sq_bind_str(st, 1, id);
+		rc = vg_sq_done(s, st, e, "deleting a run");
 		sqlite3_finalize(st);
 	}
 	return rc;
@@ -1442,13 +1354,13 @@ vg_store_tasks_load(struct vg_store *s, const char *run_id,
 
 	*vp = NULL;
 	*np = 0;
-	if ((rc = db_prepare_gen(s, sql_select(&task_def, " WHERE"
+	if ((rc = vg_sq_prepare_gen(s, vg_sq_select(&task_def, " WHERE"
 	    " run_id = ?1 ORDER BY idx"), &st, e)) != 0)
 		return rc;
-	bind_str(st, 1, run_id);
+	vg_sq_bind_str(st, 1, run_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		v = vg_xgrow(v, &cap, n + 1, sizeof(*v));
-		row_read(st, &task_def, &row, sizeof(row));
+		vg_sq_row_read(st, &task_def, &row, sizeof(row));
 		v[n++] = row.t;
 	}
 	sqlite3_finalize(st);
@@ -1462,7 +1374,7 @@ vg_store_tasks_load(struct vg_store *s, const char *run_id,
 	return 0;
 }
 
-/* Hands each task row of statement st (a sql_select of task_def) to cb
+/* Hands each task row of statement st (a vg_sq_select of task_def) to cb
  * until it returns non-zero; finalizes st. */
 static int
 task_rows(struct vg_store *s, sqlite3_stmt *st,
@@ -1474,11 +1386,11 @@ task_rows(struct vg_store *s, sqlite3_stmt *st,
 	int rc, stop = 0;
 
 	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		row_read(st, &task_def, &row, sizeof(row));
+		vg_sq_row_read(st, &task_def, &row, sizeof(row));
 		stop = cb(arg, &row.t, row.matrix, row.label);
 	}
 	if (!stop && rc != SQLITE_DONE)
-		rc = db_err(s, e, "reading tasks");
+		rc = vg_sq_err(s, e, "reading tasks");
 	else
 		rc = 0;
 	sqlite3_finalize(st);
@@ -1495,11 +1407,11 @@ vg_store_task_each(struct vg_store *s, const char *run_id, int index,
 	int rc;
 
 	/* Two forms: an OR of the key would make sqlite scan the run. */
-	if ((rc = db_prepare_gen(s, sql_select(&task_def, index < 0 ?
+	if ((rc = vg_sq_prepare_gen(s, vg_sq_select(&task_def, index < 0 ?
 	    " WHERE run_id = ?1 AND ?2 < 0 ORDER BY idx" :
 	    " WHERE run_id = ?1 AND idx = ?2"), &st, e)) != 0)
 		return rc;
-	bind_str(st, 1, run_id);
+	vg_sq_bind_str(st, 1, run_id);
 	sqlite3_bind_int(st, 2, index);
 	return task_rows(s, st, cb, arg, e);
 }
@@ -1519,11 +1431,11 @@ vg_store_task_request_cancel(struct vg_store *s, const char *run_id,
 	    "'SUCCEEDED','FAILED','TIMEOUT','OOM','CANCELLED','DENIED',"
 	    "'LOST','NODE_FAIL','PREEMPTED','BOOT_FAIL','DEADLINE',"
 	    "'BACKEND_ERROR','SKIPPED','DEPENDENCY_NEVER_SATISFIED'");
-	if ((rc = db_prepare(s, sql, &st, e)) != 0)
+	if ((rc = vg_sq_prepare(s, sql, &st, e)) != 0)
 		return rc;
-	bind_str(st, 1, run_id);
+	vg_sq_bind_str(st, 1, run_id);
 	sqlite3_bind_int(st, 2, index);
-	rc = db_done(s, st, e, "marking tasks for cancellation");
+	rc = vg_sq_done(s, st, e, "marking tasks for cancellation");
 	sqlite3_finalize(st);
 	if (rc == 0 && n != NULL)
 		*n = sqlite3_changes(s->db);
@@ -1548,19 +1460,19 @@ vg_store_attempt_each(struct vg_store *s, const char *run_id, int index,
 	sqlite3_stmt *st;
 	int rc, stop = 0;
 
-	if ((rc = db_prepare_gen(s, sql_select(&attempt_def, index < 0 ?
+	if ((rc = vg_sq_prepare_gen(s, vg_sq_select(&attempt_def, index < 0 ?
 	    " WHERE run_id = ?1 AND ?2 < 0 ORDER BY idx, attempt" :
 	    " WHERE run_id = ?1 AND idx = ?2 ORDER BY attempt"), &st,
 	    e)) != 0)
 		return rc;
-	bind_str(st, 1, run_id);
+	vg_sq_bind_str(st, 1, run_id);
 	sqlite3_bind_int(st, 2, index);
 	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		row_read(st, &attempt_def, &row, sizeof(row));
+		vg_sq_row_read(st, &attempt_def, &row, sizeof(row));
 		stop = cb(arg, &row.a);
 	}
 	if (!stop && rc != SQLITE_DONE)
-		rc = db_err(s, e, "reading attempts");
+		rc = vg_sq_err(s, e, "reading attempts");
 	else
 		rc = 0;
 	sqlite3_finalize(st);
@@ -1594,20 +1506,20 @@ vg_store_event_each(struct vg_store *s, const char *run_id, int task,
 	sqlite3_stmt *st;
 	int rc, stop = 0;
 
-	if ((rc = db_prepare_gen(s, sql_select(&event_def,
+	if ((rc = vg_sq_prepare_gen(s, vg_sq_select(&event_def,
 	    /* -2: VG_STORE_EVENTS_ALL */
 	    task == -2 ? " WHERE run_id = ?1 AND ?2 = -2 ORDER BY id" :
 	    " WHERE run_id = ?1 AND task = ?2 ORDER BY id"),
 	    &st, e)) != 0)
 		return rc;
-	bind_str(st, 1, run_id);
+	vg_sq_bind_str(st, 1, run_id);
 	sqlite3_bind_int(st, 2, task);
 	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		row_read(st, &event_def, &row, sizeof(row));
+		vg_sq_row_read(st, &event_def, &row, sizeof(row));
 		stop = cb(arg, &row.ev);
 	}
 	if (!stop && rc != SQLITE_DONE)
-		rc = db_err(s, e, "reading events");
+		rc = vg_sq_err(s, e, "reading events");
 	else
 		rc = 0;
 	sqlite3_finalize(st);
@@ -1626,11 +1538,11 @@ vg_store_audit(struct vg_store *s, const struct vg_audit_rec *rec,
 		row.time = vg_now();
 	if (row.verdict == NULL)
 		row.verdict = "deny";
-	if ((rc = db_prepare_gen(s, sql_insert(&audit_def, "INSERT"), &st,
+	if ((rc = vg_sq_prepare_gen(s, vg_sq_insert(&audit_def, "INSERT"), &st,
 	    e)) != 0)
 		return rc;
-	row_bind(st, &audit_def, &row, 0);
-	rc = db_done(s, st, e, "recording a policy decision");
+	vg_sq_row_bind(st, &audit_def, &row, 0);
+	rc = vg_sq_done(s, st, e, "recording a policy decision");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -1664,7 +1576,7 @@ pack_next(struct vg_store *s, sqlite3_stmt *st, struct vg_audit_unpacked *pk,
 		vg_audit_unpacked_release(pk);
 	}
 	if (rc != SQLITE_DONE)
-		return db_err(s, e, "reading the audit log");
+		return vg_sq_err(s, e, "reading the audit log");
 	return 0;
 }
 
@@ -1685,21 +1597,21 @@ vg_store_audit_each(struct vg_store *s, const char *run_id,
 	int rc, stop = 0, have;
 
 	memset(&pk, 0, sizeof(pk));
-	if ((rc = db_prepare_gen(s, sql_select(&audit_def, " WHERE ?1 IS NULL"
+	if ((rc = vg_sq_prepare_gen(s, vg_sq_select(&audit_def, " WHERE ?1 IS NULL"
 	    " OR run_id = ?1 ORDER BY id"), &st, e)) != 0)
 		return rc;
-	bind_str(st, 1, run_id);
-	if ((rc = db_prepare(s, "SELECT id, first, n, data FROM audit_pack"
+	vg_sq_bind_str(st, 1, run_id);
+	if ((rc = vg_sq_prepare(s, "SELECT id, first, n, data FROM audit_pack"
 	    " WHERE ?1 IS NULL OR run_id = ?1 ORDER BY id", &ps, e)) != 0)
 		goto out;
-	bind_str(ps, 1, run_id);
+	vg_sq_bind_str(ps, 1, run_id);
 	if ((rc = pack_next(s, ps, &pk, e)) != 0)
 		goto out;
 	rc = sqlite3_step(st);
 	while (!stop && (rc == SQLITE_ROW || pk.n > 0)) {
 		have = rc == SQLITE_ROW;
 		if (have)
-			row_read(st, &audit_def, &r, sizeof(r));
+			vg_sq_row_read(st, &audit_def, &r, sizeof(r));
 		if (pk.n > 0 && (!have || pk.rec[pi].time < r.time)) {
 			stop = cb(arg, &pk.rec[pi]);
 			if (++pi == pk.n) {
@@ -1714,7 +1626,7 @@ vg_store_audit_each(struct vg_store *s, const char *run_id,
 		rc = sqlite3_step(st);
 	}
 	if (!stop && rc != SQLITE_DONE)
-		rc = db_err(s, e, "reading the audit log");
+		rc = vg_sq_err(s, e, "reading the audit log");
 	else
 		rc = 0;
 out:
@@ -1745,11 +1657,11 @@ pack_insert(struct vg_store *s, sqlite3_stmt *st,
 	vg_audit_pack_encode(&s->pk, recs, times, n, first, now, &off);
 	sqlite3_bind_double(st, 1, first);
 	sqlite3_bind_double(st, 2, last);
-	bind_str(st, 3, recs[0]->run_id);
+	vg_sq_bind_str(st, 3, recs[0]->run_id);
 	sqlite3_bind_int64(st, 4, (long long)n);
 	sqlite3_bind_blob(st, 5, data->data + off, (int)(data->len - off),
 	    SQLITE_STATIC);
-	rc = db_done(s, st, e, "recording policy decisions");
+	rc = vg_sq_done(s, st, e, "recording policy decisions");
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return rc;
@@ -1783,7 +1695,7 @@ vg_store_audit_many(struct vg_store *s, const struct vg_audit_rec *const *recs,
 		return 0;
 	if (own && (rc = vg_store_begin(s, e)) != 0)
 		return rc;
-	if (s->audit_pack == NULL && (rc = db_prepare(s, "INSERT INTO"
+	if (s->audit_pack == NULL && (rc = vg_sq_prepare(s, "INSERT INTO"
 	    " audit_pack (first, last, run_id, n, data) VALUES (?1, ?2, ?3,"
 	    " ?4, ?5)", &s->audit_pack, e)) != 0)
 		goto fail;
@@ -1814,120 +1726,25 @@ vg_store_audit_prune(struct vg_store *s, double before, long long *removed,
 	long long n = 0;
 	int rc;
 
-	if ((rc = db_prepare(s, "DELETE FROM audit WHERE time < ?1", &st,
+	if ((rc = vg_sq_prepare(s, "DELETE FROM audit WHERE time < ?1", &st,
 	    e)) != 0)
 		return rc;
 	sqlite3_bind_double(st, 1, before);
-	rc = db_done(s, st, e, "pruning the audit log");
+	rc = vg_sq_done(s, st, e, "pruning the audit log");
 	n = sqlite3_changes(s->db);
 	sqlite3_finalize(st);
 	if (rc != 0)
 		return rc;
-	if ((rc = db_prepare(s, "DELETE FROM audit_pack WHERE last < ?1"
+	if ((rc = vg_sq_prepare(s, "DELETE FROM audit_pack WHERE last < ?1"
 	    " RETURNING n", &st, e)) != 0)
 		return rc;
 	sqlite3_bind_double(st, 1, before);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		n += sqlite3_column_int64(st, 0);
-	rc = rc == SQLITE_DONE ? 0 : db_err(s, e, "pruning the audit log");
+	rc = rc == SQLITE_DONE ? 0 : vg_sq_err(s, e, "pruning the audit log");
 	sqlite3_finalize(st);
 	if (rc == 0 && removed != NULL)
 		*removed = n;
-	return rc;
-}
-
-/* ---- run groups and notification claims (migration 4) ---- */
-
-int
-vg_store_group_set(struct vg_store *s, const char *run_id, const char *grp,
-    const char *holder, struct vg_err *e)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if ((rc = db_prepare(s, "INSERT INTO run_groups (run_id, grp, holder)"
-	    " VALUES (?1, ?2, ?3) ON CONFLICT (run_id) DO UPDATE SET"
-	    " grp = excluded.grp, holder = excluded.holder", &st, e)) != 0)
-		return rc;
-	bind_str(st, 1, run_id);
-	bind_str(st, 2, grp);
-	bind_str(st, 3, holder);
-	rc = db_done(s, st, e, "recording a run's group");
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int
-vg_store_group_get(struct vg_store *s, const char *run_id, char **grp,
-    char **holder, struct vg_err *e)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	*grp = NULL;
-	if (holder != NULL)
-		*holder = NULL;
-	if ((rc = db_prepare(s, "SELECT grp, holder FROM run_groups WHERE"
-	    " run_id = ?1", &st, e)) != 0)
-		return rc;
-	bind_str(st, 1, run_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*grp = col_dup(st, 0);
-		if (holder != NULL)
-			*holder = col_dup(st, 1);
-		rc = 0;
-	} else if (rc == SQLITE_DONE)
-		rc = 0;
-	else
-		rc = db_err(s, e, "reading a run's group");
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int
-vg_store_group_open(struct vg_store *s, const char *grp,
-    int (*cb)(void *arg, const char *run_id), void *arg, struct vg_err *e)
-{
-	sqlite3_stmt *st;
-	int rc, stop = 0;
-
-	if ((rc = db_prepare(s, "SELECT g.run_id FROM run_groups g JOIN runs r"
-	    " ON r.id = g.run_id WHERE g.grp = ?1 AND r.state IN"
-	    " ('PENDING', 'RUNNING') ORDER BY r.created DESC", &st, e)) != 0)
-		return rc;
-	bind_str(st, 1, grp);
-	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		stop = cb(arg, (const char *)sqlite3_column_text(st, 0));
-	if (!stop && rc != SQLITE_DONE)
-		rc = db_err(s, e, "listing the runs of a group");
-	else
-		rc = 0;
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int
-vg_store_notify_claim(struct vg_store *s, const char *run_id, int *claimed,
-    struct vg_err *e)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	*claimed = 0;
-	/* The claim is the end time it was made for: a run retried later
-	 * ends again and may be claimed again, the same end never twice. */
-	if ((rc = db_prepare(s, "INSERT INTO run_groups (run_id, grp,"
-	    " notified) SELECT id, coalesce(name, ''), ended FROM runs WHERE"
-	    " id = ?1 AND ended > 0 ON CONFLICT (run_id) DO UPDATE SET"
-	    " notified = excluded.notified WHERE notified <"
-	    " excluded.notified", &st, e)) != 0)
-		return rc;
-	bind_str(st, 1, run_id);
-	rc = db_done(s, st, e, "claiming a run's notification");
-	sqlite3_finalize(st);
-	if (rc == 0)
-		*claimed = sqlite3_changes(s->db) > 0;
 	return rc;
 }
 
@@ -1947,207 +1764,6 @@ vg_store_task_state(struct vg_store *s, const char *run_id, int index,
     enum vg_state *state, struct vg_err *e)
 {
 	return vg_store_task_each(s, run_id, index, task_state_cb, state, e);
-}
-
-/* ---- sessions ---- */
-
-#define SES(n, t, f, fl)	COL(struct vg_session_rec, n, t, f, fl)
-static const struct col session_cols[] = {
-	SES("id", COL_CHARS, id, COL_KEY),
-	SES("name", COL_CHARS, name, 0),
-	SES("backend", COL_CHARS, backend, 0),
-	SES("dir", COL_CHARS, dir, 0),
-	SES("state", COL_CHARS, state, 0),
-	SES("reason", COL_CHARS, reason, 0),
-	SES("created", COL_REAL, created, 0),
-	SES("last_used", COL_REAL, last_used, 0),
-	SES("ended", COL_REAL, ended, 0),
-	SES("idle_timeout", COL_REAL, idle_timeout, 0),
-	SES("max_age", COL_REAL, max_age, 0),
-	SES("mode", COL_CHARS, mode, 0),
-	SES("policy", COL_CHARS, policy, 0),
-	SES("handle", COL_CHARS, handle, 0),
-	SES("root", COL_CHARS, root, 0),
-	SES("owner", COL_CHARS, owner, 0),
-	SES("jobs", COL_INT, jobs, 0),
-	SES("manifest", COL_DUP, manifest, 0),
-};
-#undef SES
-static const struct row_def session_def = ROW_DEF("sessions", session_cols);
-
-/* Runs one statement of sql with text parameters (NULL-terminated). */
-static int
-session_stmt(struct vg_store *s, const char *sql, const char *what,
-    struct vg_err *e, ...)
-{
-	sqlite3_stmt *st;
-	const char *v;
-	va_list ap;
-	int rc, i = 1;
-
-	if ((rc = db_prepare(s, sql, &st, e)) != 0)
-		return rc;
-	va_start(ap, e);
-	while ((v = va_arg(ap, const char *)) != NULL)
-		bind_str(st, i++, v);
-	va_end(ap);
-	rc = db_done(s, st, e, what);
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int
-vg_store_session_put(struct vg_store *s, const struct vg_session_rec *r,
-    struct vg_err *e)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if ((rc = db_prepare_gen(s, sql_insert(&session_def,
-	    "INSERT OR REPLACE"), &st, e)) != 0)
-		return rc;
-	row_bind(st, &session_def, r, 0);
-	rc = db_done(s, st, e, "recording a session");
-	sqlite3_finalize(st);
-	return rc;
-}
-
-/* Reads the first rows (at most 2) of a session query with key as ?1
- * into r; *n gets how many there were. */
-static int
-session_query(struct vg_store *s, const char *tail, const char *key,
-    struct vg_session_rec *r, int *n, struct vg_err *e)
-{
-	struct vg_session_rec tmp;
-	sqlite3_stmt *st;
-	int rc;
-
-	*n = 0;
-	if ((rc = db_prepare_gen(s, sql_select(&session_def, tail), &st,
-	    e)) != 0)
-		return rc;
-	bind_str(st, 1, key);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		row_read(st, &session_def, *n == 0 ? r : &tmp, sizeof(tmp));
-		if (*n > 0)
-			free(tmp.manifest);
-		(*n)++;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_err(s, e, "reading a session");
-	return 0;
-}
-
-int
-vg_store_session_get(struct vg_store *s, const char *key,
-    struct vg_session_rec *r, struct vg_err *e)
-{
-	int rc, n;
-
-	memset(r, 0, sizeof(*r));
-	rc = session_query(s, " WHERE id = ?1 OR (name = ?1 AND name != ''"
-	    " AND ended = 0) ORDER BY id = ?1 DESC LIMIT 1", key, r, &n, e);
-	if (rc == 0 && n == 0)
-		rc = session_query(s, " WHERE substr(id, 1, length(?1)) = ?1"
-		    " LIMIT 2", key, r, &n, e);
-	if (rc == 0 && n > 1)
-		rc = vg_err_set(e, VG_EINVAL, "session '%s' is ambiguous "
-		    "(give more of the id)", key);
-	else if (rc == 0 && n == 0)
-		rc = vg_err_set(e, VG_ENOENT, "no session '%s' (vigil session "
-		    "list shows them)", key);
-	if (rc != 0) {
-		free(r->manifest);
-		memset(r, 0, sizeof(*r));
-	}
-	return rc;
-}
-
-int
-vg_store_session_list(struct vg_store *s,
-    int (*cb)(void *arg, const struct vg_session_rec *r), void *arg,
-    struct vg_err *e)
-{
-	struct vg_session_rec r;
-	sqlite3_stmt *st;
-	int rc, stop = 0;
-
-	if ((rc = db_prepare_gen(s, sql_select(&session_def,
-	    " ORDER BY created DESC, id DESC"), &st, e)) != 0)
-		return rc;
-	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		row_read(st, &session_def, &r, sizeof(r));
-		free(r.manifest);
-		r.manifest = NULL;
-		stop = cb(arg, &r);
-	}
-	if (!stop && rc != SQLITE_DONE)
-		rc = db_err(s, e, "reading sessions");
-	else
-		rc = 0;
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int
-vg_store_session_move(struct vg_store *s, const char *id, const char *from,
-    const char *to, const char *reason, int *won, struct vg_err *e)
-{
-	char ended[32];
-	int rc, open_ = strcmp(to, "active") == 0 || strcmp(to, "starting") ==
-	    0 || strcmp(to, "closing") == 0;
-
-	snprintf(ended, sizeof(ended), "%.6f", open_ ? 0.0 : vg_now());
-	rc = session_stmt(s, "UPDATE sessions SET state = ?2, reason ="
-	    " CASE WHEN ?3 != '' THEN ?3 ELSE reason END, ended = CASE WHEN ?5 + 0 > 0 THEN ?5 + 0"
-	    " ELSE ended END WHERE id = ?1 AND instr(' ' || ?4 || ' ',"
-	    " ' ' || state || ' ') > 0", "moving a session", e, id, to,
-	    reason != NULL ? reason : "", from, ended, (const char *)NULL);
-	if (won != NULL)
-		*won = rc == 0 && sqlite3_changes(s->db) > 0;
-	return rc;
-}
-
-int
-vg_store_session_touch(struct vg_store *s, const char *id, double t,
-    struct vg_err *e)
-{
-	char v[32];
-
-	snprintf(v, sizeof(v), "%.6f", t);
-	return session_stmt(s, "UPDATE sessions SET last_used = max(last_used,"
-	    " ?2 + 0) WHERE id = ?1", "touching a session", e, id, v,
-	    (const char *)NULL);
-}
-
-int
-vg_store_session_next_job(struct vg_store *s, const char *id, int *job,
-    struct vg_err *e)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	*job = 0;
-	if ((rc = db_prepare(s, "UPDATE sessions SET jobs = jobs + 1 WHERE"
-	    " id = ?1 RETURNING jobs", &st, e)) != 0)
-		return rc;
-	bind_str(st, 1, id);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		*job = sqlite3_column_int(st, 0);
-	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 :
-	    db_err(s, e, "numbering a job");
-	sqlite3_finalize(st);
-	if (rc == 0 && *job == 0)
-		rc = vg_err_set(e, VG_ENOENT, "no session '%s'", id);
-	return rc;
-}
-
-int
-vg_store_session_delete(struct vg_store *s, const char *id, struct vg_err *e)
-{
-	return session_stmt(s, "DELETE FROM sessions WHERE id = ?1",
-	    "deleting a session", e, id, (const char *)NULL);
 }
 
 /* ---- a run's tasks by state ---- */
@@ -2178,287 +1794,12 @@ vg_store_task_each_state(struct vg_store *s, const char *run_id,
 	vg_buf_adds(&tail, ") ORDER BY idx");
 	if (limit > 0)
 		vg_buf_printf(&tail, " LIMIT %zu", limit);
-	rc = db_prepare_gen(s, sql_select(&task_def, vg_buf_str(&tail)), &st,
+	rc = vg_sq_prepare_gen(s, vg_sq_select(&task_def, vg_buf_str(&tail)), &st,
 	    e);
 	vg_buf_release(&tail);
 	if (rc != 0)
 		return rc;
-	bind_str(st, 1, run_id);
+	vg_sq_bind_str(st, 1, run_id);
 	return task_rows(s, st, cb, arg, e);
 }
 
-/* ---- results kept for reuse (migration 13; runner/core/reuse.h) ---- */
-
-/* Statement which of the reuse statements, reset and unbound. */
-static int
-reuse_stmt(struct vg_store *s, int which, sqlite3_stmt **st,
-    struct vg_err *e)
-{
-	int rc;
-
-	if (s->reuse[which] == NULL && (rc = db_prepare(s, reuse_sql[which],
-	    &s->reuse[which], e)) != 0)
-		return rc;
-	*st = s->reuse[which];
-	sqlite3_reset(*st);
-	sqlite3_clear_bindings(*st);
-	return 0;
-}
-
-/* Fills r from the row st stands on (columns of reuse_sql[RS_GET]). */
-static void
-reuse_row(sqlite3_stmt *st, struct vg_reuse_rec *r)
-{
-	col_copy(st, 0, r->key, sizeof(r->key));
-	col_copy(st, 1, r->run_id, sizeof(r->run_id));
-	r->index = sqlite3_column_int(st, 2);
-	r->attempt = sqlite3_column_int(st, 3);
-	r->created = sqlite3_column_double(st, 4);
-	free(r->dir);
-	free(r->files);
-	r->dir = col_dup(st, 5);
-	r->files = col_dup(st, 6);
-}
-
-void
-vg_reuse_rec_release(struct vg_reuse_rec *r)
-{
-	free(r->dir);
-	free(r->files);
-	r->dir = r->files = NULL;
-}
-
-int
-vg_store_reuse_put(struct vg_store *s, const struct vg_reuse_rec *r,
-    struct vg_err *e)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if ((rc = reuse_stmt(s, RS_PUT, &st, e)) != 0)
-		return rc;
-	bind_str(st, 1, r->key);
-	bind_str(st, 2, r->run_id);
-	sqlite3_bind_int(st, 3, r->index);
-	sqlite3_bind_int(st, 4, r->attempt);
-	sqlite3_bind_double(st, 5, r->created);
-	bind_str(st, 6, r->dir);
-	bind_str(st, 7, r->files != NULL ? r->files : "");
-	rc = db_done(s, st, e, "recording a result kept for reuse");
-	sqlite3_reset(st);
-	return rc;
-}
-
-int
-vg_store_reuse_get(struct vg_store *s, const char *key,
-    struct vg_reuse_rec *r, int *found, struct vg_err *e)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	*found = 0;
-	if ((rc = reuse_stmt(s, RS_GET, &st, e)) != 0)
-		return rc;
-	bind_str(st, 1, key);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		reuse_row(st, r);
-		*found = 1;
-		rc = 0;
-	} else if (rc == SQLITE_DONE)
-		rc = 0;
-	else
-		rc = db_err(s, e, "reading a result kept for reuse");
-	sqlite3_reset(st);
-	return rc;
-}
-
-int
-vg_store_reuse_each(struct vg_store *s, const char *run_id, int index,
-    int (*cb)(void *arg, const struct vg_reuse_rec *r), void *arg,
-    struct vg_err *e)
-{
-	struct vg_reuse_rec r = { .dir = NULL };
-	sqlite3_stmt *st;
-	int rc, stop = 0;
-
-	if ((rc = db_prepare(s, "SELECT key, run_id, idx, attempt, created,"
-	    " dir, files FROM reuse WHERE (?1 IS NULL OR run_id = ?1) AND"
-	    " (?2 < 0 OR idx = ?2) ORDER BY created, run_id, idx", &st,
-	    e)) != 0)
-		return rc;
-	bind_str(st, 1, run_id);
-	sqlite3_bind_int(st, 2, index);
-	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		reuse_row(st, &r);
-		stop = cb(arg, &r);
-	}
-	if (!stop && rc != SQLITE_DONE)
-		rc = db_err(s, e, "listing the results kept for reuse");
-	else
-		rc = 0;
-	vg_reuse_rec_release(&r);
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int
-vg_store_reuse_drop(struct vg_store *s, const char *run_id, int index,
-    long long *n, struct vg_err *e)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (n != NULL)
-		*n = 0;
-	if ((rc = db_prepare(s, "DELETE FROM reuse WHERE (?1 IS NULL OR"
-	    " run_id = ?1) AND (?2 < 0 OR idx = ?2)", &st, e)) != 0)
-		return rc;
-	bind_str(st, 1, run_id);
-	sqlite3_bind_int(st, 2, index);
-	rc = db_done(s, st, e, "dropping results kept for reuse");
-	sqlite3_finalize(st);
-	if (rc == 0 && n != NULL)
-		*n = sqlite3_changes(s->db);
-	return rc;
-}
-
-int
-vg_store_reuse_runs(struct vg_store *s, struct vg_strv *out,
-    struct vg_err *e)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if ((rc = db_prepare(s, "SELECT DISTINCT run_id FROM reuse", &st,
-	    e)) != 0)
-		return rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		vg_strv_push(out, (const char *)sqlite3_column_text(st, 0));
-	rc = rc == SQLITE_DONE ? 0 : db_err(s, e, "listing the runs kept "
-	    "for reuse");
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int
-vg_store_reuse_part_put(struct vg_store *s, const char *id, const char *text,
-    struct vg_err *e)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if ((rc = db_prepare(s, "INSERT OR IGNORE INTO reuse_parts (id, text)"
-	    " VALUES (?1, ?2)", &st, e)) != 0)
-		return rc;
-	bind_str(st, 1, id);
-	bind_str(st, 2, text);
-	rc = db_done(s, st, e, "recording the shared lines of reuse keys");
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int
-vg_store_task_key_put(struct vg_store *s, const char *run_id, int index,
-    const char *key, const char *description, const char *parts,
-    const char *reused, struct vg_err *e)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if ((rc = reuse_stmt(s, RS_KEY_PUT, &st, e)) != 0)
-		return rc;
-	bind_str(st, 1, run_id);
-	sqlite3_bind_int(st, 2, index);
-	bind_str(st, 3, key);
-	bind_str(st, 4, description);
-	bind_str(st, 5, parts);
-	bind_str(st, 6, reused);
-	rc = db_done(s, st, e, "recording a task's reuse key");
-	sqlite3_reset(st);
-	return rc;
-}
-
-int
-vg_store_task_key_get(struct vg_store *s, const char *run_id, int index,
-    struct vg_buf *key, struct vg_buf *description, struct vg_buf *reused,
-    int *found, struct vg_err *e)
-{
-	struct vg_buf *out[3] = { key, description, reused };
-	sqlite3_stmt *st;
-	const unsigned char *v;
-	int rc, i;
-
-	*found = 0;
-	if ((rc = reuse_stmt(s, RS_KEY_GET, &st, e)) != 0)
-		return rc;
-	bind_str(st, 1, run_id);
-	sqlite3_bind_int(st, 2, index);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		for (i = 0; i < 3; i++)
-			if (out[i] != NULL && (v = sqlite3_column_text(st,
-			    i)) != NULL)
-				vg_buf_adds(out[i], (const char *)v);
-		*found = 1;
-		rc = 0;
-	} else if (rc == SQLITE_DONE)
-		rc = 0;
-	else
-		rc = db_err(s, e, "reading a task's reuse key");
-	sqlite3_reset(st);
-	return rc;
-}
-
-int
-vg_store_reuse_stat_get(struct vg_store *s, const char *path,
-    const struct vg_reuse_stat *want, char hash[33], int *found,
-    struct vg_err *e)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	*found = 0;
-	if ((rc = db_prepare(s, "SELECT hash FROM reuse_stat WHERE path = ?1"
-	    " AND dev = ?2 AND ino = ?3 AND size = ?4 AND mtime = ?5", &st,
-	    e)) != 0)
-		return rc;
-	bind_str(st, 1, path);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)want->dev);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)want->ino);
-	sqlite3_bind_int64(st, 4, want->size);
-	sqlite3_bind_int64(st, 5, want->mtime_ns);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		col_copy(st, 0, hash, 33);
-		*found = 1;
-		rc = 0;
-	} else if (rc == SQLITE_DONE)
-		rc = 0;
-	else
-		rc = db_err(s, e, "reading the stat cache of inputs");
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int
-vg_store_reuse_stat_put(struct vg_store *s, const char *path,
-    const struct vg_reuse_stat *at, const char *hash, struct vg_err *e)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if ((rc = db_prepare(s, "INSERT OR REPLACE INTO reuse_stat (path,"
-	    " dev, ino, size, mtime, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	    &st, e)) != 0)
-		return rc;
-	bind_str(st, 1, path);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)at->dev);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)at->ino);
-	sqlite3_bind_int64(st, 4, at->size);
-	sqlite3_bind_int64(st, 5, at->mtime_ns);
-	bind_str(st, 6, hash);
-	rc = db_done(s, st, e, "recording the stat cache of inputs");
-	sqlite3_finalize(st);
-	return rc;
-}
