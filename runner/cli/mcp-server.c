@@ -480,6 +480,17 @@ start(struct server *s, struct vg_mcp_call *c, struct vg_strv *argv,
 	vg_strv_release(argv);
 }
 
+int
+vg_mcp_revision_served(const char *rev)
+{
+	int k;
+
+	for (k = 0; revisions[k] != NULL; k++)
+		if (strcmp(rev, revisions[k]) == 0)
+			return 1;
+	return 0;
+}
+
 /* The protocol revision to answer a client asking for want. */
 static const char *
 revision(const char *want)
