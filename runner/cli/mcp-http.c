@@ -40,6 +40,10 @@
 #define MAX_SESSIONS	32
 /* Seconds a request may take to arrive whole. */
 #define REQUEST_TIMEOUT	30.0
+/* Bytes queued for a client past which its next request waits. */
+#define OUT_HIGH	((size_t)1 << 20)
+/* Seconds a closing connection's late bytes are read and dropped. */
+#define LINGER		2.0
 /* Seconds an idle keep-alive connection stays open. */
 #define CONN_IDLE	120.0
 
@@ -63,6 +67,7 @@ struct conn {
 	double		 since;		/* the request began, or idle since */
 	int		 close_after;	/* close once out is written */
 	int		 eof;		/* its client sends no more */
+	int		 lingering;	/* answered, closing: reads discarded */
 	int		 dead;
 	/* The request being read: its head judged, its body coming. */
 	int		 have_head;
@@ -709,7 +714,9 @@ conn_requests(struct front *f, struct conn *c)
 	struct vg_err e;
 	int rc, status;
 
-	while (!c->close_after && c->sess == NULL && c->in.len > 0) {
+	/* A client that does not read its answers gets no more. */
+	while (!c->close_after && c->sess == NULL && c->in.len > 0 &&
+	    c->out.len < OUT_HIGH) {
 		if (!c->have_head) {
 			vg_err_init(&e);
 			rc = vg_httpreq_parse(c->in.data, c->in.len,
@@ -768,6 +775,10 @@ conn_read(struct front *f, struct conn *c)
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
+	if (n <= 0 && c->lingering) {
+		c->dead = 1;
+		return;
+	}
 	if (n <= 0 && c->sess == NULL && c->out.len > 0) {
 		c->eof = c->close_after = 1;	/* its answer goes first */
 		return;
@@ -778,16 +789,21 @@ conn_read(struct front *f, struct conn *c)
 	}
 	if (c->close_after)
 		return;		/* refused: what follows is not read */
-	vg_buf_add(&c->in, buf, (size_t)n);
-	if (!c->have_head && c->in.len > 0 && c->sess == NULL &&
-	    c->out.len == 0)
+	/* A new request's clock starts at its first byte. */
+	if (c->in.len == 0 && !c->have_head && c->sess == NULL)
 		c->since = vg_mono();
+	vg_buf_add(&c->in, buf, (size_t)n);
+	/* Sent ahead while a request runs: at most one more request. */
+	if (c->in.len > VG_HTTP_MAX_HEAD + VG_RPC_MAX_MESSAGE + sizeof(buf)) {
+		conn_gone(c, "sent more than one request ahead");
+		return;
+	}
 	conn_requests(f, c);
 }
 
-/* Writes what c has queued. */
+/* Writes what c has queued; then reads its next request, if any. */
 static void
-conn_write(struct conn *c)
+conn_write(struct front *f, struct conn *c)
 {
 	ssize_t n;
 
@@ -806,8 +822,19 @@ conn_write(struct conn *c)
 	}
 	vg_buf_reset(&c->out);
 	c->out_off = 0;
-	if (c->close_after)
+	if (!c->close_after) {
+		conn_requests(f, c);
+		return;
+	}
+	/* Closing at once with unread bytes would reset the connection
+	 * and could lose the answer: its end is sent, what the client
+	 * still sends is read and dropped until it closes (or 2 s). */
+	if (c->close_after && (c->eof || shutdown(c->fd, SHUT_WR) != 0)) {
 		c->dead = 1;
+	} else if (c->close_after && !c->lingering) {
+		c->lingering = 1;
+		c->since = vg_mono();
+	}
 }
 
 /* Writes what session s has queued for its child. */
@@ -872,6 +899,8 @@ timeouts(struct front *f, double now)
 
 	for (k = 0; k < f->nconns; k++) {
 		c = f->conns[k];
+		if (c->lingering && now - c->since > LINGER)
+			c->dead = 1;
 		if (c->sess != NULL || c->close_after || c->out.len > 0)
 			continue;
 		if ((c->in.len > 0 || c->have_head) && now - c->since >
@@ -944,7 +973,7 @@ turn(struct front *f)
 		sess_write(f->sess[k]);
 	for (k = 0; k < f->nconns; k++)
 		if (!f->conns[k]->dead && f->conns[k]->out.len > 0)
-			conn_write(f->conns[k]);
+			conn_write(f, f->conns[k]);
 	timeouts(f, vg_mono());
 	for (k = 0; k < f->nconns; k++)
 		if (f->conns[k]->dead) {
