@@ -218,12 +218,13 @@ vg_httpreq_parse(char *buf, size_t len, size_t max_body,
 		    (*eol == '\n' && (eol == p || eol[-1] != '\r')))
 			return refuse(status, 400, e, "a NUL, or a CR or LF "
 			    "alone, in the request head");
-	eol = strstr(p, "\r\n");	/* no NUL before stop: found */
+	/* Every CR in [p, stop] is followed by LF: the first ends a line. */
+	eol = memchr(p, '\r', (size_t)(stop - p + 1));
 	*eol = '\0';
 	if (parse_line(p, eol, VG_HTTP_MAX_TARGET, r, status, e) != 0)
 		return -1;
 	for (p = eol + 2; p < stop; p = eol + 2) {
-		eol = strstr(p, "\r\n");
+		eol = memchr(p, '\r', (size_t)(stop - p + 1));
 		*eol = '\0';
 		if (parse_field(p, eol, r, status, e) != 0)
 			return -1;
