@@ -150,6 +150,50 @@ out=$(curl -s -i -X POST -H "Authorization: Bearer $token" \
     -H 'Content-Type: application/json' -d '{}' "${url%/mcp}/other" |
     tr -d '\r')
 printf '%s\n' "$out" | grep -q '^HTTP/1.1 404' || fail "another path: $out"
+out=$(curl -s -i -X POST -H "Authorization: Bearer $token" \
+    -H 'Content-Type: application/json' -H 'Accept: text/html' -d '{}' \
+    "$url" | tr -d '\r')
+printf '%s\n' "$out" | grep -q '^HTTP/1.1 406' || fail "Accept text/html: $out"
+hostport=${url#http://}
+hostport=${hostport%/mcp}
+printf 'POST /mcp HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n\r\n' \
+    "$hostport" "$token" | python3 "$top/tests/harness/http-raw.py" \
+    "$hostport" >"$tmp/raw"
+head -n 1 "$tmp/raw" | grep -q '^HTTP/1.1 411 Length Required' ||
+    fail "a POST without Content-Length: $(cat "$tmp/raw")"
+printf 'POST /mcp HTTP/2.0\r\nHost: %s\r\n\r\n' "$hostport" |
+    python3 "$top/tests/harness/http-raw.py" "$hostport" >"$tmp/raw"
+head -n 1 "$tmp/raw" | grep -q '^HTTP/1.1 505' ||
+    fail "HTTP/2.0: $(cat "$tmp/raw")"
+printf 'GET /%s HTTP/1.1\r\nHost: %s\r\n\r\n' "$(head -c 3000 /dev/zero |
+    tr '\0' a)" "$hostport" | python3 "$top/tests/harness/http-raw.py" \
+    "$hostport" >"$tmp/raw"
+head -n 1 "$tmp/raw" | grep -q '^HTTP/1.1 414' ||
+    fail "a target of 3000 bytes: $(cat "$tmp/raw")"
+out=$(post -H "Mcp-Session-Id: $sid" "$init")
+printf '%s\n' "$out" | grep -q '^HTTP/1.1 400' &&
+    printf '%s\n' "$out" | grep -q 'send it without Mcp-Session-Id' ||
+    fail "initialize in a session: $out"
+# Two requests with one id at once: the second is refused.
+post -H "Mcp-Session-Id: $sid" '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep 2"}}}' >"$tmp/long" &
+lp=$!
+sleep 0.7
+out=$(post -H "Mcp-Session-Id: $sid" '{"jsonrpc":"2.0","id":9,"method":"ping"}')
+printf '%s\n' "$out" | grep -q 'a request with this id is in progress' ||
+    fail "two requests with one id: $out"
+wait $lp
+grep -q '"id":9,"result"' "$tmp/long" || fail "the first request 9: $(cat "$tmp/long")"
+# At most 32 MCP sessions at once.
+n=1
+while [ $n -lt 32 ]; do
+	post "$init" | grep -q '^Mcp-Session-Id: ' || fail "session $n: refused"
+	n=$((n + 1))
+done
+out=$(post "$init")
+printf '%s\n' "$out" | grep -q '^HTTP/1.1 503' &&
+    printf '%s\n' "$out" | grep -q '32 MCP sessions are open' ||
+    fail "a 33rd session: $out"
+echo "ok 406, 411, 414, 505, initialize in a session, a duplicate id, the session limit"
 # A tool call streams its answer (text/event-stream) with progress.
 out=$(post -H "Mcp-Session-Id: $sid" '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep 1.5; echo streamed"},"_meta":{"progressToken":"p4"}}}')
 printf '%s\n' "$out" | grep -q '^Content-Type: text/event-stream' &&
