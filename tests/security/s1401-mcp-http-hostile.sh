@@ -136,19 +136,16 @@ expect "$(cat "$victim")" "root data" "the link's target"
 [ ! -e "$tmp/absent" ] || fail "the dangling link's target was made"
 expect "$(readlink "$shared/mcp.sock")" "$victim" "the planted link"
 expect "$(cat "$shared/file.sock")" mallory "the planted file"
-# A socket of hers, listening: not taken over, not connected to.
-as_mallory python3 -c "
-import socket, time
-s = socket.socket(socket.AF_UNIX)
-s.bind('$shared/her.sock')
-s.listen(1)
-time.sleep(30)" &
-her=$!
-for i in $(seq 50); do [ -S "$shared/her.sock" ] && break; sleep 0.1; done
+# A socket of hers, a server of hers listening on it: not taken over,
+# not connected to.
+as_mallory sh -c "echo \$\$ >$MALLORY_DIR/pid; exec timeout 60 $VG mcp --listen unix:$shared/her.sock" \
+    2>/dev/null &
+for i in $(seq 100); do [ -S "$shared/her.sock" ] && break; sleep 0.1; done
+[ -S "$shared/her.sock" ] || fail "the other user's server did not start"
 refused "another user's socket" "unix:$shared/her.sock" \
     "another user's socket"
-kill "$her" 2>/dev/null
-wait "$her" 2>/dev/null
+kill -TERM "$(cat "$MALLORY_DIR/pid")"
+wait
 echo "ok: planted links, files and sockets at the socket path are refused"
 
 # The socket made is 0600: the other user cannot connect.
