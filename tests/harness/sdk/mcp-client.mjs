@@ -202,15 +202,18 @@ const { resourceTemplates } = await client.listResourceTemplates();
 check('templates', resourceTemplates.length, 3);
 
 // Protocol errors.
+// (Each call made when awaited: a refusal arriving before its handler
+// is attached would be an unhandled rejection.)
 for (const [what, p, code] of [
-    ['unknown tool', client.callTool({ name: 'nope', arguments: {} }), -32602],
-    ['missing argument', client.callTool({ name: 'exec', arguments: {} }),
+    ['unknown tool', () => client.callTool({ name: 'nope', arguments: {} }),
 	-32602],
-    ['wrong type', client.callTool({ name: 'exec', arguments: {
+    ['missing argument', () => client.callTool({ name: 'exec',
+	arguments: {} }), -32602],
+    ['wrong type', () => client.callTool({ name: 'exec', arguments: {
 	command: 7 } }), -32602],
-    ['unknown resource', client.readResource({ uri: 'file:///etc/passwd' }),
-	-32002]]) {
-	await p.then(() => fail(what + ' succeeded'), (e) =>
+    ['unknown resource', () => client.readResource({
+	uri: 'file:///etc/passwd' }), -32002]]) {
+	await p().then(() => fail(what + ' succeeded'), (e) =>
 	    check(what, e.code, code));
 }
 // Over HTTP the client ends its MCP session (DELETE); over stdio its
