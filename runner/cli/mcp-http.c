@@ -52,7 +52,7 @@ struct msess {
 	char		 id[33];
 	pid_t		 pid;
 	int		 fd;
-	struct vg_buf	 in;		/* from the child, up to a newline */
+	struct vg_buf	 in;		/* from the child: a line */
 	struct vg_buf	 out;		/* to the child */
 	size_t		 out_off;
 	double		 last;		/* last request */
@@ -64,10 +64,10 @@ struct conn {
 	struct vg_buf	 in;
 	struct vg_buf	 out;
 	size_t		 out_off;
-	double		 since;		/* the request began, or idle since */
+	double		 since;		/* request began, idle */
 	int		 close_after;	/* close once out is written */
 	int		 eof;		/* its client sends no more */
-	int		 lingering;	/* answered, closing: reads discarded */
+	int		 lingering;	/* closing: reads dropped */
 	int		 dead;
 	/* The request being read: its head judged, its body coming. */
 	int		 have_head;
@@ -83,7 +83,7 @@ struct conn {
 	char		*id;
 	char		*progress;
 	int		 sse;		/* an event stream is open */
-	int		 init;		/* the answer names the session */
+	int		 init;		/* answer names the session */
 };
 
 struct front {
@@ -320,8 +320,8 @@ judge_head(struct front *f, struct conn *c, const struct vg_httpreq *r)
 			refuse(c, 411, NULL, "a POST needs Content-Length");
 			return -1;
 		}
-		if (ct == NULL || strncasecmp(ct, "application/json", 16) != 0 ||
-		    (ct[16] != '\0' && ct[16] != ';' && ct[16] != ' ')) {
+		if (ct == NULL || strncasecmp(ct, "application/json", 16) !=
+		    0 || (ct[16] != '\0' && ct[16] != ';' && ct[16] != ' ')) {
 			refuse(c, 415, NULL, "Content-Type must be "
 			    "application/json");
 			return -1;

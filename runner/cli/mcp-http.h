@@ -39,7 +39,7 @@ struct vg_httpreq {
 	const char		*target;
 	int			 minor;		/* HTTP/1.minor */
 	size_t			 head_len;	/* bytes of the head */
-	size_t			 body_len;	/* Content-Length (0: none) */
+	size_t			 body_len;	/* Content-Length */
 	int			 has_length;
 	int			 keep_alive;
 	int			 expect_continue;
@@ -69,10 +69,10 @@ const char *vg_httpreq_field(const struct vg_httpreq *r, const char *name);
 
 /* Where the server listens. */
 struct vg_mcp_listen {
-	int		 fd;		/* listening, O_CLOEXEC|O_NONBLOCK */
+	int		 fd;		/* listening, non-blocking */
 	int		 is_unix;
 	char		*path;		/* unix: the socket's path */
-	dev_t		 dev;		/* unix: the socket file made */
+	dev_t		 dev;		/* unix: the file made */
 	ino_t		 ino;
 	char		 host[64];	/* TCP: "127.0.0.1", "[::1]" */
 	int		 port;		/* TCP: the port bound */

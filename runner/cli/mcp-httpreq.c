@@ -151,8 +151,8 @@ parse_field(char *p, char *end, struct vg_httpreq *r, int *status,
 		if (strcmp(p, single[k]) == 0 && vg_httpreq_field(r, p) !=
 		    NULL) {
 			*status = 400;
-			vg_err_set(e, VG_EINVAL, "header field '%s' given twice",
-			    p);
+			vg_err_set(e, VG_EINVAL, "header field '%s' given "
+			    "twice", p);
 			return -1;
 		}
 	r->fields[r->nfields].name = p;
@@ -178,8 +178,8 @@ parse_length(struct vg_httpreq *r, size_t max_body, int *status,
 			    "decimal digits");
 		if (n > (max_body - (size_t)(*v - '0')) / 10) {
 			*status = 413;
-			vg_err_set(e, VG_ELIMIT, "request body over the limit of "
-			    "%zu bytes", max_body);
+			vg_err_set(e, VG_ELIMIT, "request body over the "
+			    "limit of %zu bytes", max_body);
 			return -1;
 		}
 		n = n * 10 + (size_t)(*v - '0');

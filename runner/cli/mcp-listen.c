@@ -28,8 +28,9 @@
 #include "runner/cli/mcp-http.h"
 
 /* What --listen takes, for refusals. */
-#define VALID_ADDR	"valid: 127.0.0.1:PORT (any 127.x.y.z), [::1]:PORT, " \
-			"localhost:PORT, PORT 0 for a free one, or unix:PATH"
+#define VALID_ADDR \
+	"valid: 127.0.0.1:PORT (any 127.x.y.z), [::1]:PORT, localhost:PORT, " \
+	"PORT 0 for a free one, or unix:PATH"
 
 /* Is the socket at path dead (nothing accepts on it)? */
 static int
@@ -73,8 +74,8 @@ listen_unix(const char *addr, const char *path, struct vg_mcp_listen *l,
 			    (st.st_uid != geteuid() ? "another user's socket" :
 			    "a socket a server listens on") : "not a socket");
 		if (unlink(path) != 0)
-			return vg_err_errno(e, "--listen '%s': removing the dead "
-			    "socket", addr);
+			return vg_err_errno(e, "--listen '%s': removing the "
+			    "dead socket", addr);
 	}
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
 	    0)) < 0)
@@ -159,8 +160,8 @@ listen_tcp(const char *addr, struct vg_mcp_listen *l, struct vg_err *e)
 		if (strcmp(host, "localhost") == 0)
 			snprintf(host, sizeof(host), "127.0.0.1");
 		if (inet_pton(AF_INET, host, &in4->sin_addr) != 1)
-			return vg_err_set(e, VG_EINVAL, "--listen '%s': '%s' is "
-			    "not a loopback address (%s)", addr, host,
+			return vg_err_set(e, VG_EINVAL, "--listen '%s': '%s' "
+			    "is not a loopback address (%s)", addr, host,
 			    VALID_ADDR);
 		if ((ntohl(in4->sin_addr.s_addr) >> 24) != 127)
 			return vg_err_set(e, VG_EDENIED, "--listen '%s': '%s' "
