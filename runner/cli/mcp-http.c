@@ -334,7 +334,8 @@ judge_head(struct front *f, struct conn *c, const struct vg_httpreq *r)
 			return -1;
 		}
 	}
-	c->sse_ok = accepts(accept, "text/event-stream");
+	/* The stream is chunked: HTTP/1.1 only. */
+	c->sse_ok = r->minor == 1 && accepts(accept, "text/event-stream");
 	c->keep_alive = r->keep_alive;
 	free(c->session);
 	free(c->version);
