@@ -201,6 +201,15 @@ printf '%s\n' "$out" | grep -q '^Content-Type: text/event-stream' &&
     printf '%s\n' "$out" | grep -q '^data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p4","progress":1,' &&
     printf '%s\n' "$out" | grep -q '^data: {"jsonrpc":"2.0","id":4,"result":.*"stdout":"streamed\\n"' ||
     fail "a tool call's event stream: $out"
+# HTTP/1.0 has no chunked body: its client gets JSON, then the close.
+body='{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo old"}}}'
+printf 'POST /mcp HTTP/1.0\r\nHost: %s\r\nAuthorization: Bearer %s\r\nMcp-Session-Id: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s' \
+    "$hostport" "$token" "$sid" ${#body} "$body" |
+    python3 "$top/tests/harness/http-raw.py" "$hostport" | tr -d '\r' >"$tmp/raw"
+grep -q '^Content-Type: application/json$' "$tmp/raw" &&
+    grep -q '^Connection: close$' "$tmp/raw" &&
+    grep -q '"stdout":"old\\n"' "$tmp/raw" ||
+    fail "an HTTP/1.0 tool call: $(cat "$tmp/raw")"
 ssess=$(printf '%s\n' "$out" | sed -n 's/.*"structuredContent":{"session":"\([^"]*\)".*/\1/p')
 out=$(curl -s -i -X DELETE -H "Authorization: Bearer $token" \
     -H "Mcp-Session-Id: $sid" "$url" | tr -d '\r')
