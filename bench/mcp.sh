@@ -6,7 +6,9 @@
 # load of a shared machine hits both alike.  Prints the mean and median
 # of each, the difference in ms and the ratio (target: MCP adds at most
 # 1 ms), and `vigil exec --session --json` (what the server runs per
-# call) for where a difference comes from.  N=100 commands of each by
+# call) for where a difference comes from; then the same tools/call over
+# Streamable HTTP (`vigil mcp --listen 127.0.0.1:0`, one keep-alive
+# connection, its own warm session).  N=100 commands of each by
 # default.  Measurements taken with it are in bench/README.md.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,11 +17,32 @@ VIGIL=${B:-$top/build/release}/vigil
 [ -x "$VIGIL" ] || make -C "$top" --no-print-directory >/dev/null
 tmp=$(mktemp -d /tmp/vigil-bench-mcp.XXXXXX)
 export VIGIL_HOME=$tmp/home
-trap 'rm -rf "$tmp"' EXIT
+"$VIGIL" mcp --listen 127.0.0.1:0 2>"$tmp/http.err" &
+http=$!
+trap 'kill $http 2>/dev/null; wait $http; rm -rf "$tmp"' EXIT
+for i in $(seq 100); do
+	grep -q 'bearer token' "$tmp/http.err" && break
+	sleep 0.1
+done
 echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$VIGIL" "$N" "$BLOCK" <<'PY'
-import json, statistics, subprocess, sys, time
+python3 - "$VIGIL" "$N" "$BLOCK" "$tmp/http.err" <<'PY'
+import http.client, json, re, statistics, subprocess, sys, time
 vigil, n, block = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+err = open(sys.argv[4]).read()
+port = int(re.search(r"127\.0\.0\.1:(\d+)/mcp", err).group(1))
+token = re.search(r"bearer token: (\w+)", err).group(1)
+conn = http.client.HTTPConnection("127.0.0.1", port)
+hdr = {"Authorization": "Bearer " + token, "Accept": "application/json",
+    "Content-Type": "application/json"}
+def hrpc(method, params, i=[0]):
+    i[0] += 1
+    conn.request("POST", "/mcp", json.dumps({"jsonrpc": "2.0", "id": i[0],
+        "method": method, "params": params}), hdr)
+    r = conn.getresponse()
+    body = r.read()
+    if method == "initialize":
+        hdr["Mcp-Session-Id"] = r.getheader("Mcp-Session-Id")
+    return json.loads(body)
 srv = subprocess.Popen([vigil, "mcp"], stdin=subprocess.PIPE,
     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 ids = iter(range(1, 1 << 30))
@@ -41,7 +64,11 @@ for _ in range(3):
     rpc("tools/call", call)
     subprocess.run([vigil, "exec", "--session", session, "--", "true"],
         check=True)
-mcp, cli, js = [], [], []
+hrpc("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "bench", "version": "1"}})
+for _ in range(4):
+    hrpc("tools/call", call)
+mcp, cli, js, web = [], [], [], []
 def timed(argv, into):
     t = time.perf_counter()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
@@ -57,12 +84,18 @@ while len(mcp) < n:
     for _ in range(block):
         timed([vigil, "exec", "--session", session, "--json", "--",
             "true"], js)
+    for _ in range(block):
+        t = time.perf_counter()
+        r = hrpc("tools/call", call)["result"]
+        web.append(time.perf_counter() - t)
+        assert r["structuredContent"]["exit_code"] == 0, r
 srv.stdin.close()
 srv.wait()
 ms = lambda v: v * 1000
 for name, v in (("mcp tools/call exec true", mcp),
         ("vigil exec --session true", cli),
-        ("  the same with --json", js)):
+        ("  the same with --json", js),
+        ("mcp over HTTP tools/call", web)):
     print("%-27s n=%d mean %.2f ms  median %.2f ms" % (name, len(v),
         ms(statistics.mean(v)), ms(statistics.median(v))))
 print("difference (mcp - exec): mean %+.2f ms, median %+.2f ms" % (
@@ -74,5 +107,8 @@ print("difference (mcp - exec --json): mean %+.2f ms, median %+.2f ms" % (
 print("ratio (mcp / exec): mean %.3f, median %.3f" % (
     statistics.mean(mcp) / statistics.mean(cli),
     statistics.median(mcp) / statistics.median(cli)))
+print("difference (mcp over HTTP - exec): mean %+.2f ms, median %+.2f ms" % (
+    ms(statistics.mean(web) - statistics.mean(cli)),
+    ms(statistics.median(web) - statistics.median(cli))))
 PY
 echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -105,8 +105,8 @@ _vigil()
 		ids=sessions
 		;;
 	mcp)
-		opts="--mode --policy --backend --image --workdir --idle-timeout --max-age --output-limit"
-		takes=" --mode --policy --backend --image --workdir --idle-timeout --max-age --output-limit "
+		opts="--mode --policy --backend --image --workdir --idle-timeout --max-age --output-limit --listen --token-file"
+		takes=" --mode --policy --backend --image --workdir --idle-timeout --max-age --output-limit --listen --token-file "
 		case $prev in
 		--mode)
 			COMPREPLY=($(compgen -W "auto-deny auto-approve interactive" -- "$cur"))

@@ -1,17 +1,26 @@
-// agent-loop.mjs SDK_DIR [VIGIL] - an agent-style loop through the
+// agent-loop.mjs SDK_DIR [VIGIL | URL] - an agent-style loop through the
 // official MCP TypeScript SDK against `vigil mcp` (docs/mcp.md): the
 // "model" here is a fixed plan, but the loop is what an agent does with
 // the tools: run a step, read its result, and when the gate refuses one,
 // ask the gate why and take the plan's safer way instead.  SDK_DIR holds
 // node_modules/@modelcontextprotocol/sdk (npm install --prefix SDK_DIR
-// @modelcontextprotocol/sdk@1).
+// @modelcontextprotocol/sdk@1).  With a URL (http://127.0.0.1:PORT/mcp)
+// instead of the vigil binary, the loop connects to a running
+// `vigil mcp --listen` over Streamable HTTP, with the bearer token from
+// the environment variable VIGIL_MCP_TOKEN.
 const [sdk, vigil = 'vigil'] = process.argv.slice(2);
 const base = `${sdk}/node_modules/@modelcontextprotocol/sdk/dist/esm`;
 const { Client } = await import(`${base}/client/index.js`);
 const { StdioClientTransport } = await import(`${base}/client/stdio.js`);
+const { StreamableHTTPClientTransport } = await import(
+    `${base}/client/streamableHttp.js`);
 
 const client = new Client({ name: 'agent-loop', version: '1.0.0' });
-await client.connect(new StdioClientTransport({ command: vigil,
+const http = /^https?:/.test(vigil);
+await client.connect(http ? new StreamableHTTPClientTransport(new URL(vigil),
+    { requestInit: { headers: { Authorization:
+    `Bearer ${process.env.VIGIL_MCP_TOKEN}` } } }) :
+    new StdioClientTransport({ command: vigil,
     args: ['mcp', '--idle-timeout', '10m'], env: process.env,
     stderr: 'ignore' }));
 const { tools } = await client.listTools();
@@ -42,4 +51,6 @@ for (const step of plan) {
 	console.log(`ran: ${step.run}: exit ${out.exit_code}` +
 	    (out.stdout ? `, stdout ${JSON.stringify(out.stdout)}` : ''));
 }
+if (http)
+	await client.transport.terminateSession();	/* DELETE: sessions end */
 await client.close();

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "runner/cli/cmd.h"
+#include "runner/cli/mcp-http.h"
 #include "runner/cli/mcp.h"
 
 static const struct vg_opt mcp_opts[] = {
@@ -28,8 +29,50 @@ static const struct vg_opt mcp_opts[] = {
 	  .help = "sessions end AGE after their start" },
 	{ .name = "output-limit", .has_arg = 1, .arg = "BYTES",
 	  .help = "bytes of each stream exec shows (default 65536)" },
+	{ .name = "listen", .has_arg = 1, .arg = "ADDR",
+	  .help = "serve Streamable HTTP on a loopback HOST:PORT or "
+	  "unix:PATH instead of stdio" },
+	{ .name = "token-file", .has_arg = 1, .arg = "FILE",
+	  .help = "with --listen: the bearer token, from a file only you "
+	  "can read (default: a random one, printed)" },
 	{ NULL }
 };
+
+/* --listen: the token, the socket, then the HTTP front. */
+static int
+serve_http(struct vg_args *a, const struct vg_mcp_conf *conf)
+{
+	struct vg_mcp_listen l;
+	struct vg_err e;
+	char *token;
+	int rc;
+
+	vg_err_init(&e);
+	if ((token = vg_mcp_token(vg_args_get(a, "token-file"), &e)) == NULL)
+		return vg_cmd_fail(VG_EXIT_USAGE, "mcp: %s", e.msg);
+	if (vg_mcp_listen_open(vg_args_get(a, "listen"), &l, &e) != 0) {
+		free(token);
+		return vg_cmd_fail(VG_EXIT_USAGE, "mcp: %s", e.msg);
+	}
+	if (l.is_unix)
+		fprintf(stderr, "vigil: mcp: serving MCP over HTTP on unix:%s "
+		    "(http://localhost/mcp), gate mode %s\n", l.path,
+		    conf->mode);
+	else
+		fprintf(stderr, "vigil: mcp: serving MCP over HTTP at "
+		    "http://%s:%d/mcp, gate mode %s\n", l.host, l.port,
+		    conf->mode);
+	if (!vg_args_has(a, "token-file"))
+		fprintf(stderr, "vigil: mcp: bearer token: %s\n", token);
+	else
+		fprintf(stderr, "vigil: mcp: bearer token from %s\n",
+		    vg_args_get(a, "token-file"));
+	rc = vg_mcp_serve_http(conf, &l, token);
+	vg_mcp_listen_close(&l);
+	explicit_bzero(token, strlen(token));
+	free(token);
+	return rc;
+}
 
 static int
 cmd_mcp_exec(struct vg_args *a)
@@ -69,9 +112,15 @@ cmd_mcp_exec(struct vg_args *a)
 	    vg_args_get(a, "idle-timeout") : "30m";
 	conf.max_age = vg_args_get(a, "max-age");
 	conf.output_limit = limit;
-	fprintf(stderr, "vigil: mcp: serving on stdio (gate mode %s)\n",
-	    conf.mode);
-	rc = vg_mcp_serve(&conf, 0, 1);
+	if (vg_args_has(a, "listen"))
+		rc = serve_http(a, &conf);
+	else if (vg_args_has(a, "token-file"))
+		rc = vg_cmd_usage_error(a, "--token-file goes with --listen");
+	else {
+		fprintf(stderr, "vigil: mcp: serving on stdio (gate mode "
+		    "%s)\n", conf.mode);
+		rc = vg_mcp_serve(&conf, 0, 1);
+	}
 	free(wd);
 	return rc;
 }
@@ -81,7 +130,10 @@ const struct vg_cmd_entry vg_cmd_mcp = {
 	.args_usage = "",
 	.summary = "serve sessions, runs and the gate to agents over MCP",
 	.help = "Serves the Model Context Protocol on stdin and stdout "
-	    "(newline-delimited JSON-RPC; logs on stderr) so that an agent "
+	    "(newline-delimited JSON-RPC; logs on stderr), or with --listen "
+	    "the Streamable HTTP transport on a loopback port or a unix "
+	    "socket (POST /mcp, a bearer token required, other origins "
+	    "refused), so that an agent "
 	    "(Claude Code, Codex, Goose, ...) uses vigil as its terminal: "
 	    "tools to open sessions, run commands in them after the policy "
 	    "gate (under --mode, auto-deny by default, every decision "

@@ -1,8 +1,12 @@
 /*
  * mcp-server.c - the loop of vigil mcp over a pair of fds (stdio):
  * newline-delimited JSON-RPC messages in, replies and notifications out.
- * Each tool call and resource read runs a vigil command line as a child
- * (mcp-tools.c); the loop keeps reading while children run, so that a
+ * Each tool call and resource read runs a vigil command line
+ * (mcp-tools.c) in a child: a fork of the server that calls the
+ * command's code (vg_cmd_main) directly, with no new program started,
+ * so a call costs no process start and the command (gate, audit, output
+ * limits) is the very code `vigil exec` runs.  The loop keeps reading
+ * while children run, so that a
  * notifications/cancelled stops one (SIGTERM: vigil exec kills the
  * command's process tree and ends) and a progress token gets a
  * notifications/progress every second.  When the input ends (the client
@@ -23,6 +27,7 @@
 #include "common/path.h"
 #include "common/proc.h"
 #include "common/version.h"
+#include "runner/cli/cmd.h"
 #include "runner/cli/mcp.h"
 
 /* Most calls in progress at once; more wait in the client. */
@@ -107,14 +112,16 @@ send_error(struct server *s, const char *id, int code, const char *msg)
 	vg_buf_release(&b);
 }
 
-/* Starts argv as a child with stdout and stderr to pipes, stdin from
- * in (NULL: /dev/null); fills c->pid and c->fd. */
+/* Starts the vigil command line argv (argv[0] the vigil binary) in a
+ * fork of the server with stdout and stderr to pipes, stdin from in
+ * (NULL: /dev/null); fills c->pid and c->fd. */
 static int
 spawn(struct vg_mcp_call *c, char *const *argv, const char *in,
     struct vg_err *e)
 {
-	int po[2], pe[2], pi[2] = { -1, -1 }, devnull;
+	int po[2], pe[2], pi[2] = { -1, -1 }, devnull, argc;
 
+	fflush(stdout);		/* nothing of ours printed twice */
 	if (pipe2(po, O_CLOEXEC) != 0)
 		return vg_err_errno(e, "pipe");
 	if (pipe2(pe, O_CLOEXEC) != 0) {
@@ -142,11 +149,19 @@ spawn(struct vg_mcp_call *c, char *const *argv, const char *in,
 		    dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0)
 			_exit(127);
 		vg_close_from(3, NULL, 0);
+		/* The command as it would start: its own signal handling
+		 * (vigil exec's SIGTERM kills the command's tree), nothing
+		 * of the server's but the code. */
 		signal(SIGPIPE, SIG_DFL);
-		execv(argv[0], argv);
-		dprintf(2, "vigil: mcp: cannot run '%s': %s\n", argv[0],
-		    strerror(errno));
-		_exit(127);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		for (argc = 0; argv[argc] != NULL; argc++)
+			;
+		argc = vg_cmd_main(argc, (char **)(uintptr_t)argv);
+		fflush(stdout);
+		fflush(stderr);
+		_exit(argc);
 	}
 	close(po[1]);
 	close(pe[1]);
@@ -478,6 +493,17 @@ start(struct server *s, struct vg_mcp_call *c, struct vg_strv *argv,
 		s->calls[s->ncalls++] = c;
 	}
 	vg_strv_release(argv);
+}
+
+int
+vg_mcp_revision_served(const char *rev)
+{
+	int k;
+
+	for (k = 0; revisions[k] != NULL; k++)
+		if (strcmp(rev, revisions[k]) == 0)
+			return 1;
+	return 0;
 }
 
 /* The protocol revision to answer a client asking for want. */

@@ -7,7 +7,7 @@
  * vigil policy explain --json, ...) and the conversion of what it printed
  * into a tool result; mcp-resources.c maps vigil:// resources onto the
  * same commands; mcp-server.c is the loop: stdin, the children, progress
- * and cancellation.
+ * and cancellation.  The HTTP transport's files are in mcp-http.h.
  */
 #ifndef VG_MCP_H
 #define VG_MCP_H
@@ -143,6 +143,9 @@ int	vg_mcp_resource_argv(const struct vg_mcp_conf *conf, const char *uri,
  * printed. */
 void	vg_mcp_resources_from_status(const struct vg_buf *out,
 	    struct vg_json_writer *w);
+
+/* Is rev a protocol revision the server serves ("2025-06-18", ...)? */
+int	vg_mcp_revision_served(const char *rev);
 
 /* Serves MCP on fds in and out until in ends; returns an exit status. */
 int	vg_mcp_serve(const struct vg_mcp_conf *conf, int in, int out);

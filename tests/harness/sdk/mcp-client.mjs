@@ -1,24 +1,33 @@
-// mcp-client.mjs SDK_DIR VIGIL MANIFEST - drives `vigil mcp` with the
-// official MCP TypeScript SDK (Client + StdioClientTransport): the
-// handshake, tools/list, every tool, a denied command, progress, a
-// cancellation (AbortSignal: the command's process tree is killed), the
-// resources, protocol errors, and a client that goes away mid-command
-// (nothing left running, its session closed).  Prints "ok WHAT" per
-// check; exits 1 at the first failure.
+// mcp-client.mjs SDK_DIR VIGIL MANIFEST [URL TOKEN] - drives `vigil mcp`
+// with the official MCP TypeScript SDK (Client + StdioClientTransport,
+// or with URL and TOKEN StreamableHTTPClientTransport against a running
+// `vigil mcp --listen`): the handshake, tools/list, every tool, a denied
+// command, progress, a cancellation (AbortSignal: the command's process
+// tree is killed), the resources, protocol errors, and a client that
+// goes away mid-command (nothing left running, its session closed).
+// Prints "ok WHAT" per check; exits 1 at the first failure.
 import { execFileSync } from 'node:child_process';
 import { check, fail, retrying } from './lib.mjs';
 
-const [sdk, vigil, manifest] = process.argv.slice(2);
+const [sdk, vigil, manifest, url, token] = process.argv.slice(2);
 const base = `${sdk}/node_modules/@modelcontextprotocol/sdk/dist/esm`;
 const { Client } = await import(`${base}/client/index.js`);
 const { StdioClientTransport } = await import(`${base}/client/stdio.js`);
+const { StreamableHTTPClientTransport } = await import(
+    `${base}/client/streamableHttp.js`);
 
-// A connected client of a fresh `vigil mcp ARGS`.
+// A connected client: of a fresh `vigil mcp ARGS`, or with url a new
+// MCP session of the server listening there.
 async function connect(args = []) {
 	const client = new Client({ name: 'vigil-test', version: '1.0.0' });
-	const transport = new StdioClientTransport({ command: vigil,
-	    args: ['mcp', ...args], env: process.env, stderr: 'inherit' });
+	const transport = url ? new StreamableHTTPClientTransport(new URL(url),
+	    { requestInit: { headers: { Authorization: `Bearer ${token}` } } }) :
+	    new StdioClientTransport({ command: vigil, args: ['mcp', ...args],
+	    env: process.env, stderr: 'inherit' });
 	await client.connect(transport);
+	if (url)
+		check('an MCP session id', /^[0-9a-f]{32}$/.test(
+		    transport.sessionId), true);
 	return client;
 }
 
@@ -193,16 +202,31 @@ const { resourceTemplates } = await client.listResourceTemplates();
 check('templates', resourceTemplates.length, 3);
 
 // Protocol errors.
+// (Each call made when awaited: a refusal arriving before its handler
+// is attached would be an unhandled rejection.)
 for (const [what, p, code] of [
-    ['unknown tool', client.callTool({ name: 'nope', arguments: {} }), -32602],
-    ['missing argument', client.callTool({ name: 'exec', arguments: {} }),
+    ['unknown tool', () => client.callTool({ name: 'nope', arguments: {} }),
 	-32602],
-    ['wrong type', client.callTool({ name: 'exec', arguments: {
+    ['missing argument', () => client.callTool({ name: 'exec',
+	arguments: {} }), -32602],
+    ['wrong type', () => client.callTool({ name: 'exec', arguments: {
 	command: 7 } }), -32602],
-    ['unknown resource', client.readResource({ uri: 'file:///etc/passwd' }),
-	-32002]]) {
-	await p.then(() => fail(what + ' succeeded'), (e) =>
+    ['unknown resource', () => client.readResource({
+	uri: 'file:///etc/passwd' }), -32002]]) {
+	await p().then(() => fail(what + ' succeeded'), (e) =>
 	    check(what, e.code, code));
+}
+// Over HTTP the client ends its MCP session (DELETE); over stdio its
+// going away ends it.
+if (url) {
+	const sid = client.transport.sessionId;
+	await client.transport.terminateSession();
+	const res = await fetch(url, { method: 'POST', headers: {
+	    Authorization: `Bearer ${token}`, 'Mcp-Session-Id': sid,
+	    'Content-Type': 'application/json', Accept: 'application/json, ' +
+	    'text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0',
+	    id: 1, method: 'ping' }) });
+	check('an ended MCP session is not found', res.status, 404);
 }
 await client.close();
 await retrying(async () => execFileSync(vigil, ['session', 'list', '--json'])
