@@ -127,6 +127,14 @@ struct vg_attempt {
  * direct scheduler asks for neither.
  */
 #define VG_BCAP_EXECUTORS	0x1u
+/*
+ * VG_BCAP_STDIN_STREAM: a session command reads its stdin_path as the
+ * bytes come (the sandbox redirects it from the session directory), so
+ * a FIFO there gives a background command input after its start
+ * (`vigil exec --background --open-stdin`, `vigil session input`).
+ * Backends that read the whole file first (ssh, the clouds) lack it.
+ */
+#define VG_BCAP_STDIN_STREAM	0x2u
 
 struct vg_backend_ops {
 	/* Name, alias, manifest sections, their validation beyond the

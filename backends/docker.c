@@ -1067,6 +1067,7 @@ static const struct vg_msection *const docker_sections[] = {
 };
 
 const struct vg_backend_ops vg_backend_docker = {
+	.caps = VG_BCAP_STDIN_STREAM,
 	.p = {
 		.kind = VG_PLUGIN_BACKEND,
 		.name = "docker",

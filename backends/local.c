@@ -2348,7 +2348,7 @@ local_host_notes(const struct vg_manifest *m, struct vg_strv *notes)
 }
 
 const struct vg_backend_ops vg_backend_local = {
-	.caps = VG_BCAP_EXECUTORS,
+	.caps = VG_BCAP_EXECUTORS | VG_BCAP_STDIN_STREAM,
 	.p = {
 		.kind = VG_PLUGIN_BACKEND,
 		.name = "local",

@@ -1455,6 +1455,7 @@ out:
 }
 
 const struct vg_backend_ops vg_backend_singularity = {
+	.caps = VG_BCAP_STDIN_STREAM,
 	.p = {
 		.kind = VG_PLUGIN_BACKEND,
 		.name = "singularity",

@@ -76,7 +76,7 @@ _vigil()
 		esac
 		;;
 	exec)
-		opts="--backend --policy --mode --timeout --audit-log --session --stdin --json --background --output-limit"
+		opts="--backend --policy --mode --timeout --audit-log --session --stdin --json --background --open-stdin --output-limit"
 		takes=" --backend --policy --mode --timeout --audit-log --session --output-limit "
 		case $prev in
 		--mode)
@@ -94,14 +94,14 @@ _vigil()
 		esac
 		;;
 	session)
-		opts="--backend --image -f --file --set --workdir --name --idle-timeout --max-age --mode --policy --json --wait --follow"
+		opts="--backend --image -f --file --set --workdir --name --idle-timeout --max-age --mode --policy --json --wait --follow --close"
 		takes=" --backend --image -f --file --set --workdir --name --idle-timeout --max-age --mode --policy "
 		case $prev in
 		--mode)
 			COMPREPLY=($(compgen -W "auto-deny auto-approve interactive" -- "$cur"))
 			return 0 ;;
 		esac
-		subs="start list stop jobs output kill"
+		subs="start list stop jobs output kill input"
 		ids=sessions
 		;;
 	mcp)

@@ -54,6 +54,9 @@ static const struct vg_opt exec_opts[] = {
 	    "duration, truncated)"),
 	{ .name = "background",
 	  .help = "--session: print a job id and let the command run on" },
+	{ .name = "open-stdin",
+	  .help = "--background: keep the command's input open for "
+	  "'vigil session input'" },
 	{ .name = "output-limit", .has_arg = 1, .arg = "BYTES",
 	  .help = "--json: bytes of each stream shown (default 65536)" },
 	{ NULL }
@@ -343,14 +346,15 @@ read_stdin(struct vg_buf *in)
  * has recorded itself, so that jobs, output and kill see it at once.
  */
 static int
-run_background(struct vg_sess *ss, struct vg_session_cmd *c, int json)
+run_background(struct vg_sess *ss, struct vg_session_cmd *c, int json,
+    int open_stdin)
 {
 	struct vg_store *st = NULL;
 	struct vg_result r;
 	struct vg_err e;
 	char *log, ok;
 	int pfd[2], n;
-	pid_t pid;
+	pid_t pid, holder = 0;
 
 	if (pipe2(pfd, O_CLOEXEC) != 0)
 		return vg_cmd_fail(VG_EXIT_INTERNAL, "pipe: %s",
@@ -378,8 +382,16 @@ run_background(struct vg_sess *ss, struct vg_session_cmd *c, int json)
 		memset(&r, 0, sizeof(r));
 		if (vg_launch_store(&st, NULL) != 0)
 			_exit(VG_EXIT_INTERNAL);
+		/* A writer on the input FIFO until `session input --close`. */
+		if (open_stdin && (holder = vg_sess_stdin_hold(c->dir,
+		    &e)) < 0) {
+			fprintf(stderr, "vigil: job %s: %s\n", c->job, e.msg);
+			vg_err_init(&e);
+			holder = 0;
+		}
 		if (vg_sess_job_run(st, ss, c, &r, &e) != 0)
 			fprintf(stderr, "vigil: job %s: %s\n", c->job, e.msg);
+		vg_sess_stdin_release(holder);
 		vg_store_close(st);
 		_exit(0);
 	}
@@ -465,7 +477,11 @@ exec_session(struct vg_args *a, double timeout)
 		return VG_EXIT_USAGE;
 	if (bg && vg_args_has(a, "stdin"))
 		return vg_cmd_usage_error(a, "--stdin does not go with "
-		    "--background");
+		    "--background (--open-stdin keeps a background command's "
+		    "input open for 'vigil session input')");
+	if (vg_args_has(a, "open-stdin") && !bg)
+		return vg_cmd_usage_error(a, "--open-stdin goes with "
+		    "--background (a foreground command takes --stdin)");
 	memset(&cp, 0, sizeof(cp));
 	memset(&ss, 0, sizeof(ss));
 	if (a->argc == 1) {
@@ -484,6 +500,14 @@ exec_session(struct vg_args *a, double timeout)
 	    (rc = vg_sess_check(st, &ss, &e)) != 0) {
 		rc = vg_cmd_fail(rc == VG_ENOENT || rc == VG_EINVAL ?
 		    VG_EXIT_USAGE : vg_cmd_exit_for_rc(rc), "exec: %s", e.msg);
+		goto out;
+	}
+	if (vg_args_has(a, "open-stdin") &&
+	    !(ss.ops->caps & VG_BCAP_STDIN_STREAM)) {
+		rc = vg_cmd_fail(VG_EXIT_USAGE, "exec: --open-stdin: backend "
+		    "'%s' reads a command's input whole before it starts; "
+		    "input after the start works with local, docker and "
+		    "apptainer sessions", ss.ops->p.name);
 		goto out;
 	}
 	if ((rc = vg_cmd_policy_open_conf(a, &ss.m->policy,
@@ -572,11 +596,21 @@ exec_session(struct vg_args *a, double timeout)
 	c.dir = j.dir;
 	p = vg_path_join(j.dir, "stdin");
 	c.stdin_path = vg_args_has(a, "stdin") ? p : NULL;
+	if (vg_args_has(a, "open-stdin")) {
+		if ((rc = vg_sess_stdin_make(j.dir, &e)) != 0) {
+			rc = vg_cmd_fail(vg_cmd_exit_for_rc(rc), "exec: %s",
+			    e.msg);
+			free(p);
+			goto out;
+		}
+		c.stdin_path = p;
+	}
 	c.save = !bg;
 	c.timeout = timeout;
 	c.kill_grace = ss.m->kill_grace;
 	if (bg) {
-		rc = run_background(&ss, &c, json);
+		rc = run_background(&ss, &c, json,
+		    vg_args_has(a, "open-stdin"));
 		free(p);
 		goto out;
 	}
@@ -614,7 +648,7 @@ out:
 
 /* Options that mean something with --session only. */
 static const char *const session_only[] = { "stdin", "json", "background",
-    "output-limit", NULL };
+    "open-stdin", "output-limit", NULL };
 
 static int
 cmd_exec_exec(struct vg_args *a)

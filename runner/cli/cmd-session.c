@@ -592,6 +592,50 @@ session_kill(struct vg_args *a, struct vg_sess *ss)
 	return 0;
 }
 
+/* Most `session input` reads from our stdin, bytes. */
+#define INPUT_MAX	((size_t)16 << 20)
+/* How long `session input` waits for the command to take the bytes. */
+#define INPUT_WAIT_MS	30000
+
+/* vigil session input ID JOB [TEXT] [--close]: TEXT, else our stdin (a
+ * terminal's excepted), to a background command's open input. */
+static int
+session_input(struct vg_args *a, struct vg_sess *ss)
+{
+	struct vg_buf in = VG_BUF_INIT;
+	struct vg_err e;
+	char buf[65536];
+	ssize_t n;
+	int job, rc;
+
+	if ((rc = job_arg(a, &job)) != 0)
+		return rc;
+	if (a->argc > 3)
+		vg_buf_adds(&in, a->argv[3]);
+	else if (!isatty(0) || !vg_args_has(a, "close")) {
+		while ((n = read(0, buf, sizeof(buf))) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 || in.len + (size_t)n > INPUT_MAX) {
+				vg_buf_release(&in);
+				return vg_cmd_fail(VG_EXIT_USAGE, "session input: "
+				    "stdin: %s", n < 0 ? strerror(errno) :
+				    "more than 16 MiB");
+			}
+			vg_buf_add(&in, buf, (size_t)n);
+		}
+	}
+	vg_err_init(&e);
+	rc = vg_sess_job_input(ss, job, in.data, in.len, vg_args_has(a,
+	    "close"), INPUT_WAIT_MS, &e);
+	vg_buf_release(&in);
+	if (rc != 0)
+		return vg_cmd_fail(rc == VG_ENOENT || rc == VG_EINVAL ?
+		    VG_EXIT_USAGE : vg_cmd_exit_for_rc(rc), "session input: %s",
+		    e.msg);
+	return 0;
+}
+
 /* Which options each verb takes. */
 static const struct {
 	const char	*verb;
@@ -605,6 +649,7 @@ static const struct {
 	{ "jobs", 1, " json " },
 	{ "output", 2, " wait follow " },
 	{ "kill", 2, " " },
+	{ "input", 3, " close " },
 };
 
 static int
@@ -621,7 +666,7 @@ cmd_session_exec(struct vg_args *a)
 			break;
 	if (v == sizeof(verbs) / sizeof(verbs[0]))
 		return vg_cmd_usage_error(a, "unknown '%s' (start, list, stop, "
-		    "jobs, output or kill)", a->argv[0]);
+		    "jobs, output, kill or input)", a->argv[0]);
 	for (i = 0; a->cmd->opts[i].name != NULL; i++) {
 		snprintf(word, sizeof(word), " %s ", a->cmd->opts[i].name);
 		if (a->count[i] > 0 && strstr(verbs[v].opts, word) == NULL)
@@ -644,8 +689,10 @@ cmd_session_exec(struct vg_args *a)
 		rc = session_jobs(a, &ss);
 	else if (v == 4)
 		rc = session_output(a, &ss);
-	else
+	else if (v == 5)
 		rc = session_kill(a, &ss);
+	else
+		rc = session_input(a, &ss);
 	vg_sess_release(&ss);
 	vg_store_close(st);
 	return vg_cmd_finish_stdout(rc);
@@ -653,14 +700,17 @@ cmd_session_exec(struct vg_args *a)
 
 const struct vg_cmd_entry vg_cmd_session = {
 	.name = "session",
-	.args_usage = "start|list|stop|jobs|output|kill [ID [JOB]]",
+	.args_usage = "start|list|stop|jobs|output|kill|input [ID [JOB "
+	    "[TEXT]]]",
 	.summary = "sandboxes kept between commands, for agents",
 	.help = "start opens a session (a sandbox of the backend kept between "
 	    "commands) and\nprints its id; run commands in it with 'vigil exec "
 	    "--session ID -- CMD'.\nlist shows sessions; stop ID removes the "
 	    "sandbox; jobs ID lists its\ncommands; output ID JOB prints a "
 	    "command's output (--wait for its end,\n--follow as it comes); "
-	    "kill ID JOB stops a background command.  A session\nends by "
+	    "kill ID JOB stops a background command; input ID\nJOB [TEXT] "
+	    "sends TEXT (else our stdin) to one started with --open-stdin\n"
+	    "(--close ends its input).  A session ends by "
 	    "itself after --idle-timeout without commands or at --max-age\n"
 	    "(docs/sessions.md).",
 	.opts = (const struct vg_opt[]){
@@ -688,10 +738,12 @@ const struct vg_cmd_entry vg_cmd_session = {
 		{ .name = "wait", .help = "output: wait for the job's end" },
 		{ .name = "follow",
 		  .help = "output: print as it comes until the end" },
+		{ .name = "close",
+		  .help = "input: end the command's input after this" },
 		{ NULL },
 	},
 	.min_args = 1,
-	.max_args = 3,
+	.max_args = 4,
 	.ids = "sessions",
 	.exec = cmd_session_exec,
 };

@@ -539,10 +539,12 @@ start_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
 {
 	const char *cmd;
 	double timeout = 0;
+	int open_stdin;
 
 	(void)conf;
 	if (arg_str(args, "command", 1, &cmd, e) != 0 ||
-	    arg_num(args, "timeout", 0, 31.0 * 86400, &timeout, e) != 0)
+	    arg_num(args, "timeout", 0, 31.0 * 86400, &timeout, e) != 0 ||
+	    arg_bool(args, "open_stdin", &open_stdin, e) != 0)
 		return -1;
 	vg_strv_push(argv, conf->self);
 	vg_strv_push(argv, "exec");
@@ -550,6 +552,8 @@ start_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
 	vg_strv_push(argv, session);
 	vg_strv_push(argv, "--json");
 	vg_strv_push(argv, "--background");
+	if (open_stdin)
+		vg_strv_push(argv, "--open-stdin");
 	if (timeout > 0)
 		vg_strv_pushf(argv, "--timeout=%.0f", ceil(timeout));
 	vg_strv_push(argv, "--");
@@ -672,6 +676,47 @@ kill_result(const struct vg_json_value *args, const struct vg_buf *out,
 }
 
 static int
+input_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
+    const char *session, struct vg_strv *argv, struct vg_err *e)
+{
+	const char *data = NULL;
+	int close_it;
+
+	if (arg_str(args, "data", 0, &data, e) != 0 ||
+	    arg_bool(args, "close", &close_it, e) != 0 ||
+	    job_argv(conf, args, session, "input", 1, argv, e) != 0)
+		return -1;
+	vg_strv_push(argv, data != NULL ? data : "");
+	if (close_it)
+		vg_strv_push(argv, "--close");
+	return 0;
+}
+
+/* What was given to the job's input. */
+static int
+input_result(const struct vg_json_value *args, const struct vg_buf *out,
+    const struct vg_buf *err, int status, struct vg_json_writer *w,
+    int *is_error)
+{
+	const struct vg_json_value *c = vg_json_get(args, "close");
+
+	(void)out;
+	(void)err;
+	if (status != 0)
+		return -1;
+	*is_error = 0;
+	vg_json_obj_begin(w);
+	vg_json_key(w, "job");
+	vg_json_int(w, (long long)vg_json_get_num(args, "job", 0));
+	vg_json_key(w, "sent");
+	vg_json_int(w, (long long)strlen(vg_json_get_str(args, "data", "")));
+	vg_json_key(w, "closed");
+	vg_json_bool(w, c != NULL && c->type == VG_JSON_BOOL && c->b);
+	vg_json_obj_end(w);
+	return 0;
+}
+
+static int
 jobs_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
     const char *session, struct vg_strv *argv, struct vg_err *e)
 {
@@ -754,14 +799,17 @@ const struct vg_mcp_tool vg_mcp_tools[] = {
 	{ .name = "job_start", .title = "Start a background command",
 	  .description = "Starts a command in a session after the policy "
 	  "gate and returns its job number at once; read its output with "
-	  "job_output, stop it with job_kill.  A refused command is an "
-	  "error with the reason and the allow rule.",
+	  "job_output, give it input with job_input (open_stdin), stop it "
+	  "with job_kill.  A refused command is an error with the reason "
+	  "and the allow rule.",
 	  .input_schema = S_OBJ(
 	    "\"command\":" S_STR("shell command (run with /bin/sh -c)")
 	    ",\"session\":" S_STR("session id or name (default: the server's)")
 	    ",\"timeout\":{\"type\":\"number\",\"minimum\":0,"
-	    "\"description\":\"stop it after this many seconds\"}",
-	    "\"command\""),
+	    "\"description\":\"stop it after this many seconds\"}"
+	    ",\"open_stdin\":{\"type\":\"boolean\",\"description\":"
+	    "\"keep its input open for job_input (local, docker, apptainer "
+	    "sessions)\"}", "\"command\""),
 	  .output_schema = S_OBJ(
 	    "\"session\":{\"type\":\"string\"},\"job\":{\"type\":"
 	    "\"integer\"},\"denied\":{\"type\":\"boolean\"},\"exit_code\":"
@@ -783,6 +831,19 @@ const struct vg_mcp_tool vg_mcp_tools[] = {
 	    "\"exit_code\":{\"type\":\"integer\"}",
 	    "\"job\",\"stdout\",\"stderr\""),
 	  .argv = output_argv, .result = output_result, .in_session = 1 },
+	{ .name = "job_input", .title = "Give a background command input",
+	  .description = "Writes data to the input of a command started "
+	  "with open_stdin (waiting up to 30 s for it to be read); with "
+	  "close, ends its input afterwards (the command reads end of "
+	  "file).",
+	  .input_schema = S_OBJ(S_JOB
+	    ",\"data\":" S_STR("bytes to write (a line ends with \\\\n)")
+	    ",\"close\":{\"type\":\"boolean\",\"description\":\"end "
+	    "the input after data\"}", "\"job\""),
+	  .output_schema = S_OBJ("\"job\":{\"type\":\"integer\"},"
+	    "\"sent\":{\"type\":\"integer\"},\"closed\":{\"type\":"
+	    "\"boolean\"}", "\"job\",\"sent\",\"closed\""),
+	  .argv = input_argv, .result = input_result, .in_session = 1 },
 	{ .name = "job_kill", .title = "Stop a background command",
 	  .description = "Stops a command of a session (its whole process "
 	  "tree); the session goes on.",

@@ -27,11 +27,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -939,4 +941,150 @@ vg_sess_gc(struct vg_store *st, double cutoff, int dry, struct vg_buf *report,
 	vg_strv_release(&g.old);
 	return bad ? vg_err_set(e, VG_EBACKEND, "some sessions could not be "
 	    "closed or removed (see above)") : 0;
+}
+
+/* ---- input after the start ---- */
+
+/* The marker at which the holder of a job's FIFO lets go. */
+#define STDIN_CLOSED	"stdin.closed"
+
+/* Opens dir's "stdin" FIFO with flags, beneath dir without following a
+ * link, and checks it is a FIFO of vigil's user. */
+static int
+stdin_open(const char *dir, int flags, struct vg_err *e)
+{
+	struct stat st;
+	int afd, fd;
+
+	if ((afd = vg_beneath_anchor(dir, e)) < 0)
+		return afd;
+	fd = vg_beneath_open(afd, "stdin", flags | O_NONBLOCK | O_CLOEXEC, 0);
+	close(afd);
+	if (fd < 0)
+		return vg_err_set(e, errno == ENOENT ? VG_EINVAL : VG_EDENIED,
+		    "the input of '%s' is not open (%s): start the command "
+		    "with --background --open-stdin", dir, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode) ||
+	    st.st_uid != vg_self_euid()) {
+		close(fd);
+		return vg_err_set(e, VG_EINVAL, "the input of '%s' is not "
+		    "open (its stdin is not vigil's FIFO): start the command "
+		    "with --background --open-stdin", dir);
+	}
+	return fd;
+}
+
+int
+vg_sess_stdin_make(const char *dir, struct vg_err *e)
+{
+	int afd, rc = 0;
+
+	if ((afd = vg_beneath_anchor(dir, e)) < 0)
+		return afd;
+	if (mkfifoat(afd, "stdin", 0600) != 0)
+		rc = vg_err_errno(e, "making the input FIFO in '%s'", dir);
+	close(afd);
+	return rc;
+}
+
+pid_t
+vg_sess_stdin_hold(const char *dir, struct vg_err *e)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	pid_t parent = getpid(), pid;
+	int fd, afd;
+
+	/* Open here: a FIFO that is not there fails the start, not later. */
+	if ((fd = stdin_open(dir, O_RDWR, e)) < 0)
+		return fd;
+	if ((pid = fork()) < 0) {
+		close(fd);
+		return vg_err_errno(e, "fork for the input of '%s'", dir);
+	}
+	if (pid > 0) {
+		close(fd);
+		return pid;
+	}
+	/* The holder: keeps a writer on the FIFO until the marker or the
+	 * runner's end.  It never reads, so the bytes are the command's. */
+	for (;;) {
+		nanosleep(&ts, NULL);
+		if (getppid() != parent)
+			_exit(0);
+		if ((afd = vg_beneath_anchor(dir, NULL)) < 0)
+			_exit(0);
+		if (faccessat(afd, STDIN_CLOSED, F_OK, AT_SYMLINK_NOFOLLOW) ==
+		    0)
+			_exit(0);
+		close(afd);
+	}
+}
+
+void
+vg_sess_stdin_release(pid_t holder)
+{
+	if (holder <= 0)
+		return;
+	(void)kill(holder, SIGKILL);
+	while (waitpid(holder, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+int
+vg_sess_job_input(const struct vg_sess *ss, int job, const void *p,
+    size_t n, int close_it, int timeout_ms, struct vg_err *e)
+{
+	struct vg_sess_job j;
+	const char *c = p;
+	struct pollfd pfd;
+	long long deadline;
+	ssize_t w;
+	int fd, afd, mfd, rc;
+
+	if ((rc = vg_sess_job_get(ss, job, &j, e)) != 0)
+		return rc;
+	if (strcmp(j.state, "running") != 0)
+		return vg_err_set(e, VG_EINVAL, "job %d has ended (%s): it "
+		    "takes no more input", job, j.state);
+	if ((fd = stdin_open(j.dir, O_WRONLY, e)) < 0)
+		return fd;
+	deadline = vg_mono_ms() + timeout_ms;
+	while (n > 0) {
+		if ((w = write(fd, c, n)) > 0) {
+			c += w;
+			n -= (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno != EAGAIN) {
+			rc = vg_err_errno(e, "writing to job %d's input", job);
+			goto out;
+		}
+		pfd.fd = fd;
+		pfd.events = POLLOUT;
+		if (vg_mono_ms() >= deadline || poll(&pfd, 1, (int)(deadline -
+		    vg_mono_ms())) == 0) {
+			rc = vg_err_set(e, VG_ETIMEOUT, "job %d does not read "
+			    "its input: %zu bytes not taken after %d ms", job,
+			    n, timeout_ms);
+			goto out;
+		}
+	}
+	if (close_it) {
+		if ((afd = vg_beneath_anchor(j.dir, e)) < 0) {
+			rc = afd;
+			goto out;
+		}
+		mfd = openat(afd, STDIN_CLOSED, O_WRONLY | O_CREAT | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (mfd < 0 && errno != EEXIST)
+			rc = vg_err_errno(e, "closing job %d's input", job);
+		else if (mfd >= 0)
+			close(mfd);
+		close(afd);
+	}
+out:
+	close(fd);
+	return rc;
 }

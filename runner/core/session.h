@@ -167,6 +167,30 @@ int	vg_sess_jobs(const struct vg_sess *ss,
 int	vg_sess_job_kill(const struct vg_sess *ss, int job, struct vg_err *e);
 
 /*
+ * Input after the start (`vigil exec --background --open-stdin`): the
+ * job's stdin in its directory is a FIFO (vg_sess_stdin_make, before the
+ * runner starts), held open for writing by a holder process the runner
+ * forks (vg_sess_stdin_hold) so that the command sees the end of its
+ * input only when asked: vg_sess_job_input writes to it and, with
+ * close, leaves the marker "stdin.closed" at which the holder lets go.
+ * Every path is opened beneath the session directory (its commands
+ * write there): a link, or anything but a FIFO of vigil's user at
+ * "stdin", is refused.
+ */
+int	vg_sess_stdin_make(const char *dir, struct vg_err *e);
+/* Forks the holder of dir's FIFO; its pid, or a negative vg_rc.  It ends
+ * at the marker, or when the process that forked it is gone; end it
+ * with vg_sess_stdin_release once the command ended. */
+pid_t	vg_sess_stdin_hold(const char *dir, struct vg_err *e);
+void	vg_sess_stdin_release(pid_t holder);
+/* Writes the n bytes at p to running job's input (waiting at most
+ * timeout_ms for the command to take them), then with close ends it.
+ * VG_ENOENT: no such job; VG_EINVAL: the job ended or its input is not
+ * open; VG_ETIMEOUT: the command does not read. */
+int	vg_sess_job_input(const struct vg_sess *ss, int job, const void *p,
+	    size_t n, int close_it, int timeout_ms, struct vg_err *e);
+
+/*
  * vigil gc's part: closes open sessions whose keeper is gone or whose
  * time is up, and removes ended sessions (directory and record) that
  * ended before cutoff.  Appends one line per action to report.
