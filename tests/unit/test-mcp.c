@@ -173,7 +173,7 @@ test_tools_list(void **state)
 	vg_mcp_tools_list(&w);
 	doc = parse(vg_buf_str(&b));
 	tools = vg_json_get(vg_json_root(doc), "tools");
-	assert_int_equal(tools->len, 13);
+	assert_int_equal(tools->len, 14);
 	for (k = 0; k < tools->len; k++) {
 		t = tools->items[k];
 		assert_string_equal(vg_json_get_str(vg_json_get(t,
@@ -297,6 +297,13 @@ test_tool_argv(void **state)
 	argv_is("job_output", "{\"job\":1,\"wait\":\"yes\"}", "ERR: "
 	    "argument 'wait' must be true or false");
 	argv_is("job_kill", "{\"job\":3}", "/bin/vigil session kill s-1 3");
+	argv_is("job_input", "{\"job\":3,\"data\":\"a b\\n\",\"close\":true}",
+	    "/bin/vigil session input s-1 3 a b\n --close");
+	argv_is("job_input", "{\"job\":3}", "/bin/vigil session input s-1 3 ");
+	argv_is("job_input", "{\"job\":3,\"close\":1}", "ERR: argument "
+	    "'close' must be true or false");
+	argv_is("job_input", "{\"data\":\"x\"}", "ERR: argument 'job' is "
+	    "required");
 	argv_is("session_jobs", "{}", "/bin/vigil session jobs s-1 --json");
 	vg_err_init(&e);
 	assert_int_equal(vg_mcp_default_session_argv(&conf, &argv, &e), 0);
@@ -431,6 +438,10 @@ test_tool_results(void **state)
 		{ "job_kill", "{\"job\":2}", "job 2 killed\n", "", 0,
 		  "{\"job\":2,\"state\":\"killed\"}", 0 },
 		{ "job_kill", "{\"job\":2}", "", "", 2, NULL, 0 },
+		{ "job_input", "{\"job\":2,\"data\":\"hi\\n\",\"close\":true}",
+		  "", "", 0, "{\"job\":2,\"sent\":3,\"closed\":true}", 0 },
+		{ "job_input", "{\"job\":2,\"data\":\"x\"}", "",
+		  "vigil: session input: job 2 has ended\n", 2, NULL, 0 },
 		{ "session_jobs", "{}", "[{\"job\":1}]\n", "", 0,
 		  "{\"jobs\":[{\"job\":1}]}", 0 },
 		{ "session_jobs", "{}", "", "", 2, NULL, 0 },
