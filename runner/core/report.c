@@ -132,14 +132,14 @@ audit_cb(void *arg, const struct vg_audit_rec *a)
 	struct vg_json_writer w;
 	size_t v;
 
-	for (v = 0; v < 5; v++)
-		if (a->verdict != NULL && strcmp(a->verdict,
-		    verdict_names[v]) == 0)
-			R->verdicts[v]++;
 	/* Connections through the egress proxy have a section of their
 	 * own (egress, from the events). */
 	if (a->mode != NULL && strcmp(a->mode, "egress") == 0)
 		return 0;
+	for (v = 0; v < 5; v++)
+		if (a->verdict != NULL && strcmp(a->verdict,
+		    verdict_names[v]) == 0)
+			R->verdicts[v]++;
 	/* Plain allows without a finding are counted only. */
 	if (a->verdict != NULL && strcmp(a->verdict, "allow") == 0 &&
 	    a->category == NULL)
