@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -42,6 +44,7 @@
 #include "common/json.h"
 #include "common/log.h"
 #include "common/path.h"
+#include "common/proc.h"
 #include "common/str.h"
 
 /* Fds the namespace maker hands over: listening socket, namespace,
@@ -166,14 +169,14 @@ namespace_socket(int *lfd, int *nsfd, int *diagfd, struct vg_err *e)
  * way back (no_new_privs).  0 or -1.
  */
 static int
-shed(int lfd, int diagfd, int logfd)
+shed(int lfd, int diagfd, int logfd, int keep)
 {
 	long fd, max = sysconf(_SC_OPEN_MAX);
 
 	if (max < 0 || max > 65536)
 		max = 65536;
 	for (fd = 3; fd < max; fd++)
-		if (fd != lfd && fd != logfd && fd != diagfd)
+		if (fd != lfd && fd != logfd && fd != diagfd && fd != keep)
 			(void)close((int)fd);
 	if (geteuid() == 0 && (setgroups(0, NULL) != 0 ||
 	    setresgid(65534, 65534, 65534) != 0 ||
@@ -527,7 +530,19 @@ vg_egress_run_task(struct vg_egress_run *r, uint64_t cgid, int index,
 {
 	struct vg_egress_reader *rd = r->rd;
 
-	if (rd == NULL || cgid == 0)
+	if (cgid == 0)
+		return;
+	if (rd == NULL && r->ownfd >= 0) {
+		char line[128];
+		int n = snprintf(line, sizeof(line), "{\"owner\":%llu,"
+		    "\"job\":%d}\n", (unsigned long long)cgid, r->job);
+
+		if (write(r->ownfd, line, (size_t)n) != n)
+			vg_warn("egress: cannot record whose cgroup %llu is: "
+			    "%s", (unsigned long long)cgid, strerror(errno));
+		return;
+	}
+	if (rd == NULL)
 		return;
 	pthread_mutex_lock(&rd->lock);
 	if (rd->nowners == rd->cap) {
@@ -597,7 +612,7 @@ vg_egress_run_start(const struct vg_net_conf *nc, const char *run_dir,
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_IGN);
 		close(nsfd);
-		if (shed(lfd, diagfd, pfd[1]) != 0)
+		if (shed(lfd, diagfd, pfd[1], -1) != 0)
 			_exit(1);
 		_exit(vg_egress_serve(lfd, diagfd, &rules, pfd[1]) == 0 ?
 		    0 : 1);
@@ -690,4 +705,227 @@ vg_egress_run_env(const struct vg_egress_run *r,
 	set(arg, "all_proxy", url);
 	set(arg, "NO_PROXY", "localhost,127.0.0.1,::1");
 	set(arg, "no_proxy", "localhost,127.0.0.1,::1");
+}
+
+/* ---- a session's proxy ---- */
+
+/* Opens path for appending, vigil's own regular file, no link. */
+static int
+open_own(const char *path, int flags, const char *what, struct vg_err *e)
+{
+	char *dir = vg_xstrdup(path), *slash = strrchr(dir, '/');
+	int dfd, fd;
+
+	if (slash == NULL) {
+		free(dir);
+		return vg_err_set(e, VG_EINVAL, "%s '%s': not a path", what,
+		    path);
+	}
+	*slash = '\0';
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		fd = vg_err_errno(e, "%s: directory '%s'", what, dir);
+		free(dir);
+		return fd;
+	}
+	fd = vg_beneath_file(dfd, slash + 1, flags, 0600, what, e);
+	close(dfd);
+	free(dir);
+	return fd;
+}
+
+int
+vg_egress_session_start(const struct vg_net_conf *nc, const char *state_path,
+    const char *log_path, struct vg_err *e)
+{
+	struct vg_egress_rules rules;
+	struct sockaddr_in sa;
+	socklen_t salen = sizeof(sa);
+	unsigned long long start = 0;
+	char why[512], line[128];
+	int lfd = -1, nsfd = -1, diagfd = -1, logfd = -1, sfd = -1, rc, n;
+	int sv[2] = { -1, -1 };
+	pid_t pid, proxy = 0;
+
+	if (geteuid() != 0)
+		return vg_err_set(e, VG_EUNSUPPORTED, "isolation.network: an "
+		    "allow-list needs vigil to run as root (the proxy listens "
+		    "in the commands' network namespace)");
+	if (vg_egress_rules_init(&rules, &nc->allow, &nc->deny, why,
+	    sizeof(why)) != 0)
+		return vg_err_set(e, VG_EINVAL, "isolation.network: %s", why);
+	if ((logfd = open_own(log_path, O_WRONLY | O_APPEND | O_CREAT,
+	    "egress log", e)) < 0) {
+		rc = logfd;
+		logfd = -1;
+		goto out;
+	}
+	if ((sfd = open_own(state_path, O_WRONLY | O_CREAT | O_TRUNC,
+	    "egress proxy state", e)) < 0) {
+		rc = sfd;
+		sfd = -1;
+		goto out;
+	}
+	if ((rc = namespace_socket(&lfd, &nsfd, &diagfd, e)) != 0)
+		goto out;
+	if (getsockname(lfd, (struct sockaddr *)&sa, &salen) != 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+		rc = vg_err_errno(e, "egress proxy: socket");
+		goto out;
+	}
+	/* The proxy is a grandchild: it outlives vigil, in a session of
+	 * its own; the child tells its pid and exits. */
+	if ((pid = fork()) < 0) {
+		rc = vg_err_errno(e, "egress proxy: fork");
+		goto out;
+	}
+	if (pid == 0) {
+		pid_t g;
+
+		if (setsid() < 0 || (g = fork()) < 0)
+			_exit(1);
+		if (g > 0)
+			_exit(write(sv[1], &g, sizeof(g)) == (ssize_t)sizeof(g) ?
+			    0 : 1);
+		signal(SIGPIPE, SIG_IGN);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		if (shed(lfd, diagfd, logfd, nsfd) != 0)
+			_exit(1);
+		_exit(vg_egress_serve(lfd, diagfd, &rules, logfd) == 0 ?
+		    0 : 1);
+	}
+	close(sv[1]);
+	sv[1] = -1;
+	n = (int)read(sv[0], &proxy, sizeof(proxy));
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (n != (int)sizeof(proxy) || proxy <= 0 ||
+	    vg_proc_starttime(proxy, &start) != 0) {
+		rc = vg_err_set(e, VG_EIO, "egress proxy: it did not start");
+		goto out;
+	}
+	n = snprintf(line, sizeof(line), "%ld %llu %u %d\n", (long)proxy,
+	    start, ntohs(sa.sin_port), nsfd);
+	if (write(sfd, line, (size_t)n) != n) {
+		rc = vg_err_errno(e, "egress proxy: writing '%s'", state_path);
+		kill(proxy, SIGKILL);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (lfd >= 0)
+		close(lfd);
+	if (nsfd >= 0)
+		close(nsfd);
+	if (diagfd >= 0)
+		close(diagfd);
+	if (logfd >= 0)
+		close(logfd);
+	if (sfd >= 0)
+		close(sfd);
+	if (sv[0] >= 0)
+		close(sv[0]);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	vg_egress_rules_release(&rules);
+	return rc;
+}
+
+/* Reads state_path: the proxy's pid (checked: vigil's program, started
+ * then), port and namespace descriptor number. */
+static int
+session_state(const char *state_path, pid_t *pid, unsigned *port,
+    int *nsno, struct vg_err *e)
+{
+	unsigned long long start;
+	char buf[128], c;
+	ssize_t n;
+	long p;
+	int fd, rc = 0;
+
+	if ((fd = open_own(state_path, O_RDONLY, "egress proxy state",
+	    e)) < 0)
+		return fd;
+	n = read(fd, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	if (n <= 0 || sscanf(buf, "%ld %llu %u %d%c", &p, &start, port, nsno,
+	    &c) != 5 ||
+	    c != '\n' || p <= 0 || *port == 0 || *port > 65535 || *nsno < 0)
+		rc = vg_err_set(e, VG_ESTATE, "egress proxy state '%s' is "
+		    "not 'PID START PORT NSFD'", state_path);
+	else if (!vg_proc_runs((pid_t)p, start, NULL))
+		rc = vg_err_set(e, VG_ESTATE, "the session's egress proxy "
+		    "(pid %ld) is gone: close the session and open another",
+		    p);
+	else
+		*pid = (pid_t)p;
+	close(fd);
+	return rc;
+}
+
+int
+vg_egress_session_attach(const char *state_path, const char *log_path,
+    struct vg_egress_run *r, struct vg_err *e)
+{
+	char path[64];
+	unsigned port;
+	pid_t pid;
+	int nsno, nsfd, ownfd, rc;
+
+	if ((rc = session_state(state_path, &pid, &port, &nsno, e)) != 0)
+		return rc;
+	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)pid, nsno);
+	if ((nsfd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return vg_err_errno(e, "the session's egress proxy: its "
+		    "namespace (%s)", path);
+	/* That descriptor is a network namespace, not what a pid reused
+	 * since the check left there. */
+	if (ioctl(nsfd, NS_GET_NSTYPE) != CLONE_NEWNET) {
+		close(nsfd);
+		return vg_err_set(e, VG_ESTATE, "the session's egress proxy: "
+		    "%s is not a network namespace", path);
+	}
+	if ((ownfd = open_own(log_path, O_WRONLY | O_APPEND, "egress log",
+	    e)) < 0) {
+		close(nsfd);
+		return ownfd;
+	}
+	r->pid = pid;
+	r->nsfd = nsfd;
+	r->port = port;
+	r->ownfd = ownfd;
+	return 0;
+}
+
+void
+vg_egress_run_detach(struct vg_egress_run *r)
+{
+	if (r->nsfd >= 0)
+		close(r->nsfd);
+	if (r->ownfd >= 0)
+		close(r->ownfd);
+	r->pid = 0;
+	r->nsfd = r->ownfd = -1;
+	r->port = 0;
+	r->job = 0;
+}
+
+void
+vg_egress_session_stop(const char *state_path)
+{
+	struct vg_err e;
+	unsigned port;
+	pid_t pid;
+	int nsno, i;
+
+	vg_err_init(&e);
+	if (session_state(state_path, &pid, &port, &nsno, &e) == 0) {
+		kill(pid, SIGTERM);
+		/* Not our child: wait for it to be gone (it logs what is
+		 * open, then exits). */
+		for (i = 0; i < 200 && kill(pid, 0) == 0; i++)
+			usleep(10000);
+	}
+	(void)unlink(state_path);
 }

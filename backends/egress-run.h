@@ -67,9 +67,12 @@ struct vg_egress_run {
 	unsigned	 port;		/* the proxy's, on 127.0.0.1 there */
 	char		*run_dir;	/* its log: RUN/egress.jsonl */
 	struct vg_egress_reader *rd;	/* the reading thread, or NULL */
+	int		 ownfd;		/* a session's log, for owner lines
+					   (vg_egress_run_task), or -1 */
+	int		 job;		/* a session's job, in owner lines */
 };
 
-#define VG_EGRESS_RUN_INIT	{ 0, -1, 0, NULL, NULL }
+#define VG_EGRESS_RUN_INIT	{ 0, -1, 0, NULL, NULL, -1, 0 }
 
 /* Starts the proxy for nc's rules, logging to run_dir/egress.jsonl;
  * 0, or an error in e (not root, bad rules, a namespace refused). */
@@ -82,7 +85,9 @@ void	vg_egress_run_stop(struct vg_egress_run *r);
 
 /* Says that the sockets of cgroup cgid (its cgroup v2 id, the inode
  * number of its directory) are attempt attempt of task index: the
- * records of their connections name that task. */
+ * records of their connections name that task.  For a session's proxy
+ * (ownfd), an owner line ({"owner":CGID,"job":J}) is appended to
+ * its log instead. */
 void	vg_egress_run_task(struct vg_egress_run *r, uint64_t cgid, int index,
 	    int attempt);
 
@@ -101,5 +106,26 @@ void	vg_egress_take(struct vg_egress_event **v, size_t *n,
 void	vg_egress_run_env(const struct vg_egress_run *r,
 	    void (*set)(void *arg, const char *name, const char *value),
 	    void *arg);
+
+/*
+ * Sessions (local-session.c): the proxy lives as long as the session,
+ * outliving the vigil that opened it, and every `vigil exec` joins it.
+ * vg_egress_session_start starts it detached (a session of its own, no
+ * parent-death signal) with its records appended straight to log_path
+ * (a file of vigil's next to the session directory, which commands
+ * cannot write), and writes state_path: "PID START PORT NSFD", NSFD the
+ * number of the descriptor of the namespace the proxy keeps open.
+ * vg_egress_session_attach fills r from state_path (the proxy checked
+ * to be that process of vigil's program; the namespace opened through
+ * /proc/PID/fd/NSFD) with ownfd on log_path; release it with
+ * vg_egress_run_detach.  vg_egress_session_stop stops the proxy
+ * (SIGTERM: it logs what is still open) and removes state_path.
+ */
+int	vg_egress_session_start(const struct vg_net_conf *nc,
+	    const char *state_path, const char *log_path, struct vg_err *e);
+int	vg_egress_session_attach(const char *state_path, const char *log_path,
+	    struct vg_egress_run *r, struct vg_err *e);
+void	vg_egress_run_detach(struct vg_egress_run *r);
+void	vg_egress_session_stop(const char *state_path);
 
 #endif

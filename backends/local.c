@@ -301,6 +301,13 @@ task_workdir(const struct vg_manifest *m)
  * prepare to unprepare; tasks join its network namespace. */
 static struct vg_egress_run egress = VG_EGRESS_RUN_INIT;
 
+struct vg_egress_run *
+vg_local_egress(void)
+{
+	cache.valid = 0;	/* a sandbox joins its namespace */
+	return &egress;
+}
+
 /* Returns the sandbox for m, compiling it when needed; borrowed. */
 static int
 sandbox_for(const struct vg_manifest *m, const struct vg_sandbox **out,
