@@ -6,7 +6,8 @@
 # proxy's message; every connection is a record in SESSION.egress.jsonl
 # next to the session directory, with an owner line naming the job whose
 # cgroup made it; a command cannot write that file; session stop stops
-# the proxy.  Needs root (the proxy's namespace), python3 and curl.
+# the proxy; examples/sessions/egress.yaml starts.  Needs root (the
+# proxy's namespace), python3 and curl.
 set -u
 . "$(dirname "$0")/engine-lib.sh"
 [ "$(id -u)" = 0 ] || { echo "the egress proxy needs root"; exit 77; }
@@ -99,4 +100,12 @@ assert (no[0]["port"], no[0]["rule"]) == (F, "not listed"), no
 assert owners.get(ok[0]["cgroup"]) == 1, (owners, ok)
 assert owners.get(no[0]["cgroup"]) == 2, (owners, no)
 PY
+
+# The example session manifest starts (its proxy) and stops.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+id=$("$VIGIL" session start -f "$top/examples/sessions/egress.yaml") ||
+    fail "the example session did not start"
+[ -s "$VIGIL_HOME/sessions/$id.egress" ] || fail "the example has no proxy"
+"$VIGIL" session stop "$id" >/dev/null || fail "example session stop"
+id=
 pass
