@@ -835,8 +835,8 @@ out:
 /* Reads state_path: the proxy's pid (checked: vigil's program, started
  * then), port and namespace descriptor number. */
 static int
-session_state(const char *state_path, pid_t *pid, unsigned *port,
-    int *nsno, struct vg_err *e)
+session_state(const char *state_path, pid_t *pid, unsigned long long *startp,
+    unsigned *port, int *nsno, struct vg_err *e)
 {
 	unsigned long long start;
 	char buf[128], c;
@@ -858,8 +858,10 @@ session_state(const char *state_path, pid_t *pid, unsigned *port,
 		rc = vg_err_set(e, VG_ESTATE, "the session's egress proxy "
 		    "(pid %ld) is gone: close the session and open another",
 		    p);
-	else
+	else {
 		*pid = (pid_t)p;
+		*startp = start;
+	}
 	close(fd);
 	return rc;
 }
@@ -868,12 +870,14 @@ int
 vg_egress_session_attach(const char *state_path, const char *log_path,
     struct vg_egress_run *r, struct vg_err *e)
 {
+	unsigned long long start;
 	char path[64];
 	unsigned port;
 	pid_t pid;
 	int nsno, nsfd, ownfd, rc;
 
-	if ((rc = session_state(state_path, &pid, &port, &nsno, e)) != 0)
+	if ((rc = session_state(state_path, &pid, &start, &port, &nsno,
+	    e)) != 0)
 		return rc;
 	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)pid, nsno);
 	if ((nsfd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
@@ -914,17 +918,18 @@ vg_egress_run_detach(struct vg_egress_run *r)
 void
 vg_egress_session_stop(const char *state_path)
 {
+	unsigned long long start;
 	struct vg_err e;
 	unsigned port;
 	pid_t pid;
 	int nsno, i;
 
 	vg_err_init(&e);
-	if (session_state(state_path, &pid, &port, &nsno, &e) == 0) {
+	if (session_state(state_path, &pid, &start, &port, &nsno, &e) == 0) {
 		kill(pid, SIGTERM);
 		/* Not our child: wait for it to be gone (it logs what is
-		 * open, then exits). */
-		for (i = 0; i < 200 && kill(pid, 0) == 0; i++)
+		 * open, then exits); a zombie is gone. */
+		for (i = 0; i < 200 && vg_proc_alive(pid, start); i++)
 			usleep(10000);
 	}
 	(void)unlink(state_path);

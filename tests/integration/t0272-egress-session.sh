@@ -55,7 +55,10 @@ state=$VIGIL_HOME/sessions/$id.egress
 log=$VIGIL_HOME/sessions/$id.egress.jsonl
 [ -s "$state" ] || fail "no proxy state after start"
 pid=$(cut -d' ' -f1 "$state")
-kill -0 "$pid" 2>/dev/null || fail "the proxy is not running"
+# Alive: there, and not a zombie (a PID 1 that does not reap leaves one).
+alive() { [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status"; }
+alive "$pid" || fail "the proxy is not running"
+
 x() { "$VIGIL" exec --session "$id" -- "$@" </dev/null; }
 
 out=$(x "curl -sS --max-time 10 -x \"\$HTTP_PROXY\" http://127.0.0.1:$A/one") ||
@@ -71,14 +74,14 @@ expect_eq "direct fetch" "rc=7" "$out"
 x "echo forged >>$log" 2>/dev/null
 grep -q forged "$log" && fail "a command wrote the session's egress log"
 expect_eq "same proxy after three commands" "$pid" "$(cut -d' ' -f1 "$state")"
-kill -0 "$pid" 2>/dev/null || fail "the proxy died between commands"
+alive "$pid" || fail "the proxy died between commands"
 
 "$VIGIL" session stop "$id" >/dev/null || fail "session stop"
 sid=$id
 id=
 i=0
-while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-kill -0 "$pid" 2>/dev/null && fail "the proxy outlived its session"
+while alive "$pid" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+alive "$pid" && fail "the proxy outlived its session"
 [ -e "$state" ] && fail "the proxy state outlived its session"
 
 # Records: the allowed connection of job 1 (20 bytes up: the request
