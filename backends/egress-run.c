@@ -780,6 +780,7 @@ vg_egress_session_start(const struct vg_net_conf *nc, const char *state_path,
 	}
 	if (pid == 0) {
 		pid_t g;
+		int null;
 
 		if (setsid() < 0 || (g = fork()) < 0)
 			_exit(1);
@@ -790,6 +791,12 @@ vg_egress_session_start(const struct vg_net_conf *nc, const char *state_path,
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
+		/* Nothing of the caller's terminal or pipes: a shell that
+		 * reads session start's output waits for their end. */
+		if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0 ||
+		    dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+		    dup2(null, 2) < 0)
+			_exit(1);
 		if (shed(lfd, diagfd, logfd, nsfd) != 0)
 			_exit(1);
 		_exit(vg_egress_serve(lfd, diagfd, &rules, logfd) == 0 ?

@@ -61,10 +61,10 @@ alive "$pid" || fail "the proxy is not running"
 
 x() { "$VIGIL" exec --session "$id" -- "$@" </dev/null; }
 
-out=$(x "curl -sS --max-time 10 -x \"\$HTTP_PROXY\" http://127.0.0.1:$A/one") ||
+out=$(x "curl -sS --max-time 10 --noproxy '' -x \"\$HTTP_PROXY\" http://127.0.0.1:$A/one") ||
     fail "allowed fetch: $out"
 expect_eq "allowed fetch" "hello" "$out"
-out=$(x "curl -sS --max-time 10 -x \"\$HTTP_PROXY\" http://127.0.0.1:$F/two; echo \" rc=\$?\"")
+out=$(x "curl -sS --max-time 10 --noproxy '' -x \"\$HTTP_PROXY\" http://127.0.0.1:$F/two; echo \" rc=\$?\"")
 expect_eq "refused fetch" "vigil egress proxy: 127.0.0.1:$F refused (not listed): isolation.network does not allow it
  rc=0" "$out"
 # No way around the proxy: the namespace has only loopback.
