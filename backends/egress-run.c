@@ -52,7 +52,7 @@
 #define NS_FDS	3
 /* The longest line the reader takes from the proxy (a record is under
  * 1 KiB: a host of 255 bytes escaped at most 6 times). */
-#define LINE_MAX_	4096
+#define RECORD_MAX	4096
 
 /* Passes fds[0..NS_FDS-1] over the socket s. */
 static int
@@ -224,7 +224,7 @@ int
 vg_egress_event_parse(const char *line, size_t len,
     struct vg_egress_event *ev)
 {
-	static const struct vg_json_limits lim = { LINE_MAX_, 2, 32 };
+	static const struct vg_json_limits lim = { RECORD_MAX, 2, 32 };
 	const struct vg_json_value *o, *v;
 	struct vg_json_doc *doc = NULL;
 	struct vg_err e;
@@ -232,7 +232,7 @@ vg_egress_event_parse(const char *line, size_t len,
 	int rc = -1;
 
 	vg_err_init(&e);
-	if (len > LINE_MAX_ || vg_json_parse(line, len, &lim, &doc, &e) != 0)
+	if (len > RECORD_MAX || vg_json_parse(line, len, &lim, &doc, &e) != 0)
 		return -1;
 	o = vg_json_root(doc);
 	if (o->type != VG_JSON_OBJECT ||
@@ -432,7 +432,7 @@ reader_read(struct vg_egress_reader *rd)
 		memmove(rd->part.data, rd->part.data + off, rd->part.len - off);
 		rd->part.len -= off;
 	}
-	if (rd->part.len > LINE_MAX_) {	/* no record: drop it */
+	if (rd->part.len > RECORD_MAX) {	/* no record: drop it */
 		rd->bad++;
 		vg_buf_reset(&rd->part);
 	}
