@@ -6,8 +6,9 @@
 # proxy's message; every connection is a record in SESSION.egress.jsonl
 # next to the session directory, with an owner line naming the job whose
 # cgroup made it; a command cannot write that file; session stop stops
-# the proxy; examples/sessions/egress.yaml starts.  Needs root (the
-# proxy's namespace), python3 and curl.
+# the proxy; examples/sessions/egress.yaml starts; a command whose
+# proxy is gone fails.  Needs root (the proxy's namespace), python3
+# and curl.
 set -u
 . "$(dirname "$0")/engine-lib.sh"
 [ "$(id -u)" = 0 ] || { echo "the egress proxy needs root"; exit 77; }
@@ -109,6 +110,16 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 id=$("$VIGIL" session start -f "$top/examples/sessions/egress.yaml") ||
     fail "the example session did not start"
 [ -s "$VIGIL_HOME/sessions/$id.egress" ] || fail "the example has no proxy"
+# A proxy gone (killed) fails the next command, not runs it without.
+pid=$(cut -d' ' -f1 "$VIGIL_HOME/sessions/$id.egress")
+kill -9 "$pid"
+i=0
+while alive "$pid" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+out=$("$VIGIL" exec --session "$id" -- 'echo ran' </dev/null 2>&1)
+expect_eq "exec without its proxy" 1 "$(printf '%s\n' "$out" |
+    grep -c "the session's egress proxy (pid $pid) is gone")"
+printf '%s\n' "$out" | grep -q '^ran$' && fail "a command ran without its proxy"
 "$VIGIL" session stop "$id" >/dev/null || fail "example session stop"
+[ -e "$VIGIL_HOME/sessions/$id.egress" ] && fail "state left after stop"
 id=
 pass
