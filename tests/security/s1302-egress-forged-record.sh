@@ -3,9 +3,10 @@
 # what vigil records of its connections: it appends forged records
 # (a connection it never made, bytes it never sent, another task's
 # name) to RUN/egress.jsonl, replaces the file with a link, and writes
-# a proxy record line straight at the proxy.  vigil takes its records
+# a proxy record line straight at the proxy.  Each write is refused (the
+# run directory is out of its reach), and vigil takes its records
 # from the proxy's pipe and the kernel's word on whose each connection
-# is: status, its JSON and the audit records show the one connection
+# is: status and its JSON show the one connection
 # the task made, with its exact bytes, and nothing forged.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/sec-lib.sh"
@@ -89,6 +90,12 @@ run=$(ls "$VIGIL_HOME/runs" | head -1)
 out=$(cat "$VIGIL_HOME/runs/$run/tasks/0/stdout")
 printf '%s\n' "$out" | grep -q "^real: HTTP/1.0 200 OK$" ||
     fail "the real request failed: $out"
+# The run directory is out of the task's reach (Landlock, read-only
+# mounts): each attempt on the log is refused.
+for w in append replace create; do
+	printf '%s\n' "$out" | grep -q "^$w refused: PermissionError$" ||
+	    fail "the task could $w RUN/egress.jsonl: $out"
+done
 printf '%s\n' "$out" | grep -q "^line: HTTP/1.1 400 Bad Request$" ||
     fail "the proxy took a record line as a request: $out"
 "$VIGIL" status "$run" >"$tmp/st" || fail "status"
