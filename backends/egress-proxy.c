@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "backends/egress-peer.h"
 #include "backends/egress-proxy.h"
 #include "common/json.h"
 #include "common/str.h"
@@ -33,16 +34,33 @@
 #define CONNECT_SECS	15		/* for the host's answer */
 #define RELAY_CHUNK	(1 << 20)	/* bytes a splice moves at most */
 
+/* A connection being served: logged once, when it ends or when the
+ * proxy is stopped (SIGTERM) while it lasts. */
+struct conn {
+	struct vg_egress_conn	 c;		/* first: log_conn's argument */
+	int			 logged;
+	struct conn		*prev, *next;
+};
+
 struct proxy {
 	const struct vg_egress_rules	*rules;
 	int				 logfd;
-	pthread_mutex_t			 log_lock;
+	pthread_mutex_t			 log_lock;	/* logfd, conns */
+	struct conn			*conns;		/* being served */
+	int				 diagfd;	/* or -1 */
+	pthread_mutex_t			 diag_lock;
+	struct sockaddr_in		 local;		/* lfd's address */
 };
 
 struct client {
-	struct proxy	*px;
-	int		 fd;
+	struct proxy		*px;
+	int			 fd;
+	struct sockaddr_in	 peer;
 };
+
+/* The rule of a connection whose client the kernel did not name. */
+static const char no_owner[] = "no owner (the kernel names no task for "
+    "the connection)";
 
 void
 vg_egress_record(const struct vg_egress_conn *c, struct vg_buf *out)
@@ -69,23 +87,60 @@ vg_egress_record(const struct vg_egress_conn *c, struct vg_buf *out)
 	vg_json_int(&w, (long long)c->up);
 	vg_json_key(&w, "down");
 	vg_json_int(&w, (long long)c->down);
+	vg_json_key(&w, "cgroup");
+	vg_json_int(&w, (long long)c->cgroup);
 	vg_json_obj_end(&w);
 }
 
-/* Writes c's line to the log, whole. */
+/* Writes c's line to the log, whole, once; log_lock held. */
 static void
-log_conn(struct proxy *px, const struct vg_egress_conn *c)
+log_locked(struct proxy *px, struct conn *cn)
 {
 	struct vg_buf b = VG_BUF_INIT;
 	ssize_t n;
 
-	vg_egress_record(c, &b);
+	if (cn->logged)
+		return;
+	cn->logged = 1;
+	vg_egress_record(&cn->c, &b);
 	vg_buf_add(&b, "\n", 1);
-	pthread_mutex_lock(&px->log_lock);
 	n = write(px->logfd, b.data, b.len);
-	pthread_mutex_unlock(&px->log_lock);
 	(void)n;
 	vg_buf_release(&b);
+}
+
+/* Writes c's line to the log (c is the first member of a struct conn). */
+static void
+log_conn(struct proxy *px, struct vg_egress_conn *c)
+{
+	pthread_mutex_lock(&px->log_lock);
+	log_locked(px, (struct conn *)(void *)c);
+	pthread_mutex_unlock(&px->log_lock);
+}
+
+/*
+ * The stopper thread: at SIGTERM (blocked in every other thread) logs
+ * the connections still being served, with their bytes so far, and
+ * ends the proxy: vigil reads every connection's record, even of one a
+ * task left open.
+ */
+static void *
+stopper(void *arg)
+{
+	struct proxy *px = arg;
+	struct conn *cn;
+	sigset_t term;
+	int sig;
+
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	while (sigwait(&term, &sig) != 0)
+		;
+	pthread_mutex_lock(&px->log_lock);
+	for (cn = px->conns; cn != NULL; cn = cn->next)
+		if (cn->c.host[0] != '\0' && cn->c.rule[0] != '\0')
+			log_locked(px, cn);	/* decided: bytes so far */
+	_exit(0);
 }
 
 /* Sends (out set) or receives exactly len bytes at p; 0, or -1 at an
@@ -207,6 +262,10 @@ open_upstream(struct proxy *px, struct vg_egress_conn *c)
 	if (!host_ok(c->host)) {
 		c->allowed = 0;
 		c->rule = "not a host name or address";
+		return -1;
+	}
+	if (c->rule == no_owner) {
+		c->allowed = 0;
 		return -1;
 	}
 	c->allowed = vg_egress_decide(px->rules, c->host, c->port, &c->rule);
@@ -618,42 +677,83 @@ static void *
 serve_client(void *arg)
 {
 	struct client *cl = arg;
+	struct proxy *px = cl->px;
 	struct timeval tv = { HANDSHAKE_SECS, 0 };
-	struct vg_egress_conn c;
+	struct conn cn;
+	struct vg_egress_conn *cp = &cn.c;
 	char first;
 
-	memset(&c, 0, sizeof(c));
-	c.rule = "";
+	memset(&cn, 0, sizeof(cn));
+	cp->rule = "";
+	pthread_mutex_lock(&px->log_lock);
+	cn.next = px->conns;
+	if (px->conns != NULL)
+		px->conns->prev = &cn;
+	px->conns = &cn;
+	pthread_mutex_unlock(&px->log_lock);
+	if (px->diagfd >= 0) {
+		pthread_mutex_lock(&px->diag_lock);
+		if (vg_egress_peer_cgroup(px->diagfd, &cl->peer, &px->local,
+		    &cp->cgroup) != 0)
+			cp->rule = no_owner;	/* refused, once it says where */
+		pthread_mutex_unlock(&px->diag_lock);
+	}
 	(void)setsockopt(cl->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (recv(cl->fd, &first, 1, 0) == 1) {
 		if (first == 5)
-			serve_socks(cl->px, cl->fd, &c);
+			serve_socks(px, cl->fd, cp);
 		else
-			serve_http(cl->px, cl->fd, first, &c);
+			serve_http(px, cl->fd, first, cp);
 	}
+	pthread_mutex_lock(&px->log_lock);
+	if (cn.prev != NULL)
+		cn.prev->next = cn.next;
+	else
+		px->conns = cn.next;
+	if (cn.next != NULL)
+		cn.next->prev = cn.prev;
+	pthread_mutex_unlock(&px->log_lock);
 	close(cl->fd);
 	free(cl);
 	return NULL;
 }
 
 int
-vg_egress_serve(int lfd, const struct vg_egress_rules *r, int logfd)
+vg_egress_serve(int lfd, int diagfd, const struct vg_egress_rules *r,
+    int logfd)
 {
 	struct proxy px;
 	struct client *cl;
+	struct sockaddr_in peer;
+	socklen_t plen, llen = sizeof(px.local);
 	pthread_attr_t attr;
 	pthread_t t;
+	sigset_t term;
 	int fd, one = 1;
 
 	memset(&px, 0, sizeof(px));
 	px.rules = r;
 	px.logfd = logfd;
+	px.diagfd = diagfd;
+	if (diagfd >= 0 && (getsockname(lfd, (struct sockaddr *)&px.local,
+	    &llen) != 0 || px.local.sin_family != AF_INET))
+		return errno != 0 ? errno : EAFNOSUPPORT;
 	pthread_mutex_init(&px.log_lock, NULL);
+	pthread_mutex_init(&px.diag_lock, NULL);
+	/* SIGTERM is the stopper's alone (threads inherit the mask). */
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &term, NULL);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 256 * 1024);
+	if (pthread_create(&t, &attr, stopper, &px) != 0)
+		pthread_sigmask(SIG_UNBLOCK, &term, NULL);	/* as before */
 	for (;;) {
-		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		plen = sizeof(peer);
+		memset(&peer, 0, sizeof(peer));
+		fd = accept4(lfd, (struct sockaddr *)&peer, &plen,
+		    SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
@@ -669,6 +769,7 @@ vg_egress_serve(int lfd, const struct vg_egress_rules *r, int logfd)
 		cl = vg_xmalloc(sizeof(*cl));
 		cl->px = &px;
 		cl->fd = fd;
+		cl->peer = peer;
 		if (pthread_create(&t, &attr, serve_client, cl) != 0) {
 			close(fd);
 			free(cl);

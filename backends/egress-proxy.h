@@ -33,6 +33,8 @@ struct vg_egress_conn {
 					   NULL */
 	uint64_t	 up;		/* bytes task -> host */
 	uint64_t	 down;		/* bytes host -> task */
+	uint64_t	 cgroup;	/* the client socket's cgroup v2 id, as
+					   the kernel tells it; 0: unknown */
 };
 
 /* Appends c to out as one JSON object (no newline): the log line. */
@@ -41,9 +43,14 @@ void	vg_egress_record(const struct vg_egress_conn *c, struct vg_buf *out);
 /*
  * Serves lfd (a listening TCP socket) until accept fails for good: one
  * thread per connection, each line written to logfd whole (one write,
- * O_APPEND files interleave by line).  r is borrowed for the life of the
- * call.  For the process that runs the proxy; returns an errno value.
+ * O_APPEND files and pipes interleave by line).  diagfd, a sock_diag
+ * socket in lfd's namespace (backends/egress-peer.h), or -1: with one,
+ * each connection's client is looked up when it is accepted and a
+ * connection the kernel names no owner of is refused ("no owner").  r is
+ * borrowed for the life of the call.  For the process that runs the
+ * proxy; returns an errno value.
  */
-int	vg_egress_serve(int lfd, const struct vg_egress_rules *r, int logfd);
+int	vg_egress_serve(int lfd, int diagfd, const struct vg_egress_rules *r,
+	    int logfd);
 
 #endif

@@ -30,6 +30,7 @@
 #include <dirent.h>
 
 #include "backends/backend.h"
+#include "backends/egress-run.h"
 #include "backends/local.h"
 #include "backends/sandbox.h"
 #include "common/beneath.h"
@@ -40,11 +41,26 @@
 /* How often a running command's files are read, in milliseconds. */
 #define FOLLOW_MS	5
 
+/* Whether the session's commands go out through an egress proxy (an
+ * allow-list), which lives as long as the session: its state and its
+ * records are files of vigil's next to the session directory, out of
+ * the commands' reach (they write only the session directory). */
+static int
+egress_paths(const struct vg_session *s, char **state, char **log)
+{
+	if (s->m->isolation.level == VG_ISO_NONE ||
+	    vg_isolation_net(&s->m->isolation) != VG_NET_ALLOW)
+		return 0;
+	*state = vg_xasprintf("%s.egress", s->dir);
+	*log = vg_xasprintf("%s.egress.jsonl", s->dir);
+	return 1;
+}
+
 int
 vg_local_session_open(struct vg_session *s, struct vg_err *e)
 {
 	char *work = vg_path_join(s->dir, "work"),
-	    *tmp = vg_path_join(s->dir, "tmp");
+	    *tmp = vg_path_join(s->dir, "tmp"), *state, *log;
 	const char *down;
 	int rc;
 
@@ -60,6 +76,14 @@ vg_local_session_open(struct vg_session *s, struct vg_err *e)
 	free(tmp);
 	if (rc != 0)
 		return rc;
+	if (egress_paths(s, &state, &log)) {
+		rc = vg_egress_session_start(&s->m->isolation.network, state,
+		    log, e);
+		free(state);
+		free(log);
+		if (rc != 0)
+			return rc;
+	}
 	/* The handle is what the host offered at the start (namespaces,
 	 * seccomp): every command is confined as the first was, without
 	 * probing again. */
@@ -334,7 +358,7 @@ vg_local_session_exec(const struct vg_session *s,
 	struct vg_session_cmd lc = *c;
 	struct vg_attempt a;
 	struct vg_task t;
-	char *tmp = vg_path_join(s->dir, "tmp");
+	char *tmp = vg_path_join(s->dir, "tmp"), *state, *log;
 	int rc;
 
 	/* The session directory is a path of this host: vigil renames
@@ -367,8 +391,19 @@ vg_local_session_exec(const struct vg_session *s,
 	vg_strv_pushf(&env, "VIGIL_SESSION_ID=%s", s->id);
 	vg_strv_pushf(&env, "VIGIL_SESSION_DIR=%s", s->dir);
 	vg_strv_pushf(&env, "VIGIL_JOB=%s", c->job);
-	rc = vg_local_session_run(&a, argv.v, env.v, VG_LOCAL_ISOLATION, &lc,
-	    NULL, NULL, r, e);
+	rc = 0;
+	if (egress_paths(s, &state, &log)) {
+		struct vg_egress_run *eg = vg_local_egress();
+
+		rc = vg_egress_session_attach(state, log, eg, e);
+		eg->job = atoi(c->job);
+		free(state);
+		free(log);
+	}
+	if (rc == 0)
+		rc = vg_local_session_run(&a, argv.v, env.v,
+		    VG_LOCAL_ISOLATION, &lc, NULL, NULL, r, e);
+	vg_egress_run_detach(vg_local_egress());
 	if (rc == 0)
 		rc = vg_session_commit(s, &lc, r, e);
 	vg_strv_release(&argv);
@@ -380,7 +415,7 @@ vg_local_session_exec(const struct vg_session *s,
 int
 vg_local_session_close(const struct vg_session *s, struct vg_err *e)
 {
-	char *cmds = vg_path_join(s->dir, "cmds"), *p, *line;
+	char *cmds = vg_path_join(s->dir, "cmds"), *p, *line, *state, *log;
 	struct vg_buf b = VG_BUF_INIT;
 	unsigned long long start;
 	struct dirent *d;
@@ -388,6 +423,11 @@ vg_local_session_close(const struct vg_session *s, struct vg_err *e)
 	long pid;
 
 	(void)e;
+	if (egress_paths(s, &state, &log)) {
+		vg_egress_session_stop(state);
+		free(state);
+		free(log);
+	}
 	if ((dir = opendir(cmds)) == NULL) {
 		free(cmds);
 		return 0;

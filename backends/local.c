@@ -301,6 +301,13 @@ task_workdir(const struct vg_manifest *m)
  * prepare to unprepare; tasks join its network namespace. */
 static struct vg_egress_run egress = VG_EGRESS_RUN_INIT;
 
+struct vg_egress_run *
+vg_local_egress(void)
+{
+	cache.valid = 0;	/* a sandbox joins its namespace */
+	return &egress;
+}
+
 /* Returns the sandbox for m, compiling it when needed; borrowed. */
 static int
 sandbox_for(const struct vg_manifest *m, const struct vg_sandbox **out,
@@ -1357,19 +1364,22 @@ local_free(struct vg_local_proc *la)
 }
 
 /*
- * Makes the cgroup of attempt a when its manifest asks for limits, and
- * points the child's joins at it.
+ * Makes the cgroup of attempt a when its manifest asks for limits, or
+ * when it joins the egress proxy's namespace (sb egress): the cgroup of
+ * each connection's socket names its task to the proxy.  Points the
+ * child's joins at it.
  */
 static int
-cgroup_for(struct vg_attempt *a, struct vg_local_proc *la,
-    struct preexec *P, struct vg_err *e)
+cgroup_for(struct vg_attempt *a, const struct vg_sandbox *sb,
+    struct vg_local_proc *la, struct preexec *P, struct vg_err *e)
 {
 	struct vg_cgroup_limits cl;
+	struct stat st;
 	char name[64];
-	int rc;
+	int rc, own = sb != NULL && vg_sandbox_egress(sb) && egress.pid > 0;
 
 	cgroup_limits(a->m, a->res.memory, &cl);
-	if (cl.memory == 0 && cl.pids == 0)
+	if (cl.memory == 0 && cl.pids == 0 && !own)
 		return 0;
 	snprintf(name, sizeof(name), "%.40s-%d-%d", a->run_id != NULL ?
 	    a->run_id : "run", a->task != NULL ? a->task->index : 0,
@@ -1378,6 +1388,11 @@ cgroup_for(struct vg_attempt *a, struct vg_local_proc *la,
 		return rc;
 	la->cg_memory = cl.memory;
 	P->njoin = vg_cgroup_procs_fds(la->cg, &P->join);
+	/* A cgroup v2 id is the inode number of its directory. */
+	if (own && vg_cgroup_dirfd_v2(la->cg) >= 0 &&
+	    fstat(vg_cgroup_dirfd_v2(la->cg), &st) == 0)
+		vg_egress_run_task(&egress, (uint64_t)st.st_ino,
+		    a->task != NULL ? a->task->index : -1, a->attempt);
 	return 0;
 }
 
@@ -1569,7 +1584,8 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	la->ctl_fd = -1;
 	la->tmp_slot = -1;
 	la->exec_slot = -1;
-	if (how == VG_LOCAL_ISOLATION && (rc = cgroup_for(a, la, &P, e)) != 0)
+	if (how == VG_LOCAL_ISOLATION && (rc = cgroup_for(a, sb, la, &P,
+	    e)) != 0)
 		goto out;
 
 	if (argvp != NULL)

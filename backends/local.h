@@ -16,6 +16,7 @@
 #include "common/state.h"
 
 struct vg_attempt;
+struct vg_egress_run;
 
 /*
  * Returns "" when m's isolation level is delivered in full here, else a
@@ -36,6 +37,11 @@ void	vg_local_for_session(void);
  * both places.  Borrowed; looked up once (until vg_local_reset).
  */
 const char *vg_local_shim(char *tried, size_t size);
+
+/* The egress proxy this process's tasks join (a run's, started by
+ * prepare; a session's, attached by local-session.c); borrowed.  The
+ * sandbox is compiled again at the next start. */
+struct vg_egress_run *vg_local_egress(void);
 
 /* Drops the compiled sandbox, resolved commands and the shim's path kept
  * between attempts (tests, valgrind). */

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runner/core/egress-log.h"
 #include "runner/core/outputs.h"
 #include "runner/core/origin.h"
 #include "runner/cli/cmd.h"
@@ -404,6 +405,20 @@ downgrade_cb(void *arg, const struct vg_event_rec *ev)
 	return 0;
 }
 
+/* Appends the egress of the run (task -1) or of one task. */
+static int
+egress_text(struct vg_store *st, const char *run, int task,
+    struct vg_buf *out, struct vg_err *e)
+{
+	struct vg_egress_sum s;
+	int rc;
+
+	if ((rc = vg_egress_sum_load(st, run, task, &s, e)) == 0)
+		vg_egress_sum_text(&s, out);
+	vg_egress_sum_release(&s);
+	return rc;
+}
+
 /* Renders one run (and optionally one task's history) into out. */
 static int
 render_run(struct vg_store *st, const char *id, int task, int json,
@@ -502,6 +517,8 @@ render_run(struct vg_store *st, const char *id, int task, int json,
 		outputs_line(&c, out);
 	else
 		outputs_list(r.dir, task, out);
+	if ((rc = egress_text(st, r.id, task, out, &e)) != 0)
+		goto out;
 	if (task < 0 && sum.n > 0) {
 		vg_buf_reset(&line);
 		vg_usage_line(&sum, &line);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runner/core/egress-log.h"
 #include "runner/cli/cmd.h"
 #include "common/json.h"
 #include "runner/cli/launch.h"
@@ -497,6 +498,7 @@ int
 vg_launch_cron_end(struct vg_store *st, const char *id, int code)
 {
 	struct vg_run_report rep;
+	struct vg_egress_sum es;
 	struct vg_buf b = VG_BUF_INIT;
 	struct vg_err e;
 	char chunk[4096];
@@ -504,9 +506,15 @@ vg_launch_cron_end(struct vg_store *st, const char *id, int code)
 	size_t i;
 	int loud;
 
-	/* An undelivered notification breaks the silence, not the exit
-	 * status: the run did what it was asked; cron mails the output. */
-	loud = code != 0 || cron_undelivered.n > 0;
+	/* An undelivered notification, or a connection the egress proxy
+	 * refused, breaks the silence, not the exit status: the run did
+	 * what it was asked; cron mails the output. */
+	memset(&es, 0, sizeof(es));
+	vg_err_init(&e);
+	if (st != NULL && id != NULL && id[0] != '\0' &&
+	    vg_egress_sum_load(st, id, -1, &es, &e) != 0)
+		fprintf(stderr, "vigil: run %s: %s\n", id, e.msg);
+	loud = code != 0 || cron_undelivered.n > 0 || es.refused > 0;
 	vg_log_set_fd(2);
 	if (loud && cron_log >= 0 && lseek(cron_log, 0, SEEK_SET) == 0)
 		while ((n = read(cron_log, chunk, sizeof(chunk))) > 0)
@@ -528,11 +536,16 @@ vg_launch_cron_end(struct vg_store *st, const char *id, int code)
 		    cron_undelivered.n, cron_undelivered.n == 1 ? "" : "s");
 	for (i = 0; i < cron_undelivered.n; i++)
 		vg_buf_printf(&b, "    %s\n", cron_undelivered.v[i]);
+	if (es.refused > 0)
+		vg_buf_printf(&b, "  %zu connection%s refused by the egress "
+		    "proxy:\n", es.refused, es.refused == 1 ? "" : "s");
+	vg_egress_sum_refused(&es, "    ", &b);
 	fflush(stdout);
 	fputs(vg_buf_str(&b), stderr);
 	vg_buf_release(&b);
 	vg_run_report_release(&rep);
 out:
+	vg_egress_sum_release(&es);
 	vg_strv_release(&cron_undelivered);
 	return code;
 }

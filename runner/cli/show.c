@@ -13,6 +13,7 @@
 #include "common/path.h"
 #include "common/state.h"
 #include "runner/cli/show.h"
+#include "runner/core/egress-log.h"
 #include "runner/core/group.h"
 #include "runner/core/origin.h"
 #include "runner/core/outputs.h"
@@ -348,6 +349,20 @@ vg_status_run_json(struct vg_store *st, const char *id, struct vg_buf *out,
 	json_counts(&w, r.counts);
 	vg_json_key(&w, "usage");
 	vg_usage_sum_json(&w, &sum);
+	/* Connections through the egress proxy (docs/egress.md). */
+	{
+		struct vg_egress_sum es;
+
+		if ((rc = vg_egress_sum_load(st, r.id, -1, &es, e)) != 0) {
+			vg_egress_sum_release(&es);
+			vg_run_info_release(&r);
+			free(tj.last);
+			return rc;
+		}
+		vg_json_key(&w, "egress");
+		vg_egress_sum_json(&es, &w);
+		vg_egress_sum_release(&es);
+	}
 	vg_json_key(&w, "tasks");
 	vg_json_arr_begin(&w);
 	rc = vg_store_task_each(st, r.id, -1, task_json_cb, &tj, e);

@@ -24,6 +24,7 @@
 #include "common/path.h"
 #include "common/str.h"
 #include "runner/core/attempt-log.h"
+#include "runner/core/egress-log.h"
 #include "runner/core/outputs.h"
 #include "runner/core/report.h"
 #include "runner/core/stream.h"
@@ -72,6 +73,7 @@ struct report {
 	struct vg_buf		 policy;	/* decisions, JSON items */
 	size_t			 ndecisions;
 	size_t			 verdicts[5];	/* verdict_names */
+	struct vg_egress_sum	 egress;	/* connections, from the events */
 };
 
 static const char *const verdict_names[] = {
@@ -130,6 +132,10 @@ audit_cb(void *arg, const struct vg_audit_rec *a)
 	struct vg_json_writer w;
 	size_t v;
 
+	/* Connections through the egress proxy have a section of their
+	 * own (egress, from the events). */
+	if (a->mode != NULL && strcmp(a->mode, "egress") == 0)
+		return 0;
 	for (v = 0; v < 5; v++)
 		if (a->verdict != NULL && strcmp(a->verdict,
 		    verdict_names[v]) == 0)
@@ -766,6 +772,8 @@ write_doc(struct report *R, struct vg_buf *out)
 	vg_json_key(&w, "decisions_total");
 	vg_json_int(&w, (long long)R->ndecisions);
 	vg_json_obj_end(&w);
+	vg_json_key(&w, "egress");
+	vg_egress_sum_json(&R->egress, &w);
 	vg_json_obj_end(&w);
 	vg_buf_addc(out, '\n');
 	vg_buf_release(&part);
@@ -791,6 +799,7 @@ report_release(struct report *R)
 	vg_strv_release(&R->lanes);
 	vg_strv_release(&R->keys);
 	vg_buf_release(&R->policy);
+	vg_egress_sum_release(&R->egress);
 	vg_run_info_release(&R->r);
 }
 
@@ -818,7 +827,8 @@ vg_report_write(struct vg_store *st, const char *id, int html,
 	if ((rc = vg_store_task_each(st, R.r.id, -1, task_cb, &R, e)) != 0 ||
 	    (rc = vg_store_attempt_each(st, R.r.id, -1, attempt_cb, &R,
 	    e)) != 0 ||
-	    (rc = vg_store_audit_each(st, R.r.id, audit_cb, &R, e)) != 0)
+	    (rc = vg_store_audit_each(st, R.r.id, audit_cb, &R, e)) != 0 ||
+	    (rc = vg_egress_sum_load(st, R.r.id, -1, &R.egress, e)) != 0)
 		goto out;
 	/* Tasks are in index order, attempts in (index, attempt) order:
 	 * one pass finds each task's latest attempt. */

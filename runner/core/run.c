@@ -34,6 +34,7 @@
 #include "common/dirpool.h"
 #include "common/json.h"
 #include "runner/core/after.h"
+#include "runner/core/egress-log.h"
 #include "runner/core/leftover.h"
 #include "runner/core/notify.h"
 #include "runner/core/outputs.h"
@@ -1751,6 +1752,9 @@ drive_step(struct drv *d, int timeout_ms, struct vg_err *e)
 		return rc;	/* the open steps are committed at the end */
 	if ((rc = txn_open(d, e)) != 0)
 		return rc;
+	/* The connections the egress proxy saw end (backends/egress-run.h). */
+	if ((rc = vg_egress_log_drain(d->st, d->m, d->run_id, e)) != 0)
+		goto fail;
 	for (k = 0; k < nups; k++)
 		if ((rc = apply_update(d, &ups[k], e)) != 0)
 			goto fail;
@@ -2017,6 +2021,15 @@ drive_release(struct drv *d, int failed)
 	if (d->sched_open)
 		vg_sched_close(&d->sched);
 	vg_backend_unprepare(d->prepared);
+	/* What the egress proxy logged until it stopped (unprepare). */
+	{
+		struct vg_err ge;
+
+		vg_err_init(&ge);
+		if (vg_egress_log_drain(d->st, d->m, d->run_id, &ge) != 0)
+			vg_warn("run %s: egress records: %s", d->run_id,
+			    ge.msg);
+	}
 	if (d->live != NULL)
 		for (i = 0; i < d->n; i++)
 			box_free(d->live[i]);

@@ -1257,8 +1257,8 @@ static const struct vg_field_ops net_ops = {
  * isolation.network against the level and the backend: no sandbox
  * (level none) cannot take the network away, and an allow-list needs a
  * backend that runs vigil's egress proxy (VG_PLUGIN_EGRESS), in a run
- * (not yet a session); refused here rather than run with more network
- * than asked.
+ * or a session; refused here rather than run with more network than
+ * asked.
  */
 static void
 check_network(const struct vg_manifest *m, const struct vg_plugin *be,
@@ -1267,6 +1267,7 @@ check_network(const struct vg_manifest *m, const struct vg_plugin *be,
 	enum vg_net_mode net = vg_isolation_net(&m->isolation);
 	struct vg_loc loc;
 
+	(void)session;	/* sessions as runs (local-session.c) */
 	if (m->isolation.network.mode == VG_NET_LEVEL || net == VG_NET_HOST)
 		return;
 	vg_manifest_loc(m, "isolation.network", &loc);
@@ -1275,10 +1276,6 @@ check_network(const struct vg_manifest *m, const struct vg_plugin *be,
 		    "isolation.level 'none' leaves the host's network (use "
 		    "level standard or strict, or network host)",
 		    vg_net_mode_name(net));
-	else if (net == VG_NET_ALLOW && session)
-		vg_diag_add(d, &loc, "isolation.network: an allow-list is not "
-		    "available to sessions yet (docs/egress.md); use none or "
-		    "host, or a run");
 	else if (net == VG_NET_ALLOW && be != NULL &&
 	    !(be->flags & VG_PLUGIN_EGRESS))
 		vg_diag_add(d, &loc, "isolation.network: an allow-list is not "

@@ -162,7 +162,7 @@ allowed-body
 	printf '%s\n' "$log" | grep "\"port\":$A,\"addr\":\"127.0.0.1\",\"allowed\":true" |
 	    grep -q '"down":[1-9]' || fail "$level: no bytes counted: $log"
 	# The run says what was refused.
-	grep -q "egress: the proxy refused 5 connections (the first: \"host\":\"127.0.0.1\",\"port\":$F)" "$tmp/out" ||
+	grep -q "egress: the proxy refused 5 connections (the first: 127.0.0.1:$F)" "$tmp/out" ||
 	    fail "$level: no summary of the refusals: $(cat "$tmp/out")"
 	rm -rf "$VIGIL_HOME"
 done

@@ -114,16 +114,21 @@ test_allow_roundtrip(void **state)
 	    "isolation.network: an allow-list is not enforced by backend "
 	    "'docker'"));
 	vg_manifest_free(m);
-	/* local runs the proxy for runs; not for sessions yet */
+	/* local runs the proxy for runs and for sessions; docker runs
+	 * none for a session either */
 	m = load(NULL, "command: x\nisolation:\n  network: {allow: [a.org]}\n");
 	assert_non_null(m);
 	vg_manifest_free(m);
 	as_session = 1;
 	m = load(NULL, "isolation:\n  network: {allow: [a.org]}\n");
+	assert_non_null(m);
+	vg_manifest_free(m);
+	m = load(NULL, "backend: docker\nimage: alpine\nisolation:\n"
+	    "  network: {allow: [a.org]}\n");
 	as_session = 0;
 	assert_null(m);
-	assert_non_null(strstr(first_problem(), "m.yaml:2:3: isolation."
-	    "network: an allow-list is not available to sessions yet"));
+	assert_non_null(strstr(first_problem(), "m.yaml:4:3: isolation."
+	    "network: an allow-list is not enforced by backend 'docker'"));
 	m = load(NULL, "command: x\nisolation:\n  network: {allow: [a.org]}\n"
 	    "  level: none\n");
 	assert_null(m);

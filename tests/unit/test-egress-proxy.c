@@ -92,7 +92,7 @@ setup(void **state)
 	if ((echo_pid = fork()) == 0)
 		echo_main(efd);
 	if ((proxy_pid = fork()) == 0)
-		_exit(vg_egress_serve(pfd, &rules, logfd));
+		_exit(vg_egress_serve(pfd, -1, &rules, logfd));
 	close(efd);
 	close(pfd);
 	close(logfd);
@@ -431,7 +431,7 @@ test_record(void **state)
 	assert_string_equal(vg_buf_str(&b), "{\"proto\":\"connect\",\"host\":"
 	    "\"a\\\"b\",\"port\":443,\"addr\":\"\",\"allowed\":true,\"rule\":"
 	    "\"allow a\\\"b\",\"error\":\"no such host\",\"up\":5000000000,"
-	    "\"down\":0}");
+	    "\"down\":0,\"cgroup\":0}");
 	vg_buf_release(&b);
 }
 
