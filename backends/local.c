@@ -2368,7 +2368,8 @@ const struct vg_backend_ops vg_backend_local = {
 	.p = {
 		.kind = VG_PLUGIN_BACKEND,
 		.name = "local",
-		.flags = VG_PLUGIN_DEFAULT | VG_PLUGIN_EGRESS,
+		.flags = VG_PLUGIN_DEFAULT | VG_PLUGIN_EGRESS |
+		    VG_PLUGIN_NONET,
 		.help = "a confined process on this host",
 		.host_notes = local_host_notes,
 	},

@@ -1255,10 +1255,10 @@ static const struct vg_field_ops net_ops = {
 
 /*
  * isolation.network against the level and the backend: no sandbox
- * (level none) cannot take the network away, and an allow-list needs a
- * backend that runs vigil's egress proxy (VG_PLUGIN_EGRESS), in a run
- * or a session; refused here rather than run with more network than
- * asked.
+ * (level none) cannot take the network away, none needs a backend that
+ * can (VG_PLUGIN_NONET), and an allow-list one that runs vigil's egress
+ * proxy (VG_PLUGIN_EGRESS), in a run or a session; refused here rather
+ * than run with more network than asked.
  */
 static void
 check_network(const struct vg_manifest *m, const struct vg_plugin *be,
@@ -1276,6 +1276,13 @@ check_network(const struct vg_manifest *m, const struct vg_plugin *be,
 		    "isolation.level 'none' leaves the host's network (use "
 		    "level standard or strict, or network host)",
 		    vg_net_mode_name(net));
+	else if (net == VG_NET_NONE && be != NULL &&
+	    !(be->flags & VG_PLUGIN_NONET))
+		vg_diag_add(d, &loc, "isolation.network 'none' is not "
+		    "enforced by backend '%s': its tasks have the network its "
+		    "host or provider gives (docs/egress.md); use a backend "
+		    "that takes it away (local, docker) or remove it",
+		    be->name);
 	else if (net == VG_NET_ALLOW && be != NULL &&
 	    !(be->flags & VG_PLUGIN_EGRESS))
 		vg_diag_add(d, &loc, "isolation.network: an allow-list is not "

@@ -57,6 +57,9 @@ enum vg_plugin_kind {
 #define VG_PLUGIN_EGRESS	0x08	/* a backend that confines tasks to
 					   isolation.network's allow-list
 					   through vigil's egress proxy */
+#define VG_PLUGIN_NONET		0x10	/* a backend that can take the
+					   network away (isolation.network
+					   none): local, docker */
 
 struct vg_plugin {
 	enum vg_plugin_kind	 kind;
