@@ -43,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/beneath.h"
 #include "common/fs.h"
 #include "common/home.h"
 #include "common/log.h"
@@ -88,6 +89,17 @@ struct sl_att {
 	int			 packed;	/* one of a pack's tasks */
 };
 
+/* A packed attempt that ended unsuccessfully while its pack went on:
+ * its retry may run in that pack (retries in place, slurm.h). */
+struct sl_pend {
+	int		 index;
+	int		 attempt;
+	unsigned long	 job;
+	long		 task;
+	char		*task_dir;
+	int		 taken;		/* its next attempt was claimed */
+};
+
 /* Nodes a task must avoid after a NODE_FAIL. */
 struct sl_excl {
 	int	 index;
@@ -118,6 +130,8 @@ struct sl {
 	size_t				 upcap;
 	struct sl_excl			*excl;
 	size_t				 nexcl, exclcap;
+	struct sl_pend			*pend;
+	size_t				 npend, pendcap;
 	/* The journal as this vigil found it, sorted by index, attempt
 	 * (what earlier vigils of the run submitted). */
 	struct vg_sched_jentry		*journal;
@@ -129,6 +143,7 @@ struct sl {
 	int				 use_squeue;
 	long long			 sacct_retry;
 	int				 requeue;	/* slurm.requeue */
+	int				 packing;	/* slurm.pack */
 	unsigned long			 nquery;	/* answered queries */
 };
 
@@ -192,6 +207,22 @@ emit(struct sl *p, struct sl_att *t, enum vg_state st,
 	if (vg_state_terminal(st)) {
 		t->done = 1;
 		p->nout_final++;
+		/* Its pack may run the retry (in_place) while Slurm has
+		 * not said the element ended. */
+		if (t->packed && t->job != 0 && t->ended == 0 &&
+		    st != VG_ST_SUCCEEDED && st != VG_ST_CANCELLED) {
+			struct sl_pend *x;
+
+			p->pend = vg_xgrow(p->pend, &p->pendcap, p->npend + 1,
+			    sizeof *p->pend);
+			x = &p->pend[p->npend++];
+			x->index = t->index;
+			x->attempt = t->a->attempt;
+			x->job = t->job;
+			x->task = t->task;
+			x->task_dir = vg_xstrdup(t->a->task_dir);
+			x->taken = 0;
+		}
 	}
 }
 
@@ -363,6 +394,7 @@ vg_slurm_cancel_elements(struct vg_sched_jentry *v, size_t n, size_t *calls,
 }
 
 static int	take_token(struct sl *, struct vg_err *);
+static void	backoff(int);
 
 /* Appends text to the journal and syncs it. */
 static int
@@ -601,6 +633,7 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 		goto fail;
 	p->grace = env_num("VIGIL_SLURM_GRACE", GRACE_DEFAULT);
 	p->requeue = vg_slurm_of(s->m)->requeue;
+	p->packing = vg_slurm_pack_on(&vg_slurm_of(s->m)->pack);
 	p->stale = env_num("VIGIL_SLURM_HEARTBEAT_STALE", HEARTBEAT_STALE);
 	pmin = vg_slurm_of(s->m)->poll_min > 0 ? vg_slurm_of(s->m)->poll_min : 2;
 	pmax = vg_slurm_of(s->m)->poll_max > 0 ? vg_slurm_of(s->m)->poll_max : 60;
@@ -635,6 +668,9 @@ att_add(struct sl *p, struct vg_attempt *a)
 	t->task = -1;
 	t->last = VG_ST__COUNT;
 	t->since = vg_now();
+	/* Every task of a packed run goes out in packs (re-attached ones
+	 * included). */
+	t->packed = p->packing;
 	p->v = vg_xgrow(p->v, &p->cap, p->n + 1, sizeof *p->v);
 	p->v[p->n++] = t;
 	return t;
@@ -650,6 +686,81 @@ vg_slurm_set_aside(const char *task_dir, const char *name, int attempt)
 		(void)unlink(from);
 	free(from);
 	free(to);
+}
+
+/* Sets aside what the previous attempt of a left in its directory. */
+static void
+set_aside_all(const struct vg_attempt *a)
+{
+	vg_slurm_set_aside(a->task_dir, "result.json", a->attempt - 1);
+	vg_slurm_set_aside(a->task_dir, "heartbeat", a->attempt - 1);
+	vg_slurm_set_aside(a->task_dir, "cancel", a->attempt - 1);
+}
+
+/*
+ * A packed task's retry (t, attempt N > 1): claims attempt N for the
+ * pack that ran N-1 when Slurm has not said that element ended, else for
+ * a new pack (slurm.h, "Retries in place").  Claimed by the pack, the
+ * attempt is attached to its element: no sbatch, a journal line so that
+ * a resumed vigil finds it.  A claim found (pack-exec's "new", or this
+ * run's "pack" before a crash) holds.
+ */
+static int
+in_place(struct sl *p, struct sl_att *t, struct vg_err *e)
+{
+	const struct vg_attempt *a = t->a;
+	struct vg_slurm_claim want, got;
+	struct sl_pend *x = NULL;
+	char why[128];
+	size_t i;
+	int r, tries;
+
+	for (i = 0; i < p->npend; i++)
+		if (p->pend[i].index == t->index &&
+		    p->pend[i].attempt == a->attempt - 1)
+			x = &p->pend[i];
+	if ((r = vg_slurm_claim_read(a->task_dir, a->attempt, &got, e)) != 0)
+		return r;
+	if (got.who == VG_CLAIM_NONE) {
+		set_aside_all(a);
+		memset(&want, 0, sizeof want);
+		want.who = x != NULL ? VG_CLAIM_PACK : VG_CLAIM_NEW;
+		want.timeout = a->timeout > 0 ? a->timeout :
+		    (double)a->res.time;
+		want.memory = a->res.memory;
+		/* A claim being written reads as none: ask again, briefly. */
+		for (tries = 0; tries < 100; tries++) {
+			if ((r = vg_slurm_claim_make(a->task_dir, a->attempt,
+			    &want, &got, e)) < 0)
+				return r;
+			if (got.who != VG_CLAIM_NONE)
+				break;
+			backoff(10);
+		}
+		if (got.who == VG_CLAIM_NONE)
+			return vg_err_set(e, VG_EBACKEND, "slurm: '%s/claim.%d' "
+			    "stays empty", a->task_dir, a->attempt);
+	}
+	if (x != NULL)
+		x->taken = 1;
+	if (got.who != VG_CLAIM_PACK)
+		return 0;
+	if (x != NULL) {
+		t->job = x->job;
+		t->task = x->task;
+	} else if (!journal_find(p, t->index, a->attempt - 1, &t->job,
+	    &t->task))
+		return vg_err_set(e, VG_EBACKEND, "slurm: task %d attempt %d "
+		    "is claimed by its pack, whose job is not in the journal",
+		    t->index, a->attempt);
+	t->packed = 1;
+	t->since = vg_now();
+	if ((r = journal_add(p, &t, 1, e)) != 0)
+		return r;
+	snprintf(why, sizeof why, "retried in its pack (job %lu_%ld)",
+	    t->job, t->task);
+	emit(p, t, VG_ST_QUEUED, NULL, why, 1);
+	return 0;
 }
 
 /* Collects a; the journal may show it was already submitted. */
@@ -672,13 +783,12 @@ slurm_submit(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
 		emit(p, t, VG_ST_QUEUED, NULL, "re-attached after restart", 1);
 		return 0;
 	}
+	if (p->packing && a->attempt > 1)
+		return in_place(p, t, e);
 	/* A first attempt has nothing to set aside (the journal says when
 	 * an earlier vigil submitted it). */
-	if (a->attempt > 1) {
-		vg_slurm_set_aside(a->task_dir, "result.json", a->attempt - 1);
-		vg_slurm_set_aside(a->task_dir, "heartbeat", a->attempt - 1);
-		vg_slurm_set_aside(a->task_dir, "cancel", a->attempt - 1);
-	}
+	if (a->attempt > 1)
+		set_aside_all(a);
 	return 0;
 }
 
@@ -1080,6 +1190,25 @@ file_age(const char *dir, const char *name)
 	return age;
 }
 
+/* Reads the record of t's attempt set aside (result.json.ATTEMPT); 1
+ * when there is one of that attempt. */
+static int
+aside_record(const struct sl_att *t, struct vg_result *rec)
+{
+	char name[48];
+	struct vg_err e;
+	struct vg_buf b = VG_BUF_INIT;
+	int ok;
+
+	snprintf(name, sizeof name, "result.json.%d", t->a->attempt);
+	vg_err_init(&e);
+	ok = vg_beneath_read(t->a->task_dir, 0, name, 1u << 20, &b, &e) == 0 &&
+	    vg_result_parse(vg_buf_str(&b), b.len, rec, &e) == 0 &&
+	    (rec->attempt == 0 || rec->attempt == t->a->attempt);
+	vg_buf_release(&b);
+	return ok;
+}
+
 /*
  * Reports t from its result record when there is one; 1 if reported.  A
  * record of a task killed by a signal (or CANCELLED by task-exec on
@@ -1094,12 +1223,20 @@ check_record(struct sl *p, struct sl_att *t)
 	double now;
 
 	vg_err_init(&re);
-	if (vg_result_read(t->a->task_dir, &rec, &re) != 0)
+	if (vg_result_read(t->a->task_dir, &rec, &re) != 0 && !t->packed)
+		return 0;
+	/* A packed task's next attempt may run in its pack already: this
+	 * attempt's record is then set aside as result.json.ATTEMPT. */
+	if (t->packed && (re.rc != 0 || (rec.attempt > 0 &&
+	    rec.attempt != t->a->attempt)) && !aside_record(t, &rec))
 		return 0;
 	if (!vg_state_terminal(rec.state))
 		return 0;
+	/* A packed task's TIMEOUT is its own time-out, which killed it:
+	 * its pack goes on, and Slurm has nothing to add. */
 	if ((rec.signal != 0 || rec.state == VG_ST_CANCELLED) &&
-	    !t->cancel && t->ended == 0) {
+	    !(t->packed && rec.state == VG_ST_TIMEOUT) && !t->cancel &&
+	    t->ended == 0) {
 		now = vg_now();
 		if (t->held == 0) {
 			t->held = now;
@@ -1718,6 +1855,19 @@ slurm_close(struct vg_sched *s)
 	if (p == NULL)
 		return;
 	send_cancels(p);
+	/* Retries the driver did not ask for are not the packs' either:
+	 * their pack-exec stops waiting for them. */
+	for (i = 0; i < p->npend; i++) {
+		struct vg_slurm_claim want = { VG_CLAIM_NEW, 0, 0 }, got;
+		struct vg_err e;
+
+		vg_err_init(&e);
+		if (!p->pend[i].taken)
+			(void)vg_slurm_claim_make(p->pend[i].task_dir,
+			    p->pend[i].attempt + 1, &want, &got, &e);
+		free(p->pend[i].task_dir);
+	}
+	free(p->pend);
 	for (i = 0; i < p->n; i++)
 		free(p->v[i]);
 	for (i = 0; i < p->nexcl; i++)

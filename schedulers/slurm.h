@@ -241,6 +241,51 @@ void	vg_slurm_pack_line(struct vg_buf *b, long element, int index,
 int	vg_slurm_pack_parse(const char *text, long element,
 	    struct vg_slurm_pack_entry **v, size_t *n, struct vg_err *e);
 
+/*
+ * Retries in place.  Who runs attempt N of a packed task after attempt
+ * N-1 ended is decided once, by the file tasks/INDEX/claim.N, made with
+ * O_EXCL (never through a link) by whichever side comes first:
+ *
+ *   "pack TIMEOUT MEMORY"  the login-node driver: the task's pack (its
+ *                          element still runs) runs attempt N, with this
+ *                          time-out and memory; no new job
+ *   "new"                  the driver (it submits N in a new pack), or
+ *                          pack-exec (it does not run N: the task
+ *                          succeeded, is not retried, was cancelled, the
+ *                          pack stops, or nobody asked in time)
+ *
+ * pack-exec waits for the claim only for an attempt retry.on would retry.
+ */
+enum vg_slurm_claim_who {
+	VG_CLAIM_NONE = 0,	/* no claim (yet) */
+	VG_CLAIM_PACK,		/* the pack runs it */
+	VG_CLAIM_NEW,		/* not the pack */
+};
+
+struct vg_slurm_claim {
+	enum vg_slurm_claim_who	 who;
+	double			 timeout;	/* seconds, 0 = none */
+	uint64_t		 memory;	/* bytes, 0 = the task's own */
+};
+
+/*
+ * Claims attempt for want->who in task_dir (tasks/INDEX, a directory
+ * vigil made; claim.ATTEMPT is made with O_EXCL and never followed).
+ * Sets *got to the claim that holds: want when this call made it, else
+ * the one found (VG_CLAIM_NONE while its maker is still writing it).
+ * Returns 1 when this call made it, 0 when it was there, or a negative
+ * vg_rc (a link or another file planted at its name is refused).
+ */
+int	vg_slurm_claim_make(const char *task_dir, int attempt,
+	    const struct vg_slurm_claim *want, struct vg_slurm_claim *got,
+	    struct vg_err *e);
+
+/* Reads the claim of attempt in task_dir into *got (VG_CLAIM_NONE when
+ * there is none, or it is not whole yet).  Returns 0 or a negative
+ * vg_rc (a link or a malformed claim). */
+int	vg_slurm_claim_read(const char *task_dir, int attempt,
+	    struct vg_slurm_claim *got, struct vg_err *e);
+
 /* ---- slurm-step.c ---- */
 
 struct vg_attempt;
