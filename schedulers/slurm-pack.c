@@ -164,6 +164,28 @@ vg_slurm_pack_parse(const char *text, long element,
 }
 
 int
+vg_slurm_pack_cancel_mark(const char *task_dir, struct vg_err *e)
+{
+	char *what;
+	int dfd, r;
+
+	/* Walked from the run directory: tasks/INDEX not followed. */
+	if ((dfd = vg_beneath_dir_in(task_dir, 2, e)) < 0)
+		r = dfd;
+	else {
+		what = vg_xasprintf("task directory '%s'", task_dir);
+		r = vg_beneath_replace(dfd, "cancel", "cancel\n", 7, 0600,
+		    what, e);
+		free(what);
+		close(dfd);
+	}
+	if (r != 0)
+		vg_err_prefix(e, "cannot leave the cancel marker of a packed "
+		    "task: ");
+	return r;
+}
+
+int
 vg_slurm_pack_cancel_marked(const char *task_dir)
 {
 	char *path = vg_path_join(task_dir, "cancel");

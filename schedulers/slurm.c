@@ -31,6 +31,7 @@
  * and NODE_FAIL are ends only when Slurm does not requeue the element.
  * Attempts may wait for other runs' jobs (--dependency, vg_sched.deps).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1500,7 +1501,7 @@ static void
 send_pack_cancels(struct sl *p)
 {
 	size_t i, j, live, going;
-	char *path;
+	struct vg_err e;
 
 	for (i = 0; i < p->n; i++) {
 		struct sl_att *t = p->v[i];
@@ -1518,10 +1519,12 @@ send_pack_cancels(struct sl *p)
 		}
 		if (going == live)
 			continue;
-		path = vg_path_join(t->a->task_dir, "cancel");
-		if (vg_write_file_atomic(path, "cancel\n", 7, 0600, NULL) == 0)
+		vg_err_init(&e);
+		if (vg_slurm_pack_cancel_mark(t->a->task_dir, &e) == 0)
 			t->cancel_sent = 1;
-		free(path);
+		else
+			snprintf(p->last_error, sizeof p->last_error, "%s",
+			    e.msg);
 	}
 }
 
@@ -2002,6 +2005,36 @@ static const struct vg_msection *const slurm_sections[] = {
  * jobs named after it when the journal shows a chunk whose job ids were
  * never written.
  */
+/* Whether the run's tasks went out in packs (slurm.pack: a pack file
+ * in RUN_DIR/slurm, which every submission of a packed run writes). */
+static int
+run_packed(const char *run_dir)
+{
+	char *dir = vg_path_join(run_dir, "slurm");
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	size_t len;
+	int found = 0;
+
+	free(dir);
+	if (d == NULL)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		found = len > 5 && strcmp(de->d_name + len - 5, ".pack") == 0 &&
+		    strncmp(de->d_name, "submit-", 7) == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+/* RUN_DIR/tasks/INDEX. */
+static char *
+task_path(const char *run_dir, int index)
+{
+	return vg_xasprintf("%s/tasks/%d", run_dir, index);
+}
+
 static int
 slurm_cancel_orphans(const char *run_id, const char *run_dir,
     const struct vg_sched_orphan *v, size_t n, int whole,
@@ -2014,6 +2047,22 @@ slurm_cancel_orphans(const char *run_id, const char *run_dir,
 
 	if ((rc = vg_slurm_journal_load(run_dir, &j, &nj, e)) != 0)
 		goto out;
+	/* One task of a pack: its marker stops it alone (its pack-exec
+	 * reads it, or meets it when the pack starts); its siblings go
+	 * on.  Nothing of Slurm's is asked. */
+	if (!whole && run_packed(run_dir)) {
+		for (i = 0; i < n && rc == 0; i++) {
+			char *td = task_path(run_dir, v[i].index);
+
+			rc = vg_slurm_pack_cancel_mark(td, e);
+			free(td);
+		}
+		if (rc == 0)
+			vg_buf_printf(said, "%zu packed task(s) marked to "
+			    "cancel (tasks/INDEX/cancel); their packs' other "
+			    "tasks go on", n);
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
 		memset(&x, 0, sizeof(x));
 		if (v[i].handle != NULL && sscanf(v[i].handle, "%lu_%ld%c",

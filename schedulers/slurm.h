@@ -348,6 +348,11 @@ int	vg_slurm_step_verdict(const char *log, int wstatus, int final,
  * stops the task, task-exec records it CANCELLED however it ended. */
 int	vg_slurm_pack_cancel_marked(const char *task_dir);
 
+/* Leaves that marker in task_dir (RUN_DIR/tasks/INDEX): neither tasks
+ * nor INDEX may be a link (refused, naming it), and a link or file at
+ * cancel is replaced, never followed.  Returns 0 or a negative vg_rc. */
+int	vg_slurm_pack_cancel_mark(const char *task_dir, struct vg_err *e);
+
 /* slurm-policy.c: how the gate reads scancel, scontrol, sbatch, ... */
 extern const struct pl_prog vg_slurm_policy_progs[];
 
