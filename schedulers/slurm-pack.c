@@ -151,8 +151,9 @@ vg_slurm_pack_parse(const char *text, long element,
 			return vg_err_set(e, VG_EINVAL, "pack file line %zu: "
 			    "not 'ELEMENT INDEX ATTEMPT TIMEOUT MEMORY'", lineno);
 		}
-		if (el != element)
+		if (element >= 0 && el != element)
 			continue;
+		x.element = el;
 		x.memory = mem;
 		*v = vg_xgrow(*v, &cap, *n + 1, sizeof(**v));
 		(*v)[(*n)++] = x;

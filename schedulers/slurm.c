@@ -494,6 +494,71 @@ struct adopt {
 	struct vg_err		*e;
 };
 
+/* Adds the journal entry of index, attempt in element task of job. */
+static void
+adopt_add(struct adopt *ad, int index, int attempt, unsigned long job,
+    long task)
+{
+	ad->add = vg_xgrow(ad->add, &ad->cap, ad->nadd + 1, sizeof *ad->add);
+	ad->add[ad->nadd].index = index;
+	ad->add[ad->nadd].attempt = attempt;
+	ad->add[ad->nadd].job = job;
+	ad->add[ad->nadd++].task = task;
+	vg_buf_printf(&ad->b, "%d %d %lu_%ld\n", index, attempt, job, task);
+}
+
+/*
+ * The intent of a pack (script name, with its pack file beside it):
+ * when its tasks have no job line, its job is looked for as a chunk's,
+ * and each task is journaled in the element the pack file gives it.
+ * Returns 1 when name is a pack's (adopted or not), 0 when it is not, or
+ * a negative vg_rc.
+ */
+static int
+adopt_pack(struct adopt *ad, const char *name, int seq)
+{
+	struct sl *p = ad->p;
+	struct vg_slurm_pack_entry *v = NULL;
+	struct vg_buf text = VG_BUF_INIT;
+	struct vg_sched_jentry key;
+	struct vg_err pe;
+	unsigned long job;
+	char pack[64], *script;
+	size_t n = 0, i;
+	int r;
+
+	snprintf(pack, sizeof pack, "submit-%d.pack", seq);
+	vg_err_init(&pe);
+	r = vg_beneath_read(p->slurm_dir, 0, pack, 64u << 20, &text, &pe);
+	if (r == VG_ENOENT) {
+		vg_buf_release(&text);
+		return 0;
+	}
+	if (r != 0 || vg_slurm_pack_parse(vg_buf_str(&text), -1, &v, &n,
+	    &pe) != 0) {
+		vg_buf_release(&text);
+		return vg_err_set(ad->e, VG_EBACKEND, "slurm: %s: %s "
+		    "(cannot tell which tasks the pack runs)", pack, pe.msg);
+	}
+	vg_buf_release(&text);
+	key.index = v[0].index;
+	key.attempt = v[0].attempt;
+	if (p->njournal > 0 && bsearch(&key, p->journal, p->njournal,
+	    sizeof *p->journal, cmp_jattempt) != NULL) {
+		free(v);
+		return 1;
+	}
+	script = vg_path_join(p->slurm_dir, name);
+	r = find_chunk_job(ad->s, p, script, &job, ad->e);
+	vg_debug("slurm: pack %s was submitted without a journaled job id: "
+	    "%s%lu", name, job != 0 ? "found job " : "not in Slurm, ", job);
+	free(script);
+	for (i = 0; r == 0 && job != 0 && i < n; i++)
+		adopt_add(ad, v[i].index, v[i].attempt, job, v[i].element);
+	free(v);
+	return r != 0 ? r : 1;
+}
+
 /* vg_sched_journal_each: adopts one intent line's chunk. */
 static int
 adopt_line(const char *line, void *arg)
@@ -509,8 +574,12 @@ adopt_line(const char *line, void *arg)
 	if (sscanf(line, "intent %63s %d %d %1023s", name, &attempt, &offset,
 	    spec) != 4)
 		return 0;
-	if (sscanf(name, "submit-%d.sh", &seq) == 1 && seq > p->seq)
+	if (sscanf(name, "submit-%d.sh", &seq) != 1)
+		return 0;
+	if (seq > p->seq)
 		p->seq = seq;
+	if ((r = adopt_pack(ad, name, seq)) != 0)
+		return r < 0 ? r : 0;
 	if (vg_slurm_parse_spec(spec, offset, &idx, &nidx) != 0 || nidx == 0) {
 		free(idx);
 		return 0;
@@ -528,16 +597,8 @@ adopt_line(const char *line, void *arg)
 	vg_debug("slurm: %s was submitted without a journaled job id: %s%lu",
 	    name, job != 0 ? "found job " : "not in Slurm, ", job);
 	free(script);
-	for (i = 0; r == 0 && job != 0 && i < nidx; i++) {
-		ad->add = vg_xgrow(ad->add, &ad->cap, ad->nadd + 1,
-		    sizeof *ad->add);
-		ad->add[ad->nadd].index = idx[i];
-		ad->add[ad->nadd].attempt = attempt;
-		ad->add[ad->nadd].job = job;
-		ad->add[ad->nadd++].task = idx[i] - offset;
-		vg_buf_printf(&ad->b, "%d %d %lu_%d\n", idx[i], attempt, job,
-		    idx[i] - offset);
-	}
+	for (i = 0; r == 0 && job != 0 && i < nidx; i++)
+		adopt_add(ad, idx[i], attempt, job, idx[i] - offset);
 	free(idx);
 	return r;
 }
@@ -1029,11 +1090,11 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	}
 	if ((r = vg_slurm_script(&j, &script, e)) != 0)
 		goto out;
-	/* A pack's intent is not adopted after a crash (its elements are
-	 * not its tasks): only unpacked chunks write one. */
+	/* A pack's intent names its elements; its pack file (written
+	 * first) says which tasks each runs (adopt_pack). */
 	if ((r = vg_write_file_atomic(path, script.data, script.len, 0700,
-	    e)) != 0 || (plan == NULL && (r = journal_intent(p, name,
-	    j.attempt, offset, vg_buf_str(&spec), e)) != 0))
+	    e)) != 0 || (r = journal_intent(p, name, j.attempt, offset,
+	    vg_buf_str(&spec), e)) != 0)
 		goto out;
 	for (tries = 1;; tries++) {
 		if ((r = take_token(p, e)) != 0)

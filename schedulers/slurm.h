@@ -225,6 +225,7 @@ int	vg_slurm_pack_plan(const struct vg_slurm_pack *pk, size_t ntasks,
 
 /* One task of a pack file line. */
 struct vg_slurm_pack_entry {
+	long		 element;
 	int		 index;
 	int		 attempt;
 	double		 timeout;	/* seconds, 0 = none */
@@ -235,9 +236,9 @@ struct vg_slurm_pack_entry {
 void	vg_slurm_pack_line(struct vg_buf *b, long element, int index,
 	    int attempt, double timeout, uint64_t memory);
 
-/* The tasks of element in a pack file's text, in file order (caller
- * frees *v); VG_EINVAL naming the line for a malformed one, VG_ENOENT
- * when element has none. */
+/* The tasks of element (every element when it is negative) in a pack
+ * file's text, in file order (caller frees *v); VG_EINVAL naming the
+ * line for a malformed one, VG_ENOENT when element has none. */
 int	vg_slurm_pack_parse(const char *text, long element,
 	    struct vg_slurm_pack_entry **v, size_t *n, struct vg_err *e);
 
