@@ -197,9 +197,8 @@ vg_slurm_pack_cancel_marked(const char *task_dir)
 	return r;
 }
 
-/* Parses a claim's text into *got; 0, or -1 when it is not a claim. */
-static int
-claim_parse(const char *text, struct vg_slurm_claim *got)
+int
+vg_slurm_claim_parse(const char *text, struct vg_slurm_claim *got)
 {
 	unsigned long long mem;
 	double t;
@@ -236,7 +235,7 @@ vg_slurm_claim_read(const char *task_dir, int attempt,
 	r = vg_beneath_read(task_dir, 0, name, 256, &b, e);
 	if (r == VG_ENOENT)
 		r = 0;
-	else if (r == 0 && claim_parse(vg_buf_str(&b), got) != 0)
+	else if (r == 0 && vg_slurm_claim_parse(vg_buf_str(&b), got) != 0)
 		r = vg_err_set(e, VG_EPARSE, "'%s/%s' is not a claim ('pack "
 		    "TIMEOUT MEMORY' or 'new')", task_dir, name);
 	vg_buf_release(&b);

@@ -281,6 +281,10 @@ int	vg_slurm_claim_make(const char *task_dir, int attempt,
 	    const struct vg_slurm_claim *want, struct vg_slurm_claim *got,
 	    struct vg_err *e);
 
+/* Parses a claim's text into *got (VG_CLAIM_NONE for an empty or
+ * unfinished one); 0, or -1 when it is not a claim. */
+int	vg_slurm_claim_parse(const char *text, struct vg_slurm_claim *got);
+
 /* Reads the claim of attempt in task_dir into *got (VG_CLAIM_NONE when
  * there is none, or it is not whole yet).  Returns 0 or a negative
  * vg_rc (a link or a malformed claim). */
