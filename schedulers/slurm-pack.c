@@ -16,11 +16,14 @@
  * its memory in bytes as retries scaled them, 0 = none).  Numbers only: no manifest value goes through it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "common/beneath.h"
 #include "common/path.h"
 #include "runner/manifest/schema-table.h"
 #include "schedulers/slurm.h"
@@ -148,8 +151,9 @@ vg_slurm_pack_parse(const char *text, long element,
 			return vg_err_set(e, VG_EINVAL, "pack file line %zu: "
 			    "not 'ELEMENT INDEX ATTEMPT TIMEOUT MEMORY'", lineno);
 		}
-		if (el != element)
+		if (element >= 0 && el != element)
 			continue;
+		x.element = el;
 		x.memory = mem;
 		*v = vg_xgrow(*v, &cap, *n + 1, sizeof(**v));
 		(*v)[(*n)++] = x;
@@ -161,6 +165,28 @@ vg_slurm_pack_parse(const char *text, long element,
 }
 
 int
+vg_slurm_pack_cancel_mark(const char *task_dir, struct vg_err *e)
+{
+	char *what;
+	int dfd, r;
+
+	/* Walked from the run directory: tasks/INDEX not followed. */
+	if ((dfd = vg_beneath_dir_in(task_dir, 2, e)) < 0)
+		r = dfd;
+	else {
+		what = vg_xasprintf("task directory '%s'", task_dir);
+		r = vg_beneath_replace(dfd, "cancel", "cancel\n", 7, 0600,
+		    what, e);
+		free(what);
+		close(dfd);
+	}
+	if (r != 0)
+		vg_err_prefix(e, "cannot leave the cancel marker of a packed "
+		    "task: ");
+	return r;
+}
+
+int
 vg_slurm_pack_cancel_marked(const char *task_dir)
 {
 	char *path = vg_path_join(task_dir, "cancel");
@@ -168,5 +194,87 @@ vg_slurm_pack_cancel_marked(const char *task_dir)
 	int r = lstat(path, &st) == 0;
 
 	free(path);
+	return r;
+}
+
+int
+vg_slurm_claim_parse(const char *text, struct vg_slurm_claim *got)
+{
+	unsigned long long mem;
+	double t;
+	char extra;
+
+	memset(got, 0, sizeof(*got));
+	if (text[0] == '\0')
+		return 0;	/* its maker is still writing it */
+	if (strcmp(text, "new\n") == 0) {
+		got->who = VG_CLAIM_NEW;
+		return 0;
+	}
+	if (text[strlen(text) - 1] != '\n')
+		return 0;
+	if (sscanf(text, "pack %lf %llu %c", &t, &mem, &extra) != 2 ||
+	    !(t >= 0) || text[5 + strspn(text + 5, "0123456789. ")] != '\n')
+		return -1;
+	got->who = VG_CLAIM_PACK;
+	got->timeout = t;
+	got->memory = mem;
+	return 0;
+}
+
+int
+vg_slurm_claim_read(const char *task_dir, int attempt,
+    struct vg_slurm_claim *got, struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	char name[32];
+	int r;
+
+	memset(got, 0, sizeof(*got));
+	snprintf(name, sizeof(name), "claim.%d", attempt);
+	r = vg_beneath_read(task_dir, 0, name, 256, &b, e);
+	if (r == VG_ENOENT)
+		r = 0;
+	else if (r == 0 && vg_slurm_claim_parse(vg_buf_str(&b), got) != 0)
+		r = vg_err_set(e, VG_EPARSE, "'%s/%s' is not a claim ('pack "
+		    "TIMEOUT MEMORY' or 'new')", task_dir, name);
+	vg_buf_release(&b);
+	return r;
+}
+
+int
+vg_slurm_claim_make(const char *task_dir, int attempt,
+    const struct vg_slurm_claim *want, struct vg_slurm_claim *got,
+    struct vg_err *e)
+{
+	struct vg_buf b = VG_BUF_INIT;
+	char name[32];
+	int dfd, fd, r;
+
+	memset(got, 0, sizeof(*got));
+	snprintf(name, sizeof(name), "claim.%d", attempt);
+	if (want->who == VG_CLAIM_PACK)
+		vg_buf_printf(&b, "pack %.3f %llu\n", want->timeout > 0 ?
+		    want->timeout : 0.0, (unsigned long long)want->memory);
+	else
+		vg_buf_adds(&b, "new\n");
+	if ((dfd = vg_beneath_anchor(task_dir, e)) < 0) {
+		vg_buf_release(&b);
+		return dfd;
+	}
+	/* O_EXCL: a name that exists, a link included, is never opened. */
+	fd = vg_beneath_open(dfd, name, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd >= 0) {
+		r = vg_write_all(fd, b.data, b.len) == 0 && fsync(fd) == 0 ?
+		    1 : vg_err_errno(e, "writing '%s/%s'", task_dir, name);
+		close(fd);
+		if (r == 1)
+			*got = *want;
+	} else if (errno == EEXIST)
+		r = vg_slurm_claim_read(task_dir, attempt, got, e);
+	else
+		r = vg_err_errno(e, "cannot make '%s/%s'", task_dir, name);
+	close(dfd);
+	vg_buf_release(&b);
 	return r;
 }

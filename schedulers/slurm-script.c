@@ -627,6 +627,12 @@ vg_slurm_script(const struct vg_slurm_job *j, struct vg_buf *out,
 			    "name '%s'", j->pack);
 			goto out;
 		}
+		/* The job's time limit: pack-exec runs no retry in place
+		 * that would not end within it. */
+		if (j->time > 0)
+			vg_buf_printf(&b, "VIGIL_PACK_TIME=%llu\n"
+			    "export VIGIL_PACK_TIME\n",
+			    (unsigned long long)j->time);
 		/* pack-exec's direct scheduler: steps, or local task-exec
 		 * processes (VIGIL_SLURM_STEPS=exec). */
 		vg_buf_printf(&b, "VIGIL_SLURM_STEPS=%s\n"

@@ -31,6 +31,7 @@
  * and NODE_FAIL are ends only when Slurm does not requeue the element.
  * Attempts may wait for other runs' jobs (--dependency, vg_sched.deps).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -43,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/beneath.h"
 #include "common/fs.h"
 #include "common/home.h"
 #include "common/log.h"
@@ -88,6 +90,17 @@ struct sl_att {
 	int			 packed;	/* one of a pack's tasks */
 };
 
+/* A packed attempt that ended unsuccessfully while its pack went on:
+ * its retry may run in that pack (retries in place, slurm.h). */
+struct sl_pend {
+	int		 index;
+	int		 attempt;
+	unsigned long	 job;
+	long		 task;
+	char		*task_dir;
+	int		 taken;		/* its next attempt was claimed */
+};
+
 /* Nodes a task must avoid after a NODE_FAIL. */
 struct sl_excl {
 	int	 index;
@@ -118,6 +131,8 @@ struct sl {
 	size_t				 upcap;
 	struct sl_excl			*excl;
 	size_t				 nexcl, exclcap;
+	struct sl_pend			*pend;
+	size_t				 npend, pendcap;
 	/* The journal as this vigil found it, sorted by index, attempt
 	 * (what earlier vigils of the run submitted). */
 	struct vg_sched_jentry		*journal;
@@ -129,6 +144,7 @@ struct sl {
 	int				 use_squeue;
 	long long			 sacct_retry;
 	int				 requeue;	/* slurm.requeue */
+	int				 packing;	/* slurm.pack */
 	unsigned long			 nquery;	/* answered queries */
 };
 
@@ -192,6 +208,22 @@ emit(struct sl *p, struct sl_att *t, enum vg_state st,
 	if (vg_state_terminal(st)) {
 		t->done = 1;
 		p->nout_final++;
+		/* Its pack may run the retry (in_place) while Slurm has
+		 * not said the element ended. */
+		if (t->packed && t->job != 0 && t->ended == 0 &&
+		    st != VG_ST_SUCCEEDED && st != VG_ST_CANCELLED) {
+			struct sl_pend *x;
+
+			p->pend = vg_xgrow(p->pend, &p->pendcap, p->npend + 1,
+			    sizeof *p->pend);
+			x = &p->pend[p->npend++];
+			x->index = t->index;
+			x->attempt = t->a->attempt;
+			x->job = t->job;
+			x->task = t->task;
+			x->task_dir = vg_xstrdup(t->a->task_dir);
+			x->taken = 0;
+		}
 	}
 }
 
@@ -363,6 +395,7 @@ vg_slurm_cancel_elements(struct vg_sched_jentry *v, size_t n, size_t *calls,
 }
 
 static int	take_token(struct sl *, struct vg_err *);
+static void	backoff(int);
 
 /* Appends text to the journal and syncs it. */
 static int
@@ -461,6 +494,71 @@ struct adopt {
 	struct vg_err		*e;
 };
 
+/* Adds the journal entry of index, attempt in element task of job. */
+static void
+adopt_add(struct adopt *ad, int index, int attempt, unsigned long job,
+    long task)
+{
+	ad->add = vg_xgrow(ad->add, &ad->cap, ad->nadd + 1, sizeof *ad->add);
+	ad->add[ad->nadd].index = index;
+	ad->add[ad->nadd].attempt = attempt;
+	ad->add[ad->nadd].job = job;
+	ad->add[ad->nadd++].task = task;
+	vg_buf_printf(&ad->b, "%d %d %lu_%ld\n", index, attempt, job, task);
+}
+
+/*
+ * The intent of a pack (script name, with its pack file beside it):
+ * when its tasks have no job line, its job is looked for as a chunk's,
+ * and each task is journaled in the element the pack file gives it.
+ * Returns 1 when name is a pack's (adopted or not), 0 when it is not, or
+ * a negative vg_rc.
+ */
+static int
+adopt_pack(struct adopt *ad, const char *name, int seq)
+{
+	struct sl *p = ad->p;
+	struct vg_slurm_pack_entry *v = NULL;
+	struct vg_buf text = VG_BUF_INIT;
+	struct vg_sched_jentry key;
+	struct vg_err pe;
+	unsigned long job;
+	char pack[64], *script;
+	size_t n = 0, i;
+	int r;
+
+	snprintf(pack, sizeof pack, "submit-%d.pack", seq);
+	vg_err_init(&pe);
+	r = vg_beneath_read(p->slurm_dir, 0, pack, 64u << 20, &text, &pe);
+	if (r == VG_ENOENT) {
+		vg_buf_release(&text);
+		return 0;
+	}
+	if (r != 0 || vg_slurm_pack_parse(vg_buf_str(&text), -1, &v, &n,
+	    &pe) != 0) {
+		vg_buf_release(&text);
+		return vg_err_set(ad->e, VG_EBACKEND, "slurm: %s: %s "
+		    "(cannot tell which tasks the pack runs)", pack, pe.msg);
+	}
+	vg_buf_release(&text);
+	key.index = v[0].index;
+	key.attempt = v[0].attempt;
+	if (p->njournal > 0 && bsearch(&key, p->journal, p->njournal,
+	    sizeof *p->journal, cmp_jattempt) != NULL) {
+		free(v);
+		return 1;
+	}
+	script = vg_path_join(p->slurm_dir, name);
+	r = find_chunk_job(ad->s, p, script, &job, ad->e);
+	vg_debug("slurm: pack %s was submitted without a journaled job id: "
+	    "%s%lu", name, job != 0 ? "found job " : "not in Slurm, ", job);
+	free(script);
+	for (i = 0; r == 0 && job != 0 && i < n; i++)
+		adopt_add(ad, v[i].index, v[i].attempt, job, v[i].element);
+	free(v);
+	return r != 0 ? r : 1;
+}
+
 /* vg_sched_journal_each: adopts one intent line's chunk. */
 static int
 adopt_line(const char *line, void *arg)
@@ -476,8 +574,12 @@ adopt_line(const char *line, void *arg)
 	if (sscanf(line, "intent %63s %d %d %1023s", name, &attempt, &offset,
 	    spec) != 4)
 		return 0;
-	if (sscanf(name, "submit-%d.sh", &seq) == 1 && seq > p->seq)
+	if (sscanf(name, "submit-%d.sh", &seq) != 1)
+		return 0;
+	if (seq > p->seq)
 		p->seq = seq;
+	if ((r = adopt_pack(ad, name, seq)) != 0)
+		return r < 0 ? r : 0;
 	if (vg_slurm_parse_spec(spec, offset, &idx, &nidx) != 0 || nidx == 0) {
 		free(idx);
 		return 0;
@@ -495,16 +597,8 @@ adopt_line(const char *line, void *arg)
 	vg_debug("slurm: %s was submitted without a journaled job id: %s%lu",
 	    name, job != 0 ? "found job " : "not in Slurm, ", job);
 	free(script);
-	for (i = 0; r == 0 && job != 0 && i < nidx; i++) {
-		ad->add = vg_xgrow(ad->add, &ad->cap, ad->nadd + 1,
-		    sizeof *ad->add);
-		ad->add[ad->nadd].index = idx[i];
-		ad->add[ad->nadd].attempt = attempt;
-		ad->add[ad->nadd].job = job;
-		ad->add[ad->nadd++].task = idx[i] - offset;
-		vg_buf_printf(&ad->b, "%d %d %lu_%d\n", idx[i], attempt, job,
-		    idx[i] - offset);
-	}
+	for (i = 0; r == 0 && job != 0 && i < nidx; i++)
+		adopt_add(ad, idx[i], attempt, job, idx[i] - offset);
 	free(idx);
 	return r;
 }
@@ -601,6 +695,7 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 		goto fail;
 	p->grace = env_num("VIGIL_SLURM_GRACE", GRACE_DEFAULT);
 	p->requeue = vg_slurm_of(s->m)->requeue;
+	p->packing = vg_slurm_pack_on(&vg_slurm_of(s->m)->pack);
 	p->stale = env_num("VIGIL_SLURM_HEARTBEAT_STALE", HEARTBEAT_STALE);
 	pmin = vg_slurm_of(s->m)->poll_min > 0 ? vg_slurm_of(s->m)->poll_min : 2;
 	pmax = vg_slurm_of(s->m)->poll_max > 0 ? vg_slurm_of(s->m)->poll_max : 60;
@@ -635,6 +730,9 @@ att_add(struct sl *p, struct vg_attempt *a)
 	t->task = -1;
 	t->last = VG_ST__COUNT;
 	t->since = vg_now();
+	/* Every task of a packed run goes out in packs (re-attached ones
+	 * included). */
+	t->packed = p->packing;
 	p->v = vg_xgrow(p->v, &p->cap, p->n + 1, sizeof *p->v);
 	p->v[p->n++] = t;
 	return t;
@@ -650,6 +748,81 @@ vg_slurm_set_aside(const char *task_dir, const char *name, int attempt)
 		(void)unlink(from);
 	free(from);
 	free(to);
+}
+
+/* Sets aside what the previous attempt of a left in its directory. */
+static void
+set_aside_all(const struct vg_attempt *a)
+{
+	vg_slurm_set_aside(a->task_dir, "result.json", a->attempt - 1);
+	vg_slurm_set_aside(a->task_dir, "heartbeat", a->attempt - 1);
+	vg_slurm_set_aside(a->task_dir, "cancel", a->attempt - 1);
+}
+
+/*
+ * A packed task's retry (t, attempt N > 1): claims attempt N for the
+ * pack that ran N-1 when Slurm has not said that element ended, else for
+ * a new pack (slurm.h, "Retries in place").  Claimed by the pack, the
+ * attempt is attached to its element: no sbatch, a journal line so that
+ * a resumed vigil finds it.  A claim found (pack-exec's "new", or this
+ * run's "pack" before a crash) holds.
+ */
+static int
+in_place(struct sl *p, struct sl_att *t, struct vg_err *e)
+{
+	const struct vg_attempt *a = t->a;
+	struct vg_slurm_claim want, got;
+	struct sl_pend *x = NULL;
+	char why[128];
+	size_t i;
+	int r, tries;
+
+	for (i = 0; i < p->npend; i++)
+		if (p->pend[i].index == t->index &&
+		    p->pend[i].attempt == a->attempt - 1)
+			x = &p->pend[i];
+	if ((r = vg_slurm_claim_read(a->task_dir, a->attempt, &got, e)) != 0)
+		return r;
+	if (got.who == VG_CLAIM_NONE) {
+		set_aside_all(a);
+		memset(&want, 0, sizeof want);
+		want.who = x != NULL ? VG_CLAIM_PACK : VG_CLAIM_NEW;
+		want.timeout = a->timeout > 0 ? a->timeout :
+		    (double)a->res.time;
+		want.memory = a->res.memory;
+		/* A claim being written reads as none: ask again, briefly. */
+		for (tries = 0; tries < 100; tries++) {
+			if ((r = vg_slurm_claim_make(a->task_dir, a->attempt,
+			    &want, &got, e)) < 0)
+				return r;
+			if (got.who != VG_CLAIM_NONE)
+				break;
+			backoff(10);
+		}
+		if (got.who == VG_CLAIM_NONE)
+			return vg_err_set(e, VG_EBACKEND, "slurm: '%s/claim.%d' "
+			    "stays empty", a->task_dir, a->attempt);
+	}
+	if (x != NULL)
+		x->taken = 1;
+	if (got.who != VG_CLAIM_PACK)
+		return 0;
+	if (x != NULL) {
+		t->job = x->job;
+		t->task = x->task;
+	} else if (!journal_find(p, t->index, a->attempt - 1, &t->job,
+	    &t->task))
+		return vg_err_set(e, VG_EBACKEND, "slurm: task %d attempt %d "
+		    "is claimed by its pack, whose job is not in the journal",
+		    t->index, a->attempt);
+	t->packed = 1;
+	t->since = vg_now();
+	if ((r = journal_add(p, &t, 1, e)) != 0)
+		return r;
+	snprintf(why, sizeof why, "retried in its pack (job %lu_%ld)",
+	    t->job, t->task);
+	emit(p, t, VG_ST_QUEUED, NULL, why, 1);
+	return 0;
 }
 
 /* Collects a; the journal may show it was already submitted. */
@@ -672,13 +845,12 @@ slurm_submit(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
 		emit(p, t, VG_ST_QUEUED, NULL, "re-attached after restart", 1);
 		return 0;
 	}
+	if (p->packing && a->attempt > 1)
+		return in_place(p, t, e);
 	/* A first attempt has nothing to set aside (the journal says when
 	 * an earlier vigil submitted it). */
-	if (a->attempt > 1) {
-		vg_slurm_set_aside(a->task_dir, "result.json", a->attempt - 1);
-		vg_slurm_set_aside(a->task_dir, "heartbeat", a->attempt - 1);
-		vg_slurm_set_aside(a->task_dir, "cancel", a->attempt - 1);
-	}
+	if (a->attempt > 1)
+		set_aside_all(a);
 	return 0;
 }
 
@@ -918,11 +1090,11 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	}
 	if ((r = vg_slurm_script(&j, &script, e)) != 0)
 		goto out;
-	/* A pack's intent is not adopted after a crash (its elements are
-	 * not its tasks): only unpacked chunks write one. */
+	/* A pack's intent names its elements; its pack file (written
+	 * first) says which tasks each runs (adopt_pack). */
 	if ((r = vg_write_file_atomic(path, script.data, script.len, 0700,
-	    e)) != 0 || (plan == NULL && (r = journal_intent(p, name,
-	    j.attempt, offset, vg_buf_str(&spec), e)) != 0))
+	    e)) != 0 || (r = journal_intent(p, name, j.attempt, offset,
+	    vg_buf_str(&spec), e)) != 0)
 		goto out;
 	for (tries = 1;; tries++) {
 		if ((r = take_token(p, e)) != 0)
@@ -1080,6 +1252,25 @@ file_age(const char *dir, const char *name)
 	return age;
 }
 
+/* Reads the record of t's attempt set aside (result.json.ATTEMPT); 1
+ * when there is one of that attempt. */
+static int
+aside_record(const struct sl_att *t, struct vg_result *rec)
+{
+	char name[48];
+	struct vg_err e;
+	struct vg_buf b = VG_BUF_INIT;
+	int ok;
+
+	snprintf(name, sizeof name, "result.json.%d", t->a->attempt);
+	vg_err_init(&e);
+	ok = vg_beneath_read(t->a->task_dir, 0, name, 1u << 20, &b, &e) == 0 &&
+	    vg_result_parse(vg_buf_str(&b), b.len, rec, &e) == 0 &&
+	    (rec->attempt == 0 || rec->attempt == t->a->attempt);
+	vg_buf_release(&b);
+	return ok;
+}
+
 /*
  * Reports t from its result record when there is one; 1 if reported.  A
  * record of a task killed by a signal (or CANCELLED by task-exec on
@@ -1094,12 +1285,20 @@ check_record(struct sl *p, struct sl_att *t)
 	double now;
 
 	vg_err_init(&re);
-	if (vg_result_read(t->a->task_dir, &rec, &re) != 0)
+	if (vg_result_read(t->a->task_dir, &rec, &re) != 0 && !t->packed)
+		return 0;
+	/* A packed task's next attempt may run in its pack already: this
+	 * attempt's record is then set aside as result.json.ATTEMPT. */
+	if (t->packed && (re.rc != 0 || (rec.attempt > 0 &&
+	    rec.attempt != t->a->attempt)) && !aside_record(t, &rec))
 		return 0;
 	if (!vg_state_terminal(rec.state))
 		return 0;
+	/* A packed task's TIMEOUT is its own time-out, which killed it:
+	 * its pack goes on, and Slurm has nothing to add. */
 	if ((rec.signal != 0 || rec.state == VG_ST_CANCELLED) &&
-	    !t->cancel && t->ended == 0) {
+	    !(t->packed && rec.state == VG_ST_TIMEOUT) && !t->cancel &&
+	    t->ended == 0) {
 		now = vg_now();
 		if (t->held == 0) {
 			t->held = now;
@@ -1363,7 +1562,7 @@ static void
 send_pack_cancels(struct sl *p)
 {
 	size_t i, j, live, going;
-	char *path;
+	struct vg_err e;
 
 	for (i = 0; i < p->n; i++) {
 		struct sl_att *t = p->v[i];
@@ -1381,10 +1580,12 @@ send_pack_cancels(struct sl *p)
 		}
 		if (going == live)
 			continue;
-		path = vg_path_join(t->a->task_dir, "cancel");
-		if (vg_write_file_atomic(path, "cancel\n", 7, 0600, NULL) == 0)
+		vg_err_init(&e);
+		if (vg_slurm_pack_cancel_mark(t->a->task_dir, &e) == 0)
 			t->cancel_sent = 1;
-		free(path);
+		else
+			snprintf(p->last_error, sizeof p->last_error, "%s",
+			    e.msg);
 	}
 }
 
@@ -1718,6 +1919,19 @@ slurm_close(struct vg_sched *s)
 	if (p == NULL)
 		return;
 	send_cancels(p);
+	/* Retries the driver did not ask for are not the packs' either:
+	 * their pack-exec stops waiting for them. */
+	for (i = 0; i < p->npend; i++) {
+		struct vg_slurm_claim want = { VG_CLAIM_NEW, 0, 0 }, got;
+		struct vg_err e;
+
+		vg_err_init(&e);
+		if (!p->pend[i].taken)
+			(void)vg_slurm_claim_make(p->pend[i].task_dir,
+			    p->pend[i].attempt + 1, &want, &got, &e);
+		free(p->pend[i].task_dir);
+	}
+	free(p->pend);
 	for (i = 0; i < p->n; i++)
 		free(p->v[i]);
 	for (i = 0; i < p->nexcl; i++)
@@ -1852,6 +2066,36 @@ static const struct vg_msection *const slurm_sections[] = {
  * jobs named after it when the journal shows a chunk whose job ids were
  * never written.
  */
+/* Whether the run's tasks went out in packs (slurm.pack: a pack file
+ * in RUN_DIR/slurm, which every submission of a packed run writes). */
+static int
+run_packed(const char *run_dir)
+{
+	char *dir = vg_path_join(run_dir, "slurm");
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	size_t len;
+	int found = 0;
+
+	free(dir);
+	if (d == NULL)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		found = len > 5 && strcmp(de->d_name + len - 5, ".pack") == 0 &&
+		    strncmp(de->d_name, "submit-", 7) == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+/* RUN_DIR/tasks/INDEX. */
+static char *
+task_path(const char *run_dir, int index)
+{
+	return vg_xasprintf("%s/tasks/%d", run_dir, index);
+}
+
 static int
 slurm_cancel_orphans(const char *run_id, const char *run_dir,
     const struct vg_sched_orphan *v, size_t n, int whole,
@@ -1864,6 +2108,22 @@ slurm_cancel_orphans(const char *run_id, const char *run_dir,
 
 	if ((rc = vg_slurm_journal_load(run_dir, &j, &nj, e)) != 0)
 		goto out;
+	/* One task of a pack: its marker stops it alone (its pack-exec
+	 * reads it, or meets it when the pack starts); its siblings go
+	 * on.  Nothing of Slurm's is asked. */
+	if (!whole && run_packed(run_dir)) {
+		for (i = 0; i < n && rc == 0; i++) {
+			char *td = task_path(run_dir, v[i].index);
+
+			rc = vg_slurm_pack_cancel_mark(td, e);
+			free(td);
+		}
+		if (rc == 0)
+			vg_buf_printf(said, "%zu packed task(s) marked to "
+			    "cancel (tasks/INDEX/cancel); their packs' other "
+			    "tasks go on", n);
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
 		memset(&x, 0, sizeof(x));
 		if (v[i].handle != NULL && sscanf(v[i].handle, "%lu_%ld%c",

@@ -225,6 +225,7 @@ int	vg_slurm_pack_plan(const struct vg_slurm_pack *pk, size_t ntasks,
 
 /* One task of a pack file line. */
 struct vg_slurm_pack_entry {
+	long		 element;
 	int		 index;
 	int		 attempt;
 	double		 timeout;	/* seconds, 0 = none */
@@ -235,11 +236,60 @@ struct vg_slurm_pack_entry {
 void	vg_slurm_pack_line(struct vg_buf *b, long element, int index,
 	    int attempt, double timeout, uint64_t memory);
 
-/* The tasks of element in a pack file's text, in file order (caller
- * frees *v); VG_EINVAL naming the line for a malformed one, VG_ENOENT
- * when element has none. */
+/* The tasks of element (every element when it is negative) in a pack
+ * file's text, in file order (caller frees *v); VG_EINVAL naming the
+ * line for a malformed one, VG_ENOENT when element has none. */
 int	vg_slurm_pack_parse(const char *text, long element,
 	    struct vg_slurm_pack_entry **v, size_t *n, struct vg_err *e);
+
+/*
+ * Retries in place.  Who runs attempt N of a packed task after attempt
+ * N-1 ended is decided once, by the file tasks/INDEX/claim.N, made with
+ * O_EXCL (never through a link) by whichever side comes first:
+ *
+ *   "pack TIMEOUT MEMORY"  the login-node driver: the task's pack (its
+ *                          element still runs) runs attempt N, with this
+ *                          time-out and memory; no new job
+ *   "new"                  the driver (it submits N in a new pack), or
+ *                          pack-exec (it does not run N: the task
+ *                          succeeded, is not retried, was cancelled, the
+ *                          pack stops, or nobody asked in time)
+ *
+ * pack-exec waits for the claim only for an attempt retry.on would retry.
+ */
+enum vg_slurm_claim_who {
+	VG_CLAIM_NONE = 0,	/* no claim (yet) */
+	VG_CLAIM_PACK,		/* the pack runs it */
+	VG_CLAIM_NEW,		/* not the pack */
+};
+
+struct vg_slurm_claim {
+	enum vg_slurm_claim_who	 who;
+	double			 timeout;	/* seconds, 0 = none */
+	uint64_t		 memory;	/* bytes, 0 = the task's own */
+};
+
+/*
+ * Claims attempt for want->who in task_dir (tasks/INDEX, a directory
+ * vigil made; claim.ATTEMPT is made with O_EXCL and never followed).
+ * Sets *got to the claim that holds: want when this call made it, else
+ * the one found (VG_CLAIM_NONE while its maker is still writing it).
+ * Returns 1 when this call made it, 0 when it was there, or a negative
+ * vg_rc (a link or another file planted at its name is refused).
+ */
+int	vg_slurm_claim_make(const char *task_dir, int attempt,
+	    const struct vg_slurm_claim *want, struct vg_slurm_claim *got,
+	    struct vg_err *e);
+
+/* Parses a claim's text into *got (VG_CLAIM_NONE for an empty or
+ * unfinished one); 0, or -1 when it is not a claim. */
+int	vg_slurm_claim_parse(const char *text, struct vg_slurm_claim *got);
+
+/* Reads the claim of attempt in task_dir into *got (VG_CLAIM_NONE when
+ * there is none, or it is not whole yet).  Returns 0 or a negative
+ * vg_rc (a link or a malformed claim). */
+int	vg_slurm_claim_read(const char *task_dir, int attempt,
+	    struct vg_slurm_claim *got, struct vg_err *e);
 
 /* ---- slurm-step.c ---- */
 
@@ -299,6 +349,11 @@ int	vg_slurm_step_verdict(const char *log, int wstatus, int final,
  * packed task (tasks/INDEX/cancel; a name, not followed): pack-exec
  * stops the task, task-exec records it CANCELLED however it ended. */
 int	vg_slurm_pack_cancel_marked(const char *task_dir);
+
+/* Leaves that marker in task_dir (RUN_DIR/tasks/INDEX): neither tasks
+ * nor INDEX may be a link (refused, naming it), and a link or file at
+ * cancel is replaced, never followed.  Returns 0 or a negative vg_rc. */
+int	vg_slurm_pack_cancel_mark(const char *task_dir, struct vg_err *e);
 
 /* slurm-policy.c: how the gate reads scancel, scontrol, sbatch, ... */
 extern const struct pl_prog vg_slurm_policy_progs[];

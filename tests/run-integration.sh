@@ -6,8 +6,8 @@
 # and, after it, one line per skipped test with that reason.  ONLY=pattern
 # runs a subset.
 #
-# Areas that share nothing run side by side: the Slurm tests (t07*, one
-# private cluster on fixed ports, so one at a time) in one lane, every
+# Areas that share nothing run side by side: the Slurm tests (t07* and
+# s0107, one private cluster on fixed ports, so one at a time) in one lane, every
 # other test in order in the other.  LANES=1 runs everything in one lane.
 # A line is printed as each test ends.
 set -u
@@ -49,7 +49,7 @@ for t in "$here"/integration/t*.sh "$here"/security/s[0-9]*.sh; do
 	name=$(basename "$t" .sh)
 	case "$name" in *${ONLY:-}*) ;; *) continue ;; esac
 	case "$name" in
-	t07*)	slurm="$slurm $t" ;;
+	t07*|s0107-*)	slurm="$slurm $t" ;;
 	*)	rest="$rest $t" ;;
 	esac
 done

@@ -13,6 +13,13 @@
  *   cancel    RUN_DIR/tasks/INDEX/cancel, written by the login-node vigil
  *             (vigil cancel RUN/TASK), cancels that task alone: its step
  *             is signalled, its siblings go on
+ *   retries   a task whose attempt ended as retry.on retries keeps its
+ *             place until the login-node driver claims the next attempt
+ *             for this pack (tasks/INDEX/claim.N "pack ...": it runs
+ *             here) or not ("new"), at most VIGIL_PACK_RETRY_WAIT
+ *             seconds and never past the job's time limit
+ *             (VIGIL_PACK_TIME); then this side claims "new" (slurm.h,
+ *             "Retries in place")
  *   signals   SIGTERM, SIGINT, SIGHUP cancel every task; SIGUSR2
  *             (--signal, the time limit is near) is ignored: the tasks
  *             still running end with the job, and the driver retries
@@ -35,18 +42,33 @@
 #include "common/path.h"
 #include "runner/cli/cmd.h"
 #include "runner/cli/launch.h"
+#include "runner/core/retry.h"
 #include "runner/manifest/task.h"
 #include "schedulers/scheduler.h"
 #include "schedulers/slurm.h"
+
+/* Seconds a task whose attempt ended waits for the driver to claim its
+ * retry (VIGIL_PACK_RETRY_WAIT): the driver's backoff and its record
+ * checks (held kill records included) fit in it. */
+#define RETRY_WAIT	300.0
+/* Seconds a retry in place leaves before the job's time limit. */
+#define RETRY_MARGIN	30.0
 
 /* One task of the pack. */
 struct pk_task {
 	struct vg_task		 task;
 	struct vg_attempt	 a;
 	char			*task_dir;
-	int			 submitted;
+	int			 submitted;	/* handed to the scheduler */
 	int			 cancelled;	/* cancel asked */
 	int			 done;
+	/* Its attempt ended: waiting for the claim of the next one
+	 * (slurm.h, "Retries in place"), until wait_until when retry.on
+	 * would retry it, else just long enough to say "new". */
+	int			 waiting;
+	int			 want_retry;
+	double			 wait_until;
+	enum vg_state		 last;		/* its latest attempt's end */
 };
 
 /* Writes the record of an attempt that task-exec did not end (it never
@@ -58,12 +80,16 @@ record(struct pk_task *p, const struct vg_result *r)
 	struct vg_result old;
 	struct vg_err e;
 
+	struct vg_result mine = *r;
+
 	vg_err_init(&e);
 	if (vg_result_read(p->task_dir, &old, &e) == 0 &&
-	    vg_state_terminal(old.state))
+	    vg_state_terminal(old.state) && (old.attempt == 0 ||
+	    old.attempt == p->a.attempt))
 		return;
+	mine.attempt = p->a.attempt;
 	vg_err_init(&e);
-	if (vg_result_write(p->task_dir, r, &e) != 0)
+	if (vg_result_write(p->task_dir, &mine, &e) != 0)
 		fprintf(stderr, "vigil: pack-exec: task %d: %s\n",
 		    p->a.task->index, e.msg);
 }
@@ -81,6 +107,7 @@ cancel_unstarted(struct pk_task *p)
 	snprintf(r.reason, sizeof(r.reason), "cancelled before it started "
 	    "in its pack");
 	record(p, &r);
+	p->last = VG_ST_CANCELLED;
 	p->done = 1;
 }
 
@@ -150,28 +177,152 @@ read_signals(int sfd)
 	return stop;
 }
 
+/* Seconds a task waits for the claim of its retry. */
+static double
+retry_wait(void)
+{
+	const char *v = getenv("VIGIL_PACK_RETRY_WAIT");
+	char *end;
+	double d;
+
+	if (v == NULL || *v == '\0')
+		return RETRY_WAIT;
+	d = strtod(v, &end);
+	return *end == '\0' && d >= 0 ? d : RETRY_WAIT;
+}
+
+/* When the job's time limit ends (VIGIL_PACK_TIME seconds from start,
+ * set by the pack's script); 0 when not known. */
+static double
+pack_deadline(double start)
+{
+	const char *v = getenv("VIGIL_PACK_TIME");
+	char *end;
+	double d;
+
+	if (v == NULL || *v == '\0')
+		return 0;
+	d = strtod(v, &end);
+	return *end == '\0' && d > 0 ? start + d : 0;
+}
+
+/*
+ * Attempt p->a ended in st (cause): it waits for the claim of the next
+ * one, long when retry.on would retry it (the driver decides, with the
+ * same rule and its own count) and it would end before the job's time
+ * limit (deadline), else just long enough to say "new".
+ */
+static void
+ended(struct pk_task *p, enum vg_state st, int cause, int stop, double wait,
+    double deadline)
+{
+	double now = vg_now(), need = p->a.timeout > 0 ? p->a.timeout :
+	    (double)p->a.res.time;
+
+	p->submitted = 0;
+	p->last = st;
+	p->waiting = 1;
+	/* The latest the next attempt may start. */
+	if (deadline > 0 && deadline - need - RETRY_MARGIN < now + wait)
+		wait = deadline - need - RETRY_MARGIN - now;
+	p->want_retry = st != VG_ST_SUCCEEDED && !stop && wait > 0 &&
+	    !vg_slurm_pack_cancel_marked(p->task_dir) &&
+	    vg_retry_wanted(&p->a.m->retry, st, cause, p->a.attempt);
+	p->wait_until = now + (p->want_retry ? wait : 0);
+}
+
+/* Makes p's next attempt, as the driver's claim says. */
+static void
+next_attempt(struct pk_task *p, const struct vg_slurm_claim *c)
+{
+	struct vg_attempt keep = p->a;
+
+	memset(&p->a, 0, sizeof(p->a));
+	p->a.m = keep.m;
+	p->a.task = keep.task;
+	p->a.run_id = keep.run_id;
+	p->a.task_dir = keep.task_dir;
+	p->a.attempt = keep.attempt + 1;
+	p->a.res = p->task.resources;
+	if (c->memory > 0)
+		p->a.res.memory = c->memory;
+	p->a.timeout = c->timeout;
+	p->a.kill_grace = keep.kill_grace;
+	p->a.pidfd = -1;
+}
+
+/*
+ * Settles a waiting task by the claim of its next attempt: the driver's
+ * "pack" makes it ready to run here (or CANCELLED when the pack stops or
+ * the task was cancelled), "new" ends it here; with none, once its wait
+ * is over (or at once when it is not retried, is cancelled or the pack
+ * stops), this side claims "new".  Returns 1 when the task is done.
+ */
+static int
+settle_wait(struct pk_task *p, int stop)
+{
+	struct vg_slurm_claim got, want = { VG_CLAIM_NEW, 0, 0 };
+	struct vg_err e;
+	int cancel = vg_slurm_pack_cancel_marked(p->task_dir), r;
+
+	vg_err_init(&e);
+	r = vg_slurm_claim_read(p->task_dir, p->a.attempt + 1, &got, &e);
+	if (r == 0 && got.who == VG_CLAIM_NONE && (stop || cancel ||
+	    vg_now() >= p->wait_until))
+		r = vg_slurm_claim_make(p->task_dir, p->a.attempt + 1, &want,
+		    &got, &e) < 0 ? -1 : 0;
+	if (r != 0) {
+		/* A claim this side cannot read or make (a link planted
+		 * there): the pack does not run the attempt. */
+		fprintf(stderr, "vigil: pack-exec: task %d: %s\n",
+		    p->a.task->index, e.msg);
+		p->waiting = 0;
+		p->done = 1;
+		return 1;
+	}
+	switch (got.who) {
+	case VG_CLAIM_PACK:
+		p->waiting = 0;
+		next_attempt(p, &got);
+		if (stop || cancel) {
+			cancel_unstarted(p);
+			return 1;
+		}
+		return 0;
+	case VG_CLAIM_NEW:
+		p->waiting = 0;
+		p->done = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* Runs the tasks in v through s until each ended; 0 when all succeeded. */
 static int
 drive(struct vg_sched *s, struct pk_task *v, size_t n, int sfd)
 {
 	struct vg_sched_update *ups;
 	struct vg_err e;
-	size_t i, k, nu, left = n, next = 0;
-	int failed = 0, stop = 0, window = s->window > 0 ? s->window : 64;
+	size_t i, k, nu, left = n;
+	int stop = 0, window = s->window > 0 ? s->window : 64;
+	double wait = retry_wait(), deadline = pack_deadline(vg_now());
 
 	while (left > 0) {
-		/* Hand over up to the window; a task cancelled before it
-		 * was handed over is recorded at once. */
-		for (; next < n && vg_sched_active(s) < (size_t)window;
-		    next++) {
-			if (stop || vg_slurm_pack_cancel_marked(v[next].task_dir)) {
-				cancel_unstarted(&v[next]);
-				failed = 1;
+		/* Hand over up to the window, in pack order (retries run
+		 * where their task stands); a task cancelled before it was
+		 * handed over is recorded at once. */
+		for (i = 0; i < n && vg_sched_active(s) < (size_t)window;
+		    i++) {
+			if (v[i].done || v[i].submitted || v[i].waiting)
+				continue;
+			if (stop || vg_slurm_pack_cancel_marked(v[i].task_dir)) {
+				cancel_unstarted(&v[i]);
 				left--;
 				continue;
 			}
 			vg_err_init(&e);
-			if (vg_sched_submit(s, &v[next].a, &e) != 0) {
+			if (vg_sched_submit(s, &v[i].a, &e) != 0) {
 				struct vg_result r;
 
 				memset(&r, 0, sizeof(r));
@@ -180,14 +331,17 @@ drive(struct vg_sched *s, struct pk_task *v, size_t n, int sfd)
 				r.ended = vg_now();
 				snprintf(r.reason, sizeof(r.reason), "%.*s",
 				    (int)sizeof(r.reason) - 1, e.msg);
-				record(&v[next], &r);
-				v[next].done = 1;
-				failed = 1;
-				left--;
+				record(&v[i], &r);
+				ended(&v[i], r.state, r.cause, stop, wait,
+				    deadline);
 				continue;
 			}
-			v[next].submitted = 1;
+			v[i].submitted = 1;
+			v[i].cancelled = 0;
 		}
+		for (i = 0; i < n; i++)
+			if (v[i].waiting && settle_wait(&v[i], stop))
+				left--;
 		if (left == 0)
 			break;
 		vg_err_init(&e);
@@ -200,18 +354,16 @@ drive(struct vg_sched *s, struct pk_task *v, size_t n, int sfd)
 				continue;
 			for (i = 0; i < n && &v[i].a != ups[k].a; i++)
 				;
-			if (i == n || v[i].done)
+			if (i == n || v[i].done || !v[i].submitted)
 				continue;
 			ups[k].result.state = ups[k].state;
 			record(&v[i], &ups[k].result);
-			v[i].done = 1;
-			left--;
-			if (ups[k].state != VG_ST_SUCCEEDED)
-				failed = 1;
+			ended(&v[i], ups[k].state, ups[k].result.cause, stop,
+			    wait, deadline);
 		}
 		if (read_signals(sfd))
 			stop = 1;
-		for (i = 0; i < next; i++) {
+		for (i = 0; i < n; i++) {
 			if (!v[i].submitted || v[i].done || v[i].cancelled ||
 			    (!stop && !vg_slurm_pack_cancel_marked(v[i].task_dir)))
 				continue;
@@ -220,7 +372,10 @@ drive(struct vg_sched *s, struct pk_task *v, size_t n, int sfd)
 			(void)vg_sched_cancel(s, &v[i].a, 0, &e);
 		}
 	}
-	return failed ? VG_EXIT_FAILED : VG_EXIT_OK;
+	for (i = 0; i < n; i++)
+		if (v[i].last != VG_ST_SUCCEEDED)
+			return VG_EXIT_FAILED;
+	return VG_EXIT_OK;
 }
 
 static int

@@ -399,6 +399,9 @@ cmd_task_exec_exec(struct vg_args *a)
 	    scratch, at.attempt, r.state);
 	(void)vg_scratch_finish(scratch, m->scratch.keep,
 	    r.state == VG_ST_SUCCEEDED, NULL);
+	/* Whose record: a packed task's next attempt may follow it in
+	 * its pack, and the driver reads each attempt's own. */
+	r.attempt = at.attempt;
 	vg_err_init(&e);
 	if (vg_result_write(task_dir, &r, &e) != 0) {
 		rc = vg_cmd_fail(VG_EXIT_INTERNAL, "task-exec: %s", e.msg);

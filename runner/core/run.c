@@ -43,6 +43,7 @@
 #include "common/proc.h"
 #include "common/str.h"
 #include "runner/core/progress.h"
+#include "runner/core/retry.h"
 #include "runner/core/reuse.h"
 #include "runner/core/run.h"
 #include "runner/core/stream.h"
@@ -948,52 +949,6 @@ after_gate(struct drv *d, struct vg_err *e)
 	    "the runs it waits for ended as asked", e);
 }
 
-/* The retry.on bit that covers state st (of a backend failure with
- * cause); 0 when it is never retried. */
-static unsigned
-retry_bit(enum vg_state st, int cause)
-{
-	switch (st) {
-	case VG_ST_BACKEND_ERROR:
-		/* A permanent cause (bad image, credentials, host access)
-		 * fails the same way every time. */
-		return cause == VG_CAUSE_TRANSIENT ? VG_RETRY_BACKEND_ERROR : 0;
-	case VG_ST_FAILED:
-		return VG_RETRY_FAILED;
-	case VG_ST_TIMEOUT:
-	case VG_ST_DEADLINE:
-		return VG_RETRY_TIMEOUT;
-	case VG_ST_OOM:
-		return VG_RETRY_OOM;
-	case VG_ST_NODE_FAIL:
-	case VG_ST_BOOT_FAIL:
-		return VG_RETRY_NODE_FAIL;
-	case VG_ST_PREEMPTED:
-		return VG_RETRY_PREEMPTED;
-	case VG_ST_LOST:
-		return VG_RETRY_LOST;
-	default:
-		return 0;
-	}
-}
-
-/* Seconds before attempt number next (2, 3, ...) of a retried task. */
-static double
-backoff_for(const struct vg_retry *r, int tries)
-{
-	double b = r->backoff;
-	int k;
-
-	for (k = 1; k < tries && b > 0; k++) {
-		b *= 2;
-		if (r->backoff_max > 0 && b >= r->backoff_max)
-			break;
-	}
-	if (r->backoff_max > 0 && b > r->backoff_max)
-		b = r->backoff_max;
-	return b;
-}
-
 /* Describes a terminal result in reason (for events and status). */
 static void
 describe(const struct vg_result *r, char *out, size_t n)
@@ -1018,7 +973,6 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	const struct vg_retry *rp = &d->m->retry;
 	const struct vg_result *r = &u->result;
 	char why[256], msg[256];
-	unsigned on;
 	double delay;
 	int rc;
 
@@ -1067,11 +1021,9 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	if ((rc = put_attempt(d, t, &b->s, b->a.attempt, u->state, 1, r,
 	    t->ended, why, e)) != 0)
 		return rc;
-	on = rp->on != 0 ? rp->on : ~0u;
 	t->tries++;
 	if (!d->cancelling && !t->cancel_req &&
-	    (retry_bit(u->state, r->cause) & on) &&
-	    t->tries <= rp->max) {
+	    vg_retry_wanted(rp, u->state, r->cause, t->tries)) {
 		if (u->state == VG_ST_OOM && rp->memory_factor > 1 &&
 		    t->memory > 0)
 			t->memory = (uint64_t)((double)t->memory *
@@ -1080,7 +1032,7 @@ task_ended(struct drv *d, size_t i, struct box *b,
 			t->time = (uint64_t)((double)t->time * rp->time_factor);
 			t->timeout *= rp->time_factor;
 		}
-		delay = backoff_for(rp, t->tries);
+		delay = vg_retry_backoff(rp, t->tries);
 		t->next_at = vg_now() + delay;
 		snprintf(msg, sizeof(msg), "%s %.200s; retry %d of %d in %gs",
 		    vg_state_name(u->state), why, t->tries, rp->max, delay);

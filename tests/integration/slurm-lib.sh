@@ -4,7 +4,7 @@
 # tears everything down on exit.  Helpers assert exact values.
 # SLURM_HARNESS=slurm-cluster picks the three-node cluster of
 # tests/harness/slurm-cluster-up instead (t072x).
-here=$(cd "$(dirname "$0")" && pwd)
+here=${it_dir:-$(cd "$(dirname "$0")" && pwd)}
 harness=$(cd "$here/../harness" && pwd)
 W=$(mktemp -d /tmp/vigil-slurm-it-XXXXXX)
 chmod 0755 "$W"

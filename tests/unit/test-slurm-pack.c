@@ -2,7 +2,9 @@
  * test-slurm-pack.c - slurm.pack: sizing packs by tasks and by walltime
  * (even packs, the job's time limit, parallel capped by the pack), the
  * pack file's lines and their parser's refusals, the batch script of a
- * pack, and the manifest's errors with file:line:column.
+ * pack, the manifest's errors with file:line:column, and the claims of
+ * retries in place (one side wins; links and junk are refused) with the
+ * retry rule pack-exec shares with the driver.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,8 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/diag.h"
+#include "common/path.h"
+#include "runner/core/retry.h"
 #include "runner/manifest/manifest.h"
 #include "schedulers/slurm.h"
 
@@ -203,6 +209,13 @@ test_script(void **state)
 	j.pack_steps = 0;
 	assert_int_equal(vg_slurm_script(&j, &b, &e), 0);
 	assert_non_null(strstr(vg_buf_str(&b), "VIGIL_SLURM_STEPS=exec\n"));
+	assert_null(strstr(vg_buf_str(&b), "VIGIL_PACK_TIME"));
+	/* The job's time limit, for pack-exec's retries in place. */
+	vg_buf_reset(&b);
+	j.time = 780;
+	assert_int_equal(vg_slurm_script(&j, &b, &e), 0);
+	assert_non_null(strstr(vg_buf_str(&b), "VIGIL_PACK_TIME=780\n"
+	    "export VIGIL_PACK_TIME\n"));
 	/* A pack name is made by vigil; anything else is refused. */
 	vg_buf_reset(&b);
 	j.pack = "../x; rm";
@@ -318,6 +331,93 @@ test_manifest(void **state)
 	}
 }
 
+/* Writes text to dir/name. */
+static void
+put(const char *dir, const char *name, const char *text)
+{
+	char *path = vg_path_join(dir, name);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(path);
+}
+
+static void
+test_claim(void **state)
+{
+	char dir[] = "/tmp/vg-claim-XXXXXX", *path;
+	struct vg_slurm_claim pack = { VG_CLAIM_PACK, 8.5, 1048576 };
+	struct vg_slurm_claim fresh = { VG_CLAIM_NEW, 0, 0 }, got;
+	struct vg_err e;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	vg_err_init(&e);
+	assert_int_equal(vg_slurm_claim_read(dir, 2, &got, &e), 0);
+	assert_int_equal(got.who, VG_CLAIM_NONE);
+	/* The first claim holds; the second side reads it. */
+	assert_int_equal(vg_slurm_claim_make(dir, 2, &pack, &got, &e), 1);
+	assert_int_equal(got.who, VG_CLAIM_PACK);
+	assert_int_equal(vg_slurm_claim_make(dir, 2, &fresh, &got, &e), 0);
+	assert_int_equal(got.who, VG_CLAIM_PACK);
+	assert_true(got.timeout == 8.5);
+	assert_int_equal(got.memory, 1048576);
+	assert_int_equal(vg_slurm_claim_make(dir, 3, &fresh, &got, &e), 1);
+	assert_int_equal(vg_slurm_claim_make(dir, 3, &pack, &got, &e), 0);
+	assert_int_equal(got.who, VG_CLAIM_NEW);
+	/* Being written (empty): none yet. */
+	put(dir, "claim.4", "");
+	assert_int_equal(vg_slurm_claim_make(dir, 4, &pack, &got, &e), 0);
+	assert_int_equal(got.who, VG_CLAIM_NONE);
+	/* Junk is refused, naming the file. */
+	put(dir, "claim.5", "pack 1 x\n");
+	vg_err_init(&e);
+	assert_int_equal(vg_slurm_claim_read(dir, 5, &got, &e), VG_EPARSE);
+	assert_non_null(strstr(e.msg, "claim.5' is not a claim"));
+	/* A link planted at the name is neither followed nor replaced. */
+	path = vg_path_join(dir, "claim.6");
+	assert_int_equal(symlink("/tmp/vg-claim-elsewhere", path), 0);
+	vg_err_init(&e);
+	assert_true(vg_slurm_claim_make(dir, 6, &pack, &got, &e) < 0);
+	assert_int_equal(got.who, VG_CLAIM_NONE);
+	assert_int_equal(access("/tmp/vg-claim-elsewhere", F_OK), -1);
+	unlink(path);
+	free(path);
+	for (int k = 2; k <= 5; k++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "claim.%d", k);
+		path = vg_path_join(dir, name);
+		unlink(path);
+		free(path);
+	}
+	rmdir(dir);
+}
+
+static void
+test_retry_rule(void **state)
+{
+	struct vg_retry r = { .max = 1, .on = VG_RETRY_FAILED };
+
+	(void)state;
+	assert_true(vg_retry_wanted(&r, VG_ST_FAILED, 0, 1));
+	assert_false(vg_retry_wanted(&r, VG_ST_FAILED, 0, 2));
+	assert_false(vg_retry_wanted(&r, VG_ST_TIMEOUT, 0, 1));
+	assert_false(vg_retry_wanted(&r, VG_ST_SUCCEEDED, 0, 1));
+	r.on = 0;	/* every retried state */
+	assert_true(vg_retry_wanted(&r, VG_ST_TIMEOUT, 0, 1));
+	assert_false(vg_retry_wanted(&r, VG_ST_CANCELLED, 0, 1));
+	assert_false(vg_retry_wanted(&r, VG_ST_BACKEND_ERROR,
+	    VG_CAUSE_PERMANENT, 1));
+	r.backoff = 2;
+	r.backoff_max = 5;
+	assert_true(vg_retry_backoff(&r, 1) == 2);
+	assert_true(vg_retry_backoff(&r, 2) == 4);
+	assert_true(vg_retry_backoff(&r, 3) == 5);
+}
+
 int
 main(void)
 {
@@ -330,6 +430,8 @@ main(void)
 		cmocka_unit_test(test_script),
 		cmocka_unit_test(test_steps_exec),
 		cmocka_unit_test(test_manifest),
+		cmocka_unit_test(test_claim),
+		cmocka_unit_test(test_retry_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
