@@ -11,28 +11,8 @@ set -u
 [ "$(id -u)" = 0 ] || { echo "the egress proxy needs root"; exit 77; }
 command -v python3 >/dev/null || { echo "python3 is needed"; exit 77; }
 
-# The server: each connection gets ANSWER once its header came.
-cat >"$W/srv.py" <<'PY'
-import socket, sys, threading
-ANSWER = b"HTTP/1.0 200 OK\r\nContent-Length: 6\r\n\r\nhello\n"
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(16)
-open(sys.argv[1], "w").write(str(s.getsockname()[1]))
-def serve(c):
-    b = b""
-    while b"\r\n\r\n" not in b:
-        d = c.recv(4096)
-        if not d:
-            break
-        b += d
-    c.sendall(ANSWER)
-    c.close()
-while True:
-    c, _ = s.accept()
-    threading.Thread(target=serve, args=(c,)).start()
-PY
-python3 "$W/srv.py" "$W/port" &
+# The server: each request gets "hello" (tests/harness/http-hello.py).
+python3 "$(dirname "$0")/../harness/http-hello.py" "$W/port" &
 srv=$!
 trap 'kill $srv 2>/dev/null; rm -rf "$W"' EXIT INT TERM
 i=0

@@ -12,27 +12,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/sec-lib.sh"
 command -v python3 >/dev/null || skip "python3 is needed for the server"
 
-cat >"$tmp/srv.py" <<'PY'
-import socket, sys, threading
-ANSWER = b"HTTP/1.0 200 OK\r\nContent-Length: 6\r\n\r\nhello\n"
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(16)
-open(sys.argv[1], "w").write(str(s.getsockname()[1]))
-def serve(c):
-    b = b""
-    while b"\r\n\r\n" not in b:
-        d = c.recv(4096)
-        if not d:
-            break
-        b += d
-    c.sendall(ANSWER)
-    c.close()
-while True:
-    c, _ = s.accept()
-    threading.Thread(target=serve, args=(c,)).start()
-PY
-python3 "$tmp/srv.py" "$tmp/port" &
+# The server: each request gets "hello" (tests/harness/http-hello.py).
+python3 "$here/../harness/http-hello.py" "$tmp/port" &
 srv=$!
 trap 'kill $srv 2>/dev/null; sec_cleanup' EXIT
 i=0
