@@ -82,8 +82,9 @@ struct vg_attempt {
 	const char		*scratch_dir;	/* NULL when none */
 	/* The handle vg_backend_prepare gave the drive that starts a,
 	 * NULL outside a drive (or when the backend keeps nothing per
-	 * drive).  Valid until vg_backend_unprepare, which comes after
-	 * the cleanup of every attempt of the drive. */
+	 * drive); a monitor process inherits it with a.  Valid until
+	 * vg_backend_unprepare, which comes after the cleanup of every
+	 * attempt of the drive. */
 	struct vg_backend_drive	*drive;
 	int			 attempt;	/* 1-based */
 	struct vg_resources	 res;		/* effective (retries scale) */

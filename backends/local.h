@@ -37,8 +37,9 @@ void	vg_local_for_session(void);
  */
 const char *vg_local_shim(char *tried, size_t size);
 
-/* Drops the compiled sandbox, resolved commands and the shim's path kept
- * between attempts (tests, valgrind). */
+/* Drops what the local backend keeps outside any drive: the sandbox the
+ * drive-less ops compiled last and the shim's path (tests, valgrind).
+ * A drive's state goes with its handle (vg_backend_unprepare). */
 void	vg_local_reset(void);
 
 /* One started process tree (opaque); see vg_local_proc_start. */
