@@ -1929,6 +1929,9 @@ drive_release(struct drv *d, int failed)
 	}
 	if (d->sched_open)
 		vg_sched_close(&d->sched);
+	/* The pooled task directories first: they are in RUN/tmp, which
+	 * the local backend's drive removes at its end when it is empty. */
+	vg_dirpool_close(&d->dirs);
 	vg_backend_unprepare(d->drive);
 	if (d->live != NULL)
 		for (i = 0; i < d->n; i++)
@@ -1946,7 +1949,6 @@ drive_release(struct drv *d, int failed)
 	free(d->retry);
 	free(d->dirty);
 	free(d->adirty);
-	vg_dirpool_close(&d->dirs);
 	if (d->tasks_fd >= 0)
 		close(d->tasks_fd);
 	free(d->run_dir);
