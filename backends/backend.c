@@ -83,16 +83,18 @@ vg_backend_probe(const struct vg_backend_ops *ops, struct vg_buf *out)
 
 int
 vg_backend_prepare(const struct vg_backend_ops *ops,
-    const struct vg_manifest *m, const char *run_dir, struct vg_err *e)
+    const struct vg_manifest *m, const char *run_dir,
+    struct vg_backend_drive **out, struct vg_err *e)
 {
-	return ops->prepare != NULL ? ops->prepare(m, run_dir, e) : 0;
+	*out = NULL;
+	return ops->prepare != NULL ? ops->prepare(m, run_dir, out, e) : 0;
 }
 
 void
-vg_backend_unprepare(const struct vg_backend_ops *ops)
+vg_backend_unprepare(struct vg_backend_drive *d)
 {
-	if (ops != NULL && ops->unprepare != NULL)
-		ops->unprepare();
+	if (d != NULL && d->ops->unprepare != NULL)
+		d->ops->unprepare(d);
 }
 
 const char *

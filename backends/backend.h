@@ -7,8 +7,12 @@
  *
  * Life of an attempt (driven by a scheduler, see scheduler.h):
  *
- *   prepare(run)  once per run and backend, may block (pull an image,
- *                 check a host key); optional
+ *   prepare(run)  once per drive (the driver's loop over one run) and
+ *                 backend, may block (pull an image, check a host key);
+ *                 returns the drive's handle (struct vg_backend_drive,
+ *                 below), which the drive's attempts carry in a->drive
+ *                 to every op of theirs, and unprepare(handle) ends;
+ *                 optional
  *   start(a)      launches without waiting for the end; sets a->pid and
  *                 a->pidfd to a process the scheduler can watch with
  *                 poll(2): the task itself (local) or a monitor process
@@ -25,6 +29,10 @@
  * in flight over (the monitor if it still runs, its record if it left
  * one, else the backend's reattach op in a new monitor), and reap
  * removes what nobody follows any more.
+ *
+ * An attempt outside a drive (vigil exec, task-exec, a session's
+ * command) has a->drive NULL: the backend keeps what it needs for that
+ * attempt alone, from start to cleanup.
  *
  * Backends that can only work synchronously implement run() and leave
  * start/finish/cancel NULL: the wrappers then fork a monitor process that
@@ -45,9 +53,24 @@
 #include "common/state.h"
 #include "runner/manifest/task.h"
 
+struct vg_backend_ops;
 struct vg_pool;
 struct vg_session;
 struct vg_session_cmd;
+
+/*
+ * A backend's state for one drive: what its prepare made for the run
+ * (local: the compiled sandbox, the egress proxy, the slots' executors,
+ * the pools of temporary directories and empty output files; modal:
+ * the mode it resolved), handed to each attempt of the drive as
+ * a->drive and to unprepare, which frees it.  Every backend embeds this
+ * first in a struct of its own and downcasts after checking ops, so a
+ * handle never reaches a backend it is not of.  Two drives in one
+ * process have two handles; nothing of one is seen by the other.
+ */
+struct vg_backend_drive {
+	const struct vg_backend_ops *ops;	/* whose handle it is */
+};
 
 /* One attempt of one task, shared between scheduler and backend. */
 struct vg_attempt {
@@ -57,6 +80,12 @@ struct vg_attempt {
 	const char		*run_id;
 	const char		*task_dir;	/* stdout, stderr, result.json */
 	const char		*scratch_dir;	/* NULL when none */
+	/* The handle vg_backend_prepare gave the drive that starts a,
+	 * NULL outside a drive (or when the backend keeps nothing per
+	 * drive); a monitor process inherits it with a.  Valid until
+	 * vg_backend_unprepare, which comes after the cleanup of every
+	 * attempt of the drive. */
+	struct vg_backend_drive	*drive;
 	int			 attempt;	/* 1-based */
 	struct vg_resources	 res;		/* effective (retries scale) */
 	double			 timeout;	/* seconds; 0 = none */
@@ -85,7 +114,9 @@ struct vg_attempt {
 	 * outlives it (local: a slot's executor, backends/shim.h), and
 	 * says so with watch_only: a->pidfd is then a descriptor that
 	 * becomes readable when the attempt ended, not a pidfd (no
-	 * waitid on it), and a->pid is that longer-lived process. */
+	 * waitid on it), and a->pid is that longer-lived process.  Only
+	 * for attempts of a drive (a->drive): the processes kept are the
+	 * drive's, stopped by its unprepare. */
 	int			 reuse_ok;
 	int			 watch_only;
 	/* Set by the caller (with reuse_ok) to ask for the attempt to be
@@ -146,9 +177,12 @@ struct vg_backend_ops {
 	/* Appends "name: ok|missing ... (what to change)" lines to out for
 	 * `vigil doctor`.  Optional. */
 	void	(*probe)(struct vg_buf *out);
-	/* Per-run preparation; may block.  Optional. */
+	/* Per-drive preparation; may block.  Sets *out to the drive's
+	 * handle (NULL when the backend keeps nothing per drive); on
+	 * failure, *out stays NULL and nothing of the drive is left.
+	 * Optional. */
 	int	(*prepare)(const struct vg_manifest *m, const char *run_dir,
-		    struct vg_err *e);
+		    struct vg_backend_drive **out, struct vg_err *e);
 	/* What of m's isolation this host cannot deliver ("; "-separated,
 	 * "" when nothing; borrowed), or NULL with e set.  Optional. */
 	const char *(*downgrades)(const struct vg_manifest *m,
@@ -173,9 +207,10 @@ struct vg_backend_ops {
 	/* Frees what start created; never fails loudly. */
 	void	(*cleanup)(struct vg_attempt *a);
 	/* The drive that prepare began has ended: stops what start kept
-	 * from one attempt to the next (local: the slots' executors).
-	 * Optional. */
-	void	(*unprepare)(void);
+	 * from one attempt to the next (local: the slots' executors, the
+	 * egress proxy) and frees d, a handle of this backend's.
+	 * Required when prepare returns handles. */
+	void	(*unprepare)(struct vg_backend_drive *d);
 	/* Runs a to completion, blocking; honours a->timeout itself and
 	 * stops on SIGTERM.  For monitor-based backends and task-exec. */
 	int	(*run)(struct vg_attempt *a, struct vg_result *r,
@@ -263,9 +298,13 @@ const struct vg_backend_ops *vg_backend_find(const char *name);
  * process around run.
  */
 void	vg_backend_probe(const struct vg_backend_ops *ops, struct vg_buf *out);
+/* *out: the drive's handle, for a->drive of each of its attempts and
+ * for vg_backend_unprepare; NULL without the optional operation. */
 int	vg_backend_prepare(const struct vg_backend_ops *ops,
-	    const struct vg_manifest *m, const char *run_dir, struct vg_err *e);
-void	vg_backend_unprepare(const struct vg_backend_ops *ops);
+	    const struct vg_manifest *m, const char *run_dir,
+	    struct vg_backend_drive **out, struct vg_err *e);
+/* Ends the drive of handle d (NULL: nothing to do). */
+void	vg_backend_unprepare(struct vg_backend_drive *d);
 const char *vg_backend_downgrades(const struct vg_backend_ops *ops,
 	    const struct vg_manifest *m, struct vg_err *e);
 /* NULL without the optional operation. */

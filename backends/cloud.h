@@ -8,7 +8,10 @@
  * error messages with the token redacted), the output files, the owner
  * labels that let reap() tell leftovers of dead runs, probe and
  * validate.  Each provider file supplies a struct vg_cloud_ops: its
- * requests and the parsing of its replies.
+ * requests and the parsing of its replies; and its struct
+ * vg_backend_ops, whose ops are named functions of its own
+ * (daytona_run, vercel_reap, ...) that call the shared ones here with
+ * that table.
  *
  * Providers never see a host path: the task directory and scratch of an
  * attempt stay on this host; the sandbox gets the command, its
@@ -396,11 +399,6 @@ void	vg_cloud_host_check(const struct vg_cloud_ops *ops,
 	    const struct vg_manifest *m, struct vg_strv *why);
 
 /*
- * Defines the struct vg_backend_ops vg_backend_NAME for the provider
- * described by the struct vg_cloud_ops OPS: every operation goes to
- * the shared implementation above.
- */
-/*
  * Sessions (backend.h): one sandbox per session, made by ops->create
  * with an idle command and labelled as owned by the session; each
  * command is ops->attach, exec and wait of the session wrapper in it
@@ -415,83 +413,6 @@ int	vg_cloud_session_exec(const struct vg_cloud_ops *ops,
 	    struct vg_result *r, struct vg_err *e);
 int	vg_cloud_session_close(const struct vg_cloud_ops *ops,
 	    const struct vg_session *s, struct vg_err *e);
-
-#define VG_CLOUD_BACKEND(NAME, OPS)					\
-static int								\
-NAME##_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)	\
-{									\
-	return vg_cloud_run(&(OPS), a, r, e);				\
-}									\
-static int								\
-NAME##_reap(const struct vg_manifest *m, const char *run_id, int task,	\
-    struct vg_buf *report, struct vg_err *e)				\
-{									\
-	return vg_cloud_reap(&(OPS), m, run_id, task, report, e);	\
-}									\
-static int								\
-NAME##_reattach(struct vg_attempt *a, struct vg_result *r,		\
-    struct vg_err *e)							\
-{									\
-	return vg_cloud_reattach(&(OPS), a, r, e);			\
-}									\
-static void								\
-NAME##_probe(struct vg_buf *out)					\
-{									\
-	vg_cloud_probe(&(OPS), out);					\
-}									\
-static int								\
-NAME##_validate(const struct vg_manifest *m, struct vg_diag *d)		\
-{									\
-	return vg_cloud_validate(&(OPS), m, d);				\
-}									\
-static void								\
-NAME##_host_check(const struct vg_manifest *m, struct vg_strv *why)	\
-{									\
-	vg_cloud_host_check(&(OPS), m, why);				\
-}									\
-static int								\
-NAME##_session_open(struct vg_session *s, struct vg_err *e)		\
-{									\
-	return vg_cloud_session_open(&(OPS), s, e);			\
-}									\
-static int								\
-NAME##_session_exec(const struct vg_session *s,				\
-    const struct vg_session_cmd *c, struct vg_result *r, struct vg_err *e) \
-{									\
-	return vg_cloud_session_exec(&(OPS), s, c, r, e);		\
-}									\
-static double								\
-NAME##_timeout_slack(const struct vg_attempt *a)			\
-{									\
-	return vg_cloud_timeout_slack(&(OPS), a);			\
-}									\
-static int								\
-NAME##_session_close(const struct vg_session *s, struct vg_err *e)	\
-{									\
-	return vg_cloud_session_close(&(OPS), s, e);			\
-}									\
-static const struct vg_msection *const NAME##_sections[] = {		\
-	&NAME##_msection, NULL					\
-};									\
-const struct vg_backend_ops vg_backend_##NAME = {			\
-	.p = {								\
-		.kind = VG_PLUGIN_BACKEND,				\
-		.name = #NAME,						\
-		.help = "a " #NAME " sandbox",				\
-		.sections = NAME##_sections,				\
-		.validate = NAME##_validate,				\
-		.host_check = NAME##_host_check,			\
-	},								\
-	.probe = NAME##_probe,						\
-	.run = NAME##_run,						\
-	.reap = NAME##_reap,						\
-	.pool = vg_cloud_pool,						\
-	.session_open = NAME##_session_open,				\
-	.session_exec = NAME##_session_exec,				\
-	.session_close = NAME##_session_close,				\
-	.reattach = NAME##_reattach,					\
-	.timeout_slack = NAME##_timeout_slack,				\
-}
 
 /* ---- pure parts of the providers, for tests and fuzzing ---- */
 

@@ -767,4 +767,101 @@ static const struct vg_cloud_ops daytona_cloud = {
 	.list_tree = daytona_list_tree,
 };
 
-VG_CLOUD_BACKEND(daytona, daytona_cloud);
+/* ---- the backend: each op is the shared cloud implementation
+ * (cloud.c) given daytona's table above ---- */
+
+/* backend op: run; the attempt in a new sandbox, in the monitor. */
+static int
+daytona_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
+{
+	return vg_cloud_run(&daytona_cloud, a, r, e);
+}
+
+/* backend op: reap */
+static int
+daytona_reap(const struct vg_manifest *m, const char *run_id, int task,
+    struct vg_buf *report, struct vg_err *e)
+{
+	return vg_cloud_reap(&daytona_cloud, m, run_id, task, report, e);
+}
+
+/* backend op: reattach */
+static int
+daytona_reattach(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
+{
+	return vg_cloud_reattach(&daytona_cloud, a, r, e);
+}
+
+/* backend op: probe */
+static void
+daytona_probe(struct vg_buf *out)
+{
+	vg_cloud_probe(&daytona_cloud, out);
+}
+
+/* plugin op: validate */
+static int
+daytona_validate(const struct vg_manifest *m, struct vg_diag *d)
+{
+	return vg_cloud_validate(&daytona_cloud, m, d);
+}
+
+/* plugin op: host_check */
+static void
+daytona_host_check(const struct vg_manifest *m, struct vg_strv *why)
+{
+	vg_cloud_host_check(&daytona_cloud, m, why);
+}
+
+/* backend op: session_open */
+static int
+daytona_session_open(struct vg_session *s, struct vg_err *e)
+{
+	return vg_cloud_session_open(&daytona_cloud, s, e);
+}
+
+/* backend op: session_exec */
+static int
+daytona_session_exec(const struct vg_session *s, const struct vg_session_cmd *c,
+    struct vg_result *r, struct vg_err *e)
+{
+	return vg_cloud_session_exec(&daytona_cloud, s, c, r, e);
+}
+
+/* backend op: session_close */
+static int
+daytona_session_close(const struct vg_session *s, struct vg_err *e)
+{
+	return vg_cloud_session_close(&daytona_cloud, s, e);
+}
+
+/* backend op: timeout_slack */
+static double
+daytona_timeout_slack(const struct vg_attempt *a)
+{
+	return vg_cloud_timeout_slack(&daytona_cloud, a);
+}
+
+static const struct vg_msection *const daytona_sections[] = {
+	&daytona_msection, NULL
+};
+
+const struct vg_backend_ops vg_backend_daytona = {
+	.p = {
+		.kind = VG_PLUGIN_BACKEND,
+		.name = "daytona",
+		.help = "a daytona sandbox",
+		.sections = daytona_sections,
+		.validate = daytona_validate,
+		.host_check = daytona_host_check,
+	},
+	.probe = daytona_probe,
+	.run = daytona_run,
+	.reap = daytona_reap,
+	.pool = vg_cloud_pool,
+	.session_open = daytona_session_open,
+	.session_exec = daytona_session_exec,
+	.session_close = daytona_session_close,
+	.reattach = daytona_reattach,
+	.timeout_slack = daytona_timeout_slack,
+};

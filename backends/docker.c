@@ -166,14 +166,17 @@ docker_validate(const struct vg_manifest *m, struct vg_diag *d)
 	return bad ? VG_EINVAL : 0;
 }
 
-/* Once per run: connect, and pull the image per docker.pull. */
+/* Once per drive: connect, and pull the image per docker.pull.  Nothing
+ * is kept per drive (no handle): each attempt's monitor connects. */
 static int
 docker_prepare(const struct vg_manifest *m, const char *run_dir,
-    struct vg_err *e)
+    struct vg_backend_drive **out, struct vg_err *e)
 {
 	struct vg_docker_conn c;
 	int r;
 
+	(void)run_dir;
+	(void)out;
 	if ((r = vg_docker_open(&c, vg_docker_endpoint(m), NULL, e)) != 0)
 		return r;
 	r = vg_docker_ensure_image(&c, m, 1, e);

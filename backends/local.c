@@ -34,6 +34,17 @@
  * The scheduler watches the shim (a->pid, a->pidfd) and reaps it; finish()
  * reads the shim's report.  Output never passes through vigil: the task's
  * stdout and stderr are the files themselves.
+ *
+ * State: what lives from one attempt to the next is the drive's (struct
+ * local_drive, the handle prepare returns: backend.h); an attempt outside
+ * a drive gets one of its own, freed with it.  What stays file-level is
+ * the process's by nature or a cache of what cannot change under it:
+ * where vigil-shim is and its descriptor, /dev/null's descriptor, vigil's
+ * working directory, the clone stack (one per process: each clone waits
+ * for its child's exec), the session flag (a process that runs a
+ * session's commands), and the sandbox the drive-less ops (downgrades,
+ * confinement, host notes: launch, status, doctor) compiled last, which
+ * backs the strings they lend.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -80,20 +91,23 @@
 
 /* Backend state of one attempt (a->priv for the local backend; held by
  * the caller for vg_local_proc_start). */
+struct local_drive;
 struct vg_local_proc {
+	struct local_drive	*ld;		/* its drive (a reference) */
 	int			 ctl_fd;	/* control socket, or -1 */
 	int			 pidns;
 	int			 killall_sig;
 	char			*argv0;
 	char			*tmp_dir;	/* private TMPDIR, or NULL */
 	int			 tmp_gone;	/* the shim removed it */
-	int			 tmp_slot;	/* its slot in tmp_pool, or -1 */
+	int			 tmp_slot;	/* its slot in ld's tmp_pool, or
+						   -1 */
 	int			 tmp_kept;	/* a->tmp_dir: its owner's */
 	char			*out_dir;	/* where stdout and stderr are */
 	struct vg_cgroup	*cg;		/* limits; NULL when none asked */
 	uint64_t		 cg_memory;	/* the memory limit in it */
 	int			 outputs_stay;	/* a->outputs_stay */
-	int			 exec_slot;	/* in xpool, or -1 */
+	int			 exec_slot;	/* in ld's xpool, or -1 */
 	int			 exec_dead;	/* it ended unasked */
 };
 
@@ -125,37 +139,100 @@ struct preexec {
 	const char *volatile	 stage;
 };
 
-/* The compiled sandbox of the current run, rebuilt when the isolation
- * section differs (compared by content, not by pointer). */
-static struct {
+/* A compiled sandbox, rebuilt when the isolation section differs
+ * (compared by content, not by pointer). */
+struct sb_cache {
 	struct vg_sandbox	*sb;
 	uint64_t		 key;
 	int			 valid;
 	unsigned		 gen;		/* counts the compilations */
 	struct vg_buf		 downgrades;	/* vg_local_downgrades */
 	struct vg_buf		 confinement;	/* local_confinement */
-} cache;
+};
 
-/* Where vigil-shim is (found once), or why not. */
+/* A command name resolved in a PATH, so that the task's exec does not
+ * search (each miss is a failed execve). */
+struct resolved {
+	uint64_t		 key;
+	char			*path_env;
+	char			*name;
+	char			*file;
+};
+
+/* A temporary directory slot (tmp_pool_get). */
+struct tmp_slot {
+	char	*dir;
+	int	 busy;
+};
+
+/* A slot's executor (xpool_spawn). */
+struct executor {
+	pid_t			 pid;		/* 0: free entry */
+	int			 ctl;		/* its fd 3's peer */
+	int			 busy;		/* its tasks: 0, 1, or 2 with
+						   one held */
+	unsigned		 gen;		/* sbc.gen it was made for */
+	unsigned long long	 start;		/* /proc starttime */
+};
+#define MAX_EXECUTORS	256
+
+/*
+ * The local backend's handle (backend.h, struct vg_backend_drive): what
+ * lives from one attempt to the next, from prepare to unprepare; or, for
+ * an attempt outside a drive, from its start to its cleanup.  Each
+ * attempt started holds a reference (la->ld), so what it uses outlives
+ * an early unprepare.
+ */
+struct local_drive {
+	struct vg_backend_drive	 base;		/* first: the downcast */
+	int			 refs;		/* the drive's own (until
+						   unprepare) + attempts' */
+	struct sb_cache		 sbc;		/* the tasks' sandbox */
+	/* The egress proxy (isolation.network allow-list, as root) that
+	 * prepare started; tasks join its network namespace. */
+	struct vg_egress_run	 egress;
+	/* The proxy its tasks join: egress, or outside a drive the
+	 * session's (vg_local_egress). */
+	struct vg_egress_run	*eg;
+	struct resolved		 resolved[NRESOLVED];
+	unsigned		 resolved_next;
+	/* Reused for every launch description. */
+	struct vg_buf		 blob;
+	/* Temporary directories by slot (tmp_pool_get). */
+	struct {
+		struct tmp_slot	*v;
+		size_t		 n, cap;
+	} tmp_pool;
+	/* Empty output files kept for the next tasks (out_pool_put). */
+	struct {
+		char	*run;		/* RUN of the pooled files, or NULL */
+		int	 fd;		/* RUN/tmp */
+		int	*v;		/* numbers N of the pooled PID.oN */
+		size_t	 n, cap;
+		int	 next;		/* the number of the next file put */
+		int	 running, peak;	/* attempts with output files */
+		int	 off;		/* renames into place fail: no pool */
+	} out_pool;
+	/* The slots' executors (exec_in_slot). */
+	struct {
+		struct executor	 v[MAX_EXECUTORS];
+		int		 n;		/* entries in use at most */
+	} xpool;
+};
+
+/* The sandbox the drive-less ops (vg_local_downgrades, confinement,
+ * host notes) compiled last: a cache, which also backs the strings they
+ * lend until their next call. */
+static struct sb_cache loose;
+
+/* Where vigil-shim is (found once), or why not: a cache, the same for
+ * every drive of the process. */
 static struct {
 	char			 path[PATH_MAX];
 	int			 found;
 	int			 fd;		/* open on path when fd_open */
 	int			 fd_open;
 } shim;
-
-/* Command names resolved in a PATH, so that the task's exec does not
- * search (each miss is a failed execve). */
-static struct {
-	uint64_t		 key;
-	char			*path_env;
-	char			*name;
-	char			*file;
-} resolved[NRESOLVED];
-static unsigned resolved_next;
-
-/* Reused for every launch description (vg_local_reset frees it). */
-static struct vg_buf blob;
 
 /* FNV-1a over a string (with its terminating NUL). */
 static uint64_t
@@ -274,7 +351,7 @@ sockets_judged(const struct vg_manifest *m, struct vg_err *e)
 
 /* Set in a process that runs a session's commands: they start in the
  * manifest's workdir (session start --workdir) or the session's own
- * directory, never in vigil's. */
+ * directory, never in vigil's.  The process's by nature. */
 static int session_mode;
 
 void
@@ -297,20 +374,22 @@ task_workdir(const struct vg_manifest *m)
 	return cwd[0] != '\0' ? cwd : NULL;
 }
 
-/* The run's egress proxy (isolation.network allow-list, as root): from
- * prepare to unprepare; tasks join its network namespace. */
-static struct vg_egress_run egress = VG_EGRESS_RUN_INIT;
+/* A session command's egress proxy (isolation.network allow-list, as
+ * root), attached by local-session.c around the one command this
+ * process runs, which is outside any drive (vg_local_egress). */
+static struct vg_egress_run session_egress = VG_EGRESS_RUN_INIT;
 
 struct vg_egress_run *
 vg_local_egress(void)
 {
-	cache.valid = 0;	/* a sandbox joins its namespace */
-	return &egress;
+	return &session_egress;
 }
 
-/* Returns the sandbox for m, compiling it when needed; borrowed. */
+/* Returns the sandbox for m in cache, compiling it when needed (its
+ * tasks joining egress's namespace, when egress is not NULL); borrowed. */
 static int
-sandbox_for(const struct vg_manifest *m, const struct vg_sandbox **out,
+sandbox_for(struct sb_cache *cache, const struct vg_egress_run *egress,
+    const struct vg_manifest *m, const struct vg_sandbox **out,
     struct vg_err *e)
 {
 	struct vg_sandbox *sb;
@@ -318,23 +397,34 @@ sandbox_for(const struct vg_manifest *m, const struct vg_sandbox **out,
 	uint64_t key = iso_key(&m->isolation, wd);
 	int rc;
 
-	if (cache.valid && cache.key == key) {
-		*out = cache.sb;
+	if (cache->valid && cache->key == key) {
+		*out = cache->sb;
 		return 0;
 	}
 	if ((rc = caps_allowed(m, e)) != 0 ||
 	    (rc = sockets_judged(m, e)) != 0 ||
 	    (rc = vg_sandbox_new(&m->isolation, wd, &sb, e)) != 0)
 		return rc;
-	if (vg_sandbox_egress(sb))
-		vg_sandbox_set_egress(sb, egress.nsfd);
-	vg_sandbox_free(cache.sb);
-	cache.sb = sb;
-	cache.key = key;
-	cache.valid = 1;
-	cache.gen++;
+	if (vg_sandbox_egress(sb) && egress != NULL)
+		vg_sandbox_set_egress(sb, egress->nsfd);
+	vg_sandbox_free(cache->sb);
+	cache->sb = sb;
+	cache->key = key;
+	cache->valid = 1;
+	cache->gen++;
 	*out = sb;
 	return 0;
+}
+
+/* Frees what cache holds. */
+static void
+sb_cache_release(struct sb_cache *cache)
+{
+	vg_sandbox_free(cache->sb);
+	cache->sb = NULL;
+	cache->valid = 0;
+	vg_buf_release(&cache->downgrades);
+	vg_buf_release(&cache->confinement);
 }
 
 const char *
@@ -344,14 +434,14 @@ vg_local_downgrades(const struct vg_manifest *m, struct vg_err *e)
 	struct vg_cgroup_limits cl;
 	struct vg_resources peak;
 
-	if (sandbox_for(m, &sb, e) != 0)
+	if (sandbox_for(&loose, NULL, m, &sb, e) != 0)
 		return NULL;
-	vg_buf_reset(&cache.downgrades);
-	vg_buf_adds(&cache.downgrades, vg_sandbox_downgrades(sb));
+	vg_buf_reset(&loose.downgrades);
+	vg_buf_adds(&loose.downgrades, vg_sandbox_downgrades(sb));
 	vg_expand_peak(m, &peak);
 	cgroup_limits(m, peak.memory, &cl);
-	vg_cgroup_plan_downgrades(&cl, &cache.downgrades);
-	return vg_buf_str(&cache.downgrades);
+	vg_cgroup_plan_downgrades(&cl, &loose.downgrades);
+	return vg_buf_str(&loose.downgrades);
 }
 
 /* backend op: confinement */
@@ -362,36 +452,17 @@ local_confinement(const struct vg_manifest *m)
 	struct vg_err e;
 
 	vg_err_init(&e);
-	if (sandbox_for(m, &sb, &e) != 0)
+	if (sandbox_for(&loose, NULL, m, &sb, &e) != 0)
 		return NULL;
-	vg_buf_reset(&cache.confinement);
-	vg_sandbox_describe(sb, &cache.confinement);
-	return vg_buf_str(&cache.confinement);
+	vg_buf_reset(&loose.confinement);
+	vg_sandbox_describe(sb, &loose.confinement);
+	return vg_buf_str(&loose.confinement);
 }
-
-static void out_pool_drop(void);
-static void xpool_drop(void);
 
 void
 vg_local_reset(void)
 {
-	size_t i;
-
-	xpool_drop();
-	vg_sandbox_free(cache.sb);
-	cache.sb = NULL;
-	cache.valid = 0;
-	vg_buf_release(&cache.downgrades);
-	vg_buf_release(&cache.confinement);
-	for (i = 0; i < NRESOLVED; i++) {
-		free(resolved[i].path_env);
-		free(resolved[i].name);
-		free(resolved[i].file);
-		memset(&resolved[i], 0, sizeof(resolved[i]));
-	}
-	resolved_next = 0;
-	vg_buf_release(&blob);
-	out_pool_drop();
+	sb_cache_release(&loose);
 	shim.found = 0;
 	if (shim.fd_open)
 		close(shim.fd);
@@ -402,41 +473,34 @@ vg_local_reset(void)
  * Temp directories by slot: a task of a run (task_dir RUN/tasks/I) gets
  * RUN/tmp/PID.K, K the lowest slot no running attempt of this process
  * holds.  The shim makes it at first use and leaves it; cleanup empties
- * it when the task left something there, and exit removes them all.  So
- * a run of many tasks makes one directory per --jobs slot, not a mkdir
- * and rmdir per task (on a busy ext4 the inode churn costs more than the
- * rest of a task start).
+ * it when the task left something there, and the drive's end removes
+ * them all.  So a run of many tasks makes one directory per --jobs slot,
+ * not a mkdir and rmdir per task (on a busy ext4 the inode churn costs
+ * more than the rest of a task start).  The names are the process's
+ * (PID), the pools the drive's: a process drives one run at a time, and
+ * its attempts outside a drive (vigil exec, task-exec: one each) pool
+ * the same way.
  */
-struct tmp_slot {
-	char	*dir;
-	int	 busy;
-};
-static struct {
-	struct tmp_slot	*v;
-	size_t		 n, cap;
-	int		 atexit_set;
-} tmp_pool;
 
 /* Removes the slots' directories (and their RUN/tmp when empty). */
 static void
-tmp_pool_drop(void)
+tmp_pool_drop(struct local_drive *ld)
 {
 	char *up;
 	size_t i;
 
-	out_pool_drop();
-	for (i = 0; i < tmp_pool.n; i++) {
-		if (rmdir(tmp_pool.v[i].dir) != 0 && errno != ENOENT)
-			vg_rm_rf(tmp_pool.v[i].dir, NULL);
-		if ((up = strrchr(tmp_pool.v[i].dir, '/')) != NULL) {
+	for (i = 0; i < ld->tmp_pool.n; i++) {
+		if (rmdir(ld->tmp_pool.v[i].dir) != 0 && errno != ENOENT)
+			vg_rm_rf(ld->tmp_pool.v[i].dir, NULL);
+		if ((up = strrchr(ld->tmp_pool.v[i].dir, '/')) != NULL) {
 			*up = '\0';
-			(void)rmdir(tmp_pool.v[i].dir);
+			(void)rmdir(ld->tmp_pool.v[i].dir);
 		}
-		free(tmp_pool.v[i].dir);
+		free(ld->tmp_pool.v[i].dir);
 	}
-	free(tmp_pool.v);
-	tmp_pool.v = NULL;
-	tmp_pool.n = tmp_pool.cap = 0;
+	free(ld->tmp_pool.v);
+	ld->tmp_pool.v = NULL;
+	ld->tmp_pool.n = ld->tmp_pool.cap = 0;
 }
 
 /* The RUN part of task_dir RUN/tasks/I (its length), or -1. */
@@ -454,7 +518,7 @@ run_of(const char *task_dir)
 /* Takes a free slot's directory for task_dir's run, or returns -1 when
  * task_dir is not RUN/tasks/I (the attempt then has its own tmp). */
 static int
-tmp_pool_get(const char *task_dir, const char **dir)
+tmp_pool_get(struct local_drive *ld, const char *task_dir, const char **dir)
 {
 	int r = run_of(task_dir);
 	size_t i, rl;
@@ -463,29 +527,27 @@ tmp_pool_get(const char *task_dir, const char **dir)
 	if (r < 0)
 		return -1;
 	rl = (size_t)r;
-	for (i = 0; i < tmp_pool.n; i++)
-		if (!tmp_pool.v[i].busy &&
-		    strncmp(tmp_pool.v[i].dir, task_dir, rl) == 0 &&
-		    strncmp(tmp_pool.v[i].dir + rl, "/tmp/", 5) == 0)
+	for (i = 0; i < ld->tmp_pool.n; i++)
+		if (!ld->tmp_pool.v[i].busy &&
+		    strncmp(ld->tmp_pool.v[i].dir, task_dir, rl) == 0 &&
+		    strncmp(ld->tmp_pool.v[i].dir + rl, "/tmp/", 5) == 0)
 			break;
-	if (i == tmp_pool.n) {
+	if (i == ld->tmp_pool.n) {
 		path = vg_xasprintf("%.*s/tmp", (int)rl, task_dir);
 		if (mkdir(path, 0700) != 0 && errno != EEXIST) {
 			free(path);
 			return -1;
 		}
 		free(path);
-		tmp_pool.v = vg_xgrow(tmp_pool.v, &tmp_pool.cap,
-		    tmp_pool.n + 1, sizeof(*tmp_pool.v));
-		tmp_pool.v[i].dir = vg_xasprintf("%.*s/tmp/%ld.%zu", (int)rl,
-		    task_dir, (long)vg_self_pid(), i);
-		tmp_pool.v[i].busy = 0;
-		tmp_pool.n++;
-		if (!tmp_pool.atexit_set && atexit(tmp_pool_drop) == 0)
-			tmp_pool.atexit_set = 1;
+		ld->tmp_pool.v = vg_xgrow(ld->tmp_pool.v, &ld->tmp_pool.cap,
+		    ld->tmp_pool.n + 1, sizeof(*ld->tmp_pool.v));
+		ld->tmp_pool.v[i].dir = vg_xasprintf("%.*s/tmp/%ld.%zu",
+		    (int)rl, task_dir, (long)vg_self_pid(), i);
+		ld->tmp_pool.v[i].busy = 0;
+		ld->tmp_pool.n++;
 	}
-	tmp_pool.v[i].busy = 1;
-	*dir = tmp_pool.v[i].dir;
+	ld->tmp_pool.v[i].busy = 1;
+	*dir = ld->tmp_pool.v[i].dir;
 	return (int)i;
 }
 
@@ -495,19 +557,10 @@ tmp_pool_get(const char *task_dir, const char **dir)
  * open_output renames one into the next task's directory instead of
  * creating a file (a rename costs less than a new inode, on ext4 without
  * a journal much less).  At most OUT_POOL_PER_SLOT per task running at
- * once; the files go when the process exits, and a dead process's are
+ * once; the files go when the drive ends, and a dead process's are
  * removed by the next one to pool files in the run.
  */
 #define OUT_POOL_PER_SLOT	4
-static struct {
-	char	*run;		/* RUN of the pooled files, or NULL */
-	int	 fd;		/* RUN/tmp */
-	int	*v;		/* numbers N of the pooled PID.oN */
-	size_t	 n, cap;
-	int	 next;		/* the number of the next file put */
-	int	 running, peak;	/* attempts with output files */
-	int	 off;		/* renames into place fail: no pool */
-} out_pool = { .fd = -1 };
 
 /* The name in RUN/tmp of this process's pooled file n. */
 static const char *
@@ -519,49 +572,50 @@ pooled_name(int n, char *buf, size_t len)
 
 /* Removes the pooled files (and RUN/tmp when that leaves it empty). */
 static void
-out_pool_drop(void)
+out_pool_drop(struct local_drive *ld)
 {
 	char name[64];
 	size_t i;
 
-	if (out_pool.fd >= 0) {
-		for (i = 0; i < out_pool.n; i++) {
-			(void)unlinkat(out_pool.fd, pooled_name(
-			    out_pool.v[i], name, sizeof(name)), 0);
+	if (ld->out_pool.fd >= 0) {
+		for (i = 0; i < ld->out_pool.n; i++) {
+			(void)unlinkat(ld->out_pool.fd, pooled_name(
+			    ld->out_pool.v[i], name, sizeof(name)), 0);
 		}
-		close(out_pool.fd);
-		if (out_pool.run != NULL) {
-			char *tmp = vg_path_join(out_pool.run, "tmp");
+		close(ld->out_pool.fd);
+		if (ld->out_pool.run != NULL) {
+			char *tmp = vg_path_join(ld->out_pool.run, "tmp");
 
 			(void)rmdir(tmp);
 			free(tmp);
 		}
 	}
-	free(out_pool.run);
-	free(out_pool.v);
-	out_pool.run = NULL;
-	out_pool.v = NULL;
-	out_pool.n = out_pool.cap = 0;
-	out_pool.fd = -1;
-	out_pool.off = 0;
+	free(ld->out_pool.run);
+	free(ld->out_pool.v);
+	ld->out_pool.run = NULL;
+	ld->out_pool.v = NULL;
+	ld->out_pool.n = ld->out_pool.cap = 0;
+	ld->out_pool.fd = -1;
+	ld->out_pool.off = 0;
 }
 
 
 /* Makes the pool the one of task_dir's run; false when it has none. */
 static int
-out_pool_for(const char *task_dir, int create)
+out_pool_for(struct local_drive *ld, const char *task_dir, int create)
 {
 	int rl = run_of(task_dir), fd;
 	char *tmp;
 
 	if (rl < 0)
 		return 0;
-	if (out_pool.run != NULL && strlen(out_pool.run) == (size_t)rl &&
-	    strncmp(out_pool.run, task_dir, (size_t)rl) == 0)
+	if (ld->out_pool.run != NULL &&
+	    strlen(ld->out_pool.run) == (size_t)rl &&
+	    strncmp(ld->out_pool.run, task_dir, (size_t)rl) == 0)
 		return 1;
 	if (!create)
 		return 0;
-	out_pool_drop();
+	out_pool_drop(ld);
 	tmp = vg_xasprintf("%.*s/tmp", rl, task_dir);
 	if (mkdir(tmp, 0700) != 0 && errno != EEXIST) {
 		free(tmp);
@@ -573,35 +627,33 @@ out_pool_for(const char *task_dir, int create)
 		return 0;
 	/* Pooled files a dead process left there. */
 	vg_pool_sweep(fd, "", 'o', 0);
-	out_pool.fd = fd;
-	out_pool.run = vg_xstrndup(task_dir, (size_t)rl);
-	if (!tmp_pool.atexit_set && atexit(tmp_pool_drop) == 0)
-		tmp_pool.atexit_set = 1;
+	ld->out_pool.fd = fd;
+	ld->out_pool.run = vg_xstrndup(task_dir, (size_t)rl);
 	return 1;
 }
 
 /* Keeps the empty regular file dir/name in the pool; false when it was
  * not taken (not empty, pool full, no pool for dir). */
 static int
-out_pool_put(const char *dir, const char *name)
+out_pool_put(struct local_drive *ld, const char *dir, const char *name)
 {
 	char path[PATH_MAX], pooled[64];
 	struct stat st;
 
-	if (out_pool.off || out_pool.n >= (size_t)OUT_POOL_PER_SLOT *
-	    (size_t)(out_pool.peak > 0 ? out_pool.peak : 1) ||
-	    !out_pool_for(dir, 1) ||
+	if (ld->out_pool.off || ld->out_pool.n >= (size_t)OUT_POOL_PER_SLOT *
+	    (size_t)(ld->out_pool.peak > 0 ? ld->out_pool.peak : 1) ||
+	    !out_pool_for(ld, dir, 1) ||
 	    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
 	    sizeof(path))
 		return 0;
 	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    st.st_size != 0 || st.st_nlink != 1 ||
-	    renameat(AT_FDCWD, path, out_pool.fd, pooled_name(out_pool.next,
-	    pooled, sizeof(pooled))) != 0)
+	    renameat(AT_FDCWD, path, ld->out_pool.fd,
+	    pooled_name(ld->out_pool.next, pooled, sizeof(pooled))) != 0)
 		return 0;
-	out_pool.v = vg_xgrow(out_pool.v, &out_pool.cap, out_pool.n + 1,
-	    sizeof(*out_pool.v));
-	out_pool.v[out_pool.n++] = out_pool.next++;
+	ld->out_pool.v = vg_xgrow(ld->out_pool.v, &ld->out_pool.cap,
+	    ld->out_pool.n + 1, sizeof(*ld->out_pool.v));
+	ld->out_pool.v[ld->out_pool.n++] = ld->out_pool.next++;
 	return 1;
 }
 
@@ -613,51 +665,52 @@ out_pool_put(const char *dir, const char *name)
  * removed instead of used.
  */
 static int
-out_pool_take(const char *dir, int dfd, const char *name)
+out_pool_take(struct local_drive *ld, const char *dir, int dfd,
+    const char *name)
 {
 	char pooled[64];
 	struct stat st;
 	int fd;
 
-	while (out_pool.n > 0 && out_pool_for(dir, 0)) {
-		pooled_name(out_pool.v[out_pool.n - 1], pooled,
+	while (ld->out_pool.n > 0 && out_pool_for(ld, dir, 0)) {
+		pooled_name(ld->out_pool.v[ld->out_pool.n - 1], pooled,
 		    sizeof(pooled));
-		fd = openat(out_pool.fd, pooled, O_WRONLY | O_APPEND |
+		fd = openat(ld->out_pool.fd, pooled, O_WRONLY | O_APPEND |
 		    O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
 		    st.st_size == 0 && st.st_nlink == 1 &&
 		    st.st_uid == geteuid() && (st.st_mode & 07777) == 0600) {
 			/* Never over an earlier attempt's output. */
-			if (renameat2(out_pool.fd, pooled, dfd, name,
+			if (renameat2(ld->out_pool.fd, pooled, dfd, name,
 			    RENAME_NOREPLACE) == 0) {
-				out_pool.n--;
+				ld->out_pool.n--;
 				return fd;
 			}
 			/* EEXIST: kept for the next task; else (no
 			 * RENAME_NOREPLACE here) no pooling in this run. */
 			if (errno != EEXIST)
-				out_pool.off = 1;
+				ld->out_pool.off = 1;
 			close(fd);
 			return -1;
 		}
 		if (fd >= 0)
 			close(fd);
-		(void)unlinkat(out_pool.fd, pooled, 0);
-		out_pool.n--;
+		(void)unlinkat(ld->out_pool.fd, pooled, 0);
+		ld->out_pool.n--;
 	}
 	return -1;
 }
 
 /* Gives slot k back, emptied. */
 static void
-tmp_pool_put(int k)
+tmp_pool_put(struct local_drive *ld, int k)
 {
 	struct tmp_slot *t;
 	int empty = 1, fd;
 
-	if (k < 0 || (size_t)k >= tmp_pool.n)
+	if (k < 0 || (size_t)k >= ld->tmp_pool.n)
 		return;
-	t = &tmp_pool.v[k];
+	t = &ld->tmp_pool.v[k];
 	if ((fd = open(t->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
 		empty = vg_dir_empty(fd) != 0;
 		close(fd);
@@ -773,10 +826,10 @@ shim_path(const char **out, int *fd, struct vg_err *e)
  * Returns the file name resolves to in the search path (as execvp(3)
  * would pick it), or NULL when it is not found or the path has a
  * relative entry (which only the task's own directory can resolve); the
- * shim then searches itself.  Cached per run and PATH; borrowed.
+ * shim then searches itself.  Cached per drive and PATH; borrowed.
  */
 static const char *
-resolve(const char *name, const char *path)
+resolve(struct local_drive *ld, const char *name, const char *path)
 {
 	uint64_t key = fnv(fnv(0xcbf29ce484222325ULL, path), name);
 	const char *p, *end;
@@ -784,10 +837,11 @@ resolve(const char *name, const char *path)
 	size_t i, dlen, nlen = strlen(name);
 
 	for (i = 0; i < NRESOLVED; i++)
-		if (resolved[i].key == key && resolved[i].name != NULL &&
-		    strcmp(resolved[i].name, name) == 0 &&
-		    strcmp(resolved[i].path_env, path) == 0)
-			return resolved[i].file;
+		if (ld->resolved[i].key == key &&
+		    ld->resolved[i].name != NULL &&
+		    strcmp(ld->resolved[i].name, name) == 0 &&
+		    strcmp(ld->resolved[i].path_env, path) == 0)
+			return ld->resolved[i].file;
 	for (p = path; ; p = end + 1) {
 		end = strchr(p, ':');
 		if (end == NULL)
@@ -805,15 +859,15 @@ resolve(const char *name, const char *path)
 		if (*end == '\0')
 			return NULL;
 	}
-	i = resolved_next++ % NRESOLVED;
-	free(resolved[i].path_env);
-	free(resolved[i].name);
-	free(resolved[i].file);
-	resolved[i].key = key;
-	resolved[i].path_env = vg_xstrdup(path);
-	resolved[i].name = vg_xstrdup(name);
-	resolved[i].file = vg_xstrdup(buf);
-	return resolved[i].file;
+	i = ld->resolved_next++ % NRESOLVED;
+	free(ld->resolved[i].path_env);
+	free(ld->resolved[i].name);
+	free(ld->resolved[i].file);
+	ld->resolved[i].key = key;
+	ld->resolved[i].path_env = vg_xstrdup(path);
+	ld->resolved[i].name = vg_xstrdup(name);
+	ld->resolved[i].file = vg_xstrdup(buf);
+	return ld->resolved[i].file;
 }
 
 /* Reports a failure of the child of clone on the control socket, the
@@ -1004,29 +1058,17 @@ clone_blocked(struct preexec *P, unsigned long long flags, int *pidfd)
  * the namespace's teardown are paid once per slot, not per task.  An
  * executor runs one task at a time; it is idle when none of it runs.  It
  * may hold one more, handed over while its task runs (a->ahead_of), to
- * start as soon as that one ends.
+ * start as soon as that one ends.  Executors are the drive's: an attempt
+ * outside a drive never runs in one.
  * VIGIL_NO_EXECUTOR=1 turns them off (for bench/local-overhead.sh's
  * comparison).
  */
-#define MAX_EXECUTORS	256
-struct executor {
-	pid_t			 pid;		/* 0: free entry */
-	int			 ctl;		/* its fd 3's peer */
-	int			 busy;		/* its tasks: 0, 1, or 2 with
-						   one held */
-	unsigned		 gen;		/* cache.gen it was made for */
-	unsigned long long	 start;		/* /proc starttime */
-};
-static struct {
-	struct executor		 v[MAX_EXECUTORS];
-	int			 n;		/* entries in use at most */
-} xpool;
 
 /* Stops executor k: end of file on its fd 3 ends it and its task. */
 static void
-xpool_stop(int k)
+xpool_stop(struct local_drive *ld, int k)
 {
-	struct executor *x = &xpool.v[k];
+	struct executor *x = &ld->xpool.v[k];
 
 	if (x->pid <= 0)
 		return;
@@ -1039,24 +1081,76 @@ xpool_stop(int k)
 	x->ctl = -1;
 }
 
-/* Stops every executor (the drive ended, or vg_local_reset). */
+/* Stops every executor of ld. */
 static void
-xpool_drop(void)
+xpool_drop(struct local_drive *ld)
 {
 	int k;
 
-	for (k = 0; k < xpool.n; k++)
-		xpool_stop(k);
-	xpool.n = 0;
+	for (k = 0; k < ld->xpool.n; k++)
+		xpool_stop(ld, k);
+	ld->xpool.n = 0;
 }
 
-/* backend op: unprepare */
-static void
-local_unprepare(void)
+/* A new handle, held once (by the drive, or by the one attempt outside
+ * a drive it is made for). */
+static struct local_drive *
+local_drive_new(void)
 {
-	xpool_drop();
-	vg_egress_run_stop(&egress);
-	cache.valid = 0;
+	struct local_drive *ld = vg_xcalloc(1, sizeof(*ld));
+	static const struct vg_egress_run none = VG_EGRESS_RUN_INIT;
+
+	ld->base.ops = &vg_backend_local;
+	ld->refs = 1;
+	ld->egress = none;
+	ld->eg = &ld->egress;
+	ld->out_pool.fd = -1;
+	return ld;
+}
+
+/* Drops a reference to ld; the last one frees it and everything it
+ * keeps (executors, the egress proxy, pooled directories and files). */
+static void
+local_drive_put(struct local_drive *ld)
+{
+	size_t i;
+
+	if (ld == NULL || --ld->refs > 0)
+		return;
+	xpool_drop(ld);
+	vg_egress_run_stop(&ld->egress);
+	sb_cache_release(&ld->sbc);
+	for (i = 0; i < NRESOLVED; i++) {
+		free(ld->resolved[i].path_env);
+		free(ld->resolved[i].name);
+		free(ld->resolved[i].file);
+	}
+	vg_buf_release(&ld->blob);
+	out_pool_drop(ld);
+	tmp_pool_drop(ld);
+	free(ld);
+}
+
+/* The local handle d, checked: NULL when d is none or another
+ * backend's. */
+static struct local_drive *
+local_drive_of(struct vg_backend_drive *d)
+{
+	return d != NULL && d->ops == &vg_backend_local ?
+	    (struct local_drive *)d : NULL;
+}
+
+/* backend op: unprepare; the executors stop now, whatever an attempt
+ * still holds goes with its last reference. */
+static void
+local_unprepare(struct vg_backend_drive *d)
+{
+	struct local_drive *ld = local_drive_of(d);
+
+	if (ld == NULL)
+		return;
+	xpool_drop(ld);
+	local_drive_put(ld);
 }
 
 /*
@@ -1065,8 +1159,8 @@ local_unprepare(void)
  * which the executor reads as its own (its argv left out).
  */
 static int
-xpool_spawn(struct preexec *P, unsigned long long flags,
-    const struct vg_buf *launch, int nullfd)
+xpool_spawn(struct local_drive *ld, struct preexec *P,
+    unsigned long long flags, const struct vg_buf *launch, int nullfd)
 {
 	struct vg_shim_launch *l;
 	struct executor *x;
@@ -1077,7 +1171,7 @@ xpool_spawn(struct preexec *P, unsigned long long flags,
 	pid_t pid;
 	void *copy;
 
-	for (k = 0; k < MAX_EXECUTORS && xpool.v[k].pid > 0; k++)
+	for (k = 0; k < MAX_EXECUTORS && ld->xpool.v[k].pid > 0; k++)
 		;
 	if (k == MAX_EXECUTORS) {
 		errno = EAGAIN;
@@ -1115,15 +1209,15 @@ xpool_spawn(struct preexec *P, unsigned long long flags,
 		errno = pid < 0 ? saved : X.err;
 		goto fail;
 	}
-	x = &xpool.v[k];
+	x = &ld->xpool.v[k];
 	x->pid = pid;
 	x->ctl = sv[0];
 	x->busy = 0;
-	x->gen = cache.gen;
+	x->gen = ld->sbc.gen;
 	if (vg_proc_starttime(pid, &x->start) != 0)
 		x->start = 0;
-	if (k >= xpool.n)
-		xpool.n = k + 1;
+	if (k >= ld->xpool.n)
+		ld->xpool.n = k + 1;
 	return k;
 fail:
 	saved = errno;
@@ -1138,7 +1232,7 @@ fail:
 /* Sends the launch in blob with the four descriptors fds to executor
  * k; 0, or -1 with errno. */
 static int
-xpool_send(int k, const int fds[4])
+xpool_send(struct local_drive *ld, int k, const int fds[4])
 {
 	union {
 		struct cmsghdr	h;
@@ -1149,8 +1243,8 @@ xpool_send(int k, const int fds[4])
 
 	memset(&mh, 0, sizeof(mh));
 	memset(&cm, 0, sizeof(cm));
-	iov.iov_base = blob.data;
-	iov.iov_len = blob.len;
+	iov.iov_base = ld->blob.data;
+	iov.iov_len = ld->blob.len;
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
 	mh.msg_control = cm.b;
@@ -1159,7 +1253,8 @@ xpool_send(int k, const int fds[4])
 	CMSG_FIRSTHDR(&mh)->cmsg_type = SCM_RIGHTS;
 	CMSG_FIRSTHDR(&mh)->cmsg_len = CMSG_LEN(4 * sizeof(int));
 	memcpy(CMSG_DATA(CMSG_FIRSTHDR(&mh)), fds, 4 * sizeof(int));
-	if (sendmsg(xpool.v[k].ctl, &mh, MSG_NOSIGNAL) == (ssize_t)blob.len)
+	if (sendmsg(ld->xpool.v[k].ctl, &mh, MSG_NOSIGNAL) ==
+	    (ssize_t)ld->blob.len)
 		return 0;
 	return -1;
 }
@@ -1173,42 +1268,42 @@ xpool_send(int k, const int fds[4])
  * dead is replaced once.
  */
 static int
-xpool_run(struct preexec *P, unsigned long long flags, int report,
-    int behind)
+xpool_run(struct local_drive *ld, struct preexec *P, unsigned long long flags,
+    int report, int behind)
 {
 	int fds[4] = { P->fds[0], P->fds[1], P->fds[2], report };
 	int k, tries;
 
 	if (behind >= 0) {
-		if (behind >= xpool.n || xpool.v[behind].pid <= 0 ||
-		    xpool.v[behind].busy != 1 ||
-		    xpool.v[behind].gen != cache.gen ||
-		    xpool_send(behind, fds) != 0) {
+		if (behind >= ld->xpool.n || ld->xpool.v[behind].pid <= 0 ||
+		    ld->xpool.v[behind].busy != 1 ||
+		    ld->xpool.v[behind].gen != ld->sbc.gen ||
+		    xpool_send(ld, behind, fds) != 0) {
 			errno = EAGAIN;
 			return -1;
 		}
-		xpool.v[behind].busy = 2;
+		ld->xpool.v[behind].busy = 2;
 		return behind;
 	}
 	for (tries = 0; tries < 2; tries++) {
-		for (k = 0; k < xpool.n; k++) {
-			if (xpool.v[k].pid <= 0 || xpool.v[k].busy)
+		for (k = 0; k < ld->xpool.n; k++) {
+			if (ld->xpool.v[k].pid <= 0 || ld->xpool.v[k].busy)
 				continue;
-			if (xpool.v[k].gen == cache.gen)
+			if (ld->xpool.v[k].gen == ld->sbc.gen)
 				break;
-			xpool_stop(k);	/* of an earlier sandbox */
+			xpool_stop(ld, k);	/* of an earlier sandbox */
 		}
-		if (k == xpool.n && (k = xpool_spawn(P, flags, &blob,
-		    P->fds[0])) < 0)
+		if (k == ld->xpool.n && (k = xpool_spawn(ld, P, flags,
+		    &ld->blob, P->fds[0])) < 0)
 			return -1;
-		if (xpool_send(k, fds) == 0) {
-			xpool.v[k].busy = 1;
+		if (xpool_send(ld, k, fds) == 0) {
+			ld->xpool.v[k].busy = 1;
 			return k;
 		}
 		if (errno != EPIPE && errno != ECONNRESET &&
 		    errno != ECONNREFUSED)
 			return -1;
-		xpool_stop(k);	/* it died while idle */
+		xpool_stop(ld, k);	/* it died while idle */
 	}
 	errno = EPIPE;
 	return -1;
@@ -1216,47 +1311,48 @@ xpool_run(struct preexec *P, unsigned long long flags, int report,
 
 /* Gives executor k back after its task's end; a dead one is stopped. */
 static void
-xpool_put(int k, int dead)
+xpool_put(struct local_drive *ld, int k, int dead)
 {
-	if (k < 0 || k >= xpool.n || xpool.v[k].pid <= 0)
+	if (k < 0 || k >= ld->xpool.n || ld->xpool.v[k].pid <= 0)
 		return;
-	if (xpool.v[k].busy > 0)
-		xpool.v[k].busy--;
+	if (ld->xpool.v[k].busy > 0)
+		ld->xpool.v[k].busy--;
 	/* One of an earlier sandbox goes once it holds no task. */
-	if (dead || (xpool.v[k].gen != cache.gen && xpool.v[k].busy == 0))
-		xpool_stop(k);
+	if (dead || (ld->xpool.v[k].gen != ld->sbc.gen &&
+	    ld->xpool.v[k].busy == 0))
+		xpool_stop(ld, k);
 }
 
-/* Appends the task's argv and environment to the launch in blob, for an
+/* Appends the task's argv and environment to the launch in ld's blob, for an
  * executor.  Fails when that makes it larger than the shim accepts. */
 static int
-blob_add_argv(char *const *argv, size_t argc, char *const *envp,
-    struct vg_err *e)
+blob_add_argv(struct local_drive *ld, char *const *argv, size_t argc,
+    char *const *envp, struct vg_err *e)
 {
 	struct vg_shim_launch l;
 	size_t i, envc = 0;
 
-	memcpy(&l, blob.data, sizeof(l));
+	memcpy(&l, ld->blob.data, sizeof(l));
 	if (argc > VG_SHIM_MAX_ARGV)
 		return vg_err_set(e, VG_ELIMIT, "%zu arguments", argc);
 	l.argc = (uint32_t)argc;
-	l.argv_off = (uint32_t)blob.len;
+	l.argv_off = (uint32_t)ld->blob.len;
 	for (i = 0; i < argc; i++)
-		vg_buf_add(&blob, argv[i], strlen(argv[i]) + 1);
+		vg_buf_add(&ld->blob, argv[i], strlen(argv[i]) + 1);
 	for (; envp[envc] != NULL; envc++)
 		;
 	if (envc > VG_SHIM_MAX_ARGV)
 		return vg_err_set(e, VG_ELIMIT, "%zu variables", envc);
 	l.envc = (uint32_t)envc;
-	l.env_off = envc > 0 ? (uint32_t)blob.len : 0;
+	l.env_off = envc > 0 ? (uint32_t)ld->blob.len : 0;
 	for (i = 0; i < envc; i++)
-		vg_buf_add(&blob, envp[i], strlen(envp[i]) + 1);
-	if (blob.len > VG_SHIM_MAX_SIZE)
+		vg_buf_add(&ld->blob, envp[i], strlen(envp[i]) + 1);
+	if (ld->blob.len > VG_SHIM_MAX_SIZE)
 		return vg_err_set(e, VG_ELIMIT, "launch description of %zu "
-		    "bytes", blob.len);
+		    "bytes", ld->blob.len);
 	l.flags |= VG_SHIM_SERVE;
-	l.size = (uint32_t)blob.len;
-	memcpy(blob.data, &l, sizeof(l));
+	l.size = (uint32_t)ld->blob.len;
+	memcpy(ld->blob.data, &l, sizeof(l));
 	return 0;
 }
 
@@ -1325,7 +1421,8 @@ null_fd(struct vg_err *e)
  * opened beneath the directory's descriptor and refused unless it is a
  * regular file of vigil's own (common/beneath.h). */
 static int
-open_output(const char *dir, const char *name, int stay, struct vg_err *e)
+open_output(struct local_drive *ld, const char *dir, const char *name,
+    int stay, struct vg_err *e)
 {
 	char path[PATH_MAX], what[PATH_MAX + 32];
 	int fd, dfd;
@@ -1341,7 +1438,7 @@ open_output(const char *dir, const char *name, int stay, struct vg_err *e)
 	 * (renamed in only where nothing stands), else made. */
 	fd = stay ? vg_beneath_file(dfd, name, O_WRONLY | O_APPEND, 0, what,
 	    e) : VG_ENOENT;
-	if (fd == VG_ENOENT && (fd = out_pool_take(dir, dfd, name)) < 0)
+	if (fd == VG_ENOENT && (fd = out_pool_take(ld, dir, dfd, name)) < 0)
 		fd = vg_beneath_file(dfd, name, O_WRONLY | O_APPEND | O_CREAT,
 		    0600, what, e);
 	close(dfd);
@@ -1357,6 +1454,7 @@ local_free(struct vg_local_proc *la)
 	if (la->ctl_fd >= 0)
 		close(la->ctl_fd);
 	vg_cgroup_free(la->cg);
+	local_drive_put(la->ld);
 	free(la->argv0);
 	free(la->tmp_dir);
 	free(la->out_dir);
@@ -1376,7 +1474,8 @@ cgroup_for(struct vg_attempt *a, const struct vg_sandbox *sb,
 	struct vg_cgroup_limits cl;
 	struct stat st;
 	char name[64];
-	int rc, own = sb != NULL && vg_sandbox_egress(sb) && egress.pid > 0;
+	struct vg_egress_run *eg = la->ld->eg;
+	int rc, own = sb != NULL && vg_sandbox_egress(sb) && eg->pid > 0;
 
 	cgroup_limits(a->m, a->res.memory, &cl);
 	if (cl.memory == 0 && cl.pids == 0 && !own)
@@ -1391,7 +1490,7 @@ cgroup_for(struct vg_attempt *a, const struct vg_sandbox *sb,
 	/* A cgroup v2 id is the inode number of its directory. */
 	if (own && vg_cgroup_dirfd_v2(la->cg) >= 0 &&
 	    fstat(vg_cgroup_dirfd_v2(la->cg), &st) == 0)
-		vg_egress_run_task(&egress, (uint64_t)st.st_ino,
+		vg_egress_run_task(eg, (uint64_t)st.st_ino,
 		    a->task != NULL ? a->task->index : -1, a->attempt);
 	return 0;
 }
@@ -1454,12 +1553,13 @@ gpus_unassigned(struct vg_attempt *a, struct vg_err *e)
 }
 
 /*
- * Builds the launch description for one attempt in the reused buffer
+ * Builds the launch description for one attempt in ld's reused buffer
  * blob; the header's fixed fields come from l.  Fails when the strings
  * make it larger than the shim accepts.
  */
 static int
-blob_build(struct vg_shim_launch *l, const struct vg_sandbox *sb,
+blob_build(struct local_drive *ld, struct vg_shim_launch *l,
+    const struct vg_sandbox *sb,
     const struct vg_sandbox_paths *paths, const char *exec_path,
     const char *cwd, struct vg_err *e)
 {
@@ -1469,29 +1569,29 @@ blob_build(struct vg_shim_launch *l, const struct vg_sandbox *sb,
 
 	if (sb != NULL)
 		vg_sandbox_launch(sb, paths, l, &bpf, &nbpf);
-	vg_buf_reset(&blob);
-	vg_buf_add(&blob, l, sizeof(*l));
-	l->exec_path = blob_str(&blob, exec_path);
-	l->cwd = blob_str(&blob, cwd);
-	l->task_dir = blob_str(&blob, paths->task_dir);
-	l->scratch_dir = blob_str(&blob, paths->scratch_dir);
-	l->tmp_dir = blob_str(&blob, paths->tmp_dir);
+	vg_buf_reset(&ld->blob);
+	vg_buf_add(&ld->blob, l, sizeof(*l));
+	l->exec_path = blob_str(&ld->blob, exec_path);
+	l->cwd = blob_str(&ld->blob, cwd);
+	l->task_dir = blob_str(&ld->blob, paths->task_dir);
+	l->scratch_dir = blob_str(&ld->blob, paths->scratch_dir);
+	l->tmp_dir = blob_str(&ld->blob, paths->tmp_dir);
 	if (nbpf > 0) {
-		if (blob.len % 8 != 0)
-			vg_buf_add(&blob, zero, 8 - blob.len % 8);
-		l->bpf_off = (uint32_t)blob.len;
+		if (ld->blob.len % 8 != 0)
+			vg_buf_add(&ld->blob, zero, 8 - ld->blob.len % 8);
+		l->bpf_off = (uint32_t)ld->blob.len;
 		l->nbpf = nbpf;
-		vg_buf_add(&blob, bpf, (size_t)nbpf * 8);
+		vg_buf_add(&ld->blob, bpf, (size_t)nbpf * 8);
 	}
-	if (blob.len > VG_SHIM_MAX_SIZE)
+	if (ld->blob.len > VG_SHIM_MAX_SIZE)
 		return vg_err_set(e, VG_ELIMIT, "launch description of %zu "
 		    "bytes is over the %d the shim accepts (paths too long)",
-		    blob.len, VG_SHIM_MAX_SIZE);
+		    ld->blob.len, VG_SHIM_MAX_SIZE);
 	l->magic = VG_SHIM_MAGIC;
 	l->version = VG_SHIM_VERSION;
 	l->header_size = sizeof(*l);
-	l->size = (uint32_t)blob.len;
-	memcpy(blob.data, l, sizeof(*l));
+	l->size = (uint32_t)ld->blob.len;
+	memcpy(ld->blob.data, l, sizeof(*l));
 	return 0;
 }
 
@@ -1505,7 +1605,7 @@ executors_on(void)
 }
 
 /*
- * Runs the attempt whose launch is in blob in a slot's executor (with
+ * Runs the attempt whose launch is in ld's blob in a slot's executor (with
  * a->ahead_of, held by the executor running that attempt), with sv as
  * its report socket; returns 1 when it runs or is held (sv[0] is then
  * la->ctl_fd and a->pidfd, sv[1] closed), 0 when it cannot, blob and
@@ -1516,19 +1616,21 @@ exec_in_slot(struct vg_attempt *a, struct vg_local_proc *la,
     struct preexec *P, unsigned long long flags, char *const *argv,
     size_t argc, int sv[2])
 {
+	struct local_drive *ld = la->ld;
 	const struct vg_local_proc *first = a->ahead_of != NULL ?
 	    a->ahead_of->priv : NULL;
 	struct vg_shim_launch head;
-	size_t len = blob.len;
+	size_t len = ld->blob.len;
 	int k;
 
-	memcpy(&head, blob.data, sizeof(head));
-	if ((a->ahead_of != NULL && (first == NULL || first->exec_slot < 0)) ||
-	    blob_add_argv(argv, argc, P->envp, NULL) != 0 ||
-	    (k = xpool_run(P, flags, sv[1], first != NULL ? first->exec_slot :
-	    -1)) < 0) {
-		blob.len = len;
-		memcpy(blob.data, &head, sizeof(head));
+	memcpy(&head, ld->blob.data, sizeof(head));
+	if ((a->ahead_of != NULL && (first == NULL || first->ld != ld ||
+	    first->exec_slot < 0)) ||
+	    blob_add_argv(ld, argv, argc, P->envp, NULL) != 0 ||
+	    (k = xpool_run(ld, P, flags, sv[1], first != NULL ?
+	    first->exec_slot : -1)) < 0) {
+		ld->blob.len = len;
+		memcpy(ld->blob.data, &head, sizeof(head));
 		return 0;
 	}
 	close(sv[1]);
@@ -1536,8 +1638,8 @@ exec_in_slot(struct vg_attempt *a, struct vg_local_proc *la,
 	la->exec_slot = k;
 	la->ctl_fd = sv[0];
 	sv[0] = -1;
-	a->pid = xpool.v[k].pid;
-	a->pid_start = xpool.v[k].start;
+	a->pid = ld->xpool.v[k].pid;
+	a->pid_start = ld->xpool.v[k].start;
 	a->pidfd = la->ctl_fd;
 	a->watch_only = 1;
 	a->started = vg_now();
@@ -1556,6 +1658,7 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	const struct vg_limits *lim = &a->m->limits;
 	const struct vg_sandbox *sb = NULL;
 	const char *path, *exec_path = NULL;
+	struct local_drive *ld;
 	struct vg_local_proc *la;
 	struct vg_shim_launch l;
 	struct preexec P;
@@ -1568,24 +1671,31 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	if (a->task_dir == NULL)
 		return vg_err_set(e, VG_EINVAL, "attempt has no task "
 		    "directory");
-	if (how == VG_LOCAL_ISOLATION &&
-	    (rc = sandbox_for(a->m, &sb, e)) != 0)
-		return rc;
-	if (how == VG_LOCAL_ISOLATION && (rc = gpus_unassigned(a, e)) != 0)
-		return rc;
-
 	memset(&P, 0, sizeof(P));
 	memset(&l, 0, sizeof(l));
 	for (i = 0; i < 4; i++)
 		P.fds[i] = -1;
-	if ((rc = shim_path(&P.shim, &P.shim_fd, e)) != 0)
-		return rc;
 	la = vg_xcalloc(1, sizeof(*la));
 	la->ctl_fd = -1;
 	la->tmp_slot = -1;
 	la->exec_slot = -1;
-	if (how == VG_LOCAL_ISOLATION && (rc = cgroup_for(a, sb, la, &P,
-	    e)) != 0)
+	/* The drive's state, or, outside a drive, the attempt's own (whose
+	 * tasks join a session's proxy, when one is attached). */
+	if ((ld = local_drive_of(a->drive)) != NULL)
+		ld->refs++;
+	else {
+		ld = local_drive_new();
+		ld->eg = &session_egress;
+	}
+	la->ld = ld;
+	if (how == VG_LOCAL_ISOLATION && (rc = sandbox_for(&ld->sbc,
+	    ld->eg, a->m, &sb, e)) != 0)
+		goto out;
+	if (how == VG_LOCAL_ISOLATION && (rc = gpus_unassigned(a, e)) != 0)
+		goto out;
+	if ((rc = shim_path(&P.shim, &P.shim_fd, e)) != 0)
+		goto out;
+	if (how == VG_LOCAL_ISOLATION && (rc = cgroup_for(a, sb, la, &P, e)) != 0)
 		goto out;
 
 	if (argvp != NULL)
@@ -1617,7 +1727,8 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 			la->tmp_kept = 1;
 			l.flags |= VG_SHIM_KEEPTMP;
 		} else if (!vg_sandbox_private_tmp(sb) &&
-		    (la->tmp_slot = tmp_pool_get(a->task_dir, &slot)) >= 0) {
+		    (la->tmp_slot = tmp_pool_get(ld, a->task_dir,
+		    &slot)) >= 0) {
 			la->tmp_dir = vg_xstrdup(slot);
 			l.flags |= VG_SHIM_KEEPTMP;
 		} else
@@ -1625,8 +1736,8 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		l.flags |= VG_SHIM_MKTMP;
 		env_set(&env, "TMPDIR", la->tmp_dir);
 	}
-	if (sb != NULL && vg_sandbox_egress(sb) && egress.pid > 0)
-		vg_egress_run_env(&egress, egress_env_set, &env);
+	if (sb != NULL && vg_sandbox_egress(sb) && ld->eg->pid > 0)
+		vg_egress_run_env(ld->eg, egress_env_set, &env);
 	la->argv0 = vg_xstrdup(argv.v[0]);
 	la->outputs_stay = a->outputs_stay;
 	/* Streamed output has no files to tidy. */
@@ -1638,7 +1749,7 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	if (strchr(argv.v[0], '/') == NULL) {
 		if ((path = env_get(env.v, "PATH")) == NULL)
 			path = "/usr/local/bin:/usr/bin:/bin";
-		exec_path = resolve(argv.v[0], path);
+		exec_path = resolve(ld, argv.v[0], path);
 	}
 	P.sb = sb;
 	P.paths.task_dir = a->task_dir;
@@ -1668,7 +1779,7 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	if (lim->fsize)
 		add_limit(&l, RLIMIT_FSIZE, lim->fsize);
 	add_limit(&l, RLIMIT_CORE, lim->core_set ? lim->core : 0);
-	if ((rc = blob_build(&l, sb, &P.paths, exec_path,
+	if ((rc = blob_build(ld, &l, sb, &P.paths, exec_path,
 	    how == VG_LOCAL_ISOLATION ? a->m->workdir : NULL, e)) != 0)
 		goto out;
 	P.rules = l.rules;
@@ -1686,9 +1797,9 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 			rc = vg_err_errno(e, "cannot pass the output pipes");
 			goto out;
 		}
-	} else if ((P.fds[1] = open_output(a->task_dir, "stdout",
-	    a->outputs_stay, e)) < 0 || (P.fds[2] = open_output(a->task_dir,
-	    "stderr", a->outputs_stay, e)) < 0) {
+	} else if ((P.fds[1] = open_output(ld, a->task_dir, "stdout",
+	    a->outputs_stay, e)) < 0 || (P.fds[2] = open_output(ld,
+	    a->task_dir, "stderr", a->outputs_stay, e)) < 0) {
 		rc = e != NULL ? e->rc : VG_EIO;
 		goto out;
 	}
@@ -1697,7 +1808,8 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		rc = vg_err_errno(e, "cannot create a socket pair");
 		goto out;
 	}
-	if (a->reuse_ok && sb != NULL && la->pidns && P.njoin == 0 &&
+	if (a->reuse_ok && ld == local_drive_of(a->drive) && sb != NULL &&
+	    la->pidns && P.njoin == 0 &&
 	    P.paths.ngpus == 0 && !vg_sandbox_private_tmp(sb) &&
 	    vg_sandbox_outside_shielded(sb) && executors_on() &&
 	    exec_in_slot(a, la, &P, flags, argv.v, argv.n, sv))
@@ -1705,7 +1817,7 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	if (a->ahead_of != NULL) {
 		/* Only an executor holds a task for later. */
 		if (la->tmp_slot >= 0) {
-			tmp_pool.v[la->tmp_slot].busy = 0;
+			ld->tmp_pool.v[la->tmp_slot].busy = 0;
 			la->tmp_slot = -1;
 		}
 		rc = VG_EAGAIN;
@@ -1713,8 +1825,8 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	}
 	P.fds[3] = sv[1];
 	/* Queued before the shim exists: it never waits for it. */
-	if (send(sv[0], blob.data, blob.len, MSG_NOSIGNAL) !=
-	    (ssize_t)blob.len) {
+	if (send(sv[0], ld->blob.data, ld->blob.len, MSG_NOSIGNAL) !=
+	    (ssize_t)ld->blob.len) {
 		rc = vg_err_errno(e, "cannot send the launch description");
 		goto out;
 	}
@@ -1735,8 +1847,8 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	la->ctl_fd = sv[0];
 	sv[0] = -1;
 started:
-	if (la->out_dir != NULL && ++out_pool.running > out_pool.peak)
-		out_pool.peak = out_pool.running;
+	if (la->out_dir != NULL && ++ld->out_pool.running > ld->out_pool.peak)
+		ld->out_pool.peak = ld->out_pool.running;
 	*out = la;
 	la = NULL;
 	rc = 0;
@@ -1995,7 +2107,8 @@ refusal_explain(const struct vg_attempt *a, const struct vg_local_proc *la,
 		    "%s", loc.file);
 		at = where;
 	}
-	if (vg_sandbox_why(cache.sb, &p, at, tail, (size_t)got, &why)) {
+	if (vg_sandbox_why(la->ld->sbc.sb, &p, at, tail, (size_t)got,
+	    &why)) {
 		n = strlen(r->reason);
 		snprintf(r->reason + n, sizeof(r->reason) - n, "%s%s",
 		    n > 0 ? "; " : "", vg_buf_str(&why));
@@ -2008,23 +2121,26 @@ static int
 local_finish(struct vg_attempt *a, int wstatus, struct vg_result *r,
     struct vg_err *e)
 {
+	struct vg_local_proc *la = a->priv;
 	struct vg_buf note = VG_BUF_INIT;
 	char tag[96];
 	size_t n;
 	int rc;
 
 	(void)e;
-	rc = vg_local_proc_finish(a, a->priv, wstatus, r, NULL);
-	if (rc == 0 && r->state == VG_ST_FAILED && cache.valid)
-		refusal_explain(a, a->priv, r);
+	rc = vg_local_proc_finish(a, la, wstatus, r, NULL);
+	if (la == NULL || !la->ld->sbc.valid)
+		return rc;
+	if (rc == 0 && r->state == VG_ST_FAILED)
+		refusal_explain(a, la, r);
 	/* What runs code outside the sandbox (a .git, a .bashrc) that
 	 * the task made in the working directory is moved aside. */
-	if (rc == 0 && cache.valid && a->m->isolation.level !=
+	if (rc == 0 && a->m->isolation.level !=
 	    VG_ISO_NONE) {
 		snprintf(tag, sizeof(tag), "%s.%d.%d", a->run_id != NULL ?
 		    a->run_id : "session", a->task != NULL ?
 		    a->task->index : 0, a->attempt);
-		if (vg_sandbox_sweep(cache.sb, tag, &note) > 0) {
+		if (vg_sandbox_sweep(la->ld->sbc.sb, tag, &note) > 0) {
 			vg_warn("%s", vg_buf_str(&note));
 			n = strlen(r->reason);
 			snprintf(r->reason + n, sizeof(r->reason) - n, "%s%s",
@@ -2076,12 +2192,12 @@ local_cancel(struct vg_attempt *a, int sig, struct vg_err *e)
 /* Removes name in dir when it is an empty regular file (keeping it in
  * the pool of output files when there is room). */
 static void
-unlink_empty(const char *dir, const char *name)
+unlink_empty(struct local_drive *ld, const char *dir, const char *name)
 {
 	char path[PATH_MAX];
 	struct stat st;
 
-	if (out_pool_put(dir, name))
+	if (out_pool_put(ld, dir, name))
 		return;
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) <
 	    sizeof(path) && lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
@@ -2092,21 +2208,23 @@ unlink_empty(const char *dir, const char *name)
 void
 vg_local_proc_free(struct vg_local_proc *la)
 {
+	struct local_drive *ld = la != NULL ? la->ld : NULL;
+
 	/* Output files only where there is output: the attempt's tree is
 	 * gone (the shim saw to it), nothing writes them any more. */
 	if (la != NULL && la->out_dir != NULL) {
 		if (!la->outputs_stay) {
-			unlink_empty(la->out_dir, "stdout");
-			unlink_empty(la->out_dir, "stderr");
+			unlink_empty(ld, la->out_dir, "stdout");
+			unlink_empty(ld, la->out_dir, "stderr");
 		}
-		out_pool.running--;
+		ld->out_pool.running--;
 	}
 	if (la != NULL && la->exec_slot >= 0) {
-		xpool_put(la->exec_slot, la->exec_dead);
+		xpool_put(ld, la->exec_slot, la->exec_dead);
 		la->exec_slot = -1;
 	}
 	if (la != NULL && la->tmp_slot >= 0) {
-		tmp_pool_put(la->tmp_slot);
+		tmp_pool_put(ld, la->tmp_slot);
 		la->tmp_slot = -1;
 	}
 	/* Usually empty: one rmdir, the tree walk only when needed. */
@@ -2268,9 +2386,10 @@ local_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 
 static int
 local_prepare(const struct vg_manifest *m, const char *run_dir,
-    struct vg_err *e)
+    struct vg_backend_drive **out, struct vg_err *e)
 {
 	const struct vg_sandbox *sb;
+	struct local_drive *ld;
 	const char *path;
 	int rc;
 
@@ -2280,16 +2399,16 @@ local_prepare(const struct vg_manifest *m, const char *run_dir,
 
 	if ((rc = shim_path(&path, NULL, e)) != 0)
 		return rc;
+	ld = local_drive_new();
 	if (m->isolation.level != VG_ISO_NONE &&
 	    vg_isolation_net(&m->isolation) == VG_NET_ALLOW &&
-	    egress.pid == 0 && vg_host_caps()->root) {
-		if ((rc = vg_egress_run_start(&m->isolation.network, run_dir,
-		    &egress, e)) != 0)
-			return rc;
-		cache.valid = 0;	/* its sandbox joins the namespace */
-	}
-	if ((rc = sandbox_for(m, &sb, e)) != 0)
-		return rc;
+	    vg_host_caps()->root && (rc = vg_egress_run_start(
+	    &m->isolation.network, run_dir, &ld->egress, e)) != 0)
+		goto out;
+	/* Compiled after the proxy started: its tasks join its
+	 * namespace. */
+	if ((rc = sandbox_for(&ld->sbc, &ld->egress, m, &sb, e)) != 0)
+		goto out;
 	if (vg_sandbox_workdir_note(sb) != NULL)
 		vg_warn("%s", vg_sandbox_workdir_note(sb));
 	/* Refused before any task starts, like a sandbox downgrade. */
@@ -2303,7 +2422,13 @@ local_prepare(const struct vg_manifest *m, const char *run_dir,
 			    "cannot deliver them: %s", vg_buf_str(&why));
 		vg_buf_release(&why);
 	}
-	return rc;
+out:
+	if (rc != 0) {
+		local_drive_put(ld);
+		return rc;
+	}
+	*out = &ld->base;
+	return 0;
 }
 
 static void
@@ -2358,7 +2483,7 @@ local_host_notes(const struct vg_manifest *m, struct vg_strv *notes)
 	struct vg_err e;
 
 	vg_err_init(&e);
-	if (sandbox_for(m, &sb, &e) == 0 &&
+	if (sandbox_for(&loose, NULL, m, &sb, &e) == 0 &&
 	    vg_sandbox_workdir_note(sb) != NULL)
 		vg_strv_push(notes, vg_sandbox_workdir_note(sb));
 }

@@ -38,13 +38,14 @@ void	vg_local_for_session(void);
  */
 const char *vg_local_shim(char *tried, size_t size);
 
-/* The egress proxy this process's tasks join (a run's, started by
- * prepare; a session's, attached by local-session.c); borrowed.  The
- * sandbox is compiled again at the next start. */
+/* The egress proxy a session command's tasks join (a session's,
+ * attached by local-session.c around the one command this process runs
+ * outside any drive); borrowed.  A run's proxy is its drive's. */
 struct vg_egress_run *vg_local_egress(void);
 
-/* Drops the compiled sandbox, resolved commands and the shim's path kept
- * between attempts (tests, valgrind). */
+/* Drops what the local backend keeps outside any drive: the sandbox the
+ * drive-less ops compiled last and the shim's path (tests, valgrind).
+ * A drive's state goes with its handle (vg_backend_unprepare). */
 void	vg_local_reset(void);
 
 /* One started process tree (opaque); see vg_local_proc_start. */

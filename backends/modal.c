@@ -62,9 +62,14 @@ FILE_EXEC_REQUEST_ONEOF_FILE_##x##_REQUEST
 /* A GenericResult status. */
 #define GS(x)	MODAL__CLIENT__GENERIC_RESULT__GENERIC_STATUS__GENERIC_STATUS_##x
 
-/* Mode chosen by prepare (inherited by the monitors it forks); -1 until
- * then, when run resolves by presence alone. */
-static int modal_prepared_mode = -1;
+/* modal's handle (backend.h, struct vg_backend_drive): the mode prepare
+ * chose for the drive, which the monitors of its attempts inherit with
+ * a->drive.  Without one (vigil exec, task-exec) run resolves the mode
+ * by presence alone. */
+struct modal_drive {
+	struct vg_backend_drive	 base;		/* first: the downcast */
+	int			 mode;		/* enum vg_modal_mode */
+};
 
 /* The direct channel of a connection (vg_cloud.priv). */
 struct direct {
@@ -1521,12 +1526,13 @@ modal_resolve_net(const struct vg_modal_conf *mc, int *mode, char *why,
 	return 0;
 }
 
-/* Once per run: the mode, the gateway's readiness or the token's
+/* Once per drive: the mode, the gateway's readiness or the token's
  * acceptance.  A failure ends every task with this one reason. */
 static int
 modal_prepare(const struct vg_manifest *m, const char *run_dir,
-    struct vg_err *e)
+    struct vg_backend_drive **out, struct vg_err *e)
 {
+	struct modal_drive *md;
 	char why[VG_ERR_MSG_MAX];
 	int mode, rc;
 
@@ -1537,16 +1543,30 @@ modal_prepare(const struct vg_manifest *m, const char *run_dir,
 	if (why[0])
 		vg_warn("modal: auto mode uses direct: the gateway is not "
 		    "ready: %s", why);
-	modal_prepared_mode = mode;
+	md = vg_xcalloc(1, sizeof(*md));
+	md->base.ops = &vg_backend_modal;
+	md->mode = mode;
+	*out = &md->base;
 	return 0;
 }
 
-/* One attempt in the mode prepare chose (else by presence). */
+/* backend op: unprepare */
+static void
+modal_unprepare(struct vg_backend_drive *d)
+{
+	free(d);
+}
+
+/* One attempt in the mode its drive's prepare chose (else by
+ * presence). */
 static int
 modal_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 {
+	const struct modal_drive *md = a->drive != NULL &&
+	    a->drive->ops == &vg_backend_modal ?
+	    (const struct modal_drive *)a->drive : NULL;
 	struct vg_modal_res res;
-	int mode = modal_prepared_mode;
+	int mode = md != NULL ? md->mode : -1;
 
 	if (mode < 0) {
 		if (vg_modal_resolve(conf_of(a->m), &res, e) != 0) {
@@ -1791,6 +1811,7 @@ const struct vg_backend_ops vg_backend_modal = {
 	},
 	.probe = modal_probe,
 	.prepare = modal_prepare,
+	.unprepare = modal_unprepare,
 	.pool = vg_cloud_pool,
 	.run = modal_run,
 	.reap = modal_reap,

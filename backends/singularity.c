@@ -966,11 +966,12 @@ singularity_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
  * backend op: prepare; once per run, finds the binary and resolves the
  * image, so that a reference is pulled (once, under the cache's lock)
  * before the first task starts instead of inside it.  The pin is dropped
- * again: each attempt takes its own.
+ * again: each attempt takes its own.  Nothing is kept per drive (no
+ * handle).
  */
 static int
 singularity_prepare(const struct vg_manifest *m, const char *run_dir,
-    struct vg_err *e)
+    struct vg_backend_drive **out, struct vg_err *e)
 {
 	struct vg_cache_pin *pin = NULL;
 	struct vg_resources peak;
@@ -978,6 +979,7 @@ singularity_prepare(const struct vg_manifest *m, const char *run_dir,
 	int rc;
 
 	(void)run_dir;
+	(void)out;
 	vg_expand_peak(m, &peak);
 	if ((rc = vg_singularity_find(vg_singularity_of(m)->binary, &binary,
 	    e)) == 0 && (rc = binary_check(m, binary, e)) == 0)

@@ -693,4 +693,101 @@ static const struct vg_cloud_ops vercel_cloud = {
 	.get_file = vercel_get_file,
 };
 
-VG_CLOUD_BACKEND(vercel, vercel_cloud);
+/* ---- the backend: each op is the shared cloud implementation
+ * (cloud.c) given vercel's table above ---- */
+
+/* backend op: run; the attempt in a new sandbox, in the monitor. */
+static int
+vercel_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
+{
+	return vg_cloud_run(&vercel_cloud, a, r, e);
+}
+
+/* backend op: reap */
+static int
+vercel_reap(const struct vg_manifest *m, const char *run_id, int task,
+    struct vg_buf *report, struct vg_err *e)
+{
+	return vg_cloud_reap(&vercel_cloud, m, run_id, task, report, e);
+}
+
+/* backend op: reattach */
+static int
+vercel_reattach(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
+{
+	return vg_cloud_reattach(&vercel_cloud, a, r, e);
+}
+
+/* backend op: probe */
+static void
+vercel_probe(struct vg_buf *out)
+{
+	vg_cloud_probe(&vercel_cloud, out);
+}
+
+/* plugin op: validate */
+static int
+vercel_validate(const struct vg_manifest *m, struct vg_diag *d)
+{
+	return vg_cloud_validate(&vercel_cloud, m, d);
+}
+
+/* plugin op: host_check */
+static void
+vercel_host_check(const struct vg_manifest *m, struct vg_strv *why)
+{
+	vg_cloud_host_check(&vercel_cloud, m, why);
+}
+
+/* backend op: session_open */
+static int
+vercel_session_open(struct vg_session *s, struct vg_err *e)
+{
+	return vg_cloud_session_open(&vercel_cloud, s, e);
+}
+
+/* backend op: session_exec */
+static int
+vercel_session_exec(const struct vg_session *s, const struct vg_session_cmd *c,
+    struct vg_result *r, struct vg_err *e)
+{
+	return vg_cloud_session_exec(&vercel_cloud, s, c, r, e);
+}
+
+/* backend op: session_close */
+static int
+vercel_session_close(const struct vg_session *s, struct vg_err *e)
+{
+	return vg_cloud_session_close(&vercel_cloud, s, e);
+}
+
+/* backend op: timeout_slack */
+static double
+vercel_timeout_slack(const struct vg_attempt *a)
+{
+	return vg_cloud_timeout_slack(&vercel_cloud, a);
+}
+
+static const struct vg_msection *const vercel_sections[] = {
+	&vercel_msection, NULL
+};
+
+const struct vg_backend_ops vg_backend_vercel = {
+	.p = {
+		.kind = VG_PLUGIN_BACKEND,
+		.name = "vercel",
+		.help = "a vercel sandbox",
+		.sections = vercel_sections,
+		.validate = vercel_validate,
+		.host_check = vercel_host_check,
+	},
+	.probe = vercel_probe,
+	.run = vercel_run,
+	.reap = vercel_reap,
+	.pool = vg_cloud_pool,
+	.session_open = vercel_session_open,
+	.session_exec = vercel_session_exec,
+	.session_close = vercel_session_close,
+	.reattach = vercel_reattach,
+	.timeout_slack = vercel_timeout_slack,
+};

@@ -143,7 +143,10 @@ struct drv {
 							   prepare failed */
 	int				 unprepared_denied; /* host
 							   access refused */
-	const struct vg_backend_ops	*prepared;	/* to unprepare */
+	/* The backend's handle for this drive (NULL: it keeps none),
+	 * each attempt's a->drive, unprepared after the scheduler's
+	 * close has cleaned every attempt up. */
+	struct vg_backend_drive		*drive;
 	/* after: first attempts wait while gated (after_gate). */
 	int				 after_gated;
 	double				 after_next;	/* next check */
@@ -519,6 +522,7 @@ box_fill(struct drv *d, size_t i, struct box *b, int attempt)
 
 	b->i = i;
 	b->a.m = d->m;
+	b->a.drive = d->drive;
 	vg_task_release(&b->task);
 	b->a.task = vg_taskset_at(d->ts, i, &b->task);
 	b->a.run_id = d->run_id;
@@ -1531,8 +1535,7 @@ backend_prepare(struct drv *d, const struct vg_run_opts *o,
 	if (ops == NULL && (ops = vg_backend_find(name)) == NULL)
 		return 0;	/* sched_open has said it is unknown */
 	vg_err_init(&ee);
-	d->prepared = ops;
-	if (vg_backend_prepare(ops, d->m, d->run_dir, &ee) != 0) {
+	if (vg_backend_prepare(ops, d->m, d->run_dir, &d->drive, &ee) != 0) {
 		d->unprepared = vg_xstrdup(ee.msg);
 		d->unprepared_denied = vg_backend_refused_host_access(&ee);
 		return 0;
@@ -1972,7 +1975,10 @@ drive_release(struct drv *d, int failed)
 	}
 	if (d->sched_open)
 		vg_sched_close(&d->sched);
-	vg_backend_unprepare(d->prepared);
+	/* The pooled task directories first: they are in RUN/tmp, which
+	 * the local backend's drive removes at its end when it is empty. */
+	vg_dirpool_close(&d->dirs);
+	vg_backend_unprepare(d->drive);
 	/* What the egress proxy logged until it stopped (unprepare). */
 	{
 		struct vg_err ge;
@@ -1998,7 +2004,6 @@ drive_release(struct drv *d, int failed)
 	free(d->retry);
 	free(d->dirty);
 	free(d->adirty);
-	vg_dirpool_close(&d->dirs);
 	if (d->tasks_fd >= 0)
 		close(d->tasks_fd);
 	free(d->run_dir);

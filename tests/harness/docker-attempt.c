@@ -206,10 +206,14 @@ main(int argc, char **argv)
 			printf("%s\n", diag.lines.v[j]);
 		vg_diag_release(&diag);
 	} else if (strcmp(op, "prepare") == 0) {
-		if ((rc = ops->prepare(&m, "/nonexistent", &e)) != 0)
+		struct vg_backend_drive *drive = NULL;
+
+		if ((rc = vg_backend_prepare(ops, &m, "/nonexistent", &drive,
+		    &e)) != 0)
 			fprintf(stderr, "error: %s\n", e.msg);
 		else
 			printf("prepared\n");
+		vg_backend_unprepare(drive);
 	} else if (strcmp(op, "reap") == 0) {
 		rc = vg_backend_reap(ops, &m, optind - 1 < argc &&
 		    task.command.argv.n > 0 ? task.command.argv.v[0] : NULL,

@@ -385,6 +385,7 @@ static void
 test_slot_executor(void **state)
 {
 	struct fx *f = *state;
+	struct vg_backend_drive *drive = NULL;
 	char marker[64];
 	pid_t x, y;
 	int i;
@@ -401,6 +402,11 @@ test_slot_executor(void **state)
 		skip();
 	}
 	f->m.isolation.ptrace = vg_xstrdup("deny");
+	/* Executors are a drive's. */
+	assert_int_equal(vg_backend_prepare(&vg_backend_local, &f->m, f->dir,
+	    &drive, &f->e), 0);
+	assert_non_null(drive);
+	f->a.drive = drive;
 	fx_sh(f, "echo one; echo $VIGIL_T >&2; exit 3");
 	fx_env(f, "VIGIL_T", "env-one");
 	x = exec_run(f);
@@ -472,7 +478,8 @@ test_slot_executor(void **state)
 	assert_int_equal(f->r.state, VG_ST_SUCCEEDED);
 
 	/* The drive's end stops it. */
-	vg_backend_unprepare(&vg_backend_local);
+	vg_backend_unprepare(drive);
+	f->a.drive = NULL;
 	assert_int_equal(kill(y, 0), -1);
 	f->a.reuse_ok = 0;
 	free(f->m.isolation.ptrace);
@@ -849,7 +856,7 @@ pool_spoil(const char *dir)
  * output files (RUN/tmp/PID.oN) and the next task's are taken from it
  * instead of created; a pooled file that is not empty is removed, not
  * used; an earlier attempt's output is never replaced; a dead process's
- * pooled files are removed; the pool goes with the run.
+ * pooled files are removed; the pool is the drive's and goes with it.
  */
 static void
 test_output_pool(void **state)
@@ -864,6 +871,8 @@ test_output_pool(void **state)
 	assert_int_equal(vg_mkdir_p(task, 0700, &f->e), 0);
 	snprintf(run_tmp, sizeof(run_tmp), "%s/run/tmp", f->dir);
 	f->a.task_dir = task;
+	assert_int_equal(vg_backend_prepare(&vg_backend_local, &f->m, f->dir,
+	    &f->a.drive, &f->e), 0);
 	fx_sh(f, "true");
 	assert_int_equal(fx_run(f), 0);
 	assert_int_equal(f->r.state, VG_ST_SUCCEEDED);
@@ -900,10 +909,12 @@ test_output_pool(void **state)
 	assert_int_equal(bad, 0);
 	assert_int_equal(n, 0);
 
-	/* the pool goes with the run; a dead process's files with the
+	/* the pool goes with the drive; a dead process's files with the
 	 * next one to pool in the run */
-	vg_local_reset();
+	vg_backend_unprepare(f->a.drive);
 	assert_int_not_equal(lstat(run_tmp, &st), 0);
+	assert_int_equal(vg_backend_prepare(&vg_backend_local, &f->m, f->dir,
+	    &f->a.drive, &f->e), 0);
 	assert_int_equal(mkdir(run_tmp, 0700), 0);
 	snprintf(path, sizeof(path), "%s/999999999.o3", run_tmp);
 	assert_true((fd = open(path, O_WRONLY | O_CREAT, 0600)) >= 0);
@@ -913,7 +924,8 @@ test_output_pool(void **state)
 	assert_int_equal(fx_run(f), 0);
 	assert_int_not_equal(lstat(path, &st), 0);
 	assert_int_equal(pool_files(run_tmp, &bad, NULL), 2);
-	vg_local_reset();
+	vg_backend_unprepare(f->a.drive);
+	f->a.drive = NULL;
 	assert_int_not_equal(lstat(run_tmp, &st), 0);
 	f->a.task_dir = f->dir;
 }
