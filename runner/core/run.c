@@ -45,7 +45,7 @@
 #include "runner/core/progress.h"
 #include "runner/core/retry.h"
 #include "runner/core/reuse.h"
-#include "runner/core/run.h"
+#include "runner/core/run-int.h"
 #include "runner/core/stream.h"
 #include "runner/core/usage.h"
 
@@ -53,130 +53,6 @@
  * tasks run here (VIGIL_GROUP_MS overrides it; 0: one per step). */
 #define GROUP_MS		10
 #define GROUP_MS_MAX		1000
-
-/*
- * A task as the driver keeps it for the whole drive: its row without the
- * strings, so that a large run costs under 100 bytes a task.  The reason
- * is written afresh with every change; handle, node and GPU ids belong
- * to the latest attempt and live in its box while it is in flight, and
- * are read back from the store by key for a task written without one.
- */
-struct trec {
-	double			 started, ended, next_at, timeout;
-	uint64_t		 memory, time;
-	unsigned long long	 pid_start;
-	int			 index, attempts, tries, exit_code, signal;
-	int			 cancel_req;
-	pid_t			 pid;
-	enum vg_state		 state;
-	int			 dirty;		/* its row waits in
-						   drv.dirty[dirty - 1] */
-	int			 adirty;	/* its attempt's row, in
-						   drv.adirty[adirty - 1] */
-};
-
-/* A task row kept until the transaction commits. */
-struct task_w {
-	size_t			 i;		/* its task */
-	struct vg_task_rec	 rec;
-};
-
-/* An attempt row kept until the transaction commits, with copies of
- * its strings (the record's pointers are set when it is written). */
-struct attempt_w {
-	size_t			 i;		/* its task */
-	struct vg_attempt_rec	 rec;
-	unsigned char		 has;		/* which strings are set */
-	char			 handle[64];
-	char			 node[64];
-	char			 gpus[256];
-	char			 reason[256];
-};
-
-/* The strings of a task row that belong to its latest attempt, and
- * the slot it runs in (its attempt row holds that, the task row not). */
-struct tstrings {
-	char	handle[64];
-	char	node[64];
-	char	gpus[256];
-	int	slot;
-};
-
-/* One attempt in flight, with the storage its borrowed strings need. */
-struct box {
-	struct vg_attempt	 a;
-	struct vg_task		 task;		/* a.task, built for the
-						   attempt (lazy taskset) */
-	size_t			 i;		/* its task */
-	char			*task_dir;
-	char			*scratch_dir;
-	struct tstrings		 s;
-	int			 reattached;	/* taken over by a resume of
-						   the direct scheduler */
-	struct vg_stream_writer	*sw;		/* output: stream, or NULL */
-	struct vg_stream_src	*out;		/* this attempt's pipes */
-};
-
-struct drv {
-	struct vg_store			*st;
-	const char			*run_id;
-	char				*run_dir;
-	const struct vg_manifest	*m;
-	const struct vg_taskset		*ts;
-	struct trec			*tr;
-	size_t				 n, ncap;
-	struct box			**live;		/* by task index */
-	struct vg_sched			 sched;
-	int				 sched_open;
-	int				 sigfd;
-	sigset_t			 oldmask;
-	int				 cancelling;
-	const char			*cancel_why;
-	int				 counts[VG_ST__COUNT];
-	size_t				 cursor;	/* first-time tasks */
-	int				*retry;		/* waiting for next_at */
-	size_t				 nretry, retrycap;
-	struct vg_progress		*pg;
-	struct vg_buf			 label;
-	char				*scratch_base;	/* NULL: none here */
-	char				*unprepared;	/* why the backend's
-							   prepare failed */
-	int				 unprepared_denied; /* host
-							   access refused */
-	/* The backend's handle for this drive (NULL: it keeps none),
-	 * each attempt's a->drive, unprepared after the scheduler's
-	 * close has cleaned every attempt up. */
-	struct vg_backend_drive		*drive;
-	/* after: first attempts wait while gated (after_gate). */
-	int				 after_gated;
-	double				 after_next;	/* next check */
-	char				 after_said[256]; /* the reason the
-							   waiting tasks hold */
-	double				 created;	/* of the run */
-	struct vg_after_state		 after;
-	const struct vg_backend_ops	*backend;	/* or NULL */
-	struct vg_stream_writer		*sw;		/* output: stream */
-	/* Group commit: the transaction steps share (txn_open). */
-	int				 txn;		/* one is open */
-	int				 txn_now;	/* commit at step end */
-	long long			 txn_t0;	/* its begin, mono ms */
-	int				 group_ms;	/* 0: one per step */
-	unsigned long			 ncommits;	/* of this drive */
-	/* Task rows changed in the open transaction, written once each
-	 * just before it commits (a task often moves QUEUED, RUNNING and
-	 * to its end within one). */
-	struct task_w			*dirty;
-	size_t				 ndirty, dirtycap;
-	struct attempt_w		*adirty;	/* likewise attempts */
-	size_t				 nadirty, adirtycap;
-	/* Task directories made here: RUN/tasks (tasks_fd, -1 until the
-	 * first, or when it cannot be opened) and empty ones kept in
-	 * RUN/tmp for the next tasks (common/dirpool.h). */
-	int				 tasks_fd;
-	struct vg_dirpool		 dirs;
-	struct vg_reuse			*reuse;		/* reuse: true, else
-							   NULL */
-};
 
 /* Seconds between checks of the runs a waiting run waits for. */
 #define AFTER_RECHECK	2.0
@@ -260,8 +136,9 @@ strings_cb(void *arg, const struct vg_task_rec *t, const char *mj,
 
 /* The strings of task i: its attempt's in flight, else the store's (none
  * before a first attempt). */
-static int
-task_strings(struct drv *d, size_t i, struct tstrings *s, struct vg_err *e)
+int
+vg_drv_task_strings(struct drv *d, size_t i, struct tstrings *s,
+    struct vg_err *e)
 {
 	const struct vg_task_rec *w;
 
@@ -421,14 +298,14 @@ set_task_s(struct drv *d, size_t i, enum vg_state st, int attempt,
 }
 
 /* Moves task i to state st (counts, progress, task row, event). */
-static int
-set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
+int
+vg_drv_set_task(struct drv *d, size_t i, enum vg_state st, int attempt,
     const char *reason, struct vg_err *e)
 {
 	struct tstrings s;
 	int rc;
 
-	if ((rc = task_strings(d, i, &s, e)) != 0)
+	if ((rc = vg_drv_task_strings(d, i, &s, e)) != 0)
 		return rc;
 	return set_task_s(d, i, st, attempt, reason, &s, e);
 }
@@ -458,10 +335,11 @@ output_end(struct drv *d, int index, const char *name)
  * for one just submitted); r is its result once it ended (NULL: exit
  * code -1, no signal) and ended its end (0 while not ended).
  */
-static int
-put_attempt(struct drv *d, const struct trec *t, const struct tstrings *s,
-    int attempt, enum vg_state st, int seen, const struct vg_result *r,
-    double ended, const char *reason, struct vg_err *e)
+int
+vg_drv_put_attempt(struct drv *d, const struct trec *t,
+    const struct tstrings *s, int attempt, enum vg_state st, int seen,
+    const struct vg_result *r, double ended, const char *reason,
+    struct vg_err *e)
 {
 	struct vg_attempt_rec ar;
 
@@ -492,8 +370,8 @@ put_attempt(struct drv *d, const struct trec *t, const struct tstrings *s,
 }
 
 /* Adds task i to the list of tasks waiting for a retry. */
-static void
-retry_add(struct drv *d, size_t i)
+void
+vg_drv_retry_add(struct drv *d, size_t i)
 {
 	d->retry = vg_xgrow(d->retry, &d->retrycap, d->nretry + 1,
 	    sizeof(*d->retry));
@@ -501,8 +379,8 @@ retry_add(struct drv *d, size_t i)
 }
 
 /* Releases an attempt box. */
-static void
-box_free(struct box *b)
+void
+vg_drv_box_free(struct box *b)
 {
 	if (b == NULL)
 		return;
@@ -515,8 +393,8 @@ box_free(struct box *b)
 
 /* Fills the attempt of box b (its task_dir and scratch_dir set) as
  * attempt number `attempt` of task i. */
-static void
-box_fill(struct drv *d, size_t i, struct box *b, int attempt)
+void
+vg_drv_box_fill(struct drv *d, size_t i, struct box *b, int attempt)
 {
 	const struct trec *t = &d->tr[i];
 
@@ -729,7 +607,7 @@ reuse_try(struct drv *d, size_t i, int *hit, struct vg_err *e)
 		return rc;
 	/* Its first attempt: no strings of an earlier one to read. */
 	memset(&s, 0, sizeof(s));
-	if (t->attempts > 0 && (rc = task_strings(d, i, &s, e)) != 0)
+	if (t->attempts > 0 && (rc = vg_drv_task_strings(d, i, &s, e)) != 0)
 		return rc;
 	snprintf(why, sizeof(why), "reused %s/%d attempt %d", rec->run_id,
 	    rec->index, rec->attempt);
@@ -738,7 +616,7 @@ reuse_try(struct drv *d, size_t i, int *hit, struct vg_err *e)
 	t->signal = 0;
 	t->started = t->ended = vg_now();
 	t->next_at = 0;
-	if ((rc = put_attempt(d, t, &s, t->attempts, VG_ST_CACHED, 0, &ok,
+	if ((rc = vg_drv_put_attempt(d, t, &s, t->attempts, VG_ST_CACHED, 0, &ok,
 	    t->ended, why, e)) != 0)
 		return rc;
 	*hit = 1;
@@ -802,7 +680,7 @@ submit_task(struct drv *d, size_t i, struct vg_err *e)
 	    errno != EEXIST) {
 		rc = vg_err_errno(e, "cannot create task directory '%s'",
 		    b->task_dir);
-		box_free(b);
+		vg_drv_box_free(b);
 		return rc;
 	}
 	/* task_rmdir removes the task directory with its empty outputs. */
@@ -815,25 +693,25 @@ submit_task(struct drv *d, size_t i, struct vg_err *e)
 		    t->index, d->m->scratch.min_free, &b->scratch_dir,
 		    &se) != 0) {
 			/* This task cannot run here; the others may. */
-			box_free(b);
+			vg_drv_box_free(b);
 			t->exit_code = -1;
-			return set_task(d, i, VG_ST_BACKEND_ERROR, t->attempts,
+			return vg_drv_set_task(d, i, VG_ST_BACKEND_ERROR, t->attempts,
 			    se.msg, e);
 		}
 	}
-	box_fill(d, i, b, t->attempts + 1);
+	vg_drv_box_fill(d, i, b, t->attempts + 1);
 	if (d->sw != NULL) {
 		if ((rc = vg_stream_attach(d->sw, t->index, t->attempts + 1,
 		    b->a.out_fd, &b->out, e)) != 0) {
-			box_free(b);
+			vg_drv_box_free(b);
 			return rc;
 		}
 		b->sw = d->sw;
 		b->a.out_set = 1;
 	}
 	/* The previous attempt's node and GPUs stay until this one's. */
-	if ((rc = task_strings(d, i, &b->s, e)) != 0) {
-		box_free(b);
+	if ((rc = vg_drv_task_strings(d, i, &b->s, e)) != 0) {
+		vg_drv_box_free(b);
 		return rc;
 	}
 	b->s.handle[0] = '\0';
@@ -844,16 +722,16 @@ submit_task(struct drv *d, size_t i, struct vg_err *e)
 	t->exit_code = -1;
 	t->signal = 0;
 	d->live[i] = b;
-	if ((rc = put_attempt(d, t, &b->s, t->attempts, VG_ST_QUEUED, 0, NULL,
+	if ((rc = vg_drv_put_attempt(d, t, &b->s, t->attempts, VG_ST_QUEUED, 0, NULL,
 	    0, NULL, e)) != 0 ||
-	    (rc = set_task(d, i, VG_ST_QUEUED, t->attempts, NULL, e)) != 0) {
+	    (rc = vg_drv_set_task(d, i, VG_ST_QUEUED, t->attempts, NULL, e)) != 0) {
 		d->live[i] = NULL;
-		box_free(b);
+		vg_drv_box_free(b);
 		return rc;
 	}
 	if ((rc = vg_sched_submit(&d->sched, &b->a, e)) != 0) {
 		d->live[i] = NULL;
-		box_free(b);
+		vg_drv_box_free(b);
 		return rc;
 	}
 	return 0;
@@ -933,7 +811,7 @@ after_gate(struct drv *d, struct vg_err *e)
 		if (t->state != VG_ST_PENDING || d->live[i] != NULL ||
 		    t->next_at > 0)
 			continue;
-		if ((rc = set_task(d, i, v == VG_AFTER_NEVER ?
+		if ((rc = vg_drv_set_task(d, i, v == VG_AFTER_NEVER ?
 		    VG_ST_DEPENDENCY : VG_ST_PENDING, t->attempts,
 		    d->after.why, e)) != 0)
 			return rc;
@@ -1003,7 +881,7 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	if (b->reattached && u->state == VG_ST_LOST) {
 		/* Resume found nothing of it left to follow: interrupted,
 		 * not counted against retry.max; it runs again. */
-		if ((rc = put_attempt(d, t, &b->s, b->a.attempt, VG_ST_LOST,
+		if ((rc = vg_drv_put_attempt(d, t, &b->s, b->a.attempt, VG_ST_LOST,
 		    1, r, vg_now(), why, e)) != 0 ||
 		    (rc = vg_store_event(d->st, d->run_id, t->index,
 		    b->a.attempt, VG_ST_LOST, why, e)) != 0)
@@ -1011,8 +889,8 @@ task_ended(struct drv *d, size_t i, struct box *b,
 		t->next_at = 0;
 		t->pid = 0;
 		t->pid_start = 0;
-		retry_add(d, i);
-		return set_task(d, i, VG_ST_PENDING, b->a.attempt,
+		vg_drv_retry_add(d, i);
+		return vg_drv_set_task(d, i, VG_ST_PENDING, b->a.attempt,
 		    "interrupted: vigil exited; runs again", e);
 	}
 	t->exit_code = r->exit_code;
@@ -1022,7 +900,7 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	t->ended = r->ended > 0 ? r->ended : vg_now();
 	if (r->node[0] != '\0')
 		vg_strlcpy(b->s.node, r->node, sizeof(b->s.node));
-	if ((rc = put_attempt(d, t, &b->s, b->a.attempt, u->state, 1, r,
+	if ((rc = vg_drv_put_attempt(d, t, &b->s, b->a.attempt, u->state, 1, r,
 	    t->ended, why, e)) != 0)
 		return rc;
 	t->tries++;
@@ -1044,11 +922,11 @@ task_ended(struct drv *d, size_t i, struct box *b,
 		if ((rc = vg_store_event(d->st, d->run_id, t->index,
 		    b->a.attempt, u->state, why, e)) != 0)
 			return rc;
-		retry_add(d, i);
-		return set_task(d, i, VG_ST_PENDING, b->a.attempt, msg, e);
+		vg_drv_retry_add(d, i);
+		return vg_drv_set_task(d, i, VG_ST_PENDING, b->a.attempt, msg, e);
 	}
 	t->next_at = 0;
-	return set_task(d, i, u->state, b->a.attempt, why, e);
+	return vg_drv_set_task(d, i, u->state, b->a.attempt, why, e);
 }
 
 /* Adds one ended attempt of the run to the totals (arg). */
@@ -1109,7 +987,7 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 	if (vg_state_terminal(u->state)) {
 		rc = task_ended(d, i, b, u, e);
 		d->live[i] = NULL;
-		box_free(b);
+		vg_drv_box_free(b);
 		return rc;
 	}
 	if (u->state == VG_ST_RUNNING) {
@@ -1125,10 +1003,10 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 		if (u->result.node[0] != '\0')
 			vg_strlcpy(b->s.node, u->result.node, sizeof(b->s.node));
 	}
-	if ((rc = put_attempt(d, t, &b->s, b->a.attempt, u->state, 1, NULL,
+	if ((rc = vg_drv_put_attempt(d, t, &b->s, b->a.attempt, u->state, 1, NULL,
 	    0, u->reason, e)) != 0)
 		return rc;
-	return set_task(d, i, u->state, b->a.attempt,
+	return vg_drv_set_task(d, i, u->state, b->a.attempt,
 	    u->reason[0] != '\0' ? u->reason : NULL, e);
 }
 
@@ -1144,7 +1022,7 @@ cancel_task(struct drv *d, size_t i, const char *why, int force,
 	t->cancel_req = 1;
 	if (d->live[i] != NULL)
 		return vg_sched_cancel(&d->sched, &d->live[i]->a, force, e);
-	return set_task(d, i, VG_ST_CANCELLED, t->attempts, why, e);
+	return vg_drv_set_task(d, i, VG_ST_CANCELLED, t->attempts, why, e);
 }
 
 /* Cancels everything (first signal) or forces it (a second SIGINT). */
@@ -1267,8 +1145,8 @@ signals_on(struct drv *d, struct vg_err *e)
 }
 
 /* Restores the signal mask. */
-static void
-signals_off(struct drv *d)
+void
+vg_drv_signals_off(struct drv *d)
 {
 	if (d->sigfd < 0)
 		return;
@@ -1277,183 +1155,9 @@ signals_off(struct drv *d)
 	(void)sigprocmask(SIG_SETMASK, &d->oldmask, NULL);
 }
 
-/*
- * The attempt box of in-flight task i as the dead vigil started it, handed
- * to the scheduler's reattach; NULL (e says why) when it could not be
- * taken over.
- */
-static struct box *
-recover_box(struct drv *d, size_t i, const struct tstrings *s,
-    struct vg_err *e)
-{
-	const struct trec *t = &d->tr[i];
-	struct box *b = vg_xcalloc(1, sizeof(*b));
-	double ran;
-
-	b->task_dir = vg_run_task_dir(d->run_dir, t->index);
-	box_fill(d, i, b, t->attempts);
-	b->s = *s;
-	if (vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL)) {
-		/* Its LOST (nothing left to follow) is an interruption. */
-		b->reattached = 1;
-		/* A process of this host, watched from now on: what is
-		 * left of its time limit (at least a second). */
-		ran = t->started > 0 ? vg_now() - t->started : 0;
-		if (b->a.timeout > 0 && ran > 0)
-			b->a.timeout = b->a.timeout - ran > 1 ?
-			    b->a.timeout - ran : 1;
-		b->a.pid = t->pid;
-		b->a.pid_start = t->pid_start;
-		b->a.started = t->started;
-	}
-	vg_err_init(e);
-	/* The same scratch directory as the attempt was given (reused). */
-	if (d->scratch_base != NULL && vg_scratch_task_dir_min(d->scratch_base,
-	    d->run_id, t->index, 0, &b->scratch_dir, e) == 0)
-		b->a.scratch_dir = b->scratch_dir;
-	vg_err_init(e);
-	if (vg_sched_reattach(&d->sched, &b->a, s->handle, e) == 0)
-		return b;
-	box_free(b);
-	return NULL;
-}
-
-/* Removes, through the backend's reap, what attempt of task i that could
- * not be taken over left running (a container, a remote task). */
-static void
-recover_reap(struct drv *d, size_t i)
-{
-	struct vg_err re;
-	char *dir;
-
-	if (d->backend == NULL || !vg_backend_can_reap(d->backend))
-		return;
-	dir = vg_run_task_dir(d->run_dir, d->tr[i].index);
-	(void)vg_backend_monitor_kill(dir, 0);
-	free(dir);
-	vg_err_init(&re);
-	if (vg_backend_reap(d->backend, d->m, d->run_id, d->tr[i].index, NULL,
-	    &re) != 0)
-		vg_warn("run %s: task %d: leftovers not removed: %s",
-		    d->run_id, d->tr[i].index, re.msg);
-}
-
-/*
- * Kills what attempts started in the instant between their start and its
- * record left: the whole run's processes at once, unless attempts were
- * taken over (their tasks' processes, in containers too, carry the same
- * VIGIL_RUN_ID); then each task recorded PENDING whose directory exists
- * (a start makes it), and the monitor such a start recorded.
- */
-static void
-recover_unrecorded(struct drv *d)
-{
-	struct stat sb;
-	size_t i;
-	char *dir;
-	int taken = 0;
-
-	for (i = 0; i < d->n; i++)
-		taken += d->live[i] != NULL;
-	if (!taken) {
-		(void)vg_kill_leftovers(d->run_id, -1, NULL, NULL);
-		return;
-	}
-	for (i = 0; i < d->n; i++) {
-		if (d->live[i] != NULL || d->tr[i].state != VG_ST_PENDING)
-			continue;
-		dir = vg_run_task_dir(d->run_dir, d->tr[i].index);
-		if (stat(dir, &sb) == 0) {
-			(void)vg_backend_monitor_kill(dir,
-			    d->tr[i].attempts + 1);
-			(void)vg_kill_leftovers(d->run_id, d->tr[i].index,
-			    NULL, NULL);
-		}
-		free(dir);
-	}
-}
-
-/*
- * Takes over attempts a dead vigil left QUEUED or RUNNING: reattach when
- * the scheduler can, else kill what is left and run the task again.
- */
-static int
-recover(struct drv *d, int had_owner, struct vg_err *e)
-{
-	struct trec *t;
-	struct tstrings s;
-	struct vg_err ke;
-	struct box *b;
-	const char *why = "interrupted: vigil exited";
-	size_t i;
-	int rc, swept = 0;
-
-	for (i = 0; i < d->n; i++) {
-		t = &d->tr[i];
-		if (t->cancel_req && !vg_state_terminal(t->state)) {
-			/* vigil cancel ran while no vigil owned the run. */
-			if ((rc = set_task(d, i, VG_ST_CANCELLED, t->attempts,
-			    "cancelled by vigil cancel", e)) != 0)
-				return rc;
-			continue;
-		}
-		if (t->state == VG_ST_PENDING) {
-			if (t->next_at > 0)
-				retry_add(d, i);
-			continue;
-		}
-		if (vg_state_terminal(t->state))
-			continue;
-		/* QUEUED, RUNNING, SUSPENDED, REQUEUED: in flight.  The
-		 * scheduler takes it over when it can: slurm by job id (with
-		 * no handle recorded, because vigil died between handing the
-		 * attempt over and recording its job id, from its job
-		 * journal); direct through the backend, when the attempt runs
-		 * behind a monitor (its monitor, its record, or what it left
-		 * running where the backend runs it). */
-		if ((rc = task_strings(d, i, &s, e)) != 0)
-			return rc;
-		if ((b = recover_box(d, i, &s, &ke)) != NULL) {
-			d->live[i] = b;
-			continue;
-		}
-		/* (VG_ENOENT from the direct scheduler: the attempt never
-		 * started, so nothing of it is left to kill or reap.) */
-		if (vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL) &&
-		    t->pid > 0 && vg_pid_is(t->pid, t->pid_start)) {
-			/* Its exit status can never be collected now. */
-			(void)kill(-t->pid, SIGKILL);
-			(void)kill(t->pid, SIGKILL);
-		}
-		if (vg_scheduler_has(d->sched.ops, VG_SCAP_LOCAL) &&
-		    ke.rc != VG_ENOENT) {
-			(void)vg_kill_leftovers(d->run_id, t->index, NULL, NULL);
-			swept = 1;
-			recover_reap(d, i);
-		}
-		if ((rc = put_attempt(d, t, &s, t->attempts, VG_ST_LOST, 1, NULL,
-		    vg_now(), why, e)) != 0)
-			return rc;
-		if ((rc = vg_store_event(d->st, d->run_id, t->index,
-		    t->attempts, VG_ST_LOST, why, e)) != 0)
-			return rc;
-		t->next_at = 0;
-		t->pid = 0;
-		t->pid_start = 0;
-		if ((rc = set_task(d, i, VG_ST_PENDING, t->attempts,
-		    "interrupted: vigil exited; runs again", e)) != 0)
-			return rc;
-	}
-	/* Processes started but not yet recorded when vigil died. */
-	if (had_owner && !swept && vg_scheduler_has(d->sched.ops,
-	    VG_SCAP_LOCAL))
-		recover_unrecorded(d);
-	return 0;
-}
-
 /* The run's final state from the task counts. */
-static enum vg_state
-final_state(const struct drv *d)
+enum vg_state
+vg_drv_final_state(const struct drv *d)
 {
 	int s, bad = 0;
 
@@ -1619,7 +1323,7 @@ unprepared_tasks(struct drv *d, struct vg_err *e)
 
 	for (i = 0; i < d->n; i++)
 		if ((d->tr[i].state == VG_ST_PENDING ||
-		    d->tr[i].state == VG_ST_QUEUED) && (rc = set_task(d, i,
+		    d->tr[i].state == VG_ST_QUEUED) && (rc = vg_drv_set_task(d, i,
 		    d->unprepared_denied ? VG_ST_DENIED : VG_ST_BACKEND_ERROR,
 		    d->tr[i].attempts, d->unprepared,
 		    e)) != 0)
@@ -1865,7 +1569,7 @@ drive_begin(struct drv *d, struct vg_run_info *ri,
 	rc = vg_store_run_set_state(d->st, d->run_id, VG_ST_RUNNING,
 	    had_owner ? "resumed" : "started", e);
 	if (rc == 0)
-		rc = recover(d, had_owner, e);
+		rc = vg_drv_recover(d, had_owner, e);
 	if (rc == 0 && d->unprepared != NULL)
 		rc = unprepared_tasks(d, e);
 	if (rc == 0)
@@ -1920,7 +1624,7 @@ drive_end(struct drv *d, const struct vg_run_opts *o,
 {
 	int rc, notify = 0;
 
-	res->state = final_state(d);
+	res->state = vg_drv_final_state(d);
 	if ((rc = txn_open(d, e)) == 0) {
 		rc = row_flush(d, 1, e);
 		if (rc == 0)
@@ -1990,7 +1694,7 @@ drive_release(struct drv *d, int failed)
 	}
 	if (d->live != NULL)
 		for (i = 0; i < d->n; i++)
-			box_free(d->live[i]);
+			vg_drv_box_free(d->live[i]);
 	if (d->sw != NULL) {
 		struct vg_err se;
 
@@ -1998,7 +1702,7 @@ drive_release(struct drv *d, int failed)
 		if (vg_stream_writer_close(d->sw, &se) != 0)
 			vg_warn("run %s: %s", d->run_id, se.msg);
 	}
-	signals_off(d);
+	vg_drv_signals_off(d);
 	free(d->live);
 	free(d->tr);
 	free(d->retry);
