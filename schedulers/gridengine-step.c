@@ -36,7 +36,7 @@
 #include "runner/manifest/task.h"
 #include "schedulers/gridengine.h"
 #include "schedulers/launcher.h"
-#include "schedulers/slurm.h"
+#include "schedulers/cluster.h"
 
 /* Seconds a task's record may lag behind qrsh's end (a slow shared file
  * system); VIGIL_GRIDENGINE_GRACE overrides. */
@@ -142,7 +142,7 @@ first_task(const char *pe)
 	int yes = 1;
 
 	vg_err_init(&e);
-	if (vg_slurm_run(argv, &out, NULL, 15000, &e) == 0 &&
+	if (vg_cluster_cmd(argv, &out, NULL, 15000, NULL, &e) == 0 &&
 	    (p = strstr(vg_buf_str(&out), "job_is_first_task")) != NULL) {
 		p += strlen("job_is_first_task");
 		p += strspn(p, " \t");
@@ -318,8 +318,8 @@ qrsh_start(struct vg_launcher *l, struct vg_attempt *a, struct vg_err *e)
 	if (mkdir(a->task_dir, 0700) != 0 && errno != EEXIST)
 		return vg_err_errno(e, "creating task directory '%s'",
 		    a->task_dir);
-	vg_slurm_set_aside(a->task_dir, "result.json", a->attempt - 1);
-	vg_slurm_set_aside(a->task_dir, "heartbeat", a->attempt - 1);
+	vg_cluster_set_aside(a->task_dir, "result.json", a->attempt - 1);
+	vg_cluster_set_aside(a->task_dir, "heartbeat", a->attempt - 1);
 	h = place(p, cpus);
 	snprintf(idx, sizeof idx, "%d", a->task->index);
 	/* The remote task gets the job's environment, not qrsh's: what

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "schedulers/gridengine.h"
-#include "schedulers/slurm.h"
+#include "schedulers/cluster.h"
 
 #define VALUE_MAX	1024
 

@@ -48,7 +48,7 @@
 #include "schedulers/gridengine.h"
 #include "schedulers/launcher.h"
 #include "schedulers/scheduler.h"
-#include "schedulers/slurm.h"
+#include "schedulers/cluster.h"
 
 #define SUBMIT_TRIES	5	/* 0.5 + 1 + 2 + 4 s of backoff */
 #define GRACE_DEFAULT	60.0	/* seconds for a record to show up */
@@ -84,7 +84,7 @@ struct ge {
 	int			 max_aj;
 	double			 grace;
 	double			 stale;
-	struct vg_slurm_pacer	 pacer;
+	struct vg_cluster_pacer	 pacer;
 	long long		 next_query;	/* mono ms */
 	long long		 next_files;
 	int			 seq;		/* scripts written */
@@ -145,7 +145,7 @@ emit(struct ge *p, struct ge_att *t, enum vg_state st,
 static int
 run(const char *const *argv, struct vg_buf *out, struct vg_err *e)
 {
-	int r = vg_slurm_run(argv, out, NULL, CMD_TIMEOUT, e);
+	int r = vg_cluster_cmd(argv, out, NULL, CMD_TIMEOUT, NULL, e);
 
 	vg_debug("gridengine: %s %s: %s", argv[0], argv[1] != NULL ?
 	    argv[1] : "", r == 0 ? "ok" : e->msg);
@@ -189,7 +189,7 @@ journal_intent(struct ge *p, const char *name, int attempt, const int *idx,
 		if (idx[i] <= idx[i - 1])
 			return 0;
 	vg_buf_printf(&b, "intent %s %d 0 ", name, attempt);
-	vg_slurm_array_spec(idx, n, 0, &b);
+	vg_cluster_array_spec(idx, n, 0, &b);
 	vg_buf_adds(&b, "\n");
 	r = vg_sched_journal_append(p->dir, &b, e);
 	vg_buf_release(&b);
@@ -278,34 +278,34 @@ static int
 adopt_line(const char *line, void *arg)
 {
 	struct adopt *ad = arg;
-	char name[64], spec[1024], *script;
+	struct vg_cluster_intent it;
 	unsigned long job;
-	size_t nidx, i;
-	int attempt, offset, seq, *idx, r;
+	char *script;
+	size_t i;
+	int r;
 
-	if (sscanf(line, "intent %63s %d %d %1023s", name, &attempt, &offset,
-	    spec) != 4)
-		return 0;
-	if (sscanf(name, "submit-%d.sh", &seq) == 1 && seq > ad->seq)
-		ad->seq = seq;
-	if (vg_slurm_parse_spec(spec, offset, &idx, &nidx) != 0 || nidx == 0) {
-		free(idx);
+	if (!vg_cluster_intent_parse(line, &it)) {
+		if (it.seq > ad->seq)
+			ad->seq = it.seq;
 		return 0;
 	}
+	if (it.seq > ad->seq)
+		ad->seq = it.seq;
 	for (i = 0; i < ad->nj; i++)
-		if (ad->j[i].index == idx[0] && ad->j[i].attempt == attempt) {
-			free(idx);
+		if (ad->j[i].index == it.idx[0] &&
+		    ad->j[i].attempt == it.attempt) {
+			free(it.idx);
 			return 0;
 		}
-	script = vg_path_join(ad->dir, name);
+	script = vg_path_join(ad->dir, it.name);
 	r = find_chunk_job(ad->run_id, script, &job, ad->e);
 	vg_debug("gridengine: %s was submitted without a journaled job id: "
-	    "%s%lu", name, job != 0 ? "found job " : "not queued, ", job);
+	    "%s%lu", it.name, job != 0 ? "found job " : "not queued, ", job);
 	free(script);
-	for (i = 0; r == 0 && job != 0 && i < nidx; i++)
-		vg_buf_printf(&ad->b, "%d %d %lu.%zu\n", idx[i], attempt, job,
-		    i + 1);
-	free(idx);
+	for (i = 0; r == 0 && job != 0 && i < it.nidx; i++)
+		vg_buf_printf(&ad->b, "%d %d %lu.%zu\n", it.idx[i], it.attempt,
+		    job, i + 1);
+	free(it.idx);
 	return r;
 }
 
@@ -412,7 +412,7 @@ ge_open(struct vg_sched *s, struct vg_err *e)
 	    HEARTBEAT_STALE);
 	pmin = c->poll_min > 0 ? c->poll_min : 2;
 	pmax = c->poll_max > 0 ? c->poll_max : 60;
-	vg_slurm_pacer_init(&p->pacer, pmin, pmax);
+	vg_cluster_pacer_init(&p->pacer, pmin, pmax);
 	p->next_query = vg_mono_ms() + (long long)(pmin * 1000);
 	vg_debug("gridengine: max_aj_tasks %d, user %s", p->max_aj, p->user);
 	vg_buf_release(&out);
@@ -454,8 +454,8 @@ ge_submit(struct vg_sched *s, struct vg_attempt *a, struct vg_err *e)
 		return 0;
 	}
 	if (a->attempt > 1) {
-		vg_slurm_set_aside(a->task_dir, "result.json", a->attempt - 1);
-		vg_slurm_set_aside(a->task_dir, "heartbeat", a->attempt - 1);
+		vg_cluster_set_aside(a->task_dir, "result.json", a->attempt - 1);
+		vg_cluster_set_aside(a->task_dir, "heartbeat", a->attempt - 1);
 	}
 	return 0;
 }
@@ -665,11 +665,11 @@ check_record(struct ge *p, struct ge_att *t)
 	if (t->ended == 0 && p->nquery < t->acct_q)
 		return 0;
 	if (t->ended > 0) {
-		vg_slurm_merge_usage(&rec.usage, &t->verdict.usage);
+		vg_cluster_merge_usage(&rec.usage, &t->verdict.usage);
 		/* A kill the task could not report: Grid Engine's word. */
 		if (rec.signal != 0 && (t->verdict.state == VG_ST_TIMEOUT ||
 		    t->verdict.state == VG_ST_OOM))
-			vg_slurm_merge(&rec, &t->verdict);
+			vg_cluster_merge(&rec, &t->verdict);
 	}
 	emit(p, t, rec.state, &rec, rec.reason, 0);
 	return 1;
@@ -869,7 +869,7 @@ query(struct ge *p)
 		/* A failed query is no news: nothing changes state. */
 		vg_debug("gridengine: query failed: %s", e.msg);
 		p->next_query = vg_mono_ms() +
-		    (long long)(vg_slurm_pacer_next(&p->pacer, 0) * 1000);
+		    (long long)(vg_cluster_pacer_next(&p->pacer, 0) * 1000);
 		vg_buf_release(&out);
 		vg_ge_rows_release(&rows);
 		return;
@@ -877,7 +877,7 @@ query(struct ge *p)
 	p->nquery++;
 	changed = apply_rows(p, &rows);
 	p->next_query = vg_mono_ms() +
-	    (long long)(vg_slurm_pacer_next(&p->pacer, changed) * 1000);
+	    (long long)(vg_cluster_pacer_next(&p->pacer, changed) * 1000);
 	vg_buf_release(&out);
 	vg_ge_rows_release(&rows);
 }

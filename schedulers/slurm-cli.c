@@ -43,129 +43,14 @@ copy_field(char *dst, size_t n, const char *s, size_t len)
 	dst[len] = '\0';
 }
 
-/* Reads what is ready on fd into b; sets *open to 0 on EOF. */
-static void
-drain(int fd, struct vg_buf *b, int *open)
-{
-	char buf[8192];
-	ssize_t n;
 
-	n = read(fd, buf, sizeof buf);
-	if (n > 0) {
-		if (b->len + (size_t)n <= OUT_MAX)
-			vg_buf_add(b, buf, (size_t)n);
-	} else if (n == 0 || (errno != EINTR && errno != EAGAIN))
-		*open = 0;
-}
 
-/* Runs a Slurm command from argv with a deadline, capturing its output. */
 int
 vg_slurm_run(const char *const *argv, struct vg_buf *out, struct vg_buf *err,
     int timeout_ms, struct vg_err *e)
 {
-	struct vg_buf lout = VG_BUF_INIT;
-	char *const *av;
-	posix_spawn_file_actions_t fa;
-	struct vg_buf lerr = VG_BUF_INIT;
-	struct pollfd pfd[2];
-	int op[2] = { -1, -1 }, ep[2] = { -1, -1 };
-	int oopen = 1, eopen = 1, st, r, timed_out = 0;
-	long long deadline;
-	const char *msg;
-	pid_t pid;
-	size_t len;
-
-	if (err == NULL)
-		err = &lerr;
-	if (out == NULL)
-		out = &lout;
-	/* posix_spawnp's argv is char *const[] for history's sake; it does
-	 * not write to the strings. */
-	memcpy(&av, &argv, sizeof av);
-	if (pipe2(op, O_CLOEXEC) != 0 || pipe2(ep, O_CLOEXEC) != 0) {
-		r = vg_err_errno(e, "pipe for '%s'", argv[0]);
-		goto out;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, op[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
-	r = posix_spawnp(&pid, argv[0], &fa, NULL, av, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(op[1]);
-	close(ep[1]);
-	op[1] = ep[1] = -1;
-	if (r != 0) {
-		errno = r;
-		r = vg_err_errno(e, "running '%s'", argv[0]);
-		goto out;
-	}
-	deadline = vg_mono_ms() + timeout_ms;
-	while (oopen || eopen) {
-		long long left = deadline - vg_mono_ms();
-
-		if (left <= 0) {
-			timed_out = 1;
-			kill(pid, SIGKILL);
-			break;
-		}
-		pfd[0] = (struct pollfd){ .fd = oopen ? op[0] : -1,
-		    .events = POLLIN };
-		pfd[1] = (struct pollfd){ .fd = eopen ? ep[0] : -1,
-		    .events = POLLIN };
-		if (poll(pfd, 2, (int)(left > INT_MAX ? INT_MAX : left)) < 0) {
-			if (errno == EINTR)
-				continue;
-			kill(pid, SIGKILL);
-			timed_out = 1;
-			break;
-		}
-		if (pfd[0].revents != 0)
-			drain(op[0], out, &oopen);
-		if (pfd[1].revents != 0)
-			drain(ep[0], err, &eopen);
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			r = vg_err_errno(e, "waiting for '%s'", argv[0]);
-			goto out;
-		}
-	if (timed_out) {
-		r = vg_err_set(e, VG_EAGAIN, "'%s' timed out after %d ms",
-		    argv[0], timeout_ms);
-		goto out;
-	}
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-		r = 0;
-		goto out;
-	}
-	/* The first line of stderr is Slurm's message; keep it whole.  A
-	 * command silent on stderr said why on stdout (Grid Engine's qdel
-	 * prints "denied: job ... does not exist" there). */
-	msg = vg_buf_str(err);
-	if (strspn(msg, " \t\n") == strlen(msg))
-		msg = vg_buf_str(out);
-	len = strcspn(msg, "\n");
-	if (WIFEXITED(st))
-		r = vg_err_set(e, VG_EBACKEND, "'%s' exited %d: %.*s", argv[0],
-		    WEXITSTATUS(st), (int)len, msg);
-	else
-		r = vg_err_set(e, VG_EBACKEND, "'%s' killed by signal %d",
-		    argv[0], WTERMSIG(st));
-	if (vg_slurm_transient(msg))
-		e->rc = r = VG_EAGAIN;
-out:
-	if (op[0] >= 0)
-		close(op[0]);
-	if (ep[0] >= 0)
-		close(ep[0]);
-	if (op[1] >= 0)
-		close(op[1]);
-	if (ep[1] >= 0)
-		close(ep[1]);
-	vg_buf_release(&lerr);
-	vg_buf_release(&lout);
-	return r;
+	return vg_cluster_cmd(argv, out, err, timeout_ms, vg_slurm_transient,
+	    e);
 }
 
 /* Messages of failures that go away by themselves (slurm_errno.h texts

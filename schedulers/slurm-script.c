@@ -97,61 +97,7 @@ vg_slurm_escape_pattern(struct vg_buf *b, const char *path,
 	vg_buf_release(&tmp);
 }
 
-/* Compresses sorted indexes into an --array list of ranges. */
-void
-vg_slurm_array_spec(const int *idx, size_t n, int offset, struct vg_buf *out)
-{
-	size_t i, j;
 
-	for (i = 0; i < n; i = j + 1) {
-		j = i;
-		while (j + 1 < n && idx[j + 1] == idx[j] + 1)
-			j++;
-		if (i > 0)
-			vg_buf_addc(out, ',');
-		if (j == i)
-			vg_buf_printf(out, "%d", idx[i] - offset);
-		else
-			vg_buf_printf(out, "%d-%d", idx[i] - offset,
-			    idx[j] - offset);
-	}
-}
-
-int
-vg_slurm_parse_spec(const char *spec, int offset, int **out, size_t *n)
-{
-	const char *q = spec;
-	size_t cap = 0;
-	long a, b;
-	char *end;
-
-	*out = NULL;
-	*n = 0;
-	while (*q != '\0') {
-		a = strtol(q, &end, 10);
-		if (end == q || a < 0)
-			return -1;
-		b = a;
-		if (*end == '-') {
-			q = end + 1;
-			b = strtol(q, &end, 10);
-			if (end == q || b < a)
-				return -1;
-		}
-		if ((long)*n + (b - a) > 1000000)
-			return -1;
-		for (; a <= b; a++) {
-			*out = vg_xgrow(*out, &cap, *n + 1, sizeof **out);
-			(*out)[(*n)++] = (int)a + offset;
-		}
-		q = end;
-		if (*q == ',')
-			q++;
-		else if (*q != '\0')
-			return -1;
-	}
-	return 0;
-}
 
 /* Formats a time limit as D-HH:MM:SS, whole minutes. */
 void
@@ -494,27 +440,7 @@ options_lines(const struct vg_slurm_job *j, struct vg_buf *b,
 	return 0;
 }
 
-void
-vg_task_exec_line(struct vg_buf *b, const char *vigil, const char *sha256,
-    const char *run_dir)
-{
-	vg_exec_line(b, vigil, "task-exec", sha256, run_dir);
-}
 
-void
-vg_exec_line(struct vg_buf *b, const char *vigil, const char *cmd,
-    const char *sha256, const char *run_dir)
-{
-	vg_buf_adds(b, "exec ");
-	vg_buf_shquote(b, vigil);
-	vg_buf_printf(b, " %s ", cmd);
-	if (sha256 != NULL && *sha256 != '\0') {
-		vg_buf_adds(b, "--manifest-sha256 ");
-		vg_buf_shquote(b, sha256);
-		vg_buf_adds(b, " ");
-	}
-	vg_buf_shquote(b, run_dir);
-}
 
 /* Builds the batch script of one array chunk. */
 int

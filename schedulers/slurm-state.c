@@ -268,62 +268,7 @@ vg_slurm_reason_text(const char *reason)
 	return NULL;
 }
 
-/* Lets Slurm's kill verdict override a record of a killed task. */
-void
-vg_slurm_merge(struct vg_result *rec, const struct vg_result *slurm)
-{
-	int killed;
 
-	if (slurm == NULL)
-		return;
-	killed = rec->signal != 0 || rec->state == VG_ST_CANCELLED ||
-	    rec->state == VG_ST_FAILED;
-	switch (slurm->state) {
-	case VG_ST_TIMEOUT:
-	case VG_ST_OOM:
-	case VG_ST_PREEMPTED:
-	case VG_ST_NODE_FAIL:
-	case VG_ST_DEADLINE:
-	case VG_ST_CANCELLED:
-		/* task-exec saw its task die from Slurm's signal; Slurm
-		 * knows why. A clean exit 0 stays a success. */
-		if (killed && rec->state != VG_ST_SUCCEEDED) {
-			rec->state = slurm->state;
-			snprintf(rec->reason, sizeof rec->reason, "%s",
-			    slurm->reason);
-		}
-		break;
-	default:
-		break;
-	}
-	if (rec->node[0] == '\0')
-		snprintf(rec->node, sizeof rec->node, "%s", slurm->node);
-	vg_slurm_merge_usage(&rec->usage, &slurm->usage);
-}
-
-void
-vg_slurm_merge_usage(struct vg_usage *rec, const struct vg_usage *slurm)
-{
-	static const unsigned given = VG_USAGE_CPUS | VG_USAGE_MEM |
-	    VG_USAGE_GPUS;
-
-	if (slurm->known & VG_USAGE_CPUS)
-		rec->cpus = slurm->cpus;
-	if (slurm->known & VG_USAGE_MEM)
-		rec->mem_limit = slurm->mem_limit;
-	if (slurm->known & VG_USAGE_GPUS)
-		rec->gpus = slurm->gpus;
-	rec->known |= slurm->known & given;
-	if (!(rec->known & VG_USAGE_CPU) && (slurm->known & VG_USAGE_CPU)) {
-		rec->cpu_user = slurm->cpu_user;
-		rec->cpu_sys = slurm->cpu_sys;
-		rec->known |= VG_USAGE_CPU;
-	}
-	if (!(rec->known & VG_USAGE_RSS) && (slurm->known & VG_USAGE_RSS)) {
-		rec->max_rss = slurm->max_rss;
-		rec->known |= VG_USAGE_RSS;
-	}
-}
 
 /* Parses a sacct duration, "[DD-[HH:]]MM:SS[.mmm]" or "HH:MM:SS";
  * returns -1 when it is not one. */
@@ -486,29 +431,7 @@ vg_slurm_add_step(struct vg_slurm_row *job, const struct vg_slurm_row *step)
 	}
 }
 
-/* Starts the poll interval at its minimum. */
-void
-vg_slurm_pacer_init(struct vg_slurm_pacer *p, double min, double max)
-{
-	p->min = min > 0 ? min : 2;
-	p->max = max >= p->min ? max : p->min;
-	p->cur = p->min;
-	p->factor = 1.5;
-}
 
-/* Grows the interval after a quiet poll, resets it after a change. */
-double
-vg_slurm_pacer_next(struct vg_slurm_pacer *p, int changed)
-{
-	if (changed)
-		p->cur = p->min;
-	else {
-		p->cur *= p->factor;
-		if (p->cur > p->max)
-			p->cur = p->max;
-	}
-	return p->cur;
-}
 
 /* Resources of the next attempt after an OOM or a TIMEOUT. */
 void

@@ -177,9 +177,9 @@ vg_slurm_step_start(const char *vigil, const char *run_dir,
 	if (mkdir(a->task_dir, 0700) != 0 && errno != EEXIST)
 		return vg_err_errno(e, "creating task directory '%s'",
 		    a->task_dir);
-	vg_slurm_set_aside(a->task_dir, "result.json", a->attempt - 1);
-	vg_slurm_set_aside(a->task_dir, "heartbeat", a->attempt - 1);
-	vg_slurm_set_aside(a->task_dir, "step", a->attempt - 1);
+	vg_cluster_set_aside(a->task_dir, "result.json", a->attempt - 1);
+	vg_cluster_set_aside(a->task_dir, "heartbeat", a->attempt - 1);
+	vg_cluster_set_aside(a->task_dir, "step", a->attempt - 1);
 	snprintf(idx, sizeof idx, "%d", a->task->index);
 	inner[0] = vigil;
 	inner[1] = "task-exec";

@@ -111,7 +111,7 @@ struct sl {
 	const struct vg_slurm_iface	*iface;
 	struct vg_slurm_conf_info	 ci;
 	struct vg_slurm_bucket		 bucket;
-	struct vg_slurm_pacer		 pacer;
+	struct vg_cluster_pacer		 pacer;
 	char				*vigil;
 	char				*slurm_dir;	/* run_dir/slurm */
 	char				 manifest_sha256[65];
@@ -381,7 +381,7 @@ vg_slurm_cancel_elements(struct vg_sched_jentry *v, size_t n, size_t *calls,
 				idx[k++] = (int)v[j].task;
 		vg_buf_reset(&spec);
 		vg_buf_printf(&spec, "%lu_[", v[i].job);
-		vg_slurm_array_spec(idx, k, 0, &spec);
+		vg_cluster_array_spec(idx, k, 0, &spec);
 		vg_buf_addc(&spec, ']');
 		vg_err_init(&ce);
 		(*calls)++;
@@ -565,41 +565,43 @@ adopt_line(const char *line, void *arg)
 {
 	struct adopt *ad = arg;
 	struct sl *p = ad->p;
-	char name[64], spec[1024], *script;
+	struct vg_cluster_intent it;
 	struct vg_sched_jentry key;
 	unsigned long job;
-	size_t nidx, i;
-	int attempt, offset, seq, *idx, r, found;
+	char *script;
+	size_t i;
+	int r;
 
-	if (sscanf(line, "intent %63s %d %d %1023s", name, &attempt, &offset,
-	    spec) != 4)
+	if (!vg_cluster_intent_parse(line, &it)) {
+		/* A pack's intent has its indexes in its pack file. */
+		if (it.seq > p->seq)
+			p->seq = it.seq;
+		if (it.seq > 0 && (r = adopt_pack(ad, it.name, it.seq)) != 0)
+			return r < 0 ? r : 0;
 		return 0;
-	if (sscanf(name, "submit-%d.sh", &seq) != 1)
-		return 0;
-	if (seq > p->seq)
-		p->seq = seq;
-	if ((r = adopt_pack(ad, name, seq)) != 0)
+	}
+	if (it.seq > p->seq)
+		p->seq = it.seq;
+	if ((r = adopt_pack(ad, it.name, it.seq)) != 0) {
+		free(it.idx);
 		return r < 0 ? r : 0;
-	if (vg_slurm_parse_spec(spec, offset, &idx, &nidx) != 0 || nidx == 0) {
-		free(idx);
+	}
+	key.index = it.idx[0];
+	key.attempt = it.attempt;
+	if (p->njournal > 0 && bsearch(&key, p->journal, p->njournal,
+	    sizeof *p->journal, cmp_jattempt) != NULL) {
+		free(it.idx);
 		return 0;
 	}
-	key.index = idx[0];
-	key.attempt = attempt;
-	found = p->njournal > 0 && bsearch(&key, p->journal, p->njournal,
-	    sizeof *p->journal, cmp_jattempt) != NULL;
-	if (found) {
-		free(idx);
-		return 0;
-	}
-	script = vg_path_join(p->slurm_dir, name);
+	script = vg_path_join(p->slurm_dir, it.name);
 	r = find_chunk_job(ad->s, p, script, &job, ad->e);
 	vg_debug("slurm: %s was submitted without a journaled job id: %s%lu",
-	    name, job != 0 ? "found job " : "not in Slurm, ", job);
+	    it.name, job != 0 ? "found job " : "not in Slurm, ", job);
 	free(script);
-	for (i = 0; r == 0 && job != 0 && i < nidx; i++)
-		adopt_add(ad, idx[i], attempt, job, idx[i] - offset);
-	free(idx);
+	for (i = 0; r == 0 && job != 0 && i < it.nidx; i++)
+		adopt_add(ad, it.idx[i], it.attempt, job, it.idx[i] -
+		    it.offset);
+	free(it.idx);
 	return r;
 }
 
@@ -703,7 +705,7 @@ slurm_open(struct vg_sched *s, struct vg_err *e)
 	if (!p->ci.accounting && p->ci.min_job_age > 0 &&
 	    pmax > p->ci.min_job_age / 2.0)
 		pmax = p->ci.min_job_age / 2.0;
-	vg_slurm_pacer_init(&p->pacer, pmin, pmax);
+	vg_cluster_pacer_init(&p->pacer, pmin, pmax);
 	p->next_query = vg_mono_ms() + (long long)(pmin * 1000);
 	vg_debug("slurm: interface %s, Slurm %s, MaxArraySize %d, %s",
 	    p->iface->name, p->ci.version, p->ci.max_array,
@@ -738,25 +740,14 @@ att_add(struct sl *p, struct vg_attempt *a)
 	return t;
 }
 
-void
-vg_slurm_set_aside(const char *task_dir, const char *name, int attempt)
-{
-	char *from = vg_path_join(task_dir, name), *to;
-
-	to = vg_xasprintf("%s.%d", from, attempt);
-	if (rename(from, to) != 0 && errno != ENOENT)
-		(void)unlink(from);
-	free(from);
-	free(to);
-}
 
 /* Sets aside what the previous attempt of a left in its directory. */
 static void
 set_aside_all(const struct vg_attempt *a)
 {
-	vg_slurm_set_aside(a->task_dir, "result.json", a->attempt - 1);
-	vg_slurm_set_aside(a->task_dir, "heartbeat", a->attempt - 1);
-	vg_slurm_set_aside(a->task_dir, "cancel", a->attempt - 1);
+	vg_cluster_set_aside(a->task_dir, "result.json", a->attempt - 1);
+	vg_cluster_set_aside(a->task_dir, "heartbeat", a->attempt - 1);
+	vg_cluster_set_aside(a->task_dir, "cancel", a->attempt - 1);
 }
 
 /*
@@ -1012,7 +1003,7 @@ submit_chunk(struct vg_sched *s, struct sl *p, struct sl_att **v, size_t n,
 	if (plan != NULL)
 		vg_buf_printf(&spec, "0-%d", idx[n - 1]);
 	else
-		vg_slurm_array_spec(idx, n, offset, &spec);
+		vg_cluster_array_spec(idx, n, offset, &spec);
 	excl = exclude_for(s, p, v[0]->index);
 	memset(&j, 0, sizeof j);
 	j.name = s->run_id;
@@ -1322,9 +1313,9 @@ check_record(struct sl *p, struct sl_att *t)
 			return 0;
 	}
 	if (t->ended > 0)
-		vg_slurm_merge(&rec, &t->slurm);
+		vg_cluster_merge(&rec, &t->slurm);
 	else
-		vg_slurm_merge_usage(&rec.usage, &t->usage);
+		vg_cluster_merge_usage(&rec.usage, &t->usage);
 	emit(p, t, rec.state, &rec, rec.reason, 0);
 	return 1;
 }
@@ -1438,7 +1429,7 @@ requeue_check(struct sl *p, struct sl_att *t, enum vg_state *st,
 		return;
 	t->requeue_at = 0;
 	t->held = 0;
-	vg_slurm_set_aside(t->a->task_dir, "result.json", t->a->attempt);
+	vg_cluster_set_aside(t->a->task_dir, "result.json", t->a->attempt);
 }
 
 /* Applies one query answer (from sacct when acct) to every active
@@ -1631,7 +1622,7 @@ send_cancels(struct sl *p)
 					idx[live++] = idx[j];
 			k = live;
 			vg_buf_adds(&spec, "_[");
-			vg_slurm_array_spec(idx, k, 0, &spec);
+			vg_cluster_array_spec(idx, k, 0, &spec);
 			vg_buf_addc(&spec, ']');
 		}
 		vg_err_init(&e);
@@ -1709,7 +1700,7 @@ query(struct vg_sched *s, struct sl *p, struct vg_err *e)
 		vg_debug("slurm: query failed: %s", e->msg);
 		vg_err_init(e);
 		p->next_query = vg_mono_ms() +
-		    (long long)(vg_slurm_pacer_next(&p->pacer, 0) * 1000);
+		    (long long)(vg_cluster_pacer_next(&p->pacer, 0) * 1000);
 		vg_slurm_rows_release(&rows);
 		return 0;
 	}
@@ -1719,7 +1710,7 @@ query(struct vg_sched *s, struct sl *p, struct vg_err *e)
 	changed = apply_rows(p, &rows, acct);
 	vg_slurm_rows_release(&rows);
 	p->next_query = vg_mono_ms() +
-	    (long long)(vg_slurm_pacer_next(&p->pacer, changed) * 1000);
+	    (long long)(vg_cluster_pacer_next(&p->pacer, changed) * 1000);
 	return 0;
 }
 

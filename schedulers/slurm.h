@@ -27,6 +27,7 @@
 #include "runner/manifest/manifest.h"
 #include "common/state.h"
 #include "runner/manifest/plugin.h"
+#include "schedulers/cluster.h"
 #include "schedulers/scheduler.h"
 
 /* --signal default: USR2 (USR1 is taken by NCCL), 90 s before the limit,
@@ -134,27 +135,6 @@ void	vg_slurm_escape_pattern(struct vg_buf *b, const char *path,
 int	vg_slurm_script(const struct vg_slurm_job *j, struct vg_buf *out,
 	    struct vg_err *e);
 
-/*
- * Appends the start of a job script's last line, `exec VIGIL task-exec
- * [--manifest-sha256 SHA] RUN_DIR` (each value quoted for sh by
- * vg_buf_shquote); the caller adds the task index and the newline.
- * Shared by the job scripts of slurm and gridengine.
- */
-void	vg_task_exec_line(struct vg_buf *b, const char *vigil,
-	    const char *sha256, const char *run_dir);
-/* The same for another hidden command of vigil (pack-exec). */
-void	vg_exec_line(struct vg_buf *b, const char *vigil, const char *cmd,
-	    const char *sha256, const char *run_dir);
-
-/* Array spec of sorted, distinct indexes minus offset: "0-3,7,9-10". */
-void	vg_slurm_array_spec(const int *idx, size_t n, int offset,
-	    struct vg_buf *out);
-/* The other way: *out (caller frees) gets the indexes of spec plus
- * offset, in order, *n of them; 0, or -1 for a malformed spec (or one of
- * more than a million). */
-int	vg_slurm_parse_spec(const char *spec, int offset, int **out,
-	    size_t *n);
-
 /* Slurm time limit "D-HH:MM:SS" of secs, rounded up to whole minutes
  * (Slurm's granularity).  0 gives "" (no limit requested). */
 void	vg_slurm_time(uint64_t secs, char *buf, size_t n);
@@ -162,11 +142,6 @@ void	vg_slurm_time(uint64_t secs, char *buf, size_t n);
 /* Parses "[B:]SIG@SECS" (SIG a name with or without SIG, or a number). */
 int	vg_slurm_parse_signal(const char *spec, int *sig, int *secs,
 	    int *batch, struct vg_err *e);
-
-/* Moves task_dir/name of an earlier attempt aside as name.ATTEMPT (or
- * removes it), so that it cannot be taken for the next attempt's. */
-void	vg_slurm_set_aside(const char *task_dir, const char *name,
-	    int attempt);
 
 /*
  * The argv that runs one task as a job step inside an allocation:
@@ -420,20 +395,6 @@ enum vg_state vg_slurm_state_map(const struct vg_slurm_row *row,
  * or NULL when unknown. */
 const char *vg_slurm_reason_text(const char *reason);
 
-/*
- * Combines a result record (ground truth for how the task itself ended)
- * with Slurm's verdict: a task killed by a signal while Slurm says
- * TIMEOUT, OUT_OF_MEMORY, PREEMPTED, NODE_FAIL, DEADLINE or CANCELLED
- * takes Slurm's state; otherwise the record wins.  res may be NULL.
- */
-void	vg_slurm_merge(struct vg_result *rec, const struct vg_result *slurm);
-
-/* Completes a record's usage with Slurm's (sacct): what the job was
- * given (AllocCPUS, AllocTRES memory and GPUs, else ReqMem) replaces the
- * record's; CPU time and peak memory fill in what the record lacks. */
-void	vg_slurm_merge_usage(struct vg_usage *rec,
-	    const struct vg_usage *slurm);
-
 /* Parses sacct's usage fields f (TotalCPU ... AllocTRES, 8 strings) into
  * row; unparsable fields stay unknown (sites vary, never fatal). */
 void	vg_slurm_parse_usage(char **f, struct vg_slurm_row *row);
@@ -441,18 +402,6 @@ void	vg_slurm_parse_usage(char **f, struct vg_slurm_row *row);
  * job's row: CPU times add up, MaxRSS is the largest. */
 void	vg_slurm_add_step(struct vg_slurm_row *job,
 	    const struct vg_slurm_row *step);
-
-/* Adaptive poll interval: fast after a change, growing to a cap. */
-struct vg_slurm_pacer {
-	double	min;		/* seconds */
-	double	max;
-	double	cur;
-	double	factor;		/* growth per unchanged poll */
-};
-
-void	vg_slurm_pacer_init(struct vg_slurm_pacer *p, double min, double max);
-/* Next interval after a poll that saw changed (1) or nothing new (0). */
-double	vg_slurm_pacer_next(struct vg_slurm_pacer *p, int changed);
 
 /*
  * Resources of the next attempt after prev ended in state: OOM multiplies
@@ -575,13 +524,8 @@ extern const struct vg_slurm_iface vg_slurm_lib;
 const char *vg_slurm_lib_version(void);
 #endif
 
-/*
- * Runs argv (no shell, PATH searched), capturing stdout into out and
- * stderr into err (either may be NULL; both bounded at 64 MiB), with a
- * deadline.  Returns 0 when it exited 0; otherwise VG_EBACKEND, or
- * VG_EAGAIN for a time-out or a transient Slurm error, with the first
- * line of stderr in e.  Blocks up to timeout_ms.
- */
+/* A Slurm command: vg_cluster_cmd with Slurm's transient errors
+ * (vg_slurm_transient) as VG_EAGAIN. */
 int	vg_slurm_run(const char *const *argv, struct vg_buf *out,
 	    struct vg_buf *err, int timeout_ms, struct vg_err *e);
 

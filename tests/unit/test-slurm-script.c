@@ -552,13 +552,13 @@ test_array_spec(void **state)
 	const int a[] = { 0, 1, 2, 3, 7, 9, 10 };
 	const int c[] = { 1000, 1001, 1500 };
 
-	vg_slurm_array_spec(a, 7, 0, &b);
+	vg_cluster_array_spec(a, 7, 0, &b);
 	assert_string_equal(vg_buf_str(&b), "0-3,7,9-10");
 	vg_buf_reset(&b);
-	vg_slurm_array_spec(c, 3, 1000, &b);
+	vg_cluster_array_spec(c, 3, 1000, &b);
 	assert_string_equal(vg_buf_str(&b), "0-1,500");
 	vg_buf_reset(&b);
-	vg_slurm_array_spec(a + 4, 1, 0, &b);
+	vg_cluster_array_spec(a + 4, 1, 0, &b);
 	assert_string_equal(vg_buf_str(&b), "7");
 	vg_buf_release(&b);
 	(void)state;

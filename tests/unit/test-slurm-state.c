@@ -171,7 +171,7 @@ test_merge_usage(void **state)
 	    VG_USAGE_CPUS | VG_USAGE_MEM, .cpu_user = 9, .max_rss = 900,
 	    .cpus = 4, .mem_limit = 1 << 30 };
 
-	vg_slurm_merge_usage(&rec, &sl);
+	vg_cluster_merge_usage(&rec, &sl);
 	assert_true(fabs(rec.cpu_user - 1) < 1e-9);
 	assert_int_equal(rec.max_rss, 100);
 	assert_int_equal(rec.cpus, 4);
@@ -412,14 +412,14 @@ test_merge(void **state)
 	sl.state = VG_ST_TIMEOUT;
 	snprintf(sl.reason, sizeof sl.reason, "reached its Slurm time limit");
 	snprintf(sl.node, sizeof sl.node, "n3");
-	vg_slurm_merge(&rec, &sl);
+	vg_cluster_merge(&rec, &sl);
 	assert_int_equal(rec.state, VG_ST_TIMEOUT);
 	assert_string_equal(rec.reason, "reached its Slurm time limit");
 	assert_string_equal(rec.node, "n3");
 	/* A clean exit 0 stays a success whatever Slurm says. */
 	memset(&rec, 0, sizeof rec);
 	rec.state = VG_ST_SUCCEEDED;
-	vg_slurm_merge(&rec, &sl);
+	vg_cluster_merge(&rec, &sl);
 	assert_int_equal(rec.state, VG_ST_SUCCEEDED);
 	/* A non-zero exit with Slurm FAILED stays the record's. */
 	memset(&rec, 0, sizeof rec);
@@ -427,27 +427,27 @@ test_merge(void **state)
 	rec.exit_code = 4;
 	snprintf(rec.reason, sizeof rec.reason, "exit code 4");
 	sl.state = VG_ST_FAILED;
-	vg_slurm_merge(&rec, &sl);
+	vg_cluster_merge(&rec, &sl);
 	assert_int_equal(rec.state, VG_ST_FAILED);
 	assert_string_equal(rec.reason, "exit code 4");
-	vg_slurm_merge(&rec, NULL);
+	vg_cluster_merge(&rec, NULL);
 	(void)state;
 }
 
 static void
 test_pacer(void **state)
 {
-	struct vg_slurm_pacer p;
+	struct vg_cluster_pacer p;
 
-	vg_slurm_pacer_init(&p, 2, 10);
+	vg_cluster_pacer_init(&p, 2, 10);
 	assert_true(p.cur == 2);
-	assert_true(vg_slurm_pacer_next(&p, 0) == 3);
-	assert_true(vg_slurm_pacer_next(&p, 0) == 4.5);
-	assert_true(vg_slurm_pacer_next(&p, 0) == 6.75);
-	assert_true(vg_slurm_pacer_next(&p, 0) == 10);
-	assert_true(vg_slurm_pacer_next(&p, 0) == 10);
-	assert_true(vg_slurm_pacer_next(&p, 1) == 2);
-	vg_slurm_pacer_init(&p, 0, 0);
+	assert_true(vg_cluster_pacer_next(&p, 0) == 3);
+	assert_true(vg_cluster_pacer_next(&p, 0) == 4.5);
+	assert_true(vg_cluster_pacer_next(&p, 0) == 6.75);
+	assert_true(vg_cluster_pacer_next(&p, 0) == 10);
+	assert_true(vg_cluster_pacer_next(&p, 0) == 10);
+	assert_true(vg_cluster_pacer_next(&p, 1) == 2);
+	vg_cluster_pacer_init(&p, 0, 0);
 	assert_true(p.min == 2 && p.max == 2);
 	(void)state;
 }
