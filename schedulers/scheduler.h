@@ -121,6 +121,14 @@ struct vg_scheduler_ops {
 	 * scheduler's allocations (slurm: srun job steps), tried before
 	 * the backend's own start (schedulers/launcher.h); NULL when none. */
 	const struct vg_launcher_ops *launcher;
+	/* `vigil task-exec` in one of this scheduler's jobs: how the
+	 * command runs there (slurm: once per Slurm task through srun when
+	 * its batch script exported VIGIL_LAUNCHER=srun); NULL: as it is. */
+	void	(*task_command)(struct vg_command *cmd);
+	/* `vigil task-exec`, the task ended with r: the scheduler's word on
+	 * it (slurm: a packed task cancelled by vigil cancel is CANCELLED
+	 * however it ended).  NULL: none. */
+	void	(*task_ended)(const char *task_dir, struct vg_result *r);
 
 	int	(*open)(struct vg_sched *s, struct vg_err *e);
 	/* Takes a (borrowed until its terminal update is returned). */

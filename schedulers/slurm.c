@@ -2175,11 +2175,41 @@ static const char *const slurm_task_env[] = {
 	NULL
 };
 
+/* scheduler op task_command: resources.launcher srun, said by the batch
+ * script (VIGIL_LAUNCHER=srun): one run of the command per Slurm task
+ * (MPI rank); not inside a step already. */
+static void
+slurm_task_command(struct vg_command *cmd)
+{
+	const char *l = getenv("VIGIL_LAUNCHER");
+
+	if (l != NULL && strcmp(l, "srun") == 0 &&
+	    getenv("SLURM_STEP_ID") == NULL)
+		vg_slurm_launch_wrap(cmd);
+}
+
+/* scheduler op task_ended: vigil cancel RUN/TASK of a packed task leaves
+ * a marker that pack-exec acts on; a task that ends otherwise after it
+ * (its shell outlived the signal, it finished in the grace) is still
+ * CANCELLED, as an unpacked task's scancel makes it. */
+static void
+slurm_task_ended(const char *task_dir, struct vg_result *r)
+{
+	if (r->state != VG_ST_CANCELLED &&
+	    vg_slurm_pack_cancel_marked(task_dir)) {
+		r->state = VG_ST_CANCELLED;
+		snprintf(r->reason, sizeof(r->reason), "%s",
+		    "cancelled by vigil cancel");
+	}
+}
+
 const struct vg_scheduler_ops vg_scheduler_slurm = {
 	.caps = VG_SCAP_JOBS | VG_SCAP_DEPEND,
 	.task_env = slurm_task_env,
 	.policy_progs = vg_slurm_policy_progs,
 	.launcher = &vg_launcher_srun,
+	.task_command = slurm_task_command,
+	.task_ended = slurm_task_ended,
 	.probe = slurm_probe,
 	.p = {
 		.kind = VG_PLUGIN_SCHEDULER,

@@ -63,7 +63,6 @@
 #include "runner/core/outputs.h"
 #include "common/path.h"
 #include "schedulers/scheduler.h"
-#include "schedulers/slurm.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -301,6 +300,7 @@ cmd_task_exec_exec(struct vg_args *a)
 	struct vg_manifest *m = NULL;
 	struct vg_attempt at;
 	struct vg_result r;
+	const struct vg_scheduler_ops *sops = NULL;
 	struct vg_err e;
 	char *run_dir = NULL, *task_dir = NULL, *slash, idx[32], host[64];
 	char *base = NULL, *why = NULL, *scratch = NULL;
@@ -356,11 +356,11 @@ cmd_task_exec_exec(struct vg_args *a)
 	if ((hb = getenv("VIGIL_TIMEOUT")) != NULL && strtod(hb, NULL) > 0)
 		at.timeout = strtod(hb, NULL);
 	pass_job_env(t);
-	/* resources.launcher srun: the batch script says so; one run of
-	 * the command per Slurm task (MPI rank). */
-	if ((hb = getenv("VIGIL_LAUNCHER")) != NULL &&
-	    strcmp(hb, "srun") == 0 && getenv("SLURM_STEP_ID") == NULL)
-		vg_slurm_launch_wrap(&t->command);
+	/* How the scheduler's job runs the command (Slurm's srun per
+	 * rank). */
+	if ((sops = vg_scheduler_find(vg_manifest_plugin(m,
+	    VG_PLUGIN_SCHEDULER))) != NULL && sops->task_command != NULL)
+		sops->task_command(&t->command);
 	at.kill_grace = m->kill_grace;
 	at.pidfd = -1;
 	sfd = vg_launch_job_signals();
@@ -380,15 +380,8 @@ cmd_task_exec_exec(struct vg_args *a)
 		r.ended = vg_now();
 		snprintf(r.reason, sizeof(r.reason), "%.255s", e.msg);
 	}
-	/* vigil cancel RUN/TASK of a packed task leaves a marker that
-	 * pack-exec acts on: a task that ends otherwise after it (its
-	 * shell outlived the signal, it finished in the grace) is still
-	 * CANCELLED, as an unpacked task's scancel makes it. */
-	if (r.state != VG_ST_CANCELLED && vg_slurm_pack_cancel_marked(task_dir)) {
-		r.state = VG_ST_CANCELLED;
-		snprintf(r.reason, sizeof(r.reason), "%s",
-		    "cancelled by vigil cancel");
-	}
+	if (sops != NULL && sops->task_ended != NULL)
+		sops->task_ended(task_dir, &r);
 	if (r.node[0] == '\0' && gethostname(host, sizeof(host)) == 0) {
 		host[sizeof(host) - 1] = '\0';
 		snprintf(r.node, sizeof(r.node), "%s", host);
