@@ -576,21 +576,36 @@ restrict_to(struct vg_pool *p, const struct vg_strv *ids, struct vg_err *e)
 	return 0;
 }
 
-/* Physical device nodes of an allocation's GPUs: Slurm renumbers
- * CUDA_VISIBLE_DEVICES from 0, SLURM_JOB_GPUS keeps the host's. */
-static void
-slurm_devs(struct vg_pool *p)
+/* Who says what allocation vigil runs in (vg_pool_alloc_source). */
+static int (*alloc_source)(struct vg_alloc *a);
+
+void
+vg_pool_alloc_source(int (*fn)(struct vg_alloc *a))
 {
-	const char *v = getenv("SLURM_STEP_GPUS");
+	alloc_source = fn;
+}
+
+/* The allocation vigil runs in: 1 and *a filled when there is one. */
+static int
+alloc_get(struct vg_alloc *a)
+{
+	memset(a, 0, sizeof(*a));
+	return alloc_source != NULL && alloc_source(a) == 1;
+}
+
+/* Physical device nodes of an allocation's GPUs: a scheduler may
+ * renumber CUDA_VISIBLE_DEVICES from 0 (Slurm does) while the ids it
+ * says keep the host's. */
+static void
+alloc_devs(struct vg_pool *p, const struct vg_alloc *al)
+{
 	struct vg_pool phys;
 	size_t i;
 
-	if (v == NULL || *v == '\0')
-		v = getenv("SLURM_JOB_GPUS");
-	if (v == NULL || *v == '\0' || p->vendor != VG_GPU_NVIDIA)
+	if (al->gpus[0] == '\0' || p->vendor != VG_GPU_NVIDIA)
 		return;
 	memset(&phys, 0, sizeof(phys));
-	vg_gpu_parse_list(v, VG_GPU_NVIDIA, &phys);
+	vg_gpu_parse_list(al->gpus, VG_GPU_NVIDIA, &phys);
 	if (phys.ngpus == p->ngpus)
 		for (i = 0; i < p->ngpus; i++)
 			memcpy(p->gpus[i].dev, phys.gpus[i].dev,
@@ -598,9 +613,10 @@ slurm_devs(struct vg_pool *p)
 	free(phys.gpus);
 }
 
-/* GPUs from vigil's environment; 1 when a variable was set. */
+/* GPUs from vigil's environment, else from the allocation's word; 1
+ * when one said. */
 static int
-from_env(struct vg_pool *p)
+from_env(struct vg_pool *p, const struct vg_alloc *al)
 {
 	static const struct {
 		const char		*name;
@@ -609,8 +625,6 @@ from_env(struct vg_pool *p)
 		{ .name = "CUDA_VISIBLE_DEVICES", .vendor = VG_GPU_NVIDIA },
 		{ .name = "ROCR_VISIBLE_DEVICES", .vendor = VG_GPU_AMD },
 		{ .name = "HIP_VISIBLE_DEVICES", .vendor = VG_GPU_AMD },
-		{ .name = "SLURM_STEP_GPUS", .vendor = VG_GPU_NVIDIA },
-		{ .name = "SLURM_JOB_GPUS", .vendor = VG_GPU_NVIDIA },
 	};
 	const char *v;
 	size_t i;
@@ -619,22 +633,28 @@ from_env(struct vg_pool *p)
 		if ((v = getenv(vars[i].name)) == NULL)
 			continue;
 		p->vendor = vars[i].vendor;
-		if (p->vendor == VG_GPU_NVIDIA && access("/dev/kfd", F_OK) ==
-		    0 && access("/dev/nvidiactl", F_OK) != 0 && i >= 3)
-			p->vendor = VG_GPU_AMD;
 		vg_gpu_parse_list(v, p->vendor, p);
 		snprintf(p->gpu_from, sizeof(p->gpu_from), "%s=%s",
 		    vars[i].name, v);
 		if (i == 0)
-			slurm_devs(p);
+			alloc_devs(p, al);
 		return 1;
 	}
-	return 0;
+	if (al->gpus[0] == '\0')
+		return 0;
+	p->vendor = VG_GPU_NVIDIA;
+	if (access("/dev/kfd", F_OK) == 0 && access("/dev/nvidiactl", F_OK) !=
+	    0)
+		p->vendor = VG_GPU_AMD;
+	vg_gpu_parse_list(al->gpus, p->vendor, p);
+	snprintf(p->gpu_from, sizeof(p->gpu_from), "%s", al->gpus_from);
+	return 1;
 }
 
 /* CPUs and memory. */
 static void
-host_size(const struct vg_pool_conf *conf, struct vg_pool *p)
+host_size(const struct vg_pool_conf *conf, const struct vg_alloc *al,
+    struct vg_pool *p)
 {
 	char text[4096], *s;
 	cpu_set_t set;
@@ -643,11 +663,9 @@ host_size(const struct vg_pool_conf *conf, struct vg_pool *p)
 	if (conf != NULL && conf->cpus > 0) {
 		p->cpus = conf->cpus;
 		vg_strlcpy(p->cpu_from, "pool.cpus", sizeof(p->cpu_from));
-	} else if ((s = getenv("SLURM_CPUS_ON_NODE")) != NULL &&
-	    atoi(s) > 0) {
-		p->cpus = atoi(s);
-		vg_strlcpy(p->cpu_from, "SLURM_CPUS_ON_NODE",
-		    sizeof(p->cpu_from));
+	} else if (al->cpus > 0) {
+		p->cpus = al->cpus;
+		vg_strlcpy(p->cpu_from, al->cpus_from, sizeof(p->cpu_from));
 	} else if (sched_getaffinity(0, sizeof(set), &set) == 0) {
 		p->cpus = CPU_COUNT(&set);
 		vg_strlcpy(p->cpu_from, "CPU affinity", sizeof(p->cpu_from));
@@ -659,18 +677,15 @@ host_size(const struct vg_pool_conf *conf, struct vg_pool *p)
 	if (conf != NULL && conf->memory > 0) {
 		p->memory = conf->memory;
 		vg_strlcpy(p->mem_from, "pool.memory", sizeof(p->mem_from));
-	} else if ((s = getenv("SLURM_MEM_PER_NODE")) != NULL &&
-	    strtoull(s, NULL, 10) > 0) {
-		p->memory = (uint64_t)strtoull(s, NULL, 10) << 20;
-		vg_strlcpy(p->mem_from, "SLURM_MEM_PER_NODE",
-		    sizeof(p->mem_from));
-	} else if (getenv("SLURM_JOB_ID") != NULL) {
-		/* A job without --mem: MemTotal is the node's, not the
-		 * allocation's; Slurm itself refuses a step that asks more
-		 * than the job holds. */
+	} else if (al->memory > 0) {
+		p->memory = al->memory;
+		vg_strlcpy(p->mem_from, al->mem_from, sizeof(p->mem_from));
+	} else if (al->memory_unknown) {
+		/* A job that does not say its memory: MemTotal is the
+		 * node's, not the job's; its scheduler refuses a task that
+		 * asks more than the job holds. */
 		p->memory = 0;
-		vg_strlcpy(p->mem_from, "a Slurm job without "
-		    "SLURM_MEM_PER_NODE", sizeof(p->mem_from));
+		vg_strlcpy(p->mem_from, al->mem_from, sizeof(p->mem_from));
 	} else if (read_small("/proc/meminfo", text, sizeof(text)) == 0 &&
 	    (s = strstr(text, "MemTotal:")) != NULL) {
 		p->memory = (uint64_t)strtoull(s + 9, NULL, 10) << 10;
@@ -683,16 +698,18 @@ vg_pool_host(const struct vg_pool_conf *conf, int want_gpus,
     struct vg_pool *p, struct vg_err *e)
 {
 	const struct vg_strv *ids = conf != NULL ? &conf->gpus : NULL;
+	struct vg_alloc al;
 	size_t i;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
-	host_size(conf, p);
+	(void)alloc_get(&al);
+	host_size(conf, &al, p);
 	if (!want_gpus) {
 		vg_strlcpy(p->gpu_from, "not looked up", sizeof(p->gpu_from));
 		return 0;
 	}
-	if (from_env(p)) {
+	if (from_env(p, &al)) {
 		if (ids != NULL && ids->n > 0 &&
 		    (rc = restrict_to(p, ids, e)) != 0) {
 			vg_pool_release(p);

@@ -64,6 +64,29 @@ struct vg_pool {
 	char			 gpu_from[96];
 };
 
+/*
+ * What the allocation vigil runs in holds, as its scheduler says (its
+ * op `allocation`, schedulers/scheduler.h): what is said wins over what
+ * this host shows (the pool of a job is its share of the node).
+ */
+struct vg_alloc {
+	int		 cpus;		/* 0: not said */
+	uint64_t	 memory;	/* bytes; 0: not said */
+	int		 memory_unknown; /* a job that holds a share of
+					   memory it does not say: not the
+					   node's MemTotal */
+	char		 gpus[256];	/* the host's ids of its GPUs
+					   ("0,2"), NVIDIA; "": not said */
+	char		 cpus_from[64];	/* where each came from */
+	char		 mem_from[64];
+	char		 gpus_from[96];
+};
+
+/* Registers fn, which fills an allocation and returns 1 when vigil runs
+ * in one (asked at each vg_pool_host; runner/core/plugins.c asks the
+ * schedulers).  NULL: none. */
+void	vg_pool_alloc_source(int (*fn)(struct vg_alloc *a));
+
 /* The `pool:` section (site or user config, or --set). */
 struct vg_pool_conf {
 	struct vg_strv	 gpus;		/* ids; restricts or declares */

@@ -1263,6 +1263,24 @@ static const char *const ge_task_env[] = {
 	NULL
 };
 
+/* scheduler op allocation: a Grid Engine job's slots on this host
+ * (NSLOTS; a parallel job's hosts are its qrsh launcher's to use).  Grid
+ * Engine says nothing of memory or GPUs in the job's environment. */
+static int
+ge_allocation(struct vg_alloc *a)
+{
+	const char *s;
+
+	if ((s = getenv("JOB_ID")) == NULL || *s == '\0' ||
+	    getenv("SGE_ROOT") == NULL)
+		return 0;
+	if ((s = getenv("NSLOTS")) != NULL && atoi(s) > 0) {
+		a->cpus = atoi(s);
+		snprintf(a->cpus_from, sizeof(a->cpus_from), "%s", "NSLOTS");
+	}
+	return 1;
+}
+
 /* The resources rows a job of the cell asks for, besides cpus (slots),
  * memory, gpus and time: partition (-q), account (-A), qos (-P). */
 static const char *const ge_rows[] = { "partition", "account", "qos",
@@ -1279,6 +1297,7 @@ const struct vg_scheduler_ops vg_scheduler_gridengine = {
 	.caps = VG_SCAP_JOBS,
 	.task_env = ge_task_env,
 	.launcher = &vg_launcher_qrsh,
+	.allocation = ge_allocation,
 	.probe = ge_probe,
 	.policy_progs = vg_gridengine_policy_progs,
 	.p = {

@@ -30,6 +30,7 @@
 #define VG_SCHEDULER_H
 
 #include "backends/backend.h"
+#include "backends/gpu.h"
 #include "common/err.h"
 #include "common/state.h"
 #include "runner/policy/classify.h"
@@ -129,6 +130,11 @@ struct vg_scheduler_ops {
 	 * it (slurm: a packed task cancelled by vigil cancel is CANCELLED
 	 * however it ended).  NULL: none. */
 	void	(*task_ended)(const char *task_dir, struct vg_result *r);
+	/* The allocation this process runs in, when it is one of this
+	 * scheduler's jobs: 1 and *a filled (its CPUs, memory, GPUs, as the
+	 * job's environment says), 0 when not.  The direct scheduler's pool
+	 * takes it (backends/gpu.h).  NULL: never. */
+	int	(*allocation)(struct vg_alloc *a);
 
 	int	(*open)(struct vg_sched *s, struct vg_err *e);
 	/* Takes a (borrowed until its terminal update is returned). */

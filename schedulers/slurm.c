@@ -2203,6 +2203,43 @@ slurm_task_ended(const char *task_dir, struct vg_result *r)
 	}
 }
 
+/* scheduler op allocation: a Slurm job's CPUs on this node
+ * (SLURM_CPUS_ON_NODE), memory (SLURM_MEM_PER_NODE, MB; a job without it
+ * holds a share it does not say) and GPUs by the host's ids
+ * (SLURM_STEP_GPUS, else SLURM_JOB_GPUS). */
+static int
+slurm_allocation(struct vg_alloc *a)
+{
+	const char *s;
+
+	if ((s = getenv("SLURM_JOB_ID")) == NULL || *s == '\0')
+		return 0;
+	if ((s = getenv("SLURM_CPUS_ON_NODE")) != NULL && atoi(s) > 0) {
+		a->cpus = atoi(s);
+		snprintf(a->cpus_from, sizeof(a->cpus_from), "%s",
+		    "SLURM_CPUS_ON_NODE");
+	}
+	if ((s = getenv("SLURM_MEM_PER_NODE")) != NULL &&
+	    strtoull(s, NULL, 10) > 0) {
+		a->memory = (uint64_t)strtoull(s, NULL, 10) << 20;
+		snprintf(a->mem_from, sizeof(a->mem_from), "%s",
+		    "SLURM_MEM_PER_NODE");
+	} else {
+		a->memory_unknown = 1;
+		snprintf(a->mem_from, sizeof(a->mem_from), "%s",
+		    "a Slurm job without SLURM_MEM_PER_NODE");
+	}
+	if (((s = getenv("SLURM_STEP_GPUS")) != NULL && *s != '\0') ||
+	    ((s = getenv("SLURM_JOB_GPUS")) != NULL && *s != '\0')) {
+		snprintf(a->gpus, sizeof(a->gpus), "%s", s);
+		snprintf(a->gpus_from, sizeof(a->gpus_from), "%s=%s",
+		    getenv("SLURM_STEP_GPUS") != NULL &&
+		    *getenv("SLURM_STEP_GPUS") != '\0' ? "SLURM_STEP_GPUS" :
+		    "SLURM_JOB_GPUS", s);
+	}
+	return 1;
+}
+
 const struct vg_scheduler_ops vg_scheduler_slurm = {
 	.caps = VG_SCAP_JOBS | VG_SCAP_DEPEND,
 	.task_env = slurm_task_env,
@@ -2210,6 +2247,7 @@ const struct vg_scheduler_ops vg_scheduler_slurm = {
 	.launcher = &vg_launcher_srun,
 	.task_command = slurm_task_command,
 	.task_ended = slurm_task_ended,
+	.allocation = slurm_allocation,
 	.probe = slurm_probe,
 	.p = {
 		.kind = VG_PLUGIN_SCHEDULER,

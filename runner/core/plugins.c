@@ -2,9 +2,10 @@
  * plugins.c - the list of plugins the manifest floor reads
  * (runner/manifest/plugin.h): every backend of vg_backends[], then every
  * scheduler of vg_schedulers[], registered with vg_plugins_set; and the
- * schedulers' commands for the gate (pl_register_progs).  The one place
- * that knows both tables; adding a backend or scheduler needs no line
- * here.
+ * schedulers' commands for the gate (pl_register_progs), and the
+ * allocation vigil runs in for the pool (vg_pool_alloc_source).  The one
+ * place that knows both tables; adding a backend or scheduler needs no
+ * line here.
  */
 #include <stddef.h>
 
@@ -15,6 +16,20 @@
 
 /* Room for every backend and scheduler, and the NULL after them. */
 #define MAX_PLUGINS	64
+
+/* vg_pool_alloc_source: the first scheduler whose job this process
+ * runs in says what the allocation holds. */
+static int
+plugins_allocation(struct vg_alloc *a)
+{
+	size_t i;
+
+	for (i = 0; vg_schedulers[i] != NULL; i++)
+		if (vg_schedulers[i]->allocation != NULL &&
+		    vg_schedulers[i]->allocation(a) == 1)
+			return 1;
+	return 0;
+}
 
 void
 vg_plugins_init(void)
@@ -33,4 +48,5 @@ vg_plugins_init(void)
 	}
 	list[n] = NULL;
 	vg_plugins_set(list);
+	vg_pool_alloc_source(plugins_allocation);
 }

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "backends/gpu.h"
+#include "schedulers/scheduler.h"
 
 /* Clears every variable the inventory reads first. */
 static void
@@ -266,6 +267,69 @@ test_pool_rocm_smi(void **state)
 	rmdir(dir);
 }
 
+/* The pool takes what the scheduler says of the allocation vigil runs
+ * in (the schedulers' op `allocation`): Slurm's CPUs, memory and the
+ * host's GPU ids; Grid Engine's slots; nothing outside a job. */
+static void
+test_pool_alloc(void **state)
+{
+	struct vg_pool p;
+	struct vg_alloc a;
+	struct vg_err e;
+
+	(void)state;
+	clear_env();
+	unsetenv("SLURM_JOB_ID");
+	unsetenv("SLURM_CPUS_ON_NODE");
+	unsetenv("SLURM_MEM_PER_NODE");
+	unsetenv("JOB_ID");
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(vg_scheduler_slurm.allocation(&a), 0);
+	assert_int_equal(vg_scheduler_gridengine.allocation(&a), 0);
+	setenv("SLURM_JOB_ID", "7", 1);
+	setenv("SLURM_CPUS_ON_NODE", "6", 1);
+	setenv("SLURM_JOB_GPUS", "2,3", 1);
+	assert_int_equal(vg_scheduler_slurm.allocation(&a), 1);
+	assert_int_equal(a.cpus, 6);
+	assert_int_equal(a.memory_unknown, 1);
+	assert_string_equal(a.gpus, "2,3");
+	vg_pool_alloc_source(vg_scheduler_slurm.allocation);
+	vg_err_init(&e);
+	assert_int_equal(vg_pool_host(NULL, 1, &p, &e), 0);
+	assert_int_equal(p.cpus, 6);
+	assert_string_equal(p.cpu_from, "SLURM_CPUS_ON_NODE");
+	assert_int_equal(p.memory, 0);
+	assert_int_equal(p.ngpus, 2);
+	assert_string_equal(p.gpu_from, "SLURM_JOB_GPUS=2,3");
+	vg_pool_release(&p);
+	/* Slurm renumbers CUDA_VISIBLE_DEVICES; the device nodes are the
+	 * host's. */
+	setenv("CUDA_VISIBLE_DEVICES", "0,1", 1);
+	setenv("SLURM_MEM_PER_NODE", "2048", 1);
+	assert_int_equal(vg_pool_host(NULL, 1, &p, &e), 0);
+	assert_int_equal(p.memory, 2048ULL << 20);
+	assert_int_equal(p.ngpus, 2);
+	assert_string_equal(p.gpus[1].dev, "/dev/nvidia3");
+	vg_pool_release(&p);
+	unsetenv("SLURM_JOB_ID");
+	unsetenv("SLURM_CPUS_ON_NODE");
+	unsetenv("SLURM_MEM_PER_NODE");
+	unsetenv("SLURM_JOB_GPUS");
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	setenv("JOB_ID", "12", 1);
+	setenv("SGE_ROOT", "/tmp", 1);
+	setenv("NSLOTS", "3", 1);
+	vg_pool_alloc_source(vg_scheduler_gridengine.allocation);
+	assert_int_equal(vg_pool_host(NULL, 0, &p, &e), 0);
+	assert_int_equal(p.cpus, 3);
+	assert_string_equal(p.cpu_from, "NSLOTS");
+	vg_pool_release(&p);
+	unsetenv("JOB_ID");
+	unsetenv("SGE_ROOT");
+	unsetenv("NSLOTS");
+	vg_pool_alloc_source(NULL);
+}
+
 int
 main(void)
 {
@@ -275,6 +339,7 @@ main(void)
 		cmocka_unit_test(test_rocm),
 		cmocka_unit_test(test_pool_env),
 		cmocka_unit_test(test_pool_rocm_smi),
+		cmocka_unit_test(test_pool_alloc),
 	};
 
 	return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
