@@ -9,6 +9,9 @@
 set -u
 . "$(dirname "$0")/engine-lib.sh"
 [ "$(id -u)" = 0 ] || { echo "the egress proxy needs root"; exit 77; }
+# The real tools, from the distribution (idempotent, quick when there).
+"$(dirname "$0")/../../scripts/deps.sh" python3-pip openssl git curl \
+    >/dev/null || { echo "FAIL: scripts/deps.sh python3-pip openssl git curl"; exit 1; }
 for c in python3 openssl git; do
 	command -v $c >/dev/null || { echo "$c is needed"; exit 77; }
 done
