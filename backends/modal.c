@@ -349,14 +349,14 @@ image_join(struct vg_cloud *c, const char *image_id, double deadline,
 	return 0;
 }
 
-/* The image id of the attempt's image: modal.snapshot as an image id, or
- * ImageGetOrCreate from "FROM image". */
+/* The image id Modal has for "FROM image" on connection c, in the app
+ * (ImageGetOrCreate; a new image's build is joined until deadline, a
+ * vg_mono time, 0 = none). */
 static int
-direct_image(struct vg_cloud_task *t, char **id, double deadline,
+image_get(struct vg_cloud *c, const char *image, char **id, double deadline,
     struct vg_err *e)
 {
-	struct direct *d = t->c.priv;
-	const struct vg_cloud_conf *cc = t->c.conf;
+	struct direct *d = c->priv;
 	Modal__Client__ImageGetOrCreateRequest req =
 	    MODAL__CLIENT__IMAGE_GET_OR_CREATE_REQUEST__INIT;
 	Modal__Client__Image img = MODAL__CLIENT__IMAGE__INIT;
@@ -364,11 +364,10 @@ direct_image(struct vg_cloud_task *t, char **id, double deadline,
 	char *from, *cmds[1];
 	int rc, built;
 
-	if (cc != NULL && cc->snapshot != NULL && *cc->snapshot) {
-		*id = vg_xstrdup(cc->snapshot);
-		return 0;
-	}
-	from = vg_xasprintf("FROM %s", t->a->m->image);
+	*id = NULL;
+	if ((rc = direct_app(c, 1, e)) != 0)
+		return rc;
+	from = vg_xasprintf("FROM %s", image);
 	cmds[0] = from;
 	img.n_dockerfile_commands = 1;
 	img.dockerfile_commands = cmds;
@@ -395,8 +394,23 @@ direct_image(struct vg_cloud_task *t, char **id, double deadline,
 		rc = vg_err_set(e, VG_EBACKEND, "modal: ImageGetOrCreate: "
 		    "reply has no image_id");
 	if (rc == 0 && !built)
-		rc = image_join(&t->c, *id, deadline, e);
+		rc = image_join(c, *id, deadline, e);
 	return rc;
+}
+
+/* The image id of the attempt's image: modal.snapshot as an image id, or
+ * ImageGetOrCreate from "FROM image". */
+static int
+direct_image(struct vg_cloud_task *t, char **id, double deadline,
+    struct vg_err *e)
+{
+	const struct vg_cloud_conf *cc = t->c.conf;
+
+	if (cc != NULL && cc->snapshot != NULL && *cc->snapshot) {
+		*id = vg_xstrdup(cc->snapshot);
+		return 0;
+	}
+	return image_get(&t->c, t->a->m->image, id, deadline, e);
 }
 
 /* The environment as an ephemeral secret (SecretGetOrCreate). */
@@ -1550,6 +1564,47 @@ modal_prepare(const struct vg_manifest *m, const char *run_dir,
 	return 0;
 }
 
+/*
+ * backend op: image_id, for reuse keys: the image as written and the id
+ * Modal gives it now (direct mode: ImageGetOrCreate of "FROM image" in
+ * the app, as the run's first task would; a new push of the tag is a new
+ * build, so a new id), or modal.snapshot, which is an id already.  The
+ * gateway (managed mode) names no image id: the image as written.
+ */
+static int
+modal_image_id(const struct vg_manifest *m, struct vg_buf *out,
+    struct vg_err *e)
+{
+	const struct vg_modal_conf *mc = conf_of(m);
+	const struct vg_cloud_conf *cc = mc != NULL ? &mc->cloud : NULL;
+	struct vg_modal_res r;
+	struct vg_cloud c;
+	char *id = NULL;
+	int rc, mode;
+
+	vg_buf_adds(out, m->image != NULL ? m->image : "-");
+	if (cc != NULL && cc->snapshot != NULL && *cc->snapshot) {
+		vg_buf_printf(out, " snapshot %s", cc->snapshot);
+		return 0;
+	}
+	if (m->image == NULL)
+		return 0;
+	if ((rc = vg_modal_resolve(mc, &r, e)) != 0)
+		return rc;
+	mode = r.mode;
+	vg_modal_res_release(&r);
+	if (mode == VG_MODAL_MANAGED) {
+		vg_buf_adds(out, " (managed: the gateway names no image id)");
+		return 0;
+	}
+	if ((rc = vg_cloud_open(&c, &modal_direct_ops, cc, NULL, e)) == 0 &&
+	    (rc = image_get(&c, m->image, &id, 0, e)) == 0)
+		vg_buf_printf(out, " %s", id);
+	free(id);
+	vg_cloud_close(&c);
+	return rc;
+}
+
 /* backend op: unprepare */
 static void
 modal_unprepare(struct vg_backend_drive *d)
@@ -1811,6 +1866,7 @@ const struct vg_backend_ops vg_backend_modal = {
 	},
 	.probe = modal_probe,
 	.prepare = modal_prepare,
+	.image_id = modal_image_id,
 	.unprepare = modal_unprepare,
 	.pool = vg_cloud_pool,
 	.run = modal_run,

@@ -135,6 +135,27 @@ case "$(cat "$W"/*.json "$W"/*.err "$VIGIL_HOME"/runs/*/tasks/*/result.json \
 esac
 [ -d "$W/wd" ] || fail "workdir not used"
 
+# 2b. reuse: the key names the image by the id Modal gives it; the same
+# image again is a hit, never a new sandbox.
+mf re "'echo r'" "reuse: true
+workdir: $W/wd"
+run_task re
+expect_eq "reuse: first run" "SUCCEEDED 0" "$ST"
+img=$("$VIGIL" status "$RUN/0" --json | $PY -c 'import json,sys
+r = json.load(sys.stdin)["tasks"][0]["reuse"]
+print([l for l in r["description"] if l.startswith("image: ")][0])')
+case $img in
+"image: debian:12 "?*) ;;
+*) fail "reuse: the image line: '$img'" ;;
+esac
+[ "$img" != "image: debian:12 (managed: the gateway names no image id)" ] ||
+	fail "reuse: direct mode keyed the image as managed"
+creates=$(grep -c "^SandboxCreate" "$FD/requests")
+run_task re
+expect_eq "reuse: second run" "CACHED 0" "$ST"
+expect_eq "reuse: no new sandbox" "$creates" \
+    "$(grep -c "^SandboxCreate" "$FD/requests")"
+
 # 3. ~/.modal.toml profiles.
 no_env
 cat >"$W/m.toml" <<EOM
