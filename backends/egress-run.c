@@ -559,25 +559,67 @@ vg_egress_run_task(struct vg_egress_run *r, uint64_t cgid, int index,
 
 /* ---- the proxy's life ---- */
 
+/* What starting a proxy takes, for a run's or a session's: the rules,
+ * the listening socket in a new network namespace (and that namespace),
+ * the socket-diagnostics descriptor, the port. */
+struct proxy_setup {
+	struct vg_egress_rules	 rules;
+	int			 lfd, nsfd, diagfd;
+	unsigned		 port;
+};
+
+/* Root, the rules of nc, the namespace and its listening socket; who
+ * names the proxy's users in the refusal ("tasks", "commands"). */
+static int
+setup_begin(const struct vg_net_conf *nc, const char *who,
+    struct proxy_setup *ps, struct vg_err *e)
+{
+	struct sockaddr_in sa;
+	socklen_t salen = sizeof(sa);
+	char why[512];
+	int rc;
+
+	memset(ps, 0, sizeof(*ps));
+	ps->lfd = ps->nsfd = ps->diagfd = -1;
+	if (geteuid() != 0)
+		return vg_err_set(e, VG_EUNSUPPORTED, "isolation.network: an "
+		    "allow-list needs vigil to run as root (the proxy listens "
+		    "in the %s' network namespace)", who);
+	if (vg_egress_rules_init(&ps->rules, &nc->allow, &nc->deny, why,
+	    sizeof(why)) != 0)
+		return vg_err_set(e, VG_EINVAL, "isolation.network: %s", why);
+	if ((rc = namespace_socket(&ps->lfd, &ps->nsfd, &ps->diagfd, e)) != 0)
+		return rc;
+	if (getsockname(ps->lfd, (struct sockaddr *)&sa, &salen) != 0)
+		return vg_err_errno(e, "egress proxy: getsockname");
+	ps->port = ntohs(sa.sin_port);
+	return 0;
+}
+
+/* Closes what setup_begin opened and the caller did not take (set -1). */
+static void
+setup_end(struct proxy_setup *ps)
+{
+	if (ps->lfd >= 0)
+		close(ps->lfd);
+	if (ps->nsfd >= 0)
+		close(ps->nsfd);
+	if (ps->diagfd >= 0)
+		close(ps->diagfd);
+	vg_egress_rules_release(&ps->rules);
+}
+
 int
 vg_egress_run_start(const struct vg_net_conf *nc, const char *run_dir,
     struct vg_egress_run *r, struct vg_err *e)
 {
-	struct vg_egress_rules rules;
-	struct sockaddr_in sa;
-	socklen_t salen = sizeof(sa);
-	char why[512];
-	int lfd = -1, nsfd = -1, diagfd = -1, logfd = -1, dirfd, rc;
+	struct proxy_setup ps;
+	int logfd = -1, dirfd, rc;
 	int pfd[2] = { -1, -1 };
 	pid_t pid;
 
-	if (geteuid() != 0)
-		return vg_err_set(e, VG_EUNSUPPORTED, "isolation.network: an "
-		    "allow-list needs vigil to run as root (the proxy listens "
-		    "in the tasks' network namespace)");
-	if (vg_egress_rules_init(&rules, &nc->allow, &nc->deny, why,
-	    sizeof(why)) != 0)
-		return vg_err_set(e, VG_EINVAL, "isolation.network: %s", why);
+	if ((rc = setup_begin(nc, "tasks", &ps, e)) != 0)
+		goto out;
 	if ((dirfd = open(run_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		rc = vg_err_errno(e, "egress proxy: run directory '%s'",
 		    run_dir);
@@ -595,12 +637,6 @@ vg_egress_run_start(const struct vg_net_conf *nc, const char *run_dir,
 		goto out;
 	}
 	(void)fcntl(pfd[1], F_SETPIPE_SZ, 1 << 20);
-	if ((rc = namespace_socket(&lfd, &nsfd, &diagfd, e)) != 0)
-		goto out;
-	if (getsockname(lfd, (struct sockaddr *)&sa, &salen) != 0) {
-		rc = vg_err_errno(e, "egress proxy: getsockname");
-		goto out;
-	}
 	if ((pid = fork()) < 0) {
 		rc = vg_err_errno(e, "egress proxy: fork");
 		goto out;
@@ -611,11 +647,11 @@ vg_egress_run_start(const struct vg_net_conf *nc, const char *run_dir,
 		signal(SIGPIPE, SIG_IGN);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_IGN);
-		close(nsfd);
-		if (shed(lfd, diagfd, pfd[1], -1) != 0)
+		close(ps.nsfd);
+		if (shed(ps.lfd, ps.diagfd, pfd[1], -1) != 0)
 			_exit(1);
-		_exit(vg_egress_serve(lfd, diagfd, &rules, pfd[1]) == 0 ?
-		    0 : 1);
+		_exit(vg_egress_serve(ps.lfd, ps.diagfd, &ps.rules, pfd[1]) ==
+		    0 ? 0 : 1);
 	}
 	close(pfd[1]);
 	pfd[1] = -1;
@@ -629,26 +665,20 @@ vg_egress_run_start(const struct vg_net_conf *nc, const char *run_dir,
 	}
 	pfd[0] = logfd = -1;
 	r->pid = pid;
-	r->nsfd = nsfd;
-	nsfd = -1;
-	r->port = ntohs(sa.sin_port);
+	r->nsfd = ps.nsfd;
+	ps.nsfd = -1;
+	r->port = ps.port;
 	free(r->run_dir);
 	r->run_dir = vg_xstrdup(run_dir);
 	rc = 0;
 out:
-	if (lfd >= 0)
-		close(lfd);
-	if (nsfd >= 0)
-		close(nsfd);
-	if (diagfd >= 0)
-		close(diagfd);
+	setup_end(&ps);
 	if (logfd >= 0)
 		close(logfd);
 	if (pfd[0] >= 0)
 		close(pfd[0]);
 	if (pfd[1] >= 0)
 		close(pfd[1]);
-	vg_egress_rules_release(&rules);
 	return rc;
 }
 
@@ -737,22 +767,15 @@ int
 vg_egress_session_start(const struct vg_net_conf *nc, const char *state_path,
     const char *log_path, struct vg_err *e)
 {
-	struct vg_egress_rules rules;
-	struct sockaddr_in sa;
-	socklen_t salen = sizeof(sa);
+	struct proxy_setup ps;
 	unsigned long long start = 0;
-	char why[512], line[128];
-	int lfd = -1, nsfd = -1, diagfd = -1, logfd = -1, sfd = -1, rc, n;
+	char line[128];
+	int logfd = -1, sfd = -1, rc, n;
 	int sv[2] = { -1, -1 };
 	pid_t pid, proxy = 0;
 
-	if (geteuid() != 0)
-		return vg_err_set(e, VG_EUNSUPPORTED, "isolation.network: an "
-		    "allow-list needs vigil to run as root (the proxy listens "
-		    "in the commands' network namespace)");
-	if (vg_egress_rules_init(&rules, &nc->allow, &nc->deny, why,
-	    sizeof(why)) != 0)
-		return vg_err_set(e, VG_EINVAL, "isolation.network: %s", why);
+	if ((rc = setup_begin(nc, "commands", &ps, e)) != 0)
+		goto out;
 	if ((logfd = open_own(log_path, O_WRONLY | O_APPEND | O_CREAT,
 	    "egress log", e)) < 0) {
 		rc = logfd;
@@ -765,10 +788,7 @@ vg_egress_session_start(const struct vg_net_conf *nc, const char *state_path,
 		sfd = -1;
 		goto out;
 	}
-	if ((rc = namespace_socket(&lfd, &nsfd, &diagfd, e)) != 0)
-		goto out;
-	if (getsockname(lfd, (struct sockaddr *)&sa, &salen) != 0 ||
-	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
 		rc = vg_err_errno(e, "egress proxy: socket");
 		goto out;
 	}
@@ -797,10 +817,10 @@ vg_egress_session_start(const struct vg_net_conf *nc, const char *state_path,
 		    dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
 		    dup2(null, 2) < 0)
 			_exit(1);
-		if (shed(lfd, diagfd, logfd, nsfd) != 0)
+		if (shed(ps.lfd, ps.diagfd, logfd, ps.nsfd) != 0)
 			_exit(1);
-		_exit(vg_egress_serve(lfd, diagfd, &rules, logfd) == 0 ?
-		    0 : 1);
+		_exit(vg_egress_serve(ps.lfd, ps.diagfd, &ps.rules, logfd) ==
+		    0 ? 0 : 1);
 	}
 	close(sv[1]);
 	sv[1] = -1;
@@ -813,7 +833,7 @@ vg_egress_session_start(const struct vg_net_conf *nc, const char *state_path,
 		goto out;
 	}
 	n = snprintf(line, sizeof(line), "%ld %llu %u %d\n", (long)proxy,
-	    start, ntohs(sa.sin_port), nsfd);
+	    start, ps.port, ps.nsfd);
 	if (write(sfd, line, (size_t)n) != n) {
 		rc = vg_err_errno(e, "egress proxy: writing '%s'", state_path);
 		kill(proxy, SIGKILL);
@@ -821,12 +841,7 @@ vg_egress_session_start(const struct vg_net_conf *nc, const char *state_path,
 	}
 	rc = 0;
 out:
-	if (lfd >= 0)
-		close(lfd);
-	if (nsfd >= 0)
-		close(nsfd);
-	if (diagfd >= 0)
-		close(diagfd);
+	setup_end(&ps);
 	if (logfd >= 0)
 		close(logfd);
 	if (sfd >= 0)
@@ -835,7 +850,6 @@ out:
 		close(sv[0]);
 	if (sv[1] >= 0)
 		close(sv[1]);
-	vg_egress_rules_release(&rules);
 	return rc;
 }
 
