@@ -39,4 +39,14 @@ done
 job=$("$VIGIL" exec --session "$sid" --background -- \
     'for i in 1 2 3; do echo "tick $i"; sleep 0.2; done')
 "$VIGIL" session output "$sid" "$job" --follow
+
+# A background job that takes input while it runs (a REPL, a server's
+# console): its stdin stays open until the input is closed.
+job=$("$VIGIL" exec --session "$sid" --background --open-stdin -- \
+    'while read -r line; do echo "read: $line"; done; echo "input closed"')
+"$VIGIL" session input "$sid" "$job" "first line
+"
+"$VIGIL" session input "$sid" "$job" --close "second line
+"
+"$VIGIL" session output "$sid" "$job" --wait
 "$VIGIL" session jobs "$sid"

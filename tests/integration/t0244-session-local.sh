@@ -89,6 +89,8 @@ VIGIL=$VIGIL sh "$top/examples/sessions/agent-loop.sh" >ex.txt 2>ex.err ||
 grep -q '"stdout":"hello from .*/work/project\\n"' ex.txt || fail "example cwd/env: $(cat ex.txt)"
 grep -q '"denied":true' ex.txt || fail "example denial"
 grep -q '^tick 3$' ex.txt || fail "example background job"
+grep -q '^read: second line$' ex.txt && grep -q '^input closed$' ex.txt ||
+	fail "example background input: $(cat ex.txt)"
 [ -z "$(sqlite3 -cmd ".timeout 5000" "$VIGIL_HOME/vigil.db" \
     "select id from sessions where ended = 0")" ] || fail "example left a session open"
 echo "all passed"
