@@ -14,22 +14,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/path.h"
 #include "schedulers/slurm.h"
 
-extern char **environ;
-
-#define OUT_MAX		(64u << 20)	/* bytes of output kept */
 #define ROWS_MAX	2000000		/* rows from one answer */
 #define CMD_TIMEOUT_MS	60000		/* Slurm's own MessageTimeout is 10 s */
 

@@ -2210,7 +2210,7 @@ slurm_task_ended(const char *task_dir, struct vg_result *r)
 static int
 slurm_allocation(struct vg_alloc *a)
 {
-	const char *s;
+	const char *s, *name;
 
 	if ((s = getenv("SLURM_JOB_ID")) == NULL || *s == '\0')
 		return 0;
@@ -2229,13 +2229,12 @@ slurm_allocation(struct vg_alloc *a)
 		snprintf(a->mem_from, sizeof(a->mem_from), "%s",
 		    "a Slurm job without SLURM_MEM_PER_NODE");
 	}
-	if (((s = getenv("SLURM_STEP_GPUS")) != NULL && *s != '\0') ||
-	    ((s = getenv("SLURM_JOB_GPUS")) != NULL && *s != '\0')) {
+	name = "SLURM_STEP_GPUS";
+	if ((s = getenv(name)) == NULL || *s == '\0')
+		s = getenv(name = "SLURM_JOB_GPUS");
+	if (s != NULL && *s != '\0') {
 		snprintf(a->gpus, sizeof(a->gpus), "%s", s);
-		snprintf(a->gpus_from, sizeof(a->gpus_from), "%s=%s",
-		    getenv("SLURM_STEP_GPUS") != NULL &&
-		    *getenv("SLURM_STEP_GPUS") != '\0' ? "SLURM_STEP_GPUS" :
-		    "SLURM_JOB_GPUS", s);
+		snprintf(a->gpus_from, sizeof(a->gpus_from), "%s=%s", name, s);
 	}
 	return 1;
 }
