@@ -135,6 +135,10 @@ struct preexec {
 	 */
 	const int		*join;
 	int			 njoin;
+	/* No sandbox (VG_LOCAL_TREE_ONLY): the network namespace to join
+	 * (-1: none), or up_lo to bring loopback up in a new one. */
+	int			 net_nsfd;
+	int			 up_lo;
 	volatile int		 err;		/* errno of the failed step */
 	const char *volatile	 stage;
 };
@@ -943,6 +947,18 @@ preexec_main(void *arg)
 		rc = vg_sandbox_own_proc(&stage);
 	if (rc != 0)
 		goto fail;
+	if (P->sb == NULL && P->net_nsfd >= 0) {
+		stage = "join the egress network namespace";
+		if (setns(P->net_nsfd, CLONE_NEWNET) != 0) {
+			rc = -errno;
+			goto fail;
+		}
+	}
+	if (P->sb == NULL && P->up_lo) {
+		stage = "loopback";
+		if ((rc = vg_loopback_up()) != 0)
+			goto fail;
+	}
 	/* dup2 clears FD_CLOEXEC on the copies; the sources (all above
 	 * 3, see fd_above) close at exec. */
 	stage = "shim fds";
@@ -1462,22 +1478,23 @@ local_free(struct vg_local_proc *la)
 }
 
 /*
- * Makes the cgroup of attempt a when its manifest asks for limits, or
- * when it joins the egress proxy's namespace (sb egress): the cgroup of
- * each connection's socket names its task to the proxy.  Points the
- * child's joins at it.
+ * Makes the cgroup of attempt a when its manifest asks for limits (and
+ * limits says to apply them), or when it joins the namespace of egress
+ * proxy eg (NULL: none): the cgroup of each connection's socket names
+ * its task to the proxy.  Points the child's joins at it.
  */
 static int
-cgroup_for(struct vg_attempt *a, const struct vg_sandbox *sb,
-    struct vg_local_proc *la, struct preexec *P, struct vg_err *e)
+cgroup_for(struct vg_attempt *a, struct vg_egress_run *eg,
+    struct vg_local_proc *la, struct preexec *P, int limits, struct vg_err *e)
 {
 	struct vg_cgroup_limits cl;
 	struct stat st;
 	char name[64];
-	struct vg_egress_run *eg = la->ld->eg;
-	int rc, own = sb != NULL && vg_sandbox_egress(sb) && eg->pid > 0;
+	int rc, own = eg != NULL && eg->pid > 0;
 
-	cgroup_limits(a->m, a->res.memory, &cl);
+	memset(&cl, 0, sizeof(cl));
+	if (limits)
+		cgroup_limits(a->m, a->res.memory, &cl);
 	if (cl.memory == 0 && cl.pids == 0 && !own)
 		return 0;
 	snprintf(name, sizeof(name), "%.40s-%d-%d", a->run_id != NULL ?
@@ -1652,7 +1669,8 @@ exec_in_slot(struct vg_attempt *a, struct vg_local_proc *la,
  */
 static int
 proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
-    enum vg_local_confine how, struct vg_local_proc **out, struct vg_err *e)
+    enum vg_local_confine how, const struct vg_local_net *net,
+    struct vg_local_proc **out, struct vg_err *e)
 {
 	struct vg_strv argv = VG_STRV_INIT, env = VG_STRV_INIT;
 	const struct vg_limits *lim = &a->m->limits;
@@ -1675,6 +1693,7 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 	memset(&l, 0, sizeof(l));
 	for (i = 0; i < 4; i++)
 		P.fds[i] = -1;
+	P.net_nsfd = -1;
 	la = vg_xcalloc(1, sizeof(*la));
 	la->ctl_fd = -1;
 	la->tmp_slot = -1;
@@ -1695,8 +1714,31 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		goto out;
 	if ((rc = shim_path(&P.shim, &P.shim_fd, e)) != 0)
 		goto out;
-	if (how == VG_LOCAL_ISOLATION && (rc = cgroup_for(a, sb, la, &P, e)) != 0)
+	if (how == VG_LOCAL_ISOLATION && (rc = cgroup_for(a, sb != NULL &&
+	    vg_sandbox_egress(sb) ? ld->eg : NULL, la, &P, 1, e)) != 0)
 		goto out;
+	if (how != VG_LOCAL_ISOLATION && net != NULL &&
+	    (net->none || net->egress != NULL)) {
+		/* A namespace of vigil's to join, or a new one: root's. */
+		if (!vg_host_caps()->root) {
+			rc = vg_err_set(e, VG_EUNSUPPORTED, "isolation.network "
+			    "'%s' for this backend needs vigil to run as root "
+			    "(it makes the network namespace the program "
+			    "starts in)", net->none ? "none" : "allow-list");
+			goto out;
+		}
+		if (net->egress != NULL && net->egress->pid > 0) {
+			P.net_nsfd = net->egress->nsfd;
+			if ((rc = cgroup_for(a, net->egress, la, &P, 0,
+			    e)) != 0)
+				goto out;
+		} else if (net->egress != NULL) {
+			rc = vg_err_set(e, VG_EINVAL, "the run's egress "
+			    "proxy is not running");
+			goto out;
+		} else
+			P.up_lo = 1;
+	}
 
 	if (argvp != NULL)
 		for (k = 0; argvp[k] != NULL; k++)
@@ -1764,6 +1806,8 @@ proc_start(struct vg_attempt *a, char *const *argvp, char *const *envp,
 		la->pidns = tree_only_pidns();
 		P.own_proc = la->pidns;
 		flags = la->pidns ? CLONE_NEWPID | CLONE_NEWNS : 0;
+		if (P.up_lo)
+			flags |= CLONE_NEWNET;
 	}
 	la->killall_sig = la->pidns ? 0 : SIGRTMIN + 2;
 	l.flags |= la->pidns ? VG_SHIM_PIDNS : 0;
@@ -2345,7 +2389,8 @@ local_start(struct vg_attempt *a, struct vg_err *e)
 	struct vg_local_proc *la;
 	int rc;
 
-	if ((rc = proc_start(a, NULL, NULL, VG_LOCAL_ISOLATION, &la, e)) != 0)
+	if ((rc = proc_start(a, NULL, NULL, VG_LOCAL_ISOLATION, NULL, &la,
+	    e)) != 0)
 		return rc;
 	a->priv = la;
 	return 0;
@@ -2356,7 +2401,15 @@ vg_local_proc_start(struct vg_attempt *a, char *const argv[],
     char *const envp[], enum vg_local_confine how,
     struct vg_local_proc **out, struct vg_err *e)
 {
-	return proc_start(a, argv, envp, how, out, e);
+	return proc_start(a, argv, envp, how, NULL, out, e);
+}
+
+int
+vg_local_proc_start_net(struct vg_attempt *a, char *const argv[],
+    char *const envp[], const struct vg_local_net *net,
+    struct vg_local_proc **out, struct vg_err *e)
+{
+	return proc_start(a, argv, envp, VG_LOCAL_TREE_ONLY, net, out, e);
 }
 
 /* backend op: run */

@@ -67,6 +67,20 @@ enum vg_local_confine {
 };
 
 /*
+ * The network of a tree started with VG_LOCAL_TREE_ONLY (a program that
+ * builds its own sandbox, which keeps the network it was started in):
+ * none (a namespace of its own with only loopback up) or the namespace
+ * of an egress proxy, whose variables (vg_egress_run_env) the caller
+ * passes on and whose records name the attempt (a cgroup of its own).
+ * Both need root; NULL or zeros: the host's.
+ */
+struct vg_egress_run;
+struct vg_local_net {
+	int			 none;
+	struct vg_egress_run	*egress;	/* borrowed; NULL: none */
+};
+
+/*
  * Starts argv for attempt a as a local task would start: under vigil-shim,
  * stdin from /dev/null, stdout and stderr appended to the task
  * directory's files, the manifest's limits applied, in the task
@@ -80,6 +94,11 @@ enum vg_local_confine {
  */
 int	vg_local_proc_start(struct vg_attempt *a, char *const argv[],
 	    char *const envp[], enum vg_local_confine how,
+	    struct vg_local_proc **out, struct vg_err *e);
+/* As vg_local_proc_start, a VG_LOCAL_TREE_ONLY tree in net's network
+ * (NULL: the host's). */
+int	vg_local_proc_start_net(struct vg_attempt *a, char *const argv[],
+	    char *const envp[], const struct vg_local_net *net,
 	    struct vg_local_proc **out, struct vg_err *e);
 
 /*

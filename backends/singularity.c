@@ -43,7 +43,9 @@
 #include "runner/policy/host-access.h"
 #include "scratch/scratch.h"
 #include "sif-cache/cache.h"
+#include "backends/egress-run.h"
 #include "backends/local.h"
+#include "backends/sandbox.h"
 #include "backends/singularity.h"
 #include "runner/manifest/schema-table.h"
 
@@ -51,6 +53,25 @@ extern char **environ;
 
 #define ENV_FILE	".apptainer-env"
 #define STDERR_TAIL	4096
+
+/*
+ * The drive's state: the network its tasks start in.  isolation.network
+ * none: a namespace of each task's own with loopback up; an allow-list:
+ * the namespace of the egress proxy prepare started (docs/egress.md).
+ * Apptainer without --net keeps the network it was started in.
+ */
+struct sing_drive {
+	struct vg_backend_drive	 base;		/* first: the downcast */
+	struct vg_local_net	 net;
+	struct vg_egress_run	 egress;
+};
+
+static struct sing_drive *
+sing_drive_of(struct vg_backend_drive *d)
+{
+	return d != NULL && d->ops == &vg_backend_singularity ?
+	    (struct sing_drive *)d : NULL;
+}
 
 /* Per-attempt state, owned by a->priv between start and cleanup. */
 struct sing_priv {
@@ -686,10 +707,18 @@ need_for(double timeout, uint64_t time_limit)
 	return (double)time_limit;
 }
 
-/* Writes the environment file of a into the task directory, mode 0600. */
+/* vg_egress_run_env's set: one line of the environment file. */
+static void
+env_line_set(void *arg, const char *name, const char *value)
+{
+	env_line(arg, name, value);
+}
+
+/* Writes the environment file of a into the task directory, mode 0600;
+ * with the variables of egress proxy eg (NULL: none). */
 static int
 write_env_file(const struct vg_attempt *a, const char *scratch_mount,
-    char **path_out, struct vg_err *e)
+    const struct vg_egress_run *eg, char **path_out, struct vg_err *e)
 {
 	struct vg_buf b = VG_BUF_INIT;
 	char *path;
@@ -701,6 +730,8 @@ write_env_file(const struct vg_attempt *a, const char *scratch_mount,
 		vg_buf_release(&b);
 		return rc;
 	}
+	if (eg != NULL && eg->pid > 0)
+		vg_egress_run_env(eg, env_line_set, &b);
 	path = vg_path_join(a->task_dir, ENV_FILE);
 	/* A fresh file, so a leftover with wider permissions or a planted
 	 * symlink is never reused. */
@@ -780,6 +811,7 @@ own_scratch(const struct vg_attempt *a, char **path_out, struct vg_err *e)
 static int
 singularity_start(struct vg_attempt *a, struct vg_err *e)
 {
+	struct sing_drive *sd = sing_drive_of(a->drive);
 	struct vg_strv argv = VG_STRV_INIT;
 	struct sing_priv *p;
 	char *binary = NULL, *image = NULL;
@@ -800,8 +832,8 @@ singularity_start(struct vg_attempt *a, struct vg_err *e)
 			goto out;
 		scratch = p->scratch;
 	}
-	if ((rc = write_env_file(a, scratch_mount(a->m), &p->env_file,
-	    e)) != 0)
+	if ((rc = write_env_file(a, scratch_mount(a->m), sd != NULL ?
+	    sd->net.egress : NULL, &p->env_file, e)) != 0)
 		goto out;
 	if ((rc = vg_singularity_argv(a, binary, image, p->env_file, scratch,
 	    a->res.gpus > 0 ? vg_singularity_gpu_flag() : NULL, &argv,
@@ -810,8 +842,8 @@ singularity_start(struct vg_attempt *a, struct vg_err *e)
 	/* Apptainer builds the container itself (mounts, pivot_root, maybe
 	 * a setuid starter): only the tree kill around it, see
 	 * docs/backends/singularity.md. */
-	rc = vg_local_proc_start(a, argv.v, environ, VG_LOCAL_TREE_ONLY,
-	    &p->lp, e);
+	rc = vg_local_proc_start_net(a, argv.v, environ, sd != NULL ?
+	    &sd->net : NULL, &p->lp, e);
 out:
 	if (rc != 0) {
 		if (p->scratch != NULL)
@@ -966,20 +998,23 @@ singularity_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
  * backend op: prepare; once per run, finds the binary and resolves the
  * image, so that a reference is pulled (once, under the cache's lock)
  * before the first task starts instead of inside it.  The pin is dropped
- * again: each attempt takes its own.  Nothing is kept per drive (no
- * handle).
+ * again: each attempt takes its own.  With isolation.network none or an
+ * allow-list, the drive's handle says which network tasks start in (an
+ * allow-list's proxy started here); both need root, refused here
+ * otherwise.
  */
 static int
 singularity_prepare(const struct vg_manifest *m, const char *run_dir,
     struct vg_backend_drive **out, struct vg_err *e)
 {
+	static const struct vg_egress_run none = VG_EGRESS_RUN_INIT;
+	enum vg_net_mode net = vg_isolation_net(&m->isolation);
 	struct vg_cache_pin *pin = NULL;
 	struct vg_resources peak;
+	struct sing_drive *sd;
 	char *binary = NULL, *image = NULL;
 	int rc;
 
-	(void)run_dir;
-	(void)out;
 	vg_expand_peak(m, &peak);
 	if ((rc = vg_singularity_find(vg_singularity_of(m)->binary, &binary,
 	    e)) == 0 && (rc = binary_check(m, binary, e)) == 0)
@@ -988,7 +1023,40 @@ singularity_prepare(const struct vg_manifest *m, const char *run_dir,
 	vg_cache_unpin(pin);
 	free(binary);
 	free(image);
-	return rc;
+	if (rc != 0 || m->isolation.level == VG_ISO_NONE ||
+	    (net != VG_NET_NONE && net != VG_NET_ALLOW))
+		return rc;
+	if (!vg_host_caps()->root)
+		return vg_err_set(e, VG_EUNSUPPORTED, "isolation.network '%s' "
+		    "with backend singularity needs vigil to run as root: it "
+		    "starts apptainer in a network namespace of its own "
+		    "(docs/egress.md); use network host or run as root",
+		    vg_net_mode_name(net));
+	sd = vg_xcalloc(1, sizeof(*sd));
+	sd->base.ops = &vg_backend_singularity;
+	sd->egress = none;
+	if (net == VG_NET_NONE)
+		sd->net.none = 1;
+	else if ((rc = vg_egress_run_start(&m->isolation.network, run_dir,
+	    &sd->egress, e)) != 0) {
+		free(sd);
+		return rc;
+	} else
+		sd->net.egress = &sd->egress;
+	*out = &sd->base;
+	return 0;
+}
+
+/* backend op: unprepare; stops the drive's egress proxy. */
+static void
+singularity_unprepare(struct vg_backend_drive *d)
+{
+	struct sing_drive *sd = sing_drive_of(d);
+
+	if (sd == NULL)
+		return;
+	vg_egress_run_stop(&sd->egress);
+	free(sd);
 }
 
 /*
@@ -1040,6 +1108,33 @@ singularity_image_id(const struct vg_manifest *m, struct vg_buf *out,
 	return rc;
 }
 
+/* Refuses apptainer's own network flags when isolation.network is none
+ * or an allow-list: vigil chooses the network the container starts in,
+ * and --net would make another (a CNI bridge, a DNS server). */
+static int
+net_flag_check(const struct vg_manifest *m, const char *flag,
+    struct vg_err *e)
+{
+	static const char *const net[] = { "--net", "-n", "--network",
+	    "--network-args", "--dns", NULL };
+	enum vg_net_mode mode = vg_isolation_net(&m->isolation);
+	size_t i, n;
+
+	if (mode != VG_NET_NONE && mode != VG_NET_ALLOW)
+		return 0;
+	for (i = 0; net[i] != NULL; i++) {
+		n = strlen(net[i]);
+		if (strncmp(flag, net[i], n) == 0 &&
+		    (flag[n] == '\0' || flag[n] == '='))
+			return vg_err_set(e, VG_EINVAL, "singularity.flags: "
+			    "'%s' is not allowed with isolation.network '%s': "
+			    "vigil chooses the network apptainer starts in "
+			    "(docs/egress.md); remove the flag or use network "
+			    "host", flag, vg_net_mode_name(mode));
+	}
+	return 0;
+}
+
 /* backend op: validate; binds, flags, paths and the image's form (a
  * local image must exist; a reference is not fetched here). */
 static int
@@ -1065,7 +1160,8 @@ singularity_validate(const struct vg_manifest *m, struct vg_diag *d)
 	}
 	for (i = 0; i < c->flags.n; i++) {
 		vg_err_init(&e);
-		if (vg_singularity_check_flag(c->flags.v[i], &e) != 0) {
+		if (vg_singularity_check_flag(c->flags.v[i], &e) != 0 ||
+		    net_flag_check(m, c->flags.v[i], &e) != 0) {
 			vg_diag_add(d, vg_manifest_locf(m, &loc,
 			    "singularity.flags[%zu]", i), "%s", e.msg);
 			bad = 1;
@@ -1462,7 +1558,8 @@ const struct vg_backend_ops vg_backend_singularity = {
 		.kind = VG_PLUGIN_BACKEND,
 		.name = "singularity",
 		.alias = "apptainer",
-		.flags = VG_PLUGIN_IMAGE,
+		.flags = VG_PLUGIN_IMAGE | VG_PLUGIN_EGRESS |
+		    VG_PLUGIN_NONET | VG_PLUGIN_NET_RUNS,
 		.help = "an Apptainer/Singularity container",
 		.sections = singularity_sections,
 		.validate = singularity_validate,
@@ -1470,6 +1567,7 @@ const struct vg_backend_ops vg_backend_singularity = {
 	},
 	.probe = singularity_probe,
 	.prepare = singularity_prepare,
+	.unprepare = singularity_unprepare,
 	.image_id = singularity_image_id,
 	.start = singularity_start,
 	.finish = singularity_finish,

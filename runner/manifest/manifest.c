@@ -1267,7 +1267,6 @@ check_network(const struct vg_manifest *m, const struct vg_plugin *be,
 	enum vg_net_mode net = vg_isolation_net(&m->isolation);
 	struct vg_loc loc;
 
-	(void)session;	/* sessions as runs (local-session.c) */
 	if (m->isolation.network.mode == VG_NET_LEVEL || net == VG_NET_HOST)
 		return;
 	vg_manifest_loc(m, "isolation.network", &loc);
@@ -1276,6 +1275,11 @@ check_network(const struct vg_manifest *m, const struct vg_plugin *be,
 		    "isolation.level 'none' leaves the host's network (use "
 		    "level standard or strict, or network host)",
 		    vg_net_mode_name(net));
+	else if (session && be != NULL && (be->flags & VG_PLUGIN_NET_RUNS))
+		vg_diag_add(d, &loc, "isolation.network '%s' is enforced by "
+		    "backend '%s' in runs, not in sessions (docs/egress.md); "
+		    "use network host for the session, or the local backend",
+		    vg_net_mode_name(net), be->name);
 	else if (net == VG_NET_NONE && be != NULL &&
 	    !(be->flags & VG_PLUGIN_NONET))
 		vg_diag_add(d, &loc, "isolation.network 'none' is not "

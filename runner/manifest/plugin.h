@@ -60,6 +60,8 @@ enum vg_plugin_kind {
 #define VG_PLUGIN_NONET		0x10	/* a backend that can take the
 					   network away (isolation.network
 					   none): local, docker */
+#define VG_PLUGIN_NET_RUNS	0x20	/* EGRESS and NONET hold for runs,
+					   not for sessions */
 
 struct vg_plugin {
 	enum vg_plugin_kind	 kind;

@@ -129,6 +129,19 @@ test_allow_roundtrip(void **state)
 	assert_null(m);
 	assert_non_null(strstr(first_problem(), "m.yaml:4:3: isolation."
 	    "network: an allow-list is not enforced by backend 'docker'"));
+	/* singularity: in runs, not in sessions (apptainer's instance) */
+	m = load(NULL, "command: x\nbackend: singularity\nimage: "
+	    "docker://alpine\nisolation:\n  network: {allow: [a.org]}\n");
+	assert_non_null(m);
+	vg_manifest_free(m);
+	as_session = 1;
+	m = load(NULL, "backend: singularity\nimage: docker://alpine\n"
+	    "isolation:\n  network: none\n");
+	as_session = 0;
+	assert_null(m);
+	assert_non_null(strstr(first_problem(), "m.yaml:4:3: isolation."
+	    "network 'none' is enforced by backend 'singularity' in runs, "
+	    "not in sessions"));
 	m = load(NULL, "command: x\nisolation:\n  network: {allow: [a.org]}\n"
 	    "  level: none\n");
 	assert_null(m);
