@@ -555,6 +555,11 @@ host_key_findings(const struct vg_attempt *a, const char *key,
 				    "string\n", key);
 				return 1;
 			}
+			/* The egress proxy's namespace, vigil's own. */
+			if (i == 0 && vg_docker_egress_drive(a) != NULL &&
+			    strcmp(v->str, vg_docker_egress_drive(a)->netmode)
+			    == 0)
+				return 0;
 			return ns_finding(why, ns[i].field, v->str, ns[i].what);
 		}
 	if (strcmp(key, "Binds") == 0)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/json.h"
+#include "backends/egress-run.h"
 #include "backends/docker.h"
 #include "backends/docker-int.h"
 
@@ -599,8 +600,11 @@ host_config(const struct vg_attempt *a, struct vg_json_writer *w)
 	}
 	vg_json_arr_end(w);
 	vg_json_key(w, "NetworkMode");
-	vg_json_str(w, d->network != NULL && *d->network ? d->network :
-	    "none");
+	if (vg_docker_egress_drive(a) != NULL)
+		vg_json_str(w, vg_docker_egress_drive(a)->netmode);
+	else
+		vg_json_str(w, d->network != NULL && *d->network ?
+		    d->network : "none");
 	vg_json_key(w, "CapDrop");
 	vg_json_arr_begin(w);
 	vg_json_str(w, "ALL");
@@ -697,6 +701,13 @@ host_config(const struct vg_attempt *a, struct vg_json_writer *w)
 	vg_json_obj_end(w);
 }
 
+/* vg_egress_run_env's set: NAME=VALUE into the container's Env. */
+static void
+env_push(void *arg, const char *name, const char *value)
+{
+	vg_strv_pushf(arg, "%s=%s", name, value);
+}
+
 /* Builds the body of POST /containers/create; see docker.h. */
 void
 vg_docker_create_body(const struct vg_attempt *a, const char *owner,
@@ -710,6 +721,9 @@ vg_docker_create_body(const struct vg_attempt *a, const char *owner,
 
 	vg_attempt_argv(a, &argv);
 	vg_task_env(a, VG_ENV_IMAGE, &env);
+	if (vg_docker_egress_drive(a) != NULL)
+		vg_egress_run_env(vg_docker_egress_drive(a)->egress, env_push,
+		    &env);
 	vg_json_writer_init(&w, out);
 	vg_json_obj_begin(&w);
 	vg_json_key(&w, "Image");

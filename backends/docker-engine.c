@@ -225,6 +225,8 @@ vg_docker_open(struct vg_docker_conn *c, const char *endpoint,
 	if ((r = vg_docker_call(c, "GET", "/_ping", NULL, DOCKER_CALL_TIMEOUT,
 	    NULL, "connecting to the engine", e)) != 0)
 		goto out;
+	c->podman = vg_http_resp_header(&c->resp, "Libpod-Api-Version", ver,
+	    sizeof(ver));
 	if (vg_http_resp_header(&c->resp, "Api-Version", hdr, sizeof(hdr))) {
 		if ((r = vg_docker_api_version(hdr, NULL, ver, e)) != 0)
 			goto out;

@@ -30,7 +30,26 @@ struct vg_docker_conn {
 	char			 prefix[24];	/* "/v1.41" */
 	const volatile sig_atomic_t *stop;
 	struct vg_http_resp	 resp;		/* last reply */
+	int			 podman;	/* podman's service (its _ping
+						   says Libpod-Api-Version) */
 };
+
+/*
+ * The drive's state (docker.c): with an isolation.network allow-list,
+ * the egress proxy prepare started, and the NetworkMode that puts each
+ * container in its network namespace ("ns:/proc/PID/fd/N", PID the
+ * driver's; podman's service joins a namespace at a path, dockerd
+ * cannot).
+ */
+struct vg_egress_run;
+struct vg_docker_drive {
+	struct vg_backend_drive	 base;		/* first: the downcast */
+	struct vg_egress_run	*egress;
+	char			 netmode[64];
+};
+/* a's drive, when it runs behind the egress proxy; else NULL. */
+const struct vg_docker_drive *vg_docker_egress_drive(
+	    const struct vg_attempt *a);
 
 /* docker-engine.c: the Engine API transport. */
 const char *vg_docker_endpoint(const struct vg_manifest *m);

@@ -44,6 +44,8 @@
 #include "common/log.h"
 #include "common/path.h"
 #include "runner/policy/host-access.h"
+#include "backends/egress-run.h"
+#include "backends/sandbox.h"
 #include "backends/docker.h"
 #include "runner/manifest/schema-table.h"
 #include "backends/docker-int.h"
@@ -161,13 +163,80 @@ docker_validate(const struct vg_manifest *m, struct vg_diag *d)
 		    "container", m->workdir);
 		bad = 1;
 	}
+	if (vg_isolation_net(&m->isolation) == VG_NET_ALLOW &&
+	    dc->network != NULL && *dc->network != '\0' &&
+	    strcmp(dc->network, "none") != 0) {
+		vg_diag_add(d, vg_manifest_locf(m, &loc, "docker.network"),
+		    "docker.network '%s' with an isolation.network allow-list: "
+		    "the containers join the egress proxy's network "
+		    "(docs/egress.md); remove docker.network", dc->network);
+		bad = 1;
+	}
 	vg_buf_release(&from);
 	vg_buf_release(&tag);
 	return bad ? VG_EINVAL : 0;
 }
 
-/* Once per drive: connect, and pull the image per docker.pull.  Nothing
- * is kept per drive (no handle): each attempt's monitor connects. */
+static struct vg_docker_drive *
+docker_drive_of(struct vg_backend_drive *d)
+{
+	return d != NULL && d->ops == &vg_backend_docker ?
+	    (struct vg_docker_drive *)d : NULL;
+}
+
+const struct vg_docker_drive *
+vg_docker_egress_drive(const struct vg_attempt *a)
+{
+	const struct vg_docker_drive *dd = docker_drive_of(a->drive);
+
+	return dd != NULL && dd->egress != NULL && dd->egress->pid > 0 ?
+	    dd : NULL;
+}
+
+/*
+ * The egress proxy of an allow-list, for containers that join its
+ * network namespace: only podman's service joins one at a path
+ * (NetworkMode ns:PATH), and only root makes it.  *out gets the drive.
+ */
+static int
+egress_prepare(const struct vg_manifest *m, const struct vg_docker_conn *c,
+    const char *run_dir, struct vg_backend_drive **out, struct vg_err *e)
+{
+	static const struct vg_egress_run none = VG_EGRESS_RUN_INIT;
+	struct vg_docker_drive *dd;
+	int r;
+
+	if (!vg_host_caps()->root)
+		return vg_err_set(e, VG_EUNSUPPORTED, "isolation.network: an "
+		    "allow-list with backend docker needs vigil to run as "
+		    "root (it makes the network namespace the containers "
+		    "join; docs/egress.md)");
+	if (!c->podman)
+		return vg_err_set(e, VG_EUNSUPPORTED, "isolation.network: an "
+		    "allow-list with backend docker needs podman's Docker "
+		    "API service: its containers join the egress proxy's "
+		    "network namespace (NetworkMode ns:PATH), which dockerd "
+		    "does not offer (docs/egress.md); point docker.host at "
+		    "podman's socket, or use network none or host");
+	dd = vg_xcalloc(1, sizeof(*dd));
+	dd->base.ops = &vg_backend_docker;
+	dd->egress = vg_xmalloc(sizeof(*dd->egress));
+	*dd->egress = none;
+	if ((r = vg_egress_run_start(&m->isolation.network, run_dir,
+	    dd->egress, e)) != 0) {
+		free(dd->egress);
+		free(dd);
+		return r;
+	}
+	snprintf(dd->netmode, sizeof(dd->netmode), "ns:/proc/%ld/fd/%d",
+	    (long)getpid(), dd->egress->nsfd);
+	*out = &dd->base;
+	return 0;
+}
+
+/* Once per drive: connect, pull the image per docker.pull, and start
+ * the egress proxy of an allow-list (the drive's handle); each
+ * attempt's monitor connects again. */
 static int
 docker_prepare(const struct vg_manifest *m, const char *run_dir,
     struct vg_backend_drive **out, struct vg_err *e)
@@ -175,13 +244,28 @@ docker_prepare(const struct vg_manifest *m, const char *run_dir,
 	struct vg_docker_conn c;
 	int r;
 
-	(void)run_dir;
-	(void)out;
 	if ((r = vg_docker_open(&c, vg_docker_endpoint(m), NULL, e)) != 0)
 		return r;
 	r = vg_docker_ensure_image(&c, m, 1, e);
+	if (r == 0 && m->isolation.level != VG_ISO_NONE &&
+	    vg_isolation_net(&m->isolation) == VG_NET_ALLOW)
+		r = egress_prepare(m, &c, run_dir, out, e);
 	vg_docker_close(&c);
 	return r;
+}
+
+/* Ends the drive: stops its egress proxy. */
+static void
+docker_unprepare(struct vg_backend_drive *d)
+{
+	struct vg_docker_drive *dd = docker_drive_of(d);
+
+	if (dd == NULL)
+		return;
+	if (dd->egress != NULL)
+		vg_egress_run_stop(dd->egress);
+	free(dd->egress);
+	free(dd);
 }
 
 /* reuse keys: the image as written and the id the engine has for it
@@ -876,6 +960,10 @@ docker_run(struct vg_attempt *a, struct vg_result *r, struct vg_err *e)
 		vg_result_fail(r, e);
 		goto close;
 	}
+	/* Before it starts: its connections' records name the task. */
+	if (vg_docker_egress_drive(a) != NULL)
+		vg_egress_run_container(vg_docker_egress_drive(a)->egress, id,
+		    a->task != NULL ? a->task->index : -1, a->attempt);
 	path = vg_xasprintf("/containers/%s/start", id);
 	rc = vg_docker_call(&c, "POST", path, NULL, DOCKER_CALL_TIMEOUT, NULL,
 	    "starting the container", e);
@@ -1074,7 +1162,8 @@ const struct vg_backend_ops vg_backend_docker = {
 	.p = {
 		.kind = VG_PLUGIN_BACKEND,
 		.name = "docker",
-		.flags = VG_PLUGIN_IMAGE | VG_PLUGIN_NONET,
+		.flags = VG_PLUGIN_IMAGE | VG_PLUGIN_NONET | VG_PLUGIN_EGRESS |
+		    VG_PLUGIN_EGRESS_RUNS,
 		.help = "a container through the Docker Engine API",
 		.sections = docker_sections,
 		.validate = docker_validate,
@@ -1082,6 +1171,7 @@ const struct vg_backend_ops vg_backend_docker = {
 	},
 	.probe = docker_probe,
 	.prepare = docker_prepare,
+	.unprepare = docker_unprepare,
 	.image_id = docker_image_id,
 	.run = docker_run,
 	.reap = docker_reap,

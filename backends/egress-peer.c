@@ -8,6 +8,9 @@
  * cgroup.  The answer is read from INET_DIAG_CGROUP_ID (Linux 5.10).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -18,6 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "backends/cgroup.h"
 #include "backends/egress-peer.h"
 
 int
@@ -105,4 +109,72 @@ vg_egress_peer_cgroup(int diagfd, const struct sockaddr_in *peer,
 				    (errno = EPROTO, -1);
 		}
 	}
+}
+
+/* The cgroup v2 mount, opened once: its descriptor or -1. */
+static int cg2_fd = -1;
+static pthread_once_t cg2_once = PTHREAD_ONCE_INIT;
+
+static void
+cg2_open(void)
+{
+	struct vg_cgroup_caps c;
+
+	if (vg_cgroup_probe(&c) == 0 && c.v2_mount[0] != '\0')
+		cg2_fd = open(c.v2_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static int
+is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+int
+vg_egress_peer_container(uint64_t cgid, char id[65])
+{
+	/* struct file_handle with room for a kernfs id (FILEID_KERNFS). */
+	union {
+		struct file_handle	 fh;
+		char			 room[sizeof(struct file_handle) + 8];
+	} h;
+	char self[32], path[4096];
+	const char *p, *found = NULL;
+	ssize_t n;
+	int fd, k;
+
+	pthread_once(&cg2_once, cg2_open);
+	if (cg2_fd < 0 || cgid == 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	h.fh.handle_bytes = 8;
+	h.fh.handle_type = 0xfe;
+	memcpy(h.fh.f_handle, &cgid, 8);
+	if ((fd = open_by_handle_at(cg2_fd, &h.fh, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0) {
+		if (errno == ESTALE)
+			errno = ENOENT;
+		return -1;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	n = readlink(self, path, sizeof(path) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	path[n] = '\0';
+	/* The last run of exactly 64 hex digits between non-hex bytes. */
+	for (p = path; *p != '\0'; p += k > 0 ? k : 1) {
+		for (k = 0; is_hex(p[k]); k++)
+			;
+		if (k == 64 && (p == path || !is_hex(p[-1])))
+			found = p;
+	}
+	if (found == NULL) {
+		errno = ENOENT;
+		return -1;
+	}
+	memcpy(id, found, 64);
+	id[64] = '\0';
+	return 0;
 }

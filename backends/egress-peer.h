@@ -26,4 +26,13 @@ int	vg_egress_peer_open(void);
 int	vg_egress_peer_cgroup(int diagfd, const struct sockaddr_in *peer,
 	    const struct sockaddr_in *local, uint64_t *cgid);
 
+/*
+ * The container whose cgroup is cgid: the kernel's path of that cgroup
+ * (a file handle opened on the cgroup v2 mount, as root) holds the
+ * engine's container id, 64 hex digits ("libpod-ID", "docker-ID.scope",
+ * "/docker/ID"); the last such component is copied to id (65 bytes).
+ * 0, or -1 with errno (ENOENT: no such cgroup, or no id in its path).
+ */
+int	vg_egress_peer_container(uint64_t cgid, char id[65]);
+
 #endif

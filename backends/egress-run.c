@@ -348,9 +348,20 @@ struct owner {
 	int		 attempt;
 };
 
+/* An engine's container running a task (vg_egress_run_container). */
+struct container {
+	char		 id[65];
+	int		 index;
+	int		 attempt;
+};
+
 struct vg_egress_reader {
 	pthread_t	 thread;
 	int		 fd;		/* the pipe's end, nonblocking */
+	int		 ctrfd;		/* containers' lines, nonblocking */
+	struct vg_buf	 ctrpart;	/* a line of them not yet whole */
+	struct container *ctrs;		/* reader thread's only */
+	size_t		 nctrs, ctrcap;
 	int		 stop[2];	/* a pipe: written to stop */
 	int		 logfd;		/* RUN/egress.jsonl, or -1 */
 	pthread_mutex_t	 lock;		/* owners, refused, first */
@@ -360,6 +371,41 @@ struct vg_egress_reader {
 	char		 first[300];	/* the first refused: HOST:PORT */
 	struct vg_buf	 part;		/* a line not yet whole */
 };
+
+/* Adds cgid as attempt's of task index; the lock held. */
+static void
+owner_add(struct vg_egress_reader *rd, uint64_t cgid, int index,
+    int attempt)
+{
+	if (rd->nowners == rd->cap) {
+		rd->cap = rd->cap ? rd->cap * 2 : 16;
+		rd->owners = vg_xrealloc(rd->owners, rd->cap *
+		    sizeof(*rd->owners));
+	}
+	rd->owners[rd->nowners].cgid = cgid;
+	rd->owners[rd->nowners].index = index;
+	rd->owners[rd->nowners].attempt = attempt;
+	rd->nowners++;
+}
+
+/* A cgroup no task named: a container's, when its path holds the id of
+ * one a backend announced (vg_egress_run_container); remembered. */
+static void
+attribute_container(struct vg_egress_reader *rd, struct vg_egress_event *ev)
+{
+	char id[65];
+	size_t i;
+
+	if (rd->nctrs == 0 || vg_egress_peer_container(ev->cgroup, id) != 0)
+		return;
+	for (i = rd->nctrs; i-- > 0; )
+		if (strcmp(rd->ctrs[i].id, id) == 0) {
+			ev->task = rd->ctrs[i].index;
+			ev->attempt = rd->ctrs[i].attempt;
+			owner_add(rd, ev->cgroup, ev->task, ev->attempt);
+			return;
+		}
+}
 
 /* Names the task of ev from its cgroup. */
 static void
@@ -376,6 +422,8 @@ attribute(struct vg_egress_reader *rd, struct vg_egress_event *ev)
 			ev->attempt = rd->owners[i].attempt;
 			break;
 		}
+	if (ev->task < 0 && ev->cgroup != 0)
+		attribute_container(rd, ev);
 	if (!ev->allowed && rd->refused++ == 0)
 		snprintf(rd->first, sizeof(rd->first), "%s:%u", ev->host,
 		    ev->port);
@@ -439,28 +487,86 @@ reader_read(struct vg_egress_reader *rd)
 	return 1;
 }
 
+/* Parses one container line: "ID INDEX ATTEMPT". */
+static void
+container_line(struct vg_egress_reader *rd, const char *line, size_t len)
+{
+	struct container c;
+	char buf[128];
+	int n = 0;
+
+	if (len >= sizeof(buf))
+		return;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	if (sscanf(buf, "%64[0-9a-f] %d %d%n", c.id, &c.index, &c.attempt,
+	    &n) != 3 || (size_t)n != len || strlen(c.id) != 64)
+		return;
+	if (rd->nctrs == rd->ctrcap) {
+		rd->ctrcap = rd->ctrcap ? rd->ctrcap * 2 : 16;
+		rd->ctrs = vg_xrealloc(rd->ctrs, rd->ctrcap *
+		    sizeof(*rd->ctrs));
+	}
+	rd->ctrs[rd->nctrs++] = c;
+}
+
+/* Takes every container line written so far (they come from vigil's
+ * own processes, before their containers start). */
+static void
+containers_read(struct vg_egress_reader *rd)
+{
+	char buf[4096], *nl;
+	size_t off;
+	ssize_t n;
+
+	if (rd->ctrfd < 0)
+		return;
+	while ((n = read(rd->ctrfd, buf, sizeof(buf))) > 0) {
+		vg_buf_add(&rd->ctrpart, buf, (size_t)n);
+		off = 0;
+		while ((nl = memchr(rd->ctrpart.data + off, '\n',
+		    rd->ctrpart.len - off)) != NULL) {
+			container_line(rd, rd->ctrpart.data + off,
+			    (size_t)(nl - (rd->ctrpart.data + off)));
+			off = (size_t)(nl + 1 - rd->ctrpart.data);
+		}
+		memmove(rd->ctrpart.data, rd->ctrpart.data + off,
+		    rd->ctrpart.len - off);
+		rd->ctrpart.len -= off;
+		if (rd->ctrpart.len > 1024)
+			vg_buf_reset(&rd->ctrpart);
+	}
+}
+
 /* The reader thread: until stopped, then what the pipe still holds. */
 static void *
 reader_main(void *arg)
 {
 	struct vg_egress_reader *rd = arg;
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 
 	pfd[0].fd = rd->fd;
 	pfd[1].fd = rd->stop[0];
-	pfd[0].events = pfd[1].events = POLLIN;
+	pfd[2].fd = rd->ctrfd;
+	pfd[0].events = pfd[1].events = pfd[2].events = POLLIN;
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
+		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (pfd[1].revents != 0)
 			break;
+		/* A container's line was written before it started, so
+		 * before any record of its connections: read them first. */
+		containers_read(rd);
+		if (pfd[2].revents & (POLLHUP | POLLERR))
+			pfd[2].fd = -1;
 		if (pfd[0].revents != 0 && !reader_read(rd)) {
 			pfd[0].fd = -1;	/* the proxy is gone */
 		}
 	}
+	containers_read(rd);
 	/* The proxy has exited: what it wrote is in the pipe. */
 	while (reader_read(rd)) {
 		struct pollfd p = { rd->fd, POLLIN, 0 };
@@ -485,6 +591,10 @@ reader_free(struct vg_egress_reader *rd)
 		close(rd->stop[1]);
 	if (rd->logfd >= 0)
 		close(rd->logfd);
+	if (rd->ctrfd >= 0)
+		close(rd->ctrfd);
+	free(rd->ctrs);
+	vg_buf_release(&rd->ctrpart);
 	free(rd->owners);
 	vg_buf_release(&rd->part);
 	pthread_mutex_destroy(&rd->lock);
@@ -492,9 +602,10 @@ reader_free(struct vg_egress_reader *rd)
 }
 
 /* Starts reading fd (taken) into the queue; the log copy to logfd
- * (taken; -1: none).  NULL with errno when no thread starts. */
+ * (taken; -1: none); containers' lines from ctrfd (taken; -1: none).
+ * NULL with errno when no thread starts. */
 static struct vg_egress_reader *
-reader_start(int fd, int logfd)
+reader_start(int fd, int logfd, int ctrfd)
 {
 	struct vg_egress_reader *rd = vg_xcalloc(1, sizeof(*rd));
 	sigset_t all, old;
@@ -502,9 +613,11 @@ reader_start(int fd, int logfd)
 
 	rd->fd = fd;
 	rd->logfd = logfd;
+	rd->ctrfd = ctrfd;
 	rd->stop[0] = rd->stop[1] = -1;
 	pthread_mutex_init(&rd->lock, NULL);
 	if (fcntl(fd, F_SETFL, O_NONBLOCK) != 0 ||
+	    (ctrfd >= 0 && fcntl(ctrfd, F_SETFL, O_NONBLOCK) != 0) ||
 	    pipe2(rd->stop, O_CLOEXEC) != 0) {
 		err = errno;
 		reader_free(rd);
@@ -545,16 +658,24 @@ vg_egress_run_task(struct vg_egress_run *r, uint64_t cgid, int index,
 	if (rd == NULL)
 		return;
 	pthread_mutex_lock(&rd->lock);
-	if (rd->nowners == rd->cap) {
-		rd->cap = rd->cap ? rd->cap * 2 : 16;
-		rd->owners = vg_xrealloc(rd->owners, rd->cap *
-		    sizeof(*rd->owners));
-	}
-	rd->owners[rd->nowners].cgid = cgid;
-	rd->owners[rd->nowners].index = index;
-	rd->owners[rd->nowners].attempt = attempt;
-	rd->nowners++;
+	owner_add(rd, cgid, index, attempt);
 	pthread_mutex_unlock(&rd->lock);
+}
+
+void
+vg_egress_run_container(const struct vg_egress_run *r, const char *id,
+    int index, int attempt)
+{
+	char line[128];
+	int n;
+
+	if (r->ctrw < 0 || id == NULL || strlen(id) != 64)
+		return;
+	/* One write under PIPE_BUF: whole, never interleaved. */
+	n = snprintf(line, sizeof(line), "%s %d %d\n", id, index, attempt);
+	if (write(r->ctrw, line, (size_t)n) != n)
+		vg_warn("egress: cannot record whose container %.12s is: %s",
+		    id, strerror(errno));
 }
 
 /* ---- the proxy's life ---- */
@@ -615,7 +736,7 @@ vg_egress_run_start(const struct vg_net_conf *nc, const char *run_dir,
 {
 	struct proxy_setup ps;
 	int logfd = -1, dirfd, rc;
-	int pfd[2] = { -1, -1 };
+	int pfd[2] = { -1, -1 }, cfd[2] = { -1, -1 };
 	pid_t pid;
 
 	if ((rc = setup_begin(nc, "tasks", &ps, e)) != 0)
@@ -632,7 +753,7 @@ vg_egress_run_start(const struct vg_net_conf *nc, const char *run_dir,
 		rc = logfd;
 		goto out;
 	}
-	if (pipe2(pfd, O_CLOEXEC) != 0) {
+	if (pipe2(pfd, O_CLOEXEC) != 0 || pipe2(cfd, O_CLOEXEC) != 0) {
 		rc = vg_err_errno(e, "egress proxy: pipe");
 		goto out;
 	}
@@ -648,6 +769,8 @@ vg_egress_run_start(const struct vg_net_conf *nc, const char *run_dir,
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_IGN);
 		close(ps.nsfd);
+		close(cfd[0]);
+		close(cfd[1]);
 		if (shed(ps.lfd, ps.diagfd, pfd[1], -1) != 0)
 			_exit(1);
 		_exit(vg_egress_serve(ps.lfd, ps.diagfd, &ps.rules, pfd[1]) ==
@@ -655,15 +778,17 @@ vg_egress_run_start(const struct vg_net_conf *nc, const char *run_dir,
 	}
 	close(pfd[1]);
 	pfd[1] = -1;
-	if ((r->rd = reader_start(pfd[0], logfd)) == NULL) {
+	if ((r->rd = reader_start(pfd[0], logfd, cfd[0])) == NULL) {
 		rc = vg_err_errno(e, "egress proxy: its reader");
-		pfd[0] = logfd = -1;	/* closed by reader_start */
+		pfd[0] = logfd = cfd[0] = -1;	/* closed by reader_start */
 		kill(pid, SIGKILL);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		goto out;
 	}
-	pfd[0] = logfd = -1;
+	pfd[0] = logfd = cfd[0] = -1;
+	r->ctrw = cfd[1];
+	cfd[1] = -1;
 	r->pid = pid;
 	r->nsfd = ps.nsfd;
 	ps.nsfd = -1;
@@ -679,6 +804,10 @@ out:
 		close(pfd[0]);
 	if (pfd[1] >= 0)
 		close(pfd[1]);
+	if (cfd[0] >= 0)
+		close(cfd[0]);
+	if (cfd[1] >= 0)
+		close(cfd[1]);
 	return rc;
 }
 
@@ -710,9 +839,11 @@ vg_egress_run_stop(struct vg_egress_run *r)
 	}
 	if (r->nsfd >= 0)
 		close(r->nsfd);
+	if (r->ctrw >= 0)
+		close(r->ctrw);
 	free(r->run_dir);
 	r->pid = 0;
-	r->nsfd = -1;
+	r->nsfd = r->ctrw = -1;
 	r->port = 0;
 	r->run_dir = NULL;
 	r->rd = NULL;

@@ -70,9 +70,10 @@ struct vg_egress_run {
 	int		 ownfd;		/* a session's log, for owner lines
 					   (vg_egress_run_task), or -1 */
 	int		 job;		/* a session's job, in owner lines */
+	int		 ctrw;		/* containers' owner lines, or -1 */
 };
 
-#define VG_EGRESS_RUN_INIT	{ 0, -1, 0, NULL, NULL, -1, 0 }
+#define VG_EGRESS_RUN_INIT	{ 0, -1, 0, NULL, NULL, -1, 0, -1 }
 
 /* Starts the proxy for nc's rules, logging to run_dir/egress.jsonl;
  * 0, or an error in e (not root, bad rules, a namespace refused). */
@@ -90,6 +91,17 @@ void	vg_egress_run_stop(struct vg_egress_run *r);
  * its log instead. */
 void	vg_egress_run_task(struct vg_egress_run *r, uint64_t cgid, int index,
 	    int attempt);
+
+/*
+ * Says that the container of an engine whose id is id (64 hex digits)
+ * runs attempt attempt of task index, before it starts: the records of
+ * connections from its cgroup (whose path holds the id) name that task.
+ * Callable from a process forked from the one that started r (a
+ * backend's monitor): the line goes through a pipe to r's reader, which
+ * takes it before any record that follows it.
+ */
+void	vg_egress_run_container(const struct vg_egress_run *r, const char *id,
+	    int index, int attempt);
 
 /* Takes the records read so far from every proxy of this process,
  * oldest first: *v (caller frees) gets *n of them; *dropped (may be

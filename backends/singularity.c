@@ -1559,7 +1559,8 @@ const struct vg_backend_ops vg_backend_singularity = {
 		.name = "singularity",
 		.alias = "apptainer",
 		.flags = VG_PLUGIN_IMAGE | VG_PLUGIN_EGRESS |
-		    VG_PLUGIN_NONET | VG_PLUGIN_NET_RUNS,
+		    VG_PLUGIN_NONET | VG_PLUGIN_EGRESS_RUNS |
+		    VG_PLUGIN_NONET_RUNS,
 		.help = "an Apptainer/Singularity container",
 		.sections = singularity_sections,
 		.validate = singularity_validate,

@@ -1275,7 +1275,8 @@ check_network(const struct vg_manifest *m, const struct vg_plugin *be,
 		    "isolation.level 'none' leaves the host's network (use "
 		    "level standard or strict, or network host)",
 		    vg_net_mode_name(net));
-	else if (session && be != NULL && (be->flags & VG_PLUGIN_NET_RUNS))
+	else if (session && be != NULL && (be->flags & (net == VG_NET_NONE ?
+	    VG_PLUGIN_NONET_RUNS : VG_PLUGIN_EGRESS_RUNS)))
 		vg_diag_add(d, &loc, "isolation.network '%s' is enforced by "
 		    "backend '%s' in runs, not in sessions (docs/egress.md); "
 		    "use network host for the session, or the local backend",

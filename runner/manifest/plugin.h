@@ -60,8 +60,10 @@ enum vg_plugin_kind {
 #define VG_PLUGIN_NONET		0x10	/* a backend that can take the
 					   network away (isolation.network
 					   none): local, docker */
-#define VG_PLUGIN_NET_RUNS	0x20	/* EGRESS and NONET hold for runs,
-					   not for sessions */
+#define VG_PLUGIN_EGRESS_RUNS	0x20	/* EGRESS holds for runs, not for
+					   sessions */
+#define VG_PLUGIN_NONET_RUNS	0x40	/* NONET holds for runs, not for
+					   sessions */
 
 struct vg_plugin {
 	enum vg_plugin_kind	 kind;

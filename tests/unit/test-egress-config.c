@@ -108,14 +108,24 @@ test_allow_roundtrip(void **state)
 	m = load(NULL, "command: x\nbackend: docker\nimage: alpine\n"
 	    "isolation:\n  network:\n    allow: [pypi.org, '*.github.com:443']"
 	    "\n    deny: [evil.github.com]\n");
-	/* docker runs no egress proxy: refused, not widened */
-	assert_null(m);
-	assert_non_null(strstr(first_problem(), "m.yaml:5:3: "
-	    "isolation.network: an allow-list is not enforced by backend "
-	    "'docker'"));
+	/* docker runs the proxy for runs (as root, on podman) */
+	assert_non_null(m);
 	vg_manifest_free(m);
-	/* local runs the proxy for runs and for sessions; docker runs
-	 * none for a session either */
+	/* ... but not beside a network of docker's own */
+	m = load(NULL, "command: x\nbackend: docker\nimage: alpine\n"
+	    "docker:\n  network: bridge\n"
+	    "isolation:\n  network:\n    allow: [pypi.org]\n");
+	assert_null(m);
+	assert_non_null(strstr(first_problem(), "m.yaml:5:3: docker.network "
+	    "'bridge' with an isolation.network allow-list"));
+	/* ssh runs none */
+	m = load(NULL, "command: x\nbackend: ssh\nssh:\n  host: h\n"
+	    "isolation:\n  network:\n    allow: [pypi.org]\n");
+	assert_null(m);
+	assert_non_null(strstr(first_problem(), "isolation.network: an "
+	    "allow-list is not enforced by backend 'ssh'"));
+	/* local runs the proxy for runs and for sessions; docker for runs
+	 * only */
 	m = load(NULL, "command: x\nisolation:\n  network: {allow: [a.org]}\n");
 	assert_non_null(m);
 	vg_manifest_free(m);
@@ -128,7 +138,8 @@ test_allow_roundtrip(void **state)
 	as_session = 0;
 	assert_null(m);
 	assert_non_null(strstr(first_problem(), "m.yaml:4:3: isolation."
-	    "network: an allow-list is not enforced by backend 'docker'"));
+	    "network 'allow' is enforced by backend 'docker' in runs, not in "
+	    "sessions"));
 	/* singularity: in runs, not in sessions (apptainer's instance) */
 	m = load(NULL, "command: x\nbackend: singularity\nimage: "
 	    "docker://alpine\nisolation:\n  network: {allow: [a.org]}\n");
