@@ -2,9 +2,13 @@
  * egress-log.c - egress records into events and the audit log, and
  * their sums for status, the report and --cron (runner/core/egress-log.h).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "backends/egress-run.h"
 #include "common/path.h"
@@ -43,27 +47,26 @@ audit_of(const struct vg_egress_event *ev, const char *run_id,
 	r->reason = vg_buf_str(reason);
 }
 
-int
-vg_egress_log_drain(struct vg_store *st, const struct vg_manifest *m,
-    const char *run_id, struct vg_err *e)
+/*
+ * Records v[0..n) as events of run id (when events) and as audit
+ * records of id, in the store and in the audit file of m's policy.  A
+ * session's records have no task: jobs[i] (when not NULL) is the job
+ * whose command made v[i], or -1, said in the audit reason.
+ */
+static int
+record_all(struct vg_store *st, const struct vg_manifest *m, const char *id,
+    const struct vg_egress_event *v, const int *jobs, size_t n, int events,
+    struct vg_err *e)
 {
-	struct vg_egress_event *v;
 	struct vg_buf json = VG_BUF_INIT, cmd = VG_BUF_INIT, why = VG_BUF_INIT;
 	struct vg_buf *held = NULL;
 	struct vg_policy *p = NULL;
 	struct vg_diag diag = VG_DIAG_INIT;
 	struct vg_audit_rec ar;
 	struct vg_err pe;
-	size_t n, dropped, i;
+	size_t i;
 	int rc = 0;
 
-	vg_egress_take(&v, &n, &dropped);
-	if (dropped > 0)
-		vg_warn("egress: %zu record%s dropped: nobody took them (they "
-		    "are in the run's egress.jsonl)", dropped, dropped == 1 ?
-		    "" : "s");
-	if (n == 0)
-		goto out;
 	/* The audit file is the policy's; the gate opened the same. */
 	vg_err_init(&pe);
 	if (vg_policy_open(&m->policy, NULL, &p, &diag, &pe) == 0) {
@@ -73,12 +76,20 @@ vg_egress_log_drain(struct vg_store *st, const struct vg_manifest *m,
 		vg_warn("egress: no audit file line for the connections: %s",
 		    pe.msg);
 	for (i = 0; i < n && rc == 0; i++) {
-		vg_buf_reset(&json);
-		vg_buf_adds(&json, VG_EGRESS_EVENT);
-		vg_egress_event_json(&v[i], &json);
-		rc = vg_store_event(st, run_id, v[i].task, v[i].attempt,
-		    VG_ST_RUNNING, vg_buf_str(&json), e);
-		audit_of(&v[i], run_id, &cmd, &why, &ar);
+		if (events) {
+			vg_buf_reset(&json);
+			vg_buf_adds(&json, VG_EGRESS_EVENT);
+			vg_egress_event_json(&v[i], &json);
+			rc = vg_store_event(st, id, v[i].task, v[i].attempt,
+			    VG_ST_RUNNING, vg_buf_str(&json), e);
+		}
+		audit_of(&v[i], id, &cmd, &why, &ar);
+		if (jobs != NULL && jobs[i] >= 0) {
+			vg_buf_reset(&json);
+			vg_buf_printf(&json, "job %d: %s", jobs[i],
+			    vg_buf_str(&why));
+			ar.reason = vg_buf_str(&json);
+		}
 		if (rc == 0)
 			rc = vg_store_audit(st, &ar, e);
 		if (held != NULL) {
@@ -91,12 +102,176 @@ vg_egress_log_drain(struct vg_store *st, const struct vg_manifest *m,
 			vg_warn("egress: %s", pe.msg);
 		vg_policy_free(p);
 	}
-out:
 	vg_diag_release(&diag);
 	vg_buf_release(&json);
 	vg_buf_release(&cmd);
 	vg_buf_release(&why);
+	return rc;
+}
+
+int
+vg_egress_log_drain(struct vg_store *st, const struct vg_manifest *m,
+    const char *run_id, struct vg_err *e)
+{
+	struct vg_egress_event *v;
+	size_t n, dropped;
+	int rc = 0;
+
+	vg_egress_take(&v, &n, &dropped);
+	if (dropped > 0)
+		vg_warn("egress: %zu record%s dropped: nobody took them (they "
+		    "are in the run's egress.jsonl)", dropped, dropped == 1 ?
+		    "" : "s");
+	if (n > 0)
+		rc = record_all(st, m, run_id, v, NULL, n, 1, e);
 	free(v);
+	return rc;
+}
+
+/* ---- a session's records ---- */
+
+/* The cgroup of one session command (an owner line of the log). */
+struct sess_owner {
+	uint64_t	 cgid;
+	int		 job;
+};
+
+/* Reads an owner line ({"owner":CGID,"job":J}); 0, or -1. */
+static int
+owner_parse(const char *line, size_t len, struct sess_owner *o)
+{
+	static const struct vg_json_limits lim = { 256, 2, 4 };
+	struct vg_json_doc *doc = NULL;
+	const struct vg_json_value *root;
+	double cg, job;
+	int rc = -1;
+
+	if (len > 256 || vg_json_parse(line, len, &lim, &doc, NULL) != 0)
+		return -1;
+	root = vg_json_root(doc);
+	if (root->type == VG_JSON_OBJECT && root->len == 2 &&
+	    vg_json_get(root, "owner") != NULL &&
+	    vg_json_get(root, "owner")->type == VG_JSON_NUMBER &&
+	    vg_json_get(root, "job") != NULL &&
+	    vg_json_get(root, "job")->type == VG_JSON_NUMBER) {
+		cg = vg_json_get_num(root, "owner", -1);
+		job = vg_json_get_num(root, "job", -1);
+		if (cg > 0 && cg < 9007199254740992.0 && job >= 0 &&
+		    job < 1e9) {
+			o->cgid = (uint64_t)cg;
+			o->job = (int)job;
+			rc = 0;
+		}
+	}
+	vg_json_free(doc);
+	return rc;
+}
+
+/* The offset of the first byte not audited yet, kept in fd. */
+static off_t
+offset_read(int fd)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	long long v;
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return sscanf(buf, "%lld", &v) == 1 && v > 0 ? (off_t)v : 0;
+}
+
+int
+vg_egress_session_audit(struct vg_store *st, const struct vg_manifest *m,
+    const char *session_id, const char *dir, struct vg_err *e)
+{
+	struct vg_egress_event *v = NULL, ev;
+	struct sess_owner *own = NULL, o;
+	struct vg_buf data = VG_BUF_INIT;
+	char *log, *mark, buf[65536], num[32];
+	size_t nv = 0, no = 0, cv = 0, co = 0, k, end, line;
+	int *jobs = NULL, lfd = -1, mfd = -1, rc = 0;
+	off_t from;
+	ssize_t n;
+
+	log = vg_xasprintf("%s.egress.jsonl", dir);
+	mark = vg_xasprintf("%s.egress.audited", dir);
+	if ((lfd = open(log, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		if (errno != ENOENT)
+			rc = vg_err_errno(e, "egress: '%s'", log);
+		goto out;
+	}
+	if ((mfd = open(mark, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) < 0) {
+		rc = vg_err_errno(e, "egress: '%s'", mark);
+		goto out;
+	}
+	/* One vigil at a time audits a session's records. */
+	while (flock(mfd, LOCK_EX) != 0)
+		if (errno != EINTR) {
+			rc = vg_err_errno(e, "egress: locking '%s'", mark);
+			goto out;
+		}
+	from = offset_read(mfd);
+	while ((n = read(lfd, buf, sizeof(buf))) > 0)
+		vg_buf_add(&data, buf, (size_t)n);
+	/* Whole lines only: a record being written is taken next time. */
+	for (end = data.len; end > 0 && data.data[end - 1] != '\n'; end--)
+		;
+	if ((off_t)end <= from)
+		goto out;
+	/* Owner lines anywhere (a background job's may come before the
+	 * offset); records after it. */
+	for (line = 0; line < end; line = k + 1) {
+		k = (size_t)((char *)memchr(data.data + line, '\n',
+		    end - line) - data.data);
+		if (owner_parse(data.data + line, k - line, &o) == 0) {
+			if (no == co) {
+				co = co ? co * 2 : 16;
+				own = vg_xrealloc(own, co * sizeof(*own));
+			}
+			own[no++] = o;
+			continue;
+		}
+		if ((off_t)line < from)
+			continue;
+		memset(&ev, 0, sizeof(ev));
+		if (vg_egress_event_parse(data.data + line, k - line, &ev) != 0)
+			continue;
+		ev.time = vg_now();
+		ev.task = -1;
+		if (nv == cv) {
+			cv = cv ? cv * 2 : 16;
+			v = vg_xrealloc(v, cv * sizeof(*v));
+			jobs = vg_xrealloc(jobs, cv * sizeof(*jobs));
+		}
+		v[nv] = ev;
+		jobs[nv] = -1;
+		nv++;
+	}
+	for (k = 0; k < nv; k++)
+		for (line = no; v[k].cgroup != 0 && line-- > 0; )
+			if (own[line].cgid == v[k].cgroup) {
+				jobs[k] = own[line].job;
+				break;
+			}
+	if (nv > 0 && (rc = record_all(st, m, session_id, v, jobs, nv, 0,
+	    e)) != 0)
+		goto out;
+	n = snprintf(num, sizeof(num), "%lld\n", (long long)end);
+	if (pwrite(mfd, num, (size_t)n, 0) != n || ftruncate(mfd, n) != 0)
+		rc = vg_err_errno(e, "egress: '%s'", mark);
+out:
+	if (mfd >= 0)
+		close(mfd);	/* and its lock */
+	if (lfd >= 0)
+		close(lfd);
+	vg_buf_release(&data);
+	free(v);
+	free(jobs);
+	free(own);
+	free(log);
+	free(mark);
 	return rc;
 }
 

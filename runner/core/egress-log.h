@@ -36,6 +36,19 @@
 int	vg_egress_log_drain(struct vg_store *st, const struct vg_manifest *m,
 	    const char *run_id, struct vg_err *e);
 
+/*
+ * A local session's connections (docs/egress.md, "Sessions"): the
+ * records its proxy appended to DIR.egress.jsonl since the last call
+ * become audit records of session_id (no task; the job whose command
+ * made each, from the owner lines, in the reason), in the store and in
+ * the audit file of m's policy.  How far was audited is kept in
+ * DIR.egress.audited, under a lock, so that each record is audited
+ * once.  0 (also when the session has no proxy), or an error in e.
+ */
+int	vg_egress_session_audit(struct vg_store *st,
+	    const struct vg_manifest *m, const char *session_id,
+	    const char *dir, struct vg_err *e);
+
 /* Connections of one task to one HOST:PORT with one outcome. */
 struct vg_egress_group {
 	int		 task;		/* -1: no task known */

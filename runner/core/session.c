@@ -41,7 +41,9 @@
 #include "common/json.h"
 #include "common/path.h"
 #include "common/proc.h"
+#include "common/log.h"
 #include "common/str.h"
+#include "runner/core/egress-log.h"
 #include "runner/core/session.h"
 
 /* Seconds the keeper sleeps at most between two looks. */
@@ -472,6 +474,12 @@ vg_sess_close(struct vg_store *st, struct vg_sess *ss, const char *to,
 		    "closing", e->msg, NULL, &e2);
 		return rc;
 	}
+	/* The proxy has stopped: its last records are in its log. */
+	vg_err_init(&e2);
+	if (ss->s.m != NULL && ss->s.dir != NULL &&
+	    vg_egress_session_audit(st, ss->s.m, ss->rec.id, ss->s.dir,
+	    &e2) != 0)
+		vg_warn("%s", e2.msg);
 	if ((rc = vg_store_session_move(st, ss->rec.id, "closing", to, reason,
 	    NULL, e)) != 0)
 		return rc;
@@ -725,6 +733,12 @@ vg_sess_job_run(struct vg_store *st, struct vg_sess *ss,
 			line.data[k] = ' ';
 	(void)job_rec_append(c->dir, line.data, line.len, &e2);
 	vg_buf_release(&line);
+	/* The connections its proxy recorded so far, into the audit. */
+	vg_err_init(&e2);
+	if (ss->s.m != NULL && ss->s.dir != NULL &&
+	    vg_egress_session_audit(st, ss->s.m, ss->rec.id, ss->s.dir,
+	    &e2) != 0)
+		vg_warn("%s", e2.msg);
 	/* The start touched the session; the end is use again only where
 	 * idleness is counted and the command took a noticeable part of
 	 * it (a write transaction less for the usual short command). */

@@ -31,6 +31,8 @@ isolation:
   level: standard
   network:
     allow: ["127.0.0.1:$A"]
+policy:
+  audit_log: $W/audit.jsonl
 Y
 id=$("$VIGIL" session start -f "$W/s.yaml") || fail "session start"
 state=$VIGIL_HOME/sessions/$id.egress
@@ -85,6 +87,18 @@ assert (no[0]["port"], no[0]["rule"]) == (F, "not listed"), no
 assert owners.get(ok[0]["cgroup"]) == 1, (owners, ok)
 assert owners.get(no[0]["cgroup"]) == 2, (owners, no)
 PY
+# The audit: each connection once (audited after each command and at
+# stop), as the session's, with the job that made it; in the store and
+# in the audit file.
+expect_eq "audit rows" "allow|http 127.0.0.1:$A|job 1: 
+deny|http 127.0.0.1:$F|job 2: refused by the egress proxy" \
+    "$(sqlite3 -cmd ".timeout 5000" "$VIGIL_HOME/vigil.db" "SELECT verdict,
+    command, CASE verdict WHEN 'allow' THEN substr(reason, 1, 7) ELSE reason
+    END FROM audit WHERE mode = 'egress' AND run_id = '$sid' ORDER BY id")"
+expect_eq "audit file lines" "allow http 127.0.0.1:$A|deny http 127.0.0.1:$F" \
+    "$(python3 -c 'import json,sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+print("|".join("%s %s" % (x["verdict"], x["command"]) for x in r if x["mode"] == "egress"))' "$W/audit.jsonl")"
 
 # The example session manifest starts (its proxy) and stops.
 top=$(cd "$(dirname "$0")/../.." && pwd)
