@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "common/beneath.h"
 #include "scratch/scratch.h"
 #include "runner/cli/cmd.h"
 #include "runner/cli/launch.h"
@@ -292,6 +293,38 @@ supervise(struct vg_attempt *a, int sfd, int beat_s, struct vg_result *r,
 	}
 }
 
+/*
+ * An isolation.network allow-list: the backend's drive, with an egress
+ * proxy on this node for this attempt alone, logging into
+ * RUN/egress/INDEX.ATTEMPT (the driver takes the records from there,
+ * runner/core/egress-log.h).  *drive stays NULL otherwise.
+ */
+static int
+egress_prepare(const struct vg_backend_ops *ops, const struct vg_manifest *m,
+    const char *run_dir, int index, int attempt,
+    struct vg_backend_drive **drive, struct vg_err *e)
+{
+	char rel[64], *dir;
+	int dfd, fd, rc;
+
+	*drive = NULL;
+	if (m->isolation.level == VG_ISO_NONE ||
+	    vg_isolation_net(&m->isolation) != VG_NET_ALLOW)
+		return 0;
+	snprintf(rel, sizeof(rel), "egress/%d.%d", index, attempt);
+	if ((dfd = vg_beneath_anchor(run_dir, e)) < 0)
+		return dfd;
+	fd = vg_beneath_mkdirs(dfd, rel, 0700, "run directory", e);
+	close(dfd);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	dir = vg_path_join(run_dir, rel);
+	rc = vg_backend_prepare(ops, m, dir, drive, e);
+	free(dir);
+	return rc;
+}
+
 static int
 cmd_task_exec_exec(struct vg_args *a)
 {
@@ -300,6 +333,7 @@ cmd_task_exec_exec(struct vg_args *a)
 	struct vg_manifest *m = NULL;
 	struct vg_attempt at;
 	struct vg_result r;
+	struct vg_backend_drive *drive = NULL;
 	const struct vg_scheduler_ops *sops = NULL;
 	struct vg_err e;
 	char *run_dir = NULL, *task_dir = NULL, *slash, idx[32], host[64];
@@ -369,10 +403,16 @@ cmd_task_exec_exec(struct vg_args *a)
 	heartbeat(task_dir);
 	if (sfd < 0)
 		rc = vg_err_errno(&e, "signalfd");
-	else if ((rc = vg_backend_start(ops, &at, &e)) == 0) {
+	else if ((rc = egress_prepare(ops, m, run_dir, (int)index,
+	    at.attempt, &drive, &e)) == 0 && (at.drive = drive,
+	    rc = vg_backend_start(ops, &at, &e)) == 0) {
 		rc = supervise(&at, sfd, beat_s, &r, &e);
 		vg_backend_cleanup(&at);
 	}
+	/* The proxy stops and its last records are in its log before the
+	 * driver, which reads them after result.json, can look. */
+	vg_backend_unprepare(drive);
+	at.drive = NULL;
 	if (rc != 0) {
 		memset(&r, 0, sizeof(r));
 		r.state = VG_ST_BACKEND_ERROR;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backends/egress-run.h"
+#include "common/beneath.h"
 #include "common/path.h"
 #include "runner/core/egress-log.h"
 #include "common/diag.h"
@@ -476,4 +477,88 @@ vg_egress_sum_refused(const struct vg_egress_sum *s, const char *indent,
 		vg_buf_printf(out, "%s%s: %s (%s), %zu connection%s\n", indent,
 		    t, g->host, g->why, g->n, g->n == 1 ? "" : "s");
 	}
+}
+
+/* ---- the records of a task on another host ---- */
+
+int
+vg_egress_import_attempt(struct vg_store *st, const struct vg_manifest *m,
+    const char *run_id, const char *run_dir, int index, int attempt,
+    struct vg_err *e)
+{
+	struct vg_egress_event *v = NULL, ev;
+	struct vg_buf data = VG_BUF_INIT, out = VG_BUF_INIT;
+	char rel[64], *dir;
+	size_t nv = 0, cv = 0, line, k;
+	int rc, dfd = -1, lfd;
+	ssize_t n;
+
+	snprintf(rel, sizeof(rel), "egress/%d.%d", index, attempt);
+	dir = vg_path_join(run_dir, rel);
+	/* RUN/egress is vigil's (no task writes the run directory); read
+	 * as hostile all the same: the proxy parsed what tasks sent. */
+	rc = vg_beneath_read(dir, 0, "egress.jsonl", 64u << 20, &data, e);
+	if (rc == VG_ENOENT) {
+		rc = 0;
+		goto out;
+	}
+	if (rc != 0)
+		goto out;
+	for (line = 0; line < data.len; line = k + 1) {
+		char *nl = memchr(data.data + line, '\n', data.len - line);
+
+		k = nl != NULL ? (size_t)(nl - data.data) : data.len;
+		memset(&ev, 0, sizeof(ev));
+		if (vg_egress_event_parse(data.data + line, k - line, &ev) != 0)
+			continue;
+		/* Whose: the directory vigil named, not the line. */
+		ev.time = vg_now();
+		ev.task = index;
+		ev.attempt = attempt;
+		if (nv == cv) {
+			cv = cv ? cv * 2 : 16;
+			v = vg_xrealloc(v, cv * sizeof(*v));
+		}
+		v[nv++] = ev;
+	}
+	if (nv > 0 && (rc = record_all(st, m, run_id, v, NULL, nv, 1, e)) != 0)
+		goto out;
+	/* For people, with the run's other records. */
+	if ((dfd = vg_beneath_anchor(run_dir, e)) < 0) {
+		rc = dfd;
+		goto out;
+	}
+	for (k = 0; k < nv; k++) {
+		vg_egress_event_json(&v[k], &out);
+		vg_buf_addc(&out, '\n');
+	}
+	if (out.len > 0) {
+		if ((lfd = vg_beneath_file(dfd, "egress.jsonl", O_WRONLY |
+		    O_APPEND | O_CREAT, 0600, "egress log", e)) < 0) {
+			rc = lfd;
+			goto out;
+		}
+		n = write(lfd, out.data, out.len);
+		close(lfd);
+		if (n != (ssize_t)out.len) {
+			rc = vg_err_errno(e, "egress: appending to '%s/egress."
+			    "jsonl'", run_dir);
+			goto out;
+		}
+	}
+	/* Taken: never again (a resumed driver reads only the rest). */
+	snprintf(rel, sizeof(rel), "egress/%d.%d/egress.jsonl", index,
+	    attempt);
+	(void)unlinkat(dfd, rel, 0);
+	snprintf(rel, sizeof(rel), "egress/%d.%d", index, attempt);
+	(void)unlinkat(dfd, rel, AT_REMOVEDIR);
+	(void)unlinkat(dfd, "egress", AT_REMOVEDIR);
+out:
+	if (dfd >= 0)
+		close(dfd);
+	vg_buf_release(&data);
+	vg_buf_release(&out);
+	free(v);
+	free(dir);
+	return rc;
 }

@@ -49,6 +49,19 @@ int	vg_egress_session_audit(struct vg_store *st,
 	    const struct vg_manifest *m, const char *session_id,
 	    const char *dir, struct vg_err *e);
 
+/*
+ * A task run by a cluster scheduler (vigil task-exec on a node) has a
+ * proxy of its own there, which logs into
+ * RUN/egress/INDEX.ATTEMPT/egress.jsonl (vg_egress_attempt_dir).  When
+ * the driver learns the attempt ended, its records become events of
+ * that task and attempt (named by the directory, not by the lines) and
+ * audit records, are appended to RUN/egress.jsonl, and the directory
+ * is removed.  0 (also when there is none), or an error in e.
+ */
+int	vg_egress_import_attempt(struct vg_store *st,
+	    const struct vg_manifest *m, const char *run_id,
+	    const char *run_dir, int index, int attempt, struct vg_err *e);
+
 /* Connections of one task to one HOST:PORT with one outcome. */
 struct vg_egress_group {
 	int		 task;		/* -1: no task known */

@@ -872,6 +872,10 @@ task_ended(struct drv *d, size_t i, struct box *b,
 	 * it (the backend removed empty output files). */
 	if (!d->sched.remote)
 		task_rmdir(d, t->index, b->task_dir);
+	/* A node's proxy logged its connections under RUN/egress. */
+	if (d->sched.remote && (rc = vg_egress_import_attempt(d->st, d->m,
+	    d->run_id, d->run_dir, t->index, b->a.attempt, e)) != 0)
+		return rc;
 	if (b->scratch_dir != NULL)
 		(void)vg_scratch_finish(b->scratch_dir, d->m->scratch.keep,
 		    u->state == VG_ST_SUCCEEDED, NULL);
