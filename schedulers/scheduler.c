@@ -105,6 +105,13 @@ vg_sched_reattach(struct vg_sched *s, struct vg_attempt *a,
 	return s->ops->reattach(s, a, handle, e);
 }
 
+void
+vg_sched_drop(struct vg_sched *s, int index, const char *task_dir)
+{
+	if (s->ops->drop != NULL)
+		s->ops->drop(s, index, task_dir);
+}
+
 size_t
 vg_sched_active(struct vg_sched *s)
 {

@@ -157,6 +157,11 @@ struct vg_scheduler_ops {
 	 * VG_ENOENT when it never handed the attempt on.  Optional. */
 	int	(*reattach)(struct vg_sched *s, struct vg_attempt *a,
 		    const char *handle, struct vg_err *e);
+	/* The driver will not run task index again (cancelled while it
+	 * waited for a retry): a scheduler keeping a place for its next
+	 * attempt (a pack waiting to run it in place) gives it up now.
+	 * task_dir is the task's directory.  Optional; never blocks. */
+	void	(*drop)(struct vg_sched *s, int index, const char *task_dir);
 	/* Number of attempts submitted and not yet reported terminal. */
 	size_t	(*active)(struct vg_sched *s);
 	void	(*close)(struct vg_sched *s);
@@ -181,6 +186,9 @@ extern const struct vg_scheduler_ops vg_scheduler_gridengine;
 
 /* NULL-terminated table of every compiled-in scheduler. */
 extern const struct vg_scheduler_ops *const vg_schedulers[];
+
+/* The scheduler's drop op, when it has one. */
+void	vg_sched_drop(struct vg_sched *s, int index, const char *task_dir);
 
 /* Looks a scheduler up by name; NULL when there is none. */
 const struct vg_scheduler_ops *vg_scheduler_find(const char *name);

@@ -1901,6 +1901,28 @@ slurm_active(struct vg_sched *s)
 }
 
 /* Frees everything; jobs keep running (resume re-attaches). */
+/* scheduler op drop: a packed task cancelled while its pack waits for
+ * its retry's claim: "new" tells the pack not to run it (slurm.h). */
+static void
+slurm_drop(struct vg_sched *s, int index, const char *task_dir)
+{
+	struct sl *p = s->priv;
+	struct vg_slurm_claim want = { VG_CLAIM_NEW, 0, 0 }, got;
+	struct vg_err e;
+	size_t i;
+
+	(void)task_dir;
+	for (i = 0; p != NULL && i < p->npend; i++) {
+		if (p->pend[i].index != index || p->pend[i].taken)
+			continue;
+		vg_err_init(&e);
+		if (vg_slurm_claim_make(p->pend[i].task_dir,
+		    p->pend[i].attempt + 1, &want, &got, &e) < 0)
+			vg_warn("slurm: task %d: %s", index, e.msg);
+		p->pend[i].taken = 1;
+	}
+}
+
 static void
 slurm_close(struct vg_sched *s)
 {
@@ -2263,6 +2285,7 @@ const struct vg_scheduler_ops vg_scheduler_slurm = {
 	.poll = slurm_poll,
 	.cancel = slurm_cancel,
 	.reattach = slurm_reattach,
+	.drop = slurm_drop,
 	.active = slurm_active,
 	.close = slurm_close,
 	.cancel_orphans = slurm_cancel_orphans,

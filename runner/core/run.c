@@ -1014,6 +1014,16 @@ apply_update(struct drv *d, const struct vg_sched_update *u, struct vg_err *e)
 	    u->reason[0] != '\0' ? u->reason : NULL, e);
 }
 
+/* Tells the scheduler that task i will not run again. */
+static void
+drop_task(struct drv *d, size_t i)
+{
+	char *dir = vg_run_task_dir(d->run_dir, d->tr[i].index);
+
+	vg_sched_drop(&d->sched, d->tr[i].index, dir);
+	free(dir);
+}
+
 /* Cancels task i: drops it when waiting, asks the scheduler otherwise. */
 static int
 cancel_task(struct drv *d, size_t i, const char *why, int force,
@@ -1026,6 +1036,10 @@ cancel_task(struct drv *d, size_t i, const char *why, int force,
 	t->cancel_req = 1;
 	if (d->live[i] != NULL)
 		return vg_sched_cancel(&d->sched, &d->live[i]->a, force, e);
+	/* Waiting for a retry: a place the scheduler keeps for it (a
+	 * pack's) is given up now, not when the run ends. */
+	if (t->attempts > 0)
+		drop_task(d, i);
 	return vg_drv_set_task(d, i, VG_ST_CANCELLED, t->attempts, why, e);
 }
 

@@ -386,7 +386,7 @@ test_claim(void **state)
 	unlink(path);
 	free(path);
 	for (int k = 2; k <= 5; k++) {
-		char name[16];
+		char name[32];
 
 		snprintf(name, sizeof(name), "claim.%d", k);
 		path = vg_path_join(dir, name);
