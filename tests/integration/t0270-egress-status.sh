@@ -11,32 +11,17 @@ set -u
 [ "$(id -u)" = 0 ] || { echo "the egress proxy needs root"; exit 77; }
 command -v python3 >/dev/null || { echo "python3 is needed"; exit 77; }
 
+h=$(cd "$(dirname "$0")/../harness" && pwd)
 # The server: each request gets "hello" (tests/harness/http-hello.py).
-python3 "$(dirname "$0")/../harness/http-hello.py" "$W/port" &
-srv=$!
-trap 'kill $srv 2>/dev/null; rm -rf "$W"' EXIT INT TERM
-i=0
-while [ ! -s "$W/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-A=$(cat "$W/port")
+trap 'kill $(cat "$W/srv.pid" 2>/dev/null) 2>/dev/null; rm -rf "$W"' EXIT INT TERM
+A=$("$h/http-hello-up" "$W/port" "$W/srv.pid") || fail "no server"
 # A port nothing listens on, and the list does not name.
 F=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 
 mkdir "$W/wd" && cd "$W/wd" || fail "no work dir"
-# get PATH: one request through the proxy, as a client of HTTP_PROXY
-# writes it; the proxy sends "GET PATH HTTP/1.0\r\n\r\n" on (up).
-cat >get.py <<'PY'
-import os, socket, sys
-p = os.environ["HTTP_PROXY"].rsplit(":", 1)[1]
-s = socket.create_connection(("127.0.0.1", int(p)))
-s.sendall(sys.argv[1].encode().decode("unicode_escape").encode())
-b = b""
-while True:
-    d = s.recv(4096)
-    if not d:
-        break
-    b += d
-print(b.split(b"\r\n")[0].decode())
-PY
+# get REQUEST: one request through the proxy, as a client of HTTP_PROXY
+# writes it (tests/harness/proxy-get.py).
+cp "$h/proxy-get.py" get.py
 cat >e.yaml <<Y
 version: 1
 name: eg

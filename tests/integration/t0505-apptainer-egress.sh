@@ -11,16 +11,10 @@
 set -u
 . "$(dirname "$0")/../harness/apptainer-lib.sh"
 [ "$(id -u)" = 0 ] || { echo "skipped: the network namespace needs root"; exit 77; }
-for p in "$tmp/a" "$tmp/b"; do
-	python3 "$top/tests/harness/http-hello.py" "$p" &
-	echo $! >>"$tmp/srv"
-done
-trap 'kill $(cat "$tmp/srv") 2>/dev/null; rm -rf "$tmp"' EXIT
-i=0
-while { [ ! -s "$tmp/a" ] || [ ! -s "$tmp/b" ]; } && [ $i -lt 100 ]; do
-	sleep 0.1; i=$((i + 1))
-done
-A=$(cat "$tmp/a") B=$(cat "$tmp/b")
+trap 'kill $(cat "$tmp/a.pid" "$tmp/b.pid" 2>/dev/null) 2>/dev/null; rm -rf "$tmp"' EXIT
+A=$("$top/tests/harness/http-hello-up" "$tmp/a" "$tmp/a.pid") &&
+    B=$("$top/tests/harness/http-hello-up" "$tmp/b" "$tmp/b.pid") ||
+    fail "the servers did not start"
 
 # Through the proxy as a client of HTTP_PROXY writes it (busybox nc to
 # the port the variable names); then straight at the host's server.

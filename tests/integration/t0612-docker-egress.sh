@@ -11,16 +11,10 @@
 # are refused.
 . "$(dirname "$0")/docker-lib.sh"
 [ "$(id -u)" = 0 ] || { echo "skipped: the network namespace needs root"; exit 77; }
-for p in a b; do
-	python3 "$top/tests/harness/http-hello.py" "$tmp/$p" &
-	echo $! >>"$tmp/srv"
-done
-cleanup_extra='kill $(cat "$tmp/srv") 2>/dev/null'
-i=0
-while { [ ! -s "$tmp/a" ] || [ ! -s "$tmp/b" ]; } && [ $i -lt 100 ]; do
-	sleep 0.1; i=$((i + 1))
-done
-A=$(cat "$tmp/a") B=$(cat "$tmp/b")
+cleanup_extra='kill $(cat "$tmp/a.pid" "$tmp/b.pid" 2>/dev/null) 2>/dev/null'
+A=$("$top/tests/harness/http-hello-up" "$tmp/a" "$tmp/a.pid") &&
+    B=$("$top/tests/harness/http-hello-up" "$tmp/b" "$tmp/b.pid") ||
+    { echo "FAIL: the servers did not start"; exit 1; }
 
 cat >"$tmp/e.yaml" <<Y
 version: 1

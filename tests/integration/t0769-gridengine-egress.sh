@@ -10,26 +10,10 @@ set -u
 . "$(dirname "$0")/gridengine-lib.sh"
 command -v python3 >/dev/null || { echo "python3 is needed"; exit 77; }
 
-python3 "$harness/http-hello.py" "$W/port" &
-srv=$!
-trap 'kill $srv 2>/dev/null; cleanup' EXIT
-i=0
-while [ ! -s "$W/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-A=$(cat "$W/port")
+trap 'kill $(cat "$W/srv.pid" 2>/dev/null) 2>/dev/null; cleanup' EXIT
+A=$("$harness/http-hello-up" "$W/port" "$W/srv.pid") || fail "no server"
 F=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-cat >"$W/get.py" <<'PY'
-import os, socket, sys
-p = os.environ["HTTP_PROXY"].rsplit(":", 1)[1]
-s = socket.create_connection(("127.0.0.1", int(p)))
-s.sendall(sys.argv[1].encode().decode("unicode_escape").encode())
-b = b""
-while True:
-    d = s.recv(4096)
-    if not d:
-        break
-    b += d
-print(b.split(b"\r\n")[0].decode())
-PY
+cp "$harness/proxy-get.py" "$W/get.py"
 ge_yaml "$W/e.yaml" egress 2 "|
   python3 $W/get.py 'GET http://127.0.0.1:$A/\${{ matrix.i }} HTTP/1.0\r\n\r\n'
   if [ \${{ matrix.i }} = 1 ]; then

@@ -7,16 +7,7 @@
 # Docker Engine API.
 . "$(dirname "$0")/sec-lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
-# podman's run root must be short: a directory of its own.
-pm=$(mktemp -d /tmp/vg-pm.XXXXXX)
-sec_cleanup() {
-	"$top/tests/harness/podman-down" "$pm/pm" >/dev/null 2>&1
-	rm -rf "$tmp" "$pm"
-}
-"$top/tests/harness/podman-up" "$pm/pm" >"$tmp/podman-up.log" 2>&1 ||
-    fail "podman could not start: $(cat "$tmp/podman-up.log")"
-DOCKER_HOST=unix://$pm/pm/podman.sock
-export DOCKER_HOST
+sec_podman_up
 victim=$tmp/victim
 printf 'original\n' >"$victim"
 W=$tmp/w

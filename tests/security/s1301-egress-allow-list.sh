@@ -13,33 +13,10 @@ command -v python3 >/dev/null || skip "python3 is needed for the servers"
 command -v curl >/dev/null || skip "curl is needed for the task"
 
 # Servers: port files written once listening.
-cat >"$tmp/srv.py" <<'PY'
-import http.server, socket, sys, threading
-kind, portfile, log = sys.argv[1], sys.argv[2], sys.argv[3]
-if kind == "udp":
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    open(portfile, "w").write(str(s.getsockname()[1]))
-    while True:
-        d, a = s.recvfrom(65536)
-        open(log, "a").write("datagram\n")
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        open(log, "a").write(self.path + "\n")
-        body = (kind + "-body\n").encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-open(portfile, "w").write(str(srv.server_address[1]))
-srv.serve_forever()
-PY
 pids=""
 for k in allowed forbidden udp; do
-	python3 "$tmp/srv.py" $k "$tmp/$k.port" "$tmp/$k.log" &
+	python3 "$here/../harness/http-kind.py" $k 127.0.0.1 "$tmp/$k.port" \
+	    "$tmp/$k.log" &
 	pids="$pids $!"
 done
 trap 'kill $pids 2>/dev/null; sec_cleanup' EXIT

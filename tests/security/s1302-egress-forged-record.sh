@@ -13,12 +13,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 command -v python3 >/dev/null || skip "python3 is needed for the server"
 
 # The server: each request gets "hello" (tests/harness/http-hello.py).
-python3 "$here/../harness/http-hello.py" "$tmp/port" &
-srv=$!
-trap 'kill $srv 2>/dev/null; sec_cleanup' EXIT
-i=0
-while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-A=$(cat "$tmp/port")
+trap 'kill $(cat "$tmp/srv.pid" 2>/dev/null) 2>/dev/null; sec_cleanup' EXIT
+A=$("$here/../harness/http-hello-up" "$tmp/port" "$tmp/srv.pid") ||
+    fail "the server did not start"
 
 mkdir "$tmp/w"
 cat >"$tmp/w/forge.py" <<'PY'

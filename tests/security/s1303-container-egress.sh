@@ -12,43 +12,16 @@
 . "$(dirname "$0")/sec-lib.sh"
 top=$(cd "$sec_dir/../.." && pwd)
 command -v python3 >/dev/null || skip "python3 is needed for the servers"
-pm=$(mktemp -d /tmp/vg-pm.XXXXXX)
 pids=""
-sec_cleanup() {
-	kill $pids 2>/dev/null
-	"$top/tests/harness/podman-down" "$pm/pm" >/dev/null 2>&1
-	rm -rf "$tmp" "$pm"
-}
-"$top/tests/harness/podman-up" "$pm/pm" >"$tmp/podman-up.log" 2>&1 ||
-    fail "podman could not start: $(cat "$tmp/podman-up.log")"
-DOCKER_HOST=unix://$pm/pm/podman.sock
-export DOCKER_HOST
+sec_extra='kill $pids 2>/dev/null'
+sec_podman_up
 up=$("$top/tests/harness/apptainer-up") || fail "apptainer-up: $up"
 eval "$up"
 
-cat >"$tmp/srv.py" <<'PY'
-import http.server, socket, sys
-kind, addr, portfile, log = sys.argv[1:5]
-class S(http.server.ThreadingHTTPServer):
-    address_family = socket.AF_INET6 if ":" in addr else socket.AF_INET
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        open(log, "a").write(self.path + "\n")
-        body = (kind + "-body\n").encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-srv = S((addr, 0), H)
-open(portfile, "w").write(str(srv.server_address[1]))
-srv.serve_forever()
-PY
 for s in "allowed 127.0.0.1" "forbidden 0.0.0.0" "v6 ::1"; do
 	set -- $s
 	: >"$tmp/$1.log"
-	python3 "$tmp/srv.py" $1 $2 "$tmp/$1.port" "$tmp/$1.log" &
+	python3 "$top/tests/harness/http-kind.py" $1 $2 "$tmp/$1.port" "$tmp/$1.log" &
 	pids="$pids $!"
 done
 for k in allowed forbidden v6; do

@@ -18,3 +18,18 @@ trap 'sec_cleanup' EXIT
 VIGIL_HOME=$tmp/home
 export VIGIL_HOME
 cd "$tmp" || exit 1
+# sec_podman_up: a private podman serving the Docker Engine API for the
+# test (its run root short: a directory of its own), DOCKER_HOST
+# exported; sec_extra (a command) runs first at exit, then podman stops.
+sec_podman_up() {
+	sec_pm=$(mktemp -d /tmp/vg-pm.XXXXXX)
+	sec_cleanup() {
+		[ -n "${sec_extra:-}" ] && eval "$sec_extra"
+		"$sec_dir/../harness/podman-down" "$sec_pm/pm" >/dev/null 2>&1
+		rm -rf "$tmp" "$sec_pm"
+	}
+	"$sec_dir/../harness/podman-up" "$sec_pm/pm" >"$tmp/podman-up.log" \
+	    2>&1 || fail "podman could not start: $(cat "$tmp/podman-up.log")"
+	DOCKER_HOST=unix://$sec_pm/pm/podman.sock
+	export DOCKER_HOST
+}
