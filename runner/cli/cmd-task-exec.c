@@ -294,23 +294,28 @@ supervise(struct vg_attempt *a, int sfd, int beat_s, struct vg_result *r,
 }
 
 /*
- * An isolation.network allow-list: the backend's drive, with an egress
- * proxy on this node for this attempt alone, logging into
- * RUN/egress/INDEX.ATTEMPT (the driver takes the records from there,
- * runner/core/egress-log.h).  *drive stays NULL otherwise.
+ * isolation.network none or an allow-list: the backend's drive, which
+ * says what network the task starts in (apptainer's is made there) and,
+ * for an allow-list, runs an egress proxy on this node for this attempt
+ * alone, logging into RUN/egress/INDEX.ATTEMPT (the driver takes the
+ * records from there, runner/core/egress-log.h).  *drive stays NULL
+ * otherwise.
  */
 static int
-egress_prepare(const struct vg_backend_ops *ops, const struct vg_manifest *m,
+net_prepare(const struct vg_backend_ops *ops, const struct vg_manifest *m,
     const char *run_dir, int index, int attempt,
     struct vg_backend_drive **drive, struct vg_err *e)
 {
+	enum vg_net_mode net = vg_isolation_net(&m->isolation);
 	char rel[64], *dir;
 	int dfd, fd, rc;
 
 	*drive = NULL;
 	if (m->isolation.level == VG_ISO_NONE ||
-	    vg_isolation_net(&m->isolation) != VG_NET_ALLOW)
+	    (net != VG_NET_ALLOW && net != VG_NET_NONE))
 		return 0;
+	if (net == VG_NET_NONE)
+		return vg_backend_prepare(ops, m, run_dir, drive, e);
 	snprintf(rel, sizeof(rel), "egress/%d.%d", index, attempt);
 	if ((dfd = vg_beneath_anchor(run_dir, e)) < 0)
 		return dfd;
@@ -403,7 +408,7 @@ cmd_task_exec_exec(struct vg_args *a)
 	heartbeat(task_dir);
 	if (sfd < 0)
 		rc = vg_err_errno(&e, "signalfd");
-	else if ((rc = egress_prepare(ops, m, run_dir, (int)index,
+	else if ((rc = net_prepare(ops, m, run_dir, (int)index,
 	    at.attempt, &drive, &e)) == 0 && (at.drive = drive,
 	    rc = vg_backend_start(ops, &at, &e)) == 0) {
 		rc = supervise(&at, sfd, beat_s, &r, &e);

@@ -52,6 +52,18 @@ expect "$vrc" 0 "none run: $(cat "$tmp/run.err")"
 expect "$("$VIGIL" logs "$rid/0")" "lo
 refused
 1" "none: the task's interfaces"
+# The same attempt as a cluster's job runs it (vigil task-exec on a
+# node): the backend's drive is made there too.
+dir=$VIGIL_HOME/runs/$rid
+sum=$("$PY" -c 'import hashlib,sys
+d=open(sys.argv[1],"rb").read()+b"\0"+open(sys.argv[2],"rb").read()
+print(hashlib.sha256(d).hexdigest())' "$dir/manifest.json" "$dir/origin.json")
+rm -f "$dir/tasks/0/stdout" "$dir/tasks/0/result.json"
+VIGIL_ATTEMPT=2 "$VIGIL" task-exec --manifest-sha256 "$sum" "$dir" 0 \
+    >"$tmp/te.out" 2>&1 || fail "task-exec: $(cat "$tmp/te.out")"
+expect "$(cat "$dir/tasks/0/stdout")" "lo
+refused
+1" "none under task-exec"
 
 # apptainer's own network flags with an allow-list: refused at validate.
 m=$(mf flags "'true'" \
