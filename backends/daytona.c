@@ -165,6 +165,13 @@ vg_daytona_create_body(const struct vg_attempt *a,
 		vg_json_key(&w, "gpu");
 		vg_json_int(&w, a->res.gpus);
 	}
+	/* isolation.network none: Daytona blocks every connection of
+	 * the sandbox (docs/egress.md). */
+	if (m->isolation.level != VG_ISO_NONE &&
+	    vg_isolation_net(&m->isolation) == VG_NET_NONE) {
+		vg_json_key(&w, "networkBlockAll");
+		vg_json_bool(&w, 1);
+	}
 	if (!conf->keep) {
 		/* Deleted as soon as it stops, should vigil not be there to
 		 * delete it (0: "delete immediately upon stopping"). */
@@ -850,6 +857,7 @@ const struct vg_backend_ops vg_backend_daytona = {
 	.p = {
 		.kind = VG_PLUGIN_BACKEND,
 		.name = "daytona",
+		.flags = VG_PLUGIN_NONET,
 		.help = "a daytona sandbox",
 		.sections = daytona_sections,
 		.validate = daytona_validate,

@@ -1286,8 +1286,8 @@ check_network(const struct vg_manifest *m, const struct vg_plugin *be,
 		vg_diag_add(d, &loc, "isolation.network 'none' is not "
 		    "enforced by backend '%s': its tasks have the network its "
 		    "host or provider gives (docs/egress.md); use a backend "
-		    "that takes it away (local, docker) or remove it",
-		    be->name);
+		    "that takes it away (local, docker, singularity, daytona) "
+		    "or remove it", be->name);
 	else if (net == VG_NET_ALLOW && be != NULL &&
 	    !(be->flags & VG_PLUGIN_EGRESS))
 		vg_diag_add(d, &loc, "isolation.network: an allow-list is not "

@@ -123,8 +123,13 @@ class Command:
         path = os.path.join(box.dir, ".cmd-" + self.id + ".sh")
         with open(path, "w") as f:
             f.write(text)
+        # networkBlockAll: the command has a network namespace of its
+        # own with nothing in it (the fake runs as root in the tests).
+        argv = ["sh", "-c", '. "$1"', "sh", path]
+        if box.body.get("networkBlockAll") is True:
+            argv = ["unshare", "--net", "--"] + argv
         self.proc = subprocess.Popen(
-            ["sh", "-c", '. "$1"', "sh", path], cwd=box.dir,
+            argv, cwd=box.dir,
             env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": box.dir},
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, start_new_session=True)
@@ -182,7 +187,8 @@ class Box:
             "snapshot": b.get("snapshot", "daytonaio/sandbox:fake"),
             "user": "daytona", "env": b.get("env", {}),
             "labels": b.get("labels", {}), "public": False,
-            "networkBlockAll": False, "target": b.get("target", "us"),
+            "networkBlockAll": b.get("networkBlockAll") is True,
+            "target": b.get("target", "us"),
             "cpu": b.get("cpu", 1), "gpu": b.get("gpu", 0),
             "memory": b.get("memory", 1), "disk": 3,
             # One GET in state creating, then started, as a real one moves.

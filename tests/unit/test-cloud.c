@@ -291,7 +291,20 @@ test_daytona_create_body(void **state)
 	assert_null(vg_json_get(r, "buildInfo"));
 	assert_null(vg_json_get(r, "target"));
 	assert_null(vg_json_get(r, "autoDeleteInterval"));
+	assert_null(vg_json_get(r, "networkBlockAll"));
 	vg_json_free(doc);
+
+	/* isolation.network none: the sandbox's network blocked. */
+	vg_buf_reset(&b);
+	f->m.isolation.network.mode = VG_NET_NONE;
+	vg_daytona_create_body(&f->a, &conf, &b);
+	r = body_root(&b, &doc);
+	assert_non_null(vg_json_get(r, "networkBlockAll"));
+	assert_int_equal(vg_json_get(r, "networkBlockAll")->type,
+	    VG_JSON_BOOL);
+	assert_true(vg_json_get(r, "networkBlockAll")->b);
+	vg_json_free(doc);
+	f->m.isolation.network.mode = VG_NET_LEVEL;
 	vg_buf_release(&b);
 }
 
