@@ -15,7 +15,9 @@
  * request runs sends the child notifications/cancelled for it, which
  * kills the command's process tree; DELETE, an idle session or the
  * server's end close the pair, and the child stops what runs and closes
- * the vigil sessions it opened, as at the end of stdio.
+ * the vigil sessions it opened, as at the end of stdio.  The sessions'
+ * side (their children, the routing of their lines) is
+ * runner/cli/mcp-http-sess.c.
  */
 #include <errno.h>
 #include <poll.h>
@@ -24,84 +26,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/path.h"
 #include "common/proc.h"
-#include "runner/cli/mcp-http.h"
+#include "runner/cli/mcp-http-int.h"
 #include "runner/manifest/manifest.h"
 
-/* Connections at once; more are closed at accept. */
-#define MAX_CONNS	128
-/* MCP sessions at once; an initialize beyond gets 503. */
-#define MAX_SESSIONS	32
-/* Seconds a request may take to arrive whole. */
-#define REQUEST_TIMEOUT	30.0
-/* Bytes queued for a client past which its next request waits. */
-#define OUT_HIGH	((size_t)1 << 20)
-/* Seconds a closing connection's late bytes are read and dropped. */
-#define LINGER		2.0
-/* Seconds an idle keep-alive connection stays open. */
-#define CONN_IDLE	120.0
-
-/* One MCP session: its child and the pipe to it. */
-struct msess {
-	char		 id[33];
-	pid_t		 pid;
-	int		 fd;
-	struct vg_buf	 in;		/* from the child: a line */
-	struct vg_buf	 out;		/* to the child */
-	size_t		 out_off;
-	double		 last;		/* last request */
-};
-
-/* One client connection. */
-struct conn {
-	int		 fd;
-	struct vg_buf	 in;
-	struct vg_buf	 out;
-	size_t		 out_off;
-	double		 since;		/* request began, idle */
-	int		 close_after;	/* close once out is written */
-	int		 eof;		/* its client sends no more */
-	int		 lingering;	/* closing: reads dropped */
-	int		 dead;
-	/* The request being read: its head judged, its body coming. */
-	int		 have_head;
-	size_t		 need;		/* head and body bytes */
-	size_t		 head_len;
-	int		 is_delete;
-	int		 keep_alive;
-	int		 sse_ok;	/* Accept has text/event-stream */
-	char		*session;	/* Mcp-Session-Id */
-	char		*version;	/* MCP-Protocol-Version */
-	/* The request forwarded, its answer awaited. */
-	struct msess	*sess;
-	char		*id;
-	char		*progress;
-	int		 sse;		/* an event stream is open */
-	int		 init;		/* answer names the session */
-};
-
-struct front {
-	const struct vg_mcp_conf *conf;
-	struct vg_mcp_listen	*l;
-	const char		*token;
-	struct conn		*conns[MAX_CONNS];
-	int			 nconns;
-	struct msess		*sess[MAX_SESSIONS];
-	int			 nsess;
-	pid_t			 ended[MAX_SESSIONS * 4];
-	int			 nended;
-	double			 idle;
-};
-
 static volatile sig_atomic_t front_stop;
-
-static void	conn_requests(struct front *f, struct conn *c);
 
 /* SIGTERM, SIGINT, SIGHUP: the server ends. */
 static void
@@ -155,9 +89,9 @@ respond(struct conn *c, int status, const char *extra, const char *body)
 }
 
 /* Queues an error response with a JSON-RPC error body (id NULL: null). */
-static void
-respond_error(struct conn *c, int status, const char *extra, const char *id,
-    int code, const char *msg)
+void
+vg_mcph_respond_error(struct conn *c, int status, const char *extra,
+    const char *id, int code, const char *msg)
 {
 	struct vg_buf b = VG_BUF_INIT;
 
@@ -174,8 +108,8 @@ static void
 refuse(struct conn *c, int status, const char *extra, const char *msg)
 {
 	c->close_after = 1;
-	respond_error(c, status, extra, NULL, status == 401 || status == 403 ?
-	    -32001 : VG_RPC_INVALID_REQUEST, msg);
+	vg_mcph_respond_error(c, status, extra, NULL, status == 401 ||
+	    status == 403 ? -32001 : VG_RPC_INVALID_REQUEST, msg);
 	fprintf(stderr, "vigil: mcp: refused a request: %d %s\n", status,
 	    msg);
 }
@@ -226,42 +160,6 @@ authorized(const struct front *f, const char *a)
 	for (k = 0; k < n; k++)
 		d |= (unsigned char)(a[k] ^ f->token[k]);
 	return d == 0;
-}
-
-/* The session named id, or NULL. */
-static struct msess *
-sess_find(struct front *f, const char *id)
-{
-	int k;
-
-	for (k = 0; id != NULL && k < f->nsess; k++)
-		if (strcmp(f->sess[k]->id, id) == 0)
-			return f->sess[k];
-	return NULL;
-}
-
-/* Is s (which may have been freed) one of the sessions? */
-static int
-sess_live(const struct front *f, const struct msess *s)
-{
-	int k;
-
-	for (k = 0; k < f->nsess; k++)
-		if (f->sess[k] == s)
-			return 1;
-	return 0;
-}
-
-/* Does a connection wait for an answer of session s? */
-static int
-sess_busy(const struct front *f, const struct msess *s)
-{
-	int k;
-
-	for (k = 0; k < f->nconns; k++)
-		if (f->conns[k]->sess == s && !f->conns[k]->dead)
-			return 1;
-	return 0;
 }
 
 /* Is media type t (e.g. "application/json") in the Accept value a? */
@@ -345,244 +243,6 @@ judge_head(struct front *f, struct conn *c, const struct vg_httpreq *r)
 	return 0;
 }
 
-/* Queues one line (with its newline) for session s's child. */
-static void
-sess_send(struct msess *s, const char *line)
-{
-	if (s->fd < 0)
-		return;
-	vg_buf_adds(&s->out, line);
-	vg_buf_addc(&s->out, '\n');
-}
-
-/* Starts a session: its child serves MCP on a socket pair. */
-static struct msess *
-sess_new(struct front *f, struct vg_err *e)
-{
-	struct msess *s;
-	unsigned char rnd[16];
-	int sp[2], k;
-	pid_t pid;
-
-	if (f->nsess == MAX_SESSIONS) {
-		vg_err_set(e, VG_ELIMIT, "%d MCP sessions are open: end one "
-		    "(DELETE) first", MAX_SESSIONS);
-		return NULL;
-	}
-	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
-		vg_err_errno(e, "getrandom");
-		return NULL;
-	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) != 0) {
-		vg_err_errno(e, "socketpair");
-		return NULL;
-	}
-	fflush(stderr);
-	if ((pid = fork()) < 0) {
-		vg_err_errno(e, "fork");
-		close(sp[0]);
-		close(sp[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		/* The child keeps its end and stdio only: no other client's
-		 * connection, not the listening socket. */
-		vg_close_from(3, &sp[1], 1);
-		signal(SIGCHLD, SIG_DFL);
-		_exit(vg_mcp_serve(f->conf, sp[1], sp[1]));
-	}
-	close(sp[1]);
-	(void)vg_fd_nonblock(sp[0]);
-	s = vg_xcalloc(1, sizeof(*s));
-	for (k = 0; k < (int)sizeof(rnd); k++)
-		snprintf(s->id + 2 * k, 3, "%02x", rnd[k]);
-	s->pid = pid;
-	s->fd = sp[0];
-	s->last = vg_mono();
-	f->sess[f->nsess++] = s;
-	fprintf(stderr, "vigil: mcp: MCP session %s started\n", s->id);
-	return s;
-}
-
-/* Ends the request c waits for, answered or not: an open event stream
- * ends; without one an unanswered request's connection closes. */
-static void
-conn_unwait(struct conn *c, int answered)
-{
-	if (c->sse)
-		vg_buf_adds(&c->out, "0\r\n\r\n");
-	else if (!answered)
-		c->close_after = 1;
-	c->sess = NULL;
-	free(c->id);
-	free(c->progress);
-	c->id = c->progress = NULL;
-	c->sse = c->init = 0;
-	c->since = vg_mono();
-}
-
-/* Ends session s: its child stops what runs and closes its sessions
- * once its end of the pair reads end of file. */
-static void
-sess_end(struct front *f, struct msess *s, const char *why)
-{
-	struct conn *c;
-	int k;
-
-	for (k = 0; k < f->nconns; k++) {
-		c = f->conns[k];
-		if (c->sess != s)
-			continue;
-		if (!c->sse) {
-			c->close_after = 1;
-			respond_error(c, 404, NULL, c->id, -32001, "the "
-			    "session ended");
-		}
-		conn_unwait(c, 1);
-	}
-	if (s->fd >= 0)
-		close(s->fd);
-	if (f->nended < (int)(sizeof(f->ended) / sizeof(f->ended[0])))
-		f->ended[f->nended++] = s->pid;
-	else
-		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	fprintf(stderr, "vigil: mcp: MCP session %s ended (%s)\n", s->id, why);
-	for (k = 0; k < f->nsess; k++)
-		if (f->sess[k] == s)
-			f->sess[k] = f->sess[--f->nsess];
-	vg_buf_release(&s->in);
-	vg_buf_release(&s->out);
-	free(s);
-}
-
-/* The connection waiting in session s for request id (JSON), or NULL. */
-static struct conn *
-waiting_for(struct front *f, struct msess *s, const char *id, int progress)
-{
-	struct conn *c;
-	int k;
-
-	for (k = 0; k < f->nconns; k++) {
-		c = f->conns[k];
-		if (c->sess == s && !c->dead && strcmp(progress ? (c->progress
-		    != NULL ? c->progress : "") : c->id, id) == 0)
-			return c;
-	}
-	return NULL;
-}
-
-/* Sends one event of an open stream on c: a chunk of the chunked
- * body holding "event: message" and the JSON line. */
-static void
-sse_event(struct conn *c, const char *line, size_t n)
-{
-	vg_buf_printf(&c->out, "%zx\r\nevent: message\ndata: ", n + 23);
-	vg_buf_add(&c->out, line, n);
-	vg_buf_adds(&c->out, "\n\n\r\n");
-}
-
-/* Opens the event stream of c's answer. */
-static void
-sse_open(struct conn *c)
-{
-	vg_buf_printf(&c->out, "HTTP/1.1 200 OK\r\nContent-Type: "
-	    "text/event-stream\r\nCache-Control: no-cache\r\n"
-	    "Transfer-Encoding: chunked\r\n%s\r\n", c->keep_alive ? "" :
-	    "Connection: close\r\n");
-	c->sse = 1;
-}
-
-/* Delivers a line the child of s wrote. */
-static void
-sess_line(struct front *f, struct msess *s, const char *line, size_t n)
-{
-	struct vg_json_doc *doc;
-	const struct vg_json_value *root, *v;
-	struct vg_buf key = VG_BUF_INIT, extra = VG_BUF_INIT;
-	struct vg_json_writer w;
-	struct conn *c = NULL;
-	const char *method;
-	struct vg_err e;
-
-	vg_err_init(&e);
-	if (vg_json_parse(line, n, NULL, &doc, &e) != 0)
-		return;
-	root = vg_json_root(doc);
-	method = vg_json_get_str(root, "method", NULL);
-	vg_json_writer_init(&w, &key);
-	if (method == NULL && (v = vg_json_get(root, "id")) != NULL) {
-		vg_json_value_write(&w, v);
-		c = waiting_for(f, s, vg_buf_str(&key), 0);
-	} else if (method != NULL && strcmp(method,
-	    "notifications/progress") == 0 && (v = vg_json_get(vg_json_get(
-	    root, "params"), "progressToken")) != NULL) {
-		vg_json_value_write(&w, v);
-		if ((c = waiting_for(f, s, vg_buf_str(&key), 1)) != NULL &&
-		    c->sse)
-			sse_event(c, line, n);
-		goto out;
-	}
-	if (c == NULL)
-		goto out;	/* its client is gone, or asked nothing */
-	c->close_after = !c->keep_alive;
-	if (c->sse) {
-		sse_event(c, line, n);
-	} else {
-		if (c->init)
-			vg_buf_printf(&extra, "Mcp-Session-Id: %s\r\n", s->id);
-		vg_buf_printf(&c->out, "HTTP/1.1 200 OK\r\nContent-Type: "
-		    "application/json\r\nContent-Length: %zu\r\n%s%s\r\n", n,
-		    vg_buf_str(&extra), c->close_after ? "Connection: close\r\n"
-		    : "");
-		vg_buf_add(&c->out, line, n);
-	}
-	conn_unwait(c, 1);
-	conn_requests(f, c);	/* the next request it sent, if any */
-out:
-	vg_buf_release(&key);
-	vg_buf_release(&extra);
-	vg_json_free(doc);
-}
-
-/* Reads what the child of s wrote; ends s at its end. */
-static void
-sess_read(struct front *f, struct msess *s)
-{
-	char buf[65536], *nl;
-	ssize_t n = read(s->fd, buf, sizeof(buf));
-	size_t off = 0;
-
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return;
-	if (n <= 0) {
-		sess_end(f, s, "its server ended");
-		return;
-	}
-	vg_buf_add(&s->in, buf, (size_t)n);
-	while ((nl = memchr(s->in.data + off, '\n', s->in.len - off)) !=
-	    NULL) {
-		sess_line(f, s, s->in.data + off, (size_t)(nl - s->in.data -
-		    off));
-		off = (size_t)(nl - s->in.data) + 1;
-	}
-	memmove(s->in.data, s->in.data + off, s->in.len - off);
-	s->in.len -= off;
-}
-
-/* notifications/cancelled for the request c waits for, to its child. */
-static void
-cancel_for(struct conn *c, const char *why)
-{
-	struct vg_buf b = VG_BUF_INIT;
-
-	vg_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"method\":"
-	    "\"notifications/cancelled\",\"params\":{\"requestId\":%s,"
-	    "\"reason\":\"%s\"}}", c->id, why);
-	sess_send(c->sess, vg_buf_str(&b));
-	vg_buf_release(&b);
-}
-
 /* The progress token of request m (JSON text), or NULL. */
 static char *
 progress_token(const struct vg_rpc_msg *m)
@@ -613,12 +273,13 @@ post_forward(struct front *f, struct conn *c, struct msess *s,
 	s->last = vg_mono();
 	vg_json_writer_init(&w, &line);
 	vg_json_value_write(&w, vg_json_root(m->doc));
-	if (m->kind == VG_RPC_REQUEST && waiting_for(f, s, m->id, 0) != NULL) {
-		respond_error(c, 400, NULL, m->id, VG_RPC_INVALID_REQUEST,
+	if (m->kind == VG_RPC_REQUEST &&
+	    vg_mcph_waiting_for(f, s, m->id, 0) != NULL) {
+		vg_mcph_respond_error(c, 400, NULL, m->id, VG_RPC_INVALID_REQUEST,
 		    "a request with this id is in progress");
 		goto out;
 	}
-	sess_send(s, vg_buf_str(&line));
+	vg_mcph_sess_send(s, vg_buf_str(&line));
 	if (m->kind != VG_RPC_REQUEST) {
 		/* A cancelled request gets no answer: its stream ends. */
 		if (m->method != NULL && strcmp(m->method,
@@ -627,9 +288,9 @@ post_forward(struct front *f, struct conn *c, struct msess *s,
 			vg_buf_reset(&line);
 			vg_json_writer_init(&w, &line);
 			vg_json_value_write(&w, rid);
-			if ((o = waiting_for(f, s, vg_buf_str(&line), 0)) !=
+			if ((o = vg_mcph_waiting_for(f, s, vg_buf_str(&line), 0)) !=
 			    NULL)
-				conn_unwait(o, 0);
+				vg_mcph_conn_unwait(o, 0);
 		}
 		respond(c, 202, NULL, NULL);
 		goto out;
@@ -640,7 +301,7 @@ post_forward(struct front *f, struct conn *c, struct msess *s,
 	c->progress = progress_token(m);
 	c->init = strcmp(m->method, "initialize") == 0;
 	if (c->sse_ok && strcmp(m->method, "tools/call") == 0)
-		sse_open(c);
+		vg_mcph_sse_open(c);
 out:
 	vg_buf_release(&line);
 }
@@ -656,16 +317,16 @@ do_post(struct front *f, struct conn *c, const char *body, size_t n)
 
 	vg_err_init(&e);
 	if ((code = vg_rpc_read(body, n, &m, &e)) != 0) {
-		respond_error(c, 400, NULL, m.id, code, e.msg);
+		vg_mcph_respond_error(c, 400, NULL, m.id, code, e.msg);
 		goto out;
 	}
 	if (m.kind == VG_RPC_REQUEST && strcmp(m.method, "initialize") == 0) {
 		if (c->session != NULL) {
-			respond_error(c, 400, NULL, m.id,
+			vg_mcph_respond_error(c, 400, NULL, m.id,
 			    VG_RPC_INVALID_REQUEST, "initialize starts a "
 			    "session: send it without Mcp-Session-Id");
-		} else if ((s = sess_new(f, &e)) == NULL) {
-			respond_error(c, 503, NULL, m.id, VG_RPC_INTERNAL,
+		} else if ((s = vg_mcph_sess_new(f, &e)) == NULL) {
+			vg_mcph_respond_error(c, 503, NULL, m.id, VG_RPC_INTERNAL,
 			    e.msg);
 		} else {
 			post_forward(f, c, s, &m);
@@ -673,14 +334,14 @@ do_post(struct front *f, struct conn *c, const char *body, size_t n)
 		goto out;
 	}
 	if (c->session == NULL) {
-		respond_error(c, 400, NULL, m.id, VG_RPC_INVALID_REQUEST,
+		vg_mcph_respond_error(c, 400, NULL, m.id, VG_RPC_INVALID_REQUEST,
 		    "Mcp-Session-Id is required: initialize first");
-	} else if ((s = sess_find(f, c->session)) == NULL) {
-		respond_error(c, 404, NULL, m.id, -32001, "no such session: "
+	} else if ((s = vg_mcph_sess_find(f, c->session)) == NULL) {
+		vg_mcph_respond_error(c, 404, NULL, m.id, -32001, "no such session: "
 		    "it ended, initialize again");
 	} else if (c->version != NULL && !vg_mcp_revision_served(
 	    c->version)) {
-		respond_error(c, 400, NULL, m.id, VG_RPC_INVALID_REQUEST,
+		vg_mcph_respond_error(c, 400, NULL, m.id, VG_RPC_INVALID_REQUEST,
 		    "MCP-Protocol-Version is not a revision served "
 		    "(2025-06-18, 2025-03-26, 2024-11-05)");
 	} else {
@@ -697,19 +358,19 @@ do_delete(struct front *f, struct conn *c)
 	struct msess *s;
 
 	if (c->session == NULL) {
-		respond_error(c, 400, NULL, NULL, VG_RPC_INVALID_REQUEST,
+		vg_mcph_respond_error(c, 400, NULL, NULL, VG_RPC_INVALID_REQUEST,
 		    "Mcp-Session-Id is required");
-	} else if ((s = sess_find(f, c->session)) == NULL) {
-		respond_error(c, 404, NULL, NULL, -32001, "no such session");
+	} else if ((s = vg_mcph_sess_find(f, c->session)) == NULL) {
+		vg_mcph_respond_error(c, 404, NULL, NULL, -32001, "no such session");
 	} else {
-		sess_end(f, s, "the client ended it");
+		vg_mcph_sess_end(f, s, "the client ended it");
 		respond(c, 200, NULL, NULL);
 	}
 }
 
 /* Reads and acts on the requests in c's buffer, one at a time. */
-static void
-conn_requests(struct front *f, struct conn *c)
+void
+vg_mcph_conn_requests(struct front *f, struct conn *c)
 {
 	struct vg_httpreq r;
 	struct vg_err e;
@@ -762,7 +423,7 @@ conn_gone(struct conn *c, const char *why)
 	if (c->sess != NULL && c->id != NULL) {
 		fprintf(stderr, "vigil: mcp: the client of request %s in "
 		    "session %s %s: cancelled\n", c->id, c->sess->id, why);
-		cancel_for(c, "the HTTP client went away");
+		vg_mcph_cancel_for(c, "the HTTP client went away");
 	}
 	c->dead = 1;
 }
@@ -799,7 +460,7 @@ conn_read(struct front *f, struct conn *c)
 		conn_gone(c, "sent more than one request ahead");
 		return;
 	}
-	conn_requests(f, c);
+	vg_mcph_conn_requests(f, c);
 }
 
 /* Writes what c has queued; then reads its next request, if any. */
@@ -824,7 +485,7 @@ conn_write(struct front *f, struct conn *c)
 	vg_buf_reset(&c->out);
 	c->out_off = 0;
 	if (!c->close_after) {
-		conn_requests(f, c);
+		vg_mcph_conn_requests(f, c);
 		return;
 	}
 	/* Closing at once with unread bytes would reset the connection
@@ -836,25 +497,6 @@ conn_write(struct front *f, struct conn *c)
 		c->lingering = 1;
 		c->since = vg_mono();
 	}
-}
-
-/* Writes what session s has queued for its child. */
-static void
-sess_write(struct msess *s)
-{
-	ssize_t n;
-
-	while (s->out_off < s->out.len) {
-		n = send(s->fd, s->out.data + s->out_off, s->out.len -
-		    s->out_off, MSG_NOSIGNAL);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			return;
-		if (n <= 0)
-			return;	/* its child is gone: the read says so */
-		s->out_off += (size_t)n;
-	}
-	vg_buf_reset(&s->out);
-	s->out_off = 0;
 }
 
 /* Frees c. */
@@ -913,21 +555,10 @@ timeouts(struct front *f, double now)
 	}
 	for (k = 0; k < f->nsess; k++)
 		if (now - f->sess[k]->last > f->idle &&
-		    !sess_busy(f, f->sess[k])) {
-			sess_end(f, f->sess[k], "idle");
+		    !vg_mcph_sess_busy(f, f->sess[k])) {
+			vg_mcph_sess_end(f, f->sess[k], "idle");
 			k--;
 		}
-}
-
-/* Reaps the children of ended sessions (all, waiting, when block). */
-static void
-reap(struct front *f, int block)
-{
-	int k;
-
-	for (k = 0; k < f->nended; k++)
-		if (waitpid(f->ended[k], NULL, block ? 0 : WNOHANG) != 0)
-			f->ended[k--] = f->ended[--f->nended];
 }
 
 /* One turn: waits for a connection, a client or a child, acts. */
@@ -966,12 +597,12 @@ turn(struct front *f)
 	}
 	/* Sessions by pointer: one may end while another is read. */
 	for (k = 0; k < ns; k++) {
-		if (sess_live(f, s[k]) && (p[1 + nc + k].revents &
+		if (vg_mcph_sess_live(f, s[k]) && (p[1 + nc + k].revents &
 		    (POLLIN | POLLHUP | POLLERR)))
-			sess_read(f, s[k]);
+			vg_mcph_sess_read(f, s[k]);
 	}
 	for (k = 0; k < f->nsess; k++)
-		sess_write(f->sess[k]);
+		vg_mcph_sess_write(f->sess[k]);
 	for (k = 0; k < f->nconns; k++)
 		if (!f->conns[k]->dead && f->conns[k]->out.len > 0)
 			conn_write(f, f->conns[k]);
@@ -983,7 +614,7 @@ turn(struct front *f)
 		}
 	if (p[0].revents & POLLIN)
 		accept_one(f);
-	reap(f, 0);
+	vg_mcph_reap(f, 0);
 }
 
 int
@@ -1011,9 +642,9 @@ vg_mcp_serve_http(const struct vg_mcp_conf *conf, struct vg_mcp_listen *l,
 	 * closes its vigil sessions; the server waits for them. */
 	vg_mcp_listen_close(l);
 	while (f.nsess > 0)
-		sess_end(&f, f.sess[0], "the server ends");
+		vg_mcph_sess_end(&f, f.sess[0], "the server ends");
 	while (f.nconns > 0)
 		conn_free(f.conns[--f.nconns]);
-	reap(&f, 1);
+	vg_mcph_reap(&f, 1);
 	return 0;
 }
