@@ -698,6 +698,17 @@ serve_client(void *arg)
 			cp->rule = no_owner;	/* refused, once it says where */
 		pthread_mutex_unlock(&px->diag_lock);
 	}
+	/* Whose cgroup this is can be asked now, while the client lives
+	 * (a container's is removed when it ends): vigil is told at
+	 * once, the record follows when the connection ends. */
+	if (cp->cgroup != 0) {
+		char line[48];
+		int k = snprintf(line, sizeof(line), "{\"open\":%llu}\n",
+		    (unsigned long long)cp->cgroup);
+		ssize_t w = write(px->logfd, line, (size_t)k);
+
+		(void)w;
+	}
 	(void)setsockopt(cl->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (recv(cl->fd, &first, 1, 0) == 1) {
 		if (first == 5)

@@ -15,6 +15,7 @@
  * (the reader), which checks them, names their tasks and queues them
  * for the driver (vg_egress_take).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -430,6 +431,41 @@ attribute(struct vg_egress_reader *rd, struct vg_egress_event *ev)
 	pthread_mutex_unlock(&rd->lock);
 }
 
+/*
+ * An {"open":CGID} line: a connection from cgroup CGID was accepted.
+ * A container's cgroup is named now, while the client lives (its path
+ * is gone once the container ended); 1 when line is one, else 0.
+ */
+static int
+reader_open(struct vg_egress_reader *rd, const char *line, size_t len)
+{
+	struct vg_egress_event ev;
+	unsigned long long cg;
+	char buf[48];
+	int n = 0;
+	size_t i;
+
+	if (len >= sizeof(buf) || len < 10 || memcmp(line, "{\"open\":", 8))
+		return 0;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	if (sscanf(buf, "{\"open\":%llu}%n", &cg, &n) != 1 ||
+	    (size_t)n != len || cg == 0 || !isdigit((unsigned char)buf[8]))
+		return 0;
+	pthread_mutex_lock(&rd->lock);
+	for (i = 0; i < rd->nowners; i++)
+		if (rd->owners[i].cgid == cg)
+			break;
+	if (i == rd->nowners) {
+		memset(&ev, 0, sizeof(ev));
+		ev.cgroup = cg;
+		ev.task = -1;
+		attribute_container(rd, &ev);
+	}
+	pthread_mutex_unlock(&rd->lock);
+	return 1;
+}
+
 /* Takes one line of the proxy's. */
 static void
 reader_line(struct vg_egress_reader *rd, const char *line, size_t len)
@@ -438,6 +474,8 @@ reader_line(struct vg_egress_reader *rd, const char *line, size_t len)
 	struct vg_buf b = VG_BUF_INIT;
 	ssize_t n;
 
+	if (reader_open(rd, line, len))
+		return;
 	memset(&ev, 0, sizeof(ev));
 	if (vg_egress_event_parse(line, len, &ev) != 0) {
 		rd->bad++;

@@ -963,21 +963,27 @@ vg_sess_gc(struct vg_store *st, double cutoff, int dry, struct vg_buf *report,
 #define STDIN_CLOSED	"stdin.closed"
 
 /* Opens dir's "stdin" FIFO with flags, beneath dir without following a
- * link, and checks it is a FIFO of vigil's user. */
+ * link, and checks it is a FIFO of vigil's user.  *why (may be NULL)
+ * gets the errno of a failed open (ENXIO: nobody reads it yet). */
 static int
-stdin_open(const char *dir, int flags, struct vg_err *e)
+stdin_open(const char *dir, int flags, int *why, struct vg_err *e)
 {
 	struct stat st;
-	int afd, fd;
+	int afd, fd, err;
 
+	if (why != NULL)
+		*why = 0;
 	if ((afd = vg_beneath_anchor(dir, e)) < 0)
 		return afd;
 	fd = vg_beneath_open(afd, "stdin", flags | O_NONBLOCK | O_CLOEXEC, 0);
+	err = errno;
 	close(afd);
+	if (fd < 0 && why != NULL)
+		*why = err;
 	if (fd < 0)
-		return vg_err_set(e, errno == ENOENT ? VG_EINVAL : VG_EDENIED,
+		return vg_err_set(e, err == ENOENT ? VG_EINVAL : VG_EDENIED,
 		    "the input of '%s' is not open (%s): start the command "
-		    "with --background --open-stdin", dir, strerror(errno));
+		    "with --background --open-stdin", dir, strerror(err));
 	if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode) ||
 	    st.st_uid != vg_self_euid()) {
 		close(fd);
@@ -1009,7 +1015,7 @@ vg_sess_stdin_hold(const char *dir, struct vg_err *e)
 	int fd, afd;
 
 	/* Open here: a FIFO that is not there fails the start, not later. */
-	if ((fd = stdin_open(dir, O_RDWR, e)) < 0)
+	if ((fd = stdin_open(dir, O_RDWR, NULL, e)) < 0)
 		return fd;
 	if ((pid = fork()) < 0) {
 		close(fd);
@@ -1053,16 +1059,24 @@ vg_sess_job_input(const struct vg_sess *ss, int job, const void *p,
 	struct pollfd pfd;
 	long long deadline;
 	ssize_t w;
-	int fd, afd, mfd, rc;
+	int fd, afd, mfd, rc, why;
 
 	if ((rc = vg_sess_job_get(ss, job, &j, e)) != 0)
 		return rc;
 	if (strcmp(j.state, "running") != 0)
 		return vg_err_set(e, VG_EINVAL, "job %d has ended (%s): it "
 		    "takes no more input", job, j.state);
-	if ((fd = stdin_open(j.dir, O_WRONLY, e)) < 0)
-		return fd;
 	deadline = vg_mono_ms() + timeout_ms;
+	/* Nobody reads it yet (ENXIO): the job's runner, which holds it
+	 * open from its start, may not have come that far. */
+	while ((fd = stdin_open(j.dir, O_WRONLY, &why, e)) < 0 &&
+	    why == ENXIO && vg_mono_ms() < deadline) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+	if (fd < 0)
+		return fd;
 	while (n > 0) {
 		if ((w = write(fd, c, n)) > 0) {
 			c += w;
