@@ -408,23 +408,32 @@ attribute_container(struct vg_egress_reader *rd, struct vg_egress_event *ev)
 		}
 }
 
-/* Names the task of ev from its cgroup. */
+/* Sets ev's task and attempt from its cgroup: a task's, or else a
+ * container's (remembered); -1 and 0 when none.  The lock held. */
 static void
-attribute(struct vg_egress_reader *rd, struct vg_egress_event *ev)
+name_cgroup(struct vg_egress_reader *rd, struct vg_egress_event *ev)
 {
 	size_t i;
 
 	ev->task = -1;
 	ev->attempt = 0;
-	pthread_mutex_lock(&rd->lock);
-	for (i = rd->nowners; ev->cgroup != 0 && i-- > 0; )
+	if (ev->cgroup == 0)
+		return;
+	for (i = rd->nowners; i-- > 0; )
 		if (rd->owners[i].cgid == ev->cgroup) {
 			ev->task = rd->owners[i].index;
 			ev->attempt = rd->owners[i].attempt;
-			break;
+			return;
 		}
-	if (ev->task < 0 && ev->cgroup != 0)
-		attribute_container(rd, ev);
+	attribute_container(rd, ev);
+}
+
+/* Names the task of ev from its cgroup. */
+static void
+attribute(struct vg_egress_reader *rd, struct vg_egress_event *ev)
+{
+	pthread_mutex_lock(&rd->lock);
+	name_cgroup(rd, ev);
 	if (!ev->allowed && rd->refused++ == 0)
 		snprintf(rd->first, sizeof(rd->first), "%s:%u", ev->host,
 		    ev->port);
@@ -443,7 +452,6 @@ reader_open(struct vg_egress_reader *rd, const char *line, size_t len)
 	unsigned long long cg;
 	char buf[48];
 	int n = 0;
-	size_t i;
 
 	if (len >= sizeof(buf) || len < 10 || memcmp(line, "{\"open\":", 8))
 		return 0;
@@ -452,16 +460,10 @@ reader_open(struct vg_egress_reader *rd, const char *line, size_t len)
 	if (sscanf(buf, "{\"open\":%llu}%n", &cg, &n) != 1 ||
 	    (size_t)n != len || cg == 0 || !isdigit((unsigned char)buf[8]))
 		return 0;
+	memset(&ev, 0, sizeof(ev));
+	ev.cgroup = cg;
 	pthread_mutex_lock(&rd->lock);
-	for (i = 0; i < rd->nowners; i++)
-		if (rd->owners[i].cgid == cg)
-			break;
-	if (i == rd->nowners) {
-		memset(&ev, 0, sizeof(ev));
-		ev.cgroup = cg;
-		ev.task = -1;
-		attribute_container(rd, &ev);
-	}
+	name_cgroup(rd, &ev);
 	pthread_mutex_unlock(&rd->lock);
 	return 1;
 }

@@ -189,22 +189,29 @@ vg_egress_session_audit(struct vg_store *st, const struct vg_manifest *m,
 	struct vg_egress_event *v = NULL, ev;
 	struct sess_owner *own = NULL, o;
 	struct vg_buf data = VG_BUF_INIT;
-	char *log, *mark, buf[65536], num[32];
+	char *log, *mark, *parent, buf[65536], num[32];
+	const char *base;
 	size_t nv = 0, no = 0, cv = 0, co = 0, k, end, line;
 	int *jobs = NULL, lfd = -1, mfd = -1, rc = 0;
 	off_t from;
 	ssize_t n;
 
-	log = vg_xasprintf("%s.egress.jsonl", dir);
-	mark = vg_xasprintf("%s.egress.audited", dir);
-	if ((lfd = open(log, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-		if (errno != ENOENT)
-			rc = vg_err_errno(e, "egress: '%s'", log);
+	/* Files of vigil's beside the session directory, opened as such
+	 * (no link, a regular file of vigil's with one name). */
+	base = strrchr(dir, '/');
+	parent = base != NULL ? vg_xstrndup(dir, (size_t)(base - dir)) :
+	    vg_xstrdup(".");
+	base = base != NULL ? base + 1 : dir;
+	log = vg_xasprintf("%s.egress.jsonl", base);
+	mark = vg_xasprintf("%s.egress.audited", base);
+	if ((lfd = vg_beneath_file_in(parent, 0, log, O_RDONLY, 0,
+	    e)) < 0) {
+		rc = lfd == VG_ENOENT ? 0 : vg_err_prefix(e, "egress: ");
 		goto out;
 	}
-	if ((mfd = open(mark, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-	    0600)) < 0) {
-		rc = vg_err_errno(e, "egress: '%s'", mark);
+	if ((mfd = vg_beneath_file_in(parent, 0, mark, O_RDWR | O_CREAT,
+	    0600, e)) < 0) {
+		rc = vg_err_prefix(e, "egress: ");
 		goto out;
 	}
 	/* One vigil at a time audits a session's records. */
@@ -273,6 +280,7 @@ out:
 	free(own);
 	free(log);
 	free(mark);
+	free(parent);
 	return rc;
 }
 
