@@ -910,12 +910,13 @@ vg_egress_run_env(const struct vg_egress_run *r,
 
 /* ---- a session's proxy ---- */
 
-/* Opens path for appending, vigil's own regular file, no link. */
+/* Opens path, vigil's own regular file (no link), as
+ * vg_beneath_file_in does; what names it in an error. */
 static int
 open_own(const char *path, int flags, const char *what, struct vg_err *e)
 {
 	char *dir = vg_xstrdup(path), *slash = strrchr(dir, '/');
-	int dfd, fd;
+	int fd;
 
 	if (slash == NULL) {
 		free(dir);
@@ -923,13 +924,7 @@ open_own(const char *path, int flags, const char *what, struct vg_err *e)
 		    path);
 	}
 	*slash = '\0';
-	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		fd = vg_err_errno(e, "%s: directory '%s'", what, dir);
-		free(dir);
-		return fd;
-	}
-	fd = vg_beneath_file(dfd, slash + 1, flags, 0600, what, e);
-	close(dfd);
+	fd = vg_beneath_file_in(dir, 0, slash + 1, flags, 0600, e);
 	free(dir);
 	return fd;
 }

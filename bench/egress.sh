@@ -16,8 +16,12 @@ VIGIL=$(cd "$B" && pwd)/vigil
 [ "$(id -u)" = 0 ] || { echo "bench/egress.sh: run as root"; exit 77; }
 tmp=$(mktemp -d /tmp/vigil-bench-egress.XXXXXX)
 chmod 755 "$tmp"
-pid=
-cleanup() { [ -z "$pid" ] || kill "$pid" 2>/dev/null; rm -rf "$tmp"; }
+pid= spid=
+cleanup() {
+	[ -z "$pid" ] || kill "$pid" 2>/dev/null
+	[ -z "$spid" ] || kill "$spid" 2>/dev/null
+	rm -rf "$tmp"
+}
 trap cleanup EXIT
 mkdir "$tmp/www" "$tmp/w"
 truncate -s "$SIZE" "$tmp/www/big"
@@ -58,26 +62,59 @@ curl -sS \$X -H 'Connection: close' -o /dev/null -w 'conn %{time_total}\n' \$url
 SH
 chmod 755 "$tmp/w/measure.sh"
 "$tmp/w/measure.sh" "--noproxy 127.0.0.1" >"$tmp/direct"
-cat >"$tmp/w/j.yaml" <<Y
+# A task of the same run with the host's network (the same sandbox,
+# no proxy), then one under the allow-list.
+task() {	# NAME NETWORK COMMAND-ARGUMENT
+	cat >"$tmp/w/$1.yaml" <<Y
 version: 1
-name: bench-egress
+name: bench-egress-$1
 workdir: $tmp/w
 isolation:
-  network:
-    allow: ["127.0.0.1:$P"]
-command: ./measure.sh "--noproxy '' -x \$HTTP_PROXY"
+  network: $2
+command: ./measure.sh "$3"
 Y
-VIGIL_HOME=$tmp/home VIGIL_SITE_CONFIG=/nonexistent \
-    VIGIL_USER_CONFIG=/nonexistent "$VIGIL" run -q "$tmp/w/j.yaml" >"$tmp/out" 2>&1 ||
-    { cat "$tmp/out" "$tmp"/home/runs/*/tasks/0/stderr; exit 1; }
-cp "$tmp"/home/runs/*/tasks/0/stdout "$tmp/proxy"
+	VIGIL_HOME=$tmp/home-$1 VIGIL_SITE_CONFIG=/nonexistent \
+	    VIGIL_USER_CONFIG=/nonexistent "$VIGIL" run -q "$tmp/w/$1.yaml" \
+	    >"$tmp/out" 2>&1 ||
+	    { cat "$tmp/out" "$tmp"/home-$1/runs/*/tasks/0/stderr; exit 1; }
+	cp "$tmp"/home-$1/runs/*/tasks/0/stdout "$tmp/$1"
+}
+# A reference relay of the same host: socat between two loopback
+# connections through a 1 MiB buffer (what a relay in user space pays
+# here), when installed.
+if command -v socat >/dev/null 2>&1; then
+	SP=$((P + 1))
+	[ "$SP" -lt 65536 ] || SP=$((P - 1))
+	socat -b 1048576 TCP-LISTEN:$SP,bind=127.0.0.1,reuseaddr,fork TCP:127.0.0.1:$P &
+	spid=$!
+	sleep 0.3
+	X="--noproxy 127.0.0.1"
+	r=0
+	while [ $r -lt "$ROUNDS" ]; do
+		curl -sS $X -o /dev/null -w 'speed %{speed_download}\n' \
+		    "http://127.0.0.1:$SP/big"
+		r=$((r + 1))
+	done >"$tmp/socat"
+	kill "$spid" 2>/dev/null
+	spid=
+fi
+task host host "--noproxy 127.0.0.1"
+task proxy "{allow: [\"127.0.0.1:$P\"]}" "--noproxy '' -x \$HTTP_PROXY"
 
 best() { awk '$1 == "speed" && $2 > m { m = $2 } END { printf "%.0f", m / 1048576 }' "$1"; }
 median() {
 	awk '$1 == "conn" { print $2 * 1000 }' "$1" | sort -n |
 	    awk '{ v[NR] = $1 } END { printf "%.3f", v[int((NR + 1) / 2)] }'
 }
-d=$(best "$tmp/direct") p=$(best "$tmp/proxy")
-ld=$(median "$tmp/direct") lp=$(median "$tmp/proxy")
-echo "download $SIZE (best of $ROUNDS): direct $d MiB/s  proxy $p MiB/s  ratio $(awk "BEGIN { printf \"%.2f\", $p / $d }")"
-echo "new connection + 2-byte GET (median of $N): direct $ld ms  proxy $lp ms  added $(awk "BEGIN { printf \"%.3f\", $lp - $ld }") ms"
+d=$(best "$tmp/direct") h=$(best "$tmp/host") p=$(best "$tmp/proxy")
+ld=$(median "$tmp/direct") lh=$(median "$tmp/host") lp=$(median "$tmp/proxy")
+ratio() { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
+echo "download $SIZE (best of $ROUNDS): direct $d MiB/s  task with host network $h MiB/s  task through the proxy $p MiB/s"
+echo "  ratio proxy/direct $(ratio "$p" "$d")  proxy/host-network task $(ratio "$p" "$h")"
+if [ -s "$tmp/socat" ]; then
+	s=$(best "$tmp/socat")
+	echo "  reference: socat relaying on the host $s MiB/s, ratio socat/direct $(ratio "$s" "$d")"
+else
+	echo "  reference: socat is not installed, no reference relay measured"
+fi
+echo "new connection + 2-byte GET (median of $N): direct $ld ms  host-network task $lh ms  proxy $lp ms  added $(awk "BEGIN { printf \"%.3f\", $lp - $ld }") ms"
