@@ -101,7 +101,7 @@ _vigil()
 			COMPREPLY=($(compgen -W "auto-deny auto-approve interactive" -- "$cur"))
 			return 0 ;;
 		esac
-		subs="start list stop jobs output kill input"
+		subs="start list stop jobs output kill input egress"
 		ids=sessions
 		;;
 	mcp)

@@ -26,6 +26,7 @@
 #include "runner/cli/cmd-policy.h"
 #include "runner/cli/launch.h"
 #include "runner/cli/show.h"
+#include "runner/core/egress-log.h"
 #include "runner/core/session.h"
 
 /* Prints what a failed load reported; returns its exit status. */
@@ -478,6 +479,41 @@ session_jobs(struct vg_args *a, struct vg_sess *ss)
 	return 0;
 }
 
+/* vigil session egress ID: the connections of the session's commands
+ * through its proxy, summed per job and host. */
+static int
+session_egress(struct vg_args *a, struct vg_sess *ss)
+{
+	struct vg_egress_sum sum;
+	struct vg_json_writer w;
+	struct vg_buf out = VG_BUF_INIT;
+	struct vg_err e;
+	int rc;
+
+	vg_err_init(&e);
+	memset(&sum, 0, sizeof(sum));
+	sum.jobs = 1;
+	if (ss->s.dir != NULL && (rc = vg_egress_session_sum(ss->s.dir, &sum,
+	    &e)) != 0)
+		return vg_cmd_fail(vg_cmd_exit_for_rc(rc), "session egress: %s",
+		    e.msg);
+	if (vg_args_has(a, "json")) {
+		vg_json_writer_init(&w, &out);
+		vg_egress_sum_json(&sum, &w);
+		vg_buf_addc(&out, '\n');
+	} else if (sum.conns == 0)
+		vg_buf_printf(&out, "egress: no connection through a proxy "
+		    "of vigil's\n");
+	else
+		vg_egress_sum_text(&sum, &out);
+	/* the text starts with a blank line, to follow a status */
+	fwrite(out.data + (out.len > 0 && out.data[0] == '\n'), 1,
+	    out.len - (out.len > 0 && out.data[0] == '\n'), stdout);
+	vg_buf_release(&out);
+	vg_egress_sum_release(&sum);
+	return 0;
+}
+
 /* Parses the job argument. */
 static int
 job_arg(struct vg_args *a, int *job)
@@ -650,6 +686,7 @@ static const struct {
 	{ "output", 2, " wait follow " },
 	{ "kill", 2, " " },
 	{ "input", 3, " close " },
+	{ "egress", 1, " json " },
 };
 
 static int
@@ -666,7 +703,7 @@ cmd_session_exec(struct vg_args *a)
 			break;
 	if (v == sizeof(verbs) / sizeof(verbs[0]))
 		return vg_cmd_usage_error(a, "unknown '%s' (start, list, stop, "
-		    "jobs, output, kill or input)", a->argv[0]);
+		    "jobs, output, kill, input or egress)", a->argv[0]);
 	for (i = 0; a->cmd->opts[i].name != NULL; i++) {
 		snprintf(word, sizeof(word), " %s ", a->cmd->opts[i].name);
 		if (a->count[i] > 0 && strstr(verbs[v].opts, word) == NULL)
@@ -691,8 +728,10 @@ cmd_session_exec(struct vg_args *a)
 		rc = session_output(a, &ss);
 	else if (v == 5)
 		rc = session_kill(a, &ss);
-	else
+	else if (v == 6)
 		rc = session_input(a, &ss);
+	else
+		rc = session_egress(a, &ss);
 	vg_sess_release(&ss);
 	vg_store_close(st);
 	return vg_cmd_finish_stdout(rc);
@@ -700,8 +739,8 @@ cmd_session_exec(struct vg_args *a)
 
 const struct vg_cmd_entry vg_cmd_session = {
 	.name = "session",
-	.args_usage = "start|list|stop|jobs|output|kill|input [ID [JOB "
-	    "[TEXT]]]",
+	.args_usage = "start|list|stop|jobs|output|kill|input|egress [ID "
+	    "[JOB [TEXT]]]",
 	.summary = "sandboxes kept between commands, for agents",
 	.help = "start opens a session (a sandbox of the backend kept between "
 	    "commands) and\nprints its id; run commands in it with 'vigil exec "
@@ -710,7 +749,8 @@ const struct vg_cmd_entry vg_cmd_session = {
 	    "command's output (--wait for its end,\n--follow as it comes); "
 	    "kill ID JOB stops a background command; input ID\nJOB [TEXT] "
 	    "sends TEXT (else our stdin) to one started with --open-stdin\n"
-	    "(--close ends its input).  A session ends by "
+	    "(--close ends its input); egress ID sums its commands' connections\n"
+	    "through its proxy per job and host.  A session ends by "
 	    "itself after --idle-timeout without commands or at --max-age\n"
 	    "(docs/sessions.md).",
 	.opts = (const struct vg_opt[]){

@@ -716,15 +716,32 @@ input_result(const struct vg_json_value *args, const struct vg_buf *out,
 	return 0;
 }
 
+/* vigil session VERB SESSION --json */
 static int
-jobs_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
-    const char *session, struct vg_strv *argv, struct vg_err *e)
+session_json(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
+    const char *session, const char *verb, struct vg_strv *argv,
+    struct vg_err *e)
 {
-	if (job_argv(conf, args, session, "jobs", 0, argv, e) != 0)
+	if (job_argv(conf, args, session, verb, 0, argv, e) != 0)
 		return -1;
 	vg_strv_push(argv, "--json");
 	return 0;
 }
+
+static int
+jobs_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
+    const char *session, struct vg_strv *argv, struct vg_err *e)
+{
+	return session_json(conf, args, session, "jobs", argv, e);
+}
+
+static int
+egress_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
+    const char *session, struct vg_strv *argv, struct vg_err *e)
+{
+	return session_json(conf, args, session, "egress", argv, e);
+}
+
 
 int
 vg_mcp_tool_result(const struct vg_mcp_tool *t,
@@ -860,6 +877,17 @@ const struct vg_mcp_tool vg_mcp_tools[] = {
 	    "{\"type\":\"object\"}}", "\"jobs\""),
 	  .argv = jobs_argv, .wrap_key = "jobs", .wrap_type = VG_JSON_ARRAY,
 	  .in_session = 1 },
+	{ .name = "session_egress", .title = "A session's connections",
+	  .description = "The connections the session's commands made "
+	  "through its egress proxy (an isolation.network allow-list), per "
+	  "job and host: reached with bytes, refused with the rule, failed "
+	  "with the error; as vigil session egress --json.",
+	  .input_schema = S_OBJ("\"session\":" S_STR("session id or name "
+	    "(default: the server's)"), ""),
+	  .output_schema = S_OBJ("\"egress\":{\"type\":\"object\"}",
+	    "\"egress\""),
+	  .argv = egress_argv, .wrap_key = "egress",
+	  .wrap_type = VG_JSON_OBJECT, .in_session = 1 },
 	{ .name = "session_list", .title = "List sessions",
 	  .description = "Lists the sessions with their state, backend, "
 	  "mode, limits and number of commands.",

@@ -182,58 +182,38 @@ offset_read(int fd)
 	return sscanf(buf, "%lld", &v) == 1 && v > 0 ? (off_t)v : 0;
 }
 
-int
-vg_egress_session_audit(struct vg_store *st, const struct vg_manifest *m,
-    const char *session_id, const char *dir, struct vg_err *e)
-{
-	struct vg_egress_event *v = NULL, ev;
-	struct sess_owner *own = NULL, o;
-	struct vg_buf data = VG_BUF_INIT;
-	char *log, *mark, *parent, buf[65536], num[32];
-	const char *base;
-	size_t nv = 0, no = 0, cv = 0, co = 0, k, end, line;
-	int *jobs = NULL, lfd = -1, mfd = -1, rc = 0;
-	off_t from;
-	ssize_t n;
+/* A session's records: v[0..n) with jobs[i] the job whose command made
+ * v[i] (-1: none known). */
+struct sess_recs {
+	struct vg_egress_event	*v;
+	int			*jobs;
+	size_t			 n, cap;
+};
 
-	/* Files of vigil's beside the session directory, opened as such
-	 * (no link, a regular file of vigil's with one name). */
-	base = strrchr(dir, '/');
-	parent = base != NULL ? vg_xstrndup(dir, (size_t)(base - dir)) :
-	    vg_xstrdup(".");
-	base = base != NULL ? base + 1 : dir;
-	log = vg_xasprintf("%s.egress.jsonl", base);
-	mark = vg_xasprintf("%s.egress.audited", base);
-	if ((lfd = vg_beneath_file_in(parent, 0, log, O_RDONLY, 0,
-	    e)) < 0) {
-		rc = lfd == VG_ENOENT ? 0 : vg_err_prefix(e, "egress: ");
-		goto out;
-	}
-	if ((mfd = vg_beneath_file_in(parent, 0, mark, O_RDWR | O_CREAT,
-	    0600, e)) < 0) {
-		rc = vg_err_prefix(e, "egress: ");
-		goto out;
-	}
-	/* One vigil at a time audits a session's records. */
-	while (flock(mfd, LOCK_EX) != 0)
-		if (errno != EINTR) {
-			rc = vg_err_errno(e, "egress: locking '%s'", mark);
-			goto out;
-		}
-	from = offset_read(mfd);
-	while ((n = read(lfd, buf, sizeof(buf))) > 0)
-		vg_buf_add(&data, buf, (size_t)n);
-	/* Whole lines only: a record being written is taken next time. */
-	for (end = data.len; end > 0 && data.data[end - 1] != '\n'; end--)
-		;
-	if ((off_t)end <= from)
-		goto out;
-	/* Owner lines anywhere (a background job's may come before the
-	 * offset); records after it. */
+static void
+sess_recs_release(struct sess_recs *r)
+{
+	free(r->v);
+	free(r->jobs);
+	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * Parses the whole lines of data[0..end) of a session's log: owner
+ * lines anywhere (a background job's may come before from), records
+ * at from and after, each named to its job by its cgroup.
+ */
+static void
+sess_parse(const char *data, size_t end, size_t from, struct sess_recs *r)
+{
+	struct sess_owner *own = NULL, o;
+	struct vg_egress_event ev;
+	size_t no = 0, co = 0, k, line;
+
 	for (line = 0; line < end; line = k + 1) {
-		k = (size_t)((char *)memchr(data.data + line, '\n',
-		    end - line) - data.data);
-		if (owner_parse(data.data + line, k - line, &o) == 0) {
+		k = (size_t)((const char *)memchr(data + line, '\n',
+		    end - line) - data);
+		if (owner_parse(data + line, k - line, &o) == 0) {
 			if (no == co) {
 				co = co ? co * 2 : 16;
 				own = vg_xrealloc(own, co * sizeof(*own));
@@ -241,46 +221,126 @@ vg_egress_session_audit(struct vg_store *st, const struct vg_manifest *m,
 			own[no++] = o;
 			continue;
 		}
-		if ((off_t)line < from)
+		if (line < from)
 			continue;
 		memset(&ev, 0, sizeof(ev));
-		if (vg_egress_event_parse(data.data + line, k - line, &ev) != 0)
+		if (vg_egress_event_parse(data + line, k - line, &ev) != 0)
 			continue;
 		ev.time = vg_now();
 		ev.task = -1;
-		if (nv == cv) {
-			cv = cv ? cv * 2 : 16;
-			v = vg_xrealloc(v, cv * sizeof(*v));
-			jobs = vg_xrealloc(jobs, cv * sizeof(*jobs));
+		if (r->n == r->cap) {
+			r->cap = r->cap ? r->cap * 2 : 16;
+			r->v = vg_xrealloc(r->v, r->cap * sizeof(*r->v));
+			r->jobs = vg_xrealloc(r->jobs, r->cap *
+			    sizeof(*r->jobs));
 		}
-		v[nv] = ev;
-		jobs[nv] = -1;
-		nv++;
+		r->v[r->n] = ev;
+		r->jobs[r->n] = -1;
+		r->n++;
 	}
-	for (k = 0; k < nv; k++)
-		for (line = no; v[k].cgroup != 0 && line-- > 0; )
-			if (own[line].cgid == v[k].cgroup) {
-				jobs[k] = own[line].job;
+	for (k = 0; k < r->n; k++)
+		for (line = no; r->v[k].cgroup != 0 && line-- > 0; )
+			if (own[line].cgid == r->v[k].cgroup) {
+				r->jobs[k] = own[line].job;
 				break;
 			}
-	if (nv > 0 && (rc = record_all(st, m, session_id, v, jobs, nv, 0,
-	    e)) != 0)
+	free(own);
+}
+
+/*
+ * Opens DIR.NAME beside the session directory dir as vigil's own file
+ * (no link, a regular file with one name); flags as for open.
+ */
+static int
+sess_file(const char *dir, const char *name, int flags, struct vg_err *e)
+{
+	const char *base = strrchr(dir, '/');
+	char *parent, *file;
+	int fd;
+
+	parent = base != NULL ? vg_xstrndup(dir, (size_t)(base - dir)) :
+	    vg_xstrdup(".");
+	file = vg_xasprintf("%s.%s", base != NULL ? base + 1 : dir, name);
+	fd = vg_beneath_file_in(parent, 0, file, flags, 0600, e);
+	free(parent);
+	free(file);
+	return fd;
+}
+
+/* Reads all of fd into out. */
+static void
+read_rest(int fd, struct vg_buf *out)
+{
+	char buf[65536];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		vg_buf_add(out, buf, (size_t)n);
+	}
+}
+
+/* The end of the whole lines of data. */
+static size_t
+whole_lines(const struct vg_buf *data)
+{
+	size_t end;
+
+	for (end = data->len; end > 0 && data->data[end - 1] != '\n'; end--)
+		;
+	return end;
+}
+
+int
+vg_egress_session_audit(struct vg_store *st, const struct vg_manifest *m,
+    const char *session_id, const char *dir, struct vg_err *e)
+{
+	struct sess_recs r = { 0 };
+	struct vg_buf data = VG_BUF_INIT;
+	char num[32];
+	size_t end;
+	int lfd = -1, mfd = -1, rc = 0, n;
+	off_t from;
+
+	if ((lfd = sess_file(dir, "egress.jsonl", O_RDONLY, e)) < 0) {
+		rc = lfd == VG_ENOENT ? 0 : vg_err_prefix(e, "egress: ");
+		goto out;
+	}
+	if ((mfd = sess_file(dir, "egress.audited", O_RDWR | O_CREAT,
+	    e)) < 0) {
+		rc = vg_err_prefix(e, "egress: ");
+		goto out;
+	}
+	/* One vigil at a time audits a session's records. */
+	while (flock(mfd, LOCK_EX) != 0)
+		if (errno != EINTR) {
+			rc = vg_err_errno(e, "egress: locking '%s.egress."
+			    "audited'", dir);
+			goto out;
+		}
+	from = offset_read(mfd);
+	read_rest(lfd, &data);
+	/* Whole lines only: a record being written is taken next time. */
+	end = whole_lines(&data);
+	if ((off_t)end <= from)
+		goto out;
+	sess_parse(data.data, end, (size_t)from, &r);
+	if (r.n > 0 && (rc = record_all(st, m, session_id, r.v, r.jobs, r.n,
+	    0, e)) != 0)
 		goto out;
 	n = snprintf(num, sizeof(num), "%lld\n", (long long)end);
 	if (pwrite(mfd, num, (size_t)n, 0) != n || ftruncate(mfd, n) != 0)
-		rc = vg_err_errno(e, "egress: '%s'", mark);
+		rc = vg_err_errno(e, "egress: '%s.egress.audited'", dir);
 out:
 	if (mfd >= 0)
 		close(mfd);	/* and its lock */
 	if (lfd >= 0)
 		close(lfd);
 	vg_buf_release(&data);
-	free(v);
-	free(jobs);
-	free(own);
-	free(log);
-	free(mark);
-	free(parent);
+	sess_recs_release(&r);
 	return rc;
 }
 
@@ -292,31 +352,22 @@ struct sum_ctx {
 };
 
 /* Adds one egress event to the sums. */
-static int
-sum_cb(void *arg, const struct vg_event_rec *rec)
+static void
+sum_add(struct sum_ctx *c, int task, const struct vg_egress_event *evp)
 {
-	struct sum_ctx *c = arg;
 	struct vg_egress_sum *s = c->s;
-	struct vg_egress_event ev;
+	const struct vg_egress_event ev = *evp;
 	struct vg_egress_group *g = NULL;
-	const char *j;
 	char host[270], why[330];
 	int ok;
 	size_t i;
 
-	if (rec->reason == NULL || strncmp(rec->reason, VG_EGRESS_EVENT,
-	    sizeof(VG_EGRESS_EVENT) - 1) != 0)
-		return 0;
-	j = rec->reason + sizeof(VG_EGRESS_EVENT) - 1;
-	memset(&ev, 0, sizeof(ev));
-	if (vg_egress_event_parse(j, strlen(j), &ev) != 0)
-		return 0;
 	ok = ev.allowed && ev.error[0] == '\0';
 	snprintf(host, sizeof(host), "%s:%u", ev.host, ev.port);
 	snprintf(why, sizeof(why), "%s", !ev.allowed ? ev.rule :
 	    ev.error);
 	for (i = 0; i < s->n && g == NULL; i++)
-		if (s->v[i].task == rec->task && s->v[i].allowed == ok &&
+		if (s->v[i].task == task && s->v[i].allowed == ok &&
 		    strcmp(s->v[i].host, host) == 0 &&
 		    strcmp(s->v[i].why, why) == 0)
 			g = &s->v[i];
@@ -327,7 +378,7 @@ sum_cb(void *arg, const struct vg_event_rec *rec)
 		}
 		g = &s->v[s->n++];
 		memset(g, 0, sizeof(*g));
-		g->task = rec->task;
+		g->task = task;
 		g->allowed = ok;
 		g->refused = !ev.allowed;
 		memcpy(g->host, host, sizeof(host));
@@ -343,6 +394,23 @@ sum_cb(void *arg, const struct vg_event_rec *rec)
 		s->refused++;
 	else if (!ok)
 		s->failed++;
+}
+
+/* Adds one egress event of the store to the sums. */
+static int
+sum_cb(void *arg, const struct vg_event_rec *rec)
+{
+	struct vg_egress_event ev;
+	const char *j;
+
+	if (rec->reason == NULL || strncmp(rec->reason, VG_EGRESS_EVENT,
+	    sizeof(VG_EGRESS_EVENT) - 1) != 0)
+		return 0;
+	j = rec->reason + sizeof(VG_EGRESS_EVENT) - 1;
+	memset(&ev, 0, sizeof(ev));
+	if (vg_egress_event_parse(j, strlen(j), &ev) != 0)
+		return 0;
+	sum_add(arg, rec->task, &ev);
 	return 0;
 }
 
@@ -378,6 +446,31 @@ vg_egress_sum_load(struct vg_store *st, const char *run_id, int task,
 	return rc;
 }
 
+int
+vg_egress_session_sum(const char *dir, struct vg_egress_sum *s,
+    struct vg_err *e)
+{
+	struct sum_ctx c = { s, 0 };
+	struct sess_recs r = { 0 };
+	struct vg_buf data = VG_BUF_INIT;
+	size_t i;
+	int fd;
+
+	memset(s, 0, sizeof(*s));
+	s->jobs = 1;
+	if ((fd = sess_file(dir, "egress.jsonl", O_RDONLY, e)) < 0)
+		return fd == VG_ENOENT ? 0 : vg_err_prefix(e, "egress: ");
+	read_rest(fd, &data);
+	close(fd);
+	sess_parse(data.data, whole_lines(&data), 0, &r);
+	for (i = 0; i < r.n; i++)
+		sum_add(&c, r.jobs[i], &r.v[i]);
+	by_task(s->v, s->n);
+	vg_buf_release(&data);
+	sess_recs_release(&r);
+	return 0;
+}
+
 void
 vg_egress_sum_release(struct vg_egress_sum *s)
 {
@@ -385,14 +478,16 @@ vg_egress_sum_release(struct vg_egress_sum *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* "task 3" or "no task". */
+/* "task 3" or "no task" ("job 3", "no job" in a session's). */
 static void
-task_name(int task, char *buf, size_t len)
+task_name(const struct vg_egress_sum *s, int task, char *buf, size_t len)
 {
+	const char *unit = s->jobs ? "job" : "task";
+
 	if (task >= 0)
-		snprintf(buf, len, "task %d", task);
+		snprintf(buf, len, "%s %d", unit, task);
 	else
-		snprintf(buf, len, "no task");
+		snprintf(buf, len, "no %s", unit);
 }
 
 void
@@ -410,7 +505,7 @@ vg_egress_sum_text(const struct vg_egress_sum *s, struct vg_buf *out)
 	    (unsigned long long)s->down);
 	for (i = 0; i < s->n; i++) {
 		g = &s->v[i];
-		task_name(g->task, t, sizeof(t));
+		task_name(s, g->task, t, sizeof(t));
 		vg_buf_printf(out, "  %-8s  %-7s  %s  %zu connection%s", t,
 		    g->allowed ? "reached" : g->refused ? "refused" :
 		    "failed", g->host, g->n, g->n == 1 ? "" : "s");
@@ -445,7 +540,7 @@ vg_egress_sum_json(const struct vg_egress_sum *s, struct vg_json_writer *w)
 	for (i = 0; i < s->n; i++) {
 		g = &s->v[i];
 		vg_json_obj_begin(w);
-		vg_json_key(w, "task");
+		vg_json_key(w, s->jobs ? "job" : "task");
 		if (g->task >= 0)
 			vg_json_int(w, g->task);
 		else
@@ -481,7 +576,7 @@ vg_egress_sum_refused(const struct vg_egress_sum *s, const char *indent,
 		g = &s->v[i];
 		if (!g->refused)
 			continue;
-		task_name(g->task, t, sizeof(t));
+		task_name(s, g->task, t, sizeof(t));
 		vg_buf_printf(out, "%s%s: %s (%s), %zu connection%s\n", indent,
 		    t, g->host, g->why, g->n, g->n == 1 ? "" : "s");
 	}

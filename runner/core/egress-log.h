@@ -79,6 +79,7 @@ struct vg_egress_sum {
 	size_t			 n;
 	size_t			 conns, refused, failed;
 	uint64_t		 up, down;
+	int			 jobs;	/* a session's: task is its job */
 };
 
 /* Sums the egress events of run_id (task -1: of every task, else of
@@ -86,6 +87,14 @@ struct vg_egress_sum {
 int	vg_egress_sum_load(struct vg_store *st, const char *run_id, int task,
 	    struct vg_egress_sum *s, struct vg_err *e);
 void	vg_egress_sum_release(struct vg_egress_sum *s);
+
+/* Sums the connections a local session's proxy recorded in
+ * DIR.egress.jsonl (dir: the session's directory) into *s (release
+ * it), per job (s->jobs is set; a group's task is its job, -1 when
+ * none is known).  0 (an empty sum when the session has no proxy), or
+ * an error in e. */
+int	vg_egress_session_sum(const char *dir, struct vg_egress_sum *s,
+	    struct vg_err *e);
 
 /* Appends "egress: ..." and one line per group to out (nothing when
  * there was no connection). */

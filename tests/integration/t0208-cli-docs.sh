@@ -96,7 +96,7 @@ expect_eq "vigil status ${first%??}<TAB>" "$first" \
     "$(complete_words "$VIGIL" status "${first%??}")"
 expect_eq "vigil status --json l<TAB>" "last" \
     "$(complete_words "$VIGIL" status --json l)"
-expect_eq "vigil session <TAB>" "start list stop jobs output kill input" \
+expect_eq "vigil session <TAB>" "start list stop jobs output kill input egress" \
     "$(complete_words "$VIGIL" session '')"
 printf '#!/bin/sh\n[ "$1 $2" = "__complete sessions" ] && printf %s\n' \
     "'s-1\\nbox\\n'" >"$W/fake-vigil"

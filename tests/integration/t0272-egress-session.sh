@@ -6,8 +6,9 @@
 # proxy's message; every connection is a record in SESSION.egress.jsonl
 # next to the session directory, with an owner line naming the job whose
 # cgroup made it; a command cannot write that file; session stop stops
-# the proxy; examples/sessions/egress.yaml starts; a command whose
-# proxy is gone fails.  Needs root (the proxy's namespace), python3
+# the proxy; vigil session egress and MCP's session_egress sum the
+# connections per job and host; examples/sessions/egress.yaml starts; a
+# command whose proxy is gone fails.  Needs root (the proxy's namespace), python3
 # and curl.
 set -u
 . "$(dirname "$0")/engine-lib.sh"
@@ -60,6 +61,25 @@ grep -q forged "$log" && fail "a command wrote the session's egress log"
 expect_eq "same proxy after three commands" "$pid" "$(cut -d' ' -f1 "$state")"
 alive "$pid" || fail "the proxy died between commands"
 
+# vigil session egress: the connections summed per job and host.
+out=$("$VIGIL" session egress "$id") || fail "session egress: $out"
+echo "$out" | grep -q '^egress: 2 connections, 1 refused, 0 failed, ' ||
+    fail "session egress head: $out"
+echo "$out" | grep -Eq "^  job 1 +reached +127\.0\.0\.1:$A +1 connection, [0-9]+ bytes up, [0-9]+ down\$" ||
+    fail "session egress, job 1: $out"
+echo "$out" | grep -Eq "^  job 2 +refused +127\.0\.0\.1:$F +1 connection \(not listed\)\$" ||
+    fail "session egress, job 2: $out"
+"$VIGIL" session egress "$id" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["connections"] == 2 and d["refused"] == 1, d
+h = {(x["job"], x["outcome"]) for x in d["hosts"]}
+assert h == {(1, "reached"), (2, "refused")}, d
+' || fail "session egress --json"
+"$VIGIL" session egress nosuchsession >/dev/null 2>"$W/err" &&
+    fail "session egress of no session succeeded"
+grep -q "nosuchsession" "$W/err" || fail "session egress of no session: $(cat "$W/err")"
+
 "$VIGIL" session stop "$id" >/dev/null || fail "session stop"
 sid=$id
 id=
@@ -99,6 +119,38 @@ expect_eq "audit file lines" "allow http 127.0.0.1:$A|deny http 127.0.0.1:$F" \
     "$(python3 -c 'import json,sys
 r = [json.loads(l) for l in open(sys.argv[1])]
 print("|".join("%s %s" % (x["verdict"], x["command"]) for x in r if x["mode"] == "egress"))' "$W/audit.jsonl")"
+
+# An agent over MCP: the server's session takes the allow-list of the
+# user configuration; session_egress gives its connections once exec
+# has answered.
+printf 'isolation:\n  network:\n    allow: ["127.0.0.1:%s"]\n' "$A" >"$W/user.yaml"
+replies() { grep -c '' "$W/mcp.out"; }
+upto() { _t=0; while [ "$(replies)" -lt "$1" ] && [ $_t -lt 300 ]; do
+	sleep 0.1; _t=$((_t + 1)); done; }
+: >"$W/mcp.out"
+{ echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+  echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  echo '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"exec","arguments":{"command":"curl -sS --noproxy \"\" -x $HTTP_PROXY http://127.0.0.1:'"$A"'/m; curl -sS --noproxy \"\" -x $HTTP_PROXY http://127.0.0.1:'"$F"'/n"}}}'
+  upto 2
+  echo '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"session_egress","arguments":{}}}'
+  upto 3; } |
+    VIGIL_USER_CONFIG=$W/user.yaml timeout 60 "$VIGIL" mcp --mode auto-approve \
+    >"$W/mcp.out" 2>"$W/mcp.err" || fail "vigil mcp: $(cat "$W/mcp.err")"
+python3 - "$W/mcp.out" "$A" "$F" <<'PY' || fail "MCP session_egress: $(cat "$W/mcp.out")"
+import json, sys
+A, F = sys.argv[2], sys.argv[3]
+r = {m.get("id"): m for m in map(json.loads, open(sys.argv[1]))}
+e = r[3]["result"]["structuredContent"]["egress"]
+assert r[3]["result"]["isError"] is False, r[3]
+assert (e["connections"], e["refused"]) == (2, 1), e
+got = {(h["job"], h["host"], h["outcome"]) for h in e["hosts"]}
+assert got == {(1, "127.0.0.1:" + A, "reached"),
+               (1, "127.0.0.1:" + F, "refused")}, got
+PY
+for s in $("$VIGIL" session list --json | python3 -c 'import json, sys
+print(" ".join(x["id"] for x in json.load(sys.stdin) if x["state"] == "active"))'); do
+	"$VIGIL" session stop "$s" >/dev/null
+done
 
 # The example session manifest starts (its proxy) and stops.
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -6,7 +6,9 @@
  * gives; each record is audited once however often the call is made; a
  * line still being written waits for the next call; lines that are no
  * record are skipped; a session without a proxy has nothing to audit;
- * a link planted at the mark file is refused, not followed.
+ * a link planted at the mark file is refused, not followed.  The sums
+ * of a session's log (vg_egress_session_sum) group its records per job
+ * and host, whatever was audited, and refuse a log that is a link.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -203,6 +205,51 @@ test_mark_link(void **state)
 	assert_int_equal(st.st_size, 5);
 }
 
+static void
+test_session_sum(void **state)
+{
+	struct fx *f = *state;
+	struct vg_egress_sum s;
+	struct vg_buf out = VG_BUF_INIT;
+	char victim[200];
+	struct vg_err e;
+
+	vg_err_init(&e);
+	/* No proxy: an empty sum. */
+	assert_int_equal(vg_egress_session_sum(f->dir, &s, &e), 0);
+	assert_int_equal(s.conns, 0);
+	assert_int_equal(s.jobs, 1);
+	vg_egress_sum_release(&s);
+	append(f->log, "{\"owner\":501,\"job\":1}\n");
+	append(f->log, rec_ok);
+	append(f->log, rec_ok);
+	append(f->log, rec_no);
+	append(f->log, "{\"proto\":\"http\"");	/* being written */
+	assert_int_equal(audit(f), 0);		/* changes nothing here */
+	assert_int_equal(vg_egress_session_sum(f->dir, &s, &e), 0);
+	assert_int_equal(s.conns, 3);
+	assert_int_equal(s.refused, 1);
+	assert_int_equal(s.up, 40);
+	assert_int_equal(s.down, 88);
+	vg_egress_sum_text(&s, &out);
+	vg_buf_addc(&out, '\0');
+	assert_string_equal(out.data, "\negress: 3 connections, 1 refused, "
+	    "0 failed, 40 bytes up, 88 down\n"
+	    "  job 1     reached  127.0.0.1:8080  2 connections, 40 bytes up, "
+	    "88 down\n"
+	    "  no job    refused  evil.org:443  1 connection (not listed)\n");
+	vg_buf_release(&out);
+	vg_egress_sum_release(&s);
+	/* A link planted for the log is refused, not read. */
+	snprintf(victim, sizeof(victim), "%s/victim", f->home);
+	append(victim, rec_ok);
+	assert_int_equal(unlink(f->log), 0);
+	assert_int_equal(symlink(victim, f->log), 0);
+	assert_int_not_equal(vg_egress_session_sum(f->dir, &s, &e), 0);
+	assert_non_null(strstr(e.msg, "egress"));
+	vg_egress_sum_release(&s);
+}
+
 int
 main(void)
 {
@@ -210,6 +257,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_each_once, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_mark_link, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_session_sum, setup,
 		    teardown),
 	};
 

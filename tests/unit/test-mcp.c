@@ -173,7 +173,7 @@ test_tools_list(void **state)
 	vg_mcp_tools_list(&w);
 	doc = parse(vg_buf_str(&b));
 	tools = vg_json_get(vg_json_root(doc), "tools");
-	assert_int_equal(tools->len, 14);
+	assert_int_equal(tools->len, 15);
 	for (k = 0; k < tools->len; k++) {
 		t = tools->items[k];
 		assert_string_equal(vg_json_get_str(vg_json_get(t,
@@ -305,6 +305,8 @@ test_tool_argv(void **state)
 	argv_is("job_input", "{\"data\":\"x\"}", "ERR: argument 'job' is "
 	    "required");
 	argv_is("session_jobs", "{}", "/bin/vigil session jobs s-1 --json");
+	argv_is("session_egress", "{}",
+	    "/bin/vigil session egress s-1 --json");
 	vg_err_init(&e);
 	assert_int_equal(vg_mcp_default_session_argv(&conf, &argv, &e), 0);
 	assert_string_equal(argv.v[2], "start");
@@ -445,6 +447,9 @@ test_tool_results(void **state)
 		{ "session_jobs", "{}", "[{\"job\":1}]\n", "", 0,
 		  "{\"jobs\":[{\"job\":1}]}", 0 },
 		{ "session_jobs", "{}", "", "", 2, NULL, 0 },
+		{ "session_egress", "{}", "{\"connections\":0}\n", "", 0,
+		  "{\"egress\":{\"connections\":0}}", 0 },
+		{ "session_egress", "{}", "[]\n", "", 0, NULL, 0 },
 	};
 	size_t k;
 

@@ -66,7 +66,8 @@ check('tools and resources offered',
 const { tools } = await client.listTools();
 check('tools', tools.map((t) => t.name).sort().join(' '),
     'exec gate_check job_input job_kill job_output job_start run_report ' +
-    'run_status run_submit session_close session_jobs session_list ' +
+    'run_status run_submit session_close session_egress session_jobs ' +
+    'session_list ' +
     'session_open task_logs');
 check('every tool has both schemas', tools.every((t) =>
     t.inputSchema.type === 'object' && t.outputSchema.type === 'object'),
