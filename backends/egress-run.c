@@ -910,25 +910,6 @@ vg_egress_run_env(const struct vg_egress_run *r,
 
 /* ---- a session's proxy ---- */
 
-/* Opens path, vigil's own regular file (no link), as
- * vg_beneath_file_in does; what names it in an error. */
-static int
-open_own(const char *path, int flags, const char *what, struct vg_err *e)
-{
-	char *dir = vg_xstrdup(path), *slash = strrchr(dir, '/');
-	int fd;
-
-	if (slash == NULL) {
-		free(dir);
-		return vg_err_set(e, VG_EINVAL, "%s '%s': not a path", what,
-		    path);
-	}
-	*slash = '\0';
-	fd = vg_beneath_file_in(dir, 0, slash + 1, flags, 0600, e);
-	free(dir);
-	return fd;
-}
-
 int
 vg_egress_session_start(const struct vg_net_conf *nc, const char *state_path,
     const char *log_path, struct vg_err *e)
@@ -942,14 +923,14 @@ vg_egress_session_start(const struct vg_net_conf *nc, const char *state_path,
 
 	if ((rc = setup_begin(nc, "commands", &ps, e)) != 0)
 		goto out;
-	if ((logfd = open_own(log_path, O_WRONLY | O_APPEND | O_CREAT,
-	    "egress log", e)) < 0) {
+	if ((logfd = vg_beneath_file_path(log_path, O_WRONLY | O_APPEND |
+	    O_CREAT, 0600, e)) < 0) {
 		rc = logfd;
 		logfd = -1;
 		goto out;
 	}
-	if ((sfd = open_own(state_path, O_WRONLY | O_CREAT | O_TRUNC,
-	    "egress proxy state", e)) < 0) {
+	if ((sfd = vg_beneath_file_path(state_path, O_WRONLY | O_CREAT |
+	    O_TRUNC, 0600, e)) < 0) {
 		rc = sfd;
 		sfd = -1;
 		goto out;
@@ -1031,8 +1012,7 @@ session_state(const char *state_path, pid_t *pid, unsigned long long *startp,
 	long p;
 	int fd, rc = 0;
 
-	if ((fd = open_own(state_path, O_RDONLY, "egress proxy state",
-	    e)) < 0)
+	if ((fd = vg_beneath_file_path(state_path, O_RDONLY, 0, e)) < 0)
 		return fd;
 	n = read(fd, buf, sizeof(buf) - 1);
 	buf[n > 0 ? n : 0] = '\0';
@@ -1077,7 +1057,7 @@ vg_egress_session_attach(const char *state_path, const char *log_path,
 		return vg_err_set(e, VG_ESTATE, "the session's egress proxy: "
 		    "%s is not a network namespace", path);
 	}
-	if ((ownfd = open_own(log_path, O_WRONLY | O_APPEND, "egress log",
+	if ((ownfd = vg_beneath_file_path(log_path, O_WRONLY | O_APPEND, 0,
 	    e)) < 0) {
 		close(nsfd);
 		return ownfd;

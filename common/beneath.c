@@ -386,6 +386,24 @@ vg_beneath_file_in(const char *dir, int up, const char *name, int flags,
 }
 
 int
+vg_beneath_file_path(const char *path, int flags, mode_t mode,
+    struct vg_err *e)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int fd;
+
+	if (slash == NULL || slash[1] == '\0')
+		return vg_err_set(e, VG_EINVAL, "'%s': not a path to a file",
+		    path);
+	dir = slash == path ? vg_xstrdup("/") :
+	    vg_xstrndup(path, (size_t)(slash - path));
+	fd = vg_beneath_file_in(dir, 0, slash + 1, flags, mode, e);
+	free(dir);
+	return fd;
+}
+
+int
 vg_beneath_dir_in(const char *dir, int up, struct vg_err *e)
 {
 	char *rel = NULL;

@@ -82,6 +82,14 @@ int	vg_beneath_replace(int dirfd, const char *name, const void *data,
 int	vg_beneath_file_in(const char *dir, int up, const char *name,
 	    int flags, mode_t mode, struct vg_err *e);
 
+/*
+ * Opens the file path names: its last component in its directory, as
+ * vg_beneath_file_in(DIR, 0, NAME, ...) does.  A path without '/' is
+ * VG_EINVAL.  Returns the descriptor or a negative vg_rc.
+ */
+int	vg_beneath_file_path(const char *path, int flags, mode_t mode,
+	    struct vg_err *e);
+
 /* Opens the directory dir itself (O_DIRECTORY), up as for
  * vg_beneath_file_in: its last up components are walked without
  * following a link.  Returns the descriptor or a negative vg_rc. */

@@ -488,6 +488,7 @@ session_egress(struct vg_args *a, struct vg_sess *ss)
 	struct vg_json_writer w;
 	struct vg_buf out = VG_BUF_INIT;
 	struct vg_err e;
+	size_t skip;
 	int rc;
 
 	vg_err_init(&e);
@@ -506,9 +507,10 @@ session_egress(struct vg_args *a, struct vg_sess *ss)
 		    "of vigil's\n");
 	else
 		vg_egress_sum_text(&sum, &out);
-	/* the text starts with a blank line, to follow a status */
-	fwrite(out.data + (out.len > 0 && out.data[0] == '\n'), 1,
-	    out.len - (out.len > 0 && out.data[0] == '\n'), stdout);
+	/* vg_egress_sum_text starts with a blank line, to follow a
+	 * status; alone here, it goes */
+	skip = out.len > 0 && out.data[0] == '\n';
+	fwrite(out.data + skip, 1, out.len - skip, stdout);
 	vg_buf_release(&out);
 	vg_egress_sum_release(&sum);
 	return 0;

@@ -742,7 +742,6 @@ egress_argv(const struct vg_mcp_conf *conf, const struct vg_json_value *args,
 	return session_json(conf, args, session, "egress", argv, e);
 }
 
-
 int
 vg_mcp_tool_result(const struct vg_mcp_tool *t,
     const struct vg_json_value *args, const struct vg_buf *out,

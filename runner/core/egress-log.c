@@ -247,42 +247,6 @@ sess_parse(const char *data, size_t end, size_t from, struct sess_recs *r)
 	free(own);
 }
 
-/*
- * Opens DIR.NAME beside the session directory dir as vigil's own file
- * (no link, a regular file with one name); flags as for open.
- */
-static int
-sess_file(const char *dir, const char *name, int flags, struct vg_err *e)
-{
-	const char *base = strrchr(dir, '/');
-	char *parent, *file;
-	int fd;
-
-	parent = base != NULL ? vg_xstrndup(dir, (size_t)(base - dir)) :
-	    vg_xstrdup(".");
-	file = vg_xasprintf("%s.%s", base != NULL ? base + 1 : dir, name);
-	fd = vg_beneath_file_in(parent, 0, file, flags, 0600, e);
-	free(parent);
-	free(file);
-	return fd;
-}
-
-/* Reads all of fd into out. */
-static void
-read_rest(int fd, struct vg_buf *out)
-{
-	char buf[65536];
-	ssize_t n;
-
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		vg_buf_add(out, buf, (size_t)n);
-	}
-}
-
 /* The end of the whole lines of data. */
 static size_t
 whole_lines(const struct vg_buf *data)
@@ -300,16 +264,20 @@ vg_egress_session_audit(struct vg_store *st, const struct vg_manifest *m,
 {
 	struct sess_recs r = { 0 };
 	struct vg_buf data = VG_BUF_INIT;
-	char num[32];
+	char *log, *mark, num[32];
 	size_t end;
 	int lfd = -1, mfd = -1, rc = 0, n;
 	off_t from;
 
-	if ((lfd = sess_file(dir, "egress.jsonl", O_RDONLY, e)) < 0) {
+	/* Files of vigil's beside the session directory, opened as such
+	 * (no link, a regular file of vigil's with one name). */
+	log = vg_xasprintf("%s.egress.jsonl", dir);
+	mark = vg_xasprintf("%s.egress.audited", dir);
+	if ((lfd = vg_beneath_file_path(log, O_RDONLY, 0, e)) < 0) {
 		rc = lfd == VG_ENOENT ? 0 : vg_err_prefix(e, "egress: ");
 		goto out;
 	}
-	if ((mfd = sess_file(dir, "egress.audited", O_RDWR | O_CREAT,
+	if ((mfd = vg_beneath_file_path(mark, O_RDWR | O_CREAT, 0600,
 	    e)) < 0) {
 		rc = vg_err_prefix(e, "egress: ");
 		goto out;
@@ -317,12 +285,14 @@ vg_egress_session_audit(struct vg_store *st, const struct vg_manifest *m,
 	/* One vigil at a time audits a session's records. */
 	while (flock(mfd, LOCK_EX) != 0)
 		if (errno != EINTR) {
-			rc = vg_err_errno(e, "egress: locking '%s.egress."
-			    "audited'", dir);
+			rc = vg_err_errno(e, "egress: locking '%s'", mark);
 			goto out;
 		}
 	from = offset_read(mfd);
-	read_rest(lfd, &data);
+	if (vg_read_fd(lfd, log, SIZE_MAX, &data, e) != 0) {
+		rc = vg_err_prefix(e, "egress: ");
+		goto out;
+	}
 	/* Whole lines only: a record being written is taken next time. */
 	end = whole_lines(&data);
 	if ((off_t)end <= from)
@@ -333,7 +303,7 @@ vg_egress_session_audit(struct vg_store *st, const struct vg_manifest *m,
 		goto out;
 	n = snprintf(num, sizeof(num), "%lld\n", (long long)end);
 	if (pwrite(mfd, num, (size_t)n, 0) != n || ftruncate(mfd, n) != 0)
-		rc = vg_err_errno(e, "egress: '%s.egress.audited'", dir);
+		rc = vg_err_errno(e, "egress: '%s'", mark);
 out:
 	if (mfd >= 0)
 		close(mfd);	/* and its lock */
@@ -341,6 +311,8 @@ out:
 		close(lfd);
 	vg_buf_release(&data);
 	sess_recs_release(&r);
+	free(log);
+	free(mark);
 	return rc;
 }
 
@@ -353,19 +325,18 @@ struct sum_ctx {
 
 /* Adds one egress event to the sums. */
 static void
-sum_add(struct sum_ctx *c, int task, const struct vg_egress_event *evp)
+sum_add(struct sum_ctx *c, int task, const struct vg_egress_event *ev)
 {
 	struct vg_egress_sum *s = c->s;
-	const struct vg_egress_event ev = *evp;
 	struct vg_egress_group *g = NULL;
 	char host[270], why[330];
 	int ok;
 	size_t i;
 
-	ok = ev.allowed && ev.error[0] == '\0';
-	snprintf(host, sizeof(host), "%s:%u", ev.host, ev.port);
-	snprintf(why, sizeof(why), "%s", !ev.allowed ? ev.rule :
-	    ev.error);
+	ok = ev->allowed && ev->error[0] == '\0';
+	snprintf(host, sizeof(host), "%s:%u", ev->host, ev->port);
+	snprintf(why, sizeof(why), "%s", !ev->allowed ? ev->rule :
+	    ev->error);
 	for (i = 0; i < s->n && g == NULL; i++)
 		if (s->v[i].task == task && s->v[i].allowed == ok &&
 		    strcmp(s->v[i].host, host) == 0 &&
@@ -380,17 +351,17 @@ sum_add(struct sum_ctx *c, int task, const struct vg_egress_event *evp)
 		memset(g, 0, sizeof(*g));
 		g->task = task;
 		g->allowed = ok;
-		g->refused = !ev.allowed;
+		g->refused = !ev->allowed;
 		memcpy(g->host, host, sizeof(host));
 		memcpy(g->why, why, sizeof(why));
 	}
 	g->n++;
-	g->up += ev.up;
-	g->down += ev.down;
+	g->up += ev->up;
+	g->down += ev->down;
 	s->conns++;
-	s->up += ev.up;
-	s->down += ev.down;
-	if (!ev.allowed)
+	s->up += ev->up;
+	s->down += ev->down;
+	if (!ev->allowed)
 		s->refused++;
 	else if (!ok)
 		s->failed++;
@@ -453,15 +424,23 @@ vg_egress_session_sum(const char *dir, struct vg_egress_sum *s,
 	struct sum_ctx c = { s, 0 };
 	struct sess_recs r = { 0 };
 	struct vg_buf data = VG_BUF_INIT;
+	char *log = vg_xasprintf("%s.egress.jsonl", dir);
 	size_t i;
-	int fd;
+	int fd, rc;
 
 	memset(s, 0, sizeof(*s));
 	s->jobs = 1;
-	if ((fd = sess_file(dir, "egress.jsonl", O_RDONLY, e)) < 0)
+	if ((fd = vg_beneath_file_path(log, O_RDONLY, 0, e)) < 0) {
+		free(log);
 		return fd == VG_ENOENT ? 0 : vg_err_prefix(e, "egress: ");
-	read_rest(fd, &data);
+	}
+	rc = vg_read_fd(fd, log, SIZE_MAX, &data, e);
 	close(fd);
+	free(log);
+	if (rc != 0) {
+		vg_buf_release(&data);
+		return vg_err_prefix(e, "egress: ");
+	}
 	sess_parse(data.data, whole_lines(&data), 0, &r);
 	for (i = 0; i < r.n; i++)
 		sum_add(&c, r.jobs[i], &r.v[i]);

@@ -3,7 +3,8 @@
  * in any component, "..", an absolute path, a FIFO, a hard link and a
  * file of another owner are refused, with openat2 and with the
  * component walk; directories are made without following links; a
- * replacement never follows what stands at its names.
+ * replacement never follows what stands at its names; a file named by
+ * its whole path is opened in its directory as beneath it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -275,6 +276,34 @@ test_read_in(void **state)
 	victim_intact(c);
 }
 
+/* vg_beneath_file_path: the last component in its directory, as
+ * _file_in; a link there is refused, a bare name is no path. */
+static void
+test_file_path(void **state)
+{
+	struct ctx *c = *state;
+	struct vg_err e;
+	char p[200];
+	int fd;
+
+	vg_err_init(&e);
+	snprintf(p, sizeof(p), "%s/a/f", c->dir);
+	fd = vg_beneath_file_path(p, O_WRONLY | O_CREAT, 0600, &e);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(p, sizeof(p), "%s/a/none", c->dir);
+	assert_int_equal(vg_beneath_file_path(p, O_RDONLY, 0, &e), VG_ENOENT);
+	snprintf(p, sizeof(p), "%s/a/l", c->dir);
+	assert_int_equal(symlink(c->out, p), 0);
+	assert_true(vg_beneath_file_path(p, O_WRONLY | O_TRUNC, 0, &e) < 0);
+	assert_int_equal(vg_beneath_file_path("f", O_RDONLY, 0, &e),
+	    VG_EINVAL);
+	assert_non_null(strstr(e.msg, "not a path"));
+	assert_int_equal(vg_beneath_file_path("/tmp/", O_RDONLY, 0, &e),
+	    VG_EINVAL);
+	victim_intact(c);
+}
+
 /* vg_beneath_check: owner and forbidden mode bits. */
 static void
 test_check(void **state)
@@ -308,6 +337,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mkdirs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_in, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_path, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_check, setup, teardown),
 	};
 
