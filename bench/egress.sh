@@ -74,19 +74,21 @@ i=0
 while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 P=$(cat "$tmp/port")
 
-# The measuring commands, the same on both sides ($X: the proxy option).
+# The measuring commands, the same on every side ($X: the proxy option;
+# $U: the server, by default the one above).
 cat >"$tmp/w/measure.sh" <<SH
 #!/bin/sh
 X=\$1
+U=\${2:-http://$H:$P}
 r=0
 while [ \$r -lt $ROUNDS ]; do
 	curl -sS \$X -o /dev/null -w 'speed %{speed_download}\n' \\
-	    http://$H:$P/big
+	    \$U/big
 	r=\$((r + 1))
 done
 urls=
 i=0
-while [ \$i -lt $N ]; do urls="\$urls http://$H:$P/small"; i=\$((i + 1)); done
+while [ \$i -lt $N ]; do urls="\$urls \$U/small"; i=\$((i + 1)); done
 curl -sS \$X -H 'Connection: close' -o /dev/null -w 'conn %{time_total}\n' \$urls
 SH
 chmod 755 "$tmp/w/measure.sh"
@@ -117,13 +119,8 @@ if command -v socat >/dev/null 2>&1; then
 	socat -b 1048576 TCP-LISTEN:$SP,bind=127.0.0.1,reuseaddr,fork TCP:$H:$P &
 	spid=$!
 	sleep 0.3
-	X="--noproxy 127.0.0.1,$H"
-	r=0
-	while [ $r -lt "$ROUNDS" ]; do
-		curl -sS $X -o /dev/null -w 'speed %{speed_download}\n' \
-		    "http://127.0.0.1:$SP/big"
-		r=$((r + 1))
-	done >"$tmp/socat"
+	"$tmp/w/measure.sh" "--noproxy 127.0.0.1,$H" "http://127.0.0.1:$SP" \
+	    >"$tmp/socat"
 	kill "$spid" 2>/dev/null
 	spid=
 fi
@@ -147,3 +144,5 @@ else
 	echo "  reference: socat is not installed, no reference relay measured"
 fi
 echo "new connection + 2-byte GET (median of $N): direct $ld ms  host-network task $lh ms  proxy $lp ms  added $(awk "BEGIN { printf \"%.3f\", $lp - $ld }") ms"
+[ ! -s "$tmp/socat" ] ||
+	echo "  reference: through socat $(median "$tmp/socat") ms"
